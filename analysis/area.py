@@ -1,0 +1,45 @@
+"""Planar area in the profile's area CRS, in international acres and square feet."""
+from __future__ import annotations
+
+import numpy as np
+import shapely
+from pyproj import CRS
+
+__all__ = ["ACRE_M2", "FOOT_M", "acres", "square_feet", "sq_ft_to_acres", "unit_metres"]
+
+ACRE_M2 = 4046.8564224  # international acre, exactly (CONTRACT.md)
+FOOT_M = 0.3048  # international foot, exactly
+
+
+def unit_metres(crs: CRS) -> float:
+    """Metres per linear unit of a projected CRS (US survey foot: 1200/3937)."""
+    crs = CRS.from_user_input(crs)
+    if not crs.is_projected:
+        raise ValueError(f"areas are measured in a projected CRS, not {crs.name}")
+    return float(crs.axis_info[0].unit_conversion_factor)
+
+
+def _area_m2(geometries, crs) -> np.ndarray:
+    factor = unit_metres(crs) ** 2
+    return shapely.area(np.asarray(geometries, dtype=object)) * factor
+
+
+def acres(geometries, crs) -> np.ndarray | float:
+    """Planar area of each geometry (or of one geometry) in international acres.
+
+    >>> from shapely import box
+    >>> round(acres(box(0, 0, 208.71, 208.71), "EPSG:2260"), 4)
+    1.0
+    """
+    result = _area_m2(geometries, crs) / ACRE_M2
+    return float(result) if np.ndim(result) == 0 else result
+
+
+def square_feet(geometries, crs) -> np.ndarray | float:
+    """Planar area of each geometry (or of one geometry) in international square feet."""
+    result = _area_m2(geometries, crs) / FOOT_M**2
+    return float(result) if np.ndim(result) == 0 else result
+
+
+def sq_ft_to_acres(sq_ft: float) -> float:
+    return sq_ft * FOOT_M**2 / ACRE_M2

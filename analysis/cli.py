@@ -1,0 +1,116 @@
+"""The ``swppp`` command line: ``swppp review SITE ...`` (CONTRACT.md)."""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import traceback
+from typing import Optional, Sequence
+
+from . import __version__
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="swppp", description="Review a construction site plan against the stormwater chapter.")
+    parser.add_argument("--version", action="version", version=f"swppp-review {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    review = commands.add_parser(
+        "review", help="review a site plan GeoPackage",
+        description="Exit status: 0 nothing failed; 1 at least one finding is 'fail'; "
+                    "2 the input could not be reviewed (nothing is written).")
+    review.add_argument("site", metavar="SITE", help="site plan GeoPackage (CONTRACT.md layers)")
+    review.add_argument("--reference", metavar="REF", help="reference layers GeoPackage")
+    review.add_argument("--profile", metavar="NAME_OR_PATH", default=None,
+                        help="rules profile name or .toml path (default: kiryas_joel)")
+    review.add_argument("--sheet", metavar="PATH", action="append", default=[],
+                        help="a georeferenced plan sheet (repeatable)")
+    review.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")
+    review.add_argument("--report", metavar="PATH.html", help="write the HTML report")
+    review.add_argument("--findings", metavar="PATH.gpkg", help="write the findings GeoPackage")
+    review.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    review.set_defaults(handler=_run_review)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="swppp: %(message)s")
+    from .errors import Cancelled, InputError
+
+    try:
+        return args.handler(args)
+    except InputError as err:
+        print(f"swppp: error: {err}", file=sys.stderr)
+        return EXIT_INPUT
+    except (Cancelled, KeyboardInterrupt):
+        print("swppp: cancelled; nothing was written", file=sys.stderr)
+        return 130
+    except Exception as err:  # noqa: BLE001 - no traceback reaches a user unless asked for
+        if os.environ.get("SWPPP_DEBUG"):
+            traceback.print_exc()
+        print(f"swppp: internal error: {type(err).__name__}: {err}. Nothing was written. "
+              "Set SWPPP_DEBUG=1 for details and report it.", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _run_review(args) -> int:
+    from pathlib import Path
+
+    from .errors import InputError
+    from .outputs import review_json, write_outputs
+    from .progress import Progress
+    from .review import review_paths
+
+    for option, path, suffix in (("--report", args.report, ".html"), ("--findings", args.findings, ".gpkg")):
+        if path and Path(path).suffix.lower() != suffix:
+            raise InputError(f"{option} must name a {suffix} file", path=path,
+                             fix=f"use a file name ending in {suffix}")
+    show_progress = not args.quiet and sys.stderr.isatty()
+    review = review_paths(args.site, reference=args.reference, profile=args.profile,
+                          sheets=args.sheet, progress=Progress(_bar if show_progress else None))
+    if show_progress:
+        sys.stderr.write("\r" + " " * 78 + "\r")
+    to_stdout = args.json == "-"
+    write_outputs(review, json_path=None if to_stdout else args.json, html_path=args.report,
+                  findings_path=args.findings)
+    if to_stdout:
+        sys.stdout.write(review_json(review) + "\n")
+    if not args.quiet:
+        _summary(review, [p for p in (args.json, args.report, args.findings) if p and p != "-"],
+                 sys.stderr if to_stdout else sys.stdout)
+    return review.exit_status
+
+
+def _bar(fraction: float, message: str) -> None:
+    width = 30
+    done = int(round(fraction * width))
+    sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {fraction:4.0%} {message[:36]:<36}")
+    sys.stderr.flush()
+
+
+def _summary(review, written, out) -> None:
+    m = review.measurements
+    c = review.to_dict()["conditions"]
+    conditions = [k for k in ("A", "B", "C") if c[k]["applies"]]
+    undecided = [k for k in ("A", "B", "C") if c[k].get("decided") is False]
+    print(f"{review.site.name}: {m['disturbed_acres']:.2f} acres disturbed; SWPPP "
+          f"{'required' if review.swppp_required else 'not required'}; conditions applying: "
+          f"{', '.join(conditions) or 'none'}"
+          + (f" (not decided: {', '.join(undecided)})" if undecided else ""), file=out)
+    for f in review.findings:
+        if f.status in ("fail", "warn"):
+            print(f"  {f.status.upper():5} {f.rule} [{f.section}]: {f.message}", file=out)
+    counts = review.counts()
+    print("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
+    for path in written:
+        print(f"  wrote {path}", file=out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""The exceptions the analysis raises: one root, specific subclasses."""
+
+__all__ = ["SwpppError", "InputError", "Cancelled"]
+
+
+class SwpppError(Exception):
+    """Root of every error this package raises on purpose."""
+
+
+class InputError(SwpppError, ValueError):
+    """Input that cannot be reviewed.
+
+    The message names the file, the layer, the feature and the field at fault, and what
+    would fix it; ``str(err)`` is meant to be shown to a person as it is.
+    """
+
+    def __init__(self, problem, *, path=None, layer=None, feature=None, field=None, fix=None):
+        self.problem = problem
+        self.path = str(path) if path is not None else None
+        self.layer = layer
+        self.feature = feature
+        self.field = field
+        self.fix = fix
+        super().__init__(self._compose())
+
+    def _compose(self):
+        where = []
+        if self.path:
+            where.append(f"file {self.path}")
+        if self.layer:
+            where.append(f"layer '{self.layer}'")
+        if self.feature is not None:
+            where.append(f"feature {self.feature}")
+        if self.field:
+            where.append(f"field '{self.field}'")
+        text = (", ".join(where) + ": " if where else "") + self.problem
+        if self.fix:
+            text += f". Fix: {self.fix}"
+        return text
+
+
+class Cancelled(SwpppError):
+    """The user cancelled the run; nothing was written."""

@@ -1,0 +1,41 @@
+"""A finding: one rule's verdict on one thing, with the section it cites."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+__all__ = ["Finding", "STATUSES", "PASS", "FAIL", "WARN", "INFO", "NEEDS_REVIEW",
+           "NOT_APPLICABLE", "MAP_RULES"]
+
+PASS, FAIL, WARN, INFO = "pass", "fail", "warn", "info"
+NEEDS_REVIEW, NOT_APPLICABLE = "needs_review", "not_applicable"
+STATUSES = (FAIL, WARN, NEEDS_REVIEW, PASS, INFO, NOT_APPLICABLE)
+
+# RULES.md's map checks: each yields at least one finding on every review.
+MAP_RULES = ("applicability", "site_map_scale", "phasing_five_acres", "condition_a",
+             "condition_b", "condition_c", "postconstruction_controls", "easement_coverage",
+             "wetlands", "disturbance_outside_site")
+
+
+@dataclass
+class Finding:
+    """One verdict. ``geometry`` (in the review's area CRS) shows where, when it has a place."""
+
+    rule: str
+    status: str
+    section: str
+    message: str
+    value: Optional[float] = None
+    limit: Optional[float] = None
+    units: Optional[str] = None
+    features: list[str] = field(default_factory=list)
+    geometry: Any = None
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, not {self.status!r}")
+
+    def to_dict(self) -> dict:
+        return {"rule": self.rule, "status": self.status, "section": self.section,
+                "message": self.message, "value": self.value, "limit": self.limit,
+                "units": self.units, "features": list(self.features)}

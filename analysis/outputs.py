@@ -1,0 +1,63 @@
+"""Writing a review's outputs: JSON, HTML report, findings GeoPackage; all or none."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import geopandas as gpd
+import numpy as np
+
+from .report import render_html
+from .review import Review
+from .vector_io import write_geopackage
+
+__all__ = ["write_outputs", "review_json", "findings_frame"]
+
+FINDINGS_LAYER = "findings"
+
+
+def review_json(review: Review) -> str:
+    return json.dumps(review.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def findings_frame(review: Review) -> gpd.GeoDataFrame:
+    """The findings with their geometries (null where a finding has no place)."""
+    rows = [f.to_dict() for f in review.findings]
+    for row in rows:
+        row["features"] = "; ".join(row["features"])
+    frame = gpd.GeoDataFrame(rows, columns=["rule", "status", "section", "message", "value",
+                                            "limit", "units", "features"])
+    frame["value"] = frame["value"].astype(float)
+    frame["limit"] = frame["limit"].astype(float)
+    geometries = np.array([f.geometry for f in review.findings], dtype=object)
+    return frame.set_geometry(gpd.GeoSeries(geometries, crs=review.site.area_crs))
+
+
+def write_outputs(review: Review, json_path: Optional[str | Path] = None,
+                  html_path: Optional[str | Path] = None,
+                  findings_path: Optional[str | Path] = None) -> list[Path]:
+    """Write the requested outputs; each lands under its name only once all are written."""
+    writers = {json_path: lambda p: Path(p).write_text(review_json(review) + "\n", encoding="utf-8"),
+               html_path: lambda p: Path(p).write_text(render_html(review), encoding="utf-8"),
+               findings_path: lambda p: write_geopackage(p, {FINDINGS_LAYER: findings_frame(review)})}
+    staged = []
+    try:
+        for target, write in writers.items():
+            if target is None:
+                continue
+            target = Path(target)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
+                                        dir=target.parent)
+            os.close(fd)
+            staged.append((Path(temp), target))
+            write(temp)
+        for temp, target in staged:
+            os.replace(temp, target)
+    finally:
+        for temp, _ in staged:
+            temp.unlink(missing_ok=True)
+    return [target for _, target in staged]

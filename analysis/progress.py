@@ -1,0 +1,38 @@
+"""Progress reporting and cancellation, shared by the CLI and the QGIS algorithms."""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from .errors import Cancelled
+
+__all__ = ["Progress"]
+
+
+class Progress:
+    """Reports progress through callbacks and stops the run when asked.
+
+    Parameters
+    ----------
+    report : callable(fraction, message), optional
+        Called with a fraction from 0 to 1 and a short message for a person.
+    is_canceled : callable() -> bool, optional
+        Asked between steps; when it answers True the run raises :class:`Cancelled`.
+    """
+
+    def __init__(self, report: Optional[Callable[[float, str], None]] = None,
+                 is_canceled: Optional[Callable[[], bool]] = None):
+        self._report = report
+        self._is_canceled = is_canceled
+
+    def step(self, fraction: float, message: str) -> None:
+        """Check for cancellation, then report ``fraction`` done with ``message``."""
+        self.check_canceled()
+        if self._report is not None:
+            self._report(min(max(float(fraction), 0.0), 1.0), message)
+
+    def check_canceled(self) -> None:
+        if self._is_canceled is not None and self._is_canceled():
+            raise Cancelled("the review was cancelled; nothing was written")
+
+
+SILENT = Progress()

@@ -1,0 +1,145 @@
+"""The review: runs every check on a site plan and gathers measurements and findings."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Optional, Sequence
+
+from . import TOOL_NAME, __version__
+from .applicability import check_applicability, disturbed_area
+from .conditions import Condition, check_condition_b, check_condition_c
+from .errors import InputError
+from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
+from .phasing import phase_summary
+from .profile import RulesProfile, load_profile
+from .progress import SILENT, Progress
+from .site_boundary import check_disturbance_outside_site
+from .siteplan import SitePlan, crs_label, load_site_plan
+from .vector_io import list_layers
+
+__all__ = ["Review", "review_site", "review_paths", "NOT_IMPLEMENTED"]
+
+# Map checks still to come, each with what a reviewer must do meanwhile.
+NOT_IMPLEMENTED = {
+    "site_map_scale": "measure each sheet's scale by hand (1 inch = 100 feet or larger)",
+    "phasing_five_acres": "check the phasing plan's disturbed acres at any one time by hand",
+    "condition_a": "check the receiving waters against the 303(d) list and TMDL watersheds by hand",
+    "postconstruction_controls": "check that the plan shows postconstruction SMPs and easements",
+    "easement_coverage": "check that maintenance easements cover every SMP",
+    "wetlands": "check disturbance against wetlands and their adjacent areas by hand",
+}
+
+
+@dataclass
+class Review:
+    """Everything one review found: measurements, conditions and findings."""
+
+    profile: RulesProfile
+    site: SitePlan
+    measurements: dict
+    conditions: dict
+    swppp_required: bool
+    findings: list[Finding] = field(default_factory=list)
+    reference: Optional[dict] = None
+    reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
+
+    @property
+    def area_crs(self) -> str:
+        return crs_label(self.site.area_crs)
+
+    @property
+    def exit_status(self) -> int:
+        """0 when nothing failed, 1 when at least one finding is ``fail`` (CONTRACT.md)."""
+        return 1 if any(f.status == FAIL for f in self.findings) else 0
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.findings:
+            out[f.status] = out.get(f.status, 0) + 1
+        return out
+
+    def to_dict(self) -> dict:
+        out = {
+            "tool": {"name": TOOL_NAME, "version": __version__},
+            "profile": self.profile.name,
+            "reviewed_on": self.reviewed_on,
+            "site": {"name": self.site.name, "path": Path(self.site.path).name,
+                     "input_crs": self.site.input_crs, "area_crs": self.area_crs},
+            "project": _json_safe(self.site.project),
+            "measurements": self.measurements,
+            "conditions": {"swppp_required": self.swppp_required,
+                           **{k: c.to_dict() for k, c in self.conditions.items()}},
+            "findings": [f.to_dict() for f in self.findings],
+        }
+        if self.reference is not None:
+            out["reference"] = self.reference
+        return out
+
+
+def review_paths(site: str | Path, reference: str | Path | None = None,
+                 profile: str | Path | RulesProfile | None = None, sheets: Sequence = (),
+                 progress: Optional[Progress] = None) -> Review:
+    """Load the site plan (and reference layers) from files and review it."""
+    progress = progress or SILENT
+    rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
+    progress.step(0.0, f"reading site plan {Path(site).name}")
+    plan = load_site_plan(site, rules)
+    reference_info = None
+    if reference is not None:
+        progress.step(0.3, f"opening reference layers {Path(reference).name}")
+        reference_info = {"path": Path(reference).name, "layers": sorted(list_layers(reference))}
+    for sheet in sheets:
+        if not Path(sheet).is_file():
+            raise InputError("the plan sheet does not exist", path=sheet, fix="check the path")
+    return review_site(plan, rules, reference=reference_info, progress=progress)
+
+
+def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict] = None,
+                progress: Optional[Progress] = None) -> Review:
+    """Run every check on a loaded site plan."""
+    progress = progress or SILENT
+    progress.step(0.4, "measuring disturbed area")
+    disturbed = disturbed_area(site)
+    findings = []
+    applicability, required = check_applicability(site, disturbed, profile)
+    findings.append(applicability)
+    progress.step(0.6, "deciding Conditions B and C")
+    condition_b, b = check_condition_b(site, disturbed, profile)
+    condition_c, c = check_condition_c(site, disturbed, profile)
+    findings += [condition_b, condition_c]
+    progress.step(0.7, "checking disturbance against the site boundary")
+    outside, outside_sq_ft = check_disturbance_outside_site(site, disturbed, profile)
+    findings.append(outside)
+    findings += [_repair_finding(r, profile) for r in site.repairs]
+    a = Condition(False, ["not evaluated: Condition A is not implemented yet"], decided=False)
+    findings += [Finding(rule, NEEDS_REVIEW, profile.section(rule),
+                         f"not implemented yet in this version: {todo}")
+                 for rule, todo in NOT_IMPLEMENTED.items()]
+    progress.step(0.9, "gathering findings")
+    measurements = {
+        "disturbed_acres": disturbed.acres,
+        "disturbed_outside_site_sq_ft": outside_sq_ft,
+        "phases": phase_summary(site),
+    }
+    order = {rule: i for i, rule in enumerate(MAP_RULES)}
+    findings.sort(key=lambda f: order.get(f.rule, len(order)))
+    return Review(profile=profile, site=site, measurements=measurements,
+                  conditions={"A": a, "B": b, "C": c}, swppp_required=required,
+                  findings=findings, reference=reference)
+
+
+def _repair_finding(repair, profile: RulesProfile) -> Finding:
+    return Finding("input_geometry", WARN, profile.section("input_geometry"),
+                   f"{repair.feature} had an invalid geometry ({repair.reason}); it was repaired "
+                   f"with make_valid and reviewed as repaired: correct it in the plan",
+                   features=[repair.feature], geometry=repair.geometry)
+
+
+def _json_safe(row: dict) -> dict:
+    out = {}
+    for key, value in row.items():
+        if hasattr(value, "item"):  # numpy scalar
+            value = value.item()
+        out[key] = value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+    return out

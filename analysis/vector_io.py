@@ -1,0 +1,161 @@
+"""Reading and writing vector layers, on either geopandas stack.
+
+QGIS's Python on Debian 12 has geopandas 0.12 with fiona; a plain ``pip install`` has
+geopandas 1.x with pyogrio. This module is the one place that knows which is present.
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+import geopandas as gpd
+import pandas as pd
+import shapely
+from pyproj import CRS
+
+from .errors import InputError
+
+try:  # pragma: no cover - which branch runs depends on the stack
+    import pyogrio
+
+    ENGINE = "pyogrio"
+except ImportError:  # pragma: no cover
+    import fiona
+
+    ENGINE = "fiona"
+
+__all__ = ["LayerData", "list_layers", "read_layer", "write_geopackage", "ENGINE"]
+
+# GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), which are no CRS at all.
+_UNDEFINED_CRS_NAMES = ("undefined geographic srs", "undefined cartesian srs")
+
+
+@dataclass
+class LayerData:
+    """One layer as read: attributes (and geometry), its CRS, and its feature ids."""
+
+    name: str
+    frame: pd.DataFrame  # a GeoDataFrame when the layer has geometry
+    crs: Optional[CRS]
+    spatial: bool
+
+    @property
+    def fids(self) -> list[int]:
+        return [int(i) for i in self.frame.index]
+
+
+def list_layers(path: str | Path) -> list[str]:
+    """Names of the layers in a vector data source; an unreadable file is an InputError."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("the file does not exist", path=path, fix="check the path")
+    try:
+        if ENGINE == "pyogrio":
+            return [str(row[0]) for row in pyogrio.list_layers(str(path))]
+        return list(fiona.listlayers(str(path)))
+    except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        raise InputError(f"not a readable vector data source ({_first_line(err)})", path=path,
+                         fix="give a GeoPackage (.gpkg) or another OGR vector file") from None
+
+
+def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = None) -> LayerData:
+    """Read one layer, indexed by feature id, with its CRS (None where it is undefined).
+
+    ``bbox`` (minx, miny, maxx, maxy in the layer's CRS) reads only what lies in that box,
+    through the data source's spatial index.
+    """
+    try:
+        if ENGINE == "pyogrio":
+            frame, crs_wkt = _read_pyogrio(path, layer, bbox)
+        else:
+            frame, crs_wkt = _read_fiona(path, layer, bbox)
+    except InputError:
+        raise
+    except Exception as err:  # noqa: BLE001
+        raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
+                         layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
+    spatial = isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns
+    crs = _defined_crs(path, layer, crs_wkt) if spatial else None
+    if spatial and crs is not None:
+        frame = frame.set_crs(crs, allow_override=True)
+    return LayerData(name=layer, frame=frame, crs=crs, spatial=spatial)
+
+
+def _read_pyogrio(path, layer, bbox):
+    info = pyogrio.read_info(str(path), layer=layer)
+    has_geometry = info.get("geometry_type") is not None
+    frame = pyogrio.read_dataframe(str(path), layer=layer, bbox=tuple(bbox) if bbox else None,
+                                   fid_as_index=True, read_geometry=has_geometry)
+    if not has_geometry:
+        frame = pd.DataFrame(frame)
+    frame.index.name = "fid"
+    return frame, info.get("crs")
+
+
+def _read_fiona(path, layer, bbox):
+    with fiona.open(str(path), layer=layer) as src:
+        has_geometry = src.schema.get("geometry") not in (None, "None")
+        features = list(src.filter(bbox=tuple(bbox)) if bbox else src)
+        columns = list(src.schema["properties"])
+        crs_wkt = src.crs_wkt or None
+    fids = pd.Index([int(f.id) for f in features], name="fid")
+    rows = [dict(f.properties) for f in features]
+    attributes = pd.DataFrame(rows, index=fids, columns=columns)
+    if not has_geometry:
+        return attributes, None
+    geometries = [shapely.geometry.shape(f.geometry) if f.geometry else None for f in features]
+    return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(geometries, index=fids)), crs_wkt
+
+
+def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
+    """The layer's CRS, or None where it has none or an undefined one (srs_id 0 or -1)."""
+    if _geopackage_srs_id(path, layer) in (0, -1):
+        return None
+    if not crs_wkt:
+        return None
+    crs = CRS.from_user_input(crs_wkt)
+    if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES:
+        return None
+    return crs
+
+
+def _geopackage_srs_id(path, layer) -> Optional[int]:
+    if Path(path).suffix.lower() != ".gpkg":
+        return None
+    try:
+        with sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True) as con:
+            row = con.execute("SELECT srs_id FROM gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
+                              (layer,)).fetchone()
+    except sqlite3.Error:
+        return None
+    return int(row[0]) if row else None
+
+
+def write_geopackage(path: str | Path, layers: dict[str, pd.DataFrame]) -> None:
+    """Write ``layers`` (name -> GeoDataFrame, or DataFrame for a table) to a new GeoPackage."""
+    path = Path(path)
+    if path.exists():
+        path.unlink()
+    for name, frame in layers.items():
+        if isinstance(frame, gpd.GeoDataFrame):
+            frame.to_file(path, layer=name, driver="GPKG")
+        elif ENGINE == "pyogrio":
+            pyogrio.write_dataframe(frame, str(path), layer=name, driver="GPKG")
+        else:
+            _write_table_fiona(path, name, frame)
+
+
+def _write_table_fiona(path, name, frame):
+    types = {"float64": "float", "int64": "int", "bool": "int"}
+    schema = {"geometry": "None",
+              "properties": {c: types.get(str(frame[c].dtype), "str") for c in frame.columns}}
+    with fiona.open(str(path), "w", layer=name, driver="GPKG", schema=schema) as dst:
+        for row in frame.itertuples(index=False):
+            props = {c: (None if pd.isna(v) else v) for c, v in zip(frame.columns, row)}
+            dst.write({"geometry": None, "properties": props})
+
+
+def _first_line(err) -> str:
+    return (str(err).strip().splitlines() or [type(err).__name__])[0]

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what the project needs, and nothing twice: Debian's QGIS and geospatial stack,
+# the QGIS venv (system site packages + shapely 2) and the plain venv (current PyPI stack).
+# Sourced by scripts/demo.sh and scripts/test.sh; safe to run again (quick when all is there).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DEBIAN_PACKAGES=(qgis python3-qgis qgis-providers python3-geopandas python3-pyproj python3-fiona
+  python3-rasterio python3-venv python3-pip xvfb xauth poppler-utils gdal-bin sqlite3)
+
+missing=()
+for p in "${DEBIAN_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: these Debian packages are missing and installing them needs root: ${missing[*]}" >&2
+    exit 2
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >/dev/null
+  apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# make_venv DIR REQUIREMENTS [venv flags...]: (re)builds DIR when REQUIREMENTS or pyproject change.
+make_venv() {
+  local dir="$1" req="$2"; shift 2
+  local stamp="$dir/.installed-$(cat "$req" "$ROOT/pyproject.toml" | sha256sum | cut -c1-16)"
+  [ -f "$stamp" ] && return 0
+  echo "setup: preparing $dir"
+  rm -rf "$dir"
+  /usr/bin/python3 -m venv "$@" "$dir"
+  "$dir/bin/pip" install -q --disable-pip-version-check -r "$req"
+  # The project itself, editable, without letting pip replace Debian's stack in the QGIS venv.
+  "$dir/bin/pip" install -q --disable-pip-version-check --no-deps -e "$ROOT"
+  touch "$stamp"
+}
+make_venv "$ROOT/.venv/qgis" "$ROOT/requirements/qgis.txt" --system-site-packages
+make_venv "$ROOT/.venv/plain" "$ROOT/requirements/plain.txt"
+# Debian's pyproj in a venv looks for PROJ data under the venv prefix otherwise.
+export PROJ_DATA=/usr/share/proj
+export ROOT
