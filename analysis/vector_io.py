@@ -5,7 +5,9 @@ geopandas 1.x with pyogrio. This module is the one place that knows which is pre
 """
 from __future__ import annotations
 
+import logging
 import sqlite3
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
@@ -94,12 +96,23 @@ def _read_pyogrio(path, layer, bbox):
     return frame, info.get("crs")
 
 
+@contextmanager
+def _gdal_log_muted():
+    """Fiona logs GDAL's complaint about geometry-less tables as an error; real errors raise."""
+    logger = logging.getLogger("fiona._env")
+    previous, logger.disabled = logger.disabled, True
+    try:
+        yield
+    finally:
+        logger.disabled = previous
+
+
 def _read_fiona(path, layer, bbox):
-    with fiona.open(str(path), layer=layer) as src:
+    with _gdal_log_muted(), fiona.open(str(path), layer=layer) as src:
         has_geometry = src.schema.get("geometry") not in (None, "None")
         features = list(src.filter(bbox=tuple(bbox)) if bbox else src)
         columns = list(src.schema["properties"])
-        crs_wkt = src.crs_wkt or None
+        crs_wkt = (src.crs_wkt or None) if has_geometry else None  # fiona fails on a table's CRS
     fids = pd.Index([int(f.id) for f in features], name="fid")
     rows = [dict(f.properties) for f in features]
     attributes = pd.DataFrame(rows, index=fids, columns=columns)
@@ -125,7 +138,7 @@ def _geopackage_srs_id(path, layer) -> Optional[int]:
     if Path(path).suffix.lower() != ".gpkg":
         return None
     try:
-        with sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True) as con:
+        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
             row = con.execute("SELECT srs_id FROM gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
                               (layer,)).fetchone()
     except sqlite3.Error:

@@ -1,0 +1,489 @@
+"""Generate the SWPPP Review test GeoPackages (deterministic; see README.md beside this file).
+
+Usage: python test_data/make_test_data.py [OUTDIR]   (OUTDIR defaults to this script's folder)
+
+Writes ``demo_site.gpkg`` (every site-plan layer of design/CONTRACT.md), ``demo_reference.gpkg``
+(the reference layers) and ``variants/*.gpkg`` (site plans derived from the demo by one change
+each: acreage thresholds, land use, CRS, layer-name case, invalid geometry, missing pieces).
+
+All geometry is built in NAD83 / New York East (EPSG:2260, US survey feet) around a fictional
+commercial parcel on Forest Road, Village of Kiryas Joel, NY (about 41.34 N, 74.17 W). Local
+coordinates below are feet east/north of the parcel's south-west corner. Areas are checked
+against international acres (4046.8564224 m^2). Output is byte-identical between runs: no
+randomness, no clock (OGR_CURRENT_DATE pins the GeoPackage timestamps).
+"""
+
+import hashlib
+import math
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+os.environ["OGR_CURRENT_DATE"] = "2026-01-01T00:00:00Z"
+os.environ.setdefault("PROJ_DATA", "/usr/share/proj")
+
+import fiona  # noqa: E402
+import geopandas as gpd  # noqa: E402
+import pandas as pd  # noqa: E402
+import shapely.wkt  # noqa: E402
+from shapely import make_valid  # noqa: E402
+from shapely.geometry import LineString, Point, Polygon, box, mapping  # noqa: E402
+from shapely.ops import unary_union  # noqa: E402
+
+AREA_CRS = "EPSG:2260"
+US_SURVEY_FOOT_M = 1200 / 3937
+ACRE_SQFT = 4046.8564224 / US_SURVEY_FOOT_M**2  # international acre in US survey sq ft
+X0, Y0 = 582737.0, 913239.0  # parcel's south-west corner in EPSG:2260
+
+PHASE_DATES = {
+    "1": ("2027-04-01", "2027-06-15"),
+    "2": ("2027-06-01", "2027-09-01"),
+    "3": ("2027-09-01", "2027-11-15"),
+}
+# Demo targets (international acres): phase 1 union, phases 1+2 union, all disturbance.
+PHASE1_ACRES, PHASE12_ACRES, TOTAL_ACRES = 2.05, 3.10, 4.21
+NWI_OVERLAP_ACRES = 0.10  # disturbance inside NWI-0001
+BR2_UNCOVERED_SQFT = 312.0  # part of SMP BR-2 outside every easement
+
+FIELD_TYPES = {  # fiona types of the non-text fields; every other field is 'str'
+    "common_plan_acres": "float",
+    "five_acre_waiver": "int",
+    "recorded": "int",
+    "scale_denominator": "int",
+    "regulated": "int",
+    "adjacent_area_ft": "float",
+    "stormwater_source": "int",
+    "version": "int",
+    "feature_count": "int",
+}
+DEFAULT_GEOMETRY = {  # geometry type of a layer written with no features
+    "site_boundary": "Polygon",
+    "disturbance": "Polygon",
+    "smp": "Polygon",
+    "easement": "Polygon",
+    "discharge_point": "Point",
+    "public_row": "Polygon",
+}
+
+
+# --- geometry helpers (local feet -> EPSG:2260) -------------------------------------------
+
+def pt(x, y):
+    return Point(X0 + x, Y0 + y)
+
+
+def poly(*xy):
+    return Polygon([(X0 + x, Y0 + y) for x, y in xy])
+
+
+def rect(x1, y1, x2, y2):
+    return box(X0 + x1, Y0 + y1, X0 + x2, Y0 + y2)
+
+
+def rect_of_acres(acres, x, y, width):
+    """Axis-aligned rectangle of exactly `acres`, `width` ft wide, south-west corner at (x, y)."""
+    return rect(x, y, x + width, y + acres * ACRE_SQFT / width)
+
+
+def square_of_acres(acres, x, y):
+    return rect_of_acres(acres, x, y, math.sqrt(acres * ACRE_SQFT))
+
+
+def line(*xy):
+    return LineString([(X0 + x, Y0 + y) for x, y in xy])
+
+
+def to_acres(sqft):
+    return sqft / ACRE_SQFT
+
+
+def union_acres(geoms):
+    """Area of the union of (made-valid) geometries, in international acres."""
+    return to_acres(unary_union([make_valid(g) for g in geoms]).area)
+
+
+def frame(rows, crs=AREA_CRS):
+    """GeoDataFrame from a list of dicts, each with a 'geometry' key."""
+    return gpd.GeoDataFrame(rows, geometry="geometry", crs=crs)
+
+
+# --- the demo site plan -----------------------------------------------------------------
+
+def site_boundary_geom():
+    return poly((0, 0), (720, 0), (745, 560), (390, 600), (-10, 540))
+
+
+def demo_disturbance_geoms():
+    """[(disturbance_id, phase, geometry)]; heights solved so the unions hit the targets."""
+    d2 = rect(280, 60, 520, 210)  # 240 x 150 ft, of which 60 x 150 ft lies under D-1
+    d2_alone = 240 * 150 - 60 * 150
+    d1 = rect(40, 40, 340, 40 + (PHASE1_ACRES * ACRE_SQFT - d2_alone) / 300)
+    d3 = rect(460, 100, 620, 260)  # phase 2, overlaps D-2's ground (60 x 110 ft)
+    base = unary_union([d1, d2, d3]).area
+    d4 = rect(40, 330, 300, 330 + (PHASE12_ACRES * ACRE_SQFT - base) / 260)
+    d5_height = (TOTAL_ACRES - PHASE12_ACRES) * ACRE_SQFT / 255
+    d5 = rect(500, 320, 755, 320 + d5_height)  # phase 3, crosses the parcel's east line
+    return [("D-1", "1", d1), ("D-2", "1", d2), ("D-3", "2", d3), ("D-4", "2", d4),
+            ("D-5", "3", d5)]
+
+
+def disturbance_frame(items, crs=AREA_CRS):
+    rows = []
+    for dist_id, phase, geom in items:
+        start, stabilized = PHASE_DATES[phase]
+        rows.append({"disturbance_id": dist_id, "phase": phase, "start_date": start,
+                     "stabilized_date": stabilized, "geometry": geom})
+    return frame(rows, crs)
+
+
+def project_frame(**changes):
+    row = {
+        "name": "Forest Road Commons",
+        "address": "51 Forest Road, Kiryas Joel, NY 10950",
+        "applicant": "Forest Road Commons LLC",
+        "land_use": "commercial",
+        "common_plan_acres": None,
+        "five_acre_waiver": 0,
+        "receiving_waters": "Forest Road tributary to Seven Springs Creek",
+    }
+    row.update(changes)
+    return pd.DataFrame([row])
+
+
+def demo_site_layers():
+    """Every site-plan layer of the contract, as (Geo)DataFrames keyed by layer name."""
+    br2_east = 330 + BR2_UNCOVERED_SQFT / 40  # BR-2 is 40 ft tall; E-2 ends at x = 330
+    return {
+        "project": project_frame(),
+        "site_boundary": frame([{"parcel_id": "1-1-23.4", "geometry": site_boundary_geom()}]),
+        "disturbance": disturbance_frame(demo_disturbance_geoms()),
+        "smp": frame([
+            {"smp_id": "BR-1", "practice": "bioretention", "geometry": rect(100, 15, 180, 55)},
+            {"smp_id": "BR-2", "practice": "bioretention",
+             "geometry": rect(230, 35, br2_east, 75)},
+            {"smp_id": "SP-1", "practice": "wet pond", "geometry": rect(555, 12, 625, 50)},
+        ]),
+        "easement": frame([
+            {"easement_id": "E-1", "recorded": 1, "instrument": "Liber 1234 Page 56",
+             "geometry": rect(80, 0, 200, 70)},
+            {"easement_id": "E-2", "recorded": 0, "instrument": None,
+             "geometry": rect(200, 20, 330, 90)},
+            {"easement_id": "E-3", "recorded": 1, "instrument": "Doc 2026-000123",
+             "geometry": rect(540, 2, 640, 60)},
+        ]),
+        "discharge_point": frame([{"receiving_water": "Seven Springs Creek tributary",
+                                   "waterbody_id": "NY1301-0099", "geometry": pt(190, 570)}]),
+        "public_row": frame([{"name": "Forest Road", "geometry": rect(-300, -60, 1100, 0)}]),
+        "layout_scale": pd.DataFrame([
+            {"sheet": "C-101 Site plan", "scale_denominator": 600},
+            {"sheet": "C-102 Grading", "scale_denominator": 1200},
+            {"sheet": "C-001 Location map", "scale_denominator": 2400},
+        ]),
+    }
+
+
+# --- the demo reference layers ----------------------------------------------------------
+
+def demo_reference_layers(site):
+    """Reference layers placed relative to the demo disturbance `site['disturbance']`."""
+    d4, d5 = site["disturbance"].geometry.iloc[3], site["disturbance"].geometry.iloc[4]
+    nwi_bottom = d4.bounds[3] - Y0 - NWI_OVERLAP_ACRES * ACRE_SQFT / 120  # 120 ft inside D-4
+    t = d4.bounds[3] - Y0
+    b = d5.bounds[3] - Y0 + 85  # GO-12 is 85 ft north of D-5: its 100-ft area takes 15 ft
+    layers = {
+        "wetlands": frame([
+            {"wetland_id": "GO-12", "source": "NYSDEC", "wetland_class": "II", "regulated": 1,
+             "adjacent_area_ft": 100.0,
+             "geometry": poly((450, b), (900, b), (940, b + 120), (820, b + 230),
+                              (600, b + 210), (430, b + 90))},
+            {"wetland_id": "NWI-0001", "source": "NWI", "wetland_class": "PFO1A",
+             "regulated": 0, "adjacent_area_ft": None,
+             "geometry": poly((100, nwi_bottom), (220, nwi_bottom), (220, t + 10),
+                              (250, t + 45), (190, t + 90), (110, t + 70), (100, t + 10))},
+            {"wetland_id": "GO-20", "source": "NYSDEC", "wetland_class": "I", "regulated": 1,
+             "adjacent_area_ft": 100.0,
+             "geometry": poly((-2600, 2400), (-2200, 2350), (-2100, 2700), (-2450, 2850))},
+        ]),
+        "impaired_waters": frame([
+            {"waterbody_id": "NY1301-0099", "name": "Seven Springs Creek tributary",
+             "pollutants": "Silt/Sediment;Phosphorus", "listing_cycle": "2022", "category": "5",
+             "geometry": line((1400, 1500), (1000, 1000), (800, 800), (300, 760),
+                              (-400, 900), (-1500, 1300))},
+            {"waterbody_id": "NY1301-0123", "name": "Example Brook", "pollutants": "Phosphorus",
+             "listing_cycle": "2022", "category": "4a",
+             "geometry": line((2600, -2500), (3000, -500), (3500, 1500), (4200, 3500))},
+        ]),
+        "tmdl_watersheds": frame([
+            {"watershed_id": "TW-1", "name": "Example Reservoir watershed",
+             "pollutants": "Phosphorus", "tmdl_id": "NY-TMDL-0001", "stormwater_source": 1,
+             "geometry": poly((2000, -2000), (5800, -2200), (6000, 3000), (2300, 3200))},
+        ]),
+        "catchments": frame([
+            {"catchment_id": "020200060101", "name": "Seven Springs Creek-Forest Road",
+             "drains_to": "NY1301-0099",
+             "geometry": poly((-4000, -3000), (1800, -3000), (1650, -500), (1900, 1500),
+                              (1700, 4000), (-4000, 4000))},
+            {"catchment_id": "020200060102", "name": "Example Brook", "drains_to": "NY1301-0123",
+             "geometry": poly((1800, -3000), (7000, -3000), (7000, 4000), (1700, 4000),
+                              (1900, 1500), (1650, -500))},
+        ]),
+    }
+    layers["layer_versions"] = layer_versions(layers)
+    return layers
+
+
+def layer_versions(layers):
+    """One layer_versions row per layer; sha256 of a stable text describing its features."""
+    rows = []
+    for name, gdf in layers.items():
+        text = f"{name}|demo (synthetic)|" + "|".join(
+            shapely.wkt.dumps(g, rounding_precision=3) for g in gdf.geometry)
+        rows.append({"layer": name, "version": 1, "source": "demo (synthetic)",
+                     "source_date": "2026-01-01", "imported_at": "2026-01-01T00:00:00Z",
+                     "feature_count": len(gdf),
+                     "sha256": hashlib.sha256(text.encode()).hexdigest()})
+    return pd.DataFrame(rows)
+
+
+# --- variants: each is the demo with one change -----------------------------------------
+
+def with_disturbance(demo, items, **project_changes):
+    layers = dict(demo)
+    layers["disturbance"] = disturbance_frame(items)
+    layers["project"] = demo["project"].assign(**project_changes)
+    return layers
+
+
+def single_area(acres):
+    """One phase-1 disturbance polygon of exactly `acres`, 300 ft wide, inside the parcel."""
+    return [("D-1", "1", rect_of_acres(acres, 60, 40, 300))]
+
+
+def five_acres_two_rectangles():
+    """Two 3-acre rectangles (400 ft tall) overlapping by exactly 1 acre: union 5 acres."""
+    height = 400.0
+    width = 3 * ACRE_SQFT / height
+    overlap_width = ACRE_SQFT / (height - 50)  # the second one is 50 ft higher
+    first = rect(60, 40, 60 + width, 40 + height)
+    second = rect(60 + width - overlap_width, 90, 60 + 2 * width - overlap_width, 90 + height)
+    return [("D-1", "1", first), ("D-2", "1", second)]
+
+
+def bow_tie():
+    """Self-intersecting D-5 replacement: two triangles of 220 x 200 / 4 sq ft each when valid."""
+    return poly((500, 320), (720, 520), (720, 320), (500, 520))
+
+
+BOW_TIE_VALID_SQFT = 220 * 200 / 2
+
+
+def replace_geometry(gdf, index, geom):
+    gdf = gdf.copy()
+    gdf.loc[gdf.index[index], "geometry"] = geom
+    return gdf
+
+
+def reproject(demo, crs):
+    return {name: df.to_crs(crs) if isinstance(df, gpd.GeoDataFrame) else df
+            for name, df in demo.items()}
+
+
+def mixed_case(demo):
+    names = {"project": "Project", "site_boundary": "SITE_BOUNDARY", "disturbance": "Disturbance",
+             "smp": "SMP", "easement": "Easement", "discharge_point": "Discharge_Point",
+             "public_row": "PUBLIC_ROW", "layout_scale": "Layout_Scale"}
+    return {names[name]: df for name, df in demo.items()}
+
+
+def with_layer(demo, name, df):
+    layers = dict(demo)
+    layers[name] = df
+    return layers
+
+
+def without_layer(demo, name):
+    return {key: df for key, df in demo.items() if key != name}
+
+
+def without_crs(gdf):
+    gdf = gdf.copy()
+    gdf.crs = None
+    return gdf
+
+
+def smp_as_points(smp):
+    return smp.assign(geometry=smp.geometry.centroid)
+
+
+# (file name, builder(demo) -> layers, expected disturbed acres or None)
+VARIANTS = [
+    ("under_one_acre.gpkg", lambda d: with_disturbance(d, single_area(0.80)), 0.80),
+    ("exactly_one_acre.gpkg",
+     lambda d: with_disturbance(d, [("D-1", "1", square_of_acres(1.0, 60, 40))]), 1.0),
+    ("exactly_five_acres.gpkg", lambda d: with_disturbance(d, five_acres_two_rectangles()), 5.0),
+    ("common_plan.gpkg",
+     lambda d: with_disturbance(d, single_area(0.60), common_plan_acres=3.5), 0.60),
+    ("single_family.gpkg",
+     lambda d: with_disturbance(d, single_area(2.0), land_use="single_family_residential"), 2.0),
+    ("agricultural.gpkg",
+     lambda d: with_disturbance(d, single_area(2.0), land_use="agricultural"), 2.0),
+    ("crs_4326.gpkg", lambda d: reproject(d, "EPSG:4326"), TOTAL_ACRES),
+    ("crs_utm18n.gpkg", lambda d: reproject(d, "EPSG:26918"), TOTAL_ACRES),
+    ("mixed_case_names.gpkg", mixed_case, TOTAL_ACRES),
+    ("self_intersecting.gpkg",
+     lambda d: with_layer(d, "disturbance", replace_geometry(d["disturbance"], 4, bow_tie())),
+     PHASE12_ACRES + to_acres(BOW_TIE_VALID_SQFT)),
+    ("no_crs.gpkg", lambda d: with_layer(d, "disturbance", without_crs(d["disturbance"])), None),
+    ("missing_layer.gpkg", lambda d: without_layer(d, "disturbance"), None),
+    ("missing_field.gpkg",
+     lambda d: with_layer(d, "project", d["project"].drop(columns=["land_use"])), TOTAL_ACRES),
+    ("empty_disturbance.gpkg",
+     lambda d: with_layer(d, "disturbance", d["disturbance"].iloc[0:0]), 0.0),
+    ("smp_points.gpkg", lambda d: with_layer(d, "smp", smp_as_points(d["smp"])), TOTAL_ACRES),
+]
+
+
+# --- writing ----------------------------------------------------------------------------
+
+def geometry_type(name, gdf):
+    types = set(gdf.geom_type)
+    if not types:
+        return DEFAULT_GEOMETRY[name.lower()]
+    if len(types) != 1:
+        raise ValueError(f"layer {name} mixes geometry types {sorted(types)}")
+    return types.pop()
+
+
+def plain(value):
+    """A fiona-writable scalar: NaN/None -> None, numpy numbers -> Python numbers."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
+def fiona_crs(crs):
+    if crs is None:
+        return None
+    epsg = crs.to_epsg()
+    return f"EPSG:{epsg}" if epsg else crs.to_wkt()
+
+
+def write_gpkg(path, layers):
+    """Write {layer name: (Geo)DataFrame} to a new GeoPackage at `path` (replacing it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    for name, df in layers.items():
+        spatial = isinstance(df, gpd.GeoDataFrame)
+        columns = [c for c in df.columns if not (spatial and c == df.geometry.name)]
+        schema = {"geometry": geometry_type(name, df) if spatial else "None",
+                  "properties": {c: FIELD_TYPES.get(c, "str") for c in columns}}
+        records = [{"geometry": mapping(row[df.geometry.name]) if spatial else None,
+                    "properties": {c: plain(row[c]) for c in columns}}
+                   for _, row in df.iterrows()]
+        with fiona.open(path, "w", driver="GPKG", layer=name, schema=schema,
+                        crs=fiona_crs(df.crs) if spatial else None) as dst:
+            dst.writerecords(records)
+
+
+# --- checks -----------------------------------------------------------------------------
+
+def in_area_crs(gdf):
+    return gdf if gdf.crs is None or gdf.crs.to_epsg() == 2260 else gdf.to_crs(AREA_CRS)
+
+
+def max_concurrent(dist):
+    """(acres, date, phases) of the worst moment: union of polygons with start <= t < end."""
+    best = (0.0, None, [])
+    for moment in sorted(set(dist.start_date)):
+        active = dist[(dist.start_date <= moment) & (dist.stabilized_date > moment)]
+        acres = union_acres(active.geometry)
+        if acres > best[0]:
+            best = (acres, moment, sorted(set(active.phase)))
+    return best
+
+
+def check_demo(site, ref):
+    """Assert the demo's designed measurements and print them."""
+    dist = site["disturbance"]
+    by_phase = {p: union_acres(dist[dist.phase <= p].geometry) for p in ("1", "2", "3")}
+    total = by_phase["3"]
+    union = unary_union(list(dist.geometry))
+    outside = to_acres(union.difference(site["site_boundary"].geometry.iloc[0]).area)
+    worst = max_concurrent(dist)
+    wet = ref["wetlands"].set_index("wetland_id").geometry
+    in_wetland = to_acres(union.intersection(unary_union(list(wet))).area)
+    adjacent = union.intersection(wet["GO-12"].buffer(100)).difference(unary_union(list(wet)))
+    easements = unary_union(list(site["easement"].geometry))
+    uncovered = site["smp"].geometry.iloc[1].difference(easements)
+    naive = to_acres(dist.geometry.area.sum())
+    assert math.isclose(by_phase["1"], PHASE1_ACRES, abs_tol=1e-9)
+    assert math.isclose(by_phase["2"], PHASE12_ACRES, abs_tol=1e-9)
+    assert math.isclose(total, TOTAL_ACRES, abs_tol=1e-9)
+    assert 0.05 <= outside <= 0.10 and worst[0] < 5
+    assert math.isclose(in_wetland, NWI_OVERLAP_ACRES, abs_tol=1e-9)
+    assert math.isclose(uncovered.area, BR2_UNCOVERED_SQFT, abs_tol=1e-6)
+    assert 9 <= to_acres(site["site_boundary"].geometry.iloc[0].area) <= 10
+    assert not wet["GO-12"].intersects(union) and not wet["GO-20"].buffer(100).intersects(union)
+    assert not ref["tmdl_watersheds"].geometry.iloc[0].intersects(union)
+    assert ref["catchments"].geometry.iloc[0].contains(site["site_boundary"].geometry.iloc[0])
+    e1, e2, e3 = site["easement"].geometry
+    road = site["public_row"].geometry.iloc[0]
+    assert e1.touches(road) and e2.touches(e1) and math.isclose(e3.distance(road), 2.0)
+    assert e3.distance(unary_union([e1, e2])) > 0
+    assert dist.geometry.iloc[4].disjoint(unary_union(list(dist.geometry.iloc[:4])))
+    print(f"demo: disturbed {total:.6f} ac (naive sum {naive:.6f}); phase 1 {by_phase['1']:.6f};"
+          f" phases 1+2 {by_phase['2']:.6f}; outside site {outside:.6f} ac"
+          f" ({outside * ACRE_SQFT:.1f} sq ft); max concurrent {worst[0]:.6f} ac at {worst[1]}"
+          f" (phases {','.join(worst[2])}); in wetland {in_wetland:.6f} ac; in GO-12 adjacent"
+          f" area {to_acres(adjacent.area):.6f} ac; BR-2 uncovered {uncovered.area:.3f} sq ft;"
+          f" parcel {to_acres(site['site_boundary'].geometry.iloc[0].area):.6f} ac")
+
+
+def srs_ids(path):
+    with sqlite3.connect(path) as con:
+        return dict(con.execute("SELECT table_name, srs_id FROM gpkg_geometry_columns"))
+
+
+def check_file(path, layers, expected_acres=None):
+    """Re-open `path`: same layers, feature counts and CRS; disturbed acres as expected."""
+    assert sorted(fiona.listlayers(path)) == sorted(layers), fiona.listlayers(path)
+    srs = srs_ids(path)
+    disturbed = None
+    for name, df in layers.items():
+        if not isinstance(df, gpd.GeoDataFrame):
+            with fiona.open(path, layer=name) as src:
+                assert len(src) == len(df) and list(src.schema["properties"]) == list(df.columns)
+            continue
+        back = gpd.read_file(path, layer=name)
+        assert len(back) == len(df), (path, name)
+        if df.crs is None:  # GDAL writes srs_id 0 and reads it back as "Undefined geographic SRS"
+            assert srs[name] in (0, -1) and (back.crs is None or "Undefined" in back.crs.name)
+            continue
+        assert back.crs == df.crs, (path, name, back.crs)
+        if name.lower() == "disturbance":
+            disturbed = union_acres(in_area_crs(back).geometry)
+    if expected_acres is not None:
+        assert math.isclose(disturbed, expected_acres, abs_tol=1e-6), (path, disturbed)
+    crs = {fiona_crs(df.crs) for df in layers.values() if isinstance(df, gpd.GeoDataFrame)}
+    acres = "-" if disturbed is None else f"{disturbed!r}"
+    print(f"{path.name}: {len(layers)} layers, crs {sorted(map(str, crs))},"
+          f" disturbed acres {acres}, srs_id {srs}")
+
+
+def main(outdir):
+    outdir = Path(outdir)
+    demo = demo_site_layers()
+    reference = demo_reference_layers(demo)
+    check_demo(demo, reference)
+    files = [(outdir / "demo_site.gpkg", demo, TOTAL_ACRES),
+             (outdir / "demo_reference.gpkg", reference, None)]
+    files += [(outdir / "variants" / name, build(demo), acres) for name, build, acres in VARIANTS]
+    for path, layers, _ in files:
+        write_gpkg(path, layers)
+    for path, layers, acres in files:
+        check_file(path, layers, acres)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent)

@@ -1,0 +1,107 @@
+"""``swppp review``: the contract's options, exit statuses, outputs written all or none."""
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis.cli import main
+from analysis.findings import MAP_RULES
+from analysis.vector_io import read_layer
+from tests.analysis.conftest import square
+from tests.conftest import shared_path
+
+
+def run(args, capsys):
+    status = main(["review", *map(str, args)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_demo_review_writes_json_report_and_findings(data_copy, tmp_path, capsys):
+    site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
+    out_json, html, gpkg = tmp_path / "r.json", tmp_path / "r.html", tmp_path / "f.gpkg"
+    status, out, _ = run([site, "--reference", reference, "--json", out_json, "--report", html,
+                          "--findings", gpkg], capsys)
+    assert status == 0
+    assert "Forest Road Commons" in out and "acres disturbed" in out
+    result = json.loads(out_json.read_text(encoding="utf-8"))
+    assert {f["rule"] for f in result["findings"]} >= set(MAP_RULES)
+    assert result["site"]["area_crs"] == "EPSG:2260"
+    assert result["conditions"]["C"]["applies"] is True
+    findings = read_layer(gpkg, "findings")
+    assert len(findings.frame) == len(result["findings"])
+    assert findings.crs.to_epsg() == 2260
+    assert "<table>" in html.read_text(encoding="utf-8")
+
+
+def test_demo_result_keeps_the_contract(data_copy, tmp_path, capsys):
+    checker_path = shared_path("tools/check_result.py")
+    spec = importlib.util.spec_from_file_location("check_result", checker_path)
+    checker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checker)
+    out_json = tmp_path / "r.json"
+    run([data_copy("demo_site.gpkg"), "--json", out_json, "--quiet"], capsys)
+    implemented = {"applicability", "condition_b", "condition_c", "disturbance_outside_site"}
+    assert checker.check(json.loads(out_json.read_text()), implemented) == []
+
+
+def test_json_to_stdout_keeps_stdout_pure_json(data_copy, capsys):
+    status, out, err = run([data_copy("demo_site.gpkg"), "--json", "-"], capsys)
+    assert status == 0
+    assert json.loads(out)["tool"]["name"] == "swppp-review"
+    assert "acres disturbed" in err
+
+
+@pytest.mark.parametrize("variant, named", [
+    ("no_crs.gpkg", "layer 'disturbance'"),
+    ("missing_layer.gpkg", "'disturbance'"),
+    ("missing_field.gpkg", "field 'land_use'"),
+    ("empty_disturbance.gpkg", "layer 'disturbance'"),
+])
+def test_bad_input_exits_2_names_the_fault_and_writes_nothing(data_copy, tmp_path, capsys,
+                                                              variant, named):
+    outputs = [tmp_path / "out" / "r.json", tmp_path / "out" / "r.html", tmp_path / "out" / "f.gpkg"]
+    status, out, err = run([data_copy(f"variants/{variant}"), "--json", outputs[0],
+                            "--report", outputs[1], "--findings", outputs[2]], capsys)
+    assert status == 2
+    assert variant in err and named in err
+    assert "Traceback" not in err
+    assert not any(p.exists() for p in outputs)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_report_escapes_text_from_the_site_plan(make_site, tmp_path, capsys):
+    site = make_site([square(2.0)], filename="evil.gpkg", **{"name": "<script>alert(1)</script>",
+                                                         "applicant": "A & B <b>"})
+    html = tmp_path / "r.html"
+    run([site, "--report", html, "--quiet"], capsys)
+    text = html.read_text(encoding="utf-8")
+    assert "<script" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "A &amp; B &lt;b&gt;" in text
+
+
+def test_wrong_report_suffix_is_refused_before_any_work(data_copy, tmp_path, capsys):
+    status, _, err = run([data_copy("demo_site.gpkg"), "--report", tmp_path / "r.pdf"], capsys)
+    assert status == 2 and "--report must name a .html file" in err
+
+
+def test_unknown_profile_exits_2(data_copy, capsys):
+    status, _, err = run([data_copy("demo_site.gpkg"), "--profile", "atlantis"], capsys)
+    assert status == 2 and "kiryas_joel" in err
+
+
+def test_console_script_runs_as_a_user_runs_it(data_copy, tmp_path):
+    """The installed entry point, in a subprocess: exit status and no traceback."""
+    swppp = Path(sys.executable).with_name("swppp")
+    if not swppp.exists():
+        pytest.skip("the swppp entry point is not installed in this environment")
+    ok = subprocess.run([swppp, "review", data_copy("demo_site.gpkg"), "--quiet"],
+                        capture_output=True, text=True)
+    bad = subprocess.run([swppp, "review", data_copy("variants/no_crs.gpkg")],
+                         capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines()[-1].startswith("swppp: error:")

@@ -1,0 +1,39 @@
+"""Shared test helpers: the shipped test data, copied before use, and tiny site plans."""
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_DATA = ROOT / "test_data"
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture
+def data_copy(tmp_path):
+    """Copy a file of test_data/ into tmp_path and return the copy's path."""
+
+    def copy(relative: str) -> Path:
+        source = TEST_DATA / relative
+        assert source.is_file(), f"missing test data {source}; run test_data/make_test_data.py"
+        target = tmp_path / Path(relative).name
+        shutil.copyfile(source, target)
+        return target
+
+    return copy
+
+
+def shared_path(relative: str) -> Path:
+    """A file of ../shared, or a skip saying why where a fresh clone has none."""
+    path = SHARED / relative
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared is beside the project only in CI and sessions)")
+    return path
+
+
+def square_side_us_ft(acres: float) -> float:
+    """Side in US survey feet of a square of ``acres`` international acres."""
+    return math.sqrt(acres * 4046.8564224) / (1200 / 3937)
