@@ -38,13 +38,13 @@ def check_applicability(site: SitePlan, disturbed: DisturbedArea,
     by_plan = common_plan is not None and profile.at_least(common_plan, plan_limit)
     required = by_area or by_plan
     if by_area:
-        why = f"{disturbed.acres:.2f} acres disturbed, at least {limit:g}"
+        why = f"{disturbed.acres:.2f} acres disturbed, at or above the {limit:g}-acre threshold"
     elif by_plan:
         why = (f"{disturbed.acres:.2f} acres disturbed, but part of a common plan of development "
-               f"or sale of {common_plan:.2f} acres (at least {plan_limit:g})")
+               f"or sale of {common_plan:.2f} acres (at or above {plan_limit:g} acre)")
     else:
-        why = f"{disturbed.acres:.2f} acres disturbed, under {limit:g}, and no common plan of " \
-              f"{plan_limit:g} acre or more"
+        why = (f"{disturbed.acres:.2f} acres disturbed, under the {limit:g}-acre threshold, and "
+               f"no common plan of {plan_limit:g} acre or more")
     verdict = "a SWPPP is required" if required else "no SWPPP is required"
     finding = Finding("applicability", INFO, profile.section("applicability"),
                       f"{why}: {verdict}", value=disturbed.acres, limit=limit, units="acres",

@@ -49,8 +49,10 @@ def render_html(review: Review) -> str:
     project_rows = [(f"<th>{_e(label)}</th>", f"<td>{_e(project.get(key))}</td>") for label, key in (
         ("Project", "name"), ("Address", "address"), ("Applicant", "applicant"),
         ("Land use", "land_use"), ("Receiving waters", "receiving_waters"))]
+    reference = data.get("reference")
     project_rows += [
         ("<th>Site plan</th>", f"<td>{_e(data['site']['path'])} ({_e(data['site']['input_crs'])})</td>"),
+        ("<th>Reference layers</th>", f"<td>{_e(reference['path'] + ': ' + ', '.join(reference['layers'])) if reference else 'none given'}</td>"),
         ("<th>Reviewed</th>", f"<td>{_e(data['reviewed_on'])} with {_e(data['tool']['name'])} "
                               f"{_e(data['tool']['version'])}, profile {_e(data['profile'])}</td>")]
     measurement_rows = [
