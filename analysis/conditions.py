@@ -31,14 +31,9 @@ def check_condition_b(site: SitePlan, disturbed: DisturbedArea,
     """Condition B: disturbance of five acres or more (SWPPP C(2))."""
     limit = float(profile.value("condition_b", "min_disturbed_acres"))
     applies = profile.at_least(disturbed.acres, limit)
-    text = (f"{disturbed.acres:.2f} acres disturbed, "
-            f"{'at least' if applies else 'under'} {limit:g} acres")
-    finding = Finding("condition_b", INFO if applies else NOT_APPLICABLE,
-                      profile.section("condition_b"),
-                      f"Condition B {'applies' if applies else 'does not apply'}: {text}",
-                      value=disturbed.acres, limit=limit, units="acres",
-                      features=site.labels("disturbance") if applies else [])
-    return finding, Condition(applies, [text] if applies else [])
+    why = (f"{disturbed.acres:.2f} acres disturbed, "
+           f"{'at least' if applies else 'under'} {limit:g} acres")
+    return _decided("condition_b", applies, why, site, disturbed, limit, profile)
 
 
 def check_condition_c(site: SitePlan, disturbed: DisturbedArea,
@@ -57,9 +52,14 @@ def check_condition_c(site: SitePlan, disturbed: DisturbedArea,
         why = f"{size}, but land use {land_use} is exempt"
     else:
         why = f"{size}, outside {low:g} to under {high:g} acres"
-    finding = Finding("condition_c", INFO if applies else NOT_APPLICABLE,
-                      profile.section("condition_c"),
-                      f"Condition C {'applies' if applies else 'does not apply'}: {why}",
-                      value=disturbed.acres, limit=low, units="acres",
+    return _decided("condition_c", applies, why, site, disturbed, low, profile)
+
+
+def _decided(rule, applies, why, site, disturbed, limit, profile) -> tuple[Finding, Condition]:
+    """The finding and condition for a size-based condition (B or C) that was decided."""
+    letter = rule[-1].upper()
+    finding = Finding(rule, INFO if applies else NOT_APPLICABLE, profile.section(rule),
+                      f"Condition {letter} {'applies' if applies else 'does not apply'}: {why}",
+                      value=disturbed.acres, limit=limit, units="acres",
                       features=site.labels("disturbance") if applies else [])
     return finding, Condition(applies, [why] if applies else [])
