@@ -1,4 +1,6 @@
 """The rules profile: every threshold and citation comes from TOML."""
+from pathlib import Path
+
 import pytest
 
 from analysis.errors import InputError
@@ -30,7 +32,7 @@ def test_unknown_profile_names_the_shipped_ones():
 
 def test_profile_from_a_path_with_changed_threshold(tmp_path):
     text = load_profile().source
-    changed = open(text, encoding="utf-8").read().replace(
+    changed = Path(text).read_text(encoding="utf-8").replace(
         "max_concurrent_acres = 5.0", "max_concurrent_acres = 3.0").replace(
         'name = "kiryas_joel"', 'name = "neighbour"')
     path = tmp_path / "neighbour.toml"
@@ -48,7 +50,7 @@ def test_broken_toml_is_an_input_error_naming_the_file(tmp_path):
 
 def test_missing_value_names_section_and_key(tmp_path):
     path = tmp_path / "thin.toml"
-    path.write_text(open(load_profile().source, encoding="utf-8").read().replace(
+    path.write_text(Path(load_profile().source).read_text(encoding="utf-8").replace(
         "max_scale_denominator = 1200", ""), encoding="utf-8")
     with pytest.raises(InputError, match=r"max_scale_denominator.*\[site_map_scale\]"):
         load_profile(path).value("site_map_scale", "max_scale_denominator")
