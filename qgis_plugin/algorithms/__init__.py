@@ -1,0 +1,1 @@
+"""The ``swppp`` Processing algorithms: a full review, and (later) one per check."""

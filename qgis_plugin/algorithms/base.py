@@ -1,0 +1,303 @@
+"""What every ``swppp`` algorithm shares: site-plan inputs, outputs, progress and errors.
+
+An algorithm declares its parameters with :meth:`SwpppAlgorithm.add_inputs` and
+:meth:`SwpppAlgorithm.add_outputs`, runs the analysis inside :meth:`SwpppAlgorithm.analysis_run`
+(which hands it the analysis call's keyword arguments and turns the analysis's errors into
+``QgsProcessingException``), and returns :meth:`SwpppAlgorithm.write_results`.
+"""
+import contextlib
+import os
+import shutil
+import tempfile
+
+from qgis.core import (
+    QgsProcessing,
+    QgsProcessingAlgorithm,
+    QgsProcessingException,
+    QgsProcessingFeedback,
+    QgsProcessingOutputNumber,
+    QgsProcessingParameterFile,
+    QgsProcessingParameterFileDestination,
+    QgsProcessingParameterMultipleLayers,
+    QgsProcessingParameterString,
+    QgsProcessingParameterVectorDestination,
+    QgsProcessingParameterVectorLayer,
+    QgsProcessingUtils,
+    QgsVectorFileWriter,
+)
+from qgis.PyQt.QtCore import QCoreApplication
+from qgis.PyQt.QtGui import QIcon
+
+from analysis.errors import SwpppError
+from analysis.findings import STATUSES
+from analysis.progress import Progress
+
+from ..report_pdf import write_pdf
+
+__all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon"]
+
+PLUGIN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_PROFILE = "kiryas_joel"
+GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
+
+
+def plugin_icon():
+    return QIcon(os.path.join(PLUGIN_DIR, "icon.svg"))
+
+
+def feedback_progress(feedback):
+    """An analysis ``Progress`` that reports to, and is cancelled through, ``feedback``."""
+
+    def report(fraction, message):
+        feedback.setProgress(100.0 * fraction)
+        feedback.pushInfo(message)
+
+    return Progress(report=report, is_canceled=feedback.isCanceled)
+
+
+def export_layer(layer, role, gpkg_path, context, feedback):
+    """Copy ``layer`` into ``gpkg_path`` as the layer named ``role`` (the file is created first)."""
+    options = QgsVectorFileWriter.SaveVectorOptions()
+    options.driverName = "GPKG"
+    options.layerName = role
+    options.fileEncoding = "UTF-8"
+    options.feedback = feedback
+    options.actionOnExistingFile = (QgsVectorFileWriter.CreateOrOverwriteLayer
+                                    if os.path.exists(gpkg_path)
+                                    else QgsVectorFileWriter.CreateOrOverwriteFile)
+    error, message, _, _ = QgsVectorFileWriter.writeAsVectorFormatV3(
+        layer, gpkg_path, context.transformContext(), options)
+    if error != QgsVectorFileWriter.NoError:
+        raise QgsProcessingException(
+            f"Could not copy layer '{layer.name()}' ({layer.source()}) as the site plan's "
+            f"'{role}' layer: {message}")
+
+
+class SwpppAlgorithm(QgsProcessingAlgorithm):
+    """Base of the ``swppp`` algorithms; a subclass adds name, help and ``processAlgorithm``."""
+
+    SITE = "SITE"
+    PROJECT_LAYER = "PROJECT_LAYER"
+    SITE_BOUNDARY_LAYER = "SITE_BOUNDARY_LAYER"
+    DISTURBANCE_LAYER = "DISTURBANCE_LAYER"
+    SMP_LAYER = "SMP_LAYER"
+    EASEMENT_LAYER = "EASEMENT_LAYER"
+    DISCHARGE_POINT_LAYER = "DISCHARGE_POINT_LAYER"
+    PUBLIC_ROW_LAYER = "PUBLIC_ROW_LAYER"
+    LAYOUT_SCALE_LAYER = "LAYOUT_SCALE_LAYER"
+    REFERENCE = "REFERENCE"
+    PROFILE = "PROFILE"
+    SHEETS = "SHEETS"
+    OUTPUT_JSON = "OUTPUT_JSON"
+    OUTPUT_HTML = "OUTPUT_HTML"
+    OUTPUT_PDF = "OUTPUT_PDF"
+    OUTPUT_FINDINGS = "OUTPUT_FINDINGS"
+    EXIT_STATUS = "EXIT_STATUS"
+
+    # (site-plan layer name of CONTRACT.md, parameter, label, accepted layer types)
+    ROLE_LAYERS = (
+        ("project", PROJECT_LAYER, "Project (one-row table)", [QgsProcessing.TypeVector]),
+        ("site_boundary", SITE_BOUNDARY_LAYER, "Site boundary", [QgsProcessing.TypeVectorPolygon]),
+        ("disturbance", DISTURBANCE_LAYER, "Disturbance", [QgsProcessing.TypeVectorPolygon]),
+        ("smp", SMP_LAYER, "Stormwater management practices (SMP)",
+         [QgsProcessing.TypeVectorPolygon, QgsProcessing.TypeVectorPoint]),
+        ("easement", EASEMENT_LAYER, "Maintenance easements", [QgsProcessing.TypeVectorPolygon]),
+        ("discharge_point", DISCHARGE_POINT_LAYER, "Discharge points",
+         [QgsProcessing.TypeVectorPoint]),
+        ("public_row", PUBLIC_ROW_LAYER, "Public right-of-way", [QgsProcessing.TypeVectorPolygon]),
+        ("layout_scale", LAYOUT_SCALE_LAYER, "Stated sheet scales (table)",
+         [QgsProcessing.TypeVector]),
+    )
+
+    def __init__(self):
+        super().__init__()
+        self._site_path = None
+        self._layers_dir = None
+
+    def createInstance(self):
+        return type(self)()
+
+    def tr(self, text):
+        return QCoreApplication.translate("SwpppAlgorithm", text)
+
+    def icon(self):
+        return plugin_icon()
+
+    def group(self):
+        return self.tr("Checks")
+
+    def groupId(self):
+        return "checks"
+
+    # Parameters ---------------------------------------------------------------------------
+    def add_inputs(self, reference=True, sheets=True):
+        """SITE or one layer per role, then REFERENCE, PROFILE and SHEETS."""
+        self.addParameter(QgsProcessingParameterFile(
+            self.SITE, self.tr("Site plan GeoPackage (or give its layers below)"),
+            behavior=QgsProcessingParameterFile.File, fileFilter=GPKG_FILTER, optional=True))
+        for _role, name, label, types in self.ROLE_LAYERS:
+            self.addParameter(QgsProcessingParameterVectorLayer(
+                name, self.tr("Or layer: {label}").format(label=self.tr(label)), types,
+                optional=True))
+        if reference:
+            self.addParameter(QgsProcessingParameterFile(
+                self.REFERENCE, self.tr("Reference layers (GeoPackage or PostGIS connection)"),
+                behavior=QgsProcessingParameterFile.File, fileFilter=GPKG_FILTER, optional=True))
+        self.addParameter(QgsProcessingParameterString(
+            self.PROFILE, self.tr("Rules profile (name or TOML file)"),
+            defaultValue=DEFAULT_PROFILE))
+        if sheets:
+            self.addParameter(QgsProcessingParameterMultipleLayers(
+                self.SHEETS, self.tr("Plan sheets (georeferenced GeoTIFF or GeoPDF)"),
+                QgsProcessing.TypeFile, optional=True))
+
+    def add_outputs(self):
+        """OUTPUT_JSON, OUTPUT_HTML, OUTPUT_PDF, OUTPUT_FINDINGS (each optional), finding counts."""
+        self.addParameter(QgsProcessingParameterFileDestination(
+            self.OUTPUT_JSON, self.tr("Result (JSON)"), self.tr("JSON files (*.json)"),
+            optional=True, createByDefault=False))
+        self.addParameter(QgsProcessingParameterFileDestination(
+            self.OUTPUT_HTML, self.tr("Report (HTML)"), self.tr("HTML files (*.html *.htm)"),
+            optional=True, createByDefault=False))
+        self.addParameter(QgsProcessingParameterFileDestination(
+            self.OUTPUT_PDF, self.tr("Report (PDF)"), self.tr("PDF files (*.pdf)"),
+            optional=True, createByDefault=False))
+        self.addParameter(QgsProcessingParameterVectorDestination(
+            self.OUTPUT_FINDINGS, self.tr("Findings"), QgsProcessing.TypeVectorAnyGeometry,
+            optional=True, createByDefault=False))
+        self.addOutput(QgsProcessingOutputNumber(
+            self.EXIT_STATUS, self.tr("Exit status (0 nothing failed, 1 a finding failed)")))
+        for status in STATUSES:
+            self.addOutput(QgsProcessingOutputNumber(
+                count_output(status), self.tr("Findings with status {}").format(status)))
+
+    # Checks before running ----------------------------------------------------------------
+    def checkParameterValues(self, parameters, context):
+        ok, message = super().checkParameterValues(parameters, context)
+        if not ok:
+            return ok, message
+        site = self.parameterAsFile(parameters, self.SITE, context)
+        layers = [name for _role, name, _label, _types in self.ROLE_LAYERS
+                  if parameters.get(name) not in (None, "")]
+        if site and layers:
+            return False, self.tr("Give either SITE (a site-plan GeoPackage) or the site plan's "
+                                  "layers ({}), not both.").format(", ".join(layers))
+        if not site and not layers:
+            return False, self.tr("Give SITE (a site-plan GeoPackage) or the site plan's layers "
+                                  "(at least PROJECT_LAYER, SITE_BOUNDARY_LAYER and "
+                                  "DISTURBANCE_LAYER).")
+        if self.parameterDefinition(self.OUTPUT_FINDINGS) is not None:
+            findings = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS, context)
+            if findings and not findings.lower().endswith(".gpkg"):
+                return False, self.tr("OUTPUT_FINDINGS must be a GeoPackage (.gpkg), not {}"
+                                      ).format(findings)
+        return True, ""
+
+    # Running ------------------------------------------------------------------------------
+    def prepareAlgorithm(self, parameters, context, feedback):
+        # On the main thread: project layers are read here, never from the worker thread.
+        self._site_path = self.parameterAsFile(parameters, self.SITE, context) or None
+        if self._site_path:
+            return True
+        self._layers_dir = tempfile.mkdtemp(prefix="swppp_layers_",
+                                            dir=QgsProcessingUtils.tempFolder())
+        self._site_path = os.path.join(self._layers_dir, "qgis_layers.gpkg")
+        for role, name, _label, _types in self.ROLE_LAYERS:
+            layer = self.parameterAsVectorLayer(parameters, name, context)
+            if layer is not None:
+                export_layer(layer, role, self._site_path, context, feedback)
+        return True
+
+    @contextlib.contextmanager
+    def analysis_run(self, parameters, context, feedback):
+        """Yield the analysis call's keyword arguments (site, reference, profile, sheets, progress).
+
+        Inside the block, the analysis's own errors (bad input, cancellation) become a
+        ``QgsProcessingException`` carrying the analysis's message and no traceback.
+        """
+        if feedback is None:
+            feedback = QgsProcessingFeedback()
+        inputs = {"site": self._site_path,
+                  "profile": self.parameterAsString(parameters, self.PROFILE, context)
+                  or DEFAULT_PROFILE,
+                  "progress": feedback_progress(feedback)}
+        if self.parameterDefinition(self.REFERENCE) is not None:
+            inputs["reference"] = self.parameterAsFile(parameters, self.REFERENCE, context) or None
+        if self.parameterDefinition(self.SHEETS) is not None:
+            inputs["sheets"] = [path for path in
+                                self.parameterAsFileList(parameters, self.SHEETS, context) if path]
+        try:
+            yield inputs
+        except SwpppError as err:
+            raise QgsProcessingException(self._for_person(str(err))) from None
+        finally:
+            if self._layers_dir:
+                shutil.rmtree(self._layers_dir, ignore_errors=True)
+                self._layers_dir = None
+
+    def _for_person(self, message):
+        # The temporary GeoPackage made from project layers means nothing to the user.
+        if self._layers_dir and self._site_path:
+            given = self.tr("the site-plan layers given as *_LAYER parameters")
+            message = message.replace(f"file {self._site_path}", given)
+            message = message.replace(self._site_path, given)
+        return message
+
+    def write_results(self, review, parameters, context, progress):
+        """Write the requested outputs (all or none) and return the algorithm's results."""
+        from analysis.outputs import write_outputs
+
+        paths = {name: self.parameterAsFileOutput(parameters, name, context)
+                 for name in (self.OUTPUT_JSON, self.OUTPUT_HTML, self.OUTPUT_PDF)}
+        paths[self.OUTPUT_FINDINGS] = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS,
+                                                                  context)
+        progress.check_canceled()
+        staged_pdf = None
+        try:
+            if paths[self.OUTPUT_PDF]:
+                # Laid out first beside its target, moved in once the analysis wrote the rest.
+                staged_pdf = stage_pdf_report(review, paths[self.OUTPUT_PDF])
+            write_outputs(review, json_path=paths[self.OUTPUT_JSON] or None,
+                          html_path=paths[self.OUTPUT_HTML] or None,
+                          findings_path=paths[self.OUTPUT_FINDINGS] or None)
+            if staged_pdf:
+                os.replace(staged_pdf, paths[self.OUTPUT_PDF])
+                staged_pdf = None
+        except OSError as err:
+            raise QgsProcessingException(
+                self.tr("Could not write the outputs (nothing was written): {}").format(err)
+            ) from None
+        finally:
+            if staged_pdf:
+                os.remove(staged_pdf)
+        findings_path = paths[self.OUTPUT_FINDINGS]
+        if findings_path and context.willLoadLayerOnCompletion(findings_path):
+            context.layerToLoadOnCompletionDetails(findings_path).name = self.tr("SWPPP findings")
+        results = {name: path for name, path in paths.items() if path}
+        results[self.EXIT_STATUS] = review.exit_status
+        counts = review.counts()
+        results.update({count_output(status): counts.get(status, 0) for status in STATUSES})
+        return results
+
+
+def stage_pdf_report(review, target):
+    """The review's report as a PDF in a hidden temporary file beside ``target``; its path."""
+    from analysis.report import render_html
+
+    folder = os.path.dirname(os.path.abspath(target))
+    os.makedirs(folder, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(target))[0]
+    handle, staged = tempfile.mkstemp(prefix=f".{stem}.", suffix=".pdf", dir=folder)
+    os.close(handle)
+    try:
+        write_pdf(render_html(review), staged, title=f"SWPPP review: {review.site.name}")
+    except BaseException:
+        os.remove(staged)
+        raise
+    return staged
+
+
+def count_output(status):
+    """The name of the output counting findings with ``status``: ``pass`` -> ``PASS_COUNT``."""
+    return f"{status.upper()}_COUNT"
+

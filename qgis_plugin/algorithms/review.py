@@ -1,0 +1,64 @@
+"""``swppp:review``: every map check of the stormwater chapter in one run."""
+from qgis.core import QgsProcessingOutputNumber
+
+from .base import SwpppAlgorithm
+
+__all__ = ["ReviewAlgorithm"]
+
+HELP = """<p>Reviews a construction site plan against the village stormwater chapter and reports \
+every check a map can answer, each with the section it cites, the measured figure, the limit \
+and the features that cause it.</p>
+<ul>
+<li><b>applicability</b> (Definitions, "Land development activity"; SWPPP A): disturbed acres, \
+overlaps counted once; a SWPPP is required from 1 acre, or as part of a larger common plan.</li>
+<li><b>site_map_scale</b> (SWPPP B(2)): each plan sheet at 1 inch = 100 feet or larger.</li>
+<li><b>phasing_five_acres</b> (SWPPP B(4)): never more than 5 acres disturbed and not yet \
+stabilised at one time.</li>
+<li><b>condition_a</b>, <b>condition_b</b>, <b>condition_c</b> (SWPPP C(1) to C(3)): impaired \
+waters or TMDL watersheds; 5 acres or more; 1 to 5 acres except single-family residential and \
+agricultural land.</li>
+<li><b>postconstruction_controls</b> (SWPPP C, D(2), D(3), D(8)) and <b>easement_coverage</b> \
+(SWPPP D(8); Maintenance and repair B): postconstruction practices inside recorded maintenance \
+easements reaching a public right-of-way.</li>
+<li><b>wetlands</b> (SWPPP B(2), F) and <b>disturbance_outside_site</b> (SWPPP B(2)).</li>
+</ul>
+<p>Give the site plan either as a GeoPackage (SITE) or as one layer per role (the *_LAYER \
+parameters). REFERENCE holds wetlands, impaired waters, TMDL watersheds and catchments. Outputs \
+are optional: the result as JSON, the report as HTML and as PDF, and the findings with their \
+geometries as a GeoPackage. Bad input stops the run with a message naming the file, layer, feature and field, \
+and nothing is written.</p>"""
+
+
+class ReviewAlgorithm(SwpppAlgorithm):
+    DISTURBED_ACRES = "DISTURBED_ACRES"
+
+    def name(self):
+        return "review"
+
+    def displayName(self):
+        return self.tr("Review site plan")
+
+    def group(self):
+        return self.tr("Review")
+
+    def groupId(self):
+        return "review"
+
+    def shortHelpString(self):
+        return self.tr(HELP)
+
+    def initAlgorithm(self, config=None):
+        self.add_inputs(reference=True, sheets=True)
+        self.add_outputs()
+        self.addOutput(QgsProcessingOutputNumber(
+            self.DISTURBED_ACRES, self.tr("Disturbed area (acres)")))
+
+    def processAlgorithm(self, parameters, context, feedback):
+        # Imported on first run, not at QGIS start-up: it loads geopandas and shapely.
+        from analysis.review import review_paths
+
+        with self.analysis_run(parameters, context, feedback) as inputs:
+            review = review_paths(**inputs)
+            results = self.write_results(review, parameters, context, inputs["progress"])
+        results[self.DISTURBED_ACRES] = review.measurements["disturbed_acres"]
+        return results

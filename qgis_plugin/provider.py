@@ -1,0 +1,31 @@
+"""The ``swppp`` Processing provider: one line per algorithm."""
+from qgis.core import QgsProcessingProvider
+
+from .algorithms.base import plugin_icon
+from .algorithms.review import ReviewAlgorithm
+
+__all__ = ["SwpppProvider"]
+
+
+class SwpppProvider(QgsProcessingProvider):
+
+    def id(self):
+        return "swppp"
+
+    def name(self):
+        return "SWPPP Review"
+
+    def icon(self):
+        return plugin_icon()
+
+    def versionInfo(self):
+        from analysis import __version__
+
+        return __version__
+
+    def supportedOutputVectorLayerExtensions(self):
+        # The analysis writes findings as a GeoPackage and nothing else.
+        return ["gpkg"]
+
+    def loadAlgorithms(self):
+        self.addAlgorithm(ReviewAlgorithm())

@@ -1,0 +1,25 @@
+"""The PDF report: the analysis's HTML report laid out for print by Qt (no extra dependency)."""
+import os
+
+from qgis.PyQt.QtCore import QMarginsF, QSizeF
+from qgis.PyQt.QtGui import QPageLayout, QPageSize, QPdfWriter, QTextDocument
+
+__all__ = ["write_pdf"]
+
+
+def write_pdf(html, path, title=""):
+    """Write ``html`` as a US Letter PDF at ``path``; raise OSError if no PDF came out."""
+    writer = QPdfWriter(str(path))
+    writer.setPageSize(QPageSize(QPageSize.Letter))
+    writer.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout.Millimeter)
+    writer.setResolution(300)
+    writer.setTitle(title)
+    writer.setCreator("SWPPP Review")
+    document = QTextDocument()
+    # Measure text at the PDF's resolution, so the report fills the page's width.
+    document.documentLayout().setPaintDevice(writer)
+    document.setHtml(html)
+    document.setPageSize(QSizeF(writer.pageLayout().paintRectPixels(writer.resolution()).size()))
+    document.print_(writer)  # ends its painter, which completes the file
+    if not os.path.isfile(path) or os.path.getsize(path) == 0:
+        raise OSError(f"could not write the PDF report {path}")

@@ -1,0 +1,50 @@
+"""The staged plugin registers the ``swppp`` provider and its algorithms' contract names."""
+import configparser
+from pathlib import Path
+
+import pytest
+from qgis.core import QgsApplication, QgsProcessingOutputNumber
+
+# Every test here runs against the staged plugin's registered provider.
+pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
+
+# CONTRACT.md, "Processing algorithms": swppp:review's inputs and outputs.
+CONTRACT_PARAMETERS = {
+    "SITE", "PROJECT_LAYER", "SITE_BOUNDARY_LAYER", "DISTURBANCE_LAYER", "SMP_LAYER",
+    "EASEMENT_LAYER", "DISCHARGE_POINT_LAYER", "PUBLIC_ROW_LAYER", "LAYOUT_SCALE_LAYER",
+    "REFERENCE", "PROFILE", "SHEETS", "OUTPUT_JSON", "OUTPUT_HTML", "OUTPUT_PDF", "OUTPUT_FINDINGS",
+}
+NUMBER_OUTPUTS = {"EXIT_STATUS", "DISTURBED_ACRES", "PASS_COUNT", "FAIL_COUNT", "WARN_COUNT",
+                  "INFO_COUNT", "NEEDS_REVIEW_COUNT", "NOT_APPLICABLE_COUNT"}
+
+
+def test_provider_is_registered(swppp_plugin, staged_plugin):
+    provider = QgsApplication.processingRegistry().providerById("swppp")
+    assert provider is swppp_plugin.provider
+    assert provider.id() == "swppp"
+    assert provider.name() == "SWPPP Review"
+    assert not provider.icon().isNull()
+    metadata = configparser.ConfigParser()
+    metadata.read(Path(staged_plugin.PLUGIN_DIR) / "metadata.txt", encoding="utf-8")
+    assert provider.versionInfo() == metadata["general"]["version"]
+
+
+def test_review_algorithm_exists_with_the_contract_parameters():
+    algorithm = QgsApplication.processingRegistry().algorithmById("swppp:review")
+    assert algorithm is not None
+    assert {p.name() for p in algorithm.parameterDefinitions()} == CONTRACT_PARAMETERS
+    for definition in algorithm.parameterDefinitions():
+        assert (definition.name() == "PROFILE") != bool(
+            definition.flags() & definition.FlagOptional), definition.name()
+    assert algorithm.parameterDefinition("PROFILE").defaultValue() == "kiryas_joel"
+    numbers = {o.name() for o in algorithm.outputDefinitions()
+               if isinstance(o, QgsProcessingOutputNumber)}
+    assert numbers == NUMBER_OUTPUTS
+    assert algorithm.shortHelpString() and algorithm.displayName()
+
+
+def test_every_algorithm_is_its_own_instance(swppp_plugin):
+    for algorithm in swppp_plugin.provider.algorithms():
+        copy = algorithm.create()
+        assert type(copy) is type(algorithm) and copy is not algorithm
+        assert algorithm.name() == algorithm.name().lower()

@@ -1,0 +1,68 @@
+"""Smoke test: the staged plugin under ``qgis_process``, as a script or a server would run it."""
+import json
+import os
+import subprocess
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.qgis
+
+# Debian's /usr/bin/qgis_process wrapper adds a flag QGIS 3.22 rejects.
+QGIS_PROCESS = Path("/usr/bin/qgis_process.bin")
+CRASHES = {134: "SIGABRT", 139: "SIGSEGV", -6: "SIGABRT", -11: "SIGSEGV"}
+
+
+@pytest.fixture(scope="module")
+def qgis_process(staged_plugin, tmp_path_factory):
+    """``qgis_process(*args)``: qgis_process.bin with the staged plugin enabled, in a temporary
+    profile (HOME and XDG folders in tmp), the QGIS venv's shapely 2 on PYTHONPATH."""
+    if not QGIS_PROCESS.is_file():
+        pytest.skip(f"{QGIS_PROCESS} is not installed")
+    home = tmp_path_factory.mktemp("home")
+    env = {**os.environ,
+           "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share"),
+           "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache"),
+           "QGIS_PLUGINPATH": str(Path(staged_plugin.PLUGIN_DIR).parent),
+           "PYTHONPATH": sysconfig.get_paths()["purelib"],
+           "PROJ_DATA": "/usr/share/proj", "QT_QPA_PLATFORM": "offscreen"}
+    env.pop("QGIS_CUSTOM_CONFIG_PATH", None)  # pytest-qgis's, not for the child
+
+    def run(*args):
+        completed = subprocess.run([str(QGIS_PROCESS), *args], env=env, check=False, capture_output=True,
+                                   text=True, timeout=600)
+        assert completed.returncode not in CRASHES, (
+            f"qgis_process crashed ({CRASHES.get(completed.returncode)}):\n{completed.stderr}")
+        return completed
+
+    enabled = run("plugins", "enable", "swppp_review")
+    assert enabled.returncode == 0, enabled.stdout + enabled.stderr
+    settings = home / ".local/share/QGIS/QGIS3/profiles/default/QGIS/QGIS3.ini"
+    assert "swppp_review=true" in settings.read_text(encoding="utf-8")
+    return run
+
+
+def test_review_runs_under_qgis_process(qgis_process, data_copy, tmp_path, contract_problems):
+    site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
+    result, report = tmp_path / "r.json", tmp_path / "r.pdf"
+    completed = qgis_process("run", "swppp:review", "--", f"SITE={site}",
+                             f"REFERENCE={reference}", f"OUTPUT_JSON={result}",
+                             f"OUTPUT_PDF={report}")
+
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert result.is_file() and report.read_bytes().startswith(b"%PDF-")
+    assert json.loads(result.read_text(encoding="utf-8"))["measurements"]["disturbed_acres"] > 0
+    assert contract_problems(result) == []
+
+
+def test_bad_input_exits_non_zero_naming_the_layer(qgis_process, data_copy, tmp_path):
+    site = data_copy("variants/no_crs.gpkg")
+    result = tmp_path / "r.json"
+    completed = qgis_process("run", "swppp:review", "--", f"SITE={site}",
+                             f"OUTPUT_JSON={result}")
+
+    assert completed.returncode != 0
+    assert "'disturbance'" in completed.stdout + completed.stderr
+    assert "Traceback" not in completed.stdout + completed.stderr
+    assert not result.exists()

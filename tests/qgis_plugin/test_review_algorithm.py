@@ -1,0 +1,152 @@
+"""``swppp:review`` run through Processing, as a reviewer's QGIS runs it."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from qgis.core import QgsProcessingException, QgsProcessingFeedback
+
+# Every test here runs against the staged plugin's registered provider.
+pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
+
+ROLES = ("project", "site_boundary", "disturbance", "smp", "easement", "discharge_point",
+         "public_row", "layout_scale")
+CONTRACT_KEYS = {"tool", "profile", "site", "measurements", "conditions", "findings"}
+
+
+def run_review(parameters, feedback=None):
+    import processing
+
+    return processing.run("swppp:review", parameters, feedback=feedback)
+
+
+def output_paths(folder):
+    return {"OUTPUT_JSON": str(folder / "result.json"), "OUTPUT_HTML": str(folder / "report.html"),
+            "OUTPUT_PDF": str(folder / "report.pdf"), "OUTPUT_FINDINGS": str(folder / "findings.gpkg")}
+
+
+def role_layers(site, load_layer):
+    """The site plan's layers, loaded in QGIS, as the *_LAYER parameters."""
+    return {f"{role.upper()}_LAYER": load_layer(site, role) for role in ROLES}
+
+
+@pytest.fixture
+def demo(data_copy):
+    return {"SITE": str(data_copy("demo_site.gpkg")),
+            "REFERENCE": str(data_copy("demo_reference.gpkg"))}
+
+
+def test_review_writes_every_output(demo, tmp_path, contract_problems, load_layer):
+    out = tmp_path / "out"
+    outputs = output_paths(out)
+    results = run_review({**demo, **outputs})
+
+    for name, path in outputs.items():
+        assert results[name] == path
+    data = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert CONTRACT_KEYS <= set(data)
+    assert contract_problems(out / "result.json") == []
+    assert "<html" in (out / "report.html").read_text(encoding="utf-8").lower()
+    pdf = (out / "report.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-") and pdf.rstrip().endswith(b"%%EOF")
+    assert sorted(p.name for p in out.iterdir()) == sorted(Path(p).name for p in outputs.values())
+    findings = load_layer(out / "findings.gpkg", "findings")
+    assert findings.featureCount() == len(data["findings"])
+    assert results["DISTURBED_ACRES"] == data["measurements"]["disturbed_acres"]
+    statuses = [f["status"] for f in data["findings"]]
+    for status in ("pass", "fail", "warn", "info", "needs_review", "not_applicable"):
+        assert results[f"{status.upper()}_COUNT"] == statuses.count(status)
+    assert results["EXIT_STATUS"] == (1 if "fail" in statuses else 0)
+
+
+def test_result_matches_the_command_line(demo, tmp_path, staged_plugin):
+    run_review({**demo, "OUTPUT_JSON": str(tmp_path / "plugin.json")})
+    cli = subprocess.run(
+        [sys.executable, "-m", "analysis.cli", "review", demo["SITE"], "--reference",
+         demo["REFERENCE"], "--json", str(tmp_path / "cli.json"), "--quiet"],
+        cwd=str(staged_plugin.PLUGIN_DIR), check=False, capture_output=True, text=True, timeout=300)
+    assert cli.returncode in (0, 1), cli.stderr
+    plugin = json.loads((tmp_path / "plugin.json").read_text(encoding="utf-8"))
+    command_line = json.loads((tmp_path / "cli.json").read_text(encoding="utf-8"))
+    assert plugin["measurements"]["disturbed_acres"] == pytest.approx(
+        command_line["measurements"]["disturbed_acres"], rel=1e-12)
+    assert plugin == command_line
+
+
+@pytest.mark.parametrize("site_file", ["demo_site.gpkg", "variants/crs_4326.gpkg",
+                                       "variants/crs_utm18n.gpkg"])
+def test_layers_give_the_same_review_as_the_geopackage(site_file, data_copy, tmp_path,
+                                                       load_layer):
+    site = data_copy(site_file)
+    from_file = run_review({"SITE": str(site), "OUTPUT_JSON": str(tmp_path / "file.json")})
+    from_layers = run_review({**role_layers(site, load_layer),
+                              "OUTPUT_JSON": str(tmp_path / "layers.json")})
+
+    assert from_layers["DISTURBED_ACRES"] == pytest.approx(from_file["DISTURBED_ACRES"], abs=1e-9)
+    by_file = json.loads((tmp_path / "file.json").read_text(encoding="utf-8"))
+    by_layers = json.loads((tmp_path / "layers.json").read_text(encoding="utf-8"))
+    assert [(f["rule"], f["status"]) for f in by_layers["findings"]] == \
+        [(f["rule"], f["status"]) for f in by_file["findings"]]
+
+
+@pytest.mark.parametrize("variant, named", [
+    ("variants/no_crs.gpkg", ["disturbance"]),
+    ("variants/missing_layer.gpkg", ["disturbance"]),
+    ("variants/missing_field.gpkg", ["project", "land_use"]),
+])
+def test_bad_input_is_refused_and_writes_nothing(variant, named, data_copy, tmp_path):
+    site = data_copy(variant)
+    outputs = output_paths(tmp_path / "out")
+    with pytest.raises(QgsProcessingException) as refused:
+        run_review({"SITE": str(site), **outputs})
+    for word in named:
+        assert word in str(refused.value)
+    assert "Traceback" not in str(refused.value)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_layer_without_crs_is_refused_by_role(data_copy, tmp_path, load_layer):
+    demo = data_copy("demo_site.gpkg")
+    no_crs = data_copy("variants/no_crs.gpkg")
+    layers = {**role_layers(demo, load_layer),
+              "DISTURBANCE_LAYER": load_layer(no_crs, "disturbance")}
+    with pytest.raises(QgsProcessingException) as refused:
+        run_review({**layers, "OUTPUT_JSON": str(tmp_path / "result.json")})
+    assert "disturbance" in str(refused.value)
+    assert "swppp_layers_" not in str(refused.value)  # not the temporary copy's path
+    assert not (tmp_path / "result.json").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    ({"SITE": None}, "Give SITE"),
+    ({"DISTURBANCE_LAYER": "placeholder"}, "not both"),
+])
+def test_site_or_layers_but_not_both(extra, message, demo, load_layer):
+    parameters = {**demo, **extra}
+    if parameters.get("DISTURBANCE_LAYER"):
+        parameters["DISTURBANCE_LAYER"] = load_layer(demo["SITE"], "disturbance")
+    with pytest.raises(QgsProcessingException, match=message):
+        run_review(parameters)
+
+
+def test_cancel_stops_the_run_and_writes_nothing(demo, tmp_path):
+    feedback = QgsProcessingFeedback()
+    # Cancel as soon as the review reports its first step, as a user pressing Cancel would.
+    feedback.progressChanged.connect(lambda _progress: feedback.cancel())
+    outputs = output_paths(tmp_path / "out")
+    with pytest.raises(QgsProcessingException, match="cancel"):
+        run_review({**demo, **outputs}, feedback=feedback)
+    assert feedback.isCanceled()
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_an_unwritable_output_writes_none_of_them(demo, tmp_path):
+    out = tmp_path / "out"
+    outputs = output_paths(out)
+    out.mkdir()
+    (tmp_path / "not_a_folder").write_text("a file where a folder is needed\n")
+    outputs["OUTPUT_JSON"] = str(tmp_path / "not_a_folder" / "result.json")
+    with pytest.raises(QgsProcessingException, match="nothing was written"):
+        run_review({**demo, **outputs})
+    assert list(out.iterdir()) == []
