@@ -1,4 +1,6 @@
 """The review's disturbed acres against QGIS's own measurement of the same disturbance layer."""
+import json
+
 import pytest
 from qgis.core import (
     QgsCoordinateReferenceSystem,
@@ -68,3 +70,39 @@ def test_disturbed_acres_agree_with_qgis(site_file, stated_acres, data_copy, loa
     assert reviewed == pytest.approx(stated_acres, abs=1e-6)
     assert reviewed == pytest.approx(planar_acres(disturbance), rel=1e-3)
     assert reviewed == pytest.approx(ellipsoidal_acres(disturbance), rel=5e-3)
+
+
+def test_real_nwi_polygons_agree_with_qgis(tmp_path, load_layer):
+    """Polygons someone else drew: 256 real NWI wetlands (NAD83 Albers, odd shapes, one with a
+    self-intersecting ring) as the disturbance of a site plan."""
+    import geopandas as gpd
+    import pandas as pd
+    import processing
+    from shapely import box
+
+    from analysis.vector_io import write_geopackage
+    from tests.conftest import shared_path
+
+    archive = shared_path("data/nwi_dc_wetlands.zip")
+    nwi = gpd.read_file(f"zip://{archive}!DC_shapefile_wetlands/DC_Wetlands.shp").iloc[1300:]
+    assert (~nwi.geometry.is_valid).sum() == 1
+    site = tmp_path / "nwi_site.gpkg"
+    write_geopackage(site, {
+        "project": pd.DataFrame([{"name": "NWI", "address": "DC", "applicant": "USFWS",
+                                  "land_use": "other", "common_plan_acres": None,
+                                  "five_acre_waiver": 0, "receiving_waters": "Potomac"}]),
+        "site_boundary": gpd.GeoDataFrame({"parcel_id": ["all"]},
+                                          geometry=[box(*nwi.total_bounds)], crs=nwi.crs),
+        "disturbance": gpd.GeoDataFrame({"phase": "1", "start_date": "2027-04-01",
+                                         "stabilized_date": None}, index=nwi.index,
+                                        geometry=nwi.geometry.values, crs=nwi.crs),
+    })
+    result = processing.run("swppp:review", {"SITE": str(site),
+                                             "OUTPUT_JSON": str(tmp_path / "r.json")})
+    disturbance = load_layer(site, "disturbance")
+    fixed = processing.run("native:fixgeometries", {"INPUT": disturbance,
+                                                    "OUTPUT": "memory:"})["OUTPUT"]
+    assert result["DISTURBED_ACRES"] == pytest.approx(planar_acres(fixed), rel=1e-3)
+    findings = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["findings"]
+    repaired = [f for f in findings if f["rule"] == "input_geometry"]  # reported, not silently mended
+    assert len(repaired) == 1 and "Self-intersection" in repaired[0]["message"]
