@@ -3,8 +3,8 @@ import math
 
 import numpy as np
 import pytest
-from pyproj import Transformer
 import shapely
+from pyproj import Transformer
 from shapely import box
 
 from analysis.area import ACRE_M2, acres, square_feet, unit_metres

@@ -2,8 +2,8 @@
 import pytest
 from shapely import box
 
-from analysis.review import review_site
 from analysis.profile import load_profile
+from analysis.review import review_site
 from analysis.siteplan import load_site_plan
 from tests.analysis.conftest import X0, Y0, square
 
