@@ -25,8 +25,10 @@ easements reaching a public right-of-way.</li>
 <p>Give the site plan either as a GeoPackage (SITE) or as one layer per role (the *_LAYER \
 parameters). REFERENCE holds wetlands, impaired waters, TMDL watersheds and catchments. Outputs \
 are optional: the result as JSON, the report as HTML and as PDF, and the findings with their \
-geometries as a GeoPackage. Bad input stops the run with a message naming the file, layer, feature and field, \
-and nothing is written.</p>"""
+geometries as a GeoPackage. Bad input stops the run with a message naming the file, layer, \
+feature and field, and nothing is written. A check this version cannot make yet reports \
+<i>needs_review</i> and says what to check by hand. Thresholds and citations come from the rules \
+profile (PROFILE).</p>"""
 
 
 class ReviewAlgorithm(SwpppAlgorithm):
