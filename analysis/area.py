@@ -5,7 +5,7 @@ import numpy as np
 import shapely
 from pyproj import CRS
 
-__all__ = ["ACRE_M2", "FOOT_M", "acres", "square_feet", "sq_ft_to_acres", "unit_metres"]
+__all__ = ["ACRE_M2", "FOOT_M", "acres", "square_feet", "unit_metres"]
 
 ACRE_M2 = 4046.8564224  # international acre, exactly (CONTRACT.md)
 FOOT_M = 0.3048  # international foot, exactly
@@ -39,7 +39,3 @@ def square_feet(geometries, crs) -> np.ndarray | float:
     """Planar area of each geometry (or of one geometry) in international square feet."""
     result = _area_m2(geometries, crs) / FOOT_M**2
     return float(result) if np.ndim(result) == 0 else result
-
-
-def sq_ft_to_acres(sq_ft: float) -> float:
-    return sq_ft * FOOT_M**2 / ACRE_M2

@@ -41,15 +41,12 @@ class RulesProfile:
         """``acres >= threshold``, within the profile's round-off tolerance."""
         return acres >= threshold - self.value("measurement", "threshold_tolerance_acres")
 
-    def exceeds(self, acres: float, limit: float) -> bool:
-        """``acres > limit``, beyond the profile's round-off tolerance."""
-        return acres > limit + self.value("measurement", "threshold_tolerance_acres")
-
     def section(self, rule: str) -> str:
         """The chapter section ``rule`` cites."""
         return self.value_of_rule(rule, "section")
 
     def title(self, rule: str) -> str:
+        """The rule's name for people (report headings)."""
         return self.value_of_rule(rule, "title")
 
     def value_of_rule(self, rule: str, key: str) -> str:

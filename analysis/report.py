@@ -107,8 +107,11 @@ def _conditions_table(conditions) -> str:
     return _table(rows)
 
 
-def _findings_table(findings) -> str:
-    return _table([[_Raw(_status(f["status"])), f["rule"], f["section"], f["message"],
+def _findings_table(findings, profile) -> str:
+    def rule(name):
+        return _Raw(f"{_e(profile.title(name))}<br><span class='muted'>{_e(name)}</span>")
+
+    return _table([[_Raw(_status(f["status"])), rule(f["rule"]), f["section"], f["message"],
                     ", ".join(f["features"])] for f in findings],
                   header=("Status", "Rule", "Section", "Finding", "Features"))
 
@@ -132,7 +135,7 @@ def render_html(review: Review) -> str:
 <h2>Measurements</h2>{_measurement_tables(data["measurements"])}
 <p class="muted">Areas are planar in {_e(data['site']['area_crs'])}, in international acres.</p>
 <h2>Conditions</h2>{_conditions_table(data["conditions"])}
-<h2>Findings</h2>{_findings_table(data["findings"])}
+<h2>Findings</h2>{_findings_table(data["findings"], review.profile)}
 <h2>Not checked by this tool</h2>
 <ul>{unchecked or "<li>Nothing: every check decided.</li>"}</ul>
 </body></html>

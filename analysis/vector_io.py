@@ -43,10 +43,6 @@ class LayerData:
     crs: Optional[CRS]
     spatial: bool
 
-    @property
-    def fids(self) -> list[int]:
-        return [int(i) for i in self.frame.index]
-
 
 def list_layers(path: str | Path) -> list[str]:
     """Names of the layers in a vector data source; an unreadable file is an InputError."""

@@ -9,6 +9,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import traceback
 
 from qgis.core import (
     QgsProcessing,
@@ -230,6 +231,13 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             yield inputs
         except SwpppError as err:
             raise QgsProcessingException(self._for_person(str(err))) from None
+        except QgsProcessingException:
+            raise
+        except Exception as err:  # noqa: BLE001 - a bug: one line for the user, details in the log
+            feedback.pushDebugInfo(traceback.format_exc())
+            raise QgsProcessingException(self.tr(
+                "Internal error ({kind}: {error}); nothing was written. Please report it with "
+                "the log.").format(kind=type(err).__name__, error=err)) from None
         finally:
             if self._layers_dir:
                 shutil.rmtree(self._layers_dir, ignore_errors=True)
