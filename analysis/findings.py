@@ -4,12 +4,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["Finding", "STATUSES", "PASS", "FAIL", "WARN", "INFO", "NEEDS_REVIEW",
+__all__ = ["Finding", "STATUSES", "STATUS_COLOURS", "PASS", "FAIL", "WARN", "INFO", "NEEDS_REVIEW",
            "NOT_APPLICABLE", "MAP_RULES"]
 
 PASS, FAIL, WARN, INFO = "pass", "fail", "warn", "info"
 NEEDS_REVIEW, NOT_APPLICABLE = "needs_review", "not_applicable"
 STATUSES = (FAIL, WARN, NEEDS_REVIEW, PASS, INFO, NOT_APPLICABLE)
+# One palette for the report and the findings layer: fail red, warn amber, pass green.
+STATUS_COLOURS = {FAIL: "#c62828", WARN: "#ef8f00", NEEDS_REVIEW: "#6a1b9a", PASS: "#2e7d32",
+                  INFO: "#1565c0", NOT_APPLICABLE: "#757575"}
 
 # RULES.md's map checks: each yields at least one finding on every review.
 MAP_RULES = ("applicability", "site_map_scale", "phasing_five_acres", "condition_a",

@@ -9,7 +9,9 @@ from typing import Optional
 
 import geopandas as gpd
 import numpy as np
+import shapely
 
+from .layer_style import findings_qml, store_default_style
 from .report import render_html
 from .review import Review
 from .vector_io import write_geopackage
@@ -33,7 +35,15 @@ def findings_frame(review: Review) -> gpd.GeoDataFrame:
     frame["value"] = frame["value"].astype(float)
     frame["limit"] = frame["limit"].astype(float)
     geometries = np.array([f.geometry for f in review.findings], dtype=object)
+    # Polygons as MultiPolygons, so that a layer of polygonal findings has one geometry type.
+    single = shapely.get_type_id(geometries) == 3
+    geometries[single] = [shapely.multipolygons([g]) for g in geometries[single]]
     return frame.set_geometry(gpd.GeoSeries(geometries, crs=review.site.area_crs))
+
+
+def _write_findings(path, review: Review) -> None:
+    write_geopackage(path, {FINDINGS_LAYER: findings_frame(review)})
+    store_default_style(path, FINDINGS_LAYER, findings_qml(), "SWPPP findings by status")
 
 
 def write_outputs(review: Review, json_path: Optional[str | Path] = None,
@@ -42,7 +52,7 @@ def write_outputs(review: Review, json_path: Optional[str | Path] = None,
     """Write the requested outputs; each lands under its name only once all are written."""
     writers = {json_path: lambda p: Path(p).write_text(review_json(review) + "\n", encoding="utf-8"),
                html_path: lambda p: Path(p).write_text(render_html(review), encoding="utf-8"),
-               findings_path: lambda p: write_geopackage(p, {FINDINGS_LAYER: findings_frame(review)})}
+               findings_path: lambda p: _write_findings(p, review)}
     staged = []
     try:
         for target, write in writers.items():

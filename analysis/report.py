@@ -3,13 +3,10 @@ from __future__ import annotations
 
 from html import escape
 
-from .findings import STATUSES
+from .findings import STATUS_COLOURS, STATUSES
 from .review import Review
 
 __all__ = ["render_html"]
-
-_STATUS_COLOURS = {"fail": "#c62828", "warn": "#ef8f00", "needs_review": "#6a1b9a",
-                   "pass": "#2e7d32", "info": "#1565c0", "not_applicable": "#757575"}
 
 _CSS = """
 body{font-family:"DejaVu Sans",Arial,sans-serif;margin:2em;color:#212121;max-width:60em}
@@ -29,7 +26,7 @@ def _e(value) -> str:
 
 
 def _status(status: str) -> str:
-    colour = _STATUS_COLOURS.get(status, "#444")
+    colour = STATUS_COLOURS.get(status, "#444")
     label = _e(status.replace("_", " "))
     return f'<span class="status" style="background:{colour}">{label}</span>'
 

@@ -1,8 +1,10 @@
 """``swppp review``: the contract's options, exit statuses, outputs written all or none."""
 import importlib.util
 import json
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,10 @@ def test_demo_review_writes_json_report_and_findings(data_copy, tmp_path, capsys
     findings = read_layer(gpkg, "findings")
     assert len(findings.frame) == len(result["findings"])
     assert findings.crs.to_epsg() == 2260
+    with closing(sqlite3.connect(gpkg)) as con:
+        styles = con.execute("SELECT f_table_name, useAsDefault, styleQML FROM layer_styles").fetchall()
+    assert [(name, default) for name, default, _ in styles] == [("findings", 1)]
+    assert 'attr="status"' in styles[0][2]
     assert "<table>" in html.read_text(encoding="utf-8")
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from qgis.core import QgsProcessingException, QgsProcessingFeedback
 
+from analysis.findings import STATUS_COLOURS, STATUSES
+
 # Every test here runs against the staged plugin's registered provider.
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
@@ -53,6 +55,11 @@ def test_review_writes_every_output(demo, tmp_path, contract_problems, load_laye
     assert sorted(p.name for p in out.iterdir()) == sorted(Path(p).name for p in outputs.values())
     findings = load_layer(out / "findings.gpkg", "findings")
     assert findings.featureCount() == len(data["findings"])
+    # It opens styled from the GeoPackage's own layer_styles: a category per status.
+    renderer = findings.renderer()
+    assert renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "status"
+    colours = {c.value(): c.symbol().color().name() for c in renderer.categories()}
+    assert set(colours) == set(STATUSES) and colours["fail"] == STATUS_COLOURS["fail"]
     assert results["DISTURBED_ACRES"] == data["measurements"]["disturbed_acres"]
     statuses = [f["status"] for f in data["findings"]]
     for status in ("pass", "fail", "warn", "info", "needs_review", "not_applicable"):
