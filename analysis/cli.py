@@ -41,11 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="swppp: %(message)s")
-    from .errors import Cancelled, InputError
+    from .errors import Cancelled, InputError, OutputError
 
     try:
         return args.handler(args)
-    except InputError as err:
+    except (InputError, OutputError) as err:
         print(f"swppp: error: {err}", file=sys.stderr)
         return EXIT_INPUT
     except (Cancelled, KeyboardInterrupt):

@@ -1,6 +1,6 @@
 """The exceptions the analysis raises: one root, specific subclasses."""
 
-__all__ = ["SwpppError", "InputError", "Cancelled"]
+__all__ = ["SwpppError", "InputError", "OutputError", "Cancelled"]
 
 
 class SwpppError(Exception):
@@ -37,6 +37,10 @@ class InputError(SwpppError, ValueError):
         if self.fix:
             text += f". Fix: {self.fix}"
         return text
+
+
+class OutputError(SwpppError, OSError):
+    """An output could not be written; nothing was (the message names the file)."""
 
 
 class Cancelled(SwpppError):

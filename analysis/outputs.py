@@ -11,6 +11,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
+from .errors import OutputError
 from .layer_style import findings_qml, store_default_style
 from .report import render_html
 from .review import Review
@@ -54,6 +55,7 @@ def write_outputs(review: Review, json_path: Optional[str | Path] = None,
                html_path: lambda p: Path(p).write_text(render_html(review), encoding="utf-8"),
                findings_path: lambda p: _write_findings(p, review)}
     staged = []
+    target = None
     try:
         for target, write in writers.items():
             if target is None:
@@ -67,6 +69,9 @@ def write_outputs(review: Review, json_path: Optional[str | Path] = None,
             write(temp)
         for temp, target in staged:
             os.replace(temp, target)
+    except OSError as err:
+        raise OutputError(f"could not write {target} ({err.strerror or err}); nothing was written. "
+                          "Choose a file path in a folder you can write to") from None
     finally:
         for temp, _ in staged:
             temp.unlink(missing_ok=True)

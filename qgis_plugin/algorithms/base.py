@@ -271,6 +271,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             if staged_pdf:
                 os.replace(staged_pdf, paths[self.OUTPUT_PDF])
                 staged_pdf = None
+        except SwpppError:
+            raise  # the analysis's own message (OutputError names the file)
         except OSError as err:
             raise QgsProcessingException(
                 self.tr("Could not write the outputs (nothing was written): {}").format(err)

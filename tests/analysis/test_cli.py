@@ -111,3 +111,13 @@ def test_console_script_runs_as_a_user_runs_it(data_copy, tmp_path):
     assert ok.returncode == 0, ok.stderr
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.strip().splitlines()[-1].startswith("swppp: error:")
+
+
+def test_unwritable_output_exits_2_and_writes_none(data_copy, tmp_path, capsys):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a folder is needed\n")
+    report = tmp_path / "r.html"
+    status, _, err = run([data_copy("demo_site.gpkg"), "--report", report,
+                          "--json", blocker / "r.json"], capsys)
+    assert status == 2 and "could not write" in err and "Traceback" not in err
+    assert not report.exists()
