@@ -7,8 +7,6 @@ from pathlib import Path
 import pytest
 from qgis.core import QgsProcessingException, QgsProcessingFeedback
 
-from analysis.findings import STATUS_COLOURS, STATUSES
-
 # Every test here runs against the staged plugin's registered provider.
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
@@ -40,6 +38,8 @@ def demo(data_copy):
 
 
 def test_review_writes_every_output(demo, tmp_path, contract_problems, load_layer):
+    from analysis.findings import STATUS_COLOURS, STATUSES  # the staged plugin's copy
+
     out = tmp_path / "out"
     outputs = output_paths(out)
     results = run_review({**demo, **outputs})
