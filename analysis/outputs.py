@@ -17,7 +17,7 @@ from .report import render_html
 from .review import Review
 from .vector_io import write_geopackage
 
-__all__ = ["write_outputs", "review_json", "findings_frame"]
+__all__ = ["write_outputs", "review_json", "findings_frame", "publish"]
 
 FINDINGS_LAYER = "findings"
 
@@ -47,6 +47,14 @@ def _write_findings(path, review: Review) -> None:
     store_default_style(path, FINDINGS_LAYER, findings_qml(), "SWPPP findings by status")
 
 
+def publish(temp: str | Path, target: str | Path) -> None:
+    """Move a finished temporary file to ``target``, with the permissions a new file gets."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temp, 0o666 & ~umask)  # mkstemp made it private
+    os.replace(temp, target)
+
+
 def write_outputs(review: Review, json_path: Optional[str | Path] = None,
                   html_path: Optional[str | Path] = None,
                   findings_path: Optional[str | Path] = None) -> list[Path]:
@@ -68,7 +76,7 @@ def write_outputs(review: Review, json_path: Optional[str | Path] = None,
             staged.append((Path(temp), target))
             write(temp)
         for temp, target in staged:
-            os.replace(temp, target)
+            publish(temp, target)
     except OSError as err:
         raise OutputError(f"could not write {target} ({err.strerror or err}); nothing was written. "
                           "Choose a file path in a folder you can write to") from None

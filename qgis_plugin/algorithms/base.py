@@ -253,7 +253,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
 
     def write_results(self, review, parameters, context, progress):
         """Write the requested outputs (all or none) and return the algorithm's results."""
-        from analysis.outputs import write_outputs
+        from analysis.outputs import publish, write_outputs
 
         paths = {name: self.parameterAsFileOutput(parameters, name, context)
                  for name in (self.OUTPUT_JSON, self.OUTPUT_HTML, self.OUTPUT_PDF)}
@@ -269,7 +269,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                           html_path=paths[self.OUTPUT_HTML] or None,
                           findings_path=paths[self.OUTPUT_FINDINGS] or None)
             if staged_pdf:
-                os.replace(staged_pdf, paths[self.OUTPUT_PDF])
+                publish(staged_pdf, paths[self.OUTPUT_PDF])
                 staged_pdf = None
         except SwpppError:
             raise  # the analysis's own message (OutputError names the file)

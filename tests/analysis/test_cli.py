@@ -1,6 +1,7 @@
 """``swppp review``: the contract's options, exit statuses, outputs written all or none."""
 import importlib.util
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -121,3 +122,11 @@ def test_unwritable_output_exits_2_and_writes_none(data_copy, tmp_path, capsys):
                           "--json", blocker / "r.json"], capsys)
     assert status == 2 and "could not write" in err and "Traceback" not in err
     assert not report.exists()
+
+
+def test_outputs_get_ordinary_file_permissions(data_copy, tmp_path, capsys):
+    result = tmp_path / "r.json"
+    run([data_copy("demo_site.gpkg"), "--json", result, "--quiet"], capsys)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert result.stat().st_mode & 0o777 == 0o666 & ~umask
