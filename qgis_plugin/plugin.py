@@ -29,7 +29,8 @@ def startup_problem():
         return conflict
     from analysis.dependencies import missing
 
-    needed = missing()
+    # QGIS links GEOS itself: shapely must not be built for a newer GEOS than this QGIS's.
+    needed = missing(host_geos=(Qgis.geosVersionMajor(), Qgis.geosVersionMinor()))
     if not needed:
         return None
     return (tr("SWPPP Review needs {needed}. Install it in the Python environment QGIS runs "

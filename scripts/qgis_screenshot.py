@@ -1,8 +1,8 @@
 """Start-up code for QGIS that shows what a reviewer sees, then saves a screenshot.
 
-Run by scripts/qgis_screenshot.sh inside Xvfb: loads the demo site plan and a review's
-findings, starts the plugin from the staged build, opens the swppp:review dialog, waits for
-the window to draw, saves the screenshot and quits.
+Run by scripts/qgis_screenshot.sh inside Xvfb: loads the demo site plan, starts the plugin
+from the staged build, opens the swppp:review dialog and presses Run, as a reviewer would; the
+findings layer loads styled; then it saves the screenshot and quits.
 """
 import os
 
@@ -14,15 +14,12 @@ from qgis.utils import iface, loadPlugin, startPlugin
 SITE = os.environ["SWPPP_SITE"]
 FINDINGS = os.environ["SWPPP_FINDINGS"]
 OUT = os.environ["SWPPP_SCREENSHOT"]
+DIALOG = []
 
 for name in ("site_boundary", "disturbance", "smp", "easement", "public_row"):
     layer = QgsVectorLayer(f"{SITE}|layername={name}", name, "ogr")
     assert layer.isValid(), name
     QgsProject.instance().addMapLayer(layer)
-findings = QgsVectorLayer(f"{FINDINGS}|layername=findings", "findings", "ogr")
-assert findings.isValid()
-QgsProject.instance().addMapLayer(findings)
-
 loadPlugin("swppp_review")
 startPlugin("swppp_review")
 
@@ -36,9 +33,17 @@ def zoom():
 def open_dialog():
     import processing
 
-    dialog = processing.createAlgorithmDialog("swppp:review", {"SITE": SITE})
+    dialog = processing.createAlgorithmDialog("swppp:review", {
+        "SITE": SITE, "OUTPUT_FINDINGS": FINDINGS, "OUTPUT_HTML": FINDINGS[:-5] + ".html"})
     dialog.show()
-    dialog.move(60, 60)
+    dialog.move(40, 420)
+    DIALOG.append(dialog)
+    dialog.runAlgorithm()
+
+
+def close_dialog():
+    DIALOG[0].close()  # the run is over; show the map and the layers it loaded
+    zoom()
 
 
 def shoot():
@@ -50,4 +55,5 @@ def shoot():
 iface.mainWindow().setGeometry(0, 0, 1600, 1000)  # no window manager under Xvfb
 QTimer.singleShot(2000, zoom)
 QTimer.singleShot(4000, open_dialog)
-QTimer.singleShot(9000, shoot)
+QTimer.singleShot(10000, close_dialog)
+QTimer.singleShot(12000, shoot)

@@ -8,9 +8,9 @@ export QT_QPA_PLATFORM=offscreen
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"  # Qt wants one; a headless root shell has none
 bash scripts/package.sh >/dev/null
 echo "== analysis tests on QGIS's Python (Debian geopandas 0.12 + fiona) =="
-.venv/qgis/bin/python -m pytest -p no:cacheprovider tests/analysis "$@"
+.venv/qgis/bin/python -m pytest -p no:cacheprovider --doctest-modules tests/analysis analysis "$@"
 echo "== plugin tests in real QGIS 3.22 (pytest-qgis, headless; qgis_process) =="
 .venv/qgis/bin/python -m pytest -p no:cacheprovider tests/qgis_plugin "$@"
 echo "== analysis tests on current PyPI releases (geopandas 1.x + pyogrio) =="
 .venv/plain/bin/python -m pytest -p no:cacheprovider -W ignore::pytest.PytestConfigWarning \
-  tests/analysis "$@"
+  --doctest-modules tests/analysis analysis "$@"

@@ -16,6 +16,7 @@ from qgis.core import (
     QgsProcessingAlgorithm,
     QgsProcessingException,
     QgsProcessingFeedback,
+    QgsProcessingLayerPostProcessorInterface,
     QgsProcessingOutputNumber,
     QgsProcessingParameterFile,
     QgsProcessingParameterFileDestination,
@@ -282,12 +283,36 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 os.remove(staged_pdf)
         findings_path = paths[self.OUTPUT_FINDINGS]
         if findings_path and context.willLoadLayerOnCompletion(findings_path):
-            context.layerToLoadOnCompletionDetails(findings_path).name = self.tr("SWPPP findings")
+            details = context.layerToLoadOnCompletionDetails(findings_path)
+            details.name = self.tr("SWPPP findings")
+            details.setPostProcessor(FindingsLayerStyler.instance())
         results = {name: path for name, path in paths.items() if path}
         results[self.EXIT_STATUS] = review.exit_status
         counts = review.counts()
         results.update({count_output(status): counts.get(status, 0) for status in STATUSES})
         return results
+
+
+class FindingsLayerStyler(QgsProcessingLayerPostProcessorInterface):
+    """Gives the loaded findings layer its name and the style stored in its GeoPackage.
+
+    Processing loads output layers without their default style; this applies it.
+    """
+
+    _instance = None  # Processing keeps a bare pointer: the Python object must outlive the run
+
+    @classmethod
+    def instance(cls):
+        if cls._instance is None:
+            cls._instance = cls()
+        return cls._instance
+
+    def postProcessLayer(self, layer, context, feedback):  # noqa: N802 - QGIS's name
+        _message, loaded = layer.loadDefaultStyle()
+        if not loaded:
+            feedback.pushInfo(f"The findings layer {layer.source()} has no stored style.")
+        layer.setName(QCoreApplication.translate("SwpppAlgorithm", "SWPPP findings"))
+        layer.triggerRepaint()
 
 
 def stage_pdf_report(review, target):

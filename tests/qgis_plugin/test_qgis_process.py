@@ -29,9 +29,9 @@ def qgis_process(staged_plugin, tmp_path_factory):
            "PROJ_DATA": "/usr/share/proj", "QT_QPA_PLATFORM": "offscreen"}
     env.pop("QGIS_CUSTOM_CONFIG_PATH", None)  # pytest-qgis's, not for the child
 
-    def run(*args):
-        completed = subprocess.run([str(QGIS_PROCESS), *args], env=env, check=False, capture_output=True,
-                                   text=True, timeout=600)
+    def run(*args, **more_env):
+        completed = subprocess.run([str(QGIS_PROCESS), *args], env={**env, **more_env},
+                                   check=False, capture_output=True, text=True, timeout=600)
         assert completed.returncode not in CRASHES, (
             f"qgis_process crashed ({CRASHES.get(completed.returncode)}):\n{completed.stderr}")
         return completed
@@ -66,3 +66,21 @@ def test_bad_input_exits_non_zero_naming_the_layer(qgis_process, data_copy, tmp_
     assert "'disturbance'" in completed.stdout + completed.stderr
     assert "Traceback" not in completed.stdout + completed.stderr
     assert not result.exists()
+
+
+def test_shapely_uses_one_geos_inside_qgis(qgis_process, data_copy, tmp_path):
+    """qgis_process links QGIS's GEOS: every GEOS call of shapely must bind to that one library.
+
+    With a shapely built for a newer GEOS (2.1+ on Debian 12) the linker sends the functions
+    QGIS's GEOS lacks to the wheel's own GEOS, and one review mixes two libraries.
+    """
+    completed = qgis_process("run", "swppp:review", "--", f"SITE={data_copy('demo_site.gpkg')}",
+                             f"OUTPUT_FINDINGS={tmp_path / 'f.gpkg'}",
+                             LD_DEBUG="bindings", LD_DEBUG_OUTPUT=str(tmp_path / "ld"))
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    targets = set()
+    for log in tmp_path.glob("ld.*"):
+        for line in log.read_text(errors="replace").splitlines():
+            if "/shapely/lib." in line and "normal symbol `GEOS" in line:
+                targets.add(line.split(" to ", 1)[1].split(" [", 1)[0])
+    assert len(targets) == 1, f"shapely's GEOS calls bind to several libraries: {sorted(targets)}"

@@ -157,3 +157,19 @@ def test_an_unwritable_output_writes_none_of_them(demo, tmp_path):
     with pytest.raises(QgsProcessingException, match="nothing was written"):
         run_review({**demo, **outputs})
     assert list(out.iterdir()) == []
+
+
+def test_findings_load_into_the_project_named_and_styled(demo, tmp_path):
+    """As the dialog runs it: the findings layer is added with its stored style applied."""
+    import processing
+    from qgis.core import QgsProject
+
+    findings = str(tmp_path / "findings.gpkg")
+    processing.runAndLoadResults("swppp:review", {**demo, "OUTPUT_FINDINGS": findings})
+    loaded = QgsProject.instance().mapLayersByName("SWPPP findings")
+    try:
+        assert len(loaded) == 1 and loaded[0].isValid()
+        assert loaded[0].renderer().type() == "categorizedSymbol"
+        assert loaded[0].renderer().classAttribute() == "status"
+    finally:
+        QgsProject.instance().removeAllMapLayers()
