@@ -14,7 +14,7 @@ from pyproj import CRS
 
 from .errors import InputError
 from .profile import RulesProfile
-from .vector_io import LayerData, list_layers, read_layer
+from .vector_io import list_layers, read_layer
 
 __all__ = ["LayerSpec", "SITE_PLAN_LAYERS", "LAND_USES", "SitePlan", "Repair", "load_site_plan",
            "crs_label"]
@@ -126,7 +126,7 @@ def load_site_plan(path: str | Path, profile: RulesProfile) -> SitePlan:
                 project = _validate_project(path, actual, frame)
             layers[spec.name] = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
             continue
-        frame = _validate_spatial(path, actual, spec, data)
+        frame = _validate_spatial(path, actual, spec, frame, data.crs)
         input_crss.append(crs_label(data.crs))
         frame = frame.to_crs(area_crs)
         frame, layer_repairs = _repair(spec, frame)
@@ -187,13 +187,12 @@ def _validate_project(path, layer, frame) -> dict:
     return row
 
 
-def _validate_spatial(path, layer, spec, data: LayerData) -> gpd.GeoDataFrame:
-    if data.crs is None:
+def _validate_spatial(path, layer, spec, frame, crs) -> gpd.GeoDataFrame:
+    if crs is None:
         raise InputError("the layer has no coordinate reference system (or an undefined one)",
                          path=path, layer=layer,
                          fix="assign the layer's true CRS in QGIS (Layer Properties > Source) "
                              "and save it again")
-    frame = data.frame
     if not isinstance(frame, gpd.GeoDataFrame):
         raise InputError("the layer has no geometry", path=path, layer=layer,
                          fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")

@@ -69,9 +69,7 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
             frame, crs_wkt = _read_pyogrio(path, layer, bbox)
         else:
             frame, crs_wkt = _read_fiona(path, layer, bbox)
-    except InputError:
-        raise
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
         raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
                          layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
     spatial = isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns

@@ -81,3 +81,19 @@ def test_feature_without_geometry_is_named(make_site):
     path = make_site([square(2.0), None])
     with pytest.raises(InputError, match=r"layer 'disturbance', feature 2.*no geometry"):
         load_site_plan(path, PROFILE)
+
+
+def test_field_names_match_whatever_their_case(make_site, tmp_path):
+    import geopandas as gpd
+
+    from analysis.vector_io import read_layer, write_geopackage
+    from tests.analysis.conftest import square
+
+    path = make_site([square(2.0), square(1.0, x=583_300)], phases=["1", "2"])
+    layers = {name: read_layer(path, name).frame for name in ("project", "site_boundary", "disturbance")}
+    layers["disturbance"] = gpd.GeoDataFrame(
+        layers["disturbance"].rename(columns={"phase": "PHASE", "start_date": "Start_Date"}))
+    shouted = tmp_path / "shouted.gpkg"
+    write_geopackage(shouted, layers)
+    site = load_site_plan(shouted, PROFILE)
+    assert {"phase", "start_date"} <= set(site.layers["disturbance"].columns)
