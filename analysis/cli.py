@@ -9,6 +9,7 @@ import traceback
 from typing import Optional, Sequence
 
 from . import __version__
+from .profile import DEFAULT_PROFILE
 
 __all__ = ["main"]
 
@@ -27,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("site", metavar="SITE", help="site plan GeoPackage (CONTRACT.md layers)")
     review.add_argument("--reference", metavar="REF", help="reference layers GeoPackage")
     review.add_argument("--profile", metavar="NAME_OR_PATH", default=None,
-                        help="rules profile name or .toml path (default: kiryas_joel)")
+                        help=f"rules profile name or .toml path (default: {DEFAULT_PROFILE})")
     review.add_argument("--sheet", metavar="PATH", action="append", default=[],
                         help="a georeferenced plan sheet (repeatable)")
     review.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")

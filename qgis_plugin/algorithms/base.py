@@ -32,14 +32,14 @@ from qgis.PyQt.QtGui import QIcon
 
 from analysis.errors import SwpppError
 from analysis.findings import STATUSES
+from analysis.profile import DEFAULT_PROFILE
 from analysis.progress import Progress
 
+from .. import PLUGIN_DIR
 from ..report_pdf import write_pdf
 
 __all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon"]
 
-PLUGIN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_PROFILE = "kiryas_joel"
 GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
 
 
