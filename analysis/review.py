@@ -8,15 +8,17 @@ from typing import Optional, Sequence
 
 from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
-from .conditions import Condition, check_condition_b, check_condition_c
+from .condition_a import check_condition_a, normalise_name, receiving_waters
+from .conditions import check_condition_b, check_condition_c
 from .errors import InputError
 from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
 from .phasing import phase_summary
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
+from .reference import Reference, open_reference, site_bounds
 from .site_boundary import check_disturbance_outside_site
 from .siteplan import SitePlan, crs_label, load_site_plan
-from .vector_io import list_layers
+from .wetlands import check_wetlands
 
 __all__ = ["Review", "review_site", "review_paths", "NOT_IMPLEMENTED"]
 
@@ -24,10 +26,8 @@ __all__ = ["Review", "review_site", "review_paths", "NOT_IMPLEMENTED"]
 NOT_IMPLEMENTED = {
     "site_map_scale": "measure each sheet's scale by hand (1 inch = 100 feet or larger)",
     "phasing_five_acres": "check the phasing plan's disturbed acres at any one time by hand",
-    "condition_a": "check the receiving waters against the 303(d) list and TMDL watersheds by hand",
     "postconstruction_controls": "check that the plan shows postconstruction SMPs and easements",
     "easement_coverage": "check that maintenance easements cover every SMP",
-    "wetlands": "check disturbance against wetlands and their adjacent areas by hand",
 }
 
 
@@ -85,19 +85,24 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
     progress.step(0.0, f"reading site plan {Path(site).name}")
     plan = load_site_plan(site, rules)
-    reference_info = None
+    opened = None
     if reference is not None:
-        progress.step(0.3, f"opening reference layers {Path(reference).name}")
-        reference_info = {"path": Path(reference).name, "layers": sorted(list_layers(reference))}
+        progress.step(0.3, "opening reference layers")
+        opened = open_reference(reference)
     for sheet in sheets:
         if not Path(sheet).is_file():
             raise InputError("the plan sheet does not exist", path=sheet, fix="check the path")
-    return review_site(plan, rules, reference=reference_info, sheets=sheets, progress=progress)
+    return review_site(plan, rules, reference=opened, sheets=sheets, progress=progress)
 
 
-def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict] = None,
+def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                 sheets: Sequence = (), progress: Optional[Progress] = None) -> Review:
-    """Run every check on a loaded site plan."""
+    """Run every check on a loaded site plan.
+
+    ``reference`` is a :class:`~analysis.reference.Reference` (or its source: a GeoPackage
+    path), read once around the site for Condition A and wetlands; None leaves those two
+    ``needs_review``.
+    """
     progress = progress or SILENT
     progress.step(0.4, "measuring disturbed area")
     disturbed = disturbed_area(site)
@@ -112,7 +117,11 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     outside, outside_sq_ft = check_disturbance_outside_site(site, disturbed, profile)
     findings.append(outside)
     findings += [_repair_finding(r, profile) for r in site.repairs]
-    a = Condition(False, ["not evaluated: Condition A is not implemented yet"], decided=False)
+    progress.step(0.75, "reading reference layers around the site")
+    reference = open_reference(reference) if reference is not None else None
+    a_findings, a, wetland_findings, wetland_measurements = _reference_checks(
+        site, disturbed, profile, reference)
+    findings += a_findings + wetland_findings
     unchecked = {"site_map_scale": [f"sheet:{Path(p).name}" for p in sheets]}
     findings += [Finding(rule, NEEDS_REVIEW, profile.section(rule),
                          f"not implemented yet in this version: {todo}",
@@ -123,12 +132,39 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
         "disturbed_acres": disturbed.acres,
         "disturbed_outside_site_sq_ft": outside_sq_ft,
         "phases": phase_summary(site),
+        **wetland_measurements,
     }
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
     findings.sort(key=lambda f: order.get(f.rule, len(order)))
     return Review(profile=profile, site=site, measurements=measurements,
                   conditions={"A": a, "B": b, "C": c}, swppp_required=required,
-                  findings=findings, reference=reference)
+                  findings=findings,
+                  reference=reference.describe() if reference is not None else None)
+
+
+def _reference_checks(site: SitePlan, disturbed, profile: RulesProfile,
+                      reference: Optional[Reference]):
+    """Condition A and wetlands, from the reference layers read once around the site."""
+    if reference is None:
+        a_findings, a = check_condition_a(site, disturbed, profile, None, None, None, None)
+        wetland_findings, measurements = check_wetlands(site, disturbed, profile, None)
+        return a_findings, a, wetland_findings, measurements
+    bounds = site_bounds(site, profile)
+    crs = site.area_crs
+    wetlands = reference.read("wetlands", bounds, crs, needed_for="the wetlands check")
+    needed = "Condition A (SWPPP C(1))"
+    sheds = reference.read("tmdl_watersheds", bounds, crs, needed_for=needed)
+    receiving = receiving_waters(site, disturbed, None, profile)
+    if receiving.route == "none":  # no discharge point names its water: the catchments do
+        catchments = reference.read("catchments", bounds, crs, needed_for=needed)
+        receiving = receiving_waters(site, disturbed, catchments, profile)
+    by_id = reference.lookup("impaired_waters", "waterbody_id", receiving.ids,
+                             normalise=lambda v: v.strip().upper(), needed_for=needed)
+    by_name = reference.lookup("impaired_waters", "name", receiving.names,
+                               normalise=normalise_name, needed_for=needed)
+    a_findings, a = check_condition_a(site, disturbed, profile, receiving, by_id, by_name, sheds)
+    wetland_findings, measurements = check_wetlands(site, disturbed, profile, wetlands)
+    return a_findings, a, wetland_findings, measurements
 
 
 def _repair_finding(repair, profile: RulesProfile) -> Finding:

@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover
 
     ENGINE = "fiona"
 
-__all__ = ["LayerData", "list_layers", "read_layer", "write_geopackage", "ENGINE"]
+__all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), which are no CRS at all.
 _UNDEFINED_CRS_NAMES = ("undefined geographic srs", "undefined cartesian srs")
@@ -58,17 +58,19 @@ def list_layers(path: str | Path) -> list[str]:
                          fix="give a GeoPackage (.gpkg) or another OGR vector file") from None
 
 
-def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = None) -> LayerData:
+def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = None,
+               read_geometry: bool = True) -> LayerData:
     """Read one layer, indexed by feature id, with its CRS (None where it is undefined).
 
     ``bbox`` (minx, miny, maxx, maxy in the layer's CRS) reads only what lies in that box,
-    through the data source's spatial index.
+    through the data source's spatial index (a GeoPackage's R-tree). ``read_geometry=False``
+    reads the attributes alone, as a plain DataFrame.
     """
     try:
         if ENGINE == "pyogrio":
-            frame, crs_wkt = _read_pyogrio(path, layer, bbox)
+            frame, crs_wkt = _read_pyogrio(path, layer, bbox, read_geometry)
         else:
-            frame, crs_wkt = _read_fiona(path, layer, bbox)
+            frame, crs_wkt = _read_fiona(path, layer, bbox, read_geometry)
     except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
         raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
                          layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
@@ -79,9 +81,23 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
     return LayerData(name=layer, frame=frame, crs=crs, spatial=spatial)
 
 
-def _read_pyogrio(path, layer, bbox):
+def layer_crs(path: str | Path, layer: str) -> Optional[CRS]:
+    """A spatial layer's CRS without reading its features (None where it has none)."""
+    try:
+        if ENGINE == "pyogrio":
+            crs_wkt = pyogrio.read_info(str(path), layer=layer).get("crs")
+        else:
+            with _gdal_log_muted(), fiona.open(str(path), layer=layer) as src:
+                crs_wkt = src.crs_wkt or None
+    except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
+                         layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
+    return _defined_crs(path, layer, crs_wkt)
+
+
+def _read_pyogrio(path, layer, bbox, read_geometry=True):
     info = pyogrio.read_info(str(path), layer=layer)
-    has_geometry = info.get("geometry_type") is not None
+    has_geometry = info.get("geometry_type") is not None and read_geometry
     frame = pyogrio.read_dataframe(str(path), layer=layer, bbox=tuple(bbox) if bbox else None,
                                    fid_as_index=True, read_geometry=has_geometry)
     if not has_geometry:
@@ -101,9 +117,10 @@ def _gdal_log_muted():
         logger.disabled = previous
 
 
-def _read_fiona(path, layer, bbox):
-    with _gdal_log_muted(), fiona.open(str(path), layer=layer) as src:
-        has_geometry = src.schema.get("geometry") not in (None, "None")
+def _read_fiona(path, layer, bbox, read_geometry=True):
+    with _gdal_log_muted(), fiona.open(str(path), layer=layer,
+                                       ignore_geometry=not read_geometry) as src:
+        has_geometry = src.schema.get("geometry") not in (None, "None") and read_geometry
         features = list(src.filter(bbox=tuple(bbox)) if bbox else src)
         columns = list(src.schema["properties"])
         crs_wkt = (src.crs_wkt or None) if has_geometry else None  # fiona fails on a table's CRS

@@ -1,0 +1,310 @@
+"""Reference layers (wetlands, impaired waters, TMDL watersheds, catchments) read around a site.
+
+A review never reads a statewide layer whole: :meth:`Reference.read` asks the source for the
+features in a box around the site only (a GeoPackage answers through its R-tree), then
+reprojects those to the area CRS and repairs the invalid ones among them. The contract of the
+layers (CONTRACT.md, "Reference layers") is checked on what is read; a missing layer or field
+is an :class:`~analysis.errors.InputError` naming the file, the layer and the field.
+
+Sources are told apart by their kind: a GeoPackage path here; a PostgreSQL connection
+(``postgresql://...``, ``service=...``) is handed to ``analysis.postgis``, whose reference
+class subclasses :class:`Reference` and implements its four hooks.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Callable, Iterable, Optional, Sequence
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+from pyproj import CRS, Transformer
+
+from .errors import InputError
+from .siteplan import (_FAMILIES, LayerSpec, _match_layer_names, _normalise_fields, _polygonal,
+                       feature_labels)
+from .vector_io import layer_crs, list_layers, read_layer
+
+__all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "open_reference",
+           "is_postgis_source", "bounds_in_crs", "site_bounds"]
+
+log = logging.getLogger(__name__)
+
+REFERENCE_LAYERS = (
+    LayerSpec("wetlands", ("polygon",), ("wetland_id", "source", "wetland_class", "regulated",
+                                         "adjacent_area_ft"), id_field="wetland_id"),
+    LayerSpec("impaired_waters", ("line", "polygon"), ("waterbody_id", "name", "pollutants",
+                                                       "listing_cycle", "category"),
+              id_field="waterbody_id"),
+    LayerSpec("tmdl_watersheds", ("polygon",), ("watershed_id", "name", "pollutants", "tmdl_id",
+                                                "stormwater_source"), id_field="watershed_id"),
+    LayerSpec("catchments", ("polygon",), ("catchment_id", "name", "drains_to"),
+              id_field="catchment_id"),
+    LayerSpec("layer_versions", None, ("layer", "version", "source", "source_date", "imported_at",
+                                       "feature_count", "sha256")),
+)
+SPECS = {spec.name: spec for spec in REFERENCE_LAYERS}
+# Numeric fields of the contract: read as numbers whatever type the source stored them in.
+_NUMERIC = {"regulated", "adjacent_area_ft", "stormwater_source"}
+_POSTGIS_PREFIXES = ("postgresql://", "postgres://", "service=", "pg:")
+_DENSIFY_POINTS = 21  # points per edge when a box is transformed into another CRS
+_BOX_PAD = 1e-3  # relative margin: the box stays covering between the densified points
+
+
+def is_postgis_source(source) -> bool:
+    """Whether ``source`` names a PostgreSQL connection rather than a file."""
+    text = str(source).strip()
+    return text.lower().startswith(_POSTGIS_PREFIXES) or "dbname=" in text
+
+
+def open_reference(source) -> "Reference":
+    """The reference layers at ``source``: a GeoPackage path or a PostgreSQL connection.
+
+    >>> open_reference("/nowhere/ref.gpkg")
+    Traceback (most recent call last):
+    ...
+    analysis.errors.InputError: file /nowhere/ref.gpkg: the file does not exist. Fix: check the path
+    """
+    if isinstance(source, Reference):
+        return source
+    if is_postgis_source(source):
+        try:
+            from . import postgis
+        except ImportError:
+            raise InputError("reference layers in PostGIS are not supported by this version",
+                             path=source, fix="give a reference GeoPackage") from None
+        return postgis.open_reference(str(source))
+    return GeoPackageReference(source)
+
+
+def bounds_in_crs(bounds: Sequence[float], from_crs, to_crs) -> tuple[float, float, float, float]:
+    """A box that covers ``bounds`` (in ``from_crs``) once transformed into ``to_crs``.
+
+    The edges are densified before transforming, so a box that curves in the other CRS is
+    still covered, and a small margin is added.
+    """
+    from_crs, to_crs = CRS.from_user_input(from_crs), CRS.from_user_input(to_crs)
+    if from_crs.equals(to_crs, ignore_axis_order=True):
+        return tuple(map(float, bounds))
+    transformer = Transformer.from_crs(from_crs, to_crs, always_xy=True)
+    minx, miny, maxx, maxy = transformer.transform_bounds(*bounds, densify_pts=_DENSIFY_POINTS)
+    pad = _BOX_PAD * max(maxx - minx, maxy - miny)
+    return minx - pad, miny - pad, maxx + pad, maxy + pad
+
+
+class Reference:
+    """Reference layers from one source, read only around a site.
+
+    A backend implements the hooks :meth:`_layer_names`, :meth:`_layer_crs`, :meth:`_fetch`
+    (features whose envelope meets a box in the layer's own CRS, through the source's spatial
+    index) and :meth:`_attributes` (a layer's attribute table, for look-ups by value); this
+    class validates the contract, reprojects, repairs and records what was read.
+    """
+
+    kind = "reference"
+
+    def __init__(self, label: str):
+        self.label = label
+        self.features_read: dict[str, int] = {}
+        self.repaired: list[str] = []
+        self._actual = _match_layer_names(label, self._layer_names())
+
+    # Hooks for a backend ---------------------------------------------------------------
+    def _layer_names(self) -> list[str]:
+        raise NotImplementedError
+
+    def _layer_crs(self, actual: str) -> Optional[CRS]:
+        raise NotImplementedError
+
+    def _fetch(self, actual: str, bbox: tuple[float, float, float, float]) -> pd.DataFrame:
+        raise NotImplementedError
+
+    def _attributes(self, actual: str) -> pd.DataFrame:
+        raise NotImplementedError
+
+    # What the checks use ----------------------------------------------------------------
+    @property
+    def layers(self) -> list[str]:
+        """The source's layer names, as they are spelt there."""
+        return sorted(self._actual.values())
+
+    def has(self, layer: str) -> bool:
+        return layer in self._actual
+
+    def require(self, layer: str, needed_for: str) -> str:
+        """The source's name of contract layer ``layer``; an error naming it where it is missing."""
+        actual = self._actual.get(layer)
+        if actual is None:
+            raise InputError(f"the reference layer '{layer}' is missing, and {needed_for} needs "
+                             f"it (layers found: {', '.join(self.layers) or 'none'})",
+                             path=self.label, layer=layer,
+                             fix=f"add a layer named '{layer}' as CONTRACT.md describes "
+                                 "('swppp reference import' makes one)")
+        return actual
+
+    def read(self, layer: str, bounds: Sequence[float], area_crs,
+             needed_for: str = "the review") -> gpd.GeoDataFrame:
+        """The features of ``layer`` that intersect ``bounds``, in ``area_crs``.
+
+        ``bounds`` is (minx, miny, maxx, maxy) in ``area_crs``. Only features whose envelope
+        meets the box are read from the source; the invalid ones among them are repaired
+        (make_valid, keeping the layer's geometry family).
+        """
+        spec = SPECS[layer]
+        actual = self.require(layer, needed_for)
+        crs = self._layer_crs(actual)
+        if crs is None:
+            raise InputError("the layer has no coordinate reference system (or an undefined one)",
+                             path=self.label, layer=actual,
+                             fix="assign the layer's true CRS in QGIS and save it again")
+        area_crs = CRS.from_user_input(area_crs)
+        frame = self._fetch(actual, bounds_in_crs(bounds, area_crs, crs))
+        frame = self._contract_frame(actual, spec, frame)
+        if not isinstance(frame, gpd.GeoDataFrame):
+            raise InputError("the layer has no geometry", path=self.label, layer=actual,
+                             fix=f"'{layer}' must hold {' or '.join(spec.geometry)} features")
+        frame = frame.set_crs(crs, allow_override=True)
+        geometries = np.asarray(frame.geometry.values, dtype=object)
+        frame = frame[~(shapely.is_missing(geometries) | shapely.is_empty(geometries))]
+        self._check_families(actual, spec, frame)
+        frame = self._repair(spec, frame.to_crs(area_crs))
+        inside = shapely.intersects(np.asarray(frame.geometry.values, dtype=object),
+                                    shapely.box(*bounds))
+        frame = frame[inside]
+        self.features_read[layer] = self.features_read.get(layer, 0) + len(frame)
+        return frame
+
+    def lookup(self, layer: str, field: str, values: Iterable[str],
+               normalise: Callable[[str], str] = str, needed_for: str = "the review") -> pd.DataFrame:
+        """Attribute rows of ``layer`` whose ``field``, normalised, is one of ``values`` normalised.
+
+        For finding a water by its id or name wherever it lies (no geometry is read).
+        """
+        spec = SPECS[layer]
+        actual = self.require(layer, needed_for)
+        wanted = {normalise(str(v)) for v in values}
+        frame = self._contract_frame(actual, spec, self._attributes(actual))
+        frame = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
+        if not wanted or frame.empty:
+            return frame.iloc[0:0]
+        keys = frame[field].map(lambda v: normalise(str(v)) if _present(v) else None)
+        found = frame[keys.isin(wanted)]
+        self.features_read[layer] = self.features_read.get(layer, 0) + len(found)
+        return found
+
+    def versions(self) -> dict[str, dict]:
+        """Per contract layer, the latest ``layer_versions`` row (empty where there is no table)."""
+        if not self.has("layer_versions"):
+            return {}
+        rows = self._contract_frame(self._actual["layer_versions"], SPECS["layer_versions"],
+                                    self._attributes(self._actual["layer_versions"]))
+        out = {}
+        for layer, group in pd.DataFrame(rows).groupby(rows["layer"].astype(str).str.lower()):
+            latest = group.loc[pd.to_numeric(group["version"], errors="coerce").idxmax()] \
+                if group["version"].notna().any() else group.iloc[-1]
+            out[layer] = {k: _plain(latest[k]) for k in ("version", "source", "source_date",
+                                                         "imported_at", "feature_count")}
+        return out
+
+    def describe(self) -> dict:
+        """What the review's JSON records under ``reference``: source, layers, versions read."""
+        versions = self.versions()
+        return {"path": self.label, "kind": self.kind, "layers": self.layers,
+                "read": {layer: {"features": count, **({"version": versions[layer]["version"],
+                                                        "source_date": versions[layer]["source_date"]}
+                                                       if layer in versions else {})}
+                         for layer, count in sorted(self.features_read.items())},
+                "repaired": list(self.repaired)}
+
+    # Validation of what is read -------------------------------------------------------------
+    def _contract_frame(self, actual, spec, frame):
+        frame = _normalise_fields(self.label, actual, spec, frame)
+        for name in _NUMERIC & set(spec.fields):
+            numbers = pd.to_numeric(frame[name], errors="coerce")
+            bad = numbers.isna() & frame[name].map(_present)
+            if bad.any():
+                fid = frame.index[np.flatnonzero(bad.to_numpy())[0]]
+                raise InputError(f"{name} is {frame.loc[fid, name]!r}, not a number",
+                                 path=self.label, layer=actual, feature=fid, field=name,
+                                 fix="enter a number (0/1 for a flag) or leave it empty")
+            frame[name] = numbers
+        return frame
+
+    def _check_families(self, actual, spec, frame):
+        allowed = set().union(*(_FAMILIES[f] for f in spec.geometry))
+        types = shapely.get_type_id(np.asarray(frame.geometry.values, dtype=object))
+        wrong = ~np.isin(types, list(allowed))
+        if wrong.any():
+            fid = frame.index[np.flatnonzero(wrong)[0]]
+            raise InputError(f"a {shapely.GeometryType(types[wrong][0]).name.title()} where "
+                             f"{' or '.join(spec.geometry)} geometry is required",
+                             path=self.label, layer=actual, feature=fid,
+                             fix="keep only the contract's geometry in the layer")
+
+    def _repair(self, spec, frame):
+        geometries = np.asarray(frame.geometry.values, dtype=object)
+        invalid = ~shapely.is_valid(geometries)
+        if not invalid.any():
+            return frame
+        fixed = shapely.make_valid(geometries[invalid])
+        if spec.geometry == ("polygon",):
+            fixed = np.array([_polygonal(g) for g in fixed], dtype=object)
+        geometries = geometries.copy()
+        geometries[invalid] = fixed
+        labels = np.asarray(feature_labels(spec.name, frame, spec.id_field), dtype=object)
+        self.repaired.extend(labels[invalid].tolist())
+        log.info("repaired %d invalid %s geometries", int(invalid.sum()), spec.name)
+        return frame.set_geometry(gpd.GeoSeries(geometries, index=frame.index, crs=frame.crs))
+
+
+class GeoPackageReference(Reference):
+    """Reference layers in a GeoPackage (or another OGR file), read through its spatial index."""
+
+    kind = "geopackage"
+
+    def __init__(self, path):
+        self.path = Path(path)
+        super().__init__(str(self.path))
+
+    def _layer_names(self):
+        return list_layers(self.path)
+
+    def _layer_crs(self, actual):
+        return layer_crs(self.path, actual)
+
+    def _fetch(self, actual, bbox):
+        return read_layer(self.path, actual, bbox=bbox).frame
+
+    def _attributes(self, actual):
+        return read_layer(self.path, actual, read_geometry=False).frame
+
+    def describe(self) -> dict:
+        return {**super().describe(), "path": self.path.name}
+
+
+def _present(value) -> bool:
+    try:
+        return value is not None and not bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return True
+
+
+def _plain(value):
+    if hasattr(value, "item"):
+        value = value.item()
+    return None if not _present(value) else value
+
+
+def site_bounds(site, profile) -> tuple[float, float, float, float]:
+    """The box (area CRS) reference layers are read from: the site's boundary, disturbance and
+    discharge points, widened by the profile's ``[reference] search_distance_ft``."""
+    from .area import FOOT_M, unit_metres
+
+    frames = [site.layer(name) for name in ("site_boundary", "disturbance", "discharge_point")]
+    boxes = np.array([f.total_bounds for f in frames if f is not None and len(f)])
+    distance = float(profile.value("reference", "search_distance_ft")) * FOOT_M \
+        / unit_metres(site.area_crs)
+    return (float(boxes[:, 0].min() - distance), float(boxes[:, 1].min() - distance),
+            float(boxes[:, 2].max() + distance), float(boxes[:, 3].max() + distance))
