@@ -110,6 +110,7 @@ class Reference:
         self.features_read: dict[str, int] = {}
         self.repaired: list[str] = []
         self._actual = _match_layer_names(label, self._layer_names())
+        self._tables: dict[str, pd.DataFrame] = {}  # attribute tables read for look-ups
 
     # Hooks for a backend ---------------------------------------------------------------
     def _layer_names(self) -> list[str]:
@@ -185,8 +186,10 @@ class Reference:
         spec = SPECS[layer]
         actual = self.require(layer, needed_for)
         wanted = {normalise(str(v)) for v in values}
-        frame = self._contract_frame(actual, spec, self._attributes(actual))
-        frame = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
+        if layer not in self._tables:
+            frame = self._contract_frame(actual, spec, self._attributes(actual))
+            self._tables[layer] = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
+        frame = self._tables[layer]
         if not wanted or frame.empty:
             return frame.iloc[0:0]
         keys = frame[field].map(lambda v: normalise(str(v)) if _present(v) else None)

@@ -96,6 +96,10 @@ def layer_crs(path: str | Path, layer: str) -> Optional[CRS]:
 
 
 def _read_pyogrio(path, layer, bbox, read_geometry=True):
+    if bbox is not None:  # a spatial read of a spatial layer: one opening of the file, not two
+        frame = pyogrio.read_dataframe(str(path), layer=layer, bbox=tuple(bbox), fid_as_index=True)
+        frame.index.name = "fid"
+        return frame, frame.crs.to_wkt() if frame.crs is not None else None
     info = pyogrio.read_info(str(path), layer=layer)
     has_geometry = info.get("geometry_type") is not None and read_geometry
     frame = pyogrio.read_dataframe(str(path), layer=layer, bbox=tuple(bbox) if bbox else None,
