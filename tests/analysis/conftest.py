@@ -28,9 +28,9 @@ def make_site(tmp_path):
     """Write a site plan GeoPackage from disturbance polygons (EPSG:2260) and project fields."""
 
     def make(disturbance, phases=None, filename="site.gpkg", crs="EPSG:2260",
-             discharge_points=(), **project):
+             discharge_points=(), boundary=None, **project):
         row = {**PROJECT, **project}
-        boundary = box(X0 - 2000, Y0 - 2000, X0 + 2000, Y0 + 2000)
+        boundary = boundary or box(X0 - 2000, Y0 - 2000, X0 + 2000, Y0 + 2000)
         phases = phases or ["1"] * len(disturbance)
         layers = {
             "project": pd.DataFrame([row]).astype({"common_plan_acres": float}),
