@@ -107,7 +107,7 @@ class Reference:
 
     def __init__(self, label: str):
         self.label = label
-        self.features_read: dict[str, int] = {}
+        self._read_fids: dict[str, set] = {}  # per contract layer, the features read
         self.repaired: list[str] = []
         self._actual = _match_layer_names(label, self._layer_names())
         self._tables: dict[str, pd.DataFrame] = {}  # attribute tables read for look-ups
@@ -126,6 +126,11 @@ class Reference:
         raise NotImplementedError
 
     # What the checks use ----------------------------------------------------------------
+    @property
+    def features_read(self) -> dict[str, int]:
+        """Per contract layer, how many features the review has read (each counted once)."""
+        return {layer: len(fids) for layer, fids in self._read_fids.items()}
+
     @property
     def layers(self) -> list[str]:
         """The source's layer names, as they are spelt there."""
@@ -174,7 +179,7 @@ class Reference:
         inside = shapely.intersects(np.asarray(frame.geometry.values, dtype=object),
                                     shapely.box(*bounds))
         frame = frame[inside]
-        self.features_read[layer] = self.features_read.get(layer, 0) + len(frame)
+        self._read_fids.setdefault(layer, set()).update(frame.index)
         return frame
 
     def lookup(self, layer: str, field: str, values: Iterable[str],
@@ -194,7 +199,7 @@ class Reference:
             return frame.iloc[0:0]
         keys = frame[field].map(lambda v: normalise(str(v)) if _present(v) else None)
         found = frame[keys.isin(wanted)]
-        self.features_read[layer] = self.features_read.get(layer, 0) + len(found)
+        self._read_fids.setdefault(layer, set()).update(found.index)
         return found
 
     def versions(self) -> dict[str, dict]:

@@ -2,7 +2,9 @@
 from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
+from .algorithms.condition_a import ConditionAAlgorithm
 from .algorithms.review import ReviewAlgorithm
+from .algorithms.wetlands import WetlandsAlgorithm
 
 __all__ = ["SwpppProvider"]
 
@@ -29,3 +31,5 @@ class SwpppProvider(QgsProcessingProvider):
 
     def loadAlgorithms(self):
         self.addAlgorithm(ReviewAlgorithm())
+        self.addAlgorithm(ConditionAAlgorithm())
+        self.addAlgorithm(WetlandsAlgorithm())
