@@ -182,3 +182,35 @@ def test_the_demo_applies_through_its_discharge_point(data_copy):
                                           ("Brook (total)", "brook total")])
 def test_names_fold_without_qualifiers_unless_asked(text, folded):
     assert normalise_name(text) == folded
+
+
+# --- the shipped variants (test_data/README.md) -----------------------------------------------
+
+def shipped(data_copy, site_file, reference_file):
+    site = load_site_plan(data_copy(site_file), PROFILE)
+    return review_site(site, PROFILE, reference=open_reference(data_copy(reference_file)))
+
+
+def test_without_discharge_points_the_demo_drains_through_its_catchment(data_copy):
+    review = shipped(data_copy, "variants/no_discharge_point.gpkg", "demo_reference.gpkg")
+    assert review.conditions["A"].applies
+    assert "catchments:020200060101" in review.conditions["A"].evidence[0]
+    drawn = [f for f in review.findings if f.rule == "condition_a" and f.geometry is not None]
+    assert [f.features for f in drawn] == [["catchments:020200060101"]]
+
+
+def test_the_tmdl_variant_adds_its_watershed_to_the_evidence(data_copy):
+    review = shipped(data_copy, "demo_site.gpkg", "variants/reference_tmdl.gpkg")
+    evidence = review.conditions["A"].evidence
+    assert any(e.startswith("TMDL NY-TMDL-0002") for e in evidence)
+    assert evidence[-1] == "pollutants of concern: sediment, phosphorus"
+    drawn = [f for f in review.findings if f.rule == "condition_a" and f.geometry is not None]
+    assert [f.features for f in drawn] == [["tmdl_watersheds:TW-2"]]
+
+
+def test_reference_layers_in_another_crs_than_the_site_give_the_same_answers(data_copy):
+    native = shipped(data_copy, "demo_site.gpkg", "demo_reference.gpkg")
+    lonlat = shipped(data_copy, "demo_site.gpkg", "variants/reference_crs_4326.gpkg")
+    assert lonlat.conditions["A"].evidence == native.conditions["A"].evidence
+    for key in ("wetland_acres", "wetland_adjacent_area_acres"):
+        assert lonlat.measurements[key] == pytest.approx(native.measurements[key], rel=1e-6)
