@@ -9,9 +9,11 @@ from typing import Optional, Sequence
 from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
 from .conditions import Condition, check_condition_b, check_condition_c
+from .easements import check_easement_coverage
 from .errors import InputError
 from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
 from .phasing import phase_summary
+from .postconstruction import check_postconstruction_controls
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
 from .site_boundary import check_disturbance_outside_site
@@ -25,8 +27,6 @@ NOT_IMPLEMENTED = {
     "site_map_scale": "measure each sheet's scale by hand (1 inch = 100 feet or larger)",
     "phasing_five_acres": "check the phasing plan's disturbed acres at any one time by hand",
     "condition_a": "check the receiving waters against the 303(d) list and TMDL watersheds by hand",
-    "postconstruction_controls": "check that the plan shows postconstruction SMPs and easements",
-    "easement_coverage": "check that maintenance easements cover every SMP",
     "wetlands": "check disturbance against wetlands and their adjacent areas by hand",
 }
 
@@ -113,6 +113,10 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     findings.append(outside)
     findings += [_repair_finding(r, profile) for r in site.repairs]
     a = Condition(False, ["not evaluated: Condition A is not implemented yet"], decided=False)
+    findings.append(check_postconstruction_controls(site, {"A": a, "B": b, "C": c}, profile))
+    progress.step(0.8, "checking maintenance easements over the SMPs")
+    easement_findings, uncovered_smp_sq_ft = check_easement_coverage(site, profile)
+    findings += easement_findings
     unchecked = {"site_map_scale": [f"sheet:{Path(p).name}" for p in sheets]}
     findings += [Finding(rule, NEEDS_REVIEW, profile.section(rule),
                          f"not implemented yet in this version: {todo}",
@@ -122,6 +126,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     measurements = {
         "disturbed_acres": disturbed.acres,
         "disturbed_outside_site_sq_ft": outside_sq_ft,
+        "uncovered_smp_sq_ft": uncovered_smp_sq_ft,
         "phases": phase_summary(site),
     }
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
