@@ -100,7 +100,9 @@ def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Cover
 
     tree = shapely.STRtree(easements)
     s, e = tree.query(smps, predicate="dwithin", distance=snap)
-    shares_area = shapely.intersects(smps[s], easements[e]) & ~shapely.touches(smps[s], easements[e])
+    pair_smps, pair_easements = smps[s], easements[e]
+    shares_area = shapely.intersects(pair_smps, pair_easements) & ~shapely.touches(pair_smps,
+                                                                                   pair_easements)
     holds = is_point[s] | shares_area
     s, e = s[holds], e[holds]
 

@@ -1,4 +1,4 @@
-"""Where Condition A, B or C applies, the plan shows postconstruction SMPs and easements (SWPPP C, D)."""
+"""Where Condition A, B or C applies, the plan shows postconstruction SMPs and easements."""
 from __future__ import annotations
 
 from typing import Mapping

@@ -20,7 +20,7 @@ from .site_boundary import check_disturbance_outside_site
 from .siteplan import SitePlan, crs_label, load_site_plan
 from .vector_io import list_layers
 
-__all__ = ["Review", "review_site", "review_paths", "NOT_IMPLEMENTED"]
+__all__ = ["Review", "review_site", "review_paths", "review_easements", "NOT_IMPLEMENTED"]
 
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
@@ -39,7 +39,7 @@ class Review:
     site: SitePlan
     measurements: dict
     conditions: dict
-    swppp_required: bool
+    swppp_required: Optional[bool]  # None in one check's result (review_easements)
     findings: list[Finding] = field(default_factory=list)
     reference: Optional[dict] = None
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
@@ -72,6 +72,8 @@ class Review:
                            **{k: c.to_dict() for k, c in self.conditions.items()}},
             "findings": [f.to_dict() for f in self.findings],
         }
+        if self.swppp_required is None:  # one check's result: no conditions were decided
+            del out["conditions"]
         if self.reference is not None:
             out["reference"] = self.reference
         return out
@@ -93,6 +95,24 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
         if not Path(sheet).is_file():
             raise InputError("the plan sheet does not exist", path=sheet, fix="check the path")
     return review_site(plan, rules, reference=reference_info, sheets=sheets, progress=progress)
+
+
+def review_easements(site: str | Path, profile: str | Path | RulesProfile | None = None,
+                     progress: Optional[Progress] = None) -> Review:
+    """Only ``easement_coverage`` (``swppp:easement_coverage``), the analysis the review runs.
+
+    The result holds that rule's findings and the ``uncovered_smp_sq_ft`` measurement.
+    """
+    progress = progress or SILENT
+    rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
+    progress.step(0.0, f"reading site plan {Path(site).name}")
+    plan = load_site_plan(site, rules)
+    progress.step(0.5, "checking maintenance easements over the SMPs")
+    findings, uncovered_smp_sq_ft = check_easement_coverage(plan, rules)
+    progress.step(0.9, "gathering findings")
+    return Review(profile=rules, site=plan,
+                  measurements={"uncovered_smp_sq_ft": uncovered_smp_sq_ft}, conditions={},
+                  swppp_required=None, findings=findings)
 
 
 def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict] = None,
