@@ -99,21 +99,14 @@ def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Cover
     is_point = np.isin(shapely.get_type_id(smps), _POINT_TYPES)
 
     tree = shapely.STRtree(easements)
-    s, e = tree.query(smps, predicate="dwithin", distance=snap)
-    pair_smps, pair_easements = smps[s], easements[e]
-    shares_area = shapely.intersects(pair_smps, pair_easements) & ~shapely.touches(pair_smps,
-                                                                                   pair_easements)
-    holds = is_point[s] | shares_area
-    s, e = s[holds], e[holds]
-
-    everything = _grown(_grouped_union(easements, s, e, n), is_point, snap)
-    uncovered = shapely.difference(smps, everything)
+    s, e = _holders(tree, smps, easements, is_point, snap)
+    uncovered = _outside(smps, _grown(_grouped_union(easements, s, e, n), is_point, snap))
     uncovered_sq_ft = square_feet(uncovered, crs)
     tolerance = np.maximum(min_sq_ft, fraction * square_feet(smps, crs))
     failing = np.where(is_point, ~shapely.is_empty(uncovered), uncovered_sq_ft > tolerance)
 
     on_record = recorded[e]
-    outside_recorded = shapely.difference(
+    outside_recorded = _outside(
         smps, _grown(_grouped_union(easements, s[on_record], e[on_record], n), is_point, snap))
     unrecorded_part = shapely.difference(outside_recorded, uncovered)
     relies = np.where(is_point, ~shapely.is_empty(unrecorded_part),
@@ -348,6 +341,28 @@ def _geometries(frame) -> np.ndarray:
     if frame is None:
         return np.empty(0, dtype=object)
     return np.asarray(frame.geometry.values, dtype=object)
+
+
+def _holders(tree, smps, easements, is_point, snap):
+    """(SMP, easement) index pairs, sorted by SMP: a polygon SMP shares area with the easement
+    (touching along an edge is not holding); a point lies within ``snap`` of it."""
+    polygons, points = np.flatnonzero(~is_point), np.flatnonzero(is_point)
+    s, e = tree.query(smps[polygons], predicate="intersects")
+    shares_area = ~shapely.touches(smps[polygons[s]], easements[e])
+    ps, pe = tree.query(smps[points], predicate="dwithin", distance=snap)
+    s = np.concatenate([polygons[s[shares_area]], points[ps]])
+    e = np.concatenate([e[shares_area], pe])
+    order = np.argsort(s, kind="stable")
+    return s[order], e[order]
+
+
+def _outside(smps, unions) -> np.ndarray:
+    """Each SMP minus its union; the overlay runs only where the union does not cover the SMP."""
+    shapely.prepare(unions)
+    outside = np.full(len(smps), shapely.from_wkt("GEOMETRYCOLLECTION EMPTY"), dtype=object)
+    open_ = ~shapely.covers(unions, smps)
+    outside[open_] = shapely.difference(smps[open_], unions[open_])
+    return outside
 
 
 def _grouped_union(geometries, groups, members, n: int) -> np.ndarray:
