@@ -334,3 +334,16 @@ def test_demo_review_fails_br2_and_warns_e2_and_sp1(data_copy):
     [sp1] = [f for f in easement if f.features[0] == "smp:SP-1"]
     assert sp1.value == pytest.approx(2.0 * FT, rel=1e-6)
     assert review.exit_status == 1
+
+
+def test_report_lists_each_smp_s_uncovered_area_escaped(make_site):
+    from analysis.report import render_html
+
+    smps = smp_frame([rect(0, 100, 100, 140), rect(300, 100, 330, 140)],
+                     ids=["<b>S-1</b>", "S-2"])
+    path = make_site([square(1.0)], layers={"smp": smps, "easement": easement_frame(
+        [rect(0, 90, 96, 150), rect(296, 0, 340, 150)])})
+    html = render_html(review_site(load_site_plan(path, PROFILE), PROFILE))
+    section = html.split("SMP area outside maintenance easements", 1)[1]
+    assert "&lt;b&gt;S-1&lt;/b&gt;" in section and "<b>S-1</b>" not in html
+    assert f"{160 * SQ_FT:,.1f} sq ft" in section
