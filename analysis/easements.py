@@ -13,6 +13,7 @@ group holding it comes within the same tolerance of a ``public_row`` polygon.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,6 +50,7 @@ class Coverage:
     holder_smp: np.ndarray
     holder_easement: np.ndarray
     unrecorded_part: np.ndarray  # the part held only by easements not yet recorded
+    unrecorded_sq_ft: np.ndarray
     relies_on_unrecorded: np.ndarray  # bool
     nearest_easement: np.ndarray  # uncovered points: index of the nearest easement, else -1
     nearest_distance_ft: np.ndarray  # uncovered points: distance to it, else NaN
@@ -109,8 +111,8 @@ def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Cover
     outside_recorded = _outside(
         smps, _grown(_grouped_union(easements, s[on_record], e[on_record], n), is_point, snap))
     unrecorded_part = shapely.difference(outside_recorded, uncovered)
-    relies = np.where(is_point, ~shapely.is_empty(unrecorded_part),
-                      square_feet(unrecorded_part, crs) > tolerance)
+    unrecorded_sq_ft = square_feet(unrecorded_part, crs)
+    relies = np.where(is_point, ~shapely.is_empty(unrecorded_part), unrecorded_sq_ft > tolerance)
 
     nearest = np.full(n, -1)
     distance_ft = np.full(n, np.nan)
@@ -122,7 +124,8 @@ def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Cover
         distance_ft[lost[which]] = feet(distance, crs)
     return Coverage(uncovered=uncovered, uncovered_sq_ft=uncovered_sq_ft, tolerance_sq_ft=tolerance,
                     failing=failing, is_point=is_point, holder_smp=s, holder_easement=e,
-                    unrecorded_part=unrecorded_part, relies_on_unrecorded=relies,
+                    unrecorded_part=unrecorded_part, unrecorded_sq_ft=unrecorded_sq_ft,
+                    relies_on_unrecorded=relies,
                     nearest_easement=nearest, nearest_distance_ft=distance_ft)
 
 
@@ -143,10 +146,16 @@ def easement_access(easements, rows, holder_smp, holder_easement, n_smps: int, c
     gap = np.full(m, np.inf)
     row_of = np.full(m, -1)
     if len(rows) and m:
-        (index, row), distance = shapely.STRtree(rows).query_nearest(
-            easements, return_distance=True, all_matches=False)
-        gap[index], row_of[index] = distance, row
-    gap = np.where(gap <= snap, 0.0, gap)
+        row_tree = shapely.STRtree(rows)
+        touching, row = row_tree.query(easements, predicate="dwithin", distance=snap)
+        gap[touching], row_of[touching] = 0.0, row
+        # How near the other groups come: only easements of groups that reach nothing.
+        reaching = np.zeros(m, dtype=bool)
+        reaching[component[touching]] = True
+        apart = np.flatnonzero(~reaching[component])
+        (index, row), distance = row_tree.query_nearest(easements[apart], return_distance=True,
+                                                        all_matches=False)
+        gap[apart[index]], row_of[apart[index]] = distance, row
     # Each group's nearest approach is its member closest to a right-of-way; an SMP's, the
     # nearest approach of the groups holding it.
     group_best = np.full(m, -1)
@@ -236,8 +245,8 @@ def check_easement_coverage(site: SitePlan, profile: RulesProfile) -> tuple[list
     holders = _members(coverage.holder_smp, coverage.holder_easement, len(smps))
 
     findings = _coverage_findings(coverage, smps, smp_labels, easement_labels, section)
-    findings += _recording_findings(coverage, smp_labels, easement_labels, holders,
-                                    recorded, crs, section)
+    findings += _recording_findings(coverage, smp_labels, easement_labels, holders, recorded,
+                                    section)
     findings += _access_findings(site, coverage, easements, smps, smp_labels, easement_labels,
                                  holders, profile, section)
     keys = _measurement_keys(smp_labels, smp_frame.index)
@@ -277,13 +286,13 @@ def _coverage_findings(coverage, smps, smp_labels, easement_labels, section) -> 
     return findings
 
 
-def _recording_findings(coverage, smp_labels, easement_labels, holders, recorded, crs,
+def _recording_findings(coverage, smp_labels, easement_labels, holders, recorded,
                         section) -> list[Finding]:
     findings = []
     for k in np.flatnonzero(coverage.relies_on_unrecorded):
         pending = [easement_labels[e] for e in holders[k] if not recorded[e]]
         part = coverage.unrecorded_part[k]
-        value = None if coverage.is_point[k] else float(square_feet(part, crs))
+        value = None if coverage.is_point[k] else float(coverage.unrecorded_sq_ft[k])
         what = (f"SMP {_name(smp_labels[k])} is" if value is None
                 else f"{_sq_ft(value)} sq ft of SMP {_name(smp_labels[k])} is")
         findings.append(Finding(
@@ -405,7 +414,7 @@ def _members(groups, members, n: int) -> list[np.ndarray]:
 def _measurement_keys(labels, fids) -> list[str]:
     """smp_id per SMP (``#fid`` where it has none); a repeated id gets its row: ``BR-1#5``."""
     names = [_name(label) for label in labels]
-    counts = pd.Series(names).value_counts()
+    counts = Counter(names)
     return [f"{name}#{fid}" if counts[name] > 1 and not name.startswith("#") else name
             for name, fid in zip(names, fids)]
 
