@@ -347,3 +347,20 @@ def test_report_lists_each_smp_s_uncovered_area_escaped(make_site):
     section = html.split("SMP area outside maintenance easements", 1)[1]
     assert "&lt;b&gt;S-1&lt;/b&gt;" in section and "<b>S-1</b>" not in html
     assert f"{160 * SQ_FT:,.1f} sq ft" in section
+
+
+@pytest.mark.parametrize("variant, br2_us_sq_ft, statuses", [
+    ("variants/crs_4326.gpkg", 312.0, ["fail", "warn", "warn"]),
+    ("variants/crs_utm18n.gpkg", 312.0, ["fail", "warn", "warn"]),
+    ("variants/mixed_case_names.gpkg", 312.0, ["fail", "warn", "warn"]),
+    ("variants/smp_points.gpkg", 0.0, ["pass", "warn", "warn"]),  # every point in an easement
+])
+def test_shipped_variants(variant, br2_us_sq_ft, statuses, data_copy):
+    findings, uncovered = check(load_site_plan(data_copy(variant), PROFILE))
+    # reprojected there and back: within a thousandth of a square foot
+    assert uncovered == pytest.approx({"BR-1": 0.0, "BR-2": br2_us_sq_ft * SQ_FT, "SP-1": 0.0},
+                                      abs=1e-3)
+    assert sorted(f.status for f in findings) == statuses
+    [sp1] = [f for f in findings if f.units == "ft"]
+    assert sp1.features == ["smp:SP-1", "easement:E-3"]
+    assert sp1.value == pytest.approx(2.0 * FT, abs=1e-6)
