@@ -3,6 +3,7 @@ from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
 from .algorithms.condition_a import ConditionAAlgorithm
+from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.review import ReviewAlgorithm
 from .algorithms.wetlands import WetlandsAlgorithm
 
@@ -33,3 +34,4 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(ReviewAlgorithm())
         self.addAlgorithm(ConditionAAlgorithm())
         self.addAlgorithm(WetlandsAlgorithm())
+        self.addAlgorithm(EasementCoverageAlgorithm())

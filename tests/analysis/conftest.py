@@ -25,14 +25,18 @@ def square(acres: float, x: float = X0, y: float = Y0):
 
 @pytest.fixture
 def make_site(tmp_path):
-    """Write a site plan GeoPackage from disturbance polygons (EPSG:2260) and project fields."""
+    """Write a site plan GeoPackage from disturbance polygons (EPSG:2260) and project fields.
 
-    def make(disturbance, phases=None, filename="site.gpkg", crs="EPSG:2260",
+    ``layers`` adds more site-plan layers (name -> GeoDataFrame, in any CRS);
+    ``discharge_points`` is a list of (point, receiving_water, waterbody_id) in EPSG:2260.
+    """
+
+    def make(disturbance, phases=None, filename="site.gpkg", crs="EPSG:2260", layers=None,
              discharge_points=(), boundary=None, **project):
         row = {**PROJECT, **project}
         boundary = boundary or box(X0 - 2000, Y0 - 2000, X0 + 2000, Y0 + 2000)
         phases = phases or ["1"] * len(disturbance)
-        layers = {
+        plan = {
             "project": pd.DataFrame([row]).astype({"common_plan_acres": float}),
             "site_boundary": gpd.GeoDataFrame({"parcel_id": ["1-1-1"]}, geometry=[boundary],
                                               crs="EPSG:2260").to_crs(crs),
@@ -42,12 +46,13 @@ def make_site(tmp_path):
                 geometry=list(disturbance), crs="EPSG:2260").to_crs(crs),
         }
         if discharge_points:  # [(point, receiving_water, waterbody_id)]
-            layers["discharge_point"] = gpd.GeoDataFrame(
+            plan["discharge_point"] = gpd.GeoDataFrame(
                 {"receiving_water": [p[1] for p in discharge_points],
                  "waterbody_id": [p[2] for p in discharge_points]},
                 geometry=[p[0] for p in discharge_points], crs="EPSG:2260").to_crs(crs)
+        plan.update(layers or {})
         path = tmp_path / filename
-        write_geopackage(path, layers)
+        write_geopackage(path, plan)
         return path
 
     return make
