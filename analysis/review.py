@@ -22,7 +22,8 @@ from .site_boundary import check_disturbance_outside_site
 from .siteplan import SitePlan, crs_label, load_site_plan
 from .wetlands import check_wetlands
 
-__all__ = ["Review", "review_site", "review_paths", "review_easements", "NOT_IMPLEMENTED"]
+__all__ = ["Review", "review_site", "review_paths", "review_easements", "review_reference",
+           "NOT_IMPLEMENTED"]
 
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
@@ -115,6 +116,28 @@ def review_easements(site: str | Path, profile: str | Path | RulesProfile | None
                   swppp_required=None, findings=findings)
 
 
+def review_reference(site: str | Path, reference, profile: str | Path | RulesProfile | None = None,
+                     progress: Optional[Progress] = None,
+                     rules: Sequence[str] = ("condition_a", "wetlands")) -> Review:
+    """Only ``condition_a`` and/or ``wetlands`` (``swppp:condition_a``, ``swppp:wetlands``), the
+    analysis the review runs; the reference layers those rules need are read around the site."""
+    progress = progress or SILENT
+    rules_profile = profile if isinstance(profile, RulesProfile) else load_profile(profile)
+    progress.step(0.0, f"reading site plan {Path(site).name}")
+    plan = load_site_plan(site, rules_profile)
+    opened = open_reference(reference) if reference is not None else None
+    progress.step(0.4, "reading reference layers around the site")
+    disturbed = disturbed_area(plan)
+    a_findings, a, wetland_findings, measurements = _reference_checks(
+        plan, disturbed, rules_profile, opened, rules)
+    progress.step(0.9, "gathering findings")
+    return Review(profile=rules_profile, site=plan,
+                  measurements=measurements if "wetlands" in rules else {},
+                  conditions={"A": a} if "condition_a" in rules else {}, swppp_required=None,
+                  findings=a_findings + wetland_findings,
+                  reference=opened.describe() if opened is not None else None)
+
+
 def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                 sheets: Sequence = (), progress: Optional[Progress] = None) -> Review:
     """Run every check on a loaded site plan.
@@ -168,15 +191,28 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
 
 
 def _reference_checks(site: SitePlan, disturbed, profile: RulesProfile,
-                      reference: Optional[Reference]):
-    """Condition A and wetlands, from the reference layers read once around the site."""
+                      reference: Optional[Reference], rules=("condition_a", "wetlands")):
+    """Condition A and wetlands (those of ``rules``), from reference layers read once around
+    the site: (Condition A findings, Condition A, wetlands findings, wetland measurements)."""
+    a_findings, a, wetland_findings, measurements = [], None, [], {}
     if reference is None:
-        a_findings, a = check_condition_a(site, disturbed, profile, None, None, None, None)
-        wetland_findings, measurements = check_wetlands(site, disturbed, profile, None)
+        if "condition_a" in rules:
+            a_findings, a = check_condition_a(site, disturbed, profile, None, None, None, None)
+        if "wetlands" in rules:
+            wetland_findings, measurements = check_wetlands(site, disturbed, profile, None)
         return a_findings, a, wetland_findings, measurements
     bounds = site_bounds(site, profile)
     crs = site.area_crs
-    wetlands = reference.read("wetlands", bounds, crs, needed_for="the wetlands check")
+    if "wetlands" in rules:
+        wetlands = reference.read("wetlands", bounds, crs, needed_for="the wetlands check")
+        wetland_findings, measurements = check_wetlands(site, disturbed, profile, wetlands)
+    if "condition_a" in rules:
+        a_findings, a = _condition_a(site, disturbed, profile, reference, bounds)
+    return a_findings, a, wetland_findings, measurements
+
+
+def _condition_a(site, disturbed, profile, reference, bounds):
+    crs = site.area_crs
     needed = "Condition A (SWPPP C(1))"
     sheds = reference.read("tmdl_watersheds", bounds, crs, needed_for=needed)
     receiving = receiving_waters(site, disturbed, None, profile)
@@ -187,9 +223,7 @@ def _reference_checks(site: SitePlan, disturbed, profile: RulesProfile,
                              normalise=lambda v: v.strip().upper(), needed_for=needed)
     by_name = reference.lookup("impaired_waters", "name", receiving.names,
                                normalise=normalise_name, needed_for=needed)
-    a_findings, a = check_condition_a(site, disturbed, profile, receiving, by_id, by_name, sheds)
-    wetland_findings, measurements = check_wetlands(site, disturbed, profile, wetlands)
-    return a_findings, a, wetland_findings, measurements
+    return check_condition_a(site, disturbed, profile, receiving, by_id, by_name, sheds)
 
 
 def _repair_finding(repair, profile: RulesProfile) -> Finding:

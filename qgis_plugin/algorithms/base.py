@@ -38,7 +38,7 @@ from analysis.progress import Progress
 from .. import PLUGIN_DIR
 from ..report_pdf import write_pdf
 
-__all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "only_rules", "plugin_icon"]
+__all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon"]
 
 GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
 
@@ -342,10 +342,3 @@ def count_output(status):
     """The name of the output counting findings with ``status``: ``pass`` -> ``PASS_COUNT``."""
     return f"{status.upper()}_COUNT"
 
-
-
-def only_rules(review, rules):
-    """The review with the findings of ``rules`` only: what a one-check algorithm writes."""
-    import dataclasses
-
-    return dataclasses.replace(review, findings=[f for f in review.findings if f.rule in rules])

@@ -1,7 +1,7 @@
 """``swppp:condition_a``: does the site discharge to an impaired water or lie in a TMDL watershed?"""
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
 
-from .base import SwpppAlgorithm, only_rules
+from .reference_check import ReferenceCheckAlgorithm
 
 __all__ = ["ConditionAAlgorithm"]
 
@@ -16,13 +16,11 @@ are read only around the site. The findings layer shows the TMDL watersheds and 
 make Condition A apply. Without REFERENCE, Condition A is reported as not decided.</p>"""
 
 
-class ConditionAAlgorithm(SwpppAlgorithm):
+class ConditionAAlgorithm(ReferenceCheckAlgorithm):
+    RULE = "condition_a"
     CONDITION_A_APPLIES = "CONDITION_A_APPLIES"
     CONDITION_A_DECIDED = "CONDITION_A_DECIDED"
     CONDITION_A_EVIDENCE = "CONDITION_A_EVIDENCE"
-
-    def name(self):
-        return "condition_a"
 
     def displayName(self):
         return self.tr("Condition A: impaired waters and TMDL watersheds")
@@ -30,9 +28,7 @@ class ConditionAAlgorithm(SwpppAlgorithm):
     def shortHelpString(self):
         return self.tr(HELP)
 
-    def initAlgorithm(self, config=None):
-        self.add_inputs(reference=True, sheets=False)
-        self.add_outputs()
+    def add_check_outputs(self):
         self.addOutput(QgsProcessingOutputNumber(
             self.CONDITION_A_APPLIES, self.tr("Condition A applies (1) or not (0)")))
         self.addOutput(QgsProcessingOutputNumber(
@@ -40,15 +36,8 @@ class ConditionAAlgorithm(SwpppAlgorithm):
         self.addOutput(QgsProcessingOutputString(
             self.CONDITION_A_EVIDENCE, self.tr("Evidence, one piece per line")))
 
-    def processAlgorithm(self, parameters, context, feedback):
-        from analysis.review import review_paths
-
-        with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_paths(**inputs)
-            results = self.write_results(only_rules(review, {"condition_a"}), parameters, context,
-                                         inputs["progress"])
+    def check_results(self, review):
         a = review.conditions["A"]
-        results[self.CONDITION_A_APPLIES] = int(a.applies)
-        results[self.CONDITION_A_DECIDED] = int(a.decided)
-        results[self.CONDITION_A_EVIDENCE] = "\n".join(a.evidence)
-        return results
+        return {self.CONDITION_A_APPLIES: int(a.applies),
+                self.CONDITION_A_DECIDED: int(a.decided),
+                self.CONDITION_A_EVIDENCE: "\n".join(a.evidence)}

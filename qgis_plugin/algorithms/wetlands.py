@@ -1,7 +1,7 @@
 """``swppp:wetlands``: disturbance inside wetlands and regulated wetlands' adjacent areas."""
 from qgis.core import QgsProcessingOutputNumber
 
-from .base import SwpppAlgorithm, only_rules
+from .reference_check import ReferenceCheckAlgorithm
 
 __all__ = ["WetlandsAlgorithm"]
 
@@ -14,12 +14,10 @@ needed (SWPPP F).</p>
 layer shows the disturbance inside each wetland and adjacent area.</p>"""
 
 
-class WetlandsAlgorithm(SwpppAlgorithm):
+class WetlandsAlgorithm(ReferenceCheckAlgorithm):
+    RULE = "wetlands"
     WETLAND_ACRES = "WETLAND_ACRES"
     WETLAND_ADJACENT_AREA_ACRES = "WETLAND_ADJACENT_AREA_ACRES"
-
-    def name(self):
-        return "wetlands"
 
     def displayName(self):
         return self.tr("Wetlands and adjacent areas")
@@ -27,23 +25,14 @@ class WetlandsAlgorithm(SwpppAlgorithm):
     def shortHelpString(self):
         return self.tr(HELP)
 
-    def initAlgorithm(self, config=None):
-        self.add_inputs(reference=True, sheets=False)
-        self.add_outputs()
+    def add_check_outputs(self):
         self.addOutput(QgsProcessingOutputNumber(
             self.WETLAND_ACRES, self.tr("Disturbance inside wetlands (acres)")))
         self.addOutput(QgsProcessingOutputNumber(
             self.WETLAND_ADJACENT_AREA_ACRES,
             self.tr("Disturbance inside regulated adjacent areas, not in a wetland (acres)")))
 
-    def processAlgorithm(self, parameters, context, feedback):
-        from analysis.review import review_paths
-
-        with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_paths(**inputs)
-            results = self.write_results(only_rules(review, {"wetlands"}), parameters, context,
-                                         inputs["progress"])
+    def check_results(self, review):
         m = review.measurements
-        results[self.WETLAND_ACRES] = m["wetland_acres"]
-        results[self.WETLAND_ADJACENT_AREA_ACRES] = m["wetland_adjacent_area_acres"]
-        return results
+        return {self.WETLAND_ACRES: m["wetland_acres"],
+                self.WETLAND_ADJACENT_AREA_ACRES: m["wetland_adjacent_area_acres"]}

@@ -158,3 +158,15 @@ def test_real_nwi_wetlands_inside_the_disturbance(tmp_path, make_site):
     findings = [f for f in review.findings if f.rule == "wetlands" and f.status == "warn"]
     named = {f.features[0] for f in findings}
     assert {f"wetlands:NWI-{i}" for i in whole.index} <= named
+
+
+def test_the_wetlands_check_alone_needs_only_the_wetlands_layer(make_site, make_reference):
+    from analysis.review import review_reference
+
+    site = make_site([DISTURBANCE])
+    reference = make_reference(omit=("impaired_waters", "tmdl_watersheds", "catchments"),
+                               wetlands=[wetland("W", local_box(-500, 50, 1500, 300))])
+    review = review_reference(site, reference, PROFILE, rules=("wetlands",))
+    assert {f.rule for f in review.findings} == {"wetlands"}
+    assert review.measurements["wetland_acres"] == pytest.approx(1000 * 50 * US_SQ_FT_ACRES)
+    assert set(review.reference["read"]) == {"wetlands"}
