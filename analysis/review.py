@@ -73,8 +73,10 @@ class Review:
                            **{k: c.to_dict() for k, c in self.conditions.items()}},
             "findings": [f.to_dict() for f in self.findings],
         }
-        if self.swppp_required is None:  # one check's result: no conditions were decided
-            del out["conditions"]
+        if self.swppp_required is None:  # one check's result: only the conditions it decided
+            out["conditions"] = {k: c.to_dict() for k, c in self.conditions.items()}
+            if not out["conditions"]:
+                del out["conditions"]
         if self.reference is not None:
             out["reference"] = self.reference
         return out
