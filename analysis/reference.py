@@ -7,8 +7,12 @@ layers (CONTRACT.md, "Reference layers") is checked on what is read; a missing l
 is an :class:`~analysis.errors.InputError` naming the file, the layer and the field.
 
 Sources are told apart by their kind: a GeoPackage path here; a PostgreSQL connection
-(``postgresql://...``, ``service=...``) is handed to ``analysis.postgis``, whose reference
-class subclasses :class:`Reference` and implements its four hooks.
+(``postgresql://...``, ``service=...``) is handed to ``analysis.postgis.open_reference(source)``,
+which returns a subclass of :class:`Reference` implementing its four hooks: ``_layer_names``,
+``_layer_crs(actual)``, ``_fetch(actual, bbox)`` (the rows whose geometry's envelope meets
+``bbox``, given in the layer's own CRS: a spatial WHERE ``geom && ST_MakeEnvelope(...)`` the
+GiST index answers) and ``_attributes(actual)`` (or an override of :meth:`Reference.lookup`
+with a parameterised WHERE).
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from pyproj import CRS, Transformer
 
 from .errors import InputError
 from .siteplan import (_FAMILIES, LayerSpec, _match_layer_names, _normalise_fields, _polygonal,
-                       feature_labels)
+                       _present, feature_labels)
 from .vector_io import layer_crs, list_layers, read_layer
 
 __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "open_reference",
@@ -290,13 +294,6 @@ class GeoPackageReference(Reference):
 
     def describe(self) -> dict:
         return {**super().describe(), "path": self.path.name}
-
-
-def _present(value) -> bool:
-    try:
-        return value is not None and not bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return True
 
 
 def _plain(value):
