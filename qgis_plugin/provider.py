@@ -2,6 +2,8 @@
 from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
+from .algorithms.inspections import InspectionsAlgorithm
+from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.review import ReviewAlgorithm
 
 __all__ = ["SwpppProvider"]
@@ -29,3 +31,5 @@ class SwpppProvider(QgsProcessingProvider):
 
     def loadAlgorithms(self):
         self.addAlgorithm(ReviewAlgorithm())
+        self.addAlgorithm(InspectionsAlgorithm())
+        self.addAlgorithm(NoticeOfViolationAlgorithm())
