@@ -44,6 +44,13 @@ class InspectionReport:
     at: datetime
     inspector: str
     kind: str
+    timed: bool = True  # False where the log gives a date only
+
+    def within(self, start: datetime, end: datetime) -> bool:
+        """Whether the report may fall from ``start`` to ``end`` (a date-only one: its day)."""
+        if self.timed:
+            return start <= self.at <= end
+        return start.date() <= self.day <= end.date()
 
     @property
     def day(self) -> date:
@@ -52,16 +59,35 @@ class InspectionReport:
 
 @dataclass(frozen=True)
 class Storm:
-    """A storm event of daily rainfall: first and last wet day, depth (inches)."""
+    """A storm event: first and last wet day, depth (inches); from hourly rain also the
+    moments its first wet hour began and its last ended."""
 
     first_day: date
     last_day: date
     precip_in: float
+    starts_at: Optional[datetime] = None
+    ends_at: Optional[datetime] = None
+
+    @property
+    def window(self) -> tuple[datetime, datetime]:
+        """When a report answers it: from the storm's end for 24 hours (daily rain: from the
+        start of its last wet day to the end of the following day)."""
+        if self.ends_at is not None:
+            return self.ends_at, self.ends_at + timedelta(hours=24)
+        start = datetime.combine(self.last_day, datetime.min.time())
+        return start, start + timedelta(days=2) - timedelta(microseconds=1)
 
     @property
     def due(self) -> date:
-        """The last day a report answers it (its 24 hours end with this day)."""
-        return self.last_day + timedelta(days=1)
+        """The day its 24 hours end."""
+        return self.window[1].date()
+
+    def describe(self) -> str:
+        if self.starts_at is not None:
+            return f"from {self.starts_at:%Y-%m-%d %H:%M} to {self.ends_at:%Y-%m-%d %H:%M}"
+        if self.first_day == self.last_day:
+            return f"on {self.first_day}"
+        return f"on {self.first_day} to {self.last_day}"
 
 
 @dataclass(frozen=True)
@@ -93,7 +119,7 @@ def read_inspection_log(path: str | Path) -> list[InspectionReport]:
             raise rows.error(f"kind '{row['kind']}' is not one of {', '.join(LOG_KINDS)}", line,
                              "kind", "write routine, storm or other")
         reports.append(InspectionReport(parse_datetime(rows, line, "date", row["date"]),
-                                        row["inspector"], kind))
+                                        row["inspector"], kind, timed=len(row["date"]) > 10))
     return sorted(reports, key=lambda r: r.at)
 
 
@@ -162,6 +188,8 @@ def find_storms(rain: Rainfall, start: date, end: date, profile: RulesProfile) -
         raise InputError(f"storm_days '{rule}' is not 'consecutive' or 'each_day'",
                          path=profile.source, field="inspections.storm_days",
                          fix='write storm_days = "consecutive" or "each_day"')
+    if rain.hourly is not None:
+        return _hourly_storms(rain, start, end, profile)
     wet = sorted(d for d, inches in rain.daily.items()
                  if start <= d <= end and inches >= wet_min - _EPS)
     runs: list[list[date]] = []
@@ -174,23 +202,42 @@ def find_storms(rain: Rainfall, start: date, end: date, profile: RulesProfile) -
     return [s for s in storms if s.precip_in >= threshold - _EPS]
 
 
+def _hourly_storms(rain: Rainfall, start: date, end: date, profile: RulesProfile) -> list[Storm]:
+    """Runs of wet hours apart by fewer than ``storm_dry_hours`` dry hours are one storm."""
+    wet_min = profile.value("inspections", "wet_hour_min_in")
+    gap = timedelta(hours=profile.value("inspections", "storm_dry_hours"))
+    threshold = profile.value("inspections", "storm_precip_in")
+    hour = timedelta(hours=1)
+    wet = sorted(at for at, inches in rain.hourly.items()
+                 if inches >= wet_min - _EPS and start <= (at - hour).date() <= end)
+    runs: list[list[datetime]] = []
+    for at in wet:
+        if runs and at - runs[-1][-1] <= gap:  # fewer than `gap` dry hours between
+            runs[-1].append(at)
+        else:
+            runs.append([at])
+    storms = [Storm((run[0] - hour).date(), (run[-1] - hour).date(),
+                    sum(rain.hourly[t] for t in rain.hourly if run[0] <= t <= run[-1]),
+                    starts_at=run[0] - hour, ends_at=run[-1]) for run in runs]
+    return [s for s in storms if s.precip_in >= threshold - _EPS]
+
+
 def check_inspection_frequency(reports: Sequence[InspectionReport], rain: Rainfall, start: date,
                                end: date, profile: RulesProfile) -> tuple[list[Finding], dict]:
     """Maintenance and repair A(2): a report every 7 days and within 24 hours of each storm."""
     rule, section = "inspection_frequency", profile.section("inspection_frequency")
     interval = timedelta(days=profile.value("inspections", "interval_days"))
     threshold = profile.value("inspections", "storm_precip_in")
+    reports = sorted(reports, key=lambda r: r.at)
     days = sorted({r.day for r in reports if start <= r.day})
     findings = []
-
-    def next_after(day):
-        return next((d for d in days if d > day), None)
 
     def late(due, came):
         if came is None:
             return "no report came after it", None
         n = (came - due).days
-        return f"the next report came on {came}, {n} day{'s' * (n != 1)} late", float(n)
+        when = f"{n} day{'s' * (n != 1)} late" if n else "later that day"
+        return f"the next report came on {came}, {when}", float(n)
 
     due, within = start + interval, [d for d in days if d <= end]
     for report_day in within + [None]:
@@ -206,21 +253,25 @@ def check_inspection_frequency(reports: Sequence[InspectionReport], rain: Rainfa
     storms = find_storms(rain, start, end, profile)
     storm_rows = []
     for storm in storms:
-        answered = [d for d in days if storm.last_day <= d <= storm.due]
+        opens, closes = storm.window
+        answered = [r for r in reports if r.within(opens, closes)]
         storm_rows.append({"first_day": storm.first_day.isoformat(),
                            "last_day": storm.last_day.isoformat(), "precip_in": storm.precip_in,
                            "due": storm.due.isoformat(),
-                           "reported_on": answered[0].isoformat() if answered else None})
+                           "reported_on": answered[0].day.isoformat() if answered else None})
         if answered:
             continue
-        text, value = late(storm.due, next_after(storm.due))
-        spell = (f"{storm.first_day}" if storm.first_day == storm.last_day
-                 else f"{storm.first_day} to {storm.last_day}")
+        came = next((r.day for r in reports
+                     if (r.at if r.timed else datetime.combine(r.day, datetime.max.time())) > closes),
+                    None)
+        text, value = late(storm.due, came)
+        by = (f"{closes:%Y-%m-%d %H:%M}" if storm.ends_at is not None
+              else f"the end of {storm.due}")
         findings.append(Finding(
             rule, FAIL, section,
-            f"storm of {storm.precip_in:.2f} inch on {spell}: no inspection report within 24 "
-            f"hours (by the end of {storm.due}); {text}",
-            value=value, limit=threshold, units="days late",
+            f"storm of {storm.precip_in:.2f} inch {storm.describe()}: no inspection report "
+            f"within 24 hours (by {by}); {text}",
+            value=value, units="days late",
             features=[f"due:{storm.due}", f"storm:{storm.first_day}"]))
     if not findings:
         findings.append(Finding(

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Optional
 
-from .csv_records import CsvRows, parse_date, parse_number, read_csv
+from .csv_records import CsvRows, parse_date, parse_datetime, parse_number, read_csv
 
 __all__ = ["Rainfall", "read_rainfall", "GHCN_UNITS", "MM_PER_INCH"]
 
@@ -25,7 +25,8 @@ class Rainfall:
     """Daily precipitation in inches; a day absent from ``daily`` was not recorded.
 
     ``rejected`` maps days whose value NOAA's quality control flagged, or left blank, to why:
-    those days are unknown, not dry.
+    those days are unknown, not dry. From an hourly record, ``hourly`` maps each hour's end to
+    its inches, and ``daily`` holds the days all 24 of whose hours are known.
     """
 
     source: str
@@ -33,6 +34,7 @@ class Rainfall:
     daily: dict = field(repr=False)
     rejected: dict = field(default_factory=dict, repr=False)
     format: str = "simple"
+    hourly: Optional[dict] = field(default=None, repr=False)
 
     def unknown_days(self, start: date, end: date) -> list[date]:
         """Days from ``start`` to ``end`` (inclusive) with no usable value."""
@@ -68,6 +70,8 @@ def read_rainfall(path: str | Path, station: Optional[str] = None,
         raise rows.error("--station and --rain-units apply to GHCN-Daily files only; this is "
                          "the simple date,precip_in CSV (inches)",
                          fix="leave out --station and --rain-units")
+    if any(len(row["date"]) > 10 for _, row in rows.rows):
+        return _read_hourly(rows)
     daily = {}
     for line, row in rows.rows:
         day = parse_date(rows, line, "date", row["date"])
@@ -118,3 +122,35 @@ def _read_ghcn(rows: CsvRows, station: Optional[str], units: Optional[str]) -> R
             value = parse_number(rows, line, "prcp", row["prcp"])
             daily[day] = value * scale
     return Rainfall(str(rows.path), station, daily, rejected, format=f"ghcn-daily ({units})")
+
+
+def _read_hourly(rows: CsvRows) -> Rainfall:
+    """``date`` a date-time (the end of the hour its ``precip_in`` fell in), every hour listed;
+    an hour absent or blank is unknown, and so is its day."""
+    hourly, unknown = {}, set()
+    for line, row in rows.rows:
+        if len(row["date"]) <= 10:
+            raise rows.error(f"'{row['date']}' is a date in an hourly record", line, "date",
+                             "give every row the end of its hour, YYYY-MM-DD HH:MM")
+        at = parse_datetime(rows, line, "date", row["date"])
+        if at.minute or at.second:
+            raise rows.error(f"{at} is not on the hour", line, "date",
+                             "give the end of each hour, e.g. 2027-04-20 13:00")
+        if at in hourly or at in unknown:
+            raise rows.error(f"{at} appears twice", line, "date", "keep one row per hour")
+        if row["precip_in"] == "":
+            unknown.add(at)
+            continue
+        hourly[at] = parse_number(rows, line, "precip_in", row["precip_in"])
+    daily: dict = {}
+    hours: dict = {}
+    for at, inches in hourly.items():
+        day = (at - timedelta(hours=1)).date()  # the hour ending at midnight belongs to the day before
+        daily[day] = daily.get(day, 0.0) + inches
+        hours[day] = hours.get(day, 0) + 1
+    complete = {d: v for d, v in daily.items() if hours[d] == 24}
+    rejected = {d: f"{24 - hours[d]} hour(s) not recorded" for d in daily if hours[d] != 24}
+    for at in unknown:
+        day = (at - timedelta(hours=1)).date()
+        rejected.setdefault(day, "hour(s) left blank")
+    return Rainfall(str(rows.path), None, complete, rejected, format="hourly", hourly=hourly)

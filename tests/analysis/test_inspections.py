@@ -189,3 +189,52 @@ def test_shipped_records_give_the_documented_findings():
 def test_period_given_twice_is_refused():
     with pytest.raises(InputError, match="not both"):
         check_record_files(PROFILE, "log.csv", "rain.csv", site="s.gpkg", start=DAY0)
+
+
+def hourly_rain(tmp_path, wet):
+    """An hourly record of days 0..3 (every hour listed, its end as the time): dry but ``wet``,
+    a map from hour-end offsets (hours after day 0 00:00) to inches."""
+    lines = ["date,precip_in"]
+    start = datetime.combine(DAY0, datetime.min.time())
+    for h in range(1, 4 * 24 + 1):
+        lines.append(f"{start + timedelta(hours=h):%Y-%m-%d %H:%M},{wet.get(h, 0.0)}")
+    path = tmp_path / "hourly.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from analysis.rainfall import read_rainfall
+
+    return read_rainfall(path)
+
+
+def timed(*moments):
+    return [InspectionReport(datetime.fromisoformat(m), "I", "routine", timed=len(m) > 10)
+            for m in moments]
+
+
+# Hourly rain: a storm ends with its last wet hour; 24 hours from then. Weekly reports aside
+# (period of 3 days: none due). Offsets are hour ends after day 0 00:00 (2027-04-01).
+@pytest.mark.parametrize("wet, log, expected", [
+    ({14: 0.3, 15: 0.3}, ("2027-04-02 14:00",), []),                 # ends 15:00, report 23 h later
+    ({14: 0.3, 15: 0.3}, ("2027-04-02 16:00",), [("due:2027-04-02", 0.0)]),  # 25 hours: late
+    ({14: 0.3, 15: 0.3}, ("2027-04-02",), []),                       # date only: its day overlaps
+    ({14: 0.3, 15: 0.3}, ("2027-04-01 12:00",), [("due:2027-04-02", None)]),  # before the storm
+    ({14: 0.3, 20: 0.3}, (), [("due:2027-04-02", None)]),            # 5 dry hours: one 0.6 storm
+    ({14: 0.3, 21: 0.3}, (), []),                                    # 6 dry hours: two of 0.3, no duty
+    ({23: 0.3, 26: 0.3}, ("2027-04-03 01:00",), []),                 # over midnight, ends 02:00 day 1
+], ids=["23-hours", "25-hours", "date-only", "before", "five-dry-hours", "six-dry-hours", "midnight"])
+def test_hourly_storms(tmp_path, wet, log, expected):
+    findings, measured = check_inspection_frequency(timed("2027-04-01 00:00", *log),
+                                                    hourly_rain(tmp_path, wet), DAY0, day(3), PROFILE)
+    assert [(f.features[0], f.value) for f in findings if f.status == FAIL] == expected
+    assert not [f for f in findings if f.status == NEEDS_REVIEW]
+
+
+def test_hourly_record_missing_hours_are_unknown_days(tmp_path):
+    hourly_rain(tmp_path, {})
+    path = tmp_path / "hourly.csv"
+    text = path.read_text(encoding="utf-8").replace("2027-04-02 05:00,0.0\n", "")
+    path.write_text(text, encoding="utf-8")
+    from analysis.rainfall import read_rainfall
+
+    rain_record = read_rainfall(path)
+    assert rain_record.unknown_days(DAY0, day(3)) == [day(1)]
+    assert "1 hour(s) not recorded" in rain_record.rejected[day(1)]
