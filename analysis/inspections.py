@@ -26,7 +26,7 @@ import pandas as pd
 from . import TOOL_NAME, __version__
 from .csv_records import parse_date, parse_datetime, parse_number, read_csv
 from .errors import InputError
-from .findings import FAIL, NEEDS_REVIEW, PASS, WARN, Finding
+from .findings import FAIL, NEEDS_REVIEW, PASS, WARN, Finding, HasFindings
 from .profile import RulesProfile
 from .rainfall import Rainfall
 
@@ -381,7 +381,7 @@ def _hours(value: float) -> str:
 
 # All records together -------------------------------------------------------------------
 @dataclass
-class RecordsCheck:
+class RecordsCheck(HasFindings):
     """The construction-phase checks of one site's records: findings and measurements."""
 
     profile: RulesProfile
@@ -390,16 +390,6 @@ class RecordsCheck:
     measurements: dict
     findings: list[Finding] = field(default_factory=list)
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
-
-    @property
-    def exit_status(self) -> int:
-        return 1 if any(f.status == FAIL for f in self.findings) else 0
-
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for f in self.findings:
-            out[f.status] = out.get(f.status, 0) + 1
-        return out
 
     def to_dict(self) -> dict:
         return {"tool": {"name": TOOL_NAME, "version": __version__},

@@ -10,7 +10,7 @@ from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
 from .conditions import Condition, check_condition_b, check_condition_c
 from .errors import InputError
-from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
+from .findings import MAP_RULES, NEEDS_REVIEW, WARN, Finding, HasFindings
 from .phasing import phase_summary
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
@@ -32,7 +32,7 @@ NOT_IMPLEMENTED = {
 
 
 @dataclass
-class Review:
+class Review(HasFindings):
     """Everything one review found: measurements, conditions and findings."""
 
     profile: RulesProfile
@@ -48,17 +48,6 @@ class Review:
     @property
     def area_crs(self) -> str:
         return crs_label(self.site.area_crs)
-
-    @property
-    def exit_status(self) -> int:
-        """0 when nothing failed, 1 when at least one finding is ``fail`` (CONTRACT.md)."""
-        return 1 if any(f.status == FAIL for f in self.findings) else 0
-
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for f in self.findings:
-            out[f.status] = out.get(f.status, 0) + 1
-        return out
 
     def to_dict(self) -> dict:
         out = {

@@ -1,6 +1,5 @@
 """``swppp:inspections``: inspection frequency, milestone notices and sediment cleanout from records."""
 from qgis.core import (
-    QgsProcessingOutputNumber,
     QgsProcessingParameterEnum,
     QgsProcessingParameterFile,
     QgsProcessingParameterFileDestination,
@@ -9,7 +8,7 @@ from qgis.core import (
 
 from analysis.profile import DEFAULT_PROFILE
 
-from .base import GPKG_FILTER, count_output
+from .base import GPKG_FILTER
 from .records import CSV_FILTER, RecordsAlgorithm
 
 __all__ = ["InspectionsAlgorithm"]
@@ -78,13 +77,7 @@ class InspectionsAlgorithm(RecordsAlgorithm):
         self.addParameter(QgsProcessingParameterFileDestination(
             self.OUTPUT_JSON, self.tr("Result (JSON)"), self.tr("JSON files (*.json)"),
             optional=True, createByDefault=False))
-        self.addOutput(QgsProcessingOutputNumber(
-            self.EXIT_STATUS, self.tr("Exit status (0 nothing failed, 1 a finding failed)")))
-        from analysis.findings import STATUSES
-
-        for status in STATUSES:
-            self.addOutput(QgsProcessingOutputNumber(
-                count_output(status), self.tr("Findings with status {}").format(status)))
+        self.add_count_outputs()
 
     def processAlgorithm(self, parameters, context, feedback):
         from analysis.cli_records import parse_day

@@ -26,14 +26,3 @@ class RecordsAlgorithm(SwpppAlgorithm):
         if self.parameterDefinition(self.SITE) is not None:
             self._site_path = self.parameterAsFile(parameters, self.SITE, context) or None
         return True
-
-    def count_results(self, result):
-        """EXIT_STATUS and a count per status, as every swppp algorithm returns them."""
-        from analysis.findings import STATUSES
-
-        from .base import count_output
-
-        counts = result.counts()
-        out = {self.EXIT_STATUS: result.exit_status}
-        out.update({count_output(status): counts.get(status, 0) for status in STATUSES})
-        return out
