@@ -316,9 +316,11 @@ def check_inspection_notice(notices: Sequence[Notice], profile: RulesProfile
                                     f"{title}: no notice was given ({need:g} hours short)",
                                     value=None, limit=need, units="hours ahead", features=features))
         elif ahead < need - _EPS:
+            given = (f"notified {_hours(ahead)} ahead" if ahead >= 0
+                     else f"notified {_hours(-ahead)} after it")
             findings.append(Finding(
                 rule, FAIL, section,
-                f"{title}: notified {_hours(ahead)} ahead, {_hours(need - ahead)} short of {need:g}",
+                f"{title}: {given}, {_hours(need - ahead)} short of {need:g}",
                 value=ahead, limit=need, units="hours ahead", features=features))
     reached = {n.milestone for n in notices if n.milestone_at is not None}
     if not findings and reached:

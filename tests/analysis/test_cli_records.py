@@ -93,15 +93,19 @@ def test_nov_refuses_incomplete_record(tmp_path, capsys):
 
 def test_review_with_records_gains_their_findings(data_copy, tmp_path, capsys):
     site = data_copy("demo_site.gpkg")
-    out_json, html = tmp_path / "r.json", tmp_path / "r.html"
+    out_json, html, gpkg = tmp_path / "r.json", tmp_path / "r.html", tmp_path / "f.gpkg"
     code, _, _ = run(capsys, "review", site, "--inspections", LOG, "--rain", RAIN, "--notices",
-                     NOTICES, "--json", out_json, "--report", html)
+                     NOTICES, "--json", out_json, "--report", html, "--findings", gpkg)
     assert code == 1
     result = json.loads(out_json.read_text(encoding="utf-8"))
     rules = [f["rule"] for f in result["findings"]]
     assert rules.count("inspection_frequency") == 2 and "inspection_notice" in rules
     assert result["records"]["period"] == {"from": "2027-04-01", "to": "2027-11-15",
                                            "to_from": "final stabilisation"}
+    from analysis.vector_io import read_layer
+
+    layer = read_layer(gpkg, "findings").frame
+    assert (layer["rule"] == "inspection_frequency").sum() == 2  # without a geometry, still there
     report = html.read_text(encoding="utf-8")
     assert "Construction-phase records" in report and "2027-06-08 to 2027-06-09" in report
     import importlib.util

@@ -104,6 +104,7 @@ def test_unknown_rain_days_need_review():
 @pytest.mark.parametrize("hours_ahead, status, value, short", [
     (48, PASS, None, None), (72, PASS, None, None), (47, FAIL, 47.0, "1 hour short"),
     (0.5, FAIL, 0.5, "47.5 hours short"), (None, FAIL, None, "no notice"),
+    (-5, FAIL, -5.0, "notified 5 hours after it, 53 hours short"),
 ])
 def test_notice_hours(hours_ahead, status, value, short):
     at = datetime(2027, 4, 2, 7, 0)
