@@ -3,6 +3,8 @@ from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
+from .algorithms.inspections import InspectionsAlgorithm
+from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.review import ReviewAlgorithm
 
 __all__ = ["SwpppProvider"]
@@ -31,3 +33,5 @@ class SwpppProvider(QgsProcessingProvider):
     def loadAlgorithms(self):
         self.addAlgorithm(ReviewAlgorithm())
         self.addAlgorithm(EasementCoverageAlgorithm())
+        self.addAlgorithm(InspectionsAlgorithm())
+        self.addAlgorithm(NoticeOfViolationAlgorithm())
