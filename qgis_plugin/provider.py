@@ -4,6 +4,8 @@ from qgis.core import QgsProcessingProvider
 from .algorithms.base import plugin_icon
 from .algorithms.condition_a import ConditionAAlgorithm
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
+from .algorithms.inspections import InspectionsAlgorithm
+from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.review import ReviewAlgorithm
 from .algorithms.wetlands import WetlandsAlgorithm
 
@@ -35,3 +37,5 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(ConditionAAlgorithm())
         self.addAlgorithm(WetlandsAlgorithm())
         self.addAlgorithm(EasementCoverageAlgorithm())
+        self.addAlgorithm(InspectionsAlgorithm())
+        self.addAlgorithm(NoticeOfViolationAlgorithm())
