@@ -18,7 +18,7 @@ from .profile import RulesProfile
 from .siteplan import SitePlan, feature_labels
 
 __all__ = ["PollutantNames", "ReceivingWaters", "receiving_waters", "check_condition_a",
-           "normalise_name"]
+           "normalise_name", "water_id"]
 
 RULE = "condition_a"
 
@@ -34,6 +34,11 @@ def normalise_name(text: str, qualifiers=()) -> str:
     words = re.sub(r"[^0-9a-z]+", " ", str(text).lower()).split()
     dropped = {q.lower() for q in qualifiers}
     return " ".join(w for w in words if w not in dropped)
+
+
+def water_id(text) -> str:
+    """A waterbody id as compared: trimmed, upper case (``" ny1301-0099"`` is ``NY1301-0099``)."""
+    return str(text).strip().upper()
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,7 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
         labels = feature_labels("discharge_point", points, "waterbody_id")
         for label, value in zip(labels, points["waterbody_id"]):
             if _text(value):
-                out.ids.setdefault(str(value).strip(), []).append(label)
+                out.ids.setdefault(water_id(value), []).append(label)
         for label, value in zip(labels, points["receiving_water"]):
             if _text(value):
                 out.names.setdefault(normalise_name(value), []).append(label)
@@ -113,7 +118,7 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
     for label, drains_to in zip(labels, out.catchments["drains_to"]):
         for water in str(drains_to or "").split(";"):
             if water.strip():
-                out.ids.setdefault(water.strip(), []).append(label)
+                out.ids.setdefault(water_id(water), []).append(label)
     out.route = "catchments" if out.ids else "none"
     return out
 
@@ -146,7 +151,7 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
     concern = [names.sediment]
     found = set()
     for _, water in listed_by_id.iterrows():
-        wid = str(water["waterbody_id"]).strip()
+        wid = water_id(water["waterbody_id"])
         found.add(wid)
         came_from = receiving.ids.get(wid, [])
         line = _water_evidence(water, names, f"receives the discharge ({', '.join(came_from)})")
@@ -158,7 +163,7 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
         else:
             undecided.append(f"{line}, but no pollutant is recorded for it")
     for _, water in listed_by_name.iterrows():
-        wid = str(water["waterbody_id"]).strip()
+        wid = water_id(water["waterbody_id"])
         if wid in found:
             continue
         found.add(wid)
@@ -228,7 +233,7 @@ def _catchment_findings(receiving, wid, water, section, site) -> list[Finding]:
     out = []
     for fid, row in frame.iterrows():
         label = _label("catchments", fid, row["catchment_id"])
-        if wid in [w.strip() for w in str(row["drains_to"] or "").split(";")]:
+        if wid in [water_id(w) for w in str(row["drains_to"] or "").split(";")]:
             out.append(Finding(RULE, INFO, section,
                                f"Condition A: catchment {row['catchment_id']} {row['name']}, "
                                f"where the disturbance lies, drains to {wid} {water['name']}, "

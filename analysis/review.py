@@ -8,7 +8,7 @@ from typing import Optional, Sequence
 
 from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
-from .condition_a import check_condition_a, normalise_name, receiving_waters
+from .condition_a import check_condition_a, normalise_name, receiving_waters, water_id
 from .conditions import check_condition_b, check_condition_c
 from .easements import check_easement_coverage
 from .errors import InputError
@@ -235,7 +235,7 @@ def _condition_a(site, disturbed, profile, reference, bounds):
         catchments = reference.read("catchments", bounds, crs, needed_for=needed)
         receiving = receiving_waters(site, disturbed, catchments, profile)
     by_id = reference.lookup("impaired_waters", "waterbody_id", receiving.ids,
-                             normalise=lambda v: v.strip().upper(), needed_for=needed)
+                             normalise=water_id, needed_for=needed)
     by_name = reference.lookup("impaired_waters", "name", receiving.names,
                                normalise=normalise_name, needed_for=needed)
     return check_condition_a(site, disturbed, profile, receiving, by_id, by_name, sheds)

@@ -214,3 +214,11 @@ def test_reference_layers_in_another_crs_than_the_site_give_the_same_answers(dat
     assert lonlat.conditions["A"].evidence == native.conditions["A"].evidence
     for key in ("wetland_acres", "wetland_adjacent_area_acres"):
         assert lonlat.measurements[key] == pytest.approx(native.measurements[key], rel=1e-6)
+
+
+def test_waterbody_ids_match_whatever_their_case_and_spacing(make_site, make_reference):
+    review, findings = condition_a(make_site, make_reference,
+                                   outfalls=[(OUTFALL, "Listed Creek", " ny-l ")],
+                                   impaired_waters=[water("NY-L", "Other name", "Phosphorus")])
+    assert review.conditions["A"].applies and findings[0].status == "info"
+    assert "not on the 303(d) list" not in findings[0].message
