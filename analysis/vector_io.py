@@ -30,8 +30,9 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE"]
 
-# GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), which are no CRS at all.
-_UNDEFINED_CRS_NAMES = ("undefined geographic srs", "undefined cartesian srs")
+# GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
+# that GDAL 3.9+ writes for a layer without one: no CRS at all.
+_UNDEFINED_CRS_NAMES = ("undefined geographic srs", "undefined cartesian srs", "undefined srs")
 
 
 @dataclass
@@ -82,7 +83,13 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
 
 
 def layer_crs(path: str | Path, layer: str) -> Optional[CRS]:
-    """A spatial layer's CRS without reading its features (None where it has none)."""
+    """A spatial layer's CRS without reading its features (None where it has none).
+
+    A GeoPackage's is read from its ``gpkg_spatial_ref_sys`` table (no driver opening).
+    """
+    stored = _geopackage_crs(path, layer)
+    if stored is not None:
+        return stored or None
     try:
         if ENGINE == "pyogrio":
             crs_wkt = pyogrio.read_info(str(path), layer=layer).get("crs")
@@ -147,6 +154,32 @@ def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
     if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES:
         return None
     return crs
+
+
+def _geopackage_crs(path, layer):
+    """The CRS a GeoPackage records for ``layer``: a CRS, False for none, None if not known."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return None
+    try:
+        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+            row = con.execute(
+                "SELECT g.srs_id, s.organization, s.organization_coordsys_id, s.definition "
+                "FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id "
+                "WHERE lower(g.table_name) = lower(?)", (layer,)).fetchone()
+    except sqlite3.Error:
+        return None
+    if row is None:
+        return None
+    srs_id, organization, code, definition = row
+    if srs_id in (0, -1):
+        return False
+    try:
+        if str(organization).upper() == "EPSG" and code:
+            return CRS.from_epsg(int(code))
+        crs = CRS.from_wkt(definition)
+    except Exception:  # noqa: BLE001 - an odd definition: let the driver read it
+        return None
+    return False if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES else crs
 
 
 def _geopackage_srs_id(path, layer) -> Optional[int]:

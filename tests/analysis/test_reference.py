@@ -173,3 +173,15 @@ def test_bbox_read_uses_the_spatial_index(make_reference):
     assert list(read["wetland_id"]) == ["in"]
     assert len(fetched[0]) == 1  # the source returned only what meets the box
     assert np.isfinite(read.total_bounds).all()
+
+
+@pytest.mark.filterwarnings("ignore:'crs' was not provided")
+def test_a_reference_layer_without_a_crs_is_an_error_naming_it(tmp_path):
+    path = tmp_path / "ref.gpkg"
+    frame = gpd.GeoDataFrame({"wetland_id": ["W"], "source": ["X"], "wetland_class": ["PEM"],
+                              "regulated": [1], "adjacent_area_ft": [100.0]},
+                             geometry=[local_box(0, 0, 10, 10)])
+    write_geopackage(path, {"wetlands": frame})
+    with pytest.raises(InputError, match="no coordinate reference system") as err:
+        open_reference(path).read("wetlands", BOX, AREA)
+    assert err.value.layer == "wetlands"
