@@ -65,14 +65,16 @@ class PollutantNames:
 
     def split(self, text) -> list[str]:
         """The ``;``-separated pollutants of a reference field, each once, as their names."""
-        if text is None or (isinstance(text, float) and np.isnan(text)):
+        if not _text(text):
             return []
         names = [self.canonical(part) for part in str(text).split(";") if part.strip()]
         return list(dict.fromkeys(n for n in names if n))
 
     def describe(self, text) -> str:
         """``Silt/Sediment (sediment), Phosphorus``: the field's spelling, with the family named."""
-        parts = [p.strip() for p in str(text or "").split(";") if p.strip()]
+        if not _text(text):
+            return ""
+        parts = [p.strip() for p in str(text).split(";") if p.strip()]
         return ", ".join(f"{p} ({self.sediment})" if self.canonical(p) == self.sediment
                          and normalise_name(p) != self.sediment else p for p in parts)
 
@@ -183,7 +185,7 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
     overlaps = _tmdl_overlaps(tmdl_watersheds, disturbed, site, profile)
     for fid, shed, shed_geometry, held in overlaps:
         line = (f"TMDL {shed['tmdl_id']} for {names.describe(shed['pollutants']) or 'no pollutant'}"
-                f": watershed {shed['watershed_id']} {shed['name']} holds {held:.2f} acres of the "
+                f": watershed {shed['watershed_id']} {_name(shed['name'])} holds {held:.2f} acres of the "
                 f"disturbance")
         source = shed["stormwater_source"]
         label = _label("tmdl_watersheds", fid, shed["watershed_id"])
@@ -224,7 +226,7 @@ def _water_evidence(water, names, how) -> str:
     cycle = f"listing cycle {water['listing_cycle']}" if _text(water["listing_cycle"]) else \
         "listing cycle not recorded"
     category = f", category {water['category']}" if _text(water["category"]) else ""
-    return (f"{water['waterbody_id']} {water['name']} is 303(d)-listed ({cycle}{category}) for "
+    return (f"{water['waterbody_id']} {_name(water['name'])} is 303(d)-listed ({cycle}{category}) for "
             f"{names.describe(water['pollutants']) or 'no pollutant'}; it {how}")
 
 
@@ -235,8 +237,8 @@ def _catchment_findings(receiving, wid, water, section, site) -> list[Finding]:
         label = _label("catchments", fid, row["catchment_id"])
         if wid in [water_id(w) for w in str(row["drains_to"] or "").split(";")]:
             out.append(Finding(RULE, INFO, section,
-                               f"Condition A: catchment {row['catchment_id']} {row['name']}, "
-                               f"where the disturbance lies, drains to {wid} {water['name']}, "
+                               f"Condition A: catchment {row['catchment_id']} {_name(row['name'])}, "
+                               f"where the disturbance lies, drains to {wid} {_name(water['name'])}, "
                                f"which is 303(d)-listed", features=[label],
                                geometry=row.geometry))
     return out
@@ -266,6 +268,10 @@ def _overlapping(frame, disturbed, site, profile) -> np.ndarray:
                              site.area_crs)
         keep[candidates[np.atleast_1d(shared) >= minimum]] = True
     return keep
+
+
+def _name(value) -> str:
+    return str(value).strip() if _text(value) else "(no name)"
 
 
 def _label(layer, fid, value) -> str:

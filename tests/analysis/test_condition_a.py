@@ -222,3 +222,8 @@ def test_waterbody_ids_match_whatever_their_case_and_spacing(make_site, make_ref
                                    impaired_waters=[water("NY-L", "Other name", "Phosphorus")])
     assert review.conditions["A"].applies and findings[0].status == "info"
     assert "not on the 303(d) list" not in findings[0].message
+
+
+@pytest.mark.parametrize("empty", [None, float("nan"), "", " ; "])
+def test_an_empty_pollutant_list_names_no_pollutant(empty):
+    assert NAMES.split(empty) == [] and NAMES.describe(empty) == ""
