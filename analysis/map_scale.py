@@ -107,7 +107,7 @@ def read_sheet(path: str | Path) -> Sheet:
     path = Path(path)
     try:
         import rasterio
-        from rasterio.errors import NotGeoreferencedWarning, RasterioError
+        from rasterio.errors import NotGeoreferencedWarning
     except ImportError:
         raise InputError("reading plan sheets needs rasterio, which is not installed", path=path,
                          fix="install rasterio (pip install rasterio; Debian: python3-rasterio)"
@@ -123,9 +123,25 @@ def read_sheet(path: str | Path) -> Sheet:
                     with rasterio.open(path, DPI=str(_PDF_DPI)) as pdf:
                         return _sheet(path, pdf, driver, {**pdf.tags(), "DPI": str(_PDF_DPI)})
                 return _sheet(path, src, driver, tags)
-    except RasterioError as err:
+    except Exception as err:  # noqa: BLE001 - rasterio 1.3's IO error is no RasterioError
+        if not (isinstance(err, OSError) or type(err).__module__.startswith("rasterio")):
+            raise
+        if _is_pdf(path):
+            raise InputError(f"the GeoPDF cannot be read ({_first_line(err)}); the GDAL under "
+                             f"rasterio (GDAL {rasterio.__gdal_version__}) may lack a PDF reader "
+                             "(Poppler or PDFium), as rasterio's PyPI wheels do", path=path,
+                             fix="export the sheet as a GeoTIFF, or run with a GDAL that reads "
+                             "PDF (QGIS's, Debian's python3-rasterio)") from None
         raise InputError(f"the plan sheet cannot be read as a raster ({_first_line(err)})",
                          path=path, fix="give a georeferenced GeoTIFF or GeoPDF") from None
+
+
+def _is_pdf(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(5) == b"%PDF-"
+    except OSError:
+        return False
 
 
 def _sheet(path: Path, src, driver: str, tags: dict) -> Sheet:
