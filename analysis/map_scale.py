@@ -32,8 +32,8 @@ from .errors import InputError
 from .findings import FAIL, INFO, NEEDS_REVIEW, PASS, Finding
 from .profile import RulesProfile
 
-__all__ = ["Sheet", "SheetScale", "LayoutMap", "read_sheet", "sheet_scale", "sheet_footprint",
-           "check_site_map_scale", "FOOT_M", "CM_PER_INCH"]
+__all__ = ["Sheet", "SheetScale", "LayoutMap", "read_sheet", "read_sheets", "sheet_scale",
+           "sheet_footprint", "check_site_map_scale", "map_scale_result", "FOOT_M", "CM_PER_INCH"]
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +142,18 @@ def _is_pdf(path: Path) -> bool:
             return handle.read(5) == b"%PDF-"
     except OSError:
         return False
+
+
+def read_sheets(paths: Sequence[str | Path], progress=None) -> list[Sheet]:
+    """:func:`read_sheet` for each path; a path that is no file is an :class:`InputError`."""
+    sheets = []
+    for path in paths:
+        if not Path(path).is_file():
+            raise InputError("the plan sheet does not exist", path=path, fix="check the path")
+        if progress is not None:
+            progress.step(0.35, f"reading plan sheet {Path(path).name}")
+        sheets.append(read_sheet(path))
+    return sheets
 
 
 def _sheet(path: Path, src, driver: str, tags: dict) -> Sheet:
@@ -315,6 +327,15 @@ def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame]
                                 "the QGIS project has no print layouts (or no project is open): "
                                 "only plan sheets and stated scales were checked"))
     return findings, scales
+
+
+def map_scale_result(findings: Sequence[Finding], scales: list[dict], profile: RulesProfile) -> dict:
+    """The map-scale check alone as JSON data: the review's shape, its map-scale parts only."""
+    from . import TOOL_NAME, __version__
+
+    return {"tool": {"name": TOOL_NAME, "version": __version__}, "profile": profile.name,
+            "measurements": {"site_map_scales": scales},
+            "findings": [f.to_dict() for f in findings]}
 
 
 def _nothing_given(layout_maps) -> str:

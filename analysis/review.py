@@ -9,9 +9,8 @@ from typing import Optional, Sequence
 from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
 from .conditions import Condition, check_condition_b, check_condition_c
-from .errors import InputError
 from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
-from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheet
+from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheet, read_sheets
 from .phasing import phase_summary
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
@@ -94,14 +93,8 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     if reference is not None:
         progress.step(0.3, f"opening reference layers {Path(reference).name}")
         reference_info = {"path": Path(reference).name, "layers": sorted(list_layers(reference))}
-    read = []
-    for sheet in sheets:
-        if not Path(sheet).is_file():
-            raise InputError("the plan sheet does not exist", path=sheet, fix="check the path")
-        progress.step(0.35, f"reading plan sheet {Path(sheet).name}")
-        read.append(read_sheet(sheet))
-    return review_site(plan, rules, reference=reference_info, sheets=read, progress=progress,
-                       layout_maps=layout_maps)
+    return review_site(plan, rules, reference=reference_info, sheets=read_sheets(sheets, progress),
+                       progress=progress, layout_maps=layout_maps)
 
 
 def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict] = None,
