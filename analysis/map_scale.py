@@ -116,13 +116,11 @@ def read_sheet(path: str | Path) -> Sheet:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotGeoreferencedWarning)
             with rasterio.open(path) as src:
-                driver, tags = src.driver, src.tags()
-                if driver == "PDF" and "DPI" not in tags:
-                    # GDAL renders a PDF at a DPI and scales the transform to it: ask for one.
-                    src.close()
-                    with rasterio.open(path, DPI=str(_PDF_DPI)) as pdf:
-                        return _sheet(path, pdf, driver, {**pdf.tags(), "DPI": str(_PDF_DPI)})
-                return _sheet(path, src, driver, tags)
+                if src.driver != "PDF" or "DPI" in src.tags():
+                    return _sheet(path, src, src.driver, src.tags())
+            # GDAL renders a PDF at some DPI and scales the transform to it: name the DPI.
+            with rasterio.open(path, DPI=f"{_PDF_DPI:g}") as pdf:
+                return _sheet(path, pdf, "PDF", {**pdf.tags(), "DPI": f"{_PDF_DPI:g}"})
     except Exception as err:  # noqa: BLE001 - rasterio 1.3's IO error is no RasterioError
         if not (isinstance(err, OSError) or type(err).__module__.startswith("rasterio")):
             raise

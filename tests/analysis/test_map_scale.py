@@ -1,6 +1,9 @@
 """Site map scale: plan sheets (rasterio), stated scales and print-layout maps."""
 import json
 import math
+import os
+import shutil
+import subprocess
 import warnings
 
 import pandas as pd
@@ -192,6 +195,29 @@ def test_geopdf_dpi(tmp_path):
     sheet = read_sheet(tmp_path / "s.pdf")
     assert sheet.pixels_per_inch == (100.0, 100.0)
     assert only(check_sheets(sheet)).value == pytest.approx(1200 * US_FT / FT, rel=1e-7)
+
+
+COMPOSITION = """<PDFComposition><Page><DPI>72</DPI><Width>720</Width><Height>576</Height>
+<Georeferencing id="g"><SRS>EPSG:2260</SRS><BoundingBox x1="0" y1="0" x2="720" y2="576"/>
+<ControlPoint x="0" y="0" GeoX="{x0}" GeoY="{y0}"/><ControlPoint x="720" y="0" GeoX="{x1}" GeoY="{y0}"/>
+<ControlPoint x="0" y="576" GeoX="{x0}" GeoY="{y1}"/>
+<ControlPoint x="720" y="576" GeoX="{x1}" GeoY="{y1}"/></Georeferencing>
+<Content><Vector dataset="{site}" layer="site_boundary" georeferencingId="g"/></Content>
+</Page></PDFComposition>"""
+
+
+@pytest.mark.skipif(not (PDF_READABLE and shutil.which("gdal_create")),
+                    reason="needs GDAL's gdal_create and a GDAL that reads PDF")
+def test_vector_geopdf_as_cad_exports_them(tmp_path):
+    """A page of vectors only (10 x 8 in, 1000 ft across: 1" = 100 US ft), no raster in it."""
+    composition = tmp_path / "page.xml"
+    composition.write_text(COMPOSITION.format(x0=X0, y0=Y0, x1=X0 + 1000, y1=Y0 + 800,
+                                              site=TEST_DATA / "demo_site.gpkg"))
+    subprocess.run(["gdal_create", "-q", "-co", f"COMPOSITION_FILE={composition}",
+                    str(tmp_path / "vector.pdf")], check=True, env={**os.environ,
+                                                                   "GDAL_PAM_ENABLED": "NO"})
+    finding = only(check_sheets(read_sheet(tmp_path / "vector.pdf")))
+    assert finding.value == pytest.approx(1200 * US_FT / FT, rel=1e-9) and finding.status == "pass"
 
 
 def test_sheet_footprint_is_the_sheet_on_the_ground(tmp_path):
