@@ -4,6 +4,7 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 import warnings
 
 import pandas as pd
@@ -341,3 +342,10 @@ def test_no_project_layouts_is_said_once_beside_other_sources():
     assert [f.status for f in findings] == ["pass", "info"]
     assert "no print layouts" in findings[1].message
     assert [f.status for f in check_sheets(stated=stated)] == ["pass"]
+
+
+def test_without_rasterio_a_sheet_is_refused_naming_what_to_install(tmp_path, monkeypatch):
+    path = write_sheet(tmp_path / "s.tif", tags=ppi_tags(100))
+    monkeypatch.setitem(sys.modules, "rasterio", None)  # import rasterio now raises ImportError
+    with pytest.raises(InputError, match=r"s\.tif.*needs rasterio.*pip install rasterio"):
+        read_sheet(path)
