@@ -51,7 +51,7 @@ class Sheet:
     ``transform`` is GDAL's affine ``(a, b, c, d, e, f)``: x = a*col + b*row + c,
     y = d*col + e*row + f; ``None`` where the file is not georeferenced. ``pixels_per_inch``
     is (across, down), ``None`` where the file does not say; ``resolution_source`` says where
-    it came from or why it is unknown.
+    it came from or why it is unknown. ``name`` is the file name, ``file.pdf#2`` for a page.
     """
 
     name: str
@@ -61,6 +61,7 @@ class Sheet:
     transform: Optional[tuple[float, ...]]
     pixels_per_inch: Optional[tuple[float, float]]
     resolution_source: str
+    pages: int = 1  # pages of the file (a multi-page PDF); this Sheet is one of them
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,8 @@ class LayoutMap:
 
 # --- reading a sheet ---------------------------------------------------------------------
 
-def read_sheet(path: str | Path) -> Sheet:
-    """Read a plan sheet's size, georeferencing and resolution.
+def read_sheet(path: str | Path, page: Optional[int] = None) -> Sheet:
+    """Read a plan sheet's size, georeferencing and resolution (``page``: of a multi-page PDF).
 
     Raises :class:`InputError` naming the file where it cannot be read as a raster, or where
     rasterio is not installed.
@@ -112,15 +113,17 @@ def read_sheet(path: str | Path) -> Sheet:
         raise InputError("reading plan sheets needs rasterio, which is not installed", path=path,
                          fix="install rasterio (pip install rasterio; Debian: python3-rasterio)"
                          ) from None
+    source = f"PDF:{page}:{path}" if page else str(path)  # GDAL's name for a page
+    name = f"{path.name}#{page}" if page else path.name
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotGeoreferencedWarning)
-            with rasterio.open(path) as src:
+            with rasterio.open(source) as src:
                 if src.driver != "PDF" or "DPI" in src.tags():
-                    return _sheet(path, src, src.driver, src.tags())
+                    return _sheet(name, src, src.driver, src.tags())
             # GDAL renders a PDF at some DPI and scales the transform to it: name the DPI.
-            with rasterio.open(path, DPI=f"{_PDF_DPI:g}") as pdf:
-                return _sheet(path, pdf, "PDF", {**pdf.tags(), "DPI": f"{_PDF_DPI:g}"})
+            with rasterio.open(source, DPI=f"{_PDF_DPI:g}") as pdf:
+                return _sheet(name, pdf, "PDF", {**pdf.tags(), "DPI": f"{_PDF_DPI:g}"})
     except Exception as err:  # noqa: BLE001 - rasterio 1.3's IO error is no RasterioError
         if not (isinstance(err, OSError) or type(err).__module__.startswith("rasterio")):
             raise
@@ -150,11 +153,14 @@ def read_sheets(paths: Sequence[str | Path], progress=None) -> list[Sheet]:
             raise InputError("the plan sheet does not exist", path=path, fix="check the path")
         if progress is not None:
             progress.step(0.35, f"reading plan sheet {Path(path).name}")
-        sheets.append(read_sheet(path))
+        sheet = read_sheet(path)
+        # A multi-page PDF (a drawing set): each page is a sheet, named file#page.
+        sheets += ([sheet] if sheet.pages == 1 else
+                   [read_sheet(path, page) for page in range(1, sheet.pages + 1)])
     return sheets
 
 
-def _sheet(path: Path, src, driver: str, tags: dict) -> Sheet:
+def _sheet(name: str, src, driver: str, tags: dict) -> Sheet:
     crs, transform = src.crs, None
     if crs is not None and not src.transform.is_identity:
         transform = tuple(src.transform)[:6]
@@ -165,9 +171,10 @@ def _sheet(path: Path, src, driver: str, tags: dict) -> Sheet:
 
             crs, transform = gcp_crs, tuple(from_gcps(gcps))[:6]
     ppi, source = _pixels_per_inch(driver, tags)
-    return Sheet(name=path.name, width=src.width, height=src.height,
+    pages = len(src.subdatasets) if driver == "PDF" and src.subdatasets else 1
+    return Sheet(name=name, width=src.width, height=src.height,
                  crs_wkt=crs.to_wkt() if crs else None, transform=transform,
-                 pixels_per_inch=ppi, resolution_source=source)
+                 pixels_per_inch=ppi, resolution_source=source, pages=pages)
 
 
 def _pixels_per_inch(driver: str, tags: dict) -> tuple[Optional[tuple[float, float]], str]:

@@ -13,7 +13,8 @@ import shapely
 
 from analysis.cli import main
 from analysis.errors import InputError
-from analysis.map_scale import LayoutMap, check_site_map_scale, read_sheet, sheet_scale
+from analysis.map_scale import (LayoutMap, check_site_map_scale, read_sheet, read_sheets,
+                                 sheet_scale)
 from analysis.profile import load_profile
 from analysis.review import review_paths
 from tests.conftest import TEST_DATA
@@ -198,27 +199,46 @@ def test_geopdf_dpi(tmp_path):
     assert only(check_sheets(sheet)).value == pytest.approx(1200 * US_FT / FT, rel=1e-7)
 
 
-COMPOSITION = """<PDFComposition><Page><DPI>72</DPI><Width>720</Width><Height>576</Height>
-<Georeferencing id="g"><SRS>EPSG:2260</SRS><BoundingBox x1="0" y1="0" x2="720" y2="576"/>
+PAGE = """<Page><DPI>72</DPI><Width>720</Width><Height>576</Height>
+<Georeferencing id="g{n}"><SRS>EPSG:2260</SRS><BoundingBox x1="0" y1="0" x2="720" y2="576"/>
 <ControlPoint x="0" y="0" GeoX="{x0}" GeoY="{y0}"/><ControlPoint x="720" y="0" GeoX="{x1}" GeoY="{y0}"/>
 <ControlPoint x="0" y="576" GeoX="{x0}" GeoY="{y1}"/>
 <ControlPoint x="720" y="576" GeoX="{x1}" GeoY="{y1}"/></Georeferencing>
-<Content><Vector dataset="{site}" layer="site_boundary" georeferencingId="g"/></Content>
-</Page></PDFComposition>"""
+<Content><Vector dataset="{site}" layer="site_boundary" georeferencingId="g{n}"/></Content>
+</Page>"""
 
 
-@pytest.mark.skipif(not (PDF_READABLE and shutil.which("gdal_create")),
-                    reason="needs GDAL's gdal_create and a GDAL that reads PDF")
+def vector_geopdf(path, feet_per_inch):
+    """A GeoPDF of vector pages only, as CAD exports them: each page 10 x 8 in, drawn at one
+    of ``feet_per_inch`` (US survey feet), the parcel's boundary on it."""
+    pages = [PAGE.format(n=n, x0=X0, y0=Y0, x1=X0 + 10 * ft, y1=Y0 + 8 * ft,
+                         site=TEST_DATA / "demo_site.gpkg") for n, ft in enumerate(feet_per_inch)]
+    composition = path.with_suffix(".xml")
+    composition.write_text("<PDFComposition>" + "".join(pages) + "</PDFComposition>")
+    subprocess.run(["gdal_create", "-q", "-co", f"COMPOSITION_FILE={composition}", str(path)],
+                   check=True, env={**os.environ, "GDAL_PAM_ENABLED": "NO"})
+    return path
+
+
+needs_pdf_tools = pytest.mark.skipif(not (PDF_READABLE and shutil.which("gdal_create")),
+                                     reason="needs GDAL's gdal_create and a GDAL that reads PDF")
+
+
+@needs_pdf_tools
 def test_vector_geopdf_as_cad_exports_them(tmp_path):
-    """A page of vectors only (10 x 8 in, 1000 ft across: 1" = 100 US ft), no raster in it."""
-    composition = tmp_path / "page.xml"
-    composition.write_text(COMPOSITION.format(x0=X0, y0=Y0, x1=X0 + 1000, y1=Y0 + 800,
-                                              site=TEST_DATA / "demo_site.gpkg"))
-    subprocess.run(["gdal_create", "-q", "-co", f"COMPOSITION_FILE={composition}",
-                    str(tmp_path / "vector.pdf")], check=True, env={**os.environ,
-                                                                   "GDAL_PAM_ENABLED": "NO"})
-    finding = only(check_sheets(read_sheet(tmp_path / "vector.pdf")))
+    finding = only(check_sheets(read_sheet(vector_geopdf(tmp_path / "vector.pdf", [100]))))
     assert finding.value == pytest.approx(1200 * US_FT / FT, rel=1e-9) and finding.status == "pass"
+    assert finding.features == ["sheet:vector.pdf"]
+
+
+@needs_pdf_tools
+def test_multi_page_geopdf_gives_a_finding_per_page(tmp_path):
+    sheets = read_sheets([vector_geopdf(tmp_path / "set.pdf", [50, 100, 200])])
+    findings = check_sheets(*sheets)
+    assert [(f.features, f.status) for f in findings] == [
+        (["sheet:set.pdf#1"], "pass"), (["sheet:set.pdf#2"], "pass"), (["sheet:set.pdf#3"], "fail")]
+    assert [f.value for f in findings] == pytest.approx([ft * 12 * US_FT / FT for ft in (50, 100, 200)],
+                                                        rel=1e-9)
 
 
 def test_sheet_footprint_is_the_sheet_on_the_ground(tmp_path):
