@@ -10,7 +10,7 @@ from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
 from .conditions import Condition, check_condition_b, check_condition_c
 from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
-from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheet, read_sheets
+from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheets
 from .phasing import phase_summary
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
@@ -102,7 +102,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
                 layout_maps: Optional[Sequence[LayoutMap]] = None) -> Review:
     """Run every check on a loaded site plan (plan sheets given as :class:`Sheet` or paths)."""
     progress = progress or SILENT
-    sheets = [s if isinstance(s, Sheet) else read_sheet(s) for s in sheets]
+    sheets = [read for s in sheets for read in ([s] if isinstance(s, Sheet) else read_sheets([s]))]
     progress.step(0.4, "measuring disturbed area")
     disturbed = disturbed_area(site)
     findings = []
