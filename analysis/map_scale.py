@@ -282,7 +282,7 @@ def _in_area_crs(x, y, crs_wkt, area_crs):
         transformer = Transformer.from_crs(CRS.from_wkt(crs_wkt), area_crs, always_xy=True)
         x, y = transformer.transform(x, y)
     except Exception as err:  # noqa: BLE001 - a footprint is decoration, never a reason to stop
-        log.warning("footprint not reprojected: %s", err)
+        log.info("footprint not reprojected (a local grid?): %s", err)
         return None
     ring = shapely.polygons(np.column_stack([x, y]))
     return ring if shapely.is_valid(ring) and np.isfinite(np.asarray(x)).all() else None

@@ -94,6 +94,8 @@ def gdal_reads_pdf():
 PDF_READABLE = gdal_reads_pdf()
 
 
+SITE_GRID = ('LOCAL_CS["Site grid",UNIT["US survey foot",0.304800609601219],'
+             'AXIS["Easting",EAST],AXIS["Northing",NORTH]]')
 LON, LAT = -74.17, 41.34
 DLON, DLAT = geographic_pixel_degrees(LAT, 100 * FT / 100)  # 1" = 100' at 100 ppi
 
@@ -115,6 +117,8 @@ SHEET_CASES = [
      math.hypot(1, 0.2) * US_FT / FT * 1200, math.hypot(0.5, 1) * US_FT / FT * 1200),
     ("non-square pixels", "EPSG:2260", Affine(1, 0, X0, 0, -1.1, Y0), ppi_tags(100),
      1200 * US_FT / FT, 1320 * US_FT / FT),
+    ("engineering CRS (a CAD site grid in US survey feet)", SITE_GRID,
+     Affine(1, 0, 0, 0, -1, 800), ppi_tags(100), 100 * US_FT / FT * 12, 100 * US_FT / FT * 12),
     ("geographic (EPSG:4326) at the sheet's centre", "EPSG:4326",
      Affine(DLON, 0, LON - 10 * DLON, 0, -DLAT, LAT + 8 * DLAT), ppi_tags(100), 1200.0, 1200.0),
 ]
@@ -369,3 +373,13 @@ def test_without_rasterio_a_sheet_is_refused_naming_what_to_install(tmp_path, mo
     monkeypatch.setitem(sys.modules, "rasterio", None)  # import rasterio now raises ImportError
     with pytest.raises(InputError, match=r"s\.tif.*needs rasterio.*pip install rasterio"):
         read_sheet(path)
+
+
+def test_layout_and_sheet_names_are_escaped_in_the_report(data_copy):
+    from analysis.report import render_html
+
+    review = review_paths(data_copy("demo_site.gpkg"),
+                          layout_maps=[LayoutMap("<script>alert(1)</script>", "<b>map</b>", 500.0)])
+    html = render_html(review)
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
+    assert "<b>map</b>" not in html
