@@ -214,6 +214,10 @@ def _first_line(err) -> str:
 def sheet_scale(sheet: Sheet) -> SheetScale:
     """Ground feet per pixel and scale denominators (across, down) of a sheet.
 
+    Returns a :class:`SheetScale` whose ``missing`` says why where the sheet has no scale (not
+    georeferenced, no linear unit, unknown resolution). Here 0.3048 m per pixel at 100 pixels
+    per inch is 100 ft per inch, 1:1200:
+
     >>> s = Sheet("a.tif", 100, 80, CRS("EPSG:26918").to_wkt(), (0.3048, 0, 500000, 0, -0.3048,
     ...           4500000), (100.0, 100.0), "tags")
     >>> [round(d, 9) for d in sheet_scale(s).denominators]
@@ -296,10 +300,34 @@ def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame]
                          stated_labels: Sequence[str] = ()) -> tuple[list[Finding], list[dict]]:
     """One ``site_map_scale`` finding per sheet, stated scale and layout map; and the scales.
 
-    ``stated`` is the site plan's ``layout_scale`` table (``sheet``, ``scale_denominator``)
-    with ``stated_labels`` its feature labels; ``layout_maps`` None means print layouts were
-    not read (the command line), an empty sequence that the QGIS project has none. Where no
-    source gives anything, one ``needs_review`` finding says what to provide.
+    Parameters
+    ----------
+    sheets
+        Plan sheets as read by :func:`read_sheets`.
+    stated
+        The site plan's ``layout_scale`` table (``sheet``, ``scale_denominator``), or None.
+    layout_maps
+        Print-layout maps from the QGIS side; None means layouts were not read (the command
+        line), an empty sequence that the QGIS project has none (said in one ``info`` finding).
+    profile
+        ``[site_map_scale] max_scale_denominator`` and ``scale_tolerance_ratio``.
+    area_crs
+        CRS of the findings' geometries (sheet and map footprints); the profile's by default.
+    stated_labels
+        Feature labels of ``stated``'s rows (``layout_scale:<sheet>`` by default).
+
+    Returns
+    -------
+    findings, scales
+        The findings (``value`` the scale denominator, ``limit`` the profile's); where no source
+        gives anything, one ``needs_review`` finding saying what to provide. ``scales``: one
+        ``{"feature", "source", "scale_denominator"}`` per sheet, stated scale and layout map.
+
+    >>> from analysis.profile import load_profile
+    >>> findings, _ = check_site_map_scale([], None, [LayoutMap("Plan", "Map 1", 600.0)],
+    ...                                    load_profile())
+    >>> [(f.status, f.value, f.features) for f in findings]
+    [('pass', 600.0, ['layout:Plan/Map 1'])]
     """
     limit = float(profile.value(RULE, "max_scale_denominator"))
     tolerance = float(profile.value(RULE, "scale_tolerance_ratio"))
