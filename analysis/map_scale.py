@@ -29,11 +29,11 @@ import shapely
 from pyproj import CRS, Transformer
 
 from .errors import InputError
-from .findings import FAIL, INFO, NEEDS_REVIEW, PASS, Finding
+from .findings import FAIL, INFO, NEEDS_REVIEW, PASS, Finding, HasFindings
 from .profile import RulesProfile
 
 __all__ = ["Sheet", "SheetScale", "LayoutMap", "read_sheet", "read_sheets", "sheet_scale",
-           "sheet_footprint", "check_site_map_scale", "map_scale_result", "FOOT_M", "CM_PER_INCH"]
+           "sheet_footprint", "check_site_map_scale", "MapScaleCheck", "FOOT_M", "CM_PER_INCH"]
 
 log = logging.getLogger(__name__)
 
@@ -362,13 +362,22 @@ def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame]
     return findings, scales
 
 
-def map_scale_result(findings: Sequence[Finding], scales: list[dict], profile: RulesProfile) -> dict:
-    """The map-scale check alone as JSON data: the review's shape, its map-scale parts only."""
-    from . import TOOL_NAME, __version__
+@dataclass
+class MapScaleCheck(HasFindings):
+    """The map-scale check alone (``swppp:map_scale``): its findings and measured scales."""
 
-    return {"tool": {"name": TOOL_NAME, "version": __version__}, "profile": profile.name,
-            "measurements": {"site_map_scales": scales},
-            "findings": [f.to_dict() for f in findings]}
+    profile: RulesProfile
+    findings: list[Finding]
+    scales: list[dict]
+
+    def to_dict(self) -> dict:
+        """The review's JSON shape, its map-scale parts only."""
+        from . import TOOL_NAME, __version__
+
+        return {"tool": {"name": TOOL_NAME, "version": __version__},
+                "profile": self.profile.name,
+                "measurements": {"site_map_scales": self.scales},
+                "findings": [f.to_dict() for f in self.findings]}
 
 
 def _nothing_given(layout_maps) -> str:

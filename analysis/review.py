@@ -10,7 +10,8 @@ from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
 from .conditions import Condition, check_condition_b, check_condition_c
 from .easements import check_easement_coverage
-from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
+from .errors import InputError
+from .findings import MAP_RULES, NEEDS_REVIEW, WARN, Finding, HasFindings
 from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheets
 from .phasing import phase_summary
 from .postconstruction import check_postconstruction_controls
@@ -31,7 +32,7 @@ NOT_IMPLEMENTED = {
 
 
 @dataclass
-class Review:
+class Review(HasFindings):
     """Everything one review found: measurements, conditions and findings."""
 
     profile: RulesProfile
@@ -41,22 +42,12 @@ class Review:
     swppp_required: Optional[bool]  # None in one check's result (review_easements)
     findings: list[Finding] = field(default_factory=list)
     reference: Optional[dict] = None
+    records: Optional[dict] = None  # construction-phase records checked, when given
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
     @property
     def area_crs(self) -> str:
         return crs_label(self.site.area_crs)
-
-    @property
-    def exit_status(self) -> int:
-        """0 when nothing failed, 1 when at least one finding is ``fail`` (CONTRACT.md)."""
-        return 1 if any(f.status == FAIL for f in self.findings) else 0
-
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for f in self.findings:
-            out[f.status] = out.get(f.status, 0) + 1
-        return out
 
     def to_dict(self) -> dict:
         out = {
@@ -75,15 +66,20 @@ class Review:
             del out["conditions"]
         if self.reference is not None:
             out["reference"] = self.reference
+        if self.records is not None:
+            out["records"] = self.records
         return out
 
 
 def review_paths(site: str | Path, reference: str | Path | None = None,
                  profile: str | Path | RulesProfile | None = None, sheets: Sequence = (),
-                 progress: Optional[Progress] = None,
+                 progress: Optional[Progress] = None, records: Optional[dict] = None,
                  layout_maps: Optional[Sequence[LayoutMap]] = None) -> Review:
     """Load the site plan (and reference layers, plan sheets) from files and review it.
 
+    ``records`` (optional): the construction-phase records, the keyword arguments of
+    ``inspections.check_record_files`` (``log``, ``rain``, ``notices``, ``traps``, ``station``,
+    ``rain_units``); their findings join the review's, over the site plan's period.
     ``layout_maps`` are the print-layout maps the QGIS side collects; None (the command line)
     means print layouts were not read.
     """
@@ -95,8 +91,24 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     if reference is not None:
         progress.step(0.3, f"opening reference layers {Path(reference).name}")
         reference_info = {"path": Path(reference).name, "layers": sorted(list_layers(reference))}
-    return review_site(plan, rules, reference=reference_info, sheets=read_sheets(sheets, progress),
-                       progress=progress, layout_maps=layout_maps)
+    review = review_site(plan, rules, reference=reference_info, sheets=read_sheets(sheets, progress),
+                         progress=progress, layout_maps=layout_maps)
+    if records:
+        add_records(review, records, progress)
+    return review
+
+
+def add_records(review: Review, records: dict, progress: Optional[Progress] = None) -> None:
+    """Check the construction-phase records over the site plan's period; add their findings."""
+    from .inspections import check_record_files
+
+    if not records.get("log") or not records.get("rain"):
+        raise InputError("construction-phase records need both the inspection log and the "
+                         "rainfall record", fix="give --inspections LOG.csv and --rain RAIN.csv")
+    result = check_record_files(review.profile, site=review.site, progress=progress, **records)
+    review.findings += result.findings
+    review.records = {**result.records, "period": result.period,
+                      "measurements": result.measurements}
 
 
 def review_easements(site: str | Path, profile: str | Path | RulesProfile | None = None,

@@ -3,6 +3,8 @@ from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
+from .algorithms.inspections import InspectionsAlgorithm
+from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.map_scale import MapScaleAlgorithm
 from .algorithms.review import ReviewAlgorithm
 
@@ -32,4 +34,6 @@ class SwpppProvider(QgsProcessingProvider):
     def loadAlgorithms(self):
         self.addAlgorithm(ReviewAlgorithm())
         self.addAlgorithm(EasementCoverageAlgorithm())
+        self.addAlgorithm(InspectionsAlgorithm())
+        self.addAlgorithm(NoticeOfViolationAlgorithm())
         self.addAlgorithm(MapScaleAlgorithm())

@@ -187,7 +187,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         self.add_count_outputs()
 
     def add_count_outputs(self):
-        """EXIT_STATUS and a count of findings per status."""
+        """EXIT_STATUS and a count per finding status."""
         self.addOutput(QgsProcessingOutputNumber(
             self.EXIT_STATUS, self.tr("Exit status (0 nothing failed, 1 a finding failed)")))
         for status in STATUSES:
@@ -325,15 +325,15 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             details.name = self.tr("SWPPP findings")
             details.setPostProcessor(FindingsLayerStyler.instance())
         results = {name: path for name, path in paths.items() if path}
-        results.update(self.count_results(review.findings))
+        results.update(self.count_results(review))
         return results
 
-    def count_results(self, findings):
-        """EXIT_STATUS (1 where a finding fails, as the CLI's) and the count per status."""
-        statuses = [finding.status for finding in findings]
-        results = {self.EXIT_STATUS: 1 if "fail" in statuses else 0}
-        results.update({count_output(status): statuses.count(status) for status in STATUSES})
-        return results
+    def count_results(self, result):
+        """EXIT_STATUS and the count per status of a result holding findings."""
+        counts = result.counts()
+        out = {self.EXIT_STATUS: result.exit_status}
+        out.update({count_output(status): counts.get(status, 0) for status in STATUSES})
+        return out
 
 
 class FindingsLayerStyler(QgsProcessingLayerPostProcessorInterface):

@@ -1,8 +1,4 @@
 """``swppp:map_scale``: site map scale (SWPPP B(2)) of print layouts, plan sheets and stated scales."""
-import json
-import os
-import tempfile
-
 from qgis.core import (
     QgsProcessing,
     QgsProcessingException,
@@ -97,10 +93,12 @@ class MapScaleAlgorithm(SwpppAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads pandas, shapely and pyproj.
-        from analysis.map_scale import check_site_map_scale, map_scale_result, read_sheets
+        from analysis.map_scale import MapScaleCheck, check_site_map_scale, read_sheets
+        from analysis.outputs import write_outputs
         from analysis.profile import load_profile
         from analysis.siteplan import load_site_plan
 
+        json_path = self.parameterAsFileOutput(parameters, self.OUTPUT_JSON, context) or None
         with self.analysis_run(parameters, context, feedback) as inputs:
             progress = inputs["progress"]
             rules = load_profile(inputs["profile"])
@@ -114,14 +112,15 @@ class MapScaleAlgorithm(SwpppAlgorithm):
             progress.step(0.8, "checking site map scales")
             findings, scales = check_site_map_scale(sheets, stated, inputs["layout_maps"], rules,
                                                     stated_labels=labels)
-            for finding in findings:
-                feedback.pushInfo(f"{finding.status.upper()}: {finding.message}")
-            result = map_scale_result(findings, scales, rules)
-            output = self.parameterAsFileOutput(parameters, self.OUTPUT_JSON, context)
-            if output:
-                write_json(result, output)
-        results = {self.OUTPUT_JSON: output} if output else {}
-        results.update(self.count_results(findings))
+            result = MapScaleCheck(profile=rules, findings=findings, scales=scales)
+            progress.check_canceled()
+            if json_path:
+                write_outputs(result, json_path=json_path)
+        for finding in result.findings:
+            feedback.pushInfo(f"{finding.status.upper()}: {finding.message}")
+        results = self.count_results(result)
+        if json_path:
+            results[self.OUTPUT_JSON] = json_path
         return results
 
 
@@ -139,7 +138,7 @@ def stated_scales(layer):
     rows, labels = [], []
     for feature in layer.getFeatures():
         sheet, denominator = feature[fields["sheet"]], feature[fields["scale_denominator"]]
-        sheet = None if sheet is None or _is_null(sheet) else str(sheet)
+        sheet = None if _is_null(sheet) else str(sheet)
         rows.append({"sheet": sheet,
                      "scale_denominator": None if _is_null(denominator) else denominator})
         labels.append(f"layout_scale:{sheet}" if sheet else f"layout_scale:#{feature.id()}")
@@ -148,20 +147,3 @@ def stated_scales(layer):
 
 def _is_null(value):
     return value is None or (hasattr(value, "isNull") and value.isNull())
-
-
-def write_json(data, target):
-    """Write ``data`` as JSON to ``target`` whole or not at all."""
-    from analysis.outputs import publish
-
-    folder = os.path.dirname(os.path.abspath(target))
-    os.makedirs(folder, exist_ok=True)
-    handle, staged = tempfile.mkstemp(prefix=".map_scale.", suffix=".json", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=2, ensure_ascii=False, allow_nan=False)
-        publish(staged, target)
-    except BaseException:
-        if os.path.exists(staged):
-            os.remove(staged)
-        raise

@@ -383,3 +383,15 @@ def test_layout_and_sheet_names_are_escaped_in_the_report(data_copy):
     html = render_html(review)
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
     assert "<b>map</b>" not in html
+
+
+def test_map_scale_check_alone_has_the_review_shape():
+    from analysis.map_scale import MapScaleCheck
+
+    findings, scales = check_site_map_scale(
+        [], None, [LayoutMap("Plan", "Map 1", 600.0), LayoutMap("Plan", "Map 2", 2400.0)], PROFILE)
+    result = MapScaleCheck(PROFILE, findings, scales)
+    data = result.to_dict()
+    assert {"tool", "profile", "measurements", "findings"} <= set(data)
+    assert [m["scale_denominator"] for m in data["measurements"]["site_map_scales"]] == [600, 2400]
+    assert result.exit_status == 1 and result.counts() == {"pass": 1, "fail": 1}
