@@ -1,7 +1,6 @@
 """``swppp:map_scale``: site map scale (SWPPP B(2)) of print layouts, plan sheets and stated scales."""
 from qgis.core import (
     QgsProcessing,
-    QgsProcessingException,
     QgsProcessingParameterFile,
     QgsProcessingParameterFileDestination,
     QgsProcessingParameterString,
@@ -12,6 +11,8 @@ from ..layouts import layout_names
 from .base import GPKG_FILTER, SwpppAlgorithm
 
 __all__ = ["MapScaleAlgorithm"]
+
+STATED_FIELDS = ("sheet", "scale_denominator")  # CONTRACT.md's layout_scale table
 
 HELP = """<p>Checks that every site map is drawn at 1 inch = 100 feet or larger (SWPPP B(2)): \
 scale denominator no more than the rules profile's limit (1200).</p>
@@ -81,10 +82,19 @@ class MapScaleAlgorithm(SwpppAlgorithm):
                                   "{known}).").format(
                 unknown=", ".join(f"'{n}'" for n in unknown),
                 known=", ".join(f"'{n}'" for n in known) or self.tr("none"))
+        layer = self.parameterAsVectorLayer(parameters, self.LAYOUT_SCALE_LAYER, context)
+        missing = [name for name in STATED_FIELDS if layer is not None
+                   and name not in _field_names(layer)]
+        if missing:
+            return False, self.tr(
+                "Layer '{layer}' ({source}): the stated-scales table lacks the field(s) {missing}. "
+                "Fix: give a table with sheet and scale_denominator (the site plan's "
+                "layout_scale).").format(layer=layer.name(), source=layer.source(),
+                                         missing=", ".join(missing))
         return True, ""
 
     def prepareAlgorithm(self, parameters, context, feedback):
-        # Main thread: layouts (in the base) and the stated-scales layer are read here.
+        # Main thread: the project's layouts and the stated-scales layer are read here.
         self.read_layouts(parameters, context, feedback)
         layer = self.parameterAsVectorLayer(parameters, self.LAYOUT_SCALE_LAYER, context)
         self._stated = stated_scales(layer) if layer is not None else None
@@ -124,17 +134,16 @@ class MapScaleAlgorithm(SwpppAlgorithm):
         return results
 
 
+def _field_names(layer):
+    """Lower-case field name -> the layer's own spelling (names match case-insensitively)."""
+    return {field.name().lower(): field.name() for field in layer.fields()}
+
+
 def stated_scales(layer):
-    """A QGIS table's ``sheet`` and ``scale_denominator`` (names matched case-insensitively)."""
+    """A QGIS table's ``sheet`` and ``scale_denominator`` rows, and their feature labels."""
     import pandas as pd
 
-    fields = {field.name().lower(): field.name() for field in layer.fields()}
-    missing = [name for name in ("sheet", "scale_denominator") if name not in fields]
-    if missing:
-        raise QgsProcessingException(
-            f"Layer '{layer.name()}' ({layer.source()}): the stated-scales table lacks the "
-            f"field(s) {', '.join(missing)}. Fix: add them (sheet, scale_denominator) as "
-            "CONTRACT.md's layout_scale table has them.")
+    fields = _field_names(layer)
     rows, labels = [], []
     for feature in layer.getFeatures():
         sheet, denominator = feature[fields["sheet"]], feature[fields["scale_denominator"]]
@@ -142,7 +151,7 @@ def stated_scales(layer):
         rows.append({"sheet": sheet,
                      "scale_denominator": None if _is_null(denominator) else denominator})
         labels.append(f"layout_scale:{sheet}" if sheet else f"layout_scale:#{feature.id()}")
-    return pd.DataFrame(rows, columns=["sheet", "scale_denominator"]), labels
+    return pd.DataFrame(rows, columns=list(STATED_FIELDS)), labels
 
 
 def _is_null(value):

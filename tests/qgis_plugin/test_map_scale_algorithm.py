@@ -136,3 +136,9 @@ def test_review_checks_every_layout_of_the_project(project_layouts, data_copy, t
     data = json.loads(out.read_text(encoding="utf-8"))
     assert "not implemented" not in json.dumps(
         [f for f in data["findings"] if f["rule"] == "site_map_scale"])
+
+
+def test_a_stated_scales_table_without_its_fields_is_refused(data_copy, load_layer):
+    project_table = load_layer(data_copy("demo_site.gpkg"), "project")
+    with pytest.raises(QgsProcessingException, match="lacks the field.*sheet, scale_denominator"):
+        run("map_scale", {"LAYOUT_SCALE_LAYER": project_table})
