@@ -13,6 +13,7 @@ from .conditions import check_condition_b, check_condition_c
 from .easements import check_easement_coverage
 from .errors import InputError
 from .findings import MAP_RULES, NEEDS_REVIEW, WARN, Finding, HasFindings
+from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheets
 from .phasing import phase_summary
 from .postconstruction import check_postconstruction_controls
 from .profile import RulesProfile, load_profile
@@ -27,7 +28,6 @@ __all__ = ["Review", "review_site", "review_paths", "review_easements", "review_
 
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
-    "site_map_scale": "measure each sheet's scale by hand (1 inch = 100 feet or larger)",
     "phasing_five_acres": "check the phasing plan's disturbed acres at any one time by hand",
 }
 
@@ -76,12 +76,15 @@ class Review(HasFindings):
 
 def review_paths(site: str | Path, reference: str | Path | None = None,
                  profile: str | Path | RulesProfile | None = None, sheets: Sequence = (),
-                 progress: Optional[Progress] = None, records: Optional[dict] = None) -> Review:
-    """Load the site plan (and reference layers) from files and review it.
+                 progress: Optional[Progress] = None, records: Optional[dict] = None,
+                 layout_maps: Optional[Sequence[LayoutMap]] = None) -> Review:
+    """Load the site plan (and reference layers, plan sheets) from files and review it.
 
     ``records`` (optional): the construction-phase records, the keyword arguments of
     ``inspections.check_record_files`` (``log``, ``rain``, ``notices``, ``traps``, ``station``,
     ``rain_units``); their findings join the review's, over the site plan's period.
+    ``layout_maps`` are the print-layout maps the QGIS side collects; None (the command line)
+    means print layouts were not read.
     """
     progress = progress or SILENT
     rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
@@ -91,10 +94,8 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     if reference is not None:
         progress.step(0.3, "opening reference layers")
         opened = open_reference(reference)
-    for sheet in sheets:
-        if not Path(sheet).is_file():
-            raise InputError("the plan sheet does not exist", path=sheet, fix="check the path")
-    review = review_site(plan, rules, reference=opened, sheets=sheets, progress=progress)
+    review = review_site(plan, rules, reference=opened, sheets=read_sheets(sheets, progress),
+                         progress=progress, layout_maps=layout_maps)
     if records:
         add_records(review, records, progress)
     return review
@@ -154,14 +155,16 @@ def review_reference(site: str | Path, reference, profile: str | Path | RulesPro
 
 
 def review_site(site: SitePlan, profile: RulesProfile, reference=None,
-                sheets: Sequence = (), progress: Optional[Progress] = None) -> Review:
-    """Run every check on a loaded site plan.
+                sheets: Sequence[Sheet | str | Path] = (), progress: Optional[Progress] = None,
+                layout_maps: Optional[Sequence[LayoutMap]] = None) -> Review:
+    """Run every check on a loaded site plan (plan sheets given as :class:`Sheet` or paths).
 
     ``reference`` is a :class:`~analysis.reference.Reference` (or its source: a GeoPackage
     path), read once around the site for Condition A and wetlands; None leaves those two
     ``needs_review``.
     """
     progress = progress or SILENT
+    sheets = [read for s in sheets for read in ([s] if isinstance(s, Sheet) else read_sheets([s]))]
     progress.step(0.4, "measuring disturbed area")
     disturbed = disturbed_area(site)
     findings = []
@@ -175,19 +178,23 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     outside, outside_sq_ft = check_disturbance_outside_site(site, disturbed, profile)
     findings.append(outside)
     findings += [_repair_finding(r, profile) for r in site.repairs]
-    progress.step(0.75, "reading reference layers around the site")
+    progress.step(0.8, "checking site map scales")
+    stated = site.layer("layout_scale")
+    scale_findings, map_scales = check_site_map_scale(
+        sheets, stated, layout_maps, profile, area_crs=site.area_crs,
+        stated_labels=site.labels("layout_scale") if stated is not None else ())
+    findings += scale_findings
+    progress.step(0.82, "reading reference layers around the site")
     reference = open_reference(reference) if reference is not None else None
     a_findings, a, wetland_findings, wetland_measurements = _reference_checks(
         site, disturbed, profile, reference)
     findings += a_findings + wetland_findings
     findings.append(check_postconstruction_controls(site, {"A": a, "B": b, "C": c}, profile))
-    progress.step(0.8, "checking maintenance easements over the SMPs")
+    progress.step(0.85, "checking maintenance easements over the SMPs")
     easement_findings, uncovered_smp_sq_ft = check_easement_coverage(site, profile)
     findings += easement_findings
-    unchecked = {"site_map_scale": [f"sheet:{Path(p).name}" for p in sheets]}
     findings += [Finding(rule, NEEDS_REVIEW, profile.section(rule),
-                         f"not implemented yet in this version: {todo}",
-                         features=unchecked.get(rule, []))
+                         f"not implemented yet in this version: {todo}")
                  for rule, todo in NOT_IMPLEMENTED.items()]
     progress.step(0.9, "gathering findings")
     measurements = {
@@ -195,6 +202,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
         "disturbed_outside_site_sq_ft": outside_sq_ft,
         "uncovered_smp_sq_ft": uncovered_smp_sq_ft,
         "phases": phase_summary(site),
+        "site_map_scales": map_scales,
         **wetland_measurements,
     }
     order = {rule: i for i, rule in enumerate(MAP_RULES)}

@@ -6,6 +6,7 @@ from .algorithms.condition_a import ConditionAAlgorithm
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.inspections import InspectionsAlgorithm
 from .algorithms.nov import NoticeOfViolationAlgorithm
+from .algorithms.map_scale import MapScaleAlgorithm
 from .algorithms.review import ReviewAlgorithm
 from .algorithms.wetlands import WetlandsAlgorithm
 
@@ -39,3 +40,4 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(EasementCoverageAlgorithm())
         self.addAlgorithm(InspectionsAlgorithm())
         self.addAlgorithm(NoticeOfViolationAlgorithm())
+        self.addAlgorithm(MapScaleAlgorithm())
