@@ -8,7 +8,7 @@ import sys
 import traceback
 from typing import Optional, Sequence
 
-from . import __version__
+from . import __version__, cli_reference
 from .profile import DEFAULT_PROFILE
 
 __all__ = ["main"]
@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--findings", metavar="PATH.gpkg", help="write the findings GeoPackage")
     review.add_argument("--quiet", action="store_true", help="print nothing but errors")
     review.set_defaults(handler=_run_review)
+    cli_reference.register(commands)
     return parser
 
 
