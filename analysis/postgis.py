@@ -22,8 +22,8 @@ from pyproj import CRS
 from .errors import InputError
 from .progress import Progress
 from .reference_import import REFERENCE_LAYERS, Candidate
-from .reference_store import (CHUNK, HISTORY_TABLE, VERSION_FIELDS, VERSIONS_TABLE, ReferenceStore,
-                              VersionRow, debug_pause, frame_from_history, history_rows)
+from .reference_store import (HISTORY_TABLE, VERSION_FIELDS, VERSIONS_TABLE, ReferenceStore,
+                              VersionRow, chunk_size, debug_pause, frame_from_history, history_rows)
 
 __all__ = ["split_schema", "connect", "PostgisStore", "PostgisReference", "DEFAULT_SCHEMA"]
 
@@ -170,8 +170,9 @@ class PostgisStore(ReferenceStore):
             values = frame[columns].to_numpy(dtype=object)
             wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
             with con.cursor() as cur:
-                for start in range(0, len(frame), CHUNK):
-                    stop = min(start + CHUNK, len(frame))
+                step = chunk_size()
+                for start in range(0, len(frame), step):
+                    stop = min(start + step, len(frame))
                     cur.executemany(insert, [(*v, w, srid) for v, w in zip(values[start:stop],
                                                                             wkb[start:stop])])
                     progress.step(0.1 + 0.8 * stop / len(frame), f"{stop} of {len(frame)} features")

@@ -379,13 +379,13 @@ def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport) -> pd
     if cause is None:
         raise InputError("the PWL table has no causes column, so no water in it can be called "
                          "impaired", path=path, field="CAUSES",
-                         fix="add a CAUSES column (pollutants separated by ';' or ',')")
+                         fix="add a CAUSES column (pollutants separated by ';')")
     cycle = columns.get("listing_cycle") or columns.get("cycle") or columns.get("year")
     category = columns.get("category")
     out = []
     for row in rows:
         pwl_id = (row[columns["pwl_id"]] or "").strip()
-        causes = [c.strip() for c in re.split(r"[;,]", row[cause] or "") if c.strip()]
+        causes = [c.strip() for c in (row[cause] or "").split(";") if c.strip()]
         if not causes:
             report.skipped.append((pwl_id, "no causes (not impaired)"))
             continue

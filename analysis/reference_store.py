@@ -174,6 +174,12 @@ def frame_from_history(layer: str, rows, crs) -> gpd.GeoDataFrame:
     return frame
 
 
+def chunk_size() -> int:
+    """Features per batch: smaller under the kill tests' hook, so the pause comes after N."""
+    limit = os.environ.get(PAUSE_AFTER_ENV)
+    return max(1, min(CHUNK, int(limit))) if limit else CHUNK
+
+
 def debug_pause(written: int) -> None:
     """For the kill tests only: stop (forever) once ``written`` features are in the transaction."""
     limit = os.environ.get(PAUSE_AFTER_ENV)
@@ -354,8 +360,9 @@ class GeoPackageStore(ReferenceStore):
                           f"VALUES (?{', ?' * len(columns)})")
                 values = frame[columns].to_numpy(dtype=object)
                 geoms = np.asarray(frame.geometry.array)
-                for start in range(0, len(frame), CHUNK):
-                    stop = min(start + CHUNK, len(frame))
+                step = chunk_size()
+                for start in range(0, len(frame), step):
+                    stop = min(start + step, len(frame))
                     blobs = gpkg_blob(geoms[start:stop], srs_id)
                     con.executemany(insert, [(b, *v) for b, v in zip(blobs, values[start:stop])])
                     progress.step(0.1 + 0.8 * stop / len(frame), f"{stop} of {len(frame)} features")
