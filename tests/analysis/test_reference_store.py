@@ -159,9 +159,10 @@ def _paused_import(target, source, tmp_path, after):
     log = tmp_path / "import.log"
     env = {**os.environ, PAUSE_AFTER_ENV: str(after), PAUSE_FILE_ENV: str(marker),
            "PROJ_DATA": "/usr/share/proj"}
-    child = subprocess.Popen([sys.executable, "-m", "analysis.cli", "reference", "import", "wetlands",
-                              str(source), "--into", *target.args(), "--quiet"], cwd=ROOT, env=env,
-                             stdout=subprocess.DEVNULL, stderr=open(log, "wb"))
+    with open(log, "wb") as errors:  # the child keeps its own copy of the descriptor
+        child = subprocess.Popen([sys.executable, "-m", "analysis.cli", "reference", "import",
+                                  "wetlands", str(source), "--into", *target.args(), "--quiet"],
+                                 cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=errors)
     deadline = time.monotonic() + 120
     while not marker.exists():
         if child.poll() is not None:
