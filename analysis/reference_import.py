@@ -473,11 +473,13 @@ def _validate(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportR
                          fix="give every feature its own id (or merge the repeated ones)")
     frame = frame.set_geometry(_checked_geometries(frame, spec, report))
     frame = frame[frame.geometry.notna()]
-    for name, kind in spec.fields.items():
-        frame[name] = _typed(frame[name], kind, name, path, layer_label)
+    for name, kind in spec.fields.items():  # object columns: an empty value stays None, not NaN
+        frame[name] = pd.Series(_typed(frame[name], kind, name, path, layer_label),
+                                index=frame.index, dtype=object)
     for name in ("pollutants",):
         if name in frame.columns:
-            frame[name] = [normalize_pollutants(v, synonyms) for v in frame[name]]
+            frame[name] = pd.Series([normalize_pollutants(v, synonyms) for v in frame[name]],
+                                    index=frame.index, dtype=object)
     if frame.empty:
         raise InputError(f"no feature of the source can be imported into '{spec.name}'",
                          path=path, layer=layer_label, fix="see the rejected features above")

@@ -36,7 +36,7 @@ from .progress import SILENT, Progress
 from .reference_import import REFERENCE_LAYERS, Candidate
 
 __all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "open_store",
-           "is_postgres", "status", "HISTORY_TABLE", "VERSIONS_TABLE"]
+           "is_postgres", "status", "describe_reference", "HISTORY_TABLE", "VERSIONS_TABLE"]
 
 VERSIONS_TABLE = "layer_versions"
 HISTORY_TABLE = "reference_history"
@@ -449,6 +449,32 @@ class GeoPackageStore(ReferenceStore):
         if "gpkg_ogr_contents" in self._tables(con):
             con.execute("INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?, NULL)",
                         (layer,))
+
+
+# --- what a review records ---------------------------------------------------------------------
+
+def describe_reference(reference, schema: Optional[str] = None) -> dict:
+    """What a review records of its reference: the source, its layers, each layer's version read.
+
+    ``versions`` holds, per layer with a ``layer_versions`` row, the current version (number,
+    source date, sha256): the version a review reading the store now reads.
+    """
+    if is_postgres(reference):
+        from .postgis import PostgisReference
+
+        opened = PostgisReference(reference, schema)
+        label, layers, store = opened.source, opened.layers(), opened.store
+    else:
+        from .vector_io import list_layers
+
+        label, layers = Path(reference).name, sorted(list_layers(reference))
+        store = GeoPackageStore(reference) if Path(reference).suffix.lower() == ".gpkg" else None
+    rows = store.versions() if store is not None and VERSIONS_TABLE in layers else []
+    current = {r.layer: r for r in rows}
+    return {"path": label, "layers": layers,
+            "versions": {layer: {"version": r.version, "source_date": r.source_date,
+                                 "imported_at": r.imported_at, "sha256": r.sha256}
+                         for layer, r in sorted(current.items())}}
 
 
 # --- status --------------------------------------------------------------------------------------

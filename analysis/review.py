@@ -16,7 +16,7 @@ from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
 from .site_boundary import check_disturbance_outside_site
 from .siteplan import SitePlan, crs_label, load_site_plan
-from .vector_io import list_layers
+from .reference_store import describe_reference
 
 __all__ = ["Review", "review_site", "review_paths", "NOT_IMPLEMENTED"]
 
@@ -87,8 +87,8 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     plan = load_site_plan(site, rules)
     reference_info = None
     if reference is not None:
-        progress.step(0.3, f"opening reference layers {Path(reference).name}")
-        reference_info = {"path": Path(reference).name, "layers": sorted(list_layers(reference))}
+        progress.step(0.3, "opening reference layers")
+        reference_info = describe_reference(reference)
     for sheet in sheets:
         if not Path(sheet).is_file():
             raise InputError("the plan sheet does not exist", path=sheet, fix="check the path")

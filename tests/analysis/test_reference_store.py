@@ -247,3 +247,25 @@ def test_attains_assessments_and_pwl_give_the_same_layer(target, capsys):
     assert from_attains[columns].sort_values("waterbody_id").values.tolist() == \
         from_pwl[columns].sort_values("waterbody_id").values.tolist()
     assert set(from_attains.name) == {"Seven Springs Creek tributary", "Example Brook"}
+
+
+def test_a_review_records_the_versions_it_read(target, tmp_path, capsys):
+    demo = TEST_DATA / "demo_reference.gpkg"
+    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
+        status, _, err = reference("import", layer, f"{demo}|layername={layer}", "--into",
+                                   *target.args(), "--source-date", "2026-01-01", capsys=capsys)
+        assert status == 0, err
+    import_pwl(target, "2022", capsys)  # impaired_waters version 2
+    ref = target.into if target.schema is None else f"{target.into} schema={target.schema}"
+    result_path = tmp_path / "review.json"
+
+    status = main(["review", str(TEST_DATA / "demo_site.gpkg"), "--reference", ref,
+                   "--json", str(result_path), "--report", str(tmp_path / "r.html"), "--quiet"])
+
+    assert status in (0, 1)
+    recorded = json.loads(result_path.read_text(encoding="utf-8"))["reference"]["versions"]
+    stored = {r.layer: r for r in target.store().versions()}
+    assert {k: v["version"] for k, v in recorded.items()} == {
+        "catchments": 1, "impaired_waters": 2, "tmdl_watersheds": 1, "wetlands": 1}
+    assert recorded["impaired_waters"]["sha256"] == stored["impaired_waters"].sha256
+    assert "impaired_waters v2 (source 2022-04-01" in (tmp_path / "r.html").read_text(encoding="utf-8")
