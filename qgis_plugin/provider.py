@@ -2,6 +2,8 @@
 from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
+from .algorithms.reference_diff import ReferenceDiffAlgorithm
+from .algorithms.reference_import import ReferenceImportAlgorithm
 from .algorithms.review import ReviewAlgorithm
 
 __all__ = ["SwpppProvider"]
@@ -29,3 +31,5 @@ class SwpppProvider(QgsProcessingProvider):
 
     def loadAlgorithms(self):
         self.addAlgorithm(ReviewAlgorithm())
+        self.addAlgorithm(ReferenceImportAlgorithm())
+        self.addAlgorithm(ReferenceDiffAlgorithm())
