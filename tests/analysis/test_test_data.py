@@ -10,11 +10,19 @@ import pytest
 from tests.conftest import TEST_DATA
 
 
-@pytest.mark.skipif(importlib.util.find_spec("fiona") is None,
-                    reason="the generator writes with fiona (QGIS's Debian stack)")
-def test_generator_reproduces_the_committed_files(tmp_path):
-    subprocess.run([sys.executable, str(TEST_DATA / "make_test_data.py"), str(tmp_path)],
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """What the generator makes now, in a fresh folder (run once for this module)."""
+    if importlib.util.find_spec("fiona") is None:
+        pytest.skip("the generator writes with fiona (QGIS's Debian stack)")
+    folder = tmp_path_factory.mktemp("generated")
+    subprocess.run([sys.executable, str(TEST_DATA / "make_test_data.py"), str(folder)],
                    check=True, capture_output=True, env={**os.environ, "PROJ_DATA": "/usr/share/proj"})
+    return folder
+
+
+def test_generator_reproduces_the_committed_files(generated):
+    tmp_path = generated
     committed = sorted(p.relative_to(TEST_DATA) for p in TEST_DATA.rglob("*.gpkg"))
     made = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.gpkg"))
     assert made == committed
@@ -23,4 +31,14 @@ def test_generator_reproduces_the_committed_files(tmp_path):
         return hashlib.sha256(path.read_bytes()).hexdigest()
 
     changed = [str(p) for p in committed if digest(TEST_DATA / p) != digest(tmp_path / p)]
+    assert changed == [], "regenerate test_data (python test_data/make_test_data.py) and commit"
+
+
+def test_generator_reproduces_the_reference_sources(generated):
+    tmp_path = generated
+    committed = sorted(p.name for p in (TEST_DATA / "reference_sources").iterdir())
+    made = sorted(p.name for p in (tmp_path / "reference_sources").iterdir())
+    assert made == committed
+    changed = [name for name in committed if (TEST_DATA / "reference_sources" / name).read_bytes()
+               != (tmp_path / "reference_sources" / name).read_bytes()]
     assert changed == [], "regenerate test_data (python test_data/make_test_data.py) and commit"
