@@ -290,6 +290,17 @@ class GeoPackageStore(ReferenceStore):
         _register_gpkg_functions(con)
         return con
 
+    def recover(self) -> None:
+        """Roll back what a killed import left (a hot journal) before a read-only reader opens it.
+
+        GDAL opens a GeoPackage read-only to read it, and a read-only connection cannot roll
+        back a killed writer's journal ("attempt to write a readonly database"); any connection
+        that may write does so on its first read.
+        """
+        if self.path.exists() and Path(f"{self.path}-journal").exists():
+            with closing(self._connect(write=True)) as con:
+                con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
     def _tables(self, con) -> set[str]:
         return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
 
@@ -349,6 +360,9 @@ class GeoPackageStore(ReferenceStore):
             self._create_empty()
         layer, spec, frame = candidate.layer, REFERENCE_LAYERS[candidate.layer], candidate.frame
         with closing(self._connect(write=True)) as con:
+            # Dirty pages stay in memory until COMMIT: a spill would take SQLite's exclusive lock
+            # and shut readers out for the rest of the import, not just for the commit.
+            con.execute("PRAGMA cache_spill = OFF")
             con.execute("BEGIN IMMEDIATE")  # one writer; readers keep reading the old version
             try:
                 srs_id = self._srs_id(con, frame.crs)
@@ -467,8 +481,10 @@ def describe_reference(reference, schema: Optional[str] = None) -> dict:
     else:
         from .vector_io import list_layers
 
-        label, layers = Path(reference).name, sorted(list_layers(reference))
         store = GeoPackageStore(reference) if Path(reference).suffix.lower() == ".gpkg" else None
+        if store is not None:
+            store.recover()
+        label, layers = Path(reference).name, sorted(list_layers(reference))
     rows = store.versions() if store is not None and VERSIONS_TABLE in layers else []
     current = {r.layer: r for r in rows}
     return {"path": label, "layers": layers,
