@@ -207,7 +207,6 @@ def _age(days) -> str:
 
 
 def _bar(fraction: float, message: str) -> None:
-    width = 30
-    done = int(round(fraction * width))
-    sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {fraction:4.0%} {message[:36]:<36}")
-    sys.stderr.flush()
+    from .cli import _bar as review_bar  # the one progress bar (cli imports this module)
+
+    review_bar(fraction, message)

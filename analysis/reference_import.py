@@ -537,8 +537,8 @@ def _typed(column: pd.Series, kind: str, name, path, layer_label) -> list:
                 (isinstance(value, str) and value.strip() == "") or value is pd.NA:
             out.append(None)
         elif kind == "text":
-            out.append(value.item() if hasattr(value, "item") and not isinstance(value, str) else value)
-            out[-1] = str(out[-1]).strip()
+            plain = value.item() if hasattr(value, "item") and not isinstance(value, str) else value
+            out.append(str(plain).strip())
         else:
             try:
                 number = float(value)
