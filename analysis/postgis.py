@@ -23,7 +23,8 @@ from .errors import InputError
 from .progress import Progress
 from .reference_import import REFERENCE_LAYERS, Candidate
 from .reference_store import (HISTORY_TABLE, VERSION_FIELDS, VERSIONS_TABLE, ReferenceStore,
-                              VersionRow, chunk_size, debug_pause, frame_from_history, history_rows)
+                              VersionRow, check_still_current, chunk_size, debug_pause,
+                              frame_from_history, history_rows)
 
 __all__ = ["split_schema", "connect", "PostgisStore", "PostgisReference", "DEFAULT_SCHEMA"]
 
@@ -159,6 +160,10 @@ class PostgisStore(ReferenceStore):
             # One import at a time per schema; readers are not blocked by this lock.
             con.execute(sql.SQL("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE").format(
                 ids.table(VERSIONS_TABLE)))
+            check_still_current(layer, row.version - 1 or None, con.execute(
+                sql.SQL("SELECT max(version) FROM {} WHERE layer = %s").format(
+                    ids.table(VERSIONS_TABLE)), (layer,)).fetchone()[0])
+            self._archive_unkept(con, layer, spec, row.version - 1)
             con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(ids.table(staged)))
             con.execute(sql.SQL("CREATE TABLE {} (fid serial PRIMARY KEY, {}, geom geometry(Geometry, {}))"
                                 ).format(ids.table(staged), sql.SQL(", ").join(
@@ -194,6 +199,26 @@ class PostgisStore(ReferenceStore):
             con.execute(sql.SQL("ALTER INDEX {} RENAME TO {}").format(
                 sql.Identifier(self.schema, f"{staged}_geom_idx"), sql.Identifier(f"{layer}_geom_idx")))
             con.execute(sql.SQL("ANALYZE {}").format(ids.table(layer)))
+
+    def _archive_unkept(self, con, layer, spec, version) -> None:
+        """Keep the current version's features in the history where no import kept them."""
+        sql, ids = self.sql, self.ids
+        if not version or not self._exists(con, layer) or con.execute(
+                sql.SQL("SELECT 1 FROM {} WHERE layer = %s AND version = %s LIMIT 1").format(
+                    ids.table(HISTORY_TABLE)), (layer, version)).fetchone():
+            return
+        present = {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns "
+                                             "WHERE table_schema = %s AND table_name = %s",
+                                             (self.schema, layer))}
+        pairs = sql.SQL(", ").join(sql.SQL("{}, {}").format(
+            sql.Literal(c), sql.Identifier(c) if c in present else sql.SQL("NULL")) for c in spec.fields)
+        con.execute(sql.SQL("INSERT INTO {} SELECT %s, %s, {}::text, jsonb_build_object({}), geom "
+                            "FROM {} WHERE geom IS NOT NULL").format(
+            ids.table(HISTORY_TABLE), sql.Identifier(spec.id_field), pairs, ids.table(layer)),
+            (layer, version))
+        con.execute(sql.SQL("UPDATE {} SET crs = 'EPSG:' || Find_SRID(%s, %s, 'geom') WHERE layer = %s "
+                            "AND version = %s AND crs IS NULL").format(ids.table(VERSIONS_TABLE)),
+                    (self.schema, layer, layer, version))
 
     def _ensure_side_tables(self, con) -> None:
         sql, ids = self.sql, self.ids

@@ -68,8 +68,10 @@ class LayerDiff:
         out = {}
         for change in self.changes:
             out[change.kind] = out.get(change.kind, 0) + 1
-        out["pollutants added"] = sum(1 for c in self.changes if c.pollutants_added)
-        out["pollutants removed"] = sum(1 for c in self.changes if c.pollutants_removed)
+        # Among the features in both versions (a newly listed water's pollutants are all new).
+        out["pollutants added"] = sum(1 for c in self.changes if c.kind == "changed" and c.pollutants_added)
+        out["pollutants removed"] = sum(1 for c in self.changes
+                                        if c.kind == "changed" and c.pollutants_removed)
         out["geometry changed"] = sum(1 for c in self.changes if c.geometry_changed)
         return out
 
@@ -165,7 +167,9 @@ def _pollutants(frame, fid) -> list:
     if "pollutants" not in frame.columns:
         return []
     value = frame.at[fid, "pollutants"]
-    return sorted(p for p in str(value).split(";") if p) if isinstance(value, str) else []
+    # Upper case: a version kept from before the import folded names may spell them otherwise.
+    return sorted({p.strip().upper() for p in value.split(";") if p.strip()}) \
+        if isinstance(value, str) else []
 
 
 def _name(frame, fid):

@@ -147,6 +147,14 @@ class ReferenceStore:
                          fix="versions stored: " + ", ".join(str(r.version) for r in rows))
 
 
+def check_still_current(layer: str, expected: Optional[int], found: Optional[int]) -> None:
+    """Inside the import's transaction: no other import of ``layer`` finished meanwhile."""
+    if found != expected:
+        raise InputError(f"another import of '{layer}' finished while this one ran (version "
+                         f"{found} is current now); nothing was written",
+                         fix="run this import again")
+
+
 def _crs_text(crs) -> Optional[str]:
     if crs is None:
         return None
@@ -263,8 +271,18 @@ def _envelope(blob):
     return minx, maxx, miny, maxy
 
 
+def _wkb(blob):
+    """The WKB inside a GeoPackage geometry blob (after its header and envelope)."""
+    if blob is None:
+        return None
+    blob = bytes(blob)
+    envelope = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}[(blob[3] >> 1) & 0b111]
+    return blob[8 + envelope:]
+
+
 def _register_gpkg_functions(con: sqlite3.Connection) -> None:
     """The ST_* functions GeoPackage R-tree triggers call, which plain SQLite lacks."""
+    con.create_function("gpkg_wkb", 1, _wkb, deterministic=True)
     con.create_function("ST_IsEmpty", 1, lambda b: None if b is None else int(_envelope(b) is None),
                         deterministic=True)
     for index, name in enumerate(("ST_MinX", "ST_MaxX", "ST_MinY", "ST_MaxY")):
@@ -367,6 +385,10 @@ class GeoPackageStore(ReferenceStore):
             try:
                 srs_id = self._srs_id(con, frame.crs)
                 self._ensure_side_tables(con)
+                check_still_current(layer, row.version - 1 or None, con.execute(
+                    f"SELECT max(version) FROM {_q(VERSIONS_TABLE)} WHERE layer = ?", (layer,)
+                ).fetchone()[0])
+                self._archive_unkept(con, layer, spec, row.version - 1)
                 self._drop_layer(con, layer)
                 self._create_layer(con, layer, spec, frame, srs_id)
                 columns = list(spec.fields)
@@ -427,6 +449,25 @@ class GeoPackageStore(ReferenceStore):
                         "NOT NULL, feature_id TEXT NOT NULL, attributes TEXT NOT NULL, geometry BLOB)")
             con.execute(f"CREATE INDEX reference_history_version ON {_q(HISTORY_TABLE)} "
                         "(layer, version)")
+
+    def _archive_unkept(self, con, layer, spec, version) -> None:
+        """Keep the current version's features in the history where no import kept them."""
+        if not version or layer not in self._tables(con) or con.execute(
+                f"SELECT 1 FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? LIMIT 1",
+                (layer, version)).fetchone():
+            return
+        present = {r[1] for r in con.execute(f"PRAGMA table_info({_q(layer)})")}
+        pairs = ", ".join(f"'{c}', {_q(c) if c in present else 'NULL'}" for c in spec.fields)
+        con.execute(f"INSERT INTO {_q(HISTORY_TABLE)} SELECT ?, ?, CAST({_q(spec.id_field)} AS TEXT), "
+                    f"json_object({pairs}), gpkg_wkb(geom) FROM {_q(layer)} WHERE geom IS NOT NULL",
+                    (layer, version))
+        srs = con.execute("SELECT s.organization, s.organization_coordsys_id, s.definition FROM "
+                          "gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s USING (srs_id) WHERE "
+                          "lower(g.table_name) = lower(?)", (layer,)).fetchone()
+        if srs:
+            crs = f"EPSG:{srs[1]}" if str(srs[0]).upper() == "EPSG" else srs[2]
+            con.execute(f"UPDATE {_q(VERSIONS_TABLE)} SET crs = ? WHERE layer = ? AND version = ? "
+                        "AND crs IS NULL", (crs, layer, version))
 
     def _drop_layer(self, con, layer: str) -> None:
         tables = self._tables(con)
@@ -498,6 +539,9 @@ def describe_reference(reference, schema: Optional[str] = None) -> dict:
 def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict:
     """Each layer's versions and age, and warnings (a missing layer, an outdated 303(d) list)."""
     today = today or date.today()
+    if isinstance(store, GeoPackageStore) and not store.path.exists():
+        raise InputError("the reference GeoPackage does not exist", path=store.path,
+                         fix="check the path, or import a layer into it first")
     current_cycle = str(profile.value("reference", "current_listing_cycle"))
     rows = store.versions()
     layers, warnings = [], []

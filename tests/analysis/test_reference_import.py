@@ -121,6 +121,8 @@ def test_real_ny_tmdl_actions_join_to_watersheds_and_fold_pollutant_names():
     assert frame.at["NY1201-0003", "tmdl_id"].split(";") == list(dict.fromkeys(a for a, _, _ in named))
     expected = {SYNONYMS.get(p, p) for _, p, _ in named}
     assert set(frame.at["NY1201-0003", "pollutants"].split(";")) == expected
+    point = any(t in ("Point source", "Both") for _, _, t in named)
+    assert frame.at["NY1201-0003", "stormwater_source"] == int(point)
     everything = ";".join(frame.pollutants)
     assert "PHOSPHORUS, TOTAL" not in everything and "SULFATES" not in everything
     # 321 of the 324 units named by the actions have no geometry in the file: rejected, listed.

@@ -270,3 +270,18 @@ def test_a_review_records_the_versions_it_read(target, tmp_path, capsys):
         "catchments": 1, "impaired_waters": 2, "tmdl_watersheds": 1, "wetlands": 1}
     assert recorded["impaired_waters"]["sha256"] == stored["impaired_waters"].sha256
     assert "impaired_waters v2 (source 2022-04-01" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+def test_a_version_made_before_swppp_imports_is_kept_for_diff(data_copy, capsys):
+    """The demo's layer_versions rows came from the generator: the first import keeps them."""
+    demo = data_copy("demo_reference.gpkg")
+    target = Target(str(demo), None)
+    assert import_pwl(target, "2022", capsys)[0] == 0
+    assert [v.version for v in target.store().versions("impaired_waters")] == [1, 2]
+    diff = json.loads(reference("diff", "impaired_waters", "--in", demo, "--json", "-",
+                                capsys=capsys)[1])
+    by_id = {c["id"]: c for c in diff["changes"]}
+    assert by_id["NY1301-0099"]["pollutants_removed"] == ["PHOSPHORUS"]  # demo: Silt/Sediment;Phosphorus
+    assert by_id["NY1301-0099"]["geometry_changed"] is True  # the demo's line has one more vertex
+    assert by_id["NY1301-0123"]["change"] == "changed"  # Phosphorus both times; category 4a both
+    assert by_id["NY1301-0123"]["pollutants_added"] == by_id["NY1301-0123"]["pollutants_removed"] == []
