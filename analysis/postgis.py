@@ -199,6 +199,7 @@ class PostgisStore(ReferenceStore):
             con.execute(sql.SQL("ALTER INDEX {} RENAME TO {}").format(
                 sql.Identifier(self.schema, f"{staged}_geom_idx"), sql.Identifier(f"{layer}_geom_idx")))
             con.execute(sql.SQL("ANALYZE {}").format(ids.table(layer)))
+            progress.check_canceled()  # the last moment a cancel leaves nothing written
 
     def _archive_unkept(self, con, layer, spec, version) -> None:
         """Keep the current version's features in the history where no import kept them."""

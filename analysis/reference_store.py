@@ -410,6 +410,7 @@ class GeoPackageStore(ReferenceStore):
                             tuple(getattr(row, f) for f in VERSION_FIELDS))
                 con.execute("UPDATE gpkg_contents SET last_change = strftime('%Y-%m-%dT%H:%M:%fZ', "
                             "'now') WHERE table_name = ?", (VERSIONS_TABLE,))
+                progress.check_canceled()  # the last moment a cancel leaves nothing written
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")

@@ -86,6 +86,10 @@ def test_a_hostile_schema_name_is_quoted_not_executed(postgis_server, tmp_path, 
     frame = PostgisReference(conninfo, HOSTILE).read("wetlands", (X0, Y0, X0 + 50, Y0 + 50), "EPSG:2260")
     assert frame.wetland_id.tolist() == ["G-0"]
     assert [v.version for v in PostgisStore(conninfo, HOSTILE).versions()] == [1]
+    with pytest.raises(InputError, match="no layer"):  # a hostile layer name is only looked up
+        PostgisReference(conninfo, HOSTILE).read(HOSTILE, (X0, Y0, X0 + 50, Y0 + 50), "EPSG:2260")
+    with psycopg.connect(conninfo) as con:
+        assert con.execute("SELECT to_regclass('public.y') IS NOT NULL").fetchone()[0]
     assert main(["reference", "status", "--in", conninfo, "--schema", HOSTILE]) == 0
 
 

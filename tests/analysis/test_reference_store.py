@@ -285,3 +285,32 @@ def test_a_version_made_before_swppp_imports_is_kept_for_diff(data_copy, capsys)
     assert by_id["NY1301-0099"]["geometry_changed"] is True  # the demo's line has one more vertex
     assert by_id["NY1301-0123"]["change"] == "changed"  # Phosphorus both times; category 4a both
     assert by_id["NY1301-0123"]["pollutants_added"] == by_id["NY1301-0123"]["pollutants_removed"] == []
+
+
+def test_a_cancelled_import_changes_nothing(target, tmp_path, capsys):
+    from analysis.errors import Cancelled
+    from analysis.progress import Progress
+    from analysis.reference_import import read_candidate
+
+    assert reference("import", "wetlands", wetlands_source(tmp_path / "a.gpkg", 3), "--into",
+                     *target.args(), capsys=capsys)[0] == 0
+    candidate = read_candidate("wetlands", wetlands_source(tmp_path / "b.gpkg", 5, y=Y0 + 500))
+    asked = []
+    progress = Progress(is_canceled=lambda: asked.append(1) or len(asked) > 1)  # cancel mid-write
+    with pytest.raises(Cancelled):
+        target.store().import_candidate(candidate, progress=progress)
+    assert [v.version for v in target.store().versions("wetlands")] == [1]
+    assert _current_ids(target) == ["W-0", "W-1", "W-2"]
+
+
+def test_an_import_that_raced_another_is_refused(target, tmp_path, capsys, monkeypatch):
+    from analysis.errors import InputError
+    from analysis.reference_import import read_candidate
+
+    first = wetlands_source(tmp_path / "a.gpkg", 3)
+    assert reference("import", "wetlands", first, "--into", *target.args(), capsys=capsys)[0] == 0
+    store = target.store()
+    monkeypatch.setattr(store, "current", lambda layer: None)  # as if read before the first import
+    with pytest.raises(InputError, match="another import of 'wetlands' finished"):
+        store.import_candidate(read_candidate("wetlands", wetlands_source(tmp_path / "b.gpkg", 4)))
+    assert [v.version for v in target.store().versions("wetlands")] == [1]
