@@ -73,11 +73,13 @@ class ImportResult:
 
 
 def is_postgres(target) -> bool:
-    """Whether ``target`` names a PostgreSQL connection (``postgresql://...``, ``service=...``)."""
+    """Whether ``target`` names a PostgreSQL connection (``postgresql://...``, ``service=...``).
+
+    >>> [is_postgres(t) for t in ("service=gis", "postgresql://h/db", "ref.gpkg", "/d/a=b.gpkg")]
+    [True, True, False, False]
+    """
     text = str(target).strip()
-    if not text:
-        return False
-    return text.startswith(("postgresql://", "postgres://")) or "=" in text.split()[0]
+    return text.startswith(("postgresql://", "postgres://")) or bool(re.match(r"[A-Za-z_]+\s*=", text))
 
 
 def open_store(target, schema: Optional[str] = None) -> "ReferenceStore":
