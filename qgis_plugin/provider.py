@@ -3,6 +3,8 @@ from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
+from .algorithms.inspections import InspectionsAlgorithm
+from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.reference_diff import ReferenceDiffAlgorithm
 from .algorithms.reference_import import ReferenceImportAlgorithm
 from .algorithms.review import ReviewAlgorithm
@@ -35,3 +37,5 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(EasementCoverageAlgorithm())
         self.addAlgorithm(ReferenceImportAlgorithm())
         self.addAlgorithm(ReferenceDiffAlgorithm())
+        self.addAlgorithm(InspectionsAlgorithm())
+        self.addAlgorithm(NoticeOfViolationAlgorithm())

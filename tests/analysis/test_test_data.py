@@ -34,11 +34,11 @@ def test_generator_reproduces_the_committed_files(generated):
     assert changed == [], "regenerate test_data (python test_data/make_test_data.py) and commit"
 
 
-def test_generator_reproduces_the_reference_sources(generated):
-    tmp_path = generated
-    committed = sorted(p.name for p in (TEST_DATA / "reference_sources").iterdir())
-    made = sorted(p.name for p in (tmp_path / "reference_sources").iterdir())
+@pytest.mark.parametrize("folder", ["reference_sources", "records"])
+def test_generator_reproduces_the_committed_text_files(generated, folder):
+    committed = sorted(p.name for p in (TEST_DATA / folder).iterdir())
+    made = sorted(p.name for p in (generated / folder).iterdir())
     assert made == committed
-    changed = [name for name in committed if (TEST_DATA / "reference_sources" / name).read_bytes()
-               != (tmp_path / "reference_sources" / name).read_bytes()]
+    changed = [name for name in committed
+               if (TEST_DATA / folder / name).read_bytes() != (generated / folder / name).read_bytes()]
     assert changed == [], "regenerate test_data (python test_data/make_test_data.py) and commit"

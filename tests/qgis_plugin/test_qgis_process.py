@@ -106,3 +106,15 @@ def test_reference_import_runs_under_qgis_process(qgis_process, tmp_path):
     assert first.returncode == 0, first.stdout + first.stderr
     assert "VERSION:\t1" in first.stdout and "NEW_VERSION:\t1" in first.stdout
     assert again.returncode == 0 and "NEW_VERSION:\t0" in again.stdout
+
+
+def test_inspections_run_under_qgis_process(qgis_process, tmp_path):
+    from tests.conftest import TEST_DATA
+
+    records, result = TEST_DATA / "records", tmp_path / "records.json"
+    completed = qgis_process("run", "swppp:inspections", "--",
+                             f"LOG={records / 'inspection_log.csv'}", f"RAIN={records / 'rain.csv'}",
+                             f"SITE={TEST_DATA / 'demo_site.gpkg'}", f"OUTPUT_JSON={result}")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    findings = json.loads(result.read_text(encoding="utf-8"))["findings"]
+    assert sum(f["status"] == "fail" for f in findings) == 2  # the late weekly and the storm
