@@ -38,11 +38,12 @@ class PostgisServer:
 
 
 def _binaries() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not found:
-        return None
-    postgis = glob.glob(str(Path(found[-1]).parents[2] / "../../share/postgresql/*/extension/postgis.control"))
-    return Path(found[-1]).parent if postgis or glob.glob("/usr/share/postgresql/*/extension/postgis.control") else None
+    """The newest PostgreSQL's bin folder, where PostGIS is installed for it too."""
+    for initdb in sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), reverse=True):
+        version = Path(initdb).parents[1].name
+        if Path(f"/usr/share/postgresql/{version}/extension/postgis.control").is_file():
+            return Path(initdb).parent
+    return None
 
 
 def _as_server_user(command: list[str]) -> list[str]:
