@@ -20,12 +20,8 @@ import numpy as np
 import pandas as pd
 import shapely
 
-try:
-    import tomllib
-except ImportError:  # Python < 3.11
-    import tomli as tomllib
-
 from .errors import InputError
+from .profile import read_toml
 from .vector_io import list_layers, read_layer
 
 __all__ = ["REFERENCE_LAYERS", "ReferenceLayerSpec", "Candidate", "ImportReport", "FORMATS",
@@ -220,13 +216,7 @@ def _read_vector(path: Path, source_layer: Optional[str], layer: str) -> gpd.Geo
 
 def _load_mapping(path) -> dict:
     path = Path(path)
-    if not path.is_file():
-        raise InputError("the mapping file does not exist", path=path, fix="check the path")
-    try:
-        rules = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"the mapping is not valid TOML ({err})", path=path,
-                         fix="correct the TOML syntax (README, 'Field mappings')") from None
+    rules = read_toml(path, "mapping", fix="correct the TOML syntax (README, 'Field mappings')")
     unknown = set(rules) - {"fields", "constants", "templates"}
     if unknown:
         raise InputError("the mapping has unknown section(s) " + ", ".join(sorted(unknown)),
