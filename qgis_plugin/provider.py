@@ -5,6 +5,7 @@ from .algorithms.base import plugin_icon
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.inspections import InspectionsAlgorithm
 from .algorithms.nov import NoticeOfViolationAlgorithm
+from .algorithms.map_scale import MapScaleAlgorithm
 from .algorithms.reference_diff import ReferenceDiffAlgorithm
 from .algorithms.reference_import import ReferenceImportAlgorithm
 from .algorithms.review import ReviewAlgorithm
@@ -39,3 +40,4 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(ReferenceDiffAlgorithm())
         self.addAlgorithm(InspectionsAlgorithm())
         self.addAlgorithm(NoticeOfViolationAlgorithm())
+        self.addAlgorithm(MapScaleAlgorithm())

@@ -9,6 +9,8 @@ import pytest
 
 from tests.conftest import TEST_DATA
 
+GENERATED = ("*.gpkg", "sheets/*")  # GeoPackages; plan sheets (GeoTIFF, GeoPDF)
+
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
@@ -23,8 +25,9 @@ def generated(tmp_path_factory):
 
 def test_generator_reproduces_the_committed_files(generated):
     tmp_path = generated
-    committed = sorted(p.relative_to(TEST_DATA) for p in TEST_DATA.rglob("*.gpkg"))
-    made = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.gpkg"))
+    committed = sorted(p.relative_to(TEST_DATA) for pattern in GENERATED
+                       for p in TEST_DATA.rglob(pattern))
+    made = sorted(p.relative_to(tmp_path) for pattern in GENERATED for p in tmp_path.rglob(pattern))
     assert made == committed
 
     def digest(path):
