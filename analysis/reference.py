@@ -6,13 +6,10 @@ reprojects those to the area CRS and repairs the invalid ones among them. The co
 layers (CONTRACT.md, "Reference layers") is checked on what is read; a missing layer or field
 is an :class:`~analysis.errors.InputError` naming the file, the layer and the field.
 
-Sources are told apart by their kind: a GeoPackage path here; a PostgreSQL connection
-(``postgresql://...``, ``service=...``) is handed to ``analysis.postgis.open_reference(source)``,
-which returns a subclass of :class:`Reference` implementing its four hooks: ``_layer_names``,
-``_layer_crs(actual)``, ``_fetch(actual, bbox)`` (the rows whose geometry's envelope meets
-``bbox``, given in the layer's own CRS: a spatial WHERE ``geom && ST_MakeEnvelope(...)`` the
-GiST index answers) and ``_attributes(actual)`` (or an override of :meth:`Reference.lookup`
-with a parameterised WHERE).
+Sources are told apart by their kind: a GeoPackage path, or a PostgreSQL connection
+(``postgresql://...``, ``service=...``, the schema as ``schema=NAME`` in it), read through
+``analysis.postgis`` with a spatial WHERE that the GiST index answers. A backend implements
+the hooks of :class:`Reference`; the checks see one interface.
 """
 from __future__ import annotations
 
@@ -27,11 +24,13 @@ import shapely
 from pyproj import CRS, Transformer
 
 from .errors import InputError
+from .reference_store import GeoPackageStore, is_postgres
 from .siteplan import (_FAMILIES, LayerSpec, _match_layer_names, _normalise_fields, _polygonal,
                        _present, feature_labels)
 from .vector_io import layer_crs, list_layers, read_layer
 
-__all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "open_reference",
+__all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
+           "open_reference",
            "is_postgis_source", "bounds_in_crs", "site_bounds"]
 
 log = logging.getLogger(__name__)
@@ -52,15 +51,13 @@ REFERENCE_LAYERS = (
 SPECS = {spec.name: spec for spec in REFERENCE_LAYERS}
 # Numeric fields of the contract: read as numbers whatever type the source stored them in.
 _NUMERIC = {"regulated", "adjacent_area_ft", "stormwater_source"}
-_POSTGIS_PREFIXES = ("postgresql://", "postgres://", "service=", "pg:")
 _DENSIFY_POINTS = 21  # points per edge when a box is transformed into another CRS
 _BOX_PAD = 1e-3  # relative margin: the box stays covering between the densified points
 
 
 def is_postgis_source(source) -> bool:
     """Whether ``source`` names a PostgreSQL connection rather than a file."""
-    text = str(source).strip()
-    return text.lower().startswith(_POSTGIS_PREFIXES) or "dbname=" in text
+    return is_postgres(source)
 
 
 def open_reference(source) -> "Reference":
@@ -74,12 +71,7 @@ def open_reference(source) -> "Reference":
     if isinstance(source, Reference):
         return source
     if is_postgis_source(source):
-        try:
-            from . import postgis
-        except ImportError:
-            raise InputError("reference layers in PostGIS are not supported by this version",
-                             path=source, fix="give a reference GeoPackage") from None
-        return postgis.open_reference(str(source))
+        return PostgisReference(str(source))
     return GeoPackageReference(source)
 
 
@@ -164,22 +156,15 @@ class Reference:
         """
         spec = SPECS[layer]
         actual = self.require(layer, needed_for)
-        crs = self._layer_crs(actual)
-        if crs is None:
-            raise InputError("the layer has no coordinate reference system (or an undefined one)",
-                             path=self.label, layer=actual,
-                             fix="assign the layer's true CRS in QGIS and save it again")
         area_crs = CRS.from_user_input(area_crs)
-        frame = self._fetch(actual, bounds_in_crs(bounds, area_crs, crs))
-        frame = self._contract_frame(actual, spec, frame)
+        frame = self._contract_frame(actual, spec, self._fetch_around(actual, bounds, area_crs))
         if not isinstance(frame, gpd.GeoDataFrame):
             raise InputError("the layer has no geometry", path=self.label, layer=actual,
                              fix=f"'{layer}' must hold {' or '.join(spec.geometry)} features")
-        frame = frame.set_crs(crs, allow_override=True)
         geometries = np.asarray(frame.geometry.values, dtype=object)
         frame = frame[~(shapely.is_missing(geometries) | shapely.is_empty(geometries))]
         self._check_families(actual, spec, frame)
-        frame = self._repair(spec, frame.to_crs(area_crs))
+        frame = self._repair(spec, frame)
         inside = shapely.intersects(np.asarray(frame.geometry.values, dtype=object),
                                     shapely.box(*bounds))
         frame = frame[inside]
@@ -207,28 +192,43 @@ class Reference:
         return found
 
     def versions(self) -> dict[str, dict]:
-        """Per contract layer, the latest ``layer_versions`` row (empty where there is no table)."""
-        if not self.has("layer_versions"):
+        """Per layer, its current ``layer_versions`` row (the store's; empty without the table)."""
+        store = self._store()
+        if store is None or not self.has("layer_versions"):
             return {}
-        rows = self._contract_frame(self._actual["layer_versions"], SPECS["layer_versions"],
-                                    self._attributes(self._actual["layer_versions"]))
-        out = {}
-        for layer, group in pd.DataFrame(rows).groupby(rows["layer"].astype(str).str.lower()):
-            latest = group.loc[pd.to_numeric(group["version"], errors="coerce").idxmax()] \
-                if group["version"].notna().any() else group.iloc[-1]
-            out[layer] = {k: _plain(latest[k]) for k in ("version", "source", "source_date",
-                                                         "imported_at", "feature_count")}
-        return out
+        rows = {r.layer: r for r in store.versions()}  # by layer and version: the last is current
+        return {layer: {"version": r.version, "source_date": r.source_date,
+                        "imported_at": r.imported_at, "sha256": r.sha256}
+                for layer, r in sorted(rows.items())}
+
+    def _store(self):
+        """The reference store (``analysis.reference_store``) behind this source, if any."""
+        return None
 
     def describe(self) -> dict:
-        """What the review's JSON records under ``reference``: source, layers, versions read."""
+        """What the review's JSON records under ``reference``: the source, its layers, each
+        layer's current version (``versions``), and per layer read the features read and the
+        version they came from (``read``); the reference features repaired."""
         versions = self.versions()
+        read = {layer: {"features": count, **({"version": versions[layer]["version"],
+                                                "source_date": versions[layer]["source_date"]}
+                                               if layer in versions else {})}
+                for layer, count in sorted(self.features_read.items())}
         return {"path": self.label, "kind": self.kind, "layers": self.layers,
-                "read": {layer: {"features": count, **({"version": versions[layer]["version"],
-                                                        "source_date": versions[layer]["source_date"]}
-                                                       if layer in versions else {})}
-                         for layer, count in sorted(self.features_read.items())},
-                "repaired": list(self.repaired)}
+                "versions": versions, "read": read, "repaired": list(self.repaired)}
+
+    def _fetch_around(self, actual, bounds, area_crs) -> pd.DataFrame:
+        """The features whose envelope meets ``bounds`` (area CRS), reprojected to the area CRS:
+        the box is transformed into the layer's own CRS for the source's spatial index."""
+        crs = self._layer_crs(actual)
+        if crs is None:
+            raise InputError("the layer has no coordinate reference system (or an undefined one)",
+                             path=self.label, layer=actual,
+                             fix="assign the layer's true CRS in QGIS and save it again")
+        frame = self._fetch(actual, bounds_in_crs(bounds, area_crs, crs))
+        if isinstance(frame, gpd.GeoDataFrame):
+            frame = frame.set_crs(crs, allow_override=True).to_crs(area_crs)
+        return frame
 
     # Validation of what is read -------------------------------------------------------------
     def _contract_frame(self, actual, spec, frame):
@@ -278,7 +278,13 @@ class GeoPackageReference(Reference):
 
     def __init__(self, path):
         self.path = Path(path)
+        self._gpkg_store = GeoPackageStore(self.path) if self.path.suffix.lower() == ".gpkg" else None
+        if self._gpkg_store is not None:
+            self._gpkg_store.recover()  # what a killed import left is rolled back first
         super().__init__(str(self.path))
+
+    def _store(self):
+        return self._gpkg_store
 
     def _layer_names(self):
         return list_layers(self.path)
@@ -296,10 +302,40 @@ class GeoPackageReference(Reference):
         return {**super().describe(), "path": self.path.name}
 
 
-def _plain(value):
-    if hasattr(value, "item"):
-        value = value.item()
-    return None if not _present(value) else value
+class PostgisReference(Reference):
+    """Reference layers in a PostGIS schema (``analysis.postgis``), read around the site with a
+    spatial WHERE the GiST index answers; look-ups by value are parameterised queries."""
+
+    kind = "postgis"
+
+    def __init__(self, source: str):
+        from . import postgis
+
+        self._postgis = postgis
+        self._reader = postgis.PostgisReference(source)
+        super().__init__(self._reader.source)
+
+    def _store(self):
+        return self._reader.store
+
+    def _layer_names(self):
+        return self._reader.layers()
+
+    def _fetch_around(self, actual, bounds, area_crs):
+        return self._reader.read(actual, bounds, area_crs)
+
+    def _attributes(self, actual):
+        store = self._reader.store
+        sql = store.sql
+        with self._postgis.connect(store.conninfo) as con:
+            columns = [r[0] for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND "
+                "table_name = %s AND column_name <> 'geom' ORDER BY ordinal_position",
+                (store.schema, actual)).fetchall()]
+            rows = con.execute(sql.SQL("SELECT {} FROM {}").format(
+                sql.SQL(", ").join(map(sql.Identifier, columns)), store.ids.table(actual))).fetchall()
+        frame = pd.DataFrame(rows, columns=columns)
+        return frame.set_index("fid") if "fid" in frame.columns else frame
 
 
 def site_bounds(site, profile) -> tuple[float, float, float, float]:

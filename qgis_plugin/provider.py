@@ -7,6 +7,8 @@ from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.inspections import InspectionsAlgorithm
 from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.map_scale import MapScaleAlgorithm
+from .algorithms.reference_diff import ReferenceDiffAlgorithm
+from .algorithms.reference_import import ReferenceImportAlgorithm
 from .algorithms.review import ReviewAlgorithm
 from .algorithms.wetlands import WetlandsAlgorithm
 
@@ -38,6 +40,8 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(ConditionAAlgorithm())
         self.addAlgorithm(WetlandsAlgorithm())
         self.addAlgorithm(EasementCoverageAlgorithm())
+        self.addAlgorithm(ReferenceImportAlgorithm())
+        self.addAlgorithm(ReferenceDiffAlgorithm())
         self.addAlgorithm(InspectionsAlgorithm())
         self.addAlgorithm(NoticeOfViolationAlgorithm())
         self.addAlgorithm(MapScaleAlgorithm())

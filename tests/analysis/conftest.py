@@ -58,6 +58,9 @@ def make_site(tmp_path):
     return make
 
 
+from tests.postgis import pg_schema, postgis_server  # noqa: E402,F401 - fixtures for the PostGIS tests
+
+
 REFERENCE_FIELDS = {
     "wetlands": ("wetland_id", "source", "wetland_class", "regulated", "adjacent_area_ft"),
     "impaired_waters": ("waterbody_id", "name", "pollutants", "listing_cycle", "category"),
