@@ -11,6 +11,7 @@ from .applicability import check_applicability, disturbed_area
 from .conditions import Condition, check_condition_b, check_condition_c
 from .errors import InputError
 from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
+from .hydrology import check_hydrology_pre_post, hydrology_charts, land_cover_from_raster
 from .phasing import phase_summary
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
@@ -42,6 +43,8 @@ class Review:
     swppp_required: bool
     findings: list[Finding] = field(default_factory=list)
     reference: Optional[dict] = None
+    charts: dict = field(default_factory=dict)  # name -> charts.Chart
+    hydrology: Optional[object] = None  # hydrology.HydrologyResult, for the report
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
     @property
@@ -79,8 +82,13 @@ class Review:
 
 def review_paths(site: str | Path, reference: str | Path | None = None,
                  profile: str | Path | RulesProfile | None = None, sheets: Sequence = (),
-                 progress: Optional[Progress] = None) -> Review:
-    """Load the site plan (and reference layers) from files and review it."""
+                 progress: Optional[Progress] = None,
+                 land_cover_rasters: Optional[dict] = None) -> Review:
+    """Load the site plan (and reference layers) from files and review it.
+
+    ``land_cover_rasters`` ({"pre": path, "post": path}, either optional) are NLCD rasters that
+    stand in for the site plan's land_cover_pre / land_cover_post layers.
+    """
     progress = progress or SILENT
     rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
     progress.step(0.0, f"reading site plan {Path(site).name}")
@@ -92,11 +100,19 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     for sheet in sheets:
         if not Path(sheet).is_file():
             raise InputError("the plan sheet does not exist", path=sheet, fix="check the path")
-    return review_site(plan, rules, reference=reference_info, sheets=sheets, progress=progress)
+    land_cover = {}
+    drainage = plan.layer("drainage_area")
+    for condition, raster in (land_cover_rasters or {}).items():
+        if raster and drainage is not None:
+            progress.step(0.35, f"reading land-cover raster {Path(raster).name}")
+            land_cover[condition] = land_cover_from_raster(raster, drainage)
+    return review_site(plan, rules, reference=reference_info, sheets=sheets, progress=progress,
+                       land_cover=land_cover)
 
 
 def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict] = None,
-                sheets: Sequence = (), progress: Optional[Progress] = None) -> Review:
+                sheets: Sequence = (), progress: Optional[Progress] = None,
+                land_cover: Optional[dict] = None) -> Review:
     """Run every check on a loaded site plan."""
     progress = progress or SILENT
     progress.step(0.4, "measuring disturbed area")
@@ -118,17 +134,23 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
                          f"not implemented yet in this version: {todo}",
                          features=unchecked.get(rule, []))
                  for rule, todo in NOT_IMPLEMENTED.items()]
+    progress.step(0.8, "computing TR-55 runoff before and after development")
+    hydrology = check_hydrology_pre_post(site.layers, {"A": a, "B": b, "C": c}, profile,
+                                         land_cover)
+    findings += hydrology.findings
     progress.step(0.9, "gathering findings")
     measurements = {
         "disturbed_acres": disturbed.acres,
         "disturbed_outside_site_sq_ft": outside_sq_ft,
         "phases": phase_summary(site),
+        **hydrology.measurements(),
     }
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
     findings.sort(key=lambda f: order.get(f.rule, len(order)))
     return Review(profile=profile, site=site, measurements=measurements,
                   conditions={"A": a, "B": b, "C": c}, swppp_required=required,
-                  findings=findings, reference=reference)
+                  findings=findings, reference=reference, charts=hydrology_charts(hydrology),
+                  hydrology=hydrology)
 
 
 def _repair_finding(repair, profile: RulesProfile) -> Finding:
