@@ -9,6 +9,7 @@ figures the SWPPP states (``hydrology_claims``).
 from __future__ import annotations
 
 import csv
+import logging
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -30,8 +31,10 @@ __all__ = ["COVER_KEYS", "HSG_GROUPS", "HYDROLOGY_LAYERS", "curve_number", "runo
            "initial_abstraction", "water_quality_volume", "unit_peak_discharge", "peak_discharge",
            "Peak", "MethodLimits", "resolve_hsg", "valid_hsg", "cover_pieces", "composite",
            "Composite", "land_cover_from_raster", "nlcd_cover_table", "HydrologyResult",
-           "analyse_hydrology", "check_hydrology_pre_post", "hydrology_charts"]
+           "analyse_hydrology", "check_hydrology_pre_post", "hydrology_charts",
+           "hydrology_paths", "hydrology_table", "cn_layer"]
 
+log = logging.getLogger(__name__)
 DATA = Path(__file__).resolve().parent / "data"
 HSG_GROUPS = ("A", "B", "C", "D")
 ACRES_PER_SQ_MI = 640.0
@@ -318,8 +321,13 @@ def land_cover_from_raster(path: str | Path, drainage: gpd.GeoDataFrame,
     by its exact part inside (shapely intersection, computed for the edge pixels only). Pixels
     of an unmapped class or nodata are left out, so the composite reports them as unmapped.
     """
-    import rasterio
-    from rasterio.windows import Window, from_bounds
+    try:
+        import rasterio
+        from rasterio.windows import Window, from_bounds
+    except ImportError:
+        raise InputError("reading a land-cover raster needs rasterio, which is not installed",
+                         path=path, fix="install rasterio (Debian: python3-rasterio; pip: "
+                                        "pip install rasterio), or give land-cover polygons") from None
 
     classes = nlcd_cover_table() if classes is None else classes
     try:
@@ -385,6 +393,68 @@ class HydrologyResult:
                 "water_quality_volume": self.water_quality}
 
 
+def hydrology_table(result: HydrologyResult) -> pd.DataFrame:
+    """One flat row per drainage area and storm (pre_*/post_* columns), with the area's WQv."""
+    wqv = {w["drainage_area"]: w["wqv_cf"] for w in result.water_quality}
+    rows = []
+    for r in result.rows:
+        flat = {k: r[k] for k in ("drainage_area", "storm", "rain_in", "rainfall_source",
+                                  "rainfall_distribution")}
+        for condition in ("pre", "post"):
+            for key in ("cn", "area_acres", "runoff_in", "volume_cf", "peak_cfs", "note"):
+                flat[f"{condition}_{key}"] = r[condition].get(key)
+        flat["post_wqv_cf"] = wqv.get(r["drainage_area"])
+        rows.append(flat)
+    return pd.DataFrame(rows)
+
+
+def cn_layer(result: HydrologyResult) -> gpd.GeoDataFrame:
+    """The drainage area x soil x cover pieces with their CN, as MultiPolygons (one type)."""
+    pieces = result.pieces
+    columns = ["condition", "name", "hsg", "cover", "cn", "sq_ft"]
+    if pieces is None or len(pieces) == 0:
+        return gpd.GeoDataFrame({c: [] for c in columns}, geometry=[], crs=None)
+    geometries = np.asarray(pieces.geometry.values, dtype=object)
+    single = shapely.get_type_id(geometries) == 3
+    geometries[single] = [shapely.multipolygons([g]) for g in geometries[single]]
+    out = gpd.GeoDataFrame(pieces[columns].rename(columns={"name": "drainage_area"}),
+                           geometry=list(geometries), crs=pieces.crs)
+    out["cn"] = pd.to_numeric(out["cn"], errors="coerce").astype(float)
+    return out
+
+
+def hydrology_paths(site: str | Path, profile: RulesProfile | str | None = None,
+                    land_cover_rasters: Optional[dict] = None, progress=None) -> HydrologyResult:
+    """Read the hydrology layers of a site-plan GeoPackage (and rasters) and analyse them.
+
+    For ``swppp:hydrology``: needs ``drainage_area``, ``soils`` and a land cover (layer or
+    raster) for each condition; no project or disturbance layers.
+    """
+    from .profile import load_profile
+    from .progress import SILENT
+    from .siteplan import load_layers
+
+    progress = progress or SILENT
+    rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
+    progress.step(0.0, f"reading hydrology layers of {Path(site).name}")
+    layers, _repairs = load_layers(site, rules, HYDROLOGY_LAYERS + ("hydrology_claims",))
+    if layers.get("drainage_area") is None or layers.get("soils") is None:
+        raise InputError("the hydrology needs a drainage_area and a soils layer", path=site,
+                         fix="add the layers CONTRACT.md's 'Hydrology inputs' describes")
+    land_cover = {}
+    for condition, raster in (land_cover_rasters or {}).items():
+        if raster:
+            progress.step(0.2, f"reading land-cover raster {Path(raster).name}")
+            land_cover[condition] = land_cover_from_raster(raster, layers["drainage_area"])
+    for condition in ("pre", "post"):
+        if land_cover.get(condition) is None and layers.get(f"land_cover_{condition}") is None:
+            raise InputError(f"no {condition}-development land cover: neither a "
+                             f"land_cover_{condition} layer nor a raster", path=site,
+                             fix=f"add land_cover_{condition} or give a land-cover raster")
+    progress.step(0.5, "computing TR-55 runoff before and after development")
+    return analyse_hydrology(layers, rules, land_cover)
+
+
 def _storms(profile: RulesProfile) -> list[dict]:
     return list(profile.value("hydrology", "storms"))
 
@@ -405,6 +475,7 @@ def analyse_hydrology(layers: dict, profile: RulesProfile,
     rain_type = profile.value("hydrology", "rainfall_distribution")
     limits = MethodLimits.from_profile(profile)
     drainage = layers["drainage_area"]
+    drainage = drainage.assign(name=drainage["name"].astype(str))
     result = HydrologyResult()
     frames = []
     by_condition = {}
@@ -617,6 +688,11 @@ def check_hydrology_pre_post(layers: dict, conditions: dict, profile: RulesProfi
 def hydrology_charts(result: HydrologyResult) -> dict[str, Chart]:
     """One bar chart per storm: pre- and post-development peak discharge per drainage area."""
     charts = {}
+    try:
+        import matplotlib  # noqa: F401 - only to know whether charts can be drawn
+    except ImportError:
+        log.warning("matplotlib is not installed: the report has no hydrology charts")
+        return charts
     storms = list(dict.fromkeys(r["storm"] for r in result.rows))
     for storm in storms:
         rows = [r for r in result.rows if r["storm"] == storm]

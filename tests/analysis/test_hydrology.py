@@ -355,3 +355,20 @@ def test_analysis_without_rainfall_depths_says_needs_review(tmp_path):
     result = analyse_hydrology(site.layers, profile)
     assert result.rows[0]["post"]["peak_cfs"] is None
     assert {f.status for f in result.findings} == {"needs_review"}
+
+
+def test_demo_drainage_areas_by_hand(data_copy):
+    """DA-1 (west of x = 370) is woods before: CN 55 on B soil (x < 300), 77 on C/D soil."""
+    site = load_site_plan(data_copy("demo_site.gpkg"), PROFILE)
+    review = review_paths(data_copy("demo_site.gpkg"))
+    parcel = site.layers["site_boundary"].geometry.iloc[0]
+    west_b = parcel.intersection(box(X0 - 100, Y0 - 100, X0 + 300, Y0 + 700)).area
+    west_d = parcel.intersection(box(X0 + 300, Y0 - 100, X0 + 370, Y0 + 700)).area
+    rows = {(r["drainage_area"], r["storm"]): r for r in review.measurements["hydrology"]}
+    assert rows["DA-1", "10-year"]["pre"]["cn"] == pytest.approx(
+        (55 * west_b + 77 * west_d) / (west_b + west_d))
+    statuses = [f.status for f in findings_of(review, "hydrology_pre_post")]
+    assert statuses.count("warn") == 4 and statuses.count("pass") == 1
+    stated = [f for f in findings_of(review, "hydrology_pre_post")
+              if "SWPPP states" in f.message and f.status == "needs_review"]
+    assert [f.features for f in stated] == [["hydrology_claims:2"], ["hydrology_claims:2"]]
