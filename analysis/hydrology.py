@@ -364,13 +364,21 @@ def land_cover_from_raster(path: str | Path, drainage: gpd.GeoDataFrame,
     edge = shapely.intersects(shape, boxes) & ~inside
     pieces = boxes.copy()
     pieces[edge] = shapely.intersection(boxes[edge], shape)
-    keep = (inside | edge) & valid
+    odd = edge & ~np.isin(shapely.get_type_id(pieces), (3, 6))  # lines where an edge only touches
+    pieces[odd] = [_polygonal_part(g) for g in pieces[odd]]
+    keep = (inside | edge) & valid & (shapely.area(pieces) > 0)
     codes = values[keep].astype(int)
     covers = np.array([classes.get(int(v)) for v in codes], dtype=object)
     mapped = covers != None  # noqa: E711 - elementwise on an object array
     frame = gpd.GeoDataFrame({"nlcd": codes[mapped], "cover": covers[mapped]},
                              geometry=pieces[keep][mapped], crs=src.crs)
     return frame.to_crs(area_crs)
+
+
+def _polygonal_part(geometry):
+    parts = shapely.get_parts(geometry)
+    polygons = parts[np.isin(shapely.get_type_id(parts), (3, 6))]
+    return shapely.multipolygons(shapely.get_parts(polygons)) if len(polygons) else shapely.Polygon()
 
 
 # --- the check --------------------------------------------------------------------------------
