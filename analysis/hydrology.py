@@ -352,9 +352,14 @@ def land_cover_from_raster(path: str | Path, drainage: gpd.GeoDataFrame,
                                     ).to_crs(drainage.crs)
         data = src.read(1, window=window, masked=True)
         transform = src.window_transform(window)
-    rows, cols = np.indices(data.shape)
-    x0, y0 = transform * (cols.ravel(), rows.ravel())
-    x1, y1 = transform * (cols.ravel() + 1, rows.ravel() + 1)
+    rows, cols = (index.ravel().astype(float) for index in np.indices(data.shape))
+    a, b, c, d, e, f = (transform.a, transform.b, transform.c, transform.d, transform.e,
+                        transform.f)
+    if b or d:
+        raise InputError("the land-cover raster is rotated", path=path,
+                         fix="warp it to a north-up grid (gdalwarp)")
+    x0, y0 = a * cols + c, e * rows + f
+    x1, y1 = x0 + a, y0 + e
     boxes = shapely.box(np.minimum(x0, x1), np.minimum(y0, y1), np.maximum(x0, x1),
                         np.maximum(y0, y1))
     values = np.ma.getdata(data).ravel()

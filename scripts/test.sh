@@ -12,5 +12,6 @@ echo "== analysis tests on QGIS's Python (Debian geopandas 0.12 + fiona) =="
 echo "== plugin tests in real QGIS 3.22 (pytest-qgis, headless; qgis_process) =="
 .venv/qgis/bin/python -m pytest -p no:cacheprovider tests/qgis_plugin "$@"
 echo "== analysis tests on current PyPI releases (geopandas 1.x + pyogrio) =="
-.venv/plain/bin/python -m pytest -p no:cacheprovider -W ignore::pytest.PytestConfigWarning \
+# PyPI rasterio/pyproj wheels carry their own PROJ data: not Debian's (PROJ_DATA above).
+env -u PROJ_DATA .venv/plain/bin/python -m pytest -p no:cacheprovider -W ignore::pytest.PytestConfigWarning \
   --doctest-modules tests/analysis analysis "$@"
