@@ -372,3 +372,22 @@ def test_demo_drainage_areas_by_hand(data_copy):
     stated = [f for f in findings_of(review, "hydrology_pre_post")
               if "SWPPP states" in f.message and f.status == "needs_review"]
     assert [f.features for f in stated] == [["hydrology_claims:2"], ["hydrology_claims:2"]]
+
+
+def test_cli_takes_a_land_cover_raster_for_the_pre_condition(tmp_path, data_copy):
+    rasterio = pytest.importorskip("rasterio")
+    import json
+
+    from rasterio.transform import from_origin
+
+    from analysis.cli import main
+
+    raster = tmp_path / "nlcd.tif"  # the parcel all pasture/hay (NLCD 81: pasture, good)
+    with rasterio.open(raster, "w", driver="GTiff", width=90, height=80, count=1, dtype="uint8",
+                       crs=CRS, transform=from_origin(X0 - 50, Y0 + 700, 10, 10), nodata=0) as dst:
+        dst.write(np.full((80, 90), 81, dtype="uint8"), 1)
+    out = tmp_path / "r.json"
+    assert main(["review", str(data_copy("demo_site.gpkg")), "--land-cover-pre", str(raster),
+                 "--json", str(out), "--quiet"]) in (0, 1)
+    rows = json.loads(out.read_text(encoding="utf-8"))["measurements"]["hydrology_cover_areas"]
+    assert {r["cover"] for r in rows if r["condition"] == "pre"} == {"pasture_good"}
