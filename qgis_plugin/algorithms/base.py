@@ -185,15 +185,18 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             return False, self.tr("Give either SITE (a site-plan GeoPackage) or the site plan's "
                                   "layers ({}), not both.").format(", ".join(layers))
         if not site and not layers:
-            return False, self.tr("Give SITE (a site-plan GeoPackage) or the site plan's layers "
-                                  "(at least PROJECT_LAYER, SITE_BOUNDARY_LAYER and "
-                                  "DISTURBANCE_LAYER).")
+            return False, self.no_site_message()
         if self.parameterDefinition(self.OUTPUT_FINDINGS) is not None:
             findings = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS, context)
             if findings and not findings.lower().endswith(".gpkg"):
                 return False, self.tr("OUTPUT_FINDINGS must be a GeoPackage (.gpkg), not {}"
                                       ).format(findings)
         return True, ""
+
+    def no_site_message(self):
+        """What to say when neither SITE nor any role layer is given."""
+        return self.tr("Give SITE (a site-plan GeoPackage) or the site plan's layers (at least "
+                       "PROJECT_LAYER, SITE_BOUNDARY_LAYER and DISTURBANCE_LAYER).")
 
     # Running ------------------------------------------------------------------------------
     def prepareAlgorithm(self, parameters, context, feedback):

@@ -1,7 +1,6 @@
 """``swppp:hydrology``: TR-55 runoff before and after development, per drainage area and storm."""
 from qgis.core import (
     QgsProcessing,
-    QgsProcessingAlgorithm,
     QgsProcessingOutputNumber,
     QgsProcessingParameterFileDestination,
     QgsProcessingParameterRasterLayer,
@@ -72,20 +71,9 @@ class HydrologyAlgorithm(SwpppAlgorithm):
             self.addOutput(QgsProcessingOutputNumber(
                 count_output(status), self.tr("Findings with status {}").format(status)))
 
-    def checkParameterValues(self, parameters, context):
-        ok, message = QgsProcessingAlgorithm.checkParameterValues(self, parameters, context)
-        if not ok:
-            return ok, message
-        site = self.parameterAsFile(parameters, self.SITE, context)
-        layers = [name for _role, name, _label, _types in self.ROLE_LAYERS
-                  if parameters.get(name) not in (None, "")]
-        if site and layers:
-            return False, self.tr("Give either SITE or the hydrology layers ({}), not both."
-                                  ).format(", ".join(layers))
-        if not site and not layers:
-            return False, self.tr("Give SITE (a GeoPackage with the hydrology layers) or at least "
-                                  "DRAINAGE_AREA_LAYER and SOILS_LAYER.")
-        return True, ""
+    def no_site_message(self):
+        return self.tr("Give SITE (a GeoPackage with the hydrology layers) or at least "
+                       "DRAINAGE_AREA_LAYER, SOILS_LAYER and the land cover layers (or rasters).")
 
     def processAlgorithm(self, parameters, context, feedback):
         from analysis.hydrology import hydrology_paths
