@@ -2,6 +2,7 @@
 from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
+from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.hydrology import HydrologyAlgorithm
 from .algorithms.review import ReviewAlgorithm
 
@@ -30,4 +31,5 @@ class SwpppProvider(QgsProcessingProvider):
 
     def loadAlgorithms(self):
         self.addAlgorithm(ReviewAlgorithm())
+        self.addAlgorithm(EasementCoverageAlgorithm())
         self.addAlgorithm(HydrologyAlgorithm())
