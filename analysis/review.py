@@ -12,6 +12,7 @@ from .conditions import Condition, check_condition_b, check_condition_c
 from .easements import check_easement_coverage
 from .errors import InputError
 from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
+from .charts import LazyCharts
 from .hydrology import check_hydrology_pre_post, hydrology_charts, land_cover_from_raster
 from .phasing import phase_summary
 from .postconstruction import check_postconstruction_controls
@@ -43,7 +44,7 @@ class Review:
     swppp_required: Optional[bool]  # None in one check's result (review_easements)
     findings: list[Finding] = field(default_factory=list)
     reference: Optional[dict] = None
-    charts: dict = field(default_factory=dict)  # name -> charts.Chart
+    charts: dict = field(default_factory=dict)  # name -> charts.Chart (a LazyCharts)
     hydrology: Optional[object] = None  # hydrology.HydrologyResult, for the report
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
@@ -174,7 +175,8 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     findings.sort(key=lambda f: order.get(f.rule, len(order)))
     return Review(profile=profile, site=site, measurements=measurements,
                   conditions={"A": a, "B": b, "C": c}, swppp_required=required,
-                  findings=findings, reference=reference, charts=hydrology_charts(hydrology),
+                  findings=findings, reference=reference,
+                  charts=LazyCharts(lambda: hydrology_charts(hydrology)),
                   hydrology=hydrology)
 
 

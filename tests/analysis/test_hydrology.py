@@ -391,3 +391,13 @@ def test_cli_takes_a_land_cover_raster_for_the_pre_condition(tmp_path, data_copy
                  "--json", str(out), "--quiet"]) in (0, 1)
     rows = json.loads(out.read_text(encoding="utf-8"))["measurements"]["hydrology_cover_areas"]
     assert {r["cover"] for r in rows if r["condition"] == "pre"} == {"pasture_good"}
+
+
+def test_report_shows_the_hydrology_table_and_embeds_the_charts(tmp_path):
+    from analysis.report import render_html
+
+    site = hydrology_site(tmp_path)
+    html = render_html(review_paths(site))
+    assert "<h2>Hydrology (TR-55)</h2>" in html and "DA-1" in html
+    assert html.count('src="data:image/png;base64,') == 3
+    assert "img-src data:" in html and "illustrative" in html
