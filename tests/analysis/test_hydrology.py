@@ -401,3 +401,30 @@ def test_report_shows_the_hydrology_table_and_embeds_the_charts(tmp_path):
     assert "<h2>Hydrology (TR-55)</h2>" in html and "DA-1" in html
     assert html.count('src="data:image/png;base64,') == 3
     assert "img-src data:" in html and "illustrative" in html
+
+
+def test_real_nlcd_raster_pieces_tile_the_drainage_area():
+    """The real Coweeta NLCD extract (Albers, 30 m): a drainage area drawn in EPSG:2260 terms
+    (reprojected, so its edges cut pixels at odd angles) is tiled exactly by its cover pieces."""
+    pytest.importorskip("rasterio")
+    from shapely import Polygon
+
+    from tests.conftest import shared_path
+
+    path = shared_path("data/nlcd_coweeta_land_cover.tif")
+    albers = gpd.GeoSeries([Polygon([(1130000, 1405000), (1134500, 1405300), (1135200, 1409100),
+                                     (1131000, 1410200)])], crs=_raster_crs(path))
+    area = albers.to_crs(CRS).iloc[0]
+    drainage = frame({"name": ["W-1"], "discharge_point": ["O"], "tc_hours": [1.0]}, [area])
+    cover = land_cover_from_raster(path, drainage)
+    assert cover.crs == drainage.crs
+    # Within reprojection round-off: the pieces are cut in the raster CRS, measured in EPSG:2260.
+    assert cover.geometry.area.sum() == pytest.approx(area.area, rel=1e-4)
+    assert {"woods_good", "open_space_good"} <= set(cover["cover"])
+
+
+def _raster_crs(path):
+    import rasterio
+
+    with rasterio.open(path) as src:
+        return src.crs.to_wkt()
