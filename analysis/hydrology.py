@@ -296,7 +296,10 @@ def composite(drainage: gpd.GeoDataFrame, soils: gpd.GeoDataFrame, cover: gpd.Ge
                  for (c, g), a in grouped.items()]
         problems = []
         mapped = float(mine["sq_ft"].sum())
-        if total <= 0 or (total - mapped) / total > unmapped_tolerance:
+        if total > 0 and (mapped - total) / total > unmapped_tolerance:
+            problems.append(f"its soils or {condition}-development land cover polygons overlap "
+                            f"({(mapped - total) / total:.1%} of it is counted twice)")
+        elif total <= 0 or (total - mapped) / total > unmapped_tolerance:
             share = 1.0 if total <= 0 else (total - mapped) / total
             problems.append(f"{share:.1%} of it has no soil group or no {condition}-development "
                             f"land cover")
@@ -373,7 +376,8 @@ def land_cover_from_raster(path: str | Path, drainage: gpd.GeoDataFrame,
     pieces[odd] = [_polygonal_part(g) for g in pieces[odd]]
     keep = (inside | edge) & valid & (shapely.area(pieces) > 0)
     codes = values[keep].astype(int)
-    covers = np.array([classes.get(int(v)) for v in codes], dtype=object)
+    classes_present, which = np.unique(codes, return_inverse=True)
+    covers = np.array([classes.get(int(v)) for v in classes_present], dtype=object)[which]
     mapped = covers != None  # noqa: E711 - elementwise on an object array
     frame = gpd.GeoDataFrame({"nlcd": codes[mapped], "cover": covers[mapped]},
                              geometry=pieces[keep][mapped], crs=src.crs)

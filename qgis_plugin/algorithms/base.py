@@ -95,6 +95,11 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     OUTPUT_PDF = "OUTPUT_PDF"
     OUTPUT_FINDINGS = "OUTPUT_FINDINGS"
     EXIT_STATUS = "EXIT_STATUS"
+    DRAINAGE_AREA_LAYER = "DRAINAGE_AREA_LAYER"
+    SOILS_LAYER = "SOILS_LAYER"
+    LAND_COVER_PRE_LAYER = "LAND_COVER_PRE_LAYER"
+    LAND_COVER_POST_LAYER = "LAND_COVER_POST_LAYER"
+    HYDROLOGY_CLAIMS_LAYER = "HYDROLOGY_CLAIMS_LAYER"
 
     # (site-plan layer name of CONTRACT.md, parameter, label, accepted layer types)
     ROLE_LAYERS = (
@@ -108,6 +113,17 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
          [QgsProcessing.TypeVectorPoint]),
         ("public_row", PUBLIC_ROW_LAYER, "Public right-of-way", [QgsProcessing.TypeVectorPolygon]),
         ("layout_scale", LAYOUT_SCALE_LAYER, "Stated sheet scales (table)",
+         [QgsProcessing.TypeVector]),
+    )
+    # CONTRACT.md "Hydrology inputs": swppp:review and swppp:hydrology take them by these names.
+    HYDROLOGY_ROLE_LAYERS = (
+        ("drainage_area", DRAINAGE_AREA_LAYER, "Drainage areas", [QgsProcessing.TypeVectorPolygon]),
+        ("soils", SOILS_LAYER, "Soils (hsg)", [QgsProcessing.TypeVectorPolygon]),
+        ("land_cover_pre", LAND_COVER_PRE_LAYER, "Land cover before development (cover)",
+         [QgsProcessing.TypeVectorPolygon]),
+        ("land_cover_post", LAND_COVER_POST_LAYER, "Land cover after development (cover)",
+         [QgsProcessing.TypeVectorPolygon]),
+        ("hydrology_claims", HYDROLOGY_CLAIMS_LAYER, "The SWPPP's stated hydrology figures (table)",
          [QgsProcessing.TypeVector]),
     )
 

@@ -25,26 +25,12 @@ storm. Design rainfall comes from the profile, with its source.</p>"""
 
 
 class HydrologyAlgorithm(SwpppAlgorithm):
-    DRAINAGE_AREA_LAYER = "DRAINAGE_AREA_LAYER"
-    SOILS_LAYER = "SOILS_LAYER"
-    LAND_COVER_PRE_LAYER = "LAND_COVER_PRE_LAYER"
-    LAND_COVER_POST_LAYER = "LAND_COVER_POST_LAYER"
-    CLAIMS_LAYER = "CLAIMS_LAYER"
     LAND_COVER_PRE_RASTER = "LAND_COVER_PRE_RASTER"
     LAND_COVER_POST_RASTER = "LAND_COVER_POST_RASTER"
     OUTPUT_CN = "OUTPUT_CN"
     OUTPUT_TABLE = "OUTPUT_TABLE"
 
-    ROLE_LAYERS = (
-        ("drainage_area", DRAINAGE_AREA_LAYER, "Drainage areas", [QgsProcessing.TypeVectorPolygon]),
-        ("soils", SOILS_LAYER, "Soils (hsg)", [QgsProcessing.TypeVectorPolygon]),
-        ("land_cover_pre", LAND_COVER_PRE_LAYER, "Land cover before development (cover)",
-         [QgsProcessing.TypeVectorPolygon]),
-        ("land_cover_post", LAND_COVER_POST_LAYER, "Land cover after development (cover)",
-         [QgsProcessing.TypeVectorPolygon]),
-        ("hydrology_claims", CLAIMS_LAYER, "The SWPPP's stated figures (table)",
-         [QgsProcessing.TypeVector]),
-    )
+    ROLE_LAYERS = SwpppAlgorithm.HYDROLOGY_ROLE_LAYERS
 
     def name(self):
         return "hydrology"

@@ -428,3 +428,11 @@ def _raster_crs(path):
 
     with rasterio.open(path) as src:
         return src.crs.to_wkt()
+
+
+def test_overlapping_land_cover_is_named_not_counted_twice():
+    drainage = frame({"name": ["DA-1"], "discharge_point": ["O-1"], "tc_hours": [0.5]}, [DA])
+    soils = frame({"hsg": ["B"]}, [DA])
+    cover = frame({"cover": ["meadow", "impervious"]}, [DA, box(X0, Y0, X0 + 100, Y0 + 200)])
+    (result,), _ = composite(drainage, soils, cover, "post", "undrained", 0.01)
+    assert result.cn is None and "overlap" in result.problems[0] and "25.0%" in result.problems[0]
