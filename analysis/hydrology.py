@@ -721,6 +721,10 @@ def hydrology_charts(result: HydrologyResult) -> dict[str, Chart]:
         x = np.arange(len(names))
         axes.bar(x - 0.2, pre, 0.4, label="pre-development", color="#2e7d32")
         axes.bar(x + 0.2, post, 0.4, label="post-development", color="#c62828")
+        for offset, condition in ((-0.2, "pre"), (0.2, "post")):  # no figure: say so, not 0
+            for i, r in enumerate(rows):
+                if r[condition]["peak_cfs"] is None:
+                    axes.text(i + offset, 0, "n/a", ha="center", va="bottom", fontsize=8)
         axes.set_xticks(x)
         axes.set_xticklabels(names)
         axes.set_ylabel("peak discharge (cfs)")
