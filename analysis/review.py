@@ -8,12 +8,13 @@ from typing import Optional, Sequence
 
 from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
+from .charts import LazyCharts
 from .conditions import Condition, check_condition_b, check_condition_c
 from .easements import check_easement_coverage
 from .errors import InputError
-from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
-from .charts import LazyCharts
+from .findings import MAP_RULES, NEEDS_REVIEW, WARN, Finding, HasFindings
 from .hydrology import check_hydrology_pre_post, hydrology_charts, land_cover_from_raster
+from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheets
 from .phasing import phase_summary
 from .postconstruction import check_postconstruction_controls
 from .profile import RulesProfile, load_profile
@@ -26,7 +27,6 @@ __all__ = ["Review", "review_site", "review_paths", "review_easements", "NOT_IMP
 
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
-    "site_map_scale": "measure each sheet's scale by hand (1 inch = 100 feet or larger)",
     "phasing_five_acres": "check the phasing plan's disturbed acres at any one time by hand",
     "condition_a": "check the receiving waters against the 303(d) list and TMDL watersheds by hand",
     "wetlands": "check disturbance against wetlands and their adjacent areas by hand",
@@ -34,7 +34,7 @@ NOT_IMPLEMENTED = {
 
 
 @dataclass
-class Review:
+class Review(HasFindings):
     """Everything one review found: measurements, conditions and findings."""
 
     profile: RulesProfile
@@ -46,22 +46,12 @@ class Review:
     reference: Optional[dict] = None
     charts: dict = field(default_factory=dict)  # name -> charts.Chart (a LazyCharts)
     hydrology: Optional[object] = None  # hydrology.HydrologyResult, for the report
+    records: Optional[dict] = None  # construction-phase records checked, when given
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
     @property
     def area_crs(self) -> str:
         return crs_label(self.site.area_crs)
-
-    @property
-    def exit_status(self) -> int:
-        """0 when nothing failed, 1 when at least one finding is ``fail`` (CONTRACT.md)."""
-        return 1 if any(f.status == FAIL for f in self.findings) else 0
-
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for f in self.findings:
-            out[f.status] = out.get(f.status, 0) + 1
-        return out
 
     def to_dict(self) -> dict:
         out = {
@@ -80,15 +70,23 @@ class Review:
             del out["conditions"]
         if self.reference is not None:
             out["reference"] = self.reference
+        if self.records is not None:
+            out["records"] = self.records
         return out
 
 
 def review_paths(site: str | Path, reference: str | Path | None = None,
                  profile: str | Path | RulesProfile | None = None, sheets: Sequence = (),
-                 progress: Optional[Progress] = None,
+                 progress: Optional[Progress] = None, records: Optional[dict] = None,
+                 layout_maps: Optional[Sequence[LayoutMap]] = None,
                  land_cover_rasters: Optional[dict] = None) -> Review:
-    """Load the site plan (and reference layers) from files and review it.
+    """Load the site plan (and reference layers, plan sheets) from files and review it.
 
+    ``records`` (optional): the construction-phase records, the keyword arguments of
+    ``inspections.check_record_files`` (``log``, ``rain``, ``notices``, ``traps``, ``station``,
+    ``rain_units``); their findings join the review's, over the site plan's period.
+    ``layout_maps`` are the print-layout maps the QGIS side collects; None (the command line)
+    means print layouts were not read.
     ``land_cover_rasters`` ({"pre": path, "post": path}, either optional) are NLCD rasters that
     stand in for the site plan's land_cover_pre / land_cover_post layers.
     """
@@ -100,17 +98,31 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     if reference is not None:
         progress.step(0.3, f"opening reference layers {Path(reference).name}")
         reference_info = {"path": Path(reference).name, "layers": sorted(list_layers(reference))}
-    for sheet in sheets:
-        if not Path(sheet).is_file():
-            raise InputError("the plan sheet does not exist", path=sheet, fix="check the path")
     land_cover = {}
     drainage = plan.layer("drainage_area")
     for condition, raster in (land_cover_rasters or {}).items():
         if raster and drainage is not None:
             progress.step(0.35, f"reading land-cover raster {Path(raster).name}")
             land_cover[condition] = land_cover_from_raster(raster, drainage)
-    return review_site(plan, rules, reference=reference_info, sheets=sheets, progress=progress,
-                       land_cover=land_cover)
+    review = review_site(plan, rules, reference=reference_info, sheets=read_sheets(sheets, progress),
+                         progress=progress, layout_maps=layout_maps,
+                         land_cover=land_cover)
+    if records:
+        add_records(review, records, progress)
+    return review
+
+
+def add_records(review: Review, records: dict, progress: Optional[Progress] = None) -> None:
+    """Check the construction-phase records over the site plan's period; add their findings."""
+    from .inspections import check_record_files
+
+    if not records.get("log") or not records.get("rain"):
+        raise InputError("construction-phase records need both the inspection log and the "
+                         "rainfall record", fix="give --inspections LOG.csv and --rain RAIN.csv")
+    result = check_record_files(review.profile, site=review.site, progress=progress, **records)
+    review.findings += result.findings
+    review.records = {**result.records, "period": result.period,
+                      "measurements": result.measurements}
 
 
 def review_easements(site: str | Path, profile: str | Path | RulesProfile | None = None,
@@ -132,10 +144,12 @@ def review_easements(site: str | Path, profile: str | Path | RulesProfile | None
 
 
 def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict] = None,
-                sheets: Sequence = (), progress: Optional[Progress] = None,
+                sheets: Sequence[Sheet | str | Path] = (), progress: Optional[Progress] = None,
+                layout_maps: Optional[Sequence[LayoutMap]] = None,
                 land_cover: Optional[dict] = None) -> Review:
-    """Run every check on a loaded site plan."""
+    """Run every check on a loaded site plan (plan sheets given as :class:`Sheet` or paths)."""
     progress = progress or SILENT
+    sheets = [read for s in sheets for read in ([s] if isinstance(s, Sheet) else read_sheets([s]))]
     progress.step(0.4, "measuring disturbed area")
     disturbed = disturbed_area(site)
     findings = []
@@ -149,17 +163,21 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     outside, outside_sq_ft = check_disturbance_outside_site(site, disturbed, profile)
     findings.append(outside)
     findings += [_repair_finding(r, profile) for r in site.repairs]
+    progress.step(0.8, "checking site map scales")
+    stated = site.layer("layout_scale")
+    scale_findings, map_scales = check_site_map_scale(
+        sheets, stated, layout_maps, profile, area_crs=site.area_crs,
+        stated_labels=site.labels("layout_scale") if stated is not None else ())
+    findings += scale_findings
     a = Condition(False, ["not evaluated: Condition A is not implemented yet"], decided=False)
     findings.append(check_postconstruction_controls(site, {"A": a, "B": b, "C": c}, profile))
-    progress.step(0.8, "checking maintenance easements over the SMPs")
+    progress.step(0.85, "checking maintenance easements over the SMPs")
     easement_findings, uncovered_smp_sq_ft = check_easement_coverage(site, profile)
     findings += easement_findings
-    unchecked = {"site_map_scale": [f"sheet:{Path(p).name}" for p in sheets]}
     findings += [Finding(rule, NEEDS_REVIEW, profile.section(rule),
-                         f"not implemented yet in this version: {todo}",
-                         features=unchecked.get(rule, []))
+                         f"not implemented yet in this version: {todo}")
                  for rule, todo in NOT_IMPLEMENTED.items()]
-    progress.step(0.85, "computing TR-55 runoff before and after development")
+    progress.step(0.88, "computing TR-55 runoff before and after development")
     hydrology = check_hydrology_pre_post(site.layers, {"A": a, "B": b, "C": c}, profile,
                                          land_cover)
     findings += hydrology.findings
@@ -170,6 +188,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
         "uncovered_smp_sq_ft": uncovered_smp_sq_ft,
         "phases": phase_summary(site),
         **hydrology.measurements(),
+        "site_map_scales": map_scales,
     }
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
     findings.sort(key=lambda f: order.get(f.rule, len(order)))

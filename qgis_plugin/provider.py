@@ -4,6 +4,9 @@ from qgis.core import QgsProcessingProvider
 from .algorithms.base import plugin_icon
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.hydrology import HydrologyAlgorithm
+from .algorithms.inspections import InspectionsAlgorithm
+from .algorithms.nov import NoticeOfViolationAlgorithm
+from .algorithms.map_scale import MapScaleAlgorithm
 from .algorithms.review import ReviewAlgorithm
 
 __all__ = ["SwpppProvider"]
@@ -33,3 +36,6 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(ReviewAlgorithm())
         self.addAlgorithm(EasementCoverageAlgorithm())
         self.addAlgorithm(HydrologyAlgorithm())
+        self.addAlgorithm(InspectionsAlgorithm())
+        self.addAlgorithm(NoticeOfViolationAlgorithm())
+        self.addAlgorithm(MapScaleAlgorithm())

@@ -3,8 +3,9 @@
 Usage: python test_data/make_test_data.py [OUTDIR]   (OUTDIR defaults to this script's folder)
 
 Writes ``demo_site.gpkg`` (every site-plan layer of design/CONTRACT.md), ``demo_reference.gpkg``
-(the reference layers) and ``variants/*.gpkg`` (site plans derived from the demo by one change
-each: acreage thresholds, land use, CRS, layer-name case, invalid geometry, missing pieces).
+(the reference layers), ``variants/*.gpkg`` (site plans derived from the demo by one change
+each: acreage thresholds, land use, CRS, layer-name case, invalid geometry, missing pieces) and
+``sheets/*`` (tiny georeferenced plan sheets at known scales: GeoTIFFs and one GeoPDF).
 
 All geometry is built in NAD83 / New York East (EPSG:2260, US survey feet) around a fictional
 commercial parcel on Forest Road, Village of Kiryas Joel, NY (about 41.34 N, 74.17 W). Local
@@ -22,6 +23,13 @@ from pathlib import Path
 
 os.environ["OGR_CURRENT_DATE"] = "2026-01-01T00:00:00Z"
 os.environ.setdefault("PROJ_DATA", "/usr/share/proj")
+os.environ["GDAL_PAM_ENABLED"] = "NO"  # no .aux.xml beside the plan sheets
+
+import numpy as np  # noqa: E402
+import rasterio  # noqa: E402
+import rasterio.shutil  # noqa: E402
+from pyproj import Transformer  # noqa: E402
+from rasterio.transform import Affine  # noqa: E402
 
 import fiona  # noqa: E402
 import geopandas as gpd  # noqa: E402
@@ -413,6 +421,91 @@ VARIANTS = [
 ]
 
 
+# --- plan sheets: tiny georeferenced GeoTIFFs (and a GeoPDF) at known scales ---------------
+
+SHEET_WIDTH, SHEET_HEIGHT = 100, 80  # pixels
+UTM18N = "EPSG:26918"
+FOOT_M = 0.3048  # international foot: "feet" on a sheet's scale
+
+
+def utm_origin():
+    """The parcel's north-west sheet corner (local (40, 600) ft) in UTM 18N, whole metres."""
+    x, y = Transformer.from_crs(AREA_CRS, UTM18N, always_xy=True).transform(X0 + 40, Y0 + 600)
+    return float(round(x)), float(round(y))
+
+
+# (file name, CRS, CRS units per pixel, resolution tags (x, y, unit) or None, feet per inch)
+# US-foot sheets: 100 pixels per inch, so 1 US ft per pixel is 1" = 100 US ft (1:1200.0024).
+# UTM sheets in metres: 0.3048 m per pixel at 100 ppi is exactly 1" = 100 ft (1:1200);
+# 0.15 m per pixel at 40 pixels per centimetre (101.6 ppi) is 1" = 50 ft (1:600).
+SHEETS = [
+    ("sheet_2260_50ft.tif", AREA_CRS, 0.5, (100, 100, 2), 50 * US_SURVEY_FOOT_M / FOOT_M),
+    ("sheet_2260_100ft.tif", AREA_CRS, 1.0, (100, 100, 2), 100 * US_SURVEY_FOOT_M / FOOT_M),
+    ("sheet_2260_200ft.tif", AREA_CRS, 2.0, (100, 100, 2), 200 * US_SURVEY_FOOT_M / FOOT_M),
+    ("sheet_2260_no_resolution.tif", AREA_CRS, 1.0, None, None),
+    ("sheet_utm18n_50ft_cm.tif", UTM18N, 0.15, (40, 40, 3), 50.0),
+    ("sheet_utm18n_100ft.tif", UTM18N, 0.3048, (100, 100, 2), 100.0),
+    ("sheet_utm18n_200ft.tif", UTM18N, 0.6096, (100, 100, 2), 200.0),
+    ("sheet_utm18n_no_resolution.tif", UTM18N, 0.3048, None, None),
+]
+# (GeoPDF, the GeoTIFF it is made from, its DPI): GDAL's PDF driver writes the DPI it drew at.
+GEOPDFS = [("sheet_2260_100ft.pdf", "sheet_2260_100ft.tif", 100)]
+
+
+def sheet_pixels():
+    """A frame and a diagonal: something to look at, the same bytes every time."""
+    pixels = np.full((SHEET_HEIGHT, SHEET_WIDTH), 255, dtype="uint8")
+    pixels[[0, -1], :] = 0
+    pixels[:, [0, -1]] = 0
+    cols = np.arange(SHEET_WIDTH)
+    pixels[(cols * (SHEET_HEIGHT - 1)) // (SHEET_WIDTH - 1), cols] = 0
+    return pixels[np.newaxis]
+
+
+def write_sheets(folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, crs, size, tags, _ in SHEETS:
+        x, y = (X0 + 40, Y0 + 600) if crs == AREA_CRS else utm_origin()
+        path = folder / name
+        path.unlink(missing_ok=True)
+        with rasterio.open(path, "w", driver="GTiff", width=SHEET_WIDTH, height=SHEET_HEIGHT,
+                           count=1, dtype="uint8", crs=crs, compress="deflate",
+                           transform=Affine(size, 0, x, 0, -size, y)) as dst:
+            dst.write(sheet_pixels())
+            if tags:
+                dst.update_tags(TIFFTAG_XRESOLUTION=str(tags[0]), TIFFTAG_YRESOLUTION=str(tags[1]),
+                                TIFFTAG_RESOLUTIONUNIT=str(tags[2]))
+    for name, source, dpi in GEOPDFS:
+        (folder / name).unlink(missing_ok=True)
+        rasterio.shutil.copy(folder / source, folder / name, driver="PDF", DPI=dpi)
+
+
+def check_sheets(folder):
+    """Re-open every sheet: its feet per inch is what SHEETS says (independent of analysis/)."""
+    metres = {AREA_CRS: US_SURVEY_FOOT_M, UTM18N: 1.0}
+    expected = {name: (crs, ft_per_in) for name, crs, _, _, ft_per_in in SHEETS}
+    expected.update({name: expected[source] for name, source, _ in GEOPDFS})
+    for name, (crs, ft_per_in) in expected.items():
+        with rasterio.open(folder / name) as src:
+            tags = src.tags()
+            assert src.crs.to_epsg() == int(crs.split(":")[1]), (name, src.crs)
+            assert (src.width, src.height) == (SHEET_WIDTH, SHEET_HEIGHT), name
+            if "DPI" in tags:
+                ppi = float(tags["DPI"])
+            elif "TIFFTAG_XRESOLUTION" in tags:
+                per_cm = tags["TIFFTAG_RESOLUTIONUNIT"].startswith("3")
+                ppi = float(tags["TIFFTAG_XRESOLUTION"]) * (2.54 if per_cm else 1.0)
+            else:
+                ppi = None
+            measured = None if ppi is None else src.transform.a * metres[crs] / FOOT_M * ppi
+        assert (measured is None) == (ft_per_in is None), name
+        if measured is not None:
+            assert math.isclose(measured, ft_per_in, rel_tol=1e-12), (name, measured, ft_per_in)
+        size = (folder / name).stat().st_size
+        print(f"sheets/{name}: {crs}, " + (f"1 in = {measured:.6f} ft" if measured else
+                                            "no resolution") + f", {size} bytes")
+
+
 # --- writing ----------------------------------------------------------------------------
 
 def geometry_type(name, gdf):
@@ -540,6 +633,140 @@ def check_file(path, layers, expected_acres=None):
           f" disturbed acres {acres}, srs_id {srs}")
 
 
+# --- construction-phase records (CSV and TOML, beside the demo) ------------------------
+
+RECORDS_START, RECORDS_END = "2027-04-01", "2027-11-15"  # the demo's first start, last stabilisation
+# Weekly reports from the start; the one due 2027-05-06 came on 2027-05-08 (2 days late).
+RECORDS_LATE_WEEKLY = ("2027-05-06", "2027-05-08")
+# Storms (inches): answered next day; a two-day storm never answered; under the threshold.
+RECORDS_RAIN = {"2027-04-20": 0.62, "2027-06-08": 0.30, "2027-06-09": 0.35, "2027-07-15": 0.49,
+                "2027-08-02": 0.12, "2027-09-14": 0.25}
+RECORDS_EXTRA_REPORTS = {"2027-04-21": "storm"}
+GHCN_STATIONS = (("USC00309991", "FOREST ROAD DEMO, NY US"), ("USC00309992", "SEVEN SPRINGS DEMO, NY US"))
+
+
+def _days(first, last):
+    from datetime import date, timedelta
+    d0, d1 = date.fromisoformat(first), date.fromisoformat(last)
+    return [(d0 + timedelta(n)).isoformat() for n in range((d1 - d0).days + 1)]
+
+
+def _csv(header, rows, quote_all=False):
+    import csv
+    import io
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n",
+                        quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def inspection_log_rows():
+    from datetime import date, timedelta
+    start, end = date.fromisoformat(RECORDS_START), date.fromisoformat(RECORDS_END)
+    rows, day = [], start
+    while day <= end:
+        if day.isoformat() == RECORDS_LATE_WEEKLY[0]:
+            day = date.fromisoformat(RECORDS_LATE_WEEKLY[1])
+        rows.append((f"{day.isoformat()} 09:00", "M. Weiss", "routine"))
+        day += timedelta(days=7)
+    rows += [(f"{d} 08:30", "M. Weiss", kind) for d, kind in RECORDS_EXTRA_REPORTS.items()]
+    return sorted(rows)
+
+
+def ghcn_rows():
+    """GHCN-Daily as NOAA's CDO exports it (standard units: inches), two stations, quoted.
+
+    Station 1 is the demo's rain, with 2027-08-02 blank (missing), 2027-09-14 quality-flagged
+    ("I", failed the internal consistency check) and 2027-05-03 a trace (flag T, value 0.00).
+    Station 2 has twice the rain (a second gauge the user must choose against).
+    """
+    rows = []
+    for (station, name), factor in zip(GHCN_STATIONS, (1, 2)):
+        for day in _days(RECORDS_START, RECORDS_END):
+            value, attributes = RECORDS_RAIN.get(day, 0.0) * factor, ",,7,0700"
+            if station == GHCN_STATIONS[0][0] and day == "2027-08-02":
+                rows.append((station, name, day, "", ""))
+                continue
+            if station == GHCN_STATIONS[0][0] and day == "2027-09-14":
+                attributes = ",I,7,0700"
+            if day == "2027-05-03":
+                attributes = "T,,7,0700"
+            rows.append((station, name, day, f"{value:.2f}", attributes))
+    return rows
+
+
+def records_files():
+    """{relative path: text} of the demo's construction-phase records."""
+    rain = [(d, f"{RECORDS_RAIN.get(d, 0.0):.2f}") for d in _days(RECORDS_START, RECORDS_END)]
+    notices = [
+        ("start_of_construction", "2027-04-01 07:00", "2027-03-29 10:00"),
+        ("erosion_controls_installed", "2027-04-02 07:00", "2027-03-31 08:00"),  # 47 hours
+        ("site_clearing_complete", "2027-04-20 16:00", "2027-04-16 09:00"),
+        ("rough_grading_complete", "2027-06-30 16:00", ""),  # never notified
+        ("final_grading_complete", "2027-10-15 16:00", "2027-10-12 09:00"),
+        ("construction_season_closed", "2027-11-15 16:00", "2027-11-10 09:00"),
+        ("final_landscaping_complete", "", ""),
+        ("public_landscaping_established", "", ""),
+    ]
+    traps = [
+        ("ST-1", "2027-05-13", "1200", "480", ""),            # 40%
+        ("ST-1", "2027-06-17", "1200", "660", "2027-06-18"),  # 55%, cleaned before 06-19
+        ("ST-2", "2027-07-08", "800", "400", ""),             # exactly 50%, never cleaned: fail
+        ("ST-2", "2027-07-15", "800", "392", ""),             # 49%
+    ]
+    history = [
+        ("Forest Road Commons LLC", "2023-05-01", "civil"),
+        ("Forest Road Commons LLC", "2025-09-10", "civil"),
+        ("Forest Road Commons LLC", "2021-03-01", "criminal"),
+        ("J. Example", "2022-01-15", "criminal"),
+    ]
+    violation = """# A notice of violation for the demo site (Enforcement C(1)-(5)); `swppp nov` writes it.
+notice_id = "NOV-2027-014"
+issued_on = 2027-06-14
+issued_by = "Stormwater Management Administrator, Village of Kiryas Joel"
+
+[recipient]  # C(1)
+name = "Forest Road Commons LLC <Attn: J. Example & Partners>"
+address = "1 Forest Road, Kiryas Joel, NY 10950"
+
+[property]  # C(2)
+address = "Forest Road, parcel 1-1-23.4"
+description = "Phase 2 disturbance (D-3, D-4) east of the detention basin"
+
+[violation]  # C(3)
+nature = "No inspection report within 24 hours of the storm of 8-9 June 2027 (0.65 inch)."
+sections = ["Maintenance and repair A(2)"]
+
+[remedy]  # C(4)
+measures = "Inspect every erosion and sediment control practice, repair the silt fence along the east line, and deliver the report to the Stormwater Management Administrator."
+complete_by = 2027-06-16
+
+[penalties]  # C(5)
+kinds = ["civil"]
+offence_number = 3
+"""
+    return {
+        "records/inspection_log.csv": _csv(("date", "inspector", "kind"), inspection_log_rows()),
+        "records/rain.csv": _csv(("date", "precip_in"), rain),
+        "records/rain_ghcn.csv": _csv(("STATION", "NAME", "DATE", "PRCP", "PRCP_ATTRIBUTES"),
+                                      ghcn_rows(), quote_all=True),
+        "records/notices.csv": _csv(("milestone", "milestone_at", "notified_at"), notices),
+        "records/traps.csv": _csv(("trap_id", "date", "design_capacity_cf", "sediment_cf",
+                                   "cleaned_on"), traps),
+        "records/history.csv": _csv(("person", "date", "kind"), history),
+        "records/violation.toml": violation,
+    }
+
+
+def write_records(outdir):
+    for relative, text in records_files().items():
+        path = Path(outdir) / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
 def main(outdir):
     outdir = Path(outdir)
     demo = demo_site_layers()
@@ -552,6 +779,9 @@ def main(outdir):
         write_gpkg(path, layers)
     for path, layers, acres in files:
         check_file(path, layers, acres)
+    write_records(outdir)
+    write_sheets(outdir / "sheets")
+    check_sheets(outdir / "sheets")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ and the features that cause it.</p>
 <ul>
 <li><b>applicability</b> (Definitions, "Land development activity"; SWPPP A): disturbed acres, \
 overlaps counted once; a SWPPP is required from 1 acre, or as part of a larger common plan.</li>
-<li><b>site_map_scale</b> (SWPPP B(2)): each plan sheet at 1 inch = 100 feet or larger.</li>
+<li><b>site_map_scale</b> (SWPPP B(2)): each plan sheet (SHEETS), each stated sheet scale (the \
+layout_scale table) and each map of the project's print layouts at 1 inch = 100 feet or \
+larger.</li>
 <li><b>phasing_five_acres</b> (SWPPP B(4)): never more than 5 acres disturbed and not yet \
 stabilised at one time.</li>
 <li><b>condition_a</b>, <b>condition_b</b>, <b>condition_c</b> (SWPPP C(1) to C(3)): impaired \
@@ -37,6 +39,7 @@ profile (PROFILE).</p>"""
 class ReviewAlgorithm(SwpppAlgorithm):
     DISTURBED_ACRES = "DISTURBED_ACRES"
     ROLE_LAYERS = SwpppAlgorithm.ROLE_LAYERS + SwpppAlgorithm.HYDROLOGY_ROLE_LAYERS
+    READS_LAYOUTS = True  # every print layout of the project, for site_map_scale
 
     def name(self):
         return "review"

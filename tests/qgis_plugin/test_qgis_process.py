@@ -103,3 +103,33 @@ def test_shapely_uses_one_geos_inside_qgis(qgis_process, data_copy, tmp_path):
             if "/shapely/lib." in line and "normal symbol `GEOS" in line:
                 targets.add(line.split(" to ", 1)[1].split(" [", 1)[0])
     assert len(targets) == 1, f"shapely's GEOS calls bind to several libraries: {sorted(targets)}"
+
+
+def test_inspections_run_under_qgis_process(qgis_process, tmp_path):
+    from tests.conftest import TEST_DATA
+
+    records, result = TEST_DATA / "records", tmp_path / "records.json"
+    completed = qgis_process("run", "swppp:inspections", "--",
+                             f"LOG={records / 'inspection_log.csv'}", f"RAIN={records / 'rain.csv'}",
+                             f"SITE={TEST_DATA / 'demo_site.gpkg'}", f"OUTPUT_JSON={result}")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    findings = json.loads(result.read_text(encoding="utf-8"))["findings"]
+    assert sum(f["status"] == "fail" for f in findings) == 2  # the late weekly and the storm
+
+
+def test_map_scale_runs_under_qgis_process_without_a_project(qgis_process, data_copy, tmp_path):
+    """No project, so no layouts: said once; the plan sheets and stated scales are still checked
+    (the GeoTIFF read by rasterio inside qgis_process)."""
+    result = tmp_path / "scale.json"
+    completed = qgis_process("run", "swppp:map_scale", "--",
+                             f"SITE={data_copy('demo_site.gpkg')}",
+                             f"SHEETS={data_copy('sheets/sheet_2260_50ft.tif')}",
+                             f"OUTPUT_JSON={result}")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    findings = json.loads(result.read_text(encoding="utf-8"))["findings"]
+    by_feature = {(f["features"] or ["-"])[0]: f["status"] for f in findings}
+    assert by_feature == {"sheet:sheet_2260_50ft.tif": "pass",
+                          "layout_scale:C-101 Site plan": "pass",
+                          "layout_scale:C-102 Grading": "pass",
+                          "layout_scale:C-001 Location map": "fail", "-": "info"}
+    assert "FAIL_COUNT:\t1" in completed.stdout
