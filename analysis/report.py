@@ -1,6 +1,7 @@
 """The HTML report: self-contained, printable, every input text escaped."""
 from __future__ import annotations
 
+import base64
 from html import escape
 
 from .findings import STATUS_COLOURS, STATUSES
@@ -133,6 +134,46 @@ def _findings_table(findings, profile) -> str:
                   header=("Status", "Rule", "Section", "Finding", "Features"))
 
 
+def _hydrology_section(review: Review) -> str:
+    """TR-55 figures per drainage area and storm, pre and post, WQv, and the peak charts."""
+    m = review.to_dict()["measurements"]
+    if not m.get("hydrology"):
+        return ""
+
+    def figure(value, digits):
+        return _num(_number(value, digits) if value is not None else "n/a")
+
+    rows = []
+    for r in m["hydrology"]:
+        pre, post = r["pre"], r["post"]
+        rows.append([r["drainage_area"], r["storm"], figure(r["rain_in"], 2),
+                     figure(pre["cn"], 1), figure(pre["runoff_in"], 2), figure(pre["volume_cf"], 0),
+                     figure(pre["peak_cfs"], 2), figure(post["cn"], 1),
+                     figure(post["runoff_in"], 2), figure(post["volume_cf"], 0),
+                     figure(post["peak_cfs"], 2),
+                     "; ".join(n for n in (pre["note"], post["note"]) if n)])
+    table = _table(rows, header=("Drainage area", "Storm", "P (in)", "Pre CN", "Pre Q (in)",
+                                 "Pre volume (cu ft)", "Pre peak (cfs)", "Post CN", "Post Q (in)",
+                                 "Post volume (cu ft)", "Post peak (cfs)", "Notes"))
+    wqv = _table([[w["drainage_area"], figure(w["rain_in"], 2),
+                   _num(f"{w['impervious_fraction']:.0%}"), figure(w["area_acres"], 2),
+                   figure(w["wqv_cf"], 0)] for w in m["water_quality_volume"]],
+                 header=("Drainage area", "90% rainfall P (in)", "Impervious", "Acres",
+                         "WQv (cu ft)"))
+    sources = sorted({r["rainfall_source"] for r in m["hydrology"] if r.get("rainfall_source")})
+    images = "".join(
+        f'<figure><img alt="{_e(c.title)}" style="max-width:100%" '
+        f'src="data:image/png;base64,{base64.b64encode(c.png).decode("ascii")}">'
+        f"<figcaption class='muted'>{_e(c.title)}</figcaption></figure>"
+        for name, c in review.charts.items() if name.startswith("hydrology_"))
+    distribution = m["hydrology"][0].get("rainfall_distribution")
+    return (f"<h2>Hydrology (TR-55)</h2>{table}"
+            f"<p class='muted'>NRCS TR-55 (1986): curve numbers from Tables 2-2a and 2-2c, "
+            f"runoff by eq. 2-3, peaks by the graphical method (Chapter 4) for a Type "
+            f"{_e(distribution)} distribution. Design rainfall: {_e('; '.join(sources))}.</p>"
+            f"{wqv}{images}")
+
+
 def _records_section(data) -> str:
     """Construction-phase records (when a review was given them): files, period, storms."""
     records = data.get("records")
@@ -163,7 +204,7 @@ def render_html(review: Review) -> str:
     title = f"SWPPP review: {data['project'].get('name') or data['site']['name']}"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>{_e(title)}</title><style>{_CSS}</style></head>
 <body>
 <h1>{_e(title)}</h1>
@@ -175,6 +216,7 @@ def render_html(review: Review) -> str:
 <h2>Conditions</h2>{_conditions_table(data["conditions"])}
 <h2>Findings</h2>{_findings_table(data["findings"], review.profile)}
 {_records_section(data)}
+{_hydrology_section(review)}
 <h2>Not checked by this tool</h2>
 <ul>{unchecked or "<li>Nothing: every check decided.</li>"}</ul>
 </body></html>

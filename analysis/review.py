@@ -8,10 +8,12 @@ from typing import Optional, Sequence
 
 from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
+from .charts import LazyCharts
 from .conditions import Condition, check_condition_b, check_condition_c
 from .easements import check_easement_coverage
 from .errors import InputError
 from .findings import MAP_RULES, NEEDS_REVIEW, WARN, Finding, HasFindings
+from .hydrology import check_hydrology_pre_post, hydrology_charts, land_cover_from_raster
 from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheets
 from .phasing import phase_summary
 from .postconstruction import check_postconstruction_controls
@@ -42,6 +44,8 @@ class Review(HasFindings):
     swppp_required: Optional[bool]  # None in one check's result (review_easements)
     findings: list[Finding] = field(default_factory=list)
     reference: Optional[dict] = None
+    charts: dict = field(default_factory=dict)  # name -> charts.Chart (a LazyCharts)
+    hydrology: Optional[object] = None  # hydrology.HydrologyResult, for the report
     records: Optional[dict] = None  # construction-phase records checked, when given
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
@@ -74,7 +78,8 @@ class Review(HasFindings):
 def review_paths(site: str | Path, reference: str | Path | None = None,
                  profile: str | Path | RulesProfile | None = None, sheets: Sequence = (),
                  progress: Optional[Progress] = None, records: Optional[dict] = None,
-                 layout_maps: Optional[Sequence[LayoutMap]] = None) -> Review:
+                 layout_maps: Optional[Sequence[LayoutMap]] = None,
+                 land_cover_rasters: Optional[dict] = None) -> Review:
     """Load the site plan (and reference layers, plan sheets) from files and review it.
 
     ``records`` (optional): the construction-phase records, the keyword arguments of
@@ -82,6 +87,8 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     ``rain_units``); their findings join the review's, over the site plan's period.
     ``layout_maps`` are the print-layout maps the QGIS side collects; None (the command line)
     means print layouts were not read.
+    ``land_cover_rasters`` ({"pre": path, "post": path}, either optional) are NLCD rasters that
+    stand in for the site plan's land_cover_pre / land_cover_post layers.
     """
     progress = progress or SILENT
     rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
@@ -91,8 +98,15 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     if reference is not None:
         progress.step(0.3, "opening reference layers")
         reference_info = describe_reference(reference)
+    land_cover = {}
+    drainage = plan.layer("drainage_area")
+    for condition, raster in (land_cover_rasters or {}).items():
+        if raster and drainage is not None:
+            progress.step(0.35, f"reading land-cover raster {Path(raster).name}")
+            land_cover[condition] = land_cover_from_raster(raster, drainage)
     review = review_site(plan, rules, reference=reference_info, sheets=read_sheets(sheets, progress),
-                         progress=progress, layout_maps=layout_maps)
+                         progress=progress, layout_maps=layout_maps,
+                         land_cover=land_cover)
     if records:
         add_records(review, records, progress)
     return review
@@ -131,7 +145,8 @@ def review_easements(site: str | Path, profile: str | Path | RulesProfile | None
 
 def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict] = None,
                 sheets: Sequence[Sheet | str | Path] = (), progress: Optional[Progress] = None,
-                layout_maps: Optional[Sequence[LayoutMap]] = None) -> Review:
+                layout_maps: Optional[Sequence[LayoutMap]] = None,
+                land_cover: Optional[dict] = None) -> Review:
     """Run every check on a loaded site plan (plan sheets given as :class:`Sheet` or paths)."""
     progress = progress or SILENT
     sheets = [read for s in sheets for read in ([s] if isinstance(s, Sheet) else read_sheets([s]))]
@@ -162,19 +177,26 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     findings += [Finding(rule, NEEDS_REVIEW, profile.section(rule),
                          f"not implemented yet in this version: {todo}")
                  for rule, todo in NOT_IMPLEMENTED.items()]
+    progress.step(0.88, "computing TR-55 runoff before and after development")
+    hydrology = check_hydrology_pre_post(site.layers, {"A": a, "B": b, "C": c}, profile,
+                                         land_cover)
+    findings += hydrology.findings
     progress.step(0.9, "gathering findings")
     measurements = {
         "disturbed_acres": disturbed.acres,
         "disturbed_outside_site_sq_ft": outside_sq_ft,
         "uncovered_smp_sq_ft": uncovered_smp_sq_ft,
         "phases": phase_summary(site),
+        **hydrology.measurements(),
         "site_map_scales": map_scales,
     }
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
     findings.sort(key=lambda f: order.get(f.rule, len(order)))
     return Review(profile=profile, site=site, measurements=measurements,
                   conditions={"A": a, "B": b, "C": c}, swppp_required=required,
-                  findings=findings, reference=reference)
+                  findings=findings, reference=reference,
+                  charts=LazyCharts(lambda: hydrology_charts(hydrology)),
+                  hydrology=hydrology)
 
 
 def _repair_finding(repair, profile: RulesProfile) -> Finding:

@@ -3,6 +3,7 @@ from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
+from .algorithms.hydrology import HydrologyAlgorithm
 from .algorithms.inspections import InspectionsAlgorithm
 from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.map_scale import MapScaleAlgorithm
@@ -38,6 +39,7 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(EasementCoverageAlgorithm())
         self.addAlgorithm(ReferenceImportAlgorithm())
         self.addAlgorithm(ReferenceDiffAlgorithm())
+        self.addAlgorithm(HydrologyAlgorithm())
         self.addAlgorithm(InspectionsAlgorithm())
         self.addAlgorithm(NoticeOfViolationAlgorithm())
         self.addAlgorithm(MapScaleAlgorithm())

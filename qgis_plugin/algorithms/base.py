@@ -96,6 +96,11 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     OUTPUT_PDF = "OUTPUT_PDF"
     OUTPUT_FINDINGS = "OUTPUT_FINDINGS"
     EXIT_STATUS = "EXIT_STATUS"
+    DRAINAGE_AREA_LAYER = "DRAINAGE_AREA_LAYER"
+    SOILS_LAYER = "SOILS_LAYER"
+    LAND_COVER_PRE_LAYER = "LAND_COVER_PRE_LAYER"
+    LAND_COVER_POST_LAYER = "LAND_COVER_POST_LAYER"
+    HYDROLOGY_CLAIMS_LAYER = "HYDROLOGY_CLAIMS_LAYER"
 
     # (site-plan layer name of CONTRACT.md, parameter, label, accepted layer types)
     ROLE_LAYERS = (
@@ -109,6 +114,17 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
          [QgsProcessing.TypeVectorPoint]),
         ("public_row", PUBLIC_ROW_LAYER, "Public right-of-way", [QgsProcessing.TypeVectorPolygon]),
         ("layout_scale", LAYOUT_SCALE_LAYER, "Stated sheet scales (table)",
+         [QgsProcessing.TypeVector]),
+    )
+    # CONTRACT.md "Hydrology inputs": swppp:review and swppp:hydrology take them by these names.
+    HYDROLOGY_ROLE_LAYERS = (
+        ("drainage_area", DRAINAGE_AREA_LAYER, "Drainage areas", [QgsProcessing.TypeVectorPolygon]),
+        ("soils", SOILS_LAYER, "Soils (hsg)", [QgsProcessing.TypeVectorPolygon]),
+        ("land_cover_pre", LAND_COVER_PRE_LAYER, "Land cover before development (cover)",
+         [QgsProcessing.TypeVectorPolygon]),
+        ("land_cover_post", LAND_COVER_POST_LAYER, "Land cover after development (cover)",
+         [QgsProcessing.TypeVectorPolygon]),
+        ("hydrology_claims", HYDROLOGY_CLAIMS_LAYER, "The SWPPP's stated hydrology figures (table)",
          [QgsProcessing.TypeVector]),
     )
 
@@ -206,15 +222,18 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             return False, self.tr("Give either SITE (a site-plan GeoPackage) or the site plan's "
                                   "layers ({}), not both.").format(", ".join(layers))
         if not site and not layers and self.SITE_REQUIRED:
-            return False, self.tr("Give SITE (a site-plan GeoPackage) or the site plan's layers "
-                                  "(at least PROJECT_LAYER, SITE_BOUNDARY_LAYER and "
-                                  "DISTURBANCE_LAYER).")
+            return False, self.no_site_message()
         if self.parameterDefinition(self.OUTPUT_FINDINGS) is not None:
             findings = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS, context)
             if findings and not findings.lower().endswith(".gpkg"):
                 return False, self.tr("OUTPUT_FINDINGS must be a GeoPackage (.gpkg), not {}"
                                       ).format(findings)
         return True, ""
+
+    def no_site_message(self):
+        """What to say when neither SITE nor any role layer is given."""
+        return self.tr("Give SITE (a site-plan GeoPackage) or the site plan's layers (at least "
+                       "PROJECT_LAYER, SITE_BOUNDARY_LAYER and DISTURBANCE_LAYER).")
 
     # Running ------------------------------------------------------------------------------
     def layout_filter(self, parameters, context):

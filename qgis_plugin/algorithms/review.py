@@ -23,6 +23,9 @@ agricultural land.</li>
 (SWPPP D(8); Maintenance and repair B): postconstruction practices inside recorded maintenance \
 easements reaching a public right-of-way.</li>
 <li><b>wetlands</b> (SWPPP B(2), F) and <b>disturbance_outside_site</b> (SWPPP B(2)).</li>
+<li><b>hydrology_pre_post</b> (SWPPP D(4), D(5)) and <b>water_quality_volume</b> (Performance \
+and design criteria A(1)): TR-55 runoff and peaks before and after development, and the WQv, from \
+the drainage_area, soils and land_cover_pre/post layers; the SWPPP's own figures checked.</li>
 </ul>
 <p>Give the site plan either as a GeoPackage (SITE) or as one layer per role (the *_LAYER \
 parameters). REFERENCE holds wetlands, impaired waters, TMDL watersheds and catchments. Outputs \
@@ -35,6 +38,7 @@ profile (PROFILE).</p>"""
 
 class ReviewAlgorithm(SwpppAlgorithm):
     DISTURBED_ACRES = "DISTURBED_ACRES"
+    ROLE_LAYERS = SwpppAlgorithm.ROLE_LAYERS + SwpppAlgorithm.HYDROLOGY_ROLE_LAYERS
     READS_LAYOUTS = True  # every print layout of the project, for site_map_scale
 
     def name(self):

@@ -65,6 +65,16 @@ def test_easement_coverage_runs_under_qgis_process(qgis_process, data_copy, tmp_
     assert [f["features"] for f in findings if f["status"] == "fail"] == [["smp:BR-2"]]
 
 
+def test_hydrology_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
+    table = tmp_path / "h.csv"
+    completed = qgis_process("run", "swppp:hydrology", "--",
+                             f"SITE={data_copy('demo_site.gpkg')}", f"OUTPUT_TABLE={table}",
+                             f"OUTPUT_CN={tmp_path / 'cn.gpkg'}")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    lines = table.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("drainage_area,storm,") and len(lines) == 7
+
+
 def test_bad_input_exits_non_zero_naming_the_layer(qgis_process, data_copy, tmp_path):
     site = data_copy("variants/no_crs.gpkg")
     result = tmp_path / "r.json"
