@@ -1,39 +1,489 @@
-"""Disturbance by phase (SWPPP B(4)): the acres each phase disturbs."""
+"""Disturbance phasing (SWPPP B(4); Definitions, "Phasing"): acres per phase and disturbed at once.
+
+A disturbance polygon counts from its ``start_date`` until its ``stabilized_date`` (half-open:
+ground stabilised on the day another phase starts is not counted with it); one with no
+``stabilized_date`` counts until the plan's last date. At every moment the disturbed area is the
+area of the union of the polygons active then, so ground cleared in two phases counts once.
+
+How it is computed (close to linear in the number of polygons): the polygons that overlap
+(interiors intersecting, found once with an ``STRtree``) are cut into the faces of their
+arrangement (noded boundaries, polygonised); every other polygon is a face of its own. A face is
+disturbed while any polygon covering it is, so each face contributes its area over the union of
+its polygons' intervals, and the timeline is a cumulative sum of face areas over dated events:
+no union is recomputed per moment. Per-phase acres and new acres come from the same faces.
+"""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Optional, Sequence
 
 import numpy as np
 import pandas as pd
 import shapely
 
 from .area import acres
-from .siteplan import SitePlan
+from .findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
+from .profile import RulesProfile
+from .progress import SILENT, Progress
+from .siteplan import feature_labels
 
-__all__ = ["phase_summary"]
+__all__ = ["DateProblem", "Phasing", "parse_date", "phasing_timeline", "review_phasing",
+           "check_phasing", "timeline_chart", "FIELDS"]
+
+FIELDS = ("phase", "start_date", "stabilized_date")  # the disturbance layer's fields (CONTRACT.md)
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
+# Floating-point noise of summing face areas (acres), for "when does the maximum first occur".
+_TIE_ACRES = 1e-9
 
 
-def phase_summary(site: SitePlan) -> list[dict]:
-    """Per phase: its acres (union of its polygons), first start and last stabilisation.
+@dataclass(frozen=True)
+class DateProblem:
+    """A polygon that cannot be placed in time: which feature, which field, and why."""
 
-    A phase with any polygon not yet scheduled for stabilisation has ``stabilized_date`` None.
+    feature: str
+    field: str
+    reason: str
+
+
+@dataclass
+class Phasing:
+    """Phases, the disturbed-at-once timeline and its worst moment, for one disturbance layer."""
+
+    phases: list[dict]  # phase, acres, new_acres, start_date, stabilized_date (ISO or None)
+    timeline: list[dict]  # date, acres, phases, polygons: the state from that date on
+    max_acres: Optional[float]  # None where no polygon can be placed in time
+    max_at: Optional[date]
+    worst_phases: list = field(default_factory=list)
+    worst_features: list[str] = field(default_factory=list)
+    worst_geometry: object = None  # the union of the polygons active at the worst moment
+    plan_end: Optional[date] = None
+    open_ended: list[str] = field(default_factory=list)  # counted until plan_end
+    problems: list[DateProblem] = field(default_factory=list)
+    # later phase -> (earlier phases it runs alongside, first shared day, earlier's stabilisation)
+    overlaps: list[dict] = field(default_factory=list)
+
+    def measurements(self) -> dict:
+        """CONTRACT.md's names: max_concurrent_disturbed_acres, max_concurrent_at, phases, timeline."""
+        return {"max_concurrent_disturbed_acres": self.max_acres,
+                "max_concurrent_at": self.max_at.isoformat() if self.max_at else None,
+                "phases": self.phases, "timeline": self.timeline}
+
+
+def parse_date(value) -> tuple[Optional[date], bool]:
+    """``(date, readable)`` of a date field's value: ISO ``YYYY-MM-DD`` text, a date or datetime.
+
+    Missing values (None, NaN, NaT, blank text) give ``(None, True)``; anything that is there
+    but not a date gives ``(None, False)``.
+
+    >>> parse_date("2027-04-01"), parse_date(None), parse_date("04/01/2027")
+    ((datetime.date(2027, 4, 1), True), (None, True), (None, False))
+    >>> parse_date("2027-02-30")
+    (None, False)
     """
-    frame = site.layer("disturbance")
-    phases = frame["phase"].map(lambda v: None if pd.isna(v) else str(v))
-    summary = []
-    for phase in sorted(phases.dropna().unique(), key=_natural_key) + ([None] if phases.isna().any() else []):
-        rows = frame[phases.isna()] if phase is None else frame[phases == phase]
-        union = shapely.union_all(np.asarray(rows.geometry.values, dtype=object))
-        starts = [str(v) for v in rows["start_date"] if not pd.isna(v)]
-        ends = [str(v) for v in rows["stabilized_date"]]
-        open_ended = any(pd.isna(v) for v in rows["stabilized_date"])
-        summary.append({"phase": phase, "acres": acres(union, site.area_crs),
-                        "start_date": min(starts) if starts else None,
-                        "stabilized_date": None if open_ended or not ends else max(ends)})
-    return summary
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None, True
+    if isinstance(value, np.datetime64):
+        value = pd.Timestamp(value)
+    if value is pd.NaT:
+        return None, True
+    if isinstance(value, datetime):  # pandas.Timestamp too
+        return value.date(), True
+    if isinstance(value, date):
+        return value, True
+    if isinstance(value, str):
+        match = _ISO_DATE.match(value.strip())
+        if match:
+            try:
+                return date(*map(int, match.groups())), True
+            except ValueError:
+                return None, False
+        return None, False
+    try:
+        if pd.isna(value):
+            return None, True
+    except (TypeError, ValueError):
+        pass
+    return None, False
+
+
+def _parse_column(values) -> tuple[list, list]:
+    """Parsed dates and readability of a column, each distinct value parsed once."""
+    cache, dates, readable = {}, [], []
+    for value in values:
+        key = (type(value), str(value))
+        if key not in cache:
+            cache[key] = parse_date(value)
+        parsed, ok = cache[key]
+        dates.append(parsed)
+        readable.append(ok)
+    return dates, readable
 
 
 def _natural_key(text: str):
     """Phase "2" before "10"; numbers before words."""
     return [(0, int(part), "") if part.isdigit() else (1, 0, part)
             for part in re.split(r"(\d+)", text) if part]
+
+
+def _merge_intervals(group, start, end):
+    """Union of half-open intervals per group: ``(group, start, end)`` arrays, disjoint per group.
+
+    Intervals that meet (one ends the day the next starts) merge: no gap lies between them.
+    ``start``/``end`` are non-negative integers, ``end`` >= ``start``.
+    """
+    if len(group) == 0:
+        return group, start, end
+    order = np.lexsort((start, group))
+    group, start, end = group[order], start[order], end[order]
+    span = int(end.max()) + 1
+    # Running maximum of ``end`` within each group: groups are sorted, so an offset keeps them apart.
+    running = np.maximum.accumulate(group * span + end) - group * span
+    begins = np.ones(len(group), dtype=bool)
+    begins[1:] = (group[1:] != group[:-1]) | (start[1:] > running[:-1])
+    first = np.flatnonzero(begins)
+    return group[first], start[first], np.maximum.reduceat(end, first)
+
+
+def _faces(geometries, crs):
+    """The faces covering ``geometries``: face acres and (face, polygon) pairs."""
+    n = len(geometries)
+    tree = shapely.STRtree(geometries)
+    left, right = tree.query(geometries, predicate="intersects")
+    keep = left < right
+    left, right = left[keep], right[keep]
+    # Polygons that only touch share no area: their union's area is the sum of theirs.
+    inner = ~shapely.touches(geometries[left], geometries[right])
+    overlapping = np.zeros(n, dtype=bool)
+    overlapping[left[inner]] = True
+    overlapping[right[inner]] = True
+    alone = np.flatnonzero(~overlapping)
+    areas = [np.atleast_1d(acres(geometries[alone], crs))]
+    pair_face, pair_polygon = [np.arange(len(alone))], [alone]
+    together = np.flatnonzero(overlapping)
+    if len(together):
+        noded = shapely.union_all(shapely.boundary(geometries[together]))
+        faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
+        inside, polygon = shapely.STRtree(geometries[together]).query(
+            shapely.point_on_surface(faces), predicate="within")
+        areas.append(np.atleast_1d(acres(faces, crs)))
+        pair_face.append(inside + len(alone))
+        pair_polygon.append(together[polygon])
+    return np.concatenate(areas), np.concatenate(pair_face), np.concatenate(pair_polygon)
+
+
+def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized: Sequence,
+                     labels: Sequence[str], crs, progress: Optional[Progress] = None) -> Phasing:
+    """Phases, the disturbed-at-once timeline and its worst moment.
+
+    Parameters
+    ----------
+    geometries : array of (Multi)Polygons in ``crs`` (a projected CRS; areas are planar in it)
+    phases, starts, stabilized : the phase and date values of each polygon, as read
+        (text, dates, datetimes; missing values as None/NaN)
+    labels : the name of each polygon for people (``disturbance:3``)
+    crs : the area CRS
+
+    Returns
+    -------
+    Phasing
+        Polygons whose dates cannot be read, or that are stabilised before they start, are
+        left out of the timeline and listed in ``problems``.
+    """
+    progress = progress or SILENT
+    geometries = np.asarray(geometries, dtype=object)
+    labels = np.asarray(labels, dtype=object)
+    names = np.array([None if not isinstance(p, str) and pd.isna(p) else str(p) for p in phases],
+                     dtype=object)
+    start, start_ok = _parse_column(starts)
+    end, end_ok = _parse_column(stabilized)
+    problems = _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok)
+    bad = {p.feature for p in problems}
+    placed = np.array([label not in bad for label in labels], dtype=bool)
+    open_ended = placed & np.array([e is None for e in end], dtype=bool)
+    plan_dates = [d for d, ok in zip(start, placed) if ok] + [e for e, ok in zip(end, placed)
+                                                                if ok and e is not None]
+    plan_end = max(plan_dates) if plan_dates else None
+    # Days as ordinals; an open end is one day past the plan's last date (never reached).
+    never = plan_end.toordinal() + 1 if plan_end else 0
+    s = np.array([d.toordinal() if ok else 0 for d, ok in zip(start, placed)], dtype=np.int64)
+    e = np.array([d.toordinal() if (ok and d is not None) else never for d, ok in zip(end, placed)],
+                 dtype=np.int64)
+    placed &= e > s  # stabilised the day it starts: never disturbed at a moment
+
+    progress.check_canceled()
+    present = ~(shapely.is_missing(geometries) | shapely.is_empty(geometries))
+    index = np.flatnonzero(present)
+    face_area, pair_face, pair_polygon = _faces(geometries[index], crs)
+    pair_polygon = index[pair_polygon]
+    progress.check_canceled()
+
+    phase_keys, rank = _phase_ranks(names, s, placed)
+    phase_of = rank[pair_polygon]
+    ordered_phases = [phase_keys[i] for i in range(len(phase_keys))]
+    unique_pairs = np.unique(np.stack([pair_face, phase_of]), axis=1)
+    phase_area = np.bincount(unique_pairs[1], weights=face_area[unique_pairs[0]],
+                             minlength=len(phase_keys))
+    first_phase = np.full(len(face_area), len(phase_keys), dtype=np.int64)
+    np.minimum.at(first_phase, pair_face, phase_of)
+    covered = first_phase < len(phase_keys)
+    new_area = np.bincount(first_phase[covered], weights=face_area[covered], minlength=len(phase_keys))
+    summary = _phase_rows(ordered_phases, rank, phase_area, new_area, start, end, placed, open_ended)
+
+    if not placed.any():
+        return Phasing(phases=summary, timeline=[], max_acres=None, max_at=None, plan_end=plan_end,
+                       open_ended=list(labels[open_ended]), problems=problems)
+    timed = placed[pair_polygon]
+    face, fs, fe = _merge_intervals(pair_face[timed], s[pair_polygon[timed]], e[pair_polygon[timed]])
+    moments = np.unique(np.concatenate([s[placed], e[placed & ~open_ended]]))
+    change = np.zeros(len(moments))
+    np.add.at(change, np.searchsorted(moments, fs), face_area[face])
+    ends = fe < never
+    np.subtract.at(change, np.searchsorted(moments, fe[ends]), face_area[face][ends])
+    total = np.cumsum(change)
+    total[np.abs(total) < _TIE_ACRES] = 0.0
+    polygon_count = np.cumsum(np.bincount(np.searchsorted(moments, s[placed]), minlength=len(moments))
+                              - np.bincount(np.searchsorted(moments, e[placed & ~open_ended]),
+                                            minlength=len(moments)))
+    progress.check_canceled()
+
+    p_rank, p_start, p_end = _merge_intervals(rank[placed], s[placed], e[placed])
+    active_phases, overlaps = _phase_sweep(moments, p_rank, p_start, p_end, ordered_phases, never)
+    worst = int(np.flatnonzero(total >= total.max() - _TIE_ACRES)[0])
+    moment = moments[worst]
+    active = placed & (s <= moment) & (e > moment)
+    timeline = [{"date": date.fromordinal(int(t)).isoformat(), "acres": float(a),
+                 "phases": phases_now, "polygons": int(n)}
+                for t, a, phases_now, n in zip(moments, total, active_phases, polygon_count)]
+    return Phasing(
+        phases=summary, timeline=timeline, max_acres=float(total[worst]),
+        max_at=date.fromordinal(int(moment)), worst_phases=active_phases[worst],
+        worst_features=list(labels[active]),
+        worst_geometry=shapely.union_all(geometries[active & present]),
+        plan_end=plan_end, open_ended=list(labels[open_ended]), problems=problems,
+        overlaps=overlaps)
+
+
+def _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok) -> list[DateProblem]:
+    problems = []
+    for label, raw_s, raw_e, s, s_ok, e, e_ok in zip(labels, starts, stabilized, start, start_ok,
+                                                     end, end_ok):
+        if not s_ok:
+            problems.append(DateProblem(label, "start_date", f"start_date {raw_s!r} is not a "
+                                                             f"date (YYYY-MM-DD)"))
+        elif s is None:
+            problems.append(DateProblem(label, "start_date", "start_date is missing"))
+        if not e_ok:
+            problems.append(DateProblem(label, "stabilized_date", f"stabilized_date {raw_e!r} "
+                                                                  f"is not a date (YYYY-MM-DD)"))
+        elif s is not None and e is not None and e < s:
+            problems.append(DateProblem(label, "stabilized_date", f"stabilized on {e} before it "
+                                                                  f"starts on {s}"))
+    return problems
+
+
+def _phase_ranks(names, start, placed):
+    """Phases in the plan's sequence (first start, then name) and each polygon's phase rank.
+
+    "Earlier phase" means this order: a phase's new acres are the ground no earlier phase
+    disturbs. Phases none of whose polygons have a usable date come last, by name.
+    """
+    keys = list(dict.fromkeys(names.tolist()))
+    first = {k: np.iinfo(np.int64).max for k in keys}
+    for name, day, ok in zip(names, start, placed):
+        if ok and day < first[name]:
+            first[name] = day
+    keys.sort(key=lambda k: (first[k], k is None, _natural_key(k) if k is not None else []))
+    position = {k: i for i, k in enumerate(keys)}
+    return keys, np.array([position[n] for n in names], dtype=np.int64)
+
+
+def _phase_rows(phases, rank, phase_area, new_area, start, end, placed, open_ended):
+    rows = []
+    for i, phase in enumerate(phases):
+        mine = rank == i
+        starts = [d for d, ok, m in zip(start, placed, mine) if m and ok]
+        ends = [d for d, ok, m in zip(end, placed, mine) if m and ok and d is not None]
+        rows.append({"phase": phase, "acres": float(phase_area[i]),
+                     "new_acres": float(new_area[i]),
+                     "start_date": min(starts).isoformat() if starts else None,
+                     "stabilized_date": None if (open_ended & mine).any() or not ends
+                     else max(ends).isoformat()})
+    return rows
+
+
+def _phase_sweep(moments, rank, start, end, phases, never):
+    """The phases active from each moment, and the later phases cleared alongside earlier ones.
+
+    A loop over dated events (two per phase interval), not over polygons or geometry.
+    """
+    events = sorted([(int(t), 1, int(r)) for t, r in zip(start, rank)]
+                    + [(int(t), 0, int(r)) for t, r in zip(end, rank) if t < never])
+    active, out, pairs = set(), [], {}
+    position = 0
+    for moment in moments:
+        while position < len(events) and events[position][0] <= moment:
+            t, starting, r = events[position]
+            if starting:
+                for other in active:
+                    later, earlier = max(r, other), min(r, other)
+                    pairs.setdefault(later, {}).setdefault(earlier, t)
+                active.add(r)
+            else:
+                active.discard(r)
+            position += 1
+        out.append([phases[r] for r in sorted(active)])
+    overlaps = []
+    for later in sorted(pairs):
+        earlier = pairs[later]
+        overlaps.append({"phase": phases[later], "earlier": [phases[r] for r in sorted(earlier)],
+                         "from": date.fromordinal(min(earlier.values())).isoformat()})
+    return out, overlaps
+
+
+def review_phasing(disturbance, profile: RulesProfile, waiver: bool = False,
+                   progress: Optional[Progress] = None) -> tuple[Phasing, list[Finding]]:
+    """The phasing of a disturbance layer (area CRS, CONTRACT.md fields) and its findings.
+
+    The full review and ``swppp:phasing`` both call this.
+    """
+    labels = feature_labels("disturbance", disturbance, None)
+    plan = phasing_timeline(np.asarray(disturbance.geometry.values, dtype=object),
+                            disturbance["phase"], disturbance["start_date"],
+                            disturbance["stabilized_date"], labels, disturbance.crs,
+                            progress=progress)
+    return plan, check_phasing(plan, profile, waiver)
+
+
+def _phase_list(phases) -> str:
+    names = ["(no phase)" if p is None else str(p) for p in phases]
+    return ("phase " if len(names) == 1 else "phases ") + ", ".join(names)
+
+
+def _features_text(labels, most=5) -> str:
+    shown = ", ".join(labels[:most])
+    return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
+
+
+def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) -> list[Finding]:
+    """``phasing_five_acres`` (SWPPP B(4)) and ``phasing_sequence`` (Definitions, "Phasing").
+
+    five acres: ``pass`` within the limit; ``fail`` over it (``warn`` with an approved waiver);
+    ``needs_review`` naming the polygons whose dates are missing or unreadable, or that are
+    stabilised before they start; ``info`` naming polygons with no stabilisation date.
+    sequence: ``warn`` for each phase cleared while an earlier phase's ground is unstabilised.
+    """
+    rule, limit = "phasing_five_acres", profile.value("phasing", "max_concurrent_acres")
+    section = profile.section(rule)
+    bad = list(dict.fromkeys(p.feature for p in plan.problems))
+    why = "; ".join(f"{p.feature}: {p.reason}" for p in plan.problems[:5])
+    why += f"; and {len(plan.problems) - 5} more" if len(plan.problems) > 5 else ""
+    findings = []
+    if plan.max_acres is None:
+        findings.append(Finding(rule, NEEDS_REVIEW, section,
+                                f"no disturbance polygon can be placed in time ({why}): give each "
+                                f"an ISO start_date (YYYY-MM-DD) and stabilized_date",
+                                limit=limit, units="acres", features=bad))
+    else:
+        at = f"on {plan.max_at.isoformat()} ({_phase_list(plan.worst_phases)})"
+        common = dict(value=plan.max_acres, limit=limit, units="acres",
+                      geometry=plan.worst_geometry)
+        if profile.exceeds(plan.max_acres, limit):
+            text = (f"{plan.max_acres:.2f} acres disturbed and not yet stabilised {at}, more than "
+                    f"the {limit:g} acres allowed at any one time")
+            if waiver:
+                findings.append(Finding(rule, WARN, section, text + "; the project records an "
+                                        "approved waiver (five_acre_waiver): confirm the approved "
+                                        "SWPPP allows it", features=plan.worst_features, **common))
+            else:
+                findings.append(Finding(rule, FAIL, section, text, features=plan.worst_features,
+                                        **common))
+            if bad:
+                findings.append(Finding(rule, NEEDS_REVIEW, section,
+                                        f"{len(bad)} polygon(s) left out of the timeline ({why}); "
+                                        f"the limit is exceeded without them", features=bad))
+        elif bad:
+            findings.append(Finding(rule, NEEDS_REVIEW, section,
+                                    f"cannot decide: {len(bad)} polygon(s) cannot be placed in "
+                                    f"time ({why}); the others reach at most "
+                                    f"{plan.max_acres:.2f} acres {at}, within {limit:g}",
+                                    features=bad, **common))
+        else:
+            findings.append(Finding(rule, PASS, section,
+                                    f"at most {plan.max_acres:.2f} acres disturbed and not yet "
+                                    f"stabilised at any one time, first {at}; the limit is "
+                                    f"{limit:g}", features=plan.worst_features, **common))
+    if plan.open_ended:
+        findings.append(Finding(rule, INFO, section,
+                                f"{len(plan.open_ended)} polygon(s) have no stabilized_date and "
+                                f"count as disturbed until the plan's last date, "
+                                f"{plan.plan_end.isoformat()}: {_features_text(plan.open_ended)}",
+                                features=plan.open_ended))
+    findings += _sequence_findings(plan, profile)
+    return findings
+
+
+def _sequence_findings(plan: Phasing, profile: RulesProfile) -> list[Finding]:
+    rule = "phasing_sequence"
+    section = profile.section(rule)
+    if plan.max_acres is None:
+        return [Finding(rule, NEEDS_REVIEW, section, "no phase can be placed in time")]
+    if not plan.overlaps:
+        return [Finding(rule, PASS, section, "each phase is stabilised before the next is cleared")]
+    stabilised = {p["phase"]: p["stabilized_date"] for p in plan.phases}
+    findings = []
+    for overlap in plan.overlaps:
+        earlier = ", ".join(f"{'(no phase)' if p is None else p} (stabilised "
+                            f"{stabilised[p] or 'never, as scheduled'})" for p in overlap["earlier"])
+        findings.append(Finding(
+            rule, WARN, section,
+            f"{_phase_list([overlap['phase']])} is cleared from {overlap['from']} while earlier "
+            f"ground is not yet stabilised: {_phase_list(overlap['earlier']).split(' ', 1)[0]} "
+            f"{earlier}; phasing stabilises each piece before the next is cleared",
+            features=[f"phase:{overlap['phase']}"]))
+    return findings
+
+
+def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not yet stabilised"):
+    """A step plot of disturbed acres over time: the limit, the phases as bands, the worst moment.
+
+    Returns an :class:`analysis.charts.Chart`, or None where the plan has no timeline.
+    """
+    if not plan.timeline:
+        return None
+    from .charts import figure_chart, new_figure
+
+    days = [date.fromisoformat(row["date"]) for row in plan.timeline]
+    values = [row["acres"] for row in plan.timeline]
+    span = max((days[-1] - days[0]).days, 1)
+    tail = date.fromordinal(days[-1].toordinal() + max(1, span // 20))
+    figure = new_figure(width=8.0, height=3.6)
+    axes = figure.add_subplot(1, 1, 1)
+    bands = _phase_bands(plan)
+    colours = ("#90caf9", "#a5d6a7", "#ffe082", "#ce93d8", "#ffab91", "#80deea")
+    for i, (phase, first, last) in enumerate(bands):
+        axes.axvspan(first, last or tail, ymin=0, ymax=1, color=colours[i % len(colours)],
+                     alpha=0.35, linewidth=0,
+                     label=f"phase {phase}" if len(bands) <= len(colours) else None)
+    axes.step(days + [tail], values + [values[-1]], where="post", color="#212121", linewidth=1.6,
+              label="disturbed acres")
+    axes.axhline(limit, color="#c62828", linestyle="--", linewidth=1.2, label=f"limit {limit:g} ac")
+    axes.plot([plan.max_at], [plan.max_acres], marker="o", color="#c62828", markersize=6)
+    axes.annotate(f"max {plan.max_acres:.2f} ac\n{plan.max_at.isoformat()}",
+                  (plan.max_at, plan.max_acres), textcoords="offset points", xytext=(6, 6),
+                  fontsize=8)
+    axes.set_ylim(0, max(limit, plan.max_acres) * 1.2)
+    axes.set_xlim(days[0], tail)
+    axes.set_ylabel("acres")
+    axes.set_title(title, fontsize=10)
+    axes.legend(loc="upper right", fontsize=7, ncol=2, frameon=False)
+    axes.tick_params(axis="x", labelrotation=30, labelsize=8)
+    return figure_chart(figure, title)
+
+
+def _phase_bands(plan: Phasing):
+    """(phase, first start, last stabilisation or None) of each phase with dates."""
+    return [(p["phase"], date.fromisoformat(p["start_date"]),
+             date.fromisoformat(p["stabilized_date"]) if p["stabilized_date"] else None)
+            for p in plan.phases if p["start_date"]]

@@ -83,10 +83,14 @@ def _measurement_tables(m) -> str:
         ["Disturbed area (union of all disturbance)",
          _num(f"{_number(m['disturbed_acres'])} acres")],
         ["Disturbance outside the site boundary",
-         _num(f"{_number(m['disturbed_outside_site_sq_ft'], 0)} sq ft")]])
-    phases = _table([[p["phase"], _num(_number(p["acres"])), p["start_date"],
-                      p["stabilized_date"] or "not scheduled"] for p in m["phases"]],
-                    header=("Phase", "Acres", "Start", "Stabilized"))
+         _num(f"{_number(m['disturbed_outside_site_sq_ft'], 0)} sq ft")],
+        ["Most disturbed and not yet stabilised at one time",
+         _num(f"{_number(m.get('max_concurrent_disturbed_acres'))} acres on "
+              f"{m.get('max_concurrent_at')}") if m.get("max_concurrent_at") else "not known"]])
+    phases = _table([[p["phase"], _num(_number(p["acres"])), _num(_number(p.get("new_acres"))),
+                      p["start_date"], p["stabilized_date"] or "not scheduled"]
+                     for p in m["phases"]],
+                    header=("Phase", "Acres", "New acres", "Start", "Stabilized"))
     return totals + phases
 
 
@@ -113,6 +117,13 @@ def _findings_table(findings, profile) -> str:
                   header=("Status", "Rule", "Section", "Finding", "Features"))
 
 
+def _charts(review: Review) -> str:
+    """Every chart of ``review.charts``, as a PNG data: URI image (self-contained, printable)."""
+    return "".join(f'<figure><img src="{chart.data_uri("png")}" alt="{_e(chart.title)}" '
+                   f'style="max-width:100%"><figcaption class="muted">{_e(chart.title)}'
+                   f'</figcaption></figure>' for chart in review.charts.values())
+
+
 def render_html(review: Review) -> str:
     """The report as one HTML document."""
     data = review.to_dict()
@@ -123,7 +134,7 @@ def render_html(review: Review) -> str:
     title = f"SWPPP review: {data['project'].get('name') or data['site']['name']}"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>{_e(title)}</title><style>{_CSS}</style></head>
 <body>
 <h1>{_e(title)}</h1>
@@ -131,6 +142,7 @@ def render_html(review: Review) -> str:
 <h2>Project</h2>{_project_table(data)}
 <h2>Measurements</h2>{_measurement_tables(data["measurements"])}
 <p class="muted">Areas are planar in {_e(data['site']['area_crs'])}, in international acres.</p>
+{_charts(review)}
 <h2>Conditions</h2>{_conditions_table(data["conditions"])}
 <h2>Findings</h2>{_findings_table(data["findings"], review.profile)}
 <h2>Not checked by this tool</h2>

@@ -11,7 +11,7 @@ from .applicability import check_applicability, disturbed_area
 from .conditions import Condition, check_condition_b, check_condition_c
 from .errors import InputError
 from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
-from .phasing import phase_summary
+from .phasing import review_phasing, timeline_chart
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
 from .site_boundary import check_disturbance_outside_site
@@ -23,7 +23,6 @@ __all__ = ["Review", "review_site", "review_paths", "NOT_IMPLEMENTED"]
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
     "site_map_scale": "measure each sheet's scale by hand (1 inch = 100 feet or larger)",
-    "phasing_five_acres": "check the phasing plan's disturbed acres at any one time by hand",
     "condition_a": "check the receiving waters against the 303(d) list and TMDL watersheds by hand",
     "postconstruction_controls": "check that the plan shows postconstruction SMPs and easements",
     "easement_coverage": "check that maintenance easements cover every SMP",
@@ -42,6 +41,7 @@ class Review:
     swppp_required: bool
     findings: list[Finding] = field(default_factory=list)
     reference: Optional[dict] = None
+    charts: dict = field(default_factory=dict)  # name -> analysis.charts.Chart, in the report
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
     @property
@@ -112,6 +112,13 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     outside, outside_sq_ft = check_disturbance_outside_site(site, disturbed, profile)
     findings.append(outside)
     findings += [_repair_finding(r, profile) for r in site.repairs]
+    progress.step(0.75, "sweeping the phasing timeline")
+    phasing, phasing_findings = review_phasing(site.layer("disturbance"), profile,
+                                               waiver=bool(site.project.get("five_acre_waiver")),
+                                               progress=progress)
+    findings += phasing_findings
+    timeline = timeline_chart(phasing, profile.value("phasing", "max_concurrent_acres"))
+    charts = {"phasing_timeline": timeline} if timeline else {}
     a = Condition(False, ["not evaluated: Condition A is not implemented yet"], decided=False)
     unchecked = {"site_map_scale": [f"sheet:{Path(p).name}" for p in sheets]}
     findings += [Finding(rule, NEEDS_REVIEW, profile.section(rule),
@@ -122,13 +129,13 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     measurements = {
         "disturbed_acres": disturbed.acres,
         "disturbed_outside_site_sq_ft": outside_sq_ft,
-        "phases": phase_summary(site),
+        **phasing.measurements(),
     }
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
     findings.sort(key=lambda f: order.get(f.rule, len(order)))
     return Review(profile=profile, site=site, measurements=measurements,
                   conditions={"A": a, "B": b, "C": c}, swppp_required=required,
-                  findings=findings, reference=reference)
+                  findings=findings, reference=reference, charts=charts)
 
 
 def _repair_finding(repair, profile: RulesProfile) -> Finding:
