@@ -14,6 +14,7 @@ no union is recomputed per moment. Per-phase acres and new acres come from the s
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -30,12 +31,14 @@ from .progress import SILENT, Progress
 from .siteplan import feature_labels
 
 __all__ = ["DateProblem", "Phasing", "parse_date", "phasing_timeline", "review_phasing",
-           "check_phasing", "timeline_chart", "FIELDS"]
+           "disturbance_from_frame", "check_phasing", "timeline_chart", "FIELDS"]
 
 FIELDS = ("phase", "start_date", "stabilized_date")  # the disturbance layer's fields (CONTRACT.md)
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
 # Floating-point noise of summing face areas (acres), for "when does the maximum first occur".
 _TIE_ACRES = 1e-9
+# Overlapping polygons per tile of the arrangement (see _arrangement): a speed setting only.
+TILE_POLYGONS = 256
 
 
 @dataclass(frozen=True)
@@ -159,18 +162,51 @@ def _faces(geometries, crs):
     overlapping[left[inner]] = True
     overlapping[right[inner]] = True
     alone = np.flatnonzero(~overlapping)
-    areas = [np.atleast_1d(acres(geometries[alone], crs))]
-    pair_face, pair_polygon = [np.arange(len(alone))], [alone]
+    faces, pair_face, pair_polygon = [geometries[alone]], [np.arange(len(alone))], [alone]
     together = np.flatnonzero(overlapping)
-    if len(together):
-        noded = shapely.union_all(shapely.boundary(geometries[together]))
-        faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
-        inside, polygon = shapely.STRtree(geometries[together]).query(
-            shapely.point_on_surface(faces), predicate="within")
-        areas.append(np.atleast_1d(acres(faces, crs)))
-        pair_face.append(inside + len(alone))
+    offset = len(alone)
+    for tile_faces, face, polygon in _arrangement(geometries[together]):
+        faces.append(tile_faces)
+        pair_face.append(face + offset)
         pair_polygon.append(together[polygon])
-    return np.concatenate(areas), np.concatenate(pair_face), np.concatenate(pair_polygon)
+        offset += len(tile_faces)
+    face_acres = np.atleast_1d(acres(np.concatenate(faces), crs))
+    return face_acres, np.concatenate(pair_face), np.concatenate(pair_polygon)
+
+
+def _arrangement(geometries):
+    """Faces of the overlapping ``geometries``, tile by tile: ``(faces, face, polygon)`` per tile.
+
+    Noding and polygonising grow faster than linearly with the size of one network, so the
+    polygons are cut by a grid into tiles of about ``TILE_POLYGONS`` each (tiles partition the
+    plane, so the faces of all tiles partition the union). ``face``/``polygon`` pair each face
+    with every polygon covering it.
+    """
+    if len(geometries) == 0:
+        return
+    per_side = max(1, int(np.ceil(np.sqrt(len(geometries) / TILE_POLYGONS))))
+    xmin, ymin, xmax, ymax = shapely.total_bounds(geometries)
+    xs, ys = np.linspace(xmin, xmax, per_side + 1), np.linspace(ymin, ymax, per_side + 1)
+    tiles = shapely.box(xs[:-1, None], ys[None, :-1], xs[1:, None], ys[None, 1:]).ravel()
+    if per_side == 1:
+        owner, tile = np.arange(len(geometries)), np.zeros(len(geometries), dtype=np.int64)
+        pieces = geometries
+    else:
+        owner, tile = shapely.STRtree(tiles).query(geometries, predicate="intersects")
+        pieces = shapely.intersection(geometries[owner], tiles[tile])
+    # Single polygons only: a cut may leave lines or points where a polygon touches a tile edge.
+    parts, part_of = shapely.get_parts(pieces, return_index=True)
+    polygonal = shapely.get_type_id(parts) == 3
+    parts, owner, tile = parts[polygonal], owner[part_of[polygonal]], tile[part_of[polygonal]]
+    order = np.argsort(tile, kind="stable")
+    parts, owner, tile = parts[order], owner[order], tile[order]
+    bounds = np.flatnonzero(np.diff(tile)) + 1
+    for mine in np.split(np.arange(len(parts)), bounds):
+        noded = shapely.union_all(shapely.boundary(parts[mine]))
+        faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
+        face, part = shapely.STRtree(parts[mine]).query(shapely.point_on_surface(faces),
+                                                        predicate="within")
+        yield faces, face, owner[mine][part]
 
 
 def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized: Sequence,
@@ -200,17 +236,17 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     end, end_ok = _parse_column(stabilized)
     problems = _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok)
     bad = {p.feature for p in problems}
-    placed = np.array([label not in bad for label in labels], dtype=bool)
-    open_ended = placed & np.array([e is None for e in end], dtype=bool)
-    plan_dates = [d for d, ok in zip(start, placed) if ok] + [e for e, ok in zip(end, placed)
-                                                                if ok and e is not None]
+    dated = np.array([label not in bad for label in labels], dtype=bool)
+    open_ended = dated & np.array([e is None for e in end], dtype=bool)
+    plan_dates = [d for d, ok in zip(start, dated) if ok] + [e for e, ok in zip(end, dated)
+                                                               if ok and e is not None]
     plan_end = max(plan_dates) if plan_dates else None
     # Days as ordinals; an open end is one day past the plan's last date (never reached).
     never = plan_end.toordinal() + 1 if plan_end else 0
-    s = np.array([d.toordinal() if ok else 0 for d, ok in zip(start, placed)], dtype=np.int64)
-    e = np.array([d.toordinal() if (ok and d is not None) else never for d, ok in zip(end, placed)],
+    s = np.array([d.toordinal() if ok else 0 for d, ok in zip(start, dated)], dtype=np.int64)
+    e = np.array([d.toordinal() if (ok and d is not None) else never for d, ok in zip(end, dated)],
                  dtype=np.int64)
-    placed &= e > s  # stabilised the day it starts: never disturbed at a moment
+    placed = dated & (e > s)  # stabilised the day it starts: never disturbed at a moment
 
     progress.check_canceled()
     present = ~(shapely.is_missing(geometries) | shapely.is_empty(geometries))
@@ -219,7 +255,7 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     pair_polygon = index[pair_polygon]
     progress.check_canceled()
 
-    phase_keys, rank = _phase_ranks(names, s, placed)
+    phase_keys, rank = _phase_ranks(names, s, dated)
     phase_of = rank[pair_polygon]
     ordered_phases = [phase_keys[i] for i in range(len(phase_keys))]
     unique_pairs = np.unique(np.stack([pair_face, phase_of]), axis=1)
@@ -229,7 +265,8 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     np.minimum.at(first_phase, pair_face, phase_of)
     covered = first_phase < len(phase_keys)
     new_area = np.bincount(first_phase[covered], weights=face_area[covered], minlength=len(phase_keys))
-    summary = _phase_rows(ordered_phases, rank, phase_area, new_area, start, end, placed, open_ended)
+    summary = _phase_rows(ordered_phases, rank, phase_area, new_area, s, e, dated, open_ended,
+                          never)
 
     if not placed.any():
         return Phasing(phases=summary, timeline=[], max_acres=None, max_at=None, plan_end=plan_end,
@@ -250,6 +287,10 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
 
     p_rank, p_start, p_end = _merge_intervals(rank[placed], s[placed], e[placed])
     active_phases, overlaps = _phase_sweep(moments, p_rank, p_start, p_end, ordered_phases, never)
+    by_rank = np.argsort(rank, kind="stable")
+    members = np.split(labels[by_rank], np.flatnonzero(np.diff(rank[by_rank])) + 1)
+    for overlap in overlaps:
+        overlap["features"] = list(members[overlap.pop("rank")])
     worst = int(np.flatnonzero(total >= total.max() - _TIE_ACRES)[0])
     moment = moments[worst]
     active = placed & (s <= moment) & (e > moment)
@@ -299,46 +340,51 @@ def _phase_ranks(names, start, placed):
     return keys, np.array([position[n] for n in names], dtype=np.int64)
 
 
-def _phase_rows(phases, rank, phase_area, new_area, start, end, placed, open_ended):
-    rows = []
-    for i, phase in enumerate(phases):
-        mine = rank == i
-        starts = [d for d, ok, m in zip(start, placed, mine) if m and ok]
-        ends = [d for d, ok, m in zip(end, placed, mine) if m and ok and d is not None]
-        rows.append({"phase": phase, "acres": float(phase_area[i]),
-                     "new_acres": float(new_area[i]),
-                     "start_date": min(starts).isoformat() if starts else None,
-                     "stabilized_date": None if (open_ended & mine).any() or not ends
-                     else max(ends).isoformat()})
-    return rows
+def _phase_rows(phases, rank, phase_area, new_area, s, e, placed, open_ended, never):
+    """One row per phase: acres, new acres, first start, last stabilisation (None if any is open)."""
+    count = len(phases)
+    first = np.full(count, np.iinfo(np.int64).max)
+    last = np.zeros(count, dtype=np.int64)
+    np.minimum.at(first, rank[placed], s[placed])
+    np.maximum.at(last, rank[placed & ~open_ended], e[placed & ~open_ended])
+    unscheduled = np.bincount(rank[open_ended], minlength=count) > 0
+
+    def iso(day):
+        return date.fromordinal(int(day)).isoformat()
+
+    return [{"phase": phase, "acres": float(phase_area[i]), "new_acres": float(new_area[i]),
+             "start_date": iso(first[i]) if first[i] < never else None,
+             "stabilized_date": iso(last[i]) if last[i] and not unscheduled[i] else None}
+            for i, phase in enumerate(phases)]
 
 
 def _phase_sweep(moments, rank, start, end, phases, never):
-    """The phases active from each moment, and the later phases cleared alongside earlier ones.
+    """The phases active from each moment, and each later phase cleared alongside earlier ones.
 
-    A loop over dated events (two per phase interval), not over polygons or geometry.
+    A loop over dated events (two per phase interval), not over polygons or geometry; the open
+    phases are kept sorted by rank, so "earlier" and "later" ones are slices.
     """
     events = sorted([(int(t), 1, int(r)) for t, r in zip(start, rank)]
                     + [(int(t), 0, int(r)) for t, r in zip(end, rank) if t < never])
-    active, out, pairs = set(), [], {}
+    active, out, first = [], [], {}  # first: later rank -> (day, earlier ranks open then)
     position = 0
     for moment in moments:
         while position < len(events) and events[position][0] <= moment:
-            t, starting, r = events[position]
-            if starting:
-                for other in active:
-                    later, earlier = max(r, other), min(r, other)
-                    pairs.setdefault(later, {}).setdefault(earlier, t)
-                active.add(r)
-            else:
-                active.discard(r)
+            day, starting, r = events[position]
             position += 1
-        out.append([phases[r] for r in sorted(active)])
-    overlaps = []
-    for later in sorted(pairs):
-        earlier = pairs[later]
-        overlaps.append({"phase": phases[later], "earlier": [phases[r] for r in sorted(earlier)],
-                         "from": date.fromordinal(min(earlier.values())).isoformat()})
+            if not starting:
+                active.pop(bisect.bisect_left(active, r))
+                continue
+            at = bisect.bisect_left(active, r)
+            if at and r not in first:
+                first[r] = (day, active[:at])
+            for later in active[at:]:  # a later phase already open while an earlier one resumes
+                first.setdefault(later, (day, [r]))
+            active.insert(at, r)
+        out.append([phases[r] for r in active])
+    overlaps = [{"phase": phases[r], "rank": r, "earlier": [phases[q] for q in earlier],
+                 "from": date.fromordinal(day).isoformat()}
+                for r, (day, earlier) in sorted(first.items())]
     return out, overlaps
 
 
@@ -354,6 +400,33 @@ def review_phasing(disturbance, profile: RulesProfile, waiver: bool = False,
                             disturbance["stabilized_date"], labels, disturbance.crs,
                             progress=progress)
     return plan, check_phasing(plan, profile, waiver)
+
+
+def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path=None,
+                           layer: str = "disturbance"):
+    """A disturbance layer read elsewhere (any CRS, its own field names) as ``review_phasing`` takes it.
+
+    ``fields`` maps each of :data:`FIELDS` to the frame's column holding it. The layer is
+    validated, reprojected to the profile's area CRS and repaired as a site plan's is; returns
+    ``(frame, repairs)``. Raises :class:`InputError` naming the layer and field at fault.
+    """
+    import geopandas as gpd
+
+    from .errors import InputError
+    from .siteplan import SPECS, _repair, _validate_spatial
+
+    for key in FIELDS:
+        if fields.get(key) not in frame.columns:
+            raise InputError(f"the field {fields.get(key)!r} chosen for {key} is not in the layer "
+                             f"(fields: {', '.join(map(str, frame.columns))})", path=path,
+                             layer=layer, field=fields.get(key), fix=f"choose the field holding {key}")
+    geometry = (np.asarray(frame.geometry.values, dtype=object)
+                if isinstance(frame, gpd.GeoDataFrame) else None)
+    chosen = gpd.GeoDataFrame({key: frame[fields[key]] for key in FIELDS}, index=frame.index,
+                              geometry=geometry, crs=crs) if geometry is not None else frame
+    spec = SPECS["disturbance"]
+    chosen = _validate_spatial(path, layer, spec, chosen, crs)
+    return _repair(spec, chosen.to_crs(profile.area_crs))
 
 
 def _phase_list(phases) -> str:
@@ -382,7 +455,8 @@ def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) ->
     findings = []
     if plan.max_acres is None:
         findings.append(Finding(rule, NEEDS_REVIEW, section,
-                                f"no disturbance polygon can be placed in time ({why}): give each "
+                                f"no disturbance polygon can be placed in time "
+                                f"({why or 'each is stabilised the day it starts'}): give each "
                                 f"an ISO start_date (YYYY-MM-DD) and stabilized_date",
                                 limit=limit, units="acres", features=bad))
     else:
@@ -434,14 +508,18 @@ def _sequence_findings(plan: Phasing, profile: RulesProfile) -> list[Finding]:
     stabilised = {p["phase"]: p["stabilized_date"] for p in plan.phases}
     findings = []
     for overlap in plan.overlaps:
-        earlier = ", ".join(f"{'(no phase)' if p is None else p} (stabilised "
-                            f"{stabilised[p] or 'never, as scheduled'})" for p in overlap["earlier"])
+        earlier = overlap["earlier"]
+        named = ", ".join(f"{'(no phase)' if p is None else p} (until "
+                          f"{stabilised[p] or 'the plan ends: no stabilisation scheduled'})"
+                          for p in earlier[:5])
+        more = f" and {len(earlier) - 5} more" if len(earlier) > 5 else ""
+        verb = "is" if len(earlier) == 1 else "are"
         findings.append(Finding(
             rule, WARN, section,
-            f"{_phase_list([overlap['phase']])} is cleared from {overlap['from']} while earlier "
-            f"ground is not yet stabilised: {_phase_list(overlap['earlier']).split(' ', 1)[0]} "
-            f"{earlier}; phasing stabilises each piece before the next is cleared",
-            features=[f"phase:{overlap['phase']}"]))
+            f"{_phase_list([overlap['phase']])} is cleared from {overlap['from']} while "
+            f"{'phase' if len(earlier) == 1 else 'phases'} {named}{more} {verb} not yet "
+            f"stabilised; phasing stabilises each piece before the next is cleared",
+            features=overlap["features"]))
     return findings
 
 
