@@ -1,7 +1,8 @@
 """Charts for reports: a matplotlib figure as PNG bytes and deterministic SVG text.
 
-matplotlib's Agg backend through :class:`matplotlib.figure.Figure`, never pyplot's global
-state, so the library draws the same in the CLI, in QGIS and in tests, and leaks no figures.
+A :class:`matplotlib.figure.Figure` on its own Agg canvas, never pyplot or the global backend:
+the library draws the same in the CLI, in QGIS and in tests, leaks no figures, and leaves the
+backend of a user's QGIS Python console as it was.
 """
 from __future__ import annotations
 
@@ -9,13 +10,9 @@ import base64
 import io
 from dataclasses import dataclass
 
-import matplotlib
-
-matplotlib.use("Agg", force=False)  # only where no backend is chosen yet (QGIS keeps its own)
-
-from matplotlib import rc_context  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+from matplotlib import rc_context
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 __all__ = ["Chart", "new_figure", "figure_chart"]
 

@@ -25,17 +25,18 @@ def square(acres: float, x: float = X0, y: float = Y0):
 def make_site(tmp_path):
     """Write a site plan GeoPackage from disturbance polygons (EPSG:2260) and project fields."""
 
-    def make(disturbance, phases=None, filename="site.gpkg", crs="EPSG:2260", **project):
+    def make(disturbance, phases=None, filename="site.gpkg", crs="EPSG:2260", dates=None, **project):
         row = {**PROJECT, **project}
         boundary = box(X0 - 2000, Y0 - 2000, X0 + 2000, Y0 + 2000)
         phases = phases or ["1"] * len(disturbance)
+        dates = dates or [("2027-04-01", "2027-06-01")] * len(disturbance)  # (start, stabilized)
         layers = {
             "project": pd.DataFrame([row]).astype({"common_plan_acres": float}),
             "site_boundary": gpd.GeoDataFrame({"parcel_id": ["1-1-1"]}, geometry=[boundary],
                                               crs="EPSG:2260").to_crs(crs),
             "disturbance": gpd.GeoDataFrame(
-                {"phase": phases, "start_date": ["2027-04-01"] * len(disturbance),
-                 "stabilized_date": ["2027-06-01"] * len(disturbance)},
+                {"phase": phases, "start_date": [start for start, _ in dates],
+                 "stabilized_date": [end for _, end in dates]},
                 geometry=list(disturbance), crs="EPSG:2260").to_crs(crs),
         }
         path = tmp_path / filename
