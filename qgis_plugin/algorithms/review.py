@@ -13,7 +13,8 @@ and the features that cause it.</p>
 overlaps counted once; a SWPPP is required from 1 acre, or as part of a larger common plan.</li>
 <li><b>site_map_scale</b> (SWPPP B(2)): each plan sheet at 1 inch = 100 feet or larger.</li>
 <li><b>phasing_five_acres</b> (SWPPP B(4)): never more than 5 acres disturbed and not yet \
-stabilised at one time.</li>
+stabilised at one time; <b>phasing_sequence</b> (Definitions, "Phasing"): each phase stabilised \
+before the next is cleared (swppp:phasing gives the timeline itself).</li>
 <li><b>condition_a</b>, <b>condition_b</b>, <b>condition_c</b> (SWPPP C(1) to C(3)): impaired \
 waters or TMDL watersheds; 5 acres or more; 1 to 5 acres except single-family residential and \
 agricultural land.</li>

@@ -237,6 +237,18 @@ def test_the_review_reports_the_demo_timeline_its_chart_and_geometry(data_copy):
     assert "img-src data:" in html and html.count('src="data:image/png;base64,') == 1
 
 
+def test_the_worst_moment_lands_in_the_findings_geopackage(data_copy, tmp_path):
+    from analysis.outputs import write_outputs
+    from analysis.vector_io import read_layer
+
+    review = review_site(load_site_plan(data_copy("demo_site.gpkg"), PROFILE), PROFILE)
+    write_outputs(review, findings_path=tmp_path / "findings.gpkg")
+    frame = read_layer(tmp_path / "findings.gpkg", "findings").frame
+    (row,) = frame[(frame["rule"] == "phasing_five_acres")].itertuples()
+    assert acres(row.geometry, CRS) == pytest.approx(3.10, abs=1e-6)
+    assert row.features == "disturbance:1; disturbance:2; disturbance:3; disturbance:4"
+
+
 def test_the_chart_svg_is_the_same_on_every_run(data_copy):
     site = load_site_plan(data_copy("demo_site.gpkg"), PROFILE)
     plan, _ = review_phasing(site.layer("disturbance"), PROFILE)
