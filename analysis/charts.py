@@ -48,7 +48,7 @@ class Chart:
 
 def new_figure(width: float = 8.0, height: float = 4.0) -> Figure:
     """A figure of ``width`` x ``height`` inches on its own Agg canvas."""
-    figure = Figure(figsize=(width, height), layout="constrained")
+    figure = Figure(figsize=(width, height))
     FigureCanvasAgg(figure)
     return figure
 

@@ -551,12 +551,13 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
     axes.annotate(f"max {plan.max_acres:.2f} ac\n{plan.max_at.isoformat()}",
                   (plan.max_at, plan.max_acres), textcoords="offset points", xytext=(6, 6),
                   fontsize=8)
-    axes.set_ylim(0, max(limit, plan.max_acres) * 1.2)
+    axes.set_ylim(0, max(limit, plan.max_acres) * 1.4)  # room for the legend above the limit
     axes.set_xlim(days[0], tail)
     axes.set_ylabel("acres")
     axes.set_title(title, fontsize=10)
     axes.legend(loc="upper right", fontsize=7, ncol=2, frameon=False)
     axes.tick_params(axis="x", labelrotation=30, labelsize=8)
+    figure.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.2)  # fixed: no layout engine
     return figure_chart(figure, title)
 
 

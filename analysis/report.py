@@ -16,9 +16,14 @@ table{border-collapse:collapse;width:100%;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top;font-size:.92em}
 th{background:#f2f2f2}
 .status{color:#fff;border-radius:3px;padding:.1em .4em;font-size:.85em;white-space:nowrap}
+figure{margin:1em 0}figure img{max-width:100%;height:auto}
 .num{text-align:right;font-variant-numeric:tabular-nums}.muted{color:#666}
 @media print{body{margin:0}h2{page-break-after:avoid}tr{page-break-inside:avoid}}
 """
+
+
+# Nothing loads from outside the file: inline styles, and charts as data: images.
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
 def _e(value) -> str:
@@ -119,9 +124,9 @@ def _findings_table(findings, profile) -> str:
 
 def _charts(review: Review) -> str:
     """Every chart of ``review.charts``, as a PNG data: URI image (self-contained, printable)."""
-    return "".join(f'<figure><img src="{chart.data_uri("png")}" alt="{_e(chart.title)}" '
-                   f'style="max-width:100%"><figcaption class="muted">{_e(chart.title)}'
-                   f'</figcaption></figure>' for chart in review.charts.values())
+    return "".join(f'<figure><img src="{chart.data_uri("png")}" alt="{_e(chart.title)}">'
+                   f'<figcaption class="muted">{_e(chart.title)}</figcaption></figure>'
+                   for chart in review.charts.values())
 
 
 def render_html(review: Review) -> str:
@@ -134,7 +139,7 @@ def render_html(review: Review) -> str:
     title = f"SWPPP review: {data['project'].get('name') or data['site']['name']}"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
 <title>{_e(title)}</title><style>{_CSS}</style></head>
 <body>
 <h1>{_e(title)}</h1>
