@@ -5,7 +5,7 @@ import numpy as np
 import shapely
 from pyproj import CRS
 
-__all__ = ["ACRE_M2", "FOOT_M", "acres", "square_feet", "unit_metres"]
+__all__ = ["ACRE_M2", "FOOT_M", "acres", "square_feet", "unit_metres", "feet", "crs_units"]
 
 ACRE_M2 = 4046.8564224  # international acre, exactly (CONTRACT.md)
 FOOT_M = 0.3048  # international foot, exactly
@@ -39,3 +39,14 @@ def square_feet(geometries, crs) -> np.ndarray | float:
     """Planar area of each geometry (or of one geometry) in international square feet."""
     result = _area_m2(geometries, crs) / FOOT_M**2
     return float(result) if np.ndim(result) == 0 else result
+
+
+def feet(lengths, crs) -> np.ndarray | float:
+    """Lengths in the linear unit of ``crs`` as international feet."""
+    result = np.asarray(lengths, dtype=float) * (unit_metres(crs) / FOOT_M)
+    return float(result) if np.ndim(result) == 0 else result
+
+
+def crs_units(length_ft: float, crs) -> float:
+    """International feet as a length in the linear unit of ``crs``."""
+    return float(length_ft) * FOOT_M / unit_metres(crs)

@@ -99,6 +99,15 @@ def _measurement_tables(m) -> str:
     return totals + phases
 
 
+def _easement_section(m) -> str:
+    """Each SMP's area outside every maintenance easement (SWPPP D(8))."""
+    uncovered = m.get("uncovered_smp_sq_ft") or {}
+    if not uncovered:
+        return ""
+    rows = [[smp, _num(f"{_number(sq_ft, 1)} sq ft")] for smp, sq_ft in uncovered.items()]
+    return "<h3>SMP area outside maintenance easements</h3>" + _table(rows, header=("SMP", "Outside"))
+
+
 def _conditions_table(conditions) -> str:
     rows = [["SWPPP required", "yes" if conditions["swppp_required"] else "no"]]
     for key in ("A", "B", "C"):
@@ -146,6 +155,7 @@ def render_html(review: Review) -> str:
 <p class="muted">Findings: {_e(summary)}. Each cites the village stormwater chapter.</p>
 <h2>Project</h2>{_project_table(data)}
 <h2>Measurements</h2>{_measurement_tables(data["measurements"])}
+{_easement_section(data["measurements"])}
 <p class="muted">Areas are planar in {_e(data['site']['area_crs'])}, in international acres.</p>
 {_charts(review)}
 <h2>Conditions</h2>{_conditions_table(data["conditions"])}

@@ -9,23 +9,23 @@ from typing import Optional, Sequence
 from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
 from .conditions import Condition, check_condition_b, check_condition_c
+from .easements import check_easement_coverage
 from .errors import InputError
 from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
 from .phasing import review_phasing, timeline_chart
+from .postconstruction import check_postconstruction_controls
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
 from .site_boundary import check_disturbance_outside_site
 from .siteplan import SitePlan, crs_label, load_site_plan
 from .vector_io import list_layers
 
-__all__ = ["Review", "review_site", "review_paths", "NOT_IMPLEMENTED"]
+__all__ = ["Review", "review_site", "review_paths", "review_easements", "NOT_IMPLEMENTED"]
 
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
     "site_map_scale": "measure each sheet's scale by hand (1 inch = 100 feet or larger)",
     "condition_a": "check the receiving waters against the 303(d) list and TMDL watersheds by hand",
-    "postconstruction_controls": "check that the plan shows postconstruction SMPs and easements",
-    "easement_coverage": "check that maintenance easements cover every SMP",
     "wetlands": "check disturbance against wetlands and their adjacent areas by hand",
 }
 
@@ -38,7 +38,7 @@ class Review:
     site: SitePlan
     measurements: dict
     conditions: dict
-    swppp_required: bool
+    swppp_required: Optional[bool]  # None in one check's result (review_easements)
     findings: list[Finding] = field(default_factory=list)
     reference: Optional[dict] = None
     charts: dict = field(default_factory=dict)  # name -> analysis.charts.Chart, in the report
@@ -72,6 +72,8 @@ class Review:
                            **{k: c.to_dict() for k, c in self.conditions.items()}},
             "findings": [f.to_dict() for f in self.findings],
         }
+        if self.swppp_required is None:  # one check's result: no conditions were decided
+            del out["conditions"]
         if self.reference is not None:
             out["reference"] = self.reference
         return out
@@ -93,6 +95,24 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
         if not Path(sheet).is_file():
             raise InputError("the plan sheet does not exist", path=sheet, fix="check the path")
     return review_site(plan, rules, reference=reference_info, sheets=sheets, progress=progress)
+
+
+def review_easements(site: str | Path, profile: str | Path | RulesProfile | None = None,
+                     progress: Optional[Progress] = None) -> Review:
+    """Only ``easement_coverage`` (``swppp:easement_coverage``), the analysis the review runs.
+
+    The result holds that rule's findings and the ``uncovered_smp_sq_ft`` measurement.
+    """
+    progress = progress or SILENT
+    rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
+    progress.step(0.0, f"reading site plan {Path(site).name}")
+    plan = load_site_plan(site, rules)
+    progress.step(0.5, "checking maintenance easements over the SMPs")
+    findings, uncovered_smp_sq_ft = check_easement_coverage(plan, rules)
+    progress.step(0.9, "gathering findings")
+    return Review(profile=rules, site=plan,
+                  measurements={"uncovered_smp_sq_ft": uncovered_smp_sq_ft}, conditions={},
+                  swppp_required=None, findings=findings)
 
 
 def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict] = None,
@@ -120,6 +140,10 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     timeline = timeline_chart(phasing, profile.value("phasing", "max_concurrent_acres"))
     charts = {"phasing_timeline": timeline} if timeline else {}
     a = Condition(False, ["not evaluated: Condition A is not implemented yet"], decided=False)
+    findings.append(check_postconstruction_controls(site, {"A": a, "B": b, "C": c}, profile))
+    progress.step(0.8, "checking maintenance easements over the SMPs")
+    easement_findings, uncovered_smp_sq_ft = check_easement_coverage(site, profile)
+    findings += easement_findings
     unchecked = {"site_map_scale": [f"sheet:{Path(p).name}" for p in sheets]}
     findings += [Finding(rule, NEEDS_REVIEW, profile.section(rule),
                          f"not implemented yet in this version: {todo}",
@@ -129,6 +153,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     measurements = {
         "disturbed_acres": disturbed.acres,
         "disturbed_outside_site_sq_ft": outside_sq_ft,
+        "uncovered_smp_sq_ft": uncovered_smp_sq_ft,
         **phasing.measurements(),
     }
     order = {rule: i for i, rule in enumerate(MAP_RULES)}

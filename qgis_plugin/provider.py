@@ -3,6 +3,7 @@ from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
 from .algorithms.phasing import PhasingAlgorithm
+from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.review import ReviewAlgorithm
 
 __all__ = ["SwpppProvider"]
@@ -31,3 +32,4 @@ class SwpppProvider(QgsProcessingProvider):
     def loadAlgorithms(self):
         self.addAlgorithm(ReviewAlgorithm())
         self.addAlgorithm(PhasingAlgorithm())
+        self.addAlgorithm(EasementCoverageAlgorithm())

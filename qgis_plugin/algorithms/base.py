@@ -153,17 +153,22 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 self.SHEETS, self.tr("Plan sheets (georeferenced GeoTIFF or GeoPDF)"),
                 QgsProcessing.TypeFile, optional=True))
 
-    def add_outputs(self):
-        """OUTPUT_JSON, OUTPUT_HTML, OUTPUT_PDF, OUTPUT_FINDINGS (each optional), finding counts."""
+    def add_outputs(self, reports=True):
+        """OUTPUT_JSON, OUTPUT_HTML, OUTPUT_PDF, OUTPUT_FINDINGS (each optional), finding counts.
+
+        ``reports=False`` leaves out the HTML and PDF reports (a single check's result has no
+        full report).
+        """
         self.addParameter(QgsProcessingParameterFileDestination(
             self.OUTPUT_JSON, self.tr("Result (JSON)"), self.tr("JSON files (*.json)"),
             optional=True, createByDefault=False))
-        self.addParameter(QgsProcessingParameterFileDestination(
-            self.OUTPUT_HTML, self.tr("Report (HTML)"), self.tr("HTML files (*.html *.htm)"),
-            optional=True, createByDefault=False))
-        self.addParameter(QgsProcessingParameterFileDestination(
-            self.OUTPUT_PDF, self.tr("Report (PDF)"), self.tr("PDF files (*.pdf)"),
-            optional=True, createByDefault=False))
+        if reports:
+            self.addParameter(QgsProcessingParameterFileDestination(
+                self.OUTPUT_HTML, self.tr("Report (HTML)"), self.tr("HTML files (*.html *.htm)"),
+                optional=True, createByDefault=False))
+            self.addParameter(QgsProcessingParameterFileDestination(
+                self.OUTPUT_PDF, self.tr("Report (PDF)"), self.tr("PDF files (*.pdf)"),
+                optional=True, createByDefault=False))
         self.addParameter(QgsProcessingParameterVectorDestination(
             self.OUTPUT_FINDINGS, self.tr("Findings"), QgsProcessing.TypeVectorAnyGeometry,
             optional=True, createByDefault=False))
@@ -265,6 +270,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         from analysis.outputs import publish, write_outputs
 
         paths = {name: self.parameterAsFileOutput(parameters, name, context)
+                 if self.parameterDefinition(name) is not None else ""
                  for name in (self.OUTPUT_JSON, self.OUTPUT_HTML, self.OUTPUT_PDF)}
         paths[self.OUTPUT_FINDINGS] = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS,
                                                                   context)

@@ -23,14 +23,19 @@ def square(acres: float, x: float = X0, y: float = Y0):
 
 @pytest.fixture
 def make_site(tmp_path):
-    """Write a site plan GeoPackage from disturbance polygons (EPSG:2260) and project fields."""
+    """Write a site plan GeoPackage from disturbance polygons (EPSG:2260) and project fields.
 
-    def make(disturbance, phases=None, filename="site.gpkg", crs="EPSG:2260", dates=None, **project):
+    ``layers`` adds more site-plan layers (name -> GeoDataFrame, in any CRS); ``dates`` gives each
+    disturbance polygon's (start_date, stabilized_date).
+    """
+
+    def make(disturbance, phases=None, filename="site.gpkg", crs="EPSG:2260", layers=None,
+             dates=None, **project):
         row = {**PROJECT, **project}
         boundary = box(X0 - 2000, Y0 - 2000, X0 + 2000, Y0 + 2000)
         phases = phases or ["1"] * len(disturbance)
-        dates = dates or [("2027-04-01", "2027-06-01")] * len(disturbance)  # (start, stabilized)
-        layers = {
+        dates = dates or [("2027-04-01", "2027-06-01")] * len(disturbance)
+        plan = {
             "project": pd.DataFrame([row]).astype({"common_plan_acres": float}),
             "site_boundary": gpd.GeoDataFrame({"parcel_id": ["1-1-1"]}, geometry=[boundary],
                                               crs="EPSG:2260").to_crs(crs),
@@ -39,8 +44,9 @@ def make_site(tmp_path):
                  "stabilized_date": [end for _, end in dates]},
                 geometry=list(disturbance), crs="EPSG:2260").to_crs(crs),
         }
+        plan.update(layers or {})
         path = tmp_path / filename
-        write_geopackage(path, layers)
+        write_geopackage(path, plan)
         return path
 
     return make

@@ -69,6 +69,15 @@ def test_phasing_runs_under_qgis_process_and_draws_its_chart(qgis_process, data_
     assert (tmp_path / "timeline.png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_easement_coverage_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
+    result = tmp_path / "e.json"
+    completed = qgis_process("run", "swppp:easement_coverage", "--",
+                             f"SITE={data_copy('demo_site.gpkg')}", f"OUTPUT_JSON={result}")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    findings = json.loads(result.read_text(encoding="utf-8"))["findings"]
+    assert [f["features"] for f in findings if f["status"] == "fail"] == [["smp:BR-2"]]
+
+
 def test_bad_input_exits_non_zero_naming_the_layer(qgis_process, data_copy, tmp_path):
     site = data_copy("variants/no_crs.gpkg")
     result = tmp_path / "r.json"
