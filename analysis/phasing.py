@@ -257,7 +257,7 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
 
     phase_keys, rank = _phase_ranks(names, s, dated)
     phase_of = rank[pair_polygon]
-    ordered_phases = [phase_keys[i] for i in range(len(phase_keys))]
+    ordered_phases = list(phase_keys)
     unique_pairs = np.unique(np.stack([pair_face, phase_of]), axis=1)
     phase_area = np.bincount(unique_pairs[1], weights=face_area[unique_pairs[0]],
                              minlength=len(phase_keys))

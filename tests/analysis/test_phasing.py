@@ -237,6 +237,18 @@ def test_the_review_reports_the_demo_timeline_its_chart_and_geometry(data_copy):
     assert "img-src data:" in html and html.count('src="data:image/png;base64,') == 1
 
 
+@pytest.mark.parametrize("variant, status", [("phasing_over_five.gpkg", "fail"),
+                                             ("phasing_waiver.gpkg", "warn")])
+def test_shipped_phasing_variants(data_copy, variant, status):
+    review = review_site(load_site_plan(data_copy(f"variants/{variant}"), PROFILE), PROFILE)
+    assert review.measurements["max_concurrent_disturbed_acres"] == pytest.approx(6.0, abs=1e-6)
+    assert review.measurements["max_concurrent_at"] == "2027-06-01"
+    (verdict,) = [f for f in review.findings if f.rule == "phasing_five_acres"]
+    assert verdict.status == status and "phases 1, 2" in verdict.message
+    phasing_fails = [f for f in review.findings if f.rule.startswith("phasing") and f.status == "fail"]
+    assert len(phasing_fails) == (1 if status == "fail" else 0)
+
+
 def test_the_worst_moment_lands_in_the_findings_geopackage(data_copy, tmp_path):
     from analysis.outputs import write_outputs
     from analysis.vector_io import read_layer
