@@ -9,6 +9,7 @@ import traceback
 from typing import Optional, Sequence
 
 from . import __version__
+from .cli_records import add_record_options, register as register_records
 from .profile import DEFAULT_PROFILE
 
 __all__ = ["main"]
@@ -35,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--report", metavar="PATH.html", help="write the HTML report")
     review.add_argument("--findings", metavar="PATH.gpkg", help="write the findings GeoPackage")
     review.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    add_record_options(review, required=False)  # construction-phase records, optional
     review.set_defaults(handler=_run_review)
+    register_records(commands)
     return parser
 
 
@@ -73,8 +76,11 @@ def _run_review(args) -> int:
             raise InputError(f"{option} must name a {suffix} file", path=path,
                              fix=f"use a file name ending in {suffix}")
     show_progress = not args.quiet and sys.stderr.isatty()
+    records = {key: getattr(args, key) for key in ("log", "rain", "notices", "traps", "station",
+                                                   "rain_units")}
     review = review_paths(args.site, reference=args.reference, profile=args.profile,
-                          sheets=args.sheet, progress=Progress(_bar if show_progress else None))
+                          sheets=args.sheet, progress=Progress(_bar if show_progress else None),
+                          records=records if records["log"] or records["rain"] else None)
     if show_progress:
         sys.stderr.write("\r" + " " * 78 + "\r")
     to_stdout = args.json == "-"

@@ -14,8 +14,11 @@ class InputError(SwpppError, ValueError):
     would fix it; ``str(err)`` is meant to be shown to a person as it is.
     """
 
-    def __init__(self, problem, *, path=None, layer=None, feature=None, field=None, fix=None):
+    def __init__(self, problem, *, path=None, layer=None, feature=None, field=None, fix=None,
+                 row=None, column=None):
         self.problem = problem
+        self.row = row  # CSV records: the line number in the file (the header is line 1)
+        self.column = column
         self.path = str(path) if path is not None else None
         self.layer = layer
         self.feature = feature
@@ -33,6 +36,10 @@ class InputError(SwpppError, ValueError):
             where.append(f"feature {self.feature}")
         if self.field:
             where.append(f"field '{self.field}'")
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        if self.column:
+            where.append(f"column '{self.column}'")
         text = (", ".join(where) + ": " if where else "") + self.problem
         if self.fix:
             text += f". Fix: {self.fix}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["Finding", "STATUSES", "STATUS_COLOURS", "PASS", "FAIL", "WARN", "INFO", "NEEDS_REVIEW",
+__all__ = ["Finding", "HasFindings", "STATUSES", "STATUS_COLOURS", "PASS", "FAIL", "WARN", "INFO", "NEEDS_REVIEW",
            "NOT_APPLICABLE", "MAP_RULES"]
 
 PASS, FAIL, WARN, INFO = "pass", "fail", "warn", "info"
@@ -42,3 +42,20 @@ class Finding:
         return {"rule": self.rule, "status": self.status, "section": self.section,
                 "message": self.message, "value": self.value, "limit": self.limit,
                 "units": self.units, "features": list(self.features)}
+
+
+class HasFindings:
+    """Exit status and counts of a result holding ``findings`` (a review, a records check)."""
+
+    findings: list
+
+    @property
+    def exit_status(self) -> int:
+        """0 when nothing failed, 1 when at least one finding is ``fail`` (CONTRACT.md)."""
+        return 1 if any(f.status == FAIL for f in self.findings) else 0
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.findings:
+            out[f.status] = out.get(f.status, 0) + 1
+        return out

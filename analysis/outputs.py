@@ -17,7 +17,7 @@ from .report import render_html
 from .review import Review
 from .vector_io import write_geopackage
 
-__all__ = ["write_outputs", "review_json", "findings_frame", "publish"]
+__all__ = ["write_outputs", "review_json", "findings_frame", "publish", "write_text"]
 
 FINDINGS_LAYER = "findings"
 
@@ -84,3 +84,22 @@ def write_outputs(review: Review, json_path: Optional[str | Path] = None,
         for temp, _ in staged:
             temp.unlink(missing_ok=True)
     return [target for _, target in staged]
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """Write one text output (a notice, a result) under its name only once it is complete."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
+                                    dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        publish(temp, target)
+    except OSError as err:
+        raise OutputError(f"could not write {target} ({err.strerror or err}); nothing was written. "
+                          "Choose a file path in a folder you can write to") from None
+    finally:
+        if "temp" in locals():
+            Path(temp).unlink(missing_ok=True)
+    return target

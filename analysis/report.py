@@ -138,6 +138,26 @@ def _charts(review: Review) -> str:
                    for chart in review.charts.values())
 
 
+def _records_section(data) -> str:
+    """Construction-phase records (when a review was given them): files, period, storms."""
+    records = data.get("records")
+    if not records:
+        return ""
+    rain, period, m = records["rain"], records["period"], records["measurements"]
+    rows = [["Inspection log", f"{records['log']} ({m['inspection_reports']} reports in the period)"],
+            ["Rainfall", f"{rain['path']} ({rain['format']}"
+                         + (f", station {rain['station']}" if rain["station"] else "") + ")"],
+            ["Period", f"{period['from']} to {period['to']} (end: {period['to_from']})"],
+            ["Notices", records.get("notices", "not given")],
+            ["Sediment traps", records.get("traps", "not given")]]
+    storms = _table([[s["first_day"] if s["first_day"] == s["last_day"]
+                      else f"{s['first_day']} to {s['last_day']}",
+                      _num(_number(s["precip_in"])), s["due"], s["reported_on"] or "none"]
+                     for s in m["storms"]],
+                    header=("Storm", "Inches", "Report due by end of", "Reported on"))
+    return f"<h2>Construction-phase records</h2>{_table(rows)}{storms if m['storms'] else ''}"
+
+
 def render_html(review: Review) -> str:
     """The report as one HTML document."""
     data = review.to_dict()
@@ -160,6 +180,7 @@ def render_html(review: Review) -> str:
 {_charts(review)}
 <h2>Conditions</h2>{_conditions_table(data["conditions"])}
 <h2>Findings</h2>{_findings_table(data["findings"], review.profile)}
+{_records_section(data)}
 <h2>Not checked by this tool</h2>
 <ul>{unchecked or "<li>Nothing: every check decided.</li>"}</ul>
 </body></html>

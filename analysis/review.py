@@ -11,7 +11,7 @@ from .applicability import check_applicability, disturbed_area
 from .conditions import Condition, check_condition_b, check_condition_c
 from .easements import check_easement_coverage
 from .errors import InputError
-from .findings import FAIL, MAP_RULES, NEEDS_REVIEW, WARN, Finding
+from .findings import MAP_RULES, NEEDS_REVIEW, WARN, Finding, HasFindings
 from .phasing import review_phasing, timeline_chart
 from .postconstruction import check_postconstruction_controls
 from .profile import RulesProfile, load_profile
@@ -31,7 +31,7 @@ NOT_IMPLEMENTED = {
 
 
 @dataclass
-class Review:
+class Review(HasFindings):
     """Everything one review found: measurements, conditions and findings."""
 
     profile: RulesProfile
@@ -42,22 +42,12 @@ class Review:
     findings: list[Finding] = field(default_factory=list)
     reference: Optional[dict] = None
     charts: dict = field(default_factory=dict)  # name -> analysis.charts.Chart, in the report
+    records: Optional[dict] = None  # construction-phase records checked, when given
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
     @property
     def area_crs(self) -> str:
         return crs_label(self.site.area_crs)
-
-    @property
-    def exit_status(self) -> int:
-        """0 when nothing failed, 1 when at least one finding is ``fail`` (CONTRACT.md)."""
-        return 1 if any(f.status == FAIL for f in self.findings) else 0
-
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for f in self.findings:
-            out[f.status] = out.get(f.status, 0) + 1
-        return out
 
     def to_dict(self) -> dict:
         out = {
@@ -76,13 +66,20 @@ class Review:
             del out["conditions"]
         if self.reference is not None:
             out["reference"] = self.reference
+        if self.records is not None:
+            out["records"] = self.records
         return out
 
 
 def review_paths(site: str | Path, reference: str | Path | None = None,
                  profile: str | Path | RulesProfile | None = None, sheets: Sequence = (),
-                 progress: Optional[Progress] = None) -> Review:
-    """Load the site plan (and reference layers) from files and review it."""
+                 progress: Optional[Progress] = None, records: Optional[dict] = None) -> Review:
+    """Load the site plan (and reference layers) from files and review it.
+
+    ``records`` (optional): the construction-phase records, the keyword arguments of
+    ``inspections.check_record_files`` (``log``, ``rain``, ``notices``, ``traps``, ``station``,
+    ``rain_units``); their findings join the review's, over the site plan's period.
+    """
     progress = progress or SILENT
     rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
     progress.step(0.0, f"reading site plan {Path(site).name}")
@@ -94,7 +91,23 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     for sheet in sheets:
         if not Path(sheet).is_file():
             raise InputError("the plan sheet does not exist", path=sheet, fix="check the path")
-    return review_site(plan, rules, reference=reference_info, sheets=sheets, progress=progress)
+    review = review_site(plan, rules, reference=reference_info, sheets=sheets, progress=progress)
+    if records:
+        add_records(review, records, progress)
+    return review
+
+
+def add_records(review: Review, records: dict, progress: Optional[Progress] = None) -> None:
+    """Check the construction-phase records over the site plan's period; add their findings."""
+    from .inspections import check_record_files
+
+    if not records.get("log") or not records.get("rain"):
+        raise InputError("construction-phase records need both the inspection log and the "
+                         "rainfall record", fix="give --inspections LOG.csv and --rain RAIN.csv")
+    result = check_record_files(review.profile, site=review.site, progress=progress, **records)
+    review.findings += result.findings
+    review.records = {**result.records, "period": result.period,
+                      "measurements": result.measurements}
 
 
 def review_easements(site: str | Path, profile: str | Path | RulesProfile | None = None,

@@ -4,6 +4,8 @@ from qgis.core import QgsProcessingProvider
 from .algorithms.base import plugin_icon
 from .algorithms.phasing import PhasingAlgorithm
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
+from .algorithms.inspections import InspectionsAlgorithm
+from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.review import ReviewAlgorithm
 
 __all__ = ["SwpppProvider"]
@@ -33,3 +35,5 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(ReviewAlgorithm())
         self.addAlgorithm(PhasingAlgorithm())
         self.addAlgorithm(EasementCoverageAlgorithm())
+        self.addAlgorithm(InspectionsAlgorithm())
+        self.addAlgorithm(NoticeOfViolationAlgorithm())

@@ -483,6 +483,140 @@ def check_file(path, layers, expected_acres=None):
           f" disturbed acres {acres}, srs_id {srs}")
 
 
+# --- construction-phase records (CSV and TOML, beside the demo) ------------------------
+
+RECORDS_START, RECORDS_END = "2027-04-01", "2027-11-15"  # the demo's first start, last stabilisation
+# Weekly reports from the start; the one due 2027-05-06 came on 2027-05-08 (2 days late).
+RECORDS_LATE_WEEKLY = ("2027-05-06", "2027-05-08")
+# Storms (inches): answered next day; a two-day storm never answered; under the threshold.
+RECORDS_RAIN = {"2027-04-20": 0.62, "2027-06-08": 0.30, "2027-06-09": 0.35, "2027-07-15": 0.49,
+                "2027-08-02": 0.12, "2027-09-14": 0.25}
+RECORDS_EXTRA_REPORTS = {"2027-04-21": "storm"}
+GHCN_STATIONS = (("USC00309991", "FOREST ROAD DEMO, NY US"), ("USC00309992", "SEVEN SPRINGS DEMO, NY US"))
+
+
+def _days(first, last):
+    from datetime import date, timedelta
+    d0, d1 = date.fromisoformat(first), date.fromisoformat(last)
+    return [(d0 + timedelta(n)).isoformat() for n in range((d1 - d0).days + 1)]
+
+
+def _csv(header, rows, quote_all=False):
+    import csv
+    import io
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n",
+                        quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def inspection_log_rows():
+    from datetime import date, timedelta
+    start, end = date.fromisoformat(RECORDS_START), date.fromisoformat(RECORDS_END)
+    rows, day = [], start
+    while day <= end:
+        if day.isoformat() == RECORDS_LATE_WEEKLY[0]:
+            day = date.fromisoformat(RECORDS_LATE_WEEKLY[1])
+        rows.append((f"{day.isoformat()} 09:00", "M. Weiss", "routine"))
+        day += timedelta(days=7)
+    rows += [(f"{d} 08:30", "M. Weiss", kind) for d, kind in RECORDS_EXTRA_REPORTS.items()]
+    return sorted(rows)
+
+
+def ghcn_rows():
+    """GHCN-Daily as NOAA's CDO exports it (standard units: inches), two stations, quoted.
+
+    Station 1 is the demo's rain, with 2027-08-02 blank (missing), 2027-09-14 quality-flagged
+    ("I", failed the internal consistency check) and 2027-05-03 a trace (flag T, value 0.00).
+    Station 2 has twice the rain (a second gauge the user must choose against).
+    """
+    rows = []
+    for (station, name), factor in zip(GHCN_STATIONS, (1, 2)):
+        for day in _days(RECORDS_START, RECORDS_END):
+            value, attributes = RECORDS_RAIN.get(day, 0.0) * factor, ",,7,0700"
+            if station == GHCN_STATIONS[0][0] and day == "2027-08-02":
+                rows.append((station, name, day, "", ""))
+                continue
+            if station == GHCN_STATIONS[0][0] and day == "2027-09-14":
+                attributes = ",I,7,0700"
+            if day == "2027-05-03":
+                attributes = "T,,7,0700"
+            rows.append((station, name, day, f"{value:.2f}", attributes))
+    return rows
+
+
+def records_files():
+    """{relative path: text} of the demo's construction-phase records."""
+    rain = [(d, f"{RECORDS_RAIN.get(d, 0.0):.2f}") for d in _days(RECORDS_START, RECORDS_END)]
+    notices = [
+        ("start_of_construction", "2027-04-01 07:00", "2027-03-29 10:00"),
+        ("erosion_controls_installed", "2027-04-02 07:00", "2027-03-31 08:00"),  # 47 hours
+        ("site_clearing_complete", "2027-04-20 16:00", "2027-04-16 09:00"),
+        ("rough_grading_complete", "2027-06-30 16:00", ""),  # never notified
+        ("final_grading_complete", "2027-10-15 16:00", "2027-10-12 09:00"),
+        ("construction_season_closed", "2027-11-15 16:00", "2027-11-10 09:00"),
+        ("final_landscaping_complete", "", ""),
+        ("public_landscaping_established", "", ""),
+    ]
+    traps = [
+        ("ST-1", "2027-05-13", "1200", "480", ""),            # 40%
+        ("ST-1", "2027-06-17", "1200", "660", "2027-06-18"),  # 55%, cleaned before 06-19
+        ("ST-2", "2027-07-08", "800", "400", ""),             # exactly 50%, never cleaned: fail
+        ("ST-2", "2027-07-15", "800", "392", ""),             # 49%
+    ]
+    history = [
+        ("Forest Road Commons LLC", "2023-05-01", "civil"),
+        ("Forest Road Commons LLC", "2025-09-10", "civil"),
+        ("Forest Road Commons LLC", "2021-03-01", "criminal"),
+        ("J. Example", "2022-01-15", "criminal"),
+    ]
+    violation = """# A notice of violation for the demo site (Enforcement C(1)-(5)); `swppp nov` writes it.
+notice_id = "NOV-2027-014"
+issued_on = 2027-06-14
+issued_by = "Stormwater Management Administrator, Village of Kiryas Joel"
+
+[recipient]  # C(1)
+name = "Forest Road Commons LLC <Attn: J. Example & Partners>"
+address = "1 Forest Road, Kiryas Joel, NY 10950"
+
+[property]  # C(2)
+address = "Forest Road, parcel 1-1-23.4"
+description = "Phase 2 disturbance (D-3, D-4) east of the detention basin"
+
+[violation]  # C(3)
+nature = "No inspection report within 24 hours of the storm of 8-9 June 2027 (0.65 inch)."
+sections = ["Maintenance and repair A(2)"]
+
+[remedy]  # C(4)
+measures = "Inspect every erosion and sediment control practice, repair the silt fence along the east line, and deliver the report to the Stormwater Management Administrator."
+complete_by = 2027-06-16
+
+[penalties]  # C(5)
+kinds = ["civil"]
+offence_number = 3
+"""
+    return {
+        "records/inspection_log.csv": _csv(("date", "inspector", "kind"), inspection_log_rows()),
+        "records/rain.csv": _csv(("date", "precip_in"), rain),
+        "records/rain_ghcn.csv": _csv(("STATION", "NAME", "DATE", "PRCP", "PRCP_ATTRIBUTES"),
+                                      ghcn_rows(), quote_all=True),
+        "records/notices.csv": _csv(("milestone", "milestone_at", "notified_at"), notices),
+        "records/traps.csv": _csv(("trap_id", "date", "design_capacity_cf", "sediment_cf",
+                                   "cleaned_on"), traps),
+        "records/history.csv": _csv(("person", "date", "kind"), history),
+        "records/violation.toml": violation,
+    }
+
+
+def write_records(outdir):
+    for relative, text in records_files().items():
+        path = Path(outdir) / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
 def main(outdir):
     outdir = Path(outdir)
     demo = demo_site_layers()
@@ -495,6 +629,7 @@ def main(outdir):
         write_gpkg(path, layers)
     for path, layers, acres in files:
         check_file(path, layers, acres)
+    write_records(outdir)
 
 
 if __name__ == "__main__":

@@ -172,6 +172,10 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         self.addParameter(QgsProcessingParameterVectorDestination(
             self.OUTPUT_FINDINGS, self.tr("Findings"), QgsProcessing.TypeVectorAnyGeometry,
             optional=True, createByDefault=False))
+        self.add_count_outputs()
+
+    def add_count_outputs(self):
+        """EXIT_STATUS and a count per finding status."""
         self.addOutput(QgsProcessingOutputNumber(
             self.EXIT_STATUS, self.tr("Exit status (0 nothing failed, 1 a finding failed)")))
         for status in STATUSES:
@@ -301,10 +305,15 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             details.name = self.tr("SWPPP findings")
             details.setPostProcessor(FindingsLayerStyler.instance())
         results = {name: path for name, path in paths.items() if path}
-        results[self.EXIT_STATUS] = review.exit_status
-        counts = review.counts()
-        results.update({count_output(status): counts.get(status, 0) for status in STATUSES})
+        results.update(self.count_results(review))
         return results
+
+    def count_results(self, result):
+        """EXIT_STATUS and the count per status of a result holding findings."""
+        counts = result.counts()
+        out = {self.EXIT_STATUS: result.exit_status}
+        out.update({count_output(status): counts.get(status, 0) for status in STATUSES})
+        return out
 
 
 class FindingsLayerStyler(QgsProcessingLayerPostProcessorInterface):

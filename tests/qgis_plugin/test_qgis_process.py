@@ -106,3 +106,15 @@ def test_shapely_uses_one_geos_inside_qgis(qgis_process, data_copy, tmp_path):
             if "/shapely/lib." in line and "normal symbol `GEOS" in line:
                 targets.add(line.split(" to ", 1)[1].split(" [", 1)[0])
     assert len(targets) == 1, f"shapely's GEOS calls bind to several libraries: {sorted(targets)}"
+
+
+def test_inspections_run_under_qgis_process(qgis_process, tmp_path):
+    from tests.conftest import TEST_DATA
+
+    records, result = TEST_DATA / "records", tmp_path / "records.json"
+    completed = qgis_process("run", "swppp:inspections", "--",
+                             f"LOG={records / 'inspection_log.csv'}", f"RAIN={records / 'rain.csv'}",
+                             f"SITE={TEST_DATA / 'demo_site.gpkg'}", f"OUTPUT_JSON={result}")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    findings = json.loads(result.read_text(encoding="utf-8"))["findings"]
+    assert sum(f["status"] == "fail" for f in findings) == 2  # the late weekly and the storm

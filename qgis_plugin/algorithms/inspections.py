@@ -1,0 +1,111 @@
+"""``swppp:inspections``: inspection frequency, milestone notices and sediment cleanout from records."""
+from qgis.core import (
+    QgsProcessingParameterEnum,
+    QgsProcessingParameterFile,
+    QgsProcessingParameterFileDestination,
+    QgsProcessingParameterString,
+)
+
+from analysis.profile import DEFAULT_PROFILE
+
+from .base import GPKG_FILTER
+from .records import CSV_FILTER, RecordsAlgorithm
+
+__all__ = ["InspectionsAlgorithm"]
+
+RAIN_UNITS = ("", "in", "mm", "tenths_mm")
+
+HELP = """<p>Checks a site's construction-phase records against the stormwater chapter:</p>
+<ul>
+<li><b>inspection_frequency</b> (Maintenance and repair A(2)): an inspection report at least \
+every 7 days while land development is under way, and within 24 hours of every storm of 0.5 inch \
+or more (consecutive wet days are one storm; its 24 hours run to the end of the day after its \
+last wet day).</li>
+<li><b>inspection_notice</b> (Inspections A(1)(a)): each of the eight milestones notified at \
+least 48 hours ahead.</li>
+<li><b>sediment_cleanout</b> (Maintenance and repair A(1)): a trap or pond at 50% of its design \
+capacity cleaned out by the next inspection.</li>
+</ul>
+<p>LOG: date, inspector, kind. RAIN: date, precip_in, or a NOAA GHCN-Daily CSV (give RAIN_UNITS: \
+in or mm for CDO exports, tenths_mm for NCEI access files; STATION where it holds several). \
+The period runs from the site plan's first start to its final stabilisation (SITE), or from \
+FROM to TO. One <i>fail</i> per missed obligation, naming the due day.</p>"""
+
+
+class InspectionsAlgorithm(RecordsAlgorithm):
+    LOG = "LOG"
+    RAIN = "RAIN"
+    NOTICES = "NOTICES"
+    TRAPS = "TRAPS"
+    STATION = "STATION"
+    RAIN_UNITS = "RAIN_UNITS"
+    FROM = "FROM"
+    TO = "TO"
+
+    def name(self):
+        return "inspections"
+
+    def displayName(self):
+        return self.tr("Check construction inspection records")
+
+    def shortHelpString(self):
+        return self.tr(HELP)
+
+    def initAlgorithm(self, config=None):
+        for name, label, optional in ((self.LOG, "Inspection log (CSV)", False),
+                                      (self.RAIN, "Daily rainfall (CSV or GHCN-Daily CSV)", False),
+                                      (self.NOTICES, "Milestone notices (CSV)", True),
+                                      (self.TRAPS, "Sediment traps (CSV)", True)):
+            self.addParameter(QgsProcessingParameterFile(
+                name, self.tr(label), behavior=QgsProcessingParameterFile.File,
+                fileFilter=CSV_FILTER, optional=optional))
+        self.addParameter(QgsProcessingParameterString(
+            self.STATION, self.tr("GHCN-Daily station (where the file holds several)"),
+            optional=True))
+        self.addParameter(QgsProcessingParameterEnum(
+            self.RAIN_UNITS, self.tr("GHCN-Daily PRCP units"),
+            options=[self.tr("simple CSV (inches)"), "in", "mm", "tenths_mm"], defaultValue=0))
+        self.addParameter(QgsProcessingParameterFile(
+            self.SITE, self.tr("Site plan GeoPackage (its construction period)"),
+            behavior=QgsProcessingParameterFile.File, fileFilter=GPKG_FILTER, optional=True))
+        self.addParameter(QgsProcessingParameterString(
+            self.FROM, self.tr("Or first day of the period (YYYY-MM-DD)"), optional=True))
+        self.addParameter(QgsProcessingParameterString(
+            self.TO, self.tr("Last day of the period (YYYY-MM-DD)"), optional=True))
+        self.addParameter(QgsProcessingParameterString(
+            self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE))
+        self.addParameter(QgsProcessingParameterFileDestination(
+            self.OUTPUT_JSON, self.tr("Result (JSON)"), self.tr("JSON files (*.json)"),
+            optional=True, createByDefault=False))
+        self.add_count_outputs()
+
+    def processAlgorithm(self, parameters, context, feedback):
+        from analysis.cli_records import parse_day
+        from analysis.inspections import check_record_files
+        from analysis.outputs import write_outputs
+        from analysis.profile import load_profile
+
+        files = {name: self.parameterAsFile(parameters, key, context) or None
+                 for name, key in (("log", self.LOG), ("rain", self.RAIN),
+                                   ("notices", self.NOTICES), ("traps", self.TRAPS))}
+        units = RAIN_UNITS[self.parameterAsEnum(parameters, self.RAIN_UNITS, context)] or None
+        json_path = self.parameterAsFileOutput(parameters, self.OUTPUT_JSON, context) or None
+        with self.analysis_run(parameters, context, feedback) as inputs:
+            result = check_record_files(
+                load_profile(inputs["profile"]), site=inputs["site"],
+                start=parse_day(self.parameterAsString(parameters, self.FROM, context) or None, "FROM"),
+                end=parse_day(self.parameterAsString(parameters, self.TO, context) or None, "TO"),
+                station=self.parameterAsString(parameters, self.STATION, context) or None,
+                rain_units=units, progress=inputs["progress"], **files)
+            inputs["progress"].check_canceled()
+            if json_path:
+                write_outputs(result, json_path=json_path)
+        for finding in result.findings:
+            if finding.status in ("fail", "warn", "needs_review"):
+                feedback.pushInfo(f"{finding.status.upper()} {finding.rule} [{finding.section}]: "
+                                  f"{finding.message}")
+        results = self.count_results(result)
+        if json_path:
+            results[self.OUTPUT_JSON] = json_path
+        return results
+

@@ -1,0 +1,63 @@
+"""``swppp:inspections`` and ``swppp:nov`` run through Processing."""
+import json
+
+import pytest
+from qgis.core import QgsProcessingException
+
+from tests.conftest import TEST_DATA
+
+pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
+
+RECORDS = TEST_DATA / "records"
+
+
+def run(name, parameters):
+    import processing
+
+    return processing.run(f"swppp:{name}", parameters)
+
+
+@pytest.mark.parametrize("rain, extra, fail_count", [
+    ("rain.csv", {"SITE": str(TEST_DATA / "demo_site.gpkg")}, 5),
+    ("rain_ghcn.csv", {"STATION": "USC00309991", "RAIN_UNITS": 1, "FROM": "2027-04-01",
+                       "TO": "2027-11-15"}, 5),
+    ("rain.csv", {"FROM": "2027-05-08", "TO": "2027-06-05"}, 3),
+])
+def test_inspections_algorithm(tmp_path, rain, extra, fail_count):
+    out = tmp_path / "records.json"
+    results = run("inspections", {"LOG": str(RECORDS / "inspection_log.csv"),
+                                  "RAIN": str(RECORDS / rain), "NOTICES": str(RECORDS / "notices.csv"),
+                                  "TRAPS": str(RECORDS / "traps.csv"), "OUTPUT_JSON": str(out),
+                                  **extra})
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert results["FAIL_COUNT"] == fail_count == sum(f["status"] == "fail" for f in data["findings"])
+    assert results["EXIT_STATUS"] == 1 and results["OUTPUT_JSON"] == str(out)
+
+
+def test_inspections_bad_input_names_the_fix(tmp_path):
+    out = tmp_path / "records.json"
+    with pytest.raises(QgsProcessingException, match="--rain-units|several stations|units"):
+        run("inspections", {"LOG": str(RECORDS / "inspection_log.csv"),
+                            "RAIN": str(RECORDS / "rain_ghcn.csv"), "FROM": "2027-04-01",
+                            "OUTPUT_JSON": str(out)})
+    assert not out.exists()
+
+
+def test_nov_writes_html_and_pdf(tmp_path):
+    html, pdf = tmp_path / "notice.html", tmp_path / "notice.pdf"
+    results = run("nov", {"RECORD": str(RECORDS / "violation.toml"), "OUTPUT_HTML": str(html),
+                          "OUTPUT_PDF": str(pdf)})
+    assert results == {"OUTPUT_HTML": str(html), "OUTPUT_PDF": str(pdf)}
+    assert "&lt;Attn: J. Example &amp; Partners&gt;" in html.read_text(encoding="utf-8")
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notice.html", "notice.pdf"]
+
+
+def test_nov_refuses_an_incomplete_record(tmp_path):
+    record = tmp_path / "v.toml"
+    record.write_text((RECORDS / "violation.toml").read_text(encoding="utf-8")
+                      .replace("[penalties]", "[other]"), encoding="utf-8")
+    with pytest.raises(QgsProcessingException, match=r"Enforcement C\(5\)"):
+        run("nov", {"RECORD": str(record), "OUTPUT_HTML": str(tmp_path / "n.html")})
+    assert not (tmp_path / "n.html").exists()
