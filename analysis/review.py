@@ -12,6 +12,7 @@ from .conditions import Condition, check_condition_b, check_condition_c
 from .easements import check_easement_coverage
 from .errors import InputError
 from .findings import MAP_RULES, NEEDS_REVIEW, WARN, Finding, HasFindings
+from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheets
 from .phasing import review_phasing, timeline_chart
 from .postconstruction import check_postconstruction_controls
 from .profile import RulesProfile, load_profile
@@ -24,7 +25,6 @@ __all__ = ["Review", "review_site", "review_paths", "review_easements", "NOT_IMP
 
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
-    "site_map_scale": "measure each sheet's scale by hand (1 inch = 100 feet or larger)",
     "condition_a": "check the receiving waters against the 303(d) list and TMDL watersheds by hand",
     "wetlands": "check disturbance against wetlands and their adjacent areas by hand",
 }
@@ -73,12 +73,15 @@ class Review(HasFindings):
 
 def review_paths(site: str | Path, reference: str | Path | None = None,
                  profile: str | Path | RulesProfile | None = None, sheets: Sequence = (),
-                 progress: Optional[Progress] = None, records: Optional[dict] = None) -> Review:
-    """Load the site plan (and reference layers) from files and review it.
+                 progress: Optional[Progress] = None, records: Optional[dict] = None,
+                 layout_maps: Optional[Sequence[LayoutMap]] = None) -> Review:
+    """Load the site plan (and reference layers, plan sheets) from files and review it.
 
     ``records`` (optional): the construction-phase records, the keyword arguments of
     ``inspections.check_record_files`` (``log``, ``rain``, ``notices``, ``traps``, ``station``,
     ``rain_units``); their findings join the review's, over the site plan's period.
+    ``layout_maps`` are the print-layout maps the QGIS side collects; None (the command line)
+    means print layouts were not read.
     """
     progress = progress or SILENT
     rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
@@ -88,10 +91,8 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     if reference is not None:
         progress.step(0.3, f"opening reference layers {Path(reference).name}")
         reference_info = {"path": Path(reference).name, "layers": sorted(list_layers(reference))}
-    for sheet in sheets:
-        if not Path(sheet).is_file():
-            raise InputError("the plan sheet does not exist", path=sheet, fix="check the path")
-    review = review_site(plan, rules, reference=reference_info, sheets=sheets, progress=progress)
+    review = review_site(plan, rules, reference=reference_info, sheets=read_sheets(sheets, progress),
+                         progress=progress, layout_maps=layout_maps)
     if records:
         add_records(review, records, progress)
     return review
@@ -129,9 +130,11 @@ def review_easements(site: str | Path, profile: str | Path | RulesProfile | None
 
 
 def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict] = None,
-                sheets: Sequence = (), progress: Optional[Progress] = None) -> Review:
-    """Run every check on a loaded site plan."""
+                sheets: Sequence[Sheet | str | Path] = (), progress: Optional[Progress] = None,
+                layout_maps: Optional[Sequence[LayoutMap]] = None) -> Review:
+    """Run every check on a loaded site plan (plan sheets given as :class:`Sheet` or paths)."""
     progress = progress or SILENT
+    sheets = [read for s in sheets for read in ([s] if isinstance(s, Sheet) else read_sheets([s]))]
     progress.step(0.4, "measuring disturbed area")
     disturbed = disturbed_area(site)
     findings = []
@@ -152,15 +155,19 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     findings += phasing_findings
     timeline = timeline_chart(phasing, profile.value("phasing", "max_concurrent_acres"))
     charts = {"phasing_timeline": timeline} if timeline else {}
+    progress.step(0.8, "checking site map scales")
+    stated = site.layer("layout_scale")
+    scale_findings, map_scales = check_site_map_scale(
+        sheets, stated, layout_maps, profile, area_crs=site.area_crs,
+        stated_labels=site.labels("layout_scale") if stated is not None else ())
+    findings += scale_findings
     a = Condition(False, ["not evaluated: Condition A is not implemented yet"], decided=False)
     findings.append(check_postconstruction_controls(site, {"A": a, "B": b, "C": c}, profile))
-    progress.step(0.8, "checking maintenance easements over the SMPs")
+    progress.step(0.85, "checking maintenance easements over the SMPs")
     easement_findings, uncovered_smp_sq_ft = check_easement_coverage(site, profile)
     findings += easement_findings
-    unchecked = {"site_map_scale": [f"sheet:{Path(p).name}" for p in sheets]}
     findings += [Finding(rule, NEEDS_REVIEW, profile.section(rule),
-                         f"not implemented yet in this version: {todo}",
-                         features=unchecked.get(rule, []))
+                         f"not implemented yet in this version: {todo}")
                  for rule, todo in NOT_IMPLEMENTED.items()]
     progress.step(0.9, "gathering findings")
     measurements = {
@@ -168,6 +175,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
         "disturbed_outside_site_sq_ft": outside_sq_ft,
         "uncovered_smp_sq_ft": uncovered_smp_sq_ft,
         **phasing.measurements(),
+        "site_map_scales": map_scales,
     }
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
     findings.sort(key=lambda f: order.get(f.rule, len(order)))

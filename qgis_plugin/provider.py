@@ -6,6 +6,7 @@ from .algorithms.phasing import PhasingAlgorithm
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.inspections import InspectionsAlgorithm
 from .algorithms.nov import NoticeOfViolationAlgorithm
+from .algorithms.map_scale import MapScaleAlgorithm
 from .algorithms.review import ReviewAlgorithm
 
 __all__ = ["SwpppProvider"]
@@ -37,3 +38,4 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(EasementCoverageAlgorithm())
         self.addAlgorithm(InspectionsAlgorithm())
         self.addAlgorithm(NoticeOfViolationAlgorithm())
+        self.addAlgorithm(MapScaleAlgorithm())

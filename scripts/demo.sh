@@ -8,7 +8,9 @@ mkdir -p build/demo
 status=0
 .venv/qgis/bin/swppp review test_data/demo_site.gpkg --reference test_data/demo_reference.gpkg \
   --json build/demo/review.json --report build/demo/report.html \
-  --findings build/demo/findings.gpkg || status=$?
+  --findings build/demo/findings.gpkg \
+  --sheet test_data/sheets/sheet_2260_100ft.tif --sheet test_data/sheets/sheet_utm18n_50ft_cm.tif \
+  || status=$?
 case $status in
   0) echo "demo: review ran; nothing failed (exit 0)" ;;
   1) echo "demo: review ran; at least one finding is 'fail' (exit 1, as CONTRACT.md says)" ;;

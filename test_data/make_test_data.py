@@ -3,8 +3,9 @@
 Usage: python test_data/make_test_data.py [OUTDIR]   (OUTDIR defaults to this script's folder)
 
 Writes ``demo_site.gpkg`` (every site-plan layer of design/CONTRACT.md), ``demo_reference.gpkg``
-(the reference layers) and ``variants/*.gpkg`` (site plans derived from the demo by one change
-each: acreage thresholds, land use, CRS, layer-name case, invalid geometry, missing pieces).
+(the reference layers), ``variants/*.gpkg`` (site plans derived from the demo by one change
+each: acreage thresholds, land use, CRS, layer-name case, invalid geometry, missing pieces) and
+``sheets/*`` (tiny georeferenced plan sheets at known scales: GeoTIFFs and one GeoPDF).
 
 All geometry is built in NAD83 / New York East (EPSG:2260, US survey feet) around a fictional
 commercial parcel on Forest Road, Village of Kiryas Joel, NY (about 41.34 N, 74.17 W). Local
@@ -22,6 +23,13 @@ from pathlib import Path
 
 os.environ["OGR_CURRENT_DATE"] = "2026-01-01T00:00:00Z"
 os.environ.setdefault("PROJ_DATA", "/usr/share/proj")
+os.environ["GDAL_PAM_ENABLED"] = "NO"  # no .aux.xml beside the plan sheets
+
+import numpy as np  # noqa: E402
+import rasterio  # noqa: E402
+import rasterio.shutil  # noqa: E402
+from pyproj import Transformer  # noqa: E402
+from rasterio.transform import Affine  # noqa: E402
 
 import fiona  # noqa: E402
 import geopandas as gpd  # noqa: E402
@@ -356,6 +364,91 @@ VARIANTS = [
 ]
 
 
+# --- plan sheets: tiny georeferenced GeoTIFFs (and a GeoPDF) at known scales ---------------
+
+SHEET_WIDTH, SHEET_HEIGHT = 100, 80  # pixels
+UTM18N = "EPSG:26918"
+FOOT_M = 0.3048  # international foot: "feet" on a sheet's scale
+
+
+def utm_origin():
+    """The parcel's north-west sheet corner (local (40, 600) ft) in UTM 18N, whole metres."""
+    x, y = Transformer.from_crs(AREA_CRS, UTM18N, always_xy=True).transform(X0 + 40, Y0 + 600)
+    return float(round(x)), float(round(y))
+
+
+# (file name, CRS, CRS units per pixel, resolution tags (x, y, unit) or None, feet per inch)
+# US-foot sheets: 100 pixels per inch, so 1 US ft per pixel is 1" = 100 US ft (1:1200.0024).
+# UTM sheets in metres: 0.3048 m per pixel at 100 ppi is exactly 1" = 100 ft (1:1200);
+# 0.15 m per pixel at 40 pixels per centimetre (101.6 ppi) is 1" = 50 ft (1:600).
+SHEETS = [
+    ("sheet_2260_50ft.tif", AREA_CRS, 0.5, (100, 100, 2), 50 * US_SURVEY_FOOT_M / FOOT_M),
+    ("sheet_2260_100ft.tif", AREA_CRS, 1.0, (100, 100, 2), 100 * US_SURVEY_FOOT_M / FOOT_M),
+    ("sheet_2260_200ft.tif", AREA_CRS, 2.0, (100, 100, 2), 200 * US_SURVEY_FOOT_M / FOOT_M),
+    ("sheet_2260_no_resolution.tif", AREA_CRS, 1.0, None, None),
+    ("sheet_utm18n_50ft_cm.tif", UTM18N, 0.15, (40, 40, 3), 50.0),
+    ("sheet_utm18n_100ft.tif", UTM18N, 0.3048, (100, 100, 2), 100.0),
+    ("sheet_utm18n_200ft.tif", UTM18N, 0.6096, (100, 100, 2), 200.0),
+    ("sheet_utm18n_no_resolution.tif", UTM18N, 0.3048, None, None),
+]
+# (GeoPDF, the GeoTIFF it is made from, its DPI): GDAL's PDF driver writes the DPI it drew at.
+GEOPDFS = [("sheet_2260_100ft.pdf", "sheet_2260_100ft.tif", 100)]
+
+
+def sheet_pixels():
+    """A frame and a diagonal: something to look at, the same bytes every time."""
+    pixels = np.full((SHEET_HEIGHT, SHEET_WIDTH), 255, dtype="uint8")
+    pixels[[0, -1], :] = 0
+    pixels[:, [0, -1]] = 0
+    cols = np.arange(SHEET_WIDTH)
+    pixels[(cols * (SHEET_HEIGHT - 1)) // (SHEET_WIDTH - 1), cols] = 0
+    return pixels[np.newaxis]
+
+
+def write_sheets(folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, crs, size, tags, _ in SHEETS:
+        x, y = (X0 + 40, Y0 + 600) if crs == AREA_CRS else utm_origin()
+        path = folder / name
+        path.unlink(missing_ok=True)
+        with rasterio.open(path, "w", driver="GTiff", width=SHEET_WIDTH, height=SHEET_HEIGHT,
+                           count=1, dtype="uint8", crs=crs, compress="deflate",
+                           transform=Affine(size, 0, x, 0, -size, y)) as dst:
+            dst.write(sheet_pixels())
+            if tags:
+                dst.update_tags(TIFFTAG_XRESOLUTION=str(tags[0]), TIFFTAG_YRESOLUTION=str(tags[1]),
+                                TIFFTAG_RESOLUTIONUNIT=str(tags[2]))
+    for name, source, dpi in GEOPDFS:
+        (folder / name).unlink(missing_ok=True)
+        rasterio.shutil.copy(folder / source, folder / name, driver="PDF", DPI=dpi)
+
+
+def check_sheets(folder):
+    """Re-open every sheet: its feet per inch is what SHEETS says (independent of analysis/)."""
+    metres = {AREA_CRS: US_SURVEY_FOOT_M, UTM18N: 1.0}
+    expected = {name: (crs, ft_per_in) for name, crs, _, _, ft_per_in in SHEETS}
+    expected.update({name: expected[source] for name, source, _ in GEOPDFS})
+    for name, (crs, ft_per_in) in expected.items():
+        with rasterio.open(folder / name) as src:
+            tags = src.tags()
+            assert src.crs.to_epsg() == int(crs.split(":")[1]), (name, src.crs)
+            assert (src.width, src.height) == (SHEET_WIDTH, SHEET_HEIGHT), name
+            if "DPI" in tags:
+                ppi = float(tags["DPI"])
+            elif "TIFFTAG_XRESOLUTION" in tags:
+                per_cm = tags["TIFFTAG_RESOLUTIONUNIT"].startswith("3")
+                ppi = float(tags["TIFFTAG_XRESOLUTION"]) * (2.54 if per_cm else 1.0)
+            else:
+                ppi = None
+            measured = None if ppi is None else src.transform.a * metres[crs] / FOOT_M * ppi
+        assert (measured is None) == (ft_per_in is None), name
+        if measured is not None:
+            assert math.isclose(measured, ft_per_in, rel_tol=1e-12), (name, measured, ft_per_in)
+        size = (folder / name).stat().st_size
+        print(f"sheets/{name}: {crs}, " + (f"1 in = {measured:.6f} ft" if measured else
+                                            "no resolution") + f", {size} bytes")
+
+
 # --- writing ----------------------------------------------------------------------------
 
 def geometry_type(name, gdf):
@@ -630,6 +723,8 @@ def main(outdir):
     for path, layers, acres in files:
         check_file(path, layers, acres)
     write_records(outdir)
+    write_sheets(outdir / "sheets")
+    check_sheets(outdir / "sheets")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from analysis.profile import DEFAULT_PROFILE
 from analysis.progress import Progress
 
 from .. import PLUGIN_DIR
+from ..layouts import project_layout_maps
 from ..report_pdf import write_pdf
 
 __all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon"]
@@ -111,10 +112,15 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
          [QgsProcessing.TypeVector]),
     )
 
+    # An algorithm that checks map scales reads the project's print layouts (main thread).
+    READS_LAYOUTS = False
+    SITE_REQUIRED = True  # SITE or the site plan's layers must be given
+
     def __init__(self):
         super().__init__()
         self._site_path = None
         self._layers_dir = None
+        self._layout_maps = None
 
     def createInstance(self):
         return type(self)()
@@ -145,13 +151,19 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             self.addParameter(QgsProcessingParameterFile(
                 self.REFERENCE, self.tr("Reference layers (GeoPackage or PostGIS connection)"),
                 behavior=QgsProcessingParameterFile.File, fileFilter=GPKG_FILTER, optional=True))
+        self.add_profile_parameter()
+        if sheets:
+            self.add_sheets_parameter()
+
+    def add_profile_parameter(self):
         self.addParameter(QgsProcessingParameterString(
             self.PROFILE, self.tr("Rules profile (name or TOML file)"),
             defaultValue=DEFAULT_PROFILE))
-        if sheets:
-            self.addParameter(QgsProcessingParameterMultipleLayers(
-                self.SHEETS, self.tr("Plan sheets (georeferenced GeoTIFF or GeoPDF)"),
-                QgsProcessing.TypeFile, optional=True))
+
+    def add_sheets_parameter(self):
+        self.addParameter(QgsProcessingParameterMultipleLayers(
+            self.SHEETS, self.tr("Plan sheets (georeferenced GeoTIFF or GeoPDF)"),
+            QgsProcessing.TypeFile, optional=True))
 
     def add_outputs(self, reports=True):
         """OUTPUT_JSON, OUTPUT_HTML, OUTPUT_PDF, OUTPUT_FINDINGS (each optional), finding counts.
@@ -193,7 +205,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         if site and layers:
             return False, self.tr("Give either SITE (a site-plan GeoPackage) or the site plan's "
                                   "layers ({}), not both.").format(", ".join(layers))
-        if not site and not layers:
+        if not site and not layers and self.SITE_REQUIRED:
             return False, self.tr("Give SITE (a site-plan GeoPackage) or the site plan's layers "
                                   "(at least PROJECT_LAYER, SITE_BOUNDARY_LAYER and "
                                   "DISTURBANCE_LAYER).")
@@ -205,8 +217,21 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         return True, ""
 
     # Running ------------------------------------------------------------------------------
+    def layout_filter(self, parameters, context):
+        """Names of the print layouts to read (None: all of them)."""
+        return None
+
+    def read_layouts(self, parameters, context, feedback):
+        """The project's print-layout maps, as plain records (main thread only)."""
+        self._layout_maps = project_layout_maps(context.project(),
+                                                self.layout_filter(parameters, context))
+        if not self._layout_maps:
+            feedback.pushInfo(self.tr("No print layouts to check (no project, or none in it)."))
+
     def prepareAlgorithm(self, parameters, context, feedback):
-        # On the main thread: project layers are read here, never from the worker thread.
+        # On the main thread: project layers and layouts are read here, never from the worker.
+        if self.READS_LAYOUTS:
+            self.read_layouts(parameters, context, feedback)
         self._site_path = self.parameterAsFile(parameters, self.SITE, context) or None
         if self._site_path:
             return True
@@ -221,7 +246,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
 
     @contextlib.contextmanager
     def analysis_run(self, parameters, context, feedback):
-        """Yield the analysis call's keyword arguments (site, reference, profile, sheets, progress).
+        """Yield the analysis call's keyword arguments (site, reference, profile, sheets, progress,
+        and layout_maps where the algorithm reads layouts).
 
         Inside the block, the analysis's own errors (bad input, cancellation) become a
         ``QgsProcessingException`` carrying the analysis's message and no traceback.
@@ -237,6 +263,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         if self.parameterDefinition(self.SHEETS) is not None:
             inputs["sheets"] = [path for path in
                                 self.parameterAsFileList(parameters, self.SHEETS, context) if path]
+        if self.READS_LAYOUTS:
+            inputs["layout_maps"] = self._layout_maps
         try:
             with self.analysis_errors(feedback):
                 yield inputs

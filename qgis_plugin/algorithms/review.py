@@ -11,7 +11,9 @@ and the features that cause it.</p>
 <ul>
 <li><b>applicability</b> (Definitions, "Land development activity"; SWPPP A): disturbed acres, \
 overlaps counted once; a SWPPP is required from 1 acre, or as part of a larger common plan.</li>
-<li><b>site_map_scale</b> (SWPPP B(2)): each plan sheet at 1 inch = 100 feet or larger.</li>
+<li><b>site_map_scale</b> (SWPPP B(2)): each plan sheet (SHEETS), each stated sheet scale (the \
+layout_scale table) and each map of the project's print layouts at 1 inch = 100 feet or \
+larger.</li>
 <li><b>phasing_five_acres</b> (SWPPP B(4)): never more than 5 acres disturbed and not yet \
 stabilised at one time; <b>phasing_sequence</b> (Definitions, "Phasing"): each phase stabilised \
 before the next is cleared (swppp:phasing gives the timeline itself).</li>
@@ -34,6 +36,7 @@ profile (PROFILE).</p>"""
 
 class ReviewAlgorithm(SwpppAlgorithm):
     DISTURBED_ACRES = "DISTURBED_ACRES"
+    READS_LAYOUTS = True  # every print layout of the project, for site_map_scale
 
     def name(self):
         return "review"

@@ -28,7 +28,7 @@ def test_demo_review_writes_json_report_and_findings(data_copy, tmp_path, capsys
     out_json, html, gpkg = tmp_path / "r.json", tmp_path / "r.html", tmp_path / "f.gpkg"
     status, out, _ = run([site, "--reference", reference, "--json", out_json, "--report", html,
                           "--findings", gpkg], capsys)
-    assert status == 1  # SMP BR-2 has 312 sq ft outside every easement: a fail
+    assert status == 1  # BR-2 fails easement_coverage; C-001 (1" = 200') site_map_scale
     assert "Forest Road Commons" in out and "acres disturbed" in out
     result = json.loads(out_json.read_text(encoding="utf-8"))
     assert {f["rule"] for f in result["findings"]} >= set(MAP_RULES)
@@ -56,7 +56,7 @@ def test_demo_result_keeps_the_contract(data_copy, tmp_path, capsys):
     out_json = tmp_path / "r.json"
     run([data_copy("demo_site.gpkg"), "--json", out_json, "--quiet"], capsys)
     implemented = {"applicability", "condition_b", "condition_c", "disturbance_outside_site",
-                   "postconstruction_controls", "easement_coverage"}
+                   "postconstruction_controls", "easement_coverage", "site_map_scale"}
     assert checker.check(json.loads(out_json.read_text()), implemented) == []
 
 

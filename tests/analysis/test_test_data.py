@@ -9,14 +9,17 @@ import pytest
 
 from tests.conftest import TEST_DATA
 
+GENERATED = ("*.gpkg", "sheets/*")  # GeoPackages; plan sheets (GeoTIFF, GeoPDF)
+
 
 @pytest.mark.skipif(importlib.util.find_spec("fiona") is None,
                     reason="the generator writes with fiona (QGIS's Debian stack)")
 def test_generator_reproduces_the_committed_files(tmp_path):
     subprocess.run([sys.executable, str(TEST_DATA / "make_test_data.py"), str(tmp_path)],
                    check=True, capture_output=True, env={**os.environ, "PROJ_DATA": "/usr/share/proj"})
-    committed = sorted(p.relative_to(TEST_DATA) for p in TEST_DATA.rglob("*.gpkg"))
-    made = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.gpkg"))
+    committed = sorted(p.relative_to(TEST_DATA) for pattern in GENERATED
+                       for p in TEST_DATA.rglob(pattern))
+    made = sorted(p.relative_to(tmp_path) for pattern in GENERATED for p in tmp_path.rglob(pattern))
     assert made == committed
 
     def digest(path):

@@ -48,3 +48,14 @@ def test_every_algorithm_is_its_own_instance(swppp_plugin):
         copy = algorithm.create()
         assert type(copy) is type(algorithm) and copy is not algorithm
         assert algorithm.name() == algorithm.name().lower()
+
+
+def test_map_scale_algorithm_exists_with_the_contract_names():
+    algorithm = QgsApplication.processingRegistry().algorithmById("swppp:map_scale")
+    assert algorithm is not None
+    assert {p.name() for p in algorithm.parameterDefinitions()} == {
+        "LAYOUTS", "SITE", "LAYOUT_SCALE_LAYER", "PROFILE", "SHEETS", "OUTPUT_JSON"}
+    numbers = {o.name() for o in algorithm.outputDefinitions()
+               if isinstance(o, QgsProcessingOutputNumber)}
+    assert numbers == NUMBER_OUTPUTS - {"DISTURBED_ACRES"}
+    assert algorithm.shortHelpString() and algorithm.displayName()

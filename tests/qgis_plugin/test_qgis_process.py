@@ -118,3 +118,21 @@ def test_inspections_run_under_qgis_process(qgis_process, tmp_path):
     assert completed.returncode == 0, completed.stdout + completed.stderr
     findings = json.loads(result.read_text(encoding="utf-8"))["findings"]
     assert sum(f["status"] == "fail" for f in findings) == 2  # the late weekly and the storm
+
+
+def test_map_scale_runs_under_qgis_process_without_a_project(qgis_process, data_copy, tmp_path):
+    """No project, so no layouts: said once; the plan sheets and stated scales are still checked
+    (the GeoTIFF read by rasterio inside qgis_process)."""
+    result = tmp_path / "scale.json"
+    completed = qgis_process("run", "swppp:map_scale", "--",
+                             f"SITE={data_copy('demo_site.gpkg')}",
+                             f"SHEETS={data_copy('sheets/sheet_2260_50ft.tif')}",
+                             f"OUTPUT_JSON={result}")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    findings = json.loads(result.read_text(encoding="utf-8"))["findings"]
+    by_feature = {(f["features"] or ["-"])[0]: f["status"] for f in findings}
+    assert by_feature == {"sheet:sheet_2260_50ft.tif": "pass",
+                          "layout_scale:C-101 Site plan": "pass",
+                          "layout_scale:C-102 Grading": "pass",
+                          "layout_scale:C-001 Location map": "fail", "-": "info"}
+    assert "FAIL_COUNT:\t1" in completed.stdout
