@@ -8,7 +8,7 @@ import sys
 import traceback
 from typing import Optional, Sequence
 
-from . import __version__
+from . import __version__, cli_reference
 from .cli_records import add_record_options, register as register_records
 from .profile import DEFAULT_PROFILE
 
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--quiet", action="store_true", help="print nothing but errors")
     add_record_options(review, required=False)  # construction-phase records, optional
     review.set_defaults(handler=_run_review)
+    cli_reference.register(commands)
     register_records(commands)
     return parser
 

@@ -34,14 +34,9 @@ from html import escape
 from pathlib import Path
 from typing import Optional
 
-try:
-    import tomllib
-except ImportError:  # Python < 3.11
-    import tomli as tomllib
-
 from .errors import InputError
 from .penalty import KINDS
-from .profile import RulesProfile
+from .profile import RulesProfile, read_toml
 
 __all__ = ["NoticeOfViolation", "read_violation", "render_notice_html", "penalty_statements", "CONTENTS"]
 
@@ -84,13 +79,7 @@ def _has(record: dict, table: str, keys: str) -> bool:
 def read_violation(path: str | Path) -> NoticeOfViolation:
     """Read and validate a violation record; refuse one lacking any of C(1)-(5), naming it."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("the violation record does not exist", path=path, fix="check the path")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"the violation record is not valid TOML ({err})", path=path,
-                         fix="correct the TOML syntax") from None
+    data = read_toml(path, "violation record")
     for table in {t for _, _, keys, _ in CONTENTS for t, _ in keys}:
         if table in data and not isinstance(data[table], dict):
             raise InputError(f"'{table}' must be a table", path=path, field=table,

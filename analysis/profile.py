@@ -12,7 +12,7 @@ except ImportError:  # Python < 3.11 (QGIS on Windows ships 3.9)
 
 from .errors import InputError
 
-__all__ = ["RulesProfile", "load_profile", "DEFAULT_PROFILE", "available_profiles"]
+__all__ = ["RulesProfile", "load_profile", "DEFAULT_PROFILE", "available_profiles", "read_toml"]
 
 DEFAULT_PROFILE = "kiryas_joel"
 _PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
@@ -59,6 +59,17 @@ class RulesProfile:
         except KeyError:
             raise InputError(f"the profile has no '{key}' for rule '{rule}'", path=self.source,
                              fix=f"add [rules.{rule}] with {key} = \"...\"") from None
+
+
+def read_toml(path: str | Path, what: str, fix: str = "correct the TOML syntax") -> dict:
+    """A TOML file's tables; a missing or malformed file is an InputError naming ``what`` it is."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"the {what} does not exist", path=path, fix="check the path")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise InputError(f"the {what} is not valid TOML ({err})", path=path, fix=fix) from None
 
 
 def available_profiles() -> list[str]:

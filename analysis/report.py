@@ -77,10 +77,21 @@ def _project_table(data) -> str:
         ["Site plan", f"{site['path']} ({site['input_crs']})"],
         ["Reference layers", f"{reference['path']}: {', '.join(reference['layers'])}"
          if reference else "none given"],
+        *_reference_versions_rows(reference),
         ["Reviewed", f"{data['reviewed_on']} with {tool['name']} {tool['version']}, "
                      f"profile {data['profile']}"],
     ]
     return _table(rows)
+
+
+def _reference_versions_rows(reference) -> list:
+    """One row naming the version of each reference layer the review read (layer_versions)."""
+    versions = (reference or {}).get("versions") or {}
+    if not versions:
+        return []
+    return [["Reference versions", "; ".join(
+        f"{layer} v{v['version']} (source {v.get('source_date') or 'undated'}, sha256 "
+        f"{str(v.get('sha256') or '')[:12]})" for layer, v in versions.items())]]
 
 
 def _measurement_tables(m) -> str:

@@ -17,9 +17,9 @@ from .phasing import review_phasing, timeline_chart
 from .postconstruction import check_postconstruction_controls
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
+from .reference_store import describe_reference
 from .site_boundary import check_disturbance_outside_site
 from .siteplan import SitePlan, crs_label, load_site_plan
-from .vector_io import list_layers
 
 __all__ = ["Review", "review_site", "review_paths", "review_easements", "NOT_IMPLEMENTED"]
 
@@ -89,8 +89,8 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     plan = load_site_plan(site, rules)
     reference_info = None
     if reference is not None:
-        progress.step(0.3, f"opening reference layers {Path(reference).name}")
-        reference_info = {"path": Path(reference).name, "layers": sorted(list_layers(reference))}
+        progress.step(0.3, "opening reference layers")
+        reference_info = describe_reference(reference)
     review = review_site(plan, rules, reference=reference_info, sheets=read_sheets(sheets, progress),
                          progress=progress, layout_maps=layout_maps)
     if records:

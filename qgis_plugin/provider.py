@@ -7,6 +7,8 @@ from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.inspections import InspectionsAlgorithm
 from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.map_scale import MapScaleAlgorithm
+from .algorithms.reference_diff import ReferenceDiffAlgorithm
+from .algorithms.reference_import import ReferenceImportAlgorithm
 from .algorithms.review import ReviewAlgorithm
 
 __all__ = ["SwpppProvider"]
@@ -36,6 +38,8 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(ReviewAlgorithm())
         self.addAlgorithm(PhasingAlgorithm())
         self.addAlgorithm(EasementCoverageAlgorithm())
+        self.addAlgorithm(ReferenceImportAlgorithm())
+        self.addAlgorithm(ReferenceDiffAlgorithm())
         self.addAlgorithm(InspectionsAlgorithm())
         self.addAlgorithm(NoticeOfViolationAlgorithm())
         self.addAlgorithm(MapScaleAlgorithm())

@@ -15,6 +15,7 @@ randomness, no clock (OGR_CURRENT_DATE pins the GeoPackage timestamps).
 """
 
 import hashlib
+import json
 import math
 import os
 import sqlite3
@@ -576,6 +577,117 @@ def check_file(path, layers, expected_acres=None):
           f" disturbed acres {acres}, srs_id {srs}")
 
 
+# --- sources for `swppp reference import` (reference_sources/) --------------------------------
+# Two releases of a small 303(d) list in each source format, and the geometries they join to:
+# from the 2022 list to the 2024 one, NY1301-0123 is delisted, NY1301-0200 newly listed, and
+# NY1301-0099 gains phosphorus and loses nothing; its line is unchanged.
+
+def reference_source_waters():
+    """Geometry file keyed by PWL id (no NY prefix), as NYSDEC publishes it: lines of the waters."""
+    return frame([
+        {"PWL_ID": "1301-0099", "NAME": "Seven Springs Creek tributary",
+         "geometry": line((1400, 1500), (1000, 1000), (800, 800), (300, 760), (-400, 900))},
+        {"PWL_ID": "1301-0123", "NAME": "Example Brook",
+         "geometry": line((2600, -2500), (3000, -500), (3500, 1500))},
+        {"PWL_ID": "1301-0200", "NAME": "Forest Road Pond outlet",
+         "geometry": line((-900, -700), (-300, -200), (100, 300))},
+    ])
+
+
+PWL_LISTS = {  # release -> rows (PWL_ID, NAME, CAUSES, CATEGORY)
+    "2022": [("1301-0099", "Seven Springs Creek tributary", "Silt/Sediment", "5"),
+             ("1301-0123", "Example Brook", "PHOSPHORUS, TOTAL", "4a"),
+             ("1301-0300", "Unmapped Creek", "Pathogens", "5")],
+    "2024": [("1301-0099", "Seven Springs Creek tributary", "Silt/Sediment; Phosphorus", "5"),
+             ("1301-0123", "Example Brook", "", "2"),
+             ("1301-0200", "Forest Road Pond outlet", "Silt/Sediment", "5")],
+}
+
+
+def pwl_csv(cycle):
+    rows = ["PWL_ID,WIN,NAME,CAUSES,LISTING_CYCLE,CATEGORY"]
+    for pwl_id, name, causes, category in PWL_LISTS[cycle]:
+        rows.append(f'{pwl_id},(MW1.1) H-{pwl_id[-3:]},{name},"{causes}",{cycle},{category}')
+    return "\n".join(rows) + "\n"
+
+
+def attains_assessments(cycle):
+    """An ATTAINS `assessments` response for the same list (ids NY + PWL id)."""
+    units = []
+    for pwl_id, _name, causes, category in PWL_LISTS[cycle]:
+        parameters = [{"parameterStatusName": "Cause", "parameterName": c.strip().upper(),
+                       "associatedActions": []} for c in causes.split(";") if c.strip()]
+        parameters.append({"parameterStatusName": "Meeting Criteria",
+                           "parameterName": "DISSOLVED OXYGEN", "associatedActions": []})
+        units.append({"assessmentUnitIdentifier": "NY" + pwl_id, "epaIRCategory": category,
+                      "parameters": parameters, "overallStatus": "Not Supporting"})
+    return {"items": [{"organizationIdentifier": "21NYDECA", "reportingCycleText": cycle,
+                       "assessments": units}], "count": len(units)}
+
+
+def reference_source_watersheds():
+    """TMDL watershed polygons keyed by three assessment units of the real NY TMDL actions."""
+    return frame([
+        {"watershed_id": "NY1301-0035", "name": "Lower Hudson tributary watershed",
+         "geometry": poly((2000, -2000), (5800, -2200), (6000, 3000), (2300, 3200))},
+        {"watershed_id": "NY1201-0003", "name": "Adirondack lake watershed",
+         "geometry": poly((-6000, -6000), (-4000, -6000), (-4000, -4000), (-6000, -4000))},
+        {"watershed_id": "NY0905-0022", "name": "St. Lawrence tributary watershed",
+         "geometry": poly((-6000, 5000), (-4000, 5000), (-4000, 7000), (-6000, 7000))},
+    ])
+
+
+def reference_source_huc12():
+    """A WBD-shaped HUC-12 layer (fields huc12, name, tohuc), to import with wbd_mapping.toml."""
+    return frame([
+        {"huc12": "020200060101", "name": "Seven Springs Creek-Forest Road", "tohuc": "020200060103",
+         "geometry": poly((-4000, -3000), (1800, -3000), (1650, -500), (1900, 1500), (1700, 4000),
+                          (-4000, 4000))},
+        {"huc12": "020200060102", "name": "Example Brook", "tohuc": "020200060103",
+         "geometry": poly((1800, -3000), (7000, -3000), (7000, 4000), (1700, 4000), (1900, 1500),
+                          (1650, -500))},
+    ])
+
+
+NWI_MAPPING = """# NWI (National Wetlands Inventory) -> the contract's wetlands layer.
+# swppp reference import wetlands NWI.shp --into REF --map nwi_mapping.toml
+[fields]               # contract field = source field (case-insensitive)
+wetland_class = "ATTRIBUTE"   # the Cowardin code, e.g. PFO1A (WETLAND_TYPE is its description)
+[constants]            # contract field = the same value for every feature
+source = "NWI"
+regulated = 0          # NWI wetlands are not NYS-regulated by themselves
+[templates]            # contract field = text made from source fields; {fid} is the feature id
+wetland_id = "NWI-{fid}"
+"""
+WBD_MAPPING = """# WBD HUC-12 watersheds -> the contract's catchments layer.
+# swppp reference import catchments WBDHU12.shp --into REF --map wbd_mapping.toml
+[fields]
+catchment_id = "huc12"
+name = "name"
+drains_to = "tohuc"    # the downstream HUC-12; replace with waterbody ids where known
+"""
+PWL_GEOMETRY_MAPPING = """# Geometry file keyed by PWL id -> joined to a PWL or ATTAINS table by id.
+[fields]
+waterbody_id = "PWL_ID"
+name = "NAME"
+"""
+
+
+def write_reference_sources(outdir):
+    folder = outdir / "reference_sources"
+    folder.mkdir(parents=True, exist_ok=True)
+    write_gpkg(folder / "waters.gpkg", {"waters": reference_source_waters()})
+    write_gpkg(folder / "tmdl_watersheds.gpkg", {"watersheds": reference_source_watersheds()})
+    write_gpkg(folder / "wbd_huc12.gpkg", {"wbdhu12": reference_source_huc12()})
+    for cycle in PWL_LISTS:
+        (folder / f"pwl_{cycle}.csv").write_text(pwl_csv(cycle), encoding="utf-8")
+        (folder / f"attains_assessments_{cycle}.json").write_text(
+            json.dumps(attains_assessments(cycle), indent=1) + "\n", encoding="utf-8")
+    for name, text in (("nwi_mapping.toml", NWI_MAPPING), ("wbd_mapping.toml", WBD_MAPPING),
+                       ("pwl_geometry_mapping.toml", PWL_GEOMETRY_MAPPING)):
+        (folder / name).write_text(text, encoding="utf-8")
+
+
 # --- construction-phase records (CSV and TOML, beside the demo) ------------------------
 
 RECORDS_START, RECORDS_END = "2027-04-01", "2027-11-15"  # the demo's first start, last stabilisation
@@ -722,6 +834,7 @@ def main(outdir):
         write_gpkg(path, layers)
     for path, layers, acres in files:
         check_file(path, layers, acres)
+    write_reference_sources(outdir)
     write_records(outdir)
     write_sheets(outdir / "sheets")
     check_sheets(outdir / "sheets")

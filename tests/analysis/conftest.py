@@ -50,3 +50,6 @@ def make_site(tmp_path):
         return path
 
     return make
+
+
+from tests.postgis import pg_schema, postgis_server  # noqa: E402,F401 - fixtures for the PostGIS tests

@@ -12,11 +12,19 @@ from tests.conftest import TEST_DATA
 GENERATED = ("*.gpkg", "sheets/*")  # GeoPackages; plan sheets (GeoTIFF, GeoPDF)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("fiona") is None,
-                    reason="the generator writes with fiona (QGIS's Debian stack)")
-def test_generator_reproduces_the_committed_files(tmp_path):
-    subprocess.run([sys.executable, str(TEST_DATA / "make_test_data.py"), str(tmp_path)],
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """What the generator makes now, in a fresh folder (run once for this module)."""
+    if importlib.util.find_spec("fiona") is None:
+        pytest.skip("the generator writes with fiona (QGIS's Debian stack)")
+    folder = tmp_path_factory.mktemp("generated")
+    subprocess.run([sys.executable, str(TEST_DATA / "make_test_data.py"), str(folder)],
                    check=True, capture_output=True, env={**os.environ, "PROJ_DATA": "/usr/share/proj"})
+    return folder
+
+
+def test_generator_reproduces_the_committed_files(generated):
+    tmp_path = generated
     committed = sorted(p.relative_to(TEST_DATA) for pattern in GENERATED
                        for p in TEST_DATA.rglob(pattern))
     made = sorted(p.relative_to(tmp_path) for pattern in GENERATED for p in tmp_path.rglob(pattern))
@@ -29,13 +37,11 @@ def test_generator_reproduces_the_committed_files(tmp_path):
     assert changed == [], "regenerate test_data (python test_data/make_test_data.py) and commit"
 
 
-@pytest.mark.skipif(importlib.util.find_spec("fiona") is None,
-                    reason="the generator writes with fiona (QGIS's Debian stack)")
-def test_generator_reproduces_the_committed_records(tmp_path):
-    subprocess.run([sys.executable, str(TEST_DATA / "make_test_data.py"), str(tmp_path)],
-                   check=True, capture_output=True, env={**os.environ, "PROJ_DATA": "/usr/share/proj"})
-    committed = sorted(p.relative_to(TEST_DATA) for p in (TEST_DATA / "records").iterdir())
-    made = sorted(p.relative_to(tmp_path) for p in (tmp_path / "records").iterdir())
+@pytest.mark.parametrize("folder", ["reference_sources", "records"])
+def test_generator_reproduces_the_committed_text_files(generated, folder):
+    committed = sorted(p.name for p in (TEST_DATA / folder).iterdir())
+    made = sorted(p.name for p in (generated / folder).iterdir())
     assert made == committed
-    changed = [str(p) for p in committed if (TEST_DATA / p).read_bytes() != (tmp_path / p).read_bytes()]
+    changed = [name for name in committed
+               if (TEST_DATA / folder / name).read_bytes() != (generated / folder / name).read_bytes()]
     assert changed == [], "regenerate test_data (python test_data/make_test_data.py) and commit"

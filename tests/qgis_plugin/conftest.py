@@ -96,3 +96,6 @@ def load_layer():
 
     yield load
     project.removeMapLayers(loaded)
+
+
+from tests.postgis import postgis_server  # noqa: E402,F401 - a real PostGIS for the reference tests

@@ -108,6 +108,19 @@ def test_shapely_uses_one_geos_inside_qgis(qgis_process, data_copy, tmp_path):
     assert len(targets) == 1, f"shapely's GEOS calls bind to several libraries: {sorted(targets)}"
 
 
+def test_reference_import_runs_under_qgis_process(qgis_process, tmp_path):
+    """GIS staff's import from a script: the same validation, version and sha256 check."""
+    sources = Path(__file__).resolve().parents[2] / "test_data" / "reference_sources"
+    target = tmp_path / "reference.gpkg"
+    arguments = ("run", "swppp:reference_import", "--", "LAYER=1", f"TARGET={target}",
+                 f"SOURCE={sources / 'pwl_2022.csv'}", "FORMAT=2", f"GEOMETRY={sources / 'waters.gpkg'}",
+                 f"MAPPING={sources / 'pwl_geometry_mapping.toml'}", "SOURCE_DATE=2022-04-01")
+    first, again = qgis_process(*arguments), qgis_process(*arguments)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "VERSION:\t1" in first.stdout and "NEW_VERSION:\t1" in first.stdout
+    assert again.returncode == 0 and "NEW_VERSION:\t0" in again.stdout
+
+
 def test_inspections_run_under_qgis_process(qgis_process, tmp_path):
     from tests.conftest import TEST_DATA
 

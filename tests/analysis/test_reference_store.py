@@ -1,0 +1,316 @@
+"""``swppp reference``: import, versions, atomicity, diff and status, in a GeoPackage and in PostGIS.
+
+Every test here runs against both stores: a GeoPackage in tmp_path, and a fresh schema of the
+real PostgreSQL the session started (tests/postgis.py).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import geopandas as gpd
+import pytest
+from shapely import box
+
+from analysis.cli import main
+from analysis.reference_store import PAUSE_AFTER_ENV, PAUSE_FILE_ENV, open_store
+from analysis.vector_io import write_geopackage
+from tests.analysis.conftest import X0, Y0
+from tests.conftest import ROOT, TEST_DATA
+
+SOURCES = TEST_DATA / "reference_sources"
+
+
+@dataclass
+class Target:
+    into: str
+    schema: Optional[str]
+
+    def args(self) -> list[str]:
+        return [self.into] + (["--schema", self.schema] if self.schema else [])
+
+    def store(self):
+        return open_store(self.into, self.schema)
+
+
+@pytest.fixture(params=["gpkg", "postgis"])
+def target(request, tmp_path):
+    if request.param == "gpkg":
+        return Target(str(tmp_path / "reference.gpkg"), None)
+    server = request.getfixturevalue("postgis_server")
+    return Target(server.conninfo(), f"t_{uuid.uuid4().hex[:10]}")
+
+
+def reference(*args, capsys=None):
+    status = main(["reference", *map(str, args)])
+    out, err = capsys.readouterr() if capsys else ("", "")
+    return status, out, err
+
+
+def import_pwl(target, cycle, capsys):
+    return reference("import", "impaired_waters", SOURCES / f"pwl_{cycle}.csv", "--into",
+                     *target.args(), "--format", "pwl", "--geometry", SOURCES / "waters.gpkg",
+                     "--map", SOURCES / "pwl_geometry_mapping.toml", "--source-date", f"{cycle}-04-01",
+                     capsys=capsys)
+
+
+def wetlands_source(path, count, x=X0, y=Y0):
+    """``count`` square wetlands 100 ft apart, ids W-0.. (EPSG:2260)."""
+    frame = gpd.GeoDataFrame(
+        {"wetland_id": [f"W-{i}" for i in range(count)], "source": ["NYSDEC"] * count,
+         "wetland_class": ["II"] * count, "regulated": [1] * count, "adjacent_area_ft": [100.0] * count},
+        geometry=[box(x + 150 * i, y, x + 150 * i + 100, y + 100) for i in range(count)],
+        crs="EPSG:2260")
+    write_geopackage(path, {"wetlands": frame})
+    return path
+
+
+def test_two_pwl_releases_give_versions_and_a_correct_diff(target, capsys):
+    status, out, _ = import_pwl(target, "2022", capsys)
+    assert status == 0, out
+    assert "imported as version 1 (2 features)" in out
+    assert "rejected NY1301-0300: no feature with this id in waters.gpkg" in out
+    assert import_pwl(target, "2024", capsys)[0] == 0
+    versions = target.store().versions("impaired_waters")
+    assert [(v.version, v.feature_count, v.source_date) for v in versions] == [
+        (1, 2, "2022-04-01"), (2, 2, "2024-04-01")]
+
+    status, out, _ = reference("diff", "impaired_waters", "--in", *target.args(), "--json", "-",
+                               capsys=capsys)
+    assert status == 0
+    diff = json.loads(out)
+    by_id = {c["id"]: c for c in diff["changes"]}
+    assert (diff["from"], diff["to"]) == (1, 2)
+    assert by_id["NY1301-0200"]["change"] == "newly listed"
+    assert by_id["NY1301-0123"]["change"] == "delisted"
+    assert by_id["NY1301-0123"]["pollutants_removed"] == ["PHOSPHORUS"]  # "PHOSPHORUS, TOTAL" folded
+    assert by_id["NY1301-0099"]["change"] == "changed"
+    assert by_id["NY1301-0099"]["pollutants_added"] == ["PHOSPHORUS"]
+    assert by_id["NY1301-0099"]["pollutants_removed"] == []
+    assert by_id["NY1301-0099"]["geometry_changed"] is False
+    assert by_id["NY1301-0099"]["fields_changed"] == {"listing_cycle": ["2022", "2024"]}
+    assert set(by_id) == {"NY1301-0200", "NY1301-0123", "NY1301-0099"}
+
+
+def test_diff_table_and_layer_for_qgis(target, tmp_path, capsys):
+    import_pwl(target, "2022", capsys)
+    import_pwl(target, "2024", capsys)
+    layer = tmp_path / "diff.gpkg"
+    status, out, _ = reference("diff", "impaired_waters", "--in", *target.args(), "--from", "1",
+                               "--to", "2", "--output", layer, capsys=capsys)
+    assert status == 0
+    assert "1 newly listed, 1 delisted" in out
+    assert "NY1301-0099" in out and "pollutants added: PHOSPHORUS" in out
+    frame = gpd.read_file(layer, layer="impaired_waters_diff")
+    assert sorted(frame.change) == ["changed", "delisted", "newly listed"]
+    assert frame.crs.to_epsg() == 2260 and frame.geometry.notna().all()
+
+
+def test_geometry_moved_beyond_tolerance_is_a_change(target, tmp_path, capsys):
+    first = wetlands_source(tmp_path / "w1.gpkg", 3)
+    second = tmp_path / "w2.gpkg"
+    frame = gpd.read_file(first)
+    frame.loc[1, "geometry"] = box(X0 + 150, Y0, X0 + 250 + 5.0, Y0 + 100)  # 5 ft wider
+    frame.loc[2, "geometry"] = box(X0 + 300, Y0, X0 + 400 + 0.01, Y0 + 100)  # round-off
+    write_geopackage(second, {"wetlands": frame})
+    for source in (first, second):
+        assert reference("import", "wetlands", source, "--into", *target.args(), capsys=capsys)[0] == 0
+    diff = json.loads(reference("diff", "wetlands", "--in", *target.args(), "--json", "-",
+                                capsys=capsys)[1])
+    assert [(c["id"], c["geometry_changed"]) for c in diff["changes"]] == [("W-1", True)]
+
+
+def test_reimport_of_the_same_file_is_recognised_by_sha256(target, capsys):
+    import_pwl(target, "2022", capsys)
+    status, out, _ = import_pwl(target, "2022", capsys)
+    assert status == 0
+    assert "already imported as version 1 (same sha256" in out and "nothing changed" in out
+    assert len(target.store().versions("impaired_waters")) == 1
+
+
+def test_a_source_lacking_a_required_field_is_refused_and_nothing_changes(target, tmp_path, capsys):
+    good = wetlands_source(tmp_path / "good.gpkg", 3)
+    assert reference("import", "wetlands", good, "--into", *target.args(), capsys=capsys)[0] == 0
+    before = target.store().versions()
+    snapshot = Path(target.into).read_bytes() if target.schema is None else None
+    bad = tmp_path / "bad.gpkg"
+    write_geopackage(bad, {"wetlands": gpd.read_file(good).drop(columns=["regulated"])})
+
+    status, _, err = reference("import", "wetlands", bad, "--into", *target.args(), capsys=capsys)
+
+    assert status == 2
+    assert "field 'regulated'" in err and "--map" in err
+    assert target.store().versions() == before
+    if snapshot is not None:
+        assert Path(target.into).read_bytes() == snapshot
+    assert len(target.store().read_version("wetlands", 1)) == 3
+
+
+def _paused_import(target, source, tmp_path, after):
+    marker = tmp_path / f"paused-{uuid.uuid4().hex[:6]}"
+    log = tmp_path / "import.log"
+    env = {**os.environ, PAUSE_AFTER_ENV: str(after), PAUSE_FILE_ENV: str(marker),
+           "PROJ_DATA": "/usr/share/proj"}
+    with open(log, "wb") as errors:  # the child keeps its own copy of the descriptor
+        child = subprocess.Popen([sys.executable, "-m", "analysis.cli", "reference", "import",
+                                  "wetlands", str(source), "--into", *target.args(), "--quiet"],
+                                 cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=errors)
+    deadline = time.monotonic() + 120
+    while not marker.exists():
+        if child.poll() is not None:
+            raise AssertionError(f"the import ended before pausing: {log.read_text()}")
+        assert time.monotonic() < deadline, "the import never reached the pause"
+        time.sleep(0.05)
+    assert int(marker.read_text()) == after
+    return child
+
+
+def test_an_import_killed_part_way_leaves_the_previous_version_intact(target, tmp_path, capsys):
+    old = wetlands_source(tmp_path / "old.gpkg", 3)
+    assert reference("import", "wetlands", old, "--into", *target.args(), capsys=capsys)[0] == 0
+    new = wetlands_source(tmp_path / "new.gpkg", 40, y=Y0 + 1000)
+    child = _paused_import(target, new, tmp_path, after=25)
+    try:
+        # While 25 of the new features are written, a reader sees the old version, whole.
+        during = target.store().versions("wetlands")
+        assert [v.version for v in during] == [1]
+        assert _current_ids(target) == ["W-0", "W-1", "W-2"]
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=60)
+    assert child.returncode == -signal.SIGKILL
+    # Read first as a review does (GDAL opens a GeoPackage read-only), then through the store.
+    assert _current_ids(target) == ["W-0", "W-1", "W-2"]
+    assert [v.version for v in target.store().versions("wetlands")] == [1]
+    assert len(target.store().read_version("wetlands", 1)) == 3
+    # And the store takes the next import as if nothing had happened.
+    assert reference("import", "wetlands", new, "--into", *target.args(), capsys=capsys)[0] == 0
+    assert [v.version for v in target.store().versions("wetlands")] == [1, 2]
+    assert len(_current_ids(target)) == 40
+
+
+def _current_ids(target) -> list[str]:
+    """The current wetlands as a review reads them (around the whole test area)."""
+    bounds = (X0 - 10_000, Y0 - 10_000, X0 + 20_000, Y0 + 20_000)
+    if target.schema is None:
+        from analysis.vector_io import read_layer
+
+        frame = read_layer(target.into, "wetlands", bbox=bounds).frame
+    else:
+        from analysis.postgis import PostgisReference
+
+        frame = PostgisReference(target.into, target.schema).read("wetlands", bounds, "EPSG:2260")
+    return sorted(frame.wetland_id)
+
+
+def test_status_lists_versions_and_warns_when_the_303d_list_is_older_than_the_profile(
+        target, tmp_path, capsys):
+    import_pwl(target, "2022", capsys)
+    status, out, _ = reference("status", "--in", *target.args(), "--json", "-", capsys=capsys)
+    assert status == 0
+    result = json.loads(out)
+    layers = {e["layer"]: e for e in result["layers"]}
+    assert layers["impaired_waters"]["current"] == 1
+    assert layers["impaired_waters"]["listing_cycle"] == "2022"
+    assert layers["impaired_waters"]["source_days_old"] >= 0
+    assert not [w for w in result["warnings"] if w.startswith("impaired_waters")]
+    assert "wetlands: no version stored; reviews cannot use it" in result["warnings"]
+
+    profile = tmp_path / "newer.toml"
+    text = (ROOT / "analysis/profiles/kiryas_joel.toml").read_text(encoding="utf-8")
+    profile.write_text(text.replace('current_listing_cycle = "2018"', 'current_listing_cycle = "2024"'),
+                       encoding="utf-8")
+    status, out, _ = reference("status", "--in", *target.args(), "--profile", profile, capsys=capsys)
+    assert status == 0
+    assert "WARNING impaired_waters: version 1 lists cycle 2022, older than the current listing " \
+           "cycle 2024" in out
+
+
+def test_attains_assessments_and_pwl_give_the_same_layer(target, capsys):
+    status, out, _ = reference("import", "impaired_waters", SOURCES / "attains_assessments_2022.json",
+                               "--into", *target.args(), "--format", "attains", "--geometry",
+                               SOURCES / "waters.gpkg", "--map", SOURCES / "pwl_geometry_mapping.toml",
+                               capsys=capsys)
+    assert status == 0, out
+    store = target.store()
+    from_attains = store.read_version("impaired_waters", 1)
+    assert import_pwl(target, "2022", capsys)[0] == 0
+    from_pwl = store.read_version("impaired_waters", 2)
+    columns = ["waterbody_id", "pollutants", "listing_cycle", "category"]
+    assert from_attains[columns].sort_values("waterbody_id").values.tolist() == \
+        from_pwl[columns].sort_values("waterbody_id").values.tolist()
+    assert set(from_attains.name) == {"Seven Springs Creek tributary", "Example Brook"}
+
+
+def test_a_review_records_the_versions_it_read(target, tmp_path, capsys):
+    demo = TEST_DATA / "demo_reference.gpkg"
+    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
+        status, _, err = reference("import", layer, f"{demo}|layername={layer}", "--into",
+                                   *target.args(), "--source-date", "2026-01-01", capsys=capsys)
+        assert status == 0, err
+    import_pwl(target, "2022", capsys)  # impaired_waters version 2
+    ref = target.into if target.schema is None else f"{target.into} schema={target.schema}"
+    result_path = tmp_path / "review.json"
+
+    status = main(["review", str(TEST_DATA / "demo_site.gpkg"), "--reference", ref,
+                   "--json", str(result_path), "--report", str(tmp_path / "r.html"), "--quiet"])
+
+    assert status in (0, 1)
+    recorded = json.loads(result_path.read_text(encoding="utf-8"))["reference"]["versions"]
+    stored = {r.layer: r for r in target.store().versions()}
+    assert {k: v["version"] for k, v in recorded.items()} == {
+        "catchments": 1, "impaired_waters": 2, "tmdl_watersheds": 1, "wetlands": 1}
+    assert recorded["impaired_waters"]["sha256"] == stored["impaired_waters"].sha256
+    assert "impaired_waters v2 (source 2022-04-01" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+def test_a_version_made_before_swppp_imports_is_kept_for_diff(data_copy, capsys):
+    """The demo's layer_versions rows came from the generator: the first import keeps them."""
+    demo = data_copy("demo_reference.gpkg")
+    target = Target(str(demo), None)
+    assert import_pwl(target, "2022", capsys)[0] == 0
+    assert [v.version for v in target.store().versions("impaired_waters")] == [1, 2]
+    diff = json.loads(reference("diff", "impaired_waters", "--in", demo, "--json", "-",
+                                capsys=capsys)[1])
+    by_id = {c["id"]: c for c in diff["changes"]}
+    assert by_id["NY1301-0099"]["pollutants_removed"] == ["PHOSPHORUS"]  # demo: Silt/Sediment;Phosphorus
+    assert by_id["NY1301-0099"]["geometry_changed"] is True  # the demo's line has one more vertex
+    assert by_id["NY1301-0123"]["change"] == "changed"  # Phosphorus both times; category 4a both
+    assert by_id["NY1301-0123"]["pollutants_added"] == by_id["NY1301-0123"]["pollutants_removed"] == []
+
+
+def test_a_cancelled_import_changes_nothing(target, tmp_path, capsys):
+    from analysis.errors import Cancelled
+    from analysis.progress import Progress
+    from analysis.reference_import import read_candidate
+
+    assert reference("import", "wetlands", wetlands_source(tmp_path / "a.gpkg", 3), "--into",
+                     *target.args(), capsys=capsys)[0] == 0
+    candidate = read_candidate("wetlands", wetlands_source(tmp_path / "b.gpkg", 5, y=Y0 + 500))
+    asked = []
+    progress = Progress(is_canceled=lambda: asked.append(1) or len(asked) > 1)  # cancel mid-write
+    with pytest.raises(Cancelled):
+        target.store().import_candidate(candidate, progress=progress)
+    assert [v.version for v in target.store().versions("wetlands")] == [1]
+    assert _current_ids(target) == ["W-0", "W-1", "W-2"]
+
+
+def test_an_import_that_raced_another_is_refused(target, tmp_path, capsys, monkeypatch):
+    from analysis.errors import InputError
+    from analysis.reference_import import read_candidate
+
+    first = wetlands_source(tmp_path / "a.gpkg", 3)
+    assert reference("import", "wetlands", first, "--into", *target.args(), capsys=capsys)[0] == 0
+    store = target.store()
+    monkeypatch.setattr(store, "current", lambda layer: None)  # as if read before the first import
+    with pytest.raises(InputError, match="another import of 'wetlands' finished"):
+        store.import_candidate(read_candidate("wetlands", wetlands_source(tmp_path / "b.gpkg", 4)))
+    assert [v.version for v in target.store().versions("wetlands")] == [1]

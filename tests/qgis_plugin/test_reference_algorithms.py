@@ -1,0 +1,72 @@
+"""``swppp:reference_import`` and ``swppp:reference_diff`` through Processing, as GIS staff run them."""
+import uuid
+
+import pytest
+from qgis.core import QgsProcessingException
+
+from tests.conftest import TEST_DATA
+
+pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
+
+SOURCES = TEST_DATA / "reference_sources"
+LAYERS = ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments")
+
+
+def run(algorithm, parameters):
+    import processing
+
+    return processing.run(f"swppp:{algorithm}", parameters)
+
+
+def pwl_import(target, cycle, schema=None):
+    return run("reference_import", {
+        "LAYER": LAYERS.index("impaired_waters"), "TARGET": target, "SCHEMA": schema or "",
+        "SOURCE": str(SOURCES / f"pwl_{cycle}.csv"), "FORMAT": 2,
+        "GEOMETRY": str(SOURCES / "waters.gpkg"), "MAPPING": str(SOURCES / "pwl_geometry_mapping.toml"),
+        "SOURCE_DATE": f"{cycle}-04-01"})
+
+
+@pytest.fixture(params=["gpkg", "postgis"])
+def store(request, tmp_path):
+    if request.param == "gpkg":
+        return str(tmp_path / "reference.gpkg"), None
+    return request.getfixturevalue("postgis_server").conninfo(), f"q_{uuid.uuid4().hex[:8]}"
+
+
+def test_import_twice_then_diff_as_a_layer(store, tmp_path, load_layer):
+    target, schema = store
+    first = pwl_import(target, "2022", schema)
+    assert (first["VERSION"], first["NEW_VERSION"], first["FEATURE_COUNT"], first["REJECTED_COUNT"]) == \
+        (1, 1, 2, 1)
+    assert pwl_import(target, "2024", schema)["VERSION"] == 2
+    again = pwl_import(target, "2024", schema)
+    assert (again["VERSION"], again["NEW_VERSION"]) == (2, 0)
+
+    output = tmp_path / "changes.gpkg"
+    results = run("reference_diff", {"LAYER": LAYERS.index("impaired_waters"), "TARGET": target,
+                                     "SCHEMA": schema or "", "OUTPUT": str(output),
+                                     "OUTPUT_JSON": str(tmp_path / "changes.json")})
+    assert (results["ADDED_COUNT"], results["REMOVED_COUNT"], results["CHANGED_COUNT"]) == (1, 1, 1)
+    layer = load_layer(output, "impaired_waters_diff")
+    assert layer.featureCount() == 3
+    changes = {f["feature_id"]: f["change"] for f in layer.getFeatures()}
+    assert changes == {"NY1301-0200": "newly listed", "NY1301-0123": "delisted",
+                       "NY1301-0099": "changed"}
+    assert layer.crs().authid() == "EPSG:2260"
+
+
+def test_a_refused_import_raises_naming_the_field_and_changes_nothing(tmp_path):
+    target = str(tmp_path / "reference.gpkg")
+    pwl_import(target, "2022")
+    before = (tmp_path / "reference.gpkg").read_bytes()
+    real_table = TEST_DATA.parent.parent / "shared" / "data" / "nysdec_pwl_estuaries_2023.csv"
+    table = real_table if real_table.exists() else tmp_path / "no_causes.csv"
+    if not real_table.exists():
+        table.write_text("PWL_ID,WIN,NAME\n1301-0099,x,y\n", encoding="utf-8")
+    with pytest.raises(QgsProcessingException) as caught:
+        run("reference_import", {"LAYER": 1, "TARGET": target, "SOURCE": str(table), "FORMAT": 2,
+                                 "GEOMETRY": str(SOURCES / "waters.gpkg"),
+                                 "MAPPING": str(SOURCES / "pwl_geometry_mapping.toml")})
+    assert "field 'CAUSES'" in str(caught.value)
+    assert "Traceback" not in str(caught.value)
+    assert (tmp_path / "reference.gpkg").read_bytes() == before
