@@ -15,7 +15,7 @@ from .errors import InputError
 from .findings import MAP_RULES, NEEDS_REVIEW, WARN, Finding, HasFindings
 from .hydrology import check_hydrology_pre_post, hydrology_charts, land_cover_from_raster
 from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheets
-from .phasing import phase_summary
+from .phasing import review_phasing, timeline_chart
 from .postconstruction import check_postconstruction_controls
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
@@ -27,7 +27,6 @@ __all__ = ["Review", "review_site", "review_paths", "review_easements", "NOT_IMP
 
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
-    "phasing_five_acres": "check the phasing plan's disturbed acres at any one time by hand",
     "condition_a": "check the receiving waters against the 303(d) list and TMDL watersheds by hand",
     "wetlands": "check disturbance against wetlands and their adjacent areas by hand",
 }
@@ -44,7 +43,7 @@ class Review(HasFindings):
     swppp_required: Optional[bool]  # None in one check's result (review_easements)
     findings: list[Finding] = field(default_factory=list)
     reference: Optional[dict] = None
-    charts: dict = field(default_factory=dict)  # name -> charts.Chart (a LazyCharts)
+    charts: dict = field(default_factory=dict)  # name -> charts.Chart (a LazyCharts), drawn when read
     hydrology: Optional[object] = None  # hydrology.HydrologyResult, for the report
     records: Optional[dict] = None  # construction-phase records checked, when given
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
@@ -163,6 +162,11 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     outside, outside_sq_ft = check_disturbance_outside_site(site, disturbed, profile)
     findings.append(outside)
     findings += [_repair_finding(r, profile) for r in site.repairs]
+    progress.step(0.75, "sweeping the phasing timeline")
+    phasing, phasing_findings = review_phasing(site.layer("disturbance"), profile,
+                                               waiver=bool(site.project.get("five_acre_waiver")),
+                                               progress=progress)
+    findings += phasing_findings
     progress.step(0.8, "checking site map scales")
     stated = site.layer("layout_scale")
     scale_findings, map_scales = check_site_map_scale(
@@ -186,7 +190,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
         "disturbed_acres": disturbed.acres,
         "disturbed_outside_site_sq_ft": outside_sq_ft,
         "uncovered_smp_sq_ft": uncovered_smp_sq_ft,
-        "phases": phase_summary(site),
+        **phasing.measurements(),
         **hydrology.measurements(),
         "site_map_scales": map_scales,
     }
@@ -195,8 +199,14 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
     return Review(profile=profile, site=site, measurements=measurements,
                   conditions={"A": a, "B": b, "C": c}, swppp_required=required,
                   findings=findings, reference=reference,
-                  charts=LazyCharts(lambda: hydrology_charts(hydrology)),
+                  charts=LazyCharts(lambda: _phasing_charts(phasing, profile),
+                                    lambda: hydrology_charts(hydrology)),
                   hydrology=hydrology)
+
+
+def _phasing_charts(phasing, profile: RulesProfile) -> dict:
+    chart = timeline_chart(phasing, profile.value("phasing", "max_concurrent_acres"))
+    return {"phasing_timeline": chart} if chart else {}
 
 
 def _repair_finding(repair, profile: RulesProfile) -> Finding:

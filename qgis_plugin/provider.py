@@ -2,6 +2,7 @@
 from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
+from .algorithms.phasing import PhasingAlgorithm
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.hydrology import HydrologyAlgorithm
 from .algorithms.inspections import InspectionsAlgorithm
@@ -36,6 +37,7 @@ class SwpppProvider(QgsProcessingProvider):
 
     def loadAlgorithms(self):
         self.addAlgorithm(ReviewAlgorithm())
+        self.addAlgorithm(PhasingAlgorithm())
         self.addAlgorithm(EasementCoverageAlgorithm())
         self.addAlgorithm(ReferenceImportAlgorithm())
         self.addAlgorithm(ReferenceDiffAlgorithm())

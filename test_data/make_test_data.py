@@ -338,6 +338,15 @@ def single_area(acres):
     return [("D-1", "1", rect_of_acres(acres, 60, 40, 300))]
 
 
+def six_acres_at_once():
+    """Phases 1 and 2, 3.0 ac each, side by side: both open 2027-06-01 to 06-15, 6.0 ac at once."""
+    items = [("D-1", "1", rect_of_acres(3.0, 20, 40, 300)),
+             ("D-2", "2", rect_of_acres(3.0, 360, 40, 300))]
+    assert all(site_boundary_geom().contains(geom) for _, _, geom in items)
+    assert items[0][2].disjoint(items[1][2])
+    return items
+
+
 def five_acres_two_rectangles():
     """Two 3-acre rectangles (400 ft tall) overlapping by exactly 1 acre: union 5 acres."""
     height = 400.0
@@ -419,6 +428,9 @@ VARIANTS = [
     ("empty_disturbance.gpkg",
      lambda d: with_layer(d, "disturbance", d["disturbance"].iloc[0:0]), 0.0),
     ("smp_points.gpkg", lambda d: with_layer(d, "smp", smp_as_points(d["smp"])), TOTAL_ACRES),
+    ("phasing_over_five.gpkg", lambda d: with_disturbance(d, six_acres_at_once()), 6.0),
+    ("phasing_waiver.gpkg",
+     lambda d: with_disturbance(d, six_acres_at_once(), five_acre_waiver=1), 6.0),
 ]
 
 

@@ -285,7 +285,19 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         if self.READS_LAYOUTS:
             inputs["layout_maps"] = self._layout_maps
         try:
-            yield inputs
+            with self.analysis_errors(feedback):
+                yield inputs
+        finally:
+            if self._layers_dir:
+                shutil.rmtree(self._layers_dir, ignore_errors=True)
+                self._layers_dir = None
+
+    @contextlib.contextmanager
+    def analysis_errors(self, feedback):
+        """The analysis's own errors (bad input, cancellation) as a ``QgsProcessingException``
+        carrying the analysis's message; anything else as one line, the traceback in the log."""
+        try:
+            yield
         except SwpppError as err:
             raise QgsProcessingException(self._for_person(str(err))) from None
         except QgsProcessingException:
@@ -295,10 +307,6 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             raise QgsProcessingException(self.tr(
                 "Internal error ({kind}: {error}); nothing was written. Please report it with "
                 "the log.").format(kind=type(err).__name__, error=err)) from None
-        finally:
-            if self._layers_dir:
-                shutil.rmtree(self._layers_dir, ignore_errors=True)
-                self._layers_dir = None
 
     def _for_person(self, message):
         # The temporary GeoPackage made from project layers means nothing to the user.

@@ -15,7 +15,8 @@ overlaps counted once; a SWPPP is required from 1 acre, or as part of a larger c
 layout_scale table) and each map of the project's print layouts at 1 inch = 100 feet or \
 larger.</li>
 <li><b>phasing_five_acres</b> (SWPPP B(4)): never more than 5 acres disturbed and not yet \
-stabilised at one time.</li>
+stabilised at one time; <b>phasing_sequence</b> (Definitions, "Phasing"): each phase stabilised \
+before the next is cleared (swppp:phasing gives the timeline itself).</li>
 <li><b>condition_a</b>, <b>condition_b</b>, <b>condition_c</b> (SWPPP C(1) to C(3)): impaired \
 waters or TMDL watersheds; 5 acres or more; 1 to 5 acres except single-family residential and \
 agricultural land.</li>

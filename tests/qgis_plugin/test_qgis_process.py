@@ -56,6 +56,19 @@ def test_review_runs_under_qgis_process(qgis_process, data_copy, tmp_path, contr
     assert contract_problems(result) == []
 
 
+def test_phasing_runs_under_qgis_process_and_draws_its_chart(qgis_process, data_copy, tmp_path):
+    site = data_copy("demo_site.gpkg")
+    completed = qgis_process("run", "swppp:phasing", "--", f"DISTURBANCE={site}|layername=disturbance",
+                             f"OUTPUT_PHASES={tmp_path / 'phases.gpkg'}",
+                             f"OUTPUT_TIMELINE={tmp_path / 'timeline.gpkg'}",
+                             f"OUTPUT_WORST={tmp_path / 'worst.gpkg'}",
+                             f"OUTPUT_CHART={tmp_path / 'timeline.png'}")
+
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "MAX_CONCURRENT_AT:\t2027-06-01" in completed.stdout
+    assert (tmp_path / "timeline.png").read_bytes().startswith(b"\x89PNG")
+
+
 def test_easement_coverage_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
     result = tmp_path / "e.json"
     completed = qgis_process("run", "swppp:easement_coverage", "--",
