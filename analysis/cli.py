@@ -35,6 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")
     review.add_argument("--report", metavar="PATH.html", help="write the HTML report")
     review.add_argument("--findings", metavar="PATH.gpkg", help="write the findings GeoPackage")
+    review.add_argument("--land-cover-pre", metavar="RASTER",
+                        help="NLCD land-cover raster standing in for the land_cover_pre layer")
+    review.add_argument("--land-cover-post", metavar="RASTER",
+                        help="NLCD land-cover raster standing in for the land_cover_post layer")
     review.add_argument("--quiet", action="store_true", help="print nothing but errors")
     add_record_options(review, required=False)  # construction-phase records, optional
     review.set_defaults(handler=_run_review)
@@ -81,7 +85,9 @@ def _run_review(args) -> int:
                                                    "rain_units")}
     review = review_paths(args.site, reference=args.reference, profile=args.profile,
                           sheets=args.sheet, progress=Progress(_bar if show_progress else None),
-                          records=records if records["log"] or records["rain"] else None)
+                          records=records if records["log"] or records["rain"] else None,
+                          land_cover_rasters={"pre": args.land_cover_pre,
+                                              "post": args.land_cover_post})
     if show_progress:
         sys.stderr.write("\r" + " " * 78 + "\r")
     to_stdout = args.json == "-"

@@ -21,8 +21,6 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Optional, Sequence
 
-import pandas as pd
-
 from . import TOOL_NAME, __version__
 from .csv_records import parse_date, parse_datetime, parse_number, read_csv
 from .errors import InputError
@@ -166,12 +164,16 @@ def read_traps(path: str | Path) -> list[TrapReading]:
 def construction_period(site) -> tuple[Optional[date], Optional[date]]:
     """First ``start_date`` and last ``stabilized_date`` of the site plan's disturbance.
 
-    The end is None where any disturbance has no stabilisation date yet.
+    The end is None where any disturbance has no stabilisation date yet. Dates are read as the
+    phasing check reads them; one it cannot read is left out here (``phasing_five_acres``
+    reports it as ``needs_review``, naming the feature).
     """
+    from .phasing import parse_date as parse_field_date
+
     frame = site.layer("disturbance")
 
     def days(column):
-        return [date.fromisoformat(str(v)[:10]) for v in frame[column] if not pd.isna(v)]
+        return [day for day, _readable in map(parse_field_date, frame[column]) if day is not None]
 
     starts, ends = days("start_date"), days("stabilized_date")
     end = max(ends) if ends and len(ends) == len(frame) else None

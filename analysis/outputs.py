@@ -17,7 +17,8 @@ from .report import render_html
 from .review import Review
 from .vector_io import write_geopackage
 
-__all__ = ["write_outputs", "review_json", "findings_frame", "publish", "write_text"]
+__all__ = ["write_outputs", "write_hydrology_outputs", "review_json", "findings_frame",
+           "publish", "write_text"]
 
 FINDINGS_LAYER = "findings"
 
@@ -62,6 +63,21 @@ def write_outputs(review: Review, json_path: Optional[str | Path] = None,
     writers = {json_path: lambda p: Path(p).write_text(review_json(review) + "\n", encoding="utf-8"),
                html_path: lambda p: Path(p).write_text(render_html(review), encoding="utf-8"),
                findings_path: lambda p: _write_findings(p, review)}
+    return _write_all(writers)
+
+
+def write_hydrology_outputs(result, cn_path: Optional[str | Path] = None,
+                            table_path: Optional[str | Path] = None) -> list[Path]:
+    """The hydrology analysis's CN layer (GeoPackage) and its table (CSV); all or none."""
+    from .hydrology import cn_layer, hydrology_table
+
+    writers = {cn_path: lambda p: write_geopackage(p, {"curve_numbers": cn_layer(result)}),
+               table_path: lambda p: hydrology_table(result).to_csv(p, index=False)}
+    return _write_all(writers)
+
+
+def _write_all(writers: dict) -> list[Path]:
+    """Run each writer on a temporary file beside its target; move them in once all worked."""
     staged = []
     target = None
     try:

@@ -41,6 +41,10 @@ class RulesProfile:
         """``acres >= threshold``, within the profile's round-off tolerance."""
         return acres >= threshold - self.value("measurement", "threshold_tolerance_acres")
 
+    def exceeds(self, acres: float, threshold: float) -> bool:
+        """``acres > threshold``, beyond the profile's round-off tolerance."""
+        return acres > threshold + self.value("measurement", "threshold_tolerance_acres")
+
     def section(self, rule: str) -> str:
         """The chapter section ``rule`` cites."""
         return self.value_of_rule(rule, "section")

@@ -16,9 +16,14 @@ table{border-collapse:collapse;width:100%;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top;font-size:.92em}
 th{background:#f2f2f2}
 .status{color:#fff;border-radius:3px;padding:.1em .4em;font-size:.85em;white-space:nowrap}
+figure{margin:1em 0}figure img{max-width:100%;height:auto}
 .num{text-align:right;font-variant-numeric:tabular-nums}.muted{color:#666}
 @media print{body{margin:0}h2{page-break-after:avoid}tr{page-break-inside:avoid}}
 """
+
+
+# Nothing loads from outside the file: inline styles, and charts as data: images.
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
 def _e(value) -> str:
@@ -94,10 +99,14 @@ def _measurement_tables(m) -> str:
         ["Disturbed area (union of all disturbance)",
          _num(f"{_number(m['disturbed_acres'])} acres")],
         ["Disturbance outside the site boundary",
-         _num(f"{_number(m['disturbed_outside_site_sq_ft'], 0)} sq ft")]])
-    phases = _table([[p["phase"], _num(_number(p["acres"])), p["start_date"],
-                      p["stabilized_date"] or "not scheduled"] for p in m["phases"]],
-                    header=("Phase", "Acres", "Start", "Stabilized"))
+         _num(f"{_number(m['disturbed_outside_site_sq_ft'], 0)} sq ft")],
+        ["Most disturbed and not yet stabilised at one time",
+         _num(f"{_number(m.get('max_concurrent_disturbed_acres'))} acres on "
+              f"{m.get('max_concurrent_at')}") if m.get("max_concurrent_at") else "not known"]])
+    phases = _table([[p["phase"], _num(_number(p["acres"])), _num(_number(p.get("new_acres"))),
+                      p["start_date"], p["stabilized_date"] or "not scheduled"]
+                     for p in m["phases"]],
+                    header=("Phase", "Acres", "New acres", "Start", "Stabilized"))
     return totals + phases
 
 
@@ -151,6 +160,49 @@ def _reference_section(data) -> str:
     return f"<h2>Wetlands and reference layers</h2>{_table(rows)}{read}{repaired}"
 
 
+def _hydrology_section(review: Review) -> str:
+    """TR-55 figures per drainage area and storm, pre and post, WQv, and the peak charts."""
+    m = review.to_dict()["measurements"]
+    if not m.get("hydrology"):
+        return ""
+
+    def figure(value, digits):
+        return _num(_number(value, digits) if value is not None else "n/a")
+
+    rows = []
+    for r in m["hydrology"]:
+        pre, post = r["pre"], r["post"]
+        rows.append([r["drainage_area"], r["storm"], figure(r["rain_in"], 2),
+                     figure(pre["cn"], 1), figure(pre["runoff_in"], 2), figure(pre["volume_cf"], 0),
+                     figure(pre["peak_cfs"], 2), figure(post["cn"], 1),
+                     figure(post["runoff_in"], 2), figure(post["volume_cf"], 0),
+                     figure(post["peak_cfs"], 2),
+                     "; ".join(n for n in (pre["note"], post["note"]) if n)])
+    table = _table(rows, header=("Drainage area", "Storm", "P (in)", "Pre CN", "Pre Q (in)",
+                                 "Pre volume (cu ft)", "Pre peak (cfs)", "Post CN", "Post Q (in)",
+                                 "Post volume (cu ft)", "Post peak (cfs)", "Notes"))
+    wqv = _table([[w["drainage_area"], figure(w["rain_in"], 2),
+                   _num(f"{w['impervious_fraction']:.0%}"), figure(w["area_acres"], 2),
+                   figure(w["wqv_cf"], 0)] for w in m["water_quality_volume"]],
+                 header=("Drainage area", "90% rainfall P (in)", "Impervious", "Acres",
+                         "WQv (cu ft)"))
+    sources = sorted({r["rainfall_source"] for r in m["hydrology"] if r.get("rainfall_source")})
+    images = _charts(review, lambda name: name.startswith("hydrology_"))
+    distribution = m["hydrology"][0].get("rainfall_distribution")
+    return (f"<h2>Hydrology (TR-55)</h2>{table}"
+            f"<p class='muted'>NRCS TR-55 (1986): curve numbers from Tables 2-2a and 2-2c, "
+            f"runoff by eq. 2-3, peaks by the graphical method (Chapter 4) for a Type "
+            f"{_e(distribution)} distribution. Design rainfall: {_e('; '.join(sources))}.</p>"
+            f"{wqv}{images}")
+
+
+def _charts(review: Review, chosen=lambda name: True) -> str:
+    """The charts of ``review.charts`` whose names are ``chosen``, as PNG data: URI images."""
+    return "".join(f'<figure><img src="{chart.data_uri("png")}" alt="{_e(chart.title)}">'
+                   f'<figcaption class="muted">{_e(chart.title)}</figcaption></figure>'
+                   for name, chart in review.charts.items() if chosen(name))
+
+
 def _records_section(data) -> str:
     """Construction-phase records (when a review was given them): files, period, storms."""
     records = data.get("records")
@@ -181,7 +233,7 @@ def render_html(review: Review) -> str:
     title = f"SWPPP review: {data['project'].get('name') or data['site']['name']}"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
 <title>{_e(title)}</title><style>{_CSS}</style></head>
 <body>
 <h1>{_e(title)}</h1>
@@ -190,10 +242,12 @@ def render_html(review: Review) -> str:
 <h2>Measurements</h2>{_measurement_tables(data["measurements"])}
 {_easement_section(data["measurements"])}
 <p class="muted">Areas are planar in {_e(data['site']['area_crs'])}, in international acres.</p>
+{_charts(review, lambda name: not name.startswith("hydrology_"))}
 <h2>Conditions</h2>{_conditions_table(data["conditions"])}
 {_reference_section(data)}
 <h2>Findings</h2>{_findings_table(data["findings"], review.profile)}
 {_records_section(data)}
+{_hydrology_section(review)}
 <h2>Not checked by this tool</h2>
 <ul>{unchecked or "<li>Nothing: every check decided.</li>"}</ul>
 </body></html>

@@ -9,12 +9,14 @@ from typing import Optional, Sequence
 from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
 from .condition_a import check_condition_a, normalise_name, receiving_waters, water_id
+from .charts import LazyCharts
 from .conditions import check_condition_b, check_condition_c
 from .easements import check_easement_coverage
 from .errors import InputError
 from .findings import MAP_RULES, NEEDS_REVIEW, WARN, Finding, HasFindings
+from .hydrology import check_hydrology_pre_post, hydrology_charts, land_cover_from_raster
 from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheets
-from .phasing import phase_summary
+from .phasing import review_phasing, timeline_chart
 from .postconstruction import check_postconstruction_controls
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
@@ -28,7 +30,6 @@ __all__ = ["Review", "review_site", "review_paths", "review_easements", "review_
 
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
-    "phasing_five_acres": "check the phasing plan's disturbed acres at any one time by hand",
 }
 
 
@@ -43,6 +44,8 @@ class Review(HasFindings):
     swppp_required: Optional[bool]  # None in one check's result (review_easements)
     findings: list[Finding] = field(default_factory=list)
     reference: Optional[dict] = None
+    charts: dict = field(default_factory=dict)  # name -> charts.Chart (a LazyCharts), drawn when read
+    hydrology: Optional[object] = None  # hydrology.HydrologyResult, for the report
     records: Optional[dict] = None  # construction-phase records checked, when given
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
@@ -77,7 +80,8 @@ class Review(HasFindings):
 def review_paths(site: str | Path, reference: str | Path | None = None,
                  profile: str | Path | RulesProfile | None = None, sheets: Sequence = (),
                  progress: Optional[Progress] = None, records: Optional[dict] = None,
-                 layout_maps: Optional[Sequence[LayoutMap]] = None) -> Review:
+                 layout_maps: Optional[Sequence[LayoutMap]] = None,
+                 land_cover_rasters: Optional[dict] = None) -> Review:
     """Load the site plan (and reference layers, plan sheets) from files and review it.
 
     ``records`` (optional): the construction-phase records, the keyword arguments of
@@ -85,6 +89,8 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     ``rain_units``); their findings join the review's, over the site plan's period.
     ``layout_maps`` are the print-layout maps the QGIS side collects; None (the command line)
     means print layouts were not read.
+    ``land_cover_rasters`` ({"pre": path, "post": path}, either optional) are NLCD rasters that
+    stand in for the site plan's land_cover_pre / land_cover_post layers.
     """
     progress = progress or SILENT
     rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
@@ -94,8 +100,15 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     if reference is not None:
         progress.step(0.3, "opening reference layers")
         opened = open_reference(reference)
+    land_cover = {}
+    drainage = plan.layer("drainage_area")
+    for condition, raster in (land_cover_rasters or {}).items():
+        if raster and drainage is not None:
+            progress.step(0.35, f"reading land-cover raster {Path(raster).name}")
+            land_cover[condition] = land_cover_from_raster(raster, drainage)
     review = review_site(plan, rules, reference=opened, sheets=read_sheets(sheets, progress),
-                         progress=progress, layout_maps=layout_maps)
+                         progress=progress, layout_maps=layout_maps,
+                         land_cover=land_cover)
     if records:
         add_records(review, records, progress)
     return review
@@ -156,7 +169,8 @@ def review_reference(site: str | Path, reference, profile: str | Path | RulesPro
 
 def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                 sheets: Sequence[Sheet | str | Path] = (), progress: Optional[Progress] = None,
-                layout_maps: Optional[Sequence[LayoutMap]] = None) -> Review:
+                layout_maps: Optional[Sequence[LayoutMap]] = None,
+                land_cover: Optional[dict] = None) -> Review:
     """Run every check on a loaded site plan (plan sheets given as :class:`Sheet` or paths).
 
     ``reference`` is a :class:`~analysis.reference.Reference` (or its source: a GeoPackage
@@ -178,6 +192,11 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     outside, outside_sq_ft = check_disturbance_outside_site(site, disturbed, profile)
     findings.append(outside)
     findings += [_repair_finding(r, profile) for r in site.repairs]
+    progress.step(0.75, "sweeping the phasing timeline")
+    phasing, phasing_findings = review_phasing(site.layer("disturbance"), profile,
+                                               waiver=bool(site.project.get("five_acre_waiver")),
+                                               progress=progress)
+    findings += phasing_findings
     progress.step(0.8, "checking site map scales")
     stated = site.layer("layout_scale")
     scale_findings, map_scales = check_site_map_scale(
@@ -196,12 +215,17 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     findings += [Finding(rule, NEEDS_REVIEW, profile.section(rule),
                          f"not implemented yet in this version: {todo}")
                  for rule, todo in NOT_IMPLEMENTED.items()]
+    progress.step(0.88, "computing TR-55 runoff before and after development")
+    hydrology = check_hydrology_pre_post(site.layers, {"A": a, "B": b, "C": c}, profile,
+                                         land_cover)
+    findings += hydrology.findings
     progress.step(0.9, "gathering findings")
     measurements = {
         "disturbed_acres": disturbed.acres,
         "disturbed_outside_site_sq_ft": outside_sq_ft,
         "uncovered_smp_sq_ft": uncovered_smp_sq_ft,
-        "phases": phase_summary(site),
+        **phasing.measurements(),
+        **hydrology.measurements(),
         "site_map_scales": map_scales,
         **wetland_measurements,
     }
@@ -210,7 +234,10 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     return Review(profile=profile, site=site, measurements=measurements,
                   conditions={"A": a, "B": b, "C": c}, swppp_required=required,
                   findings=findings,
-                  reference=reference.describe() if reference is not None else None)
+                  reference=reference.describe() if reference is not None else None,
+                  charts=LazyCharts(lambda: _phasing_charts(phasing, profile),
+                                    lambda: hydrology_charts(hydrology)),
+                  hydrology=hydrology)
 
 
 def _reference_checks(site: SitePlan, disturbed, profile: RulesProfile,
@@ -247,6 +274,11 @@ def _condition_a(site, disturbed, profile, reference, bounds):
     by_name = reference.lookup("impaired_waters", "name", receiving.names,
                                normalise=normalise_name, needed_for=needed)
     return check_condition_a(site, disturbed, profile, receiving, by_id, by_name, sheds)
+
+
+def _phasing_charts(phasing, profile: RulesProfile) -> dict:
+    chart = timeline_chart(phasing, profile.value("phasing", "max_concurrent_acres"))
+    return {"phasing_timeline": chart} if chart else {}
 
 
 def _repair_finding(repair, profile: RulesProfile) -> Finding:

@@ -17,7 +17,7 @@ from .profile import RulesProfile
 from .vector_io import list_layers, read_layer
 
 __all__ = ["LayerSpec", "SITE_PLAN_LAYERS", "LAND_USES", "SitePlan", "Repair", "load_site_plan",
-           "crs_label"]
+           "load_layers", "crs_label"]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,15 @@ SITE_PLAN_LAYERS = (
               id_field="waterbody_id"),
     LayerSpec("public_row", ("polygon",), ("name",), id_field="name"),
     LayerSpec("layout_scale", None, ("sheet", "scale_denominator"), id_field="sheet"),
+    # CONTRACT.md "Hydrology inputs and API" (optional; needed for hydrology_pre_post).
+    LayerSpec("soils", ("polygon",), ("hsg",)),
+    LayerSpec("land_cover_pre", ("polygon",), ("cover",)),
+    LayerSpec("land_cover_post", ("polygon",), ("cover",)),
+    LayerSpec("drainage_area", ("polygon",), ("name", "discharge_point", "tc_hours"),
+              id_field="name"),
+    LayerSpec("hydrology_claims", None, ("drainage_area", "storm", "pre_peak_cfs",
+                                         "post_peak_cfs", "pre_volume_cf", "post_volume_cf",
+                                         "wqv_cf")),
 )
 SPECS = {spec.name: spec for spec in SITE_PLAN_LAYERS}
 
@@ -107,11 +116,30 @@ def load_site_plan(path: str | Path, profile: RulesProfile) -> SitePlan:
     cannot be reviewed; invalid geometries are repaired and recorded, not refused.
     """
     path = Path(path)
+    layers, input_crss, repairs, project = _load(path, profile, SITE_PLAN_LAYERS)
+    input_crs = ", ".join(dict.fromkeys(input_crss))
+    return SitePlan(path=str(path), area_crs=CRS.from_user_input(profile.area_crs),
+                    input_crs=input_crs, project=project, layers=layers, repairs=repairs)
+
+
+def load_layers(path: str | Path, profile: RulesProfile, names) -> tuple[dict, list]:
+    """Only the contract layers ``names`` of ``path`` (each optional), validated as a site plan's.
+
+    Returns the layers (area CRS) and the repairs made; for an algorithm that needs a few
+    layers (e.g. ``swppp:hydrology``), not a whole site plan.
+    """
+    specs = [LayerSpec(s.name, s.geometry, s.fields, False, s.id_field)
+             for s in SITE_PLAN_LAYERS if s.name in names]
+    layers, _crss, repairs, _project = _load(Path(path), profile, specs)
+    return layers, repairs
+
+
+def _load(path, profile, specs):
     present = _match_layer_names(path, list_layers(path))
     area_crs = CRS.from_user_input(profile.area_crs)
     layers, input_crss, repairs = {}, [], []
     project = None
-    for spec in SITE_PLAN_LAYERS:
+    for spec in specs:
         actual = present.get(spec.name)
         if actual is None:
             if spec.required:
@@ -132,9 +160,47 @@ def load_site_plan(path: str | Path, profile: RulesProfile) -> SitePlan:
         frame, layer_repairs = _repair(spec, frame)
         repairs.extend(layer_repairs)
         layers[spec.name] = frame
-    input_crs = ", ".join(dict.fromkeys(input_crss))
-    return SitePlan(path=str(path), area_crs=area_crs, input_crs=input_crs, project=project,
-                    layers=layers, repairs=repairs)
+    for spec in specs:
+        if spec.name in layers:
+            _validate_values(path, present[spec.name], spec.name, layers[spec.name])
+    return layers, input_crss, repairs, project
+
+
+def _validate_values(path, layer, name, frame):
+    """Coded values of the hydrology layers: cover keys, soil groups, numbers."""
+    from .hydrology import COVER_KEYS, valid_hsg
+
+    checks = {"soils": ("hsg", valid_hsg, "A, B, C, D or a dual group A/D, B/D, C/D"),
+              "land_cover_pre": ("cover", COVER_KEYS.__contains__,
+                                 "a TR-55 cover key of CONTRACT.md: " + ", ".join(COVER_KEYS)),
+              "land_cover_post": ("cover", COVER_KEYS.__contains__,
+                                  "a TR-55 cover key of CONTRACT.md: " + ", ".join(COVER_KEYS))}
+    if name in checks:
+        field_name, ok, allowed = checks[name]
+        bad = [(fid, v) for fid, v in zip(frame.index, frame[field_name])
+               if not (_present(v) and ok(str(v).strip() if name == "soils" else v))]
+        if bad:
+            fid, value = bad[0]
+            raise InputError(f"{field_name} is {value!r}, not {allowed}", path=path, layer=layer,
+                             feature=fid, field=field_name,
+                             fix=f"set {field_name} of every feature to one of the listed values")
+    numbers = {"drainage_area": ("tc_hours", "pond_swamp_pct"),
+               "hydrology_claims": ("pre_peak_cfs", "post_peak_cfs", "pre_volume_cf",
+                                    "post_volume_cf", "wqv_cf")}
+    for field_name in numbers.get(name, ()):
+        if field_name in frame.columns:
+            for fid, value in zip(frame.index, frame[field_name]):
+                _number(path, layer, fid, field_name, value if _present(value) else None,
+                        minimum=0.0)
+    if name == "drainage_area":
+        names = [str(v) for v in frame["name"]]
+        missing = [fid for fid, v in zip(frame.index, frame["name"]) if not _present(v)]
+        if missing or len(set(names)) != len(names):
+            fid = missing[0] if missing else frame.index[
+                [i for i, n in enumerate(names) if names.count(n) > 1][1]]
+            raise InputError("every drainage area needs a name of its own", path=path,
+                             layer=layer, feature=fid, field="name",
+                             fix="give each drainage area a unique name")
 
 
 def _match_layer_names(path, names) -> dict[str, str]:

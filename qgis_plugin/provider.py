@@ -3,7 +3,9 @@ from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
 from .algorithms.condition_a import ConditionAAlgorithm
+from .algorithms.phasing import PhasingAlgorithm
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
+from .algorithms.hydrology import HydrologyAlgorithm
 from .algorithms.inspections import InspectionsAlgorithm
 from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.map_scale import MapScaleAlgorithm
@@ -39,9 +41,11 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(ReviewAlgorithm())
         self.addAlgorithm(ConditionAAlgorithm())
         self.addAlgorithm(WetlandsAlgorithm())
+        self.addAlgorithm(PhasingAlgorithm())
         self.addAlgorithm(EasementCoverageAlgorithm())
         self.addAlgorithm(ReferenceImportAlgorithm())
         self.addAlgorithm(ReferenceDiffAlgorithm())
+        self.addAlgorithm(HydrologyAlgorithm())
         self.addAlgorithm(InspectionsAlgorithm())
         self.addAlgorithm(NoticeOfViolationAlgorithm())
         self.addAlgorithm(MapScaleAlgorithm())

@@ -37,7 +37,7 @@ import geopandas as gpd  # noqa: E402
 import pandas as pd  # noqa: E402
 import shapely.wkt  # noqa: E402
 from shapely import make_valid  # noqa: E402
-from shapely.geometry import LineString, Point, Polygon, box, mapping  # noqa: E402
+from shapely.geometry import LineString, MultiPolygon, Point, Polygon, box, mapping  # noqa: E402
 from shapely.ops import unary_union  # noqa: E402
 
 AREA_CRS = "EPSG:2260"
@@ -65,6 +65,12 @@ FIELD_TYPES = {  # fiona types of the non-text fields; every other field is 'str
     "stormwater_source": "int",
     "version": "int",
     "feature_count": "int",
+    "tc_hours": "float",
+    "pre_peak_cfs": "float",
+    "post_peak_cfs": "float",
+    "pre_volume_cf": "float",
+    "post_volume_cf": "float",
+    "wqv_cf": "float",
 }
 DEFAULT_GEOMETRY = {  # geometry type of a layer written with no features
     "site_boundary": "Polygon",
@@ -73,6 +79,10 @@ DEFAULT_GEOMETRY = {  # geometry type of a layer written with no features
     "easement": "Polygon",
     "discharge_point": "Point",
     "public_row": "Polygon",
+    "soils": "Polygon",
+    "land_cover_pre": "Polygon",
+    "land_cover_post": "Polygon",
+    "drainage_area": "Polygon",
 }
 
 
@@ -162,6 +172,13 @@ def project_frame(**changes):
 
 def demo_site_layers():
     """Every site-plan layer of the contract, as (Geo)DataFrames keyed by layer name."""
+    layers = demo_plan_layers()
+    layers.update(demo_hydrology_layers(layers))
+    return layers
+
+
+def demo_plan_layers():
+    """The site-plan layers without the hydrology ones."""
     br2_east = 330 + BR2_UNCOVERED_SQFT / 40  # BR-2 is 40 ft tall; E-2 ends at x = 330
     return {
         "project": project_frame(),
@@ -189,6 +206,58 @@ def demo_site_layers():
             {"sheet": "C-102 Grading", "scale_denominator": 1200},
             {"sheet": "C-001 Location map", "scale_denominator": 2400},
         ]),
+    }
+
+
+# --- the demo's hydrology layers (CONTRACT.md "Hydrology inputs") -------------------------
+
+DIVIDE_X = 370  # drainage divide between DA-1 (west) and DA-2 (east), local feet
+SOIL_LINE_X = 300  # group B soil west of it, C/D east of it
+# The engineer's stated figures (hydrology_claims): DA-1's 10-year agree with TR-55 from the map
+# within the profile's tolerance; DA-2's 100-year post-development peak is stated far too low.
+DEMO_CLAIMS = [
+    {"drainage_area": "DA-1", "storm": "10-year", "pre_peak_cfs": 4.10, "post_peak_cfs": 8.42,
+     "pre_volume_cf": None, "post_volume_cf": None, "wqv_cf": None},
+    {"drainage_area": "DA-2", "storm": "100-year", "pre_peak_cfs": None, "post_peak_cfs": 9.0,
+     "pre_volume_cf": None, "post_volume_cf": None, "wqv_cf": 4200.0},
+]
+
+
+def mapped(geom):
+    """The polygonal part of a boolean overlay result, as one (Multi)Polygon."""
+    geom = make_valid(geom)
+    if geom.geom_type in ("Polygon", "MultiPolygon"):
+        return geom
+    return unary_union([g for g in getattr(geom, "geoms", [geom])
+                        if g.geom_type in ("Polygon", "MultiPolygon")])
+
+
+def multi(geom):
+    return geom if geom.geom_type == "MultiPolygon" else MultiPolygon([geom])
+
+
+def demo_hydrology_layers(site):
+    """Drainage areas, soils, land cover before/after, and the SWPPP's stated figures."""
+    parcel = site["site_boundary"].geometry.iloc[0]
+    west, east = rect(-100, -100, DIVIDE_X, 700), rect(DIVIDE_X, -100, 900, 700)
+    disturbed = unary_union(list(site["disturbance"].geometry)).intersection(parcel)
+    return {
+        "drainage_area": frame([
+            {"name": "DA-1", "discharge_point": "DP-1", "tc_hours": 0.25,
+             "geometry": mapped(parcel.intersection(west))},
+            {"name": "DA-2", "discharge_point": "DP-1", "tc_hours": 0.20,
+             "geometry": mapped(parcel.intersection(east))}]),
+        "soils": frame([
+            {"hsg": "B", "geometry": rect(-100, -100, SOIL_LINE_X, 700)},
+            {"hsg": "C/D", "geometry": rect(SOIL_LINE_X, -100, 900, 700)}]),
+        "land_cover_pre": frame([
+            {"cover": "woods_good", "geometry": rect(-100, -100, 450, 700)},
+            {"cover": "meadow", "geometry": rect(450, -100, 900, 700)}]),
+        "land_cover_post": frame([  # one geometry type for the layer: MultiPolygon
+            {"cover": "commercial", "geometry": multi(mapped(disturbed))},
+            {"cover": "woods_good",
+             "geometry": multi(mapped(rect(-100, -100, 900, 700).difference(disturbed)))}]),
+        "hydrology_claims": pd.DataFrame(DEMO_CLAIMS),
     }
 
 
@@ -269,6 +338,15 @@ def single_area(acres):
     return [("D-1", "1", rect_of_acres(acres, 60, 40, 300))]
 
 
+def six_acres_at_once():
+    """Phases 1 and 2, 3.0 ac each, side by side: both open 2027-06-01 to 06-15, 6.0 ac at once."""
+    items = [("D-1", "1", rect_of_acres(3.0, 20, 40, 300)),
+             ("D-2", "2", rect_of_acres(3.0, 360, 40, 300))]
+    assert all(site_boundary_geom().contains(geom) for _, _, geom in items)
+    assert items[0][2].disjoint(items[1][2])
+    return items
+
+
 def five_acres_two_rectangles():
     """Two 3-acre rectangles (400 ft tall) overlapping by exactly 1 acre: union 5 acres."""
     height = 400.0
@@ -302,7 +380,7 @@ def mixed_case(demo):
     names = {"project": "Project", "site_boundary": "SITE_BOUNDARY", "disturbance": "Disturbance",
              "smp": "SMP", "easement": "Easement", "discharge_point": "Discharge_Point",
              "public_row": "PUBLIC_ROW", "layout_scale": "Layout_Scale"}
-    return {names[name]: df for name, df in demo.items()}
+    return {names.get(name, name): df for name, df in demo.items()}
 
 
 def with_layer(demo, name, df):
@@ -350,6 +428,9 @@ VARIANTS = [
     ("empty_disturbance.gpkg",
      lambda d: with_layer(d, "disturbance", d["disturbance"].iloc[0:0]), 0.0),
     ("smp_points.gpkg", lambda d: with_layer(d, "smp", smp_as_points(d["smp"])), TOTAL_ACRES),
+    ("phasing_over_five.gpkg", lambda d: with_disturbance(d, six_acres_at_once()), 6.0),
+    ("phasing_waiver.gpkg",
+     lambda d: with_disturbance(d, six_acres_at_once(), five_acre_waiver=1), 6.0),
     ("no_discharge_point.gpkg", lambda d: without_layer(d, "discharge_point"), TOTAL_ACRES),
 ]
 

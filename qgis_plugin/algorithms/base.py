@@ -96,6 +96,11 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     OUTPUT_PDF = "OUTPUT_PDF"
     OUTPUT_FINDINGS = "OUTPUT_FINDINGS"
     EXIT_STATUS = "EXIT_STATUS"
+    DRAINAGE_AREA_LAYER = "DRAINAGE_AREA_LAYER"
+    SOILS_LAYER = "SOILS_LAYER"
+    LAND_COVER_PRE_LAYER = "LAND_COVER_PRE_LAYER"
+    LAND_COVER_POST_LAYER = "LAND_COVER_POST_LAYER"
+    HYDROLOGY_CLAIMS_LAYER = "HYDROLOGY_CLAIMS_LAYER"
 
     # (site-plan layer name of CONTRACT.md, parameter, label, accepted layer types)
     ROLE_LAYERS = (
@@ -109,6 +114,17 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
          [QgsProcessing.TypeVectorPoint]),
         ("public_row", PUBLIC_ROW_LAYER, "Public right-of-way", [QgsProcessing.TypeVectorPolygon]),
         ("layout_scale", LAYOUT_SCALE_LAYER, "Stated sheet scales (table)",
+         [QgsProcessing.TypeVector]),
+    )
+    # CONTRACT.md "Hydrology inputs": swppp:review and swppp:hydrology take them by these names.
+    HYDROLOGY_ROLE_LAYERS = (
+        ("drainage_area", DRAINAGE_AREA_LAYER, "Drainage areas", [QgsProcessing.TypeVectorPolygon]),
+        ("soils", SOILS_LAYER, "Soils (hsg)", [QgsProcessing.TypeVectorPolygon]),
+        ("land_cover_pre", LAND_COVER_PRE_LAYER, "Land cover before development (cover)",
+         [QgsProcessing.TypeVectorPolygon]),
+        ("land_cover_post", LAND_COVER_POST_LAYER, "Land cover after development (cover)",
+         [QgsProcessing.TypeVectorPolygon]),
+        ("hydrology_claims", HYDROLOGY_CLAIMS_LAYER, "The SWPPP's stated hydrology figures (table)",
          [QgsProcessing.TypeVector]),
     )
 
@@ -206,15 +222,18 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             return False, self.tr("Give either SITE (a site-plan GeoPackage) or the site plan's "
                                   "layers ({}), not both.").format(", ".join(layers))
         if not site and not layers and self.SITE_REQUIRED:
-            return False, self.tr("Give SITE (a site-plan GeoPackage) or the site plan's layers "
-                                  "(at least PROJECT_LAYER, SITE_BOUNDARY_LAYER and "
-                                  "DISTURBANCE_LAYER).")
+            return False, self.no_site_message()
         if self.parameterDefinition(self.OUTPUT_FINDINGS) is not None:
             findings = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS, context)
             if findings and not findings.lower().endswith(".gpkg"):
                 return False, self.tr("OUTPUT_FINDINGS must be a GeoPackage (.gpkg), not {}"
                                       ).format(findings)
         return True, ""
+
+    def no_site_message(self):
+        """What to say when neither SITE nor any role layer is given."""
+        return self.tr("Give SITE (a site-plan GeoPackage) or the site plan's layers (at least "
+                       "PROJECT_LAYER, SITE_BOUNDARY_LAYER and DISTURBANCE_LAYER).")
 
     # Running ------------------------------------------------------------------------------
     def layout_filter(self, parameters, context):
@@ -266,7 +285,19 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         if self.READS_LAYOUTS:
             inputs["layout_maps"] = self._layout_maps
         try:
-            yield inputs
+            with self.analysis_errors(feedback):
+                yield inputs
+        finally:
+            if self._layers_dir:
+                shutil.rmtree(self._layers_dir, ignore_errors=True)
+                self._layers_dir = None
+
+    @contextlib.contextmanager
+    def analysis_errors(self, feedback):
+        """The analysis's own errors (bad input, cancellation) as a ``QgsProcessingException``
+        carrying the analysis's message; anything else as one line, the traceback in the log."""
+        try:
+            yield
         except SwpppError as err:
             raise QgsProcessingException(self._for_person(str(err))) from None
         except QgsProcessingException:
@@ -276,10 +307,6 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             raise QgsProcessingException(self.tr(
                 "Internal error ({kind}: {error}); nothing was written. Please report it with "
                 "the log.").format(kind=type(err).__name__, error=err)) from None
-        finally:
-            if self._layers_dir:
-                shutil.rmtree(self._layers_dir, ignore_errors=True)
-                self._layers_dir = None
 
     def _for_person(self, message):
         # The temporary GeoPackage made from project layers means nothing to the user.

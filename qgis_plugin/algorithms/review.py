@@ -15,7 +15,8 @@ overlaps counted once; a SWPPP is required from 1 acre, or as part of a larger c
 layout_scale table) and each map of the project's print layouts at 1 inch = 100 feet or \
 larger.</li>
 <li><b>phasing_five_acres</b> (SWPPP B(4)): never more than 5 acres disturbed and not yet \
-stabilised at one time.</li>
+stabilised at one time; <b>phasing_sequence</b> (Definitions, "Phasing"): each phase stabilised \
+before the next is cleared (swppp:phasing gives the timeline itself).</li>
 <li><b>condition_a</b>, <b>condition_b</b>, <b>condition_c</b> (SWPPP C(1) to C(3)): impaired \
 waters or TMDL watersheds; 5 acres or more; 1 to 5 acres except single-family residential and \
 agricultural land.</li>
@@ -23,6 +24,9 @@ agricultural land.</li>
 (SWPPP D(8); Maintenance and repair B): postconstruction practices inside recorded maintenance \
 easements reaching a public right-of-way.</li>
 <li><b>wetlands</b> (SWPPP B(2), F) and <b>disturbance_outside_site</b> (SWPPP B(2)).</li>
+<li><b>hydrology_pre_post</b> (SWPPP D(4), D(5)) and <b>water_quality_volume</b> (Performance \
+and design criteria A(1)): TR-55 runoff and peaks before and after development, and the WQv, from \
+the drainage_area, soils and land_cover_pre/post layers; the SWPPP's own figures checked.</li>
 </ul>
 <p>Give the site plan either as a GeoPackage (SITE) or as one layer per role (the *_LAYER \
 parameters). REFERENCE holds wetlands, impaired waters, TMDL watersheds and catchments. Outputs \
@@ -35,6 +39,7 @@ profile (PROFILE).</p>"""
 
 class ReviewAlgorithm(SwpppAlgorithm):
     DISTURBED_ACRES = "DISTURBED_ACRES"
+    ROLE_LAYERS = SwpppAlgorithm.ROLE_LAYERS + SwpppAlgorithm.HYDROLOGY_ROLE_LAYERS
     READS_LAYOUTS = True  # every print layout of the project, for site_map_scale
 
     def name(self):

@@ -27,22 +27,24 @@ def square(acres: float, x: float = X0, y: float = Y0):
 def make_site(tmp_path):
     """Write a site plan GeoPackage from disturbance polygons (EPSG:2260) and project fields.
 
-    ``layers`` adds more site-plan layers (name -> GeoDataFrame, in any CRS);
-    ``discharge_points`` is a list of (point, receiving_water, waterbody_id) in EPSG:2260.
+    ``layers`` adds more site-plan layers (name -> GeoDataFrame, in any CRS); ``dates`` gives each
+    disturbance polygon's (start_date, stabilized_date); ``discharge_points`` is a list of
+    (point, receiving_water, waterbody_id) in EPSG:2260.
     """
 
     def make(disturbance, phases=None, filename="site.gpkg", crs="EPSG:2260", layers=None,
-             discharge_points=(), boundary=None, **project):
+             dates=None, discharge_points=(), boundary=None, **project):
         row = {**PROJECT, **project}
         boundary = boundary or box(X0 - 2000, Y0 - 2000, X0 + 2000, Y0 + 2000)
         phases = phases or ["1"] * len(disturbance)
+        dates = dates or [("2027-04-01", "2027-06-01")] * len(disturbance)
         plan = {
             "project": pd.DataFrame([row]).astype({"common_plan_acres": float}),
             "site_boundary": gpd.GeoDataFrame({"parcel_id": ["1-1-1"]}, geometry=[boundary],
                                               crs="EPSG:2260").to_crs(crs),
             "disturbance": gpd.GeoDataFrame(
-                {"phase": phases, "start_date": ["2027-04-01"] * len(disturbance),
-                 "stabilized_date": ["2027-06-01"] * len(disturbance)},
+                {"phase": phases, "start_date": [start for start, _ in dates],
+                 "stabilized_date": [end for _, end in dates]},
                 geometry=list(disturbance), crs="EPSG:2260").to_crs(crs),
         }
         if discharge_points:  # [(point, receiving_water, waterbody_id)]

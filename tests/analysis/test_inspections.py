@@ -170,6 +170,18 @@ def test_period_from_site_plan(data_copy):
     assert construction_period(site) == (date(2027, 4, 1), date(2027, 11, 15))
 
 
+def test_period_reads_dates_as_the_phasing_check_does(make_site):
+    """Date objects count; an unreadable date is left to phasing_five_acres, not a crash."""
+    from analysis.siteplan import load_site_plan
+    from tests.analysis.conftest import square
+
+    site = load_site_plan(make_site([square(1.0), square(1.0, x=600_000.0)]), PROFILE)
+    frame = site.layer("disturbance")
+    frame["start_date"] = ["04/01/2027", date(2027, 3, 2)]
+    frame["stabilized_date"] = [None, "2027-05-01"]
+    assert construction_period(site) == (date(2027, 3, 2), None)
+
+
 def test_shipped_records_give_the_documented_findings():
     records = TEST_DATA / "records"
     result = check_record_files(PROFILE, records / "inspection_log.csv", records / "rain.csv",

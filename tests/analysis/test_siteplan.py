@@ -11,7 +11,9 @@ PROFILE = load_profile()
 def test_demo_loads_every_contract_layer(data_copy):
     site = load_site_plan(data_copy("demo_site.gpkg"), PROFILE)
     assert set(site.layers) == {"project", "site_boundary", "disturbance", "smp", "easement",
-                                "discharge_point", "public_row", "layout_scale"}
+                                "discharge_point", "public_row", "layout_scale", "soils",
+                                "land_cover_pre", "land_cover_post", "drainage_area",
+                                "hydrology_claims"}
     assert site.project["land_use"] == "commercial"
     assert site.input_crs == "EPSG:2260"
     assert all(site.layers[n].crs == site.area_crs for n in ("site_boundary", "disturbance"))

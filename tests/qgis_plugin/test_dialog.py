@@ -49,5 +49,6 @@ def test_the_dialog_offers_every_input(staged_plugin, tmp_path):
     assert shown["inputs"] == sorted(
         ["SITE", "PROJECT_LAYER", "SITE_BOUNDARY_LAYER", "DISTURBANCE_LAYER", "SMP_LAYER",
          "EASEMENT_LAYER", "DISCHARGE_POINT_LAYER", "PUBLIC_ROW_LAYER", "LAYOUT_SCALE_LAYER",
-         "REFERENCE", "PROFILE", "SHEETS"])
+         "REFERENCE", "PROFILE", "SHEETS", "DRAINAGE_AREA_LAYER", "SOILS_LAYER",
+         "LAND_COVER_PRE_LAYER", "LAND_COVER_POST_LAYER", "HYDROLOGY_CLAIMS_LAYER"])
     assert shown["profile"] == "kiryas_joel"

@@ -56,6 +56,19 @@ def test_review_runs_under_qgis_process(qgis_process, data_copy, tmp_path, contr
     assert contract_problems(result) == []
 
 
+def test_phasing_runs_under_qgis_process_and_draws_its_chart(qgis_process, data_copy, tmp_path):
+    site = data_copy("demo_site.gpkg")
+    completed = qgis_process("run", "swppp:phasing", "--", f"DISTURBANCE={site}|layername=disturbance",
+                             f"OUTPUT_PHASES={tmp_path / 'phases.gpkg'}",
+                             f"OUTPUT_TIMELINE={tmp_path / 'timeline.gpkg'}",
+                             f"OUTPUT_WORST={tmp_path / 'worst.gpkg'}",
+                             f"OUTPUT_CHART={tmp_path / 'timeline.png'}")
+
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "MAX_CONCURRENT_AT:\t2027-06-01" in completed.stdout
+    assert (tmp_path / "timeline.png").read_bytes().startswith(b"\x89PNG")
+
+
 def test_easement_coverage_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
     result = tmp_path / "e.json"
     completed = qgis_process("run", "swppp:easement_coverage", "--",
@@ -75,6 +88,16 @@ def test_condition_a_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
     data = json.loads(result.read_text(encoding="utf-8"))
     assert data["conditions"]["A"]["applies"] is True
     assert data["reference"]["path"] == "reference_crs_4326.gpkg"
+
+
+def test_hydrology_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
+    table = tmp_path / "h.csv"
+    completed = qgis_process("run", "swppp:hydrology", "--",
+                             f"SITE={data_copy('demo_site.gpkg')}", f"OUTPUT_TABLE={table}",
+                             f"OUTPUT_CN={tmp_path / 'cn.gpkg'}")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    lines = table.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("drainage_area,storm,") and len(lines) == 7
 
 
 def test_bad_input_exits_non_zero_naming_the_layer(qgis_process, data_copy, tmp_path):

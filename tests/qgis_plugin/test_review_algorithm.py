@@ -11,7 +11,8 @@ from qgis.core import QgsProcessingException, QgsProcessingFeedback
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
 ROLES = ("project", "site_boundary", "disturbance", "smp", "easement", "discharge_point",
-         "public_row", "layout_scale")
+         "public_row", "layout_scale", "drainage_area", "soils", "land_cover_pre",
+         "land_cover_post", "hydrology_claims")
 CONTRACT_KEYS = {"tool", "profile", "site", "measurements", "conditions", "findings"}
 
 

@@ -1,0 +1,111 @@
+"""Charts for reports: a matplotlib figure as PNG bytes and deterministic SVG text.
+
+A :class:`matplotlib.figure.Figure` on its own Agg canvas, never pyplot or the global backend:
+the library draws the same in the CLI, in QGIS and in tests, leaks no figures, and leaves the
+backend of a user's QGIS Python console as it was. matplotlib is imported only when a chart is
+drawn, so a review that writes no report does not load it.
+"""
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+
+__all__ = ["Chart", "LazyCharts", "new_figure", "figure_chart"]
+
+_PNG_DPI = 150
+# Fixed ids and no date in the SVG: the same chart gives the same text on every run.
+_DETERMINISTIC = {"svg.hashsalt": "swppp-review", "svg.fonttype": "path"}
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One chart of a review: ``png`` bytes, ``svg`` text, and its ``title`` for people."""
+
+    png: bytes
+    svg: str
+    title: str
+
+    def data_uri(self, kind: str = "png") -> str:
+        """The chart as a ``data:`` URI (``kind`` ``png`` or ``svg``), for an HTML ``<img>``."""
+        if kind == "svg":
+            return "data:image/svg+xml;base64," + base64.b64encode(self.svg.encode()).decode("ascii")
+        return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
+
+    def write(self, path) -> None:
+        """Write the chart to ``path``: SVG where it ends in ``.svg``, PNG otherwise."""
+        from pathlib import Path
+
+        path = Path(path)
+        if path.suffix.lower() == ".svg":
+            path.write_text(self.svg, encoding="utf-8")
+        else:
+            path.write_bytes(self.png)
+
+
+def new_figure(width: float = 8.0, height: float = 4.0):
+    """A :class:`matplotlib.figure.Figure` of ``width`` x ``height`` inches on its own Agg canvas."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height))
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def figure_chart(figure, title: str) -> Chart:
+    """Render ``figure`` as PNG and SVG.
+
+    >>> figure = new_figure(2, 1)
+    >>> _ = figure.add_subplot(1, 1, 1).plot([0, 1], [0, 1])
+    >>> chart = figure_chart(figure, "line")
+    >>> chart.png[:8] == b"\\x89PNG\\r\\n\\x1a\\n", chart.svg == figure_chart(figure, "line").svg
+    (True, True)
+    """
+    from matplotlib import rc_context
+
+    with rc_context(_DETERMINISTIC):
+        png, svg = io.BytesIO(), io.StringIO()
+        figure.savefig(png, format="png", dpi=_PNG_DPI, metadata={"Software": None})
+        figure.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+    return Chart(png=png.getvalue(), svg=svg.getvalue(), title=title)
+
+
+class LazyCharts(MutableMapping):
+    """A review's charts by name, drawn only when something reads them (the report).
+
+    ``LazyCharts(producer, ...)``: each producer is a callable returning ``{name: Chart}``;
+    drawing costs about a second a review, which a JSON-only run need not pay.
+    """
+
+    def __init__(self, *producers):
+        self._charts: dict = {}
+        self._pending = list(producers)
+
+    def add(self, producer) -> None:
+        """Queue another producer (a callable returning ``{name: Chart}``)."""
+        self._pending.append(producer)
+
+    def _draw(self):
+        while self._pending:
+            self._charts.update(self._pending.pop(0)())
+
+    def __getitem__(self, name):
+        self._draw()
+        return self._charts[name]
+
+    def __setitem__(self, name, chart):
+        self._charts[name] = chart
+
+    def __delitem__(self, name):
+        self._draw()
+        del self._charts[name]
+
+    def __iter__(self):
+        self._draw()
+        return iter(self._charts)
+
+    def __len__(self):
+        self._draw()
+        return len(self._charts)

@@ -1,0 +1,243 @@
+"""``swppp:phasing``: acres per phase and disturbed at once over time (SWPPP B(4))."""
+from qgis.core import (
+    NULL,
+    QgsCoordinateReferenceSystem,
+    QgsFeature,
+    QgsFeatureSink,
+    QgsField,
+    QgsFields,
+    QgsGeometry,
+    QgsProcessing,
+    QgsProcessingOutputNumber,
+    QgsProcessingOutputString,
+    QgsProcessingParameterBoolean,
+    QgsProcessingParameterFeatureSink,
+    QgsProcessingParameterFeatureSource,
+    QgsProcessingParameterField,
+    QgsProcessingParameterFileDestination,
+    QgsProcessingParameterString,
+    QgsWkbTypes,
+)
+from qgis.PyQt.QtCore import QDate, QDateTime, Qt, QVariant
+
+from analysis.profile import DEFAULT_PROFILE
+
+from .base import SwpppAlgorithm, feedback_progress
+
+__all__ = ["PhasingAlgorithm"]
+
+HELP = """<p>The disturbance of a phasing plan over time (SWPPP B(4): not more than five acres \
+disturbed at any one time). A polygon counts from its start date until its stabilisation date \
+(the day it is stabilised it no longer counts); one with no stabilisation date counts until the \
+plan's last date. At every moment the disturbed area is the union of the polygons open then, so \
+ground cleared in two phases counts once.</p>
+<p>Choose the disturbance layer and its phase, start and stabilisation fields (ISO \
+<i>YYYY-MM-DD</i> text or date fields). Outputs: a table per phase (acres, new acres not \
+disturbed by an earlier phase, first start, last stabilisation), the timeline (the disturbed \
+acres from each date on, and the phases open), the worst moment's disturbed ground as a \
+polygon, and the timeline chart (PNG or SVG, by the file's extension). The same analysis runs \
+in <b>swppp:review</b>. Thresholds come from the rules profile (PROFILE); WAIVER stands for an \
+approved waiver of the five-acre limit (a warning instead of a failure).</p>"""
+
+
+def _plain(value):
+    """A QGIS attribute value as plain Python: NULL as None, QDate/QDateTime as date/datetime."""
+    if value is None or (isinstance(value, QVariant) and value.isNull()):
+        return None
+    if isinstance(value, QDateTime):
+        return value.toPyDateTime() if value.isValid() else None
+    if isinstance(value, QDate):
+        return value.toPyDate() if value.isValid() else None
+    return value
+
+
+def _qdate(text):
+    return QDate.fromString(text, Qt.ISODate) if text else NULL
+
+
+class PhasingAlgorithm(SwpppAlgorithm):
+    DISTURBANCE = "DISTURBANCE"
+    PHASE_FIELD = "PHASE_FIELD"
+    START_FIELD = "START_FIELD"
+    STABILIZED_FIELD = "STABILIZED_FIELD"
+    WAIVER = "WAIVER"
+    OUTPUT_PHASES = "OUTPUT_PHASES"
+    OUTPUT_TIMELINE = "OUTPUT_TIMELINE"
+    OUTPUT_WORST = "OUTPUT_WORST"
+    OUTPUT_CHART = "OUTPUT_CHART"
+    MAX_CONCURRENT_ACRES = "MAX_CONCURRENT_ACRES"
+    MAX_CONCURRENT_AT = "MAX_CONCURRENT_AT"
+    STATUS = "STATUS"
+
+    # (parameter, contract field of analysis.phasing.FIELDS, label)
+    FIELD_PARAMETERS = ((PHASE_FIELD, "phase", "Phase field"),
+                        (START_FIELD, "start_date", "Start date field (YYYY-MM-DD or date)"),
+                        (STABILIZED_FIELD, "stabilized_date",
+                         "Stabilisation date field (empty: not yet scheduled)"))
+
+    def name(self):
+        return "phasing"
+
+    def displayName(self):
+        return self.tr("Disturbance phasing (five acres at any one time)")
+
+    def shortHelpString(self):
+        return self.tr(HELP)
+
+    def initAlgorithm(self, config=None):
+        self.addParameter(QgsProcessingParameterFeatureSource(
+            self.DISTURBANCE, self.tr("Disturbance"), [QgsProcessing.TypeVectorPolygon]))
+        for parameter, contract, label in self.FIELD_PARAMETERS:
+            # Optional so that the contract's name applies when none is given (QGIS 3.22 checks
+            # a required field parameter's value without looking at its default).
+            self.addParameter(QgsProcessingParameterField(
+                parameter, self.tr(label), defaultValue=contract,
+                parentLayerParameterName=self.DISTURBANCE, optional=True))
+        self.addParameter(QgsProcessingParameterBoolean(
+            self.WAIVER, self.tr("The project has an approved waiver of the five-acre limit"),
+            defaultValue=False))
+        self.addParameter(QgsProcessingParameterString(
+            self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE))
+        self.addParameter(QgsProcessingParameterFeatureSink(
+            self.OUTPUT_PHASES, self.tr("Phases"), QgsProcessing.TypeVector))
+        self.addParameter(QgsProcessingParameterFeatureSink(
+            self.OUTPUT_TIMELINE, self.tr("Timeline"), QgsProcessing.TypeVector))
+        self.addParameter(QgsProcessingParameterFeatureSink(
+            self.OUTPUT_WORST, self.tr("Worst moment's disturbed ground"),
+            QgsProcessing.TypeVectorPolygon))
+        self.addParameter(QgsProcessingParameterFileDestination(
+            self.OUTPUT_CHART, self.tr("Timeline chart"),
+            self.tr("PNG images (*.png);;SVG images (*.svg)"), optional=True,
+            createByDefault=False))
+        self.addOutput(QgsProcessingOutputNumber(
+            self.MAX_CONCURRENT_ACRES, self.tr("Most acres disturbed at one time")))
+        self.addOutput(QgsProcessingOutputString(
+            self.MAX_CONCURRENT_AT, self.tr("When that first happens (YYYY-MM-DD)")))
+        self.addOutput(QgsProcessingOutputString(
+            self.STATUS, self.tr("phasing_five_acres status")))
+
+    def prepareAlgorithm(self, parameters, context, feedback):
+        return True  # no site plan to stage: the layer is read in processAlgorithm
+
+    def checkParameterValues(self, parameters, context):
+        return super(SwpppAlgorithm, self).checkParameterValues(parameters, context)
+
+    def processAlgorithm(self, parameters, context, feedback):
+        # Imported on first run, not at QGIS start-up: they load geopandas and matplotlib.
+        from analysis.phasing import disturbance_from_frame, review_phasing, timeline_chart
+        from analysis.profile import load_profile
+
+        progress = feedback_progress(feedback)
+        with self.analysis_errors(feedback):
+            profile = load_profile(self.parameterAsString(parameters, self.PROFILE, context)
+                                   or DEFAULT_PROFILE)
+            source = self.parameterAsSource(parameters, self.DISTURBANCE, context)
+            fields = {contract: (self.parameterAsFields(parameters, parameter, context) or [contract])[0]
+                      for parameter, contract, _label in self.FIELD_PARAMETERS}
+            frame, crs = self._read(source, fields.values(), progress)
+            progress.step(0.3, "sweeping the phasing timeline")
+            prepared, repairs = disturbance_from_frame(frame, crs, fields, profile,
+                                                       layer=source.sourceName())
+            for repair in repairs:
+                feedback.pushWarning(f"{repair.feature} had an invalid geometry ({repair.reason});"
+                                     f" it was repaired with make_valid")
+            plan, findings = review_phasing(
+                prepared, profile, waiver=self.parameterAsBoolean(parameters, self.WAIVER, context),
+                progress=progress)
+            progress.step(0.8, "writing the tables and the chart")
+            chart_path = self.parameterAsFileOutput(parameters, self.OUTPUT_CHART, context)
+            chart = timeline_chart(plan, profile.value("phasing", "max_concurrent_acres"))
+            if chart_path and chart is not None:
+                chart.write(chart_path)
+        for finding in findings:
+            feedback.pushInfo(f"{finding.status.upper()} {finding.rule}: {finding.message}")
+        results = {self.MAX_CONCURRENT_ACRES: plan.max_acres,
+                   self.MAX_CONCURRENT_AT: plan.max_at.isoformat() if plan.max_at else None,
+                   self.STATUS: findings[0].status}
+        if chart_path:
+            results[self.OUTPUT_CHART] = chart_path
+        results.update(self._write_tables(plan, findings[0], profile, parameters, context))
+        return results
+
+    def _read(self, source, names, progress):
+        """The layer's features as a GeoDataFrame indexed by feature id, and its CRS."""
+        import geopandas as gpd
+        import pandas as pd
+        import shapely
+        from pyproj import CRS
+
+        names = list(dict.fromkeys(names))
+        fids, geometries, rows = [], [], []
+        total = max(source.featureCount(), 1)
+        for count, feature in enumerate(source.getFeatures()):
+            if count % 1000 == 0:
+                progress.step(0.3 * count / total, "reading the disturbance layer")
+            geometry = feature.geometry()
+            if geometry is None or geometry.isEmpty():
+                geometries.append(None)
+            else:
+                if QgsWkbTypes.isCurvedType(geometry.wkbType()):
+                    geometry.convertToStraightSegment()
+                geometries.append(shapely.from_wkb(bytes(geometry.asWkb())))
+            fids.append(feature.id())
+            rows.append([_plain(feature.attribute(name)) for name in names])
+        wkt = source.sourceCrs().toWkt() if source.sourceCrs().isValid() else None
+        crs = CRS.from_wkt(wkt) if wkt else None
+        frame = gpd.GeoDataFrame(pd.DataFrame(rows, columns=names, index=pd.Index(fids, name="fid"),
+                                              dtype=object),
+                                 geometry=gpd.GeoSeries(geometries, index=pd.Index(fids, name="fid")))
+        return frame, crs
+
+    def _write_tables(self, plan, verdict, profile, parameters, context):
+        import shapely
+
+        def sink(name, fields, geometry_type=QgsWkbTypes.NoGeometry,
+                 crs=QgsCoordinateReferenceSystem()):
+            return self.parameterAsSink(parameters, name, context, fields, geometry_type, crs)
+
+        def fields_of(*spec):
+            out = QgsFields()
+            for field_name, kind in spec:
+                out.append(QgsField(field_name, kind))
+            return out
+
+        def feature(fields, values, geometry=None):
+            out = QgsFeature(fields)
+            out.setAttributes(values)
+            if geometry is not None:
+                out.setGeometry(geometry)
+            return out
+
+        results = {}
+        phase_fields = fields_of(("phase", QVariant.String), ("acres", QVariant.Double),
+                                 ("new_acres", QVariant.Double), ("start_date", QVariant.Date),
+                                 ("stabilized_date", QVariant.Date))
+        phases, results[self.OUTPUT_PHASES] = sink(self.OUTPUT_PHASES, phase_fields)
+        for row in plan.phases:
+            phases.addFeature(feature(phase_fields, [
+                row["phase"] if row["phase"] is not None else NULL, row["acres"], row["new_acres"],
+                _qdate(row["start_date"]), _qdate(row["stabilized_date"])]),
+                QgsFeatureSink.FastInsert)
+        timeline_fields = fields_of(("date", QVariant.Date), ("acres", QVariant.Double),
+                                    ("phases", QVariant.String), ("polygons", QVariant.Int))
+        timeline, results[self.OUTPUT_TIMELINE] = sink(self.OUTPUT_TIMELINE, timeline_fields)
+        for row in plan.timeline:
+            timeline.addFeature(feature(timeline_fields, [
+                _qdate(row["date"]), row["acres"],
+                ", ".join("(no phase)" if p is None else str(p) for p in row["phases"]),
+                row["polygons"]]), QgsFeatureSink.FastInsert)
+        worst_fields = fields_of(("status", QVariant.String), ("acres", QVariant.Double),
+                                 ("limit_acres", QVariant.Double), ("at", QVariant.Date),
+                                 ("phases", QVariant.String), ("features", QVariant.String))
+        worst, results[self.OUTPUT_WORST] = sink(
+            self.OUTPUT_WORST, worst_fields, QgsWkbTypes.MultiPolygon,
+            QgsCoordinateReferenceSystem(profile.area_crs))
+        if plan.worst_geometry is not None and not plan.worst_geometry.is_empty:
+            geometry = QgsGeometry()
+            geometry.fromWkb(shapely.to_wkb(plan.worst_geometry))
+            geometry.convertToMultiType()
+            worst.addFeature(feature(worst_fields, [
+                verdict.status, plan.max_acres, verdict.limit, _qdate(plan.max_at.isoformat()),
+                ", ".join("(no phase)" if p is None else str(p) for p in plan.worst_phases),
+                "; ".join(plan.worst_features)], geometry), QgsFeatureSink.FastInsert)
+        return results

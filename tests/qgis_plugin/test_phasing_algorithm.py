@@ -1,0 +1,122 @@
+"""``swppp:phasing`` run through Processing: the same figures as the review, four outputs."""
+import pytest
+from qgis.core import (
+    QgsFeature,
+    QgsField,
+    QgsGeometry,
+    QgsProcessingException,
+    QgsProject,
+    QgsVectorLayer,
+)
+from qgis.PyQt.QtCore import QDate, QVariant
+
+pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
+
+ACRE_M2 = 4046.8564224
+
+
+def run_phasing(parameters):
+    import processing
+
+    return processing.run("swppp:phasing", parameters)
+
+
+def outputs(folder, chart="timeline.svg"):
+    return {"OUTPUT_PHASES": str(folder / "phases.gpkg"),
+            "OUTPUT_TIMELINE": str(folder / "timeline.gpkg"),
+            "OUTPUT_WORST": str(folder / "worst.gpkg"),
+            "OUTPUT_CHART": str(folder / chart)}
+
+
+def rows(layer, *names):
+    return [tuple(f[n] for n in names) for f in layer.getFeatures()]
+
+
+def test_phasing_on_the_demo_gives_the_reviews_figures(data_copy, tmp_path, load_layer):
+    from analysis.profile import load_profile  # the staged plugin's copy
+    from analysis.review import review_paths
+
+    site = data_copy("demo_site.gpkg")
+    review = review_paths(site, profile=load_profile())
+    results = run_phasing({"DISTURBANCE": load_layer(site, "disturbance"), **outputs(tmp_path)})
+
+    m = review.measurements
+    assert results["MAX_CONCURRENT_ACRES"] == pytest.approx(m["max_concurrent_disturbed_acres"],
+                                                            rel=1e-12)
+    assert results["MAX_CONCURRENT_AT"] == m["max_concurrent_at"] == "2027-06-01"
+    assert results["STATUS"] == "pass"
+    phases = load_layer(tmp_path / "phases.gpkg", "phases")
+    got = rows(phases, "phase", "acres", "new_acres")
+    assert [g[0] for g in got] == [p["phase"] for p in m["phases"]]
+    for (_, acres, new), expected in zip(got, m["phases"]):
+        assert acres == pytest.approx(expected["acres"]) and new == pytest.approx(expected["new_acres"])
+    assert [f["start_date"] for f in phases.getFeatures()][0] == QDate(2027, 4, 1)
+    timeline = load_layer(tmp_path / "timeline.gpkg", "timeline")
+    assert [r[1] for r in rows(timeline, "date", "acres")] == pytest.approx(
+        [r["acres"] for r in m["timeline"]])
+    assert rows(timeline, "phases")[1] == ("1, 2",)
+    worst = load_layer(tmp_path / "worst.gpkg", "worst")
+    assert worst.featureCount() == 1 and worst.crs().authid() == "EPSG:2260"
+    (feature,) = worst.getFeatures()
+    us_foot = 1200 / 3937
+    assert feature.geometry().area() * us_foot**2 / ACRE_M2 == pytest.approx(3.10, abs=1e-6)
+    assert feature["status"] == "pass" and feature["phases"] == "1, 2"
+    svg = (tmp_path / "timeline.svg").read_text(encoding="utf-8")
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+
+
+def memory_layer(features, crs="EPSG:4326"):
+    """A layer with its own field names and real Date fields, as a user's project may have."""
+    layer = QgsVectorLayer(f"Polygon?crs={crs}", "my disturbance", "memory")
+    layer.dataProvider().addAttributes([QgsField("stage", QVariant.String),
+                                        QgsField("cleared", QVariant.Date),
+                                        QgsField("seeded", QVariant.Date)])
+    layer.updateFields()
+    for wkt, stage, cleared, seeded in features:
+        feature = QgsFeature(layer.fields())
+        feature.setGeometry(QgsGeometry.fromWkt(wkt))
+        feature.setAttributes([stage, cleared, seeded])
+        layer.dataProvider().addFeature(feature)
+    QgsProject.instance().addMapLayer(layer, False)
+    return layer
+
+
+# Two lon/lat rectangles near the village, 0.0015 x 0.001 degrees: about 3.4 acres each.
+WEST = "POLYGON((-74.1700 41.340, -74.1685 41.340, -74.1685 41.341, -74.1700 41.341, -74.1700 41.340))"
+EAST = "POLYGON((-74.1600 41.340, -74.1585 41.340, -74.1585 41.341, -74.1600 41.341, -74.1600 41.340))"
+CHOSEN = {"PHASE_FIELD": "stage", "START_FIELD": "cleared", "STABILIZED_FIELD": "seeded"}
+
+
+@pytest.mark.parametrize("waiver, status", [(False, "fail"), (True, "warn")])
+def test_date_fields_chosen_by_the_user_and_the_waiver(tmp_path, waiver, status):
+    layer = memory_layer([(WEST, "A", QDate(2027, 4, 1), QDate(2027, 7, 1)),
+                          (EAST, "B", QDate(2027, 5, 1), QDate(2027, 8, 1))])
+    try:
+        results = run_phasing({"DISTURBANCE": layer, **CHOSEN, "WAIVER": waiver,
+                               **outputs(tmp_path, chart="timeline.png")})
+    finally:
+        QgsProject.instance().removeMapLayer(layer.id())
+    assert results["MAX_CONCURRENT_AT"] == "2027-05-01"
+    assert 6.0 < results["MAX_CONCURRENT_ACRES"] < 7.5
+    assert results["STATUS"] == status
+    assert (tmp_path / "timeline.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_missing_date_needs_review(tmp_path):
+    layer = memory_layer([(WEST, "A", QDate(2027, 4, 1), QDate(2027, 7, 1)),
+                          (EAST, "B", QVariant(), QDate(2027, 8, 1))])
+    try:
+        results = run_phasing({"DISTURBANCE": layer, **CHOSEN, **outputs(tmp_path)})
+    finally:
+        QgsProject.instance().removeMapLayer(layer.id())
+    assert results["STATUS"] == "needs_review"
+    assert 3.0 < results["MAX_CONCURRENT_ACRES"] < 3.8  # the dated polygon alone
+
+
+def test_a_layer_without_a_crs_is_refused_with_the_analysiss_message(tmp_path):
+    layer = memory_layer([(WEST, "A", QDate(2027, 4, 1), QDate(2027, 7, 1))], crs="")
+    try:
+        with pytest.raises(QgsProcessingException, match="no coordinate reference system"):
+            run_phasing({"DISTURBANCE": layer, **CHOSEN, **outputs(tmp_path)})
+    finally:
+        QgsProject.instance().removeMapLayer(layer.id())
