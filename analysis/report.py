@@ -142,6 +142,24 @@ def _findings_table(findings, profile) -> str:
                   header=("Status", "Rule", "Section", "Finding", "Features"))
 
 
+def _reference_section(data) -> str:
+    """Wetland acres and the reference layers read around the site, with their versions."""
+    m, reference = data["measurements"], data.get("reference")
+    if reference is None:
+        return ("<h2>Reference layers</h2><p class='muted'>None given: Condition A and wetlands "
+                "are not decided.</p>")
+    rows = [["Disturbance inside wetlands",
+             _num(f"{_number(m.get('wetland_acres'), 4)} acres")],
+            ["Disturbance inside regulated adjacent areas (not in a wetland)",
+             _num(f"{_number(m.get('wetland_adjacent_area_acres'), 4)} acres")]]
+    read = _table([[layer, _num(str(info["features"])), info.get("version", "not recorded"),
+                    info.get("source_date", "")] for layer, info in reference["read"].items()],
+                  header=("Layer", "Features read", "Version", "Source date"))
+    repaired = (f"<p class='muted'>Invalid reference geometries repaired: "
+                f"{_e(', '.join(reference['repaired']))}</p>" if reference.get("repaired") else "")
+    return f"<h2>Wetlands and reference layers</h2>{_table(rows)}{read}{repaired}"
+
+
 def _hydrology_section(review: Review) -> str:
     """TR-55 figures per drainage area and storm, pre and post, WQv, and the peak charts."""
     m = review.to_dict()["measurements"]
@@ -226,6 +244,7 @@ def render_html(review: Review) -> str:
 <p class="muted">Areas are planar in {_e(data['site']['area_crs'])}, in international acres.</p>
 {_charts(review, lambda name: not name.startswith("hydrology_"))}
 <h2>Conditions</h2>{_conditions_table(data["conditions"])}
+{_reference_section(data)}
 <h2>Findings</h2>{_findings_table(data["findings"], review.profile)}
 {_records_section(data)}
 {_hydrology_section(review)}

@@ -8,8 +8,9 @@ from typing import Optional, Sequence
 
 from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
+from .condition_a import check_condition_a, normalise_name, receiving_waters, water_id
 from .charts import LazyCharts
-from .conditions import Condition, check_condition_b, check_condition_c
+from .conditions import check_condition_b, check_condition_c
 from .easements import check_easement_coverage
 from .errors import InputError
 from .findings import MAP_RULES, NEEDS_REVIEW, WARN, Finding, HasFindings
@@ -19,16 +20,16 @@ from .phasing import review_phasing, timeline_chart
 from .postconstruction import check_postconstruction_controls
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
-from .reference_store import describe_reference
+from .reference import Reference, open_reference, site_bounds
 from .site_boundary import check_disturbance_outside_site
 from .siteplan import SitePlan, crs_label, load_site_plan
+from .wetlands import check_wetlands
 
-__all__ = ["Review", "review_site", "review_paths", "review_easements", "NOT_IMPLEMENTED"]
+__all__ = ["Review", "review_site", "review_paths", "review_easements", "review_reference",
+           "NOT_IMPLEMENTED"]
 
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
-    "condition_a": "check the receiving waters against the 303(d) list and TMDL watersheds by hand",
-    "wetlands": "check disturbance against wetlands and their adjacent areas by hand",
 }
 
 
@@ -65,8 +66,10 @@ class Review(HasFindings):
                            **{k: c.to_dict() for k, c in self.conditions.items()}},
             "findings": [f.to_dict() for f in self.findings],
         }
-        if self.swppp_required is None:  # one check's result: no conditions were decided
-            del out["conditions"]
+        if self.swppp_required is None:  # one check's result: only the conditions it decided
+            out["conditions"] = {k: c.to_dict() for k, c in self.conditions.items()}
+            if not out["conditions"]:
+                del out["conditions"]
         if self.reference is not None:
             out["reference"] = self.reference
         if self.records is not None:
@@ -93,17 +96,17 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
     progress.step(0.0, f"reading site plan {Path(site).name}")
     plan = load_site_plan(site, rules)
-    reference_info = None
+    opened = None
     if reference is not None:
         progress.step(0.3, "opening reference layers")
-        reference_info = describe_reference(reference)
+        opened = open_reference(reference)
     land_cover = {}
     drainage = plan.layer("drainage_area")
     for condition, raster in (land_cover_rasters or {}).items():
         if raster and drainage is not None:
             progress.step(0.35, f"reading land-cover raster {Path(raster).name}")
             land_cover[condition] = land_cover_from_raster(raster, drainage)
-    review = review_site(plan, rules, reference=reference_info, sheets=read_sheets(sheets, progress),
+    review = review_site(plan, rules, reference=opened, sheets=read_sheets(sheets, progress),
                          progress=progress, layout_maps=layout_maps,
                          land_cover=land_cover)
     if records:
@@ -142,11 +145,38 @@ def review_easements(site: str | Path, profile: str | Path | RulesProfile | None
                   swppp_required=None, findings=findings)
 
 
-def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict] = None,
+def review_reference(site: str | Path, reference, profile: str | Path | RulesProfile | None = None,
+                     progress: Optional[Progress] = None,
+                     rules: Sequence[str] = ("condition_a", "wetlands")) -> Review:
+    """Only ``condition_a`` and/or ``wetlands`` (``swppp:condition_a``, ``swppp:wetlands``), the
+    analysis the review runs; the reference layers those rules need are read around the site."""
+    progress = progress or SILENT
+    rules_profile = profile if isinstance(profile, RulesProfile) else load_profile(profile)
+    progress.step(0.0, f"reading site plan {Path(site).name}")
+    plan = load_site_plan(site, rules_profile)
+    opened = open_reference(reference) if reference is not None else None
+    progress.step(0.4, "reading reference layers around the site")
+    disturbed = disturbed_area(plan)
+    a_findings, a, wetland_findings, measurements = _reference_checks(
+        plan, disturbed, rules_profile, opened, rules)
+    progress.step(0.9, "gathering findings")
+    return Review(profile=rules_profile, site=plan,
+                  measurements=measurements if "wetlands" in rules else {},
+                  conditions={"A": a} if "condition_a" in rules else {}, swppp_required=None,
+                  findings=a_findings + wetland_findings,
+                  reference=opened.describe() if opened is not None else None)
+
+
+def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                 sheets: Sequence[Sheet | str | Path] = (), progress: Optional[Progress] = None,
                 layout_maps: Optional[Sequence[LayoutMap]] = None,
                 land_cover: Optional[dict] = None) -> Review:
-    """Run every check on a loaded site plan (plan sheets given as :class:`Sheet` or paths)."""
+    """Run every check on a loaded site plan (plan sheets given as :class:`Sheet` or paths).
+
+    ``reference`` is a :class:`~analysis.reference.Reference` (or its source: a GeoPackage
+    path), read once around the site for Condition A and wetlands; None leaves those two
+    ``needs_review``.
+    """
     progress = progress or SILENT
     sheets = [read for s in sheets for read in ([s] if isinstance(s, Sheet) else read_sheets([s]))]
     progress.step(0.4, "measuring disturbed area")
@@ -173,7 +203,11 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
         sheets, stated, layout_maps, profile, area_crs=site.area_crs,
         stated_labels=site.labels("layout_scale") if stated is not None else ())
     findings += scale_findings
-    a = Condition(False, ["not evaluated: Condition A is not implemented yet"], decided=False)
+    progress.step(0.82, "reading reference layers around the site")
+    reference = open_reference(reference) if reference is not None else None
+    a_findings, a, wetland_findings, wetland_measurements = _reference_checks(
+        site, disturbed, profile, reference)
+    findings += a_findings + wetland_findings
     findings.append(check_postconstruction_controls(site, {"A": a, "B": b, "C": c}, profile))
     progress.step(0.85, "checking maintenance easements over the SMPs")
     easement_findings, uncovered_smp_sq_ft = check_easement_coverage(site, profile)
@@ -193,15 +227,53 @@ def review_site(site: SitePlan, profile: RulesProfile, reference: Optional[dict]
         **phasing.measurements(),
         **hydrology.measurements(),
         "site_map_scales": map_scales,
+        **wetland_measurements,
     }
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
     findings.sort(key=lambda f: order.get(f.rule, len(order)))
     return Review(profile=profile, site=site, measurements=measurements,
                   conditions={"A": a, "B": b, "C": c}, swppp_required=required,
-                  findings=findings, reference=reference,
+                  findings=findings,
+                  reference=reference.describe() if reference is not None else None,
                   charts=LazyCharts(lambda: _phasing_charts(phasing, profile),
                                     lambda: hydrology_charts(hydrology)),
                   hydrology=hydrology)
+
+
+def _reference_checks(site: SitePlan, disturbed, profile: RulesProfile,
+                      reference: Optional[Reference], rules=("condition_a", "wetlands")):
+    """Condition A and wetlands (those of ``rules``), from reference layers read once around
+    the site: (Condition A findings, Condition A, wetlands findings, wetland measurements)."""
+    a_findings, a, wetland_findings, measurements = [], None, [], {}
+    if reference is None:
+        if "condition_a" in rules:
+            a_findings, a = check_condition_a(site, disturbed, profile, None, None, None, None)
+        if "wetlands" in rules:
+            wetland_findings, measurements = check_wetlands(site, disturbed, profile, None)
+        return a_findings, a, wetland_findings, measurements
+    bounds = site_bounds(site, profile)
+    crs = site.area_crs
+    if "wetlands" in rules:
+        wetlands = reference.read("wetlands", bounds, crs, needed_for="the wetlands check")
+        wetland_findings, measurements = check_wetlands(site, disturbed, profile, wetlands)
+    if "condition_a" in rules:
+        a_findings, a = _condition_a(site, disturbed, profile, reference, bounds)
+    return a_findings, a, wetland_findings, measurements
+
+
+def _condition_a(site, disturbed, profile, reference, bounds):
+    crs = site.area_crs
+    needed = "Condition A (SWPPP C(1))"
+    sheds = reference.read("tmdl_watersheds", bounds, crs, needed_for=needed)
+    receiving = receiving_waters(site, disturbed, None, profile)
+    if receiving.route == "none":  # no discharge point names its water: the catchments do
+        catchments = reference.read("catchments", bounds, crs, needed_for=needed)
+        receiving = receiving_waters(site, disturbed, catchments, profile)
+    by_id = reference.lookup("impaired_waters", "waterbody_id", receiving.ids,
+                             normalise=water_id, needed_for=needed)
+    by_name = reference.lookup("impaired_waters", "name", receiving.names,
+                               normalise=normalise_name, needed_for=needed)
+    return check_condition_a(site, disturbed, profile, receiving, by_id, by_name, sheds)
 
 
 def _phasing_charts(phasing, profile: RulesProfile) -> dict:

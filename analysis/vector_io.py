@@ -28,10 +28,11 @@ except ImportError:  # pragma: no cover
 
     ENGINE = "fiona"
 
-__all__ = ["LayerData", "list_layers", "read_layer", "write_geopackage", "ENGINE"]
+__all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE"]
 
-# GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), which are no CRS at all.
-_UNDEFINED_CRS_NAMES = ("undefined geographic srs", "undefined cartesian srs")
+# GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
+# that GDAL 3.9+ writes for a layer without one: no CRS at all.
+_UNDEFINED_CRS_NAMES = ("undefined geographic srs", "undefined cartesian srs", "undefined srs")
 
 
 @dataclass
@@ -58,17 +59,19 @@ def list_layers(path: str | Path) -> list[str]:
                          fix="give a GeoPackage (.gpkg) or another OGR vector file") from None
 
 
-def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = None) -> LayerData:
+def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = None,
+               read_geometry: bool = True) -> LayerData:
     """Read one layer, indexed by feature id, with its CRS (None where it is undefined).
 
     ``bbox`` (minx, miny, maxx, maxy in the layer's CRS) reads only what lies in that box,
-    through the data source's spatial index.
+    through the data source's spatial index (a GeoPackage's R-tree). ``read_geometry=False``
+    reads the attributes alone, as a plain DataFrame.
     """
     try:
         if ENGINE == "pyogrio":
-            frame, crs_wkt = _read_pyogrio(path, layer, bbox)
+            frame, crs_wkt = _read_pyogrio(path, layer, bbox, read_geometry)
         else:
-            frame, crs_wkt = _read_fiona(path, layer, bbox)
+            frame, crs_wkt = _read_fiona(path, layer, bbox, read_geometry)
     except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
         raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
                          layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
@@ -79,9 +82,33 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
     return LayerData(name=layer, frame=frame, crs=crs, spatial=spatial)
 
 
-def _read_pyogrio(path, layer, bbox):
+def layer_crs(path: str | Path, layer: str) -> Optional[CRS]:
+    """A spatial layer's CRS without reading its features (None where it has none).
+
+    A GeoPackage's is read from its ``gpkg_spatial_ref_sys`` table (no driver opening).
+    """
+    stored = _geopackage_crs(path, layer)
+    if stored is not None:
+        return stored or None
+    try:
+        if ENGINE == "pyogrio":
+            crs_wkt = pyogrio.read_info(str(path), layer=layer).get("crs")
+        else:
+            with _gdal_log_muted(), fiona.open(str(path), layer=layer) as src:
+                crs_wkt = src.crs_wkt or None
+    except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
+                         layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
+    return _defined_crs(path, layer, crs_wkt)
+
+
+def _read_pyogrio(path, layer, bbox, read_geometry=True):
+    if bbox is not None:  # a spatial read of a spatial layer: one opening of the file, not two
+        frame = pyogrio.read_dataframe(str(path), layer=layer, bbox=tuple(bbox), fid_as_index=True)
+        frame.index.name = "fid"
+        return frame, frame.crs.to_wkt() if frame.crs is not None else None
     info = pyogrio.read_info(str(path), layer=layer)
-    has_geometry = info.get("geometry_type") is not None
+    has_geometry = info.get("geometry_type") is not None and read_geometry
     frame = pyogrio.read_dataframe(str(path), layer=layer, bbox=tuple(bbox) if bbox else None,
                                    fid_as_index=True, read_geometry=has_geometry)
     if not has_geometry:
@@ -101,9 +128,10 @@ def _gdal_log_muted():
         logger.disabled = previous
 
 
-def _read_fiona(path, layer, bbox):
-    with _gdal_log_muted(), fiona.open(str(path), layer=layer) as src:
-        has_geometry = src.schema.get("geometry") not in (None, "None")
+def _read_fiona(path, layer, bbox, read_geometry=True):
+    with _gdal_log_muted(), fiona.open(str(path), layer=layer,
+                                       ignore_geometry=not read_geometry) as src:
+        has_geometry = src.schema.get("geometry") not in (None, "None") and read_geometry
         features = list(src.filter(bbox=tuple(bbox)) if bbox else src)
         columns = list(src.schema["properties"])
         crs_wkt = (src.crs_wkt or None) if has_geometry else None  # fiona fails on a table's CRS
@@ -126,6 +154,32 @@ def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
     if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES:
         return None
     return crs
+
+
+def _geopackage_crs(path, layer):
+    """The CRS a GeoPackage records for ``layer``: a CRS, False for none, None if not known."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return None
+    try:
+        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+            row = con.execute(
+                "SELECT g.srs_id, s.organization, s.organization_coordsys_id, s.definition "
+                "FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id "
+                "WHERE lower(g.table_name) = lower(?)", (layer,)).fetchone()
+    except sqlite3.Error:
+        return None
+    if row is None:
+        return None
+    srs_id, organization, code, definition = row
+    if srs_id in (0, -1):
+        return False
+    try:
+        if str(organization).upper() == "EPSG" and code:
+            return CRS.from_epsg(int(code))
+        crs = CRS.from_wkt(definition)
+    except Exception:  # noqa: BLE001 - an odd definition: let the driver read it
+        return None
+    return False if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES else crs
 
 
 def _geopackage_srs_id(path, layer) -> Optional[int]:

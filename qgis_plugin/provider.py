@@ -2,6 +2,7 @@
 from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
+from .algorithms.condition_a import ConditionAAlgorithm
 from .algorithms.phasing import PhasingAlgorithm
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.hydrology import HydrologyAlgorithm
@@ -11,6 +12,7 @@ from .algorithms.map_scale import MapScaleAlgorithm
 from .algorithms.reference_diff import ReferenceDiffAlgorithm
 from .algorithms.reference_import import ReferenceImportAlgorithm
 from .algorithms.review import ReviewAlgorithm
+from .algorithms.wetlands import WetlandsAlgorithm
 
 __all__ = ["SwpppProvider"]
 
@@ -37,6 +39,8 @@ class SwpppProvider(QgsProcessingProvider):
 
     def loadAlgorithms(self):
         self.addAlgorithm(ReviewAlgorithm())
+        self.addAlgorithm(ConditionAAlgorithm())
+        self.addAlgorithm(WetlandsAlgorithm())
         self.addAlgorithm(PhasingAlgorithm())
         self.addAlgorithm(EasementCoverageAlgorithm())
         self.addAlgorithm(ReferenceImportAlgorithm())

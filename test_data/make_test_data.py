@@ -431,6 +431,30 @@ VARIANTS = [
     ("phasing_over_five.gpkg", lambda d: with_disturbance(d, six_acres_at_once()), 6.0),
     ("phasing_waiver.gpkg",
      lambda d: with_disturbance(d, six_acres_at_once(), five_acre_waiver=1), 6.0),
+    ("no_discharge_point.gpkg", lambda d: without_layer(d, "discharge_point"), TOTAL_ACRES),
+]
+
+
+def with_tmdl_watershed(reference):
+    """The demo reference plus TW-2: a sediment TMDL watershed, stormwater a source, holding
+    the whole parcel (the Seven Springs Creek catchment's upper part)."""
+    layers = dict(reference)
+    sheds = reference["tmdl_watersheds"]
+    tw2 = frame([{"watershed_id": "TW-2", "name": "Seven Springs Creek upper watershed",
+                  "pollutants": "Silt/Sediment;Phosphorus, Total", "tmdl_id": "NY-TMDL-0002",
+                  "stormwater_source": 1,
+                  "geometry": poly((-900, -400), (1500, -450), (1600, 1400), (-800, 1500))}])
+    assert tw2.geometry.iloc[0].contains(site_boundary_geom())
+    layers["tmdl_watersheds"] = pd.concat([sheds, tw2], ignore_index=True)
+    layers["layer_versions"] = layer_versions(without_layer(layers, "layer_versions"))
+    return layers
+
+
+# (file name, builder(demo reference) -> layers): reference layers with one change each
+REFERENCE_VARIANTS = [
+    ("reference_crs_4326.gpkg", lambda r: reproject(r, "EPSG:4326")),
+    ("reference_missing_layer.gpkg", lambda r: without_layer(r, "tmdl_watersheds")),
+    ("reference_tmdl.gpkg", with_tmdl_watershed),
 ]
 
 
@@ -899,6 +923,8 @@ def main(outdir):
     files = [(outdir / "demo_site.gpkg", demo, TOTAL_ACRES),
              (outdir / "demo_reference.gpkg", reference, None)]
     files += [(outdir / "variants" / name, build(demo), acres) for name, build, acres in VARIANTS]
+    files += [(outdir / "variants" / name, build(reference), None)
+              for name, build in REFERENCE_VARIANTS]
     for path, layers, _ in files:
         write_gpkg(path, layers)
     for path, layers, acres in files:

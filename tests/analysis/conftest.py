@@ -1,6 +1,8 @@
 """Fixtures for the analysis tests: tiny site plans written on either geopandas stack."""
 from __future__ import annotations
 
+import warnings
+
 import geopandas as gpd
 import pandas as pd
 import pytest
@@ -26,13 +28,14 @@ def make_site(tmp_path):
     """Write a site plan GeoPackage from disturbance polygons (EPSG:2260) and project fields.
 
     ``layers`` adds more site-plan layers (name -> GeoDataFrame, in any CRS); ``dates`` gives each
-    disturbance polygon's (start_date, stabilized_date).
+    disturbance polygon's (start_date, stabilized_date); ``discharge_points`` is a list of
+    (point, receiving_water, waterbody_id) in EPSG:2260.
     """
 
     def make(disturbance, phases=None, filename="site.gpkg", crs="EPSG:2260", layers=None,
-             dates=None, **project):
+             dates=None, discharge_points=(), boundary=None, **project):
         row = {**PROJECT, **project}
-        boundary = box(X0 - 2000, Y0 - 2000, X0 + 2000, Y0 + 2000)
+        boundary = boundary or box(X0 - 2000, Y0 - 2000, X0 + 2000, Y0 + 2000)
         phases = phases or ["1"] * len(disturbance)
         dates = dates or [("2027-04-01", "2027-06-01")] * len(disturbance)
         plan = {
@@ -44,6 +47,11 @@ def make_site(tmp_path):
                  "stabilized_date": [end for _, end in dates]},
                 geometry=list(disturbance), crs="EPSG:2260").to_crs(crs),
         }
+        if discharge_points:  # [(point, receiving_water, waterbody_id)]
+            plan["discharge_point"] = gpd.GeoDataFrame(
+                {"receiving_water": [p[1] for p in discharge_points],
+                 "waterbody_id": [p[2] for p in discharge_points]},
+                geometry=[p[0] for p in discharge_points], crs="EPSG:2260").to_crs(crs)
         plan.update(layers or {})
         path = tmp_path / filename
         write_geopackage(path, plan)
@@ -53,3 +61,49 @@ def make_site(tmp_path):
 
 
 from tests.postgis import pg_schema, postgis_server  # noqa: E402,F401 - fixtures for the PostGIS tests
+
+
+REFERENCE_FIELDS = {
+    "wetlands": ("wetland_id", "source", "wetland_class", "regulated", "adjacent_area_ft"),
+    "impaired_waters": ("waterbody_id", "name", "pollutants", "listing_cycle", "category"),
+    "tmdl_watersheds": ("watershed_id", "name", "pollutants", "tmdl_id", "stormwater_source"),
+    "catchments": ("catchment_id", "name", "drains_to"),
+}
+
+
+def local_box(x1, y1, x2, y2):
+    """A box in feet east/north of (X0, Y0), in EPSG:2260."""
+    return box(X0 + x1, Y0 + y1, X0 + x2, Y0 + y2)
+
+
+@pytest.fixture
+def make_reference(tmp_path):
+    """Write a reference GeoPackage: each layer a list of (geometry, {field: value}) in EPSG:2260.
+
+    Layers not given are written empty (so that the file keeps the contract); ``omit`` leaves
+    layers out; ``crs`` reprojects every layer; ``versions`` adds a layer_versions table.
+    """
+
+    def make(filename="reference.gpkg", crs="EPSG:2260", omit=(), versions=None, **layers):
+        frames = {}
+        for name, fields in REFERENCE_FIELDS.items():
+            if name in omit:
+                continue
+            rows = layers.get(name, [])
+            data = {f: pd.Series([attrs.get(f) for _, attrs in rows], dtype=object)
+                    for f in fields}
+            frame = gpd.GeoDataFrame(data, geometry=gpd.GeoSeries([g for g, _ in rows],
+                                                                  crs="EPSG:2260"))
+            for numeric in ("regulated", "adjacent_area_ft", "stormwater_source"):
+                if numeric in frame:
+                    frame[numeric] = frame[numeric].astype(float)
+            frames[name] = frame.to_crs(crs)
+        if versions:
+            frames["layer_versions"] = pd.DataFrame(versions)
+        path = tmp_path / filename
+        with warnings.catch_warnings():  # geopandas 0.12 warns of the empty layers
+            warnings.filterwarnings("ignore", "You are attempting to write an empty DataFrame")
+            write_geopackage(path, frames)
+        return path
+
+    return make

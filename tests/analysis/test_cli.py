@@ -55,8 +55,9 @@ def test_demo_result_keeps_the_contract(data_copy, tmp_path, capsys):
     spec.loader.exec_module(checker)
     out_json = tmp_path / "r.json"
     run([data_copy("demo_site.gpkg"), "--json", out_json, "--quiet"], capsys)
-    implemented = {"applicability", "condition_b", "condition_c", "disturbance_outside_site",
-                   "postconstruction_controls", "easement_coverage", "site_map_scale"}
+    implemented = {"applicability", "condition_a", "condition_b", "condition_c",
+                   "disturbance_outside_site", "postconstruction_controls", "easement_coverage",
+                   "site_map_scale", "wetlands"}
     assert checker.check(json.loads(out_json.read_text()), implemented) == []
 
 
@@ -136,3 +137,12 @@ def test_outputs_get_ordinary_file_permissions(data_copy, tmp_path, capsys):
     umask = os.umask(0)
     os.umask(umask)
     assert result.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_a_reference_missing_a_layer_exits_2_naming_it(data_copy, tmp_path, capsys):
+    status, _, err = run([data_copy("demo_site.gpkg"), "--reference",
+                          data_copy("variants/reference_missing_layer.gpkg"),
+                          "--json", tmp_path / "r.json"], capsys)
+    assert status == 2 and "'tmdl_watersheds' is missing" in err
+    assert "reference_missing_layer.gpkg" in err and "Traceback" not in err
+    assert not (tmp_path / "r.json").exists()

@@ -78,6 +78,18 @@ def test_easement_coverage_runs_under_qgis_process(qgis_process, data_copy, tmp_
     assert [f["features"] for f in findings if f["status"] == "fail"] == [["smp:BR-2"]]
 
 
+def test_condition_a_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
+    result = tmp_path / "a.json"
+    completed = qgis_process("run", "swppp:condition_a", "--",
+                             f"SITE={data_copy('demo_site.gpkg')}",
+                             f"REFERENCE={data_copy('variants/reference_crs_4326.gpkg')}",
+                             f"OUTPUT_JSON={result}")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    data = json.loads(result.read_text(encoding="utf-8"))
+    assert data["conditions"]["A"]["applies"] is True
+    assert data["reference"]["path"] == "reference_crs_4326.gpkg"
+
+
 def test_hydrology_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
     table = tmp_path / "h.csv"
     completed = qgis_process("run", "swppp:hydrology", "--",

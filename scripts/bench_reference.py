@@ -1,0 +1,214 @@
+"""Benchmark: Condition A + wetlands for one site against a statewide-sized reference GeoPackage.
+
+    .venv/plain/bin/python scripts/bench_reference.py [--polygons N]
+
+Builds (once; reused when present) ``build/bench/reference_1m.gpkg``: the demo reference layers
+with ``wetlands`` replaced by the real NWI extract (../shared/data/nwi_dc_wetlands.zip, 1,556
+polygons, one invalid) tiled over a New York-sized grid until it holds at least N polygons
+(default 1,000,000), the demo site in the middle. Then prints, for the demo site:
+
+1. the wall time of the one-site Condition A + wetlands check (reference read around the site
+   through the R-tree, repairs, the checks), best of 3;
+2. the time of reading the whole wetlands layer (what a naive review would do) and the ratio;
+3. QGIS's own ``native:extractbylocation`` + ``native:intersection`` of the wetlands with the
+   disturbance, run through QGIS's Python (.venv/qgis/bin/python), and the ratio.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("PROJ_DATA", "/usr/share/proj")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+BENCH = ROOT / "build" / "bench"
+NWI = ROOT.parent / "shared" / "data" / "nwi_dc_wetlands.zip"
+NWI_LAYER = "DC_shapefile_wetlands/DC_Wetlands.shp"
+SITE = ROOT / "test_data" / "demo_site.gpkg"
+DEMO_REFERENCE = ROOT / "test_data" / "demo_reference.gpkg"
+REGULATED_TYPES = ("Freshwater Forested/Shrub Wetland", "Freshwater Emergent Wetland")
+
+
+def build(target: Path, polygons: int) -> None:
+    """Tile the NWI extract over a grid centred on the demo site; write it with the demo layers."""
+    import geopandas as gpd
+    import numpy as np
+    import pandas as pd
+    import pyogrio
+    import shapely
+    from pyproj import Transformer
+
+    nwi = gpd.read_file(f"zip://{NWI}!{NWI_LAYER}")
+    site = gpd.read_file(SITE, layer="site_boundary")
+    centre = site.geometry.iloc[0].centroid
+    cx, cy = Transformer.from_crs(site.crs, nwi.crs, always_xy=True).transform(centre.x, centre.y)
+    minx, miny, maxx, maxy = nwi.total_bounds
+    width, height = maxx - minx, maxy - miny
+    tiles = int(np.ceil(polygons / len(nwi)))
+    columns = int(np.ceil(np.sqrt(tiles)))
+    rows = int(np.ceil(tiles / columns))
+    base = np.asarray(nwi.geometry.values, dtype=object)
+    # The middle tile is placed so that the site lies among real small wetlands: on the
+    # forested wetland with the most neighbours within 500 m.
+    forested = nwi[nwi["WETLAND_TY"] == REGULATED_TYPES[0]]
+    points = np.asarray(forested.geometry.centroid.values, dtype=object)
+    tree = shapely.STRtree(np.asarray(nwi.geometry.values, dtype=object))
+    near = tree.query(points, predicate="dwithin", distance=500.0)
+    spot = points[np.bincount(near[0], minlength=len(points)).argmax()]
+    x0 = cx - spot.x - (columns // 2) * width
+    y0 = cy - spot.y - (rows // 2) * height
+    parts, ids = [], []
+    for t in range(tiles):
+        column, row = t % columns, t // columns
+        offset = np.array([x0 + column * width, y0 + row * height])
+        parts.append(shapely.transform(base, lambda xy, o=offset: xy + o))
+        ids.append([f"NWI-{t:03d}-{i:04d}" for i in range(len(nwi))])
+    geometries = np.concatenate(parts)
+    regulated = np.tile(nwi["WETLAND_TY"].isin(REGULATED_TYPES).to_numpy().astype(int), tiles)
+    wetlands = gpd.GeoDataFrame({
+        "wetland_id": np.concatenate(ids),
+        "source": "NWI",
+        "wetland_class": np.tile(nwi["ATTRIBUTE"].to_numpy(), tiles),
+        "regulated": regulated,
+        "adjacent_area_ft": np.where(regulated == 1, 100.0, np.nan),
+    }, geometry=gpd.GeoSeries(geometries, crs=nwi.crs))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial.gpkg")
+    partial.unlink(missing_ok=True)
+    print(f"building {target} ({len(wetlands):,} wetland polygons in {columns} x {rows} tiles)",
+          flush=True)
+    # GeoPackage 1.2, which QGIS's GDAL 3.6 reads without a warning.
+    pyogrio.write_dataframe(wetlands, partial, layer="wetlands", driver="GPKG",
+                            promote_to_multi=True, dataset_options={"VERSION": "1.2"})
+    for layer in ("impaired_waters", "tmdl_watersheds", "catchments"):
+        pyogrio.write_dataframe(gpd.read_file(DEMO_REFERENCE, layer=layer), partial, layer=layer,
+                                driver="GPKG", append=False)
+    versions = pd.DataFrame(pyogrio.read_dataframe(DEMO_REFERENCE, layer="layer_versions"))
+    pyogrio.write_dataframe(versions, partial, layer="layer_versions", driver="GPKG")
+    partial.rename(target)
+
+
+def best_of(runs, work):
+    times = []
+    result = None
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = work()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def time_check(reference_path: Path) -> dict:
+    from analysis.applicability import disturbed_area
+    from analysis.profile import load_profile
+    from analysis.reference import open_reference
+    from analysis.review import _reference_checks
+    from analysis.siteplan import load_site_plan
+
+    profile = load_profile()
+    site = load_site_plan(SITE, profile)
+    disturbed = disturbed_area(site)
+
+    def check():
+        reference = open_reference(reference_path)
+        findings, a, wetland_findings, measurements = _reference_checks(site, disturbed, profile,
+                                                                        reference)
+        return reference, a, measurements
+
+    seconds, (reference, a, measurements) = best_of(3, check)
+    return {"seconds": seconds, "condition_a": a.applies, **measurements,
+            "wetlands_read": reference.features_read.get("wetlands"),
+            "repaired": len(reference.repaired)}
+
+
+def time_whole_layer(reference_path: Path) -> dict:
+    from analysis.vector_io import read_layer
+
+    seconds, data = best_of(1, lambda: read_layer(reference_path, "wetlands"))
+    return {"seconds": seconds, "features": len(data.frame)}
+
+
+QGIS_SNIPPET = r"""
+import json, sys, time
+from qgis.core import QgsApplication, QgsVectorLayer
+app = QgsApplication([], False)
+app.initQgis()
+sys.path.append("/usr/share/qgis/python/plugins")
+import processing
+from processing.core.Processing import Processing
+Processing.initialize()
+reference, site = sys.argv[1], sys.argv[2]
+times, with_opening = [], []
+for _ in range(3):
+    opened = time.perf_counter()
+    wetlands = QgsVectorLayer(f"{reference}|layername=wetlands", "wetlands", "ogr")
+    disturbance = QgsVectorLayer(f"{site}|layername=disturbance", "disturbance", "ogr")
+    assert wetlands.isValid() and disturbance.isValid()
+    start = time.perf_counter()
+    near = processing.run("native:extractbylocation", {"INPUT": wetlands, "PREDICATE": [0],
+                          "INTERSECT": disturbance, "OUTPUT": "memory:"})["OUTPUT"]
+    inside = processing.run("native:intersection", {"INPUT": near, "OVERLAY": disturbance,
+                            "OUTPUT": "memory:"})["OUTPUT"]
+    area = sum(f.geometry().area() for f in inside.getFeatures())
+    times.append(time.perf_counter() - start)
+    with_opening.append(time.perf_counter() - opened)
+print(json.dumps({"seconds": min(times), "with_opening": min(with_opening), "extracted": near.featureCount(),
+                  "pieces": inside.featureCount(), "features": wetlands.featureCount()}), flush=True)
+import os
+os._exit(0)  # QGIS 3.22 may crash freeing layers at exit; the figures are out
+"""
+
+
+def time_qgis(reference_path: Path) -> dict:
+    python = ROOT / ".venv" / "qgis" / "bin" / "python"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PROJ_DATA": "/usr/share/proj"}
+    done = subprocess.run([str(python), "-c", QGIS_SNIPPET, str(reference_path), str(SITE)],
+                          capture_output=True, text=True, env=env, check=False, timeout=3600)
+    if done.returncode != 0 or not done.stdout.strip():
+        return {"error": done.stderr.strip().splitlines()[-1:] or ["failed"]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--polygons", type=int, default=1_000_000)
+    parser.add_argument("--skip-whole", action="store_true", help="do not read the whole layer")
+    parser.add_argument("--skip-qgis", action="store_true", help="do not time QGIS")
+    args = parser.parse_args(argv)
+    if not NWI.is_file():
+        print(f"{NWI} is absent: the benchmark tiles the real NWI extract", file=sys.stderr)
+        return 2
+    target = BENCH / f"reference_{args.polygons // 1000}k.gpkg"
+    if not target.is_file():
+        start = time.perf_counter()
+        build(target, args.polygons)
+        print(f"built in {time.perf_counter() - start:.1f} s ({target.stat().st_size / 1e6:,.0f} MB)")
+    check = time_check(target)
+    print(f"one-site Condition A + wetlands check: {check['seconds']:.3f} s "
+          f"({check['wetlands_read']} wetlands read around the site, {check['repaired']} repaired; "
+          f"wetland_acres {check['wetland_acres']:.4f}, adjacent "
+          f"{check['wetland_adjacent_area_acres']:.4f}; Condition A {check['condition_a']})")
+    if not args.skip_whole:
+        whole = time_whole_layer(target)
+        print(f"reading the whole wetlands layer: {whole['seconds']:.2f} s "
+              f"({whole['features']:,} features): {whole['seconds'] / check['seconds']:.0f}x "
+              f"the one-site check")
+    if not args.skip_qgis:
+        qgis = time_qgis(target)
+        if "error" in qgis:
+            print(f"QGIS: failed: {qgis['error']}")
+        else:
+            print(f"QGIS native:extractbylocation + native:intersection: {qgis['seconds']:.3f} s "
+                  f"on layers already open, {qgis['with_opening']:.3f} s opening the two layers "
+                  f"too ({qgis['extracted']} wetlands extracted of {qgis['features']:,}): "
+                  f"{qgis['with_opening'] / check['seconds']:.2f}x the one-site check")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

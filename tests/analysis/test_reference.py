@@ -1,0 +1,187 @@
+"""Reference layers: read only around the site, in the area CRS, contract checked, repairs local."""
+import importlib.util
+
+import geopandas as gpd
+import numpy as np
+import pytest
+import shapely
+from shapely import Polygon
+
+from analysis.errors import InputError
+from analysis.profile import load_profile
+from analysis.reference import bounds_in_crs, is_postgis_source, open_reference, site_bounds
+from analysis.review import review_site
+from analysis.siteplan import load_site_plan
+from analysis.vector_io import write_geopackage
+from tests.analysis.conftest import X0, Y0, local_box
+
+PROFILE = load_profile()
+AREA = "EPSG:2260"
+BOX = (X0, Y0, X0 + 1000, Y0 + 1000)
+
+
+def wetland(wid, geometry, regulated=0, adjacent=None):
+    return geometry, {"wetland_id": wid, "source": "TEST", "wetland_class": "PEM",
+                      "regulated": regulated, "adjacent_area_ft": adjacent}
+
+
+def bow_tie(x, y, size=100):
+    """An invalid (self-intersecting) polygon, two triangles of size*size/4 each when repaired."""
+    return Polygon([(X0 + x, Y0 + y), (X0 + x + size, Y0 + y + size), (X0 + x + size, Y0 + y),
+                    (X0 + x, Y0 + y + size)])
+
+
+@pytest.mark.parametrize("crs", ["EPSG:2260", "EPSG:4326", "EPSG:26918"])
+def test_reads_only_the_features_that_meet_the_box_whatever_the_layers_crs(make_reference, crs):
+    path = make_reference(crs=crs, wetlands=[
+        wetland("in", local_box(100, 100, 200, 200)),
+        wetland("across_edge", local_box(950, 400, 1100, 500)),
+        wetland("outside", local_box(1200, 100, 1300, 200)),
+        wetland("far", local_box(50_000, 50_000, 50_100, 50_100)),
+    ])
+    read = open_reference(path).read("wetlands", BOX, AREA)
+    assert sorted(read["wetland_id"]) == ["across_edge", "in"]
+    assert read.crs.to_epsg() == 2260
+    # back in the area CRS, the 100 ft square is a 100 ft square again
+    inside = read.set_index("wetland_id").geometry["in"]
+    assert inside.area == pytest.approx(100 * 100, rel=1e-6)
+
+
+def test_invalid_geometries_are_repaired_only_where_read(make_reference):
+    path = make_reference(wetlands=[wetland("near", bow_tie(100, 100)),
+                                    wetland("far", bow_tie(40_000, 40_000))])
+    reference = open_reference(path)
+    read = reference.read("wetlands", BOX, AREA)
+    assert reference.repaired == ["wetlands:near"]
+    assert read.geometry.is_valid.all()
+    assert read.geometry.iloc[0].area == pytest.approx(2 * 100 * 100 / 4)
+    assert reference.features_read == {"wetlands": 1}
+
+
+def test_a_missing_layer_is_an_error_naming_it(make_reference, make_site):
+    from tests.analysis.conftest import square
+
+    path = make_reference(omit=("tmdl_watersheds",))
+    site = load_site_plan(make_site([square(1.0)]), PROFILE)
+    with pytest.raises(InputError) as err:
+        review_site(site, PROFILE, reference=open_reference(path))
+    message = str(err.value)
+    assert "'tmdl_watersheds' is missing" in message and path.name in message
+    assert "Condition A" in message
+
+
+def test_a_missing_field_is_an_error_naming_file_layer_and_field(tmp_path):
+    path = tmp_path / "ref.gpkg"
+    write_geopackage(path, {"wetlands": gpd.GeoDataFrame(
+        {"wetland_id": ["W"], "source": ["X"], "wetland_class": ["PEM"], "regulated": [1]},
+        geometry=[local_box(0, 0, 10, 10)], crs=AREA)})
+    with pytest.raises(InputError) as err:
+        open_reference(path).read("wetlands", BOX, AREA)
+    assert err.value.field == "adjacent_area_ft" and err.value.layer == "wetlands"
+    assert str(path) in str(err.value)
+
+
+def test_a_flag_that_is_not_a_number_names_the_feature(tmp_path):
+    path = tmp_path / "ref.gpkg"
+    write_geopackage(path, {"tmdl_watersheds": gpd.GeoDataFrame(
+        {"watershed_id": ["T"], "name": ["n"], "pollutants": ["p"], "tmdl_id": ["t"],
+         "stormwater_source": ["yes"]}, geometry=[local_box(0, 0, 10, 10)], crs=AREA)})
+    with pytest.raises(InputError) as err:
+        open_reference(path).read("tmdl_watersheds", BOX, AREA)
+    assert err.value.field == "stormwater_source" and err.value.feature is not None
+
+
+def test_layer_names_match_case_insensitively(tmp_path):
+    path = tmp_path / "ref.gpkg"
+    write_geopackage(path, {"WetLands": gpd.GeoDataFrame(
+        {"WETLAND_ID": ["W"], "Source": ["X"], "wetland_class": ["PEM"], "regulated": [1],
+         "adjacent_area_ft": [100.0]}, geometry=[local_box(0, 0, 10, 10)], crs=AREA)})
+    read = open_reference(path).read("wetlands", BOX, AREA)
+    assert list(read["wetland_id"]) == ["W"]
+
+
+def test_versions_read_are_recorded(make_reference):
+    rows = [{"layer": layer, "version": version, "source": "test", "source_date": date,
+             "imported_at": date + "T00:00:00Z", "feature_count": 1, "sha256": "0" * 64}
+            for layer, version, date in (("wetlands", 1, "2025-01-01"),
+                                         ("wetlands", 2, "2026-01-01"),
+                                         ("catchments", 1, "2024-01-01"))]
+    reference = open_reference(make_reference(versions=rows, wetlands=[
+        wetland("in", local_box(100, 100, 200, 200))]))
+    reference.read("wetlands", BOX, AREA)
+    described = reference.describe()
+    assert described["read"]["wetlands"] == {"features": 1, "version": 2,
+                                             "source_date": "2026-01-01"}
+    assert "layer_versions" in described["layers"]
+
+
+def test_lookup_finds_a_water_wherever_it_lies(make_reference):
+    far_line = shapely.LineString([(X0 + 90_000, Y0), (X0 + 95_000, Y0)])
+    reference = open_reference(make_reference(impaired_waters=[
+        (far_line, {"waterbody_id": "NY-1", "name": "Far River", "pollutants": "Phosphorus"})]))
+    found = reference.lookup("impaired_waters", "waterbody_id", [" ny-1 "],
+                             normalise=lambda v: v.strip().upper())
+    assert list(found["name"]) == ["Far River"]
+    assert reference.lookup("impaired_waters", "waterbody_id", ["NY-2"]).empty
+
+
+def test_the_densified_box_covers_the_transformed_box():
+    covering = bounds_in_crs(BOX, AREA, "EPSG:4326")
+    edges = shapely.segmentize(shapely.box(*BOX), 10)
+    back = gpd.GeoSeries([edges], crs=AREA).to_crs("EPSG:4326").iloc[0]
+    assert shapely.box(*covering).contains(back)
+
+
+def test_site_bounds_take_the_search_distance_around_every_site_layer(make_site):
+    from tests.analysis.conftest import square
+
+    point = shapely.Point(X0 + 5000, Y0)
+    site = load_site_plan(make_site([square(1.0)], discharge_points=[(point, "B", "NY-1")]),
+                          PROFILE)
+    minx, _, maxx, _ = site_bounds(site, PROFILE)
+    distance = PROFILE.value("reference", "search_distance_ft") * 0.3048 / (1200 / 3937)
+    assert maxx == pytest.approx(X0 + 5000 + distance)
+    assert minx == pytest.approx(X0 - 2000 - distance)  # the fixture's boundary
+
+
+@pytest.mark.parametrize("source, postgis", [("postgresql://u@h/db", True),
+                                             ("service=reference", True),
+                                             ("dbname=ref host=h", True),
+                                             ("/data/reference.gpkg", False),
+                                             ("C:/data/postgresql.gpkg", False)])
+def test_sources_are_told_apart_by_kind(source, postgis):
+    assert is_postgis_source(source) is postgis
+
+
+@pytest.mark.skipif(importlib.util.find_spec("analysis.postgis") is not None,
+                    reason="analysis.postgis is present: the PostGIS backend is tested there")
+def test_postgis_without_its_backend_is_a_clear_error():
+    with pytest.raises(InputError, match="PostGIS"):
+        open_reference("postgresql://nobody@localhost/none")
+
+
+def test_bbox_read_uses_the_spatial_index(make_reference):
+    """The R-tree answers the box: thousands of far features are never turned into geometries."""
+    far = [wetland(f"far{i}", local_box(20_000 + 30 * i, 20_000, 20_020 + 30 * i, 20_020))
+           for i in range(2000)]
+    reference = open_reference(make_reference(wetlands=[wetland("in", local_box(1, 1, 9, 9)),
+                                                        *far]))
+    fetched = []
+    original = reference._fetch
+    reference._fetch = lambda actual, bbox: fetched.append(original(actual, bbox)) or fetched[-1]
+    read = reference.read("wetlands", BOX, AREA)
+    assert list(read["wetland_id"]) == ["in"]
+    assert len(fetched[0]) == 1  # the source returned only what meets the box
+    assert np.isfinite(read.total_bounds).all()
+
+
+@pytest.mark.filterwarnings("ignore:'crs' was not provided")
+def test_a_reference_layer_without_a_crs_is_an_error_naming_it(tmp_path):
+    path = tmp_path / "ref.gpkg"
+    frame = gpd.GeoDataFrame({"wetland_id": ["W"], "source": ["X"], "wetland_class": ["PEM"],
+                              "regulated": [1], "adjacent_area_ft": [100.0]},
+                             geometry=[local_box(0, 0, 10, 10)])
+    write_geopackage(path, {"wetlands": frame})
+    with pytest.raises(InputError, match="no coordinate reference system") as err:
+        open_reference(path).read("wetlands", BOX, AREA)
+    assert err.value.layer == "wetlands"
