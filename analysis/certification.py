@@ -36,7 +36,7 @@ class CertificationResult:
     findings: list[Finding]
     records: int = 0
     complete: bool = False  # every record carries every G(2) field
-    signed_in_time: bool = False  # every record signed on or before work started
+    signed_in_time: bool = False  # every record dated on or before work started (G(1))
     problems: dict = field(default_factory=dict)  # feature label -> [problems]
     start: Optional[date] = None
 
@@ -83,6 +83,7 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
         if not readable:
             lacking.append(f"signed_on {row['signed_on']!r} is not a date (YYYY-MM-DD)")
         incomplete = incomplete or bool(lacking)
+        late = late or signed is None
         if signed is not None and start is not None and signed > start:
             lacking.append(f"signed {signed.isoformat()}, after work started on "
                            f"{start.isoformat()}")
@@ -108,7 +109,7 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
             f"of SWPPP G(2) and were signed on or before work started ({start.isoformat()})",
             value=0.0, limit=0.0, units="problems", features=labels))
     return CertificationResult(findings, records=len(frame), complete=not incomplete,
-                               signed_in_time=not (incomplete or late or undecided),
+                               signed_in_time=not (late or undecided),
                                problems=problems, start=start)
 
 

@@ -419,8 +419,14 @@ def check_contents(site: SitePlan, conditions: Mapping, profile: RulesProfile,
     esc = summarise_esc_practices(site)
     checklist = build_checklist(site, conditions, certification, guarantees, confirmations)
     findings = [check_swppp_contents(checklist, profile, swppp_required)]
-    findings += certification.findings + guarantees.findings
-    findings += check_esc_practices(site, esc, profile)
+    if swppp_required is False:  # nothing of a SWPPP is owed: say so once per rule
+        findings += [Finding(rule, NOT_APPLICABLE, profile.section(rule),
+                             "no SWPPP is required, so this is not checked")
+                     for rule in ("contractor_certification", "construction_guarantee",
+                                  "maintenance_bond", "esc_practices")]
+    else:
+        findings += certification.findings + guarantees.findings
+        findings += check_esc_practices(site, esc, profile)
     return Contents(checklist=checklist, findings=findings, esc_practices=esc)
 
 
