@@ -353,16 +353,16 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
     for item in checklist_items():
         applies = _applies(item, conditions, has_smp)
         shown, text = evidence.holds(item.evidence)
-        if shown:
-            status, said = PROVIDED, f"site plan: {text}"
-        elif item.item in submitted:
-            status, said = PROVIDED, "submission: " + "; ".join(submitted[item.item])
-        elif applies == "no":
+        if applies == "no" and not (item.applies == "on_request" and item.item in submitted):
             status = NOT_APPLICABLE
             said = ("only if the Stormwater Management Administrator requests more information"
                     if item.applies == "on_request" else
                     "no condition (A, B or C) applies" + (
                         " and the plan has no SMP" if item.applies == "facility" else ""))
+        elif shown:
+            status, said = PROVIDED, f"site plan: {text}"
+        elif item.item in submitted:
+            status, said = PROVIDED, "submission: " + "; ".join(submitted[item.item])
         else:
             status, said = MISSING, (f"not in the site plan ({text}) and no submission names it"
                                      if item.evidence != "submission" else
