@@ -27,7 +27,7 @@ from .siteplan import SitePlan, crs_label, load_site_plan
 from .wetlands import check_wetlands
 
 __all__ = ["Review", "review_site", "review_paths", "review_easements", "review_reference",
-           "NOT_IMPLEMENTED"]
+           "review_checklist", "NOT_IMPLEMENTED"]
 
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
@@ -174,6 +174,36 @@ def review_reference(site: str | Path, reference, profile: str | Path | RulesPro
                   findings=a_findings + wetland_findings,
                   reference=opened.describe() if opened is not None else None)
 
+
+def review_checklist(site: str | Path, reference=None,
+                     profile: str | Path | RulesProfile | None = None,
+                     confirmations: str | Path | None = None,
+                     progress: Optional[Progress] = None) -> Review:
+    """Only the SWPPP contents checklist and its checks (``swppp:checklist``), as the review
+    runs them: the conditions it rests on (A from ``reference`` where given), the checklist,
+    ``swppp_contents``, contractor certifications, guarantees and ESC practices."""
+    progress = progress or SILENT
+    rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
+    confirmed = read_confirmations(confirmations) if confirmations else ()
+    progress.step(0.0, f"reading site plan {Path(site).name}")
+    plan = load_site_plan(site, rules)
+    progress.step(0.4, "deciding the conditions")
+    disturbed = disturbed_area(plan)
+    _applicability, required = check_applicability(plan, disturbed, rules)
+    _b_finding, b = check_condition_b(plan, disturbed, rules)
+    _c_finding, c = check_condition_c(plan, disturbed, rules)
+    opened = open_reference(reference) if reference is not None else None
+    _a_findings, a, _w, _m = _reference_checks(plan, disturbed, rules, opened, ("condition_a",))
+    progress.step(0.7, "filling in the SWPPP contents checklist")
+    contents = check_contents(plan, {"A": a, "B": b, "C": c}, rules, required, confirmed)
+    progress.step(0.9, "gathering findings")
+    return Review(profile=rules, site=plan,
+                  measurements={"disturbed_acres": disturbed.acres,
+                                "esc_practices": contents.esc_practices},
+                  conditions={"A": a, "B": b, "C": c}, swppp_required=required,
+                  findings=contents.findings,
+                  reference=opened.describe() if opened is not None else None,
+                  checklist=contents.checklist)
 
 def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                 sheets: Sequence[Sheet | str | Path] = (), progress: Optional[Progress] = None,
