@@ -184,6 +184,7 @@ class ChecklistTab(QWidget):
         """Read the confirmations stored in ``project``; they tick the items shown (or those
         shown next). Returns how many were read."""
         from analysis.checklist import parse_confirmations
+        from analysis.errors import InputError
 
         text, found = project.readEntry(SCOPE, KEY, "")
         reviewer, has_reviewer = project.readEntry(SCOPE, REVIEWER_KEY, "")
@@ -191,8 +192,12 @@ class ChecklistTab(QWidget):
             self.reviewer.setText(reviewer)
         if not found or not text:
             return 0
-        read = {c.item: c.to_dict()
-                for c in parse_confirmations(json.loads(text), "the QGIS project")}
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise InputError(f"the project's entry {SCOPE}/{KEY} is not valid JSON",
+                             fix="tick the items again and save the project") from None
+        read = {c.item: c.to_dict() for c in parse_confirmations(data, "the QGIS project")}
         if self.table.rowCount():
             self._filling = True
             try:

@@ -95,3 +95,14 @@ def test_a_review_result_already_confirmed_comes_ticked(tab_class, staged_plugin
     tab.show_checklist(json.loads(json.dumps(checklist)))
     assert [(c["item"], c["date"]) for c in tab.confirmations()] == [("B(5)", "2027-03-02"),
                                                                      ("H", "2027-03-02")]
+
+
+def test_a_damaged_project_entry_is_refused_with_its_name(qgis_new_project, tab_class):
+    from qgis.core import QgsProject
+
+    from swppp_review.checklist_tab import KEY, SCOPE
+
+    project = QgsProject.instance()
+    project.writeEntry(SCOPE, KEY, "{not json")
+    with pytest.raises(ValueError, match="swppp_review/checklist/confirmations is not valid JSON"):
+        tab_class().load_from_project(project)
