@@ -61,8 +61,13 @@ def summarise_esc_practices(site: SitePlan) -> dict | None:
     return {"practices": practices, "by_stage": by_stage}
 
 
-def _lacking(practice: dict) -> list[str]:
+def _lacking(practice: dict, tolerance: float) -> list[str]:
     lacking = []
+    stated, drawn = practice["length_ft"], practice["measured_length_ft"]
+    if stated is not None and drawn is not None and \
+            abs(stated - drawn) > tolerance * max(stated, drawn):
+        lacking.append(f"length_ft says {stated:,.1f} ft, the line drawn is {drawn:,.1f} ft "
+                       f"(they differ by more than {tolerance:.0%}; B(8))")
     if practice["stage"] is None:
         lacking.append("no stage (temporary, permanent or converted; B(7), B(10))")
     if practice["size"] is None and practice["length_ft"] is None:
@@ -76,8 +81,9 @@ def _lacking(practice: dict) -> list[str]:
 
 def check_esc_practices(site: SitePlan, summary: dict | None, profile: RulesProfile,
                         ) -> list[Finding]:
-    """A ``warn`` naming each practice without a stage, a size or a schedule; else ``pass``;
-    ``needs_review`` where the plan has no ``esc_practice`` layer."""
+    """A ``warn`` naming each practice without a stage, a size or a schedule, or whose stated
+    length disagrees with its line; else ``pass``; ``needs_review`` where the plan has no
+    ``esc_practice`` layer."""
     section = profile.section(RULE)
     if summary is None or not summary["practices"]:
         return [Finding(RULE, NEEDS_REVIEW, section,
@@ -87,8 +93,9 @@ def check_esc_practices(site: SitePlan, summary: dict | None, profile: RulesProf
     frame = site.layer(LAYER)
     geometry = dict(zip(feature_labels(LAYER, frame, None), frame.geometry.values))
     findings = []
+    tolerance = float(profile.value("esc_practices", "length_tolerance_fraction"))
     for p in summary["practices"]:
-        lacking = _lacking(p)
+        lacking = _lacking(p, tolerance)
         if lacking:
             findings.append(Finding(RULE, WARN, section,
                                     f"{p['practice'] or 'an unnamed practice'} ({p['feature']}): "
@@ -98,7 +105,8 @@ def check_esc_practices(site: SitePlan, summary: dict | None, profile: RulesProf
         stages = ", ".join(f"{n['practices']} {stage}" for stage, n in summary["by_stage"].items())
         findings.append(Finding(RULE, PASS, section,
                                 f"{len(summary['practices'])} practices ({stages}), each with a "
-                                "stage, a size or length and an implementation schedule",
+                                "stage, a size or length (as drawn) and an implementation "
+                                "schedule",
                                 value=float(len(summary["practices"])), units="practices",
                                 features=[p["feature"] for p in summary["practices"]]))
     return findings

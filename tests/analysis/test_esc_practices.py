@@ -50,3 +50,16 @@ def test_no_layer_is_for_review():
     assert summarise_esc_practices(site) is None
     [f] = check_esc_practices(site, None, PROFILE)
     assert f.status == "needs_review" and f.section == "SWPPP B(7)-(11)"
+
+
+@pytest.mark.parametrize("stated, warned", [(680.0 * 0.91, False), (680.0 * 0.89, True)])
+def test_a_stated_length_far_from_the_line_drawn_is_named(stated, warned):
+    site = plan()
+    frame = site.layers["esc_practice"].copy()
+    frame.loc[frame.index[0], "length_ft"] = stated
+    site.layers["esc_practice"] = frame
+    findings = check_esc_practices(site, summarise_esc_practices(site), PROFILE)
+    assert (findings[0].status == "warn") is warned
+    if warned:
+        assert f"length_ft says {stated:,.1f} ft, the line drawn is {680 * US_FT:,.1f} ft" \
+            in findings[0].message
