@@ -242,19 +242,20 @@ def _checklist_section(data) -> str:
         colour = STATUS_COLOURS.get(status_of.get(entry["status"], ""), "#444")
         return _Raw(f'<span class="status" style="background:{colour}">{label}</span>')
 
-    def evidence(entry):
-        text = _e(entry["evidence"])
+    def requirement(entry):
+        # One wide cell (the chapter's words, then the evidence) prints far shorter than two.
+        text = f"{_e(entry['text'])}<br><span class='muted'>{_e(entry['evidence'])}</span>"
         c = entry.get("confirmation")
         if c:
             text += (f"<br><b>Confirmed</b> by {_e(c['reviewer'])} on {_e(c['date'])}"
                      + (f": {_e(c['note'])}" if c.get("note") else ""))
         return _Raw(text)
 
-    rows = [[entry["item"], shown(entry), entry["text"], evidence(entry)] for entry in checklist]
+    rows = [[entry["item"], shown(entry), requirement(entry)] for entry in checklist]
     return ("<h2>SWPPP contents checklist</h2><p class='muted'>Provided: the site plan shows it "
             "or the applicant's submission names a document; confirmed: a reviewer checked it. "
             "Items due after final construction are not counted before approval.</p>"
-            + _table(rows, header=("Item", "Status", "The chapter requires", "Evidence")))
+            + _table(rows, header=("Item", "Status", "The chapter requires; evidence")))
 
 
 def _esc_practices_section(data) -> str:
