@@ -240,3 +240,23 @@ def test_checklist_layers_match_case_insensitively_and_coded_values_are_checked(
         load_site_plan(path, PROFILE)
     assert "layer 'esc_practice', feature 1, field 'stage'" in str(err.value)
     assert "temporary, permanent, converted" in str(err.value)
+
+
+def test_a_review_where_no_condition_applies_marks_the_d_items_not_applicable(make_site,
+                                                                              make_reference):
+    from shapely import Point
+
+    from tests.analysis.conftest import X0, Y0, square
+
+    # 2 acres of single-family homes (no C), discharging to a water the 303(d) list lacks (no A).
+    site = make_site([square(2.0)], land_use="single_family_residential",
+                     discharge_points=[(Point(X0 - 50, Y0 - 50), "Clean Brook", "NY0000-0001")])
+    review = review_paths(site, reference=make_reference())
+    assert {k: review.conditions[k].applies for k in "ABC"} == {"A": False, "B": False, "C": False}
+    assert all(review.conditions[k].decided for k in "ABC")
+    entries = {e["item"]: e for e in review.checklist}
+    assert {entries[f"D({n})"]["status"] for n in range(2, 9)} == {"not_applicable"}
+    assert entries["Maintenance B"]["status"] == "not_applicable"  # no condition, no SMP
+    assert entries["B(13)"]["status"] == "provided"  # the project's receiving_waters
+    f = next(f for f in review.findings if f.rule == "swppp_contents")
+    assert f.status == "fail" and not any(x.startswith("checklist:D(") for x in f.features)
