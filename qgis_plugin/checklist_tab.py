@@ -174,16 +174,17 @@ class ChecklistTab(QWidget):
     def save_to_project(self, project):
         """Store the confirmations and the reviewer's name in ``project``.
 
-        Raises ``analysis.errors.InputError`` (a ``ValueError``) where a ticked item has no
-        reviewer's name: the message says to fill in the name at the top.
+        Stored as they are, so that saving on every tick works before the reviewer's name is
+        typed; the confirmations file (``write_confirmations_file``) requires the name.
         """
         project.writeEntry(SCOPE, REVIEWER_KEY, self.reviewer.text())
-        project.writeEntry(SCOPE, KEY, self.confirmations_text())
+        project.writeEntry(SCOPE, KEY, json.dumps(
+            {"format": "swppp-checklist-confirmations", "version": 1,
+             "confirmations": self.confirmations()}, ensure_ascii=False))
 
     def load_from_project(self, project):
         """Read the confirmations stored in ``project``; they tick the items shown (or those
         shown next). Returns how many were read."""
-        from analysis.checklist import parse_confirmations
         from analysis.errors import InputError
 
         text, found = project.readEntry(SCOPE, KEY, "")
@@ -193,11 +194,14 @@ class ChecklistTab(QWidget):
         if not found or not text:
             return 0
         try:
-            data = json.loads(text)
-        except ValueError:
-            raise InputError(f"the project's entry {SCOPE}/{KEY} is not valid JSON",
+            entries = json.loads(text)["confirmations"]
+            read = {str(c["item"]): {"item": str(c["item"]), "reviewer": c.get("reviewer") or "",
+                                     "date": c.get("date") or "", "note": c.get("note") or ""}
+                    for c in entries}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise InputError(f"the project's entry {SCOPE}/{KEY} is not valid JSON of checklist "
+                             "confirmations",
                              fix="tick the items again and save the project") from None
-        read = {c.item: c.to_dict() for c in parse_confirmations(data, "the QGIS project")}
         if self.table.rowCount():
             self._filling = True
             try:

@@ -74,14 +74,23 @@ def test_loading_ticks_the_items_already_shown(qgis_new_project, tab_class, item
     assert second.confirmations() == [] and changes
 
 
-def test_a_tick_without_a_reviewer_is_refused_when_saved(qgis_new_project, tab_class, items):
+def test_a_tick_without_a_reviewer_is_kept_but_not_written(qgis_new_project, tab_class, items,
+                                                            tmp_path):
     from qgis.core import QgsProject
 
+    project = QgsProject.instance()
     tab = tab_class()
     tab.show_checklist(items)
     tab.set_confirmed("B(3)", note="seen")
+    tab.save_to_project(project)  # saving on every tick works before the name is typed
     with pytest.raises(ValueError, match="names no reviewer"):
-        tab.save_to_project(QgsProject.instance())
+        tab.write_confirmations_file(tmp_path / "c.json")
+    assert not (tmp_path / "c.json").exists()
+    later = tab_class()
+    later.show_checklist(items)
+    later.load_from_project(project)
+    later.reviewer.setText("R. Levi")
+    assert [(c["item"], c["reviewer"]) for c in later.confirmations()] == [("B(3)", "R. Levi")]
 
 
 def test_a_review_result_already_confirmed_comes_ticked(tab_class, staged_plugin):
