@@ -9,6 +9,7 @@ import json
 from datetime import date
 
 from qgis.PyQt.QtCore import QCoreApplication, Qt, pyqtSignal
+from qgis.PyQt.QtGui import QColor
 from qgis.PyQt.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -26,8 +27,11 @@ __all__ = ["ChecklistTab", "SCOPE", "KEY", "REVIEWER_KEY"]
 SCOPE = "swppp_review"
 KEY = "checklist/confirmations"  # the confirmations' JSON text
 REVIEWER_KEY = "checklist/reviewer"
-COLUMNS = ("Item", "Status", "The chapter requires", "Evidence", "Confirmed", "Note")
-ITEM, STATUS, TEXT, EVIDENCE, CONFIRMED, NOTE = range(len(COLUMNS))
+COLUMNS = ("Item", "Status", "Confirmed", "Note", "Evidence", "The chapter requires")
+ITEM, STATUS, CONFIRMED, NOTE, EVIDENCE, TEXT = range(len(COLUMNS))
+# The status colours of the report (analysis.findings.STATUS_COLOURS), as the checklist uses them.
+STATUS_COLOURS = {"provided": "#2e7d32", "missing": "#c62828", "confirmed": "#1565c0",
+                  "not applicable": "#757575"}
 # Per row, what a loaded confirmation said (reviewer, date), kept while the tick stays.
 _HELD = Qt.UserRole + 1
 
@@ -55,11 +59,14 @@ class ChecklistTab(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels([self.tr(c) for c in COLUMNS])
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setWordWrap(True)
+        self.table.setWordWrap(False)  # one line per item; the whole text is the tooltip
+        self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.Interactive)
-        header.setSectionResizeMode(TEXT, QHeaderView.Stretch)
-        header.setSectionResizeMode(NOTE, QHeaderView.Stretch)
+        header.setStretchLastSection(True)
+        for column, width in ((ITEM, 110), (STATUS, 100), (CONFIRMED, 100), (NOTE, 260),
+                              (EVIDENCE, 280)):
+            self.table.setColumnWidth(column, width)
         self.table.itemChanged.connect(self._item_changed)
         layout.addWidget(self.table)
         self.summary = QLabel()
@@ -85,7 +92,6 @@ class ChecklistTab(QWidget):
         finally:
             self._filling = False
         self._pending = {}
-        self.table.resizeRowsToContents()
         self._update_summary()
 
     def _fill_row(self, row, entry, confirmation):
@@ -96,7 +102,9 @@ class ChecklistTab(QWidget):
             return item
 
         self.table.setItem(row, ITEM, cell(entry["item"]))
-        self.table.setItem(row, STATUS, cell(entry["status"].replace("_", " ")))
+        status = cell(entry["status"].replace("_", " "))
+        status.setForeground(QColor(STATUS_COLOURS.get(status.text(), "#444444")))
+        self.table.setItem(row, STATUS, status)
         self.table.setItem(row, TEXT, cell(entry["text"]))
         self.table.setItem(row, EVIDENCE, cell(entry.get("evidence", "")))
         tick = QTableWidgetItem()
@@ -108,6 +116,7 @@ class ChecklistTab(QWidget):
         self.table.setItem(row, CONFIRMED, tick)
         note = QTableWidgetItem((confirmation or {}).get("note") or "")
         note.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemIsEditable)
+        note.setToolTip(self.tr("Double-click to type what you checked"))
         self.table.setItem(row, NOTE, note)
 
     def _row_of(self, item):
