@@ -148,8 +148,9 @@ def parse_confirmations(data, source="confirmations") -> list[Confirmation]:
 
 
 def read_confirmations(path: str | Path) -> list[Confirmation]:
-    """Confirmations from a JSON file, or from the ``checklist`` table of a findings GeoPackage
-    written by an earlier review (its ``confirmed`` rows), so that they reload."""
+    """Confirmations from a JSON file (the confirmations format, or a review's JSON result), or
+    from the ``checklist`` table of a findings GeoPackage written by an earlier review (its
+    ``confirmed`` rows), so that they reload."""
     path = Path(path)
     if not path.is_file():
         raise InputError("the confirmations file does not exist", path=path, fix="check the path")
@@ -168,6 +169,8 @@ def read_confirmations(path: str | Path) -> list[Confirmation]:
     except (ValueError, UnicodeDecodeError) as err:
         raise InputError(f"the confirmations file is not valid JSON ({err})", path=path,
                          fix="write it as analysis.checklist documents") from None
+    if isinstance(data, dict) and "format" not in data and isinstance(data.get("checklist"), list):
+        return confirmations_from_checklist(data["checklist"], path)  # a review's JSON result
     return parse_confirmations(data, path)
 
 

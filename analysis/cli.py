@@ -40,8 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--land-cover-post", metavar="RASTER",
                         help="NLCD land-cover raster standing in for the land_cover_post layer")
     review.add_argument("--confirmations", metavar="PATH",
-                        help="the reviewer's checklist confirmations: a JSON file, or a findings "
-                             "GeoPackage an earlier review wrote (its checklist table)")
+                        help="the reviewer's checklist confirmations: their JSON file, or the "
+                             "JSON result or findings GeoPackage of an earlier review")
     review.add_argument("--quiet", action="store_true", help="print nothing but errors")
     add_record_options(review, required=False)  # construction-phase records, optional
     review.set_defaults(handler=_run_review)

@@ -143,6 +143,7 @@ def test_confirmations_are_saved_with_the_review_and_reload(tmp_path):
     assert list(table["item"]) == CONTRACT_ITEMS
     assert list(table.loc[table["status"] == "confirmed", "reviewer"]) == ["R. Levi", "R. Levi"]
     assert read_confirmations(findings) == original  # reloaded from the findings GeoPackage
+    assert read_confirmations(json_path) == original  # and from the review's JSON result
     again = review_paths(TEST_DATA / "variants" / "contents_complete.gpkg",
                          confirmations=findings)
     assert again.checklist == review.checklist
