@@ -42,7 +42,11 @@ class CertificationResult:
 
 
 def certification_statement() -> str:
-    """The statement of SWPPP G(1), word for word from the checklist's text of the chapter."""
+    """The statement of SWPPP G(1), word for word from the checklist's text of the chapter.
+
+    >>> certification_statement()[:48]
+    'I certify under penalty of law that I understand'
+    """
     from .checklist import checklist_items
 
     text = next(i.text for i in checklist_items() if i.item == "G(1)")

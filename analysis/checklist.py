@@ -97,6 +97,11 @@ def checklist_items() -> tuple[ChecklistItem, ...]:
 
 
 def item_ids() -> list[str]:
+    """The items' ids, in the chapter's order.
+
+    >>> item_ids()[:2], item_ids()[-1], len(item_ids())
+    (['B(1)', 'B(2)'], 'Inspections E(2)', 35)
+    """
     return [i.item for i in checklist_items()]
 
 
