@@ -100,13 +100,16 @@ def _one(label, row, covers, name, runs_from, years, start: Optional[date],
     if problems:
         return Finding(rule, FAIL, section, f"{what}: " + "; ".join(problems), value=covered,
                        limit=float(years), units="years", features=[label])
-    if ends is None or end is None:
-        why = ("it has no end date (ends_on)" if ends is None else
-               "no stabilisation date says when construction ends")
+    unknown = [why for missing, why in (
+        (ends is None, "it has no end date (ends_on)"),
+        (end is None, "no stabilisation date says when construction ends"),
+        (starts is None, "it has no start date (starts_on): whether it is in place prior to "
+                         "construction is not known")) if missing]
+    if unknown:
         return Finding(rule, NEEDS_REVIEW, section,
-                       f"{what}: {why}, so whether it lasts {years} year{'s' * (years != 1)} "
-                       f"after {runs_from} is not known", value=covered, limit=float(years),
-                       units="years", features=[label])
+                       f"{what}: " + "; ".join(unknown) + f" (it must last {years} "
+                       f"year{'s' * (years != 1)} after {runs_from})", value=covered,
+                       limit=float(years), units="years", features=[label])
     return Finding(rule, PASS, section,
                    f"{what} runs to {ends.isoformat()}, {covered:.1f} years after {runs_from} "
                    f"({end.isoformat()}, the last stabilisation date); at least {years} required",

@@ -68,6 +68,8 @@ def test_missing_guarantees_fail_once_each():
     (("escrow", None, "2027-03-01", "2029-01-01", "construction"), "fail", "it states no amount"),
     (("escrow", 1000.0, "2027-03-01", None, "construction"), "needs_review",
      "it has no end date (ends_on)"),
+    (("escrow", 1000.0, None, "2029-01-01", "construction"), "needs_review",
+     "it has no start date (starts_on)"),
     (("letter_of_credit", 1000.0, "2027-03-01", "2028-11-15", "construction"), "pass",
      "runs to 2028-11-15"),
 ])
