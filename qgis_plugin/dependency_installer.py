@@ -24,7 +24,7 @@ from qgis.PyQt.QtWidgets import QMessageBox, QPushButton
 
 __all__ = ["FOLDER_NAME", "InstallError", "InstallTask", "dependency_folder",
            "use_dependency_folder", "host_geos", "find_python", "pip_command", "command_text",
-           "check_with", "install", "message_with_install_button", "confirmation_box"]
+           "check_with", "install", "describe", "message_with_install_button", "confirmation_box"]
 
 TITLE = "SWPPP Review"
 FOLDER_NAME = "swppp_review_deps"
@@ -251,12 +251,22 @@ def _run_logged(command, log, is_canceled):
                                    **_no_window())
     except OSError as err:
         raise InstallError(f"could not start {command[0]}: {err}") from err
+    with process:  # closes pip's output pipe however this ends
+        last = _follow(process, log, is_canceled)
+    if process.returncode != 0:
+        raise InstallError(f"pip failed (exit status {process.returncode}): "
+                           f"{command_text(command)}\n" + "\n".join(last))
+
+
+def _follow(process, log, is_canceled):
+    """Each line ``process`` prints to ``log`` until it ends; the last lines, for an error."""
     lines = queue.Queue()
-    # A reader thread, so that cancelling does not wait for pip's next line.
+
     def read():
         for text in process.stdout:
             lines.put(text)
 
+    # A reader thread, so that cancelling does not wait for pip's next line.
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     last = []
@@ -267,16 +277,14 @@ def _run_logged(command, log, is_canceled):
             if is_canceled is not None and is_canceled():
                 process.kill()
                 process.wait()
-                raise InstallError("installation cancelled; nothing was changed")
+                reader.join(5)  # the pipe is at its end now; closed only after the reader
+                raise InstallError("installation cancelled; nothing was changed") from None
             if process.poll() is not None and not reader.is_alive() and lines.empty():
-                break
+                return last
             continue
         line = line.rstrip()
         last = (last + [line])[-12:]
         log(line)
-    if process.wait() != 0:
-        raise InstallError(f"pip failed (exit status {process.returncode}): "
-                           f"{command_text(command)}\n" + "\n".join(last))
 
 
 def _keep_other_packages(folder, staging):
@@ -369,6 +377,54 @@ class InstallTask(QgsTask):
     def finished(self, ok):
         QgsMessageLog.logMessage(self.text, TITLE, Qgis.Success if ok else Qgis.Critical)
         self.on_done(ok, self.text)
+
+
+def describe(found, host, gui=False, folder=None, python=None):
+    """The startup message for the missing dependencies ``found``, and the install it offers.
+
+    Parameters
+    ----------
+    found : list of analysis.dependencies.Need
+        What QGIS's Python lacks (``needs(host_geos=host)``).
+    host : tuple of int
+        QGIS's GEOS (major, minor).
+    gui : bool
+        For the message bar, beside an "Install…" button; otherwise (qgis_process) the message
+        names the folder and the pip command to run by hand.
+    folder, python : optional
+        The dependency folder and QGIS's interpreter (``dependency_folder()``,
+        ``find_python()`` when not given).
+
+    Returns
+    -------
+    tuple
+        ``(message, offer)``: None, None when nothing is missing; ``offer`` is None where pip
+        cannot fix it, else a dict of ``specs``, ``folder``, ``python`` and ``host``.
+    """
+    if not found:
+        return None, None
+    message = tr("SWPPP Review needs {needed}.").format(
+        needed="; ".join(n.problem for n in found))
+    for need in found:
+        if need.spec is None:
+            message += " " + tr("For {name}, {instead}.").format(name=need.name,
+                                                                instead=need.instead)
+    specs = [n.spec for n in found if n.spec]
+    python = python or (find_python() if specs else None)
+    if not specs or python is None:
+        if specs:
+            message += " " + tr("Install {specs} with pip of the Python QGIS runs (OSGeo4W Shell "
+                                "on Windows).").format(specs=" ".join(specs))
+        return message + " " + tr("Then restart QGIS."), None
+    folder = Path(folder or dependency_folder())
+    if gui:
+        message += " " + tr("Install… puts {specs} in {folder} for this QGIS profile.").format(
+            specs=", ".join(specs), folder=folder)
+    else:
+        message += " " + tr("To install it for this QGIS profile, run:\n{command}\n").format(
+            command=command_text(pip_command(python, folder, specs)))
+    message += " " + tr("Then restart QGIS.")
+    return message, {"specs": specs, "folder": folder, "python": python, "host": host}
 
 
 def message_with_install_button(bar, message, specs, folder, python, plugin_dir, host):

@@ -41,31 +41,7 @@ def startup_check(gui=False):
     installer.use_dependency_folder()
     # QGIS links GEOS itself: shapely must not be built for a newer GEOS than this QGIS's.
     host = installer.host_geos()
-    found = needs(host_geos=host)
-    if not found:
-        return None, None
-    message = tr("SWPPP Review needs {needed}.").format(
-        needed="; ".join(n.problem for n in found))
-    for need in found:
-        if need.spec is None:
-            message += " " + tr("For {name}, {instead}.").format(name=need.name,
-                                                                instead=need.instead)
-    specs = [n.spec for n in found if n.spec]
-    python = installer.find_python() if specs else None
-    if not specs or python is None:
-        if specs:
-            message += " " + tr("Install {specs} with pip of the Python QGIS runs (OSGeo4W Shell "
-                                "on Windows).").format(specs=" ".join(specs))
-        return message + " " + tr("Then restart QGIS."), None
-    folder = installer.dependency_folder()
-    if gui:
-        message += " " + tr("Install… puts {specs} in {folder} for this QGIS profile.").format(
-            specs=", ".join(specs), folder=folder)
-    else:
-        message += " " + tr("To install it for this QGIS profile, run:\n{command}\n").format(
-            command=installer.command_text(installer.pip_command(python, folder, specs)))
-    message += " " + tr("Then restart QGIS.")
-    return message, {"specs": specs, "folder": folder, "python": python, "host": host}
+    return installer.describe(needs(host_geos=host), host, gui)
 
 
 class SwpppReviewPlugin:
