@@ -418,12 +418,12 @@ def describe(found, host, gui=False, folder=None, python=None):
         return message + " " + tr("Then restart QGIS."), None
     folder = Path(folder or dependency_folder())
     if gui:
-        message += " " + tr("Install… puts {specs} in {folder} for this QGIS profile.").format(
-            specs=", ".join(specs), folder=folder)
+        message += " " + tr("Install… puts {specs} in {folder} for this QGIS profile. Then "
+                            "restart QGIS.").format(specs=", ".join(specs), folder=folder)
     else:
-        message += " " + tr("To install it for this QGIS profile, run:\n{command}\n").format(
+        message += " " + tr("To install it for this QGIS profile, run:\n{command}\nThen "
+                            "restart QGIS.").format(
             command=command_text(pip_command(python, folder, specs)))
-    message += " " + tr("Then restart QGIS.")
     return message, {"specs": specs, "folder": folder, "python": python, "host": host}
 
 

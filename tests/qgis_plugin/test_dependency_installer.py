@@ -102,6 +102,7 @@ def test_qgis_without_shapely_2_names_it_and_works_after_the_install(
                              log=lines.append) == []
     assert any(line.startswith("Successfully installed shapely-2.") for line in lines)
     assert [p.name for p in folder.glob("shapely-*.dist-info")][0].startswith("shapely-2.")
+    assert not list(folder.glob("numpy*"))  # --no-deps: Debian's numpy 1 stays the one used
 
     listed = run("list")
     assert "swppp:review" in listed.stdout, listed.stderr
