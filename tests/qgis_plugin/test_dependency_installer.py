@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -175,3 +176,43 @@ def test_nothing_pip_can_fix_is_said_without_an_offer(installer, qgis_app):
     assert offer is None
     assert "python3-pyproj" in message and "restart QGIS" in message
     assert installer.describe(needs(host_geos=(3, 11)), (3, 11)) == (None, None)
+
+
+def test_install_button_asks_then_installs_in_a_task_and_says_restart(
+        installer, staged_plugin, host, qgis_app, debian_shapely_1, pypi, tmp_path):
+    """The whole GUI path: Install…, Yes in the question, the QgsTask, the message to restart."""
+    from qgis.core import QgsApplication
+    from qgis.gui import QgsMessageBar
+    from qgis.PyQt.QtCore import QTimer
+    from qgis.PyQt.QtWidgets import QApplication, QMessageBox, QPushButton
+
+    folder = tmp_path / "profile" / "python" / "swppp_review_deps"
+    found = installer.check_with(SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR, [], host)
+    from analysis.dependencies import Need
+
+    message, offer = installer.describe([Need(**n) for n in found], host, gui=True,
+                                        folder=folder, python=SYSTEM_PYTHON)
+    bar = QgsMessageBar()
+    logged = []
+    QgsApplication.messageLog().messageReceived.connect(
+        lambda text, tag, level: logged.append(text) if tag == "SWPPP Review" else None)
+    item = installer.message_with_install_button(bar, message, plugin_dir=staged_plugin.PLUGIN_DIR,
+                                                 **offer)
+    asked = []
+
+    def answer_yes():
+        box = QApplication.activeModalWidget()
+        asked.append(box.informativeText())
+        box.button(QMessageBox.Yes).click()
+
+    QTimer.singleShot(200, answer_yes)
+    item.findChild(QPushButton, "swpppInstallDependencies").click()
+    deadline = time.monotonic() + 300
+    while "Restart QGIS" not in bar.currentItem().text() and time.monotonic() < deadline:
+        qgis_app.processEvents()
+        time.sleep(0.05)
+
+    assert offer["specs"][0] in asked[0] and str(folder) in asked[0]
+    assert bar.currentItem().text().startswith(f"Installed {offer['specs'][0]} into {folder}")
+    assert any(line.startswith("Successfully installed shapely-2.") for line in logged)
+    assert [p.name for p in folder.glob("shapely-*.dist-info")][0].startswith("shapely-2.")
