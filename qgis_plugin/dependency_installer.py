@@ -1,12 +1,4 @@
-"""Installs what the analysis lacks into a folder of the user's QGIS profile, with QGIS's Python.
-
-The folder is ``<QGIS profile>/python/swppp_review_deps``: in the profile, not in the plugin
-folder (which a plugin update replaces), and put at the front of ``sys.path`` when the plugin
-starts, so what is installed there is used after the next start of QGIS. What to install comes
-from :mod:`analysis.dependencies` (one place for the version rules); pip installs exactly those
-packages, without their dependencies, so it never brings a second numpy or GDAL-linked package
-over the ones QGIS's Python already has.
-"""
+"""Installs the analysis's missing dependencies into the QGIS profile, with QGIS's own Python."""
 import json
 import os
 import queue
@@ -41,6 +33,10 @@ class InstallError(Exception):
 
 def dependency_folder():
     """The folder the plugin's dependencies go into, in the current QGIS profile.
+
+    In the profile, not in the plugin's folder (a plugin update replaces that), and only
+    for QGIS: other Python programs do not see it. ``use_dependency_folder`` puts it first on
+    ``sys.path`` when the plugin starts, so what is installed there is used after a restart.
 
     Returns
     -------
@@ -236,7 +232,11 @@ def install(specs, folder, python, plugin_dir, host=None, log=print, is_canceled
         if unfixed:
             raise InstallError("after installing {}, {} still lacks: {}".format(
                 ", ".join(specs), python, "; ".join(n["problem"] for n in unfixed)))
-        _replace(folder, staging)
+        try:
+            _replace(folder, staging)
+        except OSError as err:  # e.g. Windows: a library there is loaded by this QGIS
+            raise InstallError(f"could not replace {folder} ({err}); close QGIS and run: "
+                               f"{command_text(pip_command(python, folder, specs))}") from err
         log(f"Installed {', '.join(specs)} into {folder}")
         return still
     finally:
@@ -254,8 +254,12 @@ def _run_logged(command, log, is_canceled):
     with process:  # closes pip's output pipe however this ends
         last = _follow(process, log, is_canceled)
     if process.returncode != 0:
+        hint = ""
+        if any("No module named pip" in line for line in last):
+            hint = ("\nThis Python has no pip: install it (Debian/Ubuntu: the package "
+                    "python3-pip; OSGeo4W: python3-pip in the OSGeo4W installer).")
         raise InstallError(f"pip failed (exit status {process.returncode}): "
-                           f"{command_text(command)}\n" + "\n".join(last))
+                           f"{command_text(command)}\n" + "\n".join(last) + hint)
 
 
 def _follow(process, log, is_canceled):
