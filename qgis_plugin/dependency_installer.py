@@ -1,4 +1,5 @@
 """Installs the analysis's missing dependencies into the QGIS profile, with QGIS's own Python."""
+import html
 import json
 import os
 import queue
@@ -442,7 +443,8 @@ def message_with_install_button(bar, message, specs, folder, python, plugin_dir,
     QgsMessageBarItem
         The pushed item (its button's object name is ``swpppInstallDependencies``).
     """
-    item = bar.createMessage(TITLE, message)
+    # The message bar shows HTML: "shapely>=2,<2.1" would lose "<2.1 ..." as a tag.
+    item = bar.createMessage(TITLE, html.escape(message))
     button = QPushButton(tr("Install…"), item)
     button.setObjectName(BUTTON_NAME)
     item.layout().addWidget(button)
@@ -450,7 +452,8 @@ def message_with_install_button(bar, message, specs, folder, python, plugin_dir,
 
     def done(ok, text):
         button.setEnabled(not ok)
-        bar.pushMessage(TITLE, text, level=Qgis.Success if ok else Qgis.Critical, duration=0)
+        bar.pushMessage(TITLE, html.escape(text), level=Qgis.Success if ok else Qgis.Critical,
+                        duration=0)
         state.pop("task", None)
 
     def clicked():
@@ -461,8 +464,8 @@ def message_with_install_button(bar, message, specs, folder, python, plugin_dir,
         # Kept referenced: a QgsTask only Python holds is deleted when the name goes away.
         state["task"] = InstallTask(specs, folder, python, plugin_dir, host, done)
         QgsApplication.taskManager().addTask(state["task"])
-        bar.pushMessage(TITLE, tr("Installing {}… (progress in the Log Messages panel, "
-                                  "tab SWPPP Review)").format(", ".join(specs)),
+        bar.pushMessage(TITLE, html.escape(tr("Installing {}… (progress in the Log Messages "
+                                              "panel, tab SWPPP Review)").format(", ".join(specs))),
                         level=Qgis.Info, duration=10)
 
     button.clicked.connect(clicked)

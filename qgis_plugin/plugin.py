@@ -1,4 +1,5 @@
 """The plugin object QGIS starts: registers the Processing provider and the menu entry."""
+import html
 import os
 
 from qgis.core import Qgis, QgsApplication, QgsMessageLog
@@ -75,7 +76,9 @@ class SwpppReviewPlugin:
             message_with_install_button(self.iface.messageBar(), message, plugin_dir=PLUGIN_DIR,
                                         **offer)
         else:
-            self.iface.messageBar().pushMessage(TITLE, message, level=Qgis.Critical, duration=0)
+            # The message bar shows HTML; the message holds "<" ("shapely>=2,<2.1") and paths.
+            self.iface.messageBar().pushMessage(TITLE, html.escape(message), level=Qgis.Critical,
+                                                duration=0)
 
     def initProcessing(self):
         if self.provider is not None or self._problem_once():

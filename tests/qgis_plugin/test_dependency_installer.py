@@ -4,6 +4,7 @@ The end-to-end test starts Debian's ``qgis_process.bin`` without the QGIS venv o
 QGIS's Python has Debian's shapely 1.8), runs the installer's own ``install`` (real pip, from
 PyPI) into that fresh profile's folder, and starts ``qgis_process`` again.
 """
+import html
 import json
 import os
 import subprocess
@@ -156,8 +157,10 @@ def test_the_message_bar_offers_install_and_the_question_lists_packages_and_fold
     installer.message_with_install_button(bar, message, plugin_dir=str(tmp_path), **offer)
 
     item = bar.currentItem()
-    assert "shapely >= 2.0 (found 1.8.5)" in item.text() and str(folder) in item.text()
-    assert "restart QGIS" in item.text()
+    shown = html.unescape(item.text())  # the bar shows HTML: the text is escaped
+    assert "shapely >= 2.0 (found 1.8.5)" in shown and str(folder) in shown
+    assert "Install… puts shapely>=2,<2.1 in" in shown and "restart QGIS" in shown
+    assert "<2.1" not in item.text()  # else the bar would take "<2.1 in ..." for a tag
     button = item.findChild(QPushButton, "swpppInstallDependencies")
     assert button is not None and button.text() == "Install…" and button.isEnabled()
 
@@ -213,6 +216,7 @@ def test_install_button_asks_then_installs_in_a_task_and_says_restart(
         time.sleep(0.05)
 
     assert offer["specs"][0] in asked[0] and str(folder) in asked[0]
-    assert bar.currentItem().text().startswith(f"Installed {offer['specs'][0]} into {folder}")
+    assert html.unescape(bar.currentItem().text()).startswith(
+        f"Installed {offer['specs'][0]} into {folder}")
     assert any(line.startswith("Successfully installed shapely-2.") for line in logged)
     assert [p.name for p in folder.glob("shapely-*.dist-info")][0].startswith("shapely-2.")
