@@ -220,3 +220,13 @@ def test_install_button_asks_then_installs_in_a_task_and_says_restart(
         f"Installed {offer['specs'][0]} into {folder}")
     assert any(line.startswith("Successfully installed shapely-2.") for line in logged)
     assert [p.name for p in folder.glob("shapely-*.dist-info")][0].startswith("shapely-2.")
+
+
+def test_the_qgis_venv_pins_the_shapely_the_installer_would_install(host):
+    """requirements/qgis.txt and analysis.dependencies state one rule for this QGIS's GEOS."""
+    from analysis.dependencies import shapely_spec
+
+    requirements = Path(__file__).resolve().parents[2] / "requirements" / "qgis.txt"
+    pinned = [line.strip() for line in requirements.read_text(encoding="utf-8").splitlines()
+              if line.startswith("shapely")]
+    assert pinned == [shapely_spec(host)]
