@@ -410,18 +410,28 @@ def describe(found, host, gui=False, folder=None, python=None):
         return None, None
     message = tr("SWPPP Review needs {needed}.").format(
         needed="; ".join(n.problem for n in found))
+    folder = Path(folder or dependency_folder())
+    loaded = {n.name: _loaded_elsewhere(n.name, folder) for n in found if n.spec}
+    for name, location in loaded.items():
+        if location:
+            # Installing again would not help: Python uses the module it has imported already.
+            message += " " + tr("{name} is installed in {folder}, but QGIS had loaded another "
+                                "{name} from {location} before SWPPP Review started (another "
+                                "plugin or a startup script): disable that, then restart "
+                                "QGIS.").format(name=name, folder=folder, location=location)
     for need in found:
         if need.spec is None:
             message += " " + tr("For {name}, {instead}.").format(name=need.name,
                                                                 instead=need.instead)
-    specs = [n.spec for n in found if n.spec]
+    specs = [n.spec for n in found if n.spec and not loaded[n.name]]
+    if any(loaded.values()) and not specs:
+        return message, None
     python = python or (find_python() if specs else None)
     if not specs or python is None:
         if specs:
             message += " " + tr("Install {specs} with pip of the Python QGIS runs (OSGeo4W Shell "
                                 "on Windows).").format(specs=" ".join(specs))
         return message + " " + tr("Then restart QGIS."), None
-    folder = Path(folder or dependency_folder())
     if gui:
         message += " " + tr("Install… puts {specs} in {folder} for this QGIS profile. Then "
                             "restart QGIS.").format(specs=", ".join(specs), folder=folder)
@@ -430,6 +440,22 @@ def describe(found, host, gui=False, folder=None, python=None):
                             "restart QGIS.").format(
             command=command_text(pip_command(python, folder, specs)))
     return message, {"specs": specs, "folder": folder, "python": python, "host": host}
+
+
+def _loaded_elsewhere(name, folder):
+    """Where module ``name`` was imported from, if not from ``folder`` though ``folder`` has it.
+
+    The distribution and import names agree for everything the installer offers.
+    """
+    module = sys.modules.get(name)
+    location = getattr(module, "__file__", None)
+    if not location or not any(folder.glob(f"{name}-*.dist-info")):
+        return None
+    try:
+        inside = os.path.commonpath([os.path.realpath(location), os.path.realpath(folder)])
+    except ValueError:  # another drive on Windows
+        inside = ""
+    return None if inside == os.path.realpath(folder) else os.path.dirname(location)
 
 
 def message_with_install_button(bar, message, specs, folder, python, plugin_dir, host):

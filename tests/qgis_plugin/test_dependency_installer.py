@@ -230,3 +230,23 @@ def test_the_qgis_venv_pins_the_shapely_the_installer_would_install(host):
     pinned = [line.strip() for line in requirements.read_text(encoding="utf-8").splitlines()
               if line.startswith("shapely")]
     assert pinned == [shapely_spec(host)]
+
+
+def test_a_module_loaded_before_the_plugin_is_named_instead_of_installing_again(installer,
+                                                                                qgis_app,
+                                                                                tmp_path):
+    """Another plugin imported its shapely first: the folder's copy cannot be used this session,
+    and installing it again would not change that."""
+    import shapely
+    from analysis.dependencies import Need
+
+    folder = tmp_path / "swppp_review_deps"
+    (folder / f"shapely-{shapely.__version__}.dist-info").mkdir(parents=True)  # as pip leaves it
+    found = [Need("shapely", "shapely >= 2.0 (found 1.8.5)", "shapely>=2,<2.1")]
+    message, offer = installer.describe(found, (3, 11), gui=True, folder=folder,
+                                        python=installer.find_python())
+    assert offer is None
+    assert f"QGIS had loaded another shapely from {Path(shapely.__file__).parent}" in message
+    (folder / f"shapely-{shapely.__version__}.dist-info").rmdir()  # not installed there: offered
+    assert installer.describe(found, (3, 11), gui=True, folder=folder,
+                              python=installer.find_python())[1]["specs"] == ["shapely>=2,<2.1"]
