@@ -80,8 +80,9 @@ def find_python():
     on Windows). The interpreter belongs to ``sys.base_prefix``: ``bin/python3.X`` there on
     Linux and macOS (QGIS.app's Python.framework), ``python.exe`` there on Windows (OSGeo4W's
     ``apps/Python3X``), then ``python3.exe`` beside ``qgis-bin.exe`` (OSGeo4W's ``bin``), then
-    ``sys.executable`` and ``python3.X`` on ``PATH``. The first that exists and runs this very
-    Python version is the one.
+    ``sys.executable`` and ``python3.X`` on ``PATH``. The first that exists and is this very
+    Python (the same version and ``sys.base_prefix``: another Python 3.X would install wheels
+    this one may not load) is the one.
 
     Returns
     -------
@@ -104,20 +105,24 @@ def find_python():
         if candidate in seen or not candidate.is_file():
             continue
         seen.add(candidate)
-        if _runs_version(candidate, version):
+        if _is_this_python(candidate, version):
             return str(candidate)
     return None
 
 
-def _runs_version(python, version):
-    """True when ``python`` is a Python interpreter of ``version`` (major.minor)."""
+def _is_this_python(python, version):
+    """True when ``python`` runs Python ``version`` (major.minor) from this ``sys.base_prefix``."""
     try:
         completed = subprocess.run(
-            [str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            [str(python), "-c", "import json, sys; print(json.dumps(["
+             "'%d.%d' % sys.version_info[:2], sys.base_prefix]))"],
             capture_output=True, text=True, timeout=30, check=False, **_no_window())
-    except (OSError, subprocess.SubprocessError):
+        found_version, prefix = json.loads(completed.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return False
-    return completed.returncode == 0 and completed.stdout.strip() == version
+    return (found_version == version
+            and os.path.normcase(os.path.realpath(prefix))
+            == os.path.normcase(os.path.realpath(sys.base_prefix)))
 
 
 def pip_command(python, target, specs):
