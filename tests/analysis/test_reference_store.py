@@ -264,7 +264,16 @@ def test_a_review_records_the_versions_it_read(target, tmp_path, capsys):
                    "--json", str(result_path), "--report", str(tmp_path / "r.html"), "--quiet"])
 
     assert status in (0, 1)
-    recorded = json.loads(result_path.read_text(encoding="utf-8"))["reference"]["versions"]
+    result = json.loads(result_path.read_text(encoding="utf-8"))
+    # Condition A and wetlands read from the store (PostGIS too) as from the demo GeoPackage:
+    # the discharge goes to NY1301-0099, listed for Silt/Sediment in the PWL 2022 version read.
+    condition_a = result["conditions"]["A"]
+    assert condition_a["applies"] is True and condition_a.get("decided", True) is True
+    assert any(e.startswith("NY1301-0099 Seven Springs Creek tributary is 303(d)-listed "
+                            "(listing cycle 2022, category 5) for SILT/SEDIMENT")
+               for e in condition_a["evidence"]), condition_a["evidence"]
+    assert result["measurements"]["wetland_acres"] == pytest.approx(0.10, abs=1e-6)
+    recorded = result["reference"]["versions"]
     stored = {r.layer: r for r in target.store().versions()}
     assert {k: v["version"] for k, v in recorded.items()} == {
         "catchments": 1, "impaired_waters": 2, "tmdl_watersheds": 1, "wetlands": 1}
