@@ -39,11 +39,23 @@ def build_parser() -> argparse.ArgumentParser:
                         help="NLCD land-cover raster standing in for the land_cover_pre layer")
     review.add_argument("--land-cover-post", metavar="RASTER",
                         help="NLCD land-cover raster standing in for the land_cover_post layer")
+    review.add_argument("--confirmations", metavar="PATH",
+                        help="the reviewer's checklist confirmations: their JSON file, or the "
+                             "JSON result or findings GeoPackage of an earlier review")
     review.add_argument("--quiet", action="store_true", help="print nothing but errors")
     add_record_options(review, required=False)  # construction-phase records, optional
     review.set_defaults(handler=_run_review)
     cli_reference.register(commands)
     register_records(commands)
+    form = commands.add_parser(
+        "certification-form", help="write the contractor certification form (SWPPP G)",
+        description="A printable HTML form: the statement of SWPPP G(1) word for word and the "
+                    "fields of G(2); --site fills in the site's name and address.")
+    form.add_argument("--out", metavar="FORM.html", required=True, help="the HTML file to write")
+    form.add_argument("--site", metavar="SITE", help="site plan GeoPackage (fills in the site)")
+    form.add_argument("--profile", metavar="NAME_OR_PATH", default=None,
+                      help=f"rules profile name or .toml path (default: {DEFAULT_PROFILE})")
+    form.set_defaults(handler=_run_certification_form)
     return parser
 
 
@@ -87,7 +99,8 @@ def _run_review(args) -> int:
                           sheets=args.sheet, progress=Progress(_bar if show_progress else None),
                           records=records if records["log"] or records["rain"] else None,
                           land_cover_rasters={"pre": args.land_cover_pre,
-                                              "post": args.land_cover_post})
+                                              "post": args.land_cover_post},
+                          confirmations=args.confirmations)
     if show_progress:
         sys.stderr.write("\r" + " " * 78 + "\r")
     to_stdout = args.json == "-"
@@ -99,6 +112,25 @@ def _run_review(args) -> int:
         _summary(review, [p for p in (args.json, args.report, args.findings) if p and p != "-"],
                  sys.stderr if to_stdout else sys.stdout)
     return review.exit_status
+
+
+def _run_certification_form(args) -> int:
+    from pathlib import Path
+
+    from .certification import render_certification_form
+    from .errors import InputError
+    from .outputs import write_text
+    from .profile import load_profile
+    from .siteplan import load_site_plan
+
+    if Path(args.out).suffix.lower() not in (".html", ".htm"):
+        raise InputError("--out must name an .html file", path=args.out,
+                         fix="use a file name ending in .html (print it, or save it as PDF)")
+    profile = load_profile(args.profile)
+    site = load_site_plan(args.site, profile) if args.site else None
+    write_text(args.out, render_certification_form(profile, site))
+    print(f"wrote {args.out}")
+    return EXIT_OK
 
 
 def _bar(fraction: float, message: str) -> None:

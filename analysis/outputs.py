@@ -44,7 +44,12 @@ def findings_frame(review: Review) -> gpd.GeoDataFrame:
 
 
 def _write_findings(path, review: Review) -> None:
-    write_geopackage(path, {FINDINGS_LAYER: findings_frame(review)})
+    from .checklist import CHECKLIST_LAYER, checklist_frame
+
+    layers = {FINDINGS_LAYER: findings_frame(review)}
+    if review.checklist is not None:  # the checklist and its confirmations, so they reload
+        layers[CHECKLIST_LAYER] = checklist_frame(review.checklist)
+    write_geopackage(path, layers)
     store_default_style(path, FINDINGS_LAYER, findings_qml(), "SWPPP findings by status")
 
 

@@ -223,6 +223,63 @@ def _records_section(data) -> str:
     return f"<h2>Construction-phase records</h2>{_table(rows)}{storms if m['storms'] else ''}"
 
 
+
+def _contents_sections(data) -> str:
+    """The SWPPP contents checklist and the ESC practices (issue 11's sections)."""
+    return _checklist_section(data) + _esc_practices_section(data)
+
+
+def _checklist_section(data) -> str:
+    """Each checklist item: status, the chapter's text, the evidence, a reviewer's confirmation."""
+    checklist = data.get("checklist")
+    if not checklist:
+        return ""
+    status_of = {"provided": "pass", "missing": "fail", "confirmed": "info",
+                 "not_applicable": "not_applicable"}
+
+    def shown(entry):
+        label = _e(entry["status"].replace("_", " "))
+        colour = STATUS_COLOURS.get(status_of.get(entry["status"], ""), "#444")
+        return _Raw(f'<span class="status" style="background:{colour}">{label}</span>')
+
+    def requirement(entry):
+        # One wide cell (the chapter's words, then the evidence) prints far shorter than two.
+        text = f"{_e(entry['text'])}<br><span class='muted'>{_e(entry['evidence'])}</span>"
+        c = entry.get("confirmation")
+        if c:
+            text += (f"<br><b>Confirmed</b> by {_e(c['reviewer'])} on {_e(c['date'])}"
+                     + (f": {_e(c['note'])}" if c.get("note") else ""))
+        return _Raw(text)
+
+    rows = [[entry["item"], shown(entry), requirement(entry)] for entry in checklist]
+    return ("<h2>SWPPP contents checklist</h2><p class='muted'>Provided: the site plan shows it "
+            "or the applicant's submission names a document; confirmed: a reviewer checked it. "
+            "Items due after final construction are not counted before approval.</p>"
+            + _table(rows, header=("Item", "Status", "The chapter requires; evidence")))
+
+
+def _esc_practices_section(data) -> str:
+    """The esc_practice layer per stage (SWPPP B(7)-(11)): sizes, lengths, schedule."""
+    esc = data["measurements"].get("esc_practices")
+    if not esc:
+        return ""
+
+    def figure(value, digits=0):
+        return _num(_number(value, digits) if value is not None else "")
+
+    stages = _table([[stage, _num(str(n["practices"])), figure(n["measured_length_ft"]),
+                      figure(n["area_sq_ft"])] for stage, n in esc["by_stage"].items()],
+                    header=("Stage", "Practices", "Measured length (ft)", "Area (sq ft)"))
+    practices = _table([[p["practice"] or "", p["feature"], p["stage"] or "not stated",
+                         p["size"] or "", figure(p["length_ft"]), figure(p["measured_length_ft"]),
+                         figure(p["area_sq_ft"]), figure(p["drainage_area_acres"], 2),
+                         p["install_by"] or "", p["remove_after"] or ""]
+                        for p in esc["practices"]],
+                       header=("Practice", "Feature", "Stage", "Size", "Length stated (ft)",
+                               "Length measured (ft)", "Area (sq ft)", "Drainage area (ac)",
+                               "Install by", "Remove after"))
+    return f"<h2>Erosion and sediment control practices</h2>{stages}{practices}"
+
 def render_html(review: Review) -> str:
     """The report as one HTML document."""
     data = review.to_dict()
@@ -246,6 +303,7 @@ def render_html(review: Review) -> str:
 <h2>Conditions</h2>{_conditions_table(data["conditions"])}
 {_reference_section(data)}
 <h2>Findings</h2>{_findings_table(data["findings"], review.profile)}
+{_contents_sections(data)}
 {_records_section(data)}
 {_hydrology_section(review)}
 <h2>Not checked by this tool</h2>

@@ -10,6 +10,7 @@ from . import TOOL_NAME, __version__
 from .applicability import check_applicability, disturbed_area
 from .condition_a import check_condition_a, normalise_name, receiving_waters, water_id
 from .charts import LazyCharts
+from .checklist import check_contents, read_confirmations
 from .conditions import check_condition_b, check_condition_c
 from .easements import check_easement_coverage
 from .errors import InputError
@@ -26,7 +27,7 @@ from .siteplan import SitePlan, crs_label, load_site_plan
 from .wetlands import check_wetlands
 
 __all__ = ["Review", "review_site", "review_paths", "review_easements", "review_reference",
-           "NOT_IMPLEMENTED"]
+           "review_checklist", "NOT_IMPLEMENTED"]
 
 # Map checks still to come, each with what a reviewer must do meanwhile.
 NOT_IMPLEMENTED = {
@@ -47,6 +48,7 @@ class Review(HasFindings):
     charts: dict = field(default_factory=dict)  # name -> charts.Chart (a LazyCharts), drawn when read
     hydrology: Optional[object] = None  # hydrology.HydrologyResult, for the report
     records: Optional[dict] = None  # construction-phase records checked, when given
+    checklist: Optional[list] = None  # the SWPPP contents checklist (checklist.build_checklist)
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
     @property
@@ -74,6 +76,8 @@ class Review(HasFindings):
             out["reference"] = self.reference
         if self.records is not None:
             out["records"] = self.records
+        if self.checklist is not None:
+            out["checklist"] = self.checklist
         return out
 
 
@@ -81,7 +85,8 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
                  profile: str | Path | RulesProfile | None = None, sheets: Sequence = (),
                  progress: Optional[Progress] = None, records: Optional[dict] = None,
                  layout_maps: Optional[Sequence[LayoutMap]] = None,
-                 land_cover_rasters: Optional[dict] = None) -> Review:
+                 land_cover_rasters: Optional[dict] = None,
+                 confirmations: str | Path | None = None) -> Review:
     """Load the site plan (and reference layers, plan sheets) from files and review it.
 
     ``records`` (optional): the construction-phase records, the keyword arguments of
@@ -91,9 +96,12 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     means print layouts were not read.
     ``land_cover_rasters`` ({"pre": path, "post": path}, either optional) are NLCD rasters that
     stand in for the site plan's land_cover_pre / land_cover_post layers.
+    ``confirmations`` (optional): the reviewer's checklist confirmations, a JSON file or an
+    earlier findings GeoPackage (``checklist.read_confirmations``).
     """
     progress = progress or SILENT
     rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
+    confirmed = read_confirmations(confirmations) if confirmations else ()
     progress.step(0.0, f"reading site plan {Path(site).name}")
     plan = load_site_plan(site, rules)
     opened = None
@@ -108,7 +116,7 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
             land_cover[condition] = land_cover_from_raster(raster, drainage)
     review = review_site(plan, rules, reference=opened, sheets=read_sheets(sheets, progress),
                          progress=progress, layout_maps=layout_maps,
-                         land_cover=land_cover)
+                         land_cover=land_cover, confirmations=confirmed)
     if records:
         add_records(review, records, progress)
     return review
@@ -167,10 +175,40 @@ def review_reference(site: str | Path, reference, profile: str | Path | RulesPro
                   reference=opened.describe() if opened is not None else None)
 
 
+def review_checklist(site: str | Path, reference=None,
+                     profile: str | Path | RulesProfile | None = None,
+                     confirmations: str | Path | None = None,
+                     progress: Optional[Progress] = None) -> Review:
+    """Only the SWPPP contents checklist and its checks (``swppp:checklist``), as the review
+    runs them: the conditions it rests on (A from ``reference`` where given), the checklist,
+    ``swppp_contents``, contractor certifications, guarantees and ESC practices."""
+    progress = progress or SILENT
+    rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
+    confirmed = read_confirmations(confirmations) if confirmations else ()
+    progress.step(0.0, f"reading site plan {Path(site).name}")
+    plan = load_site_plan(site, rules)
+    progress.step(0.4, "deciding the conditions")
+    disturbed = disturbed_area(plan)
+    _applicability, required = check_applicability(plan, disturbed, rules)
+    _b_finding, b = check_condition_b(plan, disturbed, rules)
+    _c_finding, c = check_condition_c(plan, disturbed, rules)
+    opened = open_reference(reference) if reference is not None else None
+    _a_findings, a, _w, _m = _reference_checks(plan, disturbed, rules, opened, ("condition_a",))
+    progress.step(0.7, "filling in the SWPPP contents checklist")
+    contents = check_contents(plan, {"A": a, "B": b, "C": c}, rules, required, confirmed)
+    progress.step(0.9, "gathering findings")
+    return Review(profile=rules, site=plan,
+                  measurements={"disturbed_acres": disturbed.acres,
+                                "esc_practices": contents.esc_practices},
+                  conditions={"A": a, "B": b, "C": c}, swppp_required=required,
+                  findings=contents.findings,
+                  reference=opened.describe() if opened is not None else None,
+                  checklist=contents.checklist)
+
 def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                 sheets: Sequence[Sheet | str | Path] = (), progress: Optional[Progress] = None,
                 layout_maps: Optional[Sequence[LayoutMap]] = None,
-                land_cover: Optional[dict] = None) -> Review:
+                land_cover: Optional[dict] = None, confirmations: Sequence = ()) -> Review:
     """Run every check on a loaded site plan (plan sheets given as :class:`Sheet` or paths).
 
     ``reference`` is a :class:`~analysis.reference.Reference` (or its source: a GeoPackage
@@ -219,6 +257,9 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     hydrology = check_hydrology_pre_post(site.layers, {"A": a, "B": b, "C": c}, profile,
                                          land_cover)
     findings += hydrology.findings
+    progress.step(0.89, "filling in the SWPPP contents checklist")
+    contents = check_contents(site, {"A": a, "B": b, "C": c}, profile, required, confirmations)
+    findings += contents.findings
     progress.step(0.9, "gathering findings")
     measurements = {
         "disturbed_acres": disturbed.acres,
@@ -228,6 +269,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
         **hydrology.measurements(),
         "site_map_scales": map_scales,
         **wetland_measurements,
+        "esc_practices": contents.esc_practices,
     }
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
     findings.sort(key=lambda f: order.get(f.rule, len(order)))
@@ -237,7 +279,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                   reference=reference.describe() if reference is not None else None,
                   charts=LazyCharts(lambda: _phasing_charts(phasing, profile),
                                     lambda: hydrology_charts(hydrology)),
-                  hydrology=hydrology)
+                  hydrology=hydrology, checklist=contents.checklist)
 
 
 def _reference_checks(site: SitePlan, disturbed, profile: RulesProfile,

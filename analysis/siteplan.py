@@ -60,8 +60,23 @@ SITE_PLAN_LAYERS = (
     LayerSpec("hydrology_claims", None, ("drainage_area", "storm", "pre_peak_cfs",
                                          "post_peak_cfs", "pre_volume_cf", "post_volume_cf",
                                          "wqv_cf")),
+    # CONTRACT.md "SWPPP contents checklist" (optional): ESC practices, what the applicant's
+    # documents cover, contractors' certifications (SWPPP G), guarantees (Inspections E).
+    LayerSpec("esc_practice", ("point", "line", "polygon"),
+              ("practice", "size", "length_ft", "drainage_area_acres", "stage", "install_by",
+               "remove_after")),
+    LayerSpec("submission", None, ("item", "document", "note")),
+    LayerSpec("contractor_certification", None, ("name", "title", "firm_address", "phone",
+                                                 "site_address", "signed_on"), id_field="name"),
+    LayerSpec("guarantee", None, ("kind", "amount", "starts_on", "ends_on", "covers")),
 )
 SPECS = {spec.name: spec for spec in SITE_PLAN_LAYERS}
+# Coded fields of the checklist's layers: (field, allowed values (any case), may be empty).
+CODED_VALUES = {
+    "esc_practice": (("stage", ("temporary", "permanent", "converted"), True),),
+    "guarantee": (("kind", ("escrow", "letter_of_credit", "bond"), False),
+                  ("covers", ("construction", "maintenance"), False)),
+}
 
 
 @dataclass
@@ -184,7 +199,18 @@ def _validate_values(path, layer, name, frame):
             raise InputError(f"{field_name} is {value!r}, not {allowed}", path=path, layer=layer,
                              feature=fid, field=field_name,
                              fix=f"set {field_name} of every feature to one of the listed values")
+    for field_name, allowed, may_be_empty in CODED_VALUES.get(name, ()):
+        for fid, value in zip(frame.index, frame[field_name]):
+            if may_be_empty and not _present(value):
+                continue
+            if not _present(value) or str(value).strip().lower() not in allowed:
+                raise InputError(f"{field_name} is {value if _present(value) else None!r}, not "
+                                 f"one of {', '.join(allowed)}", path=path, layer=layer,
+                                 feature=fid, field=field_name,
+                                 fix=f"set {field_name} to one of the listed values")
     numbers = {"drainage_area": ("tc_hours", "pond_swamp_pct"),
+               "esc_practice": ("length_ft", "drainage_area_acres"),
+               "guarantee": ("amount",),
                "hydrology_claims": ("pre_peak_cfs", "post_peak_cfs", "pre_volume_cf",
                                     "post_volume_cf", "wqv_cf")}
     for field_name in numbers.get(name, ()):

@@ -2,6 +2,7 @@
 from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
+from .algorithms.checklist import ChecklistAlgorithm
 from .algorithms.condition_a import ConditionAAlgorithm
 from .algorithms.phasing import PhasingAlgorithm
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
@@ -49,3 +50,4 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(InspectionsAlgorithm())
         self.addAlgorithm(NoticeOfViolationAlgorithm())
         self.addAlgorithm(MapScaleAlgorithm())
+        self.addAlgorithm(ChecklistAlgorithm())

@@ -915,6 +915,102 @@ def write_records(outdir):
         path.write_text(text, encoding="utf-8")
 
 
+
+# --- the SWPPP contents checklist (issue 11): ESC practices, submissions, certifications,
+# guarantees; variants of a plan that provides every item -----------------------------------
+
+FIELD_TYPES.update({"length_ft": "float", "drainage_area_acres": "float", "amount": "float"})
+CONTENTS_SUBMITTED = {  # checklist items no map can show -> the applicant's document for each
+    "B(5)": "SWPPP report, section 4.1", "B(6)": "SWPPP report, section 4.2",
+    "B(9)": "Sheet C-501 ESC details", "B(12)": "SWPPP report, section 5 (ESC maintenance)",
+    "B(14)": "SWPPP report, section 2 (responsibilities)", "B(15)": "Sheet C-102 Grading",
+    "B(16)": "SWPPP report, appendix B (existing runoff data)",
+    "D(6)": "Sheet C-502 SMP details", "D(7)": "SWPPP report, section 6 (SMP maintenance)",
+    "E": "SWPPP cover sheet, PE certification (NY PE 012345)",
+    "F": "SWPPP report, section 7 (NYSDEC permits)", "H": "SWPPP report, section 8",
+    "Maintenance D": "Maintenance declaration, Orange County Clerk Liber 1250 Page 77",
+    "Inspections A(2)": "As-built plans (due after final construction)",
+}
+CONTRACTORS = [
+    {"name": "A. Builder", "title": "Project manager", "firm_address": "10 Main St, Monroe, NY",
+     "phone": "845-555-0101", "site_address": "51 Forest Road, Kiryas Joel, NY 10950",
+     "signed_on": "2027-03-25"},
+    {"name": "B. Digger", "title": "Owner", "firm_address": "3 Quarry Rd, Chester, NY",
+     "phone": "845-555-0177", "site_address": "Forest Road Commons, parcel 1-1-23.4",
+     "signed_on": "2027-04-01"},  # the day work starts: in time
+]
+COMPLETION = "2027-11-15"  # the demo's last stabilisation: final acceptance, substantial completion
+
+
+def esc_practice_frame():
+    """Temporary, converted and permanent ESC practices as lines; length_ft is each line's."""
+    items = [("silt fence", "36 in high, wire-backed", "temporary", 2.1, "2027-04-01",
+              "2027-11-15", line((20, 30), (700, 30))),
+             ("stabilized construction entrance", "20 ft x 50 ft, 2 in stone", "temporary", None,
+              "2027-04-01", "2027-11-15", line((40, 0), (40, 50))),
+             ("diversion swale", "2 ft deep, 6 ft bottom", "converted", 1.4, "2027-04-05",
+              "2027-09-01", line((380, 560), (380, 260))),
+             ("riprap outlet protection", "d50 6 in, 10 ft wide", "permanent", None, "2027-10-15",
+              None, line((190, 570), (190, 590)))]
+    return frame([{"practice": p, "size": size, "length_ft": g.length, "drainage_area_acres": da,
+                   "stage": stage, "install_by": install, "remove_after": remove, "geometry": g}
+                  for p, size, stage, da, install, remove, g in items])
+
+
+def contents_complete(demo):
+    """The demo providing every checklist item: every easement recorded, ESC practices,
+    submissions, two contractor certifications and both guarantees."""
+    layers = dict(demo)
+    layers["easement"] = demo["easement"].assign(recorded=1, instrument=[
+        "Liber 1234 Page 56", "Liber 1234 Page 57", "Doc 2026-000123"])
+    layers["esc_practice"] = esc_practice_frame()
+    layers["submission"] = pd.DataFrame(
+        [{"item": item, "document": doc, "note": None} for item, doc in CONTENTS_SUBMITTED.items()])
+    layers["contractor_certification"] = pd.DataFrame(CONTRACTORS)
+    layers["guarantee"] = pd.DataFrame([
+        {"kind": "letter_of_credit", "amount": 250000.0, "starts_on": "2027-03-15",
+         "ends_on": "2028-11-15", "covers": "construction"},
+        {"kind": "bond", "amount": 120000.0, "starts_on": "2027-03-15",
+         "ends_on": "2032-11-15", "covers": "maintenance"}])
+    return layers
+
+
+def contents_variants():
+    """(file name, builder(demo) -> layers, expected disturbed acres) of the checklist's tests."""
+    def changed(layer, **fields):
+        def build(demo):
+            layers = contents_complete(demo)
+            frame_ = layers[layer].copy()
+            for name, (row, value) in fields.items():
+                frame_.loc[frame_.index[row], name] = value
+            layers[layer] = frame_
+            return layers
+        return build
+
+    def no_soils_or_receiving_waters(demo):
+        layers = without_layer(without_layer(contents_complete(demo), "soils"), "discharge_point")
+        layers["project"] = layers["project"].assign(receiving_waters=None)
+        return layers
+
+    return [
+        ("contents_complete.gpkg", contents_complete, TOTAL_ACRES),
+        ("contents_no_soils_receiving_waters.gpkg", no_soils_or_receiving_waters, TOTAL_ACRES),
+        ("contents_no_phone.gpkg", changed("contractor_certification", phone=(1, None)),
+         TOTAL_ACRES),
+        ("contents_bond_four_years.gpkg", changed("guarantee", ends_on=(1, "2031-11-15")),
+         TOTAL_ACRES),
+    ]
+
+
+def checklist_files():
+    """{relative path: text}: reviewer confirmations, one note carrying markup."""
+    confirmations = {"format": "swppp-checklist-confirmations", "version": 1, "confirmations": [
+        {"item": "B(5)", "reviewer": "R. Levi", "date": "2027-03-02",
+         "note": "Litter & chemicals: report 4.1 <script>alert('x')</script> <b>ok</b>"},
+        {"item": "H", "reviewer": "R. Levi", "date": "2027-03-02",
+         "note": "Copy kept in the site trailer"}]}
+    return {"checklist/confirmations.json": json.dumps(confirmations, indent=2) + "\n"}
+
 def main(outdir):
     outdir = Path(outdir)
     demo = demo_site_layers()
@@ -925,12 +1021,17 @@ def main(outdir):
     files += [(outdir / "variants" / name, build(demo), acres) for name, build, acres in VARIANTS]
     files += [(outdir / "variants" / name, build(reference), None)
               for name, build in REFERENCE_VARIANTS]
+    files += [(outdir / "variants" / name, build(demo), acres)
+              for name, build, acres in contents_variants()]
     for path, layers, _ in files:
         write_gpkg(path, layers)
     for path, layers, acres in files:
         check_file(path, layers, acres)
     write_reference_sources(outdir)
     write_records(outdir)
+    for relative, text in checklist_files().items():
+        (outdir / relative).parent.mkdir(parents=True, exist_ok=True)
+        (outdir / relative).write_text(text, encoding="utf-8")
     write_sheets(outdir / "sheets")
     check_sheets(outdir / "sheets")
 

@@ -2,6 +2,7 @@
 from qgis.core import QgsProcessingOutputNumber
 
 from .base import SwpppAlgorithm
+from .checklist import CHECKLIST_ROLE_LAYERS, CONFIRMATIONS, add_confirmations_parameter
 
 __all__ = ["ReviewAlgorithm"]
 
@@ -24,6 +25,10 @@ agricultural land.</li>
 (SWPPP D(8); Maintenance and repair B): postconstruction practices inside recorded maintenance \
 easements reaching a public right-of-way.</li>
 <li><b>wetlands</b> (SWPPP B(2), F) and <b>disturbance_outside_site</b> (SWPPP B(2)).</li>
+<li><b>swppp_contents</b> and the checklist (every item of SWPPP B, D, E, F, G, H, Maintenance \
+and repair B, D, Inspections A(2), E), <b>contractor_certification</b>, \
+<b>construction_guarantee</b>, <b>maintenance_bond</b>, <b>esc_practices</b>: as \
+swppp:checklist does; CONFIRMATIONS holds the reviewer's confirmations.</li>
 <li><b>hydrology_pre_post</b> (SWPPP D(4), D(5)) and <b>water_quality_volume</b> (Performance \
 and design criteria A(1)): TR-55 runoff and peaks before and after development, and the WQv, from \
 the drainage_area, soils and land_cover_pre/post layers; the SWPPP's own figures checked.</li>
@@ -39,7 +44,8 @@ profile (PROFILE).</p>"""
 
 class ReviewAlgorithm(SwpppAlgorithm):
     DISTURBED_ACRES = "DISTURBED_ACRES"
-    ROLE_LAYERS = SwpppAlgorithm.ROLE_LAYERS + SwpppAlgorithm.HYDROLOGY_ROLE_LAYERS
+    ROLE_LAYERS = (SwpppAlgorithm.ROLE_LAYERS + SwpppAlgorithm.HYDROLOGY_ROLE_LAYERS
+                   + CHECKLIST_ROLE_LAYERS)
     READS_LAYOUTS = True  # every print layout of the project, for site_map_scale
 
     def name(self):
@@ -59,6 +65,7 @@ class ReviewAlgorithm(SwpppAlgorithm):
 
     def initAlgorithm(self, config=None):
         self.add_inputs(reference=True, sheets=True)
+        add_confirmations_parameter(self)
         self.add_outputs()
         self.addOutput(QgsProcessingOutputNumber(
             self.DISTURBED_ACRES, self.tr("Disturbed area (acres)")))
@@ -67,8 +74,9 @@ class ReviewAlgorithm(SwpppAlgorithm):
         # Imported on first run, not at QGIS start-up: it loads geopandas and shapely.
         from analysis.review import review_paths
 
+        confirmations = self.parameterAsFile(parameters, CONFIRMATIONS, context) or None
         with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_paths(**inputs)
+            review = review_paths(**inputs, confirmations=confirmations)
             results = self.write_results(review, parameters, context, inputs["progress"])
         results[self.DISTURBED_ACRES] = review.measurements["disturbed_acres"]
         return results

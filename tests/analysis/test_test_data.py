@@ -37,7 +37,7 @@ def test_generator_reproduces_the_committed_files(generated):
     assert changed == [], "regenerate test_data (python test_data/make_test_data.py) and commit"
 
 
-@pytest.mark.parametrize("folder", ["reference_sources", "records"])
+@pytest.mark.parametrize("folder", ["reference_sources", "records", "checklist"])
 def test_generator_reproduces_the_committed_text_files(generated, folder):
     committed = sorted(p.name for p in (TEST_DATA / folder).iterdir())
     made = sorted(p.name for p in (generated / folder).iterdir())

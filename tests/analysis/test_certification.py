@@ -1,0 +1,94 @@
+"""Contractor certifications (SWPPP G): every field of G(2), signed before work, the form."""
+import re
+
+import pandas as pd
+import pytest
+
+from analysis.certification import (G2_FIELDS, certification_statement,
+                                    check_contractor_certification, render_certification_form)
+from analysis.cli import main
+from analysis.profile import load_profile
+from analysis.siteplan import load_site_plan
+from tests.conftest import TEST_DATA, shared_path
+
+PROFILE = load_profile()
+
+
+def site(variant="contents_complete.gpkg", **changes):
+    plan = load_site_plan(TEST_DATA / "variants" / variant, PROFILE)
+    frame = plan.layers["contractor_certification"].copy()
+    for column, (row, value) in changes.items():
+        frame.loc[frame.index[row], column] = value
+    plan.layers["contractor_certification"] = frame
+    return plan
+
+
+def test_complete_certifications_signed_by_the_first_day_pass():
+    result = check_contractor_certification(site(), PROFILE)
+    [f] = result.findings
+    assert f.status == "pass" and result.complete and result.signed_in_time
+    assert "signed on or before work started (2027-04-01)" in f.message
+    assert f.features == ["contractor_certification:A. Builder",
+                          "contractor_certification:B. Digger"]
+
+
+def test_a_certification_missing_a_phone_number_is_one_finding_naming_it():
+    result = check_contractor_certification(
+        load_site_plan(TEST_DATA / "variants" / "contents_no_phone.gpkg", PROFILE), PROFILE)
+    [f] = result.findings
+    assert f.status == "fail" and f.features == ["contractor_certification:B. Digger"]
+    assert f.message == ("contractor certification B. Digger is incomplete: no telephone number "
+                         "of the contracting firm (phone)")
+    assert f.section == "SWPPP G(1), G(2)"
+    assert not result.complete and result.signed_in_time  # G(2) lacks; G(1)'s date is there
+
+
+def test_signed_after_work_started_fails_and_each_record_is_its_own_finding():
+    result = check_contractor_certification(
+        site(signed_on=(0, "2027-04-02"), title=(1, None)), PROFILE)
+    assert [(f.status, f.features[0].split(":")[1]) for f in result.findings] == \
+        [("fail", "A. Builder"), ("fail", "B. Digger")]
+    assert "signed 2027-04-02, after work started on 2027-04-01" in result.findings[0].message
+    assert "no title of the person providing the signature (title)" in result.findings[1].message
+    assert not result.signed_in_time and not result.complete
+
+
+def test_an_unreadable_date_is_named():
+    [f] = check_contractor_certification(site(signed_on=(1, "April 1")), PROFILE).findings
+    assert f.status == "fail" and "signed_on 'April 1' is not a date (YYYY-MM-DD)" in f.message
+
+
+def test_no_certification_in_the_plan_is_for_review():
+    plan = load_site_plan(TEST_DATA / "demo_site.gpkg", PROFILE)
+    [f] = check_contractor_certification(plan, PROFILE).findings
+    assert f.status == "needs_review" and "swppp certification-form" in f.message
+
+
+def test_the_form_carries_the_statement_word_for_word_and_every_field(tmp_path):
+    chapter = re.sub(r"\s+", " ", shared_path("seed/stormwater_chapter.txt").read_text())
+    statement = certification_statement()
+    assert statement.startswith("I certify under penalty of law")
+    assert f'"{statement}"' in chapter
+    html = render_certification_form(PROFILE, None)
+    assert statement in html
+    for _name, what in G2_FIELDS:
+        assert what[0].upper() + what[1:] in html or what in html.lower(), what
+    assert "Signature" in html
+
+
+def test_the_form_fills_in_the_site_escaped(tmp_path):
+    plan = load_site_plan(TEST_DATA / "demo_site.gpkg", PROFILE)
+    plan.project["name"] = "<b>Forest & Co</b>"
+    html = render_certification_form(PROFILE, plan)
+    assert "&lt;b&gt;Forest &amp; Co&lt;/b&gt;, 51 Forest Road, Kiryas Joel, NY 10950" in html
+    assert "<b>Forest" not in html
+
+
+def test_cli_writes_the_form_and_refuses_another_suffix(tmp_path, capsys):
+    out = tmp_path / "form.html"
+    assert main(["certification-form", "--out", str(out), "--site",
+                 str(TEST_DATA / "demo_site.gpkg")]) == 0
+    assert certification_statement() in out.read_text(encoding="utf-8")
+    assert main(["certification-form", "--out", str(tmp_path / "form.pdf")]) == 2
+    assert "--out must name an .html file" in capsys.readouterr().err
+    assert not (tmp_path / "form.pdf").exists()
