@@ -50,5 +50,6 @@ def test_the_dialog_offers_every_input(staged_plugin, tmp_path):
         ["SITE", "PROJECT_LAYER", "SITE_BOUNDARY_LAYER", "DISTURBANCE_LAYER", "SMP_LAYER",
          "EASEMENT_LAYER", "DISCHARGE_POINT_LAYER", "PUBLIC_ROW_LAYER", "LAYOUT_SCALE_LAYER",
          "REFERENCE", "PROFILE", "SHEETS", "DRAINAGE_AREA_LAYER", "SOILS_LAYER",
-         "LAND_COVER_PRE_LAYER", "LAND_COVER_POST_LAYER", "HYDROLOGY_CLAIMS_LAYER"])
+         "LAND_COVER_PRE_LAYER", "LAND_COVER_POST_LAYER", "HYDROLOGY_CLAIMS_LAYER",
+         "FIELD_MAP"])
     assert shown["profile"] == "kiryas_joel"

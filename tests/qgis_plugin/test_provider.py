@@ -16,6 +16,8 @@ CONTRACT_PARAMETERS = {
     # CONTRACT.md "Hydrology inputs and API", extending the roles
     "DRAINAGE_AREA_LAYER", "SOILS_LAYER", "LAND_COVER_PRE_LAYER", "LAND_COVER_POST_LAYER",
     "HYDROLOGY_CLAIMS_LAYER",
+    # issue 7: the layers' own field names, mapped to the contract's (the panel's field combos)
+    "FIELD_MAP",
 }
 NUMBER_OUTPUTS = {"EXIT_STATUS", "DISTURBED_ACRES", "PASS_COUNT", "FAIL_COUNT", "WARN_COUNT",
                   "INFO_COUNT", "NEEDS_REVIEW_COUNT", "NOT_APPLICABLE_COUNT"}

@@ -5,7 +5,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from qgis.core import QgsProcessingException, QgsProcessingFeedback
+from qgis.core import QgsField, QgsProcessingException, QgsProcessingFeedback
+from qgis.PyQt.QtCore import QVariant
 
 # Every test here runs against the staged plugin's registered provider.
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
@@ -172,6 +173,67 @@ def test_layers_give_the_same_review_as_the_geopackage(site_file, data_copy, tmp
     by_layers = json.loads((tmp_path / "layers.json").read_text(encoding="utf-8"))
     assert [(f["rule"], f["status"]) for f in by_layers["findings"]] == \
         [(f["rule"], f["status"]) for f in by_file["findings"]]
+
+
+def renamed_copy(layer, renames):
+    """A memory copy of ``layer`` in the project, its fields renamed (``{old: new}``), as a CAD
+    import or a county layer names them."""
+    from qgis.core import QgsFeatureRequest, QgsProject
+
+    copy = layer.materialize(QgsFeatureRequest())
+    copy.setName(f"{layer.name()} (renamed)")
+    fields = copy.fields()
+    assert copy.dataProvider().renameAttributes({fields.indexOf(o): n for o, n in renames.items()})
+    copy.updateFields()
+    QgsProject.instance().addMapLayer(copy, False)
+    return copy
+
+
+def test_field_map_reads_renamed_fields_as_the_contract_names(data_copy, tmp_path, load_layer):
+    from qgis.core import QgsProject
+
+    site = data_copy("demo_site.gpkg")
+    from_file = run_review({"SITE": str(site), "OUTPUT_JSON": str(tmp_path / "file.json")})
+    layers = role_layers(site, load_layer)
+    renamed = [renamed_copy(layers["DISTURBANCE_LAYER"], {"phase": "PHASE_NO",
+                                                          "start_date": "START"}),
+               renamed_copy(layers["SMP_LAYER"], {"smp_id": "Name"})]
+    try:
+        # The original field stays beside the mapped one: the mapped field is the one read.
+        renamed[0].dataProvider().addAttributes([QgsField("phase", QVariant.String)])
+        renamed[0].updateFields()
+        mapped = run_review({**layers, "DISTURBANCE_LAYER": renamed[0], "SMP_LAYER": renamed[1],
+                             "FIELD_MAP": json.dumps({"disturbance.phase": "PHASE_NO",
+                                                      "disturbance.start_date": "START",
+                                                      "smp.smp_id": "Name"}),
+                             "OUTPUT_JSON": str(tmp_path / "mapped.json")})
+    finally:
+        QgsProject.instance().removeMapLayers([r.id() for r in renamed])
+    assert mapped["DISTURBED_ACRES"] == pytest.approx(from_file["DISTURBED_ACRES"], abs=1e-9)
+    by_file = json.loads((tmp_path / "file.json").read_text(encoding="utf-8"))
+    by_map = json.loads((tmp_path / "mapped.json").read_text(encoding="utf-8"))
+    assert by_map["measurements"]["phases"] == by_file["measurements"]["phases"]
+    assert [(f["rule"], f["status"], f["features"]) for f in by_map["findings"]
+            if f["rule"] != "site_map_scale"] == \
+        [(f["rule"], f["status"], f["features"]) for f in by_file["findings"]
+         if f["rule"] != "site_map_scale"]
+
+
+@pytest.mark.parametrize("field_map, message", [
+    ('{"disturbance.phase": "NO_SUCH"}', "has no field 'NO_SUCH' to read as 'phase'"),
+    ('{"culvert.size": "X"}', "not 'role.field'"),
+    ("[1, 2]", "not a JSON object"),
+    ('{"smp.smp_id": "Name"}', "no layer is given"),
+])
+def test_a_wrong_field_map_is_refused_naming_it(field_map, message, data_copy, load_layer,
+                                                tmp_path):
+    layers = role_layers(data_copy("demo_site.gpkg"), load_layer)
+    del layers["SMP_LAYER"]
+    with pytest.raises(QgsProcessingException, match=message) as refused:
+        run_review({**layers, "FIELD_MAP": field_map,
+                    "OUTPUT_JSON": str(tmp_path / "r.json")})
+    assert "Traceback" not in str(refused.value)
+    assert not (tmp_path / "r.json").exists()
 
 
 @pytest.mark.parametrize("variant, named", [
