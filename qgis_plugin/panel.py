@@ -22,7 +22,7 @@ from qgis.core import (
     QgsProject,
 )
 from qgis.gui import QgsFileWidget
-from qgis.PyQt.QtCore import QCoreApplication, QSize, Qt, QUrl, pyqtSignal
+from qgis.PyQt.QtCore import QCoreApplication, QRect, QSize, Qt, QUrl, pyqtSignal
 from qgis.PyQt.QtGui import QColor, QDesktopServices, QIcon, QPainter, QPixmap
 from qgis.PyQt.QtWidgets import (
     QAbstractItemView,
@@ -38,6 +38,7 @@ from qgis.PyQt.QtWidgets import (
     QRadioButton,
     QScrollArea,
     QStackedWidget,
+    QStyledItemDelegate,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -57,8 +58,9 @@ REVIEW_ALGORITHM = "swppp:review"
 RESULT_GROUP = "SWPPP Review results"
 FINDING_ROLE = Qt.UserRole  # the finding's dict, on its tree item
 INDEX_ROLE = Qt.UserRole + 1  # its position in the review (the findings layer's fid - 1)
-# Column of the tree: what a reviewer reads first, first.
-COLUMNS = ("Status", "Rule", "Section", "Message")
+# Columns of the list; the rule and the section it cites share one (two lines), so the
+# message keeps the width in a narrow dock.
+COLUMNS = ("Status", "Rule / section", "Message")
 # Panel settings kept in the project beside the layer mapping (panel_mapping.MAPPING_KEY).
 _SETTINGS = ("source", "site", "reference", "profile", "output_folder")
 
@@ -74,6 +76,25 @@ def status_icon(status, size=14):
     painter.drawEllipse(1, 1, size - 2, size - 2)
     painter.end()
     return QIcon(pixmap)
+
+
+class _WrappedRows(QStyledItemDelegate):
+    """Rows as tall as their text wrapped at the column's width (QTreeView alone does not
+    measure wrapped text: it would cut long messages at two lines)."""
+
+    def __init__(self, tree):
+        super().__init__(tree)
+        self._tree = tree
+
+    def sizeHint(self, option, index):  # noqa: N802 - Qt's name
+        hint = super().sizeHint(option, index)
+        width = self._tree.header().sectionSize(index.column()) - 12
+        if index.column() == 0:
+            width -= self._tree.iconSize().width() + 4
+        text = index.data() or ""
+        needed = option.fontMetrics.boundingRect(QRect(0, 0, max(width, 40), 100000),
+                                                 Qt.TextWordWrap, text).height() + 6
+        return QSize(hint.width(), max(hint.height(), needed))
 
 
 class PanelFeedback(QgsProcessingFeedback):
@@ -224,12 +245,18 @@ class ReviewPanel(QDockWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.tree.setWordWrap(True)
+        self.tree.setWordWrap(True)  # long messages wrap inside their column
+        self.tree.setItemDelegate(_WrappedRows(self.tree))
+        self.tree.setUniformRowHeights(False)
         self.tree.setIconSize(QSize(14, 14))
+        self.tree.setTextElideMode(Qt.ElideNone)
         header = self.tree.header()
         header.setStretchLastSection(True)
-        for column in range(len(COLUMNS) - 1):
-            header.setSectionResizeMode(column, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.Interactive)
+        header.resizeSection(1, 190)
+        # Rows are as tall as their wrapped text at the columns' current widths.
+        header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())
         self.tree.itemSelectionChanged.connect(self._finding_chosen)
         layout.addWidget(self.tree, 1)
         self.open_report = QPushButton(self.tr("Open the HTML report"))
@@ -423,10 +450,12 @@ class ReviewPanel(QDockWidget):
         self.tree.clear()
         for index, finding in enumerate(self.findings):
             status = finding.get("status", "")
-            item = QTreeWidgetItem([status.replace("_", " "), finding.get("rule", ""),
-                                    finding.get("section", ""), finding.get("message", "")])
+            item = QTreeWidgetItem([status.replace("_", " "),
+                                    f"{finding.get('rule', '')}\n{finding.get('section', '')}",
+                                    finding.get("message", "")])
             item.setIcon(0, status_icon(status))
-            item.setToolTip(3, finding.get("message", ""))
+            item.setToolTip(1, finding.get("section", ""))
+            item.setToolTip(2, finding.get("message", ""))
             item.setData(0, FINDING_ROLE, finding)
             item.setData(0, INDEX_ROLE, index)
             self.tree.addTopLevelItem(item)

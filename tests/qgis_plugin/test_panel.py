@@ -126,8 +126,8 @@ def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_laye
     # The list holds every finding of the result, in order, with status, section and message.
     findings = review.result["findings"]
     assert review.tree.topLevelItemCount() == len(findings) > 10
-    rows = [[review.tree.topLevelItem(i).text(c) for c in range(4)] for i in range(len(findings))]
-    assert rows == [[f["status"].replace("_", " "), f["rule"], f["section"], f["message"]]
+    rows = [[review.tree.topLevelItem(i).text(c) for c in range(3)] for i in range(len(findings))]
+    assert rows == [[f["status"].replace("_", " "), f"{f['rule']}\n{f['section']}", f["message"]]
                     for f in findings]
     failed = [i for i, f in enumerate(findings)
               if f["rule"] == "easement_coverage" and f["status"] == "fail"]
