@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .findings import STATUS_COLOURS, STATUSES
+from .findings import FAIL, NEEDS_REVIEW, STATUS_COLOURS, STATUSES, WARN
 
 __all__ = ["findings_qml", "disturbance_qml", "smp_qml", "easement_qml", "phase_colours",
            "store_default_style", "POLYGON", "POINT", "SMP_COLOUR", "RECORDED_COLOURS"]
@@ -23,6 +23,7 @@ POINT, POLYGON = "point", "polygon"
 # QGIS's QgsWkbTypes::GeometryType numbers, as a QML's <layerGeometryType> holds them.
 _GEOMETRY_TYPE = {POINT: 0, POLYGON: 2}
 _FILL_OPACITY = 0.45
+_FILLED = (FAIL, WARN, NEEDS_REVIEW)  # findings drawn filled; the rest as outlines
 # Phases: hues apart from the status palette (no red, amber or green), so a phase never reads
 # as a verdict; after these, further hues by the golden angle.
 _PHASE_PALETTE = ("#1f77b4", "#17becf", "#9467bd", "#e6c700", "#8c564b", "#e377c2", "#7f7f7f",
@@ -65,7 +66,12 @@ def _marker_symbol(name: str, colour: str) -> str:
             f'force_rhr="0">{_symbol_layer("SimpleMarker", props)}</symbol>')
 
 
-def _labels(field: Optional[str]) -> str:
+# QgsPalLayerSettings placements: over the centroid, or along the perimeter (an easement, so
+# its label leaves the centroid to the SMP inside it).
+_OVER, _PERIMETER = 1, 2
+
+
+def _labels(field: Optional[str], placement: int = _OVER, priority: int = 5) -> str:
     """Simple labels of ``field`` (dark text in a white halo), or none."""
     if not field:
         return ""
@@ -77,18 +83,18 @@ def _labels(field: Optional[str]) -> str:
             'bufferColor="255,255,255,255" bufferOpacity="0.8" bufferJoinStyle="128" '
             'bufferNoFill="1"/></text-style>'
             '<text-format wrapChar="" multilineAlign="0" plussign="0"/>'
-            '<placement placement="1" dist="1" distUnits="MM" priority="5" '
+            f'<placement placement="{placement}" dist="1.5" distUnits="MM" priority="{priority}" '
             'centroidInside="1" centroidWhole="0" fitInPolygonOnly="0"/>'
-            '<rendering drawLabels="1" obstacle="1" displayAll="0" upsidedownLabels="0" '
+            '<rendering drawLabels="1" obstacle="0" displayAll="0" upsidedownLabels="0" '
             'scaleVisibility="0" limitNumLabels="0" mergeLines="0"/>'
             "</settings></labeling>")
 
 
-def _qml(renderer: str, geometry: str, label_field: Optional[str] = None) -> str:
-    labelled = "1" if label_field else "0"
+def _qml(renderer: str, geometry: str, labels: str = "") -> str:
+    labelled = "1" if labels else "0"
     return ("<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>"
             f'<qgis styleCategories="Symbology|Labeling" version="3.22" '
-            f'labelsEnabled="{labelled}">{renderer}{_labels(label_field)}'
+            f'labelsEnabled="{labelled}">{renderer}{labels}'
             f"<layerGeometryType>{_GEOMETRY_TYPE[geometry]}</layerGeometryType></qgis>")
 
 
@@ -104,9 +110,16 @@ def _categorized(field: str, categories: Sequence[tuple[str, str, str]]) -> str:
 
 
 def findings_qml(field: str = "status") -> str:
-    """A categorized style: one category per status, coloured as in the report."""
-    return _qml(_categorized(field, [(s, s.replace("_", " "), _fill_symbol(str(i), STATUS_COLOURS[s]))
-                                     for i, s in enumerate(STATUSES)]), POLYGON)
+    """A categorized style: one category per status, coloured as in the report.
+
+    Verdicts that ask for action (fail, warn, needs review) are filled; the others (pass, info,
+    not applicable), whose geometry is often the whole disturbance, are outlines only, so they
+    do not veil the map.
+    """
+    return _qml(_categorized(field, [
+        (s, s.replace("_", " "), _fill_symbol(str(i), STATUS_COLOURS[s], fill=s in _FILLED,
+                                              outline_width=0.6 if s in _FILLED else 0.4))
+        for i, s in enumerate(STATUSES)]), POLYGON)
 
 
 def phase_colours(phases: Sequence[str]) -> dict[str, str]:
@@ -136,7 +149,8 @@ def smp_qml(geometry: str, label_field: str = "smp_id") -> str:
               else _fill_symbol("0", SMP_COLOUR, opacity=0.6, outline_width=0.5))
     renderer = ('<renderer-v2 type="singleSymbol" symbollevels="0" enableorderby="0" '
                 f'forceraster="0" referencescale="-1"><symbols>{symbol}</symbols></renderer-v2>')
-    return _qml(renderer, geometry, label_field)
+    # Over the SMP and before the easement's label: an SMP lies inside its easement.
+    return _qml(renderer, geometry, _labels(label_field, _OVER, priority=8))
 
 
 def easement_qml(field: str = "recorded", label_field: str = "easement_id") -> str:
@@ -146,7 +160,8 @@ def easement_qml(field: str = "recorded", label_field: str = "easement_id") -> s
                   ("0", "not recorded", _fill_symbol("1", RECORDED_COLOURS[0], opacity=0.9,
                                                      fill=False, outline="dash",
                                                      outline_width=0.8))]
-    return _qml(_categorized(field, categories), POLYGON, label_field)
+    return _qml(_categorized(field, categories), POLYGON,
+                _labels(label_field, _PERIMETER, priority=4))
 
 
 _CREATE = """CREATE TABLE IF NOT EXISTS layer_styles (
