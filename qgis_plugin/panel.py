@@ -50,14 +50,15 @@ from analysis.findings import STATUS_COLOURS, STATUSES
 from analysis.profile import DEFAULT_PROFILE, available_profiles
 
 from .panel_mapping import PROJECT_SCOPE, RoleMappingWidget, role_specs
-from .result_layers import feature_selection, load_result_layers, select_and_zoom
+from .result_layers import (feature_selection, finding_selection, load_result_layers,
+                            select_and_zoom)
 
 __all__ = ["ReviewPanel", "PanelFeedback", "status_icon", "REVIEW_ALGORITHM", "RESULT_GROUP"]
 
 REVIEW_ALGORITHM = "swppp:review"
 RESULT_GROUP = "SWPPP Review results"
 FINDING_ROLE = Qt.UserRole  # the finding's dict, on its tree item
-INDEX_ROLE = Qt.UserRole + 1  # its position in the review (the findings layer's fid - 1)
+INDEX_ROLE = Qt.UserRole + 1  # its position in the review (its ``finding`` number - 1)
 # Columns of the list; the rule and the section it cites share one (two lines), so the
 # message keeps the width in a narrow dock.
 COLUMNS = ("Status", "Rule / section", "Message")
@@ -477,9 +478,7 @@ class ReviewPanel(QDockWidget):
         finding = items[0].data(0, FINDING_ROLE)
         index = items[0].data(0, INDEX_ROLE)
         selection = feature_selection(finding.get("features", []), self.result_layers)
-        if "findings" in self.result_layers:
-            # The finding's own geometry (the uncovered part, the wetland...): fid = position + 1.
-            selection.setdefault("findings", []).append(index + 1)
+        selection.update(finding_selection(index + 1, self.result_layers))
         canvas = self.iface.mapCanvas() if self.iface is not None else None
         if canvas is not None:
             select_and_zoom(canvas, selection, self.result_layers)

@@ -13,12 +13,14 @@ from qgis.core import (
     QgsVectorLayer,
 )
 
-__all__ = ["RESULT_LAYERS", "load_result_layers", "remove_group", "feature_selection",
-           "select_and_zoom"]
+__all__ = ["RESULT_LAYERS", "FINDINGS_LAYERS", "load_result_layers", "remove_group",
+           "feature_selection", "finding_selection", "select_and_zoom"]
 
 # Top to bottom in the group: verdicts over what they are about.
-RESULT_LAYERS = ("findings", "smp", "smp_points", "easement", "disturbance")
+FINDINGS_LAYERS = ("findings_points", "findings_lines", "findings")
+RESULT_LAYERS = FINDINGS_LAYERS + ("smp", "smp_points", "easement", "disturbance")
 PLAN_FID = "plan_fid"  # analysis.outputs.PLAN_FID: a feature's fid in the reviewed plan
+FINDING = "finding"  # analysis.outputs.FINDING: a finding's number in the review (1, 2, ...)
 _ID_FIELDS = {"smp": "smp_id", "smp_points": "smp_id", "easement": "easement_id"}
 _ZOOM_MARGIN = 0.25  # of the larger side, around what is shown; a point gets 100 map units
 
@@ -87,6 +89,22 @@ def feature_selection(features, layers):
             ids = [f.id() for f in layer.getFeatures(request)]
             if ids:
                 out.setdefault(candidate, []).extend(ids)
+    return out
+
+
+def finding_selection(number, layers):
+    """The finding's own geometry (the uncovered part, the wetland...): ``{layer: [fids]}`` of
+    the findings layers whose ``finding`` is ``number`` (1 for the review's first)."""
+    out = {}
+    expression = QgsExpression.createFieldEqualityExpression(FINDING, int(number))
+    for name in FINDINGS_LAYERS:
+        if name in layers:
+            request = QgsFeatureRequest().setFilterExpression(expression)
+            request.setFlags(QgsFeatureRequest.NoGeometry)
+            request.setNoAttributes()
+            ids = [f.id() for f in layers[name].getFeatures(request)]
+            if ids:
+                out[name] = ids
     return out
 
 

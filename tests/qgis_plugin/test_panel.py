@@ -77,6 +77,7 @@ def project_layers(data_copy, tmp_path):
 def panel(qgis_iface, staged_plugin):
     from swppp_review.panel import ReviewPanel
 
+    QgsProject.instance().clear()  # each test starts from a new project, as a reviewer would
     panels = []
 
     def make():
@@ -89,6 +90,7 @@ def panel(qgis_iface, staged_plugin):
         made.unload()
         made.deleteLater()
     QgsApplication.processEvents()
+    QgsProject.instance().clear()
 
 
 def map_layers(panel, layers):
@@ -280,3 +282,25 @@ def test_plugin_offers_the_panel_in_menu_and_toolbar(staged_plugin, swppp_plugin
         plugin.provider = None  # the session's, left registered for the other tests
         plugin.unload()
     assert iface.docks == [] and iface.menu == [] and iface.toolbar == []
+
+
+def test_a_point_finding_is_selected_on_the_points_layer(panel, data_copy, tmp_path):
+    review = panel()
+    review.site_file.setFilePath(str(data_copy("variants/smp_points.gpkg")))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    review.run()
+    wait_for(review)
+    assert review.result is not None, review.status.text()
+    group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
+    assert [n.layer().name() for n in group.findLayers()] == [
+        "findings_points", "findings", "smp", "easement", "disturbance"]
+    points = review.result_layers["findings_points"]
+    numbers = sorted(f["finding"] for f in points.getFeatures())
+    review.select_finding(numbers[0] - 1)
+    assert [f["finding"] for f in points.selectedFeatures()] == [numbers[0]]
+    # Its row in the findings layer (every finding has one) is chosen too; it has no polygon.
+    [row] = review.result_layers["findings"].selectedFeatures()
+    assert row["finding"] == numbers[0] and row.geometry().isNull()
+    smp_ids = [label.split(":", 1)[1] for label in review.findings[numbers[0] - 1]["features"]
+               if label.startswith("smp:")]
+    assert [f["smp_id"] for f in review.result_layers["smp"].selectedFeatures()] == smp_ids
