@@ -17,11 +17,11 @@ from typing import Optional, Sequence
 from .findings import FAIL, NEEDS_REVIEW, STATUS_COLOURS, STATUSES, WARN
 
 __all__ = ["findings_qml", "disturbance_qml", "smp_qml", "easement_qml", "phase_colours",
-           "store_default_style", "POLYGON", "POINT", "SMP_COLOUR", "RECORDED_COLOURS"]
+           "store_default_style", "POLYGON", "LINE", "POINT", "SMP_COLOUR", "RECORDED_COLOURS"]
 
-POINT, POLYGON = "point", "polygon"
+POINT, LINE, POLYGON = "point", "line", "polygon"
 # QGIS's QgsWkbTypes::GeometryType numbers, as a QML's <layerGeometryType> holds them.
-_GEOMETRY_TYPE = {POINT: 0, POLYGON: 2}
+_GEOMETRY_TYPE = {POINT: 0, LINE: 1, POLYGON: 2}
 _FILL_OPACITY = 0.45
 _FILLED = (FAIL, WARN, NEEDS_REVIEW)  # findings drawn filled; the rest as outlines
 # Phases: hues apart from the status palette (no red, amber or green), so a phase never reads
@@ -54,6 +54,13 @@ def _fill_symbol(name: str, colour: str, opacity: float = _FILL_OPACITY, fill: b
              "style": "solid" if fill else "no", "joinstyle": "bevel"}
     return (f'<symbol type="fill" name="{name}" alpha="{opacity:g}" clip_to_extent="1" '
             f'force_rhr="0">{_symbol_layer("SimpleFill", props)}</symbol>')
+
+
+def _line_symbol(name: str, colour: str, width: float = 0.8) -> str:
+    props = {"line_color": _rgba(colour), "line_width": f"{width:g}", "line_width_unit": "MM",
+             "line_style": "solid", "capstyle": "round", "joinstyle": "round"}
+    return (f'<symbol type="line" name="{name}" alpha="1" clip_to_extent="1" '
+            f'force_rhr="0">{_symbol_layer("SimpleLine", props)}</symbol>')
 
 
 def _marker_symbol(name: str, colour: str) -> str:
@@ -109,17 +116,24 @@ def _categorized(field: str, categories: Sequence[tuple[str, str, str]]) -> str:
             f"<categories>{items}</categories><symbols>{symbols}</symbols></renderer-v2>")
 
 
-def findings_qml(field: str = "status") -> str:
+def findings_qml(field: str = "status", geometry: str = POLYGON) -> str:
     """A categorized style: one category per status, coloured as in the report.
 
-    Verdicts that ask for action (fail, warn, needs review) are filled; the others (pass, info,
-    not applicable), whose geometry is often the whole disturbance, are outlines only, so they
-    do not veil the map.
+    Polygons of verdicts that ask for action (fail, warn, needs review) are filled; the others
+    (pass, info, not applicable), whose geometry is often the whole disturbance, are outlines
+    only, so they do not veil the map. Points are markers, lines lines, in the status colours.
     """
-    return _qml(_categorized(field, [
-        (s, s.replace("_", " "), _fill_symbol(str(i), STATUS_COLOURS[s], fill=s in _FILLED,
-                                              outline_width=0.6 if s in _FILLED else 0.4))
-        for i, s in enumerate(STATUSES)]), POLYGON)
+    def symbol(i, status):
+        if geometry == POINT:
+            return _marker_symbol(str(i), STATUS_COLOURS[status])
+        if geometry == LINE:
+            return _line_symbol(str(i), STATUS_COLOURS[status])
+        filled = status in _FILLED
+        return _fill_symbol(str(i), STATUS_COLOURS[status], fill=filled,
+                            outline_width=0.6 if filled else 0.4)
+
+    return _qml(_categorized(field, [(s, s.replace("_", " "), symbol(i, s))
+                                     for i, s in enumerate(STATUSES)]), geometry)
 
 
 def phase_colours(phases: Sequence[str]) -> dict[str, str]:

@@ -137,6 +137,15 @@ def test_point_smps_are_styled_as_points(data_copy, tmp_path, load_layer):
     assert smp.geometryType() == QgsWkbTypes.PointGeometry
     assert smp.renderer().symbol().type() == smp.renderer().symbol().Marker
     assert smp.featureCount() > 0
+    # Point findings (a point SMP's easement warnings) on their own layer, markers by status.
+    points = load_layer(gpkg, "findings_points")
+    assert points.geometryType() == QgsWkbTypes.PointGeometry and points.featureCount() > 0
+    renderer = points.renderer()
+    assert renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "status"
+    assert {c.symbol().type() for c in renderer.categories()} == {renderer.categories()[0]
+                                                                  .symbol().Marker}
+    findings = load_layer(gpkg, "findings")
+    assert findings.geometryType() == QgsWkbTypes.PolygonGeometry
 
 
 def test_result_matches_the_command_line(demo, tmp_path, staged_plugin):
