@@ -132,6 +132,9 @@ class ReviewPanel(QDockWidget):
         self.result_layers = {}
         self._restoring = False
         self._cancelled = False
+        # Callables ``provider(folder) -> dict`` adding parameters to each run (the checklist's
+        # CONFIRMATIONS file, written into the run's folder); see :meth:`add_tab`.
+        self.parameter_providers = []
         from .algorithms.review import ReviewAlgorithm
 
         # Layers leaving the project (or a new project) empty the combo boxes: no choice of the
@@ -152,8 +155,14 @@ class ReviewPanel(QDockWidget):
         project.cleared.connect(self._project_read)
 
     # Building the tabs --------------------------------------------------------------------
-    def add_tab(self, widget, title):
-        """Add a tab (the checklist) after Review and Findings; returns its index."""
+    def add_tab(self, widget, title, parameters=None):
+        """Add a tab (the checklist) after Review and Findings; returns its index.
+
+        ``parameters`` (optional), ``callable(folder) -> dict``, adds the tab's parameters to
+        every run; ``folder`` is the run's results folder (it exists when called).
+        """
+        if parameters is not None:
+            self.parameter_providers.append(parameters)
         return self.tabs.addTab(widget, title)
 
     def _review_tab(self):
@@ -336,6 +345,10 @@ class ReviewPanel(QDockWidget):
                              "OUTPUT_HTML": os.path.join(folder, "report.html"),
                              "OUTPUT_FINDINGS": os.path.join(folder, "findings.gpkg")}
         params.update(self.result_paths)
+        if self.parameter_providers:
+            os.makedirs(folder, exist_ok=True)
+            for provider in self.parameter_providers:
+                params.update(provider(folder))
         return params
 
     def _new_run_folder(self):

@@ -304,3 +304,35 @@ def test_a_point_finding_is_selected_on_the_points_layer(panel, data_copy, tmp_p
     smp_ids = [label.split(":", 1)[1] for label in review.findings[numbers[0] - 1]["features"]
                if label.startswith("smp:")]
     assert [f["smp_id"] for f in review.result_layers["smp"].selectedFeatures()] == smp_ids
+
+
+def test_an_added_tab_adds_its_parameters_to_the_run(panel, data_copy, tmp_path):
+    """How the checklist tab plugs in: a tab, and parameters for each run (here PROFILE: a
+    profile file the provider writes into the run's folder, which the review then uses)."""
+    from pathlib import Path
+
+    import analysis.profile  # the staged plugin's copy
+    from qgis.PyQt.QtWidgets import QLabel
+
+    review = panel()
+    review.site_file.setFilePath(str(data_copy("demo_site.gpkg")))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    shipped = Path(analysis.profile.__file__).parent / "profiles" / "kiryas_joel.toml"
+    text = shipped.read_text(encoding="utf-8")
+    assert 'name = "kiryas_joel"' in text
+    folders = []
+
+    def parameters(folder):
+        folders.append(folder)
+        copy = Path(folder) / "checked.toml"
+        copy.write_text(text.replace('name = "kiryas_joel"', 'name = "checked copy"', 1),
+                        encoding="utf-8")
+        return {"PROFILE": str(copy)}
+
+    index = review.add_tab(QLabel("checklist"), "Checklist", parameters=parameters)
+    assert index == 2 and review.tabs.tabText(index) == "Checklist"
+    review.run()
+    wait_for(review)
+    assert review.result is not None, review.status.text()
+    assert len(folders) == 1 and review.result_paths["OUTPUT_JSON"].startswith(folders[0])
+    assert review.result["profile"] == "checked copy"
