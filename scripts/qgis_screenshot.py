@@ -6,6 +6,7 @@ and presses Run review, as a reviewer would; when the background run is over the
 and the styled result group are shown, the failing SMP's finding is chosen (selected on the
 map), the map shows the whole site; then it saves the screenshot and quits.
 """
+import json
 import os
 
 from qgis.core import QgsFillSymbol, QgsProject, QgsSingleSymbolRenderer, QgsVectorLayer
@@ -17,6 +18,8 @@ SITE = os.environ["SWPPP_SITE"]
 REFERENCE = os.environ["SWPPP_REFERENCE"]
 RESULTS = os.environ["SWPPP_RESULTS"]
 OUT = os.environ["SWPPP_SCREENSHOT"]
+STATUS = os.path.splitext(OUT)[0] + ".json"  # what the panel showed, for the shell script
+SHOWN = {"ok": False}
 
 # The plan's context layers as a reviewer would style them: the boundary an outline, the
 # right-of-way grey (the review's own layers come styled from its GeoPackage).
@@ -56,6 +59,8 @@ def run_review():
 
 def show_results(ok):
     panel = plugins["swppp_review"].panel
+    SHOWN.update(ok=ok, status=panel.status.text(), findings=panel.tree.topLevelItemCount(),
+                 layers=sorted(panel.result_layers))
     if ok:
         failed = [i for i, f in enumerate(panel.findings)
                   if f["rule"] == "easement_coverage" and f["status"] == "fail"]
@@ -68,6 +73,8 @@ def show_results(ok):
 def shoot():
     screen = QApplication.primaryScreen()
     screen.grabWindow(0).save(OUT, "PNG")
+    with open(STATUS, "w", encoding="utf-8") as handle:
+        json.dump(SHOWN, handle)
     QApplication.instance().exit(0)
 
 
