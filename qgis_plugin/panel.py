@@ -89,12 +89,14 @@ class _WrappedRows(QStyledItemDelegate):
 
     def sizeHint(self, option, index):  # noqa: N802 - Qt's name
         hint = super().sizeHint(option, index)
-        width = self._tree.header().sectionSize(index.column()) - 12
+        # The text's width: the column less the cell's margins (generously: a line short here
+        # would elide the message's end).
+        width = self._tree.header().sectionSize(index.column()) - 24
         if index.column() == 0:
             width -= self._tree.iconSize().width() + 4
         text = index.data() or ""
         needed = option.fontMetrics.boundingRect(QRect(0, 0, max(width, 40), 100000),
-                                                 Qt.TextWordWrap, text).height() + 6
+                                                 Qt.TextWordWrap, text).height() + 8
         return QSize(hint.width(), max(hint.height(), needed))
 
 
