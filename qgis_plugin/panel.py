@@ -63,7 +63,7 @@ INDEX_ROLE = Qt.UserRole + 1  # its position in the review (its ``finding`` numb
 # message keeps the width in a narrow dock.
 COLUMNS = ("Status", "Rule / section", "Message")
 # Panel settings kept in the project beside the layer mapping (panel_mapping.MAPPING_KEY).
-_SETTINGS = ("source", "site", "reference", "profile", "output_folder")
+_SETTINGS = ("source", "site", "reference", "sheets", "profile", "output_folder")
 
 
 def status_icon(status, size=14):
@@ -204,6 +204,13 @@ class ReviewPanel(QDockWidget):
                                           "a GeoPackage, or type a PostGIS connection "
                                           "(service=NAME or postgresql://...)"))
         form.addRow(self.tr("Reference layers"), self.reference)
+        self.sheets = QgsFileWidget()
+        self.sheets.setObjectName("sheetFiles")
+        self.sheets.setStorageMode(QgsFileWidget.GetMultipleFiles)
+        self.sheets.setFilter(self.tr("Plan sheets (*.tif *.tiff *.pdf *.TIF *.TIFF *.PDF)"))
+        self.sheets.setToolTip(self.tr("Georeferenced GeoTIFF or GeoPDF plan sheets, for the "
+                                       "site map scale (SWPPP B(2))"))
+        form.addRow(self.tr("Plan sheets"), self.sheets)
         self.profile = QComboBox()
         self.profile.setObjectName("profile")
         self.profile.setEditable(True)
@@ -217,7 +224,7 @@ class ReviewPanel(QDockWidget):
         self.output_folder.lineEdit().setPlaceholderText(self.tr("(a temporary folder)"))
         form.addRow(self.tr("Save results in"), self.output_folder)
         layout.addLayout(form)
-        for widget in (self.site_file, self.reference, self.output_folder):
+        for widget in (self.site_file, self.reference, self.sheets, self.output_folder):
             widget.fileChanged.connect(self.save_to_project)
         self.profile.currentTextChanged.connect(self.save_to_project)
 
@@ -286,6 +293,7 @@ class ReviewPanel(QDockWidget):
     def settings(self):
         return {"source": "file" if self.from_file.isChecked() else "layers",
                 "site": self.site_file.filePath(), "reference": self.reference.filePath(),
+                "sheets": self.sheets.filePath(),
                 "profile": self.profile.currentText(),
                 "output_folder": self.output_folder.filePath()}
 
@@ -310,6 +318,7 @@ class ReviewPanel(QDockWidget):
             self.source_stack.setCurrentIndex(1 if values.get("source") == "layers" else 0)
             self.site_file.setFilePath(values.get("site", ""))
             self.reference.setFilePath(values.get("reference", ""))
+            self.sheets.setFilePath(values.get("sheets", ""))
             self.profile.setCurrentText(values.get("profile") or DEFAULT_PROFILE)
             self.output_folder.setFilePath(values.get("output_folder", ""))
             self.mapping.load_from_project(project)
@@ -342,6 +351,9 @@ class ReviewPanel(QDockWidget):
         reference = self.reference.filePath().strip()
         if reference:
             params["REFERENCE"] = reference
+        sheets = QgsFileWidget.splitFilePaths(self.sheets.filePath())
+        if sheets:
+            params["SHEETS"] = sheets
         params["PROFILE"] = self.profile.currentText().strip() or DEFAULT_PROFILE
         self.result_paths = {"OUTPUT_JSON": os.path.join(folder, "review.json"),
                              "OUTPUT_HTML": os.path.join(folder, "report.html"),

@@ -16,6 +16,7 @@ from qgis.core import (
     QgsVectorFileWriter,
     QgsVectorLayer,
 )
+from qgis.gui import QgsFileWidget
 
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
@@ -214,6 +215,23 @@ def test_cancel_stops_the_run_and_loads_nothing(panel, data_copy, tmp_path):
     assert QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results") is None
     assert not (tmp_path / "results").exists() or not any(
         p.is_file() for p in (tmp_path / "results").rglob("*"))
+
+
+def test_plan_sheets_are_checked_for_scale(panel, data_copy, tmp_path):
+    review = panel()
+    review.site_file.setFilePath(str(data_copy("demo_site.gpkg")))
+    sheets = [data_copy("sheets/sheet_2260_100ft.tif"), data_copy("sheets/sheet_2260_200ft.tif")]
+    review.sheets.setFilePath(" ".join(f'"{s}"' for s in sheets))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    review.run()
+    wait_for(review)
+    assert review.result is not None, review.status.text()
+    by_sheet = {f["features"][0]: f["status"] for f in review.result["findings"]
+                if f["rule"] == "site_map_scale" and f["features"]
+                and f["features"][0].startswith("sheet:")}
+    assert by_sheet == {"sheet:sheet_2260_100ft.tif": "pass", "sheet:sheet_2260_200ft.tif": "fail"}
+    saved, _ = QgsProject.instance().readEntry("swppp_review", "sheets", "")
+    assert QgsFileWidget.splitFilePaths(saved) == [str(s) for s in sheets]
 
 
 def test_bad_input_shows_the_analysis_message(panel, data_copy, tmp_path):
