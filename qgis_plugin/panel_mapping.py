@@ -63,8 +63,10 @@ class RoleMappingWidget(QWidget):
                               "differently."))
         hint.setWordWrap(True)
         layout.addWidget(hint)
+        self._boxes = {}  # role -> (group box, its label)
         for role, _parameter, label, filters, fields in specs:
             box = QgsCollapsibleGroupBox(self.tr(label))
+            self._boxes[role] = (box, self.tr(label))
             box.setObjectName(f"role_{role}")
             form = QFormLayout(box)
             layers = QgsMapLayerComboBox(box)
@@ -101,6 +103,10 @@ class RoleMappingWidget(QWidget):
         self._fields[role][field].setField(source or "")
 
     def _layer_chosen(self, role, layer):
+        box, label = self._boxes[role]
+        # The choice shows in the title, so it reads with the group collapsed.
+        box.setTitle(f"{label}: {layer.name()}" if layer is not None
+                     else self.tr("{label}: none").format(label=label))
         for field, combo in self._fields[role].items():
             combo.setLayer(layer)
             if layer is not None and not self._restoring:

@@ -9,7 +9,7 @@ bash scripts/package.sh >/dev/null
 mkdir -p build/screenshots
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
-rm -rf build/screenshots/results build/screenshots/qgis_review.png build/screenshots/qgis_review.json
+rm -rf build/screenshots/results build/screenshots/qgis_review*.png build/screenshots/qgis_review.json
 SWPPP_SITE="$ROOT/test_data/demo_site.gpkg" SWPPP_REFERENCE="$ROOT/test_data/demo_reference.gpkg" \
 SWPPP_RESULTS="$ROOT/build/screenshots/results" \
 SWPPP_SCREENSHOT="$ROOT/build/screenshots/qgis_review.png" QGIS_PLUGINPATH="$ROOT/build" \
@@ -17,7 +17,7 @@ PYTHONPATH="$(.venv/qgis/bin/python -c 'import sysconfig; print(sysconfig.get_pa
   timeout 150 xvfb-run -a -s "-screen 0 1600x1000x24" \
   qgis --nologo --noversioncheck --profiles-path "$profile" --code scripts/qgis_screenshot.py \
   >/dev/null 2>&1 || true
-ls -l build/screenshots/qgis_review.png
+ls -l build/screenshots/qgis_review.png build/screenshots/qgis_review_inputs.png
 # The run from the panel must have finished with its findings listed and its layers loaded.
 .venv/qgis/bin/python - build/screenshots/qgis_review.json <<'PY'
 import json, sys

@@ -16,7 +16,7 @@ from qgis.core import (
     QgsVectorFileWriter,
     QgsVectorLayer,
 )
-from qgis.gui import QgsFileWidget
+from qgis.gui import QgsCollapsibleGroupBox, QgsFileWidget
 
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
@@ -198,6 +198,9 @@ def test_mapping_is_kept_in_the_project_and_restored(panel, project_layers, tmp_
     assert second.mapping.field_combo("smp", "smp_id").currentField() == "SMP_NAME"
     assert second.mapping.layer_combo("project").currentLayer().name() == "project"
     assert second.mapping.field_map() == first.mapping.field_map()
+    # Collapsed, a role's group still says which layer it reads.
+    box = second.mapping.findChild(QgsCollapsibleGroupBox, "role_disturbance")
+    assert box.title().endswith(": CAD disturbance")
 
 
 def test_cancel_stops_the_run_and_loads_nothing(panel, data_copy, tmp_path):
