@@ -10,11 +10,12 @@ mkdir -p build/screenshots
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 rm -rf build/screenshots/results build/screenshots/qgis_review*.png build/screenshots/qgis_review.json
+# Under Xvfb: a real X display (test.sh exports QT_QPA_PLATFORM=offscreen for the tests).
 SWPPP_SITE="$ROOT/test_data/demo_site.gpkg" SWPPP_REFERENCE="$ROOT/test_data/demo_reference.gpkg" \
 SWPPP_RESULTS="$ROOT/build/screenshots/results" \
 SWPPP_SCREENSHOT="$ROOT/build/screenshots/qgis_review.png" QGIS_PLUGINPATH="$ROOT/build" \
 PYTHONPATH="$(.venv/qgis/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
-  timeout 150 xvfb-run -a -s "-screen 0 1600x1000x24" \
+  env -u QT_QPA_PLATFORM timeout 150 xvfb-run -a -s "-screen 0 1600x1000x24" \
   qgis --nologo --noversioncheck --profiles-path "$profile" --code scripts/qgis_screenshot.py \
   >/dev/null 2>&1 || true
 ls -l build/screenshots/qgis_review.png build/screenshots/qgis_review_inputs.png
