@@ -1,45 +1,117 @@
-"""What the analysis needs that this Python lacks; imports nothing heavy to find out."""
+"""What the analysis needs that this Python lacks, and the pip requirement that would fix each."""
 from __future__ import annotations
 
 import importlib.util
+import sys
+from dataclasses import dataclass
 
-__all__ = ["REQUIREMENTS", "missing", "geos_conflict"]
+__all__ = ["REQUIREMENTS", "SHAPELY_WHEEL_GEOS", "Need", "needs", "missing", "geos_conflict",
+           "shapely_spec"]
 
 # distribution name -> (import name, minimum version or None)
 REQUIREMENTS = {"shapely": ("shapely", "2.0"), "geopandas": ("geopandas", "0.12"),
                 "pyproj": ("pyproj", "3.4"), "numpy": ("numpy", None), "pandas": ("pandas", None)}
 
+# shapely (major, minor) -> the GEOS (major, minor) its PyPI wheels are built with and carry
+# (2.0.0-2.0.7: GEOS 3.11.x; 2.1.x: 3.13.x; 2.2.0: 3.14.x). A host linking GEOS itself (QGIS)
+# can only share its process with a shapely whose GEOS is not newer than its own (geos_conflict).
+SHAPELY_WHEEL_GEOS = {(2, 0): (3, 11), (2, 1): (3, 13), (2, 2): (3, 14)}
+
+# PyPI wheels of these carry their own copy of a C library QGIS links too; on Linux two copies in
+# qgis_process crashed it on exit (requirements/qgis.txt): there the distribution's package is
+# the way, never pip.
+OWN_LIBRARY = {"pyproj": "PROJ", "pyogrio": "GDAL", "fiona": "GDAL"}
+
+
+@dataclass(frozen=True)
+class Need:
+    """One thing this Python lacks.
+
+    Attributes
+    ----------
+    name : str
+        The distribution, e.g. ``"shapely"``.
+    problem : str
+        For a person: what is needed and what was found, e.g. ``"shapely >= 2.0 (found 1.8.5)"``.
+    spec : str or None
+        The pip requirement that fixes it (``"shapely>=2,<2.1"``); None where pip is not the way.
+    instead : str or None
+        Where ``spec`` is None, what to do instead.
+    """
+
+    name: str
+    problem: str
+    spec: str | None = None
+    instead: str | None = None
+
+
+def needs(host_geos: tuple[int, ...] | None = None, platform: str = sys.platform) -> list[Need]:
+    """Each missing or too old dependency, with the pip requirement that fixes it where pip can.
+
+    Imports nothing heavy: versions come from the loaded module or the distribution metadata.
+
+    Parameters
+    ----------
+    host_geos : tuple of int, optional
+        The (major, minor) GEOS version of a host program that links GEOS itself (QGIS): a
+        shapely built for a newer GEOS would mix the two libraries there, and the shapely to
+        install is the newest whose wheels fit it.
+    platform : str
+        ``sys.platform`` of the Python asked about (decides which packages pip may bring).
+    """
+    found_needs = []
+    for dist, (module, minimum) in REQUIREMENTS.items():
+        found = _found_version(dist, module)
+        if found is False:
+            problem = f"{dist}" + (f" >= {minimum}" if minimum else "") + " (not installed)"
+        elif minimum is not None and found is not None and _as_tuple(found) < _as_tuple(minimum):
+            problem = f"{dist} >= {minimum} (found {found})"
+        else:
+            continue
+        found_needs.append(_with_spec(dist, problem, minimum, host_geos, platform))
+    if importlib.util.find_spec("pyogrio") is None and importlib.util.find_spec("fiona") is None:
+        found_needs.append(_with_spec("pyogrio", "fiona or pyogrio (not installed)", None,
+                                      host_geos, platform))
+    if host_geos is not None and not any(n.name in ("shapely", "numpy") for n in found_needs):
+        try:
+            import shapely
+        except ImportError as err:  # e.g. a shapely built for another numpy
+            found_needs.append(_with_spec("shapely", f"a working shapely 2 ({err})", "2.0",
+                                          host_geos, platform))
+        else:
+            conflict = geos_conflict(shapely.__version__, shapely.geos_version, host_geos)
+            if conflict:
+                found_needs.append(_with_spec("shapely", conflict, "2.0", host_geos, platform))
+    return found_needs
+
 
 def missing(host_geos: tuple[int, ...] | None = None) -> list[str]:
     """Human-readable lines for each missing or too-old dependency; empty when all is well.
 
-    ``host_geos`` is the (major, minor) GEOS version of a host program that links GEOS itself
-    (QGIS): a shapely built for a newer GEOS would mix the two libraries there.
+    ``host_geos`` as in :func:`needs`.
     """
-    from importlib.metadata import PackageNotFoundError, version
+    return [need.problem for need in needs(host_geos)]
 
-    problems = []
-    for dist, (module, minimum) in REQUIREMENTS.items():
-        if importlib.util.find_spec(module) is None:
-            problems.append(f"{dist}" + (f" >= {minimum}" if minimum else "") + " (not installed)")
-            continue
-        if minimum is None:
-            continue
-        try:
-            found = version(dist)
-        except PackageNotFoundError:
-            continue
-        if _as_tuple(found) < _as_tuple(minimum):
-            problems.append(f"{dist} >= {minimum} (found {found})")
-    if importlib.util.find_spec("pyogrio") is None and importlib.util.find_spec("fiona") is None:
-        problems.append("fiona or pyogrio (not installed)")
-    if host_geos is not None and not problems:
-        import shapely
 
-        conflict = geos_conflict(shapely.__version__, shapely.geos_version, host_geos)
-        if conflict:
-            problems.append(conflict)
-    return problems
+def shapely_spec(host_geos: tuple[int, ...] | None) -> str | None:
+    """The pip requirement for a shapely 2 whose wheels fit a host linking GEOS ``host_geos``.
+
+    None where no shapely 2 wheel is built for a GEOS that old.
+
+    >>> shapely_spec((3, 11)), shapely_spec((3, 13)), shapely_spec((3, 15)), shapely_spec(None)
+    ('shapely>=2,<2.1', 'shapely>=2,<2.2', 'shapely>=2,<2.3', 'shapely>=2')
+    >>> shapely_spec((3, 10)) is None
+    True
+    """
+    if host_geos is None:
+        return "shapely>=2"
+    fitting = [release for release, geos in SHAPELY_WHEEL_GEOS.items()
+               if geos <= tuple(host_geos[:2])]
+    if not fitting:
+        return None
+    # Capped at the newest release known to fit: a later one may be built for a newer GEOS.
+    major, minor = max(fitting)
+    return f"shapely>={major},<{major}.{minor + 1}"
 
 
 def geos_conflict(shapely_version: str, shapely_geos: tuple, host_geos: tuple) -> str | None:
@@ -57,9 +129,48 @@ def geos_conflict(shapely_version: str, shapely_geos: tuple, host_geos: tuple) -
     if tuple(shapely_geos[:2]) <= tuple(host_geos[:2]):
         return None
     host = f"{host_geos[0]}.{host_geos[1]}"
+    spec = shapely_spec(host_geos)
+    fits = f"that is {spec}" if spec else "no PyPI wheel fits: use a shapely built for it"
     return (f"a shapely 2 built for GEOS {host} or older (found shapely {shapely_version}, built "
             f"for GEOS {shapely_geos[0]}.{shapely_geos[1]}: this QGIS uses GEOS {host} and the "
-            f"two would mix; for GEOS 3.11 that is shapely>=2,<2.1)")
+            f"two would mix; for GEOS {host} {fits})")
+
+
+def _found_version(dist: str, module: str):
+    """The version of ``dist`` this Python would use; False when absent, None when unknown."""
+    loaded = sys.modules.get(module)
+    if loaded is not None and getattr(loaded, "__version__", None):
+        # Already imported (by QGIS or another plugin): that copy is the one in use, whatever
+        # the metadata first on sys.path says.
+        return loaded.__version__
+    if importlib.util.find_spec(module) is None:
+        return False
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return None
+
+
+def _with_spec(dist, problem, minimum, host_geos, platform) -> Need:
+    """``problem`` with the pip requirement that fixes it, or why pip is not the way."""
+    if dist == "shapely":
+        spec = shapely_spec(host_geos)
+        if spec is None:
+            return Need(dist, problem, instead=(
+                f"no shapely 2 wheel on PyPI is built for GEOS {host_geos[0]}.{host_geos[1]} "
+                "or older: install your distribution's shapely 2, built for QGIS's GEOS"))
+        return Need(dist, problem, spec)
+    if dist in OWN_LIBRARY and platform.startswith("linux"):
+        return Need(dist, problem, instead=(
+            f"its PyPI wheel carries its own {OWN_LIBRARY[dist]} beside QGIS's: install your "
+            f"distribution's package (e.g. python3-{dist})"))
+    if dist == "numpy":
+        # GDAL's Python bindings (osgeo.gdal_array) on Debian 12 are built for numpy 1.
+        spec = "numpy<2" if importlib.util.find_spec("osgeo") is not None else "numpy"
+        return Need(dist, problem, spec)
+    return Need(dist, problem, f"{dist}>={minimum}" if minimum else dist)
 
 
 def _as_tuple(text: str) -> tuple:

@@ -1,4 +1,5 @@
 """The plugin object QGIS starts: registers the Processing provider, the panel and menu entries."""
+import html
 import os
 
 from qgis.core import Qgis, QgsApplication, QgsMessageLog
@@ -8,7 +9,7 @@ from qgis.PyQt.QtWidgets import QAction
 
 from . import PLUGIN_DIR, use_bundled_analysis
 
-__all__ = ["SwpppReviewPlugin", "startup_problem"]
+__all__ = ["SwpppReviewPlugin", "startup_check", "startup_problem"]
 
 TITLE = "SWPPP Review"
 REVIEW_ALGORITHM = "swppp:review"
@@ -18,28 +19,34 @@ def tr(text):
     return QCoreApplication.translate("SwpppReview", text)
 
 
-def startup_problem():
+def startup_problem(gui=False):
     """Say why the plugin cannot run in this QGIS, or return None when it can.
 
     Imports only the light top of ``analysis`` (never shapely or geopandas), so a missing or
-    too old dependency gives this message, not a traceback.
+    too old dependency gives this message, not a traceback. ``gui``: the message is for the
+    message bar beside an "Install…" button, not the log of qgis_process.
     """
+    return startup_check(gui)[0]
+
+
+def startup_check(gui=False):
+    """``(message, offer)``: why the plugin cannot run here (None when it can), and the install
+    it offers for that (a dict of ``specs``, ``folder``, ``python``, ``host``), or None."""
     conflict = use_bundled_analysis()
     if conflict:
-        return conflict
-    from analysis.dependencies import missing
+        return conflict, None
+    from . import dependency_installer as installer
+    from analysis.dependencies import needs
 
+    # Before asking: what the installer put in this profile comes first on the path.
+    installer.use_dependency_folder()
     # QGIS links GEOS itself: shapely must not be built for a newer GEOS than this QGIS's.
-    needed = missing(host_geos=(Qgis.geosVersionMajor(), Qgis.geosVersionMinor()))
-    if not needed:
-        return None
-    return (tr("SWPPP Review needs {needed}. Install it in the Python environment QGIS runs "
-               "(OSGeo4W Shell on Windows; pip or your distribution's packages elsewhere), "
-               "then restart QGIS.").format(needed="; ".join(needed)))
+    host = installer.host_geos()
+    return installer.describe(needs(host_geos=host), host, gui)
 
 
 class SwpppReviewPlugin:
-    """Registers the ``swppp`` Processing provider; with a QGIS window, adds a menu entry too."""
+    """Registers the ``swppp`` Processing provider; with a QGIS window, the panel and menu entries."""
 
     def __init__(self, iface):
         self.iface = iface
@@ -48,22 +55,32 @@ class SwpppReviewPlugin:
         self.panel_action = None
         self.panel = None  # the dock panel, made the first time it is shown
         self.problem = None  # why the plugin cannot run here, once checked
+        self.offer = None  # the install of missing dependencies offered for it, if any
         self._checked = False
 
     def _problem_once(self):
         """The startup problem, shown to the user the first time it is asked for."""
         if not self._checked:
             self._checked = True
-            self.problem = startup_problem()
+            self.problem, self.offer = startup_check(gui=self.iface is not None)
             if self.problem:
-                self._show(self.problem)
+                self._show(self.problem, self.offer)
         return self.problem
 
-    def _show(self, message):
-        if self.iface is not None:
-            self.iface.messageBar().pushMessage(TITLE, message, level=Qgis.Critical, duration=0)
-        else:
+    def _show(self, message, offer=None):
+        """``message`` in the message bar (with an "Install…" button for ``offer``), or in the
+        log under qgis_process."""
+        if self.iface is None:
             QgsMessageLog.logMessage(message, TITLE, Qgis.Critical)
+        elif offer:
+            from .dependency_installer import message_with_install_button
+
+            message_with_install_button(self.iface.messageBar(), message, plugin_dir=PLUGIN_DIR,
+                                        **offer)
+        else:
+            # The message bar shows HTML; the message holds "<" ("shapely>=2,<2.1") and paths.
+            self.iface.messageBar().pushMessage(TITLE, html.escape(message), level=Qgis.Critical,
+                                                duration=0)
 
     def initProcessing(self):
         if self.provider is not None or self._problem_once():

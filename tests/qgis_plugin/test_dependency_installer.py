@@ -1,0 +1,252 @@
+"""Missing dependencies: the plugin names them, and its installer makes it work after a restart.
+
+The end-to-end test starts Debian's ``qgis_process.bin`` without the QGIS venv on the path (so
+QGIS's Python has Debian's shapely 1.8), runs the installer's own ``install`` (real pip, from
+PyPI) into that fresh profile's folder, and starts ``qgis_process`` again.
+"""
+import html
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.qgis
+
+QGIS_PROCESS = Path("/usr/bin/qgis_process.bin")
+SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's, the one QGIS embeds: shapely 1.8
+INDEX = "https://pypi.org/simple/shapely/"
+
+
+@pytest.fixture(scope="module")
+def installer(staged_plugin):
+    from swppp_review import dependency_installer
+
+    return dependency_installer
+
+
+@pytest.fixture(scope="module")
+def host():
+    from qgis.core import Qgis
+
+    return (Qgis.geosVersionMajor(), Qgis.geosVersionMinor())
+
+
+@pytest.fixture(scope="module")
+def debian_shapely_1():
+    """Skips unless Debian's Python has shapely 1.x (what the plugin must refuse)."""
+    probe = subprocess.run([SYSTEM_PYTHON, "-c", "import shapely; print(shapely.__version__)"],
+                           check=False, capture_output=True, text=True)
+    if probe.returncode != 0 or not probe.stdout.startswith("1."):
+        pytest.skip(f"{SYSTEM_PYTHON} has no shapely 1.x: nothing would be missing in QGIS")
+    return probe.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def pypi():
+    """Skips, saying why, where the Python Package Index cannot be reached (asked once, 10 s)."""
+    try:
+        with urllib.request.urlopen(urllib.request.Request(INDEX, method="HEAD"), timeout=10):
+            pass
+    except OSError as err:
+        pytest.skip(f"the Python Package Index ({INDEX}) cannot be reached: {err}")
+
+
+@pytest.fixture
+def fresh_qgis(staged_plugin, tmp_path):
+    """``(run, folder)``: qgis_process.bin in a new profile, the plugin enabled, Debian's Python
+    as it is (no venv on PYTHONPATH); ``folder`` is that profile's dependency folder."""
+    if not QGIS_PROCESS.is_file():
+        pytest.skip(f"{QGIS_PROCESS} is not installed")
+    config = tmp_path / "qgis"
+    env = {**os.environ, "HOME": str(tmp_path), "QGIS_CUSTOM_CONFIG_PATH": str(config),
+           "QGIS_PLUGINPATH": str(Path(staged_plugin.PLUGIN_DIR).parent),
+           "PROJ_DATA": "/usr/share/proj", "QT_QPA_PLATFORM": "offscreen"}
+    env.pop("PYTHONPATH", None)
+
+    def run(*args):
+        completed = subprocess.run([str(QGIS_PROCESS), *args], env=env, check=False,
+                                   capture_output=True, text=True, timeout=600)
+        assert completed.returncode >= 0, f"qgis_process crashed:\n{completed.stderr}"
+        return completed
+
+    enabled = run("plugins", "enable", "swppp_review")
+    assert enabled.returncode == 0, enabled.stdout + enabled.stderr
+    return run, config / "profiles" / "default" / "python" / "swppp_review_deps"
+
+
+def test_qgis_without_shapely_2_names_it_and_works_after_the_install(
+        fresh_qgis, installer, staged_plugin, host, debian_shapely_1, pypi, data_copy, tmp_path):
+    from analysis.dependencies import shapely_spec
+
+    run, folder = fresh_qgis
+    before = run("list")
+    assert before.returncode == 0, before.stderr
+    assert "swppp:review" not in before.stdout  # the provider is not registered
+    logged = before.stdout + before.stderr
+    assert f"shapely >= 2.0 (found {debian_shapely_1})" in logged
+    # The command to run by hand: QGIS's own interpreter (not a python3 found first on PATH),
+    # pip into this profile's folder.
+    python = installer.find_python()
+    assert Path(python).parent == Path(sys.base_prefix) / "bin"
+    assert f"{python} -m pip install --target {folder} --upgrade" in logged
+    needs = installer.check_with(SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR, [], host)
+    specs = [n["spec"] for n in needs]
+    assert specs == [shapely_spec(host)]  # "shapely>=2,<2.1" for Debian 12's GEOS 3.11
+    assert all(spec in logged for spec in specs)
+
+    lines = []
+    assert installer.install(specs, folder, SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR, host,
+                             log=lines.append) == []
+    assert any(line.startswith("Successfully installed shapely-2.") for line in lines)
+    assert [p.name for p in folder.glob("shapely-*.dist-info")][0].startswith("shapely-2.")
+    assert not list(folder.glob("numpy*"))  # --no-deps: Debian's numpy 1 stays the one used
+
+    listed = run("list")
+    assert "swppp:review" in listed.stdout, listed.stderr
+    assert "SWPPP Review needs" not in listed.stdout + listed.stderr
+    result = tmp_path / "r.json"
+    review = run("run", "swppp:review", "--", f"SITE={data_copy('demo_site.gpkg')}",
+                 f"OUTPUT_JSON={result}")
+    assert review.returncode == 0, review.stdout + review.stderr
+    assert json.loads(result.read_text(encoding="utf-8"))["measurements"]["disturbed_acres"] > 0
+
+
+def test_a_failed_or_cancelled_install_changes_nothing(installer, staged_plugin, host, pypi,
+                                                      tmp_path):
+    folder = tmp_path / "deps"
+    installer.install(["shapely>=2,<2.1"], folder, SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR, host,
+                      log=lambda line: None)
+    before = sorted(p.name for p in folder.iterdir())
+
+    with pytest.raises(installer.InstallError, match="pip failed"):  # no such release
+        installer.install(["shapely>=2,<2.0"], folder, SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR,
+                          host, log=lambda line: None)
+    with pytest.raises(installer.InstallError, match="cancelled"):
+        installer.install(["shapely>=2,<2.1"], folder, SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR,
+                          host, log=lambda line: None, is_canceled=lambda: True)
+
+    assert sorted(p.name for p in folder.iterdir()) == before
+    assert [p.name for p in folder.parent.iterdir()] == ["deps"]  # no staging folder left
+
+
+def test_a_shapely_mixing_two_geos_is_not_accepted_as_installed(installer, staged_plugin, pypi,
+                                                               tmp_path):
+    """shapely 2.1 carries GEOS 3.13: the check after pip refuses it for QGIS's GEOS 3.11."""
+    folder = tmp_path / "deps"
+    with pytest.raises(installer.InstallError, match="would mix"):
+        installer.install(["shapely>=2.1,<2.2"], folder, SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR,
+                          (3, 11), log=lambda line: None)
+    assert not folder.exists()
+
+
+def test_the_message_bar_offers_install_and_the_question_lists_packages_and_folder(
+        installer, qgis_app, qgis_new_project, tmp_path):
+    from analysis.dependencies import Need
+    from qgis.gui import QgsMessageBar
+    from qgis.PyQt.QtWidgets import QMessageBox, QPushButton
+
+    found = [Need("shapely", "shapely >= 2.0 (found 1.8.5)", "shapely>=2,<2.1")]
+    folder, python = tmp_path / "swppp_review_deps", installer.find_python()
+    message, offer = installer.describe(found, (3, 11), gui=True, folder=folder, python=python)
+    bar = QgsMessageBar()
+    installer.message_with_install_button(bar, message, plugin_dir=str(tmp_path), **offer)
+
+    item = bar.currentItem()
+    shown = html.unescape(item.text())  # the bar shows HTML: the text is escaped
+    assert "shapely >= 2.0 (found 1.8.5)" in shown and str(folder) in shown
+    assert "Install… puts shapely>=2,<2.1 in" in shown and "restart QGIS" in shown
+    assert "<2.1" not in item.text()  # else the bar would take "<2.1 in ..." for a tag
+    button = item.findChild(QPushButton, "swpppInstallDependencies")
+    assert button is not None and button.text() == "Install…" and button.isEnabled()
+
+    box = installer.confirmation_box(bar, offer["specs"], folder, python)
+    assert "shapely>=2,<2.1" in box.informativeText() and str(folder) in box.informativeText()
+    assert box.defaultButton() is box.button(QMessageBox.Cancel)
+    assert box.detailedText().startswith(f"{python} -m pip install --target {folder}")
+
+
+def test_nothing_pip_can_fix_is_said_without_an_offer(installer, qgis_app):
+    from analysis.dependencies import Need, needs
+
+    found = [Need("pyproj", "pyproj >= 3.4 (not installed)", None,
+                  "install your distribution's package (e.g. python3-pyproj)")]
+    message, offer = installer.describe(found, (3, 11), gui=True)
+    assert offer is None
+    assert "python3-pyproj" in message and "restart QGIS" in message
+    assert installer.describe(needs(host_geos=(3, 11)), (3, 11)) == (None, None)
+
+
+def test_install_button_asks_then_installs_in_a_task_and_says_restart(
+        installer, staged_plugin, host, qgis_app, debian_shapely_1, pypi, tmp_path):
+    """The whole GUI path: Install…, Yes in the question, the QgsTask, the message to restart."""
+    from qgis.core import QgsApplication
+    from qgis.gui import QgsMessageBar
+    from qgis.PyQt.QtCore import QTimer
+    from qgis.PyQt.QtWidgets import QApplication, QMessageBox, QPushButton
+
+    folder = tmp_path / "profile" / "python" / "swppp_review_deps"
+    found = installer.check_with(SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR, [], host)
+    from analysis.dependencies import Need
+
+    message, offer = installer.describe([Need(**n) for n in found], host, gui=True,
+                                        folder=folder, python=SYSTEM_PYTHON)
+    bar = QgsMessageBar()
+    logged = []
+    QgsApplication.messageLog().messageReceived.connect(
+        lambda text, tag, level: logged.append(text) if tag == "SWPPP Review" else None)
+    item = installer.message_with_install_button(bar, message, plugin_dir=staged_plugin.PLUGIN_DIR,
+                                                 **offer)
+    asked = []
+
+    def answer_yes():
+        box = QApplication.activeModalWidget()
+        asked.append(box.informativeText())
+        box.button(QMessageBox.Yes).click()
+
+    QTimer.singleShot(200, answer_yes)
+    item.findChild(QPushButton, "swpppInstallDependencies").click()
+    deadline = time.monotonic() + 300
+    while "Restart QGIS" not in bar.currentItem().text() and time.monotonic() < deadline:
+        qgis_app.processEvents()
+        time.sleep(0.05)
+
+    assert offer["specs"][0] in asked[0] and str(folder) in asked[0]
+    assert html.unescape(bar.currentItem().text()).startswith(
+        f"Installed {offer['specs'][0]} into {folder}")
+    assert any(line.startswith("Successfully installed shapely-2.") for line in logged)
+    assert [p.name for p in folder.glob("shapely-*.dist-info")][0].startswith("shapely-2.")
+
+
+def test_the_qgis_venv_pins_the_shapely_the_installer_would_install(host):
+    """requirements/qgis.txt and analysis.dependencies state one rule for this QGIS's GEOS."""
+    from analysis.dependencies import shapely_spec
+
+    requirements = Path(__file__).resolve().parents[2] / "requirements" / "qgis.txt"
+    pinned = [line.strip() for line in requirements.read_text(encoding="utf-8").splitlines()
+              if line.startswith("shapely")]
+    assert pinned == [shapely_spec(host)]
+
+
+def test_a_module_loaded_before_the_plugin_is_named_instead_of_installing_again(installer,
+                                                                                qgis_app,
+                                                                                tmp_path):
+    """Another plugin imported its shapely first: the folder's copy cannot be used this session,
+    and installing it again would not change that."""
+    import shapely
+    from analysis.dependencies import Need
+
+    folder = tmp_path / "swppp_review_deps"
+    (folder / f"shapely-{shapely.__version__}.dist-info").mkdir(parents=True)  # as pip leaves it
+    found = [Need("shapely", "shapely >= 2.0 (found 1.8.5)", "shapely>=2,<2.1")]
+    message, offer = installer.describe(found, (3, 11), gui=True, folder=folder,
+                                        python=installer.find_python())
+    assert offer is None
+    assert f"QGIS had loaded another shapely from {Path(shapely.__file__).parent}" in message
+    (folder / f"shapely-{shapely.__version__}.dist-info").rmdir()  # not installed there: offered
+    assert installer.describe(found, (3, 11), gui=True, folder=folder,
+                              python=installer.find_python())[1]["specs"] == ["shapely>=2,<2.1"]
