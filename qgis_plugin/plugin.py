@@ -1,4 +1,4 @@
-"""The plugin object QGIS starts: registers the Processing provider and the menu entry."""
+"""The plugin object QGIS starts: registers the Processing provider, the panel and menu entries."""
 import html
 import os
 
@@ -46,12 +46,14 @@ def startup_check(gui=False):
 
 
 class SwpppReviewPlugin:
-    """Registers the ``swppp`` Processing provider; with a QGIS window, adds a menu entry too."""
+    """Registers the ``swppp`` Processing provider; with a QGIS window, the panel and menu entries."""
 
     def __init__(self, iface):
         self.iface = iface
         self.provider = None
         self.action = None
+        self.panel_action = None
+        self.panel = None  # the dock panel, made the first time it is shown
         self.problem = None  # why the plugin cannot run here, once checked
         self.offer = None  # the install of missing dependencies offered for it, if any
         self._checked = False
@@ -93,11 +95,40 @@ class SwpppReviewPlugin:
         self.initProcessing()
         if self.iface is None or self.provider is None:
             return
-        self.action = QAction(QIcon(os.path.join(PLUGIN_DIR, "icon.svg")),
-                              tr("Review site plan…"), self.iface.mainWindow())
+        icon = QIcon(os.path.join(PLUGIN_DIR, "icon.svg"))
+        # The panel is the main entry (menu and toolbar); the Processing dialog stays in the menu.
+        self.panel_action = QAction(icon, tr("SWPPP Review panel"), self.iface.mainWindow())
+        self.panel_action.setObjectName("swpppReviewPanelAction")
+        self.panel_action.setCheckable(True)
+        self.panel_action.toggled.connect(self.show_panel)
+        self.iface.addPluginToMenu(tr("&SWPPP Review"), self.panel_action)
+        self.iface.addToolBarIcon(self.panel_action)
+        self.action = QAction(icon, tr("Review site plan (Processing dialog)…"),
+                              self.iface.mainWindow())
         self.action.setObjectName("swpppReviewAction")
         self.action.triggered.connect(self.open_review_dialog)
         self.iface.addPluginToMenu(tr("&SWPPP Review"), self.action)
+
+    def show_panel(self, visible=True):
+        """Show (creating it the first time) or hide the SWPPP Review dock panel."""
+        if self.panel is None:
+            if not visible:
+                return
+            # Imported on first use: the panel reads the site-plan contract (geopandas).
+            from qgis.PyQt.QtCore import Qt
+
+            from .panel import ReviewPanel
+
+            self.panel = ReviewPanel(self.iface, self.iface.mainWindow())
+            self.iface.addDockWidget(Qt.RightDockWidgetArea, self.panel)
+            self.panel.visibilityChanged.connect(self._panel_visibility)
+        self.panel.setVisible(visible)
+        if visible:
+            self.panel.raise_()
+
+    def _panel_visibility(self, visible):
+        if self.panel_action is not None and self.panel_action.isChecked() != visible:
+            self.panel_action.setChecked(visible)
 
     def open_review_dialog(self):
         import processing
@@ -105,6 +136,16 @@ class SwpppReviewPlugin:
         processing.execAlgorithmDialog(REVIEW_ALGORITHM)
 
     def unload(self):
+        if self.panel is not None:
+            self.panel.unload()
+            self.iface.removeDockWidget(self.panel)
+            self.panel.deleteLater()
+            self.panel = None
+        if self.panel_action is not None:
+            self.iface.removePluginMenu(tr("&SWPPP Review"), self.panel_action)
+            self.iface.removeToolBarIcon(self.panel_action)
+            self.panel_action.deleteLater()
+            self.panel_action = None
         if self.action is not None:
             self.iface.removePluginMenu(tr("&SWPPP Review"), self.action)
             self.action.deleteLater()

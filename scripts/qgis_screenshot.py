@@ -1,59 +1,109 @@
-"""Start-up code for QGIS that shows what a reviewer sees, then saves a screenshot.
+"""Start-up code for QGIS that shows what a reviewer sees, then saves screenshots.
 
-Run by scripts/qgis_screenshot.sh inside Xvfb: loads the demo site plan, starts the plugin
-from the staged build, opens the swppp:review dialog and presses Run, as a reviewer would; the
-findings layer loads styled; then it saves the screenshot and quits.
+Run by scripts/qgis_screenshot.sh inside Xvfb. The submitted plan's layers are in the project
+(a group, hidden but for the boundary and the right-of-way); the plugin starts from the staged
+build; the SWPPP Review panel opens, each role is mapped to its project layer, the reference
+layers chosen: ``<name>_inputs.png`` shows that. Run review is pressed; when the background run
+is over the findings list and the styled result group are shown, the failing SMP's finding is
+chosen (selected on the map) and the map shows the whole site: ``<name>.png``. Then QGIS quits.
 """
+import json
 import os
 
-from qgis.core import QgsProject, QgsVectorLayer
+from qgis.core import QgsFillSymbol, QgsProject, QgsSingleSymbolRenderer, QgsVectorLayer
 from qgis.PyQt.QtCore import QTimer
 from qgis.PyQt.QtWidgets import QApplication
-from qgis.utils import iface, loadPlugin, startPlugin
+from qgis.utils import iface, loadPlugin, plugins, startPlugin
 
 SITE = os.environ["SWPPP_SITE"]
-FINDINGS = os.environ["SWPPP_FINDINGS"]
+REFERENCE = os.environ["SWPPP_REFERENCE"]
+RESULTS = os.environ["SWPPP_RESULTS"]
 OUT = os.environ["SWPPP_SCREENSHOT"]
-DIALOG = []
+INPUTS = os.path.splitext(OUT)[0] + "_inputs.png"
+STATUS = os.path.splitext(OUT)[0] + ".json"  # what the panel showed, for the shell script
+SHOWN = {"ok": False}
+ROLES = ("project", "site_boundary", "disturbance", "smp", "easement", "discharge_point",
+         "public_row", "layout_scale", "drainage_area", "soils", "land_cover_pre",
+         "land_cover_post", "hydrology_claims")
+# The plan's context layers as a reviewer would style them: the boundary an outline, the
+# right-of-way grey (the review's own layers come styled from its GeoPackage).
+CONTEXT = {"site_boundary": {"color": "0,0,0,0", "outline_color": "40,40,40,255",
+                             "outline_width": "0.8", "outline_style": "dash"},
+           "public_row": {"color": "200,200,200,255", "outline_color": "120,120,120,255"}}
 
-for name in ("site_boundary", "disturbance", "smp", "easement", "public_row"):
-    layer = QgsVectorLayer(f"{SITE}|layername={name}", name, "ogr")
-    assert layer.isValid(), name
-    QgsProject.instance().addMapLayer(layer)
+project = QgsProject.instance()
+plan = project.layerTreeRoot().addGroup("Submitted site plan")
+LAYERS = {}
+for role in ROLES:
+    layer = QgsVectorLayer(f"{SITE}|layername={role}", role, "ogr")
+    assert layer.isValid(), role
+    if role in CONTEXT:
+        layer.setRenderer(QgsSingleSymbolRenderer(QgsFillSymbol.createSimple(CONTEXT[role])))
+    project.addMapLayer(layer, False)
+    plan.addLayer(layer).setItemVisibilityChecked(role in CONTEXT)
+    LAYERS[role] = layer
+plan.setExpanded(False)
 loadPlugin("swppp_review")
 startPlugin("swppp_review")
 
 
+def site_extent():
+    return LAYERS["site_boundary"].extent().buffered(120)
+
+
 def zoom():
-    iface.mapCanvas().setExtent(QgsProject.instance().mapLayersByName("site_boundary")[0].extent()
-                                .buffered(150))
+    iface.mapCanvas().setExtent(site_extent())
     iface.mapCanvas().refresh()
 
 
-def open_dialog():
-    import processing
-
-    dialog = processing.createAlgorithmDialog("swppp:review", {
-        "SITE": SITE, "OUTPUT_FINDINGS": FINDINGS, "OUTPUT_HTML": FINDINGS[:-5] + ".html"})
-    dialog.show()
-    dialog.move(40, 420)
-    DIALOG.append(dialog)
-    dialog.runAlgorithm()
+def shoot(path):
+    QApplication.primaryScreen().grabWindow(0).save(path, "PNG")
 
 
-def close_dialog():
-    DIALOG[0].close()  # the run is over; show the map and the layers it loaded
-    zoom()
+def open_panel():
+    plugin = plugins["swppp_review"]
+    plugin.panel_action.setChecked(True)  # the toolbar button
+    panel = plugin.panel
+    panel.setMinimumWidth(620)
+    panel.from_layers.setChecked(True)
+    for role, layer in LAYERS.items():
+        panel.mapping.set_layer(role, layer)
+    # The SMP group open, the others closed: the field combo boxes under a layer.
+    for box in panel.mapping.findChildren(type(panel.mapping.findChild(object, "role_smp"))):
+        box.setCollapsed(box.objectName() not in ("role_disturbance", "role_smp"))
+    panel.reference.setFilePath(REFERENCE)
+    panel.output_folder.setFilePath(RESULTS)
 
 
-def shoot():
-    screen = QApplication.primaryScreen()
-    screen.grabWindow(0).save(OUT, "PNG")
+def run_review():
+    shoot(INPUTS)
+    panel = plugins["swppp_review"].panel
+    panel.finished.connect(show_results)
+    panel.run_button.click()
+
+
+def show_results(ok):
+    panel = plugins["swppp_review"].panel
+    SHOWN.update(ok=ok, status=panel.status.text(), findings=panel.tree.topLevelItemCount(),
+                 layers=sorted(panel.result_layers))
+    if ok:
+        failed = [i for i, f in enumerate(panel.findings)
+                  if f["rule"] == "easement_coverage" and f["status"] == "fail"]
+        if failed:
+            panel.select_finding(failed[0])  # BR-2 and its uncovered part selected
+    QTimer.singleShot(1500, zoom)  # the whole site, the selection highlighted in it
+    QTimer.singleShot(4000, finish)
+
+
+def finish():
+    shoot(OUT)
+    with open(STATUS, "w", encoding="utf-8") as handle:
+        json.dump(SHOWN, handle)
     QApplication.instance().exit(0)
 
 
 iface.mainWindow().setGeometry(0, 0, 1600, 1000)  # no window manager under Xvfb
 QTimer.singleShot(2000, zoom)
-QTimer.singleShot(4000, open_dialog)
-QTimer.singleShot(10000, close_dialog)
-QTimer.singleShot(12000, shoot)
+QTimer.singleShot(2500, open_panel)
+QTimer.singleShot(4500, run_review)
+QTimer.singleShot(90000, finish)  # never hang: whatever is on screen by then

@@ -16,3 +16,5 @@ echo "== analysis tests on current PyPI releases (geopandas 1.x + pyogrio) =="
 # proj.db ("comes from another PROJ installation") and finds its own data when it is unset.
 env -u PROJ_DATA .venv/plain/bin/python -m pytest -p no:cacheprovider -W ignore::pytest.PytestConfigWarning \
   --doctest-modules tests/analysis analysis "$@"
+echo "== QGIS under Xvfb with the SWPPP Review panel after a run: build/screenshots/qgis_review.png =="
+bash scripts/qgis_screenshot.sh

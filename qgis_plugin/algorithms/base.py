@@ -6,6 +6,7 @@ An algorithm declares its parameters with :meth:`SwpppAlgorithm.add_inputs` and
 ``QgsProcessingException``), and returns :meth:`SwpppAlgorithm.write_results`.
 """
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -13,7 +14,9 @@ import traceback
 
 from qgis.core import (
     QgsProcessing,
+    QgsField,
     QgsProcessingAlgorithm,
+    QgsProcessingParameterDefinition,
     QgsProcessingException,
     QgsProcessingFeedback,
     QgsProcessingLayerPostProcessorInterface,
@@ -39,7 +42,8 @@ from .. import PLUGIN_DIR
 from ..layouts import project_layout_maps
 from ..report_pdf import write_pdf
 
-__all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon"]
+__all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon",
+           "parse_field_map", "export_layer"]
 
 GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
 
@@ -58,8 +62,71 @@ def feedback_progress(feedback):
     return Progress(report=report, is_canceled=feedback.isCanceled)
 
 
-def export_layer(layer, role, gpkg_path, context, feedback):
-    """Copy ``layer`` into ``gpkg_path`` as the layer named ``role`` (the file is created first)."""
+def parse_field_map(text, roles):
+    """FIELD_MAP's JSON text, ``{"role.field": "source field"}``, as ``{role: {field: source}}``.
+
+    ``roles`` are the role names the algorithm takes; anything else is refused, naming it.
+    """
+    if not text or not str(text).strip():
+        return {}
+    how = ('FIELD_MAP is a JSON object of "role.field": "source field", e.g. '
+           '{"disturbance.phase": "PHASE_NO"}')
+    try:
+        given = json.loads(text)
+    except ValueError as err:
+        raise QgsProcessingException(f"FIELD_MAP is not valid JSON ({err}). {how}") from None
+    if not isinstance(given, dict):
+        raise QgsProcessingException(f"FIELD_MAP is not a JSON object. {how}")
+    out = {}
+    for key, source in given.items():
+        role, _, field = str(key).partition(".")
+        if role not in roles or not field:
+            raise QgsProcessingException(
+                f"FIELD_MAP key '{key}' is not 'role.field' with a role of {', '.join(roles)}. {how}")
+        if not isinstance(source, str) or not source:
+            raise QgsProcessingException(f"FIELD_MAP '{key}' must name a source field. {how}")
+        out.setdefault(role, {})[field.lower()] = source
+    return out
+
+
+def missing_fields(layer, role, fields):
+    """Say which mapped source field ``layer`` lacks (None when it has them all)."""
+    names = layer.fields().names()
+    for contract, source in (fields or {}).items():
+        if source not in names:
+            return (f"Layer '{layer.name()}' ({layer.source()}), given as the site plan's "
+                    f"'{role}' layer, has no field '{source}' to read as '{contract}' (FIELD_MAP). "
+                    f"Its fields: {', '.join(names) or 'none'}. Choose one of them.")
+    return None
+
+
+class _RenameFields(QgsVectorFileWriter.FieldValueConverter):
+    """Renames source fields to the contract's names as the layer is written; values unchanged."""
+
+    def __init__(self, renames):
+        super().__init__()
+        self._renames = renames  # source field name -> contract field name
+
+    def fieldDefinition(self, field):  # noqa: N802 - QGIS's name
+        out = QgsField(field)
+        if field.name() in self._renames:
+            out.setName(self._renames[field.name()])
+        return out
+
+    def convert(self, index, value):
+        return value
+
+    def clone(self):
+        return _RenameFields(self._renames)
+
+
+def export_layer(layer, role, gpkg_path, context, feedback, fields=None):
+    """Copy ``layer`` into ``gpkg_path`` as the layer named ``role`` (the file is created first).
+
+    ``fields`` (``{contract field: source field}``, from FIELD_MAP) renames the layer's fields
+    on the way: a CAD or county layer rarely uses the contract's names. A field already named
+    like a mapped contract field is left out, so the mapped one is the one read.
+    """
     options = QgsVectorFileWriter.SaveVectorOptions()
     options.driverName = "GPKG"
     options.layerName = role
@@ -68,8 +135,21 @@ def export_layer(layer, role, gpkg_path, context, feedback):
     options.actionOnExistingFile = (QgsVectorFileWriter.CreateOrOverwriteLayer
                                     if os.path.exists(gpkg_path)
                                     else QgsVectorFileWriter.CreateOrOverwriteFile)
+    converter = None
+    if fields:
+        names = layer.fields().names()
+        missing = missing_fields(layer, role, fields)
+        if missing:
+            raise QgsProcessingException(missing)
+        renames = {source: contract for contract, source in fields.items()}
+        shadowed = {c.lower() for c in fields} - {s.lower() for s in fields.values()}
+        options.attributes = [i for i, name in enumerate(names)
+                              if name in renames or name.lower() not in shadowed]
+        converter = _RenameFields(renames)  # held here until the write is done
+        options.fieldValueConverter = converter
     error, message, _, _ = QgsVectorFileWriter.writeAsVectorFormatV3(
         layer, gpkg_path, context.transformContext(), options)
+    del converter
     if error != QgsVectorFileWriter.NoError:
         raise QgsProcessingException(
             f"Could not copy layer '{layer.name()}' ({layer.source()}) as the site plan's "
@@ -101,6 +181,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     LAND_COVER_PRE_LAYER = "LAND_COVER_PRE_LAYER"
     LAND_COVER_POST_LAYER = "LAND_COVER_POST_LAYER"
     HYDROLOGY_CLAIMS_LAYER = "HYDROLOGY_CLAIMS_LAYER"
+    FIELD_MAP = "FIELD_MAP"
 
     # (site-plan layer name of CONTRACT.md, parameter, label, accepted layer types)
     ROLE_LAYERS = (
@@ -163,6 +244,11 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             self.addParameter(QgsProcessingParameterVectorLayer(
                 name, self.tr("Or layer: {label}").format(label=self.tr(label)), types,
                 optional=True))
+        field_map = QgsProcessingParameterString(
+            self.FIELD_MAP, self.tr('Field names of those layers, where they differ (JSON: '
+                                    '{"disturbance.phase": "PHASE_NO"})'), optional=True)
+        field_map.setFlags(field_map.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
+        self.addParameter(field_map)
         if reference:
             self.addParameter(QgsProcessingParameterFile(
                 self.REFERENCE, self.tr("Reference layers (GeoPackage or PostGIS connection)"),
@@ -223,6 +309,25 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                                   "layers ({}), not both.").format(", ".join(layers))
         if not site and not layers and self.SITE_REQUIRED:
             return False, self.no_site_message()
+        if self.parameterDefinition(self.FIELD_MAP) is not None:
+            field_map = self.parameterAsString(parameters, self.FIELD_MAP, context)
+            if site and field_map.strip():
+                return False, self.tr("FIELD_MAP renames the fields of the *_LAYER parameters; "
+                                      "a SITE GeoPackage must use the contract's field names.")
+            try:
+                mapped = parse_field_map(field_map, [r for r, *_ in self.ROLE_LAYERS])
+            except QgsProcessingException as err:
+                return False, str(err)
+            given = {role for role, name, _label, _types in self.ROLE_LAYERS
+                     if parameters.get(name) not in (None, "")}
+            if set(mapped) - given:
+                return False, self.tr("FIELD_MAP maps fields of {} but no layer is given for "
+                                      "it.").format(", ".join(sorted(set(mapped) - given)))
+            for role, name, _label, _types in self.ROLE_LAYERS:
+                layer = self.parameterAsVectorLayer(parameters, name, context)
+                missing = missing_fields(layer, role, mapped.get(role)) if layer else None
+                if missing:
+                    return False, missing
         if self.parameterDefinition(self.OUTPUT_FINDINGS) is not None:
             findings = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS, context)
             if findings and not findings.lower().endswith(".gpkg"):
@@ -257,10 +362,14 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         self._layers_dir = tempfile.mkdtemp(prefix="swppp_layers_",
                                             dir=QgsProcessingUtils.tempFolder())
         self._site_path = os.path.join(self._layers_dir, "qgis_layers.gpkg")
+        field_map = (parse_field_map(self.parameterAsString(parameters, self.FIELD_MAP, context),
+                                     [r for r, *_ in self.ROLE_LAYERS])
+                     if self.parameterDefinition(self.FIELD_MAP) is not None else {})
         for role, name, _label, _types in self.ROLE_LAYERS:
             layer = self.parameterAsVectorLayer(parameters, name, context)
             if layer is not None:
-                export_layer(layer, role, self._site_path, context, feedback)
+                export_layer(layer, role, self._site_path, context, feedback,
+                             fields=field_map.get(role))
         return True
 
     @contextlib.contextmanager

@@ -43,9 +43,33 @@ def test_demo_review_writes_json_report_and_findings(data_copy, tmp_path, capsys
     assert findings.crs.to_epsg() == 2260
     with closing(sqlite3.connect(gpkg)) as con:
         styles = con.execute("SELECT f_table_name, useAsDefault, styleQML FROM layer_styles").fetchall()
-    assert [(name, default) for name, default, _ in styles] == [("findings", 1)]
-    assert 'attr="status"' in styles[0][2]
+    # The site's layers beside the findings, each with its default style (issue 7).
+    assert [(name, default) for name, default, _ in styles] == [
+        ("findings", 1), ("disturbance", 1), ("smp", 1), ("easement", 1)]
+    assert 'attr="status"' in styles[0][2] and 'attr="phase"' in styles[1][2]
+    assert list(read_layer(gpkg, "disturbance").frame["phase"]) == ["1", "1", "2", "2", "3"]
+    assert read_layer(gpkg, "easement").crs.to_epsg() == 2260
     assert "<table>" in html.read_text(encoding="utf-8")
+
+
+def test_point_findings_get_their_own_layer(data_copy, tmp_path, capsys):
+    """A layer holds one geometry type: point findings (point SMPs) go to findings_points,
+    numbered as in the review, and the findings layer still has a row for every finding."""
+    out_json, gpkg = tmp_path / "r.json", tmp_path / "f.gpkg"
+    run([data_copy("variants/smp_points.gpkg"), "--json", out_json, "--findings", gpkg], capsys)
+    result = json.loads(out_json.read_text(encoding="utf-8"))["findings"]
+    findings = read_layer(gpkg, "findings").frame
+    points = read_layer(gpkg, "findings_points").frame
+    assert list(findings["finding"]) == list(range(1, len(result) + 1))
+    assert len(points) > 0 and set(points.geometry.geom_type) == {"Point"}
+    for _, row in points.iterrows():  # the same finding, by its number
+        assert result[row["finding"] - 1]["rule"] == row["rule"]
+        assert result[row["finding"] - 1]["message"] == row["message"]
+        assert findings.geometry.iloc[row["finding"] - 1] is None
+    assert set(findings.geometry.dropna().geom_type) <= {"MultiPolygon"}
+    with closing(sqlite3.connect(gpkg)) as con:
+        styled = {name for (name,) in con.execute("SELECT f_table_name FROM layer_styles")}
+    assert {"findings", "findings_points", "smp"} <= styled
 
 
 def test_demo_result_keeps_the_contract(data_copy, tmp_path, capsys):

@@ -52,5 +52,5 @@ def test_the_dialog_offers_every_input(staged_plugin, tmp_path):
          "REFERENCE", "PROFILE", "SHEETS", "DRAINAGE_AREA_LAYER", "SOILS_LAYER",
          "LAND_COVER_PRE_LAYER", "LAND_COVER_POST_LAYER", "HYDROLOGY_CLAIMS_LAYER",
          "ESC_PRACTICE_LAYER", "SUBMISSION_LAYER", "CONTRACTOR_CERTIFICATION_LAYER",
-         "GUARANTEE_LAYER", "CONFIRMATIONS"])
+         "GUARANTEE_LAYER", "FIELD_MAP", "CONFIRMATIONS"])
     assert shown["profile"] == "kiryas_joel"

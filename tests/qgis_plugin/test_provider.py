@@ -19,6 +19,8 @@ CONTRACT_PARAMETERS = {
     # CONTRACT.md "SWPPP contents checklist": its optional layers and the reviewer's confirmations
     "ESC_PRACTICE_LAYER", "SUBMISSION_LAYER", "CONTRACTOR_CERTIFICATION_LAYER", "GUARANTEE_LAYER",
     "CONFIRMATIONS",
+    # issue 7: the layers' own field names, mapped to the contract's (the panel's field combos)
+    "FIELD_MAP",
 }
 NUMBER_OUTPUTS = {"EXIT_STATUS", "DISTURBED_ACRES", "PASS_COUNT", "FAIL_COUNT", "WARN_COUNT",
                   "INFO_COUNT", "NEEDS_REVIEW_COUNT", "NOT_APPLICABLE_COUNT"}

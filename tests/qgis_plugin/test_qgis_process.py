@@ -171,3 +171,36 @@ def test_map_scale_runs_under_qgis_process_without_a_project(qgis_process, data_
                           "layout_scale:C-102 Grading": "pass",
                           "layout_scale:C-001 Location map": "fail", "-": "info"}
     assert "FAIL_COUNT:\t1" in completed.stdout
+
+
+def test_field_map_under_qgis_process(qgis_process, data_copy, tmp_path):
+    """A script gets what the panel gets: layers by path, their own field names mapped."""
+    from qgis.core import QgsFeatureRequest, QgsProject, QgsVectorFileWriter, QgsVectorLayer
+
+    site = data_copy("demo_site.gpkg")
+    source = QgsVectorLayer(f"{site}|layername=disturbance", "disturbance", "ogr")
+    renamed = source.materialize(QgsFeatureRequest())
+    assert renamed.dataProvider().renameAttributes({renamed.fields().indexOf("phase"): "PHASE_NO"})
+    renamed.updateFields()
+    options = QgsVectorFileWriter.SaveVectorOptions()
+    options.driverName, options.layerName = "GPKG", "AREAS"
+    cad = tmp_path / "cad.gpkg"
+    error, message, _, _ = QgsVectorFileWriter.writeAsVectorFormatV3(
+        renamed, str(cad), QgsProject.instance().transformContext(), options)
+    assert error == QgsVectorFileWriter.NoError, message
+    layers = [f"{role.upper()}_LAYER={site}|layername={role}"
+              for role in ("project", "site_boundary", "smp", "easement", "discharge_point",
+                           "public_row", "layout_scale")]
+    results = {}
+    for name, field_map in (("mapped", '{"disturbance.phase": "PHASE_NO"}'), ("unmapped", "")):
+        results[name] = tmp_path / f"{name}.json"
+        completed = qgis_process("run", "swppp:review", "--", *layers,
+                                 f"DISTURBANCE_LAYER={cad}|layername=AREAS",
+                                 f"FIELD_MAP={field_map}", f"OUTPUT_JSON={results[name]}")
+        if name == "mapped":
+            assert completed.returncode == 0, completed.stdout + completed.stderr
+    phases = json.loads(results["mapped"].read_text(encoding="utf-8"))["measurements"]["phases"]
+    assert [p["phase"] for p in phases] == ["1", "2", "3"]
+    # Without the mapping the layer lacks 'phase': refused, naming it, nothing written.
+    assert completed.returncode != 0 and "phase" in completed.stdout + completed.stderr
+    assert not results["unmapped"].exists()

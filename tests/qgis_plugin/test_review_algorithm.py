@@ -5,7 +5,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from qgis.core import QgsProcessingException, QgsProcessingFeedback
+from qgis.core import QgsField, QgsProcessingException, QgsProcessingFeedback
+from qgis.PyQt.QtCore import QVariant
 
 # Every test here runs against the staged plugin's registered provider.
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
@@ -68,6 +69,86 @@ def test_review_writes_every_output(demo, tmp_path, contract_problems, load_laye
     assert results["EXIT_STATUS"] == (1 if "fail" in statuses else 0)
 
 
+def test_findings_geopackage_holds_the_site_layers_styled(demo, tmp_path, load_layer):
+    """One GeoPackage, one styled group: findings, disturbance by phase, SMPs, easements."""
+    from analysis.layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
+
+    gpkg = tmp_path / "findings.gpkg"
+    run_review({**demo, "OUTPUT_FINDINGS": str(gpkg), "OUTPUT_JSON": str(tmp_path / "r.json")})
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    layers = {name: load_layer(gpkg, name)
+              for name in ("findings", "disturbance", "smp", "easement")}
+    for name, layer in layers.items():  # the area CRS, as the review measured
+        assert layer.crs().authid() == "EPSG:2260", name
+    assert layers["findings"].renderer().type() == "categorizedSymbol"
+
+    disturbance = layers["disturbance"]
+    assert disturbance.featureCount() == 5
+    renderer = disturbance.renderer()
+    assert renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "phase"
+    plan_phases = [p["phase"] for p in data["measurements"]["phases"]]
+    colours = {c.value(): c.symbol().color().name() for c in renderer.categories()}
+    assert colours == {**phase_colours(plan_phases), "": "#bdbdbd"}
+    assert len(set(colours.values())) == len(colours)  # a distinct colour per phase
+    # Each polygon is drawn in its own phase's colour (the renderer really matches the field).
+    from qgis.core import QgsRenderContext
+    context = QgsRenderContext()
+    renderer.startRender(context, disturbance.fields())
+    try:
+        drawn = {f["phase"]: renderer.symbolForFeature(f, context).color().name()
+                 for f in disturbance.getFeatures()}
+    finally:
+        renderer.stopRender(context)
+    assert drawn == phase_colours(plan_phases)
+
+    smp = layers["smp"]
+    assert smp.renderer().type() == "singleSymbol"
+    assert smp.renderer().symbol().color().name() == SMP_COLOUR
+    assert smp.labelsEnabled() and smp.labeling().settings().fieldName == "smp_id"
+    assert sorted(f["smp_id"] for f in smp.getFeatures()) == ["BR-1", "BR-2", "SP-1"]
+
+    easement = layers["easement"]
+    renderer = easement.renderer()
+    assert renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "recorded"
+    assert {c.value(): c.label() for c in renderer.categories()} == {
+        "1": "recorded", "0": "not recorded"}
+    recorded = {f["easement_id"]: f["recorded"] for f in easement.getFeatures()}
+    assert recorded == {"E-1": 1, "E-2": 0, "E-3": 1}
+    context = QgsRenderContext()
+    renderer.startRender(context, easement.fields())
+    try:
+        outline = {f["easement_id"]: renderer.symbolForFeature(f, context).symbolLayer(0)
+                   .strokeColor().name() for f in easement.getFeatures()}
+    finally:
+        renderer.stopRender(context)
+    assert outline == {"E-1": RECORDED_COLOURS[1], "E-2": RECORDED_COLOURS[0],
+                       "E-3": RECORDED_COLOURS[1]}
+    # The uncovered part of BR-2 is a finding's geometry, not a layer of its own.
+    uncovered = [f for f in layers["findings"].getFeatures()
+                 if f["rule"] == "easement_coverage" and f["status"] == "fail"]
+    assert len(uncovered) == 1 and not uncovered[0].geometry().isEmpty()
+
+
+def test_point_smps_are_styled_as_points(data_copy, tmp_path, load_layer):
+    from qgis.core import QgsWkbTypes
+
+    gpkg = tmp_path / "findings.gpkg"
+    run_review({"SITE": str(data_copy("variants/smp_points.gpkg")), "OUTPUT_FINDINGS": str(gpkg)})
+    smp = load_layer(gpkg, "smp")
+    assert smp.geometryType() == QgsWkbTypes.PointGeometry
+    assert smp.renderer().symbol().type() == smp.renderer().symbol().Marker
+    assert smp.featureCount() > 0
+    # Point findings (a point SMP's easement warnings) on their own layer, markers by status.
+    points = load_layer(gpkg, "findings_points")
+    assert points.geometryType() == QgsWkbTypes.PointGeometry and points.featureCount() > 0
+    renderer = points.renderer()
+    assert renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "status"
+    assert {c.symbol().type() for c in renderer.categories()} == {renderer.categories()[0]
+                                                                  .symbol().Marker}
+    findings = load_layer(gpkg, "findings")
+    assert findings.geometryType() == QgsWkbTypes.PolygonGeometry
+
+
 def test_result_matches_the_command_line(demo, tmp_path, staged_plugin):
     run_review({**demo, "OUTPUT_JSON": str(tmp_path / "plugin.json")})
     cli = subprocess.run(
@@ -101,6 +182,67 @@ def test_layers_give_the_same_review_as_the_geopackage(site_file, data_copy, tmp
     by_layers = json.loads((tmp_path / "layers.json").read_text(encoding="utf-8"))
     assert [(f["rule"], f["status"]) for f in by_layers["findings"]] == \
         [(f["rule"], f["status"]) for f in by_file["findings"]]
+
+
+def renamed_copy(layer, renames):
+    """A memory copy of ``layer`` in the project, its fields renamed (``{old: new}``), as a CAD
+    import or a county layer names them."""
+    from qgis.core import QgsFeatureRequest, QgsProject
+
+    copy = layer.materialize(QgsFeatureRequest())
+    copy.setName(f"{layer.name()} (renamed)")
+    fields = copy.fields()
+    assert copy.dataProvider().renameAttributes({fields.indexOf(o): n for o, n in renames.items()})
+    copy.updateFields()
+    QgsProject.instance().addMapLayer(copy, False)
+    return copy
+
+
+def test_field_map_reads_renamed_fields_as_the_contract_names(data_copy, tmp_path, load_layer):
+    from qgis.core import QgsProject
+
+    site = data_copy("demo_site.gpkg")
+    from_file = run_review({"SITE": str(site), "OUTPUT_JSON": str(tmp_path / "file.json")})
+    layers = role_layers(site, load_layer)
+    renamed = [renamed_copy(layers["DISTURBANCE_LAYER"], {"phase": "PHASE_NO",
+                                                          "start_date": "START"}),
+               renamed_copy(layers["SMP_LAYER"], {"smp_id": "Name"})]
+    try:
+        # The original field stays beside the mapped one: the mapped field is the one read.
+        renamed[0].dataProvider().addAttributes([QgsField("phase", QVariant.String)])
+        renamed[0].updateFields()
+        mapped = run_review({**layers, "DISTURBANCE_LAYER": renamed[0], "SMP_LAYER": renamed[1],
+                             "FIELD_MAP": json.dumps({"disturbance.phase": "PHASE_NO",
+                                                      "disturbance.start_date": "START",
+                                                      "smp.smp_id": "Name"}),
+                             "OUTPUT_JSON": str(tmp_path / "mapped.json")})
+    finally:
+        QgsProject.instance().removeMapLayers([r.id() for r in renamed])
+    assert mapped["DISTURBED_ACRES"] == pytest.approx(from_file["DISTURBED_ACRES"], abs=1e-9)
+    by_file = json.loads((tmp_path / "file.json").read_text(encoding="utf-8"))
+    by_map = json.loads((tmp_path / "mapped.json").read_text(encoding="utf-8"))
+    assert by_map["measurements"]["phases"] == by_file["measurements"]["phases"]
+    assert [(f["rule"], f["status"], f["features"]) for f in by_map["findings"]
+            if f["rule"] != "site_map_scale"] == \
+        [(f["rule"], f["status"], f["features"]) for f in by_file["findings"]
+         if f["rule"] != "site_map_scale"]
+
+
+@pytest.mark.parametrize("field_map, message", [
+    ('{"disturbance.phase": "NO_SUCH"}', "has no field 'NO_SUCH' to read as 'phase'"),
+    ('{"culvert.size": "X"}', "not 'role.field'"),
+    ("[1, 2]", "not a JSON object"),
+    ('{"smp.smp_id": "Name"}', "no layer is given"),
+])
+def test_a_wrong_field_map_is_refused_naming_it(field_map, message, data_copy, load_layer,
+                                                tmp_path):
+    layers = role_layers(data_copy("demo_site.gpkg"), load_layer)
+    del layers["SMP_LAYER"]
+    with pytest.raises(QgsProcessingException, match=message) as refused:
+        run_review({**layers, "FIELD_MAP": field_map,
+                    "OUTPUT_JSON": str(tmp_path / "r.json")})
+    assert "Traceback" not in str(refused.value)
+    assert not (tmp_path / "r.json").exists()
 
 
 @pytest.mark.parametrize("variant, named", [

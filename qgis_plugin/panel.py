@@ -1,0 +1,567 @@
+"""The "SWPPP Review" dock panel: choose the plan, run the review in the background, read the findings.
+
+The run goes through ``swppp:review`` as a ``QgsProcessingAlgRunnerTask`` in QGIS's task
+manager, so QGIS stays responsive; the panel shows its progress and can cancel it. The findings
+appear as a list (status icon, rule, section, message); choosing one selects and zooms to its
+features in the result layers, which load as one styled group.
+
+The panel is a ``QTabWidget`` (Review, Findings): further tabs (the checklist) are added with
+:meth:`ReviewPanel.add_tab`.
+"""
+import json
+import os
+import time
+
+from qgis.core import (
+    Qgis,
+    QgsApplication,
+    QgsProcessingAlgRunnerTask,
+    QgsProcessingContext,
+    QgsProcessingFeedback,
+    QgsProcessingUtils,
+    QgsProject,
+)
+from qgis.gui import QgsFileWidget
+from qgis.PyQt.QtCore import QCoreApplication, QRect, QSize, Qt, QUrl, pyqtSignal
+from qgis.PyQt.QtGui import QColor, QDesktopServices, QIcon, QPainter, QPixmap
+from qgis.PyQt.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDockWidget,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QRadioButton,
+    QScrollArea,
+    QStackedWidget,
+    QStyledItemDelegate,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from analysis.findings import FAIL, NEEDS_REVIEW, STATUS_COLOURS, STATUSES, WARN
+from analysis.profile import DEFAULT_PROFILE, available_profiles
+
+from .checklist_tab import ChecklistTab
+from .panel_mapping import PROJECT_SCOPE, RoleMappingWidget, role_specs
+from .result_layers import (feature_selection, finding_selection, load_result_layers,
+                            select_and_zoom)
+
+__all__ = ["ReviewPanel", "PanelFeedback", "status_icon", "REVIEW_ALGORITHM", "RESULT_GROUP"]
+
+REVIEW_ALGORITHM = "swppp:review"
+RESULT_GROUP = "SWPPP Review results"
+NEEDS_ACTION = (FAIL, WARN, NEEDS_REVIEW)  # what "only what needs action" keeps in the list
+FINDING_ROLE = Qt.UserRole  # the finding's dict, on its tree item
+INDEX_ROLE = Qt.UserRole + 1  # its position in the review (its ``finding`` number - 1)
+# Columns of the list; the rule and the section it cites share one (two lines), so the
+# message keeps the width in a narrow dock.
+COLUMNS = ("Status", "Rule / section", "Message")
+# Panel settings kept in the project beside the layer mapping (panel_mapping.MAPPING_KEY).
+_SETTINGS = ("source", "site", "reference", "sheets", "profile", "output_folder")
+
+
+def status_icon(status, size=14):
+    """A filled circle in the status's colour (the report's and the findings layer's palette)."""
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.Antialiasing)
+    painter.setBrush(QColor(STATUS_COLOURS.get(status, "#9e9e9e")))
+    painter.setPen(Qt.NoPen)
+    painter.drawEllipse(1, 1, size - 2, size - 2)
+    painter.end()
+    return QIcon(pixmap)
+
+
+class _WrappedRows(QStyledItemDelegate):
+    """Rows as tall as their text wrapped at the column's width (QTreeView alone does not
+    measure wrapped text: it would cut long messages at two lines)."""
+
+    def __init__(self, tree):
+        super().__init__(tree)
+        self._tree = tree
+
+    def sizeHint(self, option, index):  # noqa: N802 - Qt's name
+        hint = super().sizeHint(option, index)
+        # The text's width: the column less the cell's margins (generously: a line short here
+        # would elide the message's end).
+        width = self._tree.header().sectionSize(index.column()) - 24
+        if index.column() == 0:
+            width -= self._tree.iconSize().width() + 4
+        text = index.data() or ""
+        needed = option.fontMetrics.boundingRect(QRect(0, 0, max(width, 40), 100000),
+                                                 Qt.TextWordWrap, text).height() + 8
+        return QSize(hint.width(), max(hint.height(), needed))
+
+
+class PanelFeedback(QgsProcessingFeedback):
+    """Processing feedback whose messages and errors reach the panel (queued to its thread)."""
+
+    message = pyqtSignal(str)
+
+    def __init__(self):
+        super().__init__()
+        self.errors = []
+
+    def pushInfo(self, info):  # noqa: N802 - QGIS's name
+        super().pushInfo(info)
+        self.message.emit(info)
+
+    def reportError(self, error, fatalError=False):  # noqa: N802,N803 - QGIS's names
+        super().reportError(error, fatalError)
+        self.errors.append(error)
+
+
+class ReviewPanel(QDockWidget):
+    """The dock panel. ``finished`` is emitted after each run (True when it produced results)."""
+
+    finished = pyqtSignal(bool)
+
+    def __init__(self, iface, parent=None):
+        super().__init__(QCoreApplication.translate("ReviewPanel", "SWPPP Review"), parent)
+        self.setObjectName("SwpppReviewPanel")
+        self.iface = iface
+        self._run = None  # (task, context, feedback) while a review runs: kept alive here
+        self.findings = []
+        self.result = None  # the last run's result JSON (dict)
+        self.result_paths = {}
+        self.result_layers = {}
+        self._restoring = False
+        self._cancelled = False
+        # Callables ``provider(folder) -> dict`` adding parameters to each run (the checklist's
+        # CONFIRMATIONS file, written into the run's folder); see :meth:`add_tab`.
+        self.parameter_providers = []
+        from .algorithms.review import ReviewAlgorithm
+
+        # Layers leaving the project (or a new project) empty the combo boxes: no choice of the
+        # user's, so not saved. Connected before the combo boxes exist, so these run before
+        # the combo boxes' own models drop the layers.
+        project = QgsProject.instance()
+        project.layersWillBeRemoved.connect(self._suspend_saving)
+        project.layersRemoved.connect(self._resume_saving)
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("swpppTabs")
+        self.setWidget(self.tabs)
+        self.mapping = RoleMappingWidget(role_specs(ReviewAlgorithm))
+        self.tabs.addTab(self._review_tab(), self.tr("Review"))
+        self.tabs.addTab(self._findings_tab(), self.tr("Findings"))
+        self.checklist = ChecklistTab()
+        self.add_tab(self.checklist, self.tr("Checklist"), parameters=self._confirmations)
+        self.checklist.confirmationsChanged.connect(self._save_confirmations)
+        self.checklist.reviewer.editingFinished.connect(self._save_confirmations)
+        self.mapping.changed.connect(self.save_to_project)
+        self.load_from_project()
+        project.readProject.connect(self._project_read)
+        project.cleared.connect(self._project_read)
+
+    # Building the tabs --------------------------------------------------------------------
+    def add_tab(self, widget, title, parameters=None):
+        """Add a tab (the checklist) after Review and Findings; returns its index.
+
+        ``parameters`` (optional), ``callable(folder) -> dict``, adds the tab's parameters to
+        every run; ``folder`` is the run's results folder (it exists when called).
+        """
+        if parameters is not None:
+            self.parameter_providers.append(parameters)
+        return self.tabs.addTab(widget, title)
+
+    def _review_tab(self):
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        source = QHBoxLayout()
+        self.from_file = QRadioButton(self.tr("Site plan GeoPackage"))
+        self.from_layers = QRadioButton(self.tr("Layers of this project"))
+        self.from_file.setChecked(True)
+        group = QButtonGroup(tab)
+        group.addButton(self.from_file)
+        group.addButton(self.from_layers)
+        source.addWidget(self.from_file)
+        source.addWidget(self.from_layers)
+        layout.addLayout(source)
+
+        self.source_stack = QStackedWidget()
+        file_page = QWidget()
+        file_form = QFormLayout(file_page)
+        self.site_file = QgsFileWidget()
+        self.site_file.setObjectName("siteFile")
+        self.site_file.setFilter(self.tr("GeoPackage (*.gpkg *.GPKG)"))
+        file_form.addRow(self.tr("Site plan"), self.site_file)
+        self.source_stack.addWidget(file_page)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.mapping)
+        self.source_stack.addWidget(scroll)
+        layout.addWidget(self.source_stack, 1)
+        self.from_file.toggled.connect(self._source_changed)
+
+        form = QFormLayout()
+        self.reference = QgsFileWidget()
+        self.reference.setObjectName("referenceFile")
+        self.reference.setFilter(self.tr("GeoPackage (*.gpkg *.GPKG)"))
+        self.reference.setToolTip(self.tr("Wetlands, impaired waters, TMDL watersheds, catchments: "
+                                          "a GeoPackage, or type a PostGIS connection "
+                                          "(service=NAME or postgresql://...)"))
+        form.addRow(self.tr("Reference layers"), self.reference)
+        self.sheets = QgsFileWidget()
+        self.sheets.setObjectName("sheetFiles")
+        self.sheets.setStorageMode(QgsFileWidget.GetMultipleFiles)
+        self.sheets.setFilter(self.tr("Plan sheets (*.tif *.tiff *.pdf *.TIF *.TIFF *.PDF)"))
+        self.sheets.setToolTip(self.tr("Georeferenced GeoTIFF or GeoPDF plan sheets, for the "
+                                       "site map scale (SWPPP B(2))"))
+        form.addRow(self.tr("Plan sheets"), self.sheets)
+        self.profile = QComboBox()
+        self.profile.setObjectName("profile")
+        self.profile.setEditable(True)
+        self.profile.addItems(available_profiles() or [DEFAULT_PROFILE])
+        self.profile.setCurrentText(DEFAULT_PROFILE)
+        self.profile.setToolTip(self.tr("A shipped profile's name, or the path of a TOML profile"))
+        form.addRow(self.tr("Rules profile"), self.profile)
+        self.output_folder = QgsFileWidget()
+        self.output_folder.setObjectName("outputFolder")
+        self.output_folder.setStorageMode(QgsFileWidget.GetDirectory)
+        self.output_folder.lineEdit().setPlaceholderText(self.tr("(a temporary folder)"))
+        form.addRow(self.tr("Save results in"), self.output_folder)
+        layout.addLayout(form)
+        for widget in (self.site_file, self.reference, self.sheets, self.output_folder):
+            widget.fileChanged.connect(self.save_to_project)
+        self.profile.currentTextChanged.connect(self.save_to_project)
+
+        buttons = QHBoxLayout()
+        self.run_button = QPushButton(self.tr("Run review"))
+        self.run_button.setObjectName("runButton")
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setObjectName("cancelButton")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        layout.addLayout(buttons)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setValue(0)
+        layout.addWidget(self.progress)
+        self.status = QLabel(self.tr("Choose the site plan, then Run review."))
+        self.status.setObjectName("statusLabel")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        layout.addWidget(self.status)
+        return tab
+
+    def _findings_tab(self):
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        self.summary = QLabel(self.tr("No review yet."))
+        self.summary.setObjectName("summaryLabel")
+        self.summary.setWordWrap(True)
+        layout.addWidget(self.summary)
+        self.action_only = QCheckBox(self.tr("Only what needs action (fail, warn, needs review)"))
+        self.action_only.setObjectName("actionOnly")
+        self.action_only.toggled.connect(self._filter_findings)
+        layout.addWidget(self.action_only)
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("findingsTree")
+        self.tree.setColumnCount(len(COLUMNS))
+        self.tree.setHeaderLabels([self.tr(c) for c in COLUMNS])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.tree.setWordWrap(True)  # long messages wrap inside their column
+        self.tree.setItemDelegate(_WrappedRows(self.tree))
+        self.tree.setUniformRowHeights(False)
+        self.tree.setIconSize(QSize(14, 14))
+        self.tree.setTextElideMode(Qt.ElideNone)
+        header = self.tree.header()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.Interactive)
+        header.resizeSection(1, 190)
+        # Rows are as tall as their wrapped text at the columns' current widths.
+        header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())
+        self.tree.itemSelectionChanged.connect(self._finding_chosen)
+        layout.addWidget(self.tree, 1)
+        self.open_report = QPushButton(self.tr("Open the HTML report"))
+        self.open_report.setObjectName("openReport")
+        self.open_report.setEnabled(False)
+        self.open_report.clicked.connect(self._open_report)
+        layout.addWidget(self.open_report)
+        return tab
+
+    def _source_changed(self, from_file):
+        self.source_stack.setCurrentIndex(0 if from_file else 1)
+        self.save_to_project()
+
+    # Settings kept in the project ---------------------------------------------------------
+    def settings(self):
+        return {"source": "file" if self.from_file.isChecked() else "layers",
+                "site": self.site_file.filePath(), "reference": self.reference.filePath(),
+                "sheets": self.sheets.filePath(),
+                "profile": self.profile.currentText(),
+                "output_folder": self.output_folder.filePath()}
+
+    def save_to_project(self, *_args):
+        """Write the panel's choices and the layer mapping into the current project."""
+        if self._restoring:
+            return
+        project = QgsProject.instance()
+        for key, value in self.settings().items():
+            project.writeEntry(PROJECT_SCOPE, key, value)
+        self.mapping.save_to_project(project)
+
+    def load_from_project(self):
+        """Restore the choices and the layer mapping saved in the current project (if any)."""
+        project = QgsProject.instance()
+        self._restoring = True
+        try:
+            values = {key: project.readEntry(PROJECT_SCOPE, key, "") for key in _SETTINGS}
+            values = {key: text for key, (text, found) in values.items() if found}
+            (self.from_layers if values.get("source") == "layers" else self.from_file
+             ).setChecked(True)
+            self.source_stack.setCurrentIndex(1 if values.get("source") == "layers" else 0)
+            self.site_file.setFilePath(values.get("site", ""))
+            self.reference.setFilePath(values.get("reference", ""))
+            self.sheets.setFilePath(values.get("sheets", ""))
+            self.profile.setCurrentText(values.get("profile") or DEFAULT_PROFILE)
+            self.output_folder.setFilePath(values.get("output_folder", ""))
+            self.mapping.load_from_project(project)
+            self.checklist.load_from_project(project)
+        finally:
+            self._restoring = False
+
+    def _project_read(self, *_args):
+        self.load_from_project()
+
+    def _suspend_saving(self, *_args):
+        self._restoring = True
+
+    def _resume_saving(self, *_args):
+        self._restoring = False
+
+    def _save_confirmations(self, *_args):
+        if not self._restoring:
+            self.checklist.save_to_project(QgsProject.instance())
+
+    def _confirmations(self, folder):
+        """The reviewer's ticks as swppp:review's CONFIRMATIONS file (none ticked: nothing)."""
+        if not self.checklist.confirmations():
+            return {}
+        path = os.path.join(folder, "confirmations.json")
+        return {"CONFIRMATIONS": self.checklist.write_confirmations_file(path)}
+
+    # Running ------------------------------------------------------------------------------
+    def parameters(self, folder):
+        """``swppp:review``'s parameters from the panel; ValueError says what is missing."""
+        params = {}
+        if self.from_file.isChecked():
+            site = self.site_file.filePath().strip()
+            if not site:
+                raise ValueError(self.tr("Choose the site plan GeoPackage."))
+            params["SITE"] = site
+        else:
+            params.update(self.mapping.parameters())
+            if not any(key.endswith("_LAYER") for key in params):
+                raise ValueError(self.tr("Choose the project's layers for the site plan (at "
+                                         "least project, site boundary and disturbance)."))
+        reference = self.reference.filePath().strip()
+        if reference:
+            params["REFERENCE"] = reference
+        sheets = QgsFileWidget.splitFilePaths(self.sheets.filePath())
+        if sheets:
+            params["SHEETS"] = sheets
+        params["PROFILE"] = self.profile.currentText().strip() or DEFAULT_PROFILE
+        self.result_paths = {"OUTPUT_JSON": os.path.join(folder, "review.json"),
+                             "OUTPUT_HTML": os.path.join(folder, "report.html"),
+                             "OUTPUT_FINDINGS": os.path.join(folder, "findings.gpkg")}
+        params.update(self.result_paths)
+        if self.parameter_providers:
+            os.makedirs(folder, exist_ok=True)
+            for provider in self.parameter_providers:
+                params.update(provider(folder))
+        return params
+
+    def _new_run_folder(self):
+        base = self.output_folder.filePath().strip() or QgsProcessingUtils.tempFolder()
+        folder = os.path.join(base, time.strftime("swppp_review_%Y%m%d_%H%M%S"))
+        suffix = 1
+        while os.path.exists(folder):  # two runs within a second
+            suffix += 1
+            folder = os.path.join(base, time.strftime("swppp_review_%Y%m%d_%H%M%S") + f"_{suffix}")
+        return folder
+
+    def is_running(self):
+        return self._run is not None
+
+    def run(self):
+        """Start ``swppp:review`` as a background task (nothing happens if one is running)."""
+        if self._run is not None:
+            return
+        try:
+            params = self.parameters(self._new_run_folder())
+        except ValueError as err:
+            self._say(str(err), Qgis.Warning)
+            return
+        self.save_to_project()
+        algorithm = QgsApplication.processingRegistry().createAlgorithmById(REVIEW_ALGORITHM)
+        if algorithm is None:
+            self._say(self.tr("The swppp:review algorithm is not registered (see the plugin's "
+                              "message at start-up)."), Qgis.Critical)
+            return
+        context = QgsProcessingContext()
+        context.setProject(QgsProject.instance())
+        feedback = PanelFeedback()
+        feedback.progressChanged.connect(self._progress)
+        feedback.message.connect(self._step)
+        ok, message = algorithm.checkParameterValues(params, context)
+        if not ok:
+            self._say(message, Qgis.Warning)
+            return
+        # prepare() runs in this constructor, on the main thread (project layers are read
+        # there); the review itself in the task's thread.
+        task = QgsProcessingAlgRunnerTask(algorithm, params, context, feedback)
+        task.executed.connect(self._finished)
+        self._run = (task, context, feedback)
+        self._cancelled = False
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.progress.setValue(0)
+        self.status.setText(self.tr("Reviewing…"))
+        QgsApplication.taskManager().addTask(task)
+
+    def cancel(self):
+        if self._run is not None:
+            task, _context, feedback = self._run
+            self._cancelled = True
+            # Said first: a task not started yet finishes inside task.cancel().
+            self.status.setText(self.tr("Cancelling…"))
+            feedback.cancel()
+            task.cancel()
+
+    def _progress(self, value):
+        self.progress.setValue(int(value))
+
+    def _step(self, text):
+        if self._run is not None:
+            self.status.setText(text)
+
+    def _finished(self, successful, results):
+        _task, _context, feedback = self._run
+        self._run = None
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        if not successful or feedback.isCanceled():
+            # A failed prepare() also cancels the task: only the user's Cancel reads as one.
+            errors = [e for e in feedback.errors if e.strip()]
+            if self._cancelled:
+                text = self.tr("Cancelled: nothing was written.")
+            else:
+                text = errors[-1] if errors else self.tr("The review did not run.")
+            self.progress.setValue(0)
+            self._say(text, Qgis.Warning if self._cancelled else Qgis.Critical)
+            self.finished.emit(False)
+            return
+        self.progress.setValue(100)
+        try:
+            with open(self.result_paths["OUTPUT_JSON"], encoding="utf-8") as handle:
+                self.result = json.load(handle)
+        except (OSError, ValueError) as err:
+            self._say(self.tr("The review ran but its result could not be read: {}").format(err),
+                      Qgis.Critical)
+            self.finished.emit(False)
+            return
+        self.show_findings(self.result)
+        self.checklist.show_checklist(self.result.get("checklist") or [])
+        self.result_layers = load_result_layers(self.result_paths["OUTPUT_FINDINGS"],
+                                                RESULT_GROUP)
+        counts = ", ".join(f"{results.get(f'{s.upper()}_COUNT', 0):g} {s.replace('_', ' ')}"
+                           for s in STATUSES if results.get(f"{s.upper()}_COUNT"))
+        self.status.setText(self.tr("Done: {counts}. Results in {folder}").format(
+            counts=counts, folder=os.path.dirname(self.result_paths["OUTPUT_JSON"])))
+        self.open_report.setEnabled(os.path.exists(self.result_paths["OUTPUT_HTML"]))
+        self.tabs.setCurrentIndex(1)
+        self.finished.emit(True)
+
+    def _say(self, text, level):
+        self.status.setText(text)
+        if self.iface is not None and hasattr(self.iface, "messageBar"):
+            self.iface.messageBar().pushMessage(self.tr("SWPPP Review"), text, level=level,
+                                                duration=8)
+
+    # Findings -----------------------------------------------------------------------------
+    def show_findings(self, result):
+        """Fill the list from a result JSON (CONTRACT.md's shape)."""
+        self.findings = list(result.get("findings", []))
+        self.tree.clear()
+        for index, finding in enumerate(self.findings):
+            status = finding.get("status", "")
+            item = QTreeWidgetItem([status.replace("_", " "),
+                                    f"{finding.get('rule', '')}\n{finding.get('section', '')}",
+                                    finding.get("message", "")])
+            item.setIcon(0, status_icon(status))
+            item.setToolTip(1, finding.get("section", ""))
+            item.setToolTip(2, finding.get("message", ""))
+            item.setData(0, FINDING_ROLE, finding)
+            item.setData(0, INDEX_ROLE, index)
+            self.tree.addTopLevelItem(item)
+        self._filter_findings(self.action_only.isChecked())
+        site = result.get("site", {}).get("name", "")
+        acres = result.get("measurements", {}).get("disturbed_acres")
+        counts = {s: sum(f.get("status") == s for f in self.findings) for s in STATUSES}
+        shown = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n)
+        acres_text = f"{acres:.2f} acres disturbed; " if isinstance(acres, (int, float)) else ""
+        self.summary.setText(f"{site}: {acres_text}{shown}")
+
+    def _filter_findings(self, action_only):
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            status = item.data(0, FINDING_ROLE).get("status")
+            item.setHidden(bool(action_only) and status not in NEEDS_ACTION)
+
+    def select_finding(self, index):
+        """Select the ``index``-th finding in the list (and so on the map)."""
+        self.tree.setCurrentItem(self.tree.topLevelItem(index))
+
+    def _finding_chosen(self):
+        items = self.tree.selectedItems()
+        if not items or not self.result_layers:
+            return
+        finding = items[0].data(0, FINDING_ROLE)
+        index = items[0].data(0, INDEX_ROLE)
+        selection = feature_selection(finding.get("features", []), self.result_layers)
+        selection.update(finding_selection(index + 1, self.result_layers))
+        canvas = self.iface.mapCanvas() if self.iface is not None else None
+        if canvas is not None:
+            select_and_zoom(canvas, selection, self.result_layers)
+        else:
+            for name, layer in self.result_layers.items():
+                layer.selectByIds(selection.get(name, []))
+
+    def _open_report(self):
+        path = self.result_paths.get("OUTPUT_HTML")
+        if path and os.path.exists(path):
+            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+
+    def closeEvent(self, event):  # noqa: N802 - Qt's name
+        self.save_to_project()
+        super().closeEvent(event)
+
+    def unload(self):
+        """Cancel a running review and stop following the project (the plugin is unloading)."""
+        self.cancel()
+        project = QgsProject.instance()
+        for signal, slot in ((project.layersWillBeRemoved, self._suspend_saving),
+                             (project.layersRemoved, self._resume_saving),
+                             (project.readProject, self._project_read),
+                             (project.cleared, self._project_read)):
+            try:
+                signal.disconnect(slot)
+            except TypeError:
+                pass

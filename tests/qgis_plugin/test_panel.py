@@ -1,0 +1,399 @@
+"""The "SWPPP Review" dock panel in real QGIS: layers mapped, a background run, the findings.
+
+The panel runs ``swppp:review`` as a task of QGIS's task manager; the tests spin the event loop
+until it is done, as QGIS's own loop would.
+"""
+import json
+import time
+
+import pytest
+from qgis.core import (
+    QgsApplication,
+    QgsCoordinateReferenceSystem,
+    QgsCoordinateTransform,
+    QgsFeatureRequest,
+    QgsProject,
+    QgsVectorFileWriter,
+    QgsVectorLayer,
+)
+from qgis.gui import QgsCollapsibleGroupBox, QgsFileWidget
+
+pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
+
+ROLES = ("project", "site_boundary", "disturbance", "smp", "easement", "discharge_point",
+         "public_row", "layout_scale", "drainage_area", "soils", "land_cover_pre",
+         "land_cover_post", "hydrology_claims")
+
+
+def wait_for(panel, seconds=180):
+    """Spin the event loop until the panel's run is over."""
+    deadline = time.monotonic() + seconds
+    while panel.is_running():
+        assert time.monotonic() < deadline, "the review task did not finish"
+        QgsApplication.processEvents()
+        time.sleep(0.01)
+    QgsApplication.processEvents()
+
+
+def cad_layer(site, role, renames, folder):
+    """The site plan's ``role`` layer as a CAD export would carry it: another file, another
+    layer name, fields renamed (``{contract: theirs}``); loaded into the project."""
+    source = QgsVectorLayer(f"{site}|layername={role}", role, "ogr")
+    copy = source.materialize(QgsFeatureRequest())
+    fields = copy.fields()
+    assert copy.dataProvider().renameAttributes({fields.indexOf(c): t for c, t in renames.items()})
+    copy.updateFields()
+    options = QgsVectorFileWriter.SaveVectorOptions()
+    options.driverName, options.layerName = "GPKG", f"CAD_{role.upper()}"
+    path = str(folder / f"cad_{role}.gpkg")
+    error, message, _, _ = QgsVectorFileWriter.writeAsVectorFormatV3(
+        copy, path, QgsProject.instance().transformContext(), options)
+    assert error == QgsVectorFileWriter.NoError, message
+    layer = QgsVectorLayer(f"{path}|layername=CAD_{role.upper()}", f"CAD {role}", "ogr")
+    assert layer.isValid()
+    QgsProject.instance().addMapLayer(layer)
+    return layer
+
+
+@pytest.fixture
+def project_layers(data_copy, tmp_path):
+    """The demo site plan's layers in the project; disturbance and SMPs as from a CAD file."""
+    site = data_copy("demo_site.gpkg")
+    project = QgsProject.instance()
+    layers = {}
+    for role in ROLES:
+        layer = QgsVectorLayer(f"{site}|layername={role}", role, "ogr")
+        assert layer.isValid(), role
+        project.addMapLayer(layer)
+        layers[role] = layer
+    layers["disturbance"] = cad_layer(site, "disturbance", {"phase": "PHASE_NO",
+                                                            "stabilized_date": "STAB_DATE"},
+                                      tmp_path)
+    layers["smp"] = cad_layer(site, "smp", {"smp_id": "SMP_NAME"}, tmp_path)
+    yield layers
+    project.clear()
+
+
+@pytest.fixture
+def panel(qgis_iface, staged_plugin):
+    from swppp_review.panel import ReviewPanel
+
+    QgsProject.instance().clear()  # each test starts from a new project, as a reviewer would
+    panels = []
+
+    def make():
+        made = ReviewPanel(qgis_iface)
+        panels.append(made)
+        return made
+
+    yield make
+    for made in panels:
+        made.unload()
+        made.deleteLater()
+    QgsApplication.processEvents()
+    QgsProject.instance().clear()
+
+
+def map_layers(panel, layers):
+    """Choose each role's layer and the renamed fields through the panel's combo boxes."""
+    panel.from_layers.setChecked(True)
+    for role, layer in layers.items():
+        panel.mapping.layer_combo(role).setLayer(layer)
+    # Same-named fields were picked by themselves; the CAD names are chosen by hand.
+    panel.mapping.field_combo("disturbance", "phase").setField("PHASE_NO")
+    panel.mapping.field_combo("disturbance", "stabilized_date").setField("STAB_DATE")
+    panel.mapping.field_combo("smp", "smp_id").setField("SMP_NAME")
+
+
+def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_layers, data_copy,
+                                                             tmp_path, qgis_iface):
+    from analysis.findings import STATUS_COLOURS
+
+    canvas = qgis_iface.mapCanvas()
+    canvas.setDestinationCrs(QgsCoordinateReferenceSystem("EPSG:3857"))
+    review = panel()
+    map_layers(review, project_layers)
+    assert review.mapping.field_combo("disturbance", "start_date").currentField() == "start_date"
+    review.reference.setFilePath(str(data_copy("demo_reference.gpkg")))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    progress = []
+    review.progress.valueChanged.connect(progress.append)
+
+    review.run()
+    assert review.is_running() and not review.run_button.isEnabled()
+    wait_for(review)
+
+    assert review.run_button.isEnabled() and not review.cancel_button.isEnabled()
+    assert review.result is not None, review.status.text()
+    assert max(progress) == 100 and len(set(progress)) > 2  # it moved while running
+    # The list holds every finding of the result, in order, with status, section and message.
+    findings = review.result["findings"]
+    assert review.tree.topLevelItemCount() == len(findings) > 10
+    rows = [[review.tree.topLevelItem(i).text(c) for c in range(3)] for i in range(len(findings))]
+    assert rows == [[f["status"].replace("_", " "), f"{f['rule']}\n{f['section']}", f["message"]]
+                    for f in findings]
+    failed = [i for i, f in enumerate(findings)
+              if f["rule"] == "easement_coverage" and f["status"] == "fail"]
+    assert len(failed) == 1 and findings[failed[0]]["features"] == ["smp:BR-2"]
+    icon = review.tree.topLevelItem(failed[0]).icon(0).pixmap(14, 14).toImage()
+    assert icon.pixelColor(7, 7).name() == STATUS_COLOURS["fail"]
+    # The mapped fields were read: the phases are the demo's (from PHASE_NO), and the same
+    # findings as the GeoPackage review.
+    assert [p["phase"] for p in review.result["measurements"]["phases"]] == ["1", "2", "3"]
+    assert review.tabs.currentIndex() == 1 and review.tabs.tabText(1) == "Findings"
+
+    # "Only what needs action" hides pass, info and not applicable; unticked, all are back.
+    review.action_only.setChecked(True)
+    shown = [f["status"] for i, f in enumerate(findings)
+             if not review.tree.topLevelItem(i).isHidden()]
+    assert set(shown) == {"fail", "warn", "needs_review"}
+    assert len(shown) == sum(f["status"] in ("fail", "warn", "needs_review") for f in findings)
+    review.action_only.setChecked(False)
+    assert not any(review.tree.topLevelItem(i).isHidden() for i in range(len(findings)))
+
+    # The results: one group, styled from the GeoPackage.
+    group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
+    assert group is not None
+    assert [n.layer().name() for n in group.findLayers()] == ["findings", "smp", "easement",
+                                                              "disturbance"]
+    renderers = {n.layer().name(): n.layer().renderer() for n in group.findLayers()}
+    assert renderers["findings"].type() == "categorizedSymbol"
+    assert renderers["findings"].classAttribute() == "status"
+    assert renderers["disturbance"].classAttribute() == "phase"
+    assert {c.value() for c in renderers["disturbance"].categories()} == {"1", "2", "3", ""}
+    assert renderers["easement"].classAttribute() == "recorded"
+    assert renderers["smp"].type() == "singleSymbol"
+
+    # Choosing the failing finding selects BR-2 and its uncovered part, and zooms to them.
+    review.select_finding(failed[0])
+    smp = review.result_layers["smp"]
+    assert [f["smp_id"] for f in smp.selectedFeatures()] == ["BR-2"]
+    assert review.result_layers["findings"].selectedFeatureIds() == [failed[0] + 1]
+    assert review.result_layers["disturbance"].selectedFeatureCount() == 0
+    to_canvas = QgsCoordinateTransform(smp.crs(), canvas.mapSettings().destinationCrs(),
+                                       QgsProject.instance())
+    box = to_canvas.transformBoundingBox(smp.boundingBoxOfSelected())
+    assert canvas.extent().contains(box)
+    assert canvas.extent().width() < 4 * max(box.width(), box.height())  # zoomed in, not out
+    # A finding naming disturbance polygons selects them (by their fid in the plan).
+    sequence = next(i for i, f in enumerate(findings) if f["rule"] == "phasing_sequence")
+    review.select_finding(sequence)
+    chosen = review.result_layers["disturbance"].selectedFeatures()
+    assert sorted(f["plan_fid"] for f in chosen) == sorted(
+        int(label.split(":")[1]) for label in findings[sequence]["features"])
+    assert smp.selectedFeatureCount() == 0
+
+
+def test_mapping_is_kept_in_the_project_and_restored(panel, project_layers, tmp_path):
+    first = panel()
+    map_layers(first, project_layers)
+    saved, found = QgsProject.instance().readEntry("swppp_review", "layer_mapping", "")
+    assert found
+    assert json.loads(saved)["disturbance"]["fields"]["phase"] == "PHASE_NO"
+    assert first.mapping.field_map() == {"disturbance.phase": "PHASE_NO",
+                                         "disturbance.stabilized_date": "STAB_DATE",
+                                         "smp.smp_id": "SMP_NAME"}
+
+    # Through the project file too: written, cleared, read back.
+    project_file = str(tmp_path / "review.qgz")
+    assert QgsProject.instance().write(project_file)
+    QgsProject.instance().clear()
+    assert QgsProject.instance().read(project_file)
+    second = panel()
+    assert second.from_layers.isChecked()
+    disturbance = second.mapping.layer_combo("disturbance").currentLayer()
+    assert disturbance is not None and disturbance.name() == "CAD disturbance"
+    assert second.mapping.field_combo("disturbance", "phase").currentField() == "PHASE_NO"
+    assert second.mapping.field_combo("smp", "smp_id").currentField() == "SMP_NAME"
+    assert second.mapping.layer_combo("project").currentLayer().name() == "project"
+    assert second.mapping.field_map() == first.mapping.field_map()
+    # Collapsed, a role's group still says which layer it reads.
+    box = second.mapping.findChild(QgsCollapsibleGroupBox, "role_disturbance")
+    assert box.title().endswith(": CAD disturbance")
+
+
+def test_cancel_stops_the_run_and_loads_nothing(panel, data_copy, tmp_path):
+    review = panel()
+    review.site_file.setFilePath(str(data_copy("demo_site.gpkg")))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    outcome = []
+    review.finished.connect(outcome.append)
+    review.run()
+    review.cancel()
+    wait_for(review)
+    assert outcome == [False], review.status.text()
+    assert "Cancelled" in review.status.text()
+    assert review.result is None and review.tree.topLevelItemCount() == 0
+    assert QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results") is None
+    assert not (tmp_path / "results").exists() or not any(
+        p.is_file() for p in (tmp_path / "results").rglob("*"))
+
+
+def test_plan_sheets_are_checked_for_scale(panel, data_copy, tmp_path):
+    review = panel()
+    review.site_file.setFilePath(str(data_copy("demo_site.gpkg")))
+    sheets = [data_copy("sheets/sheet_2260_100ft.tif"), data_copy("sheets/sheet_2260_200ft.tif")]
+    review.sheets.setFilePath(" ".join(f'"{s}"' for s in sheets))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    review.run()
+    wait_for(review)
+    assert review.result is not None, review.status.text()
+    by_sheet = {f["features"][0]: f["status"] for f in review.result["findings"]
+                if f["rule"] == "site_map_scale" and f["features"]
+                and f["features"][0].startswith("sheet:")}
+    assert by_sheet == {"sheet:sheet_2260_100ft.tif": "pass", "sheet:sheet_2260_200ft.tif": "fail"}
+    saved, _ = QgsProject.instance().readEntry("swppp_review", "sheets", "")
+    assert QgsFileWidget.splitFilePaths(saved) == [str(s) for s in sheets]
+
+
+def test_bad_input_shows_the_analysis_message(panel, data_copy, tmp_path):
+    review = panel()
+    review.site_file.setFilePath(str(data_copy("variants/missing_field.gpkg")))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    review.run()
+    wait_for(review)
+    assert review.result is None
+    assert "land_use" in review.status.text() and "Traceback" not in review.status.text()
+
+
+def test_nothing_chosen_says_what_to_choose(panel):
+    review = panel()
+    review.from_layers.setChecked(True)
+    review.run()
+    assert not review.is_running()
+    assert "layers" in review.status.text()
+
+
+class _Iface:
+    """QGIS's iface where pytest-qgis's stub lacks the removal half (QGIS has both)."""
+
+    def __init__(self, stub):
+        self._stub = stub
+        self.docks, self.menu, self.toolbar = [], [], []
+
+    def __getattr__(self, name):
+        return getattr(self._stub, name)
+
+    def addDockWidget(self, area, dock):  # noqa: N802 - QGIS's names
+        self.docks.append(dock)
+
+    def removeDockWidget(self, dock):  # noqa: N802
+        self.docks.remove(dock)
+
+    def addPluginToMenu(self, menu, action):  # noqa: N802
+        self.menu.append(action.text())
+
+    def removePluginMenu(self, menu, action):  # noqa: N802
+        self.menu.remove(action.text())
+
+    def addToolBarIcon(self, action):  # noqa: N802
+        self.toolbar.append(action.text())
+
+    def removeToolBarIcon(self, action):  # noqa: N802
+        self.toolbar.remove(action.text())
+
+
+def test_plugin_offers_the_panel_in_menu_and_toolbar(staged_plugin, swppp_plugin, qgis_iface):
+    iface = _Iface(qgis_iface)
+    plugin = staged_plugin.classFactory(iface)
+    # The session's provider is registered already (QGIS refuses a second "swppp"): share it.
+    plugin.provider = swppp_plugin.provider
+    plugin.initGui()
+    try:
+        assert iface.toolbar == ["SWPPP Review panel"]
+        assert iface.menu == ["SWPPP Review panel", "Review site plan (Processing dialog)…"]
+        assert plugin.panel is None  # made when first opened, not at QGIS start-up
+        plugin.panel_action.trigger()
+        assert plugin.panel is not None and iface.docks == [plugin.panel]
+        assert plugin.panel.windowTitle() == "SWPPP Review"
+        assert [plugin.panel.tabs.tabText(i) for i in range(plugin.panel.tabs.count())] == [
+            "Review", "Findings", "Checklist"]
+    finally:
+        plugin.provider = None  # the session's, left registered for the other tests
+        plugin.unload()
+    assert iface.docks == [] and iface.menu == [] and iface.toolbar == []
+
+
+def test_a_point_finding_is_selected_on_the_points_layer(panel, data_copy, tmp_path):
+    review = panel()
+    review.site_file.setFilePath(str(data_copy("variants/smp_points.gpkg")))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    review.run()
+    wait_for(review)
+    assert review.result is not None, review.status.text()
+    group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
+    assert [n.layer().name() for n in group.findLayers()] == [
+        "findings_points", "findings", "smp", "easement", "disturbance"]
+    points = review.result_layers["findings_points"]
+    numbers = sorted(f["finding"] for f in points.getFeatures())
+    review.select_finding(numbers[0] - 1)
+    assert [f["finding"] for f in points.selectedFeatures()] == [numbers[0]]
+    # Its row in the findings layer (every finding has one) is chosen too; it has no polygon.
+    [row] = review.result_layers["findings"].selectedFeatures()
+    assert row["finding"] == numbers[0] and row.geometry().isNull()
+    smp_ids = [label.split(":", 1)[1] for label in review.findings[numbers[0] - 1]["features"]
+               if label.startswith("smp:")]
+    assert [f["smp_id"] for f in review.result_layers["smp"].selectedFeatures()] == smp_ids
+
+
+def test_an_added_tab_adds_its_parameters_to_the_run(panel, data_copy, tmp_path):
+    """How the checklist tab plugs in: a tab, and parameters for each run (here PROFILE: a
+    profile file the provider writes into the run's folder, which the review then uses)."""
+    from pathlib import Path
+
+    import analysis.profile  # the staged plugin's copy
+    from qgis.PyQt.QtWidgets import QLabel
+
+    review = panel()
+    review.site_file.setFilePath(str(data_copy("demo_site.gpkg")))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    shipped = Path(analysis.profile.__file__).parent / "profiles" / "kiryas_joel.toml"
+    text = shipped.read_text(encoding="utf-8")
+    assert 'name = "kiryas_joel"' in text
+    folders = []
+
+    def parameters(folder):
+        folders.append(folder)
+        copy = Path(folder) / "checked.toml"
+        copy.write_text(text.replace('name = "kiryas_joel"', 'name = "checked copy"', 1),
+                        encoding="utf-8")
+        return {"PROFILE": str(copy)}
+
+    index = review.add_tab(QLabel("extra"), "Extra", parameters=parameters)
+    assert index == review.tabs.count() - 1 and review.tabs.tabText(index) == "Extra"
+    review.run()
+    wait_for(review)
+    assert review.result is not None, review.status.text()
+    assert len(folders) == 1 and review.result_paths["OUTPUT_JSON"].startswith(folders[0])
+    assert review.result["profile"] == "checked copy"
+
+
+def test_checklist_tab_confirms_items_into_the_next_run_and_the_project(panel, data_copy,
+                                                                        tmp_path):
+    """The reviewer ticks a checklist item the plan cannot show; the next run reports it
+    confirmed with name, date and note, and the tick is kept in the project."""
+    review = panel()
+    review.site_file.setFilePath(str(data_copy("demo_site.gpkg")))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    review.run()
+    wait_for(review)
+    assert review.result is not None, review.status.text()
+    tab = review.checklist
+    assert review.tabs.tabText(review.tabs.indexOf(tab)) == "Checklist"
+    assert tab.table.rowCount() == len(review.result["checklist"])
+    unconfirmed = review.result["checklist"]
+    missing = [e["item"] for e in unconfirmed if e["status"] == "missing"]
+    assert missing, "the demo lacks checklist items"
+    item = missing[0]
+    tab.reviewer.setText("A. Reviewer")
+    tab.set_confirmed(item, True, note="seen in the <b>SWPPP</b> binder, p. 4")
+    review.run()
+    wait_for(review)
+    entry = next(e for e in review.result["checklist"] if e["item"] == item)
+    assert entry["status"] == "confirmed"
+    assert entry["confirmation"]["reviewer"] == "A. Reviewer"
+    assert "binder" in entry["confirmation"]["note"]
+    # Kept in the project: a new panel on the same project shows the tick once it has items.
+    again = panel()
+    again.checklist.show_checklist(unconfirmed)
+    assert [c["item"] for c in again.checklist.confirmations()] == [item]
