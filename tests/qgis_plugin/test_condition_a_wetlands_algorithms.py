@@ -112,3 +112,144 @@ def test_wetland_acres_on_real_nwi_agree_with_qgis(tmp_path, load_layer):
         "OUTPUT": "memory:"})["OUTPUT"]
     qgis_acres = sum(f.geometry().area() for f in projected.getFeatures()) * US_SQ_FT_ACRES
     assert results["WETLAND_ACRES"] == pytest.approx(qgis_acres, rel=1e-5)
+
+
+# Reference layers chosen from the project (issue 4): WETLANDS_LAYER, IMPAIRED_WATERS_LAYER,
+# TMDL_WATERSHEDS_LAYER, CATCHMENTS_LAYER instead of REFERENCE.
+REFERENCE_ROLES = ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments")
+
+
+def reference_layers(load_layer, path, roles=REFERENCE_ROLES):
+    """The reference GeoPackage's layers as project layers, as *_LAYER parameters."""
+    return {f"{role.upper()}_LAYER": load_layer(path, role) for role in roles}
+
+
+@pytest.mark.parametrize("reference", ["demo_reference.gpkg", "variants/reference_crs_4326.gpkg"])
+def test_project_reference_layers_give_what_the_reference_file_gives(demo, data_copy, tmp_path,
+                                                                     load_layer, reference):
+    path = str(data_copy(reference))
+    from_file = {name: run(name, {"SITE": demo["SITE"], "REFERENCE": path,
+                                  "OUTPUT_JSON": str(tmp_path / f"{name}_file.json")})
+                 for name in ("condition_a", "wetlands")}
+    layers = reference_layers(load_layer, path)
+    from_layers = {name: run(name, {"SITE": demo["SITE"], **layers,
+                                    "OUTPUT_JSON": str(tmp_path / f"{name}_layers.json")})
+                   for name in ("condition_a", "wetlands")}
+
+    a_file, a_layers = from_file["condition_a"], from_layers["condition_a"]
+    assert a_layers["CONDITION_A_APPLIES"] == a_file["CONDITION_A_APPLIES"] == 1
+    assert a_layers["CONDITION_A_DECIDED"] == a_file["CONDITION_A_DECIDED"] == 1
+    assert a_layers["CONDITION_A_EVIDENCE"] == a_file["CONDITION_A_EVIDENCE"]
+    w_file, w_layers = from_file["wetlands"], from_layers["wetlands"]
+    assert w_file["WETLAND_ACRES"] > 0 and w_file["WETLAND_ADJACENT_AREA_ACRES"] > 0
+    assert w_layers["WETLAND_ACRES"] == pytest.approx(w_file["WETLAND_ACRES"], rel=1e-12)
+    assert w_layers["WETLAND_ADJACENT_AREA_ACRES"] == pytest.approx(
+        w_file["WETLAND_ADJACENT_AREA_ACRES"], rel=1e-12)
+
+    # The JSON names the project layers read, never the temporary GeoPackage.
+    text = (tmp_path / "condition_a_layers.json").read_text(encoding="utf-8")
+    assert "qgis_reference" not in text
+    recorded = json.loads(text)["reference"]
+    assert recorded["path"] == "QGIS project layers" and recorded["kind"] == "qgis_layers"
+    given = recorded["project_layers"]
+    assert set(given) == set(REFERENCE_ROLES)
+    for role in REFERENCE_ROLES:
+        assert given[role]["source"] == layers[f"{role.upper()}_LAYER"].source()
+        assert given[role]["layer"] == role and given[role]["provider"] == "ogr"
+        assert given[role]["version"] == "unknown"
+    assert given["impaired_waters"]["copied"] == "attributes"
+    assert given["impaired_waters"]["features_copied"] == load_layer(
+        path, "impaired_waters").featureCount()
+
+
+def test_only_the_reference_features_near_the_site_are_copied(demo, tmp_path, load_layer):
+    """A wetlands layer holding the demo's wetlands and copies of them 20 miles away: only the
+    features whose envelope meets the box the analysis reads are copied."""
+    import geopandas as gpd
+    import pandas as pd
+    import shapely
+
+    from analysis.profile import load_profile
+    from analysis.reference import site_bounds
+    from analysis.siteplan import load_site_plan
+    from analysis.vector_io import write_geopackage
+
+    near = gpd.read_file(demo["REFERENCE"], layer="wetlands")
+    far = near.copy()
+    far["wetland_id"] = far["wetland_id"] + "-FAR"
+    far["geometry"] = far.geometry.translate(20 * 5280, 20 * 5280)
+    wetlands = tmp_path / "statewide_wetlands.gpkg"
+    write_geopackage(wetlands, {"wetlands": pd.concat([near, far], ignore_index=True)})
+    profile = load_profile("kiryas_joel")
+    box = shapely.box(*site_bounds(load_site_plan(demo["SITE"], profile), profile))
+    envelopes = shapely.envelope(near.geometry.values)
+    expected = int(shapely.intersects(envelopes, box).sum())
+    assert 0 < expected < len(near)  # the demo itself has a wetland beyond the box
+
+    layer = load_layer(wetlands, "wetlands")
+    assert layer.featureCount() == 2 * len(near)
+    results = run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer,
+                               "OUTPUT_JSON": str(tmp_path / "w.json")})
+    recorded = json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))["reference"]
+    assert recorded["project_layers"]["wetlands"]["features_copied"] == expected
+    assert recorded["project_layers"]["wetlands"]["copied"] == "near the site"
+    from_file = run("wetlands", {"SITE": demo["SITE"], "REFERENCE": demo["REFERENCE"]})
+    assert results["WETLAND_ACRES"] == pytest.approx(from_file["WETLAND_ACRES"], rel=1e-12)
+
+
+def test_a_reference_layer_lacking_a_contract_field_is_refused_naming_it(demo, tmp_path,
+                                                                         load_layer):
+    import geopandas as gpd
+    from qgis.core import QgsProcessingException
+
+    from analysis.vector_io import write_geopackage
+
+    county = tmp_path / "county.gpkg"
+    wetlands = gpd.read_file(demo["REFERENCE"], layer="wetlands").drop(columns="wetland_id")
+    wetlands.columns = [c.upper() if c != "geometry" else c for c in wetlands.columns]
+    write_geopackage(county, {"County_Wetlands": wetlands})
+    layer = load_layer(county, "County_Wetlands")
+    with pytest.raises(QgsProcessingException) as raised:
+        run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer})
+    message = str(raised.value)
+    # Only the missing field is named: the others are found whatever their case.
+    assert "Layer 'County_Wetlands'" in message and str(county) in message
+    assert "no field 'wetland_id'" in message and "'source'" not in message.split("Its fields")[0]
+
+
+def test_a_needed_reference_layer_not_given_stops_with_its_name(demo, load_layer):
+    from qgis.core import QgsProcessingException
+
+    layers = reference_layers(load_layer, demo["REFERENCE"], roles=("wetlands",))
+    with pytest.raises(QgsProcessingException) as raised:
+        run("condition_a", {"SITE": demo["SITE"], **layers})
+    message = str(raised.value)
+    assert "the reference layer 'tmdl_watersheds' is missing" in message
+    assert "*_LAYER parameters (wetlands)" in message and "qgis_reference" not in message
+
+
+def test_reference_and_reference_layers_together_are_refused(demo, load_layer):
+    from qgis.core import QgsProcessingException
+
+    layers = reference_layers(load_layer, demo["REFERENCE"], roles=("wetlands",))
+    with pytest.raises(QgsProcessingException, match="either REFERENCE .* or the reference "
+                                                     r"layers \(WETLANDS_LAYER\), not both"):
+        run("wetlands", {**demo, **layers})
+
+
+def test_the_review_on_project_reference_layers_equals_the_review_on_the_file(demo, tmp_path,
+                                                                              load_layer):
+    outputs = {}
+    for how, reference in (("file", {"REFERENCE": demo["REFERENCE"]}),
+                           ("layers", reference_layers(load_layer, demo["REFERENCE"]))):
+        outputs[how] = tmp_path / f"review_{how}.json"
+        run("review", {"SITE": demo["SITE"], **reference, "OUTPUT_JSON": str(outputs[how])})
+    file_run, layer_run = (json.loads(outputs[h].read_text(encoding="utf-8"))
+                           for h in ("file", "layers"))
+    assert any(f["rule"] == "wetlands" and f["status"] == "warn" for f in file_run["findings"])
+    for part in ("findings", "measurements", "conditions", "project"):
+        assert layer_run[part] == file_run[part], part
+    # The same features read; the file's carry their layer_versions, the project layers' none.
+    assert {layer: read["features"] for layer, read in layer_run["reference"]["read"].items()} \
+        == {layer: read["features"] for layer, read in file_run["reference"]["read"].items()}
+    assert layer_run["reference"]["versions"] == {} and file_run["reference"]["versions"]
