@@ -253,3 +253,50 @@ def test_the_review_on_project_reference_layers_equals_the_review_on_the_file(de
     assert {layer: read["features"] for layer, read in layer_run["reference"]["read"].items()} \
         == {layer: read["features"] for layer, read in file_run["reference"]["read"].items()}
     assert layer_run["reference"]["versions"] == {} and file_run["reference"]["versions"]
+
+
+def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_path, request):
+    """The demo's reference layers imported into a real PostGIS and added to the project as
+    PostGIS layers (the postgres provider, read around the site through the GiST index)."""
+    import uuid
+
+    from qgis.core import QgsDataSourceUri, QgsProject, QgsVectorLayer, QgsWkbTypes
+
+    from analysis.cli import main
+
+    server = request.getfixturevalue("postgis_server")
+    schema = f"q_{uuid.uuid4().hex[:8]}"
+    layers, project = {}, QgsProject.instance()
+    for role in REFERENCE_ROLES:
+        assert main(["reference", "import", role, f"{demo['REFERENCE']}|layername={role}",
+                     "--into", f"{server.uri()}&schema={schema}", "--quiet"]) == 0
+        uri = QgsDataSourceUri()
+        uri.setConnection(server.socket_dir, str(server.port), server.database, "postgres",
+                          "not-a-real-password")
+        uri.setDataSource(schema, role, "geom", "", "fid")
+        uri.setWkbType(QgsWkbTypes.MultiLineString if role == "impaired_waters"
+                       else QgsWkbTypes.MultiPolygon)
+        layer = QgsVectorLayer(uri.uri(False), f"PostGIS {role}", "postgres")
+        assert layer.isValid(), role
+        project.addMapLayer(layer, False)
+        layers[f"{role.upper()}_LAYER"] = layer
+    try:
+        from_layers = {name: run(name, {"SITE": demo["SITE"], **layers,
+                                        "OUTPUT_JSON": str(tmp_path / f"{name}.json")})
+                       for name in ("condition_a", "wetlands")}
+    finally:
+        project.removeMapLayers([layer.id() for layer in layers.values()])
+    # The import spells pollutants its own way: compared with the same schema as REFERENCE.
+    from_file = {name: run(name, {"SITE": demo["SITE"],
+                                  "REFERENCE": f"{server.uri()}&schema={schema}"})
+                 for name in ("condition_a", "wetlands")}
+    assert from_layers["condition_a"]["CONDITION_A_APPLIES"] == 1
+    assert from_layers["condition_a"]["CONDITION_A_EVIDENCE"] == \
+        from_file["condition_a"]["CONDITION_A_EVIDENCE"]
+    for output in ("WETLAND_ACRES", "WETLAND_ADJACENT_AREA_ACRES"):
+        assert from_layers["wetlands"][output] == pytest.approx(from_file["wetlands"][output],
+                                                                rel=1e-12)
+    text = (tmp_path / "wetlands.json").read_text(encoding="utf-8")
+    given = json.loads(text)["reference"]["project_layers"]["wetlands"]
+    assert given["provider"] == "postgres" and f'"{schema}"."wetlands"' in given["source"]
+    assert "not-a-real-password" not in text
