@@ -51,5 +51,6 @@ def test_the_dialog_offers_every_input(staged_plugin, tmp_path):
          "EASEMENT_LAYER", "DISCHARGE_POINT_LAYER", "PUBLIC_ROW_LAYER", "LAYOUT_SCALE_LAYER",
          "REFERENCE", "PROFILE", "SHEETS", "DRAINAGE_AREA_LAYER", "SOILS_LAYER",
          "LAND_COVER_PRE_LAYER", "LAND_COVER_POST_LAYER", "HYDROLOGY_CLAIMS_LAYER",
-         "FIELD_MAP"])
+         "FIELD_MAP", "WETLANDS_LAYER", "IMPAIRED_WATERS_LAYER", "TMDL_WATERSHEDS_LAYER",
+         "CATCHMENTS_LAYER"])
     assert shown["profile"] == "kiryas_joel"
