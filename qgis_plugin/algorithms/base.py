@@ -155,7 +155,7 @@ def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=
                                     if os.path.exists(gpkg_path)
                                     else QgsVectorFileWriter.CreateOrOverwriteFile)
     if extent is not None:
-        pass  # MUTANT
+        options.filterExtent = extent
     if not geometry:
         options.overrideGeometryType = QgsWkbTypes.NoGeometry
     converter = None
