@@ -27,6 +27,7 @@ from qgis.PyQt.QtGui import QColor, QDesktopServices, QIcon, QPainter, QPixmap
 from qgis.PyQt.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QDockWidget,
     QFormLayout,
@@ -46,7 +47,7 @@ from qgis.PyQt.QtWidgets import (
     QWidget,
 )
 
-from analysis.findings import STATUS_COLOURS, STATUSES
+from analysis.findings import FAIL, NEEDS_REVIEW, STATUS_COLOURS, STATUSES, WARN
 from analysis.profile import DEFAULT_PROFILE, available_profiles
 
 from .panel_mapping import PROJECT_SCOPE, RoleMappingWidget, role_specs
@@ -57,6 +58,7 @@ __all__ = ["ReviewPanel", "PanelFeedback", "status_icon", "REVIEW_ALGORITHM", "R
 
 REVIEW_ALGORITHM = "swppp:review"
 RESULT_GROUP = "SWPPP Review results"
+NEEDS_ACTION = (FAIL, WARN, NEEDS_REVIEW)  # what "only what needs action" keeps in the list
 FINDING_ROLE = Qt.UserRole  # the finding's dict, on its tree item
 INDEX_ROLE = Qt.UserRole + 1  # its position in the review (its ``finding`` number - 1)
 # Columns of the list; the rule and the section it cites share one (two lines), so the
@@ -257,6 +259,10 @@ class ReviewPanel(QDockWidget):
         self.summary.setObjectName("summaryLabel")
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
+        self.action_only = QCheckBox(self.tr("Only what needs action (fail, warn, needs review)"))
+        self.action_only.setObjectName("actionOnly")
+        self.action_only.toggled.connect(self._filter_findings)
+        layout.addWidget(self.action_only)
         self.tree = QTreeWidget()
         self.tree.setObjectName("findingsTree")
         self.tree.setColumnCount(len(COLUMNS))
@@ -487,12 +493,19 @@ class ReviewPanel(QDockWidget):
             item.setData(0, FINDING_ROLE, finding)
             item.setData(0, INDEX_ROLE, index)
             self.tree.addTopLevelItem(item)
+        self._filter_findings(self.action_only.isChecked())
         site = result.get("site", {}).get("name", "")
         acres = result.get("measurements", {}).get("disturbed_acres")
         counts = {s: sum(f.get("status") == s for f in self.findings) for s in STATUSES}
         shown = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n)
         acres_text = f"{acres:.2f} acres disturbed; " if isinstance(acres, (int, float)) else ""
         self.summary.setText(f"{site}: {acres_text}{shown}")
+
+    def _filter_findings(self, action_only):
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            status = item.data(0, FINDING_ROLE).get("status")
+            item.setHidden(bool(action_only) and status not in NEEDS_ACTION)
 
     def select_finding(self, index):
         """Select the ``index``-th finding in the list (and so on the map)."""

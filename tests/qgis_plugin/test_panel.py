@@ -142,6 +142,15 @@ def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_laye
     assert [p["phase"] for p in review.result["measurements"]["phases"]] == ["1", "2", "3"]
     assert review.tabs.currentIndex() == 1 and review.tabs.tabText(1) == "Findings"
 
+    # "Only what needs action" hides pass, info and not applicable; unticked, all are back.
+    review.action_only.setChecked(True)
+    shown = [f["status"] for i, f in enumerate(findings)
+             if not review.tree.topLevelItem(i).isHidden()]
+    assert set(shown) == {"fail", "warn", "needs_review"}
+    assert len(shown) == sum(f["status"] in ("fail", "warn", "needs_review") for f in findings)
+    review.action_only.setChecked(False)
+    assert not any(review.tree.topLevelItem(i).isHidden() for i in range(len(findings)))
+
     # The results: one group, styled from the GeoPackage.
     group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
     assert group is not None
