@@ -514,9 +514,10 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             copied = export_layer(layer, role, self._reference_path, context, feedback,
                                   extent=extent, geometry=not whole,
                                   given_as=f"the reference layer '{role}'")
-            feedback.pushInfo(self.tr("Reference layer {role}: {n} of {total} features of "
-                                      "'{name}' copied ({how}).").format(
-                role=role, n=copied, total=layer.featureCount(), name=layer.name(),
+            # No total: counting a PostGIS table would read it whole.
+            feedback.pushInfo(self.tr("Reference layer {role}: {n} features of '{name}' "
+                                      "copied ({how}).").format(
+                role=role, n=copied, name=layer.name(),
                 how=self.tr("its attribute table, looked up by id and name") if whole
                 else self.tr("those near the site")))
             self._reference_layers[role] = {
