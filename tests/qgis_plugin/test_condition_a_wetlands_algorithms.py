@@ -300,3 +300,36 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
     given = json.loads(text)["reference"]["project_layers"]["wetlands"]
     assert given["provider"] == "postgres" and f'"{schema}"."wetlands"' in given["source"]
     assert "not-a-real-password" not in text
+
+
+def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(demo, tmp_path,
+                                                                              load_layer):
+    """The analysis's own InputError, raised on the temporary copy, names the project layer,
+    its source, the feature and the field, never the temporary GeoPackage."""
+    from qgis.core import QgsProcessingException
+
+    import shapely
+
+    from analysis.profile import load_profile
+    from analysis.reference import site_bounds
+    from analysis.siteplan import load_site_plan
+    from analysis.vector_io import read_layer, write_geopackage
+
+    frame = read_layer(demo["REFERENCE"], "wetlands").frame
+    profile = load_profile("kiryas_joel")
+    box = shapely.box(*site_bounds(load_site_plan(demo["SITE"], profile), profile))
+    near = frame.index[shapely.intersects(frame.geometry.values, box)][-1]  # one the check reads
+    frame["regulated"] = frame["regulated"].astype(object)
+    frame.loc[near, "regulated"] = "yes"
+    county = tmp_path / "county.gpkg"
+    write_geopackage(county, {"wetlands": frame})
+    layer = load_layer(county, "wetlands")
+    bad = [f.id() for f in layer.getFeatures() if f["regulated"] == "yes"]
+    assert len(bad) == 1
+    layer.setName("County wetlands")
+    with pytest.raises(QgsProcessingException) as raised:
+        run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer})
+    message = str(raised.value)
+    assert message.startswith(f"reference layer 'wetlands' (project layer 'County wetlands', "
+                              f"{county}|layername=wetlands), feature {bad[0]}, field 'regulated'")
+    assert "'yes', not a number" in message and "qgis_reference" not in message
