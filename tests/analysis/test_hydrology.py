@@ -10,7 +10,7 @@ import pytest
 from shapely import box
 
 from analysis.errors import InputError
-from analysis.hydrology import (MethodLimits, analyse_hydrology, composite, curve_number,
+from analysis.hydrology import (COVER_KEYS, MethodLimits, analyse_hydrology, composite, curve_number,
                                 initial_abstraction, land_cover_from_raster, peak_discharge,
                                 runoff_depth, unit_peak_discharge, water_quality_volume)
 from analysis.profile import load_profile
@@ -34,6 +34,11 @@ PUBLISHED_CN = {
     "newly_graded": (77, 86, 91, 94), "meadow": (30, 58, 71, 78), "brush_good": (30, 48, 65, 73),
     "woods_grass_fair": (43, 65, 76, 82), "woods_poor": (45, 66, 77, 83),
     "woods_good": (30, 55, 70, 77), "farmstead": (59, 74, 82, 86), "pasture_good": (39, 61, 74, 80),
+    "paved_road_curbs": (98, 98, 98, 98), "residential_1_3_acre": (57, 72, 81, 86),
+    "residential_1_acre": (51, 68, 79, 84), "pasture_poor": (68, 79, 86, 89),
+    "pasture_fair": (49, 69, 79, 84), "brush_poor": (48, 67, 77, 83), "brush_fair": (35, 56, 70, 77),
+    "woods_grass_poor": (57, 73, 82, 86), "woods_grass_good": (32, 58, 72, 79),
+    "woods_fair": (36, 60, 73, 79),
 }
 
 # TR-55 Table 2-1, runoff depth (in) for rainfall 1 to 12 in and CN 40 to 98 (a transcription of
@@ -60,6 +65,10 @@ TABLE_2_1_CASES = [(p, cn, q) for p, row in TABLE_2_1.items()
 @pytest.mark.parametrize("group", range(4))
 def test_curve_number_is_the_published_one(cover, group):
     assert curve_number(cover, "ABCD"[group]) == PUBLISHED_CN[cover][group]
+
+
+def test_every_cover_key_with_a_curve_number_is_checked_against_the_published_tables():
+    assert set(PUBLISHED_CN) == set(COVER_KEYS) - {"water"}
 
 
 @pytest.mark.parametrize("dual, expected", [("undrained", 94), ("drained", 91)])

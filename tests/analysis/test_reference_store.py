@@ -197,6 +197,43 @@ def test_an_import_killed_part_way_leaves_the_previous_version_intact(target, tm
     assert len(_current_ids(target)) == 40
 
 
+# A process killed inside the commit of an import: its writes already in the file, the rollback
+# journal left behind ("hot"). Made here with plain sqlite3 and a tiny page cache, so that pages
+# spill into the file before the kill, as they do once a commit starts writing.
+KILLED_IN_COMMIT = """
+import os, signal, sqlite3, sys
+con = sqlite3.connect(sys.argv[1], isolation_level=None)
+con.execute("PRAGMA cache_size = 2")
+con.execute("BEGIN IMMEDIATE")
+con.execute("UPDATE layer_versions SET feature_count = 999")
+con.execute("CREATE TABLE half_written (b BLOB)")
+con.executemany("INSERT INTO half_written VALUES (randomblob(4096))", [()] * 500)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_an_import_killed_in_its_commit_is_rolled_back_before_a_review_reads(tmp_path, capsys):
+    from analysis.reference import open_reference
+
+    target = Target(str(tmp_path / "reference.gpkg"), None)
+    old = wetlands_source(tmp_path / "old.gpkg", 3)
+    assert reference("import", "wetlands", old, "--into", *target.args(), capsys=capsys)[0] == 0
+    killed = subprocess.run([sys.executable, "-c", KILLED_IN_COMMIT, target.into], check=False)
+    assert killed.returncode == -signal.SIGKILL
+    journal = Path(f"{target.into}-journal")
+    assert journal.exists() and journal.stat().st_size > 0  # hot: the file holds half a commit
+
+    # What a review does: open the reference (recovery first), then read through GDAL, read-only.
+    read = open_reference(target.into).read("wetlands", (X0 - 500, Y0 - 500, X0 + 1000, Y0 + 500),
+                                            "EPSG:2260")
+    assert sorted(read.wetland_id) == ["W-0", "W-1", "W-2"]
+    assert not journal.exists() or journal.stat().st_size == 0
+    assert [(v.version, v.feature_count) for v in target.store().versions("wetlands")] == [(1, 3)]
+    assert reference("import", "wetlands", wetlands_source(tmp_path / "new.gpkg", 5), "--into",
+                     *target.args(), capsys=capsys)[0] == 0
+    assert [v.version for v in target.store().versions("wetlands")] == [1, 2]
+
+
 def _current_ids(target) -> list[str]:
     """The current wetlands as a review reads them (around the whole test area)."""
     bounds = (X0 - 10_000, Y0 - 10_000, X0 + 20_000, Y0 + 20_000)
@@ -264,7 +301,16 @@ def test_a_review_records_the_versions_it_read(target, tmp_path, capsys):
                    "--json", str(result_path), "--report", str(tmp_path / "r.html"), "--quiet"])
 
     assert status in (0, 1)
-    recorded = json.loads(result_path.read_text(encoding="utf-8"))["reference"]["versions"]
+    result = json.loads(result_path.read_text(encoding="utf-8"))
+    # Condition A and wetlands read from the store (PostGIS too) as from the demo GeoPackage:
+    # the discharge goes to NY1301-0099, listed for Silt/Sediment in the PWL 2022 version read.
+    condition_a = result["conditions"]["A"]
+    assert condition_a["applies"] is True and condition_a.get("decided", True) is True
+    assert any(e.startswith("NY1301-0099 Seven Springs Creek tributary is 303(d)-listed "
+                            "(listing cycle 2022, category 5) for SILT/SEDIMENT")
+               for e in condition_a["evidence"]), condition_a["evidence"]
+    assert result["measurements"]["wetland_acres"] == pytest.approx(0.10, abs=1e-6)
+    recorded = result["reference"]["versions"]
     stored = {r.layer: r for r in target.store().versions()}
     assert {k: v["version"] for k, v in recorded.items()} == {
         "catchments": 1, "impaired_waters": 2, "tmdl_watersheds": 1, "wetlands": 1}

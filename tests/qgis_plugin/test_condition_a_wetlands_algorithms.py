@@ -333,3 +333,26 @@ def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(de
     assert message.startswith(f"reference layer 'wetlands' (project layer 'County wetlands', "
                               f"{county}|layername=wetlands), feature {bad[0]}, field 'regulated'")
     assert "'yes', not a number" in message and "qgis_reference" not in message
+
+
+def test_condition_a_and_wetlands_read_a_postgis_reference(demo, tmp_path, postgis_server):
+    """REFERENCE as a PostGIS connection text (the schema inside it), filled by
+    swppp:reference_import from the demo's layers: the same answers as from the GeoPackage."""
+    import uuid
+
+    conninfo, schema = postgis_server.conninfo(), f"ca_{uuid.uuid4().hex[:8]}"
+    layers = ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments")
+    for index, layer in enumerate(layers):
+        imported = run("reference_import", {
+            "LAYER": index, "TARGET": conninfo, "SCHEMA": schema, "FORMAT": 0,
+            "SOURCE": f"{demo['REFERENCE']}|layername={layer}", "SOURCE_DATE": "2026-01-01"})
+        assert imported["VERSION"] == 1
+    reference = f"{conninfo} schema={schema}"
+    a = run("condition_a", {"SITE": demo["SITE"], "REFERENCE": reference,
+                            "OUTPUT_JSON": str(tmp_path / "a.json")})
+    assert a["CONDITION_A_APPLIES"] == 1 and a["CONDITION_A_DECIDED"] == 1
+    assert "NY1301-0099 Seven Springs Creek tributary" in a["CONDITION_A_EVIDENCE"]
+    data = json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
+    assert data["reference"]["read"]["impaired_waters"]["version"] == 1
+    w = run("wetlands", {"SITE": demo["SITE"], "REFERENCE": reference})
+    assert w["WETLAND_ACRES"] == pytest.approx(0.10, abs=1e-6)
