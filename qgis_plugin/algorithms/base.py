@@ -491,13 +491,15 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         layer itself is copied and nothing far away is.
         """
         from analysis.profile import load_profile  # noqa: PLC0415 - loads geopandas
-        from analysis.reference import bounds_in_crs, site_bounds  # noqa: PLC0415
+        from analysis.reference import bounds_in_crs, site_file_bounds  # noqa: PLC0415
         from analysis.siteplan import load_site_plan  # noqa: PLC0415
 
         profile = load_profile(self.parameterAsString(parameters, self.PROFILE, context)
                                or DEFAULT_PROFILE)
-        site = load_site_plan(self._site_path, profile)
-        bounds = site_bounds(site, profile)
+        # Only the layers that make the box: the main thread is not held up reading the plan.
+        bounds = site_file_bounds(self._site_path, profile)
+        if bounds is None:
+            load_site_plan(self._site_path, profile)  # raises the review's own message
         self._reference_dir = tempfile.mkdtemp(prefix="swppp_reference_",
                                                dir=QgsProcessingUtils.tempFolder())
         self._reference_path = os.path.join(self._reference_dir, "qgis_reference.gpkg")
@@ -510,7 +512,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 crs = layer.crs()
                 crs = (crs.authid() if crs.authid().upper().startswith("EPSG:")
                        else crs.toWkt(QgsCoordinateReferenceSystem.WKT_PREFERRED))
-                extent = QgsRectangle(*bounds_in_crs(bounds, site.area_crs, crs))
+                extent = QgsRectangle(*bounds_in_crs(bounds, profile.area_crs, crs))
             copied = export_layer(layer, role, self._reference_path, context, feedback,
                                   extent=extent, geometry=not whole,
                                   given_as=f"the reference layer '{role}'")
