@@ -237,13 +237,14 @@ def test_reference_and_reference_layers_together_are_refused(demo, load_layer):
         run("wetlands", {**demo, **layers})
 
 
-def test_the_review_on_project_reference_layers_equals_the_review_on_the_file(demo, tmp_path,
-                                                                              load_layer):
+def test_the_review_on_project_reference_layers_equals_the_review_on_the_file(
+        demo, tmp_path, load_layer, contract_problems):
     outputs = {}
     for how, reference in (("file", {"REFERENCE": demo["REFERENCE"]}),
                            ("layers", reference_layers(load_layer, demo["REFERENCE"]))):
         outputs[how] = tmp_path / f"review_{how}.json"
-        run("review", {"SITE": demo["SITE"], **reference, "OUTPUT_JSON": str(outputs[how])})
+        run("review", {"SITE": demo["SITE"], **reference, "OUTPUT_JSON": str(outputs[how]),
+                       "OUTPUT_HTML": str(tmp_path / f"review_{how}.html")})
     file_run, layer_run = (json.loads(outputs[h].read_text(encoding="utf-8"))
                            for h in ("file", "layers"))
     assert any(f["rule"] == "wetlands" and f["status"] == "warn" for f in file_run["findings"])
@@ -253,6 +254,9 @@ def test_the_review_on_project_reference_layers_equals_the_review_on_the_file(de
     assert {layer: read["features"] for layer, read in layer_run["reference"]["read"].items()} \
         == {layer: read["features"] for layer, read in file_run["reference"]["read"].items()}
     assert layer_run["reference"]["versions"] == {} and file_run["reference"]["versions"]
+    assert contract_problems(outputs["layers"]) == []
+    html = (tmp_path / "review_layers.html").read_text(encoding="utf-8")
+    assert "QGIS project layers" in html and "qgis_reference" not in html
 
 
 def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_path, request):
