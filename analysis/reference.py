@@ -26,12 +26,13 @@ from pyproj import CRS, Transformer
 from .errors import InputError
 from .reference_store import GeoPackageStore, is_postgres
 from .siteplan import (_FAMILIES, LayerSpec, _match_layer_names, _normalise_fields, _polygonal,
+                       load_layers,
                        _present, feature_labels)
 from .vector_io import layer_crs, list_layers, read_layer
 
 __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
            "open_reference",
-           "is_postgis_source", "bounds_in_crs", "site_bounds"]
+           "is_postgis_source", "bounds_in_crs", "site_bounds", "site_file_bounds"]
 
 log = logging.getLogger(__name__)
 
@@ -338,14 +339,32 @@ class PostgisReference(Reference):
         return frame.set_index("fid") if "fid" in frame.columns else frame
 
 
+# The site-plan layers whose extent, widened by the search distance, is the box read.
+BOX_LAYERS = ("site_boundary", "disturbance", "discharge_point")
+
+
 def site_bounds(site, profile) -> tuple[float, float, float, float]:
     """The box (area CRS) reference layers are read from: the site's boundary, disturbance and
     discharge points, widened by the profile's ``[reference] search_distance_ft``."""
+    return _widened([site.layer(name) for name in BOX_LAYERS], site.area_crs, profile)
+
+
+def site_file_bounds(path, profile) -> Optional[tuple[float, float, float, float]]:
+    """:func:`site_bounds` of the site plan at ``path``, reading only the layers it needs (for
+    QGIS, which copies the reference features in that box before the run); None where the
+    plan has none of them (the review then refuses the plan itself)."""
+    layers, _repairs = load_layers(path, profile, BOX_LAYERS)
+    frames = [layers.get(name) for name in BOX_LAYERS]
+    if not any(f is not None and len(f) for f in frames):
+        return None
+    return _widened(frames, CRS.from_user_input(profile.area_crs), profile)
+
+
+def _widened(frames, area_crs, profile) -> tuple[float, float, float, float]:
     from .area import FOOT_M, unit_metres
 
-    frames = [site.layer(name) for name in ("site_boundary", "disturbance", "discharge_point")]
     boxes = np.array([f.total_bounds for f in frames if f is not None and len(f)])
     distance = float(profile.value("reference", "search_distance_ft")) * FOOT_M \
-        / unit_metres(site.area_crs)
+        / unit_metres(area_crs)
     return (float(boxes[:, 0].min() - distance), float(boxes[:, 1].min() - distance),
             float(boxes[:, 2].max() + distance), float(boxes[:, 3].max() + distance))

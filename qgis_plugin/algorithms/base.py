@@ -13,6 +13,8 @@ import tempfile
 import traceback
 
 from qgis.core import (
+    QgsCoordinateReferenceSystem,
+    QgsDataSourceUri,
     QgsProcessing,
     QgsField,
     QgsProcessingAlgorithm,
@@ -28,7 +30,10 @@ from qgis.core import (
     QgsProcessingParameterVectorDestination,
     QgsProcessingParameterVectorLayer,
     QgsProcessingUtils,
+    QgsRectangle,
     QgsVectorFileWriter,
+    QgsVectorLayer,
+    QgsWkbTypes,
 )
 from qgis.PyQt.QtCore import QCoreApplication
 from qgis.PyQt.QtGui import QIcon
@@ -43,7 +48,7 @@ from ..layouts import project_layout_maps
 from ..report_pdf import write_pdf
 
 __all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon",
-           "parse_field_map", "export_layer"]
+           "parse_field_map", "export_layer", "layer_source"]
 
 GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
 
@@ -120,13 +125,27 @@ class _RenameFields(QgsVectorFileWriter.FieldValueConverter):
         return _RenameFields(self._renames)
 
 
-def export_layer(layer, role, gpkg_path, context, feedback, fields=None):
-    """Copy ``layer`` into ``gpkg_path`` as the layer named ``role`` (the file is created first).
+def layer_source(layer):
+    """``layer``'s data source as a person may read it: any password in the URI left out."""
+    return QgsDataSourceUri.removePassword(layer.source())
+
+
+def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=None,
+                 geometry=True, given_as=None):
+    """Copy ``layer`` into ``gpkg_path`` as the layer named ``role`` (the file is created first);
+    the number of features copied.
 
     ``fields`` (``{contract field: source field}``, from FIELD_MAP) renames the layer's fields
     on the way: a CAD or county layer rarely uses the contract's names. A field already named
     like a mapped contract field is left out, so the mapped one is the one read.
+
+    ``extent`` (a ``QgsRectangle`` in the layer's own CRS) copies only the features that meet
+    it: the writer asks the provider with ``QgsFeatureRequest.setFilterRect``, which a
+    GeoPackage answers from its R-tree and PostGIS from its GiST index, so a statewide layer is
+    never read whole. ``geometry=False`` copies the attribute table only. ``given_as`` says in
+    an error what the layer was given as (default: the site plan's ``role`` layer).
     """
+    given_as = given_as or f"the site plan's '{role}' layer"
     options = QgsVectorFileWriter.SaveVectorOptions()
     options.driverName = "GPKG"
     options.layerName = role
@@ -135,6 +154,10 @@ def export_layer(layer, role, gpkg_path, context, feedback, fields=None):
     options.actionOnExistingFile = (QgsVectorFileWriter.CreateOrOverwriteLayer
                                     if os.path.exists(gpkg_path)
                                     else QgsVectorFileWriter.CreateOrOverwriteFile)
+    if extent is not None:
+        options.filterExtent = extent
+    if not geometry:
+        options.overrideGeometryType = QgsWkbTypes.NoGeometry
     converter = None
     if fields:
         names = layer.fields().names()
@@ -152,8 +175,10 @@ def export_layer(layer, role, gpkg_path, context, feedback, fields=None):
     del converter
     if error != QgsVectorFileWriter.NoError:
         raise QgsProcessingException(
-            f"Could not copy layer '{layer.name()}' ({layer.source()}) as the site plan's "
-            f"'{role}' layer: {message}")
+            f"Could not copy layer '{layer.name()}' ({layer_source(layer)}) as {given_as}: "
+            f"{message}")
+    copied = QgsVectorLayer(f"{gpkg_path}|layername={role}", role, "ogr")
+    return copied.featureCount() if copied.isValid() else 0
 
 
 class SwpppAlgorithm(QgsProcessingAlgorithm):
@@ -182,6 +207,10 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     LAND_COVER_POST_LAYER = "LAND_COVER_POST_LAYER"
     HYDROLOGY_CLAIMS_LAYER = "HYDROLOGY_CLAIMS_LAYER"
     FIELD_MAP = "FIELD_MAP"
+    WETLANDS_LAYER = "WETLANDS_LAYER"
+    IMPAIRED_WATERS_LAYER = "IMPAIRED_WATERS_LAYER"
+    TMDL_WATERSHEDS_LAYER = "TMDL_WATERSHEDS_LAYER"
+    CATCHMENTS_LAYER = "CATCHMENTS_LAYER"
 
     # (site-plan layer name of CONTRACT.md, parameter, label, accepted layer types)
     ROLE_LAYERS = (
@@ -209,6 +238,19 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
          [QgsProcessing.TypeVector]),
     )
 
+    # CONTRACT.md "Reference layers" chosen from the project instead of REFERENCE (any provider).
+    REFERENCE_ROLE_LAYERS = (
+        ("wetlands", WETLANDS_LAYER, "Wetlands", [QgsProcessing.TypeVectorPolygon]),
+        ("impaired_waters", IMPAIRED_WATERS_LAYER, "303(d) impaired waters",
+         [QgsProcessing.TypeVectorLine, QgsProcessing.TypeVectorPolygon]),
+        ("tmdl_watersheds", TMDL_WATERSHEDS_LAYER, "TMDL watersheds",
+         [QgsProcessing.TypeVectorPolygon]),
+        ("catchments", CATCHMENTS_LAYER, "Catchments", [QgsProcessing.TypeVectorPolygon]),
+    )
+    # Read by id and name wherever they lie (a discharge point's water may be listed miles
+    # downstream), never by place: their attribute table is copied whole, without geometry.
+    LOOKED_UP_REFERENCE_LAYERS = ("impaired_waters",)
+
     # An algorithm that checks map scales reads the project's print layouts (main thread).
     READS_LAYOUTS = False
     SITE_REQUIRED = True  # SITE or the site plan's layers must be given
@@ -218,6 +260,10 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         self._site_path = None
         self._layers_dir = None
         self._layout_maps = None
+        self._reference_dir = None
+        self._reference_path = None
+        self._reference_layers = {}  # contract layer -> what was copied from the project layer
+        self._prepare_error = None
 
     def createInstance(self):
         return type(self)()
@@ -253,6 +299,10 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             self.addParameter(QgsProcessingParameterFile(
                 self.REFERENCE, self.tr("Reference layers (GeoPackage or PostGIS connection)"),
                 behavior=QgsProcessingParameterFile.File, fileFilter=GPKG_FILTER, optional=True))
+            for _role, name, label, types in self.REFERENCE_ROLE_LAYERS:
+                self.addParameter(QgsProcessingParameterVectorLayer(
+                    name, self.tr("Or reference layer: {label}").format(label=self.tr(label)),
+                    types, optional=True))
         self.add_profile_parameter()
         if sheets:
             self.add_sheets_parameter()
@@ -328,11 +378,57 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 missing = missing_fields(layer, role, mapped.get(role)) if layer else None
                 if missing:
                     return False, missing
+        if self.parameterDefinition(self.REFERENCE) is not None:
+            ok, message = self.check_reference_layers(parameters, context)
+            if not ok:
+                return ok, message
         if self.parameterDefinition(self.OUTPUT_FINDINGS) is not None:
             findings = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS, context)
             if findings and not findings.lower().endswith(".gpkg"):
                 return False, self.tr("OUTPUT_FINDINGS must be a GeoPackage (.gpkg), not {}"
                                       ).format(findings)
+        return True, ""
+
+    def given_reference_layers(self, parameters, context):
+        """``{contract layer: QgsVectorLayer}`` of the *_LAYER reference parameters given."""
+        if self.parameterDefinition(self.REFERENCE) is None:
+            return {}
+        given = {}
+        for role, name, _label, _types in self.REFERENCE_ROLE_LAYERS:
+            layer = self.parameterAsVectorLayer(parameters, name, context)
+            if layer is not None:
+                given[role] = layer
+        return given
+
+    def check_reference_layers(self, parameters, context):
+        """REFERENCE or reference layers, not both; each layer has a CRS and the contract's
+        fields (matched whatever their case, as the analysis matches them)."""
+        given = self.given_reference_layers(parameters, context)
+        if not given:
+            return True, ""
+        if self.parameterAsFile(parameters, self.REFERENCE, context):
+            names = [name for role, name, *_ in self.REFERENCE_ROLE_LAYERS if role in given]
+            return False, self.tr(
+                "Give either REFERENCE (a reference GeoPackage or PostGIS connection) or the "
+                "reference layers ({}), not both: a review reads its reference layers from one "
+                "place.").format(", ".join(names))
+        from analysis.reference import SPECS  # noqa: PLC0415 - loads geopandas: only when used
+
+        for role, layer in given.items():
+            where = (f"Layer '{layer.name()}' ({layer_source(layer)}), given as the reference "
+                     f"layer '{role}'")
+            if not layer.crs().isValid():
+                return False, self.tr("{where}, has no coordinate reference system. Assign its "
+                                      "true CRS in QGIS.").format(where=where)
+            names = layer.fields().names()
+            have = {n.lower() for n in names}
+            missing = [f for f in SPECS[role].fields if f not in have]
+            if missing:
+                return False, self.tr(
+                    "{where}, has no field {missing} (CONTRACT.md, reference layers). Its "
+                    "fields: {names}. Add or rename the field.").format(
+                        where=where, missing=", ".join(f"'{f}'" for f in missing),
+                        names=", ".join(names) or "none")
         return True, ""
 
     def no_site_message(self):
@@ -356,9 +452,23 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         # On the main thread: project layers and layouts are read here, never from the worker.
         if self.READS_LAYOUTS:
             self.read_layouts(parameters, context, feedback)
+        self._reference_path, self._reference_layers, self._prepare_error = None, {}, None
+        self.prepare_site(parameters, context, feedback)
+        given = self.given_reference_layers(parameters, context)
+        if given:
+            try:
+                self.export_reference(given, parameters, context, feedback)
+            except (QgsProcessingException, SwpppError) as err:
+                # Processing shows an error raised here only in the log: it is raised again
+                # from processAlgorithm, where the user sees it.
+                self._prepare_error = self._for_person(str(err))
+        return True
+
+    def prepare_site(self, parameters, context, feedback):
+        """``self._site_path``: SITE, or a temporary GeoPackage of the site plan's layers."""
         self._site_path = self.parameterAsFile(parameters, self.SITE, context) or None
         if self._site_path:
-            return True
+            return
         self._layers_dir = tempfile.mkdtemp(prefix="swppp_layers_",
                                             dir=QgsProcessingUtils.tempFolder())
         self._site_path = os.path.join(self._layers_dir, "qgis_layers.gpkg")
@@ -370,7 +480,54 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             if layer is not None:
                 export_layer(layer, role, self._site_path, context, feedback,
                              fields=field_map.get(role))
-        return True
+
+    def export_reference(self, given, parameters, context, feedback):
+        """Copy the features of the ``given`` project layers near the site into a temporary
+        reference GeoPackage, ``self._reference_path``, with the contract's layer names.
+
+        Near: the box the analysis reads (the site's boundary, disturbance and discharge
+        points widened by ``[reference] search_distance_ft``), transformed into each layer's
+        CRS the way the analysis transforms it, so everything the analysis would read from the
+        layer itself is copied and nothing far away is.
+        """
+        from analysis.profile import load_profile  # noqa: PLC0415 - loads geopandas
+        from analysis.reference import bounds_in_crs, site_file_bounds  # noqa: PLC0415
+        from analysis.siteplan import load_site_plan  # noqa: PLC0415
+
+        profile = load_profile(self.parameterAsString(parameters, self.PROFILE, context)
+                               or DEFAULT_PROFILE)
+        # Only the layers that make the box: the main thread is not held up reading the plan.
+        bounds = site_file_bounds(self._site_path, profile)
+        if bounds is None:
+            load_site_plan(self._site_path, profile)  # raises the review's own message
+        self._reference_dir = tempfile.mkdtemp(prefix="swppp_reference_",
+                                               dir=QgsProcessingUtils.tempFolder())
+        self._reference_path = os.path.join(self._reference_dir, "qgis_reference.gpkg")
+        for role, layer in given.items():
+            if feedback.isCanceled():
+                return
+            whole = role in self.LOOKED_UP_REFERENCE_LAYERS
+            extent = None
+            if not whole:
+                crs = layer.crs()
+                crs = (crs.authid() if crs.authid().upper().startswith("EPSG:")
+                       else crs.toWkt(QgsCoordinateReferenceSystem.WKT_PREFERRED))
+                extent = QgsRectangle(*bounds_in_crs(bounds, profile.area_crs, crs))
+            copied = export_layer(layer, role, self._reference_path, context, feedback,
+                                  extent=extent, geometry=not whole,
+                                  given_as=f"the reference layer '{role}'")
+            # No total: counting a PostGIS table would read it whole.
+            feedback.pushInfo(self.tr("Reference layer {role}: {n} features of '{name}' "
+                                      "copied ({how}).").format(
+                role=role, n=copied, name=layer.name(),
+                how=self.tr("its attribute table, looked up by id and name") if whole
+                else self.tr("those near the site")))
+            self._reference_layers[role] = {
+                "layer": layer.name(), "source": layer_source(layer),
+                "provider": layer.providerType(), "features_copied": copied,
+                "copied": "attributes" if whole else "near the site",
+                # A project layer does not say which layer_versions row it came from.
+                "version": "unknown"}
 
     @contextlib.contextmanager
     def analysis_run(self, parameters, context, feedback):
@@ -387,19 +544,24 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                   or DEFAULT_PROFILE,
                   "progress": feedback_progress(feedback)}
         if self.parameterDefinition(self.REFERENCE) is not None:
-            inputs["reference"] = self.parameterAsFile(parameters, self.REFERENCE, context) or None
+            inputs["reference"] = (self._reference_path or
+                                   self.parameterAsFile(parameters, self.REFERENCE, context)
+                                   or None)
         if self.parameterDefinition(self.SHEETS) is not None:
             inputs["sheets"] = [path for path in
                                 self.parameterAsFileList(parameters, self.SHEETS, context) if path]
         if self.READS_LAYOUTS:
             inputs["layout_maps"] = self._layout_maps
         try:
+            if self._prepare_error:
+                raise QgsProcessingException(self._prepare_error)
             with self.analysis_errors(feedback):
                 yield inputs
         finally:
-            if self._layers_dir:
-                shutil.rmtree(self._layers_dir, ignore_errors=True)
-                self._layers_dir = None
+            for folder in (self._layers_dir, self._reference_dir):
+                if folder:
+                    shutil.rmtree(folder, ignore_errors=True)
+            self._layers_dir = self._reference_dir = None
 
     @contextlib.contextmanager
     def analysis_errors(self, feedback):
@@ -418,17 +580,35 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 "the log.").format(kind=type(err).__name__, error=err)) from None
 
     def _for_person(self, message):
-        # The temporary GeoPackage made from project layers means nothing to the user.
+        # The temporary GeoPackages made from project layers mean nothing to the user.
         if self._layers_dir and self._site_path:
             given = self.tr("the site-plan layers given as *_LAYER parameters")
             message = message.replace(f"file {self._site_path}", given)
             message = message.replace(self._site_path, given)
+        if self._reference_path:
+            for role, copied in self._reference_layers.items():
+                message = message.replace(
+                    f"file {self._reference_path}, layer '{role}'",
+                    f"reference layer '{role}' (project layer '{copied['layer']}', "
+                    f"{copied['source']})")
+            given = self.tr("the reference layers given as *_LAYER parameters ({})").format(
+                ", ".join(self._reference_layers) or "none")
+            message = message.replace(f"file {self._reference_path}", given)
+            message = message.replace(self._reference_path, given)
         return message
+
+    def describe_reference(self, review):
+        """The review's JSON ``reference`` naming the project layers read, not the temporary
+        GeoPackage they were copied into (a no-op when REFERENCE was given)."""
+        if self._reference_path and review.reference is not None:
+            review.reference = {**review.reference, "path": "QGIS project layers",
+                                "kind": "qgis_layers", "project_layers": self._reference_layers}
 
     def write_results(self, review, parameters, context, progress):
         """Write the requested outputs (all or none) and return the algorithm's results."""
         from analysis.outputs import publish, write_outputs
 
+        self.describe_reference(review)
         paths = {name: self.parameterAsFileOutput(parameters, name, context)
                  if self.parameterDefinition(name) is not None else ""
                  for name in (self.OUTPUT_JSON, self.OUTPUT_HTML, self.OUTPUT_PDF)}

@@ -12,8 +12,11 @@ impairment. The receiving waters are the discharge points' <i>waterbody_id</i>s,
 listed water is used with a warning. Pollutants of concern are the sediment family plus every \
 pollutant impairing the receiving water, whatever their spelling (the rules profile's aliases).</p>
 <p>REFERENCE holds the reference layers (impaired_waters, tmdl_watersheds, catchments); they \
-are read only around the site. The findings layer shows the TMDL watersheds and catchments that \
-make Condition A apply. Without REFERENCE, Condition A is reported as not decided.</p>"""
+are read only around the site. Or choose them from the project (IMPAIRED_WATERS_LAYER, \
+TMDL_WATERSHEDS_LAYER, CATCHMENTS_LAYER: a GeoPackage, PostGIS or other layer with the \
+contract's fields); only their features near the site are copied for the check. The findings \
+layer shows the TMDL watersheds and catchments that make Condition A apply. Without reference \
+layers, Condition A is reported as not decided.</p>"""
 
 
 class ConditionAAlgorithm(ReferenceCheckAlgorithm):

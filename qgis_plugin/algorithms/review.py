@@ -34,7 +34,9 @@ and design criteria A(1)): TR-55 runoff and peaks before and after development, 
 the drainage_area, soils and land_cover_pre/post layers; the SWPPP's own figures checked.</li>
 </ul>
 <p>Give the site plan either as a GeoPackage (SITE) or as one layer per role (the *_LAYER \
-parameters). REFERENCE holds wetlands, impaired waters, TMDL watersheds and catchments. Outputs \
+parameters). REFERENCE holds wetlands, impaired waters, TMDL watersheds and catchments; or \
+choose those from the project (WETLANDS_LAYER, IMPAIRED_WATERS_LAYER, TMDL_WATERSHEDS_LAYER, \
+CATCHMENTS_LAYER; not together with REFERENCE). Outputs \
 are optional: the result as JSON, the report as HTML and as PDF, and the findings with their \
 geometries as a GeoPackage. Bad input stops the run with a message naming the file, layer, \
 feature and field, and nothing is written. A check this version cannot make yet reports \

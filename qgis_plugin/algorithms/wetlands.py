@@ -10,7 +10,9 @@ inside the adjacent area of each regulated wetland (its <i>adjacent_area_ft</i>,
 profile's default, 100 ft) but outside any wetland. Where wetlands or adjacent areas overlap, \
 ground is counted once. Any such disturbance is a warning: other environmental permits are \
 needed (SWPPP F).</p>
-<p>REFERENCE holds the reference layer <i>wetlands</i>, read only around the site. The findings \
+<p>REFERENCE holds the reference layer <i>wetlands</i>, read only around the site; or choose \
+it from the project (WETLANDS_LAYER, any provider): only its features near the site are \
+copied for the check. The findings \
 layer shows the disturbance inside each wetland and adjacent area.</p>"""
 
 

@@ -185,3 +185,16 @@ def test_a_reference_layer_without_a_crs_is_an_error_naming_it(tmp_path):
     with pytest.raises(InputError, match="no coordinate reference system") as err:
         open_reference(path).read("wetlands", BOX, AREA)
     assert err.value.layer == "wetlands"
+
+
+def test_site_file_bounds_equal_the_loaded_site_plans(make_site, tmp_path):
+    from analysis.reference import site_file_bounds
+    from analysis.vector_io import write_geopackage
+    from tests.analysis.conftest import square
+
+    point = shapely.Point(X0 + 5000, Y0)
+    path = make_site([square(1.0)], discharge_points=[(point, "B", "NY-1")])
+    assert site_file_bounds(path, PROFILE) == site_bounds(load_site_plan(path, PROFILE), PROFILE)
+    empty = tmp_path / "no_box_layers.gpkg"
+    write_geopackage(empty, {"project": gpd.read_file(path, layer="project")})
+    assert site_file_bounds(empty, PROFILE) is None

@@ -114,6 +114,231 @@ def test_wetland_acres_on_real_nwi_agree_with_qgis(tmp_path, load_layer):
     assert results["WETLAND_ACRES"] == pytest.approx(qgis_acres, rel=1e-5)
 
 
+# Reference layers chosen from the project (issue 4): WETLANDS_LAYER, IMPAIRED_WATERS_LAYER,
+# TMDL_WATERSHEDS_LAYER, CATCHMENTS_LAYER instead of REFERENCE.
+REFERENCE_ROLES = ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments")
+
+
+def reference_layers(load_layer, path, roles=REFERENCE_ROLES):
+    """The reference GeoPackage's layers as project layers, as *_LAYER parameters."""
+    return {f"{role.upper()}_LAYER": load_layer(path, role) for role in roles}
+
+
+@pytest.mark.parametrize("reference", ["demo_reference.gpkg", "variants/reference_crs_4326.gpkg"])
+def test_project_reference_layers_give_what_the_reference_file_gives(demo, data_copy, tmp_path,
+                                                                     load_layer, reference):
+    path = str(data_copy(reference))
+    from_file = {name: run(name, {"SITE": demo["SITE"], "REFERENCE": path,
+                                  "OUTPUT_JSON": str(tmp_path / f"{name}_file.json")})
+                 for name in ("condition_a", "wetlands")}
+    layers = reference_layers(load_layer, path)
+    from_layers = {name: run(name, {"SITE": demo["SITE"], **layers,
+                                    "OUTPUT_JSON": str(tmp_path / f"{name}_layers.json")})
+                   for name in ("condition_a", "wetlands")}
+
+    a_file, a_layers = from_file["condition_a"], from_layers["condition_a"]
+    assert a_layers["CONDITION_A_APPLIES"] == a_file["CONDITION_A_APPLIES"] == 1
+    assert a_layers["CONDITION_A_DECIDED"] == a_file["CONDITION_A_DECIDED"] == 1
+    assert a_layers["CONDITION_A_EVIDENCE"] == a_file["CONDITION_A_EVIDENCE"]
+    w_file, w_layers = from_file["wetlands"], from_layers["wetlands"]
+    assert w_file["WETLAND_ACRES"] > 0 and w_file["WETLAND_ADJACENT_AREA_ACRES"] > 0
+    assert w_layers["WETLAND_ACRES"] == pytest.approx(w_file["WETLAND_ACRES"], rel=1e-12)
+    assert w_layers["WETLAND_ADJACENT_AREA_ACRES"] == pytest.approx(
+        w_file["WETLAND_ADJACENT_AREA_ACRES"], rel=1e-12)
+
+    # The JSON names the project layers read, never the temporary GeoPackage.
+    text = (tmp_path / "condition_a_layers.json").read_text(encoding="utf-8")
+    assert "qgis_reference" not in text
+    recorded = json.loads(text)["reference"]
+    assert recorded["path"] == "QGIS project layers" and recorded["kind"] == "qgis_layers"
+    given = recorded["project_layers"]
+    assert set(given) == set(REFERENCE_ROLES)
+    for role in REFERENCE_ROLES:
+        assert given[role]["source"] == layers[f"{role.upper()}_LAYER"].source()
+        assert given[role]["layer"] == role and given[role]["provider"] == "ogr"
+        assert given[role]["version"] == "unknown"
+    assert given["impaired_waters"]["copied"] == "attributes"
+    assert given["impaired_waters"]["features_copied"] == load_layer(
+        path, "impaired_waters").featureCount()
+
+
+def test_only_the_reference_features_near_the_site_are_copied(demo, tmp_path, load_layer):
+    """A wetlands layer holding the demo's wetlands and copies of them 20 miles away: only the
+    features whose envelope meets the box the analysis reads are copied."""
+    import geopandas as gpd
+    import pandas as pd
+    import shapely
+
+    from analysis.profile import load_profile
+    from analysis.reference import site_bounds
+    from analysis.siteplan import load_site_plan
+    from analysis.vector_io import write_geopackage
+
+    near = gpd.read_file(demo["REFERENCE"], layer="wetlands")
+    far = near.copy()
+    far["wetland_id"] = far["wetland_id"] + "-FAR"
+    far["geometry"] = far.geometry.translate(20 * 5280, 20 * 5280)
+    wetlands = tmp_path / "statewide_wetlands.gpkg"
+    write_geopackage(wetlands, {"wetlands": pd.concat([near, far], ignore_index=True)})
+    profile = load_profile("kiryas_joel")
+    box = shapely.box(*site_bounds(load_site_plan(demo["SITE"], profile), profile))
+    envelopes = shapely.envelope(near.geometry.values)
+    expected = int(shapely.intersects(envelopes, box).sum())
+    assert 0 < expected < len(near)  # the demo itself has a wetland beyond the box
+
+    layer = load_layer(wetlands, "wetlands")
+    assert layer.featureCount() == 2 * len(near)
+    results = run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer,
+                               "OUTPUT_JSON": str(tmp_path / "w.json")})
+    recorded = json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))["reference"]
+    assert recorded["project_layers"]["wetlands"]["features_copied"] == expected
+    assert recorded["project_layers"]["wetlands"]["copied"] == "near the site"
+    from_file = run("wetlands", {"SITE": demo["SITE"], "REFERENCE": demo["REFERENCE"]})
+    assert results["WETLAND_ACRES"] == pytest.approx(from_file["WETLAND_ACRES"], rel=1e-12)
+
+
+def test_a_reference_layer_lacking_a_contract_field_is_refused_naming_it(demo, tmp_path,
+                                                                         load_layer):
+    import geopandas as gpd
+    from qgis.core import QgsProcessingException
+
+    from analysis.vector_io import write_geopackage
+
+    county = tmp_path / "county.gpkg"
+    wetlands = gpd.read_file(demo["REFERENCE"], layer="wetlands").drop(columns="wetland_id")
+    wetlands.columns = [c.upper() if c != "geometry" else c for c in wetlands.columns]
+    write_geopackage(county, {"County_Wetlands": wetlands})
+    layer = load_layer(county, "County_Wetlands")
+    with pytest.raises(QgsProcessingException) as raised:
+        run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer})
+    message = str(raised.value)
+    # Only the missing field is named: the others are found whatever their case.
+    assert "Layer 'County_Wetlands'" in message and str(county) in message
+    assert "no field 'wetland_id'" in message and "'source'" not in message.split("Its fields")[0]
+
+
+def test_a_needed_reference_layer_not_given_stops_with_its_name(demo, load_layer):
+    from qgis.core import QgsProcessingException
+
+    layers = reference_layers(load_layer, demo["REFERENCE"], roles=("wetlands",))
+    with pytest.raises(QgsProcessingException) as raised:
+        run("condition_a", {"SITE": demo["SITE"], **layers})
+    message = str(raised.value)
+    assert "the reference layer 'tmdl_watersheds' is missing" in message
+    assert "*_LAYER parameters (wetlands)" in message and "qgis_reference" not in message
+
+
+def test_reference_and_reference_layers_together_are_refused(demo, load_layer):
+    from qgis.core import QgsProcessingException
+
+    layers = reference_layers(load_layer, demo["REFERENCE"], roles=("wetlands",))
+    with pytest.raises(QgsProcessingException, match="either REFERENCE .* or the reference "
+                                                     r"layers \(WETLANDS_LAYER\), not both"):
+        run("wetlands", {**demo, **layers})
+
+
+def test_the_review_on_project_reference_layers_equals_the_review_on_the_file(
+        demo, tmp_path, load_layer, contract_problems):
+    outputs = {}
+    for how, reference in (("file", {"REFERENCE": demo["REFERENCE"]}),
+                           ("layers", reference_layers(load_layer, demo["REFERENCE"]))):
+        outputs[how] = tmp_path / f"review_{how}.json"
+        run("review", {"SITE": demo["SITE"], **reference, "OUTPUT_JSON": str(outputs[how]),
+                       "OUTPUT_HTML": str(tmp_path / f"review_{how}.html")})
+    file_run, layer_run = (json.loads(outputs[h].read_text(encoding="utf-8"))
+                           for h in ("file", "layers"))
+    assert any(f["rule"] == "wetlands" and f["status"] == "warn" for f in file_run["findings"])
+    for part in ("findings", "measurements", "conditions", "project"):
+        assert layer_run[part] == file_run[part], part
+    # The same features read; the file's carry their layer_versions, the project layers' none.
+    assert {layer: read["features"] for layer, read in layer_run["reference"]["read"].items()} \
+        == {layer: read["features"] for layer, read in file_run["reference"]["read"].items()}
+    assert layer_run["reference"]["versions"] == {} and file_run["reference"]["versions"]
+    assert contract_problems(outputs["layers"]) == []
+    html = (tmp_path / "review_layers.html").read_text(encoding="utf-8")
+    assert "QGIS project layers" in html and "qgis_reference" not in html
+
+
+def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_path, request):
+    """The demo's reference layers imported into a real PostGIS and added to the project as
+    PostGIS layers (the postgres provider, read around the site through the GiST index)."""
+    import uuid
+
+    from qgis.core import QgsDataSourceUri, QgsProject, QgsVectorLayer, QgsWkbTypes
+
+    from analysis.cli import main
+
+    server = request.getfixturevalue("postgis_server")
+    schema = f"q_{uuid.uuid4().hex[:8]}"
+    layers, project = {}, QgsProject.instance()
+    for role in REFERENCE_ROLES:
+        assert main(["reference", "import", role, f"{demo['REFERENCE']}|layername={role}",
+                     "--into", f"{server.uri()}&schema={schema}", "--quiet"]) == 0
+        uri = QgsDataSourceUri()
+        uri.setConnection(server.socket_dir, str(server.port), server.database, "postgres",
+                          "not-a-real-password")
+        uri.setDataSource(schema, role, "geom", "", "fid")
+        uri.setWkbType(QgsWkbTypes.MultiLineString if role == "impaired_waters"
+                       else QgsWkbTypes.MultiPolygon)
+        layer = QgsVectorLayer(uri.uri(False), f"PostGIS {role}", "postgres")
+        assert layer.isValid(), role
+        project.addMapLayer(layer, False)
+        layers[f"{role.upper()}_LAYER"] = layer
+    try:
+        from_layers = {name: run(name, {"SITE": demo["SITE"], **layers,
+                                        "OUTPUT_JSON": str(tmp_path / f"{name}.json")})
+                       for name in ("condition_a", "wetlands")}
+    finally:
+        project.removeMapLayers([layer.id() for layer in layers.values()])
+    # The import spells pollutants its own way: compared with the same schema as REFERENCE.
+    from_file = {name: run(name, {"SITE": demo["SITE"],
+                                  "REFERENCE": f"{server.uri()}&schema={schema}"})
+                 for name in ("condition_a", "wetlands")}
+    assert from_layers["condition_a"]["CONDITION_A_APPLIES"] == 1
+    assert from_layers["condition_a"]["CONDITION_A_EVIDENCE"] == \
+        from_file["condition_a"]["CONDITION_A_EVIDENCE"]
+    for output in ("WETLAND_ACRES", "WETLAND_ADJACENT_AREA_ACRES"):
+        assert from_layers["wetlands"][output] == pytest.approx(from_file["wetlands"][output],
+                                                                rel=1e-12)
+    text = (tmp_path / "wetlands.json").read_text(encoding="utf-8")
+    given = json.loads(text)["reference"]["project_layers"]["wetlands"]
+    assert given["provider"] == "postgres" and f'"{schema}"."wetlands"' in given["source"]
+    assert "not-a-real-password" not in text
+
+
+def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(demo, tmp_path,
+                                                                              load_layer):
+    """The analysis's own InputError, raised on the temporary copy, names the project layer,
+    its source, the feature and the field, never the temporary GeoPackage."""
+    from qgis.core import QgsProcessingException
+
+    import shapely
+
+    from analysis.profile import load_profile
+    from analysis.reference import site_bounds
+    from analysis.siteplan import load_site_plan
+    from analysis.vector_io import read_layer, write_geopackage
+
+    frame = read_layer(demo["REFERENCE"], "wetlands").frame
+    profile = load_profile("kiryas_joel")
+    box = shapely.box(*site_bounds(load_site_plan(demo["SITE"], profile), profile))
+    near = frame.index[shapely.intersects(frame.geometry.values, box)][-1]  # one the check reads
+    frame["regulated"] = frame["regulated"].astype(object)
+    frame.loc[near, "regulated"] = "yes"
+    county = tmp_path / "county.gpkg"
+    write_geopackage(county, {"wetlands": frame})
+    layer = load_layer(county, "wetlands")
+    bad = [f.id() for f in layer.getFeatures() if f["regulated"] == "yes"]
+    assert len(bad) == 1
+    layer.setName("County wetlands")
+    with pytest.raises(QgsProcessingException) as raised:
+        run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer})
+    message = str(raised.value)
+    assert message.startswith(f"reference layer 'wetlands' (project layer 'County wetlands', "
+                              f"{county}|layername=wetlands), feature {bad[0]}, field 'regulated'")
+    assert "'yes', not a number" in message and "qgis_reference" not in message
+
+
 def test_condition_a_and_wetlands_read_a_postgis_reference(demo, tmp_path, postgis_server):
     """REFERENCE as a PostGIS connection text (the schema inside it), filled by
     swppp:reference_import from the demo's layers: the same answers as from the GeoPackage."""

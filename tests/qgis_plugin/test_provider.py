@@ -21,6 +21,8 @@ CONTRACT_PARAMETERS = {
     "CONFIRMATIONS",
     # issue 7: the layers' own field names, mapped to the contract's (the panel's field combos)
     "FIELD_MAP",
+    # issue 4: reference layers chosen from the project instead of REFERENCE
+    "WETLANDS_LAYER", "IMPAIRED_WATERS_LAYER", "TMDL_WATERSHEDS_LAYER", "CATCHMENTS_LAYER",
 }
 NUMBER_OUTPUTS = {"EXIT_STATUS", "DISTURBED_ACRES", "PASS_COUNT", "FAIL_COUNT", "WARN_COUNT",
                   "INFO_COUNT", "NEEDS_REVIEW_COUNT", "NOT_APPLICABLE_COUNT"}

@@ -204,3 +204,20 @@ def test_field_map_under_qgis_process(qgis_process, data_copy, tmp_path):
     # Without the mapping the layer lacks 'phase': refused, naming it, nothing written.
     assert completed.returncode != 0 and "phase" in completed.stdout + completed.stderr
     assert not results["unmapped"].exists()
+
+
+def test_condition_a_reads_reference_layers_given_as_sources_under_qgis_process(
+        qgis_process, data_copy, tmp_path):
+    reference = data_copy("variants/reference_crs_4326.gpkg")
+    result = tmp_path / "a.json"
+    layers = [f"{role.upper()}_LAYER={reference}|layername={role}"
+              for role in ("impaired_waters", "tmdl_watersheds", "catchments")]
+    completed = qgis_process("run", "swppp:condition_a", "--",
+                             f"SITE={data_copy('demo_site.gpkg')}", *layers,
+                             f"OUTPUT_JSON={result}")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    data = json.loads(result.read_text(encoding="utf-8"))
+    assert data["conditions"]["A"]["applies"] is True
+    assert data["reference"]["path"] == "QGIS project layers"
+    assert data["reference"]["project_layers"]["catchments"]["source"] == \
+        f"{reference}|layername=catchments"
