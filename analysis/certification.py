@@ -11,7 +11,7 @@ from .findings import FAIL, NEEDS_REVIEW, PASS, Finding
 from .inspections import construction_period
 from .phasing import parse_date
 from .profile import RulesProfile
-from .siteplan import SitePlan, feature_labels
+from .siteplan import SitePlan, feature_labels, has_text
 
 __all__ = ["RULE", "G2_FIELDS", "CertificationResult", "certification_statement",
            "check_contractor_certification", "render_certification_form"]
@@ -53,14 +53,6 @@ def certification_statement() -> str:
     return re.search(r'"(.+)"', text).group(1)
 
 
-def _present(value) -> bool:
-    if value is None:
-        return False
-    if isinstance(value, float) and value != value:
-        return False
-    return bool(str(value).strip())
-
-
 def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> CertificationResult:
     """One finding per certification lacking a field of G(2) or signed after work started.
 
@@ -82,7 +74,7 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
     problems, undecided = {}, []
     incomplete = late = False
     for label, (_fid, row) in zip(labels, frame.iterrows()):
-        lacking = [f"no {what} ({name})" for name, what in G2_FIELDS if not _present(row[name])]
+        lacking = [f"no {what} ({name})" for name, what in G2_FIELDS if not has_text(row[name])]
         signed, readable = parse_date(row["signed_on"])
         if not readable:
             lacking.append(f"signed_on {row['signed_on']!r} is not a date (YYYY-MM-DD)")

@@ -35,7 +35,7 @@ from .findings import FAIL, NEEDS_REVIEW, NOT_APPLICABLE, PASS, Finding
 from .guarantees import GuaranteeResult, check_guarantees
 from .phasing import parse_date
 from .profile import RulesProfile
-from .siteplan import SitePlan
+from .siteplan import SitePlan, has_text
 
 __all__ = ["ChecklistItem", "Confirmation", "Contents", "checklist_items", "item_ids",
            "CONFIRMATIONS_FORMAT", "CHECKLIST_LAYER", "read_confirmations",
@@ -202,17 +202,6 @@ def confirmations_json(confirmations: Sequence[Confirmation | Mapping]) -> str:
 
 # --- evidence in the site plan -----------------------------------------------------------
 
-def _present(value) -> bool:
-    if value is None:
-        return False
-    try:
-        if pd.isna(value):
-            return False
-    except (TypeError, ValueError):
-        pass
-    return bool(str(value).strip())
-
-
 class _Evidence:
     """Evaluates the checklist's evidence rules on one site plan."""
 
@@ -238,7 +227,7 @@ class _Evidence:
             table, _, names = argument.partition(".")
             assert table == "project", term
             values = {f: self.site.project.get(f) for f in names.split("+")}
-            missing = [f for f, v in values.items() if not _present(v)]
+            missing = [f for f, v in values.items() if not has_text(v)]
             if missing:
                 return False, "project " + ", ".join(missing) + " empty"
             return True, "; ".join(f"project {f}: {v}" for f, v in values.items())
@@ -275,7 +264,7 @@ class _Evidence:
         names = fields.rstrip("]").split("|")
         has = pd.Series(False, index=frame.index)
         for f in names:
-            has |= frame[f].map(_present)
+            has |= frame[f].map(has_text)
         if has.all():
             return True, f"{count}, each with {' or '.join(names)}"
         labels = [label for label, ok in zip(self.site.labels(name), has) if not ok]
@@ -288,7 +277,7 @@ class _Evidence:
         starts = [parse_date(v)[0] for v in frame["start_date"]]
         lacking = [label for label, phase, start in zip(self.site.labels("disturbance"),
                                                         frame["phase"], starts)
-                   if not _present(phase) or start is None]
+                   if not has_text(phase) or start is None]
         if lacking:
             return False, f"disturbance without a phase or start date: {', '.join(lacking[:5])}"
         phases = len(set(map(str, frame["phase"])))
@@ -300,7 +289,7 @@ class _Evidence:
         if frame is None or len(frame) == 0:
             return False, "no maintenance easement in the plan"
         recorded = (pd.to_numeric(frame["recorded"], errors="coerce").fillna(0) == 1) \
-            & frame["instrument"].map(_present)
+            & frame["instrument"].map(has_text)
         labels = self.site.labels("easement")
         if not recorded.all():
             return False, ("easements not recorded (recorded 1 with an instrument): "
@@ -319,16 +308,16 @@ def _submissions(site: SitePlan) -> dict[str, list[str]]:
     if frame is None:
         return out
     for fid, row in frame.iterrows():
-        if not _present(row["item"]):
+        if not has_text(row["item"]):
             raise InputError("a submission row names no item", path=site.path, layer="submission",
                              feature=fid, field="item", fix="give the checklist item it covers, "
                              "e.g. B(5), or delete the row")
-        if not _present(row["document"]):
+        if not has_text(row["document"]):
             raise InputError(f"the submission row for {row['item']} names no document",
                              path=site.path, layer="submission", feature=fid, field="document",
                              fix="give the document (and page) that covers the item")
         item = _canonical(row["item"], site.path, layer="submission", feature=fid)
-        note = f" ({row['note']})" if _present(row["note"]) else ""
+        note = f" ({row['note']})" if has_text(row["note"]) else ""
         out.setdefault(item, []).append(f"{row['document']}{note}")
     return out
 

@@ -15,7 +15,7 @@ from .area import acres, square_feet
 from .conditions import Condition
 from .findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
 from .profile import RulesProfile
-from .siteplan import SitePlan, feature_labels
+from .siteplan import SitePlan, feature_labels, has_text
 
 __all__ = ["PollutantNames", "ReceivingWaters", "receiving_waters", "check_condition_a",
            "normalise_name", "water_id"]
@@ -65,14 +65,14 @@ class PollutantNames:
 
     def split(self, text) -> list[str]:
         """The ``;``-separated pollutants of a reference field, each once, as their names."""
-        if not _text(text):
+        if not has_text(text):
             return []
         names = [self.canonical(part) for part in str(text).split(";") if part.strip()]
         return list(dict.fromkeys(n for n in names if n))
 
     def describe(self, text) -> str:
         """``Silt/Sediment (sediment), Phosphorus``: the field's spelling, with the family named."""
-        if not _text(text):
+        if not has_text(text):
             return ""
         parts = [p.strip() for p in str(text).split(";") if p.strip()]
         return ", ".join(f"{p} ({self.sediment})" if self.canonical(p) == self.sediment
@@ -101,10 +101,10 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
     if points is not None and len(points):
         labels = feature_labels("discharge_point", points, "waterbody_id")
         for label, value in zip(labels, points["waterbody_id"]):
-            if _text(value):
+            if has_text(value):
                 out.ids.setdefault(water_id(value), []).append(label)
         for label, value in zip(labels, points["receiving_water"]):
-            if _text(value):
+            if has_text(value):
                 out.names.setdefault(normalise_name(value), []).append(label)
     for part in str(site.project.get("receiving_waters") or "").split(";"):
         if part.strip():
@@ -223,9 +223,9 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
 
 
 def _water_evidence(water, names, how) -> str:
-    cycle = f"listing cycle {water['listing_cycle']}" if _text(water["listing_cycle"]) else \
+    cycle = f"listing cycle {water['listing_cycle']}" if has_text(water["listing_cycle"]) else \
         "listing cycle not recorded"
-    category = f", category {water['category']}" if _text(water["category"]) else ""
+    category = f", category {water['category']}" if has_text(water["category"]) else ""
     return (f"{water['waterbody_id']} {_name(water['name'])} is 303(d)-listed ({cycle}{category}) for "
             f"{names.describe(water['pollutants']) or 'no pollutant'}; it {how}")
 
@@ -271,25 +271,14 @@ def _overlapping(frame, disturbed, site, profile) -> np.ndarray:
 
 
 def _name(value) -> str:
-    return str(value).strip() if _text(value) else "(no name)"
+    return str(value).strip() if has_text(value) else "(no name)"
 
 
 def _label(layer, fid, value) -> str:
-    return f"{layer}:{value}" if _text(value) else f"{layer}:#{fid}"
+    return f"{layer}:{value}" if has_text(value) else f"{layer}:#{fid}"
 
 
 def _features(receiving, evidence_findings) -> list[str]:
     labels = [label for where in receiving.ids.values() for label in where]
     labels += [label for f in evidence_findings for label in f.features]
     return list(dict.fromkeys(labels))
-
-
-def _text(value) -> bool:
-    if value is None:
-        return False
-    try:
-        if pd.isna(value):
-            return False
-    except (TypeError, ValueError):
-        pass
-    return bool(str(value).strip())

@@ -10,7 +10,7 @@ from .inspections import construction_period
 from .penalty import years_after
 from .phasing import parse_date
 from .profile import RulesProfile
-from .siteplan import SitePlan, feature_labels
+from .siteplan import SitePlan, feature_labels, has_text
 
 __all__ = ["GuaranteeResult", "check_guarantees", "COVERS"]
 
@@ -31,11 +31,6 @@ class GuaranteeResult:
     findings: list[Finding]
     met: dict = field(default_factory=dict)  # covers -> bool
     evidence: dict = field(default_factory=dict)  # covers -> text for the checklist
-
-
-def _present(value) -> bool:
-    return value is not None and not (isinstance(value, float) and value != value) \
-        and bool(str(value).strip())
 
 
 def check_guarantees(site: SitePlan, profile: RulesProfile) -> GuaranteeResult:
@@ -79,11 +74,11 @@ def _one(label, row, covers, name, runs_from, years, start: Optional[date],
     kind = str(row["kind"]).strip().lower().replace("_", " ")
     amount = row["amount"]
     what = f"{name} {label.split(':', 1)[1]} ({kind}" + (
-        f", ${float(amount):,.0f})" if _present(amount) else ")")
+        f", ${float(amount):,.0f})" if has_text(amount) else ")")
     starts, starts_ok = parse_date(row["starts_on"])
     ends, ends_ok = parse_date(row["ends_on"])
     problems = []
-    if not _present(amount) or float(amount) <= 0:
+    if not has_text(amount) or float(amount) <= 0:
         problems.append("it states no amount")
     if not starts_ok or not ends_ok:
         bad = "starts_on" if not starts_ok else "ends_on"

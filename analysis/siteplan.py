@@ -17,7 +17,7 @@ from .profile import RulesProfile
 from .vector_io import list_layers, read_layer
 
 __all__ = ["LayerSpec", "SITE_PLAN_LAYERS", "LAND_USES", "SitePlan", "Repair", "load_site_plan",
-           "load_layers", "crs_label"]
+           "load_layers", "crs_label", "has_text"]
 
 log = logging.getLogger(__name__)
 
@@ -358,3 +358,12 @@ def _present(value) -> bool:
         return not bool(pd.isna(value))
     except (TypeError, ValueError):
         return True
+
+
+def has_text(value) -> bool:
+    """Whether a field's value says something: not null, not NaN, not blank.
+
+    >>> [has_text(v) for v in (None, float("nan"), "  ", "E-2", 0)]
+    [False, False, False, True, True]
+    """
+    return _present(value) and bool(str(value).strip())

@@ -12,7 +12,7 @@ from .applicability import DisturbedArea
 from .area import FOOT_M, acres, square_feet, unit_metres
 from .findings import NEEDS_REVIEW, PASS, WARN, Finding
 from .profile import RulesProfile
-from .siteplan import SitePlan, feature_labels
+from .siteplan import SitePlan, feature_labels, has_text
 
 __all__ = ["check_wetlands", "adjacent_distances_ft"]
 
@@ -104,15 +104,8 @@ def check_wetlands(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfi
 
 
 def _describe(row) -> str:
-    facts = [str(row["source"])] if _text(row["source"]) else []
-    if _text(row["wetland_class"]):
+    facts = [str(row["source"])] if has_text(row["source"]) else []
+    if has_text(row["wetland_class"]):
         facts.append(f"class {row['wetland_class']}")
-    name = row["wetland_id"] if _text(row["wetland_id"]) else f"#{row.name}"
+    name = row["wetland_id"] if has_text(row["wetland_id"]) else f"#{row.name}"
     return f"{name} ({', '.join(facts)})" if facts else str(name)
-
-
-def _text(value) -> bool:
-    try:
-        return value is not None and not bool(pd.isna(value)) and bool(str(value).strip())
-    except (TypeError, ValueError):
-        return True
