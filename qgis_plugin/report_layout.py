@@ -6,6 +6,7 @@ markup, so nothing from the inputs is interpreted). See docs/DESIGN.md, "The rep
 """
 import os
 import tempfile
+from dataclasses import dataclass
 
 from qgis.core import (
     QgsApplication,
@@ -32,6 +33,7 @@ from qgis.core import (
     QgsPrintLayout,
     QgsProject,
     QgsRectangle,
+    QgsRenderContext,
     QgsRendererCategory,
     QgsSingleSymbolRenderer,
     QgsTableCell,
@@ -48,7 +50,7 @@ from analysis.site_map import (INCHES_PER_FOOT, map_scale, map_tiles, phase_colo
                                site_footprint, units_per_foot)
 
 __all__ = ["build_layout", "write_report_pdf", "stage_pdf_report", "standalone_pdf_report",
-           "MAP_FRAME_IN"]
+           "MAP_FRAME_IN", "MapSheet", "PdfReport"]
 
 MM_PER_INCH = 25.4
 PAGE_MM = (279.4, 215.9)  # US Letter, landscape
@@ -200,6 +202,14 @@ def _text(layout, page, text, x, y, width, height, size=10, bold=False):
     return label
 
 
+def _text_format(size, bold=False):
+    text = QgsTextFormat()
+    text.setFont(QFont(_FONT, size, QFont.Bold if bold else QFont.Normal))
+    text.setSize(size)
+    text.setSizeUnit(QgsUnitTypes.RenderPoints)
+    return text
+
+
 def _cell(value, status=None):
     cell = QgsTableCell("" if value is None else str(value))
     if status is not None:
@@ -219,14 +229,17 @@ def _table(layout, page, title, header, rows, widths, y=_TOP_MM):
                             for row in rows])
     table.setColumnWidths(widths)
     table.setWrapBehavior(QgsLayoutTable.WrapText)
-    table.setHeaderFont(QFont(_FONT, 8, QFont.Bold))
-    table.setContentFont(QFont(_FONT, 8))
+    table.setHeaderTextFormat(_text_format(8, bold=True))
+    table.setContentTextFormat(_text_format(8))
     table.setCellMargin(1.0)
     table.setResizeMode(QgsLayoutMultiFrame.RepeatUntilFinished)
     frame = QgsLayoutFrame(layout, table)
     _place(frame, page, MARGIN_MM, y, _TABLE_W, PAGE_MM[1] - y - MARGIN_MM)
     table.addFrame(frame)
     table.recalculateFrameSizes()  # adds the pages the rest of the table needs
+    for more in range(page + 1, layout.pageCollection().pageCount()):
+        _text(layout, more, f"{title} (continued)", MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8,
+              size=13, bold=True)
     return table
 
 
@@ -251,11 +264,12 @@ def _cover(layout, review, data):
     table.setTableContents([[_cell(a), _cell(b)] for a, b in rows])
     table.setColumnWidths([50, _TABLE_W - 50])
     table.setWrapBehavior(QgsLayoutTable.WrapText)
-    table.setContentFont(QFont(_FONT, 10))
+    table.setContentTextFormat(_text_format(10))
     table.setCellMargin(1.5)
     frame = QgsLayoutFrame(layout, table)
     _place(frame, page, MARGIN_MM, 55, _TABLE_W, PAGE_MM[1] - 55 - MARGIN_MM)
     table.addFrame(frame)
+    table.recalculateFrameSizes()
 
 
 def _map_page(layout, tile, layers, crs):
@@ -286,7 +300,7 @@ def _map_page(layout, tile, layers, crs):
     bar.setNumberOfSegments(2)
     # One inch of paper: two segments of half of it.
     bar.setUnitsPerSegment(tile.scale / INCHES_PER_FOOT / 2)
-    bar.setFont(QFont(_FONT, 7))
+    bar.setTextFormat(_text_format(7))
     _place(bar, page, _SIDE_X, _TOP_MM + 22, _SIDE_W, 12)
     _text(layout, page, f"1 inch = {tile.scale / INCHES_PER_FOOT:g} feet (1:{tile.scale:g})",
           _SIDE_X, _TOP_MM + 36, _SIDE_W, 6, size=7)
@@ -407,13 +421,40 @@ def build_layout(review, folder, progress=None):
     return layout, project, maps
 
 
+@dataclass(frozen=True)
+class MapSheet:
+    """A map page as laid out: its page (0-based), the map item's place on the page in mm
+    (x, y, width, height), its extent in the area CRS and QGIS's scale of it."""
+
+    page: int
+    rect_mm: tuple
+    extent: tuple
+    scale: float
+
+
+@dataclass(frozen=True)
+class PdfReport:
+    """What was written: the page count and the map sheets."""
+
+    pages: int
+    maps: list
+
+
+def _sheet(item):
+    position, size = item.pagePositionWithUnits(), item.sizeWithUnits()
+    extent = item.extent()
+    return MapSheet(item.page(), (position.x(), position.y(), size.width(), size.height()),
+                    (extent.xMinimum(), extent.yMinimum(), extent.xMaximum(), extent.yMaximum()),
+                    item.scale())
+
+
 def write_report_pdf(review, path, progress=None):
-    """Lay out ``review``'s report and export it as a PDF at ``path``; its page count.
+    """Lay out ``review``'s report and export it as a PDF at ``path``; a :class:`PdfReport`.
 
     Raises OSError when QGIS could not write the file.
     """
     with tempfile.TemporaryDirectory(prefix="swppp_report_") as folder:
-        layout, project, _maps = build_layout(review, folder, progress)
+        layout, project, maps = build_layout(review, folder, progress)
         if progress is not None:
             progress.check_canceled()
         settings = QgsLayoutExporter.PdfExportSettings()
@@ -421,14 +462,16 @@ def write_report_pdf(review, path, progress=None):
         settings.rasterizeWholeImage = False
         settings.appendGeoreference = False
         settings.exportMetadata = True
+        # Text as text, not outlines: the PDF can be searched and its words copied.
+        settings.textRenderFormat = QgsRenderContext.TextFormatAlwaysText
         result = QgsLayoutExporter(layout).exportToPdf(str(path), settings)
-        pages = layout.pageCollection().pageCount()
+        written = PdfReport(layout.pageCollection().pageCount(), [_sheet(m) for m in maps])
         # Layers hold the GeoPackage open: let them go before the folder is removed.
         project.removeAllMapLayers()
         del layout
     if result != QgsLayoutExporter.Success or not os.path.isfile(path):
         raise OSError(f"QGIS could not write the PDF report {path} (layout export error {result})")
-    return pages
+    return written
 
 
 def stage_pdf_report(review, target, progress=None):
