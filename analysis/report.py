@@ -19,18 +19,20 @@ body{font-family:"DejaVu Sans",Arial,sans-serif;margin:2em;color:#212121;max-wid
 h1{font-size:1.5em;margin-bottom:.2em}
 h2{font-size:1.15em;border-bottom:1px solid #bbb;margin-top:1.6em}
 table{border-collapse:collapse;width:100%;margin:.5em 0}
-th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top;font-size:.92em}
+th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top;font-size:.92em;
+overflow-wrap:anywhere}
 th{background:#f2f2f2}
 .status{color:#fff;border-radius:3px;padding:.1em .4em;font-size:.85em;white-space:nowrap}
 figure{margin:1em 0}figure img{max-width:100%;height:auto}
 figure.map img{max-width:none}
 .num{text-align:right;font-variant-numeric:tabular-nums}.muted{color:#666}
 .cover h1{font-size:2em;margin-top:1.5em}.cover table th{width:12em}
-@page{size:letter portrait;margin:.5in}
-@page maps{size:letter landscape;margin:.4in}
+@page{size:letter landscape;margin:.4in}
 @media print{body{margin:0;max-width:none}h2{page-break-after:avoid}tr{page-break-inside:avoid}
 .cover{page-break-after:always}
-section.maps{page:maps}figure.map{page-break-before:always;page-break-inside:avoid;margin:0}}
+section.maps{page-break-before:always}figure.map{page-break-inside:avoid;margin:0}
+figure.map+figure.map{page-break-before:always}
+.maps h2{margin-top:0}figure.map figcaption{margin:0}}
 """
 
 
@@ -254,9 +256,8 @@ def _site_map_section(review: Review, data) -> str:
     width = HTML_FRAME_IN[0]
     figures = "".join(
         f'<figure class="map"><img src="{chart.data_uri("png")}" alt="{_e(tile.title)}" '
-        f'style="width:{width:g}in"><figcaption class="muted">{_e(tile.title)}. Printed at '
-        f"this size (US Letter, landscape, no fit-to-page), the map is at the stated scale."
-        f"</figcaption></figure>" for tile, chart in tiles)
+        f'style="width:{width:g}in"><figcaption class="muted">{_e(tile.title)} when printed '
+        f"at 100% (not fitted to the page).</figcaption></figure>" for tile, chart in tiles)
     return f'<section class="maps"><h2>Site map</h2>{figures}</section>'
 
 

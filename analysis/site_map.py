@@ -23,10 +23,10 @@ __all__ = ["MapTile", "map_scale", "units_per_foot", "site_footprint", "map_tile
            "site_map_charts", "MAP_LAYERS", "PHASE_PALETTE", "phase_colour"]
 
 INCHES_PER_FOOT = 12.0
-# The HTML report's map frame, inches: the report prints its maps on US Letter pages in
-# landscape (0.4 in margins), the legend below the frame.
+# The HTML report's map frame, inches: the report prints on US Letter pages in landscape
+# (0.4 in margins: 10.2 x 7.7 in), the legend below the frame.
 HTML_FRAME_IN = (10.0, 6.2)
-_LEGEND_IN = 0.9
+_LEGEND_IN = 0.6
 _OVERLAP_IN = 0.5  # neighbouring tiles share this much paper, so nothing falls on a seam
 # The site plan's layers on the map, bottom to top (findings are drawn last).
 MAP_LAYERS = ("wetlands", "disturbance", "easement", "smp", "site_boundary")
@@ -266,7 +266,7 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
     _labels(ax, site.layer("smp"), "smp_id", tile.bounds)
     _labels(ax, site.layer("easement"), "easement_id", tile.bounds, corner=True)
     _scale_bar(ax, tile, units_foot)
-    figure.legend(handles=handles, loc="lower center", ncol=4, fontsize=7, frameon=False,
+    figure.legend(handles=handles, loc="lower center", ncol=5, fontsize=7, frameon=False,
                   bbox_to_anchor=(0.5, 0.0))
     return figure_chart(figure, tile.title)
 
