@@ -9,18 +9,25 @@ from typing import Optional
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 
 from .errors import OutputError
-from .layer_style import findings_qml, store_default_style
+from .easements import recorded_flags
+from .layer_style import (POINT, POLYGON, disturbance_qml, easement_qml, findings_qml, smp_qml,
+                          store_default_style)
 from .report import render_html
 from .review import Review
 from .vector_io import write_geopackage
 
 __all__ = ["write_outputs", "write_hydrology_outputs", "review_json", "findings_frame",
-           "publish", "write_text"]
+           "site_frames", "publish", "write_text", "FINDINGS_LAYER", "SITE_LAYERS", "PLAN_FID"]
 
 FINDINGS_LAYER = "findings"
+# The site plan's layers written beside the findings, so a reviewer gets one styled group.
+SITE_LAYERS = ("disturbance", "smp", "easement")
+# Each written feature's fid in the reviewed plan: a finding's `disturbance:3` or `smp:#4`.
+PLAN_FID = "plan_fid"
 
 
 def review_json(review: Review) -> str:
@@ -37,15 +44,73 @@ def findings_frame(review: Review) -> gpd.GeoDataFrame:
     frame["value"] = frame["value"].astype(float)
     frame["limit"] = frame["limit"].astype(float)
     geometries = np.array([f.geometry for f in review.findings], dtype=object)
-    # Polygons as MultiPolygons, so that a layer of polygonal findings has one geometry type.
+    return frame.set_geometry(gpd.GeoSeries(_multi_polygons(geometries), crs=review.site.area_crs))
+
+
+def _multi_polygons(geometries: np.ndarray) -> np.ndarray:
+    # Polygons as MultiPolygons, so that a layer of polygonal features has one geometry type.
+    geometries = geometries.copy()
     single = shapely.get_type_id(geometries) == 3
     geometries[single] = [shapely.multipolygons([g]) for g in geometries[single]]
-    return frame.set_geometry(gpd.GeoSeries(geometries, crs=review.site.area_crs))
+    return geometries
+
+
+def _display_copy(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The layer as written for display: its fields (text where not numbers), ``plan_fid``."""
+    out = gpd.GeoDataFrame(index=range(len(frame)))
+    out[PLAN_FID] = np.asarray(frame.index, dtype=np.int64)
+    for column in frame.columns.drop(frame.geometry.name):
+        values = frame[column]
+        if values.dtype.kind in "biuf":
+            out[column] = values.to_numpy()
+        else:  # dates, mixed objects: as the text the review read; missing stays missing
+            out[column] = [None if v is None or (not isinstance(v, str) and pd.isna(v))
+                           else str(v) for v in values]
+    geometries = _multi_polygons(np.asarray(frame.geometry.values, dtype=object))
+    return out.set_geometry(gpd.GeoSeries(geometries, crs=frame.crs))
+
+
+def site_frames(review: Review) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
+    """The site plan's ``disturbance``, ``smp`` and ``easement`` as written beside the findings,
+    each with its QML: name -> (frame, qml). Absent layers are left out.
+
+    Point SMPs among polygon ones go to their own layer ``smp_points`` (one geometry type a
+    layer); the uncovered parts of SMPs are already the findings' geometries, not repeated.
+    """
+    out = {}
+    site = review.site
+    disturbance = site.layer("disturbance")
+    if disturbance is not None:
+        frame = _display_copy(disturbance)
+        phases = [p["phase"] for p in review.measurements.get("phases") or [] if p["phase"]]
+        phases += sorted({p for p in frame["phase"] if p} - set(phases))
+        out["disturbance"] = (frame, disturbance_qml(phases))
+    smp = site.layer("smp")
+    if smp is not None and len(smp):
+        points = np.isin(shapely.get_type_id(np.asarray(smp.geometry.values, dtype=object)), (0, 4))
+        if points.all():
+            out["smp"] = (_display_copy(smp), smp_qml(POINT))
+        else:
+            out["smp"] = (_display_copy(smp[~points]), smp_qml(POLYGON))
+            if points.any():
+                out["smp_points"] = (_display_copy(smp[points]), smp_qml(POINT))
+    easement = site.layer("easement")
+    if easement is not None and len(easement):
+        frame = _display_copy(easement)
+        frame["recorded"] = recorded_flags(site).astype(np.int64)  # 0 or empty: not recorded
+        out["easement"] = (frame, easement_qml())
+    return out
 
 
 def _write_findings(path, review: Review) -> None:
-    write_geopackage(path, {FINDINGS_LAYER: findings_frame(review)})
+    """The findings and the site's layers, in the area CRS, each with its default style."""
+    site = site_frames(review)
+    write_geopackage(path, {FINDINGS_LAYER: findings_frame(review),
+                            **{name: frame for name, (frame, _) in site.items()}})
     store_default_style(path, FINDINGS_LAYER, findings_qml(), "SWPPP findings by status")
+    for name, (_, qml) in site.items():
+        store_default_style(path, name, qml, f"SWPPP {name}",
+                            description=f"SWPPP Review: the site plan's {name}")
 
 
 def publish(temp: str | Path, target: str | Path) -> None:

@@ -43,8 +43,12 @@ def test_demo_review_writes_json_report_and_findings(data_copy, tmp_path, capsys
     assert findings.crs.to_epsg() == 2260
     with closing(sqlite3.connect(gpkg)) as con:
         styles = con.execute("SELECT f_table_name, useAsDefault, styleQML FROM layer_styles").fetchall()
-    assert [(name, default) for name, default, _ in styles] == [("findings", 1)]
-    assert 'attr="status"' in styles[0][2]
+    # The site's layers beside the findings, each with its default style (issue 7).
+    assert [(name, default) for name, default, _ in styles] == [
+        ("findings", 1), ("disturbance", 1), ("smp", 1), ("easement", 1)]
+    assert 'attr="status"' in styles[0][2] and 'attr="phase"' in styles[1][2]
+    assert list(read_layer(gpkg, "disturbance").frame["phase"]) == ["1", "1", "2", "2", "3"]
+    assert read_layer(gpkg, "easement").crs.to_epsg() == 2260
     assert "<table>" in html.read_text(encoding="utf-8")
 
 

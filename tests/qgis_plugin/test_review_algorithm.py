@@ -68,6 +68,77 @@ def test_review_writes_every_output(demo, tmp_path, contract_problems, load_laye
     assert results["EXIT_STATUS"] == (1 if "fail" in statuses else 0)
 
 
+def test_findings_geopackage_holds_the_site_layers_styled(demo, tmp_path, load_layer):
+    """One GeoPackage, one styled group: findings, disturbance by phase, SMPs, easements."""
+    from analysis.layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
+
+    gpkg = tmp_path / "findings.gpkg"
+    run_review({**demo, "OUTPUT_FINDINGS": str(gpkg), "OUTPUT_JSON": str(tmp_path / "r.json")})
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    layers = {name: load_layer(gpkg, name)
+              for name in ("findings", "disturbance", "smp", "easement")}
+    for name, layer in layers.items():  # the area CRS, as the review measured
+        assert layer.crs().authid() == "EPSG:2260", name
+    assert layers["findings"].renderer().type() == "categorizedSymbol"
+
+    disturbance = layers["disturbance"]
+    assert disturbance.featureCount() == 5
+    renderer = disturbance.renderer()
+    assert renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "phase"
+    plan_phases = [p["phase"] for p in data["measurements"]["phases"]]
+    colours = {c.value(): c.symbol().color().name() for c in renderer.categories()}
+    assert colours == {**phase_colours(plan_phases), "": "#bdbdbd"}
+    assert len(set(colours.values())) == len(colours)  # a distinct colour per phase
+    # Each polygon is drawn in its own phase's colour (the renderer really matches the field).
+    from qgis.core import QgsRenderContext
+    context = QgsRenderContext()
+    renderer.startRender(context, disturbance.fields())
+    try:
+        drawn = {f["phase"]: renderer.symbolForFeature(f, context).color().name()
+                 for f in disturbance.getFeatures()}
+    finally:
+        renderer.stopRender(context)
+    assert drawn == phase_colours(plan_phases)
+
+    smp = layers["smp"]
+    assert smp.renderer().type() == "singleSymbol"
+    assert smp.renderer().symbol().color().name() == SMP_COLOUR
+    assert smp.labelsEnabled() and smp.labeling().settings().fieldName == "smp_id"
+    assert sorted(f["smp_id"] for f in smp.getFeatures()) == ["BR-1", "BR-2", "SP-1"]
+
+    easement = layers["easement"]
+    renderer = easement.renderer()
+    assert renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "recorded"
+    assert {c.value(): c.label() for c in renderer.categories()} == {
+        "1": "recorded", "0": "not recorded"}
+    recorded = {f["easement_id"]: f["recorded"] for f in easement.getFeatures()}
+    assert recorded == {"E-1": 1, "E-2": 0, "E-3": 1}
+    context = QgsRenderContext()
+    renderer.startRender(context, easement.fields())
+    try:
+        outline = {f["easement_id"]: renderer.symbolForFeature(f, context).symbolLayer(0)
+                   .strokeColor().name() for f in easement.getFeatures()}
+    finally:
+        renderer.stopRender(context)
+    assert outline == {"E-1": RECORDED_COLOURS[1], "E-2": RECORDED_COLOURS[0],
+                       "E-3": RECORDED_COLOURS[1]}
+    # The uncovered part of BR-2 is a finding's geometry, not a layer of its own.
+    uncovered = [f for f in layers["findings"].getFeatures()
+                 if f["rule"] == "easement_coverage" and f["status"] == "fail"]
+    assert len(uncovered) == 1 and not uncovered[0].geometry().isEmpty()
+
+
+def test_point_smps_are_styled_as_points(data_copy, tmp_path, load_layer):
+    from qgis.core import QgsWkbTypes
+
+    gpkg = tmp_path / "findings.gpkg"
+    run_review({"SITE": str(data_copy("variants/smp_points.gpkg")), "OUTPUT_FINDINGS": str(gpkg)})
+    smp = load_layer(gpkg, "smp")
+    assert smp.geometryType() == QgsWkbTypes.PointGeometry
+    assert smp.renderer().symbol().type() == smp.renderer().symbol().Marker
+    assert smp.featureCount() > 0
+
+
 def test_result_matches_the_command_line(demo, tmp_path, staged_plugin):
     run_review({**demo, "OUTPUT_JSON": str(tmp_path / "plugin.json")})
     cli = subprocess.run(
