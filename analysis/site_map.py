@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional
 
 import numpy as np
 import shapely
 
 from .charts import Chart, figure_chart, new_figure
+from .easements import recorded_flags
 from .findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
+from .layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
 from .profile import RulesProfile
 
 __all__ = ["MapTile", "map_scale", "units_per_foot", "site_footprint", "map_tiles",
-           "site_map_charts", "MAP_LAYERS", "PHASE_PALETTE", "phase_colour"]
+           "site_map_charts", "plan_phases"]
 
 INCHES_PER_FOOT = 12.0
 # The HTML report's map frame, inches: the report prints on US Letter pages in landscape
@@ -28,17 +30,16 @@ INCHES_PER_FOOT = 12.0
 HTML_FRAME_IN = (10.0, 6.2)
 _LEGEND_IN = 0.6
 _OVERLAP_IN = 0.5  # neighbouring tiles share this much paper, so nothing falls on a seam
-# The site plan's layers on the map, bottom to top (findings are drawn last).
-MAP_LAYERS = ("wetlands", "disturbance", "easement", "smp", "site_boundary")
-# Phases: hues apart from the status palette, so a phase never reads as a verdict.
-PHASE_PALETTE = ("#1f77b4", "#17becf", "#9467bd", "#e6c700", "#8c564b", "#e377c2", "#7f7f7f",
-                 "#393b79")
+# The colours of the findings GeoPackage's stored styles (layer_style), so the map in the
+# report reads like the layers in QGIS.
 _STYLE = {"site_boundary": dict(facecolor="none", edgecolor="#212121", linestyle="--",
                                 linewidth=1.2),
           "wetlands": dict(facecolor="#81d4fa", edgecolor="#0277bd", alpha=0.45, hatch="..",
                            linewidth=0.6),
-          "easement": dict(facecolor="none", edgecolor="#00695c", linewidth=1.2),
-          "smp": dict(facecolor="#0d47a1", edgecolor="#0d47a1", alpha=0.55, linewidth=0.8)}
+          "easement": dict(facecolor="none", edgecolor=RECORDED_COLOURS[1], linewidth=1.2),
+          "easement_unrecorded": dict(facecolor="none", edgecolor=RECORDED_COLOURS[0],
+                                      linewidth=1.2, linestyle="--"),
+          "smp": dict(facecolor=SMP_COLOUR, edgecolor=SMP_COLOUR, alpha=0.6, linewidth=0.8)}
 # Findings where they lie: fail and warn filled, needs review hatched, pass as a green outline
 # (a pass often covers the whole disturbance, which must stay readable under it).
 _FINDING_STYLE = {
@@ -51,7 +52,8 @@ _FINDING_STYLE = {
     PASS: dict(facecolor="none", edgecolor=STATUS_COLOURS[PASS], linewidth=1.4),
 }
 _TITLES = {"site_boundary": "Site boundary", "wetlands": "Wetlands (reference)",
-           "easement": "Maintenance easement", "smp": "SMP"}
+           "easement": "Easement, recorded", "easement_unrecorded": "Easement, not recorded",
+           "smp": "SMP"}
 
 
 @dataclass(frozen=True)
@@ -81,9 +83,12 @@ def units_per_foot(crs) -> float:
     return 0.3048 / factor
 
 
-def phase_colour(phases: Sequence[str]) -> dict:
-    """A colour per phase, in the plan's order."""
-    return {p: PHASE_PALETTE[i % len(PHASE_PALETTE)] for i, p in enumerate(dict.fromkeys(phases))}
+def plan_phases(review) -> list:
+    """The plan's phases in its order (the phasing measurements), then any others."""
+    order = [p["phase"] for p in review.measurements.get("phases") or [] if p["phase"]]
+    disturbance = review.site.layer("disturbance")
+    found = {str(p) for p in disturbance["phase"] if p} if disturbance is not None else set()
+    return order + sorted(found - set(order))
 
 
 def site_footprint(site):
@@ -241,15 +246,21 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
     disturbance = site.layer("disturbance")
     if disturbance is not None and len(disturbance):
         phases = disturbance["phase"].astype(str).to_numpy()
-        order = [p["phase"] for p in review.measurements.get("phases") or []]
-        for phase, colour in phase_colour(order + sorted(set(phases) - set(order))).items():
+        for phase, colour in phase_colours(plan_phases(review)).items():
             chosen = phases == str(phase)
             if chosen.any():
-                style = dict(facecolor=colour, edgecolor=colour, alpha=0.45, linewidth=0.8)
+                style = dict(facecolor=colour, edgecolor=colour, alpha=0.4, linewidth=0.8)
                 _draw(ax, disturbance.geometry.values[chosen], f"Disturbance, phase {phase}", 2,
                       **style)
                 handles.append(Patch(label=f"Disturbance, phase {phase}", **style))
-    for name, zorder in (("easement", 3), ("smp", 4), ("site_boundary", 5)):
+    easement = site.layer("easement")
+    if easement is not None and len(easement):
+        recorded = recorded_flags(site)
+        for name, chosen in (("easement", recorded), ("easement_unrecorded", ~recorded)):
+            if chosen.any():
+                _draw(ax, easement.geometry.values[chosen], _TITLES[name], 3, **_STYLE[name])
+                handles.append(Patch(label=_TITLES[name], **_STYLE[name]))
+    for name, zorder in (("smp", 4), ("site_boundary", 5)):
         frame = site.layer(name)
         if frame is not None and len(frame):
             _draw(ax, frame.geometry.values, _TITLES[name], zorder, **_STYLE[name])

@@ -34,7 +34,6 @@ from qgis.core import (
     QgsProject,
     QgsRectangle,
     QgsRenderContext,
-    QgsRendererCategory,
     QgsSingleSymbolRenderer,
     QgsTableCell,
     QgsTextFormat,
@@ -42,12 +41,11 @@ from qgis.core import (
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
 )
-from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QColor, QFont
 
 from analysis.findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
-from analysis.site_map import (INCHES_PER_FOOT, map_scale, map_tiles, phase_colour,
-                               site_footprint, units_per_foot)
+from analysis.site_map import (INCHES_PER_FOOT, map_scale, map_tiles, site_footprint,
+                               units_per_foot)
 
 __all__ = ["build_layout", "write_report_pdf", "stage_pdf_report", "standalone_pdf_report",
            "MAP_FRAME_IN", "MapSheet", "PdfReport"]
@@ -63,32 +61,38 @@ _TABLE_W = PAGE_MM[0] - 2 * MARGIN_MM
 _TOP_MM = 20.0
 _FONT = "DejaVu Sans"
 # Stacking on the map, top first; findings other than these (info, not applicable) are left out.
-_MAP_LAYERS = ("findings", "site_boundary", "smp", "easement", "disturbance", "wetlands")
+_MAP_LAYERS = ("findings", "site_boundary", "smp_points", "smp", "easement", "disturbance",
+               "wetlands")
+_TITLES = {"findings": "Findings", "site_boundary": "Site boundary", "smp_points": "SMP (points)",
+           "smp": "SMP", "easement": "Easement", "disturbance": "Disturbance",
+           "wetlands": "Wetlands (reference)"}
 _SHOWN_STATUSES = (FAIL, WARN, NEEDS_REVIEW, PASS)
 
 
 # Map layers ---------------------------------------------------------------------------------
-def _map_geopackage(review, path):
-    """The map's layers in one GeoPackage in the area CRS: the findings (with their stored
-    style, as ``write_outputs`` writes them) and the site plan's layers."""
-    from analysis.layer_style import findings_qml, store_default_style
-    from analysis.outputs import findings_frame
-    from analysis.vector_io import write_geopackage
+def _map_sources(review, folder):
+    """Where each of the map's layers is: name -> GeoPackage path.
 
-    site = review.site
-    keep = {"disturbance": ["disturbance_id", "phase"], "smp": ["smp_id"],
-            "easement": ["easement_id"], "site_boundary": []}
-    layers = {"findings": findings_frame(review)}
-    for name, fields in keep.items():
-        frame = site.layer(name)
+    The findings GeoPackage as the review writes it (``findings`` and the site plan's layers,
+    each with its stored style), and beside it the site boundary and the reference wetlands
+    read around the site, which that GeoPackage does not carry.
+    """
+    from analysis.outputs import write_outputs
+    from analysis.vector_io import list_layers, write_geopackage
+
+    findings = os.path.join(folder, "findings.gpkg")
+    write_outputs(review, findings_path=findings)
+    sources = {name: findings for name in list_layers(findings)}
+    context = {}
+    for name, frame in (("site_boundary", review.site.layer("site_boundary")),
+                        ("wetlands", review.wetlands)):
         if frame is not None and len(frame):
-            layers[name] = frame[[f for f in fields if f in frame.columns] + ["geometry"]].astype(
-                {f: str for f in fields if f in frame.columns})
-    if review.wetlands is not None and len(review.wetlands):
-        layers["wetlands"] = review.wetlands[["geometry"]]
-    write_geopackage(path, layers)
-    store_default_style(path, "findings", findings_qml(), "SWPPP findings by status")
-    return [name for name in _MAP_LAYERS if name in layers]
+            context[name] = frame[[frame.geometry.name]]
+    if context:
+        path = os.path.join(folder, "context.gpkg")
+        write_geopackage(path, context)
+        sources.update({name: path for name in context})
+    return sources
 
 
 def _fill(colour, opacity=1.0, outline=None, width="0.4", style="solid", outline_style="solid"):
@@ -115,65 +119,53 @@ def _label(layer, field):
     layer.setLabelsEnabled(True)
 
 
-def _style(layer, name, phases):
-    """Give ``layer`` the report's print style.
-
-    The findings keep their stored style's status colours; for print a fail is filled almost
-    opaque and drawn last, and a pass is an outline only (a pass often covers all the
-    disturbance, which must stay readable under it).
-    """
-    if name == "findings":
-        layer.loadDefaultStyle()
-        renderer = layer.renderer()
-        if isinstance(renderer, QgsCategorizedSymbolRenderer):
-            for index, category in enumerate(renderer.categories()):
-                status = category.value()
-                colour = STATUS_COLOURS.get(status, "#757575")
-                symbol = {FAIL: _fill(colour, 0.9, width="0.3"),
-                          WARN: _fill(colour, 0.55, width="0.3"),
-                          NEEDS_REVIEW: _fill(colour, 0.9, style="b_diagonal", width="0.4"),
-                          PASS: _fill(colour, 1.0, style="no", width="0.6")}.get(status)
-                if symbol is not None:
-                    renderer.updateCategorySymbol(index, symbol)
-            for index in reversed(range(len(renderer.categories()))):
-                if renderer.categories()[index].value() not in _SHOWN_STATUSES:
-                    renderer.deleteCategory(index)  # not on the map: not in the legend
-            order = " ".join(f"WHEN '{s}' THEN {i}" for i, s in enumerate(reversed(STATUSES)))
-            renderer.setOrderBy(QgsFeatureRequest.OrderBy(
-                [QgsFeatureRequest.OrderByClause(f'CASE "status" {order} END', True)]))
-            renderer.setOrderByEnabled(True)
-        quoted = ", ".join(f"'{s}'" for s in _SHOWN_STATUSES)
-        layer.setSubsetString(f'"status" IN ({quoted})')
-    elif name == "disturbance":
-        categories = [QgsRendererCategory(phase, _fill(colour, 0.45), f"phase {phase}")
-                      for phase, colour in phase_colour(phases).items()]
-        layer.setRenderer(QgsCategorizedSymbolRenderer("phase", categories))
-    elif name == "smp":
-        layer.setRenderer(QgsSingleSymbolRenderer(_fill("#0d47a1", 0.55)))
-        _label(layer, "smp_id")
-    elif name == "easement":
-        layer.setRenderer(QgsSingleSymbolRenderer(_fill("#00695c", style="no", width="0.5")))
-        _label(layer, "easement_id")
-    elif name == "site_boundary":
-        layer.setRenderer(QgsSingleSymbolRenderer(
-            _fill("#212121", style="no", width="0.5", outline_style="dash")))
-    elif name == "wetlands":
-        layer.setRenderer(QgsSingleSymbolRenderer(_fill("#81d4fa", 0.6, outline="#0277bd")))
+def _print_findings(layer):
+    """The findings' stored style, for print: a fail nearly opaque (it must read as red on
+    paper, over the SMP it concerns) and drawn last; info and not applicable left out."""
+    renderer = layer.renderer()
+    if not isinstance(renderer, QgsCategorizedSymbolRenderer):
+        return
+    for index in reversed(range(len(renderer.categories()))):
+        category = renderer.categories()[index]
+        if category.value() not in _SHOWN_STATUSES:
+            renderer.deleteCategory(index)  # not on the map: not in the legend
+        elif category.value() == FAIL:
+            symbol = category.symbol().clone()
+            symbol.setOpacity(0.9)
+            renderer.updateCategorySymbol(index, symbol)
+    order = " ".join(f"WHEN '{s}' THEN {i}" for i, s in enumerate(reversed(STATUSES)))
+    renderer.setOrderBy(QgsFeatureRequest.OrderBy(
+        [QgsFeatureRequest.OrderByClause(f'CASE "status" {order} END', True)]))
+    renderer.setOrderByEnabled(True)
+    quoted = ", ".join(f"'{s}'" for s in _SHOWN_STATUSES)
+    layer.setSubsetString(f'"status" IN ({quoted})')
 
 
-def _load_layers(review, gpkg, names, project):
-    disturbance = review.site.layer("disturbance")
-    order = [p["phase"] for p in review.measurements.get("phases") or []]
-    phases = order + sorted({str(p) for p in disturbance["phase"]} - set(order))
+# Styles of the layers the findings GeoPackage does not carry.
+_CONTEXT_STYLES = {
+    "site_boundary": lambda: _fill("#212121", style="no", width="0.5", outline_style="dash"),
+    "wetlands": lambda: _fill("#81d4fa", 0.6, outline="#0277bd"),
+}
+
+
+def _load_layers(sources, project):
+    """The map's layers, top first, styled: stored styles where the GeoPackage has them."""
     layers = []
-    titles = {"findings": "Findings", "site_boundary": "Site boundary", "smp": "SMP",
-              "easement": "Easement", "disturbance": "Disturbance",
-              "wetlands": "Wetlands (reference)"}
-    for name in names:
-        layer = QgsVectorLayer(f"{gpkg}|layername={name}", titles[name], "ogr")
+    for name in _MAP_LAYERS:
+        if name not in sources:
+            continue
+        layer = QgsVectorLayer(f"{sources[name]}|layername={name}", _TITLES[name], "ogr")
         if not layer.isValid():
-            raise OSError(f"the report's map layer {name} could not be read back from {gpkg}")
-        _style(layer, name, phases)
+            raise OSError(f"the report's map layer {name} could not be read back from "
+                          f"{sources[name]}")
+        if name in _CONTEXT_STYLES:
+            layer.setRenderer(QgsSingleSymbolRenderer(_CONTEXT_STYLES[name]()))
+        else:
+            _message, loaded = layer.loadDefaultStyle()
+            if not loaded:
+                raise OSError(f"the findings GeoPackage has no stored style for {name}")
+            if name == "findings":
+                _print_findings(layer)
         layers.append(layer)
     project.addMapLayers(layers)
     return layers
@@ -400,8 +392,7 @@ def build_layout(review, folder, progress=None):
     if not crs.isValid():
         crs = QgsCoordinateReferenceSystem.fromWkt(review.site.area_crs.to_wkt())
     project.setCrs(crs)
-    gpkg = os.path.join(folder, "map.gpkg")
-    layers = _load_layers(review, gpkg, _map_geopackage(review, gpkg), project)
+    layers = _load_layers(_map_sources(review, folder), project)
     scale = map_scale(review.profile)
     tiles = map_tiles(site_footprint(review.site), scale, MAP_FRAME_IN,
                       units_per_foot(review.site.area_crs))
