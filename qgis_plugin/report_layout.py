@@ -444,6 +444,8 @@ def write_report_pdf(review, path, progress=None):
 
     Raises OSError when QGIS could not write the file.
     """
+    if progress is not None:
+        progress.step(0.95, "laying out the PDF report")
     with tempfile.TemporaryDirectory(prefix="swppp_report_") as folder:
         layout, project, maps = build_layout(review, folder, progress)
         if progress is not None:

@@ -3,6 +3,7 @@ of them for a long site), the failing SMP's colour where it lies; through swppp:
 qgis_process and from the command line."""
 import importlib
 import os
+import threading
 import subprocess
 import sys
 from pathlib import Path
@@ -165,3 +166,35 @@ def test_cli_writes_the_pdf_where_qgis_imports(data_copy, tmp_path):
     assert first_lines(pdf)[:2] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)"]
     assert html.is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo_site.gpkg", "r.html", "r.pdf"]
+
+
+def test_review_pdf_from_a_background_task(qgis_app, data_copy, tmp_path):
+    """As the panel runs it: a QgsProcessingAlgRunnerTask, the layout built off the main thread."""
+    from qgis.core import (QgsApplication, QgsProcessingAlgRunnerTask, QgsProcessingContext,
+                           QgsProcessingFeedback)
+    from qgis.PyQt.QtCore import QThread
+
+    pdf = tmp_path / "task.pdf"
+    algorithm = QgsApplication.processingRegistry().createAlgorithmById("swppp:review")
+    threads, done = [], {}
+
+    class Recording(QgsProcessingFeedback):
+        def pushInfo(self, info):  # noqa: N802 - QGIS's name; called where the algorithm runs
+            threads.append((info, threading.get_ident()))
+            super().pushInfo(info)
+
+    context, feedback = QgsProcessingContext(), Recording()
+    task = QgsProcessingAlgRunnerTask(algorithm, {"SITE": str(data_copy("demo_site.gpkg")),
+                                                  "OUTPUT_PDF": str(pdf)}, context, feedback)
+    task.executed.connect(lambda ok, results: done.update(ok=ok, results=results))
+    QgsApplication.taskManager().addTask(task)
+    for _ in range(6000):  # up to 10 minutes
+        qgis_app.processEvents()
+        if done:
+            break
+        QThread.msleep(100)
+    assert done.get("ok"), done
+    laid_out = [thread for info, thread in threads if info == "laying out the PDF report"]
+    assert laid_out and threading.main_thread().ident not in laid_out  # in a worker thread
+    titles = first_lines(pdf)
+    assert titles[:2] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)"]
