@@ -302,6 +302,7 @@ def _map_page(layout, tile, layers, crs):
     layout.addLayoutItem(legend)
     _place(legend, page, _SIDE_X, _TOP_MM + 45, _SIDE_W, 120)
     legend.setResizeToContents(False)
+    legend.setLegendFilterByMapEnabled(True)  # only what this sheet shows
     for style in (QgsLegendStyle.Title, QgsLegendStyle.Group, QgsLegendStyle.Subgroup,
                   QgsLegendStyle.SymbolLabel):
         legend.setStyleFont(style, QFont(_FONT, 10 if style == QgsLegendStyle.Title else 7,
