@@ -483,11 +483,14 @@ def stage_pdf_report(review, target, progress=None):
     return staged
 
 
+_STANDALONE = []  # the command line's QgsApplication, kept alive for the process
+
+
 def standalone_pdf_report(review, target, progress=None):
     """For the command line: start QGIS (headless) where no QGIS runs, stage the PDF; its path."""
     if QgsApplication.instance() is None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         application = QgsApplication([], False)
         application.initQgis()
-        standalone_pdf_report.application = application  # kept alive for the process
+        _STANDALONE.append(application)
     return stage_pdf_report(review, target, progress)
