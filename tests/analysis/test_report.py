@@ -1,6 +1,7 @@
 """The HTML report: cover, site map at the chapter's scale (tiled for long sites), findings,
 measurements, what was not checked; every input text escaped."""
 import base64
+import importlib.util
 import io
 import re
 import sqlite3
@@ -154,3 +155,39 @@ def test_tiles_of_an_l_shaped_site_skip_the_empty_corner():
     assert shapely.covers(shapely.union_all(boxes), footprint)
     full_grid = 4 * 6  # 3,000 ft needs 4 frames across and 6 down at 1 in = 100 ft
     assert len(tiles) < full_grid
+
+
+def run_cli(args, capsys):
+    from analysis.cli import main
+
+    status = main([str(a) for a in args])
+    return status, capsys.readouterr().err
+
+
+@pytest.mark.skipif(importlib.util.find_spec("qgis") is not None,
+                    reason="QGIS imports here: tests/qgis_plugin/test_report_pdf.py writes the PDF")
+def test_cli_pdf_without_qgis_exits_2_and_writes_nothing(data_copy, tmp_path, capsys):
+    pdf, html = tmp_path / "r.pdf", tmp_path / "r.html"
+    status, err = run_cli(["review", data_copy("demo_site.gpkg"), "--pdf", pdf, "--report", html],
+                          capsys)
+    assert status == 2
+    assert "--pdf needs QGIS" in err and "import qgis" in err and "--report" in err
+    assert "Traceback" not in err
+    assert not pdf.exists() and not html.exists()
+
+
+def test_cli_pdf_without_the_layout_module_exits_2(data_copy, tmp_path, capsys, monkeypatch):
+    """The library installed alone (no plugin package beside it): said, nothing written."""
+    from analysis import cli
+
+    monkeypatch.setattr(cli, "PDF_LAYOUT_MODULE", "swppp_no_such_layout_module")
+    status, err = run_cli(["review", data_copy("demo_site.gpkg"), "--pdf", tmp_path / "r.pdf",
+                           "--json", tmp_path / "r.json"], capsys)
+    assert status == 2 and "cannot import swppp_no_such_layout_module" in err
+    assert not (tmp_path / "r.pdf").exists() and not (tmp_path / "r.json").exists()
+
+
+def test_cli_pdf_must_name_a_pdf(data_copy, tmp_path, capsys):
+    status, err = run_cli(["review", data_copy("demo_site.gpkg"), "--pdf", tmp_path / "r.html"],
+                          capsys)
+    assert status == 2 and "--pdf must name a .pdf file" in err
