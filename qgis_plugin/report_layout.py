@@ -41,6 +41,7 @@ from qgis.core import (
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
 )
+from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QColor, QFont
 
 from analysis.findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
@@ -410,7 +411,16 @@ def build_layout(review, folder, progress=None):
     _findings_table(layout, review, data)
     _measurements_table(layout, review, data)
     _not_checked_table(layout, review, data)
+    _page_numbers(layout)
     return layout, project, maps
+
+
+def _page_numbers(layout):
+    """"Page n of N" at the foot of every page (QGIS's layout variables; our text only)."""
+    for page in range(layout.pageCollection().pageCount()):
+        label = _text(layout, page, "Page [% @layout_page %] of [% @layout_numpages %]",
+                      PAGE_MM[0] - MARGIN_MM - 40, PAGE_MM[1] - MARGIN_MM + 4, 40, 5, size=7)
+        label.setHAlign(Qt.AlignRight)
 
 
 @dataclass(frozen=True)

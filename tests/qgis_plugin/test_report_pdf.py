@@ -80,6 +80,7 @@ def test_review_pdf_pages_cover_maps_chart_tables(data_copy, tmp_path):
     assert titles[-1] == "Not checked by this tool"
     assert len(titles) == pdf_pages(pdf) == findings[-1] + 3
     assert "BR-2" in "".join(page_text(pdf, p + 1) for p in findings)
+    assert f"Page {len(titles)} of {len(titles)}" in page_text(pdf, len(titles))
 
 
 def test_failing_smp_shows_red_where_it_lies(layout_module, tmp_path):
