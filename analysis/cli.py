@@ -15,6 +15,10 @@ from .profile import DEFAULT_PROFILE
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+# The PDF report is laid out by a QGIS print layout, which lives in the plugin package: the one
+# part of this command that needs QGIS, imported by name only when --pdf is given (analysis/
+# itself never imports QGIS).
+PDF_LAYOUT_MODULE = "qgis_plugin.report_layout"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")
     review.add_argument("--report", metavar="PATH.html", help="write the HTML report")
     review.add_argument("--findings", metavar="PATH.gpkg", help="write the findings GeoPackage")
+    review.add_argument("--pdf", metavar="PATH.pdf",
+                        help="write the report as a PDF (a QGIS print layout: needs a Python "
+                             "where QGIS's qgis.core imports)")
     review.add_argument("--land-cover-pre", metavar="RASTER",
                         help="NLCD land-cover raster standing in for the land_cover_pre layer")
     review.add_argument("--land-cover-post", metavar="RASTER",
@@ -83,15 +90,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _run_review(args) -> int:
     from pathlib import Path
 
-    from .errors import InputError
-    from .outputs import review_json, write_outputs
+    from .errors import InputError, OutputError
+    from .outputs import publish, review_json, write_outputs
     from .progress import Progress
     from .review import review_paths
 
-    for option, path, suffix in (("--report", args.report, ".html"), ("--findings", args.findings, ".gpkg")):
+    for option, path, suffix in (("--report", args.report, ".html"), ("--findings", args.findings, ".gpkg"),
+                                 ("--pdf", args.pdf, ".pdf")):
         if path and Path(path).suffix.lower() != suffix:
             raise InputError(f"{option} must name a {suffix} file", path=path,
                              fix=f"use a file name ending in {suffix}")
+    stage_pdf = _pdf_layout() if args.pdf else None  # before the review: fail fast
     show_progress = not args.quiet and sys.stderr.isatty()
     records = {key: getattr(args, key) for key in ("log", "rain", "notices", "traps", "station",
                                                    "rain_units")}
@@ -104,12 +113,26 @@ def _run_review(args) -> int:
     if show_progress:
         sys.stderr.write("\r" + " " * 78 + "\r")
     to_stdout = args.json == "-"
-    write_outputs(review, json_path=None if to_stdout else args.json, html_path=args.report,
-                  findings_path=args.findings)
+    staged = None
+    try:
+        if stage_pdf is not None:  # laid out first, moved in once the rest is written
+            staged = stage_pdf(review, args.pdf, Progress(None))
+        write_outputs(review, json_path=None if to_stdout else args.json, html_path=args.report,
+                      findings_path=args.findings)
+        if staged is not None:
+            publish(staged, args.pdf)
+            staged = None
+    except OSError as err:
+        raise OutputError(f"could not write {args.pdf} ({err}); nothing was written. Choose a "
+                          "file path in a folder you can write to") from None
+    finally:
+        if staged is not None:
+            Path(staged).unlink(missing_ok=True)
     if to_stdout:
         sys.stdout.write(review_json(review) + "\n")
     if not args.quiet:
-        _summary(review, [p for p in (args.json, args.report, args.findings) if p and p != "-"],
+        written = (args.json, args.report, args.findings, args.pdf)
+        _summary(review, [p for p in written if p and p != "-"],
                  sys.stderr if to_stdout else sys.stdout)
     return review.exit_status
 
@@ -131,6 +154,23 @@ def _run_certification_form(args) -> int:
     write_text(args.out, render_certification_form(profile, site))
     print(f"wrote {args.out}")
     return EXIT_OK
+
+
+def _pdf_layout():
+    """The QGIS side's ``standalone_pdf_report(review, target, progress)``; InputError (exit 2)
+    where this Python has no QGIS or no plugin package."""
+    import importlib
+
+    from .errors import InputError
+
+    try:
+        return importlib.import_module(PDF_LAYOUT_MODULE).standalone_pdf_report
+    except ImportError as err:
+        raise InputError(
+            f"--pdf needs QGIS: the PDF report is a QGIS print layout, and this Python cannot "
+            f"import {err.name or PDF_LAYOUT_MODULE} ({sys.executable})",
+            fix="run swppp from the repository with QGIS's Python (where 'import qgis.core' "
+                "works), or write the HTML report with --report and print it") from None
 
 
 def _bar(fraction: float, message: str) -> None:

@@ -1,24 +1,38 @@
-"""The HTML report: self-contained, printable, every input text escaped."""
+"""The HTML report: self-contained, printable, every input text escaped.
+
+:func:`render_html` joins the sections of :data:`SECTIONS` in order; each is a function
+``(review, data) -> str`` (``data`` is ``review.to_dict()``), so a new part of the report is a
+new section function and its line in that list.
+"""
 from __future__ import annotations
 
 from html import escape
 
-from .findings import STATUS_COLOURS, STATUSES
+from .findings import NEEDS_REVIEW, STATUS_COLOURS, STATUSES
 from .review import Review
+from .site_map import HTML_FRAME_IN, site_map_charts
 
-__all__ = ["render_html"]
+__all__ = ["render_html", "SECTIONS"]
 
 _CSS = """
 body{font-family:"DejaVu Sans",Arial,sans-serif;margin:2em;color:#212121;max-width:60em}
 h1{font-size:1.5em;margin-bottom:.2em}
 h2{font-size:1.15em;border-bottom:1px solid #bbb;margin-top:1.6em}
 table{border-collapse:collapse;width:100%;margin:.5em 0}
-th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top;font-size:.92em}
+th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top;font-size:.92em;
+overflow-wrap:anywhere}
 th{background:#f2f2f2}
 .status{color:#fff;border-radius:3px;padding:.1em .4em;font-size:.85em;white-space:nowrap}
 figure{margin:1em 0}figure img{max-width:100%;height:auto}
+figure.map img{max-width:none}
 .num{text-align:right;font-variant-numeric:tabular-nums}.muted{color:#666}
-@media print{body{margin:0}h2{page-break-after:avoid}tr{page-break-inside:avoid}}
+.cover h1{font-size:2em;margin-top:1.5em}.cover table th{width:12em}
+@page{size:letter landscape;margin:.4in}
+@media print{body{margin:0;max-width:none}h2{page-break-after:avoid}tr{page-break-inside:avoid}
+.cover{page-break-after:always}
+section.maps{page-break-before:always}figure.map{page-break-inside:avoid;margin:0}
+figure.map+figure.map{page-break-before:always}
+.maps h2{margin-top:0}figure.map figcaption{margin:0}}
 """
 
 
@@ -74,12 +88,13 @@ def _project_table(data) -> str:
         ("Project", "name"), ("Address", "address"), ("Applicant", "applicant"),
         ("Land use", "land_use"), ("Receiving waters", "receiving_waters"))]
     rows += [
+        ["Date of review", data["reviewed_on"]],
+        ["Rules profile", data["profile"]],
+        ["Tool", f"{tool['name']} {tool['version']}"],
         ["Site plan", f"{site['path']} ({site['input_crs']})"],
         ["Reference layers", f"{reference['path']}: {', '.join(reference['layers'])}"
          if reference else "none given"],
         *_reference_versions_rows(reference),
-        ["Reviewed", f"{data['reviewed_on']} with {tool['name']} {tool['version']}, "
-                     f"profile {data['profile']}"],
     ]
     return _table(rows)
 
@@ -279,34 +294,90 @@ def _esc_practices_section(data) -> str:
                                "Length measured (ft)", "Area (sq ft)", "Drainage area (ac)",
                                "Install by", "Remove after"))
     return f"<h2>Erosion and sediment control practices</h2>{stages}{practices}"
+def _cover(review: Review, data) -> str:
+    """The cover: project, address, applicant, date, profile, tool version; the verdicts."""
+    counts = review.counts()
+    summary = ", ".join(f"{counts[s]} {s.replace('_', ' ')}" for s in STATUSES if s in counts)
+    return (f'<section class="cover"><h1>{_e(_title(data))}</h1>{_project_table(data)}'
+            f'<p>Findings: {_e(summary)}. Each cites the village stormwater chapter.</p>'
+            f"</section>")
+
+
+def _site_map_section(review: Review, data) -> str:
+    """The site map at the chapter's scale, one landscape page per tile; each image is printed
+    at its size in inches, which is what makes it 1 inch = 100 feet."""
+    tiles = site_map_charts(review)
+    if not tiles:
+        return ""
+    width = HTML_FRAME_IN[0]
+    figures = "".join(
+        f'<figure class="map"><img src="{chart.data_uri("png")}" alt="{_e(tile.title)}" '
+        f'style="width:{width:g}in"><figcaption class="muted">{_e(tile.title)} when printed '
+        f"at 100% (not fitted to the page).</figcaption></figure>" for tile, chart in tiles)
+    return f'<section class="maps"><h2>Site map</h2>{figures}</section>'
+
+
+def _phasing_section(review: Review, data) -> str:
+    """The phasing chart (and any other non-hydrology chart)."""
+    charts = _charts(review, lambda name: not name.startswith("hydrology_"))
+    return f"<h2>Phasing</h2>{charts}" if charts else ""
+
+
+def _findings_section(review: Review, data) -> str:
+    return f"<h2>Findings</h2>{_findings_table(data['findings'], review.profile)}"
+
+
+def _measurements_section(review: Review, data) -> str:
+    m = data["measurements"]
+    return (f"<h2>Measurements</h2>{_measurement_tables(m)}{_easement_section(m)}"
+            f"<p class='muted'>Areas are planar in {_e(data['site']['area_crs'])}, in "
+            f"international acres.</p>")
+
+
+def _conditions_section(review: Review, data) -> str:
+    return f"<h2>Conditions</h2>{_conditions_table(data['conditions'])}"
+
+
+def _not_checked_section(review: Review, data) -> str:
+    """What could not be checked, and why: the ``needs_review`` findings and their reasons."""
+    rows = [[_Raw(f"{_e(review.profile.title(f['rule']))}<br>"
+                  f"<span class='muted'>{_e(f['rule'])}</span>"), f["section"], f["message"],
+             ", ".join(f["features"])]
+            for f in data["findings"] if f["status"] == NEEDS_REVIEW]
+    body = (_table(rows, header=("Rule", "Section", "Why it could not be checked", "Features"))
+            if rows else "<p>Nothing: every check decided.</p>")
+    return f"<h2>Not checked by this tool</h2>{body}"
+
+
+def _title(data) -> str:
+    return f"SWPPP review: {data['project'].get('name') or data['site']['name']}"
+
+
+# The report's parts in order: each (review, data) -> HTML.
+SECTIONS = [
+    _cover,
+    _site_map_section,
+    _phasing_section,
+    _findings_section,
+    _measurements_section,
+    _conditions_section,
+    lambda review, data: _reference_section(data),
+    lambda review, data: _records_section(data),
+    lambda review, data: _hydrology_section(review),
+    lambda review, data: _contents_sections(data),
+    _not_checked_section,
+]
+
 
 def render_html(review: Review) -> str:
     """The report as one HTML document."""
     data = review.to_dict()
-    counts = review.counts()
-    summary = ", ".join(f"{counts[s]} {s.replace('_', ' ')}" for s in STATUSES if s in counts)
-    unchecked = "".join(f"<li><b>{_e(f['rule'])}</b> ({_e(f['section'])}): {_e(f['message'])}</li>"
-                        for f in data["findings"] if f["status"] == "needs_review")
-    title = f"SWPPP review: {data['project'].get('name') or data['site']['name']}"
+    body = "\n".join(section(review, data) for section in SECTIONS)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{_CSP}">
-<title>{_e(title)}</title><style>{_CSS}</style></head>
+<title>{_e(_title(data))}</title><style>{_CSS}</style></head>
 <body>
-<h1>{_e(title)}</h1>
-<p class="muted">Findings: {_e(summary)}. Each cites the village stormwater chapter.</p>
-<h2>Project</h2>{_project_table(data)}
-<h2>Measurements</h2>{_measurement_tables(data["measurements"])}
-{_easement_section(data["measurements"])}
-<p class="muted">Areas are planar in {_e(data['site']['area_crs'])}, in international acres.</p>
-{_charts(review, lambda name: not name.startswith("hydrology_"))}
-<h2>Conditions</h2>{_conditions_table(data["conditions"])}
-{_reference_section(data)}
-<h2>Findings</h2>{_findings_table(data["findings"], review.profile)}
-{_contents_sections(data)}
-{_records_section(data)}
-{_hydrology_section(review)}
-<h2>Not checked by this tool</h2>
-<ul>{unchecked or "<li>Nothing: every check decided.</li>"}</ul>
+{body}
 </body></html>
 """

@@ -49,6 +49,7 @@ class Review(HasFindings):
     hydrology: Optional[object] = None  # hydrology.HydrologyResult, for the report
     records: Optional[dict] = None  # construction-phase records checked, when given
     checklist: Optional[list] = None  # the SWPPP contents checklist (checklist.build_checklist)
+    wetlands: Optional[object] = None  # reference wetlands read around the site (report's map)
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
     @property
@@ -165,7 +166,7 @@ def review_reference(site: str | Path, reference, profile: str | Path | RulesPro
     opened = open_reference(reference) if reference is not None else None
     progress.step(0.4, "reading reference layers around the site")
     disturbed = disturbed_area(plan)
-    a_findings, a, wetland_findings, measurements = _reference_checks(
+    a_findings, a, wetland_findings, measurements, _ = _reference_checks(
         plan, disturbed, rules_profile, opened, rules)
     progress.step(0.9, "gathering findings")
     return Review(profile=rules_profile, site=plan,
@@ -243,7 +244,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     findings += scale_findings
     progress.step(0.82, "reading reference layers around the site")
     reference = open_reference(reference) if reference is not None else None
-    a_findings, a, wetland_findings, wetland_measurements = _reference_checks(
+    a_findings, a, wetland_findings, wetland_measurements, wetlands = _reference_checks(
         site, disturbed, profile, reference)
     findings += a_findings + wetland_findings
     findings.append(check_postconstruction_controls(site, {"A": a, "B": b, "C": c}, profile))
@@ -279,20 +280,21 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                   reference=reference.describe() if reference is not None else None,
                   charts=LazyCharts(lambda: _phasing_charts(phasing, profile),
                                     lambda: hydrology_charts(hydrology)),
-                  hydrology=hydrology, checklist=contents.checklist)
+                  hydrology=hydrology, checklist=contents.checklist, wetlands=wetlands)
 
 
 def _reference_checks(site: SitePlan, disturbed, profile: RulesProfile,
                       reference: Optional[Reference], rules=("condition_a", "wetlands")):
     """Condition A and wetlands (those of ``rules``), from reference layers read once around
-    the site: (Condition A findings, Condition A, wetlands findings, wetland measurements)."""
-    a_findings, a, wetland_findings, measurements = [], None, [], {}
+    the site: (Condition A findings, Condition A, wetlands findings, wetland measurements,
+    the wetlands read or None)."""
+    a_findings, a, wetland_findings, measurements, wetlands = [], None, [], {}, None
     if reference is None:
         if "condition_a" in rules:
             a_findings, a = check_condition_a(site, disturbed, profile, None, None, None, None)
         if "wetlands" in rules:
             wetland_findings, measurements = check_wetlands(site, disturbed, profile, None)
-        return a_findings, a, wetland_findings, measurements
+        return a_findings, a, wetland_findings, measurements, wetlands
     bounds = site_bounds(site, profile)
     crs = site.area_crs
     if "wetlands" in rules:
@@ -300,7 +302,7 @@ def _reference_checks(site: SitePlan, disturbed, profile: RulesProfile,
         wetland_findings, measurements = check_wetlands(site, disturbed, profile, wetlands)
     if "condition_a" in rules:
         a_findings, a = _condition_a(site, disturbed, profile, reference, bounds)
-    return a_findings, a, wetland_findings, measurements
+    return a_findings, a, wetland_findings, measurements, wetlands
 
 
 def _condition_a(site, disturbed, profile, reference, bounds):

@@ -37,3 +37,27 @@ def shared_path(relative: str) -> Path:
 def square_side_us_ft(acres: float) -> float:
     """Side in US survey feet of a square of ``acres`` international acres."""
     return math.sqrt(acres * 4046.8564224) / (1200 / 3937)
+
+
+def write_long_site(source: Path, target: Path, length_ft: float = 3000.0) -> Path:
+    """A long site plan: ``source`` (the demo) with its parcel stretched east to ``length_ft``
+    and a phase 3 disturbance at the far end, for the report's atlas of map sheets.
+
+    Plain geopandas (either stack), so the QGIS tests can use it without the analysis package.
+    """
+    import geopandas as gpd
+    from shapely import box
+
+    shutil.copyfile(source, target)
+    boundary = gpd.read_file(source, layer="site_boundary")
+    xmin, ymin, _, ymax = boundary.total_bounds
+    boundary.geometry = [box(xmin, ymin, xmin + length_ft, ymax)]
+    disturbance = gpd.read_file(source, layer="disturbance")
+    far = disturbance.iloc[[4]].copy()  # D-5, phase 3
+    far["disturbance_id"] = "D-6"
+    far.geometry = [box(xmin + length_ft - 300, ymin + 100, xmin + length_ft - 50, ymax - 100)]
+    disturbance = gpd.GeoDataFrame(
+        [*disturbance.to_dict("records"), *far.to_dict("records")], crs=disturbance.crs)
+    for name, frame in (("site_boundary", boundary), ("disturbance", disturbance)):
+        frame.to_file(target, layer=name, driver="GPKG")
+    return target

@@ -45,7 +45,6 @@ from analysis.progress import Progress
 
 from .. import PLUGIN_DIR
 from ..layouts import project_layout_maps
-from ..report_pdf import write_pdf
 
 __all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon",
            "parse_field_map", "export_layer", "layer_source"]
@@ -618,8 +617,11 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         staged_pdf = None
         try:
             if paths[self.OUTPUT_PDF]:
+                # Imported here: the layout module loads the analysis (shapely, matplotlib).
+                from ..report_layout import stage_pdf_report
+
                 # Laid out first beside its target, moved in once the analysis wrote the rest.
-                staged_pdf = stage_pdf_report(review, paths[self.OUTPUT_PDF])
+                staged_pdf = stage_pdf_report(review, paths[self.OUTPUT_PDF], progress)
             write_outputs(review, json_path=paths[self.OUTPUT_JSON] or None,
                           html_path=paths[self.OUTPUT_HTML] or None,
                           findings_path=paths[self.OUTPUT_FINDINGS] or None)
@@ -672,23 +674,6 @@ class FindingsLayerStyler(QgsProcessingLayerPostProcessorInterface):
             feedback.pushInfo(f"The findings layer {layer.source()} has no stored style.")
         layer.setName(QCoreApplication.translate("SwpppAlgorithm", "SWPPP findings"))
         layer.triggerRepaint()
-
-
-def stage_pdf_report(review, target):
-    """The review's report as a PDF in a hidden temporary file beside ``target``; its path."""
-    from analysis.report import render_html
-
-    folder = os.path.dirname(os.path.abspath(target))
-    os.makedirs(folder, exist_ok=True)
-    stem = os.path.splitext(os.path.basename(target))[0]
-    handle, staged = tempfile.mkstemp(prefix=f".{stem}.", suffix=".pdf", dir=folder)
-    os.close(handle)
-    try:
-        write_pdf(render_html(review), staged, title=f"SWPPP review: {review.site.name}")
-    except BaseException:
-        os.remove(staged)
-        raise
-    return staged
 
 
 def count_output(status):

@@ -1,0 +1,201 @@
+"""The PDF report, a QGIS print layout: its pages, the map sheets at the chapter's scale (more
+of them for a long site), the failing SMP's colour where it lies; through swppp:review, under
+qgis_process and from the command line."""
+import importlib
+import os
+import threading
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.conftest import TEST_DATA, write_long_site
+from tests.qgis_plugin.test_qgis_process import qgis_process  # noqa: F401 - the fixture
+
+pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = "<script>alert(1)</script>"
+DPI = 100
+
+
+def pdf_pages(path):
+    info = subprocess.run(["pdfinfo", str(path)], check=True, capture_output=True, text=True)
+    return int(next(line.split()[-1] for line in info.stdout.splitlines()
+                    if line.startswith("Pages:")))
+
+
+def page_text(path, page):
+    """The text of ``page`` (1-based), by pdftotext."""
+    return subprocess.run(["pdftotext", "-layout", "-f", str(page), "-l", str(page), str(path),
+                           "-"], check=True, capture_output=True, text=True).stdout
+
+
+def page_image(path, page, folder):
+    stem = folder / f"page{page}"
+    subprocess.run(["pdftoppm", "-r", str(DPI), "-png", "-singlefile", "-f", str(page), "-l",
+                    str(page), str(path), str(stem)], check=True)
+    return Image.open(f"{stem}.png").convert("RGB")
+
+
+def first_lines(path):
+    """Each page's first line of text: the page's title."""
+    return [next((line.strip() for line in page_text(path, p).splitlines() if line.strip()), "")
+            for p in range(1, pdf_pages(path) + 1)]
+
+
+@pytest.fixture(scope="module")
+def layout_module(staged_plugin):
+    return importlib.import_module("swppp_review.report_layout")
+
+
+def review_of(site, reference=None):
+    from analysis.review import review_paths  # the staged plugin's copy
+
+    return review_paths(site, reference=reference)
+
+
+def test_review_pdf_pages_cover_maps_chart_tables(data_copy, tmp_path):
+    import processing
+
+    site = data_copy("demo_site.gpkg")
+    pdf = tmp_path / "report.pdf"
+    processing.run("swppp:review", {"SITE": str(site),
+                                    "REFERENCE": str(data_copy("demo_reference.gpkg")),
+                                    "OUTPUT_PDF": str(pdf)})
+
+    titles = first_lines(pdf)
+    assert titles[0] == "SWPPP review"
+    assert "Forest Road Commons" in page_text(pdf, 1)
+    assert titles[1] == "Site map: 1 inch = 100 feet (1:1200)"  # the demo fits one sheet
+    assert titles[2] == "Phasing"
+    findings = [i for i, t in enumerate(titles) if t.startswith("Findings")]
+    assert findings[0] == 3 and titles[3] == "Findings"
+    assert all(titles[i] == "Findings (continued)" for i in findings[1:])
+    # A long table runs on over pages that repeat its header; then the next table begins.
+    assert titles[findings[-1] + 1] == "Measurements"
+    assert titles[-1] == "Not checked by this tool"
+    assert len(titles) == pdf_pages(pdf) == findings[-1] + 3
+    assert "BR-2" in "".join(page_text(pdf, p + 1) for p in findings)
+    assert f"Page {len(titles)} of {len(titles)}" in page_text(pdf, len(titles))
+
+
+def test_failing_smp_shows_red_where_it_lies(layout_module, tmp_path):
+    from analysis.findings import STATUS_COLOURS
+
+    review = review_of(TEST_DATA / "demo_site.gpkg", TEST_DATA / "demo_reference.gpkg")
+    pdf = tmp_path / "report.pdf"
+    written = layout_module.write_report_pdf(review, pdf)
+
+    assert pdf_pages(pdf) == written.pages
+    [sheet] = written.maps
+    limit = review.profile.value("site_map_scale", "max_scale_denominator")
+    assert sheet.scale == pytest.approx(limit, rel=1e-9)
+    fail = next(f for f in review.findings if f.rule == "easement_coverage"
+                and f.status == "fail")
+    import shapely
+
+    x, y = shapely.get_coordinates(shapely.point_on_surface(fail.geometry))[0]
+    xmin, ymin, xmax, ymax = sheet.extent
+    left, top, width, height = sheet.rect_mm
+    image = page_image(pdf, sheet.page + 1, tmp_path)
+    column = (left + (x - xmin) / (xmax - xmin) * width) / 25.4 * DPI
+    row = (top + (ymax - y) / (ymax - ymin) * height) / 25.4 * DPI
+    red = np.array([int(STATUS_COLOURS["fail"][i:i + 2], 16) for i in (1, 3, 5)])
+    pixel = np.array(image.getpixel((round(column), round(row))))
+    assert np.abs(pixel - red).max() < 40, (pixel, red)
+    # 30 ft west, inside BR-2 where an easement covers it: not the fail colour.
+    inside = np.array(image.getpixel((round(column - 30 / (xmax - xmin) * width / 25.4 * DPI),
+                                      round(row))))
+    assert np.abs(inside - red).max() > 60, inside
+
+
+def test_long_site_gets_a_map_page_per_sheet_never_below_the_scale(layout_module, tmp_path):
+    site = write_long_site(TEST_DATA / "demo_site.gpkg", tmp_path / "long.gpkg", 3000.0)
+    review = review_of(site)
+    pdf = tmp_path / "long.pdf"
+    written = layout_module.write_report_pdf(review, pdf)
+
+    limit = review.profile.value("site_map_scale", "max_scale_denominator")
+    assert len(written.maps) > 1
+    assert all(sheet.scale <= limit * (1 + 1e-9) for sheet in written.maps)
+    assert [s.page for s in written.maps] == list(range(1, len(written.maps) + 1))
+    titles = first_lines(pdf)
+    count = len(written.maps)
+    assert titles[1:1 + count] == [f"Site map, sheet {i} of {count}: 1 inch = 100 feet (1:1200)"
+                                   for i in range(1, count + 1)]
+    # Together the sheets cover the whole parcel, 3,000 ft long.
+    assert min(s.extent[0] for s in written.maps) <= review.site.layer("site_boundary").total_bounds[0]
+    assert max(s.extent[2] for s in written.maps) >= review.site.layer("site_boundary").total_bounds[2]
+
+
+def test_pdf_shows_input_text_as_text(layout_module, data_copy, tmp_path):
+    import sqlite3
+    from contextlib import closing
+
+    site = data_copy("demo_site.gpkg")
+    with closing(sqlite3.connect(site)) as con, con:
+        con.execute("UPDATE project SET name = ?, address = ?", (HOSTILE, "[% 1 + 1 %]"))
+    pdf = tmp_path / "report.pdf"
+    layout_module.write_report_pdf(review_of(site), pdf)
+    cover = page_text(pdf, 1)
+    assert HOSTILE in cover and "[% 1 + 1 %]" in cover  # not evaluated as an expression
+
+
+def test_review_pdf_under_qgis_process(qgis_process, data_copy, tmp_path):  # noqa: F811
+    pdf = tmp_path / "r.pdf"
+    completed = qgis_process("run", "swppp:review", "--", f"SITE={data_copy('demo_site.gpkg')}",
+                             f"REFERENCE={data_copy('demo_reference.gpkg')}", f"OUTPUT_PDF={pdf}")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    titles = first_lines(pdf)
+    assert titles[:3] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)", "Phasing"]
+    assert titles[-1] == "Not checked by this tool"
+
+
+def test_cli_writes_the_pdf_where_qgis_imports(data_copy, tmp_path):
+    pdf, html = tmp_path / "r.pdf", tmp_path / "r.html"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
+    env.pop("QGIS_CUSTOM_CONFIG_PATH", None)
+    completed = subprocess.run(
+        [sys.executable, "-m", "analysis.cli", "review", str(data_copy("demo_site.gpkg")),
+         "--pdf", str(pdf), "--report", str(html), "--quiet"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert completed.returncode == 1, completed.stderr  # the demo has failing findings
+    assert first_lines(pdf)[:2] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)"]
+    assert html.is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo_site.gpkg", "r.html", "r.pdf"]
+
+
+def test_review_pdf_from_a_background_task(qgis_app, data_copy, tmp_path):
+    """As the panel runs it: a QgsProcessingAlgRunnerTask, the layout built off the main thread."""
+    from qgis.core import (QgsApplication, QgsProcessingAlgRunnerTask, QgsProcessingContext,
+                           QgsProcessingFeedback)
+    from qgis.PyQt.QtCore import QThread
+
+    pdf = tmp_path / "task.pdf"
+    algorithm = QgsApplication.processingRegistry().createAlgorithmById("swppp:review")
+    threads, done = [], {}
+
+    class Recording(QgsProcessingFeedback):
+        def pushInfo(self, info):  # noqa: N802 - QGIS's name; called where the algorithm runs
+            threads.append((info, threading.get_ident()))
+            super().pushInfo(info)
+
+    context, feedback = QgsProcessingContext(), Recording()
+    task = QgsProcessingAlgRunnerTask(algorithm, {"SITE": str(data_copy("demo_site.gpkg")),
+                                                  "OUTPUT_PDF": str(pdf)}, context, feedback)
+    task.executed.connect(lambda ok, results: done.update(ok=ok, results=results))
+    QgsApplication.taskManager().addTask(task)
+    for _ in range(6000):  # up to 10 minutes
+        qgis_app.processEvents()
+        if done:
+            break
+        QThread.msleep(100)
+    assert done.get("ok"), done
+    laid_out = [thread for info, thread in threads if info == "laying out the PDF report"]
+    assert laid_out and threading.main_thread().ident not in laid_out  # in a worker thread
+    titles = first_lines(pdf)
+    assert titles[:2] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)"]
