@@ -194,7 +194,7 @@ def review_checklist(site: str | Path, reference=None,
     _b_finding, b = check_condition_b(plan, disturbed, rules)
     _c_finding, c = check_condition_c(plan, disturbed, rules)
     opened = open_reference(reference) if reference is not None else None
-    _a_findings, a, _w, _m = _reference_checks(plan, disturbed, rules, opened, ("condition_a",))
+    a = _reference_checks(plan, disturbed, rules, opened, ("condition_a",))[1]
     progress.step(0.7, "filling in the SWPPP contents checklist")
     contents = check_contents(plan, {"A": a, "B": b, "C": c}, rules, required, confirmed)
     progress.step(0.9, "gathering findings")

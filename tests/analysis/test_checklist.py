@@ -261,3 +261,20 @@ def test_a_review_where_no_condition_applies_marks_the_d_items_not_applicable(ma
     assert entries["B(13)"]["status"] == "provided"  # the project's receiving_waters
     f = next(f for f in review.findings if f.rule == "swppp_contents")
     assert f.status == "fail" and not any(x.startswith("checklist:D(") for x in f.features)
+
+
+def test_the_checklist_alone_is_the_full_reviews_checklist():
+    """``review_checklist`` (swppp:checklist) decides the conditions as the review does, with the
+    reference read for Condition A, and gives the same checklist and contents findings."""
+    from analysis.review import review_checklist
+
+    site = TEST_DATA / "variants" / "contents_no_soils_receiving_waters.gpkg"
+    reference = TEST_DATA / "demo_reference.gpkg"
+    full = review_paths(site, reference)
+    alone = review_checklist(site, reference)
+    assert alone.conditions["A"].applies == full.conditions["A"].applies
+    assert alone.checklist == full.checklist
+    rules = {"swppp_contents", "contractor_certification", "construction_guarantee",
+             "maintenance_bond", "esc_practices"}
+    assert ([f.to_dict() for f in alone.findings if f.rule in rules]
+            == [f.to_dict() for f in full.findings if f.rule in rules])
