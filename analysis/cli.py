@@ -160,9 +160,16 @@ def _pdf_layout():
     """The QGIS side's ``standalone_pdf_report(review, target, progress)``; InputError (exit 2)
     where this Python has no QGIS or no plugin package."""
     import importlib
+    from pathlib import Path
 
     from .errors import InputError
 
+    # In a checkout (the editable install the README's venv makes) the plugin package sits
+    # beside this one; the console script does not have the checkout on sys.path.
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / "qgis_plugin" / "report_layout.py").is_file() \
+            and str(checkout) not in sys.path:
+        sys.path.append(str(checkout))
     try:
         return importlib.import_module(PDF_LAYOUT_MODULE).standalone_pdf_report
     except ImportError as err:

@@ -199,3 +199,20 @@ def test_review_pdf_from_a_background_task(qgis_app, data_copy, tmp_path):
     assert laid_out and threading.main_thread().ident not in laid_out  # in a worker thread
     titles = first_lines(pdf)
     assert titles[:2] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)"]
+
+
+def test_the_installed_swppp_command_writes_the_pdf_from_any_folder(data_copy, tmp_path):
+    """The README's `.venv/qgis/bin/swppp review ... --pdf` (console script, editable install):
+    no PYTHONPATH, run from another folder; the plugin package is found beside `analysis`."""
+    command = Path(sys.executable).parent / "swppp"
+    if not command.is_file():
+        pytest.skip(f"no swppp console script beside {sys.executable} (pip install -e . makes it)")
+    pdf = tmp_path / "r.pdf"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    env.pop("PYTHONPATH", None)
+    env.pop("QGIS_CUSTOM_CONFIG_PATH", None)
+    completed = subprocess.run(
+        [str(command), "review", str(data_copy("demo_site.gpkg")), "--pdf", str(pdf), "--quiet"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert completed.returncode == 1, completed.stderr  # the demo has failing findings
+    assert first_lines(pdf)[:2] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)"]
