@@ -94,6 +94,15 @@ def panel(qgis_iface, staged_plugin):
     QgsProject.instance().clear()
 
 
+
+def run_review(review, site, tmp_path):
+    """Run ``review`` (a panel) on the site plan GeoPackage ``site`` and wait for it."""
+    review.site_file.setFilePath(str(site))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    review.run()
+    wait_for(review)
+    return review
+
 def map_layers(panel, layers):
     """Choose each role's layer and the renamed fields through the panel's combo boxes."""
     panel.from_layers.setChecked(True)
@@ -247,11 +256,7 @@ def test_plan_sheets_are_checked_for_scale(panel, data_copy, tmp_path):
 
 
 def test_bad_input_shows_the_analysis_message(panel, data_copy, tmp_path):
-    review = panel()
-    review.site_file.setFilePath(str(data_copy("variants/missing_field.gpkg")))
-    review.output_folder.setFilePath(str(tmp_path / "results"))
-    review.run()
-    wait_for(review)
+    review = run_review(panel(), data_copy("variants/missing_field.gpkg"), tmp_path)
     assert review.result is None
     assert "land_use" in review.status.text() and "Traceback" not in review.status.text()
 
@@ -315,11 +320,7 @@ def test_plugin_offers_the_panel_in_menu_and_toolbar(staged_plugin, swppp_plugin
 
 
 def test_a_point_finding_is_selected_on_the_points_layer(panel, data_copy, tmp_path):
-    review = panel()
-    review.site_file.setFilePath(str(data_copy("variants/smp_points.gpkg")))
-    review.output_folder.setFilePath(str(tmp_path / "results"))
-    review.run()
-    wait_for(review)
+    review = run_review(panel(), data_copy("variants/smp_points.gpkg"), tmp_path)
     assert review.result is not None, review.status.text()
     group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
     assert [n.layer().name() for n in group.findLayers()] == [
@@ -372,11 +373,7 @@ def test_checklist_tab_confirms_items_into_the_next_run_and_the_project(panel, d
                                                                         tmp_path):
     """The reviewer ticks a checklist item the plan cannot show; the next run reports it
     confirmed with name, date and note, and the tick is kept in the project."""
-    review = panel()
-    review.site_file.setFilePath(str(data_copy("demo_site.gpkg")))
-    review.output_folder.setFilePath(str(tmp_path / "results"))
-    review.run()
-    wait_for(review)
+    review = run_review(panel(), data_copy("demo_site.gpkg"), tmp_path)
     assert review.result is not None, review.status.text()
     tab = review.checklist
     assert review.tabs.tabText(review.tabs.indexOf(tab)) == "Checklist"
