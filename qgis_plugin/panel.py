@@ -21,7 +21,7 @@ from qgis.core import (
     QgsProcessingUtils,
     QgsProject,
 )
-from qgis.gui import QgsFileWidget
+from qgis.gui import QgsCollapsibleGroupBox, QgsFileWidget
 from qgis.PyQt.QtCore import QCoreApplication, QRect, QSize, Qt, QUrl, pyqtSignal
 from qgis.PyQt.QtGui import QColor, QDesktopServices, QIcon, QPainter, QPixmap
 from qgis.PyQt.QtWidgets import (
@@ -51,7 +51,8 @@ from analysis.findings import FAIL, NEEDS_REVIEW, STATUS_COLOURS, STATUSES, WARN
 from analysis.profile import DEFAULT_PROFILE, available_profiles
 
 from .checklist_tab import ChecklistTab
-from .panel_mapping import PROJECT_SCOPE, RoleMappingWidget, role_specs
+from .panel_mapping import (PROJECT_SCOPE, REFERENCE_MAPPING_KEY, RoleMappingWidget,
+                            role_specs)
 from .result_layers import (feature_selection, finding_selection, load_result_layers,
                             select_and_zoom)
 
@@ -152,6 +153,11 @@ class ReviewPanel(QDockWidget):
         self.tabs.setObjectName("swpppTabs")
         self.setWidget(self.tabs)
         self.mapping = RoleMappingWidget(role_specs(ReviewAlgorithm))
+        self.reference_mapping = RoleMappingWidget(
+            role_specs(ReviewAlgorithm, reference=True), key=REFERENCE_MAPPING_KEY,
+            hint=self.tr("Or choose reference layers of this project (any provider: "
+                         "GeoPackage, PostGIS, ...) instead of the reference file above; only "
+                         "their features near the site are read."))
         self.tabs.addTab(self._review_tab(), self.tr("Review"))
         self.tabs.addTab(self._findings_tab(), self.tr("Findings"))
         self.checklist = ChecklistTab()
@@ -159,6 +165,7 @@ class ReviewPanel(QDockWidget):
         self.checklist.confirmationsChanged.connect(self._save_confirmations)
         self.checklist.reviewer.editingFinished.connect(self._save_confirmations)
         self.mapping.changed.connect(self.save_to_project)
+        self.reference_mapping.changed.connect(self.save_to_project)
         self.load_from_project()
         project.readProject.connect(self._project_read)
         project.cleared.connect(self._project_read)
@@ -211,6 +218,11 @@ class ReviewPanel(QDockWidget):
                                           "a GeoPackage, or type a PostGIS connection "
                                           "(service=NAME or postgresql://...)"))
         form.addRow(self.tr("Reference layers"), self.reference)
+        reference_box = QgsCollapsibleGroupBox(self.tr("Reference layers of this project"))
+        reference_box.setObjectName("referenceLayers")
+        reference_box.setCollapsed(True)
+        QVBoxLayout(reference_box).addWidget(self.reference_mapping)
+        form.addRow(reference_box)
         self.sheets = QgsFileWidget()
         self.sheets.setObjectName("sheetFiles")
         self.sheets.setStorageMode(QgsFileWidget.GetMultipleFiles)
@@ -316,6 +328,7 @@ class ReviewPanel(QDockWidget):
         for key, value in self.settings().items():
             project.writeEntry(PROJECT_SCOPE, key, value)
         self.mapping.save_to_project(project)
+        self.reference_mapping.save_to_project(project)
 
     def load_from_project(self):
         """Restore the choices and the layer mapping saved in the current project (if any)."""
@@ -333,6 +346,7 @@ class ReviewPanel(QDockWidget):
             self.profile.setCurrentText(values.get("profile") or DEFAULT_PROFILE)
             self.output_folder.setFilePath(values.get("output_folder", ""))
             self.mapping.load_from_project(project)
+            self.reference_mapping.load_from_project(project)
             self.checklist.load_from_project(project)
         finally:
             self._restoring = False
@@ -372,8 +386,13 @@ class ReviewPanel(QDockWidget):
                 raise ValueError(self.tr("Choose the project's layers for the site plan (at "
                                          "least project, site boundary and disturbance)."))
         reference = self.reference.filePath().strip()
+        reference_layers = self.reference_mapping.parameters()
+        if reference and reference_layers:
+            raise ValueError(self.tr("Give the reference as a file or as project layers, not "
+                                     "both: clear the reference file, or the reference layers."))
         if reference:
             params["REFERENCE"] = reference
+        params.update(reference_layers)
         sheets = QgsFileWidget.splitFilePaths(self.sheets.filePath())
         if sheets:
             params["SHEETS"] = sheets

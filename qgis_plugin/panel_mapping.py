@@ -13,10 +13,12 @@ from qgis.gui import QgsCollapsibleGroupBox, QgsFieldComboBox, QgsMapLayerComboB
 from qgis.PyQt.QtCore import pyqtSignal
 from qgis.PyQt.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
 
-__all__ = ["RoleMappingWidget", "role_specs", "PROJECT_SCOPE", "MAPPING_KEY"]
+__all__ = ["RoleMappingWidget", "role_specs", "PROJECT_SCOPE", "MAPPING_KEY",
+           "REFERENCE_MAPPING_KEY"]
 
 PROJECT_SCOPE = "swppp_review"
 MAPPING_KEY = "layer_mapping"
+REFERENCE_MAPPING_KEY = "reference_layer_mapping"
 
 # Processing's layer types as the layer combo box's filters.
 _FILTERS = {QgsProcessing.TypeVector: QgsMapLayerProxyModel.VectorLayer,
@@ -26,20 +28,24 @@ _FILTERS = {QgsProcessing.TypeVector: QgsMapLayerProxyModel.VectorLayer,
             QgsProcessing.TypeVectorAnyGeometry: QgsMapLayerProxyModel.HasGeometry}
 
 
-def role_specs(algorithm_class):
+def role_specs(algorithm_class, reference=False):
     """``(role, parameter, label, layer filter, contract fields)`` for each role of an algorithm.
 
     The fields come from the site-plan contract (``analysis.siteplan``), the roles and labels from
-    the algorithm, so the panel offers exactly what ``swppp:review`` takes.
+    the algorithm, so the panel offers exactly what ``swppp:review`` takes. ``reference=True``
+    gives the reference-layer roles instead, with no field choices (FIELD_MAP covers the site
+    plan's layers only; reference layers carry the contract's names, ``swppp reference import
+    --map`` makes them so).
     """
     from analysis.siteplan import SPECS
 
     out = []
-    for role, parameter, label, types in algorithm_class.ROLE_LAYERS:
+    roles = algorithm_class.REFERENCE_ROLE_LAYERS if reference else algorithm_class.ROLE_LAYERS
+    for role, parameter, label, types in roles:
         filters = QgsMapLayerProxyModel.Filters()
         for kind in types:
             filters |= _FILTERS[kind]
-        out.append((role, parameter, label, filters, SPECS[role].fields))
+        out.append((role, parameter, label, filters, () if reference else SPECS[role].fields))
     return out
 
 
@@ -52,17 +58,18 @@ class RoleMappingWidget(QWidget):
 
     changed = pyqtSignal()
 
-    def __init__(self, specs, parent=None):
+    def __init__(self, specs, parent=None, key=MAPPING_KEY, hint=None):
         super().__init__(parent)
         self._specs = specs
+        self._key = key  # the project entry it is kept under
         self._layers = {}  # role -> QgsMapLayerComboBox
         self._fields = {}  # role -> {contract field: QgsFieldComboBox}
         self._restoring = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        hint = QLabel(self.tr("Choose the project's layer for each part of the site plan, and "
-                              "the field holding each of its attributes where it is named "
-                              "differently."))
+        hint = QLabel(hint or self.tr("Choose the project's layer for each part of the site "
+                                      "plan, and the field holding each of its attributes where "
+                                      "it is named differently."))
         hint.setWordWrap(True)
         layout.addWidget(hint)
         self._boxes = {}  # role -> (group box, its label)
@@ -175,11 +182,11 @@ class RoleMappingWidget(QWidget):
             self._restoring = False
 
     def save_to_project(self, project=None):
-        (project or QgsProject.instance()).writeEntry(PROJECT_SCOPE, MAPPING_KEY,
+        (project or QgsProject.instance()).writeEntry(PROJECT_SCOPE, self._key,
                                                       json.dumps(self.state(), sort_keys=True))
 
     def load_from_project(self, project=None):
-        text, found = (project or QgsProject.instance()).readEntry(PROJECT_SCOPE, MAPPING_KEY, "")
+        text, found = (project or QgsProject.instance()).readEntry(PROJECT_SCOPE, self._key, "")
         if not found or not text:
             return False
         try:

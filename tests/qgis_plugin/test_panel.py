@@ -394,3 +394,39 @@ def test_checklist_tab_confirms_items_into_the_next_run_and_the_project(panel, d
     again = panel()
     again.checklist.show_checklist(unconfirmed)
     assert [c["item"] for c in again.checklist.confirmations()] == [item]
+
+
+def test_reference_layers_of_the_project_review_as_the_reference_file(panel, data_copy,
+                                                                        tmp_path):
+    """The reference given as project layers (any provider) gives the file's Condition A and
+    wetland acres; the choice is kept in the project; file and layers together are refused."""
+    site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
+    by_file = panel()
+    by_file.reference.setFilePath(str(reference))
+    run_review(by_file, site, tmp_path / "file")
+    assert by_file.result is not None, by_file.status.text()
+
+    project = QgsProject.instance()
+    project.clear()
+    layers = {}
+    for role in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
+        layer = QgsVectorLayer(f"{reference}|layername={role}", f"ref {role}", "ogr")
+        assert layer.isValid(), role
+        project.addMapLayer(layer)
+        layers[role] = layer
+    by_layers = panel()
+    for role, layer in layers.items():
+        by_layers.reference_mapping.set_layer(role, layer)
+    run_review(by_layers, site, tmp_path / "layers")
+    assert by_layers.result is not None, by_layers.status.text()
+    assert by_layers.result["reference"]["kind"] == "qgis_layers"
+    for key in ("wetland_acres", "wetland_adjacent_area_acres"):
+        assert by_layers.result["measurements"][key] == pytest.approx(
+            by_file.result["measurements"][key])
+    assert by_layers.result["conditions"]["A"] == by_file.result["conditions"]["A"]
+
+    again = panel()
+    assert again.reference_mapping.layer_combo("wetlands").currentLayer() is layers["wetlands"]
+    again.reference.setFilePath(str(reference))
+    run_review(again, site, tmp_path / "both")
+    assert again.result is None and "not both" in again.status.text()
