@@ -28,6 +28,7 @@ from qgis.core import (
     QgsLayoutSize,
     QgsLayoutTable,
     QgsLayoutTableColumn,
+    QgsLayoutUtils,
     QgsLegendStyle,
     QgsPalLayerSettings,
     QgsPrintLayout,
@@ -247,9 +248,28 @@ def _table(layout, page, title, header, rows, widths, y=_TOP_MM, subtitle=None):
     for more in range(first_new, layout.pageCollection().pageCount()):
         _text(layout, more, f"{title} (continued)", MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8,
               size=13, bold=True)
-    used = table.totalSize().height()
-    end = (page, y + used + 6) if table.frameCount() == 1 and used <= height else None
+    end = None
+    if table.frameCount() == 1:
+        used = _height_of(layout, table, len(rows), header is not None, height)
+        end = (page, y + used + 6) if used is not None else None
     return table, end
+
+
+def _height_of(layout, table, count, header, most):
+    """The least frame height (mm, to 0.5 mm) that shows all ``count`` rows of ``table``, or
+    None when ``most`` does not (QGIS gives the rows that fit a height, not the height)."""
+    context = QgsLayoutUtils.createRenderContextForLayout(layout, None)
+
+    def fits(height):
+        return table.rowsVisible(context, height, 0, header, False) >= count
+
+    if not fits(most):
+        return None
+    low, high = 0.0, most
+    while high - low > 0.5:
+        middle = (low + high) / 2
+        low, high = (low, middle) if fits(middle) else (middle, high)
+    return high
 
 
 def _tables(layout, title, parts):
