@@ -441,13 +441,13 @@ def _records_tables(layout, review, data):
             ["Period", f"{period['from']} to {period['to']} (end: {period['to_from']})"],
             ["Notices", records.get("notices", "not given")],
             ["Sediment traps", records.get("traps", "not given")]]
-    parts = [(None, ("Record", "Value"), rows, [60, _TABLE_W - 60])]
+    parts = [(None, ("Record", "Value"), rows, [60, _TABLE_W - 64])]
     if m["storms"]:
         storms = [[s["first_day"] if s["first_day"] == s["last_day"]
                    else f"{s['first_day']} to {s['last_day']}", _number(s["precip_in"]),
                    s["due"], s["reported_on"] or "none"] for s in m["storms"]]
         parts.append(("Storms in the period", ("Storm", "Inches", "Report due by end of",
-                                               "Reported on"), storms, [80, 40, 67, 67]))
+                                               "Reported on"), storms, [70, 35, 60, 60]))
     _tables(layout, "Construction-phase records", parts)
 
 
@@ -486,15 +486,15 @@ def _hydrology_tables(layout, review, data, folder):
     if wqv:
         parts.append(("Water quality volume", ("Drainage area", "90% rainfall P (in)",
                                                "Impervious", "Acres", "WQv (cu ft)"),
-                      wqv, [60, 50, 40, 40, 64]))
+                      wqv, [55, 45, 35, 35, 55]))
     _tables(layout, title, parts)
     _chart_pages(layout, review, folder, title,
                  [name for name in review.charts if name.startswith("hydrology_")])
 
 
 def _chart_pages(layout, review, folder, title, names, per_page=2):
-    """``names``' charts as pictures, ``per_page`` stacked on a page, each under its title
-    (in a table cell: a chart's title may carry input text)."""
+    """``names``' charts as pictures, ``per_page`` stacked on a page (each chart draws its
+    own title)."""
     height = (PAGE_MM[1] - _TOP_MM - MARGIN_MM) / per_page
     for index, name in enumerate(names):
         slot = index % per_page
@@ -504,29 +504,13 @@ def _chart_pages(layout, review, folder, title, names, per_page=2):
                   MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
         chart = review.charts[name]
         y = _TOP_MM + slot * height
-        _caption(layout, page, chart.title, y)
         path = os.path.join(folder, f"chart_{index}.svg")
         chart.write(path)
         picture = QgsLayoutItemPicture(layout)
         picture.setPicturePath(path, QgsLayoutItemPicture.FormatSVG)
         picture.setResizeMode(QgsLayoutItemPicture.Zoom)
         layout.addLayoutItem(picture)
-        _place(picture, page, MARGIN_MM, y + 6, _TABLE_W, height - 8)
-
-
-def _caption(layout, page, text, y):
-    """One line of plain text (a one-cell table without grid): never evaluated as a label."""
-    table = QgsLayoutItemManualTable.create(layout)
-    layout.addMultiFrame(table)
-    table.setTableContents([[_cell(text)]])
-    table.setColumnWidths([_TABLE_W])
-    table.setShowGrid(False)
-    table.setContentTextFormat(_text_format(8))
-    table.setCellMargin(0.5)
-    frame = QgsLayoutFrame(layout, table)
-    _place(frame, page, MARGIN_MM, y, _TABLE_W, 6)
-    table.addFrame(frame)
-    table.recalculateFrameSizes()
+        _place(picture, page, MARGIN_MM, y, _TABLE_W, height - 4)
 
 
 # A checklist entry's status shown in the colour of the finding status it reads as.
@@ -555,7 +539,7 @@ def _checklist_table(layout, review, data):
     _tables(layout, "SWPPP contents checklist",
             [(None, None, note, [_TABLE_W - 4]),
              (None, ("Item", "Status", "The chapter requires; evidence"), rows,
-              [20, 26, _TABLE_W - 54])])
+              [24, 24, _TABLE_W - 56])])
 
 
 def _esc_tables(layout, review, data):
@@ -579,7 +563,7 @@ def _esc_tables(layout, review, data):
              ("Practices", ("Practice", "Feature", "Stage", "Size", "Length stated (ft)",
                             "Length measured (ft)", "Area (sq ft)", "Drainage area (ac)",
                             "Install by", "Remove after"), practices,
-              [32, 26, 22, 34, 20, 22, 18, 20, 20, 20])])
+              [52, 24, 20, 32, 18, 20, 16, 18, 18, 16])])
 
 
 # The report ---------------------------------------------------------------------------------
