@@ -245,6 +245,12 @@ def _table(layout, page, title, header, rows, widths, y=_TOP_MM, subtitle=None):
     _place(frame, page, MARGIN_MM, y, _TABLE_W, height)
     table.addFrame(frame)
     table.recalculateFrameSizes()  # adds the pages the rest of the table needs
+    if table.frameCount() > 1 and y != _TOP_MM:
+        # Frames added copy the first one's place: on their own pages they start at the top.
+        for more in table.frames()[1:]:
+            _place(more, more.page(), MARGIN_MM, _TOP_MM, _TABLE_W,
+                   PAGE_MM[1] - _TOP_MM - MARGIN_MM)
+        table.recalculateFrameSizes()
     for more in range(first_new, layout.pageCollection().pageCount()):
         _text(layout, more, f"{title} (continued)", MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8,
               size=13, bold=True)
@@ -563,7 +569,7 @@ def _esc_tables(layout, review, data):
              ("Practices", ("Practice", "Feature", "Stage", "Size", "Length stated (ft)",
                             "Length measured (ft)", "Area (sq ft)", "Drainage area (ac)",
                             "Install by", "Remove after"), practices,
-              [52, 24, 20, 32, 18, 20, 16, 18, 18, 16])])
+              [48, 24, 20, 32, 18, 20, 16, 18, 18, 16])])
 
 
 # The report ---------------------------------------------------------------------------------
