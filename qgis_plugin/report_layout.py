@@ -440,8 +440,8 @@ def _records_tables(layout, review, data):
     if not records:
         return
     rain, period, m = records["rain"], records["period"], records["measurements"]
-    rows = [["Inspection log", f"{records['log']} ({m['inspection_reports']} reports in the "
-                               "period)"],
+    reports = f"{records['log']} ({m['inspection_reports']} reports in the period)"
+    rows = [["Inspection log", reports],
             ["Rainfall", f"{rain['path']} ({rain['format']}"
                          + (f", station {rain['station']}" if rain["station"] else "") + ")"],
             ["Period", f"{period['from']} to {period['to']} (end: {period['to_from']})"],
@@ -476,10 +476,10 @@ def _hydrology_tables(layout, review, data, folder):
                      _figure(post["volume_cf"], 0), _figure(post["peak_cfs"], 2),
                      "; ".join(n for n in (pre["note"], post["note"]) if n)])
     sources = sorted({r["rainfall_source"] for r in m["hydrology"] if r.get("rainfall_source")})
-    method = [[f"NRCS TR-55 (1986): curve numbers from Tables 2-2a and 2-2c, runoff by eq. 2-3, "
-               f"peaks by the graphical method (Chapter 4) for a Type "
-               f"{m['hydrology'][0].get('rainfall_distribution')} distribution. Design "
-               f"rainfall: {'; '.join(sources)}."]]
+    method = [[(f"NRCS TR-55 (1986): curve numbers from Tables 2-2a and 2-2c, runoff by eq. 2-3, "
+                f"peaks by the graphical method (Chapter 4) for a Type "
+                f"{m['hydrology'][0].get('rainfall_distribution')} distribution. Design "
+                f"rainfall: {'; '.join(sources)}.")]]
     wqv = [[w["drainage_area"], _figure(w["rain_in"], 2), f"{w['impervious_fraction']:.0%}",
             _figure(w["area_acres"], 2), _figure(w["wqv_cf"], 0)]
            for w in m.get("water_quality_volume") or []]
@@ -539,9 +539,9 @@ def _checklist_table(layout, review, data):
                      + (f": {c['note']}" if c.get("note") else ""))
         rows.append([entry["item"], _cell(entry["status"].replace("_", " "),
                                          _CHECKLIST_COLOURS.get(entry["status"], "")), text])
-    note = [["Provided: the site plan shows it or the applicant's submission names a document; "
-             "confirmed: a reviewer checked it. Items due after final construction are not "
-             "counted before approval."]]
+    note = [[("Provided: the site plan shows it or the applicant's submission names a document; "
+              "confirmed: a reviewer checked it. Items due after final construction are not "
+              "counted before approval.")]]
     _tables(layout, "SWPPP contents checklist",
             [(None, None, note, [_TABLE_W - 4]),
              (None, ("Item", "Status", "The chapter requires; evidence"), rows,
