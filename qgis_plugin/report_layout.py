@@ -28,6 +28,7 @@ from qgis.core import (
     QgsLayoutSize,
     QgsLayoutTable,
     QgsLayoutTableColumn,
+    QgsLayoutUtils,
     QgsLegendStyle,
     QgsPalLayerSettings,
     QgsPrintLayout,
@@ -44,7 +45,8 @@ from qgis.core import (
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QColor, QFont
 
-from analysis.findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
+from analysis.findings import (FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, STATUS_COLOURS,
+                               STATUSES, WARN)
 from analysis.site_map import (INCHES_PER_FOOT, map_scale, map_tiles, site_footprint,
                                units_per_foot)
 
@@ -211,13 +213,25 @@ def _cell(value, status=None):
     return cell
 
 
-def _table(layout, page, title, header, rows, widths, y=_TOP_MM):
-    """A manual table (plain text cells) from ``page`` on, more pages added as it needs."""
-    _text(layout, page, title, MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
+def _table(layout, page, title, header, rows, widths, y=_TOP_MM, subtitle=None):
+    """A manual table (plain text cells) from ``page`` on, more pages added as it needs.
+
+    ``title`` heads the page (and "(continued)" the pages the table runs on to); ``subtitle``
+    (our words) heads the table itself, for a section of several tables. ``y`` is where the
+    table begins on ``page`` (mm). Returns ``(table, end)``: ``end`` is ``(page, y)`` below the
+    table when it ended on its first page, else None (the next table then takes a new page).
+    """
+    if y == _TOP_MM:
+        _text(layout, page, title, MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
+    if subtitle:
+        _text(layout, page, subtitle, MARGIN_MM, y, _TABLE_W, 6, size=10, bold=True)
+        y += 7
+    first_new = layout.pageCollection().pageCount()
     table = QgsLayoutItemManualTable.create(layout)
     layout.addMultiFrame(table)
-    table.setIncludeTableHeader(True)
-    table.setHeaders([QgsLayoutTableColumn(h) for h in header])
+    table.setIncludeTableHeader(header is not None)
+    if header is not None:
+        table.setHeaders([QgsLayoutTableColumn(h) for h in header])
     table.setTableContents([[c if isinstance(c, QgsTableCell) else _cell(c) for c in row]
                             for row in rows])
     table.setColumnWidths(widths)
@@ -227,13 +241,52 @@ def _table(layout, page, title, header, rows, widths, y=_TOP_MM):
     table.setCellMargin(1.0)
     table.setResizeMode(QgsLayoutMultiFrame.RepeatUntilFinished)
     frame = QgsLayoutFrame(layout, table)
-    _place(frame, page, MARGIN_MM, y, _TABLE_W, PAGE_MM[1] - y - MARGIN_MM)
+    height = PAGE_MM[1] - y - MARGIN_MM
+    _place(frame, page, MARGIN_MM, y, _TABLE_W, height)
     table.addFrame(frame)
     table.recalculateFrameSizes()  # adds the pages the rest of the table needs
-    for more in range(page + 1, layout.pageCollection().pageCount()):
+    if table.frameCount() > 1 and y != _TOP_MM:
+        # Frames added copy the first one's place: on their own pages they start at the top.
+        for more in table.frames()[1:]:
+            _place(more, more.page(), MARGIN_MM, _TOP_MM, _TABLE_W,
+                   PAGE_MM[1] - _TOP_MM - MARGIN_MM)
+        table.recalculateFrameSizes()
+    for more in range(first_new, layout.pageCollection().pageCount()):
         _text(layout, more, f"{title} (continued)", MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8,
               size=13, bold=True)
-    return table
+    end = None
+    if table.frameCount() == 1:
+        used = _height_of(layout, table, len(rows), header is not None, height)
+        end = (page, y + used + 6) if used is not None else None
+    return table, end
+
+
+def _height_of(layout, table, count, header, most):
+    """The least frame height (mm, to 0.5 mm) that shows all ``count`` rows of ``table``, or
+    None when ``most`` does not (QGIS gives the rows that fit a height, not the height)."""
+    context = QgsLayoutUtils.createRenderContextForLayout(layout, None)
+
+    def fits(height):
+        return table.rowsVisible(context, height, 0, header, False) >= count
+
+    if not fits(most):
+        return None
+    low, high = 0.0, most
+    while high - low > 0.5:
+        middle = (low + high) / 2
+        low, high = (low, middle) if fits(middle) else (middle, high)
+    return high
+
+
+def _tables(layout, title, parts):
+    """A section of several tables under one page title: each ``(subtitle, header, rows,
+    widths)`` below the one before where it fits (at least 40 mm left), else on a new page."""
+    end = None
+    for subtitle, header, rows, widths in parts:
+        if end is None or end[1] > PAGE_MM[1] - MARGIN_MM - 40:
+            end = (_page(layout), _TOP_MM)
+        _unused, end = _table(layout, end[0], title, header, rows, widths, y=end[1],
+                              subtitle=subtitle)
 
 
 def _cover(layout, review, data):
@@ -381,6 +434,144 @@ def _not_checked_table(layout, review, data):
            [55, 35, 124, 40])
 
 
+def _records_tables(layout, review, data):
+    """Construction-phase records (when the review was given them): files, period, storms."""
+    records = data.get("records")
+    if not records:
+        return
+    rain, period, m = records["rain"], records["period"], records["measurements"]
+    reports = f"{records['log']} ({m['inspection_reports']} reports in the period)"
+    rows = [["Inspection log", reports],
+            ["Rainfall", f"{rain['path']} ({rain['format']}"
+                         + (f", station {rain['station']}" if rain["station"] else "") + ")"],
+            ["Period", f"{period['from']} to {period['to']} (end: {period['to_from']})"],
+            ["Notices", records.get("notices", "not given")],
+            ["Sediment traps", records.get("traps", "not given")]]
+    parts = [(None, ("Record", "Value"), rows, [60, _TABLE_W - 64])]
+    if m["storms"]:
+        storms = [[s["first_day"] if s["first_day"] == s["last_day"]
+                   else f"{s['first_day']} to {s['last_day']}", _number(s["precip_in"]),
+                   s["due"], s["reported_on"] or "none"] for s in m["storms"]]
+        parts.append(("Storms in the period", ("Storm", "Inches", "Report due by end of",
+                                               "Reported on"), storms, [70, 35, 60, 60]))
+    _tables(layout, "Construction-phase records", parts)
+
+
+def _figure(value, digits):
+    return "n/a" if value is None else _number(value, digits)
+
+
+def _hydrology_tables(layout, review, data, folder):
+    """TR-55 figures per drainage area and storm, pre and post, WQv; then the peak charts."""
+    m = data["measurements"]
+    if not m.get("hydrology"):
+        return
+    rows = []
+    for r in m["hydrology"]:
+        pre, post = r["pre"], r["post"]
+        rows.append([r["drainage_area"], r["storm"], _figure(r["rain_in"], 2),
+                     _figure(pre["cn"], 1), _figure(pre["runoff_in"], 2),
+                     _figure(pre["volume_cf"], 0), _figure(pre["peak_cfs"], 2),
+                     _figure(post["cn"], 1), _figure(post["runoff_in"], 2),
+                     _figure(post["volume_cf"], 0), _figure(post["peak_cfs"], 2),
+                     "; ".join(n for n in (pre["note"], post["note"]) if n)])
+    sources = sorted({r["rainfall_source"] for r in m["hydrology"] if r.get("rainfall_source")})
+    method = [[(f"NRCS TR-55 (1986): curve numbers from Tables 2-2a and 2-2c, runoff by eq. 2-3, "
+                f"peaks by the graphical method (Chapter 4) for a Type "
+                f"{m['hydrology'][0].get('rainfall_distribution')} distribution. Design "
+                f"rainfall: {'; '.join(sources)}.")]]
+    wqv = [[w["drainage_area"], _figure(w["rain_in"], 2), f"{w['impervious_fraction']:.0%}",
+            _figure(w["area_acres"], 2), _figure(w["wqv_cf"], 0)]
+           for w in m.get("water_quality_volume") or []]
+    title = "Hydrology (TR-55)"
+    parts = [(None, ("Drainage area", "Storm", "P (in)", "Pre CN", "Pre Q (in)",
+                     "Pre volume (cu ft)", "Pre peak (cfs)", "Post CN", "Post Q (in)",
+                     "Post volume (cu ft)", "Post peak (cfs)", "Notes"),
+              rows, [24, 18, 13, 14, 16, 22, 18, 14, 16, 22, 18, 33]),
+             (None, None, method, [_TABLE_W - 4])]
+    if wqv:
+        parts.append(("Water quality volume", ("Drainage area", "90% rainfall P (in)",
+                                               "Impervious", "Acres", "WQv (cu ft)"),
+                      wqv, [55, 45, 35, 35, 55]))
+    _tables(layout, title, parts)
+    _chart_pages(layout, review, folder, title,
+                 [name for name in review.charts if name.startswith("hydrology_")])
+
+
+def _chart_pages(layout, review, folder, title, names, per_page=2):
+    """``names``' charts as pictures, ``per_page`` stacked on a page (each chart draws its
+    own title)."""
+    height = (PAGE_MM[1] - _TOP_MM - MARGIN_MM) / per_page
+    for index, name in enumerate(names):
+        slot = index % per_page
+        if slot == 0:
+            page = _page(layout)
+            _text(layout, page, title if index == 0 else f"{title} (continued)", MARGIN_MM,
+                  MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
+        chart = review.charts[name]
+        y = _TOP_MM + slot * height
+        path = os.path.join(folder, f"chart_{index}.svg")
+        chart.write(path)
+        picture = QgsLayoutItemPicture(layout)
+        picture.setPicturePath(path, QgsLayoutItemPicture.FormatSVG)
+        picture.setResizeMode(QgsLayoutItemPicture.Zoom)
+        layout.addLayoutItem(picture)
+        _place(picture, page, MARGIN_MM, y, _TABLE_W, height - 4)
+
+
+# A checklist entry's status shown in the colour of the finding status it reads as.
+_CHECKLIST_COLOURS = {"provided": PASS, "missing": FAIL, "confirmed": INFO,
+                      "not_applicable": NOT_APPLICABLE}
+
+
+def _checklist_table(layout, review, data):
+    """Each checklist item: status, the chapter's text, the evidence, a reviewer's confirmation."""
+    checklist = data.get("checklist")
+    if not checklist:
+        return
+    rows = []
+    for entry in checklist:
+        # One wide cell (the chapter's words, then the evidence) prints far shorter than two.
+        text = f"{entry['text']}\nEvidence: {entry['evidence']}"
+        c = entry.get("confirmation")
+        if c:
+            text += (f"\nConfirmed by {c['reviewer']} on {c['date']}"
+                     + (f": {c['note']}" if c.get("note") else ""))
+        rows.append([entry["item"], _cell(entry["status"].replace("_", " "),
+                                         _CHECKLIST_COLOURS.get(entry["status"], "")), text])
+    note = [[("Provided: the site plan shows it or the applicant's submission names a document; "
+              "confirmed: a reviewer checked it. Items due after final construction are not "
+              "counted before approval.")]]
+    _tables(layout, "SWPPP contents checklist",
+            [(None, None, note, [_TABLE_W - 4]),
+             (None, ("Item", "Status", "The chapter requires; evidence"), rows,
+              [24, 24, _TABLE_W - 56])])
+
+
+def _esc_tables(layout, review, data):
+    """The esc_practice layer per stage (SWPPP B(7)-(11)): sizes, lengths, schedule."""
+    esc = data["measurements"].get("esc_practices")
+    if not esc:
+        return
+
+    def figure(value, digits=0):
+        return "" if value is None else _number(value, digits)
+
+    stages = [[stage, str(n["practices"]), figure(n["measured_length_ft"]),
+               figure(n["area_sq_ft"])] for stage, n in esc["by_stage"].items()]
+    practices = [[p["practice"] or "", p["feature"], p["stage"] or "not stated", p["size"] or "",
+                  figure(p["length_ft"]), figure(p["measured_length_ft"]),
+                  figure(p["area_sq_ft"]), figure(p["drainage_area_acres"], 2),
+                  p["install_by"] or "", p["remove_after"] or ""] for p in esc["practices"]]
+    _tables(layout, "Erosion and sediment control practices",
+            [("By stage", ("Stage", "Practices", "Measured length (ft)", "Area (sq ft)"), stages,
+              [60, 40, 50, 50]),
+             ("Practices", ("Practice", "Feature", "Stage", "Size", "Length stated (ft)",
+                            "Length measured (ft)", "Area (sq ft)", "Drainage area (ac)",
+                            "Install by", "Remove after"), practices,
+              [48, 24, 20, 32, 18, 20, 16, 18, 18, 16])])
+
+
 # The report ---------------------------------------------------------------------------------
 def build_layout(review, folder, progress=None):
     """The report's print layout (and its project, which owns the layers) for ``review``.
@@ -410,6 +601,11 @@ def build_layout(review, folder, progress=None):
     _chart_page(layout, review, folder)
     _findings_table(layout, review, data)
     _measurements_table(layout, review, data)
+    # In the HTML report's order (analysis.report.SECTIONS); each left out without its data.
+    _records_tables(layout, review, data)
+    _hydrology_tables(layout, review, data, folder)
+    _checklist_table(layout, review, data)
+    _esc_tables(layout, review, data)
     _not_checked_table(layout, review, data)
     _page_numbers(layout)
     return layout, project, maps

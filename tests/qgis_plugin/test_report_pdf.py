@@ -77,8 +77,11 @@ def test_review_pdf_pages_cover_maps_chart_tables(data_copy, tmp_path):
     assert all(titles[i] == "Findings (continued)" for i in findings[1:])
     # A long table runs on over pages that repeat its header; then the next table begins.
     assert titles[findings[-1] + 1] == "Measurements"
-    assert titles[-1] == "Not checked by this tool"
-    assert len(titles) == pdf_pages(pdf) == findings[-1] + 3
+    # The demo has drainage areas (hydrology) and a checklist, no records nor ESC practices.
+    rest = [t.removesuffix(" (continued)") for t in titles[findings[-1] + 2:]]
+    assert list(dict.fromkeys(rest)) == ["Hydrology (TR-55)", "SWPPP contents checklist",
+                                         "Not checked by this tool"]
+    assert len(titles) == pdf_pages(pdf)
     assert "BR-2" in "".join(page_text(pdf, p + 1) for p in findings)
     assert f"Page {len(titles)} of {len(titles)}" in page_text(pdf, len(titles))
 
@@ -216,3 +219,95 @@ def test_the_installed_swppp_command_writes_the_pdf_from_any_folder(data_copy, t
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert completed.returncode == 1, completed.stderr  # the demo has failing findings
     assert first_lines(pdf)[:2] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)"]
+
+
+def all_text(path):
+    """The whole PDF's text, ligatures (the "fi" of "confirmed") as letters."""
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", subprocess.run(
+        ["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True,
+        text=True).stdout)
+
+
+def test_pdf_has_records_hydrology_checklist_and_esc_sections(layout_module, tmp_path):
+    """On the contents-complete plan (every checklist layer), with records and confirmations:
+    the HTML report's four later sections, in its order, with the figures of the review's JSON."""
+    records = TEST_DATA / "records"
+    full = review_paths_of(records)
+    pdf = tmp_path / "full.pdf"
+    written = layout_module.write_report_pdf(full, pdf)
+    data = full.to_dict()
+
+    titles = first_lines(pdf)
+    assert written.pages == pdf_pages(pdf) == len(titles)
+    order = ["Measurements", "Construction-phase records", "Hydrology (TR-55)",
+             "SWPPP contents checklist", "Erosion and sediment control practices",
+             "Not checked by this tool"]
+    assert [t for t in dict.fromkeys(titles) if t in order] == order
+    lines = all_text(pdf).splitlines()
+    text = " ".join(" ".join(lines).split())  # wrapped cells: compare word runs
+    entry = next(e for e in data["checklist"] if e["item"] == "B(3)")
+    assert entry["status"] == "provided" and entry["text"] in text
+    # The item and its status on one row of the table (status centred in its cell).
+    assert any(line.split()[:2] == ["B(3)", "provided"] for line in lines if line.strip())
+    assert any(line.split()[:2] == ["B(5)", "confirmed"] for line in lines if line.strip())
+    for p in data["measurements"]["esc_practices"]["practices"]:
+        assert p["practice"] in text and p["feature"] in text and p["install_by"] in text
+    for r in data["measurements"]["hydrology"]:
+        for figure in (f"{r['pre']['volume_cf']:,.0f}", f"{r['post']['volume_cf']:,.0f}",
+                       f"{r['post']['peak_cfs']:,.2f}", f"{r['pre']['cn']:.1f}"):
+            assert figure in text, (r["drainage_area"], r["storm"], figure)
+    for w in data["measurements"]["water_quality_volume"]:
+        assert f"{w['wqv_cf']:,.0f}" in text
+    for storm in data["records"]["measurements"]["storms"]:
+        assert storm["due"] in text
+    # The reviewer's note, markup and all, as text (not interpreted, not escaped).
+    note = next(c for c in json_confirmations() if c["item"] == "B(5)")["note"]
+    assert f"Confirmed by {note_reviewer()} on 2027-03-02: {note}" in text
+
+    # Without records, confirmations and the checklist's layers, these sections are left out.
+    plain = tmp_path / "plain.pdf"
+    fewer = layout_module.write_report_pdf(review_of(TEST_DATA / "demo_site.gpkg"), plain)
+    plain_titles = set(first_lines(plain))
+    assert "Construction-phase records" not in plain_titles
+    assert fewer.pages < written.pages
+
+
+def json_confirmations():
+    import json
+
+    return json.loads((TEST_DATA / "checklist" / "confirmations.json").read_text())["confirmations"]
+
+
+def note_reviewer():
+    return json_confirmations()[0]["reviewer"]
+
+
+def review_paths_of(records):
+    from analysis.review import review_paths
+
+    return review_paths(TEST_DATA / "variants" / "contents_complete.gpkg",
+                        confirmations=TEST_DATA / "checklist" / "confirmations.json",
+                        records={"log": records / "inspection_log.csv",
+                                 "rain": records / "rain.csv"})
+
+
+def test_pdf_hydrology_charts_are_pictures(layout_module, tmp_path):
+    """The peak charts are laid out as pictures, two a page, after the hydrology tables."""
+    from qgis.core import QgsLayoutItemPicture
+
+    review = review_paths_of(TEST_DATA / "records")
+    charts = [n for n in review.charts if n.startswith("hydrology_")]
+    assert len(charts) == 3
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        layout, project, _maps = layout_module.build_layout(review, folder)
+        pictures = [i for i in layout.items() if isinstance(i, QgsLayoutItemPicture)
+                    and i.picturePath().startswith(folder)]
+        # The phasing chart and the three hydrology charts.
+        assert len(pictures) == 1 + len(charts)
+        pages = sorted(p.page() for p in pictures)
+        assert pages[1] == pages[2] == pages[3] - 1
+        project.removeAllMapLayers()
