@@ -31,7 +31,7 @@ import pandas as pd
 from .certification import CertificationResult, check_contractor_certification
 from .errors import InputError
 from .esc_practices import check_esc_practices, summarise_esc_practices
-from .findings import FAIL, NEEDS_REVIEW, NOT_APPLICABLE, PASS, Finding
+from .findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, Finding
 from .guarantees import GuaranteeResult, check_guarantees
 from .phasing import parse_date
 from .profile import RulesProfile
@@ -41,13 +41,16 @@ __all__ = ["ChecklistItem", "Confirmation", "Contents", "checklist_items", "item
            "CONFIRMATIONS_FORMAT", "CHECKLIST_LAYER", "read_confirmations",
            "parse_confirmations", "confirmations_json", "confirmations_from_checklist",
            "build_checklist", "check_swppp_contents", "check_contents", "checklist_frame",
-           "PROVIDED", "MISSING", "CONFIRMED"]
+           "PROVIDED", "MISSING", "CONFIRMED", "STATUS_AS_FINDING"]
 
 DATA = Path(__file__).resolve().parent / "data" / "checklist.csv"
 RULE = "swppp_contents"
 CONFIRMATIONS_FORMAT = "swppp-checklist-confirmations"
 CHECKLIST_LAYER = "checklist"  # the table of the findings GeoPackage
 PROVIDED, MISSING, CONFIRMED = "provided", "missing", "confirmed"
+# A checklist status drawn in the colour of the finding status it reads as (report, PDF).
+STATUS_AS_FINDING = {PROVIDED: PASS, MISSING: FAIL, CONFIRMED: INFO,
+                     NOT_APPLICABLE: NOT_APPLICABLE}
 _APPLIES = ("always", "conditions", "facility", "on_request")
 _DUE = ("approval", "completion")
 

@@ -197,7 +197,7 @@ def _read_vector(path: Path, source_layer: Optional[str], layer: str) -> gpd.Geo
         if not matching:
             raise InputError(f"the file has {len(names)} layers ({', '.join(names[:8])}) and none "
                              f"is named '{layer}'", path=path,
-                             fix=f"name one as SOURCE|layername=NAME")
+                             fix="name one as SOURCE|layername=NAME")
         source_layer = matching[0]
     elif source_layer not in names:
         raise InputError("no such layer in the file", path=path, layer=source_layer,

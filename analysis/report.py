@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
+from .checklist import STATUS_AS_FINDING
 from .findings import NEEDS_REVIEW, STATUS_COLOURS, STATUSES
 from .review import Review
 from .site_map import HTML_FRAME_IN, site_map_charts
@@ -249,12 +250,10 @@ def _checklist_section(data) -> str:
     checklist = data.get("checklist")
     if not checklist:
         return ""
-    status_of = {"provided": "pass", "missing": "fail", "confirmed": "info",
-                 "not_applicable": "not_applicable"}
 
     def shown(entry):
         label = _e(entry["status"].replace("_", " "))
-        colour = STATUS_COLOURS.get(status_of.get(entry["status"], ""), "#444")
+        colour = STATUS_COLOURS.get(STATUS_AS_FINDING.get(entry["status"], ""), "#444")
         return _Raw(f'<span class="status" style="background:{colour}">{label}</span>')
 
     def requirement(entry):

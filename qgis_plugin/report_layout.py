@@ -45,7 +45,8 @@ from qgis.core import (
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QColor, QFont
 
-from analysis.findings import (FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, STATUS_COLOURS,
+from analysis.checklist import STATUS_AS_FINDING
+from analysis.findings import (FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS,
                                STATUSES, WARN)
 from analysis.site_map import (INCHES_PER_FOOT, map_scale, map_tiles, site_footprint,
                                units_per_foot)
@@ -519,11 +520,6 @@ def _chart_pages(layout, review, folder, title, names, per_page=2):
         _place(picture, page, MARGIN_MM, y, _TABLE_W, height - 4)
 
 
-# A checklist entry's status shown in the colour of the finding status it reads as.
-_CHECKLIST_COLOURS = {"provided": PASS, "missing": FAIL, "confirmed": INFO,
-                      "not_applicable": NOT_APPLICABLE}
-
-
 def _checklist_table(layout, review, data):
     """Each checklist item: status, the chapter's text, the evidence, a reviewer's confirmation."""
     checklist = data.get("checklist")
@@ -538,7 +534,7 @@ def _checklist_table(layout, review, data):
             text += (f"\nConfirmed by {c['reviewer']} on {c['date']}"
                      + (f": {c['note']}" if c.get("note") else ""))
         rows.append([entry["item"], _cell(entry["status"].replace("_", " "),
-                                         _CHECKLIST_COLOURS.get(entry["status"], "")), text])
+                                         STATUS_AS_FINDING.get(entry["status"], "")), text])
     note = [[("Provided: the site plan shows it or the applicant's submission names a document; "
               "confirmed: a reviewer checked it. Items due after final construction are not "
               "counted before approval.")]]

@@ -1,8 +1,6 @@
 """Contractor certifications (SWPPP G): every field of G(2), signed before work, the form."""
 import re
 
-import pandas as pd
-import pytest
 
 from analysis.certification import (G2_FIELDS, certification_statement,
                                     check_contractor_certification, render_certification_form)

@@ -59,7 +59,7 @@ def demo_review():
 
 def test_no_input_text_becomes_markup(data_copy):
     site = data_copy("demo_site.gpkg")
-    set_project(site, name=HOSTILE, address=f'"><img src=x onerror=alert(2)>', applicant=HOSTILE)
+    set_project(site, name=HOSTILE, address='"><img src=x onerror=alert(2)>', applicant=HOSTILE)
     html = render_html(review_paths(site))
 
     parsed = parse(html)
