@@ -11,10 +11,11 @@ echo "== analysis tests on QGIS's Python (Debian geopandas 0.12 + fiona) =="
 .venv/qgis/bin/python -m pytest -p no:cacheprovider --doctest-modules tests/analysis analysis "$@"
 echo "== plugin tests in real QGIS 3.22 (pytest-qgis, headless; qgis_process) =="
 .venv/qgis/bin/python -m pytest -p no:cacheprovider tests/qgis_plugin "$@"
+echo "== QGIS under Xvfb with the SWPPP Review panel after a run: build/screenshots/qgis_review.png =="
+bash scripts/qgis_screenshot.sh
+# Last, so that the run closes on pytest's own summary line.
 echo "== analysis tests on current PyPI releases (geopandas 1.x + pyogrio) =="
 # No PROJ_DATA here: it is for Debian's pyproj; rasterio's wheel (a newer PROJ) refuses Debian's
 # proj.db ("comes from another PROJ installation") and finds its own data when it is unset.
 env -u PROJ_DATA .venv/plain/bin/python -m pytest -p no:cacheprovider -W ignore::pytest.PytestConfigWarning \
   --doctest-modules tests/analysis analysis "$@"
-echo "== QGIS under Xvfb with the SWPPP Review panel after a run: build/screenshots/qgis_review.png =="
-bash scripts/qgis_screenshot.sh
