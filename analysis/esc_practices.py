@@ -7,7 +7,7 @@ import shapely
 from .area import feet, square_feet
 from .findings import NEEDS_REVIEW, PASS, WARN, Finding
 from .profile import RulesProfile
-from .siteplan import SitePlan, feature_labels
+from .siteplan import SitePlan, feature_labels, has_text
 
 __all__ = ["RULE", "STAGES", "summarise_esc_practices", "check_esc_practices"]
 
@@ -17,10 +17,7 @@ STAGES = ("temporary", "permanent", "converted")  # converted: temporary, then p
 
 
 def _text(value):
-    if value is None or (isinstance(value, float) and value != value):
-        return None
-    text = str(value).strip()
-    return text or None
+    return str(value).strip() if has_text(value) else None
 
 
 def _number(value):
