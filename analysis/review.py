@@ -7,24 +7,24 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import TOOL_NAME, __version__
-from .applicability import check_applicability, disturbed_area
-from .condition_a import check_condition_a, normalise_name, receiving_waters, water_id
+from .checks.applicability import check_applicability, disturbed_area
+from .checks.condition_a import check_condition_a, normalise_name, receiving_waters, water_id
 from .charts import LazyCharts
-from .checklist import check_contents, read_confirmations
-from .conditions import check_condition_b, check_condition_c
-from .easements import check_easement_coverage
+from .checklist.contents import check_contents, read_confirmations
+from .checks.conditions import check_condition_b, check_condition_c
+from .checks.easements import check_easement_coverage
 from .errors import InputError
 from .findings import MAP_RULES, NEEDS_REVIEW, WARN, Finding, HasFindings
-from .hydrology import check_hydrology_pre_post, hydrology_charts, land_cover_from_raster
-from .map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheets
-from .phasing import review_phasing, timeline_chart
-from .postconstruction import check_postconstruction_controls
+from .checks.hydrology import check_hydrology_pre_post, hydrology_charts, land_cover_from_raster
+from .checks.map_scale import LayoutMap, Sheet, check_site_map_scale, read_sheets
+from .checks.phasing import review_phasing, timeline_chart
+from .checks.postconstruction import check_postconstruction_controls
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
-from .reference import Reference, open_reference, site_bounds
-from .site_boundary import check_disturbance_outside_site
-from .siteplan import SitePlan, crs_label, load_site_plan
-from .wetlands import check_wetlands
+from .reference.read import Reference, open_reference, site_bounds
+from .checks.site_boundary import check_disturbance_outside_site
+from .siteplan.plan import SitePlan, crs_label, load_site_plan
+from .checks.wetlands import check_wetlands
 
 __all__ = ["Review", "review_site", "review_paths", "review_easements", "review_reference",
            "review_checklist", "NOT_IMPLEMENTED"]
@@ -125,7 +125,7 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
 
 def add_records(review: Review, records: dict, progress: Optional[Progress] = None) -> None:
     """Check the construction-phase records over the site plan's period; add their findings."""
-    from .inspections import check_record_files
+    from .records.inspections import check_record_files
 
     if not records.get("log") or not records.get("rain"):
         raise InputError("construction-phase records need both the inspection log and the "
@@ -212,7 +212,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                 land_cover: Optional[dict] = None, confirmations: Sequence = ()) -> Review:
     """Run every check on a loaded site plan (plan sheets given as :class:`Sheet` or paths).
 
-    ``reference`` is a :class:`~analysis.reference.Reference` (or its source: a GeoPackage
+    ``reference`` is a :class:`~analysis.reference.read.Reference` (or its source: a GeoPackage
     path), read once around the site for Condition A and wetlands; None leaves those two
     ``needs_review``.
     """

@@ -3,7 +3,7 @@
 The review fills the checklist in as far as the map and the records tell (the JSON
 ``checklist``); the reviewer ticks what they confirmed and types a note. The confirmations are
 kept in the QGIS project (``QgsProject.writeEntry``, scope ``swppp_review``, as the JSON text of
-``analysis.checklist``) and written as the file ``swppp:review``'s CONFIRMATIONS takes.
+``analysis.checklist.contents``) and written as the file ``swppp:review``'s CONFIRMATIONS takes.
 """
 import json
 from datetime import date
@@ -176,7 +176,7 @@ class ChecklistTab(QWidget):
     # Keeping them -------------------------------------------------------------------------
     def confirmations_text(self):
         """The confirmations file's text (validated: a reviewer's name for each)."""
-        from analysis.checklist import confirmations_json
+        from analysis.checklist.contents import confirmations_json
 
         return confirmations_json(self.confirmations())
 
@@ -231,6 +231,6 @@ class ChecklistTab(QWidget):
     def write_confirmations_file(self, path):
         """Write the file ``swppp:review``'s CONFIRMATIONS (and ``swppp review
         --confirmations``) takes; returns its path."""
-        from analysis.outputs import write_text
+        from analysis.report.outputs import write_text
 
         return str(write_text(path, self.confirmations_text()))

@@ -25,7 +25,7 @@ def project_layout_maps(project, names=None):
     if project is None:
         return []
     # Imported here, not at QGIS start-up: it loads pandas, shapely and pyproj.
-    from analysis.map_scale import LayoutMap
+    from analysis.checks.map_scale import LayoutMap
 
     records = []
     for layout in project.layoutManager().printLayouts():

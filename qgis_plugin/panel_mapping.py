@@ -31,13 +31,13 @@ _FILTERS = {QgsProcessing.TypeVector: QgsMapLayerProxyModel.VectorLayer,
 def role_specs(algorithm_class, reference=False):
     """``(role, parameter, label, layer filter, contract fields)`` for each role of an algorithm.
 
-    The fields come from the site-plan contract (``analysis.siteplan``), the roles and labels from
+    The fields come from the site-plan contract (``analysis.siteplan.plan``), the roles and labels from
     the algorithm, so the panel offers exactly what ``swppp:review`` takes. ``reference=True``
     gives the reference-layer roles instead, with no field choices (FIELD_MAP covers the site
     plan's layers only; reference layers carry the contract's names, ``swppp reference import
     --map`` makes them so).
     """
-    from analysis.siteplan import SPECS
+    from analysis.siteplan.plan import SPECS
 
     out = []
     roles = algorithm_class.REFERENCE_ROLE_LAYERS if reference else algorithm_class.ROLE_LAYERS

@@ -1,6 +1,6 @@
 """The PDF report: a QGIS print layout built in memory (cover, map sheets, chart, tables).
 
-The map sheets are the HTML report's tiles (``analysis.site_map.map_tiles``), one map item per
+The map sheets are the HTML report's tiles (``analysis.report.site_map.map_tiles``), one map item per
 page at the profile's site map scale; the tables are manual tables (plain text cells, never
 markup, so nothing from the inputs is interpreted). See docs/DESIGN.md, "The report".
 """
@@ -45,10 +45,10 @@ from qgis.core import (
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QColor, QFont
 
-from analysis.checklist import STATUS_AS_FINDING
+from analysis.checklist.contents import STATUS_AS_FINDING
 from analysis.findings import (FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS,
                                STATUSES, WARN)
-from analysis.site_map import (INCHES_PER_FOOT, map_scale, map_tiles, site_footprint,
+from analysis.report.site_map import (INCHES_PER_FOOT, map_scale, map_tiles, site_footprint,
                                units_per_foot)
 
 __all__ = ["build_layout", "write_report_pdf", "stage_pdf_report", "standalone_pdf_report",
@@ -81,8 +81,8 @@ def _map_sources(review, folder):
     each with its stored style), and beside it the site boundary and the reference wetlands
     read around the site, which that GeoPackage does not carry.
     """
-    from analysis.outputs import write_outputs
-    from analysis.vector_io import list_layers, write_geopackage
+    from analysis.report.outputs import write_outputs
+    from analysis.io.vector import list_layers, write_geopackage
 
     findings = os.path.join(folder, "findings.gpkg")
     write_outputs(review, findings_path=findings)
@@ -597,7 +597,7 @@ def build_layout(review, folder, progress=None):
     _chart_page(layout, review, folder)
     _findings_table(layout, review, data)
     _measurements_table(layout, review, data)
-    # In the HTML report's order (analysis.report.SECTIONS); each left out without its data.
+    # In the HTML report's order (analysis.report.html.SECTIONS); each left out without its data.
     _records_tables(layout, review, data)
     _hydrology_tables(layout, review, data, folder)
     _checklist_table(layout, review, data)

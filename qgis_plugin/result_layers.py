@@ -1,7 +1,7 @@
 """The review's result layers in the project: one styled group, and a finding's features on the map.
 
 The findings GeoPackage holds ``findings`` and the site's ``disturbance``, ``smp`` and
-``easement``, each with its default style stored inside (``analysis.layer_style``): loading a
+``easement``, each with its default style stored inside (``analysis.report.layer_style``): loading a
 layer applies it, so they open styled here and in any later QGIS session.
 """
 from qgis.core import (
@@ -19,8 +19,8 @@ __all__ = ["RESULT_LAYERS", "FINDINGS_LAYERS", "load_result_layers", "remove_gro
 # Top to bottom in the group: verdicts over what they are about.
 FINDINGS_LAYERS = ("findings_points", "findings_lines", "findings")
 RESULT_LAYERS = FINDINGS_LAYERS + ("smp", "smp_points", "easement", "disturbance")
-PLAN_FID = "plan_fid"  # analysis.outputs.PLAN_FID: a feature's fid in the reviewed plan
-FINDING = "finding"  # analysis.outputs.FINDING: a finding's number in the review (1, 2, ...)
+PLAN_FID = "plan_fid"  # analysis.report.outputs.PLAN_FID: a feature's fid in the reviewed plan
+FINDING = "finding"  # analysis.report.outputs.FINDING: a finding's number in the review (1, 2, ...)
 _ID_FIELDS = {"smp": "smp_id", "smp_points": "smp_id", "easement": "easement_id"}
 _ZOOM_MARGIN = 0.25  # of the larger side, around what is shown; a point gets 100 map units
 
@@ -41,7 +41,7 @@ def load_result_layers(gpkg, title, project=None):
 
     A previous group of that title is replaced. Returns ``{layer name: QgsVectorLayer}``.
     """
-    from analysis.vector_io import list_layers
+    from analysis.io.vector import list_layers
 
     project = project or QgsProject.instance()
     remove_group(title, project)

@@ -22,10 +22,10 @@ from pyproj import CRS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.easements import (check_easement_coverage, easement_access,  # noqa: E402
+from analysis.checks.easements import (check_easement_coverage, easement_access,  # noqa: E402
                                 recorded_flags, smp_coverage)
 from analysis.profile import load_profile  # noqa: E402
-from analysis.siteplan import SitePlan  # noqa: E402
+from analysis.siteplan.plan import SitePlan  # noqa: E402
 
 X0, Y0 = 582_737.0, 913_239.0
 CELL = 150.0

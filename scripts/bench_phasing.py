@@ -2,7 +2,7 @@
 
     PROJ_DATA=/usr/share/proj .venv/qgis/bin/python scripts/bench_phasing.py [--naive-all]
 
-Prints the time ``analysis.phasing.phasing_timeline`` takes, and the naive way (a fresh union of
+Prints the time ``analysis.checks.phasing.phasing_timeline`` takes, and the naive way (a fresh union of
 every active polygon at every moment) beside it with the ratio. The plans are made here,
 deterministically: phases on a grid, each of ten rectangles overlapping one another and the
 neighbouring phases' ground, a new phase starting every 7 days. Two schedules:
@@ -26,8 +26,8 @@ import shapely
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.area import acres  # noqa: E402
-from analysis.phasing import phasing_timeline  # noqa: E402
+from analysis.units import acres  # noqa: E402
+from analysis.checks.phasing import phasing_timeline  # noqa: E402
 
 CRS = "EPSG:2260"
 PER_PHASE = 10

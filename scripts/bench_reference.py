@@ -104,11 +104,11 @@ def best_of(runs, work):
 
 
 def time_check(reference_path: Path) -> dict:
-    from analysis.applicability import disturbed_area
+    from analysis.checks.applicability import disturbed_area
     from analysis.profile import load_profile
-    from analysis.reference import open_reference
+    from analysis.reference.read import open_reference
     from analysis.review import _reference_checks
-    from analysis.siteplan import load_site_plan
+    from analysis.siteplan.plan import load_site_plan
 
     profile = load_profile()
     site = load_site_plan(SITE, profile)
@@ -127,7 +127,7 @@ def time_check(reference_path: Path) -> dict:
 
 
 def time_whole_layer(reference_path: Path) -> dict:
-    from analysis.vector_io import read_layer
+    from analysis.io.vector import read_layer
 
     seconds, data = best_of(1, lambda: read_layer(reference_path, "wetlands"))
     return {"seconds": seconds, "features": len(data.frame)}

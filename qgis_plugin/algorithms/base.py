@@ -411,7 +411,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 "Give either REFERENCE (a reference GeoPackage or PostGIS connection) or the "
                 "reference layers ({}), not both: a review reads its reference layers from one "
                 "place.").format(", ".join(names))
-        from analysis.reference import SPECS  # noqa: PLC0415 - loads geopandas: only when used
+        from analysis.reference.read import SPECS  # noqa: PLC0415 - loads geopandas: only when used
 
         for role, layer in given.items():
             where = (f"Layer '{layer.name()}' ({layer_source(layer)}), given as the reference "
@@ -490,8 +490,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         layer itself is copied and nothing far away is.
         """
         from analysis.profile import load_profile  # noqa: PLC0415 - loads geopandas
-        from analysis.reference import bounds_in_crs, site_file_bounds  # noqa: PLC0415
-        from analysis.siteplan import load_site_plan  # noqa: PLC0415
+        from analysis.reference.read import bounds_in_crs, site_file_bounds  # noqa: PLC0415
+        from analysis.siteplan.plan import load_site_plan  # noqa: PLC0415
 
         profile = load_profile(self.parameterAsString(parameters, self.PROFILE, context)
                                or DEFAULT_PROFILE)
@@ -605,7 +605,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
 
     def write_results(self, review, parameters, context, progress):
         """Write the requested outputs (all or none) and return the algorithm's results."""
-        from analysis.outputs import publish, write_outputs
+        from analysis.report.outputs import publish, write_outputs
 
         self.describe_reference(review)
         paths = {name: self.parameterAsFileOutput(parameters, name, context)

@@ -62,8 +62,8 @@ class HydrologyAlgorithm(SwpppAlgorithm):
                        "DRAINAGE_AREA_LAYER, SOILS_LAYER and the land cover layers (or rasters).")
 
     def processAlgorithm(self, parameters, context, feedback):
-        from analysis.hydrology import hydrology_paths
-        from analysis.outputs import write_hydrology_outputs
+        from analysis.checks.hydrology import hydrology_paths
+        from analysis.report.outputs import write_hydrology_outputs
 
         rasters = {}
         for condition, name in (("pre", self.LAND_COVER_PRE_RASTER),

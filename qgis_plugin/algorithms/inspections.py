@@ -80,9 +80,9 @@ class InspectionsAlgorithm(RecordsAlgorithm):
         self.add_count_outputs()
 
     def processAlgorithm(self, parameters, context, feedback):
-        from analysis.cli_records import parse_day
-        from analysis.inspections import check_record_files
-        from analysis.outputs import write_outputs
+        from analysis.cli.records import parse_day
+        from analysis.records.inspections import check_record_files
+        from analysis.report.outputs import write_outputs
         from analysis.profile import load_profile
 
         files = {name: self.parameterAsFile(parameters, key, context) or None

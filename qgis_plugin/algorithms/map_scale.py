@@ -103,10 +103,10 @@ class MapScaleAlgorithm(SwpppAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads pandas, shapely and pyproj.
-        from analysis.map_scale import MapScaleCheck, check_site_map_scale, read_sheets
-        from analysis.outputs import write_outputs
+        from analysis.checks.map_scale import MapScaleCheck, check_site_map_scale, read_sheets
+        from analysis.report.outputs import write_outputs
         from analysis.profile import load_profile
-        from analysis.siteplan import load_site_plan
+        from analysis.siteplan.plan import load_site_plan
 
         json_path = self.parameterAsFileOutput(parameters, self.OUTPUT_JSON, context) or None
         with self.analysis_run(parameters, context, feedback) as inputs:

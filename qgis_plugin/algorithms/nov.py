@@ -57,8 +57,8 @@ class NoticeOfViolationAlgorithm(RecordsAlgorithm):
         return ok, message
 
     def processAlgorithm(self, parameters, context, feedback):
-        from analysis.nov import read_violation, render_notice_html
-        from analysis.outputs import publish, write_text
+        from analysis.records.nov import read_violation, render_notice_html
+        from analysis.report.outputs import publish, write_text
         from analysis.profile import load_profile
 
         from ..report_pdf import write_pdf

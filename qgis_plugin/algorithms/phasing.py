@@ -69,7 +69,7 @@ class PhasingAlgorithm(SwpppAlgorithm):
     MAX_CONCURRENT_AT = "MAX_CONCURRENT_AT"
     STATUS = "STATUS"
 
-    # (parameter, contract field of analysis.phasing.FIELDS, label)
+    # (parameter, contract field of analysis.checks.phasing.FIELDS, label)
     FIELD_PARAMETERS = ((PHASE_FIELD, "phase", "Phase field"),
                         (START_FIELD, "start_date", "Start date field (YYYY-MM-DD or date)"),
                         (STABILIZED_FIELD, "stabilized_date",
@@ -124,7 +124,7 @@ class PhasingAlgorithm(SwpppAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: they load geopandas and matplotlib.
-        from analysis.phasing import disturbance_from_frame, review_phasing, timeline_chart
+        from analysis.checks.phasing import disturbance_from_frame, review_phasing, timeline_chart
         from analysis.profile import load_profile
 
         progress = feedback_progress(feedback)

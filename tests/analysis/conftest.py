@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from shapely import box
 
-from analysis.vector_io import write_geopackage
+from analysis.io.vector import write_geopackage
 from tests.conftest import square_side_us_ft
 
 X0, Y0 = 582_737.0, 913_239.0  # the village, in EPSG:2260 (US survey feet)

@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from pyproj import CRS
 from shapely import box
 
-from analysis.applicability import disturbed_area
-from analysis.area import acres
-from analysis.siteplan import SitePlan
+from analysis.checks.applicability import disturbed_area
+from analysis.units import acres
+from analysis.siteplan.plan import SitePlan
 from tests.analysis.conftest import X0, Y0
 
 rectangles = st.lists(

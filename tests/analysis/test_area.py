@@ -7,7 +7,7 @@ import shapely
 from pyproj import Transformer
 from shapely import box
 
-from analysis.area import ACRE_M2, acres, square_feet, unit_metres
+from analysis.units import ACRE_M2, acres, square_feet, unit_metres
 
 
 def test_us_survey_foot_square_of_one_acre():

@@ -2,11 +2,11 @@
 import re
 
 
-from analysis.certification import (G2_FIELDS, certification_statement,
+from analysis.checklist.certification import (G2_FIELDS, certification_statement,
                                     check_contractor_certification, render_certification_form)
 from analysis.cli import main
 from analysis.profile import load_profile
-from analysis.siteplan import load_site_plan
+from analysis.siteplan.plan import load_site_plan
 from tests.conftest import TEST_DATA, shared_path
 
 PROFILE = load_profile()

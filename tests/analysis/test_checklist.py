@@ -5,18 +5,18 @@ import re
 import pandas as pd
 import pytest
 
-from analysis.checklist import (CHECKLIST_LAYER, Confirmation, check_contents, checklist_items,
+from analysis.checklist.contents import (CHECKLIST_LAYER, Confirmation, check_contents, checklist_items,
                                 confirmations_json, item_ids, parse_confirmations,
                                 read_confirmations)
 from analysis.cli import main
-from analysis.conditions import Condition
+from analysis.checks.conditions import Condition
 from analysis.errors import InputError
-from analysis.outputs import write_outputs
+from analysis.report.outputs import write_outputs
 from analysis.profile import load_profile
-from analysis.report import render_html
+from analysis.report.html import render_html
 from analysis.review import review_paths
-from analysis.siteplan import load_site_plan
-from analysis.vector_io import read_layer
+from analysis.siteplan.plan import load_site_plan
+from analysis.io.vector import read_layer
 from tests.conftest import TEST_DATA, shared_path
 
 PROFILE = load_profile()

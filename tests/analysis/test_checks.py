@@ -4,7 +4,7 @@ from shapely import box
 
 from analysis.profile import load_profile
 from analysis.review import review_site
-from analysis.siteplan import load_site_plan
+from analysis.siteplan.plan import load_site_plan
 from tests.analysis.conftest import X0, Y0, square
 
 PROFILE = load_profile()

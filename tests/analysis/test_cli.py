@@ -12,7 +12,7 @@ import pytest
 
 from analysis.cli import main
 from analysis.findings import MAP_RULES
-from analysis.vector_io import read_layer
+from analysis.io.vector import read_layer
 from tests.analysis.conftest import square
 from tests.conftest import shared_path
 

@@ -102,7 +102,7 @@ def test_review_with_records_gains_their_findings(data_copy, tmp_path, capsys):
     assert rules.count("inspection_frequency") == 2 and "inspection_notice" in rules
     assert result["records"]["period"] == {"from": "2027-04-01", "to": "2027-11-15",
                                            "to_from": "final stabilisation"}
-    from analysis.vector_io import read_layer
+    from analysis.io.vector import read_layer
 
     layer = read_layer(gpkg, "findings").frame
     assert (layer["rule"] == "inspection_frequency").sum() == 2  # without a geometry, still there

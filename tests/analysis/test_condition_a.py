@@ -2,11 +2,11 @@
 import pytest
 from shapely import LineString, Point
 
-from analysis.condition_a import PollutantNames, normalise_name
+from analysis.checks.condition_a import PollutantNames, normalise_name
 from analysis.profile import load_profile
-from analysis.reference import open_reference
+from analysis.reference.read import open_reference
 from analysis.review import review_site
-from analysis.siteplan import load_site_plan
+from analysis.siteplan.plan import load_site_plan
 from tests.analysis.conftest import X0, Y0, local_box
 
 PROFILE = load_profile()

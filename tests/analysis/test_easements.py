@@ -7,12 +7,12 @@ import shapely
 from pyproj import CRS
 from shapely import MultiPolygon, Point, box
 
-from analysis.easements import (check_easement_coverage, connected_components, recorded_flags,
+from analysis.checks.easements import (check_easement_coverage, connected_components, recorded_flags,
                                 smp_coverage)
 from analysis.errors import InputError
 from analysis.profile import load_profile
 from analysis.review import review_site
-from analysis.siteplan import SitePlan, load_site_plan
+from analysis.siteplan.plan import SitePlan, load_site_plan
 from tests.analysis.conftest import X0, Y0, square
 
 PROFILE = load_profile()
@@ -337,7 +337,7 @@ def test_demo_review_fails_br2_and_warns_e2_and_sp1(data_copy):
 
 
 def test_report_lists_each_smp_s_uncovered_area_escaped(make_site):
-    from analysis.report import render_html
+    from analysis.report.html import render_html
 
     smps = smp_frame([rect(0, 100, 100, 140), rect(300, 100, 330, 140)],
                      ids=["<b>S-1</b>", "S-2"])

@@ -1,9 +1,9 @@
 """ESC practices (SWPPP B(7)-(11)): per stage, sizes and lengths measured, schedule named."""
 import pytest
 
-from analysis.esc_practices import check_esc_practices, summarise_esc_practices
+from analysis.checklist.esc_practices import check_esc_practices, summarise_esc_practices
 from analysis.profile import load_profile
-from analysis.siteplan import load_site_plan
+from analysis.siteplan.plan import load_site_plan
 from tests.conftest import TEST_DATA
 
 PROFILE = load_profile()

@@ -5,9 +5,9 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from analysis.guarantees import check_guarantees
+from analysis.checklist.guarantees import check_guarantees
 from analysis.profile import load_profile
-from analysis.siteplan import load_site_plan
+from analysis.siteplan.plan import load_site_plan
 from tests.conftest import TEST_DATA
 
 PROFILE = load_profile()

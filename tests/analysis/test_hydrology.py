@@ -10,13 +10,13 @@ import pytest
 from shapely import box
 
 from analysis.errors import InputError
-from analysis.hydrology import (COVER_KEYS, MethodLimits, analyse_hydrology, composite, curve_number,
+from analysis.checks.hydrology import (COVER_KEYS, MethodLimits, analyse_hydrology, composite, curve_number,
                                 initial_abstraction, land_cover_from_raster, peak_discharge,
                                 runoff_depth, unit_peak_discharge, water_quality_volume)
 from analysis.profile import load_profile
 from analysis.review import review_paths
-from analysis.siteplan import load_site_plan
-from analysis.vector_io import write_geopackage
+from analysis.siteplan.plan import load_site_plan
+from analysis.io.vector import write_geopackage
 from tests.analysis.conftest import PROJECT, X0, Y0, square
 
 CRS = "EPSG:2260"
@@ -346,8 +346,8 @@ def test_without_hydrology_layers_it_is_needs_review(tmp_path):
 
 
 def test_where_no_condition_applies_it_is_not_applicable():
-    from analysis.conditions import Condition
-    from analysis.hydrology import check_hydrology_pre_post
+    from analysis.checks.conditions import Condition
+    from analysis.checks.hydrology import check_hydrology_pre_post
 
     none = {k: Condition(False, []) for k in "ABC"}
     (finding,) = check_hydrology_pre_post({}, none, PROFILE).findings
@@ -404,7 +404,7 @@ def test_cli_takes_a_land_cover_raster_for_the_pre_condition(tmp_path, data_copy
 
 
 def test_report_shows_the_hydrology_table_and_embeds_the_charts(tmp_path):
-    from analysis.report import render_html
+    from analysis.report.html import render_html
 
     site = hydrology_site(tmp_path)
     review = review_paths(site)

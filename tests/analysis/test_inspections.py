@@ -7,12 +7,12 @@ import pytest
 
 from analysis.errors import InputError
 from analysis.findings import FAIL, NEEDS_REVIEW, PASS, WARN
-from analysis.inspections import (
+from analysis.records.inspections import (
     InspectionReport, Notice, TrapReading, check_inspection_frequency, check_inspection_notice,
     check_record_files, check_sediment_cleanout, construction_period, find_storms,
     read_inspection_log, read_notices, read_traps)
 from analysis.profile import load_profile
-from analysis.rainfall import Rainfall
+from analysis.records.rainfall import Rainfall
 from tests.conftest import TEST_DATA
 
 DAY0 = date(2027, 4, 1)
@@ -164,7 +164,7 @@ def test_records_refused_naming_row_and_column(tmp_path, reader, text, match):
 
 
 def test_period_from_site_plan(data_copy):
-    from analysis.siteplan import load_site_plan
+    from analysis.siteplan.plan import load_site_plan
 
     site = load_site_plan(data_copy("demo_site.gpkg"), PROFILE)
     assert construction_period(site) == (date(2027, 4, 1), date(2027, 11, 15))
@@ -172,7 +172,7 @@ def test_period_from_site_plan(data_copy):
 
 def test_period_reads_dates_as_the_phasing_check_does(make_site):
     """Date objects count; an unreadable date is left to phasing_five_acres, not a crash."""
-    from analysis.siteplan import load_site_plan
+    from analysis.siteplan.plan import load_site_plan
     from tests.analysis.conftest import square
 
     site = load_site_plan(make_site([square(1.0), square(1.0, x=600_000.0)]), PROFILE)
@@ -213,7 +213,7 @@ def hourly_rain(tmp_path, wet):
         lines.append(f"{start + timedelta(hours=h):%Y-%m-%d %H:%M},{wet.get(h, 0.0)}")
     path = tmp_path / "hourly.csv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    from analysis.rainfall import read_rainfall
+    from analysis.records.rainfall import read_rainfall
 
     return read_rainfall(path)
 
@@ -246,7 +246,7 @@ def test_hourly_record_missing_hours_are_unknown_days(tmp_path):
     path = tmp_path / "hourly.csv"
     text = path.read_text(encoding="utf-8").replace("2027-04-02 05:00,0.0\n", "")
     path.write_text(text, encoding="utf-8")
-    from analysis.rainfall import read_rainfall
+    from analysis.records.rainfall import read_rainfall
 
     rain_record = read_rainfall(path)
     assert rain_record.unknown_days(DAY0, day(3)) == [day(1)]

@@ -4,7 +4,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from analysis.findings import STATUS_COLOURS, STATUSES
-from analysis.layer_style import (LINE, POINT, POLYGON, disturbance_qml, easement_qml,
+from analysis.report.layer_style import (LINE, POINT, POLYGON, disturbance_qml, easement_qml,
                                   findings_qml, phase_colours, smp_qml)
 
 

@@ -13,7 +13,7 @@ import shapely
 
 from analysis.cli import main
 from analysis.errors import InputError
-from analysis.map_scale import (LayoutMap, check_site_map_scale, read_sheet, read_sheets,
+from analysis.checks.map_scale import (LayoutMap, check_site_map_scale, read_sheet, read_sheets,
                                  sheet_scale)
 from analysis.profile import load_profile
 from analysis.review import review_paths
@@ -376,7 +376,7 @@ def test_without_rasterio_a_sheet_is_refused_naming_what_to_install(tmp_path, mo
 
 
 def test_layout_and_sheet_names_are_escaped_in_the_report(data_copy):
-    from analysis.report import render_html
+    from analysis.report.html import render_html
 
     review = review_paths(data_copy("demo_site.gpkg"),
                           layout_maps=[LayoutMap("<script>alert(1)</script>", "<b>map</b>", 500.0)])
@@ -386,7 +386,7 @@ def test_layout_and_sheet_names_are_escaped_in_the_report(data_copy):
 
 
 def test_map_scale_check_alone_has_the_review_shape():
-    from analysis.map_scale import MapScaleCheck
+    from analysis.checks.map_scale import MapScaleCheck
 
     findings, scales = check_site_map_scale(
         [], None, [LayoutMap("Plan", "Map 1", 600.0), LayoutMap("Plan", "Map 2", 2400.0)], PROFILE)

@@ -4,7 +4,7 @@ import re
 import pytest
 
 from analysis.errors import InputError
-from analysis.nov import read_violation, render_notice_html
+from analysis.records.nov import read_violation, render_notice_html
 from analysis.profile import load_profile
 from tests.conftest import TEST_DATA
 

@@ -6,7 +6,7 @@ from datetime import date, timedelta
 import pytest
 
 from analysis.errors import InputError
-from analysis.penalty import Offence, assess_penalty, read_history, years_after
+from analysis.records.penalty import Offence, assess_penalty, read_history, years_after
 from analysis.profile import load_profile
 
 PROFILE = load_profile()

@@ -10,15 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely import box
 
-from analysis import phasing
-from analysis.area import acres
+from analysis.checks import phasing
+from analysis.units import acres
 from analysis.charts import Chart
 from analysis.errors import InputError
-from analysis.phasing import disturbance_from_frame, parse_date, phasing_timeline, review_phasing
+from analysis.checks.phasing import disturbance_from_frame, parse_date, phasing_timeline, review_phasing
 from analysis.profile import load_profile
-from analysis.report import render_html
+from analysis.report.html import render_html
 from analysis.review import review_site
-from analysis.siteplan import load_site_plan
+from analysis.siteplan.plan import load_site_plan
 from tests.analysis.conftest import X0, Y0, square
 from tests.conftest import square_side_us_ft
 
@@ -250,8 +250,8 @@ def test_shipped_phasing_variants(data_copy, variant, status):
 
 
 def test_the_worst_moment_lands_in_the_findings_geopackage(data_copy, tmp_path):
-    from analysis.outputs import write_outputs
-    from analysis.vector_io import read_layer
+    from analysis.report.outputs import write_outputs
+    from analysis.io.vector import read_layer
 
     review = review_site(load_site_plan(data_copy("demo_site.gpkg"), PROFILE), PROFILE)
     write_outputs(review, findings_path=tmp_path / "findings.gpkg")

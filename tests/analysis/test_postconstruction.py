@@ -4,11 +4,11 @@ import pytest
 from pyproj import CRS
 from shapely import box
 
-from analysis.conditions import Condition
-from analysis.postconstruction import check_postconstruction_controls
+from analysis.checks.conditions import Condition
+from analysis.checks.postconstruction import check_postconstruction_controls
 from analysis.profile import load_profile
 from analysis.review import review_site
-from analysis.siteplan import SitePlan, load_site_plan
+from analysis.siteplan.plan import SitePlan, load_site_plan
 from tests.analysis.conftest import square
 
 PROFILE = load_profile()

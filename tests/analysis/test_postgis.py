@@ -10,9 +10,9 @@ from shapely import box
 
 from analysis.cli import main
 from analysis.errors import InputError
-from analysis.postgis import PostgisReference, PostgisStore, split_schema
-from analysis.reference_import import read_candidate
-from analysis.vector_io import write_geopackage
+from analysis.reference.postgis import PostgisReference, PostgisStore, split_schema
+from analysis.reference.importer import read_candidate
+from analysis.io.vector import write_geopackage
 from tests.analysis.conftest import X0, Y0
 
 HOSTILE = 'x"; DROP TABLE y; --'

@@ -9,10 +9,10 @@ from shapely import Polygon
 
 from analysis.errors import InputError
 from analysis.profile import load_profile
-from analysis.reference import bounds_in_crs, is_postgis_source, open_reference, site_bounds
+from analysis.reference.read import bounds_in_crs, is_postgis_source, open_reference, site_bounds
 from analysis.review import review_site
-from analysis.siteplan import load_site_plan
-from analysis.vector_io import write_geopackage
+from analysis.siteplan.plan import load_site_plan
+from analysis.io.vector import write_geopackage
 from tests.analysis.conftest import X0, Y0, local_box
 
 PROFILE = load_profile()
@@ -153,8 +153,8 @@ def test_sources_are_told_apart_by_kind(source, postgis):
     assert is_postgis_source(source) is postgis
 
 
-@pytest.mark.skipif(importlib.util.find_spec("analysis.postgis") is not None,
-                    reason="analysis.postgis is present: the PostGIS backend is tested there")
+@pytest.mark.skipif(importlib.util.find_spec("analysis.reference.postgis") is not None,
+                    reason="analysis.reference.postgis is present: the PostGIS backend is tested there")
 def test_postgis_without_its_backend_is_a_clear_error():
     with pytest.raises(InputError, match="PostGIS"):
         open_reference("postgresql://nobody@localhost/none")
@@ -188,8 +188,8 @@ def test_a_reference_layer_without_a_crs_is_an_error_naming_it(tmp_path):
 
 
 def test_site_file_bounds_equal_the_loaded_site_plans(make_site, tmp_path):
-    from analysis.reference import site_file_bounds
-    from analysis.vector_io import write_geopackage
+    from analysis.reference.read import site_file_bounds
+    from analysis.io.vector import write_geopackage
     from tests.analysis.conftest import square
 
     point = shapely.Point(X0 + 5000, Y0)

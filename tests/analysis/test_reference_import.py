@@ -10,8 +10,8 @@ from shapely import Point, Polygon, box
 
 from analysis.errors import InputError
 from analysis.profile import load_profile
-from analysis.reference_import import normalize_pollutants, read_candidate
-from analysis.vector_io import write_geopackage
+from analysis.reference.importer import normalize_pollutants, read_candidate
+from analysis.io.vector import write_geopackage
 from tests.analysis.conftest import X0, Y0
 from tests.conftest import TEST_DATA, shared_path
 

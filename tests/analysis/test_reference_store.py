@@ -21,8 +21,8 @@ import pytest
 from shapely import box
 
 from analysis.cli import main
-from analysis.reference_store import PAUSE_AFTER_ENV, PAUSE_FILE_ENV, open_store
-from analysis.vector_io import write_geopackage
+from analysis.reference.store import PAUSE_AFTER_ENV, PAUSE_FILE_ENV, open_store
+from analysis.io.vector import write_geopackage
 from tests.analysis.conftest import X0, Y0
 from tests.conftest import ROOT, TEST_DATA
 
@@ -213,7 +213,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def test_an_import_killed_in_its_commit_is_rolled_back_before_a_review_reads(tmp_path, capsys):
-    from analysis.reference import open_reference
+    from analysis.reference.read import open_reference
 
     target = Target(str(tmp_path / "reference.gpkg"), None)
     old = wetlands_source(tmp_path / "old.gpkg", 3)
@@ -238,11 +238,11 @@ def _current_ids(target) -> list[str]:
     """The current wetlands as a review reads them (around the whole test area)."""
     bounds = (X0 - 10_000, Y0 - 10_000, X0 + 20_000, Y0 + 20_000)
     if target.schema is None:
-        from analysis.vector_io import read_layer
+        from analysis.io.vector import read_layer
 
         frame = read_layer(target.into, "wetlands", bbox=bounds).frame
     else:
-        from analysis.postgis import PostgisReference
+        from analysis.reference.postgis import PostgisReference
 
         frame = PostgisReference(target.into, target.schema).read("wetlands", bounds, "EPSG:2260")
     return sorted(frame.wetland_id)
@@ -336,7 +336,7 @@ def test_a_version_made_before_swppp_imports_is_kept_for_diff(data_copy, capsys)
 def test_a_cancelled_import_changes_nothing(target, tmp_path, capsys):
     from analysis.errors import Cancelled
     from analysis.progress import Progress
-    from analysis.reference_import import read_candidate
+    from analysis.reference.importer import read_candidate
 
     assert reference("import", "wetlands", wetlands_source(tmp_path / "a.gpkg", 3), "--into",
                      *target.args(), capsys=capsys)[0] == 0
@@ -351,7 +351,7 @@ def test_a_cancelled_import_changes_nothing(target, tmp_path, capsys):
 
 def test_an_import_that_raced_another_is_refused(target, tmp_path, capsys, monkeypatch):
     from analysis.errors import InputError
-    from analysis.reference_import import read_candidate
+    from analysis.reference.importer import read_candidate
 
     first = wetlands_source(tmp_path / "a.gpkg", 3)
     assert reference("import", "wetlands", first, "--into", *target.args(), capsys=capsys)[0] == 0

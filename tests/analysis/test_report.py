@@ -16,9 +16,9 @@ from PIL import Image
 from analysis import __version__
 from analysis.findings import STATUS_COLOURS
 from analysis.profile import load_profile
-from analysis.report import render_html
+from analysis.report.html import render_html
 from analysis.review import review_paths
-from analysis.site_map import (HTML_FRAME_IN, map_scale, map_tiles, site_footprint,
+from analysis.report.site_map import (HTML_FRAME_IN, map_scale, map_tiles, site_footprint,
                                site_map_charts, units_per_foot)
 from tests.conftest import TEST_DATA, write_long_site
 
@@ -178,7 +178,7 @@ def test_cli_pdf_without_qgis_exits_2_and_writes_nothing(data_copy, tmp_path, ca
 
 def test_cli_pdf_without_the_layout_module_exits_2(data_copy, tmp_path, capsys, monkeypatch):
     """The library installed alone (no plugin package beside it): said, nothing written."""
-    from analysis import cli
+    from analysis.cli import app as cli
 
     monkeypatch.setattr(cli, "PDF_LAYOUT_MODULE", "swppp_no_such_layout_module")
     status, err = run_cli(["review", data_copy("demo_site.gpkg"), "--pdf", tmp_path / "r.pdf",

@@ -3,7 +3,7 @@ import pytest
 
 from analysis.errors import InputError
 from analysis.profile import load_profile
-from analysis.siteplan import load_site_plan
+from analysis.siteplan.plan import load_site_plan
 
 PROFILE = load_profile()
 
@@ -88,7 +88,7 @@ def test_feature_without_geometry_is_named(make_site):
 def test_field_names_match_whatever_their_case(make_site, tmp_path):
     import geopandas as gpd
 
-    from analysis.vector_io import read_layer, write_geopackage
+    from analysis.io.vector import read_layer, write_geopackage
     from tests.analysis.conftest import square
 
     path = make_site([square(2.0), square(1.0, x=583_300)], phases=["1", "2"])

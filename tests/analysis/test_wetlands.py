@@ -8,10 +8,10 @@ import pytest
 import shapely
 
 from analysis.profile import load_profile
-from analysis.reference import open_reference
+from analysis.reference.read import open_reference
 from analysis.review import review_site
-from analysis.siteplan import load_site_plan
-from analysis.vector_io import write_geopackage
+from analysis.siteplan.plan import load_site_plan
+from analysis.io.vector import write_geopackage
 from tests.analysis.conftest import REFERENCE_FIELDS, local_box
 from tests.conftest import shared_path
 

@@ -80,7 +80,7 @@ def test_real_nwi_polygons_agree_with_qgis(tmp_path, load_layer):
     import processing
     from shapely import box
 
-    from analysis.vector_io import write_geopackage
+    from analysis.io.vector import write_geopackage
     from tests.conftest import shared_path
 
     archive = shared_path("data/nwi_dc_wetlands.zip")

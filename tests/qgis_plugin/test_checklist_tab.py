@@ -25,7 +25,7 @@ def tab_class(staged_plugin):
 def test_tick_note_save_and_reload_from_the_project(qgis_new_project, tab_class, items, tmp_path):
     from qgis.core import QgsProject
 
-    from analysis.checklist import read_confirmations
+    from analysis.checklist.contents import read_confirmations
 
     project = QgsProject.instance()
     tab = tab_class()

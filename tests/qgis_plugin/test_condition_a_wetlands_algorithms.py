@@ -52,7 +52,7 @@ def test_a_reference_without_a_needed_layer_stops_with_its_name(demo, tmp_path):
     import geopandas as gpd
     from qgis.core import QgsProcessingException
 
-    from analysis.vector_io import write_geopackage
+    from analysis.io.vector import write_geopackage
 
     partial = tmp_path / "partial.gpkg"
     write_geopackage(partial, {"wetlands": gpd.read_file(demo["REFERENCE"], layer="wetlands")})
@@ -71,7 +71,7 @@ def test_wetland_acres_on_real_nwi_agree_with_qgis(tmp_path, load_layer):
     from qgis.core import QgsCoordinateReferenceSystem
     from shapely import box
 
-    from analysis.vector_io import write_geopackage
+    from analysis.io.vector import write_geopackage
     from tests.conftest import shared_path
 
     archive = shared_path("data/nwi_dc_wetlands.zip")
@@ -170,9 +170,9 @@ def test_only_the_reference_features_near_the_site_are_copied(demo, tmp_path, lo
     import shapely
 
     from analysis.profile import load_profile
-    from analysis.reference import site_bounds
-    from analysis.siteplan import load_site_plan
-    from analysis.vector_io import write_geopackage
+    from analysis.reference.read import site_bounds
+    from analysis.siteplan.plan import load_site_plan
+    from analysis.io.vector import write_geopackage
 
     near = gpd.read_file(demo["REFERENCE"], layer="wetlands")
     far = near.copy()
@@ -202,7 +202,7 @@ def test_a_reference_layer_lacking_a_contract_field_is_refused_naming_it(demo, t
     import geopandas as gpd
     from qgis.core import QgsProcessingException
 
-    from analysis.vector_io import write_geopackage
+    from analysis.io.vector import write_geopackage
 
     county = tmp_path / "county.gpkg"
     wetlands = gpd.read_file(demo["REFERENCE"], layer="wetlands").drop(columns="wetland_id")
@@ -315,9 +315,9 @@ def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(de
     import shapely
 
     from analysis.profile import load_profile
-    from analysis.reference import site_bounds
-    from analysis.siteplan import load_site_plan
-    from analysis.vector_io import read_layer, write_geopackage
+    from analysis.reference.read import site_bounds
+    from analysis.siteplan.plan import load_site_plan
+    from analysis.io.vector import read_layer, write_geopackage
 
     frame = read_layer(demo["REFERENCE"], "wetlands").frame
     profile = load_profile("kiryas_joel")

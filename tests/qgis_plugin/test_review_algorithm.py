@@ -71,7 +71,7 @@ def test_review_writes_every_output(demo, tmp_path, contract_problems, load_laye
 
 def test_findings_geopackage_holds_the_site_layers_styled(demo, tmp_path, load_layer):
     """One GeoPackage, one styled group: findings, disturbance by phase, SMPs, easements."""
-    from analysis.layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
+    from analysis.report.layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
 
     gpkg = tmp_path / "findings.gpkg"
     run_review({**demo, "OUTPUT_FINDINGS": str(gpkg), "OUTPUT_JSON": str(tmp_path / "r.json")})

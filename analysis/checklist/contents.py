@@ -1,0 +1,442 @@
+"""The SWPPP contents checklist: each item the chapter requires, filled in from the site plan.
+
+The items are data (``analysis/data/checklist.csv``: item, due, applies, evidence rule, the
+chapter's text). An item is ``provided`` where the site plan shows it (its evidence rule holds)
+or the applicant's ``submission`` table points at a document for it, ``missing`` otherwise, and
+``not_applicable`` where it does not apply (the D items when no condition applies). A reviewer
+may confirm any item: it is then ``confirmed``, with the reviewer's name, the date and a note.
+
+Reviewer confirmations (a JSON file, or a findings GeoPackage written earlier: its ``checklist``
+table) look like this::
+
+    {"format": "swppp-checklist-confirmations", "version": 1,
+     "confirmations": [{"item": "B(5)", "reviewer": "R. Levi", "date": "2027-03-02",
+                        "note": "Litter and chemicals: SWPPP report section 4.2"}]}
+
+``item`` is an item id of the checklist, ``reviewer`` and ``date`` (ISO) are required, ``note``
+is free text (shown escaped in the report).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Mapping, Optional, Sequence
+
+import pandas as pd
+
+from .certification import CertificationResult, check_contractor_certification
+from ..errors import InputError
+from .esc_practices import check_esc_practices, summarise_esc_practices
+from ..findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, Finding
+from .guarantees import GuaranteeResult, check_guarantees
+from ..checks.phasing import parse_date
+from ..profile import RulesProfile
+from ..siteplan.plan import SitePlan, has_text
+
+__all__ = ["ChecklistItem", "Confirmation", "Contents", "checklist_items", "item_ids",
+           "CONFIRMATIONS_FORMAT", "CHECKLIST_LAYER", "read_confirmations",
+           "parse_confirmations", "confirmations_json", "confirmations_from_checklist",
+           "build_checklist", "check_swppp_contents", "check_contents", "checklist_frame",
+           "PROVIDED", "MISSING", "CONFIRMED", "STATUS_AS_FINDING"]
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "checklist.csv"
+RULE = "swppp_contents"
+CONFIRMATIONS_FORMAT = "swppp-checklist-confirmations"
+CHECKLIST_LAYER = "checklist"  # the table of the findings GeoPackage
+PROVIDED, MISSING, CONFIRMED = "provided", "missing", "confirmed"
+# A checklist status drawn in the colour of the finding status it reads as (report, PDF).
+STATUS_AS_FINDING = {PROVIDED: PASS, MISSING: FAIL, CONFIRMED: INFO,
+                     NOT_APPLICABLE: NOT_APPLICABLE}
+_APPLIES = ("always", "conditions", "facility", "on_request")
+_DUE = ("approval", "completion")
+
+
+@dataclass(frozen=True)
+class ChecklistItem:
+    """One item of the checklist, as ``analysis/data/checklist.csv`` holds it."""
+
+    item: str
+    due: str  # approval | completion
+    applies: str  # always | conditions | facility | on_request
+    evidence: str  # the rule that finds it in the site plan (see the CSV's header)
+    text: str  # the chapter's words
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """A reviewer's confirmation of one item."""
+
+    item: str
+    reviewer: str
+    date: str  # ISO YYYY-MM-DD
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return {"item": self.item, "reviewer": self.reviewer, "date": self.date,
+                "note": self.note}
+
+
+@dataclass
+class Contents:
+    """The checklist and the findings of the contents checks."""
+
+    checklist: list[dict]
+    findings: list[Finding]
+    esc_practices: Optional[dict]
+
+
+@lru_cache(maxsize=None)
+def checklist_items() -> tuple[ChecklistItem, ...]:
+    """The checklist's items, in the chapter's order."""
+    with open(DATA, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(line for line in handle if not line.startswith("#")))
+    items = tuple(ChecklistItem(**row) for row in rows)
+    assert all(i.applies in _APPLIES and i.due in _DUE for i in items), DATA
+    return items
+
+
+def item_ids() -> list[str]:
+    """The items' ids, in the chapter's order.
+
+    >>> item_ids()[:2], item_ids()[-1], len(item_ids())
+    (['B(1)', 'B(2)'], 'Inspections E(2)', 35)
+    """
+    return [i.item for i in checklist_items()]
+
+
+def _key(item) -> str:
+    """An item id compared without case or spaces: ``b (13)`` is ``B(13)``."""
+    return re.sub(r"\s+", "", str(item)).lower()
+
+
+def _canonical(item, source, layer=None, feature=None, field="item") -> str:
+    ids = {_key(i): i for i in item_ids()}
+    found = ids.get(_key(item))
+    if found is None:
+        raise InputError(f"{item!r} is not an item of the SWPPP contents checklist", path=source,
+                         layer=layer, feature=feature, field=field,
+                         fix="use one of " + ", ".join(item_ids()))
+    return found
+
+
+# --- reviewer confirmations ---------------------------------------------------------------
+
+def parse_confirmations(data, source="confirmations") -> list[Confirmation]:
+    """Validate the confirmations JSON (already parsed); one per item, the last one kept."""
+    if not isinstance(data, dict) or data.get("format") != CONFIRMATIONS_FORMAT \
+            or not isinstance(data.get("confirmations"), list):
+        raise InputError(f"not a checklist confirmations file (a JSON object with \"format\": "
+                         f"\"{CONFIRMATIONS_FORMAT}\" and a list \"confirmations\")", path=source,
+                         fix="write it as the checklist tab or analysis.checklist.contents documents")
+    out = {}
+    for number, entry in enumerate(data["confirmations"], start=1):
+        where = f"confirmation {number}"
+        if not isinstance(entry, dict):
+            raise InputError(f"{where} is not an object", path=source, fix="give item, reviewer, "
+                             "date and note")
+        item = _canonical(entry.get("item"), source, feature=number)
+        reviewer = str(entry.get("reviewer") or "").strip()
+        if not reviewer:
+            raise InputError(f"{where} ({item}) names no reviewer", path=source, feature=number,
+                             field="reviewer", fix="give the reviewer's name")
+        day, readable = parse_date(entry.get("date"))
+        if day is None:
+            raise InputError(f"{where} ({item}) has no date, or {entry.get('date')!r} is not "
+                             "one (YYYY-MM-DD)" if readable else
+                             f"{where} ({item}): date {entry.get('date')!r} is not YYYY-MM-DD",
+                             path=source, feature=number, field="date",
+                             fix="give the date of the confirmation as YYYY-MM-DD")
+        note = entry.get("note")
+        out[item] = Confirmation(item, reviewer, day.isoformat(), "" if note is None else str(note))
+    return list(out.values())
+
+
+def read_confirmations(path: str | Path) -> list[Confirmation]:
+    """Confirmations from a JSON file (the confirmations format, or a review's JSON result), or
+    from the ``checklist`` table of a findings GeoPackage written by an earlier review (its
+    ``confirmed`` rows), so that they reload."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("the confirmations file does not exist", path=path, fix="check the path")
+    if path.suffix.lower() == ".gpkg":
+        from ..io.vector import list_layers, read_layer
+
+        layers = {name.lower(): name for name in list_layers(path)}
+        if CHECKLIST_LAYER not in layers:
+            raise InputError(f"the GeoPackage has no '{CHECKLIST_LAYER}' table", path=path,
+                             fix="give a findings GeoPackage written by `swppp review` or the "
+                                 "confirmations JSON")
+        frame = read_layer(path, layers[CHECKLIST_LAYER], read_geometry=False).frame
+        return confirmations_from_checklist(frame.to_dict("records"), path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise InputError(f"the confirmations file is not valid JSON ({err})", path=path,
+                         fix="write it as analysis.checklist.contents documents") from None
+    if isinstance(data, dict) and "format" not in data and isinstance(data.get("checklist"), list):
+        return confirmations_from_checklist(data["checklist"], path)  # a review's JSON result
+    return parse_confirmations(data, path)
+
+
+def confirmations_from_checklist(rows: Iterable[Mapping], source="checklist") -> list[Confirmation]:
+    """The confirmations held by checklist rows (a review's JSON ``checklist`` or the table)."""
+    entries = []
+    for row in rows:
+        if row.get("status") != CONFIRMED:
+            continue
+        held = row.get("confirmation") or row  # JSON entries nest it; the table is flat
+        entries.append({"item": row.get("item"), "reviewer": held.get("reviewer"),
+                        "date": held.get("date") or held.get("confirmed_on"),
+                        "note": held.get("note")})
+    return parse_confirmations({"format": CONFIRMATIONS_FORMAT, "confirmations": entries}, source)
+
+
+def confirmations_json(confirmations: Sequence[Confirmation | Mapping]) -> str:
+    """The confirmations file's text."""
+    entries = [c.to_dict() if isinstance(c, Confirmation) else dict(c) for c in confirmations]
+    parse_confirmations({"format": CONFIRMATIONS_FORMAT, "confirmations": entries})
+    return json.dumps({"format": CONFIRMATIONS_FORMAT, "version": 1, "confirmations": entries},
+                      indent=2, ensure_ascii=False) + "\n"
+
+
+# --- evidence in the site plan -----------------------------------------------------------
+
+class _Evidence:
+    """Evaluates the checklist's evidence rules on one site plan."""
+
+    def __init__(self, site: SitePlan, certification: CertificationResult,
+                 guarantees: GuaranteeResult):
+        self.site, self.certification, self.guarantees = site, certification, guarantees
+
+    def holds(self, rule: str) -> tuple[bool, str]:
+        """(whether the plan shows it, what shows it or what is lacking)."""
+        lacking = []
+        for alternative in rule.split(" or "):
+            results = [self._term(term.strip()) for term in alternative.split(" and ")]
+            if all(ok for ok, _ in results):
+                return True, "; ".join(text for _, text in results)
+            lacking += [text for ok, text in results if not ok]
+        return False, "; ".join(lacking)
+
+    def _term(self, term: str) -> tuple[bool, str]:
+        kind, _, argument = term.partition(":")
+        if kind == "layer":
+            return self._layer(argument)
+        if kind == "field":
+            table, _, names = argument.partition(".")
+            assert table == "project", term
+            values = {f: self.site.project.get(f) for f in names.split("+")}
+            missing = [f for f, v in values.items() if not has_text(v)]
+            if missing:
+                return False, "project " + ", ".join(missing) + " empty"
+            return True, "; ".join(f"project {f}: {v}" for f, v in values.items())
+        if kind == "phasing":
+            return self._phasing()
+        if kind == "recorded_easement":
+            return self._recorded_easements()
+        if kind == "certification":
+            c = self.certification
+            ok = c.signed_in_time if argument == "signed" else c.complete
+            if not c.records:
+                return False, "no contractor_certification records"
+            if ok:
+                return True, (f"{c.records} contractor certification(s) signed on or before work "
+                              "started" if argument == "signed" else
+                              f"{c.records} contractor certification(s) with every G(2) field")
+            return False, "contractor certification(s) incomplete: " + ", ".join(c.problems)
+        if kind == "guarantee":
+            return self.guarantees.met[argument], self.guarantees.evidence[argument]
+        if kind == "submission":
+            return False, "the site plan cannot show it"
+        raise ValueError(f"unknown evidence rule {term!r} in {DATA}")
+
+    def _layer(self, argument: str) -> tuple[bool, str]:
+        name, _, fields = argument.partition("[")
+        frame = self.site.layer(name)
+        if frame is None:
+            return False, f"no {name} layer"
+        if len(frame) == 0:
+            return False, f"layer {name} has no features"
+        count = f"layer {name}: {len(frame)} feature{'s' * (len(frame) != 1)}"
+        if not fields:
+            return True, count
+        names = fields.rstrip("]").split("|")
+        has = pd.Series(False, index=frame.index)
+        for f in names:
+            has |= frame[f].map(has_text)
+        if has.all():
+            return True, f"{count}, each with {' or '.join(names)}"
+        labels = [label for label, ok in zip(self.site.labels(name), has) if not ok]
+        return False, (f"{len(labels)} of {len(frame)} {name} features lack "
+                       f"{' or '.join(names)}: {', '.join(labels[:5])}"
+                       + (" ..." if len(labels) > 5 else ""))
+
+    def _phasing(self) -> tuple[bool, str]:
+        frame = self.site.layer("disturbance")
+        starts = [parse_date(v)[0] for v in frame["start_date"]]
+        lacking = [label for label, phase, start in zip(self.site.labels("disturbance"),
+                                                        frame["phase"], starts)
+                   if not has_text(phase) or start is None]
+        if lacking:
+            return False, f"disturbance without a phase or start date: {', '.join(lacking[:5])}"
+        phases = len(set(map(str, frame["phase"])))
+        return True, (f"disturbance: {len(frame)} polygons in {phases} phase"
+                      f"{'s' * (phases != 1)}, each with a start date")
+
+    def _recorded_easements(self) -> tuple[bool, str]:
+        frame = self.site.layer("easement")
+        if frame is None or len(frame) == 0:
+            return False, "no maintenance easement in the plan"
+        recorded = (pd.to_numeric(frame["recorded"], errors="coerce").fillna(0) == 1) \
+            & frame["instrument"].map(has_text)
+        labels = self.site.labels("easement")
+        if not recorded.all():
+            return False, ("easements not recorded (recorded 1 with an instrument): "
+                           + ", ".join(label for label, ok in zip(labels, recorded) if not ok))
+        return True, (f"{len(frame)} easement{'s' * (len(frame) != 1)} recorded: "
+                      + "; ".join(f"{label} ({instrument})" for label, instrument
+                                  in zip(labels, frame["instrument"])))
+
+
+# --- the checklist ----------------------------------------------------------------------
+
+def _submissions(site: SitePlan) -> dict[str, list[str]]:
+    """Item -> the applicant's documents for it (``submission`` table); unknown items refused."""
+    frame = site.layer("submission")
+    out: dict[str, list[str]] = {}
+    if frame is None:
+        return out
+    for fid, row in frame.iterrows():
+        if not has_text(row["item"]):
+            raise InputError("a submission row names no item", path=site.path, layer="submission",
+                             feature=fid, field="item", fix="give the checklist item it covers, "
+                             "e.g. B(5), or delete the row")
+        if not has_text(row["document"]):
+            raise InputError(f"the submission row for {row['item']} names no document",
+                             path=site.path, layer="submission", feature=fid, field="document",
+                             fix="give the document (and page) that covers the item")
+        item = _canonical(row["item"], site.path, layer="submission", feature=fid)
+        note = f" ({row['note']})" if has_text(row["note"]) else ""
+        out.setdefault(item, []).append(f"{row['document']}{note}")
+    return out
+
+
+def _applies(item: ChecklistItem, conditions, has_smp: bool) -> str:
+    """yes, no or undecided."""
+    if item.applies == "always":
+        return "yes"
+    if item.applies == "on_request":
+        return "no"
+    decided = [c for c in conditions.values() if c is not None and c.decided]
+    if any(c.applies for c in decided) or (item.applies == "facility" and has_smp):
+        return "yes"
+    if len(decided) < len(conditions):
+        return "undecided"
+    return "no"
+
+
+def build_checklist(site: SitePlan, conditions: Mapping, certification: CertificationResult,
+                    guarantees: GuaranteeResult,
+                    confirmations: Sequence[Confirmation] = ()) -> list[dict]:
+    """One entry per item: ``{"item", "text", "status", "evidence", "due", "applies",
+    "confirmation"}`` (CONTRACT.md's four keys and three more)."""
+    evidence = _Evidence(site, certification, guarantees)
+    submitted = _submissions(site)
+    confirmed = {c.item: c for c in confirmations}
+    smp = site.layer("smp")
+    has_smp = smp is not None and len(smp) > 0
+    entries = []
+    for item in checklist_items():
+        applies = _applies(item, conditions, has_smp)
+        shown, text = evidence.holds(item.evidence)
+        if applies == "no" and not (item.applies == "on_request" and item.item in submitted):
+            status = NOT_APPLICABLE
+            said = ("only if the Stormwater Management Administrator requests more information"
+                    if item.applies == "on_request" else
+                    "no condition (A, B or C) applies" + (
+                        " and the plan has no SMP" if item.applies == "facility" else ""))
+        elif shown:
+            status, said = PROVIDED, f"site plan: {text}"
+        elif item.item in submitted:
+            status, said = PROVIDED, "submission: " + "; ".join(submitted[item.item])
+        else:
+            status, said = MISSING, (f"not in the site plan ({text}) and no submission names it"
+                                     if item.evidence != "submission" else
+                                     "no submission names a document for it")
+            if item.due == "completion":
+                said += "; due after final construction, not counted before approval"
+        confirmation = confirmed.get(item.item)
+        if confirmation is not None:
+            status = CONFIRMED
+        entries.append({"item": item.item, "text": item.text, "status": status, "evidence": said,
+                        "due": item.due, "applies": applies,
+                        "confirmation": confirmation.to_dict() if confirmation else None})
+    return entries
+
+
+def check_swppp_contents(checklist: Sequence[dict], profile: RulesProfile,
+                         swppp_required: Optional[bool] = True) -> Finding:
+    """``fail`` naming each item required before approval and missing; ``needs_review`` where
+    only items resting on an undecided condition are missing; ``pass`` otherwise."""
+    section = profile.section(RULE)
+    if swppp_required is False:
+        return Finding(RULE, NOT_APPLICABLE, section,
+                       "no SWPPP is required, so its contents are not checked")
+    due = [e for e in checklist if e["due"] == "approval"]
+    missing = [e for e in due if e["status"] == MISSING and e["applies"] == "yes"]
+    undecided = [e for e in due if e["status"] == MISSING and e["applies"] == "undecided"]
+    counts = {s: sum(e["status"] == s for e in due) for s in (PROVIDED, CONFIRMED)}
+    features = [f"checklist:{e['item']}" for e in missing or undecided]
+    if missing:
+        return Finding(RULE, FAIL, section,
+                       f"the SWPPP lacks {len(missing)} item{'s' * (len(missing) != 1)} required "
+                       f"before approval: {', '.join(e['item'] for e in missing)} (provide them, "
+                       "or confirm each in the checklist with a note)",
+                       value=float(len(missing)), limit=0.0, units="items", features=features)
+    if undecided:
+        return Finding(RULE, NEEDS_REVIEW, section,
+                       f"{', '.join(e['item'] for e in undecided)} "
+                       f"{'is' if len(undecided) == 1 else 'are'} missing and required if a "
+                       "condition not yet decided applies", value=float(len(undecided)),
+                       limit=0.0, units="items", features=features)
+    return Finding(RULE, PASS, section,
+                   f"every item required before approval is there: {counts[PROVIDED]} provided "
+                   f"(site plan or submission), {counts[CONFIRMED]} confirmed by a reviewer",
+                   value=0.0, limit=0.0, units="items")
+
+
+def check_contents(site: SitePlan, conditions: Mapping, profile: RulesProfile,
+                   swppp_required: Optional[bool] = True,
+                   confirmations: Sequence[Confirmation] = ()) -> Contents:
+    """The checklist, ``swppp_contents``, ``contractor_certification``, the guarantees
+    (``construction_guarantee``, ``maintenance_bond``) and ``esc_practices``."""
+    certification = check_contractor_certification(site, profile)
+    guarantees = check_guarantees(site, profile)
+    esc = summarise_esc_practices(site)
+    checklist = build_checklist(site, conditions, certification, guarantees, confirmations)
+    findings = [check_swppp_contents(checklist, profile, swppp_required)]
+    if swppp_required is False:  # nothing of a SWPPP is owed: say so once per rule
+        findings += [Finding(rule, NOT_APPLICABLE, profile.section(rule),
+                             "no SWPPP is required, so this is not checked")
+                     for rule in ("contractor_certification", "construction_guarantee",
+                                  "maintenance_bond", "esc_practices")]
+    else:
+        findings += certification.findings + guarantees.findings
+        findings += check_esc_practices(site, esc, profile)
+    return Contents(checklist=checklist, findings=findings, esc_practices=esc)
+
+
+def checklist_frame(checklist: Sequence[dict]) -> pd.DataFrame:
+    """The checklist as the findings GeoPackage's ``checklist`` table (no geometry)."""
+    rows = [{"item": e["item"], "status": e["status"], "evidence": e["evidence"], "due": e["due"],
+             "applies": e["applies"],
+             "reviewer": (e["confirmation"] or {}).get("reviewer"),
+             "confirmed_on": (e["confirmation"] or {}).get("date"),
+             "note": (e["confirmation"] or {}).get("note"), "text": e["text"]}
+            for e in checklist]
+    return pd.DataFrame(rows, columns=["item", "status", "evidence", "due", "applies", "reviewer",
+                                       "confirmed_on", "note", "text"], dtype=object)

@@ -1,0 +1,111 @@
+"""Performance guarantees (Inspections E): the construction guarantee and the maintenance bond."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Optional
+
+from ..findings import FAIL, NEEDS_REVIEW, PASS, Finding
+from ..records.inspections import construction_period
+from ..records.penalty import years_after
+from ..checks.phasing import parse_date
+from ..profile import RulesProfile
+from ..siteplan.plan import SitePlan, feature_labels, has_text
+
+__all__ = ["GuaranteeResult", "check_guarantees", "COVERS"]
+
+LAYER = "guarantee"
+# covers -> (rule, profile key of the years, what the chapter calls it, the date it runs from)
+COVERS = {
+    "construction": ("construction_guarantee", "construction_years_after_acceptance",
+                     "construction completion guarantee", "final acceptance"),
+    "maintenance": ("maintenance_bond", "maintenance_years_after_completion",
+                    "maintenance bond", "substantial completion"),
+}
+
+
+@dataclass
+class GuaranteeResult:
+    """Findings, and per ``covers`` whether a guarantee meets the chapter (for the checklist)."""
+
+    findings: list[Finding]
+    met: dict = field(default_factory=dict)  # covers -> bool
+    evidence: dict = field(default_factory=dict)  # covers -> text for the checklist
+
+
+def check_guarantees(site: SitePlan, profile: RulesProfile) -> GuaranteeResult:
+    """``construction_guarantee`` (Inspections E(1)) and ``maintenance_bond`` (E(2)) findings.
+
+    Each guarantee of the ``guarantee`` layer gets a finding: ``fail`` where it has no amount,
+    starts after construction starts ("prior to construction"), or ends before the years the
+    profile asks after the last stabilisation date (which stands for final acceptance and
+    substantial completion); ``needs_review`` where a date needed is missing. A kind of cover
+    with no guarantee at all is one ``fail``.
+    """
+    frame = site.layer(LAYER)
+    start, end = construction_period(site)
+    result = GuaranteeResult([])
+    for covers, (rule, key, name, runs_from) in COVERS.items():
+        section = profile.section(rule)
+        years = int(profile.value("guarantees", key))
+        rows = [] if frame is None else [
+            (label, row) for label, (_fid, row) in zip(feature_labels(LAYER, frame, None),
+                                                       frame.iterrows())
+            if str(row["covers"]).strip().lower() == covers]
+        if not rows:
+            result.findings.append(Finding(
+                rule, FAIL, section,
+                f"the site plan records no {name} (layer guarantee, covers = {covers}): "
+                f"{section} asks for one lasting at least {years} year{'s' * (years != 1)} "
+                f"after {runs_from}", value=0.0, limit=float(years), units="years"))
+            result.met[covers], result.evidence[covers] = False, f"no {name} recorded"
+            continue
+        findings = [_one(label, row, covers, name, runs_from, years, start, end, rule, section)
+                    for label, row in rows]
+        result.findings += findings
+        passed = [f for f in findings if f.status == PASS]
+        result.met[covers] = bool(passed)
+        result.evidence[covers] = (passed or findings)[0].message
+    return result
+
+
+def _one(label, row, covers, name, runs_from, years, start: Optional[date],
+         end: Optional[date], rule, section) -> Finding:
+    kind = str(row["kind"]).strip().lower().replace("_", " ")
+    amount = row["amount"]
+    what = f"{name} {label.split(':', 1)[1]} ({kind}" + (
+        f", ${float(amount):,.0f})" if has_text(amount) else ")")
+    starts, starts_ok = parse_date(row["starts_on"])
+    ends, ends_ok = parse_date(row["ends_on"])
+    problems = []
+    if not has_text(amount) or float(amount) <= 0:
+        problems.append("it states no amount")
+    if not starts_ok or not ends_ok:
+        bad = "starts_on" if not starts_ok else "ends_on"
+        problems.append(f"{bad} {row[bad]!r} is not a date (YYYY-MM-DD)")
+    if starts is not None and start is not None and starts > start:
+        problems.append(f"it starts {starts.isoformat()}, after construction starts "
+                        f"({start.isoformat()}); it is due prior to construction")
+    needed = years_after(end, years) if end is not None else None
+    covered = (ends - end).days / 365.25 if ends is not None and end is not None else None
+    if needed is not None and ends is not None and ends < needed:
+        problems.append(f"it ends {ends.isoformat()}, {covered:.1f} years after {runs_from} "
+                        f"({end.isoformat()}, the last stabilisation date); {section} requires "
+                        f"{years} year{'s' * (years != 1)}, to {needed.isoformat()}")
+    if problems:
+        return Finding(rule, FAIL, section, f"{what}: " + "; ".join(problems), value=covered,
+                       limit=float(years), units="years", features=[label])
+    unknown = [why for missing, why in (
+        (ends is None, "it has no end date (ends_on)"),
+        (end is None, "no stabilisation date says when construction ends"),
+        (starts is None, "it has no start date (starts_on): whether it is in place prior to "
+                         "construction is not known")) if missing]
+    if unknown:
+        return Finding(rule, NEEDS_REVIEW, section,
+                       f"{what}: " + "; ".join(unknown) + f" (it must last {years} "
+                       f"year{'s' * (years != 1)} after {runs_from})", value=covered,
+                       limit=float(years), units="years", features=[label])
+    return Finding(rule, PASS, section,
+                   f"{what} runs to {ends.isoformat()}, {covered:.1f} years after {runs_from} "
+                   f"({end.isoformat()}, the last stabilisation date); at least {years} required",
+                   value=covered, limit=float(years), units="years", features=[label])

@@ -1,0 +1,284 @@
+"""Condition A (SWPPP C(1)): a pollutant of concern discharged to an impaired water or a TMDL watershed."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from .applicability import DisturbedArea
+from ..units import acres, square_feet
+from .conditions import Condition
+from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
+from ..profile import RulesProfile
+from ..siteplan.plan import SitePlan, feature_labels, has_text
+
+__all__ = ["PollutantNames", "ReceivingWaters", "receiving_waters", "check_condition_a",
+           "normalise_name", "water_id"]
+
+RULE = "condition_a"
+
+
+def normalise_name(text: str, qualifiers=()) -> str:
+    """``text`` folded for comparison: lower case, punctuation as spaces, one space, no qualifiers.
+
+    >>> normalise_name("  PHOSPHORUS, Total ", ["total"])
+    'phosphorus'
+    >>> normalise_name("Seven-Springs  Creek")
+    'seven springs creek'
+    """
+    words = re.sub(r"[^0-9a-z]+", " ", str(text).lower()).split()
+    dropped = {q.lower() for q in qualifiers}
+    return " ".join(w for w in words if w not in dropped)
+
+
+def water_id(text) -> str:
+    """A waterbody id as compared: trimmed, upper case (``" ny1301-0099"`` is ``NY1301-0099``)."""
+    return str(text).strip().upper()
+
+
+@dataclass(frozen=True)
+class PollutantNames:
+    """The profile's pollutant names: each spelling mapped to one name, and the sediment family."""
+
+    aliases: dict  # normalised spelling -> pollutant name
+    qualifiers: tuple
+    sediment: str
+
+    @classmethod
+    def from_profile(cls, profile: RulesProfile) -> "PollutantNames":
+        qualifiers = tuple(profile.value("pollutants", "qualifiers"))
+        aliases = {}
+        for name, spellings in profile.value("pollutants", "aliases").items():
+            for spelling in [name, *spellings]:
+                aliases[normalise_name(spelling, qualifiers)] = name
+        return cls(aliases, qualifiers, str(profile.value("pollutants", "sediment_family")))
+
+    def canonical(self, spelling: str) -> str:
+        """The pollutant ``spelling`` names (itself, folded, where the profile has no alias)."""
+        key = normalise_name(spelling, self.qualifiers)
+        return self.aliases.get(key, key)
+
+    def split(self, text) -> list[str]:
+        """The ``;``-separated pollutants of a reference field, each once, as their names."""
+        if not has_text(text):
+            return []
+        names = [self.canonical(part) for part in str(text).split(";") if part.strip()]
+        return list(dict.fromkeys(n for n in names if n))
+
+    def describe(self, text) -> str:
+        """``Silt/Sediment (sediment), Phosphorus``: the field's spelling, with the family named."""
+        if not has_text(text):
+            return ""
+        parts = [p.strip() for p in str(text).split(";") if p.strip()]
+        return ", ".join(f"{p} ({self.sediment})" if self.canonical(p) == self.sediment
+                         and normalise_name(p) != self.sediment else p for p in parts)
+
+
+@dataclass
+class ReceivingWaters:
+    """Which waters receive the site's discharge, and how that is known."""
+
+    ids: dict = field(default_factory=dict)  # waterbody_id -> [feature labels it came from]
+    names: dict = field(default_factory=dict)  # folded name -> [where it was given]
+    route: str = "none"  # "discharge_point", "catchments" or "none"
+    catchments: Optional[gpd.GeoDataFrame] = None  # the catchments used, where that route was
+
+
+def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
+                     catchments: Optional[gpd.GeoDataFrame], profile: RulesProfile) -> ReceivingWaters:
+    """The discharge points' ``waterbody_id``s; where there are none, the catchments' ``drains_to``.
+
+    Names (the project's ``receiving_waters``, the discharge points' ``receiving_water``) are
+    kept to be matched against listed waters by name.
+    """
+    out = ReceivingWaters()
+    points = site.layer("discharge_point")
+    if points is not None and len(points):
+        labels = feature_labels("discharge_point", points, "waterbody_id")
+        for label, value in zip(labels, points["waterbody_id"]):
+            if has_text(value):
+                out.ids.setdefault(water_id(value), []).append(label)
+        for label, value in zip(labels, points["receiving_water"]):
+            if has_text(value):
+                out.names.setdefault(normalise_name(value), []).append(label)
+    for part in str(site.project.get("receiving_waters") or "").split(";"):
+        if part.strip():
+            out.names.setdefault(normalise_name(part), []).append("project:receiving_waters")
+    if out.ids:
+        out.route = "discharge_point"
+        return out
+    if catchments is None or not len(catchments):
+        return out
+    inside = _overlapping(catchments, disturbed, site, profile)
+    out.catchments = catchments[inside]
+    labels = feature_labels("catchments", out.catchments, "catchment_id")
+    for label, drains_to in zip(labels, out.catchments["drains_to"]):
+        for water in str(drains_to or "").split(";"):
+            if water.strip():
+                out.ids.setdefault(water_id(water), []).append(label)
+    out.route = "catchments" if out.ids else "none"
+    return out
+
+
+def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfile,
+                      receiving: Optional[ReceivingWaters], listed_by_id: pd.DataFrame,
+                      listed_by_name: pd.DataFrame,
+                      tmdl_watersheds: Optional[gpd.GeoDataFrame]) -> tuple[list[Finding], Condition]:
+    """The ``condition_a`` findings and Condition A, with every piece of evidence.
+
+    Parameters
+    ----------
+    receiving
+        From :func:`receiving_waters`; None where no reference layers were given.
+    listed_by_id, listed_by_name
+        The ``impaired_waters`` rows whose ``waterbody_id`` is one of the receiving ids, and
+        those whose ``name`` matches a receiving water's name.
+    tmdl_watersheds
+        The TMDL watersheds read around the site.
+    """
+    section = profile.section(RULE)
+    if receiving is None:
+        why = "no reference layers were given: check the receiving waters against the 303(d) " \
+              "list and TMDL watersheds by hand, or give the reference layers"
+        return [Finding(RULE, NEEDS_REVIEW, section, f"Condition A not decided: {why}")], \
+            Condition(False, [why], decided=False)
+    names = PollutantNames.from_profile(profile)
+    triggers, undecided, notes, evidence_findings = [], [], [], []
+    by_name_only = False
+    concern = [names.sediment]
+    found = set()
+    for _, water in listed_by_id.iterrows():
+        wid = water_id(water["waterbody_id"])
+        found.add(wid)
+        came_from = receiving.ids.get(wid, [])
+        line = _water_evidence(water, names, f"receives the discharge ({', '.join(came_from)})")
+        if names.split(water["pollutants"]):
+            triggers.append(line)
+            concern += names.split(water["pollutants"])
+            if receiving.route == "catchments":
+                evidence_findings += _catchment_findings(receiving, wid, water, section, site)
+        else:
+            undecided.append(f"{line}, but no pollutant is recorded for it")
+    for _, water in listed_by_name.iterrows():
+        wid = water_id(water["waterbody_id"])
+        if wid in found:
+            continue
+        found.add(wid)
+        given = sorted({g for key, where in receiving.names.items()
+                        if key == normalise_name(water["name"]) for g in where})
+        line = _water_evidence(water, names, f"matched by name only ({', '.join(given)}): "
+                                             "confirm it receives the discharge")
+        if names.split(water["pollutants"]):
+            triggers.append(line)
+            concern += names.split(water["pollutants"])
+            by_name_only = True
+        else:
+            undecided.append(f"{line}, but no pollutant is recorded for it")
+    unlisted = sorted(set(receiving.ids) - found)
+    if unlisted:
+        notes.append(f"receiving water(s) {', '.join(unlisted)} not on the 303(d) list")
+    overlaps = _tmdl_overlaps(tmdl_watersheds, disturbed, site, profile)
+    for fid, shed, shed_geometry, held in overlaps:
+        line = (f"TMDL {shed['tmdl_id']} for {names.describe(shed['pollutants']) or 'no pollutant'}"
+                f": watershed {shed['watershed_id']} {_name(shed['name'])} holds {held:.2f} acres of the "
+                f"disturbance")
+        source = shed["stormwater_source"]
+        label = _label("tmdl_watersheds", fid, shed["watershed_id"])
+        if pd.isna(source):
+            undecided.append(f"{line}, but whether stormwater is a source is not recorded")
+        elif int(source) == 1:
+            triggers.append(f"{line}; stormwater is a source of the impairment")
+            concern += names.split(shed["pollutants"])
+            evidence_findings.append(Finding(
+                RULE, INFO, section, f"Condition A: {line}; stormwater is a source of the "
+                f"impairment", features=[label], geometry=shed_geometry))
+        else:
+            notes.append(f"{line}, but stormwater is not a source of its impairment")
+    if receiving.route == "none":
+        undecided.append("the receiving waters are not known: no discharge point has a "
+                         "waterbody_id and the disturbance lies in no catchment with drains_to")
+    concern_text = f"pollutants of concern: {', '.join(dict.fromkeys(concern))}"
+    if triggers:
+        evidence = triggers + [concern_text]
+        status = WARN if by_name_only else INFO
+        tail = "; a water matched by name only must be confirmed" if by_name_only else ""
+        main = Finding(RULE, status, section, f"Condition A applies: {'; '.join(triggers)}{tail}",
+                       features=_features(receiving, evidence_findings))
+        return [main, *evidence_findings], Condition(True, evidence)
+    if undecided:
+        why = "; ".join(undecided + notes)
+        return [Finding(RULE, NEEDS_REVIEW, section, f"Condition A not decided: {why}",
+                        features=_features(receiving, []))], Condition(False, undecided + notes,
+                                                                       decided=False)
+    if not overlaps:
+        notes.append("the disturbance lies in no TMDL watershed")
+    why = "; ".join(notes)
+    return [Finding(RULE, NOT_APPLICABLE, section, f"Condition A does not apply: {why}",
+                    features=_features(receiving, []))], Condition(False, [why])
+
+
+def _water_evidence(water, names, how) -> str:
+    cycle = f"listing cycle {water['listing_cycle']}" if has_text(water["listing_cycle"]) else \
+        "listing cycle not recorded"
+    category = f", category {water['category']}" if has_text(water["category"]) else ""
+    return (f"{water['waterbody_id']} {_name(water['name'])} is 303(d)-listed ({cycle}{category}) for "
+            f"{names.describe(water['pollutants']) or 'no pollutant'}; it {how}")
+
+
+def _catchment_findings(receiving, wid, water, section, site) -> list[Finding]:
+    frame = receiving.catchments
+    out = []
+    for fid, row in frame.iterrows():
+        label = _label("catchments", fid, row["catchment_id"])
+        if wid in [water_id(w) for w in str(row["drains_to"] or "").split(";")]:
+            out.append(Finding(RULE, INFO, section,
+                               f"Condition A: catchment {row['catchment_id']} {_name(row['name'])}, "
+                               f"where the disturbance lies, drains to {wid} {_name(water['name'])}, "
+                               f"which is 303(d)-listed", features=[label],
+                               geometry=row.geometry))
+    return out
+
+
+def _tmdl_overlaps(watersheds, disturbed, site, profile):
+    """(index, row, geometry, acres of disturbance held) per watershed the disturbance overlaps."""
+    if watersheds is None or not len(watersheds):
+        return []
+    inside = _overlapping(watersheds, disturbed, site, profile)
+    frame = watersheds[inside]
+    geometries = np.asarray(frame.geometry.values, dtype=object)
+    held = acres(shapely.intersection(geometries, disturbed.geometry), site.area_crs)
+    return [(i, row, g, float(a)) for (i, row), g, a in
+            zip(frame.iterrows(), geometries, np.atleast_1d(held))]
+
+
+def _overlapping(frame, disturbed, site, profile) -> np.ndarray:
+    """Which polygons of ``frame`` the disturbance overlaps (more than touches)."""
+    minimum = float(profile.value("condition_a", "min_overlap_sq_ft"))
+    geometries = np.asarray(frame.geometry.values, dtype=object)
+    tree = shapely.STRtree(geometries)
+    candidates = tree.query(disturbed.geometry, predicate="intersects")
+    keep = np.zeros(len(geometries), dtype=bool)
+    if len(candidates):
+        shared = square_feet(shapely.intersection(geometries[candidates], disturbed.geometry),
+                             site.area_crs)
+        keep[candidates[np.atleast_1d(shared) >= minimum]] = True
+    return keep
+
+
+def _name(value) -> str:
+    return str(value).strip() if has_text(value) else "(no name)"
+
+
+def _label(layer, fid, value) -> str:
+    return f"{layer}:{value}" if has_text(value) else f"{layer}:#{fid}"
+
+
+def _features(receiving, evidence_findings) -> list[str]:
+    labels = [label for where in receiving.ids.values() for label in where]
+    labels += [label for f in evidence_findings for label in f.features]
+    return list(dict.fromkeys(labels))

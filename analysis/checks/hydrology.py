@@ -1,0 +1,737 @@
+"""TR-55 runoff before and after development, water quality volume, and the engineer's own figures.
+
+SWPPP D(4)-(5): curve numbers from soils' hydrologic group and land cover (TR-55 Tables 2-2a and
+2-2c, held as data in ``analysis/data``), composite CN per drainage area, runoff depth and
+volume for the profile's design storms, peak discharge by TR-55's graphical method (Chapter 4)
+within its limits, the water quality volume of the NYS Design Manual, and a comparison with the
+figures the SWPPP states (``hydrology_claims``).
+"""
+from __future__ import annotations
+
+import csv
+import logging
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from ..units import square_feet
+from ..charts import Chart, figure_chart, new_figure
+from ..errors import InputError
+from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
+from ..profile import RulesProfile
+
+__all__ = ["COVER_KEYS", "HSG_GROUPS", "HYDROLOGY_LAYERS", "curve_number", "runoff_depth",
+           "initial_abstraction", "water_quality_volume", "unit_peak_discharge", "peak_discharge",
+           "Peak", "MethodLimits", "resolve_hsg", "valid_hsg", "cover_pieces", "composite",
+           "Composite", "land_cover_from_raster", "nlcd_cover_table", "HydrologyResult",
+           "analyse_hydrology", "check_hydrology_pre_post", "hydrology_charts",
+           "hydrology_paths", "hydrology_table", "cn_layer"]
+
+log = logging.getLogger(__name__)
+DATA = Path(__file__).resolve().parent.parent / "data"
+HSG_GROUPS = ("A", "B", "C", "D")
+ACRES_PER_SQ_MI = 640.0
+SQ_FT_PER_ACRE = 43560.0  # international acre in international square feet (TR-55's units)
+# Layers of CONTRACT.md "Hydrology inputs and API": the check needs the first four.
+HYDROLOGY_LAYERS = ("drainage_area", "soils", "land_cover_pre", "land_cover_post")
+
+
+# --- the published tables, as data ------------------------------------------------------------
+
+def _rows(name: str) -> list[dict]:
+    """The rows of ``analysis/data/<name>`` (lines starting with # are the source notes)."""
+    with open(DATA / name, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(line for line in handle if not line.startswith("#")))
+
+
+@lru_cache(maxsize=None)
+def _cn_table() -> dict:
+    """cover -> {"table", "description", "impervious": fraction, "cn": {hsg: int or None}}."""
+    out = {}
+    for row in _rows("tr55_cn.csv"):
+        out[row["cover"]] = {
+            "table": row["table"], "description": row["description"],
+            "impervious": float(row["impervious_pct"]) / 100.0 if row["impervious_pct"] else 0.0,
+            "cn": {g: (int(row[g]) if row[g] else None) for g in HSG_GROUPS}}
+    return out
+
+
+@lru_cache(maxsize=None)
+def _unit_peak_table() -> dict:
+    """rainfall type -> (ia_p, c0, c1, c2) arrays, ia_p ascending (TR-55 Table F-1)."""
+    grouped: dict = {}
+    for row in _rows("tr55_unit_peak.csv"):
+        grouped.setdefault(row["rainfall_type"], []).append(
+            [float(row[k]) for k in ("ia_p", "c0", "c1", "c2")])
+    return {k: tuple(np.array(sorted(v)).T) for k, v in grouped.items()}
+
+
+@lru_cache(maxsize=None)
+def _pond_swamp_table():
+    rows = _rows("tr55_pond_swamp.csv")
+    return (np.array([float(r["pond_swamp_pct"]) for r in rows]),
+            np.array([float(r["fp"]) for r in rows]))
+
+
+@lru_cache(maxsize=None)
+def nlcd_cover_table() -> dict:
+    """NLCD class -> cover key (None where the class has no TR-55 cover), with its rationale."""
+    return {int(r["nlcd"]): (r["cover"] or None) for r in _rows("nlcd_cover.csv")}
+
+
+COVER_KEYS = tuple(_cn_table())
+
+
+# --- curve numbers ----------------------------------------------------------------------------
+
+def valid_hsg(value) -> bool:
+    """Whether ``value`` is a hydrologic soil group: A to D, or a dual group such as ``C/D``."""
+    text = str(value).strip().upper()
+    parts = text.split("/")
+    return (len(parts) == 1 and text in HSG_GROUPS) or (
+        len(parts) == 2 and parts[0] in HSG_GROUPS[:3] and parts[1] == "D")
+
+
+def resolve_hsg(value, dual: str = "undrained") -> str:
+    """The single group to use: a dual group ``X/D`` is D undrained, X drained (TR-55 App. A)."""
+    if not valid_hsg(value):
+        raise ValueError(f"{value!r} is not a hydrologic soil group (A, B, C, D, A/D, B/D or C/D)")
+    if dual not in ("undrained", "drained"):
+        raise ValueError(f"dual soil groups are 'undrained' or 'drained', not {dual!r}")
+    parts = str(value).strip().upper().split("/")
+    return parts[0] if len(parts) == 1 or dual == "drained" else "D"
+
+
+def curve_number(cover: str, hsg: str, dual: str = "undrained") -> int:
+    """TR-55 runoff curve number of a cover key and soil group (Tables 2-2a, 2-2c).
+
+    >>> curve_number("woods_good", "B"), curve_number("commercial", "C/D")
+    (55, 95)
+
+    Raises ``KeyError`` for an unknown cover key, ``ValueError`` for an unknown soil group or a
+    cover the tables give no number for (``water``).
+    """
+    if cover not in _cn_table():
+        raise KeyError(f"{cover!r} is not a cover key (one of {', '.join(COVER_KEYS)})")
+    value = _cn_table()[cover]["cn"][resolve_hsg(hsg, dual)]
+    if value is None:
+        raise ValueError(f"TR-55 Tables 2-2a and 2-2c give no curve number for {cover!r}")
+    return value
+
+
+# --- runoff, volume, peak ---------------------------------------------------------------------
+
+def initial_abstraction(cn):
+    """Ia = 0.2 S, S = 1000/CN - 10 (inches; TR-55 eq. 2-2 and 2-4; Table 4-1 lists it)."""
+    return 0.2 * (1000.0 / np.asarray(cn, dtype=float) - 10.0)
+
+
+def runoff_depth(rain_in, cn):
+    """Runoff depth Q in inches (TR-55 eq. 2-3), 0 where P <= Ia = 0.2S.
+
+    Q = (P - 0.2S)^2 / (P + 0.8S), S = 1000/CN - 10. Arrays broadcast; scalars give a float.
+
+    >>> round(runoff_depth(6.0, 70), 2)  # TR-55 example 2-1
+    2.81
+    """
+    p = np.asarray(rain_in, dtype=float)
+    s = 1000.0 / np.asarray(cn, dtype=float) - 10.0
+    excess = p - 0.2 * s
+    q = np.where(excess > 0, np.square(np.maximum(excess, 0.0)) / (p + 0.8 * s), 0.0)
+    return float(q) if q.ndim == 0 else q
+
+
+def water_quality_volume(rain_in: float, impervious_fraction: float, area_acres: float,
+                         min_rv: Optional[float] = None) -> float:
+    """WQv = P Rv A / 12 in acre-feet, Rv = 0.05 + 0.009 I (I in percent impervious).
+
+    ``min_rv`` is the Design Manual's minimum runoff coefficient (a profile value), if any.
+
+    >>> round(water_quality_volume(1.0, 0.5, 12.0), 4)
+    0.5
+    """
+    if not 0.0 <= impervious_fraction <= 1.0:
+        raise ValueError(f"impervious_fraction must be 0 to 1, not {impervious_fraction}")
+    rv = 0.05 + 0.009 * (100.0 * impervious_fraction)
+    if min_rv is not None:
+        rv = max(rv, float(min_rv))
+    return rain_in * rv * area_acres / 12.0
+
+
+@dataclass(frozen=True)
+class MethodLimits:
+    """TR-55 graphical method's stated limits (Chapter 4), read from the profile."""
+
+    tc_hours: tuple
+    cn: tuple
+    ia_p: tuple
+    max_pond_swamp_pct: float
+
+    @classmethod
+    def from_profile(cls, profile: RulesProfile) -> "MethodLimits":
+        return cls(tuple(profile.value("hydrology", "tc_hours_range")),
+                   tuple(profile.value("hydrology", "cn_range")),
+                   tuple(profile.value("hydrology", "ia_p_range")),
+                   float(profile.value("hydrology", "max_pond_swamp_pct")))
+
+
+def unit_peak_discharge(tc_hours: float, ia_p: float, rainfall_type: str) -> float:
+    """Unit peak discharge qu in csm/in (TR-55 Exhibit 4, Table F-1 coefficients).
+
+    ``ia_p`` is taken within the table's range (TR-55: "use the limiting value" outside it);
+    between two tabulated Ia/P values qu is interpolated linearly, as on the exhibit.
+    """
+    if rainfall_type not in _unit_peak_table():
+        raise ValueError(f"rainfall distribution {rainfall_type!r} is not one of "
+                         f"{', '.join(_unit_peak_table())} (TR-55 Table F-1)")
+    ratios, c0, c1, c2 = _unit_peak_table()[rainfall_type]
+    log_tc = math.log10(tc_hours)
+    log_qu = c0 + c1 * log_tc + c2 * log_tc**2
+    return float(np.interp(ia_p, ratios, 10.0**log_qu))
+
+
+@dataclass
+class Peak:
+    """A peak discharge, or why the graphical method gives none."""
+
+    cfs: Optional[float]
+    unit_peak_csm_in: Optional[float] = None
+    ia_p: Optional[float] = None
+    fp: float = 1.0
+    note: str = ""
+
+
+def peak_discharge(area_acres: float, cn: float, rain_in: float, tc_hours: Optional[float],
+                   rainfall_type: str, limits: MethodLimits, pond_swamp_pct: float = 0.0) -> Peak:
+    """qp = qu Am Q Fp (TR-55 eq. 4-1) in cfs, or ``Peak(None, note=...)`` outside the limits.
+
+    Tc and CN outside the method's stated range give no figure (the method does not apply);
+    Ia/P outside 0.1 to 0.5 uses the limiting value, as TR-55 Chapter 4 instructs, and says so.
+    """
+    if tc_hours is None or not np.isfinite(tc_hours):
+        return Peak(None, note="no time of concentration (drainage_area.tc_hours) is given")
+    low, high = limits.tc_hours
+    if not low <= tc_hours <= high:
+        return Peak(None, note=f"Tc {tc_hours:g} h is outside the graphical method's "
+                               f"{low:g} to {high:g} h")
+    low, high = limits.cn
+    if not low <= cn <= high:
+        return Peak(None, note=f"CN {cn:.1f} is outside the graphical method's {low:g} to {high:g}")
+    if pond_swamp_pct > limits.max_pond_swamp_pct:
+        return Peak(None, note=f"ponds and swamps cover {pond_swamp_pct:g}% (over "
+                               f"{limits.max_pond_swamp_pct:g}%): route them instead")
+    ratio = float(initial_abstraction(cn)) / rain_in
+    low, high = limits.ia_p
+    used = min(max(ratio, low), high)
+    note = "" if used == ratio else (f"Ia/P {ratio:.3f} outside {low:g} to {high:g}: TR-55's "
+                                     f"limiting value {used:g} used")
+    qu = unit_peak_discharge(tc_hours, used, rainfall_type)
+    fp = float(np.interp(pond_swamp_pct, *_pond_swamp_table()))
+    q = runoff_depth(rain_in, cn)
+    return Peak(qu * (area_acres / ACRES_PER_SQ_MI) * q * fp, qu, ratio, fp, note)
+
+
+# --- composite curve numbers ------------------------------------------------------------------
+
+@dataclass
+class Composite:
+    """The area-weighted CN of one drainage area in one condition, and what it rests on."""
+
+    drainage_area: str
+    condition: str  # "pre" or "post"
+    area_sq_ft: float
+    cn: Optional[float]
+    impervious_fraction: float
+    areas: list = field(default_factory=list)  # {"cover", "hsg", "sq_ft", "cn"}
+    problems: list = field(default_factory=list)
+
+    @property
+    def area_acres(self) -> float:
+        return self.area_sq_ft / SQ_FT_PER_ACRE
+
+
+def cover_pieces(drainage: gpd.GeoDataFrame, soils: gpd.GeoDataFrame, cover: gpd.GeoDataFrame,
+                 dual: str) -> gpd.GeoDataFrame:
+    """Drainage area x soil x cover pieces (area CRS) with ``name``, ``hsg``, ``cover``, ``cn``."""
+    left = drainage[["name", drainage.geometry.name]].rename_geometry("geometry") \
+        if drainage.geometry.name != "geometry" else drainage[["name", "geometry"]]
+    with_soil = gpd.overlay(left, _only(soils, "hsg"), how="intersection", keep_geom_type=True)
+    pieces = gpd.overlay(with_soil, _only(cover, "cover"), how="intersection",
+                         keep_geom_type=True)
+    hsg = pieces["hsg"].map(lambda v: resolve_hsg(v, dual)).astype(object)
+    pieces = pieces.assign(hsg=hsg)
+    pieces["cn"] = [_cn_table()[c]["cn"][g] for c, g in zip(pieces["cover"], pieces["hsg"])]
+    pieces["sq_ft"] = square_feet(pieces.geometry.values, pieces.crs) if len(pieces) else []
+    return pieces
+
+
+def _only(frame, column):
+    out = frame[[column, frame.geometry.name]]
+    if frame.geometry.name != "geometry":
+        out = out.rename_geometry("geometry")
+    return out
+
+
+def composite(drainage: gpd.GeoDataFrame, soils: gpd.GeoDataFrame, cover: gpd.GeoDataFrame,
+              condition: str, dual: str, unmapped_tolerance: float) -> tuple[list, gpd.GeoDataFrame]:
+    """Area-weighted CN per drainage area (TR-55 Worksheet 2) and the pieces it was made of.
+
+    A drainage area more than ``unmapped_tolerance`` (a fraction) of which has no soil group or
+    no cover, or with a cover the tables give no CN for, gets ``cn=None`` and the problem named.
+    """
+    pieces = cover_pieces(drainage, soils, cover, dual).assign(condition=condition)
+    totals = dict(zip(drainage["name"], square_feet(drainage.geometry.values, drainage.crs)))
+    results = []
+    for name, total in totals.items():
+        mine = pieces[pieces["name"] == name]
+        grouped = mine.groupby(["cover", "hsg"], sort=True)["sq_ft"].sum()
+        areas = [{"cover": c, "hsg": g, "sq_ft": float(a), "cn": _cn_table()[c]["cn"][g]}
+                 for (c, g), a in grouped.items()]
+        problems = []
+        mapped = float(mine["sq_ft"].sum())
+        if total > 0 and (mapped - total) / total > unmapped_tolerance:
+            problems.append(f"its soils or {condition}-development land cover polygons overlap "
+                            f"({(mapped - total) / total:.1%} of it is counted twice)")
+        elif total <= 0 or (total - mapped) / total > unmapped_tolerance:
+            share = 1.0 if total <= 0 else (total - mapped) / total
+            problems.append(f"{share:.1%} of it has no soil group or no {condition}-development "
+                            f"land cover")
+        missing = [a for a in areas if a["cn"] is None]
+        for a in missing:
+            problems.append(f"{a['cover']} ({a['sq_ft']:,.0f} sq ft) has no TR-55 curve number")
+        known = [a for a in areas if a["cn"] is not None]
+        weight = sum(a["sq_ft"] for a in known)
+        cn = sum(a["cn"] * a["sq_ft"] for a in known) / weight if weight > 0 else None
+        impervious = (sum(_cn_table()[a["cover"]]["impervious"] * a["sq_ft"] for a in areas)
+                      / mapped) if mapped > 0 else 0.0
+        results.append(Composite(name, condition, float(total), None if problems else cn,
+                                 impervious, areas, problems))
+    return results, pieces
+
+
+def land_cover_from_raster(path: str | Path, drainage: gpd.GeoDataFrame,
+                           classes: Optional[dict] = None) -> gpd.GeoDataFrame:
+    """Cover polygons (area CRS, ``cover`` and ``nlcd`` columns) from an NLCD raster.
+
+    Each pixel inside a drainage area counts whole; a pixel the drainage area's edge cuts counts
+    by its exact part inside (shapely intersection, computed for the edge pixels only). Pixels
+    of an unmapped class or nodata are left out, so the composite reports them as unmapped.
+    """
+    try:
+        import rasterio
+        from rasterio.windows import Window, from_bounds
+    except ImportError:
+        raise InputError("reading a land-cover raster needs rasterio, which is not installed",
+                         path=path, fix="install rasterio (Debian: python3-rasterio; pip: "
+                                        "pip install rasterio), or give land-cover polygons") from None
+
+    classes = nlcd_cover_table() if classes is None else classes
+    try:
+        src = rasterio.open(str(path))
+    except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        raise InputError(f"the land-cover raster could not be read ({err})", path=path,
+                         fix="give a GeoTIFF of NLCD classes") from None
+    with src:
+        if src.crs is None:
+            raise InputError("the land-cover raster has no coordinate reference system",
+                             path=path, fix="assign its CRS (e.g. with gdal_edit.py -a_srs)")
+        area_crs = drainage.crs
+        shape = shapely.union_all(np.asarray(drainage.to_crs(src.crs).geometry.values))
+        exact = from_bounds(*shape.bounds, transform=src.transform)
+        col0, row0 = math.floor(exact.col_off), math.floor(exact.row_off)
+        window = Window(col0, row0, math.ceil(exact.col_off + exact.width) - col0,
+                        math.ceil(exact.row_off + exact.height) - row0)
+        try:
+            window = window.intersection(Window(0, 0, src.width, src.height))
+        except Exception:  # noqa: BLE001 - rasterio's WindowError: no overlap at all
+            return gpd.GeoDataFrame({"nlcd": [], "cover": []}, geometry=[], crs=src.crs
+                                    ).to_crs(drainage.crs)
+        data = src.read(1, window=window, masked=True)
+        transform = src.window_transform(window)
+    rows, cols = (index.ravel().astype(float) for index in np.indices(data.shape))
+    a, b, c, d, e, f = (transform.a, transform.b, transform.c, transform.d, transform.e,
+                        transform.f)
+    if b or d:
+        raise InputError("the land-cover raster is rotated", path=path,
+                         fix="warp it to a north-up grid (gdalwarp)")
+    x0, y0 = a * cols + c, e * rows + f
+    x1, y1 = x0 + a, y0 + e
+    boxes = shapely.box(np.minimum(x0, x1), np.minimum(y0, y1), np.maximum(x0, x1),
+                        np.maximum(y0, y1))
+    values = np.ma.getdata(data).ravel()
+    valid = ~np.ma.getmaskarray(data).ravel()
+    shapely.prepare(shape)
+    inside = shapely.contains_properly(shape, boxes)
+    edge = shapely.intersects(shape, boxes) & ~inside
+    pieces = boxes.copy()
+    pieces[edge] = shapely.intersection(boxes[edge], shape)
+    odd = edge & ~np.isin(shapely.get_type_id(pieces), (3, 6))  # lines where an edge only touches
+    pieces[odd] = [_polygonal_part(g) for g in pieces[odd]]
+    keep = (inside | edge) & valid & (shapely.area(pieces) > 0)
+    codes = values[keep].astype(int)
+    classes_present, which = np.unique(codes, return_inverse=True)
+    covers = np.array([classes.get(int(v)) for v in classes_present], dtype=object)[which]
+    mapped = covers != None  # noqa: E711 - elementwise on an object array
+    frame = gpd.GeoDataFrame({"nlcd": codes[mapped], "cover": covers[mapped]},
+                             geometry=pieces[keep][mapped], crs=src.crs)
+    return frame.to_crs(area_crs)
+
+
+def _polygonal_part(geometry):
+    parts = shapely.get_parts(geometry)
+    polygons = parts[np.isin(shapely.get_type_id(parts), (3, 6))]
+    return shapely.multipolygons(shapely.get_parts(polygons)) if len(polygons) else shapely.Polygon()
+
+
+# --- the check --------------------------------------------------------------------------------
+
+@dataclass
+class HydrologyResult:
+    """Everything the hydrology analysis found, for the review, the report and the algorithm."""
+
+    rows: list = field(default_factory=list)  # one per drainage area x storm (CONTRACT name)
+    composites: list = field(default_factory=list)
+    water_quality: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+    pieces: Optional[gpd.GeoDataFrame] = None  # the CN layer
+
+    def measurements(self) -> dict:
+        return {"hydrology": self.rows,
+                "hydrology_cover_areas": [
+                    {"drainage_area": c.drainage_area, "condition": c.condition, **a}
+                    for c in self.composites for a in c.areas],
+                "water_quality_volume": self.water_quality}
+
+
+def hydrology_table(result: HydrologyResult) -> pd.DataFrame:
+    """One flat row per drainage area and storm (pre_*/post_* columns), with the area's WQv."""
+    wqv = {w["drainage_area"]: w["wqv_cf"] for w in result.water_quality}
+    rows = []
+    for r in result.rows:
+        flat = {k: r[k] for k in ("drainage_area", "storm", "rain_in", "rainfall_source",
+                                  "rainfall_distribution")}
+        for condition in ("pre", "post"):
+            for key in ("cn", "area_acres", "runoff_in", "volume_cf", "peak_cfs", "note"):
+                flat[f"{condition}_{key}"] = r[condition].get(key)
+        flat["post_wqv_cf"] = wqv.get(r["drainage_area"])
+        rows.append(flat)
+    return pd.DataFrame(rows)
+
+
+def cn_layer(result: HydrologyResult) -> gpd.GeoDataFrame:
+    """The drainage area x soil x cover pieces with their CN, as MultiPolygons (one type)."""
+    pieces = result.pieces
+    columns = ["condition", "name", "hsg", "cover", "cn", "sq_ft"]
+    if pieces is None or len(pieces) == 0:
+        return gpd.GeoDataFrame({c: [] for c in columns}, geometry=[], crs=None)
+    geometries = np.asarray(pieces.geometry.values, dtype=object)
+    single = shapely.get_type_id(geometries) == 3
+    geometries[single] = [shapely.multipolygons([g]) for g in geometries[single]]
+    out = gpd.GeoDataFrame(pieces[columns].rename(columns={"name": "drainage_area"}),
+                           geometry=list(geometries), crs=pieces.crs)
+    out["cn"] = pd.to_numeric(out["cn"], errors="coerce").astype(float)
+    return out
+
+
+def hydrology_paths(site: str | Path, profile: RulesProfile | str | None = None,
+                    land_cover_rasters: Optional[dict] = None, progress=None) -> HydrologyResult:
+    """Read the hydrology layers of a site-plan GeoPackage (and rasters) and analyse them.
+
+    For ``swppp:hydrology``: needs ``drainage_area``, ``soils`` and a land cover (layer or
+    raster) for each condition; no project or disturbance layers.
+    """
+    from ..profile import load_profile
+    from ..progress import SILENT
+    from ..siteplan.plan import load_layers
+
+    progress = progress or SILENT
+    rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
+    progress.step(0.0, f"reading hydrology layers of {Path(site).name}")
+    layers, _repairs = load_layers(site, rules, HYDROLOGY_LAYERS + ("hydrology_claims",))
+    if layers.get("drainage_area") is None or layers.get("soils") is None:
+        raise InputError("the hydrology needs a drainage_area and a soils layer", path=site,
+                         fix="add the layers CONTRACT.md's 'Hydrology inputs' describes")
+    land_cover = {}
+    for condition, raster in (land_cover_rasters or {}).items():
+        if raster:
+            progress.step(0.2, f"reading land-cover raster {Path(raster).name}")
+            land_cover[condition] = land_cover_from_raster(raster, layers["drainage_area"])
+    for condition in ("pre", "post"):
+        if land_cover.get(condition) is None and layers.get(f"land_cover_{condition}") is None:
+            raise InputError(f"no {condition}-development land cover: neither a "
+                             f"land_cover_{condition} layer nor a raster", path=site,
+                             fix=f"add land_cover_{condition} or give a land-cover raster")
+    progress.step(0.5, "computing TR-55 runoff before and after development")
+    return analyse_hydrology(layers, rules, land_cover)
+
+
+def _storms(profile: RulesProfile) -> list[dict]:
+    return list(profile.value("hydrology", "storms"))
+
+
+def analyse_hydrology(layers: dict, profile: RulesProfile,
+                      land_cover: Optional[dict] = None) -> HydrologyResult:
+    """Runoff, peaks and WQv per drainage area and storm, pre and post, and the claims' check.
+
+    ``layers`` holds the site plan's layers by contract name (``drainage_area``, ``soils``,
+    ``land_cover_pre``, ``land_cover_post``, optionally ``hydrology_claims``); ``land_cover``
+    may give cover frames (e.g. from :func:`land_cover_from_raster`) for ``pre``/``post`` that
+    stand in for the layers.
+    """
+    land_cover = land_cover or {}
+    section = profile.section("hydrology_pre_post")
+    dual = profile.value("hydrology", "dual_soil_groups")
+    tolerance = float(profile.value("hydrology", "unmapped_tolerance_fraction"))
+    rain_type = profile.value("hydrology", "rainfall_distribution")
+    limits = MethodLimits.from_profile(profile)
+    drainage = layers["drainage_area"]
+    drainage = drainage.assign(name=drainage["name"].astype(str))
+    result = HydrologyResult()
+    frames = []
+    by_condition = {}
+    for condition in ("pre", "post"):
+        cover = land_cover.get(condition)
+        if cover is None:
+            cover = layers[f"land_cover_{condition}"]
+        composites, pieces = composite(drainage, layers["soils"], cover, condition, dual, tolerance)
+        result.composites += composites
+        by_condition[condition] = {c.drainage_area: c for c in composites}
+        frames.append(pieces)
+    result.pieces = pd.concat(frames, ignore_index=True) if frames else None
+    tc = dict(zip(drainage["name"], pd.to_numeric(drainage["tc_hours"], errors="coerce")))
+    ponds = (dict(zip(drainage["name"], pd.to_numeric(drainage["pond_swamp_pct"],
+                                                      errors="coerce").fillna(0.0)))
+             if "pond_swamp_pct" in drainage.columns else {})
+    storms = _storms(profile)
+    for name in drainage["name"]:
+        for storm in storms:
+            row = {"drainage_area": name, "storm": storm["name"],
+                   "rain_in": storm.get("depth_in"), "rainfall_source": storm.get("source"),
+                   "rainfall_distribution": rain_type}
+            for condition in ("pre", "post"):
+                row[condition] = _figures(by_condition[condition][name], storm, tc.get(name),
+                                          ponds.get(name, 0.0), rain_type, limits)
+            result.rows.append(row)
+    result.water_quality = [_wqv(by_condition["post"][name], profile) for name in drainage["name"]]
+    result.findings = (_peak_findings(result, profile, section)
+                       + _wqv_findings(result, profile)
+                       + _claim_findings(result, layers.get("hydrology_claims"), profile, section))
+    return result
+
+
+def _figures(comp: Composite, storm: dict, tc_hours, pond_pct, rain_type, limits) -> dict:
+    out = {"cn": comp.cn, "area_acres": comp.area_acres, "runoff_in": None, "volume_cf": None,
+           "peak_cfs": None, "note": "; ".join(comp.problems)}
+    rain = storm.get("depth_in")
+    if comp.cn is None or rain is None:
+        if rain is None:
+            out["note"] = "no design rainfall depth in the profile"
+        return out
+    q = runoff_depth(rain, comp.cn)
+    out["runoff_in"] = q
+    out["volume_cf"] = q / 12.0 * comp.area_sq_ft
+    peak = peak_discharge(comp.area_acres, comp.cn, rain, tc_hours, rain_type, limits, pond_pct)
+    out["peak_cfs"] = peak.cfs
+    out["unit_peak_csm_in"] = peak.unit_peak_csm_in
+    out["note"] = peak.note
+    return out
+
+
+def _wqv(comp: Composite, profile: RulesProfile) -> dict:
+    rain = _optional(profile, "water_quality_rain_in")
+    out = {"drainage_area": comp.drainage_area, "rain_in": rain,
+           "rainfall_source": _optional(profile, "water_quality_rain_source"),
+           "impervious_fraction": comp.impervious_fraction, "area_acres": comp.area_acres,
+           "wqv_cf": None}
+    if rain is not None and not comp.problems:
+        acre_feet = water_quality_volume(rain, comp.impervious_fraction, comp.area_acres,
+                                         profile.value("hydrology", "min_rv"))
+        out["wqv_cf"] = acre_feet * SQ_FT_PER_ACRE
+    return out
+
+
+def _optional(profile: RulesProfile, key: str):
+    """A [hydrology] value the profile may leave out (design rainfall: needs_review then)."""
+    return profile.data.get("hydrology", {}).get(key)
+
+
+def _illustrative(profile) -> bool:
+    return bool(_optional(profile, "illustrative_rainfall"))
+
+
+def _peak_findings(result, profile, section) -> list[Finding]:
+    control = dict(profile.value("hydrology", "peak_control_storms"))
+    out = []
+    caveat = (" (computed with the profile's illustrative design rainfall: replace it with NOAA "
+              "Atlas 14 values for the site)") if _illustrative(profile) else ""
+    for row in result.rows:
+        pre, post = row["pre"]["peak_cfs"], row["post"]["peak_cfs"]
+        where = f"drainage area {row['drainage_area']}, {row['storm']} storm"
+        features = [f"drainage_area:{row['drainage_area']}"]
+        if pre is None or post is None:
+            why = "; ".join(n for n in (row["pre"]["note"], row["post"]["note"]) if n)
+            out.append(Finding("hydrology_pre_post", NEEDS_REVIEW, section,
+                               f"{where}: no peak discharge by TR-55's graphical method ({why}); "
+                               "check the SWPPP's figure by hand", features=features))
+            continue
+        if row["storm"] not in control:
+            continue
+        if post > pre:
+            out.append(Finding("hydrology_pre_post", WARN, section,
+                               f"{where}: post-development peak {post:.2f} cfs exceeds the "
+                               f"pre-development {pre:.2f} cfs: the SWPPP must show "
+                               f"{control[row['storm']]} for this storm{caveat}",
+                               value=post, limit=pre, units="cfs", features=features))
+        else:
+            out.append(Finding("hydrology_pre_post", PASS, section,
+                               f"{where}: post-development peak {post:.2f} cfs does not exceed "
+                               f"the pre-development {pre:.2f} cfs{caveat}",
+                               value=post, limit=pre, units="cfs", features=features))
+    if _illustrative(profile):
+        out.append(Finding("hydrology_pre_post", NEEDS_REVIEW, section,
+                           "the design rainfall depths in the profile are illustrative, not the "
+                           "site's: replace them with NOAA Atlas 14 values before relying on "
+                           "these figures"))
+    return out
+
+
+def _wqv_findings(result, profile) -> list[Finding]:
+    section = profile.section("water_quality_volume")
+    out = []
+    for row in result.water_quality:
+        features = [f"drainage_area:{row['drainage_area']}"]
+        if row["wqv_cf"] is None:
+            why = ("no 90% rainfall depth in the profile" if row["rain_in"] is None
+                   else "the post-development curve number could not be made")
+            out.append(Finding("water_quality_volume", NEEDS_REVIEW, section,
+                               f"drainage area {row['drainage_area']}: no water quality volume "
+                               f"({why})", features=features))
+            continue
+        out.append(Finding("water_quality_volume", INFO, section,
+                           f"drainage area {row['drainage_area']}: WQv {row['wqv_cf']:,.0f} cu ft "
+                           f"(P {row['rain_in']:g} in, {row['impervious_fraction']:.0%} impervious,"
+                           f" {row['area_acres']:.2f} acres)",
+                           value=row["wqv_cf"], units="cu ft", features=features))
+    return out
+
+
+_CLAIMS = (("pre_peak_cfs", "pre", "peak_cfs", "cfs"), ("post_peak_cfs", "post", "peak_cfs", "cfs"),
+           ("pre_volume_cf", "pre", "volume_cf", "cu ft"),
+           ("post_volume_cf", "post", "volume_cf", "cu ft"))
+
+
+def _claim_findings(result, claims, profile, section) -> list[Finding]:
+    """Each figure the SWPPP states against ours; beyond the tolerance is needs_review."""
+    if claims is None or len(claims) == 0:
+        return []
+    tolerance = float(profile.value("hydrology", "claim_tolerance_fraction"))
+    rows = {(r["drainage_area"], r["storm"]): r for r in result.rows}
+    wqv = {r["drainage_area"]: r for r in result.water_quality}
+    out, agreed = [], []
+    for fid, claim in claims.iterrows():
+        key = (str(claim["drainage_area"]), str(claim["storm"]))
+        label = f"hydrology_claims:{fid}"
+        if key[0] not in wqv:
+            raise InputError(f"drainage_area {key[0]!r} is not a drainage area of the plan "
+                             f"({', '.join(wqv)})", layer="hydrology_claims", feature=fid,
+                             field="drainage_area", fix="use the drainage area's name")
+        checks = []
+        if _present(claim.get("wqv_cf")):
+            checks.append(("wqv_cf", float(claim["wqv_cf"]), wqv[key[0]]["wqv_cf"], "cu ft"))
+        if any(_present(claim.get(f)) for f, *_ in _CLAIMS):
+            if key not in rows:
+                raise InputError(f"storm {key[1]!r} is not a design storm of the profile "
+                                 f"({', '.join(s['name'] for s in _storms(profile))})",
+                                 layer="hydrology_claims", feature=fid, field="storm",
+                                 fix="name the storm as the profile does")
+            for name, condition, figure, units in _CLAIMS:
+                if _present(claim.get(name)):
+                    checks.append((name, float(claim[name]), rows[key][condition][figure], units))
+        for name, stated, ours, units in checks:
+            what = f"{key[0]}, {key[1]}: {name}"
+            if ours is None:
+                out.append(Finding("hydrology_pre_post", NEEDS_REVIEW, section,
+                                   f"{what}: the SWPPP states {stated:,.2f} {units}; this tool "
+                                   "could not compute it to compare", value=stated, units=units,
+                                   features=[label]))
+            elif abs(stated - ours) > tolerance * max(abs(ours), abs(stated)):
+                out.append(Finding("hydrology_pre_post", NEEDS_REVIEW, section,
+                                   f"{what}: the SWPPP states {stated:,.2f} {units}, TR-55 from the "
+                                   f"map gives {ours:,.2f} {units} (differs by more than "
+                                   f"{tolerance:.0%})", value=stated, limit=ours, units=units,
+                                   features=[label]))
+            else:
+                agreed.append(what)
+    if agreed:
+        out.append(Finding("hydrology_pre_post", PASS, section,
+                           f"{len(agreed)} figure(s) the SWPPP states agree with TR-55 from the "
+                           f"map within {tolerance:.0%}: " + "; ".join(agreed)))
+    return out
+
+
+def _present(value) -> bool:
+    return value is not None and not bool(pd.isna(value))
+
+
+def check_hydrology_pre_post(layers: dict, conditions: dict, profile: RulesProfile,
+                             land_cover: Optional[dict] = None) -> HydrologyResult:
+    """The review's hydrology: applies where Condition A, B or C applies (SWPPP C, D(4)-(5))."""
+    section = profile.section("hydrology_pre_post")
+    applies = [k for k, c in conditions.items() if c.applies]
+    undecided = [k for k, c in conditions.items() if not c.decided]
+    if not applies and not undecided:
+        return HydrologyResult(findings=[Finding(
+            "hydrology_pre_post", NOT_APPLICABLE, section,
+            "no hydrologic analysis is required: none of Conditions A, B and C applies")])
+    missing = [n for n in HYDROLOGY_LAYERS if layers.get(n) is None
+               and not (n.startswith("land_cover_") and (land_cover or {}).get(n[11:]) is not None)]
+    if missing:
+        why = ("where Condition " + " and ".join(applies) + " applies" if applies else
+               "while Condition " + " and ".join(undecided) + " is undecided")
+        return HydrologyResult(findings=[Finding(
+            "hydrology_pre_post", NEEDS_REVIEW, section,
+            f"the SWPPP needs a pre/post hydrologic analysis {why}, but the plan has no "
+            f"{', '.join(missing)} layer: check the SWPPP's TR-55 figures by hand")])
+    return analyse_hydrology(layers, profile, land_cover)
+
+
+def hydrology_charts(result: HydrologyResult) -> dict[str, Chart]:
+    """One bar chart per storm: pre- and post-development peak discharge per drainage area."""
+    charts = {}
+    try:
+        import matplotlib  # noqa: F401 - only to know whether charts can be drawn
+    except ImportError:
+        log.warning("matplotlib is not installed: the report has no hydrology charts")
+        return charts
+    storms = list(dict.fromkeys(r["storm"] for r in result.rows))
+    for storm in storms:
+        rows = [r for r in result.rows if r["storm"] == storm]
+        names = [r["drainage_area"] for r in rows]
+        pre = [r["pre"]["peak_cfs"] or 0.0 for r in rows]
+        post = [r["post"]["peak_cfs"] or 0.0 for r in rows]
+        figure = new_figure(6.4, 3.2)
+        axes = figure.add_subplot(1, 1, 1)
+        x = np.arange(len(names))
+        axes.bar(x - 0.2, pre, 0.4, label="pre-development", color="#2e7d32")
+        axes.bar(x + 0.2, post, 0.4, label="post-development", color="#c62828")
+        for offset, condition in ((-0.2, "pre"), (0.2, "post")):  # no figure: say so, not 0
+            for i, r in enumerate(rows):
+                if r[condition]["peak_cfs"] is None:
+                    axes.text(i + offset, 0, "n/a", ha="center", va="bottom", fontsize=8)
+        axes.set_xticks(x)
+        axes.set_xticklabels(names)
+        axes.set_ylabel("peak discharge (cfs)")
+        title = f"Peak discharge, {storm} 24-hour storm (TR-55 graphical method)"
+        axes.set_title(title, fontsize=10)
+        axes.legend(fontsize=8)
+        figure.tight_layout()
+        charts[f"hydrology_{storm}"] = figure_chart(figure, title)
+    return charts
+

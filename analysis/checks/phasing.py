@@ -1,0 +1,568 @@
+"""Disturbance phasing (SWPPP B(4); Definitions, "Phasing"): acres per phase and disturbed at once.
+
+A disturbance polygon counts from its ``start_date`` until its ``stabilized_date`` (half-open:
+ground stabilised on the day another phase starts is not counted with it); one with no
+``stabilized_date`` counts until the plan's last date. At every moment the disturbed area is the
+area of the union of the polygons active then, so ground cleared in two phases counts once.
+
+How it is computed (close to linear in the number of polygons): the polygons that overlap
+(interiors intersecting, found once with an ``STRtree``) are cut into the faces of their
+arrangement (noded boundaries, polygonised); every other polygon is a face of its own. A face is
+disturbed while any polygon covering it is, so each face contributes its area over the union of
+its polygons' intervals, and the timeline is a cumulative sum of face areas over dated events:
+no union is recomputed per moment. Per-phase acres and new acres come from the same faces.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Optional, Sequence
+
+import numpy as np
+import pandas as pd
+import shapely
+
+from ..units import acres
+from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
+from ..profile import RulesProfile
+from ..progress import SILENT, Progress
+from ..siteplan.plan import feature_labels
+
+__all__ = ["DateProblem", "Phasing", "parse_date", "phasing_timeline", "review_phasing",
+           "disturbance_from_frame", "check_phasing", "timeline_chart", "FIELDS"]
+
+FIELDS = ("phase", "start_date", "stabilized_date")  # the disturbance layer's fields (CONTRACT.md)
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
+# Floating-point noise of summing face areas (acres), for "when does the maximum first occur".
+_TIE_ACRES = 1e-9
+# Overlapping polygons per tile of the arrangement (see _arrangement): a speed setting only.
+TILE_POLYGONS = 256
+
+
+@dataclass(frozen=True)
+class DateProblem:
+    """A polygon that cannot be placed in time: which feature, which field, and why."""
+
+    feature: str
+    field: str
+    reason: str
+
+
+@dataclass
+class Phasing:
+    """Phases, the disturbed-at-once timeline and its worst moment, for one disturbance layer."""
+
+    phases: list[dict]  # phase, acres, new_acres, start_date, stabilized_date (ISO or None)
+    timeline: list[dict]  # date, acres, phases, polygons: the state from that date on
+    max_acres: Optional[float]  # None where no polygon can be placed in time
+    max_at: Optional[date]
+    worst_phases: list = field(default_factory=list)
+    worst_features: list[str] = field(default_factory=list)
+    worst_geometry: object = None  # the union of the polygons active at the worst moment
+    plan_end: Optional[date] = None
+    open_ended: list[str] = field(default_factory=list)  # counted until plan_end
+    problems: list[DateProblem] = field(default_factory=list)
+    # later phase -> (earlier phases it runs alongside, first shared day, earlier's stabilisation)
+    overlaps: list[dict] = field(default_factory=list)
+
+    def measurements(self) -> dict:
+        """CONTRACT.md's names: max_concurrent_disturbed_acres, max_concurrent_at, phases, timeline."""
+        return {"max_concurrent_disturbed_acres": self.max_acres,
+                "max_concurrent_at": self.max_at.isoformat() if self.max_at else None,
+                "phases": self.phases, "timeline": self.timeline}
+
+
+def parse_date(value) -> tuple[Optional[date], bool]:
+    """``(date, readable)`` of a date field's value: ISO ``YYYY-MM-DD`` text, a date or datetime.
+
+    Missing values (None, NaN, NaT, blank text) give ``(None, True)``; anything that is there
+    but not a date gives ``(None, False)``.
+
+    >>> parse_date("2027-04-01"), parse_date(None), parse_date("04/01/2027")
+    ((datetime.date(2027, 4, 1), True), (None, True), (None, False))
+    >>> parse_date("2027-02-30")
+    (None, False)
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None, True
+    if isinstance(value, np.datetime64):
+        value = pd.Timestamp(value)
+    if value is pd.NaT:
+        return None, True
+    if isinstance(value, datetime):  # pandas.Timestamp too
+        return value.date(), True
+    if isinstance(value, date):
+        return value, True
+    if isinstance(value, str):
+        match = _ISO_DATE.match(value.strip())
+        if match:
+            try:
+                return date(*map(int, match.groups())), True
+            except ValueError:
+                return None, False
+        return None, False
+    try:
+        if pd.isna(value):
+            return None, True
+    except (TypeError, ValueError):
+        pass
+    return None, False
+
+
+def _parse_column(values) -> tuple[list, list]:
+    """Parsed dates and readability of a column, each distinct value parsed once."""
+    cache, dates, readable = {}, [], []
+    for value in values:
+        key = (type(value), str(value))
+        if key not in cache:
+            cache[key] = parse_date(value)
+        parsed, ok = cache[key]
+        dates.append(parsed)
+        readable.append(ok)
+    return dates, readable
+
+
+def _natural_key(text: str):
+    """Phase "2" before "10"; numbers before words."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", text) if part]
+
+
+def _merge_intervals(group, start, end):
+    """Union of half-open intervals per group: ``(group, start, end)`` arrays, disjoint per group.
+
+    Intervals that meet (one ends the day the next starts) merge: no gap lies between them.
+    ``start``/``end`` are non-negative integers, ``end`` >= ``start``.
+    """
+    if len(group) == 0:
+        return group, start, end
+    order = np.lexsort((start, group))
+    group, start, end = group[order], start[order], end[order]
+    span = int(end.max()) + 1
+    # Running maximum of ``end`` within each group: groups are sorted, so an offset keeps them apart.
+    running = np.maximum.accumulate(group * span + end) - group * span
+    begins = np.ones(len(group), dtype=bool)
+    begins[1:] = (group[1:] != group[:-1]) | (start[1:] > running[:-1])
+    first = np.flatnonzero(begins)
+    return group[first], start[first], np.maximum.reduceat(end, first)
+
+
+def _faces(geometries, crs):
+    """The faces covering ``geometries``: face acres and (face, polygon) pairs."""
+    n = len(geometries)
+    tree = shapely.STRtree(geometries)
+    left, right = tree.query(geometries, predicate="intersects")
+    keep = left < right
+    left, right = left[keep], right[keep]
+    # Polygons that only touch share no area: their union's area is the sum of theirs.
+    inner = ~shapely.touches(geometries[left], geometries[right])
+    overlapping = np.zeros(n, dtype=bool)
+    overlapping[left[inner]] = True
+    overlapping[right[inner]] = True
+    alone = np.flatnonzero(~overlapping)
+    faces, pair_face, pair_polygon = [geometries[alone]], [np.arange(len(alone))], [alone]
+    together = np.flatnonzero(overlapping)
+    offset = len(alone)
+    for tile_faces, face, polygon in _arrangement(geometries[together]):
+        faces.append(tile_faces)
+        pair_face.append(face + offset)
+        pair_polygon.append(together[polygon])
+        offset += len(tile_faces)
+    face_acres = np.atleast_1d(acres(np.concatenate(faces), crs))
+    return face_acres, np.concatenate(pair_face), np.concatenate(pair_polygon)
+
+
+def _arrangement(geometries):
+    """Faces of the overlapping ``geometries``, tile by tile: ``(faces, face, polygon)`` per tile.
+
+    Noding and polygonising grow faster than linearly with the size of one network, so the
+    polygons are cut by a grid into tiles of about ``TILE_POLYGONS`` each (tiles partition the
+    plane, so the faces of all tiles partition the union). ``face``/``polygon`` pair each face
+    with every polygon covering it.
+    """
+    if len(geometries) == 0:
+        return
+    per_side = max(1, int(np.ceil(np.sqrt(len(geometries) / TILE_POLYGONS))))
+    xmin, ymin, xmax, ymax = shapely.total_bounds(geometries)
+    xs, ys = np.linspace(xmin, xmax, per_side + 1), np.linspace(ymin, ymax, per_side + 1)
+    tiles = shapely.box(xs[:-1, None], ys[None, :-1], xs[1:, None], ys[None, 1:]).ravel()
+    if per_side == 1:
+        owner, tile = np.arange(len(geometries)), np.zeros(len(geometries), dtype=np.int64)
+        pieces = geometries
+    else:
+        owner, tile = shapely.STRtree(tiles).query(geometries, predicate="intersects")
+        pieces = shapely.intersection(geometries[owner], tiles[tile])
+    # Single polygons only: a cut may leave lines or points where a polygon touches a tile edge.
+    parts, part_of = shapely.get_parts(pieces, return_index=True)
+    polygonal = shapely.get_type_id(parts) == 3
+    parts, owner, tile = parts[polygonal], owner[part_of[polygonal]], tile[part_of[polygonal]]
+    order = np.argsort(tile, kind="stable")
+    parts, owner, tile = parts[order], owner[order], tile[order]
+    bounds = np.flatnonzero(np.diff(tile)) + 1
+    for mine in np.split(np.arange(len(parts)), bounds):
+        noded = shapely.union_all(shapely.boundary(parts[mine]))
+        faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
+        face, part = shapely.STRtree(parts[mine]).query(shapely.point_on_surface(faces),
+                                                        predicate="within")
+        yield faces, face, owner[mine][part]
+
+
+def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized: Sequence,
+                     labels: Sequence[str], crs, progress: Optional[Progress] = None) -> Phasing:
+    """Phases, the disturbed-at-once timeline and its worst moment.
+
+    Parameters
+    ----------
+    geometries : array of (Multi)Polygons in ``crs`` (a projected CRS; areas are planar in it)
+    phases, starts, stabilized : the phase and date values of each polygon, as read
+        (text, dates, datetimes; missing values as None/NaN)
+    labels : the name of each polygon for people (``disturbance:3``)
+    crs : the area CRS
+
+    Returns
+    -------
+    Phasing
+        Polygons whose dates cannot be read, or that are stabilised before they start, are
+        left out of the timeline and listed in ``problems``.
+    """
+    progress = progress or SILENT
+    geometries = np.asarray(geometries, dtype=object)
+    labels = np.asarray(labels, dtype=object)
+    names = np.array([None if not isinstance(p, str) and pd.isna(p) else str(p) for p in phases],
+                     dtype=object)
+    start, start_ok = _parse_column(starts)
+    end, end_ok = _parse_column(stabilized)
+    problems = _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok)
+    bad = {p.feature for p in problems}
+    dated = np.array([label not in bad for label in labels], dtype=bool)
+    open_ended = dated & np.array([e is None for e in end], dtype=bool)
+    plan_dates = [d for d, ok in zip(start, dated) if ok] + [e for e, ok in zip(end, dated)
+                                                               if ok and e is not None]
+    plan_end = max(plan_dates) if plan_dates else None
+    # Days as ordinals; an open end is one day past the plan's last date (never reached).
+    never = plan_end.toordinal() + 1 if plan_end else 0
+    s = np.array([d.toordinal() if ok else 0 for d, ok in zip(start, dated)], dtype=np.int64)
+    e = np.array([d.toordinal() if (ok and d is not None) else never for d, ok in zip(end, dated)],
+                 dtype=np.int64)
+    placed = dated & (e > s)  # stabilised the day it starts: never disturbed at a moment
+
+    progress.check_canceled()
+    present = ~(shapely.is_missing(geometries) | shapely.is_empty(geometries))
+    index = np.flatnonzero(present)
+    face_area, pair_face, pair_polygon = _faces(geometries[index], crs)
+    pair_polygon = index[pair_polygon]
+    progress.check_canceled()
+
+    phase_keys, rank = _phase_ranks(names, s, dated)
+    phase_of = rank[pair_polygon]
+    ordered_phases = list(phase_keys)
+    unique_pairs = np.unique(np.stack([pair_face, phase_of]), axis=1)
+    phase_area = np.bincount(unique_pairs[1], weights=face_area[unique_pairs[0]],
+                             minlength=len(phase_keys))
+    first_phase = np.full(len(face_area), len(phase_keys), dtype=np.int64)
+    np.minimum.at(first_phase, pair_face, phase_of)
+    covered = first_phase < len(phase_keys)
+    new_area = np.bincount(first_phase[covered], weights=face_area[covered], minlength=len(phase_keys))
+    summary = _phase_rows(ordered_phases, rank, phase_area, new_area, s, e, dated, open_ended,
+                          never)
+
+    if not placed.any():
+        return Phasing(phases=summary, timeline=[], max_acres=None, max_at=None, plan_end=plan_end,
+                       open_ended=list(labels[open_ended]), problems=problems)
+    timed = placed[pair_polygon]
+    face, fs, fe = _merge_intervals(pair_face[timed], s[pair_polygon[timed]], e[pair_polygon[timed]])
+    moments = np.unique(np.concatenate([s[placed], e[placed & ~open_ended]]))
+    change = np.zeros(len(moments))
+    np.add.at(change, np.searchsorted(moments, fs), face_area[face])
+    ends = fe < never
+    np.subtract.at(change, np.searchsorted(moments, fe[ends]), face_area[face][ends])
+    total = np.cumsum(change)
+    total[np.abs(total) < _TIE_ACRES] = 0.0
+    polygon_count = np.cumsum(np.bincount(np.searchsorted(moments, s[placed]), minlength=len(moments))
+                              - np.bincount(np.searchsorted(moments, e[placed & ~open_ended]),
+                                            minlength=len(moments)))
+    progress.check_canceled()
+
+    p_rank, p_start, p_end = _merge_intervals(rank[placed], s[placed], e[placed])
+    active_phases, overlaps = _phase_sweep(moments, p_rank, p_start, p_end, ordered_phases, never)
+    by_rank = np.argsort(rank, kind="stable")
+    members = np.split(labels[by_rank], np.flatnonzero(np.diff(rank[by_rank])) + 1)
+    for overlap in overlaps:
+        overlap["features"] = list(members[overlap.pop("rank")])
+    worst = int(np.flatnonzero(total >= total.max() - _TIE_ACRES)[0])
+    moment = moments[worst]
+    active = placed & (s <= moment) & (e > moment)
+    timeline = [{"date": date.fromordinal(int(t)).isoformat(), "acres": float(a),
+                 "phases": phases_now, "polygons": int(n)}
+                for t, a, phases_now, n in zip(moments, total, active_phases, polygon_count)]
+    return Phasing(
+        phases=summary, timeline=timeline, max_acres=float(total[worst]),
+        max_at=date.fromordinal(int(moment)), worst_phases=active_phases[worst],
+        worst_features=list(labels[active]),
+        worst_geometry=shapely.union_all(geometries[active & present]),
+        plan_end=plan_end, open_ended=list(labels[open_ended]), problems=problems,
+        overlaps=overlaps)
+
+
+def _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok) -> list[DateProblem]:
+    problems = []
+    for label, raw_s, raw_e, s, s_ok, e, e_ok in zip(labels, starts, stabilized, start, start_ok,
+                                                     end, end_ok):
+        if not s_ok:
+            problems.append(DateProblem(label, "start_date", f"start_date {raw_s!r} is not a "
+                                                             f"date (YYYY-MM-DD)"))
+        elif s is None:
+            problems.append(DateProblem(label, "start_date", "start_date is missing"))
+        if not e_ok:
+            problems.append(DateProblem(label, "stabilized_date", f"stabilized_date {raw_e!r} "
+                                                                  f"is not a date (YYYY-MM-DD)"))
+        elif s is not None and e is not None and e < s:
+            problems.append(DateProblem(label, "stabilized_date", f"stabilized on {e} before it "
+                                                                  f"starts on {s}"))
+    return problems
+
+
+def _phase_ranks(names, start, placed):
+    """Phases in the plan's sequence (first start, then name) and each polygon's phase rank.
+
+    "Earlier phase" means this order: a phase's new acres are the ground no earlier phase
+    disturbs. Phases none of whose polygons have a usable date come last, by name.
+    """
+    keys = list(dict.fromkeys(names.tolist()))
+    first = {k: np.iinfo(np.int64).max for k in keys}
+    for name, day, ok in zip(names, start, placed):
+        if ok and day < first[name]:
+            first[name] = day
+    keys.sort(key=lambda k: (first[k], k is None, _natural_key(k) if k is not None else []))
+    position = {k: i for i, k in enumerate(keys)}
+    return keys, np.array([position[n] for n in names], dtype=np.int64)
+
+
+def _phase_rows(phases, rank, phase_area, new_area, s, e, placed, open_ended, never):
+    """One row per phase: acres, new acres, first start, last stabilisation (None if any is open)."""
+    count = len(phases)
+    first = np.full(count, np.iinfo(np.int64).max)
+    last = np.zeros(count, dtype=np.int64)
+    np.minimum.at(first, rank[placed], s[placed])
+    np.maximum.at(last, rank[placed & ~open_ended], e[placed & ~open_ended])
+    unscheduled = np.bincount(rank[open_ended], minlength=count) > 0
+
+    def iso(day):
+        return date.fromordinal(int(day)).isoformat()
+
+    return [{"phase": phase, "acres": float(phase_area[i]), "new_acres": float(new_area[i]),
+             "start_date": iso(first[i]) if first[i] < never else None,
+             "stabilized_date": iso(last[i]) if last[i] and not unscheduled[i] else None}
+            for i, phase in enumerate(phases)]
+
+
+def _phase_sweep(moments, rank, start, end, phases, never):
+    """The phases active from each moment, and each later phase cleared alongside earlier ones.
+
+    A loop over dated events (two per phase interval), not over polygons or geometry; the open
+    phases are kept sorted by rank, so "earlier" and "later" ones are slices.
+    """
+    events = sorted([(int(t), 1, int(r)) for t, r in zip(start, rank)]
+                    + [(int(t), 0, int(r)) for t, r in zip(end, rank) if t < never])
+    active, out, first = [], [], {}  # first: later rank -> (day, earlier ranks open then)
+    position = 0
+    for moment in moments:
+        while position < len(events) and events[position][0] <= moment:
+            day, starting, r = events[position]
+            position += 1
+            if not starting:
+                active.pop(bisect.bisect_left(active, r))
+                continue
+            at = bisect.bisect_left(active, r)
+            if at and r not in first:
+                first[r] = (day, active[:at])
+            for later in active[at:]:  # a later phase already open while an earlier one resumes
+                first.setdefault(later, (day, [r]))
+            active.insert(at, r)
+        out.append([phases[r] for r in active])
+    overlaps = [{"phase": phases[r], "rank": r, "earlier": [phases[q] for q in earlier],
+                 "from": date.fromordinal(day).isoformat()}
+                for r, (day, earlier) in sorted(first.items())]
+    return out, overlaps
+
+
+def review_phasing(disturbance, profile: RulesProfile, waiver: bool = False,
+                   progress: Optional[Progress] = None) -> tuple[Phasing, list[Finding]]:
+    """The phasing of a disturbance layer (area CRS, CONTRACT.md fields) and its findings.
+
+    The full review and ``swppp:phasing`` both call this.
+    """
+    labels = feature_labels("disturbance", disturbance, None)
+    plan = phasing_timeline(np.asarray(disturbance.geometry.values, dtype=object),
+                            disturbance["phase"], disturbance["start_date"],
+                            disturbance["stabilized_date"], labels, disturbance.crs,
+                            progress=progress)
+    return plan, check_phasing(plan, profile, waiver)
+
+
+def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path=None,
+                           layer: str = "disturbance"):
+    """A disturbance layer read elsewhere (any CRS, its own field names) as ``review_phasing`` takes it.
+
+    ``fields`` maps each of :data:`FIELDS` to the frame's column holding it. The layer is
+    validated, reprojected to the profile's area CRS and repaired as a site plan's is; returns
+    ``(frame, repairs)``. Raises :class:`InputError` naming the layer and field at fault.
+    """
+    import geopandas as gpd
+
+    from ..errors import InputError
+    from ..siteplan.plan import SPECS, _repair, _validate_spatial
+
+    for key in FIELDS:
+        if fields.get(key) not in frame.columns:
+            raise InputError(f"the field {fields.get(key)!r} chosen for {key} is not in the layer "
+                             f"(fields: {', '.join(map(str, frame.columns))})", path=path,
+                             layer=layer, field=fields.get(key), fix=f"choose the field holding {key}")
+    geometry = (np.asarray(frame.geometry.values, dtype=object)
+                if isinstance(frame, gpd.GeoDataFrame) else None)
+    chosen = gpd.GeoDataFrame({key: frame[fields[key]] for key in FIELDS}, index=frame.index,
+                              geometry=geometry, crs=crs) if geometry is not None else frame
+    spec = SPECS["disturbance"]
+    chosen = _validate_spatial(path, layer, spec, chosen, crs)
+    return _repair(spec, chosen.to_crs(profile.area_crs))
+
+
+def _phase_list(phases) -> str:
+    names = ["(no phase)" if p is None else str(p) for p in phases]
+    return ("phase " if len(names) == 1 else "phases ") + ", ".join(names)
+
+
+def _features_text(labels, most=5) -> str:
+    shown = ", ".join(labels[:most])
+    return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
+
+
+def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) -> list[Finding]:
+    """``phasing_five_acres`` (SWPPP B(4)) and ``phasing_sequence`` (Definitions, "Phasing").
+
+    five acres: ``pass`` within the limit; ``fail`` over it (``warn`` with an approved waiver);
+    ``needs_review`` naming the polygons whose dates are missing or unreadable, or that are
+    stabilised before they start; ``info`` naming polygons with no stabilisation date.
+    sequence: ``warn`` for each phase cleared while an earlier phase's ground is unstabilised.
+    """
+    rule, limit = "phasing_five_acres", profile.value("phasing", "max_concurrent_acres")
+    section = profile.section(rule)
+    bad = list(dict.fromkeys(p.feature for p in plan.problems))
+    why = "; ".join(f"{p.feature}: {p.reason}" for p in plan.problems[:5])
+    why += f"; and {len(plan.problems) - 5} more" if len(plan.problems) > 5 else ""
+    findings = []
+    if plan.max_acres is None:
+        findings.append(Finding(rule, NEEDS_REVIEW, section,
+                                f"no disturbance polygon can be placed in time "
+                                f"({why or 'each is stabilised the day it starts'}): give each "
+                                f"an ISO start_date (YYYY-MM-DD) and stabilized_date",
+                                limit=limit, units="acres", features=bad))
+    else:
+        at = f"on {plan.max_at.isoformat()} ({_phase_list(plan.worst_phases)})"
+        common = dict(value=plan.max_acres, limit=limit, units="acres",
+                      geometry=plan.worst_geometry)
+        if profile.exceeds(plan.max_acres, limit):
+            text = (f"{plan.max_acres:.2f} acres disturbed and not yet stabilised {at}, more than "
+                    f"the {limit:g} acres allowed at any one time")
+            if waiver:
+                findings.append(Finding(rule, WARN, section, text + "; the project records an "
+                                        "approved waiver (five_acre_waiver): confirm the approved "
+                                        "SWPPP allows it", features=plan.worst_features, **common))
+            else:
+                findings.append(Finding(rule, FAIL, section, text, features=plan.worst_features,
+                                        **common))
+            if bad:
+                findings.append(Finding(rule, NEEDS_REVIEW, section,
+                                        f"{len(bad)} polygon(s) left out of the timeline ({why}); "
+                                        f"the limit is exceeded without them", features=bad))
+        elif bad:
+            findings.append(Finding(rule, NEEDS_REVIEW, section,
+                                    f"cannot decide: {len(bad)} polygon(s) cannot be placed in "
+                                    f"time ({why}); the others reach at most "
+                                    f"{plan.max_acres:.2f} acres {at}, within {limit:g}",
+                                    features=bad, **common))
+        else:
+            findings.append(Finding(rule, PASS, section,
+                                    f"at most {plan.max_acres:.2f} acres disturbed and not yet "
+                                    f"stabilised at any one time, first {at}; the limit is "
+                                    f"{limit:g}", features=plan.worst_features, **common))
+    if plan.open_ended:
+        findings.append(Finding(rule, INFO, section,
+                                f"{len(plan.open_ended)} polygon(s) have no stabilized_date and "
+                                f"count as disturbed until the plan's last date, "
+                                f"{plan.plan_end.isoformat()}: {_features_text(plan.open_ended)}",
+                                features=plan.open_ended))
+    findings += _sequence_findings(plan, profile)
+    return findings
+
+
+def _sequence_findings(plan: Phasing, profile: RulesProfile) -> list[Finding]:
+    rule = "phasing_sequence"
+    section = profile.section(rule)
+    if plan.max_acres is None:
+        return [Finding(rule, NEEDS_REVIEW, section, "no phase can be placed in time")]
+    if not plan.overlaps:
+        return [Finding(rule, PASS, section, "each phase is stabilised before the next is cleared")]
+    stabilised = {p["phase"]: p["stabilized_date"] for p in plan.phases}
+    findings = []
+    for overlap in plan.overlaps:
+        earlier = overlap["earlier"]
+        named = ", ".join(f"{'(no phase)' if p is None else p} (until "
+                          f"{stabilised[p] or 'the plan ends: no stabilisation scheduled'})"
+                          for p in earlier[:5])
+        more = f" and {len(earlier) - 5} more" if len(earlier) > 5 else ""
+        verb = "is" if len(earlier) == 1 else "are"
+        findings.append(Finding(
+            rule, WARN, section,
+            f"{_phase_list([overlap['phase']])} is cleared from {overlap['from']} while "
+            f"{'phase' if len(earlier) == 1 else 'phases'} {named}{more} {verb} not yet "
+            f"stabilised; phasing stabilises each piece before the next is cleared",
+            features=overlap["features"]))
+    return findings
+
+
+def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not yet stabilised"):
+    """A step plot of disturbed acres over time: the limit, the phases as bands, the worst moment.
+
+    Returns an :class:`analysis.charts.Chart`, or None where the plan has no timeline.
+    """
+    if not plan.timeline:
+        return None
+    from ..charts import figure_chart, new_figure
+
+    days = [date.fromisoformat(row["date"]) for row in plan.timeline]
+    values = [row["acres"] for row in plan.timeline]
+    span = max((days[-1] - days[0]).days, 1)
+    tail = date.fromordinal(days[-1].toordinal() + max(1, span // 20))
+    figure = new_figure(width=8.0, height=3.6)
+    axes = figure.add_subplot(1, 1, 1)
+    bands = _phase_bands(plan)
+    colours = ("#90caf9", "#a5d6a7", "#ffe082", "#ce93d8", "#ffab91", "#80deea")
+    for i, (phase, first, last) in enumerate(bands):
+        axes.axvspan(first, last or tail, ymin=0, ymax=1, color=colours[i % len(colours)],
+                     alpha=0.35, linewidth=0,
+                     label=f"phase {phase}" if len(bands) <= len(colours) else None)
+    axes.step(days + [tail], values + [values[-1]], where="post", color="#212121", linewidth=1.6,
+              label="disturbed acres")
+    axes.axhline(limit, color="#c62828", linestyle="--", linewidth=1.2, label=f"limit {limit:g} ac")
+    axes.plot([plan.max_at], [plan.max_acres], marker="o", color="#c62828", markersize=6)
+    axes.annotate(f"max {plan.max_acres:.2f} ac\n{plan.max_at.isoformat()}",
+                  (plan.max_at, plan.max_acres), textcoords="offset points", xytext=(6, 6),
+                  fontsize=8)
+    axes.set_ylim(0, max(limit, plan.max_acres) * 1.4)  # room for the legend above the limit
+    axes.set_xlim(days[0], tail)
+    axes.set_ylabel("acres")
+    axes.set_title(title, fontsize=10)
+    axes.legend(loc="upper right", fontsize=7, ncol=2, frameon=False)
+    axes.tick_params(axis="x", labelrotation=30, labelsize=8)
+    figure.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.2)  # fixed: no layout engine
+    return figure_chart(figure, title)
+
+
+def _phase_bands(plan: Phasing):
+    """(phase, first start, last stabilisation or None) of each phase with dates."""
+    return [(p["phase"], date.fromisoformat(p["start_date"]),
+             date.fromisoformat(p["stabilized_date"]) if p["stabilized_date"] else None)
+            for p in plan.phases if p["start_date"]]

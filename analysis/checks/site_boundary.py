@@ -1,0 +1,37 @@
+"""Disturbance that reaches beyond the site boundary (SWPPP B(2))."""
+from __future__ import annotations
+
+import numpy as np
+import shapely
+
+from .applicability import DisturbedArea
+from ..units import square_feet
+from ..findings import PASS, WARN, Finding
+from ..profile import RulesProfile
+from ..siteplan.plan import SitePlan
+
+__all__ = ["check_disturbance_outside_site"]
+
+
+def check_disturbance_outside_site(site: SitePlan, disturbed: DisturbedArea,
+                                   profile: RulesProfile) -> tuple[Finding, float]:
+    """One finding, and the square feet of disturbance outside the site boundary."""
+    tolerance = float(profile.value("measurement", "outside_site_tolerance_sq_ft"))
+    boundary = site.layer("site_boundary")
+    site_area = shapely.union_all(np.asarray(boundary.geometry.values, dtype=object))
+    outside = shapely.difference(disturbed.geometry, site_area)
+    outside_sq_ft = square_feet(outside, site.area_crs)
+    section = profile.section("disturbance_outside_site")
+    if outside_sq_ft <= tolerance:
+        return Finding("disturbance_outside_site", PASS, section,
+                       "all disturbance lies within the site boundary", value=outside_sq_ft,
+                       limit=tolerance, units="sq ft"), outside_sq_ft
+    disturbance = site.layer("disturbance")
+    reaching = ~shapely.covered_by(np.asarray(disturbance.geometry.values, dtype=object),
+                                   shapely.buffer(site_area, np.sqrt(tolerance)))
+    labels = np.asarray(site.labels("disturbance"), dtype=object)[reaching].tolist()
+    return Finding("disturbance_outside_site", WARN, section,
+                   f"{outside_sq_ft:,.0f} sq ft of disturbance lies outside the site boundary "
+                   f"({', '.join(labels)}); show permission for off-site work or redraw it",
+                   value=outside_sq_ft, limit=tolerance, units="sq ft", features=labels,
+                   geometry=outside), outside_sq_ft

@@ -1,0 +1,165 @@
+"""The construction-phase commands: ``swppp inspections check``, ``swppp penalty``, ``swppp nov``."""
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date
+from pathlib import Path
+
+from ..errors import InputError
+from ..profile import DEFAULT_PROFILE
+
+__all__ = ["register", "add_record_options", "parse_day"]
+
+RAIN_UNITS = ("in", "mm", "tenths_mm")
+
+
+def parse_day(text, option: str):
+    """An ISO date given on the command line (None stays None)."""
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"{option} '{text}' is not an ISO date",
+                         fix=f"write {option} YYYY-MM-DD") from None
+
+
+def add_record_options(parser, required: bool) -> None:
+    """--log, --rain, --notices, --traps, --station, --rain-units (shared with ``review``)."""
+    log_flag = "--log" if required else "--inspections"
+    parser.add_argument(log_flag, dest="log", metavar="LOG.csv", required=required,
+                        help="inspection log: date, inspector, kind")
+    parser.add_argument("--rain", metavar="RAIN.csv", required=required,
+                        help="daily rainfall: date,precip_in, or a NOAA GHCN-Daily CSV")
+    parser.add_argument("--notices", metavar="NOTICES.csv",
+                        help="milestone notices: milestone, milestone_at, notified_at")
+    parser.add_argument("--traps", metavar="TRAPS.csv",
+                        help="sediment traps: trap_id, date, design_capacity_cf, sediment_cf, cleaned_on")
+    parser.add_argument("--station", metavar="ID", help="GHCN-Daily station to use (several in the file)")
+    parser.add_argument("--rain-units", choices=RAIN_UNITS,
+                        help="GHCN-Daily PRCP units: in or mm (CDO exports), tenths_mm (NCEI access files)")
+
+
+def _profile_option(parser) -> None:
+    parser.add_argument("--profile", metavar="NAME_OR_PATH", default=None,
+                        help=f"rules profile name or .toml path (default: {DEFAULT_PROFILE})")
+
+
+def register(commands) -> None:
+    """Add the three commands to the ``swppp`` sub-command parser."""
+    inspections = commands.add_parser("inspections", help="construction-phase inspection records")
+    actions = inspections.add_subparsers(dest="action", metavar="ACTION", required=True)
+    check = actions.add_parser(
+        "check", help="inspection frequency, milestone notices and sediment cleanout",
+        description="Exit status: 0 nothing failed; 1 at least one finding is 'fail'; "
+                    "2 the records could not be read (nothing is written).")
+    add_record_options(check, required=True)
+    check.add_argument("--site", metavar="SITE.gpkg",
+                       help="site plan: the period runs from its first start to its final stabilisation")
+    check.add_argument("--from", dest="start", metavar="YYYY-MM-DD", help="first day of the period")
+    check.add_argument("--to", dest="end", metavar="YYYY-MM-DD", help="last day of the period")
+    _profile_option(check)
+    check.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")
+    check.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    check.set_defaults(handler=_run_inspections)
+
+    penalty = commands.add_parser(
+        "penalty", help="offence number and penalty ranges (Enforcement E, F)",
+        description="The offence number within the previous five years and the ranges that may "
+                    "be assessed; with --until, the separate violations of a continuing one.")
+    penalty.add_argument("--history", metavar="HISTORY.csv", required=True,
+                         help="earlier offences: person, date, kind")
+    penalty.add_argument("--person", metavar="NAME", required=True)
+    penalty.add_argument("--on", metavar="YYYY-MM-DD", required=True,
+                         help="date of the offence (first day of a continuing one)")
+    penalty.add_argument("--until", metavar="YYYY-MM-DD",
+                         help="last day of a continuing violation")
+    penalty.add_argument("--kind", choices=("criminal", "civil"), required=True)
+    _profile_option(penalty)
+    penalty.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")
+    penalty.set_defaults(handler=_run_penalty)
+
+    nov = commands.add_parser("nov", help="write a notice of violation (Enforcement C)")
+    nov.add_argument("record", metavar="VIOLATION.toml",
+                     help="the violation record with the five contents of Enforcement C(1)-(5)")
+    nov.add_argument("--out", metavar="NOTICE.html", required=True,
+                     help="the notice as HTML (PDF: QGIS's swppp:nov algorithm)")
+    _profile_option(nov)
+    nov.set_defaults(handler=_run_nov)
+
+
+def _emit_json(data: dict, target) -> None:
+    from ..report.outputs import write_text
+
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    if target == "-":
+        sys.stdout.write(text)
+    elif target:
+        write_text(target, text)
+
+
+def _run_inspections(args) -> int:
+    from ..records.inspections import check_record_files
+    from ..profile import load_profile
+
+    result = check_record_files(
+        load_profile(args.profile), args.log, args.rain, site=args.site,
+        start=parse_day(args.start, "--from"), end=parse_day(args.end, "--to"),
+        notices=args.notices, traps=args.traps, station=args.station, rain_units=args.rain_units)
+    _emit_json(result.to_dict(), args.json)
+    if not args.quiet:
+        out = sys.stderr if args.json == "-" else sys.stdout
+        print(f"records from {result.period['from']} to {result.period['to']}", file=out)
+        for f in result.findings:
+            if f.status in ("fail", "warn", "needs_review"):
+                print(f"  {f.status.upper():5} {f.rule} [{f.section}]: {f.message}", file=out)
+        print("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(result.counts().items())),
+              file=out)
+    return result.exit_status
+
+
+def _run_penalty(args) -> int:
+    from ..records.penalty import assess_penalty, read_history
+    from ..profile import load_profile
+
+    profile = load_profile(args.profile)
+    assessment = assess_penalty(read_history(args.history), args.person,
+                                parse_day(args.on, "--on"), args.kind, profile,
+                                until=parse_day(args.until, "--until"))
+    _emit_json(assessment.to_dict(), args.json)
+    if args.json != "-":
+        a = assessment
+        counted = ", ".join(d.isoformat() for d in a.counted) or "none"
+        print(f"{a.person}, {a.kind} offence on {a.on}: offence number {a.offence_number} "
+              f"(earlier offences counted: {counted}); fine ${a.fine_min:,.0f} to ${a.fine_max:,.0f}"
+              + (f"; imprisonment up to {a.imprisonment_max_days} days" if a.imprisonment_max_days
+                 else "") + f" [{profile.section('penalty')}]")
+        if a.continuing:
+            c = a.continuing
+            print(f"  continuing {c['days']} days to {c['until']}: {c['separate_violations']} "
+                  f"separate violations, total ${c['total_fine_min']:,.0f} to "
+                  f"${c['total_fine_max']:,.0f}"
+                  + (f", imprisonment up to {c['total_imprisonment_max_days']} days"
+                     if c["total_imprisonment_max_days"] else ""))
+    return 0
+
+
+def _run_nov(args) -> int:
+    from ..records.nov import read_violation, render_notice_html
+    from ..report.outputs import write_text
+    from ..profile import load_profile
+
+    suffix = Path(args.out).suffix.lower()
+    if suffix == ".pdf":
+        raise InputError("the command line writes the notice as HTML only", path=args.out,
+                         fix="use --out NOTICE.html and print it, or run the QGIS algorithm "
+                             "swppp:nov with OUTPUT_PDF")
+    if suffix not in (".html", ".htm"):
+        raise InputError("--out must name a .html file", path=args.out,
+                         fix="use a file name ending in .html")
+    profile = load_profile(args.profile)
+    notice = read_violation(args.record)
+    write_text(args.out, render_notice_html(notice, profile))
+    print(f"wrote {args.out}")
+    return 0

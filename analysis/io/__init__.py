@@ -1,0 +1,3 @@
+"""Reading and writing files: vector layers on either geopandas stack."""
+
+__all__ = ['vector']

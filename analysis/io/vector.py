@@ -1,0 +1,222 @@
+"""Reading and writing vector layers, on either geopandas stack.
+
+QGIS's Python on Debian 12 has geopandas 0.12 with fiona; a plain ``pip install`` has
+geopandas 1.x with pyogrio. This module is the one place that knows which is present.
+"""
+from __future__ import annotations
+
+import logging
+import sqlite3
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+import geopandas as gpd
+import pandas as pd
+import shapely
+from pyproj import CRS
+
+from ..errors import InputError
+
+try:  # pragma: no cover - which branch runs depends on the stack
+    import pyogrio
+
+    ENGINE = "pyogrio"
+except ImportError:  # pragma: no cover
+    import fiona
+
+    ENGINE = "fiona"
+
+__all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE"]
+
+# GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
+# that GDAL 3.9+ writes for a layer without one: no CRS at all.
+_UNDEFINED_CRS_NAMES = ("undefined geographic srs", "undefined cartesian srs", "undefined srs")
+
+
+@dataclass
+class LayerData:
+    """One layer as read: attributes (and geometry), its CRS, and its feature ids."""
+
+    name: str
+    frame: pd.DataFrame  # a GeoDataFrame when the layer has geometry
+    crs: Optional[CRS]
+    spatial: bool
+
+
+def list_layers(path: str | Path) -> list[str]:
+    """Names of the layers in a vector data source; an unreadable file is an InputError."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("the file does not exist", path=path, fix="check the path")
+    try:
+        if ENGINE == "pyogrio":
+            return [str(row[0]) for row in pyogrio.list_layers(str(path))]
+        return list(fiona.listlayers(str(path)))
+    except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        raise InputError(f"not a readable vector data source ({_first_line(err)})", path=path,
+                         fix="give a GeoPackage (.gpkg) or another OGR vector file") from None
+
+
+def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = None,
+               read_geometry: bool = True) -> LayerData:
+    """Read one layer, indexed by feature id, with its CRS (None where it is undefined).
+
+    ``bbox`` (minx, miny, maxx, maxy in the layer's CRS) reads only what lies in that box,
+    through the data source's spatial index (a GeoPackage's R-tree). ``read_geometry=False``
+    reads the attributes alone, as a plain DataFrame.
+    """
+    try:
+        if ENGINE == "pyogrio":
+            frame, crs_wkt = _read_pyogrio(path, layer, bbox, read_geometry)
+        else:
+            frame, crs_wkt = _read_fiona(path, layer, bbox, read_geometry)
+    except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
+                         layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
+    spatial = isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns
+    crs = _defined_crs(path, layer, crs_wkt) if spatial else None
+    if spatial and crs is not None:
+        frame = frame.set_crs(crs, allow_override=True)
+    return LayerData(name=layer, frame=frame, crs=crs, spatial=spatial)
+
+
+def layer_crs(path: str | Path, layer: str) -> Optional[CRS]:
+    """A spatial layer's CRS without reading its features (None where it has none).
+
+    A GeoPackage's is read from its ``gpkg_spatial_ref_sys`` table (no driver opening).
+    """
+    stored = _geopackage_crs(path, layer)
+    if stored is not None:
+        return stored or None
+    try:
+        if ENGINE == "pyogrio":
+            crs_wkt = pyogrio.read_info(str(path), layer=layer).get("crs")
+        else:
+            with _gdal_log_muted(), fiona.open(str(path), layer=layer) as src:
+                crs_wkt = src.crs_wkt or None
+    except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
+                         layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
+    return _defined_crs(path, layer, crs_wkt)
+
+
+def _read_pyogrio(path, layer, bbox, read_geometry=True):
+    if bbox is not None:  # a spatial read of a spatial layer: one opening of the file, not two
+        frame = pyogrio.read_dataframe(str(path), layer=layer, bbox=tuple(bbox), fid_as_index=True)
+        frame.index.name = "fid"
+        return frame, frame.crs.to_wkt() if frame.crs is not None else None
+    info = pyogrio.read_info(str(path), layer=layer)
+    has_geometry = info.get("geometry_type") is not None and read_geometry
+    frame = pyogrio.read_dataframe(str(path), layer=layer, bbox=tuple(bbox) if bbox else None,
+                                   fid_as_index=True, read_geometry=has_geometry)
+    if not has_geometry:
+        frame = pd.DataFrame(frame)
+    frame.index.name = "fid"
+    return frame, info.get("crs")
+
+
+@contextmanager
+def _gdal_log_muted():
+    """Fiona logs GDAL's complaint about geometry-less tables as an error; real errors raise."""
+    logger = logging.getLogger("fiona._env")
+    previous, logger.disabled = logger.disabled, True
+    try:
+        yield
+    finally:
+        logger.disabled = previous
+
+
+def _read_fiona(path, layer, bbox, read_geometry=True):
+    with _gdal_log_muted(), fiona.open(str(path), layer=layer,
+                                       ignore_geometry=not read_geometry) as src:
+        has_geometry = src.schema.get("geometry") not in (None, "None") and read_geometry
+        features = list(src.filter(bbox=tuple(bbox)) if bbox else src)
+        columns = list(src.schema["properties"])
+        crs_wkt = (src.crs_wkt or None) if has_geometry else None  # fiona fails on a table's CRS
+    fids = pd.Index([int(f.id) for f in features], name="fid")
+    rows = [dict(f.properties) for f in features]
+    attributes = pd.DataFrame(rows, index=fids, columns=columns)
+    if not has_geometry:
+        return attributes, None
+    geometries = [shapely.geometry.shape(f.geometry) if f.geometry else None for f in features]
+    return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(geometries, index=fids)), crs_wkt
+
+
+def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
+    """The layer's CRS, or None where it has none or an undefined one (srs_id 0 or -1)."""
+    if _geopackage_srs_id(path, layer) in (0, -1):
+        return None
+    if not crs_wkt:
+        return None
+    crs = CRS.from_user_input(crs_wkt)
+    if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES:
+        return None
+    return crs
+
+
+def _geopackage_crs(path, layer):
+    """The CRS a GeoPackage records for ``layer``: a CRS, False for none, None if not known."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return None
+    try:
+        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+            row = con.execute(
+                "SELECT g.srs_id, s.organization, s.organization_coordsys_id, s.definition "
+                "FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id "
+                "WHERE lower(g.table_name) = lower(?)", (layer,)).fetchone()
+    except sqlite3.Error:
+        return None
+    if row is None:
+        return None
+    srs_id, organization, code, definition = row
+    if srs_id in (0, -1):
+        return False
+    try:
+        if str(organization).upper() == "EPSG" and code:
+            return CRS.from_epsg(int(code))
+        crs = CRS.from_wkt(definition)
+    except Exception:  # noqa: BLE001 - an odd definition: let the driver read it
+        return None
+    return False if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES else crs
+
+
+def _geopackage_srs_id(path, layer) -> Optional[int]:
+    if Path(path).suffix.lower() != ".gpkg":
+        return None
+    try:
+        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+            row = con.execute("SELECT srs_id FROM gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
+                              (layer,)).fetchone()
+    except sqlite3.Error:
+        return None
+    return int(row[0]) if row else None
+
+
+def write_geopackage(path: str | Path, layers: dict[str, pd.DataFrame]) -> None:
+    """Write ``layers`` (name -> GeoDataFrame, or DataFrame for a table) to a new GeoPackage."""
+    path = Path(path)
+    if path.exists():
+        path.unlink()
+    for name, frame in layers.items():
+        if isinstance(frame, gpd.GeoDataFrame):
+            frame.to_file(path, layer=name, driver="GPKG")
+        elif ENGINE == "pyogrio":
+            pyogrio.write_dataframe(frame, str(path), layer=name, driver="GPKG")
+        else:
+            _write_table_fiona(path, name, frame)
+
+
+def _write_table_fiona(path, name, frame):
+    types = {"float64": "float", "int64": "int", "bool": "int"}
+    schema = {"geometry": "None",
+              "properties": {c: types.get(str(frame[c].dtype), "str") for c in frame.columns}}
+    with fiona.open(str(path), "w", layer=name, driver="GPKG", schema=schema) as dst:
+        for row in frame.itertuples(index=False):
+            props = {c: (None if pd.isna(v) else v) for c, v in zip(frame.columns, row)}
+            dst.write({"geometry": None, "properties": props})
+
+
+def _first_line(err) -> str:
+    return (str(err).strip().splitlines() or [type(err).__name__])[0]

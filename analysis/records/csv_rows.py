@@ -1,0 +1,97 @@
+"""Construction-phase records as CSV: reading rows and their dates and numbers, with errors naming row and column."""
+from __future__ import annotations
+
+import csv
+from datetime import date, datetime
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ..errors import InputError
+
+__all__ = ["CsvRows", "read_csv", "parse_date", "parse_datetime", "parse_number"]
+
+
+class CsvRows:
+    """The rows of one CSV file: header names lower-cased and stripped, values stripped.
+
+    ``rows`` is a list of ``(line, {column: text})``; ``line`` is the row's line in the file
+    (the header is line 1), which every error names.
+    """
+
+    def __init__(self, path: Path, header: list[str], rows: list[tuple[int, dict]]):
+        self.path = path
+        self.header = header
+        self.rows = rows
+
+    def error(self, problem: str, line: Optional[int] = None, column: Optional[str] = None,
+              fix: Optional[str] = None) -> InputError:
+        return InputError(problem, path=self.path, row=line, column=column, fix=fix)
+
+
+def read_csv(path: str | Path, required: Iterable[str], what: str) -> CsvRows:
+    """Read ``path``; refuse it unless it has every ``required`` column (case-insensitive).
+
+    ``what`` names the file's role for the message (e.g. ``"inspection log"``).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"the {what} does not exist", path=path, fix="check the path")
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            reader = csv.reader(handle)
+            try:
+                header = [h.strip().lower() for h in next(reader)]
+            except StopIteration:
+                raise InputError(f"the {what} is empty", path=path,
+                                 fix="give a CSV file with a header row") from None
+            rows = []
+            for values in reader:
+                if not any(v.strip() for v in values):
+                    continue  # blank lines, as spreadsheets leave them
+                line = reader.line_num
+                if len(values) > len(header):
+                    raise InputError(f"the row has {len(values)} values but the header names "
+                                     f"{len(header)} columns", path=path, row=line,
+                                     fix="quote values that contain commas")
+                rows.append((line, {h: (values[i].strip() if i < len(values) else "")
+                                    for i, h in enumerate(header)}))
+    except UnicodeDecodeError:
+        raise InputError(f"the {what} is not UTF-8 text", path=path,
+                         fix="save it as CSV (UTF-8)") from None
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InputError(f"the {what} lacks column(s) " + ", ".join(f"'{c}'" for c in missing),
+                         path=path, fix="the header row must name " + ", ".join(required)
+                         + " (CONTRACT.md, Construction-phase records)")
+    return CsvRows(path, header, rows)
+
+
+def parse_date(rows: CsvRows, line: int, column: str, text: str) -> date:
+    """An ISO date (a date-time gives its date)."""
+    return parse_datetime(rows, line, column, text).date()
+
+
+def parse_datetime(rows: CsvRows, line: int, column: str, text: str) -> datetime:
+    """An ISO date (midnight) or date-time (``YYYY-MM-DD HH:MM`` or ``T``), without a time zone."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise rows.error(f"'{text}' is not an ISO date or date-time", line, column,
+                         "write it as YYYY-MM-DD or YYYY-MM-DD HH:MM") from None
+    if moment.tzinfo is not None:
+        moment = moment.replace(tzinfo=None)  # local time at the site, as the records keep it
+    return moment
+
+
+def parse_number(rows: CsvRows, line: int, column: str, text: str, minimum: float = 0.0,
+                 above_minimum: bool = False) -> float:
+    """A number >= ``minimum`` (> where ``above_minimum``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise rows.error(f"'{text}' is not a number", line, column, "write a plain number") from None
+    if value != value or value < minimum or (above_minimum and value == minimum):
+        bound = ">" if above_minimum else ">="
+        raise rows.error(f"{text} is out of range", line, column,
+                         f"give a number {bound} {minimum:g}")
+    return value

@@ -1,0 +1,303 @@
+"""Reference layers in a PostGIS schema: connections, reading around a site, storing versions.
+
+A connection is ``postgresql://...`` (or ``postgres://``) or libpq key/value text such as
+``service=NAME``; the schema comes separately (``--schema``) or inside the text as
+``schema=NAME`` (a URI query parameter or a key/value pair), which is taken out before libpq
+sees it. psycopg 3 is needed only here, and is imported only when a PostgreSQL target is used.
+Every schema and table name is a quoted identifier (``psycopg.sql.Identifier``); every value
+is a query parameter.
+"""
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from typing import Optional
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import geopandas as gpd
+import numpy as np
+import shapely
+from pyproj import CRS
+
+from ..errors import InputError
+from ..progress import Progress
+from .importer import REFERENCE_LAYERS, Candidate
+from .store import (HISTORY_TABLE, VERSION_FIELDS, VERSIONS_TABLE, ReferenceStore,
+                              VersionRow, check_still_current, chunk_size, debug_pause,
+                              frame_from_history, history_rows)
+
+__all__ = ["split_schema", "connect", "PostgisStore", "PostgisReference", "DEFAULT_SCHEMA"]
+
+DEFAULT_SCHEMA = "public"
+_PG_TYPES = {"text": "text", "integer": "integer", "real": "double precision"}
+
+
+def _psycopg():
+    try:
+        import psycopg
+        from psycopg import sql
+    except ImportError:
+        raise InputError("a PostgreSQL reference needs psycopg 3, which this Python lacks",
+                         fix="install it: pip install 'psycopg[binary]' (or apt install "
+                             "python3-psycopg), or use a GeoPackage") from None
+    return psycopg, sql
+
+
+def split_schema(target: str, schema: Optional[str] = None) -> tuple[str, str]:
+    """(libpq connection text, schema): ``schema=`` taken out of ``target`` where it is there.
+
+    >>> split_schema("postgresql://u@db.example/gis?schema=reference&sslmode=require")
+    ('postgresql://u@db.example/gis?sslmode=require', 'reference')
+    >>> split_schema("service=gis schema=wetlands_2026", None)
+    ('service=gis', 'wetlands_2026')
+    >>> split_schema("service=gis", "ref")
+    ('service=gis', 'ref')
+    """
+    text = str(target).strip()
+    found = None
+    if text.startswith(("postgresql://", "postgres://")):
+        parts = urlsplit(text)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        found = next((v for k, v in query if k == "schema"), None)
+        text = urlunsplit(parts._replace(query=urlencode([(k, v) for k, v in query if k != "schema"])))
+    else:
+        match = re.search(r"(?:^|\s)schema\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", text)
+        if match:
+            found = match.group(1).strip("'").replace("\\'", "'")
+            text = (text[:match.start()] + text[match.end():]).strip()
+    return text, (schema or found or DEFAULT_SCHEMA)
+
+
+@contextmanager
+def connect(conninfo: str):
+    """A psycopg connection (closed after the block); a failure to connect is an InputError."""
+    psycopg, _ = _psycopg()
+    try:
+        con = psycopg.connect(conninfo, connect_timeout=15)
+    except psycopg.Error as err:
+        raise InputError(f"could not connect to PostgreSQL ({_first_line(err)})", path=_safe(conninfo),
+                         fix="check the connection (host, database, user, password or service)") from None
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _safe(conninfo: str) -> str:
+    """The connection text without a password, for messages."""
+    text = re.sub(r"(postgres(?:ql)?://[^:/@]*):[^@]*@", r"\1:***@", conninfo)
+    return re.sub(r"(password\s*=\s*)\S+", r"\1***", text)
+
+
+def _first_line(err) -> str:
+    return (str(err).strip().splitlines() or [type(err).__name__])[0]
+
+
+class _Schema:
+    """Identifiers of one schema's tables, always quoted by psycopg."""
+
+    def __init__(self, schema: str):
+        _, self.sql = _psycopg()
+        self.name = schema
+
+    def table(self, name: str):
+        return self.sql.Identifier(self.name, name)
+
+
+class PostgisStore(ReferenceStore):
+    """Reference layers and their versions in one PostGIS schema."""
+
+    def __init__(self, target: str, schema: Optional[str] = None):
+        self.conninfo, self.schema = split_schema(target, schema)
+        self.ids = _Schema(self.schema)
+        self.sql = self.ids.sql
+        self.label = f"{_safe(self.conninfo)} schema {self.schema}"
+
+    def _exists(self, con, table: str) -> bool:
+        return con.execute("SELECT to_regclass(%s) IS NOT NULL",
+                           (self.sql.Identifier(self.schema, table).as_string(con),)).fetchone()[0]
+
+    def versions(self, layer: Optional[str] = None) -> list[VersionRow]:
+        with connect(self.conninfo) as con:
+            if not self._exists(con, VERSIONS_TABLE):
+                return []
+            query = self.sql.SQL("SELECT {} FROM {}").format(
+                self.sql.SQL(", ").join(map(self.sql.Identifier, VERSION_FIELDS)),
+                self.ids.table(VERSIONS_TABLE))
+            if layer:
+                query += self.sql.SQL(" WHERE layer = %s")
+            rows = con.execute(query + self.sql.SQL(" ORDER BY layer, version"),
+                               (layer,) if layer else ()).fetchall()
+        return [VersionRow(*r) for r in rows]
+
+    def read_version(self, layer: str, version: int) -> gpd.GeoDataFrame:
+        row = self.version_row(layer, version)
+        with connect(self.conninfo) as con:
+            rows = [] if not self._exists(con, HISTORY_TABLE) else con.execute(
+                self.sql.SQL("SELECT attributes::text, ST_AsBinary(geom) FROM {} WHERE layer = %s "
+                             "AND version = %s ORDER BY feature_id").format(
+                    self.ids.table(HISTORY_TABLE)), (layer, row.version)).fetchall()
+        return frame_from_history(layer, rows, row.crs)
+
+    def max_value(self, layer: str, field: str) -> Optional[str]:
+        with connect(self.conninfo) as con:
+            if not self._exists(con, layer):
+                return None
+            value = con.execute(self.sql.SQL("SELECT max({}) FROM {}").format(
+                self.sql.Identifier(field), self.ids.table(layer))).fetchone()[0]
+        return None if value is None else str(value)
+
+    def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
+        """One transaction: new table filled and indexed, then swapped in with the version row."""
+        sql, ids = self.sql, self.ids
+        layer, spec, frame = candidate.layer, REFERENCE_LAYERS[candidate.layer], candidate.frame
+        srid = _srid(frame.crs)
+        staged = f"{layer}__v{row.version}"
+        columns = list(spec.fields)
+        with connect(self.conninfo) as con, con.transaction():
+            con.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
+            self._ensure_side_tables(con)
+            # One import at a time per schema; readers are not blocked by this lock.
+            con.execute(sql.SQL("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE").format(
+                ids.table(VERSIONS_TABLE)))
+            check_still_current(layer, row.version - 1 or None, con.execute(
+                sql.SQL("SELECT max(version) FROM {} WHERE layer = %s").format(
+                    ids.table(VERSIONS_TABLE)), (layer,)).fetchone()[0])
+            self._archive_unkept(con, layer, spec, row.version - 1)
+            con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(ids.table(staged)))
+            con.execute(sql.SQL("CREATE TABLE {} (fid serial PRIMARY KEY, {}, geom geometry(Geometry, {}))"
+                                ).format(ids.table(staged), sql.SQL(", ").join(
+                                    sql.SQL("{} {}").format(sql.Identifier(c), sql.SQL(_PG_TYPES[t]))
+                                    for c, t in spec.fields.items()), sql.Literal(srid)))
+            insert = sql.SQL("INSERT INTO {} ({}, geom) VALUES ({}, ST_GeomFromWKB(%s, %s))").format(
+                ids.table(staged), sql.SQL(", ").join(map(sql.Identifier, columns)),
+                sql.SQL(", ").join(sql.Placeholder() * len(columns)))
+            values = frame[columns].to_numpy(dtype=object)
+            wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
+            with con.cursor() as cur:
+                step = chunk_size()
+                for start in range(0, len(frame), step):
+                    stop = min(start + step, len(frame))
+                    cur.executemany(insert, [(*v, w, srid) for v, w in zip(values[start:stop],
+                                                                            wkb[start:stop])])
+                    progress.step(0.1 + 0.8 * stop / len(frame), f"{stop} of {len(frame)} features")
+                    debug_pause(stop)
+            con.execute(sql.SQL("CREATE INDEX {} ON {} USING gist (geom)").format(
+                sql.Identifier(f"{staged}_geom_idx"), ids.table(staged)))
+            with con.cursor() as cur:
+                cur.executemany(sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s::jsonb, "
+                                        "ST_GeomFromWKB(%s, %s))").format(ids.table(HISTORY_TABLE)),
+                                [(*h, srid) for h in history_rows(candidate, row.version)])
+            con.execute(sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
+                ids.table(VERSIONS_TABLE), sql.SQL(", ").join(map(sql.Identifier, VERSION_FIELDS)),
+                sql.SQL(", ").join(sql.Placeholder() * len(VERSION_FIELDS))),
+                tuple(getattr(row, f) for f in VERSION_FIELDS))
+            # The swap: readers wait here for a moment at most, then see the new table.
+            con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(ids.table(layer)))
+            con.execute(sql.SQL("ALTER TABLE {} RENAME TO {}").format(ids.table(staged),
+                                                                      sql.Identifier(layer)))
+            con.execute(sql.SQL("ALTER INDEX {} RENAME TO {}").format(
+                sql.Identifier(self.schema, f"{staged}_geom_idx"), sql.Identifier(f"{layer}_geom_idx")))
+            con.execute(sql.SQL("ANALYZE {}").format(ids.table(layer)))
+            progress.check_canceled()  # the last moment a cancel leaves nothing written
+
+    def _archive_unkept(self, con, layer, spec, version) -> None:
+        """Keep the current version's features in the history where no import kept them."""
+        sql, ids = self.sql, self.ids
+        if not version or not self._exists(con, layer) or con.execute(
+                sql.SQL("SELECT 1 FROM {} WHERE layer = %s AND version = %s LIMIT 1").format(
+                    ids.table(HISTORY_TABLE)), (layer, version)).fetchone():
+            return
+        present = {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns "
+                                             "WHERE table_schema = %s AND table_name = %s",
+                                             (self.schema, layer))}
+        pairs = sql.SQL(", ").join(sql.SQL("{}, {}").format(
+            sql.Literal(c), sql.Identifier(c) if c in present else sql.SQL("NULL")) for c in spec.fields)
+        con.execute(sql.SQL("INSERT INTO {} SELECT %s, %s, {}::text, jsonb_build_object({}), geom "
+                            "FROM {} WHERE geom IS NOT NULL").format(
+            ids.table(HISTORY_TABLE), sql.Identifier(spec.id_field), pairs, ids.table(layer)),
+            (layer, version))
+        con.execute(sql.SQL("UPDATE {} SET crs = 'EPSG:' || Find_SRID(%s, %s, 'geom') WHERE layer = %s "
+                            "AND version = %s AND crs IS NULL").format(ids.table(VERSIONS_TABLE)),
+                    (self.schema, layer, layer, version))
+
+    def _ensure_side_tables(self, con) -> None:
+        sql, ids = self.sql, self.ids
+        con.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (fid serial PRIMARY KEY, layer text NOT NULL, "
+                            "version integer NOT NULL, source text, source_date text, imported_at text, "
+                            "feature_count integer, sha256 text, crs text, UNIQUE (layer, version))"
+                            ).format(ids.table(VERSIONS_TABLE)))
+        con.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (layer text NOT NULL, version integer NOT NULL, "
+                            "feature_id text NOT NULL, attributes jsonb NOT NULL, geom geometry)"
+                            ).format(ids.table(HISTORY_TABLE)))
+        con.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (layer, version)").format(
+            sql.Identifier("reference_history_version"), ids.table(HISTORY_TABLE)))
+
+
+def _srid(crs) -> int:
+    epsg = CRS.from_user_input(crs).to_epsg() if crs is not None else None
+    if not epsg:
+        raise InputError("PostGIS stores a layer in an EPSG coordinate system; this source's CRS "
+                         "has no EPSG code", fix="reproject the source to an EPSG CRS first")
+    return int(epsg)
+
+
+class PostgisReference:
+    """Reading reference layers of a PostGIS schema around a site, for a review.
+
+    ``read(layer, bounds, area_crs)`` returns the features intersecting ``bounds`` (a box in
+    the area CRS) as a GeoDataFrame in the area CRS, invalid geometries repaired for those
+    features only: the same as the GeoPackage reader.
+    """
+
+    def __init__(self, target: str, schema: Optional[str] = None):
+        self.store = PostgisStore(target, schema)
+        self.source = self.store.label
+
+    def layers(self) -> list[str]:
+        with connect(self.store.conninfo) as con:
+            rows = con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+                               (self.store.schema,)).fetchall()
+        return sorted(r[0] for r in rows if r[0] in REFERENCE_LAYERS or r[0] == VERSIONS_TABLE)
+
+    def versions(self) -> dict[str, int]:
+        """The current version of each layer (where ``layer_versions`` has one)."""
+        return {r.layer: r.version for r in self.store.versions()}
+
+    def read(self, layer: str, bounds, area_crs) -> gpd.GeoDataFrame:
+        sql, ids = self.store.sql, self.store.ids
+        spec = REFERENCE_LAYERS.get(layer)
+        area = CRS.from_user_input(area_crs)
+        area_srid = area.to_epsg()
+        if area_srid is None:
+            raise InputError("the area CRS has no EPSG code, which PostGIS needs to transform to",
+                             fix="use an EPSG area CRS in the profile")
+        with connect(self.store.conninfo) as con:
+            found = con.execute("SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
+                                "f_table_name = %s AND f_geometry_column = 'geom'",
+                                (self.store.schema, layer)).fetchone()
+            if found is None:
+                raise InputError(f"the PostGIS schema has no layer '{layer}'", path=self.source,
+                                 layer=layer, fix=f"import it: swppp reference import {layer} ...")
+            columns = [r[0] for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND "
+                "table_name = %s AND column_name NOT IN ('geom', 'fid') ORDER BY ordinal_position",
+                (self.store.schema, layer)).fetchall()]
+            if spec:
+                columns = [c for c in spec.fields if c in columns] + [c for c in columns if c not in spec.fields]
+            # The box, densified, in the table's SRID: the GiST index answers && / ST_Intersects.
+            box = sql.SQL("ST_Transform(ST_Segmentize(ST_MakeEnvelope(%s, %s, %s, %s, %s), %s), %s)")
+            query = sql.SQL("SELECT {}, ST_AsBinary(geom) FROM {} WHERE ST_Intersects(geom, {})").format(
+                sql.SQL(", ").join(map(sql.Identifier, columns)), ids.table(layer), box)
+            minx, miny, maxx, maxy = (float(v) for v in bounds)
+            step = max(maxx - minx, maxy - miny, 1e-9) / 32
+            rows = con.execute(query, (minx, miny, maxx, maxy, area_srid, step, found[0])).fetchall()
+        geoms = shapely.from_wkb([bytes(r[-1]) for r in rows]) if rows else []
+        frame = gpd.GeoDataFrame([r[:-1] for r in rows], columns=columns, geometry=list(geoms),
+                                 crs=CRS.from_epsg(found[0]))
+        frame = frame.to_crs(area)
+        invalid = ~frame.geometry.is_valid
+        if invalid.any():
+            frame.loc[invalid, frame.geometry.name] = shapely.make_valid(
+                np.asarray(frame.geometry[invalid].array))
+        return frame

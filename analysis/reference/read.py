@@ -1,0 +1,370 @@
+"""Reference layers (wetlands, impaired waters, TMDL watersheds, catchments) read around a site.
+
+A review never reads a statewide layer whole: :meth:`Reference.read` asks the source for the
+features in a box around the site only (a GeoPackage answers through its R-tree), then
+reprojects those to the area CRS and repairs the invalid ones among them. The contract of the
+layers (CONTRACT.md, "Reference layers") is checked on what is read; a missing layer or field
+is an :class:`~analysis.errors.InputError` naming the file, the layer and the field.
+
+Sources are told apart by their kind: a GeoPackage path, or a PostgreSQL connection
+(``postgresql://...``, ``service=...``, the schema as ``schema=NAME`` in it), read through
+``analysis.reference.postgis`` with a spatial WHERE that the GiST index answers. A backend implements
+the hooks of :class:`Reference`; the checks see one interface.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Callable, Iterable, Optional, Sequence
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+from pyproj import CRS, Transformer
+
+from ..errors import InputError
+from .store import GeoPackageStore, is_postgres
+from ..siteplan.plan import (_FAMILIES, LayerSpec, _match_layer_names, _normalise_fields, _polygonal,
+                       load_layers,
+                       _present, feature_labels)
+from ..io.vector import layer_crs, list_layers, read_layer
+
+__all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
+           "open_reference",
+           "is_postgis_source", "bounds_in_crs", "site_bounds", "site_file_bounds"]
+
+log = logging.getLogger(__name__)
+
+REFERENCE_LAYERS = (
+    LayerSpec("wetlands", ("polygon",), ("wetland_id", "source", "wetland_class", "regulated",
+                                         "adjacent_area_ft"), id_field="wetland_id"),
+    LayerSpec("impaired_waters", ("line", "polygon"), ("waterbody_id", "name", "pollutants",
+                                                       "listing_cycle", "category"),
+              id_field="waterbody_id"),
+    LayerSpec("tmdl_watersheds", ("polygon",), ("watershed_id", "name", "pollutants", "tmdl_id",
+                                                "stormwater_source"), id_field="watershed_id"),
+    LayerSpec("catchments", ("polygon",), ("catchment_id", "name", "drains_to"),
+              id_field="catchment_id"),
+    LayerSpec("layer_versions", None, ("layer", "version", "source", "source_date", "imported_at",
+                                       "feature_count", "sha256")),
+)
+SPECS = {spec.name: spec for spec in REFERENCE_LAYERS}
+# Numeric fields of the contract: read as numbers whatever type the source stored them in.
+_NUMERIC = {"regulated", "adjacent_area_ft", "stormwater_source"}
+_DENSIFY_POINTS = 21  # points per edge when a box is transformed into another CRS
+_BOX_PAD = 1e-3  # relative margin: the box stays covering between the densified points
+
+
+def is_postgis_source(source) -> bool:
+    """Whether ``source`` names a PostgreSQL connection rather than a file."""
+    return is_postgres(source)
+
+
+def open_reference(source) -> "Reference":
+    """The reference layers at ``source``: a GeoPackage path or a PostgreSQL connection.
+
+    >>> open_reference("/nowhere/ref.gpkg")
+    Traceback (most recent call last):
+    ...
+    analysis.errors.InputError: file /nowhere/ref.gpkg: the file does not exist. Fix: check the path
+    """
+    if isinstance(source, Reference):
+        return source
+    if is_postgis_source(source):
+        return PostgisReference(str(source))
+    return GeoPackageReference(source)
+
+
+def bounds_in_crs(bounds: Sequence[float], from_crs, to_crs) -> tuple[float, float, float, float]:
+    """A box that covers ``bounds`` (in ``from_crs``) once transformed into ``to_crs``.
+
+    The edges are densified before transforming, so a box that curves in the other CRS is
+    still covered, and a small margin is added.
+    """
+    from_crs, to_crs = CRS.from_user_input(from_crs), CRS.from_user_input(to_crs)
+    if from_crs.equals(to_crs, ignore_axis_order=True):
+        return tuple(map(float, bounds))
+    transformer = Transformer.from_crs(from_crs, to_crs, always_xy=True)
+    minx, miny, maxx, maxy = transformer.transform_bounds(*bounds, densify_pts=_DENSIFY_POINTS)
+    pad = _BOX_PAD * max(maxx - minx, maxy - miny)
+    return minx - pad, miny - pad, maxx + pad, maxy + pad
+
+
+class Reference:
+    """Reference layers from one source, read only around a site.
+
+    A backend implements the hooks :meth:`_layer_names`, :meth:`_layer_crs`, :meth:`_fetch`
+    (features whose envelope meets a box in the layer's own CRS, through the source's spatial
+    index) and :meth:`_attributes` (a layer's attribute table, for look-ups by value); this
+    class validates the contract, reprojects, repairs and records what was read.
+    """
+
+    kind = "reference"
+
+    def __init__(self, label: str):
+        self.label = label
+        self._read_fids: dict[str, set] = {}  # per contract layer, the features read
+        self.repaired: list[str] = []
+        self._actual = _match_layer_names(label, self._layer_names())
+        self._tables: dict[str, pd.DataFrame] = {}  # attribute tables read for look-ups
+
+    # Hooks for a backend ---------------------------------------------------------------
+    def _layer_names(self) -> list[str]:
+        raise NotImplementedError
+
+    def _layer_crs(self, actual: str) -> Optional[CRS]:
+        raise NotImplementedError
+
+    def _fetch(self, actual: str, bbox: tuple[float, float, float, float]) -> pd.DataFrame:
+        raise NotImplementedError
+
+    def _attributes(self, actual: str) -> pd.DataFrame:
+        raise NotImplementedError
+
+    # What the checks use ----------------------------------------------------------------
+    @property
+    def features_read(self) -> dict[str, int]:
+        """Per contract layer, how many features the review has read (each counted once)."""
+        return {layer: len(fids) for layer, fids in self._read_fids.items()}
+
+    @property
+    def layers(self) -> list[str]:
+        """The source's layer names, as they are spelt there."""
+        return sorted(self._actual.values())
+
+    def has(self, layer: str) -> bool:
+        return layer in self._actual
+
+    def require(self, layer: str, needed_for: str) -> str:
+        """The source's name of contract layer ``layer``; an error naming it where it is missing."""
+        actual = self._actual.get(layer)
+        if actual is None:
+            raise InputError(f"the reference layer '{layer}' is missing, and {needed_for} needs "
+                             f"it (layers found: {', '.join(self.layers) or 'none'})",
+                             path=self.label, layer=layer,
+                             fix=f"add a layer named '{layer}' as CONTRACT.md describes "
+                                 "('swppp reference import' makes one)")
+        return actual
+
+    def read(self, layer: str, bounds: Sequence[float], area_crs,
+             needed_for: str = "the review") -> gpd.GeoDataFrame:
+        """The features of ``layer`` that intersect ``bounds``, in ``area_crs``.
+
+        ``bounds`` is (minx, miny, maxx, maxy) in ``area_crs``. Only features whose envelope
+        meets the box are read from the source; the invalid ones among them are repaired
+        (make_valid, keeping the layer's geometry family).
+        """
+        spec = SPECS[layer]
+        actual = self.require(layer, needed_for)
+        area_crs = CRS.from_user_input(area_crs)
+        frame = self._contract_frame(actual, spec, self._fetch_around(actual, bounds, area_crs))
+        if not isinstance(frame, gpd.GeoDataFrame):
+            raise InputError("the layer has no geometry", path=self.label, layer=actual,
+                             fix=f"'{layer}' must hold {' or '.join(spec.geometry)} features")
+        geometries = np.asarray(frame.geometry.values, dtype=object)
+        frame = frame[~(shapely.is_missing(geometries) | shapely.is_empty(geometries))]
+        self._check_families(actual, spec, frame)
+        frame = self._repair(spec, frame)
+        inside = shapely.intersects(np.asarray(frame.geometry.values, dtype=object),
+                                    shapely.box(*bounds))
+        frame = frame[inside]
+        self._read_fids.setdefault(layer, set()).update(frame.index)
+        return frame
+
+    def lookup(self, layer: str, field: str, values: Iterable[str],
+               normalise: Callable[[str], str] = str, needed_for: str = "the review") -> pd.DataFrame:
+        """Attribute rows of ``layer`` whose ``field``, normalised, is one of ``values`` normalised.
+
+        For finding a water by its id or name wherever it lies (no geometry is read).
+        """
+        spec = SPECS[layer]
+        actual = self.require(layer, needed_for)
+        wanted = {normalise(str(v)) for v in values}
+        if layer not in self._tables:
+            frame = self._contract_frame(actual, spec, self._attributes(actual))
+            self._tables[layer] = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
+        frame = self._tables[layer]
+        if not wanted or frame.empty:
+            return frame.iloc[0:0]
+        keys = frame[field].map(lambda v: normalise(str(v)) if _present(v) else None)
+        found = frame[keys.isin(wanted)]
+        self._read_fids.setdefault(layer, set()).update(found.index)
+        return found
+
+    def versions(self) -> dict[str, dict]:
+        """Per layer, its current ``layer_versions`` row (the store's; empty without the table)."""
+        store = self._store()
+        if store is None or not self.has("layer_versions"):
+            return {}
+        rows = {r.layer: r for r in store.versions()}  # by layer and version: the last is current
+        return {layer: {"version": r.version, "source_date": r.source_date,
+                        "imported_at": r.imported_at, "sha256": r.sha256}
+                for layer, r in sorted(rows.items())}
+
+    def _store(self):
+        """The reference store (``analysis.reference.store``) behind this source, if any."""
+        return None
+
+    def describe(self) -> dict:
+        """What the review's JSON records under ``reference``: the source, its layers, each
+        layer's current version (``versions``), and per layer read the features read and the
+        version they came from (``read``); the reference features repaired."""
+        versions = self.versions()
+        read = {layer: {"features": count, **({"version": versions[layer]["version"],
+                                                "source_date": versions[layer]["source_date"]}
+                                               if layer in versions else {})}
+                for layer, count in sorted(self.features_read.items())}
+        return {"path": self.label, "kind": self.kind, "layers": self.layers,
+                "versions": versions, "read": read, "repaired": list(self.repaired)}
+
+    def _fetch_around(self, actual, bounds, area_crs) -> pd.DataFrame:
+        """The features whose envelope meets ``bounds`` (area CRS), reprojected to the area CRS:
+        the box is transformed into the layer's own CRS for the source's spatial index."""
+        crs = self._layer_crs(actual)
+        if crs is None:
+            raise InputError("the layer has no coordinate reference system (or an undefined one)",
+                             path=self.label, layer=actual,
+                             fix="assign the layer's true CRS in QGIS and save it again")
+        frame = self._fetch(actual, bounds_in_crs(bounds, area_crs, crs))
+        if isinstance(frame, gpd.GeoDataFrame):
+            frame = frame.set_crs(crs, allow_override=True).to_crs(area_crs)
+        return frame
+
+    # Validation of what is read -------------------------------------------------------------
+    def _contract_frame(self, actual, spec, frame):
+        frame = _normalise_fields(self.label, actual, spec, frame)
+        for name in _NUMERIC & set(spec.fields):
+            numbers = pd.to_numeric(frame[name], errors="coerce")
+            bad = numbers.isna() & frame[name].map(_present)
+            if bad.any():
+                fid = frame.index[np.flatnonzero(bad.to_numpy())[0]]
+                raise InputError(f"{name} is {frame.loc[fid, name]!r}, not a number",
+                                 path=self.label, layer=actual, feature=fid, field=name,
+                                 fix="enter a number (0/1 for a flag) or leave it empty")
+            frame[name] = numbers
+        return frame
+
+    def _check_families(self, actual, spec, frame):
+        allowed = set().union(*(_FAMILIES[f] for f in spec.geometry))
+        types = shapely.get_type_id(np.asarray(frame.geometry.values, dtype=object))
+        wrong = ~np.isin(types, list(allowed))
+        if wrong.any():
+            fid = frame.index[np.flatnonzero(wrong)[0]]
+            raise InputError(f"a {shapely.GeometryType(types[wrong][0]).name.title()} where "
+                             f"{' or '.join(spec.geometry)} geometry is required",
+                             path=self.label, layer=actual, feature=fid,
+                             fix="keep only the contract's geometry in the layer")
+
+    def _repair(self, spec, frame):
+        geometries = np.asarray(frame.geometry.values, dtype=object)
+        invalid = ~shapely.is_valid(geometries)
+        if not invalid.any():
+            return frame
+        fixed = shapely.make_valid(geometries[invalid])
+        if spec.geometry == ("polygon",):
+            fixed = np.array([_polygonal(g) for g in fixed], dtype=object)
+        geometries = geometries.copy()
+        geometries[invalid] = fixed
+        labels = np.asarray(feature_labels(spec.name, frame, spec.id_field), dtype=object)
+        self.repaired.extend(labels[invalid].tolist())
+        log.info("repaired %d invalid %s geometries", int(invalid.sum()), spec.name)
+        return frame.set_geometry(gpd.GeoSeries(geometries, index=frame.index, crs=frame.crs))
+
+
+class GeoPackageReference(Reference):
+    """Reference layers in a GeoPackage (or another OGR file), read through its spatial index."""
+
+    kind = "geopackage"
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self._gpkg_store = GeoPackageStore(self.path) if self.path.suffix.lower() == ".gpkg" else None
+        if self._gpkg_store is not None:
+            self._gpkg_store.recover()  # what a killed import left is rolled back first
+        super().__init__(str(self.path))
+
+    def _store(self):
+        return self._gpkg_store
+
+    def _layer_names(self):
+        return list_layers(self.path)
+
+    def _layer_crs(self, actual):
+        return layer_crs(self.path, actual)
+
+    def _fetch(self, actual, bbox):
+        return read_layer(self.path, actual, bbox=bbox).frame
+
+    def _attributes(self, actual):
+        return read_layer(self.path, actual, read_geometry=False).frame
+
+    def describe(self) -> dict:
+        return {**super().describe(), "path": self.path.name}
+
+
+class PostgisReference(Reference):
+    """Reference layers in a PostGIS schema (``analysis.reference.postgis``), read around the site with a
+    spatial WHERE the GiST index answers; look-ups by value are parameterised queries."""
+
+    kind = "postgis"
+
+    def __init__(self, source: str):
+        from . import postgis
+
+        self._postgis = postgis
+        self._reader = postgis.PostgisReference(source)
+        super().__init__(self._reader.source)
+
+    def _store(self):
+        return self._reader.store
+
+    def _layer_names(self):
+        return self._reader.layers()
+
+    def _fetch_around(self, actual, bounds, area_crs):
+        return self._reader.read(actual, bounds, area_crs)
+
+    def _attributes(self, actual):
+        store = self._reader.store
+        sql = store.sql
+        with self._postgis.connect(store.conninfo) as con:
+            columns = [r[0] for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND "
+                "table_name = %s AND column_name <> 'geom' ORDER BY ordinal_position",
+                (store.schema, actual)).fetchall()]
+            rows = con.execute(sql.SQL("SELECT {} FROM {}").format(
+                sql.SQL(", ").join(map(sql.Identifier, columns)), store.ids.table(actual))).fetchall()
+        frame = pd.DataFrame(rows, columns=columns)
+        return frame.set_index("fid") if "fid" in frame.columns else frame
+
+
+# The site-plan layers whose extent, widened by the search distance, is the box read.
+BOX_LAYERS = ("site_boundary", "disturbance", "discharge_point")
+
+
+def site_bounds(site, profile) -> tuple[float, float, float, float]:
+    """The box (area CRS) reference layers are read from: the site's boundary, disturbance and
+    discharge points, widened by the profile's ``[reference] search_distance_ft``."""
+    return _widened([site.layer(name) for name in BOX_LAYERS], site.area_crs, profile)
+
+
+def site_file_bounds(path, profile) -> Optional[tuple[float, float, float, float]]:
+    """:func:`site_bounds` of the site plan at ``path``, reading only the layers it needs (for
+    QGIS, which copies the reference features in that box before the run); None where the
+    plan has none of them (the review then refuses the plan itself)."""
+    layers, _repairs = load_layers(path, profile, BOX_LAYERS)
+    frames = [layers.get(name) for name in BOX_LAYERS]
+    if not any(f is not None and len(f) for f in frames):
+        return None
+    return _widened(frames, CRS.from_user_input(profile.area_crs), profile)
+
+
+def _widened(frames, area_crs, profile) -> tuple[float, float, float, float]:
+    from ..units import FOOT_M, unit_metres
+
+    boxes = np.array([f.total_bounds for f in frames if f is not None and len(f)])
+    distance = float(profile.value("reference", "search_distance_ft")) * FOOT_M \
+        / unit_metres(area_crs)
+    return (float(boxes[:, 0].min() - distance), float(boxes[:, 1].min() - distance),
+            float(boxes[:, 2].max() + distance), float(boxes[:, 3].max() + distance))

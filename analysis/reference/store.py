@@ -1,0 +1,585 @@
+"""Where reference layers are kept, version by version: a GeoPackage or a PostGIS schema.
+
+A store holds, for each of the four reference layers, the current version as an ordinary
+spatial table (what reviews read), every imported version's features in ``reference_history``
+(what ``diff`` compares), and one ``layer_versions`` row per import. An import is one
+transaction: a reader sees the previous version or the new one, never a mixture; an import
+killed at any moment leaves the previous version as it was.
+
+GeoPackage: one SQLite transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``). The new table, its
+GeoPackage metadata and R-tree are written with the standard library's ``sqlite3``; the
+R-tree triggers call ``ST_IsEmpty``/``ST_MinX``..., which plain SQLite lacks, so this module
+registers them (they read the envelope in the GeoPackage geometry header).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import struct
+import tempfile
+import time
+from contextlib import closing
+from dataclasses import asdict, dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Optional
+
+import geopandas as gpd
+import numpy as np
+import shapely
+from pyproj import CRS
+
+from ..errors import InputError
+from ..progress import SILENT, Progress
+from .importer import REFERENCE_LAYERS, Candidate
+
+__all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "open_store",
+           "is_postgres", "status", "describe_reference", "HISTORY_TABLE", "VERSIONS_TABLE"]
+
+VERSIONS_TABLE = "layer_versions"
+HISTORY_TABLE = "reference_history"
+VERSION_FIELDS = ("layer", "version", "source", "source_date", "imported_at", "feature_count",
+                  "sha256", "crs")
+CHUNK = 500  # features written between progress reports
+# Test hook (kill -9 tests): after this many features, touch SWPPP_IMPORT_PAUSE_FILE and wait.
+PAUSE_AFTER_ENV, PAUSE_FILE_ENV = "SWPPP_IMPORT_PAUSE_AFTER", "SWPPP_IMPORT_PAUSE_FILE"
+
+
+@dataclass
+class VersionRow:
+    """One ``layer_versions`` row: one import of one layer."""
+
+    layer: str
+    version: int
+    source: str
+    source_date: Optional[str]
+    imported_at: str
+    feature_count: int
+    sha256: str
+    crs: Optional[str] = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class ImportResult:
+    """What an import did: the version now current, and whether it was new."""
+
+    version: VersionRow
+    new: bool
+
+
+def is_postgres(target) -> bool:
+    """Whether ``target`` names a PostgreSQL connection (``postgresql://...``, ``service=...``).
+
+    >>> [is_postgres(t) for t in ("service=gis", "postgresql://h/db", "ref.gpkg", "/d/a=b.gpkg")]
+    [True, True, False, False]
+    """
+    text = str(target).strip()
+    return text.startswith(("postgresql://", "postgres://")) or bool(re.match(r"[A-Za-z_]+\s*=", text))
+
+
+def open_store(target, schema: Optional[str] = None) -> "ReferenceStore":
+    """The store at ``target``: a GeoPackage path, or a PostgreSQL connection with ``schema``."""
+    if is_postgres(target):
+        from .postgis import PostgisStore
+
+        return PostgisStore(target, schema)
+    if schema:
+        raise InputError("--schema is for a PostgreSQL target, not a GeoPackage", path=target,
+                         fix="drop --schema, or give postgresql://... or service=NAME")
+    return GeoPackageStore(target)
+
+
+class ReferenceStore:
+    """What both stores share: versions, the sha256 check, the next version number."""
+
+    label = "store"
+
+    def versions(self, layer: Optional[str] = None) -> list[VersionRow]:
+        raise NotImplementedError
+
+    def current(self, layer: str) -> Optional[VersionRow]:
+        rows = self.versions(layer)
+        return rows[-1] if rows else None
+
+    def import_candidate(self, candidate: Candidate, source_date: Optional[str] = None,
+                         progress: Optional[Progress] = None) -> ImportResult:
+        """Store ``candidate`` as the layer's new current version (one transaction).
+
+        A source whose sha256 is the current version's is not imported again.
+        """
+        progress = progress or SILENT
+        current = self.current(candidate.layer)
+        if current is not None and current.sha256 == candidate.sha256:
+            return ImportResult(current, new=False)
+        row = VersionRow(layer=candidate.layer, version=(current.version + 1) if current else 1,
+                         source=candidate.source, source_date=source_date,
+                         imported_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                         feature_count=len(candidate.frame), sha256=candidate.sha256,
+                         crs=_crs_text(candidate.frame.crs))
+        self._write(candidate, row, progress)
+        return ImportResult(row, new=True)
+
+    def read_version(self, layer: str, version: int) -> gpd.GeoDataFrame:
+        """Every feature of one stored version, in the CRS it was stored in."""
+        raise NotImplementedError
+
+    def max_value(self, layer: str, field: str) -> Optional[str]:
+        """The largest value of ``field`` in the current version (None where there is none)."""
+        raise NotImplementedError
+
+    def _write(self, candidate, row, progress):
+        raise NotImplementedError
+
+    def version_row(self, layer: str, version: Optional[int]) -> VersionRow:
+        rows = self.versions(layer)
+        if not rows:
+            raise InputError(f"no version of '{layer}' is stored", path=self.label, layer=layer,
+                             fix=f"import one first: swppp reference import {layer} SOURCE --into ...")
+        if version is None:
+            return rows[-1]
+        for item in rows:
+            if item.version == version:
+                return item
+        raise InputError(f"there is no version {version} of '{layer}'", path=self.label, layer=layer,
+                         fix="versions stored: " + ", ".join(str(r.version) for r in rows))
+
+
+def check_still_current(layer: str, expected: Optional[int], found: Optional[int]) -> None:
+    """Inside the import's transaction: no other import of ``layer`` finished meanwhile."""
+    if found != expected:
+        raise InputError(f"another import of '{layer}' finished while this one ran (version "
+                         f"{found} is current now); nothing was written",
+                         fix="run this import again")
+
+
+def _crs_text(crs) -> Optional[str]:
+    if crs is None:
+        return None
+    crs = CRS.from_user_input(crs)
+    epsg = crs.to_epsg()
+    return f"EPSG:{epsg}" if epsg else crs.to_wkt()
+
+
+def history_rows(candidate: Candidate, version: int):
+    """(layer, version, feature_id, attributes JSON, WKB) for every feature of ``candidate``."""
+    spec = REFERENCE_LAYERS[candidate.layer]
+    frame = candidate.frame
+    wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
+    attributes = frame[list(spec.fields)].to_dict("records")
+    return [(candidate.layer, version, str(a[spec.id_field]), json.dumps(a, sort_keys=True), g)
+            for a, g in zip(attributes, wkb)]
+
+
+def frame_from_history(layer: str, rows, crs) -> gpd.GeoDataFrame:
+    """A version read back from (attributes JSON, WKB) rows."""
+    spec = REFERENCE_LAYERS[layer]
+    records = [json.loads(a) for a, _ in rows]
+    geoms = shapely.from_wkb([bytes(g) for _, g in rows]) if rows else []
+    frame = gpd.GeoDataFrame(records, columns=list(spec.fields), geometry=list(geoms), crs=crs)
+    return frame
+
+
+def chunk_size() -> int:
+    """Features per batch: smaller under the kill tests' hook, so the pause comes after N."""
+    limit = os.environ.get(PAUSE_AFTER_ENV)
+    return max(1, min(CHUNK, int(limit))) if limit else CHUNK
+
+
+def debug_pause(written: int) -> None:
+    """For the kill tests only: stop (forever) once ``written`` features are in the transaction."""
+    limit = os.environ.get(PAUSE_AFTER_ENV)
+    if limit is not None and written >= int(limit):
+        Path(os.environ[PAUSE_FILE_ENV]).write_text(str(written))
+        while True:
+            time.sleep(1)
+
+
+# --- GeoPackage --------------------------------------------------------------------------------
+
+GPKG_APPLICATION_ID = 0x47504B47  # "GPKG"
+GPKG_USER_VERSION = 10200
+_BASE_SCHEMA = """
+CREATE TABLE gpkg_spatial_ref_sys (srs_name TEXT NOT NULL, srs_id INTEGER NOT NULL PRIMARY KEY,
+  organization TEXT NOT NULL, organization_coordsys_id INTEGER NOT NULL, definition TEXT NOT NULL,
+  description TEXT);
+INSERT INTO gpkg_spatial_ref_sys VALUES ('Undefined Cartesian SRS', -1, 'NONE', -1, 'undefined',
+  'undefined Cartesian coordinate reference system');
+INSERT INTO gpkg_spatial_ref_sys VALUES ('Undefined geographic SRS', 0, 'NONE', 0, 'undefined',
+  'undefined geographic coordinate reference system');
+INSERT INTO gpkg_spatial_ref_sys VALUES ('WGS 84 geodetic', 4326, 'EPSG', 4326, 'GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563,AUTHORITY["EPSG","7030"]],AUTHORITY["EPSG","6326"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AXIS["Latitude",NORTH],AXIS["Longitude",EAST],AUTHORITY["EPSG","4326"]]',
+  'longitude/latitude coordinates in decimal degrees on the WGS 84 spheroid');
+CREATE TABLE gpkg_contents (table_name TEXT NOT NULL PRIMARY KEY, data_type TEXT NOT NULL,
+  identifier TEXT UNIQUE, description TEXT DEFAULT '',
+  last_change DATETIME NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+  min_x DOUBLE, min_y DOUBLE, max_x DOUBLE, max_y DOUBLE, srs_id INTEGER,
+  CONSTRAINT fk_gc_r_srs_id FOREIGN KEY (srs_id) REFERENCES gpkg_spatial_ref_sys(srs_id));
+CREATE TABLE gpkg_geometry_columns (table_name TEXT NOT NULL, column_name TEXT NOT NULL,
+  geometry_type_name TEXT NOT NULL, srs_id INTEGER NOT NULL, z TINYINT NOT NULL, m TINYINT NOT NULL,
+  CONSTRAINT pk_geom_cols PRIMARY KEY (table_name, column_name),
+  CONSTRAINT uk_gc_table_name UNIQUE (table_name),
+  CONSTRAINT fk_gc_tn FOREIGN KEY (table_name) REFERENCES gpkg_contents(table_name),
+  CONSTRAINT fk_gc_srs FOREIGN KEY (srs_id) REFERENCES gpkg_spatial_ref_sys (srs_id));
+CREATE TABLE gpkg_extensions (table_name TEXT, column_name TEXT, extension_name TEXT NOT NULL,
+  definition TEXT NOT NULL, scope TEXT NOT NULL,
+  CONSTRAINT ge_tce UNIQUE (table_name, column_name, extension_name));
+"""
+# The GeoPackage R-tree extension's triggers (spec 1.2, as GDAL writes them).
+_RTREE_TRIGGERS = """
+CREATE TRIGGER "rtree_{t}_geom_insert" AFTER INSERT ON "{t}" WHEN (new."geom" NOT NULL AND NOT ST_IsEmpty(NEW."geom")) BEGIN INSERT OR REPLACE INTO "rtree_{t}_geom" VALUES (NEW."fid",ST_MinX(NEW."geom"), ST_MaxX(NEW."geom"),ST_MinY(NEW."geom"), ST_MaxY(NEW."geom")); END;
+CREATE TRIGGER "rtree_{t}_geom_update1" AFTER UPDATE OF "geom" ON "{t}" WHEN OLD."fid" = NEW."fid" AND (NEW."geom" NOTNULL AND NOT ST_IsEmpty(NEW."geom")) BEGIN INSERT OR REPLACE INTO "rtree_{t}_geom" VALUES (NEW."fid",ST_MinX(NEW."geom"), ST_MaxX(NEW."geom"),ST_MinY(NEW."geom"), ST_MaxY(NEW."geom")); END;
+CREATE TRIGGER "rtree_{t}_geom_update2" AFTER UPDATE OF "geom" ON "{t}" WHEN OLD."fid" = NEW."fid" AND (NEW."geom" ISNULL OR ST_IsEmpty(NEW."geom")) BEGIN DELETE FROM "rtree_{t}_geom" WHERE id = OLD."fid"; END;
+CREATE TRIGGER "rtree_{t}_geom_update3" AFTER UPDATE ON "{t}" WHEN OLD."fid" != NEW."fid" AND (NEW."geom" NOTNULL AND NOT ST_IsEmpty(NEW."geom")) BEGIN DELETE FROM "rtree_{t}_geom" WHERE id = OLD."fid"; INSERT OR REPLACE INTO "rtree_{t}_geom" VALUES (NEW."fid",ST_MinX(NEW."geom"), ST_MaxX(NEW."geom"),ST_MinY(NEW."geom"), ST_MaxY(NEW."geom")); END;
+CREATE TRIGGER "rtree_{t}_geom_update4" AFTER UPDATE ON "{t}" WHEN OLD."fid" != NEW."fid" AND (NEW."geom" ISNULL OR ST_IsEmpty(NEW."geom")) BEGIN DELETE FROM "rtree_{t}_geom" WHERE id IN (OLD."fid", NEW."fid"); END;
+CREATE TRIGGER "rtree_{t}_geom_delete" AFTER DELETE ON "{t}" WHEN old."geom" NOT NULL BEGIN DELETE FROM "rtree_{t}_geom" WHERE id = OLD."fid"; END;
+"""
+_SQL_TYPES = {"text": "TEXT", "integer": "INTEGER", "real": "REAL"}
+
+
+def _q(name: str) -> str:
+    """A quoted SQLite identifier (the layer names are the contract's, checked before)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def gpkg_blob(geoms, srs_id: int) -> list[bytes]:
+    """GeoPackage geometry blobs: header with the [minx, maxx, miny, maxy] envelope, then WKB."""
+    wkb = shapely.to_wkb(geoms, byte_order=1)
+    bounds = shapely.bounds(geoms)
+    head = struct.Struct("<2sBBi4d")
+    return [head.pack(b"GP", 0, 0b011, srs_id, b[0], b[2], b[1], b[3]) + w
+            for b, w in zip(bounds, wkb)]
+
+
+def _envelope(blob):
+    """(minx, maxx, miny, maxy) of a GeoPackage geometry blob, or None when empty."""
+    if blob is None:
+        return None
+    blob = bytes(blob)
+    flags = blob[3]
+    if flags & 0x10:
+        return None
+    order = "<" if flags & 1 else ">"
+    kind = (flags >> 1) & 0b111
+    if kind:
+        return struct.unpack_from(order + "4d", blob, 8)
+    geom = shapely.from_wkb(blob[8:])
+    if geom.is_empty:
+        return None
+    minx, miny, maxx, maxy = geom.bounds
+    return minx, maxx, miny, maxy
+
+
+def _wkb(blob):
+    """The WKB inside a GeoPackage geometry blob (after its header and envelope)."""
+    if blob is None:
+        return None
+    blob = bytes(blob)
+    envelope = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}[(blob[3] >> 1) & 0b111]
+    return blob[8 + envelope:]
+
+
+def _register_gpkg_functions(con: sqlite3.Connection) -> None:
+    """The ST_* functions GeoPackage R-tree triggers call, which plain SQLite lacks."""
+    con.create_function("gpkg_wkb", 1, _wkb, deterministic=True)
+    con.create_function("ST_IsEmpty", 1, lambda b: None if b is None else int(_envelope(b) is None),
+                        deterministic=True)
+    for index, name in enumerate(("ST_MinX", "ST_MaxX", "ST_MinY", "ST_MaxY")):
+        con.create_function(name, 1, lambda b, i=index: (lambda e: None if e is None else e[i])(
+            _envelope(b)), deterministic=True)
+
+
+class GeoPackageStore(ReferenceStore):
+    """Reference layers and their versions in one GeoPackage file."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.label = str(self.path)
+        if self.path.suffix.lower() != ".gpkg":
+            raise InputError("a reference GeoPackage must end in .gpkg", path=self.path,
+                             fix="name the target NAME.gpkg, or give postgresql://... / service=NAME")
+
+    def _connect(self, write: bool = False) -> sqlite3.Connection:
+        if not write and not self.path.exists():
+            raise InputError("the reference GeoPackage does not exist", path=self.path,
+                             fix="import a layer into it first (swppp reference import)")
+        con = sqlite3.connect(str(self.path), timeout=60, isolation_level=None)
+        _register_gpkg_functions(con)
+        return con
+
+    def recover(self) -> None:
+        """Roll back what a killed import left (a hot journal) before a read-only reader opens it.
+
+        GDAL opens a GeoPackage read-only to read it, and a read-only connection cannot roll
+        back a killed writer's journal ("attempt to write a readonly database"); any connection
+        that may write does so on its first read.
+        """
+        if self.path.exists() and Path(f"{self.path}-journal").exists():
+            with closing(self._connect(write=True)) as con:
+                con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+    def _tables(self, con) -> set[str]:
+        return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
+
+    def versions(self, layer: Optional[str] = None) -> list[VersionRow]:
+        if not self.path.exists():
+            return []
+        with closing(self._connect()) as con:
+            if VERSIONS_TABLE not in self._tables(con):
+                return []
+            columns = [r[1] for r in con.execute(f"PRAGMA table_info({_q(VERSIONS_TABLE)})")]
+            fields = [f if f in columns else f"NULL AS {f}" for f in VERSION_FIELDS]
+            sql = f"SELECT {', '.join(fields)} FROM {_q(VERSIONS_TABLE)}"
+            rows = con.execute(sql + (" WHERE layer = ?" if layer else "") + " ORDER BY layer, version",
+                               (layer,) if layer else ()).fetchall()
+        return [VersionRow(*(int(v) if k in ("version", "feature_count") and v is not None else v
+                             for k, v in zip(VERSION_FIELDS, r))) for r in rows]
+
+    def read_version(self, layer: str, version: int) -> gpd.GeoDataFrame:
+        row = self.version_row(layer, version)
+        with closing(self._connect()) as con:
+            rows = [] if HISTORY_TABLE not in self._tables(con) else con.execute(
+                f"SELECT attributes, geometry FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? "
+                "ORDER BY feature_id", (layer, row.version)).fetchall()
+        if not rows and row.feature_count:
+            raise InputError(f"version {row.version} of '{layer}' was not imported by swppp "
+                             "reference import: its features were not kept", path=self.path,
+                             layer=layer, fix="compare versions imported with swppp reference import")
+        return frame_from_history(layer, rows, row.crs)
+
+    def max_value(self, layer: str, field: str) -> Optional[str]:
+        with closing(self._connect()) as con:
+            if layer not in self._tables(con):
+                return None
+            value = con.execute(f"SELECT max({_q(field)}) FROM {_q(layer)}").fetchone()[0]
+        return None if value is None else str(value)
+
+    # Writing ------------------------------------------------------------------------------------
+    def _create_empty(self) -> None:
+        """A new, empty GeoPackage at ``path``, built beside it and moved in whole."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle, staged = tempfile.mkstemp(prefix=f".{self.path.stem}.", suffix=".gpkg",
+                                          dir=self.path.parent)
+        os.close(handle)
+        try:
+            with closing(sqlite3.connect(staged, isolation_level=None)) as con:
+                con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
+                con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
+                con.executescript("BEGIN;" + _BASE_SCHEMA + "COMMIT;")
+            os.chmod(staged, 0o644)
+            os.replace(staged, self.path)
+        except BaseException:
+            Path(staged).unlink(missing_ok=True)
+            raise
+
+    def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
+        if not self.path.exists():
+            self._create_empty()
+        layer, spec, frame = candidate.layer, REFERENCE_LAYERS[candidate.layer], candidate.frame
+        with closing(self._connect(write=True)) as con:
+            # Dirty pages stay in memory until COMMIT: a spill would take SQLite's exclusive lock
+            # and shut readers out for the rest of the import, not just for the commit.
+            con.execute("PRAGMA cache_spill = OFF")
+            con.execute("BEGIN IMMEDIATE")  # one writer; readers keep reading the old version
+            try:
+                srs_id = self._srs_id(con, frame.crs)
+                self._ensure_side_tables(con)
+                check_still_current(layer, row.version - 1 or None, con.execute(
+                    f"SELECT max(version) FROM {_q(VERSIONS_TABLE)} WHERE layer = ?", (layer,)
+                ).fetchone()[0])
+                self._archive_unkept(con, layer, spec, row.version - 1)
+                self._drop_layer(con, layer)
+                self._create_layer(con, layer, spec, frame, srs_id)
+                columns = list(spec.fields)
+                insert = (f"INSERT INTO {_q(layer)} (geom, {', '.join(_q(c) for c in columns)}) "
+                          f"VALUES (?{', ?' * len(columns)})")
+                values = frame[columns].to_numpy(dtype=object)
+                geoms = np.asarray(frame.geometry.array)
+                step = chunk_size()
+                for start in range(0, len(frame), step):
+                    stop = min(start + step, len(frame))
+                    blobs = gpkg_blob(geoms[start:stop], srs_id)
+                    con.executemany(insert, [(b, *v) for b, v in zip(blobs, values[start:stop])])
+                    progress.step(0.1 + 0.8 * stop / len(frame), f"{stop} of {len(frame)} features")
+                    debug_pause(stop)
+                con.executemany(f"INSERT INTO {_q(HISTORY_TABLE)} VALUES (?, ?, ?, ?, ?)",
+                                history_rows(candidate, row.version))
+                con.execute(f"INSERT INTO {_q(VERSIONS_TABLE)} ({', '.join(VERSION_FIELDS)}) "
+                            f"VALUES ({', '.join('?' * len(VERSION_FIELDS))})",
+                            tuple(getattr(row, f) for f in VERSION_FIELDS))
+                con.execute("UPDATE gpkg_contents SET last_change = strftime('%Y-%m-%dT%H:%M:%fZ', "
+                            "'now') WHERE table_name = ?", (VERSIONS_TABLE,))
+                progress.check_canceled()  # the last moment a cancel leaves nothing written
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+
+    def _srs_id(self, con, crs) -> int:
+        crs = CRS.from_user_input(crs)
+        epsg = crs.to_epsg()
+        if epsg:
+            found = con.execute("SELECT srs_id FROM gpkg_spatial_ref_sys WHERE organization = "
+                                "'EPSG' AND organization_coordsys_id = ?", (epsg,)).fetchone()
+            if found:
+                return int(found[0])
+        taken = con.execute("SELECT 1 FROM gpkg_spatial_ref_sys WHERE srs_id = ?", (epsg,)).fetchone()
+        srs_id = epsg if epsg and not taken else max(
+            100000, con.execute("SELECT max(srs_id) FROM gpkg_spatial_ref_sys").fetchone()[0] + 1)
+        con.execute("INSERT INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, NULL)",
+                    (crs.name, srs_id, "EPSG" if epsg else "NONE", epsg or srs_id,
+                     crs.to_wkt("WKT1_GDAL") if crs.to_wkt("WKT1_GDAL") else crs.to_wkt()))
+        return srs_id
+
+    def _ensure_side_tables(self, con) -> None:
+        tables = self._tables(con)
+        if VERSIONS_TABLE not in tables:
+            con.execute(f"CREATE TABLE {_q(VERSIONS_TABLE)} (fid INTEGER PRIMARY KEY AUTOINCREMENT "
+                        "NOT NULL, layer TEXT, version INTEGER, source TEXT, source_date TEXT, "
+                        "imported_at TEXT, feature_count INTEGER, sha256 TEXT, crs TEXT)")
+            con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) "
+                        "VALUES (?, 'attributes', ?, 0)", (VERSIONS_TABLE, VERSIONS_TABLE))
+        else:
+            columns = {r[1] for r in con.execute(f"PRAGMA table_info({_q(VERSIONS_TABLE)})")}
+            if "crs" not in columns:  # a layer_versions made before versions kept their CRS
+                con.execute(f"ALTER TABLE {_q(VERSIONS_TABLE)} ADD COLUMN crs TEXT")
+        if HISTORY_TABLE not in tables:
+            # Not registered in gpkg_contents: QGIS lists only the layers, not the archive.
+            con.execute(f"CREATE TABLE {_q(HISTORY_TABLE)} (layer TEXT NOT NULL, version INTEGER "
+                        "NOT NULL, feature_id TEXT NOT NULL, attributes TEXT NOT NULL, geometry BLOB)")
+            con.execute(f"CREATE INDEX reference_history_version ON {_q(HISTORY_TABLE)} "
+                        "(layer, version)")
+
+    def _archive_unkept(self, con, layer, spec, version) -> None:
+        """Keep the current version's features in the history where no import kept them."""
+        if not version or layer not in self._tables(con) or con.execute(
+                f"SELECT 1 FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? LIMIT 1",
+                (layer, version)).fetchone():
+            return
+        present = {r[1] for r in con.execute(f"PRAGMA table_info({_q(layer)})")}
+        pairs = ", ".join(f"'{c}', {_q(c) if c in present else 'NULL'}" for c in spec.fields)
+        con.execute(f"INSERT INTO {_q(HISTORY_TABLE)} SELECT ?, ?, CAST({_q(spec.id_field)} AS TEXT), "
+                    f"json_object({pairs}), gpkg_wkb(geom) FROM {_q(layer)} WHERE geom IS NOT NULL",
+                    (layer, version))
+        srs = con.execute("SELECT s.organization, s.organization_coordsys_id, s.definition FROM "
+                          "gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s USING (srs_id) WHERE "
+                          "lower(g.table_name) = lower(?)", (layer,)).fetchone()
+        if srs:
+            crs = f"EPSG:{srs[1]}" if str(srs[0]).upper() == "EPSG" else srs[2]
+            con.execute(f"UPDATE {_q(VERSIONS_TABLE)} SET crs = ? WHERE layer = ? AND version = ? "
+                        "AND crs IS NULL", (crs, layer, version))
+
+    def _drop_layer(self, con, layer: str) -> None:
+        tables = self._tables(con)
+        names = {r[0] for r in con.execute("SELECT table_name FROM gpkg_contents WHERE "
+                                           "lower(table_name) = lower(?)", (layer,))} | {layer}
+        for name in sorted(names):
+            if name in tables:
+                con.execute(f"DROP TABLE {_q(name)}")
+            if f"rtree_{name}_geom" in tables:
+                con.execute(f"DROP TABLE {_q(f'rtree_{name}_geom')}")
+            for meta in ("gpkg_extensions", "gpkg_geometry_columns", "gpkg_contents",
+                         "gpkg_ogr_contents"):
+                if meta in tables:
+                    con.execute(f"DELETE FROM {meta} WHERE lower(table_name) = lower(?)", (name,))
+
+    def _create_layer(self, con, layer, spec, frame, srs_id) -> None:
+        kinds = set(frame.geom_type)
+        geometry_type = kinds.pop().upper() if len(kinds) == 1 else "GEOMETRY"
+        columns = ", ".join(f"{_q(c)} {_SQL_TYPES[t]}" for c, t in spec.fields.items())
+        con.execute(f"CREATE TABLE {_q(layer)} (fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "
+                    f"geom {geometry_type}, {columns})")
+        minx, miny, maxx, maxy = (float(v) for v in frame.total_bounds)
+        con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, min_x, min_y, "
+                    "max_x, max_y, srs_id) VALUES (?, 'features', ?, ?, ?, ?, ?, ?)",
+                    (layer, layer, minx, miny, maxx, maxy, srs_id))
+        con.execute("INSERT INTO gpkg_geometry_columns VALUES (?, 'geom', ?, ?, 0, 0)",
+                    (layer, geometry_type, srs_id))
+        con.execute(f"CREATE VIRTUAL TABLE {_q(f'rtree_{layer}_geom')} USING rtree(id, minx, maxx, "
+                    "miny, maxy)")
+        con.execute("INSERT INTO gpkg_extensions VALUES (?, 'geom', 'gpkg_rtree_index', "
+                    "'http://www.geopackage.org/spec120/#extension_rtree', 'write-only')", (layer,))
+        for statement in _RTREE_TRIGGERS.format(t=layer).strip().split(";\n"):
+            con.execute(statement.rstrip(";"))
+        if "gpkg_ogr_contents" in self._tables(con):
+            con.execute("INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?, NULL)",
+                        (layer,))
+
+
+# --- what a review records ---------------------------------------------------------------------
+
+def describe_reference(reference, schema: Optional[str] = None) -> dict:
+    """What a review records of its reference: the source, its layers, each layer's version read.
+
+    ``versions`` holds, per layer with a ``layer_versions`` row, the current version (number,
+    source date, sha256): the version a review reading the store now reads.
+    """
+    if is_postgres(reference):
+        from .postgis import PostgisReference
+
+        opened = PostgisReference(reference, schema)
+        label, layers, store = opened.source, opened.layers(), opened.store
+    else:
+        from ..io.vector import list_layers
+
+        store = GeoPackageStore(reference) if Path(reference).suffix.lower() == ".gpkg" else None
+        if store is not None:
+            store.recover()
+        label, layers = Path(reference).name, sorted(list_layers(reference))
+    rows = store.versions() if store is not None and VERSIONS_TABLE in layers else []
+    current = {r.layer: r for r in rows}
+    return {"path": label, "layers": layers,
+            "versions": {layer: {"version": r.version, "source_date": r.source_date,
+                                 "imported_at": r.imported_at, "sha256": r.sha256}
+                         for layer, r in sorted(current.items())}}
+
+
+# --- status --------------------------------------------------------------------------------------
+
+def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict:
+    """Each layer's versions and age, and warnings (a missing layer, an outdated 303(d) list)."""
+    today = today or date.today()
+    if isinstance(store, GeoPackageStore) and not store.path.exists():
+        raise InputError("the reference GeoPackage does not exist", path=store.path,
+                         fix="check the path, or import a layer into it first")
+    current_cycle = str(profile.value("reference", "current_listing_cycle"))
+    rows = store.versions()
+    layers, warnings = [], []
+    for layer in REFERENCE_LAYERS:
+        mine = [r for r in rows if r.layer == layer]
+        if not mine:
+            warnings.append(f"{layer}: no version stored; reviews cannot use it")
+            layers.append({"layer": layer, "current": None, "versions": []})
+            continue
+        current = mine[-1]
+        entry = {"layer": layer, "current": current.version, "versions": [r.to_dict() for r in mine],
+                 "imported_days_ago": _days(current.imported_at, today),
+                 "source_days_old": _days(current.source_date, today)}
+        if layer == "impaired_waters":
+            cycle = store.max_value(layer, "listing_cycle")
+            entry["listing_cycle"] = cycle
+            if cycle is None or _cycle_year(cycle) < _cycle_year(current_cycle):
+                warnings.append(
+                    f"impaired_waters: version {current.version} lists cycle {cycle or 'unknown'}, "
+                    f"older than the current listing cycle {current_cycle} the profile names "
+                    f"([reference] current_listing_cycle): import the current 303(d) list")
+        layers.append(entry)
+    return {"store": store.label, "current_listing_cycle": current_cycle, "layers": layers,
+            "warnings": warnings}
+
+
+def _days(stamp: Optional[str], today: date) -> Optional[int]:
+    if not stamp:
+        return None
+    try:
+        return (today - date.fromisoformat(str(stamp)[:10])).days
+    except ValueError:
+        return None
+
+
+def _cycle_year(text) -> int:
+    digits = [int(d) for d in re.findall(r"\d{4}", str(text))]
+    return max(digits) if digits else 0

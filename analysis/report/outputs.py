@@ -1,0 +1,240 @@
+"""Writing a review's outputs: JSON, HTML report, findings GeoPackage; all or none."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from ..errors import OutputError
+from ..checks.easements import recorded_flags
+from .layer_style import (LINE, POINT, POLYGON, disturbance_qml, easement_qml, findings_qml, smp_qml,
+                          store_default_style)
+from .html import render_html
+from ..review import Review
+from ..io.vector import write_geopackage
+
+__all__ = ["write_outputs", "write_hydrology_outputs", "review_json", "findings_frame",
+           "findings_frames", "site_frames", "publish", "write_text", "FINDINGS_LAYER",
+           "FINDINGS_POINTS", "FINDINGS_LINES", "FINDING", "SITE_LAYERS", "PLAN_FID"]
+
+FINDINGS_LAYER = "findings"
+FINDINGS_POINTS, FINDINGS_LINES = "findings_points", "findings_lines"
+FINDING = "finding"  # a finding's number in the review (1 for the first): its findings fid
+# The site plan's layers written beside the findings, so a reviewer gets one styled group.
+SITE_LAYERS = ("disturbance", "smp", "easement")
+# Each written feature's fid in the reviewed plan: a finding's `disturbance:3` or `smp:#4`.
+PLAN_FID = "plan_fid"
+
+
+def review_json(review: Review) -> str:
+    return json.dumps(review.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def findings_frame(review: Review) -> gpd.GeoDataFrame:
+    """The findings with their geometries (null where a finding has no place).
+
+    One row per finding, in the review's order; ``finding`` is its number (1 for the first),
+    the feature id the findings layer gets. Polygonal geometries only: a layer has one geometry
+    type, so points and lines are left to :func:`findings_frames`' other layers.
+    """
+    return findings_frames(review)[FINDINGS_LAYER]
+
+
+def findings_frames(review: Review) -> dict[str, gpd.GeoDataFrame]:
+    """``findings`` (every finding, polygons drawn) and, where some findings are points or
+    lines, ``findings_points`` and ``findings_lines`` holding those rows, same fields."""
+    rows = [f.to_dict() for f in review.findings]
+    for row in rows:
+        row["features"] = "; ".join(row["features"])
+    frame = gpd.GeoDataFrame(rows, columns=["rule", "status", "section", "message", "value",
+                                            "limit", "units", "features"])
+    frame["value"] = frame["value"].astype(float)
+    frame["limit"] = frame["limit"].astype(float)
+    frame.insert(0, FINDING, np.arange(1, len(frame) + 1, dtype=np.int64))
+    geometries = np.array([f.geometry for f in review.findings], dtype=object)
+    kinds = _kinds(geometries)
+    out = {}
+    for name, kind in ((FINDINGS_LAYER, POLYGON), (FINDINGS_POINTS, POINT),
+                       (FINDINGS_LINES, LINE)):
+        mine = kinds == kind
+        if name != FINDINGS_LAYER:
+            if not mine.any():
+                continue
+            part = frame[mine].reset_index(drop=True)
+            shapes = geometries[mine]
+        else:  # every finding, so its fid is its number; its place where that is polygonal
+            part = frame
+            shapes = np.where(mine, geometries, None)
+        shapes = _multi_polygons(shapes) if kind == POLYGON else shapes
+        out[name] = part.set_geometry(gpd.GeoSeries(shapes, crs=review.site.area_crs))
+    return out
+
+
+def _kinds(geometries: np.ndarray) -> np.ndarray:
+    """"point", "line" or "polygon" per geometry (None: no place); a collection by its
+    polygonal parts (what make_valid leaves of a polygon)."""
+    types = shapely.get_type_id(geometries)
+    kinds = np.full(len(geometries), None, dtype=object)
+    kinds[np.isin(types, (0, 4))] = POINT
+    kinds[np.isin(types, (1, 2, 5))] = LINE
+    kinds[np.isin(types, (3, 6, 7))] = POLYGON
+    return kinds
+
+
+def _multi_polygons(geometries: np.ndarray) -> np.ndarray:
+    # Polygons as MultiPolygons, so that a layer of polygonal features has one geometry type.
+    geometries = geometries.copy()
+    types = shapely.get_type_id(geometries)
+    single = types == 3
+    geometries[single] = [shapely.multipolygons([g]) for g in geometries[single]]
+    for at in np.flatnonzero(types == 7):  # a collection: its polygonal parts
+        parts = shapely.get_parts(geometries[at])
+        polygons = shapely.get_parts(parts[np.isin(shapely.get_type_id(parts), (3, 6))])
+        geometries[at] = shapely.multipolygons(polygons) if len(polygons) else None
+    return geometries
+
+
+def _display_copy(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The layer as written for display: its fields (text where not numbers), ``plan_fid``."""
+    out = gpd.GeoDataFrame(index=range(len(frame)))
+    out[PLAN_FID] = np.asarray(frame.index, dtype=np.int64)
+    for column in frame.columns.drop(frame.geometry.name):
+        values = frame[column]
+        if values.dtype.kind in "biuf":
+            out[column] = values.to_numpy()
+        else:  # dates, mixed objects: as the text the review read; missing stays missing
+            out[column] = [None if v is None or (not isinstance(v, str) and pd.isna(v))
+                           else str(v) for v in values]
+    geometries = _multi_polygons(np.asarray(frame.geometry.values, dtype=object))
+    return out.set_geometry(gpd.GeoSeries(geometries, crs=frame.crs))
+
+
+def site_frames(review: Review) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
+    """The site plan's ``disturbance``, ``smp`` and ``easement`` as written beside the findings,
+    each with its QML: name -> (frame, qml). Absent layers are left out.
+
+    Point SMPs among polygon ones go to their own layer ``smp_points`` (one geometry type a
+    layer); the uncovered parts of SMPs are already the findings' geometries, not repeated.
+    """
+    out = {}
+    site = review.site
+    disturbance = site.layer("disturbance")
+    if disturbance is not None:
+        frame = _display_copy(disturbance)
+        phases = [p["phase"] for p in review.measurements.get("phases") or [] if p["phase"]]
+        phases += sorted({p for p in frame["phase"] if p} - set(phases))
+        out["disturbance"] = (frame, disturbance_qml(phases))
+    smp = site.layer("smp")
+    if smp is not None and len(smp):
+        points = np.isin(shapely.get_type_id(np.asarray(smp.geometry.values, dtype=object)), (0, 4))
+        if points.all():
+            out["smp"] = (_display_copy(smp), smp_qml(POINT))
+        else:
+            out["smp"] = (_display_copy(smp[~points]), smp_qml(POLYGON))
+            if points.any():
+                out["smp_points"] = (_display_copy(smp[points]), smp_qml(POINT))
+    easement = site.layer("easement")
+    if easement is not None and len(easement):
+        frame = _display_copy(easement)
+        frame["recorded"] = recorded_flags(site).astype(np.int64)  # 0 or empty: not recorded
+        out["easement"] = (frame, easement_qml())
+    return out
+
+
+def _write_findings(path, review: Review) -> None:
+    """The findings, the site's layers and the checklist, in the area CRS, each with its style."""
+    from ..checklist.contents import CHECKLIST_LAYER, checklist_frame
+
+    findings = findings_frames(review)
+    site = site_frames(review)
+    layers = {**findings, **{name: frame for name, (frame, _) in site.items()}}
+    if review.checklist is not None:  # the checklist and its confirmations, so they reload
+        layers[CHECKLIST_LAYER] = checklist_frame(review.checklist)
+    write_geopackage(path, layers)
+    for name, kind in ((FINDINGS_LAYER, POLYGON), (FINDINGS_POINTS, POINT), (FINDINGS_LINES, LINE)):
+        if name in findings:
+            store_default_style(path, name, findings_qml(geometry=kind),
+                                "SWPPP findings by status")
+    for name, (_, qml) in site.items():
+        store_default_style(path, name, qml, f"SWPPP {name}",
+                            description=f"SWPPP Review: the site plan's {name}")
+
+
+def publish(temp: str | Path, target: str | Path) -> None:
+    """Move a finished temporary file to ``target``, with the permissions a new file gets."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temp, 0o666 & ~umask)  # mkstemp made it private
+    os.replace(temp, target)
+
+
+def write_outputs(review: Review, json_path: Optional[str | Path] = None,
+                  html_path: Optional[str | Path] = None,
+                  findings_path: Optional[str | Path] = None) -> list[Path]:
+    """Write the requested outputs; each lands under its name only once all are written."""
+    writers = {json_path: lambda p: Path(p).write_text(review_json(review) + "\n", encoding="utf-8"),
+               html_path: lambda p: Path(p).write_text(render_html(review), encoding="utf-8"),
+               findings_path: lambda p: _write_findings(p, review)}
+    return _write_all(writers)
+
+
+def write_hydrology_outputs(result, cn_path: Optional[str | Path] = None,
+                            table_path: Optional[str | Path] = None) -> list[Path]:
+    """The hydrology analysis's CN layer (GeoPackage) and its table (CSV); all or none."""
+    from ..checks.hydrology import cn_layer, hydrology_table
+
+    writers = {cn_path: lambda p: write_geopackage(p, {"curve_numbers": cn_layer(result)}),
+               table_path: lambda p: hydrology_table(result).to_csv(p, index=False)}
+    return _write_all(writers)
+
+
+def _write_all(writers: dict) -> list[Path]:
+    """Run each writer on a temporary file beside its target; move them in once all worked."""
+    staged = []
+    target = None
+    try:
+        for target, write in writers.items():
+            if target is None:
+                continue
+            target = Path(target)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
+                                        dir=target.parent)
+            os.close(fd)
+            staged.append((Path(temp), target))
+            write(temp)
+        for temp, target in staged:
+            publish(temp, target)
+    except OSError as err:
+        raise OutputError(f"could not write {target} ({err.strerror or err}); nothing was written. "
+                          "Choose a file path in a folder you can write to") from None
+    finally:
+        for temp, _ in staged:
+            temp.unlink(missing_ok=True)
+    return [target for _, target in staged]
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """Write one text output (a notice, a result) under its name only once it is complete."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
+                                    dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        publish(temp, target)
+    except OSError as err:
+        raise OutputError(f"could not write {target} ({err.strerror or err}); nothing was written. "
+                          "Choose a file path in a folder you can write to") from None
+    finally:
+        if "temp" in locals():
+            Path(temp).unlink(missing_ok=True)
+    return target

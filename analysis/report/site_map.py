@@ -1,0 +1,298 @@
+"""The report's site map: tiles at the chapter's map scale over the site, drawn with matplotlib.
+
+:func:`map_tiles` cuts the site into frames that each show the ground at the profile's site map
+scale (``[site_map_scale] max_scale_denominator``, 1 inch = 100 feet): a long site gets more
+tiles, never a smaller scale. The HTML report draws each tile with :func:`site_map_charts`
+(a figure whose map frame is sized in inches, so printed at its size it is at that scale); the
+PDF (``qgis_plugin/report_layout.py``) puts the same tiles into a QGIS print layout.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+import shapely
+
+from ..charts import Chart, figure_chart, new_figure
+from ..checks.easements import recorded_flags
+from ..findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
+from .layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
+from ..profile import RulesProfile
+
+__all__ = ["MapTile", "map_scale", "units_per_foot", "site_footprint", "map_tiles",
+           "site_map_charts", "plan_phases"]
+
+INCHES_PER_FOOT = 12.0
+# The HTML report's map frame, inches: the report prints on US Letter pages in landscape
+# (0.4 in margins: 10.2 x 7.7 in), the legend below the frame.
+HTML_FRAME_IN = (10.0, 6.2)
+_LEGEND_IN = 0.6
+_OVERLAP_IN = 0.5  # neighbouring tiles share this much paper, so nothing falls on a seam
+# The colours of the findings GeoPackage's stored styles (layer_style), so the map in the
+# report reads like the layers in QGIS.
+_STYLE = {"site_boundary": dict(facecolor="none", edgecolor="#212121", linestyle="--",
+                                linewidth=1.2),
+          "wetlands": dict(facecolor="#81d4fa", edgecolor="#0277bd", alpha=0.45, hatch="..",
+                           linewidth=0.6),
+          "easement": dict(facecolor="none", edgecolor=RECORDED_COLOURS[1], linewidth=1.2),
+          "easement_unrecorded": dict(facecolor="none", edgecolor=RECORDED_COLOURS[0],
+                                      linewidth=1.2, linestyle="--"),
+          "smp": dict(facecolor=SMP_COLOUR, edgecolor=SMP_COLOUR, alpha=0.6, linewidth=0.8)}
+# Findings where they lie: fail and warn filled, needs review hatched, pass as a green outline
+# (a pass often covers the whole disturbance, which must stay readable under it).
+_FINDING_STYLE = {
+    FAIL: dict(facecolor=STATUS_COLOURS[FAIL], edgecolor=STATUS_COLOURS[FAIL], alpha=0.9,
+               linewidth=1.0),
+    WARN: dict(facecolor=STATUS_COLOURS[WARN], edgecolor=STATUS_COLOURS[WARN], alpha=0.55,
+               linewidth=1.0),
+    NEEDS_REVIEW: dict(facecolor="none", edgecolor=STATUS_COLOURS[NEEDS_REVIEW], hatch="//",
+                       linewidth=1.0),
+    PASS: dict(facecolor="none", edgecolor=STATUS_COLOURS[PASS], linewidth=1.4),
+}
+_TITLES = {"site_boundary": "Site boundary", "wetlands": "Wetlands (reference)",
+           "easement": "Easement, recorded", "easement_unrecorded": "Easement, not recorded",
+           "smp": "SMP"}
+
+
+@dataclass(frozen=True)
+class MapTile:
+    """One map frame: ``bounds`` (xmin, ymin, xmax, ymax) in the area CRS, at ``scale`` (1:n)."""
+
+    bounds: tuple
+    scale: float
+    number: int
+    count: int
+
+    @property
+    def title(self) -> str:
+        feet = self.scale / INCHES_PER_FOOT
+        sheet = f", sheet {self.number} of {self.count}" if self.count > 1 else ""
+        return f"Site map{sheet}: 1 inch = {feet:g} feet (1:{self.scale:g})"
+
+
+def map_scale(profile: RulesProfile) -> float:
+    """The map's scale denominator: the chapter's smallest allowed site map scale (1:1200)."""
+    return float(profile.value("site_map_scale", "max_scale_denominator"))
+
+
+def units_per_foot(crs) -> float:
+    """Area-CRS units in one international foot (1 for feet, 0.3048 for metres)."""
+    factor = crs.axis_info[0].unit_conversion_factor  # metres per unit
+    return 0.3048 / factor
+
+
+def plan_phases(review) -> list:
+    """The plan's phases in its order (the phasing measurements), then any others."""
+    order = [p["phase"] for p in review.measurements.get("phases") or [] if p["phase"]]
+    disturbance = review.site.layer("disturbance")
+    found = {str(p) for p in disturbance["phase"] if p} if disturbance is not None else set()
+    return order + sorted(found - set(order))
+
+
+def site_footprint(site):
+    """What the map must show: the union of the site boundary and the plan's areas (not the
+    wetlands around it, which are drawn where they fall on the tiles)."""
+    geometries = [np.asarray(site.layer(name).geometry.values, dtype=object)
+                  for name in ("site_boundary", "disturbance", "smp", "easement")
+                  if site.layer(name) is not None and len(site.layer(name))]
+    return shapely.union_all(np.concatenate(geometries)) if geometries else shapely.Polygon()
+
+
+def map_tiles(footprint, scale: float, frame_in: tuple, units_foot: float,
+              overlap_in: float = _OVERLAP_IN) -> list[MapTile]:
+    """Frames of ``frame_in`` (width, height) inches at 1:``scale`` covering ``footprint``.
+
+    One frame centred on the footprint when it fits; otherwise a grid of frames overlapping by
+    ``overlap_in``, centred on the footprint, keeping those that touch it. Sizes on the ground
+    are ``inches x scale / 12`` feet, in area-CRS units through ``units_foot``.
+    """
+    if footprint is None or shapely.is_empty(footprint):
+        return []
+    xmin, ymin, xmax, ymax = shapely.bounds(footprint)
+    ground = units_foot * scale / INCHES_PER_FOOT  # area-CRS units per inch of paper
+    width, height = frame_in[0] * ground, frame_in[1] * ground
+    overlap = overlap_in * ground
+
+    def cells(low, high, size):
+        extent = high - low
+        n = 1 if extent <= size else math.ceil((extent - overlap) / (size - overlap))
+        span = n * size - (n - 1) * overlap
+        start = (low + high) / 2 - span / 2
+        return [start + i * (size - overlap) for i in range(n)]
+
+    xs, ys = cells(xmin, xmax, width), cells(ymin, ymax, height)
+    # North to south, west to east: the order a reader turns the sheets.
+    lows = np.array([(x, y) for y in reversed(ys) for x in xs], dtype=float)
+    boxes = shapely.box(lows[:, 0], lows[:, 1], lows[:, 0] + width, lows[:, 1] + height)
+    kept = lows[shapely.intersects(boxes, footprint)]
+    return [MapTile((float(x), float(y), float(x + width), float(y + height)), scale, i + 1,
+                    len(kept))
+            for i, (x, y) in enumerate(kept)]
+
+
+def _polygon_path(geometries):
+    """One matplotlib ``Path`` of every polygon in ``geometries`` (holes as holes).
+
+    ``normalize`` orients shells clockwise and holes anticlockwise, so the non-zero fill rule
+    leaves the holes empty; lines and points are left out.
+    """
+    from matplotlib.path import Path
+
+    geometries = np.asarray(geometries, dtype=object)
+    parts = shapely.get_parts(geometries[~shapely.is_empty(geometries)])
+    parts = shapely.normalize(parts[np.isin(shapely.get_type_id(parts), (3,))])
+    rings = shapely.get_rings(parts)
+    if len(rings) == 0:
+        return None
+    coords, index = shapely.get_coordinates(rings, return_index=True)
+    codes = np.full(len(coords), Path.LINETO, dtype=np.uint8)
+    starts = np.r_[0, np.flatnonzero(np.diff(index)) + 1]
+    codes[starts] = Path.MOVETO
+    codes[np.r_[starts[1:] - 1, len(coords) - 1]] = Path.CLOSEPOLY
+    return Path(coords, codes)
+
+
+def _draw(ax, geometries, label, zorder, **style):
+    from matplotlib.patches import PathPatch
+
+    path = _polygon_path(geometries)
+    points = shapely.get_coordinates(np.asarray(
+        [g for g in np.asarray(geometries, dtype=object) if shapely.get_type_id(g) in (0, 4)],
+        dtype=object))
+    handle = None
+    if path is not None:
+        handle = ax.add_patch(PathPatch(path, label=label, zorder=zorder, **style))
+    if len(points):
+        colour = style.get("edgecolor") if style.get("facecolor") == "none" else style["facecolor"]
+        handle = ax.scatter(points[:, 0], points[:, 1], s=30, color=colour, zorder=zorder + 0.5,
+                            label=label, edgecolors="white")
+    return handle
+
+
+def _text(ax, x, y, text, **kwargs):
+    # parse_math=False: an id such as "$5" is text, not mathtext.
+    return ax.text(x, y, str(text), parse_math=False, **kwargs)
+
+
+def _labels(ax, frame, field, bounds, corner=False):
+    """Each feature's id at a point inside it (``corner``: its north-west corner, so an
+    easement's label does not sit on the SMP inside it), where that point is on the tile."""
+    if frame is None or field not in frame.columns or not len(frame):
+        return
+    geometries = np.asarray(frame.geometry.values, dtype=object)
+    if corner:
+        box = shapely.bounds(geometries)
+        xy = np.column_stack([box[:, 0], box[:, 3]])
+    else:
+        xy = shapely.get_coordinates(shapely.point_on_surface(geometries))
+    inside = ((xy[:, 0] > bounds[0]) & (xy[:, 0] < bounds[2]) & (xy[:, 1] > bounds[1])
+              & (xy[:, 1] < bounds[3]))
+    for (x, y), name in zip(xy[inside], frame[field].to_numpy()[inside]):
+        if name is not None and str(name) not in ("", "nan", "None"):
+            _text(ax, x, y, name, fontsize=7, ha="left" if corner else "center",
+                  va="bottom" if corner else "center", zorder=9,
+                  color="#212121", bbox=dict(boxstyle="round,pad=0.15", facecolor="white",
+                                             edgecolor="none", alpha=0.75))
+
+
+def _scale_bar(ax, tile: MapTile, units_foot: float):
+    """A bar of one inch of paper (100 feet at 1:1200), and north: the area CRS is projected
+    and its grid north is up."""
+    xmin, ymin, xmax, ymax = tile.bounds
+    ground = units_foot * tile.scale / INCHES_PER_FOOT  # one inch of paper
+    x0, y0 = xmin + 0.3 * ground, ymin + 0.3 * ground
+    feet = tile.scale / INCHES_PER_FOOT
+    for i, colour in enumerate(("#212121", "white")):
+        ax.add_patch(_rectangle((x0 + i * ground / 2, y0), ground / 2, 0.06 * ground,
+                                facecolor=colour, edgecolor="#212121", linewidth=0.8, zorder=10))
+    for offset, text in ((0, "0"), (ground, f"{feet:g} ft")):
+        _text(ax, x0 + offset, y0 + 0.1 * ground, text, fontsize=7, ha="center", va="bottom",
+              zorder=10)
+    _text(ax, x0, y0 - 0.08 * ground, f"1 inch = {feet:g} feet (1:{tile.scale:g})",
+          fontsize=7, ha="left", va="top", zorder=10)
+    nx, ny = xmax - 0.35 * ground, ymax - 0.75 * ground
+    ax.annotate("", xy=(nx, ny + 0.45 * ground), xytext=(nx, ny), zorder=10,
+                arrowprops=dict(facecolor="#212121", edgecolor="#212121", width=3, headwidth=10))
+    _text(ax, nx, ny + 0.5 * ground, "N", fontsize=10, fontweight="bold", ha="center",
+          va="bottom", zorder=10)
+
+
+def _rectangle(xy, width, height, **style):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle(xy, width, height, **style)
+
+
+def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
+    from matplotlib.patches import Patch
+
+    site = review.site
+    width, height = frame_in
+    figure = new_figure(width, height + _LEGEND_IN)
+    # The map fills exactly width x height inches: at print size it is at the tile's scale.
+    ax = figure.add_axes([0, _LEGEND_IN / (height + _LEGEND_IN), 1, height / (height + _LEGEND_IN)])
+    xmin, ymin, xmax, ymax = tile.bounds
+    ax.set_xlim(xmin, xmax)
+    ax.set_ylim(ymin, ymax)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    handles = []
+    if wetlands is not None and len(wetlands):
+        _draw(ax, wetlands.geometry.values, _TITLES["wetlands"], 1, **_STYLE["wetlands"])
+        handles.append(Patch(label=_TITLES["wetlands"], **_STYLE["wetlands"]))
+    disturbance = site.layer("disturbance")
+    if disturbance is not None and len(disturbance):
+        phases = disturbance["phase"].astype(str).to_numpy()
+        for phase, colour in phase_colours(plan_phases(review)).items():
+            chosen = phases == str(phase)
+            if chosen.any():
+                style = dict(facecolor=colour, edgecolor=colour, alpha=0.4, linewidth=0.8)
+                _draw(ax, disturbance.geometry.values[chosen], f"Disturbance, phase {phase}", 2,
+                      **style)
+                handles.append(Patch(label=f"Disturbance, phase {phase}", **style))
+    easement = site.layer("easement")
+    if easement is not None and len(easement):
+        recorded = recorded_flags(site)
+        for name, chosen in (("easement", recorded), ("easement_unrecorded", ~recorded)):
+            if chosen.any():
+                _draw(ax, easement.geometry.values[chosen], _TITLES[name], 3, **_STYLE[name])
+                handles.append(Patch(label=_TITLES[name], **_STYLE[name]))
+    for name, zorder in (("smp", 4), ("site_boundary", 5)):
+        frame = site.layer(name)
+        if frame is not None and len(frame):
+            _draw(ax, frame.geometry.values, _TITLES[name], zorder, **_STYLE[name])
+            handles.append(Patch(label=_TITLES[name], **_STYLE[name]))
+    placed = [f for f in review.findings if f.geometry is not None
+              and not shapely.is_empty(f.geometry) and f.status in _FINDING_STYLE]
+    # Worst on top: fail over warn over needs review over pass.
+    for status in reversed(STATUSES):
+        geometries = [f.geometry for f in placed if f.status == status]
+        if geometries:
+            style = _FINDING_STYLE[status]
+            _draw(ax, geometries, status, 6, **style)
+            handles.append(Patch(label=f"Finding: {status.replace('_', ' ')}", **style))
+    _labels(ax, site.layer("smp"), "smp_id", tile.bounds)
+    _labels(ax, site.layer("easement"), "easement_id", tile.bounds, corner=True)
+    _scale_bar(ax, tile, units_foot)
+    figure.legend(handles=handles, loc="lower center", ncol=5, fontsize=7, frameon=False,
+                  bbox_to_anchor=(0.5, 0.0))
+    return figure_chart(figure, tile.title)
+
+
+def site_map_charts(review, frame_in: tuple = HTML_FRAME_IN,
+                    scale: Optional[float] = None) -> list:
+    """The site map as charts, one per tile: [(MapTile, Chart)], north to south.
+
+    Each figure is ``frame_in`` inches of map plus the legend below: shown at that size in
+    print (the report sets the image's width in inches), the map is at 1:``scale`` (default
+    the profile's limit). The reference wetlands read around the site (``review.wetlands``)
+    are drawn where a reference was given.
+    """
+    scale = scale or map_scale(review.profile)
+    units_foot = units_per_foot(review.site.area_crs)
+    tiles = map_tiles(site_footprint(review.site), scale, frame_in, units_foot)
+    return [(tile, _draw_tile(review, tile, frame_in, review.wetlands, units_foot))
+            for tile in tiles]
