@@ -1,28 +1,45 @@
 """SWPPP Review analysis: checks a construction site plan against a stormwater chapter.
 
 Pure Python (shapely 2, geopandas, pyproj); no QGIS or Qt import anywhere in this package.
+The names below are the public API; each is imported on first use, so ``import analysis``
+stays cheap (the command line's ``--help`` does not load geopandas).
+
+The layout (docs/DESIGN.md is the map): ``siteplan`` (the site-plan contract, loading and
+validation), ``checks`` (one module per rule family), ``checklist`` (the SWPPP contents),
+``records`` (construction-phase records and enforcement), ``reference`` (reference layers:
+read, import, store, diff, PostGIS), ``report`` (JSON, HTML, findings GeoPackage), ``cli``
+(the ``swppp`` command), and the shared ``profile``, ``findings``, ``errors``, ``progress``,
+``units``, ``charts`` and ``review``.
 """
-import configparser
-from pathlib import Path
+from __future__ import annotations
+
+import importlib
+
+from .about import TOOL_NAME, __version__
+
+# public name -> the module that defines it
+_EXPORTS = {
+    "review_paths": "review", "review_site": "review", "Review": "review",
+    "load_site_plan": "siteplan.plan", "SitePlan": "siteplan.plan",
+    "load_profile": "profile", "RulesProfile": "profile",
+    "Finding": "findings",
+    "SwpppError": "errors", "InputError": "errors", "OutputError": "errors", "Cancelled": "errors",
+    "Progress": "progress",
+    "open_reference": "reference.read", "import_reference": "reference.operations",
+    "write_outputs": "report.outputs",
+}
+
+__all__ = ["TOOL_NAME", "__version__", *sorted(_EXPORTS)]
 
 
-def _read_version() -> str:
-    # metadata.txt beside the package is the single source: true in the repository and in the
-    # staged plugin folder; a pip-installed copy falls back to its distribution metadata.
-    metadata = Path(__file__).resolve().parent.parent / "metadata.txt"
-    if metadata.is_file():
-        parser = configparser.ConfigParser()
-        parser.read(metadata, encoding="utf-8")
-        if parser.has_option("general", "version"):
-            return parser.get("general", "version")
-    try:
-        from importlib.metadata import version
-
-        return version("swppp-review")
-    except Exception:  # noqa: BLE001 - no metadata at all: say so rather than guess
-        return "unknown"
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'analysis' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
 
-__version__ = _read_version()
-TOOL_NAME = "swppp-review"
-__all__ = ["__version__", "TOOL_NAME"]
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import TOOL_NAME, __version__
+from .about import TOOL_NAME, __version__
 from .checks.applicability import check_applicability, disturbed_area
 from .checks.condition_a import check_condition_a, normalise_name, receiving_waters, water_id
 from .charts import LazyCharts

@@ -11,6 +11,7 @@ from ..findings import FAIL, NEEDS_REVIEW, PASS, Finding
 from ..records.inspections import construction_period
 from ..checks.phasing import parse_date
 from ..profile import RulesProfile
+from .items import checklist_items
 from ..siteplan.plan import SitePlan, feature_labels, has_text
 
 __all__ = ["RULE", "G2_FIELDS", "CertificationResult", "certification_statement",
@@ -47,8 +48,6 @@ def certification_statement() -> str:
     >>> certification_statement()[:48]
     'I certify under penalty of law that I understand'
     """
-    from .contents import checklist_items
-
     text = next(i.text for i in checklist_items() if i.item == "G(1)")
     return re.search(r'"(.+)"', text).group(1)
 

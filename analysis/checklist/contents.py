@@ -18,17 +18,16 @@ is free text (shown escaped in the report).
 """
 from __future__ import annotations
 
-import csv
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 
 import pandas as pd
 
 from .certification import CertificationResult, check_contractor_certification
+from .items import DATA, ChecklistItem, checklist_items, item_ids
 from ..errors import InputError
 from .esc_practices import check_esc_practices, summarise_esc_practices
 from ..findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, Finding
@@ -43,7 +42,6 @@ __all__ = ["ChecklistItem", "Confirmation", "Contents", "checklist_items", "item
            "build_checklist", "check_swppp_contents", "check_contents", "checklist_frame",
            "PROVIDED", "MISSING", "CONFIRMED", "STATUS_AS_FINDING"]
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "checklist.csv"
 RULE = "swppp_contents"
 CONFIRMATIONS_FORMAT = "swppp-checklist-confirmations"
 CHECKLIST_LAYER = "checklist"  # the table of the findings GeoPackage
@@ -51,19 +49,6 @@ PROVIDED, MISSING, CONFIRMED = "provided", "missing", "confirmed"
 # A checklist status drawn in the colour of the finding status it reads as (report, PDF).
 STATUS_AS_FINDING = {PROVIDED: PASS, MISSING: FAIL, CONFIRMED: INFO,
                      NOT_APPLICABLE: NOT_APPLICABLE}
-_APPLIES = ("always", "conditions", "facility", "on_request")
-_DUE = ("approval", "completion")
-
-
-@dataclass(frozen=True)
-class ChecklistItem:
-    """One item of the checklist, as ``analysis/data/checklist.csv`` holds it."""
-
-    item: str
-    due: str  # approval | completion
-    applies: str  # always | conditions | facility | on_request
-    evidence: str  # the rule that finds it in the site plan (see the CSV's header)
-    text: str  # the chapter's words
 
 
 @dataclass(frozen=True)
@@ -87,25 +72,6 @@ class Contents:
     checklist: list[dict]
     findings: list[Finding]
     esc_practices: Optional[dict]
-
-
-@lru_cache(maxsize=None)
-def checklist_items() -> tuple[ChecklistItem, ...]:
-    """The checklist's items, in the chapter's order."""
-    with open(DATA, encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(line for line in handle if not line.startswith("#")))
-    items = tuple(ChecklistItem(**row) for row in rows)
-    assert all(i.applies in _APPLIES and i.due in _DUE for i in items), DATA
-    return items
-
-
-def item_ids() -> list[str]:
-    """The items' ids, in the chapter's order.
-
-    >>> item_ids()[:2], item_ids()[-1], len(item_ids())
-    (['B(1)', 'B(2)'], 'Inspections E(2)', 35)
-    """
-    return [i.item for i in checklist_items()]
 
 
 def _key(item) -> str:

@@ -8,11 +8,9 @@ figures the SWPPP states (``hydrology_claims``).
 """
 from __future__ import annotations
 
-import csv
 import logging
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
@@ -26,6 +24,8 @@ from ..charts import Chart, figure_chart, new_figure
 from ..errors import InputError
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
 from ..profile import RulesProfile
+from ..tr55 import (COVER_KEYS, HSG_GROUPS, cn_table, pond_swamp_table, unit_peak_table,
+                    nlcd_cover_table, resolve_hsg, valid_hsg)
 
 __all__ = ["COVER_KEYS", "HSG_GROUPS", "HYDROLOGY_LAYERS", "curve_number", "runoff_depth",
            "initial_abstraction", "water_quality_volume", "unit_peak_discharge", "peak_discharge",
@@ -35,78 +35,10 @@ __all__ = ["COVER_KEYS", "HSG_GROUPS", "HYDROLOGY_LAYERS", "curve_number", "runo
            "hydrology_paths", "hydrology_table", "cn_layer"]
 
 log = logging.getLogger(__name__)
-DATA = Path(__file__).resolve().parent.parent / "data"
-HSG_GROUPS = ("A", "B", "C", "D")
 ACRES_PER_SQ_MI = 640.0
 SQ_FT_PER_ACRE = 43560.0  # international acre in international square feet (TR-55's units)
 # Layers of CONTRACT.md "Hydrology inputs and API": the check needs the first four.
 HYDROLOGY_LAYERS = ("drainage_area", "soils", "land_cover_pre", "land_cover_post")
-
-
-# --- the published tables, as data ------------------------------------------------------------
-
-def _rows(name: str) -> list[dict]:
-    """The rows of ``analysis/data/<name>`` (lines starting with # are the source notes)."""
-    with open(DATA / name, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(line for line in handle if not line.startswith("#")))
-
-
-@lru_cache(maxsize=None)
-def _cn_table() -> dict:
-    """cover -> {"table", "description", "impervious": fraction, "cn": {hsg: int or None}}."""
-    out = {}
-    for row in _rows("tr55_cn.csv"):
-        out[row["cover"]] = {
-            "table": row["table"], "description": row["description"],
-            "impervious": float(row["impervious_pct"]) / 100.0 if row["impervious_pct"] else 0.0,
-            "cn": {g: (int(row[g]) if row[g] else None) for g in HSG_GROUPS}}
-    return out
-
-
-@lru_cache(maxsize=None)
-def _unit_peak_table() -> dict:
-    """rainfall type -> (ia_p, c0, c1, c2) arrays, ia_p ascending (TR-55 Table F-1)."""
-    grouped: dict = {}
-    for row in _rows("tr55_unit_peak.csv"):
-        grouped.setdefault(row["rainfall_type"], []).append(
-            [float(row[k]) for k in ("ia_p", "c0", "c1", "c2")])
-    return {k: tuple(np.array(sorted(v)).T) for k, v in grouped.items()}
-
-
-@lru_cache(maxsize=None)
-def _pond_swamp_table():
-    rows = _rows("tr55_pond_swamp.csv")
-    return (np.array([float(r["pond_swamp_pct"]) for r in rows]),
-            np.array([float(r["fp"]) for r in rows]))
-
-
-@lru_cache(maxsize=None)
-def nlcd_cover_table() -> dict:
-    """NLCD class -> cover key (None where the class has no TR-55 cover), with its rationale."""
-    return {int(r["nlcd"]): (r["cover"] or None) for r in _rows("nlcd_cover.csv")}
-
-
-COVER_KEYS = tuple(_cn_table())
-
-
-# --- curve numbers ----------------------------------------------------------------------------
-
-def valid_hsg(value) -> bool:
-    """Whether ``value`` is a hydrologic soil group: A to D, or a dual group such as ``C/D``."""
-    text = str(value).strip().upper()
-    parts = text.split("/")
-    return (len(parts) == 1 and text in HSG_GROUPS) or (
-        len(parts) == 2 and parts[0] in HSG_GROUPS[:3] and parts[1] == "D")
-
-
-def resolve_hsg(value, dual: str = "undrained") -> str:
-    """The single group to use: a dual group ``X/D`` is D undrained, X drained (TR-55 App. A)."""
-    if not valid_hsg(value):
-        raise ValueError(f"{value!r} is not a hydrologic soil group (A, B, C, D, A/D, B/D or C/D)")
-    if dual not in ("undrained", "drained"):
-        raise ValueError(f"dual soil groups are 'undrained' or 'drained', not {dual!r}")
-    parts = str(value).strip().upper().split("/")
-    return parts[0] if len(parts) == 1 or dual == "drained" else "D"
 
 
 def curve_number(cover: str, hsg: str, dual: str = "undrained") -> int:
@@ -118,9 +50,9 @@ def curve_number(cover: str, hsg: str, dual: str = "undrained") -> int:
     Raises ``KeyError`` for an unknown cover key, ``ValueError`` for an unknown soil group or a
     cover the tables give no number for (``water``).
     """
-    if cover not in _cn_table():
+    if cover not in cn_table():
         raise KeyError(f"{cover!r} is not a cover key (one of {', '.join(COVER_KEYS)})")
-    value = _cn_table()[cover]["cn"][resolve_hsg(hsg, dual)]
+    value = cn_table()[cover]["cn"][resolve_hsg(hsg, dual)]
     if value is None:
         raise ValueError(f"TR-55 Tables 2-2a and 2-2c give no curve number for {cover!r}")
     return value
@@ -188,10 +120,10 @@ def unit_peak_discharge(tc_hours: float, ia_p: float, rainfall_type: str) -> flo
     ``ia_p`` is taken within the table's range (TR-55: "use the limiting value" outside it);
     between two tabulated Ia/P values qu is interpolated linearly, as on the exhibit.
     """
-    if rainfall_type not in _unit_peak_table():
+    if rainfall_type not in unit_peak_table():
         raise ValueError(f"rainfall distribution {rainfall_type!r} is not one of "
-                         f"{', '.join(_unit_peak_table())} (TR-55 Table F-1)")
-    ratios, c0, c1, c2 = _unit_peak_table()[rainfall_type]
+                         f"{', '.join(unit_peak_table())} (TR-55 Table F-1)")
+    ratios, c0, c1, c2 = unit_peak_table()[rainfall_type]
     log_tc = math.log10(tc_hours)
     log_qu = c0 + c1 * log_tc + c2 * log_tc**2
     return float(np.interp(ia_p, ratios, 10.0**log_qu))
@@ -233,7 +165,7 @@ def peak_discharge(area_acres: float, cn: float, rain_in: float, tc_hours: Optio
     note = "" if used == ratio else (f"Ia/P {ratio:.3f} outside {low:g} to {high:g}: TR-55's "
                                      f"limiting value {used:g} used")
     qu = unit_peak_discharge(tc_hours, used, rainfall_type)
-    fp = float(np.interp(pond_swamp_pct, *_pond_swamp_table()))
+    fp = float(np.interp(pond_swamp_pct, *pond_swamp_table()))
     q = runoff_depth(rain_in, cn)
     return Peak(qu * (area_acres / ACRES_PER_SQ_MI) * q * fp, qu, ratio, fp, note)
 
@@ -267,7 +199,7 @@ def cover_pieces(drainage: gpd.GeoDataFrame, soils: gpd.GeoDataFrame, cover: gpd
                          keep_geom_type=True)
     hsg = pieces["hsg"].map(lambda v: resolve_hsg(v, dual)).astype(object)
     pieces = pieces.assign(hsg=hsg)
-    pieces["cn"] = [_cn_table()[c]["cn"][g] for c, g in zip(pieces["cover"], pieces["hsg"])]
+    pieces["cn"] = [cn_table()[c]["cn"][g] for c, g in zip(pieces["cover"], pieces["hsg"])]
     pieces["sq_ft"] = square_feet(pieces.geometry.values, pieces.crs) if len(pieces) else []
     return pieces
 
@@ -292,7 +224,7 @@ def composite(drainage: gpd.GeoDataFrame, soils: gpd.GeoDataFrame, cover: gpd.Ge
     for name, total in totals.items():
         mine = pieces[pieces["name"] == name]
         grouped = mine.groupby(["cover", "hsg"], sort=True)["sq_ft"].sum()
-        areas = [{"cover": c, "hsg": g, "sq_ft": float(a), "cn": _cn_table()[c]["cn"][g]}
+        areas = [{"cover": c, "hsg": g, "sq_ft": float(a), "cn": cn_table()[c]["cn"][g]}
                  for (c, g), a in grouped.items()]
         problems = []
         mapped = float(mine["sq_ft"].sum())
@@ -309,7 +241,7 @@ def composite(drainage: gpd.GeoDataFrame, soils: gpd.GeoDataFrame, cover: gpd.Ge
         known = [a for a in areas if a["cn"] is not None]
         weight = sum(a["sq_ft"] for a in known)
         cn = sum(a["cn"] * a["sq_ft"] for a in known) / weight if weight > 0 else None
-        impervious = (sum(_cn_table()[a["cover"]]["impervious"] * a["sq_ft"] for a in areas)
+        impervious = (sum(cn_table()[a["cover"]]["impervious"] * a["sq_ft"] for a in areas)
                       / mapped) if mapped > 0 else 0.0
         results.append(Composite(name, condition, float(total), None if problems else cn,
                                  impervious, areas, problems))

@@ -372,7 +372,7 @@ class MapScaleCheck(HasFindings):
 
     def to_dict(self) -> dict:
         """The review's JSON shape, its map-scale parts only."""
-        from .. import TOOL_NAME, __version__
+        from ..about import TOOL_NAME, __version__
 
         return {"tool": {"name": TOOL_NAME, "version": __version__},
                 "profile": self.profile.name,

@@ -1,28 +1,15 @@
 """The construction-phase commands: ``swppp inspections check``, ``swppp penalty``, ``swppp nov``."""
 from __future__ import annotations
 
-import json
 import sys
-from datetime import date
 from pathlib import Path
 
 from ..errors import InputError
-from ..profile import DEFAULT_PROFILE
+from .options import add_json_option, add_profile_option, emit_json, parse_day
 
-__all__ = ["register", "add_record_options", "parse_day"]
+__all__ = ["register", "add_record_options"]
 
 RAIN_UNITS = ("in", "mm", "tenths_mm")
-
-
-def parse_day(text, option: str):
-    """An ISO date given on the command line (None stays None)."""
-    if text is None:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InputError(f"{option} '{text}' is not an ISO date",
-                         fix=f"write {option} YYYY-MM-DD") from None
 
 
 def add_record_options(parser, required: bool) -> None:
@@ -41,11 +28,6 @@ def add_record_options(parser, required: bool) -> None:
                         help="GHCN-Daily PRCP units: in or mm (CDO exports), tenths_mm (NCEI access files)")
 
 
-def _profile_option(parser) -> None:
-    parser.add_argument("--profile", metavar="NAME_OR_PATH", default=None,
-                        help=f"rules profile name or .toml path (default: {DEFAULT_PROFILE})")
-
-
 def register(commands) -> None:
     """Add the three commands to the ``swppp`` sub-command parser."""
     inspections = commands.add_parser("inspections", help="construction-phase inspection records")
@@ -59,8 +41,8 @@ def register(commands) -> None:
                        help="site plan: the period runs from its first start to its final stabilisation")
     check.add_argument("--from", dest="start", metavar="YYYY-MM-DD", help="first day of the period")
     check.add_argument("--to", dest="end", metavar="YYYY-MM-DD", help="last day of the period")
-    _profile_option(check)
-    check.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")
+    add_profile_option(check)
+    add_json_option(check)
     check.add_argument("--quiet", action="store_true", help="print nothing but errors")
     check.set_defaults(handler=_run_inspections)
 
@@ -76,8 +58,8 @@ def register(commands) -> None:
     penalty.add_argument("--until", metavar="YYYY-MM-DD",
                          help="last day of a continuing violation")
     penalty.add_argument("--kind", choices=("criminal", "civil"), required=True)
-    _profile_option(penalty)
-    penalty.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")
+    add_profile_option(penalty)
+    add_json_option(penalty)
     penalty.set_defaults(handler=_run_penalty)
 
     nov = commands.add_parser("nov", help="write a notice of violation (Enforcement C)")
@@ -85,18 +67,8 @@ def register(commands) -> None:
                      help="the violation record with the five contents of Enforcement C(1)-(5)")
     nov.add_argument("--out", metavar="NOTICE.html", required=True,
                      help="the notice as HTML (PDF: QGIS's swppp:nov algorithm)")
-    _profile_option(nov)
+    add_profile_option(nov)
     nov.set_defaults(handler=_run_nov)
-
-
-def _emit_json(data: dict, target) -> None:
-    from ..report.outputs import write_text
-
-    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    if target == "-":
-        sys.stdout.write(text)
-    elif target:
-        write_text(target, text)
 
 
 def _run_inspections(args) -> int:
@@ -107,7 +79,7 @@ def _run_inspections(args) -> int:
         load_profile(args.profile), args.log, args.rain, site=args.site,
         start=parse_day(args.start, "--from"), end=parse_day(args.end, "--to"),
         notices=args.notices, traps=args.traps, station=args.station, rain_units=args.rain_units)
-    _emit_json(result.to_dict(), args.json)
+    emit_json(result.to_dict(), args.json)
     if not args.quiet:
         out = sys.stderr if args.json == "-" else sys.stdout
         print(f"records from {result.period['from']} to {result.period['to']}", file=out)
@@ -127,7 +99,7 @@ def _run_penalty(args) -> int:
     assessment = assess_penalty(read_history(args.history), args.person,
                                 parse_day(args.on, "--on"), args.kind, profile,
                                 until=parse_day(args.until, "--until"))
-    _emit_json(assessment.to_dict(), args.json)
+    emit_json(assessment.to_dict(), args.json)
     if args.json != "-":
         a = assessment
         counted = ", ".join(d.isoformat() for d in a.counted) or "none"

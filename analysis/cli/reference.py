@@ -1,17 +1,15 @@
 """``swppp reference import | status | diff``: keeping the reference layers current (CONTRACT.md)."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Optional
 
-from ..errors import InputError
-from ..profile import DEFAULT_PROFILE, load_profile
-from ..progress import SILENT, Progress
-from ..reference.importer import FORMATS, REFERENCE_LAYERS, read_candidate
+from ..profile import load_profile
+from ..reference.importer import FORMATS, REFERENCE_LAYERS
+from ..reference.operations import diff_reference, import_reference, write_diff_layer
+from .options import add_json_option, add_profile_option, clear_bar, emit_json, progress_bar
 
-__all__ = ["register", "import_reference", "diff_reference"]
+__all__ = ["register"]
 
 
 def register(commands) -> None:
@@ -26,9 +24,8 @@ def register(commands) -> None:
         parser.add_argument(flag, dest="target", metavar="TARGET", required=True,
                             help="reference GeoPackage, or PostgreSQL (postgresql://... or service=NAME)")
         parser.add_argument("--schema", help="PostgreSQL schema (default public)")
-        parser.add_argument("--profile", metavar="NAME_OR_PATH", default=None,
-                            help=f"rules profile name or .toml path (default: {DEFAULT_PROFILE})")
-        parser.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")
+        add_profile_option(parser)
+        add_json_option(parser)
 
     imp = sub.add_parser("import", help="import a new version of a reference layer",
                          description="Validates the source, then stores it as a new version in one "
@@ -59,81 +56,14 @@ def register(commands) -> None:
     diff.set_defaults(handler=_run_diff)
 
 
-def import_reference(layer: str, source, target, *, schema: Optional[str] = None, fmt: str = "ogr",
-                     geometry=None, mapping=None, source_date: Optional[str] = None, profile=None,
-                     progress: Optional[Progress] = None) -> dict:
-    """Validate ``source`` and store it as a new version of ``layer``; what was done, as a dict.
-
-    The one import the CLI and the QGIS algorithm both call.
-    """
-    from ..reference.store import open_store
-
-    progress = progress or SILENT
-    rules = load_profile(profile)
-    store = open_store(target, schema)
-    date = _source_date(source_date, source)
-    progress.step(0.0, f"reading {Path(str(source).split('|')[0]).name}")
-    candidate = read_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
-                               synonyms=dict(rules.value("reference", "pollutant_synonyms")))
-    progress.step(0.1, f"writing {len(candidate.frame)} features")
-    result = store.import_candidate(candidate, source_date=date, progress=progress)
-    progress.step(1.0, "done")
-    return {"layer": layer, "store": store.label, "new_version": result.new,
-            "version": result.version.to_dict(), "validation": candidate.report.to_dict(),
-            "report": candidate.report.lines()}
-
-
-def diff_reference(layer: str, target, *, schema=None, old=None, new=None, profile=None):
-    """The :class:`~analysis.reference.diff.LayerDiff` of ``layer`` in the store at ``target``."""
-    from ..reference.diff import diff_versions
-    from ..reference.store import open_store
-
-    return diff_versions(open_store(target, schema), layer, old, new, load_profile(profile))
-
-
-def _source_date(given: Optional[str], source) -> str:
-    from datetime import date, datetime
-
-    if given:
-        try:
-            return date.fromisoformat(given).isoformat()
-        except ValueError:
-            raise InputError(f"--source-date '{given}' is not a date", fix="give YYYY-MM-DD") from None
-    path = Path(str(source).split("|")[0])
-    if not path.exists():
-        raise InputError("the file does not exist", path=path, fix="check the path")
-    return datetime.fromtimestamp(path.stat().st_mtime).date().isoformat()
-
-
-def _emit_json(data, path) -> None:
-    import tempfile
-
-    from ..report.outputs import publish
-
-    text = json.dumps(data, indent=2, default=str) + "\n"
-    if path == "-":
-        sys.stdout.write(text)
-        return
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, staged = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=".json", dir=target.parent)
-    with open(handle, "w", encoding="utf-8") as out:
-        out.write(text)
-    try:
-        publish(staged, target)
-    finally:
-        Path(staged).unlink(missing_ok=True)
-
-
 def _run_import(args) -> int:
-    progress = Progress(_bar) if not args.quiet and sys.stderr.isatty() else SILENT
+    progress = progress_bar(args.quiet)
     done = import_reference(args.layer, args.source, args.target, schema=args.schema, fmt=args.format,
                             geometry=args.geometry, mapping=args.mapping,
                             source_date=args.source_date, profile=args.profile, progress=progress)
     out = sys.stderr if args.json == "-" else sys.stdout
     if not args.quiet:
-        if progress is not SILENT:
-            sys.stderr.write("\r" + " " * 78 + "\r")
+        clear_bar(progress)
         version = done["version"]
         for line in done["report"]:
             print(line, file=out)
@@ -144,16 +74,17 @@ def _run_import(args) -> int:
             print(f"{args.layer}: this source was already imported as version {version['version']} "
                   f"(same sha256 {version['sha256'][:12]}...); nothing changed", file=out)
     if args.json:
-        _emit_json(done, args.json)
+        emit_json(done, args.json)
     return 0
 
 
 def _run_status(args) -> int:
-    from ..reference.store import open_store, status
+    from ..reference.connect import open_store
+    from ..reference.store import status
 
     result = status(open_store(args.target, args.schema), load_profile(args.profile))
     if args.json:
-        _emit_json(result, args.json)
+        emit_json(result, args.json)
     if args.json != "-":
         print(f"reference layers in {result['store']}")
         for entry in result["layers"]:
@@ -177,7 +108,7 @@ def _run_diff(args) -> int:
     if args.output:
         write_diff_layer(diff, args.output)
     if args.json:
-        _emit_json(diff.to_dict(), args.json)
+        emit_json(diff.to_dict(), args.json)
     if args.json != "-":
         print("\n".join(diff.table()))
         if args.output:
@@ -185,28 +116,5 @@ def _run_diff(args) -> int:
     return 0
 
 
-def write_diff_layer(diff, path) -> None:
-    """The diff as GeoPackage layer ``<layer>_diff`` at ``path`` (written whole or not at all)."""
-    from ..report.outputs import publish
-    from ..io.vector import write_geopackage
-
-    path = Path(path)
-    if path.suffix.lower() != ".gpkg":
-        raise InputError("--output must name a .gpkg file", path=path, fix="use a name ending in .gpkg")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staged = path.with_name(f".{path.stem}.staged.gpkg")
-    try:
-        write_geopackage(staged, {f"{diff.layer}_diff": diff.frame()})
-        publish(str(staged), str(path))
-    finally:
-        staged.unlink(missing_ok=True)
-
-
 def _age(days) -> str:
     return "age unknown" if days is None else f"{days} days ago"
-
-
-def _bar(fraction: float, message: str) -> None:
-    from .app import _bar as review_bar  # the one progress bar (cli imports this module)
-
-    review_bar(fraction, message)

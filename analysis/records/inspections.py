@@ -21,7 +21,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .. import TOOL_NAME, __version__
+from ..about import TOOL_NAME, __version__
 from .csv_rows import parse_date, parse_datetime, parse_number, read_csv
 from ..errors import InputError
 from ..findings import FAIL, NEEDS_REVIEW, PASS, WARN, Finding, HasFindings

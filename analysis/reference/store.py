@@ -35,8 +35,7 @@ from ..errors import InputError
 from ..progress import SILENT, Progress
 from .importer import REFERENCE_LAYERS, Candidate
 
-__all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "open_store",
-           "is_postgres", "status", "describe_reference", "HISTORY_TABLE", "VERSIONS_TABLE"]
+__all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "is_postgres", "status", "HISTORY_TABLE", "VERSIONS_TABLE"]
 
 VERSIONS_TABLE = "layer_versions"
 HISTORY_TABLE = "reference_history"
@@ -80,18 +79,6 @@ def is_postgres(target) -> bool:
     """
     text = str(target).strip()
     return text.startswith(("postgresql://", "postgres://")) or bool(re.match(r"[A-Za-z_]+\s*=", text))
-
-
-def open_store(target, schema: Optional[str] = None) -> "ReferenceStore":
-    """The store at ``target``: a GeoPackage path, or a PostgreSQL connection with ``schema``."""
-    if is_postgres(target):
-        from .postgis import PostgisStore
-
-        return PostgisStore(target, schema)
-    if schema:
-        raise InputError("--schema is for a PostgreSQL target, not a GeoPackage", path=target,
-                         fix="drop --schema, or give postgresql://... or service=NAME")
-    return GeoPackageStore(target)
 
 
 class ReferenceStore:
@@ -508,36 +495,6 @@ class GeoPackageStore(ReferenceStore):
             con.execute("INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?, NULL)",
                         (layer,))
 
-
-# --- what a review records ---------------------------------------------------------------------
-
-def describe_reference(reference, schema: Optional[str] = None) -> dict:
-    """What a review records of its reference: the source, its layers, each layer's version read.
-
-    ``versions`` holds, per layer with a ``layer_versions`` row, the current version (number,
-    source date, sha256): the version a review reading the store now reads.
-    """
-    if is_postgres(reference):
-        from .postgis import PostgisReference
-
-        opened = PostgisReference(reference, schema)
-        label, layers, store = opened.source, opened.layers(), opened.store
-    else:
-        from ..io.vector import list_layers
-
-        store = GeoPackageStore(reference) if Path(reference).suffix.lower() == ".gpkg" else None
-        if store is not None:
-            store.recover()
-        label, layers = Path(reference).name, sorted(list_layers(reference))
-    rows = store.versions() if store is not None and VERSIONS_TABLE in layers else []
-    current = {r.layer: r for r in rows}
-    return {"path": label, "layers": layers,
-            "versions": {layer: {"version": r.version, "source_date": r.source_date,
-                                 "imported_at": r.imported_at, "sha256": r.sha256}
-                         for layer, r in sorted(current.items())}}
-
-
-# --- status --------------------------------------------------------------------------------------
 
 def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict:
     """Each layer's versions and age, and warnings (a missing layer, an outdated 303(d) list)."""

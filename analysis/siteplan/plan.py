@@ -15,6 +15,7 @@ from pyproj import CRS
 from ..errors import InputError
 from ..profile import RulesProfile
 from ..io.vector import list_layers, read_layer
+from ..tr55 import COVER_KEYS, valid_hsg
 
 __all__ = ["LayerSpec", "SITE_PLAN_LAYERS", "LAND_USES", "SitePlan", "Repair", "load_site_plan",
            "load_layers", "crs_label", "has_text"]
@@ -183,8 +184,6 @@ def _load(path, profile, specs):
 
 def _validate_values(path, layer, name, frame):
     """Coded values of the hydrology layers: cover keys, soil groups, numbers."""
-    from ..checks.hydrology import COVER_KEYS, valid_hsg
-
     checks = {"soils": ("hsg", valid_hsg, "A, B, C, D or a dual group A/D, B/D, C/D"),
               "land_cover_pre": ("cover", COVER_KEYS.__contains__,
                                  "a TR-55 cover key of CONTRACT.md: " + ", ".join(COVER_KEYS)),

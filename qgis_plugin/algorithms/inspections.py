@@ -80,7 +80,7 @@ class InspectionsAlgorithm(RecordsAlgorithm):
         self.add_count_outputs()
 
     def processAlgorithm(self, parameters, context, feedback):
-        from analysis.cli.records import parse_day
+        from analysis.cli.options import parse_day
         from analysis.records.inspections import check_record_files
         from analysis.report.outputs import write_outputs
         from analysis.profile import load_profile

@@ -53,7 +53,7 @@ class ReferenceDiffAlgorithm(ReferenceAlgorithm):
     def processAlgorithm(self, parameters, context, feedback):
         import json
 
-        from analysis.cli.reference import diff_reference, write_diff_layer
+        from analysis.reference.operations import diff_reference, write_diff_layer
 
         where = self.target(parameters, context)
         versions = {name: (self.parameterAsInt(parameters, name, context)

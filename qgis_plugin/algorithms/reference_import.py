@@ -113,7 +113,7 @@ class ReferenceImportAlgorithm(ReferenceAlgorithm):
             self.addOutput(QgsProcessingOutputNumber(name, self.tr(label)))
 
     def processAlgorithm(self, parameters, context, feedback):
-        from analysis.cli.reference import import_reference
+        from analysis.reference.operations import import_reference
 
         where = self.target(parameters, context)
         with self.analysis_run(parameters, context, feedback) as inputs:

@@ -21,7 +21,8 @@ import pytest
 from shapely import box
 
 from analysis.cli import main
-from analysis.reference.store import PAUSE_AFTER_ENV, PAUSE_FILE_ENV, open_store
+from analysis.reference.connect import open_store
+from analysis.reference.store import PAUSE_AFTER_ENV, PAUSE_FILE_ENV
 from analysis.io.vector import write_geopackage
 from tests.analysis.conftest import X0, Y0
 from tests.conftest import ROOT, TEST_DATA

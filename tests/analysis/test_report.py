@@ -176,14 +176,15 @@ def test_cli_pdf_without_qgis_exits_2_and_writes_nothing(data_copy, tmp_path, ca
     assert not pdf.exists() and not html.exists()
 
 
-def test_cli_pdf_without_the_layout_module_exits_2(data_copy, tmp_path, capsys, monkeypatch):
-    """The library installed alone (no plugin package beside it): said, nothing written."""
-    from analysis.cli import app as cli
+def test_cli_pdf_without_a_registered_writer_exits_2(data_copy, tmp_path, capsys, monkeypatch):
+    """The library installed alone (no plugin package registering a PDF writer): said, nothing
+    written."""
+    from analysis.cli import review as cli_review
 
-    monkeypatch.setattr(cli, "PDF_LAYOUT_MODULE", "swppp_no_such_layout_module")
+    monkeypatch.setattr(cli_review, "PDF_WRITERS", "swppp_review.no_such_group")
     status, err = run_cli(["review", data_copy("demo_site.gpkg"), "--pdf", tmp_path / "r.pdf",
                            "--json", tmp_path / "r.json"], capsys)
-    assert status == 2 and "cannot import swppp_no_such_layout_module" in err
+    assert status == 2 and "no PDF writer is registered" in err and "no_such_group" in err
     assert not (tmp_path / "r.pdf").exists() and not (tmp_path / "r.json").exists()
 
 

@@ -1,0 +1,66 @@
+"""What every ``swppp`` command shares: the profile and JSON options, the progress bar, ISO dates."""
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date
+from typing import Optional
+
+from ..errors import InputError
+from ..profile import DEFAULT_PROFILE
+from ..progress import SILENT, Progress
+
+__all__ = ["add_profile_option", "add_json_option", "emit_json", "progress_bar", "clear_bar",
+           "parse_day"]
+
+
+def add_profile_option(parser) -> None:
+    """``--profile NAME_OR_PATH``: the rules profile (a shipped name or a .toml path)."""
+    parser.add_argument("--profile", metavar="NAME_OR_PATH", default=None,
+                        help=f"rules profile name or .toml path (default: {DEFAULT_PROFILE})")
+
+
+def add_json_option(parser) -> None:
+    """``--json PATH|-``: the command's result as JSON."""
+    parser.add_argument("--json", metavar="PATH|-",
+                        help="write the result as JSON ('-' for stdout)")
+
+
+def emit_json(data, target: Optional[str]) -> None:
+    """``data`` as JSON on stdout (``-``) or into the file ``target`` (written whole or not at all)."""
+    from ..report.outputs import write_text
+
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n"
+    if target == "-":
+        sys.stdout.write(text)
+    elif target:
+        write_text(target, text)
+
+
+def _draw(fraction: float, message: str) -> None:
+    width = 30
+    done = int(round(fraction * width))
+    sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {fraction:4.0%} {message[:36]:<36}")
+    sys.stderr.flush()
+
+
+def progress_bar(quiet: bool = False) -> Progress:
+    """A progress bar on standard error where it is a terminal and the command is not quiet."""
+    return Progress(_draw) if not quiet and sys.stderr.isatty() else SILENT
+
+
+def clear_bar(progress: Progress) -> None:
+    """Wipe the bar's line once the work is done."""
+    if progress is not SILENT:
+        sys.stderr.write("\r" + " " * 78 + "\r")
+
+
+def parse_day(text: Optional[str], option: str) -> Optional[date]:
+    """An ISO date given on the command line as ``option`` (None stays None)."""
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"{option} '{text}' is not an ISO date",
+                         fix=f"write {option} YYYY-MM-DD") from None

@@ -1,0 +1,157 @@
+"""``swppp review`` and ``swppp certification-form``: a site plan reviewed, its outputs written."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..errors import InputError, OutputError
+from .options import add_profile_option, clear_bar, progress_bar
+from .records import add_record_options
+
+__all__ = ["register", "PDF_WRITERS"]
+
+# The PDF report is a QGIS print layout, which lives in the plugin package. The library never
+# imports the plugin: a PDF writer registers itself under this entry-point group (pyproject.toml
+# registers qgis_plugin.report_layout:standalone_pdf_report), and --pdf calls what is there.
+PDF_WRITERS = "swppp_review.pdf_writers"
+
+
+def register(commands) -> None:
+    """Add ``review`` and ``certification-form`` to the ``swppp`` sub-command parser."""
+    review = commands.add_parser(
+        "review", help="review a site plan GeoPackage",
+        description="Exit status: 0 nothing failed; 1 at least one finding is 'fail'; "
+                    "2 the input could not be reviewed (nothing is written).")
+    review.add_argument("site", metavar="SITE", help="site plan GeoPackage (CONTRACT.md layers)")
+    review.add_argument("--reference", metavar="REF", help="reference layers GeoPackage")
+    add_profile_option(review)
+    review.add_argument("--sheet", metavar="PATH", action="append", default=[],
+                        help="a georeferenced plan sheet (repeatable)")
+    review.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")
+    review.add_argument("--report", metavar="PATH.html", help="write the HTML report")
+    review.add_argument("--findings", metavar="PATH.gpkg", help="write the findings GeoPackage")
+    review.add_argument("--pdf", metavar="PATH.pdf",
+                        help="write the report as a PDF (a QGIS print layout: needs a Python "
+                             "where QGIS's qgis.core imports)")
+    review.add_argument("--land-cover-pre", metavar="RASTER",
+                        help="NLCD land-cover raster standing in for the land_cover_pre layer")
+    review.add_argument("--land-cover-post", metavar="RASTER",
+                        help="NLCD land-cover raster standing in for the land_cover_post layer")
+    review.add_argument("--confirmations", metavar="PATH",
+                        help="the reviewer's checklist confirmations: their JSON file, or the "
+                             "JSON result or findings GeoPackage of an earlier review")
+    review.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    add_record_options(review, required=False)  # construction-phase records, optional
+    review.set_defaults(handler=_run_review)
+    form = commands.add_parser(
+        "certification-form", help="write the contractor certification form (SWPPP G)",
+        description="A printable HTML form: the statement of SWPPP G(1) word for word and the "
+                    "fields of G(2); --site fills in the site's name and address.")
+    form.add_argument("--out", metavar="FORM.html", required=True, help="the HTML file to write")
+    form.add_argument("--site", metavar="SITE", help="site plan GeoPackage (fills in the site)")
+    add_profile_option(form)
+    form.set_defaults(handler=_run_certification_form)
+
+
+def _run_review(args) -> int:
+    from ..report.outputs import publish, review_json, write_outputs
+    from ..progress import Progress
+    from ..review import review_paths
+
+    for option, path, suffix in (("--report", args.report, ".html"), ("--findings", args.findings, ".gpkg"),
+                                 ("--pdf", args.pdf, ".pdf")):
+        if path and Path(path).suffix.lower() != suffix:
+            raise InputError(f"{option} must name a {suffix} file", path=path,
+                             fix=f"use a file name ending in {suffix}")
+    stage_pdf = _pdf_layout() if args.pdf else None  # before the review: fail fast
+    progress = progress_bar(args.quiet)
+    records = {key: getattr(args, key) for key in ("log", "rain", "notices", "traps", "station",
+                                                   "rain_units")}
+    review = review_paths(args.site, reference=args.reference, profile=args.profile,
+                          sheets=args.sheet, progress=progress,
+                          records=records if records["log"] or records["rain"] else None,
+                          land_cover_rasters={"pre": args.land_cover_pre,
+                                              "post": args.land_cover_post},
+                          confirmations=args.confirmations)
+    clear_bar(progress)
+    to_stdout = args.json == "-"
+    staged = None
+    try:
+        if stage_pdf is not None:  # laid out first, moved in once the rest is written
+            staged = stage_pdf(review, args.pdf, Progress(None))
+        write_outputs(review, json_path=None if to_stdout else args.json, html_path=args.report,
+                      findings_path=args.findings)
+        if staged is not None:
+            publish(staged, args.pdf)
+            staged = None
+    except OSError as err:
+        raise OutputError(f"could not write {args.pdf} ({err}); nothing was written. Choose a "
+                          "file path in a folder you can write to") from None
+    finally:
+        if staged is not None:
+            Path(staged).unlink(missing_ok=True)
+    if to_stdout:
+        sys.stdout.write(review_json(review) + "\n")
+    if not args.quiet:
+        written = (args.json, args.report, args.findings, args.pdf)
+        _summary(review, [p for p in written if p and p != "-"],
+                 sys.stderr if to_stdout else sys.stdout)
+    return review.exit_status
+
+
+def _run_certification_form(args) -> int:
+    from ..checklist.certification import render_certification_form
+    from ..report.outputs import write_text
+    from ..profile import load_profile
+    from ..siteplan.plan import load_site_plan
+
+    if Path(args.out).suffix.lower() not in (".html", ".htm"):
+        raise InputError("--out must name an .html file", path=args.out,
+                         fix="use a file name ending in .html (print it, or save it as PDF)")
+    profile = load_profile(args.profile)
+    site = load_site_plan(args.site, profile) if args.site else None
+    write_text(args.out, render_certification_form(profile, site))
+    print(f"wrote {args.out}")
+    return 0
+
+
+def _pdf_layout():
+    """The registered PDF writer, ``write(review, target, progress) -> staged path``; InputError
+    (exit 2) where none is registered or this Python cannot load it (no QGIS)."""
+    from importlib.metadata import entry_points
+
+    found = entry_points()
+    writers = list(found.select(group=PDF_WRITERS) if hasattr(found, "select")
+                   else found.get(PDF_WRITERS, ()))  # Python 3.9
+    how = ("run swppp with QGIS's Python (where 'import qgis.core' works) from an install that "
+           "includes the plugin package (pip install -e . in the repository), or write the HTML "
+           "report with --report and print it")
+    if not writers:
+        raise InputError(f"--pdf needs QGIS: no PDF writer is registered (entry points "
+                         f"'{PDF_WRITERS}') in this Python ({sys.executable})", fix=how)
+    try:
+        return writers[0].load()
+    except ImportError as err:
+        raise InputError(
+            f"--pdf needs QGIS: the PDF report is a QGIS print layout, and this Python cannot "
+            f"import {err.name or writers[0].value} ({sys.executable})", fix=how) from None
+
+
+def _summary(review, written, out) -> None:
+    m = review.measurements
+    c = review.to_dict()["conditions"]
+    conditions = [k for k in ("A", "B", "C") if c[k]["applies"]]
+    undecided = [k for k in ("A", "B", "C") if c[k].get("decided") is False]
+    print(f"{review.site.name}: {m['disturbed_acres']:.2f} acres disturbed; SWPPP "
+          f"{'required' if review.swppp_required else 'not required'}; conditions applying: "
+          f"{', '.join(conditions) or 'none'}"
+          + (f" (not decided: {', '.join(undecided)})" if undecided else ""), file=out)
+    for f in review.findings:
+        if f.status in ("fail", "warn"):
+            print(f"  {f.status.upper():5} {f.rule} [{f.section}]: {f.message}", file=out)
+    counts = review.counts()
+    print("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
+    for path in written:
+        print(f"  wrote {path}", file=out)
+
+
