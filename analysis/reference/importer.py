@@ -119,7 +119,7 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
         response, or a PWL table (CSV), as ``fmt`` says.
     geometry : for ``attains`` and ``pwl``, the vector file whose features carry the
         geometries, joined by id (``NY`` + PWL id is the same water as the PWL id).
-    mapping : a TOML field mapping (README, "Field mappings"), applied to the OGR source or
+    mapping : a TOML field mapping (docs/REFERENCE.md, "Field mappings"), applied to the OGR source or
         to the geometry file.
     synonyms : pollutant name -> the name it is stored as (profile ``[reference]``).
 
@@ -216,7 +216,7 @@ def _read_vector(path: Path, source_layer: Optional[str], layer: str) -> gpd.Geo
 
 def _load_mapping(path) -> dict:
     path = Path(path)
-    rules = read_toml(path, "mapping", fix="correct the TOML syntax (README, 'Field mappings')")
+    rules = read_toml(path, "mapping", fix="correct the TOML syntax (docs/REFERENCE.md, 'Field mappings')")
     unknown = set(rules) - {"fields", "constants", "templates"}
     if unknown:
         raise InputError("the mapping has unknown section(s) " + ", ".join(sorted(unknown)),
