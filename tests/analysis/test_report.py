@@ -57,10 +57,16 @@ def demo_review():
     return review_paths(TEST_DATA / "demo_site.gpkg", reference=TEST_DATA / "demo_reference.gpkg")
 
 
+@pytest.fixture(scope="module")
+def demo_html(demo_review):
+    """The demo's report, maps included, rendered once for the tests that read it."""
+    return render_html(demo_review)
+
+
 def test_no_input_text_becomes_markup(data_copy):
     site = data_copy("demo_site.gpkg")
     set_project(site, name=HOSTILE, address='"><img src=x onerror=alert(2)>', applicant=HOSTILE)
-    html = render_html(review_paths(site))
+    html = render_html(review_paths(site), maps=False)
 
     parsed = parse(html)
     tags = [tag for tag, _ in parsed.tags]
@@ -73,8 +79,8 @@ def test_no_input_text_becomes_markup(data_copy):
     assert '"><img src=x onerror=alert(2)>' in text
 
 
-def test_cover_names_project_date_profile_and_version(demo_review):
-    html = render_html(demo_review)
+def test_cover_names_project_date_profile_and_version(demo_review, demo_html):
+    html = demo_html
     cover = html[html.index('<section class="cover">'):html.index("</section>")]
     text = re.sub(r"<[^>]+>", " ", cover)
     for expected in ("Forest Road Commons", "51 Forest Road, Kiryas Joel, NY 10950",
@@ -104,7 +110,7 @@ def png_of(data_uri):
     return Image.open(io.BytesIO(base64.b64decode(data_uri.split(",", 1)[1]))).convert("RGB")
 
 
-def test_demo_map_is_one_sheet_at_the_chapter_scale_showing_the_failing_smp(demo_review):
+def test_demo_map_is_one_sheet_at_the_chapter_scale_showing_the_failing_smp(demo_review, demo_html):
     tiles = site_map_charts(demo_review)
     assert len(tiles) == 1
     tile, chart = tiles[0]
@@ -128,8 +134,7 @@ def test_demo_map_is_one_sheet_at_the_chapter_scale_showing_the_failing_smp(demo
     pixel = np.array(image.getpixel((int(column), int(row))))
     red = np.array([int(STATUS_COLOURS["fail"][i:i + 2], 16) for i in (1, 3, 5)])
     assert np.abs(pixel - red).max() < 40, (pixel, red)
-    html = render_html(demo_review)
-    assert f'style="width:{HTML_FRAME_IN[0]:g}in"' in html
+    assert f'style="width:{HTML_FRAME_IN[0]:g}in"' in demo_html
 
 
 def test_long_site_gets_several_map_sheets_never_below_the_scale(tmp_path):
