@@ -22,6 +22,7 @@ import shapely
 from ..units import square_feet
 from ..charts import Chart, figure_chart, new_figure
 from ..errors import InputError
+from ..geometry import as_multi, in_family, polygon_part
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..tr55 import (COVER_KEYS, HSG_GROUPS, cn_table, pond_swamp_table, unit_peak_table,
@@ -304,8 +305,8 @@ def land_cover_from_raster(path: str | Path, drainage: gpd.GeoDataFrame,
     edge = shapely.intersects(shape, boxes) & ~inside
     pieces = boxes.copy()
     pieces[edge] = shapely.intersection(boxes[edge], shape)
-    odd = edge & ~np.isin(shapely.get_type_id(pieces), (3, 6))  # lines where an edge only touches
-    pieces[odd] = [_polygonal_part(g) for g in pieces[odd]]
+    odd = edge & ~in_family(pieces, "polygon")  # lines where an edge only touches
+    pieces[odd] = [polygon_part(g) for g in pieces[odd]]
     keep = (inside | edge) & valid & (shapely.area(pieces) > 0)
     codes = values[keep].astype(int)
     classes_present, which = np.unique(codes, return_inverse=True)
@@ -314,12 +315,6 @@ def land_cover_from_raster(path: str | Path, drainage: gpd.GeoDataFrame,
     frame = gpd.GeoDataFrame({"nlcd": codes[mapped], "cover": covers[mapped]},
                              geometry=pieces[keep][mapped], crs=src.crs)
     return frame.to_crs(area_crs)
-
-
-def _polygonal_part(geometry):
-    parts = shapely.get_parts(geometry)
-    polygons = parts[np.isin(shapely.get_type_id(parts), (3, 6))]
-    return shapely.multipolygons(shapely.get_parts(polygons)) if len(polygons) else shapely.Polygon()
 
 
 # --- the check --------------------------------------------------------------------------------
@@ -363,9 +358,7 @@ def cn_layer(result: HydrologyResult) -> gpd.GeoDataFrame:
     columns = ["condition", "name", "hsg", "cover", "cn", "sq_ft"]
     if pieces is None or len(pieces) == 0:
         return gpd.GeoDataFrame({c: [] for c in columns}, geometry=[], crs=None)
-    geometries = np.asarray(pieces.geometry.values, dtype=object)
-    single = shapely.get_type_id(geometries) == 3
-    geometries[single] = [shapely.multipolygons([g]) for g in geometries[single]]
+    geometries = as_multi(pieces.geometry.values, ("polygon",))
     out = gpd.GeoDataFrame(pieces[columns].rename(columns={"name": "drainage_area"}),
                            geometry=list(geometries), crs=pieces.crs)
     out["cn"] = pd.to_numeric(out["cn"], errors="coerce").astype(float)

@@ -1,3 +1,3 @@
 """Reading and writing files: vector layers on either geopandas stack."""
 
-__all__ = ['vector']
+__all__ = ['files', 'vector']

@@ -21,6 +21,7 @@ import pandas as pd
 import shapely
 
 from ..errors import InputError
+from ..geometry import as_multi, in_family
 from ..profile import read_toml
 from ..io.vector import list_layers, read_layer
 
@@ -504,19 +505,13 @@ def _allowed_parts(geom, allowed):
     parts = [p for p in shapely.get_parts(geom) if p.geom_type in allowed]
     if not parts:
         return None
-    polygons = [p for p in parts if p.geom_type in POLYGONS]
+    polygons = [p for p in parts if in_family([p], "polygon")[0]]
     return shapely.union_all(polygons if polygons else parts)
 
 
 def _promoted(geoms) -> np.ndarray:
     """Polygons as MultiPolygons and lines as MultiLineStrings: one geometry type per family."""
-    out = np.array(geoms, dtype=object)
-    kinds = shapely.get_type_id(out)
-    for single, make in ((3, shapely.multipolygons), (1, shapely.multilinestrings)):
-        index = np.flatnonzero(kinds == single)
-        if len(index):
-            out[index] = make(out[index], indices=np.arange(len(index)))
-    return out
+    return as_multi(geoms, ("polygon", "line"))
 
 
 def _typed(column: pd.Series, kind: str, name, path, layer_label) -> list:

@@ -60,16 +60,11 @@ def _source_date(given: Optional[str], source) -> str:
 
 def write_diff_layer(diff, path) -> None:
     """The diff as GeoPackage layer ``<layer>_diff`` at ``path`` (written whole or not at all)."""
-    from ..report.outputs import publish
+    from ..io.files import staged
     from ..io.vector import write_geopackage
 
     path = Path(path)
     if path.suffix.lower() != ".gpkg":
         raise InputError("--output must name a .gpkg file", path=path, fix="use a name ending in .gpkg")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staged = path.with_name(f".{path.stem}.staged.gpkg")
-    try:
-        write_geopackage(staged, {f"{diff.layer}_diff": diff.frame()})
-        publish(str(staged), str(path))
-    finally:
-        staged.unlink(missing_ok=True)
+    with staged(path) as temp:
+        write_geopackage(temp, {f"{diff.layer}_diff": diff.frame()})

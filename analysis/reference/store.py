@@ -18,7 +18,6 @@ import os
 import re
 import sqlite3
 import struct
-import tempfile
 import time
 from contextlib import closing
 from dataclasses import asdict, dataclass
@@ -32,6 +31,7 @@ import shapely
 from pyproj import CRS
 
 from ..errors import InputError
+from ..io.files import staged
 from ..progress import SILENT, Progress
 from .importer import REFERENCE_LAYERS, Candidate
 
@@ -347,20 +347,11 @@ class GeoPackageStore(ReferenceStore):
     # Writing ------------------------------------------------------------------------------------
     def _create_empty(self) -> None:
         """A new, empty GeoPackage at ``path``, built beside it and moved in whole."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, staged = tempfile.mkstemp(prefix=f".{self.path.stem}.", suffix=".gpkg",
-                                          dir=self.path.parent)
-        os.close(handle)
-        try:
-            with closing(sqlite3.connect(staged, isolation_level=None)) as con:
+        with staged(self.path) as temp:
+            with closing(sqlite3.connect(temp, isolation_level=None)) as con:
                 con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
                 con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
                 con.executescript("BEGIN;" + _BASE_SCHEMA + "COMMIT;")
-            os.chmod(staged, 0o644)
-            os.replace(staged, self.path)
-        except BaseException:
-            Path(staged).unlink(missing_ok=True)
-            raise
 
     def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
         if not self.path.exists():

@@ -17,6 +17,7 @@ import shapely
 
 from ..charts import Chart, figure_chart, new_figure
 from ..checks.easements import recorded_flags
+from ..geometry import in_family, polygons
 from ..findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
 from .layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
 from ..profile import RulesProfile
@@ -141,8 +142,7 @@ def _polygon_path(geometries):
     from matplotlib.path import Path
 
     geometries = np.asarray(geometries, dtype=object)
-    parts = shapely.get_parts(geometries[~shapely.is_empty(geometries)])
-    parts = shapely.normalize(parts[np.isin(shapely.get_type_id(parts), (3,))])
+    parts = shapely.normalize(polygons(geometries[~shapely.is_empty(geometries)]))
     rings = shapely.get_rings(parts)
     if len(rings) == 0:
         return None
@@ -159,7 +159,7 @@ def _draw(ax, geometries, label, zorder, **style):
 
     path = _polygon_path(geometries)
     points = shapely.get_coordinates(np.asarray(
-        [g for g in np.asarray(geometries, dtype=object) if shapely.get_type_id(g) in (0, 4)],
+        [g for g in np.asarray(geometries, dtype=object) if in_family([g], "point")[0]],
         dtype=object))
     handle = None
     if path is not None:

@@ -605,7 +605,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
 
     def write_results(self, review, parameters, context, progress):
         """Write the requested outputs (all or none) and return the algorithm's results."""
-        from analysis.report.outputs import publish, write_outputs
+        from analysis.io.files import discard, publish
+        from analysis.report.outputs import write_outputs
 
         self.describe_reference(review)
         paths = {name: self.parameterAsFileOutput(parameters, name, context)
@@ -635,8 +636,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 self.tr("Could not write the outputs (nothing was written): {}").format(err)
             ) from None
         finally:
-            if staged_pdf:
-                os.remove(staged_pdf)
+            discard(staged_pdf)
         findings_path = paths[self.OUTPUT_FINDINGS]
         if findings_path and context.willLoadLayerOnCompletion(findings_path):
             details = context.layerToLoadOnCompletionDetails(findings_path)
