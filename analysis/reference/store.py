@@ -126,7 +126,7 @@ class ReferenceStore:
         rows = self.versions(layer)
         if not rows:
             raise InputError(f"no version of '{layer}' is stored", path=self.label, layer=layer,
-                             fix=f"import one first: swppp reference import {layer} SOURCE --into ...")
+                             fix=f"import a version of '{layer}' into the store first")
         if version is None:
             return rows[-1]
         for item in rows:
