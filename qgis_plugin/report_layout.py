@@ -49,13 +49,13 @@ from analysis.checklist.contents import STATUS_AS_FINDING
 from analysis.io.files import discard, stage
 from analysis.findings import (FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS,
                                STATUSES, WARN)
-from analysis.report.site_map import (INCHES_PER_FOOT, map_scale, map_tiles, site_footprint,
+from analysis.units import INCHES_PER_FOOT, MM_PER_INCH
+from analysis.report.site_map import (map_scale, map_tiles, site_footprint,
                                units_per_foot)
 
 __all__ = ["build_layout", "write_report_pdf", "stage_pdf_report", "standalone_pdf_report",
            "MAP_FRAME_IN", "MapSheet", "PdfReport"]
 
-MM_PER_INCH = 25.4
 PAGE_MM = (279.4, 215.9)  # US Letter, landscape
 MARGIN_MM = 12.7
 # The map item, inches: the rest of the page holds the title above and the legend beside it.

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from ..units import square_feet
+from ..units import ACRES_PER_SQ_MI, INCHES_PER_FOOT, SQ_FT_PER_ACRE, square_feet
 from ..charts import Chart, figure_chart, new_figure
 from ..errors import InputError
 from ..geometry import as_multi, in_family, polygon_part
@@ -36,8 +36,6 @@ __all__ = ["COVER_KEYS", "HSG_GROUPS", "HYDROLOGY_LAYERS", "curve_number", "runo
            "hydrology_paths", "hydrology_table", "cn_layer"]
 
 log = logging.getLogger(__name__)
-ACRES_PER_SQ_MI = 640.0
-SQ_FT_PER_ACRE = 43560.0  # international acre in international square feet (TR-55's units)
 # Layers of CONTRACT.md "Hydrology inputs and API": the check needs the first four.
 HYDROLOGY_LAYERS = ("drainage_area", "soils", "land_cover_pre", "land_cover_post")
 
@@ -95,7 +93,7 @@ def water_quality_volume(rain_in: float, impervious_fraction: float, area_acres:
     rv = 0.05 + 0.009 * (100.0 * impervious_fraction)
     if min_rv is not None:
         rv = max(rv, float(min_rv))
-    return rain_in * rv * area_acres / 12.0
+    return rain_in * rv * area_acres / INCHES_PER_FOOT
 
 
 @dataclass(frozen=True)
@@ -461,7 +459,7 @@ def _figures(comp: Composite, storm: dict, tc_hours, pond_pct, rain_type, limits
         return out
     q = runoff_depth(rain, comp.cn)
     out["runoff_in"] = q
-    out["volume_cf"] = q / 12.0 * comp.area_sq_ft
+    out["volume_cf"] = q / INCHES_PER_FOOT * comp.area_sq_ft
     peak = peak_discharge(comp.area_acres, comp.cn, rain, tc_hours, rain_type, limits, pond_pct)
     out["peak_cfs"] = peak.cfs
     out["unit_peak_csm_in"] = peak.unit_peak_csm_in

@@ -6,11 +6,11 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Optional
 
+from ..units import MM_PER_INCH
 from .csv_rows import CsvRows, parse_date, parse_datetime, parse_number, read_csv
 
-__all__ = ["Rainfall", "read_rainfall", "GHCN_UNITS", "MM_PER_INCH"]
+__all__ = ["Rainfall", "read_rainfall", "GHCN_UNITS"]
 
-MM_PER_INCH = 25.4
 # What one unit of a GHCN-Daily PRCP value is, in inches. NOAA's Climate Data Online (CDO)
 # exports give inches ("standard") or millimetres ("metric") as chosen when ordering; the
 # per-station access files and anything made from the .dly files keep GHCN's tenths of a mm.

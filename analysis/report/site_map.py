@@ -21,11 +21,11 @@ from ..geometry import in_family, polygons
 from ..findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
 from .layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
 from ..profile import RulesProfile
+from ..units import FOOT_M, INCHES_PER_FOOT
 
 __all__ = ["MapTile", "map_scale", "units_per_foot", "site_footprint", "map_tiles",
            "site_map_charts", "plan_phases"]
 
-INCHES_PER_FOOT = 12.0
 # The HTML report's map frame, inches: the report prints on US Letter pages in landscape
 # (0.4 in margins: 10.2 x 7.7 in), the legend below the frame.
 HTML_FRAME_IN = (10.0, 6.2)
@@ -81,7 +81,7 @@ def map_scale(profile: RulesProfile) -> float:
 def units_per_foot(crs) -> float:
     """Area-CRS units in one international foot (1 for feet, 0.3048 for metres)."""
     factor = crs.axis_info[0].unit_conversion_factor  # metres per unit
-    return 0.3048 / factor
+    return FOOT_M / factor
 
 
 def plan_phases(review) -> list:

@@ -4,7 +4,8 @@ from datetime import date
 import pytest
 
 from analysis.errors import InputError
-from analysis.records.rainfall import MM_PER_INCH, read_rainfall
+from analysis.records.rainfall import read_rainfall
+from analysis.units import MM_PER_INCH
 from tests.conftest import TEST_DATA
 
 GHCN_HEADER = '"STATION","NAME","DATE","PRCP","PRCP_ATTRIBUTES"\n'
