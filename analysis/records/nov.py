@@ -103,7 +103,8 @@ def read_violation(path: str | Path) -> NoticeOfViolation:
     if not isinstance(number, int) or number < 1:
         raise InputError(f"penalties.offence_number {number!r} is not a whole number from 1",
                          path=path, field="penalties.offence_number",
-                         fix="give the offence number `swppp penalty` reports, or leave it out")
+                         fix="give the offence number the penalty assessment reports, or "
+                             "leave it out")
     return NoticeOfViolation(str(path), data)
 
 

@@ -145,7 +145,7 @@ class Reference:
                              f"it (layers found: {', '.join(self.layers) or 'none'})",
                              path=self.label, layer=layer,
                              fix=f"add a layer named '{layer}' as CONTRACT.md describes "
-                                 "('swppp reference import' makes one)")
+                                 "(SWPPP Review's reference import makes one)")
         return actual
 
     def read(self, layer: str, bounds: Sequence[float], area_crs,

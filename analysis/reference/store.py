@@ -292,7 +292,7 @@ class GeoPackageStore(ReferenceStore):
     def _connect(self, write: bool = False) -> sqlite3.Connection:
         if not write and not self.path.exists():
             raise InputError("the reference GeoPackage does not exist", path=self.path,
-                             fix="import a layer into it first (swppp reference import)")
+                             fix="import a reference layer into it first")
         con = sqlite3.connect(str(self.path), timeout=60, isolation_level=None)
         _register_gpkg_functions(con)
         return con
@@ -332,9 +332,9 @@ class GeoPackageStore(ReferenceStore):
                 f"SELECT attributes, geometry FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? "
                 "ORDER BY feature_id", (layer, row.version)).fetchall()
         if not rows and row.feature_count:
-            raise InputError(f"version {row.version} of '{layer}' was not imported by swppp "
-                             "reference import: its features were not kept", path=self.path,
-                             layer=layer, fix="compare versions imported with swppp reference import")
+            raise InputError(f"version {row.version} of '{layer}' was not imported by SWPPP "
+                             "Review's reference import: its features were not kept", path=self.path,
+                             layer=layer, fix="compare versions made by a reference import")
         return frame_from_history(layer, rows, row.crs)
 
     def max_value(self, layer: str, field: str) -> Optional[str]:
