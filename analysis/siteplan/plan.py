@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 LAND_USES = ("single_family_residential", "agricultural", "residential", "commercial",
              "industrial", "institutional", "mixed", "other")
 
+
 @dataclass(frozen=True)
 class LayerSpec:
     """One layer of the site-plan contract."""

@@ -3,7 +3,6 @@ import ast
 from pathlib import Path
 
 import numpy as np
-import pytest
 import shapely
 from shapely import (GeometryCollection, GeometryType, LineString, MultiLineString, MultiPoint,
                      MultiPolygon, Point, Polygon, box)
