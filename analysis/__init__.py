@@ -8,8 +8,9 @@ The layout (docs/DESIGN.md is the map): ``siteplan`` (the site-plan contract, lo
 validation), ``checks`` (one module per rule family), ``checklist`` (the SWPPP contents),
 ``records`` (construction-phase records and enforcement), ``reference`` (reference layers:
 read, import, store, diff, PostGIS), ``report`` (JSON, HTML, findings GeoPackage), ``cli``
-(the ``swppp`` command), and the shared ``profile``, ``findings``, ``errors``, ``progress``,
-``units``, ``charts`` and ``review``.
+(the ``swppp`` command), ``io`` (vector layers; files written whole), and the shared
+``profile``, ``findings``, ``errors``, ``progress``, ``units``, ``geometry``, ``markup``,
+``charts`` and ``review``.
 """
 from __future__ import annotations
 

@@ -34,14 +34,16 @@ class Chart:
         return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
 
     def write(self, path) -> None:
-        """Write the chart to ``path``: SVG where it ends in ``.svg``, PNG otherwise."""
+        """Write the chart to ``path`` (whole or not at all): SVG where it ends in ``.svg``,
+        PNG otherwise."""
         from pathlib import Path
 
-        path = Path(path)
-        if path.suffix.lower() == ".svg":
-            path.write_text(self.svg, encoding="utf-8")
+        from .io.files import write_all
+
+        if Path(path).suffix.lower() == ".svg":
+            write_all({path: lambda temp: temp.write_text(self.svg, encoding="utf-8")})
         else:
-            path.write_bytes(self.png)
+            write_all({path: lambda temp: temp.write_bytes(self.png)})
 
 
 def new_figure(width: float = 8.0, height: float = 4.0):

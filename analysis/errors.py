@@ -11,12 +11,17 @@ class InputError(SwpppError, ValueError):
     """Input that cannot be reviewed.
 
     The message names the file, the layer, the feature and the field at fault, and what
-    would fix it; ``str(err)`` is meant to be shown to a person as it is.
+    would fix it, in the terms of the data, never of a front end's options; ``str(err)`` is
+    meant to be shown to a person as it is. ``parameter`` (one name or several) is the input
+    it is about, as the library's call names it (``"rain"``, ``"station"``): each front end
+    maps it to its own option or parameter and adds that hint.
     """
 
     def __init__(self, problem, *, path=None, layer=None, feature=None, field=None, fix=None,
-                 row=None, column=None):
+                 row=None, column=None, parameter=None):
         self.problem = problem
+        self.parameters = ((parameter,) if isinstance(parameter, str)
+                           else tuple(parameter or ()))
         self.row = row  # CSV records: the line number in the file (the header is line 1)
         self.column = column
         self.path = str(path) if path is not None else None

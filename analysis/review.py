@@ -128,8 +128,8 @@ def add_records(review: Review, records: dict, progress: Optional[Progress] = No
     from .records.inspections import check_record_files
 
     if not records.get("log") or not records.get("rain"):
-        raise InputError("construction-phase records need both the inspection log and the "
-                         "rainfall record", fix="give --inspections LOG.csv and --rain RAIN.csv")
+        raise InputError("the inspection log and the rainfall record are both needed to check "
+                         "construction-phase records", fix="give both", parameter=("log", "rain"))
     result = check_record_files(review.profile, site=review.site, progress=progress, **records)
     review.findings += result.findings
     review.records = {**result.records, "period": result.period,

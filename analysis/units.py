@@ -1,14 +1,22 @@
-"""Planar area in the profile's area CRS, in international acres and square feet."""
+"""Units: every conversion constant, written once; planar areas and lengths in international
+acres and feet from the profile's area CRS (whose own unit, metre or US survey foot, is read
+from the CRS itself)."""
 from __future__ import annotations
 
 import numpy as np
 import shapely
 from pyproj import CRS
 
-__all__ = ["ACRE_M2", "FOOT_M", "acres", "square_feet", "unit_metres", "feet", "crs_units"]
+__all__ = ["ACRE_M2", "FOOT_M", "SQ_FT_PER_ACRE", "ACRES_PER_SQ_MI", "INCHES_PER_FOOT",
+           "CM_PER_INCH", "MM_PER_INCH", "acres", "square_feet", "unit_metres", "feet", "crs_units"]
 
-ACRE_M2 = 4046.8564224  # international acre, exactly (CONTRACT.md)
-FOOT_M = 0.3048  # international foot, exactly
+ACRE_M2 = 4046.8564224  # international acre in square metres, exactly (CONTRACT.md)
+FOOT_M = 0.3048  # international foot in metres, exactly
+SQ_FT_PER_ACRE = 43560.0  # square feet in an acre (TR-55's unit conversion; = ACRE_M2 / FOOT_M**2)
+ACRES_PER_SQ_MI = 640.0  # acres in a square mile (TR-55's unit peak discharge is per sq mi)
+INCHES_PER_FOOT = 12.0
+CM_PER_INCH = 2.54  # exactly
+MM_PER_INCH = 25.4  # exactly
 
 
 def unit_metres(crs: CRS) -> float:

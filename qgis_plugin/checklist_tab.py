@@ -231,6 +231,6 @@ class ChecklistTab(QWidget):
     def write_confirmations_file(self, path):
         """Write the file ``swppp:review``'s CONFIRMATIONS (and ``swppp review
         --confirmations``) takes; returns its path."""
-        from analysis.report.outputs import write_text
+        from analysis.io.files import write_text
 
         return str(write_text(path, self.confirmations_text()))

@@ -46,15 +46,16 @@ from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QColor, QFont
 
 from analysis.checklist.contents import STATUS_AS_FINDING
+from analysis.io.files import discard, stage
 from analysis.findings import (FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS,
                                STATUSES, WARN)
-from analysis.report.site_map import (INCHES_PER_FOOT, map_scale, map_tiles, site_footprint,
+from analysis.units import INCHES_PER_FOOT, MM_PER_INCH
+from analysis.report.site_map import (map_scale, map_tiles, site_footprint,
                                units_per_foot)
 
 __all__ = ["build_layout", "write_report_pdf", "stage_pdf_report", "standalone_pdf_report",
            "MAP_FRAME_IN", "MapSheet", "PdfReport"]
 
-MM_PER_INCH = 25.4
 PAGE_MM = (279.4, 215.9)  # US Letter, landscape
 MARGIN_MM = 12.7
 # The map item, inches: the rest of the page holds the title above and the legend beside it.
@@ -672,17 +673,13 @@ def write_report_pdf(review, path, progress=None):
 
 def stage_pdf_report(review, target, progress=None):
     """The review's report as a PDF in a hidden temporary file beside ``target``; its path."""
-    folder = os.path.dirname(os.path.abspath(target))
-    os.makedirs(folder, exist_ok=True)
-    stem = os.path.splitext(os.path.basename(target))[0]
-    handle, staged = tempfile.mkstemp(prefix=f".{stem}.", suffix=".pdf", dir=folder)
-    os.close(handle)
+    staged = stage(target)
     try:
         write_report_pdf(review, staged, progress)
     except BaseException:
-        os.remove(staged)
+        discard(staged)
         raise
-    return staged
+    return str(staged)
 
 
 _STANDALONE = []  # the command line's QgsApplication, kept alive for the process

@@ -4,10 +4,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from html import escape
 from typing import Optional
 
 from ..findings import FAIL, NEEDS_REVIEW, PASS, Finding
+from ..markup import escape as _e
 from ..records.inspections import construction_period
 from ..checks.phasing import parse_date
 from ..profile import RulesProfile
@@ -106,10 +106,6 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
     return CertificationResult(findings, records=len(frame), complete=not incomplete,
                                signed_in_time=not (late or undecided),
                                problems=problems, start=start)
-
-
-def _e(value) -> str:
-    return escape("" if value is None else str(value), quote=True)
 
 
 def render_certification_form(profile: RulesProfile, site: Optional[SitePlan] = None) -> str:

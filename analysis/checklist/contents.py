@@ -134,7 +134,7 @@ def read_confirmations(path: str | Path) -> list[Confirmation]:
         layers = {name.lower(): name for name in list_layers(path)}
         if CHECKLIST_LAYER not in layers:
             raise InputError(f"the GeoPackage has no '{CHECKLIST_LAYER}' table", path=path,
-                             fix="give a findings GeoPackage written by `swppp review` or the "
+                             fix="give a findings GeoPackage written by a SWPPP review, or the "
                                  "confirmations JSON")
         frame = read_layer(path, layers[CHECKLIST_LAYER], read_geometry=False).frame
         return confirmations_from_checklist(frame.to_dict("records"), path)

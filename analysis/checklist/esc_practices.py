@@ -5,6 +5,7 @@ import numpy as np
 import shapely
 
 from ..units import feet, square_feet
+from ..geometry import in_family
 from ..findings import NEEDS_REVIEW, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan, feature_labels, has_text
@@ -31,9 +32,8 @@ def summarise_esc_practices(site: SitePlan) -> dict | None:
     if frame is None:
         return None
     geometries = np.asarray(frame.geometry.values, dtype=object)
-    kinds = shapely.get_type_id(geometries)
-    lines = np.isin(kinds, (1, 2, 5))
-    polygons = np.isin(kinds, (3, 6))
+    lines = in_family(geometries, "line")
+    polygons = in_family(geometries, "polygon")
     lengths = np.where(lines, feet(shapely.length(geometries), site.area_crs), np.nan)
     areas = np.where(polygons, square_feet(geometries, site.area_crs), np.nan)
     labels = feature_labels(LAYER, frame, None)

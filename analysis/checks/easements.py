@@ -22,6 +22,7 @@ import shapely
 
 from ..units import crs_units, feet, square_feet
 from ..errors import InputError
+from ..geometry import in_family
 from ..findings import FAIL, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
@@ -30,7 +31,6 @@ __all__ = ["Coverage", "smp_coverage", "Access", "easement_access", "connected_c
            "recorded_flags", "check_easement_coverage"]
 
 RULE = "easement_coverage"
-_POINT_TYPES = (0, 4)  # Point, MultiPoint
 
 
 @dataclass
@@ -98,7 +98,7 @@ def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Cover
     snap = crs_units(profile.value(RULE, "snap_tolerance_ft"), crs)
     min_sq_ft = float(profile.value(RULE, "uncovered_tolerance_sq_ft"))
     fraction = float(profile.value(RULE, "uncovered_tolerance_fraction"))
-    is_point = np.isin(shapely.get_type_id(smps), _POINT_TYPES)
+    is_point = in_family(smps, "point")
 
     tree = shapely.STRtree(easements)
     s, e = _holders(tree, smps, easements, is_point, snap)

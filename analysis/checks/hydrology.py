@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from ..units import square_feet
+from ..units import ACRES_PER_SQ_MI, INCHES_PER_FOOT, SQ_FT_PER_ACRE, square_feet
 from ..charts import Chart, figure_chart, new_figure
 from ..errors import InputError
+from ..geometry import as_multi, in_family, polygon_part
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..tr55 import (COVER_KEYS, HSG_GROUPS, cn_table, pond_swamp_table, unit_peak_table,
@@ -35,8 +36,6 @@ __all__ = ["COVER_KEYS", "HSG_GROUPS", "HYDROLOGY_LAYERS", "curve_number", "runo
            "hydrology_paths", "hydrology_table", "cn_layer"]
 
 log = logging.getLogger(__name__)
-ACRES_PER_SQ_MI = 640.0
-SQ_FT_PER_ACRE = 43560.0  # international acre in international square feet (TR-55's units)
 # Layers of CONTRACT.md "Hydrology inputs and API": the check needs the first four.
 HYDROLOGY_LAYERS = ("drainage_area", "soils", "land_cover_pre", "land_cover_post")
 
@@ -94,7 +93,7 @@ def water_quality_volume(rain_in: float, impervious_fraction: float, area_acres:
     rv = 0.05 + 0.009 * (100.0 * impervious_fraction)
     if min_rv is not None:
         rv = max(rv, float(min_rv))
-    return rain_in * rv * area_acres / 12.0
+    return rain_in * rv * area_acres / INCHES_PER_FOOT
 
 
 @dataclass(frozen=True)
@@ -304,8 +303,8 @@ def land_cover_from_raster(path: str | Path, drainage: gpd.GeoDataFrame,
     edge = shapely.intersects(shape, boxes) & ~inside
     pieces = boxes.copy()
     pieces[edge] = shapely.intersection(boxes[edge], shape)
-    odd = edge & ~np.isin(shapely.get_type_id(pieces), (3, 6))  # lines where an edge only touches
-    pieces[odd] = [_polygonal_part(g) for g in pieces[odd]]
+    odd = edge & ~in_family(pieces, "polygon")  # lines where an edge only touches
+    pieces[odd] = [polygon_part(g) for g in pieces[odd]]
     keep = (inside | edge) & valid & (shapely.area(pieces) > 0)
     codes = values[keep].astype(int)
     classes_present, which = np.unique(codes, return_inverse=True)
@@ -314,12 +313,6 @@ def land_cover_from_raster(path: str | Path, drainage: gpd.GeoDataFrame,
     frame = gpd.GeoDataFrame({"nlcd": codes[mapped], "cover": covers[mapped]},
                              geometry=pieces[keep][mapped], crs=src.crs)
     return frame.to_crs(area_crs)
-
-
-def _polygonal_part(geometry):
-    parts = shapely.get_parts(geometry)
-    polygons = parts[np.isin(shapely.get_type_id(parts), (3, 6))]
-    return shapely.multipolygons(shapely.get_parts(polygons)) if len(polygons) else shapely.Polygon()
 
 
 # --- the check --------------------------------------------------------------------------------
@@ -363,9 +356,7 @@ def cn_layer(result: HydrologyResult) -> gpd.GeoDataFrame:
     columns = ["condition", "name", "hsg", "cover", "cn", "sq_ft"]
     if pieces is None or len(pieces) == 0:
         return gpd.GeoDataFrame({c: [] for c in columns}, geometry=[], crs=None)
-    geometries = np.asarray(pieces.geometry.values, dtype=object)
-    single = shapely.get_type_id(geometries) == 3
-    geometries[single] = [shapely.multipolygons([g]) for g in geometries[single]]
+    geometries = as_multi(pieces.geometry.values, ("polygon",))
     out = gpd.GeoDataFrame(pieces[columns].rename(columns={"name": "drainage_area"}),
                            geometry=list(geometries), crs=pieces.crs)
     out["cn"] = pd.to_numeric(out["cn"], errors="coerce").astype(float)
@@ -468,7 +459,7 @@ def _figures(comp: Composite, storm: dict, tc_hours, pond_pct, rain_type, limits
         return out
     q = runoff_depth(rain, comp.cn)
     out["runoff_in"] = q
-    out["volume_cf"] = q / 12.0 * comp.area_sq_ft
+    out["volume_cf"] = q / INCHES_PER_FOOT * comp.area_sq_ft
     peak = peak_discharge(comp.area_acres, comp.cn, rain, tc_hours, rain_type, limits, pond_pct)
     out["peak_cfs"] = peak.cfs
     out["unit_peak_csm_in"] = peak.unit_peak_csm_in

@@ -29,17 +29,15 @@ import shapely
 from pyproj import CRS, Transformer
 
 from ..errors import InputError
+from ..units import CM_PER_INCH, FOOT_M, INCHES_PER_FOOT
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, Finding, HasFindings
 from ..profile import RulesProfile
 
 __all__ = ["Sheet", "SheetScale", "LayoutMap", "read_sheet", "read_sheets", "sheet_scale",
-           "sheet_footprint", "check_site_map_scale", "MapScaleCheck", "FOOT_M", "CM_PER_INCH"]
+           "sheet_footprint", "check_site_map_scale", "MapScaleCheck"]
 
 log = logging.getLogger(__name__)
 
-FOOT_M = 0.3048  # international foot
-CM_PER_INCH = 2.54
-INCHES_PER_FOOT = 12.0
 _PDF_DPI = 150.0  # asked of GDAL's PDF driver when the PDF does not state the DPI it renders at
 RULE = "site_map_scale"
 
@@ -436,7 +434,7 @@ class _Judge:
             detail += (f"; across 1:{across:.1f}, down 1:{down:.1f} "
                        f"({ground_y:.4g} ft per pixel at {ppi_y:g} pixels per inch), the smaller "
                        "scale counts")
-        return self.finding(self.verdict(den), f'plan sheet {sheet.name}: 1" = {den / 12:.2f}\' '
+        return self.finding(self.verdict(den), f'plan sheet {sheet.name}: 1" = {den / INCHES_PER_FOOT:.2f}\' '
                             f"(1:{den:.1f}), {self.words(den)}; {detail}", den, feature, footprint)
 
     def stated(self, label: str, denominator: Optional[float]) -> Finding:
@@ -446,7 +444,7 @@ class _Judge:
                                 "scale (scale_denominator empty or not a positive number); "
                                 "check the sheet by hand", None, [label])
         return self.finding(self.verdict(denominator),
-                            f'sheet {sheet}: stated scale 1" = {denominator / 12:g}\' '
+                            f'sheet {sheet}: stated scale 1" = {denominator / INCHES_PER_FOOT:g}\' '
                             f"(1:{denominator:g}), {self.words(denominator)}", denominator, [label])
 
     def layout(self, item: LayoutMap, geometry) -> Finding:
@@ -460,5 +458,5 @@ class _Judge:
                                 f"'{item.item_id}': QGIS gives it no scale (an empty extent?); "
                                 "check it in the layout", None, [item.feature], geometry)
         return self.finding(self.verdict(scale), f"print layout '{item.layout}', map "
-                            f"'{item.item_id}': 1:{scale:.1f} (1\" = {scale / 12:.2f}'), "
+                            f"'{item.item_id}': 1:{scale:.1f} (1\" = {scale / INCHES_PER_FOOT:.2f}'), "
                             f"{self.words(scale)}", scale, [item.feature], geometry)

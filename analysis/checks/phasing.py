@@ -25,6 +25,7 @@ import pandas as pd
 import shapely
 
 from ..units import acres
+from ..geometry import polygons
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
@@ -195,9 +196,8 @@ def _arrangement(geometries):
         owner, tile = shapely.STRtree(tiles).query(geometries, predicate="intersects")
         pieces = shapely.intersection(geometries[owner], tiles[tile])
     # Single polygons only: a cut may leave lines or points where a polygon touches a tile edge.
-    parts, part_of = shapely.get_parts(pieces, return_index=True)
-    polygonal = shapely.get_type_id(parts) == 3
-    parts, owner, tile = parts[polygonal], owner[part_of[polygonal]], tile[part_of[polygonal]]
+    parts, part_of = polygons(pieces, return_index=True)
+    owner, tile = owner[part_of], tile[part_of]
     order = np.argsort(tile, kind="stable")
     parts, owner, tile = parts[order], owner[order], tile[order]
     bounds = np.flatnonzero(np.diff(tile)) + 1

@@ -27,13 +27,45 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _options_run(parser: argparse.ArgumentParser, args) -> list:
+    """The argument actions of the command that ran: the parser's and its chosen sub-parsers'."""
+    actions = list(parser._actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            if chosen is not None:
+                actions += _options_run(chosen, args)
+    return actions
+
+
+def option_hint(parser: argparse.ArgumentParser, args, err) -> str:
+    """The command line's options for the inputs an error is about (``--rain RAIN.csv``), or ''.
+
+    The library names the input (``InputError.parameters``: ``"rain"``, ``"station"``); the
+    option is the one of the command that ran with that destination.
+    """
+    by_dest = {a.dest: a for a in _options_run(parser, args)
+               if not isinstance(a, argparse._SubParsersAction)}
+    shown = []
+    for name in getattr(err, "parameters", ()):
+        action = by_dest.get(name)
+        if action is None:
+            continue
+        metavar = action.metavar or ("{" + ",".join(action.choices) + "}" if action.choices
+                                     else action.dest.upper())
+        shown.append(f"{action.option_strings[0]} {metavar}" if action.option_strings
+                     else metavar)
+    return f" (command line: {', '.join(shown)})" if shown else ""
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="swppp: %(message)s")
     try:
         return args.handler(args)
     except (InputError, OutputError) as err:
-        print(f"swppp: error: {err}", file=sys.stderr)
+        print(f"swppp: error: {err}{option_hint(parser, args, err)}", file=sys.stderr)
         return EXIT_INPUT
     except (Cancelled, KeyboardInterrupt):
         print("swppp: cancelled; nothing was written", file=sys.stderr)

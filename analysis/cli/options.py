@@ -28,7 +28,7 @@ def add_json_option(parser) -> None:
 
 def emit_json(data, target: Optional[str]) -> None:
     """``data`` as JSON on stdout (``-``) or into the file ``target`` (written whole or not at all)."""
-    from ..report.outputs import write_text
+    from ..io.files import write_text
 
     text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n"
     if target == "-":

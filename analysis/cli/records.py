@@ -119,7 +119,7 @@ def _run_penalty(args) -> int:
 
 def _run_nov(args) -> int:
     from ..records.nov import read_violation, render_notice_html
-    from ..report.outputs import write_text
+    from ..io.files import write_text
     from ..profile import load_profile
 
     suffix = Path(args.out).suffix.lower()

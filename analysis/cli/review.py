@@ -54,7 +54,8 @@ def register(commands) -> None:
 
 
 def _run_review(args) -> int:
-    from ..report.outputs import publish, review_json, write_outputs
+    from ..io.files import discard, publish
+    from ..report.outputs import review_json, write_outputs
     from ..progress import Progress
     from ..review import review_paths
 
@@ -88,8 +89,7 @@ def _run_review(args) -> int:
         raise OutputError(f"could not write {args.pdf} ({err}); nothing was written. Choose a "
                           "file path in a folder you can write to") from None
     finally:
-        if staged is not None:
-            Path(staged).unlink(missing_ok=True)
+        discard(staged)
     if to_stdout:
         sys.stdout.write(review_json(review) + "\n")
     if not args.quiet:
@@ -101,7 +101,7 @@ def _run_review(args) -> int:
 
 def _run_certification_form(args) -> int:
     from ..checklist.certification import render_certification_form
-    from ..report.outputs import write_text
+    from ..io.files import write_text
     from ..profile import load_profile
     from ..siteplan.plan import load_site_plan
 

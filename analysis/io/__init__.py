@@ -1,3 +1,3 @@
-"""Reading and writing files: vector layers on either geopandas stack."""
+"""Reading and writing files: vector layers on either geopandas stack; every file written whole."""
 
-__all__ = ['vector']
+__all__ = ['files', 'vector']

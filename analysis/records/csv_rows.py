@@ -24,8 +24,9 @@ class CsvRows:
         self.rows = rows
 
     def error(self, problem: str, line: Optional[int] = None, column: Optional[str] = None,
-              fix: Optional[str] = None) -> InputError:
-        return InputError(problem, path=self.path, row=line, column=column, fix=fix)
+              fix: Optional[str] = None, parameter=None) -> InputError:
+        return InputError(problem, path=self.path, row=line, column=column, fix=fix,
+                          parameter=parameter)
 
 
 def read_csv(path: str | Path, required: Iterable[str], what: str) -> CsvRows:

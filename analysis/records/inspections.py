@@ -419,17 +419,19 @@ def check_records(profile: RulesProfile, log: str | Path, rain: Rainfall,
     reports = read_inspection_log(log)
     if start is None:
         raise InputError("the construction period has no start", path=log,
-                         fix="give --from, or a site plan whose disturbance has start dates")
+                         fix="give the period's first day, or a site plan whose disturbance has "
+                             "start dates", parameter=("start", "site"))
     period = {"from": start.isoformat(), "to": None, "to_from": "final stabilisation"}
     if end is None:
         if not rain.daily:
             raise InputError("the construction period has no end and the rainfall record no days",
-                             path=rain.source, fix="give --to")
+                             path=rain.source, fix="give the period's last day", parameter="end")
         end = max(rain.daily)
         period["to_from"] = "last day of the rainfall record (no final stabilisation scheduled)"
     if end < start:
         raise InputError(f"the construction period ends ({end}) before it starts ({start})",
-                         fix="give --from on or before --to")
+                         fix="make the period's first day on or before its last day",
+                         parameter=("start", "end"))
     period["to"] = end.isoformat()
     progress.step(0.4, "checking inspection frequency")
     findings, frequency = check_inspection_frequency(reports, rain, start, end, profile)
@@ -464,18 +466,21 @@ def check_record_files(profile: RulesProfile, log: str | Path, rain: str | Path,
     from ..siteplan.plan import SitePlan, load_site_plan
 
     if site is not None and (start is not None or end is not None):
-        raise InputError("give the construction period either as a site plan or as --from/--to, "
-                         "not both", fix="leave out --site, or --from and --to")
+        raise InputError("give the construction period either as a site plan or as its first "
+                         "and last days, not both", parameter=("site", "start", "end"),
+                         fix="leave out the site plan, or the first and last days")
     if site is not None:
         plan = site if isinstance(site, SitePlan) else load_site_plan(site, profile)
         start, end = construction_period(plan)
         if start is None:
             raise InputError("no disturbance of the site plan has a start_date", path=plan.path,
                              layer="disturbance", field="start_date",
-                             fix="give start dates, or --from/--to")
+                             fix="give start dates, or the period's first and last days",
+                             parameter=("start", "end"))
     elif start is None:
         raise InputError("the construction period is not given",
-                         fix="give --site SITE.gpkg, or --from YYYY-MM-DD (and --to YYYY-MM-DD)")
+                         fix="give a site plan (its disturbance's dates), or the period's first "
+                             "day (and last day) as YYYY-MM-DD", parameter=("site", "start", "end"))
     rainfall = read_rainfall(rain, station=station, units=rain_units)
     return check_records(profile, log, rainfall, start, end, notices=notices, traps=traps,
                          progress=progress)

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from html import escape
 from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError
+from ..markup import escape as _e
 from .penalty import KINDS
 from ..profile import RulesProfile, read_toml
 
@@ -103,12 +103,9 @@ def read_violation(path: str | Path) -> NoticeOfViolation:
     if not isinstance(number, int) or number < 1:
         raise InputError(f"penalties.offence_number {number!r} is not a whole number from 1",
                          path=path, field="penalties.offence_number",
-                         fix="give the offence number `swppp penalty` reports, or leave it out")
+                         fix="give the offence number the penalty assessment reports, or "
+                             "leave it out")
     return NoticeOfViolation(str(path), data)
-
-
-def _e(value) -> str:
-    return escape("" if value is None else str(value), quote=True)
 
 
 def _money(value: float) -> str:

@@ -111,7 +111,7 @@ def assess_penalty(history: list[Offence], person: str, on: date, kind: str,
     """
     if kind not in KINDS:
         raise InputError(f"kind '{kind}' is not criminal or civil", field="kind",
-                         fix="give --kind criminal or --kind civil")
+                         fix="choose criminal or civil", parameter="kind")
     years = profile.value("penalty", "lookback_years")
     counted = sorted(o.day for o in history
                      if o.kind == kind and _same_person(o.person, person)
@@ -123,7 +123,8 @@ def assess_penalty(history: list[Offence], person: str, on: date, kind: str,
     if until is not None:
         if until < on:
             raise InputError(f"the continuing violation ends ({until}) before it starts ({on})",
-                             field="until", fix="give --until on or after --on")
+                             field="until", parameter=("until", "on"),
+                             fix="make its last day on or after its first day")
         unit = int(profile.value("penalty", f"{kind}_separate_violation_days"))
         days = (until - on).days + 1
         separate = 1 + (days - 1) // unit  # the first, and one per whole unit it continued

@@ -6,11 +6,11 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Optional
 
+from ..units import MM_PER_INCH
 from .csv_rows import CsvRows, parse_date, parse_datetime, parse_number, read_csv
 
-__all__ = ["Rainfall", "read_rainfall", "GHCN_UNITS", "MM_PER_INCH"]
+__all__ = ["Rainfall", "read_rainfall", "GHCN_UNITS"]
 
-MM_PER_INCH = 25.4
 # What one unit of a GHCN-Daily PRCP value is, in inches. NOAA's Climate Data Online (CDO)
 # exports give inches ("standard") or millimetres ("metric") as chosen when ordering; the
 # per-station access files and anything made from the .dly files keep GHCN's tenths of a mm.
@@ -67,9 +67,10 @@ def read_rainfall(path: str | Path, station: Optional[str] = None,
                          "GHCN-Daily's 'STATION, DATE, PRCP'",
                          fix="export daily precipitation as date,precip_in or as a GHCN-Daily CSV")
     if station or units:
-        raise rows.error("--station and --rain-units apply to GHCN-Daily files only; this is "
+        raise rows.error("a station and rain units apply to GHCN-Daily files only; this is "
                          "the simple date,precip_in CSV (inches)",
-                         fix="leave out --station and --rain-units")
+                         fix="leave out the station and the rain units",
+                         parameter=("station", "rain_units"))
     if any(len(row["date"]) > 10 for _, row in rows.rows):
         return _read_hourly(rows)
     daily = {}
@@ -87,18 +88,21 @@ def _read_ghcn(rows: CsvRows, station: Optional[str], units: Optional[str]) -> R
     if units not in GHCN_UNITS:
         raise rows.error("a GHCN-Daily CSV does not say in which units PRCP is given",
                          column="prcp",
-                         fix="give --rain-units in (CDO export, standard units), mm (CDO export, "
-                             "metric units) or tenths_mm (NCEI access files and .dly-derived data)")
+                         fix="choose its units: in (CDO export, standard units), mm (CDO export, "
+                             "metric units) or tenths_mm (NCEI access files and .dly-derived data)",
+                         parameter="rain_units")
     stations = sorted({row["station"] for _, row in rows.rows})
     if station is None:
         if len(stations) > 1:
             raise rows.error("the file holds several stations: " + ", ".join(stations),
-                             column="station", fix="choose one with --station")
+                             column="station", fix="choose one station of the file",
+                             parameter="station")
         station = stations[0] if stations else None
     elif station not in stations:
         raise rows.error(f"station {station} is not in the file (it holds "
                          + (", ".join(stations) or "no rows") + ")",
-                         column="station", fix="give one of the stations in the file")
+                         column="station", fix="give one of the stations in the file",
+                         parameter="station")
     scale = GHCN_UNITS[units]
     has_flags = "prcp_attributes" in rows.header
     daily, rejected = {}, {}

@@ -15,6 +15,7 @@ def open_store(target, schema: Optional[str] = None) -> "ReferenceStore":
     if is_postgres(target):
         return PostgisStore(target, schema)
     if schema:
-        raise InputError("--schema is for a PostgreSQL target, not a GeoPackage", path=target,
-                         fix="drop --schema, or give postgresql://... or service=NAME")
+        raise InputError("a schema is for a PostgreSQL target, not a GeoPackage", path=target,
+                         fix="leave out the schema, or give postgresql://... or service=NAME "
+                             "as the target", parameter=("schema", "target"))
     return GeoPackageStore(target)

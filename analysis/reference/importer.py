@@ -21,6 +21,7 @@ import pandas as pd
 import shapely
 
 from ..errors import InputError
+from ..geometry import as_multi, in_family
 from ..profile import read_toml
 from ..io.vector import list_layers, read_layer
 
@@ -131,21 +132,23 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
     """
     spec = _spec(layer)
     if fmt not in FORMATS:
-        raise InputError(f"unknown source format '{fmt}'", fix="use one of " + ", ".join(FORMATS))
+        raise InputError(f"unknown source format '{fmt}'", fix="use one of " + ", ".join(FORMATS),
+                         parameter="format")
     path, source_layer = _split_source(source)
     hashed = [path] + ([Path(geometry)] if geometry else []) + ([Path(mapping)] if mapping else [])
     rules = _load_mapping(mapping) if mapping else {}
     report = ImportReport()
     if fmt == "ogr":
         if geometry:
-            raise InputError("--geometry is only for --format attains or pwl", path=geometry,
-                             fix="drop --geometry: an OGR source carries its own geometries")
+            raise InputError("a geometry file is only for the attains and pwl formats",
+                             path=geometry, parameter="geometry",
+                             fix="leave it out: an OGR source carries its own geometries")
         frame = _apply_mapping(_read_vector(path, source_layer, layer), rules, spec, path)
     else:
         if not geometry:
-            raise InputError(f"--format {fmt} needs --geometry: the file whose features carry "
-                             "the geometries, joined by id", path=path,
-                             fix="give --geometry FILE (a vector file with the ids)")
+            raise InputError(f"the {fmt} format needs a geometry file: the file whose features "
+                             "carry the geometries, joined by id", path=path, parameter="geometry",
+                             fix="give a vector file with the ids as the geometry file")
         table = (_attains_table(path, spec, report) if fmt == "attains"
                  else _pwl_table(path, spec, report))
         shapes = _apply_mapping(_read_vector(Path(geometry), None, layer), rules, spec, geometry,
@@ -205,7 +208,8 @@ def _read_vector(path: Path, source_layer: Optional[str], layer: str) -> gpd.Geo
     data = read_layer(path, source_layer)
     if not data.spatial:
         raise InputError("the layer has no geometry", path=path, layer=source_layer,
-                         fix="give a layer with geometries (or --geometry for a table)")
+                         fix="give a layer with geometries (or a geometry file for a table)",
+                         parameter=("source", "geometry"))
     if data.crs is None:
         raise InputError("the layer has no CRS", path=path, layer=source_layer,
                          fix="assign the layer's CRS in QGIS (Layer properties > Source) and save")
@@ -293,8 +297,9 @@ def _attains_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport) -
         rows = _tmdl_rows(items, report)
         kind = "actions"
     else:
-        raise InputError(f"--format attains gives impaired_waters or tmdl_watersheds, not "
-                         f"{spec.name}", path=path, fix="use --format ogr for this layer")
+        raise InputError(f"the attains format gives impaired_waters or tmdl_watersheds, not "
+                         f"{spec.name}", path=path, fix="import this layer with the ogr format",
+                         parameter="format")
     if not rows and not report.skipped:
         raise InputError(f"the response has no {kind}", path=path, field=kind,
                          fix=f"give the ATTAINS {kind} response for {spec.name}")
@@ -350,8 +355,8 @@ PWL_CAUSE_COLUMNS = ("causes", "cause", "pollutants", "pollutant")
 def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport) -> pd.DataFrame:
     """NYSDEC PWL rows (``PWL_ID``, ``WIN``, ``NAME``, causes) as impaired waters, ``NY`` + PWL id."""
     if spec.name != "impaired_waters":
-        raise InputError(f"--format pwl gives impaired_waters, not {spec.name}", path=path,
-                         fix="use --format ogr for this layer")
+        raise InputError(f"the pwl format gives impaired_waters, not {spec.name}", path=path,
+                         fix="import this layer with the ogr format", parameter="format")
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
             rows = list(csv.DictReader(handle))
@@ -396,8 +401,8 @@ def _join_geometry(table: pd.DataFrame, shapes: gpd.GeoDataFrame, spec, report, 
     if spec.id_field not in shapes.columns:
         raise InputError("the geometry file lacks the id field", path=geometry_path,
                          field=spec.id_field,
-                         fix=f"add '{spec.id_field}' or map it with --map ([fields] "
-                             f"{spec.id_field} = \"YOUR_FIELD\")")
+                         fix=f"add '{spec.id_field}' or map it in a field mapping ([fields] "
+                             f"{spec.id_field} = \"YOUR_FIELD\")", parameter="mapping")
     shapes = shapes.assign(_key=_join_key(shapes[spec.id_field])).drop_duplicates("_key")
     keyed = shapes.set_index("_key")
     keys = _join_key(table[spec.id_field])
@@ -441,8 +446,8 @@ def _validate(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportR
     if missing:
         raise InputError(f"a required field of '{spec.name}' is missing ({', '.join(missing)})",
                          path=path, layer=layer_label, field=missing[0],
-                         fix=f"add the field, or map a source field to it with --map "
-                             f"([fields] {missing[0]} = \"SOURCE_FIELD\")")
+                         fix=f"add the field, or map a source field to it in a field mapping "
+                             f"([fields] {missing[0]} = \"SOURCE_FIELD\")", parameter="mapping")
     report.read += len(frame) + len(report.rejected)
     for name in spec.fields:
         if name not in frame.columns:
@@ -504,19 +509,13 @@ def _allowed_parts(geom, allowed):
     parts = [p for p in shapely.get_parts(geom) if p.geom_type in allowed]
     if not parts:
         return None
-    polygons = [p for p in parts if p.geom_type in POLYGONS]
+    polygons = [p for p in parts if in_family([p], "polygon")[0]]
     return shapely.union_all(polygons if polygons else parts)
 
 
 def _promoted(geoms) -> np.ndarray:
     """Polygons as MultiPolygons and lines as MultiLineStrings: one geometry type per family."""
-    out = np.array(geoms, dtype=object)
-    kinds = shapely.get_type_id(out)
-    for single, make in ((3, shapely.multipolygons), (1, shapely.multilinestrings)):
-        index = np.flatnonzero(kinds == single)
-        if len(index):
-            out[index] = make(out[index], indices=np.arange(len(index)))
-    return out
+    return as_multi(geoms, ("polygon", "line"))
 
 
 def _typed(column: pd.Series, kind: str, name, path, layer_label) -> list:

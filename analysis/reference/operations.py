@@ -51,7 +51,8 @@ def _source_date(given: Optional[str], source) -> str:
         try:
             return date.fromisoformat(given).isoformat()
         except ValueError:
-            raise InputError(f"--source-date '{given}' is not a date", fix="give YYYY-MM-DD") from None
+            raise InputError(f"the source date '{given}' is not a date", fix="give YYYY-MM-DD",
+                             parameter="source_date") from None
     path = Path(str(source).split("|")[0])
     if not path.exists():
         raise InputError("the file does not exist", path=path, fix="check the path")
@@ -60,16 +61,12 @@ def _source_date(given: Optional[str], source) -> str:
 
 def write_diff_layer(diff, path) -> None:
     """The diff as GeoPackage layer ``<layer>_diff`` at ``path`` (written whole or not at all)."""
-    from ..report.outputs import publish
+    from ..io.files import staged
     from ..io.vector import write_geopackage
 
     path = Path(path)
     if path.suffix.lower() != ".gpkg":
-        raise InputError("--output must name a .gpkg file", path=path, fix="use a name ending in .gpkg")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staged = path.with_name(f".{path.stem}.staged.gpkg")
-    try:
-        write_geopackage(staged, {f"{diff.layer}_diff": diff.frame()})
-        publish(str(staged), str(path))
-    finally:
-        staged.unlink(missing_ok=True)
+        raise InputError("the changes layer must be a GeoPackage (.gpkg)", path=path,
+                         fix="use a name ending in .gpkg", parameter="output")
+    with staged(path) as temp:
+        write_geopackage(temp, {f"{diff.layer}_diff": diff.frame()})

@@ -278,7 +278,7 @@ class PostgisReference:
                                 (self.store.schema, layer)).fetchone()
             if found is None:
                 raise InputError(f"the PostGIS schema has no layer '{layer}'", path=self.source,
-                                 layer=layer, fix=f"import it: swppp reference import {layer} ...")
+                                 layer=layer, fix=f"import '{layer}' into the schema first")
             columns = [r[0] for r in con.execute(
                 "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND "
                 "table_name = %s AND column_name NOT IN ('geom', 'fid') ORDER BY ordinal_position",

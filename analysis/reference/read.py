@@ -25,7 +25,8 @@ from pyproj import CRS, Transformer
 
 from ..errors import InputError
 from .store import GeoPackageStore, is_postgres
-from ..siteplan.plan import (_FAMILIES, LayerSpec, _match_layer_names, _normalise_fields, _polygonal,
+from ..geometry import in_family, polygon_part
+from ..siteplan.plan import (LayerSpec, _match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
 from ..io.vector import layer_crs, list_layers, read_layer
@@ -144,7 +145,7 @@ class Reference:
                              f"it (layers found: {', '.join(self.layers) or 'none'})",
                              path=self.label, layer=layer,
                              fix=f"add a layer named '{layer}' as CONTRACT.md describes "
-                                 "('swppp reference import' makes one)")
+                                 "(SWPPP Review's reference import makes one)")
         return actual
 
     def read(self, layer: str, bounds: Sequence[float], area_crs,
@@ -246,9 +247,8 @@ class Reference:
         return frame
 
     def _check_families(self, actual, spec, frame):
-        allowed = set().union(*(_FAMILIES[f] for f in spec.geometry))
         types = shapely.get_type_id(np.asarray(frame.geometry.values, dtype=object))
-        wrong = ~np.isin(types, list(allowed))
+        wrong = ~in_family(frame.geometry.values, *spec.geometry)
         if wrong.any():
             fid = frame.index[np.flatnonzero(wrong)[0]]
             raise InputError(f"a {shapely.GeometryType(types[wrong][0]).name.title()} where "
@@ -263,7 +263,7 @@ class Reference:
             return frame
         fixed = shapely.make_valid(geometries[invalid])
         if spec.geometry == ("polygon",):
-            fixed = np.array([_polygonal(g) for g in fixed], dtype=object)
+            fixed = np.array([polygon_part(g) for g in fixed], dtype=object)
         geometries = geometries.copy()
         geometries[invalid] = fixed
         labels = np.asarray(feature_labels(spec.name, frame, spec.id_field), dtype=object)

@@ -18,7 +18,6 @@ import os
 import re
 import sqlite3
 import struct
-import tempfile
 import time
 from contextlib import closing
 from dataclasses import asdict, dataclass
@@ -32,6 +31,7 @@ import shapely
 from pyproj import CRS
 
 from ..errors import InputError
+from ..io.files import staged
 from ..progress import SILENT, Progress
 from .importer import REFERENCE_LAYERS, Candidate
 
@@ -126,7 +126,7 @@ class ReferenceStore:
         rows = self.versions(layer)
         if not rows:
             raise InputError(f"no version of '{layer}' is stored", path=self.label, layer=layer,
-                             fix=f"import one first: swppp reference import {layer} SOURCE --into ...")
+                             fix=f"import a version of '{layer}' into the store first")
         if version is None:
             return rows[-1]
         for item in rows:
@@ -292,7 +292,7 @@ class GeoPackageStore(ReferenceStore):
     def _connect(self, write: bool = False) -> sqlite3.Connection:
         if not write and not self.path.exists():
             raise InputError("the reference GeoPackage does not exist", path=self.path,
-                             fix="import a layer into it first (swppp reference import)")
+                             fix="import a reference layer into it first")
         con = sqlite3.connect(str(self.path), timeout=60, isolation_level=None)
         _register_gpkg_functions(con)
         return con
@@ -332,9 +332,9 @@ class GeoPackageStore(ReferenceStore):
                 f"SELECT attributes, geometry FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? "
                 "ORDER BY feature_id", (layer, row.version)).fetchall()
         if not rows and row.feature_count:
-            raise InputError(f"version {row.version} of '{layer}' was not imported by swppp "
-                             "reference import: its features were not kept", path=self.path,
-                             layer=layer, fix="compare versions imported with swppp reference import")
+            raise InputError(f"version {row.version} of '{layer}' was not imported by SWPPP "
+                             "Review's reference import: its features were not kept", path=self.path,
+                             layer=layer, fix="compare versions made by a reference import")
         return frame_from_history(layer, rows, row.crs)
 
     def max_value(self, layer: str, field: str) -> Optional[str]:
@@ -347,20 +347,11 @@ class GeoPackageStore(ReferenceStore):
     # Writing ------------------------------------------------------------------------------------
     def _create_empty(self) -> None:
         """A new, empty GeoPackage at ``path``, built beside it and moved in whole."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, staged = tempfile.mkstemp(prefix=f".{self.path.stem}.", suffix=".gpkg",
-                                          dir=self.path.parent)
-        os.close(handle)
-        try:
-            with closing(sqlite3.connect(staged, isolation_level=None)) as con:
+        with staged(self.path) as temp:
+            with closing(sqlite3.connect(temp, isolation_level=None)) as con:
                 con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
                 con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
                 con.executescript("BEGIN;" + _BASE_SCHEMA + "COMMIT;")
-            os.chmod(staged, 0o644)
-            os.replace(staged, self.path)
-        except BaseException:
-            Path(staged).unlink(missing_ok=True)
-            raise
 
     def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
         if not self.path.exists():

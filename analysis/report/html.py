@@ -6,10 +6,10 @@ new section function and its line in that list.
 """
 from __future__ import annotations
 
-from html import escape
 
 from ..checklist.contents import STATUS_AS_FINDING
 from ..findings import NEEDS_REVIEW, STATUS_COLOURS, STATUSES
+from ..markup import escape as _e
 from ..review import Review
 from .site_map import HTML_FRAME_IN, site_map_charts
 
@@ -39,10 +39,6 @@ figure.map+figure.map{page-break-before:always}
 
 # Nothing loads from outside the file: inline styles, and charts as data: images.
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-
-
-def _e(value) -> str:
-    return escape("" if value is None else str(value), quote=True)
 
 
 def _status(status: str) -> str:

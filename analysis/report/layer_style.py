@@ -10,11 +10,11 @@ from __future__ import annotations
 import colorsys
 import sqlite3
 from contextlib import closing
-from html import escape
 from pathlib import Path
 from typing import Optional, Sequence
 
 from ..findings import FAIL, NEEDS_REVIEW, STATUS_COLOURS, STATUSES, WARN
+from ..markup import escape
 
 __all__ = ["findings_qml", "disturbance_qml", "smp_qml", "easement_qml", "phase_colours",
            "store_default_style", "POLYGON", "LINE", "POINT", "SMP_COLOUR", "RECORDED_COLOURS"]

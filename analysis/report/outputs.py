@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -11,17 +9,19 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
+from shapely import GeometryType
 
-from ..errors import OutputError
 from ..checks.easements import recorded_flags
+from ..geometry import as_multi, in_family, polygon_part
 from .layer_style import (LINE, POINT, POLYGON, disturbance_qml, easement_qml, findings_qml, smp_qml,
                           store_default_style)
 from .html import render_html
 from ..review import Review
+from ..io.files import write_all
 from ..io.vector import write_geopackage
 
 __all__ = ["write_outputs", "write_hydrology_outputs", "review_json", "findings_frame",
-           "findings_frames", "site_frames", "publish", "write_text", "FINDINGS_LAYER",
+           "findings_frames", "site_frames", "FINDINGS_LAYER",
            "FINDINGS_POINTS", "FINDINGS_LINES", "FINDING", "SITE_LAYERS", "PLAN_FID"]
 
 FINDINGS_LAYER = "findings"
@@ -80,24 +80,20 @@ def findings_frames(review: Review) -> dict[str, gpd.GeoDataFrame]:
 def _kinds(geometries: np.ndarray) -> np.ndarray:
     """"point", "line" or "polygon" per geometry (None: no place); a collection by its
     polygonal parts (what make_valid leaves of a polygon)."""
-    types = shapely.get_type_id(geometries)
     kinds = np.full(len(geometries), None, dtype=object)
-    kinds[np.isin(types, (0, 4))] = POINT
-    kinds[np.isin(types, (1, 2, 5))] = LINE
-    kinds[np.isin(types, (3, 6, 7))] = POLYGON
+    kinds[in_family(geometries, "point")] = POINT
+    kinds[in_family(geometries, "line")] = LINE
+    kinds[in_family(geometries, "polygon")] = POLYGON
+    kinds[shapely.get_type_id(geometries) == GeometryType.GEOMETRYCOLLECTION] = POLYGON
     return kinds
 
 
 def _multi_polygons(geometries: np.ndarray) -> np.ndarray:
     # Polygons as MultiPolygons, so that a layer of polygonal features has one geometry type.
-    geometries = geometries.copy()
-    types = shapely.get_type_id(geometries)
-    single = types == 3
-    geometries[single] = [shapely.multipolygons([g]) for g in geometries[single]]
-    for at in np.flatnonzero(types == 7):  # a collection: its polygonal parts
-        parts = shapely.get_parts(geometries[at])
-        polygons = shapely.get_parts(parts[np.isin(shapely.get_type_id(parts), (3, 6))])
-        geometries[at] = shapely.multipolygons(polygons) if len(polygons) else None
+    geometries = as_multi(geometries, ("polygon",))
+    for at in np.flatnonzero(shapely.get_type_id(geometries) == GeometryType.GEOMETRYCOLLECTION):
+        part = polygon_part(geometries[at])  # a collection: its polygonal parts
+        geometries[at] = None if shapely.is_empty(part) else part
     return geometries
 
 
@@ -133,7 +129,7 @@ def site_frames(review: Review) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
         out["disturbance"] = (frame, disturbance_qml(phases))
     smp = site.layer("smp")
     if smp is not None and len(smp):
-        points = np.isin(shapely.get_type_id(np.asarray(smp.geometry.values, dtype=object)), (0, 4))
+        points = in_family(smp.geometry.values, "point")
         if points.all():
             out["smp"] = (_display_copy(smp), smp_qml(POINT))
         else:
@@ -167,14 +163,6 @@ def _write_findings(path, review: Review) -> None:
                             description=f"SWPPP Review: the site plan's {name}")
 
 
-def publish(temp: str | Path, target: str | Path) -> None:
-    """Move a finished temporary file to ``target``, with the permissions a new file gets."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(temp, 0o666 & ~umask)  # mkstemp made it private
-    os.replace(temp, target)
-
-
 def write_outputs(review: Review, json_path: Optional[str | Path] = None,
                   html_path: Optional[str | Path] = None,
                   findings_path: Optional[str | Path] = None) -> list[Path]:
@@ -182,7 +170,7 @@ def write_outputs(review: Review, json_path: Optional[str | Path] = None,
     writers = {json_path: lambda p: Path(p).write_text(review_json(review) + "\n", encoding="utf-8"),
                html_path: lambda p: Path(p).write_text(render_html(review), encoding="utf-8"),
                findings_path: lambda p: _write_findings(p, review)}
-    return _write_all(writers)
+    return write_all(writers)
 
 
 def write_hydrology_outputs(result, cn_path: Optional[str | Path] = None,
@@ -192,49 +180,4 @@ def write_hydrology_outputs(result, cn_path: Optional[str | Path] = None,
 
     writers = {cn_path: lambda p: write_geopackage(p, {"curve_numbers": cn_layer(result)}),
                table_path: lambda p: hydrology_table(result).to_csv(p, index=False)}
-    return _write_all(writers)
-
-
-def _write_all(writers: dict) -> list[Path]:
-    """Run each writer on a temporary file beside its target; move them in once all worked."""
-    staged = []
-    target = None
-    try:
-        for target, write in writers.items():
-            if target is None:
-                continue
-            target = Path(target)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
-                                        dir=target.parent)
-            os.close(fd)
-            staged.append((Path(temp), target))
-            write(temp)
-        for temp, target in staged:
-            publish(temp, target)
-    except OSError as err:
-        raise OutputError(f"could not write {target} ({err.strerror or err}); nothing was written. "
-                          "Choose a file path in a folder you can write to") from None
-    finally:
-        for temp, _ in staged:
-            temp.unlink(missing_ok=True)
-    return [target for _, target in staged]
-
-
-def write_text(path: str | Path, text: str) -> Path:
-    """Write one text output (a notice, a result) under its name only once it is complete."""
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
-                                    dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        publish(temp, target)
-    except OSError as err:
-        raise OutputError(f"could not write {target} ({err.strerror or err}); nothing was written. "
-                          "Choose a file path in a folder you can write to") from None
-    finally:
-        if "temp" in locals():
-            Path(temp).unlink(missing_ok=True)
-    return target
+    return write_all(writers)

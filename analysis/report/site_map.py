@@ -17,14 +17,15 @@ import shapely
 
 from ..charts import Chart, figure_chart, new_figure
 from ..checks.easements import recorded_flags
+from ..geometry import in_family, polygons
 from ..findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
 from .layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
 from ..profile import RulesProfile
+from ..units import FOOT_M, INCHES_PER_FOOT
 
 __all__ = ["MapTile", "map_scale", "units_per_foot", "site_footprint", "map_tiles",
            "site_map_charts", "plan_phases"]
 
-INCHES_PER_FOOT = 12.0
 # The HTML report's map frame, inches: the report prints on US Letter pages in landscape
 # (0.4 in margins: 10.2 x 7.7 in), the legend below the frame.
 HTML_FRAME_IN = (10.0, 6.2)
@@ -80,7 +81,7 @@ def map_scale(profile: RulesProfile) -> float:
 def units_per_foot(crs) -> float:
     """Area-CRS units in one international foot (1 for feet, 0.3048 for metres)."""
     factor = crs.axis_info[0].unit_conversion_factor  # metres per unit
-    return 0.3048 / factor
+    return FOOT_M / factor
 
 
 def plan_phases(review) -> list:
@@ -141,8 +142,7 @@ def _polygon_path(geometries):
     from matplotlib.path import Path
 
     geometries = np.asarray(geometries, dtype=object)
-    parts = shapely.get_parts(geometries[~shapely.is_empty(geometries)])
-    parts = shapely.normalize(parts[np.isin(shapely.get_type_id(parts), (3,))])
+    parts = shapely.normalize(polygons(geometries[~shapely.is_empty(geometries)]))
     rings = shapely.get_rings(parts)
     if len(rings) == 0:
         return None
@@ -159,7 +159,7 @@ def _draw(ax, geometries, label, zorder, **style):
 
     path = _polygon_path(geometries)
     points = shapely.get_coordinates(np.asarray(
-        [g for g in np.asarray(geometries, dtype=object) if shapely.get_type_id(g) in (0, 4)],
+        [g for g in np.asarray(geometries, dtype=object) if in_family([g], "point")[0]],
         dtype=object))
     handle = None
     if path is not None:

@@ -13,6 +13,7 @@ import shapely
 from pyproj import CRS
 
 from ..errors import InputError
+from ..geometry import in_family, polygon_part
 from ..profile import RulesProfile
 from ..io.vector import list_layers, read_layer
 from ..tr55 import COVER_KEYS, valid_hsg
@@ -24,9 +25,6 @@ log = logging.getLogger(__name__)
 
 LAND_USES = ("single_family_residential", "agricultural", "residential", "commercial",
              "industrial", "institutional", "mixed", "other")
-
-# shapely type ids by geometry family
-_FAMILIES = {"point": {0, 4}, "line": {1, 2, 5}, "polygon": {3, 6}}
 
 
 @dataclass(frozen=True)
@@ -296,8 +294,7 @@ def _validate_spatial(path, layer, spec, frame, crs) -> gpd.GeoDataFrame:
         fid = frame.index[np.flatnonzero(missing)[0]]
         raise InputError(f"{int(missing.sum())} feature(s) have no geometry", path=path,
                          layer=layer, feature=fid, fix="draw the feature or delete it")
-    allowed = set().union(*(_FAMILIES[f] for f in spec.geometry))
-    wrong = ~np.isin(shapely.get_type_id(geometries), list(allowed))
+    wrong = ~in_family(geometries, *spec.geometry)
     if wrong.any():
         fid = frame.index[np.flatnonzero(wrong)[0]]
         kind = shapely.get_type_id(geometries[np.flatnonzero(wrong)[0]])
@@ -316,7 +313,7 @@ def _repair(spec, frame):
     reasons = shapely.is_valid_reason(geometries[invalid])
     fixed = shapely.make_valid(geometries[invalid])
     if spec.geometry == ("polygon",):
-        fixed = np.array([_polygonal(g) for g in fixed], dtype=object)
+        fixed = np.array([polygon_part(g) for g in fixed], dtype=object)
     geometries = geometries.copy()
     geometries[invalid] = fixed
     frame = frame.set_geometry(gpd.GeoSeries(geometries, index=frame.index, crs=frame.crs))
@@ -325,15 +322,6 @@ def _repair(spec, frame):
     for r in repairs:
         log.info("repaired %s: %s", r.feature, r.reason)
     return frame, repairs
-
-
-def _polygonal(geometry):
-    """The polygonal part of make_valid's output (it may add stray lines or points)."""
-    if shapely.get_type_id(geometry) in _FAMILIES["polygon"]:
-        return geometry
-    parts = shapely.get_parts(geometry)
-    polygons = parts[np.isin(shapely.get_type_id(parts), list(_FAMILIES["polygon"]))]
-    return shapely.multipolygons(polygons) if len(polygons) else shapely.Polygon()
 
 
 def _number(path, layer, fid, field_name, value, minimum=None):

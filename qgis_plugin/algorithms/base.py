@@ -50,6 +50,9 @@ __all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon",
            "parse_field_map", "export_layer", "layer_source"]
 
 GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
+# The analysis's name of an input (InputError.parameters) -> this plugin's parameter, where it
+# is not the same name in capitals.
+PARAMETER_NAMES = {"start": "FROM", "end": "TO"}
 
 
 def plugin_icon():
@@ -460,7 +463,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             except (QgsProcessingException, SwpppError) as err:
                 # Processing shows an error raised here only in the log: it is raised again
                 # from processAlgorithm, where the user sees it.
-                self._prepare_error = self._for_person(str(err))
+                self._prepare_error = self._for_person(str(err)) + self.parameter_hint(err)
         return True
 
     def prepare_site(self, parameters, context, feedback):
@@ -569,7 +572,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         try:
             yield
         except SwpppError as err:
-            raise QgsProcessingException(self._for_person(str(err))) from None
+            raise QgsProcessingException(self._for_person(str(err)) + self.parameter_hint(err)) \
+                from None
         except QgsProcessingException:
             raise
         except Exception as err:  # noqa: BLE001 - a bug: one line for the user, details in the log
@@ -577,6 +581,19 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             raise QgsProcessingException(self.tr(
                 "Internal error ({kind}: {error}); nothing was written. Please report it with "
                 "the log.").format(kind=type(err).__name__, error=err)) from None
+
+    def parameter_hint(self, err):
+        """This algorithm's parameters for the inputs an analysis error is about, or ''.
+
+        The analysis names the input (``InputError.parameters``: ``"rain"``, ``"station"``);
+        here it is the parameter of that name in capitals (``PARAMETER_NAMES`` where not).
+        """
+        shown = []
+        for name in getattr(err, "parameters", ()):
+            definition = self.parameterDefinition(PARAMETER_NAMES.get(name, name.upper()))
+            if definition is not None:
+                shown.append(f"'{definition.description()}' ({definition.name()})")
+        return self.tr(" (parameter: {})").format(", ".join(shown)) if shown else ""
 
     def _for_person(self, message):
         # The temporary GeoPackages made from project layers mean nothing to the user.
@@ -605,7 +622,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
 
     def write_results(self, review, parameters, context, progress):
         """Write the requested outputs (all or none) and return the algorithm's results."""
-        from analysis.report.outputs import publish, write_outputs
+        from analysis.io.files import discard, publish
+        from analysis.report.outputs import write_outputs
 
         self.describe_reference(review)
         paths = {name: self.parameterAsFileOutput(parameters, name, context)
@@ -635,8 +653,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 self.tr("Could not write the outputs (nothing was written): {}").format(err)
             ) from None
         finally:
-            if staged_pdf:
-                os.remove(staged_pdf)
+            discard(staged_pdf)
         findings_path = paths[self.OUTPUT_FINDINGS]
         if findings_path and context.willLoadLayerOnCompletion(findings_path):
             details = context.layerToLoadOnCompletionDetails(findings_path)

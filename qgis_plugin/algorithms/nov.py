@@ -1,6 +1,4 @@
 """``swppp:nov``: the notice of violation (Enforcement C(1)-(5)) as HTML and PDF."""
-import os
-import tempfile
 
 from qgis.core import (
     QgsProcessingException,
@@ -58,7 +56,7 @@ class NoticeOfViolationAlgorithm(RecordsAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         from analysis.records.nov import read_violation, render_notice_html
-        from analysis.report.outputs import publish, write_text
+        from analysis.io.files import discard, publish, stage, write_text
         from analysis.profile import load_profile
 
         from ..report_pdf import write_pdf
@@ -71,10 +69,7 @@ class NoticeOfViolationAlgorithm(RecordsAlgorithm):
             staged = None
             try:
                 if pdf_path:  # laid out first, moved in once the HTML is written
-                    folder = os.path.dirname(os.path.abspath(pdf_path))
-                    os.makedirs(folder, exist_ok=True)
-                    handle, staged = tempfile.mkstemp(prefix=".notice.", suffix=".pdf", dir=folder)
-                    os.close(handle)
+                    staged = stage(pdf_path)
                     write_pdf(html, staged, title=notice.data.get("notice_id") or "Notice of violation")
                 if html_path:
                     write_text(html_path, html)
@@ -86,7 +81,6 @@ class NoticeOfViolationAlgorithm(RecordsAlgorithm):
                     self.tr("Could not write the notice (nothing was written): {}").format(err)
                 ) from None
             finally:
-                if staged and os.path.exists(staged):
-                    os.remove(staged)
+                discard(staged)
         return {name: path for name, path in ((self.OUTPUT_HTML, html_path),
                                               (self.OUTPUT_PDF, pdf_path)) if path}

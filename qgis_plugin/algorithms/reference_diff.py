@@ -53,6 +53,7 @@ class ReferenceDiffAlgorithm(ReferenceAlgorithm):
     def processAlgorithm(self, parameters, context, feedback):
         import json
 
+        from analysis.io.files import write_text
         from analysis.reference.operations import diff_reference, write_diff_layer
 
         where = self.target(parameters, context)
@@ -68,8 +69,7 @@ class ReferenceDiffAlgorithm(ReferenceAlgorithm):
             inputs["progress"].step(0.8, "writing the changes")
             write_diff_layer(diff, output)
             if json_path:
-                with open(json_path, "w", encoding="utf-8") as out:
-                    json.dump(diff.to_dict(), out, indent=2, default=str)
+                write_text(json_path, json.dumps(diff.to_dict(), indent=2, default=str))
         for line in diff.table():
             feedback.pushInfo(line)
         kinds = [c.kind for c in diff.changes]

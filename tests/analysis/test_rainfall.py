@@ -4,7 +4,8 @@ from datetime import date
 import pytest
 
 from analysis.errors import InputError
-from analysis.records.rainfall import MM_PER_INCH, read_rainfall
+from analysis.records.rainfall import read_rainfall
+from analysis.units import MM_PER_INCH
 from tests.conftest import TEST_DATA
 
 GHCN_HEADER = '"STATION","NAME","DATE","PRCP","PRCP_ATTRIBUTES"\n'
@@ -55,8 +56,9 @@ def test_ghcn_flags(tmp_path, prcp, attributes, known, reason):
 
 def test_ghcn_several_stations_need_station(tmp_path):
     path = ghcn(tmp_path, ("USC1", "A", "2027-05-03", "0.1", ""), ("USC2", "B", "2027-05-03", "0.9", ""))
-    with pytest.raises(InputError, match="several stations: USC1, USC2.*--station"):
+    with pytest.raises(InputError, match="several stations: USC1, USC2.*choose one station") as err:
         read_rainfall(path, units="in")
+    assert err.value.parameters == ("station",)  # each front end names its own option
     assert read_rainfall(path, station="USC2", units="in").daily[date(2027, 5, 3)] == 0.9
     with pytest.raises(InputError, match="station USC9 is not in the file"):
         read_rainfall(path, station="USC9", units="in")
@@ -78,8 +80,9 @@ def test_simple_csv_refused_naming_row_and_column(tmp_path, text, match):
 
 def test_ghcn_without_units_is_refused(tmp_path):
     path = ghcn(tmp_path, ("USC1", "A", "2027-05-03", "0.1", ""))
-    with pytest.raises(InputError, match="--rain-units"):
+    with pytest.raises(InputError, match="does not say in which units.*tenths_mm") as err:
         read_rainfall(path)
+    assert err.value.parameters == ("rain_units",)
 
 
 def test_simple_csv_blank_is_unknown(tmp_path):

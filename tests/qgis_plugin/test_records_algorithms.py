@@ -36,10 +36,25 @@ def test_inspections_algorithm(tmp_path, rain, extra, fail_count):
 
 def test_inspections_bad_input_names_the_fix(tmp_path):
     out = tmp_path / "records.json"
-    with pytest.raises(QgsProcessingException, match="--rain-units|several stations|units"):
+    with pytest.raises(QgsProcessingException, match=r"units.*\(parameter: 'GHCN-Daily PRCP units' "
+                                                     r"\(RAIN_UNITS\)\)") as err:
         run("inspections", {"LOG": str(RECORDS / "inspection_log.csv"),
                             "RAIN": str(RECORDS / "rain_ghcn.csv"), "FROM": "2027-04-01",
                             "OUTPUT_JSON": str(out)})
+    assert "--" not in str(err.value)  # a QGIS user never sees the command line's options
+    assert not out.exists()
+
+
+def test_inspections_error_names_the_algorithms_parameter_never_a_flag(tmp_path):
+    out = tmp_path / "records.json"
+    with pytest.raises(QgsProcessingException) as err:
+        run("inspections", {"LOG": str(RECORDS / "inspection_log.csv"),
+                            "RAIN": str(RECORDS / "rain_ghcn.csv"), "RAIN_UNITS": 1,
+                            "FROM": "2027-04-01", "OUTPUT_JSON": str(out)})
+    message = str(err.value)
+    assert "several stations" in message and "choose one station of the file" in message
+    assert "(STATION)" in message and "GHCN-Daily station" in message
+    assert "--" not in message
     assert not out.exists()
 
 

@@ -1,0 +1,75 @@
+"""Geometry families and polygon parts, by ``shapely.GeometryType``: written once, used everywhere."""
+from __future__ import annotations
+
+import numpy as np
+import shapely
+from shapely import GeometryType
+
+__all__ = ["FAMILIES", "type_ids", "in_family", "polygons", "polygon_part", "as_multi"]
+
+# A layer's geometry family (the site-plan and reference contracts' "point", "line", "polygon").
+FAMILIES = {
+    "point": (GeometryType.POINT, GeometryType.MULTIPOINT),
+    "line": (GeometryType.LINESTRING, GeometryType.LINEARRING, GeometryType.MULTILINESTRING),
+    "polygon": (GeometryType.POLYGON, GeometryType.MULTIPOLYGON),
+}
+_MULTI = {"point": (GeometryType.POINT, shapely.multipoints),
+          "line": (GeometryType.LINESTRING, shapely.multilinestrings),
+          "polygon": (GeometryType.POLYGON, shapely.multipolygons)}
+_COLLECTIONS = (GeometryType.MULTIPOINT, GeometryType.MULTILINESTRING, GeometryType.MULTIPOLYGON,
+                GeometryType.GEOMETRYCOLLECTION)
+
+
+def type_ids(*families: str) -> list[int]:
+    """The shapely type ids of the named families (for ``np.isin`` on ``get_type_id``)."""
+    return [int(kind) for family in families for kind in FAMILIES[family]]
+
+
+def in_family(geometries, *families: str) -> np.ndarray:
+    """Per geometry, whether it is of one of ``families`` (a collection is of none; None neither).
+
+    >>> in_family([shapely.Point(0, 0), shapely.box(0, 0, 1, 1), None], "polygon").tolist()
+    [False, True, False]
+    """
+    return np.isin(shapely.get_type_id(np.asarray(geometries, dtype=object)), type_ids(*families))
+
+
+def polygons(geometries, return_index: bool = False):
+    """Every single Polygon in ``geometries``, multi-parts and collections taken apart (nested
+    ones too), lines and points left out; with ``return_index``, also each one's geometry index.
+
+    >>> mixed = shapely.GeometryCollection([shapely.box(0, 0, 1, 1), shapely.Point(5, 5),
+    ...     shapely.MultiPolygon([shapely.box(2, 0, 3, 1), shapely.box(4, 0, 5, 1)])])
+    >>> len(polygons([mixed]))
+    3
+    """
+    geometries = np.asarray(geometries, dtype=object)
+    parts, index = shapely.get_parts(geometries, return_index=True)
+    while np.isin(shapely.get_type_id(parts), [int(t) for t in _COLLECTIONS]).any():
+        parts, within = shapely.get_parts(parts, return_index=True)
+        index = index[within]
+    keep = shapely.get_type_id(parts) == GeometryType.POLYGON
+    return (parts[keep], index[keep]) if return_index else parts[keep]
+
+
+def polygon_part(geometry):
+    """The polygonal part of one geometry: itself where it is a (Multi)Polygon, else a
+    MultiPolygon of its polygons (what ``make_valid`` or a cut leaves beside stray lines and
+    points), or an empty Polygon where it has none."""
+    if shapely.get_type_id(geometry) in type_ids("polygon"):
+        return geometry
+    found = polygons([geometry])
+    return shapely.multipolygons(found) if len(found) else shapely.Polygon()
+
+
+def as_multi(geometries, families=("polygon", "line")) -> np.ndarray:
+    """A copy with the single Polygons (and LineStrings, Points where asked) of ``families`` as
+    one-part multi-geometries: one geometry type per family, as a layer holds them."""
+    out = np.array(geometries, dtype=object)
+    kinds = shapely.get_type_id(out)
+    for family in families:
+        single, make = _MULTI[family]
+        index = np.flatnonzero(kinds == single)
+        if len(index):
+            out[index] = make(out[index], indices=np.arange(len(index)))
+    return out
