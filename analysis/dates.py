@@ -71,7 +71,7 @@ def require_date(value, what: str, **where) -> Optional[date]:
     """
     day, readable = parse_date(value)
     if not readable:
-        raise InputError(f"{what} {value!r} is not a date (YYYY-MM-DD)",
+        raise InputError(f"{what} {value!r} is not an ISO date (YYYY-MM-DD)",
                          fix=where.pop("fix", ISO_HINT), **where)
     return day
 

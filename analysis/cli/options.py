@@ -6,7 +6,7 @@ import sys
 from datetime import date
 from typing import Optional
 
-from ..errors import InputError
+from ..dates import require_date
 from ..profile import DEFAULT_PROFILE
 from ..progress import SILENT, Progress
 
@@ -59,8 +59,4 @@ def parse_day(text: Optional[str], option: str) -> Optional[date]:
     """An ISO date given on the command line as ``option`` (None stays None)."""
     if text is None:
         return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InputError(f"{option} '{text}' is not an ISO date",
-                         fix=f"write {option} YYYY-MM-DD") from None
+    return require_date(text, option, fix=f"write {option} YYYY-MM-DD")

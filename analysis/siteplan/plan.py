@@ -12,7 +12,7 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
-from ..dates import parse_date
+from ..dates import require_date
 from ..errors import InputError
 from ..profile import RulesProfile
 from ..io.vector import list_layers, read_layer
@@ -185,14 +185,10 @@ def _coerce_column(path, layer, spec, index, values):
             out.append(bool(number))
         return pd.Series(out, index=index, dtype=bool)
     if spec.type == DATE:
-        out = []
-        for fid, value in zip(index, values):
-            day, readable = parse_date(value)
-            if not readable:
-                refuse(fid, f"{value!r}, not a date (YYYY-MM-DD)",
-                       "write the date as YYYY-MM-DD, or leave it empty")
-            out.append(day)
-        return pd.Series(out, index=index, dtype=object)
+        return pd.Series([require_date(value, name, path=path, layer=layer, feature=fid,
+                                       field=name, fix="write the date as YYYY-MM-DD, or leave "
+                                                       "it empty")
+                          for fid, value in zip(index, values)], index=index, dtype=object)
     if spec.type == CODED:
         canonical = {code.lower(): code for code in spec.allowed}
         out = []
