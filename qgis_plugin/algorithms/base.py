@@ -41,14 +41,14 @@ from analysis.errors import InputError, SwpppError
 from analysis.findings import STATUSES
 from analysis.profile import DEFAULT_PROFILE
 from analysis.progress import Progress
-from analysis.siteplan.contract import layers_of
+from analysis.siteplan.contract import layer_spec, layers_of
 from analysis.siteplan.mapping import parse_field_map as read_field_map_json
 
 from .. import PLUGIN_DIR
 from ..layouts import project_layout_maps
 
 __all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon",
-           "parse_field_map", "role_layers", "export_layer", "layer_source"]
+           "parse_field_map", "role_layers", "role_parameter", "export_layer", "layer_source"]
 
 GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
 
@@ -81,6 +81,11 @@ def parse_field_map(text, roles):
     return {role: mapping.source_fields(role) for role in mapping.fields}
 
 
+def role_parameter(role):
+    """The parameter taking the site plan's layer ``role``: ``layout_scale`` -> ``LAYOUT_SCALE_LAYER``."""
+    return f"{layer_spec(role).name.upper()}_LAYER"
+
+
 def role_layers(*groups):
     """``(role, parameter, label, accepted layer types)`` of the contract's layers of ``groups``
     (``site``, ``hydrology``, ``checklist``): each site-plan layer's parameter is ``<ROLE>_LAYER``."""
@@ -94,7 +99,7 @@ def role_layers(*groups):
             types = [QgsProcessing.TypeVectorAnyGeometry]
         else:
             types = [kinds[family] for family in spec.geometry]
-        out.append((spec.name, f"{spec.name.upper()}_LAYER", spec.label, types))
+        out.append((spec.name, role_parameter(spec.name), spec.label, types))
     return tuple(out)
 
 

@@ -8,7 +8,7 @@ from qgis.core import (
 )
 
 from ..layouts import layout_names
-from .base import GPKG_FILTER, SwpppAlgorithm
+from .base import GPKG_FILTER, SwpppAlgorithm, role_parameter
 
 __all__ = ["MapScaleAlgorithm"]
 
@@ -32,6 +32,7 @@ from SITE or LAYOUT_SCALE_LAYER.</li>
 
 class MapScaleAlgorithm(SwpppAlgorithm):
     LAYOUTS = "LAYOUTS"
+    LAYOUT_SCALE_LAYER = role_parameter("layout_scale")
     READS_LAYOUTS = True  # the layouts named in LAYOUTS, or all
     SITE_REQUIRED = False  # the site plan only brings its stated scales
 
