@@ -13,7 +13,7 @@ from analysis.siteplan import contract
 from analysis.siteplan.contract import (BOOLEAN, CODED, DATE, REAL, SITE_PLAN_LAYERS, SPECS,
                                         FieldSpec, LayerSpec, layers_of)
 from analysis.siteplan.plan import load_site_plan
-from tests.analysis.conftest import square
+from tests.analysis.conftest import PROJECT, square
 
 PROFILE = load_profile()
 CONTRACT_MD = ("project", "site_boundary", "disturbance", "smp", "easement", "discharge_point",
@@ -78,14 +78,12 @@ def test_shipped_demo_values_are_read_as_their_types(data_copy):
 def _write(path, extra=None, **layers):
     """A tiny site plan (project, site_boundary, disturbance) with ``layers``' fields changed and
     the ``extra`` layers added."""
-    plan = {"project": pd.DataFrame([{
-        "name": "Tiny", "address": "1 Road", "applicant": "A", "land_use": "commercial",
-        "common_plan_acres": None, "five_acre_waiver": 0, "receiving_waters": "Brook"}]),
+    plan = {"project": pd.DataFrame([PROJECT]),
         "site_boundary": gpd.GeoDataFrame({"parcel_id": ["1"]}, geometry=[square(3.0)],
                                           crs="EPSG:2260"),
-        "disturbance": gpd.GeoDataFrame({"phase": ["1"], "start_date": ["2027-04-01"],
-                                         "stabilized_date": ["2027-06-01"]},
-                                        geometry=[square(1.0)], crs="EPSG:2260")}
+        "disturbance": gpd.GeoDataFrame(
+            dict(zip(SPECS["disturbance"].field_names, (["1"], ["2027-04-01"], ["2027-06-01"]))),
+            geometry=[square(1.0)], crs="EPSG:2260")}
     for name, changes in layers.items():
         frame = plan[name].copy()
         for column, value in changes.items():
