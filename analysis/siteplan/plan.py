@@ -16,7 +16,8 @@ from ..dates import require_date
 from ..errors import InputError
 from ..profile import RulesProfile
 from ..io.vector import list_layers, read_layer
-from .contract import BOOLEAN, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS, LayerSpec
+from .contract import (BOOLEAN, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS, FieldSpec,
+                       LayerSpec)
 from .mapping import NO_MAPPING, FieldMap
 
 __all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "crs_label", "has_text",
@@ -149,67 +150,92 @@ def _coerce(path, layer, spec: LayerSpec, frame):
     frame = frame.copy()
     for field_spec in spec.fields:
         if field_spec.name in frame.columns:
-            frame[field_spec.name] = _coerce_column(path, layer, field_spec,
-                                                    frame.index, frame[field_spec.name])
+            read = _READERS.get(field_spec.type, _texts)
+            where = _Where(path, layer, field_spec)
+            frame[field_spec.name] = read(where, frame.index, frame[field_spec.name])
     return frame
 
 
-def _coerce_column(path, layer, spec, index, values):
-    name = spec.name
+@dataclass(frozen=True)
+class _Where:
+    """The file, layer and field whose values are being read, for the errors."""
 
-    def refuse(fid, problem, fix):
-        raise InputError(f"{name} is {problem}", path=path, layer=layer, feature=fid, field=name,
-                         fix=fix)
+    path: object
+    layer: str
+    spec: FieldSpec
 
-    if spec.type in (REAL, INTEGER):
-        out = []
-        for fid, value in zip(index, values):
-            number = _number(path, layer, fid, name, value if _present(value) else None,
-                             minimum=spec.minimum)
-            if spec.type == INTEGER and number is not None:
-                if not number.is_integer():
-                    refuse(fid, f"{value!r}, not a whole number", "enter a whole number")
-                number = int(number)
-            out.append(number)
-        if spec.type == REAL:
-            return pd.Series([np.nan if v is None else v for v in out], index=index,
-                             dtype=float)
-        return pd.Series(out, index=index, dtype=object if None in out else np.int64)
-    if spec.type == BOOLEAN:
-        out = []
-        for fid, value in zip(index, values):
-            number = _number(path, layer, fid, name, value if _present(value) else None,
-                             word="1 or 0")
-            if number not in (None, 0, 1):
-                refuse(fid, f"{value!r}; it must be 1 or 0", "use 1 for yes, 0 (or empty) for no")
-            out.append(bool(number))
-        return pd.Series(out, index=index, dtype=bool)
-    if spec.type == DATE:
-        return pd.Series([require_date(value, name, path=path, layer=layer, feature=fid,
-                                       field=name, fix="write the date as YYYY-MM-DD, or leave "
-                                                       "it empty")
-                          for fid, value in zip(index, values)], index=index, dtype=object)
-    if spec.type == CODED:
-        canonical = {code.lower(): code for code in spec.allowed}
-        out = []
-        for fid, value in zip(index, values):
-            if not _present(value) or not str(value).strip():
-                if not spec.may_be_empty:
-                    refuse(fid, f"empty, not one of {', '.join(spec.allowed)}",
-                           f"set {name} to one of the listed values")
-                out.append(value)
-                continue
-            code = canonical.get(str(value).strip().lower())
-            if code is None:
-                refuse(fid, f"{value!r}, not one of {', '.join(spec.allowed)}",
-                       f"set {name} to one of the listed values")
-            out.append(code)
-        return pd.Series(out, index=index, dtype=object)
-    if not spec.may_be_empty:  # TEXT
+    def refuse(self, fid, problem: str, fix: str):
+        name = self.spec.name
+        raise InputError(f"{name} is {problem}", path=self.path, layer=self.layer, feature=fid,
+                         field=name, fix=fix)
+
+    def number(self, fid, value, word="a number", minimum=None):
+        return _number(self.path, self.layer, fid, self.spec.name,
+                       value if _present(value) else None, minimum=minimum, word=word)
+
+
+def _numbers(where: _Where, index, values):
+    out = []
+    for fid, value in zip(index, values):
+        number = where.number(fid, value, minimum=where.spec.minimum)
+        if where.spec.type == INTEGER and number is not None:
+            if not number.is_integer():
+                where.refuse(fid, f"{value!r}, not a whole number", "enter a whole number")
+            number = int(number)
+        out.append(number)
+    if where.spec.type == REAL:
+        return pd.Series([np.nan if v is None else v for v in out], index=index, dtype=float)
+    return pd.Series(out, index=index, dtype=object if None in out else np.int64)
+
+
+def _booleans(where: _Where, index, values):
+    """0/1 (as numbers or text) as False/True; empty is False."""
+    out = []
+    for fid, value in zip(index, values):
+        number = where.number(fid, value, word="1 or 0")
+        if number not in (None, 0, 1):
+            where.refuse(fid, f"{value!r}; it must be 1 or 0", "use 1 for yes, 0 (or empty) for no")
+        out.append(bool(number))
+    return pd.Series(out, index=index, dtype=bool)
+
+
+def _dates(where: _Where, index, values):
+    name = where.spec.name
+    return pd.Series([require_date(value, name, path=where.path, layer=where.layer, feature=fid,
+                                   field=name, fix="write the date as YYYY-MM-DD, or leave it "
+                                                   "empty")
+                      for fid, value in zip(index, values)], index=index, dtype=object)
+
+
+def _codes(where: _Where, index, values):
+    """A listed code, matched whatever its case and spacing, as the contract spells it."""
+    allowed = where.spec.allowed
+    canonical = {code.lower(): code for code in allowed}
+    fix = f"set {where.spec.name} to one of the listed values"
+    out = []
+    for fid, value in zip(index, values):
+        if not has_text(value):
+            if not where.spec.may_be_empty:
+                where.refuse(fid, f"empty, not one of {', '.join(allowed)}", fix)
+            out.append(value)
+            continue
+        code = canonical.get(str(value).strip().lower())
+        if code is None:
+            where.refuse(fid, f"{value!r}, not one of {', '.join(allowed)}", fix)
+        out.append(code)
+    return pd.Series(out, index=index, dtype=object)
+
+
+def _texts(where: _Where, index, values):
+    """Text as read; where the field may not be empty, every feature must give some."""
+    if not where.spec.may_be_empty:
         for fid, value in zip(index, values):
             if not has_text(value):
-                refuse(fid, "empty", f"give every feature a {name}")
+                where.refuse(fid, "empty", f"give every feature a {where.spec.name}")
     return values
+
+
+_READERS = {REAL: _numbers, INTEGER: _numbers, BOOLEAN: _booleans, DATE: _dates, CODED: _codes}
 
 
 def _validate_values(path, layer, name, frame):
