@@ -29,12 +29,13 @@ from ..units import acres
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
+from ..siteplan.contract import SPECS
 from ..siteplan.plan import feature_labels
 
 __all__ = ["DateProblem", "Phasing", "phasing_timeline", "review_phasing",
            "disturbance_from_frame", "check_phasing", "timeline_chart", "FIELDS"]
 
-FIELDS = ("phase", "start_date", "stabilized_date")  # the disturbance layer's fields (CONTRACT.md)
+FIELDS = SPECS["disturbance"].field_names  # phase, start_date, stabilized_date
 # Floating-point noise of summing face areas (acres), for "when does the maximum first occur".
 _TIE_ACRES = 1e-9
 # Overlapping polygons per tile of the arrangement (see _arrangement): a speed setting only.
@@ -376,7 +377,7 @@ def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path
     import geopandas as gpd
 
     from ..errors import InputError
-    from ..siteplan.plan import SPECS, _repair, _validate_spatial
+    from ..siteplan.plan import _repair, _validate_spatial
 
     for key in FIELDS:
         if fields.get(key) not in frame.columns:
