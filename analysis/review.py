@@ -87,7 +87,7 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
                  progress: Optional[Progress] = None, records: Optional[dict] = None,
                  layout_maps: Optional[Sequence[LayoutMap]] = None,
                  land_cover_rasters: Optional[dict] = None,
-                 confirmations: str | Path | None = None) -> Review:
+                 confirmations: str | Path | None = None, mapping=None) -> Review:
     """Load the site plan (and reference layers, plan sheets) from files and review it.
 
     ``records`` (optional): the construction-phase records, the keyword arguments of
@@ -99,12 +99,13 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
     stand in for the site plan's land_cover_pre / land_cover_post layers.
     ``confirmations`` (optional): the reviewer's checklist confirmations, a JSON file or an
     earlier findings GeoPackage (``checklist.read_confirmations``).
+    ``mapping`` (a ``siteplan.mapping.FieldMap``): the site plan's own layer and field names.
     """
     progress = progress or SILENT
     rules = profile if isinstance(profile, RulesProfile) else load_profile(profile)
     confirmed = read_confirmations(confirmations) if confirmations else ()
     progress.step(0.0, f"reading site plan {Path(site).name}")
-    plan = load_site_plan(site, rules)
+    plan = load_site_plan(site, rules, mapping=mapping)
     opened = None
     if reference is not None:
         progress.step(0.3, "opening reference layers")

@@ -31,13 +31,14 @@ _FILTERS = {QgsProcessing.TypeVector: QgsMapLayerProxyModel.VectorLayer,
 def role_specs(algorithm_class, reference=False):
     """``(role, parameter, label, layer filter, contract fields)`` for each role of an algorithm.
 
-    The fields come from the site-plan contract (``analysis.siteplan.plan``), the roles and labels from
-    the algorithm, so the panel offers exactly what ``swppp:review`` takes. ``reference=True``
+    The roles, labels and fields come from the site-plan contract
+    (``analysis.siteplan.contract``) through the algorithm's parameters, so the panel offers
+    exactly what ``swppp:review`` takes. ``reference=True``
     gives the reference-layer roles instead, with no field choices (FIELD_MAP covers the site
     plan's layers only; reference layers carry the contract's names, ``swppp reference import
     --map`` makes them so).
     """
-    from analysis.siteplan.plan import SPECS
+    from analysis.siteplan.contract import SPECS
 
     out = []
     roles = algorithm_class.REFERENCE_ROLE_LAYERS if reference else algorithm_class.ROLE_LAYERS
@@ -45,7 +46,7 @@ def role_specs(algorithm_class, reference=False):
         filters = QgsMapLayerProxyModel.Filters()
         for kind in types:
             filters |= _FILTERS[kind]
-        out.append((role, parameter, label, filters, () if reference else SPECS[role].fields))
+        out.append((role, parameter, label, filters, () if reference else SPECS[role].field_names))
     return out
 
 

@@ -9,7 +9,7 @@ from typing import Optional
 from ..findings import FAIL, NEEDS_REVIEW, PASS, Finding
 from ..markup import escape as _e
 from ..records.inspections import construction_period
-from ..checks.phasing import parse_date
+from ..dates import parse_date
 from ..profile import RulesProfile
 from .items import checklist_items
 from ..siteplan.plan import SitePlan, feature_labels, has_text

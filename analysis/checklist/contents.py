@@ -32,7 +32,7 @@ from ..errors import InputError
 from .esc_practices import check_esc_practices, summarise_esc_practices
 from ..findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, Finding
 from .guarantees import GuaranteeResult, check_guarantees
-from ..checks.phasing import parse_date
+from ..dates import parse_date
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan, has_text
 

@@ -8,7 +8,7 @@ from typing import Optional
 from ..findings import FAIL, NEEDS_REVIEW, PASS, Finding
 from ..records.inspections import construction_period
 from ..records.penalty import years_after
-from ..checks.phasing import parse_date
+from ..dates import parse_date
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan, feature_labels, has_text
 

@@ -17,25 +17,26 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from typing import Optional, Sequence
 
 import numpy as np
 import pandas as pd
 import shapely
 
+from ..dates import parse_date
 from ..units import acres
 from ..geometry import polygons
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
+from ..siteplan.contract import SPECS
 from ..siteplan.plan import feature_labels
 
-__all__ = ["DateProblem", "Phasing", "parse_date", "phasing_timeline", "review_phasing",
+__all__ = ["DateProblem", "Phasing", "phasing_timeline", "review_phasing",
            "disturbance_from_frame", "check_phasing", "timeline_chart", "FIELDS"]
 
-FIELDS = ("phase", "start_date", "stabilized_date")  # the disturbance layer's fields (CONTRACT.md)
-_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
+FIELDS = SPECS["disturbance"].field_names  # phase, start_date, stabilized_date
 # Floating-point noise of summing face areas (acres), for "when does the maximum first occur".
 _TIE_ACRES = 1e-9
 # Overlapping polygons per tile of the arrangement (see _arrangement): a speed setting only.
@@ -73,43 +74,6 @@ class Phasing:
         return {"max_concurrent_disturbed_acres": self.max_acres,
                 "max_concurrent_at": self.max_at.isoformat() if self.max_at else None,
                 "phases": self.phases, "timeline": self.timeline}
-
-
-def parse_date(value) -> tuple[Optional[date], bool]:
-    """``(date, readable)`` of a date field's value: ISO ``YYYY-MM-DD`` text, a date or datetime.
-
-    Missing values (None, NaN, NaT, blank text) give ``(None, True)``; anything that is there
-    but not a date gives ``(None, False)``.
-
-    >>> parse_date("2027-04-01"), parse_date(None), parse_date("04/01/2027")
-    ((datetime.date(2027, 4, 1), True), (None, True), (None, False))
-    >>> parse_date("2027-02-30")
-    (None, False)
-    """
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None, True
-    if isinstance(value, np.datetime64):
-        value = pd.Timestamp(value)
-    if value is pd.NaT:
-        return None, True
-    if isinstance(value, datetime):  # pandas.Timestamp too
-        return value.date(), True
-    if isinstance(value, date):
-        return value, True
-    if isinstance(value, str):
-        match = _ISO_DATE.match(value.strip())
-        if match:
-            try:
-                return date(*map(int, match.groups())), True
-            except ValueError:
-                return None, False
-        return None, False
-    try:
-        if pd.isna(value):
-            return None, True
-    except (TypeError, ValueError):
-        pass
-    return None, False
 
 
 def _parse_column(values) -> tuple[list, list]:
@@ -413,7 +377,7 @@ def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path
     import geopandas as gpd
 
     from ..errors import InputError
-    from ..siteplan.plan import SPECS, _repair, _validate_spatial
+    from ..siteplan.plan import _repair, _validate_spatial
 
     for key in FIELDS:
         if fields.get(key) not in frame.columns:
@@ -532,7 +496,7 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
         return None
     from ..charts import figure_chart, new_figure
 
-    days = [date.fromisoformat(row["date"]) for row in plan.timeline]
+    days = [parse_date(row["date"])[0] for row in plan.timeline]
     values = [row["acres"] for row in plan.timeline]
     span = max((days[-1] - days[0]).days, 1)
     tail = date.fromordinal(days[-1].toordinal() + max(1, span // 20))
@@ -563,6 +527,5 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
 
 def _phase_bands(plan: Phasing):
     """(phase, first start, last stabilisation or None) of each phase with dates."""
-    return [(p["phase"], date.fromisoformat(p["start_date"]),
-             date.fromisoformat(p["stabilized_date"]) if p["stabilized_date"] else None)
+    return [(p["phase"], parse_date(p["start_date"])[0], parse_date(p["stabilized_date"])[0])
             for p in plan.phases if p["start_date"]]

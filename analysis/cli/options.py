@@ -6,18 +6,39 @@ import sys
 from datetime import date
 from typing import Optional
 
+from ..dates import require_date
 from ..errors import InputError
 from ..profile import DEFAULT_PROFILE
 from ..progress import SILENT, Progress
 
-__all__ = ["add_profile_option", "add_json_option", "emit_json", "progress_bar", "clear_bar",
-           "parse_day"]
+__all__ = ["add_profile_option", "add_json_option", "add_map_option", "site_mapping",
+           "emit_json", "progress_bar", "clear_bar", "parse_day"]
 
 
 def add_profile_option(parser) -> None:
     """``--profile NAME_OR_PATH``: the rules profile (a shipped name or a .toml path)."""
     parser.add_argument("--profile", metavar="NAME_OR_PATH", default=None,
                         help=f"rules profile name or .toml path (default: {DEFAULT_PROFILE})")
+
+
+def add_map_option(parser) -> None:
+    """``--map FILE.toml``: the site plan's layer and field names, where they are not the contract's."""
+    parser.add_argument("--map", metavar="FILE.toml", default=None,
+                        help="the site plan's own layer and field names mapped to the contract's "
+                             "(README, 'The command line')")
+
+
+def site_mapping(args, site_option: str = "SITE"):
+    """The ``--map`` file read and checked against the contract (None without ``--map``);
+    an InputError where it is given without a site plan."""
+    if not getattr(args, "map", None):
+        return None
+    if not getattr(args, "site", None):
+        raise InputError("--map maps the layers and fields of a site plan, and no site plan is "
+                         "given", path=args.map, fix=f"give {site_option}, or leave out --map")
+    from ..siteplan.mapping import read_field_map  # noqa: PLC0415 - the contract loads TR-55's tables
+
+    return read_field_map(args.map)
 
 
 def add_json_option(parser) -> None:
@@ -59,8 +80,4 @@ def parse_day(text: Optional[str], option: str) -> Optional[date]:
     """An ISO date given on the command line as ``option`` (None stays None)."""
     if text is None:
         return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InputError(f"{option} '{text}' is not an ISO date",
-                         fix=f"write {option} YYYY-MM-DD") from None
+    return require_date(text, option, fix=f"write {option} YYYY-MM-DD")

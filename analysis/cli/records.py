@@ -5,7 +5,8 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from .options import add_json_option, add_profile_option, emit_json, parse_day
+from .options import (add_json_option, add_map_option, add_profile_option, emit_json, parse_day,
+                      site_mapping)
 
 __all__ = ["register", "add_record_options"]
 
@@ -39,6 +40,7 @@ def register(commands) -> None:
     add_record_options(check, required=True)
     check.add_argument("--site", metavar="SITE.gpkg",
                        help="site plan: the period runs from its first start to its final stabilisation")
+    add_map_option(check)
     check.add_argument("--from", dest="start", metavar="YYYY-MM-DD", help="first day of the period")
     check.add_argument("--to", dest="end", metavar="YYYY-MM-DD", help="last day of the period")
     add_profile_option(check)
@@ -74,9 +76,13 @@ def register(commands) -> None:
 def _run_inspections(args) -> int:
     from ..records.inspections import check_record_files
     from ..profile import load_profile
+    from ..siteplan.plan import load_site_plan
 
+    profile = load_profile(args.profile)
+    mapping = site_mapping(args, "--site")
+    site = load_site_plan(args.site, profile, mapping=mapping) if mapping else args.site
     result = check_record_files(
-        load_profile(args.profile), args.log, args.rain, site=args.site,
+        profile, args.log, args.rain, site=site,
         start=parse_day(args.start, "--from"), end=parse_day(args.end, "--to"),
         notices=args.notices, traps=args.traps, station=args.station, rain_units=args.rain_units)
     emit_json(result.to_dict(), args.json)

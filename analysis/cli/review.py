@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError, OutputError
-from .options import add_profile_option, clear_bar, progress_bar
+from .options import add_map_option, add_profile_option, clear_bar, progress_bar, site_mapping
 from .records import add_record_options
 
 __all__ = ["register", "PDF_WRITERS"]
@@ -25,6 +25,7 @@ def register(commands) -> None:
     review.add_argument("site", metavar="SITE", help="site plan GeoPackage (CONTRACT.md layers)")
     review.add_argument("--reference", metavar="REF", help="reference layers GeoPackage")
     add_profile_option(review)
+    add_map_option(review)
     review.add_argument("--sheet", metavar="PATH", action="append", default=[],
                         help="a georeferenced plan sheet (repeatable)")
     review.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")
@@ -49,6 +50,7 @@ def register(commands) -> None:
                     "fields of G(2); --site fills in the site's name and address.")
     form.add_argument("--out", metavar="FORM.html", required=True, help="the HTML file to write")
     form.add_argument("--site", metavar="SITE", help="site plan GeoPackage (fills in the site)")
+    add_map_option(form)
     add_profile_option(form)
     form.set_defaults(handler=_run_certification_form)
 
@@ -64,6 +66,7 @@ def _run_review(args) -> int:
         if path and Path(path).suffix.lower() != suffix:
             raise InputError(f"{option} must name a {suffix} file", path=path,
                              fix=f"use a file name ending in {suffix}")
+    mapping = site_mapping(args)
     stage_pdf = _pdf_layout() if args.pdf else None  # before the review: fail fast
     progress = progress_bar(args.quiet)
     records = {key: getattr(args, key) for key in ("log", "rain", "notices", "traps", "station",
@@ -73,7 +76,7 @@ def _run_review(args) -> int:
                           records=records if records["log"] or records["rain"] else None,
                           land_cover_rasters={"pre": args.land_cover_pre,
                                               "post": args.land_cover_post},
-                          confirmations=args.confirmations)
+                          confirmations=args.confirmations, mapping=mapping)
     clear_bar(progress)
     to_stdout = args.json == "-"
     staged = None
@@ -108,8 +111,9 @@ def _run_certification_form(args) -> int:
     if Path(args.out).suffix.lower() not in (".html", ".htm"):
         raise InputError("--out must name an .html file", path=args.out,
                          fix="use a file name ending in .html (print it, or save it as PDF)")
+    mapping = site_mapping(args, "--site")
     profile = load_profile(args.profile)
-    site = load_site_plan(args.site, profile) if args.site else None
+    site = load_site_plan(args.site, profile, mapping=mapping) if args.site else None
     write_text(args.out, render_certification_form(profile, site))
     print(f"wrote {args.out}")
     return 0

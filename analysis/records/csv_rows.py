@@ -6,6 +6,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Iterable, Optional
 
+from .. import dates
 from ..errors import InputError
 
 __all__ = ["CsvRows", "read_csv", "parse_date", "parse_datetime", "parse_number"]
@@ -75,13 +76,10 @@ def parse_date(rows: CsvRows, line: int, column: str, text: str) -> date:
 def parse_datetime(rows: CsvRows, line: int, column: str, text: str) -> datetime:
     """An ISO date (midnight) or date-time (``YYYY-MM-DD HH:MM`` or ``T``), without a time zone."""
     try:
-        moment = datetime.fromisoformat(text)
+        return dates.parse_datetime(text)  # local time at the site, as the records keep it
     except ValueError:
         raise rows.error(f"'{text}' is not an ISO date or date-time", line, column,
                          "write it as YYYY-MM-DD or YYYY-MM-DD HH:MM") from None
-    if moment.tzinfo is not None:
-        moment = moment.replace(tzinfo=None)  # local time at the site, as the records keep it
-    return moment
 
 
 def parse_number(rows: CsvRows, line: int, column: str, text: str, minimum: float = 0.0,

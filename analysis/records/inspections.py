@@ -23,6 +23,7 @@ from typing import Optional, Sequence
 
 from ..about import TOOL_NAME, __version__
 from .csv_rows import parse_date, parse_datetime, parse_number, read_csv
+from ..dates import parse_date as parse_field_date
 from ..errors import InputError
 from ..findings import FAIL, NEEDS_REVIEW, PASS, WARN, Finding, HasFindings
 from ..profile import RulesProfile
@@ -168,8 +169,6 @@ def construction_period(site) -> tuple[Optional[date], Optional[date]]:
     phasing check reads them; one it cannot read is left out here (``phasing_five_acres``
     reports it as ``needs_review``, naming the feature).
     """
-    from ..checks.phasing import parse_date as parse_field_date
-
     frame = site.layer("disturbance")
 
     def days(column):

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from ..dates import require_date
 from ..errors import InputError
 from ..profile import load_profile
 from ..progress import SILENT, Progress
@@ -45,14 +46,11 @@ def diff_reference(layer: str, target, *, schema=None, old=None, new=None, profi
 
 
 def _source_date(given: Optional[str], source) -> str:
-    from datetime import date, datetime
+    from datetime import datetime
 
     if given:
-        try:
-            return date.fromisoformat(given).isoformat()
-        except ValueError:
-            raise InputError(f"the source date '{given}' is not a date", fix="give YYYY-MM-DD",
-                             parameter="source_date") from None
+        return require_date(given, "the source date", fix="give YYYY-MM-DD",
+                            parameter="source_date").isoformat()
     path = Path(str(source).split("|")[0])
     if not path.exists():
         raise InputError("the file does not exist", path=path, fix="check the path")

@@ -26,7 +26,8 @@ from pyproj import CRS, Transformer
 from ..errors import InputError
 from .store import GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
-from ..siteplan.plan import (LayerSpec, _match_layer_names, _normalise_fields,
+from ..siteplan.contract import LayerSpec
+from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
 from ..io.vector import layer_crs, list_layers, read_layer
@@ -235,7 +236,7 @@ class Reference:
     # Validation of what is read -------------------------------------------------------------
     def _contract_frame(self, actual, spec, frame):
         frame = _normalise_fields(self.label, actual, spec, frame)
-        for name in _NUMERIC & set(spec.fields):
+        for name in _NUMERIC & set(spec.field_names):
             numbers = pd.to_numeric(frame[name], errors="coerce")
             bad = numbers.isna() & frame[name].map(_present)
             if bad.any():

@@ -30,6 +30,7 @@ import numpy as np
 import shapely
 from pyproj import CRS
 
+from ..dates import parse_date
 from ..errors import InputError
 from ..io.files import staged
 from ..progress import SILENT, Progress
@@ -522,10 +523,8 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
 def _days(stamp: Optional[str], today: date) -> Optional[int]:
     if not stamp:
         return None
-    try:
-        return (today - date.fromisoformat(str(stamp)[:10])).days
-    except ValueError:
-        return None
+    day, _readable = parse_date(str(stamp))
+    return (today - day).days if day is not None else None
 
 
 def _cycle_year(text) -> int:

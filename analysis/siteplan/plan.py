@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
 
@@ -12,70 +12,20 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
+from ..dates import require_date
 from ..errors import InputError
 from ..geometry import in_family, polygon_part
 from ..profile import RulesProfile
 from ..io.vector import list_layers, read_layer
-from ..tr55 import COVER_KEYS, valid_hsg
+from .contract import (BOOLEAN, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS, FieldSpec,
+                       LayerSpec)
+from .mapping import NO_MAPPING, FieldMap
 
-__all__ = ["LayerSpec", "SITE_PLAN_LAYERS", "LAND_USES", "SitePlan", "Repair", "load_site_plan",
-           "load_layers", "crs_label", "has_text"]
+__all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "crs_label", "has_text",
+           "feature_labels"]
 
 log = logging.getLogger(__name__)
 
-LAND_USES = ("single_family_residential", "agricultural", "residential", "commercial",
-             "industrial", "institutional", "mixed", "other")
-
-
-@dataclass(frozen=True)
-class LayerSpec:
-    """One layer of the site-plan contract."""
-
-    name: str
-    geometry: Optional[tuple[str, ...]]  # allowed families; None for a table without geometry
-    fields: tuple[str, ...]
-    required: bool = False
-    id_field: Optional[str] = None
-
-
-SITE_PLAN_LAYERS = (
-    LayerSpec("project", None, ("name", "address", "applicant", "land_use", "common_plan_acres",
-                                "five_acre_waiver", "receiving_waters"), required=True),
-    LayerSpec("site_boundary", ("polygon",), ("parcel_id",), required=True, id_field="parcel_id"),
-    LayerSpec("disturbance", ("polygon",), ("phase", "start_date", "stabilized_date"), required=True),
-    LayerSpec("smp", ("polygon", "point"), ("smp_id", "practice"), id_field="smp_id"),
-    LayerSpec("easement", ("polygon",), ("easement_id", "recorded", "instrument"),
-              id_field="easement_id"),
-    LayerSpec("discharge_point", ("point",), ("receiving_water", "waterbody_id"),
-              id_field="waterbody_id"),
-    LayerSpec("public_row", ("polygon",), ("name",), id_field="name"),
-    LayerSpec("layout_scale", None, ("sheet", "scale_denominator"), id_field="sheet"),
-    # CONTRACT.md "Hydrology inputs and API" (optional; needed for hydrology_pre_post).
-    LayerSpec("soils", ("polygon",), ("hsg",)),
-    LayerSpec("land_cover_pre", ("polygon",), ("cover",)),
-    LayerSpec("land_cover_post", ("polygon",), ("cover",)),
-    LayerSpec("drainage_area", ("polygon",), ("name", "discharge_point", "tc_hours"),
-              id_field="name"),
-    LayerSpec("hydrology_claims", None, ("drainage_area", "storm", "pre_peak_cfs",
-                                         "post_peak_cfs", "pre_volume_cf", "post_volume_cf",
-                                         "wqv_cf")),
-    # CONTRACT.md "SWPPP contents checklist" (optional): ESC practices, what the applicant's
-    # documents cover, contractors' certifications (SWPPP G), guarantees (Inspections E).
-    LayerSpec("esc_practice", ("point", "line", "polygon"),
-              ("practice", "size", "length_ft", "drainage_area_acres", "stage", "install_by",
-               "remove_after")),
-    LayerSpec("submission", None, ("item", "document", "note")),
-    LayerSpec("contractor_certification", None, ("name", "title", "firm_address", "phone",
-                                                 "site_address", "signed_on"), id_field="name"),
-    LayerSpec("guarantee", None, ("kind", "amount", "starts_on", "ends_on", "covers")),
-)
-SPECS = {spec.name: spec for spec in SITE_PLAN_LAYERS}
-# Coded fields of the checklist's layers: (field, allowed values (any case), may be empty).
-CODED_VALUES = {
-    "esc_practice": (("stage", ("temporary", "permanent", "converted"), True),),
-    "guarantee": (("kind", ("escrow", "letter_of_credit", "bond"), False),
-                  ("covers", ("construction", "maintenance"), False)),
-}
 
 
 @dataclass
@@ -123,48 +73,61 @@ def crs_label(crs: CRS) -> str:
     return ":".join(authority) if authority else crs.name
 
 
-def load_site_plan(path: str | Path, profile: RulesProfile) -> SitePlan:
+def load_site_plan(path: str | Path, profile: RulesProfile,
+                   mapping: Optional[FieldMap] = None) -> SitePlan:
     """Read and validate every contract layer of the site plan at ``path``.
 
+    Each field's value is read once here as its contract type (:mod:`.contract`): numbers as
+    floats, 0/1 as booleans, dates as ``datetime.date``, codes as the contract spells them.
+    ``mapping`` (:mod:`.mapping`) names the source layers and fields that hold the contract's.
     Raises :class:`InputError` naming the file, layer, feature and field for anything that
     cannot be reviewed; invalid geometries are repaired and recorded, not refused.
     """
     path = Path(path)
-    layers, input_crss, repairs, project = _load(path, profile, SITE_PLAN_LAYERS)
+    layers, input_crss, repairs, project = _load(path, profile, SITE_PLAN_LAYERS,
+                                                 mapping or NO_MAPPING)
     input_crs = ", ".join(dict.fromkeys(input_crss))
     return SitePlan(path=str(path), area_crs=CRS.from_user_input(profile.area_crs),
                     input_crs=input_crs, project=project, layers=layers, repairs=repairs)
 
 
-def load_layers(path: str | Path, profile: RulesProfile, names) -> tuple[dict, list]:
+def load_layers(path: str | Path, profile: RulesProfile, names,
+                mapping: Optional[FieldMap] = None) -> tuple[dict, list]:
     """Only the contract layers ``names`` of ``path`` (each optional), validated as a site plan's.
 
     Returns the layers (area CRS) and the repairs made; for an algorithm that needs a few
     layers (e.g. ``swppp:hydrology``), not a whole site plan.
     """
-    specs = [LayerSpec(s.name, s.geometry, s.fields, False, s.id_field)
-             for s in SITE_PLAN_LAYERS if s.name in names]
-    layers, _crss, repairs, _project = _load(Path(path), profile, specs)
+    specs = [replace(s, required=False) for s in SITE_PLAN_LAYERS if s.name in names]
+    layers, _crss, repairs, _project = _load(Path(path), profile, specs, mapping or NO_MAPPING)
     return layers, repairs
 
 
-def _load(path, profile, specs):
+def _load(path, profile, specs, mapping: FieldMap):
     present = _match_layer_names(path, list_layers(path))
     area_crs = CRS.from_user_input(profile.area_crs)
-    layers, input_crss, repairs = {}, [], []
+    layers, actual_names, input_crss, repairs = {}, {}, [], []
     project = None
     for spec in specs:
-        actual = present.get(spec.name)
+        wanted = mapping.source_layer(spec.name)
+        actual = present.get(wanted.lower())
         if actual is None:
+            found = ", ".join(sorted(present.values())) or "none"
+            if wanted != spec.name:
+                raise InputError(f"the layer '{wanted}', which {mapping.given_by(spec.name)} "
+                                 f"names for '{spec.name}', is missing (layers found: {found})",
+                                 path=path, fix="name one of the layers found in the mapping")
             if spec.required:
                 raise InputError(f"the required layer '{spec.name}' is missing (layers found: "
-                                 f"{', '.join(sorted(present.values())) or 'none'})", path=path,
+                                 f"{found})", path=path,
                                  fix=f"add a layer named '{spec.name}' as CONTRACT.md describes")
             continue
         data = read_layer(path, actual)
-        frame = _normalise_fields(path, actual, spec, data.frame)
+        frame = _normalise_fields(path, actual, spec, data.frame, mapping)
+        actual_names[spec.name] = actual
         if spec.geometry is None:
             if spec.name == "project":
+                frame = _coerce(path, actual, spec, frame)
                 project = _validate_project(path, actual, frame)
             layers[spec.name] = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
             continue
@@ -175,59 +138,118 @@ def _load(path, profile, specs):
         repairs.extend(layer_repairs)
         layers[spec.name] = frame
     for spec in specs:
-        if spec.name in layers:
-            _validate_values(path, present[spec.name], spec.name, layers[spec.name])
+        if spec.name in layers and spec.name != "project":
+            layers[spec.name] = _coerce(path, actual_names[spec.name], spec, layers[spec.name])
+            _validate_values(path, actual_names[spec.name], spec.name, layers[spec.name])
     return layers, input_crss, repairs, project
 
 
+def _coerce(path, layer, spec: LayerSpec, frame):
+    """Each contract field of ``frame`` as its type; InputError naming the feature and field."""
+    frame = frame.copy()
+    for field_spec in spec.fields:
+        if field_spec.name in frame.columns:
+            read = _READERS.get(field_spec.type, _texts)
+            where = _Where(path, layer, field_spec)
+            frame[field_spec.name] = read(where, frame.index, frame[field_spec.name])
+    return frame
+
+
+@dataclass(frozen=True)
+class _Where:
+    """The file, layer and field whose values are being read, for the errors."""
+
+    path: object
+    layer: str
+    spec: FieldSpec
+
+    def refuse(self, fid, problem: str, fix: str):
+        name = self.spec.name
+        raise InputError(f"{name} is {problem}", path=self.path, layer=self.layer, feature=fid,
+                         field=name, fix=fix)
+
+    def number(self, fid, value, word="a number", minimum=None):
+        return _number(self.path, self.layer, fid, self.spec.name,
+                       value if _present(value) else None, minimum=minimum, word=word)
+
+
+def _numbers(where: _Where, index, values):
+    out = []
+    for fid, value in zip(index, values):
+        number = where.number(fid, value, minimum=where.spec.minimum)
+        if where.spec.type == INTEGER and number is not None:
+            if not number.is_integer():
+                where.refuse(fid, f"{value!r}, not a whole number", "enter a whole number")
+            number = int(number)
+        out.append(number)
+    if where.spec.type == REAL:
+        return pd.Series([np.nan if v is None else v for v in out], index=index, dtype=float)
+    return pd.Series(out, index=index, dtype=object if None in out else np.int64)
+
+
+def _booleans(where: _Where, index, values):
+    """0/1 (as numbers or text) as False/True; empty is False."""
+    out = []
+    for fid, value in zip(index, values):
+        number = where.number(fid, value, word="1 or 0")
+        if number not in (None, 0, 1):
+            where.refuse(fid, f"{value!r}; it must be 1 or 0", "use 1 for yes, 0 (or empty) for no")
+        out.append(bool(number))
+    return pd.Series(out, index=index, dtype=bool)
+
+
+def _dates(where: _Where, index, values):
+    name = where.spec.name
+    return pd.Series([require_date(value, name, path=where.path, layer=where.layer, feature=fid,
+                                   field=name, fix="write the date as YYYY-MM-DD, or leave it "
+                                                   "empty")
+                      for fid, value in zip(index, values)], index=index, dtype=object)
+
+
+def _codes(where: _Where, index, values):
+    """A listed code, matched whatever its case and spacing, as the contract spells it."""
+    allowed = where.spec.allowed
+    canonical = {code.lower(): code for code in allowed}
+    fix = f"set {where.spec.name} to one of the listed values"
+    out = []
+    for fid, value in zip(index, values):
+        if not has_text(value):
+            if not where.spec.may_be_empty:
+                where.refuse(fid, f"empty, not one of {', '.join(allowed)}", fix)
+            out.append(value)
+            continue
+        code = canonical.get(str(value).strip().lower())
+        if code is None:
+            where.refuse(fid, f"{value!r}, not one of {', '.join(allowed)}", fix)
+        out.append(code)
+    return pd.Series(out, index=index, dtype=object)
+
+
+def _texts(where: _Where, index, values):
+    """Text as read; where the field may not be empty, every feature must give some."""
+    if not where.spec.may_be_empty:
+        for fid, value in zip(index, values):
+            if not has_text(value):
+                where.refuse(fid, "empty", f"give every feature a {where.spec.name}")
+    return values
+
+
+_READERS = {REAL: _numbers, INTEGER: _numbers, BOOLEAN: _booleans, DATE: _dates, CODED: _codes}
+
+
 def _validate_values(path, layer, name, frame):
-    """Coded values of the hydrology layers: cover keys, soil groups, numbers."""
-    checks = {"soils": ("hsg", valid_hsg, "A, B, C, D or a dual group A/D, B/D, C/D"),
-              "land_cover_pre": ("cover", COVER_KEYS.__contains__,
-                                 "a TR-55 cover key of CONTRACT.md: " + ", ".join(COVER_KEYS)),
-              "land_cover_post": ("cover", COVER_KEYS.__contains__,
-                                  "a TR-55 cover key of CONTRACT.md: " + ", ".join(COVER_KEYS))}
-    if name in checks:
-        field_name, ok, allowed = checks[name]
-        bad = [(fid, v) for fid, v in zip(frame.index, frame[field_name])
-               if not (_present(v) and ok(str(v).strip() if name == "soils" else v))]
-        if bad:
-            fid, value = bad[0]
-            raise InputError(f"{field_name} is {value!r}, not {allowed}", path=path, layer=layer,
-                             feature=fid, field=field_name,
-                             fix=f"set {field_name} of every feature to one of the listed values")
-    for field_name, allowed, may_be_empty in CODED_VALUES.get(name, ()):
-        for fid, value in zip(frame.index, frame[field_name]):
-            if may_be_empty and not _present(value):
-                continue
-            if not _present(value) or str(value).strip().lower() not in allowed:
-                raise InputError(f"{field_name} is {value if _present(value) else None!r}, not "
-                                 f"one of {', '.join(allowed)}", path=path, layer=layer,
-                                 feature=fid, field=field_name,
-                                 fix=f"set {field_name} to one of the listed values")
-    numbers = {"drainage_area": ("tc_hours", "pond_swamp_pct"),
-               "esc_practice": ("length_ft", "drainage_area_acres"),
-               "guarantee": ("amount",),
-               "hydrology_claims": ("pre_peak_cfs", "post_peak_cfs", "pre_volume_cf",
-                                    "post_volume_cf", "wqv_cf")}
-    for field_name in numbers.get(name, ()):
-        if field_name in frame.columns:
-            for fid, value in zip(frame.index, frame[field_name]):
-                _number(path, layer, fid, field_name, value if _present(value) else None,
-                        minimum=0.0)
+    """What a field's type alone does not say: drainage areas' names are unique."""
     if name == "drainage_area":
         names = [str(v) for v in frame["name"]]
-        missing = [fid for fid, v in zip(frame.index, frame["name"]) if not _present(v)]
-        if missing or len(set(names)) != len(names):
-            fid = missing[0] if missing else frame.index[
-                [i for i, n in enumerate(names) if names.count(n) > 1][1]]
+        if len(set(names)) != len(names):
+            fid = frame.index[[i for i, n in enumerate(names) if names.count(n) > 1][1]]
             raise InputError("every drainage area needs a name of its own", path=path,
                              layer=layer, feature=fid, field="name",
                              fix="give each drainage area a unique name")
 
 
 def _match_layer_names(path, names) -> dict[str, str]:
-    """Contract name -> actual layer name, matched case-insensitively."""
+    """Lower-case name -> actual layer name, for matching case-insensitively."""
     matched = {}
     for name in names:
         key = name.lower()
@@ -238,42 +260,46 @@ def _match_layer_names(path, names) -> dict[str, str]:
     return matched
 
 
-def _normalise_fields(path, layer, spec, frame):
-    """Contract fields renamed to lower case; a missing one is an error naming it."""
+def _normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
+    """Contract fields renamed to their contract names (matched in any case, or as ``mapping``
+    says); a missing one is an error naming it."""
     geometry_name = frame.geometry.name if isinstance(frame, gpd.GeoDataFrame) else None
     by_lower = {}
     for column in frame.columns:
         if column != geometry_name:
             by_lower.setdefault(str(column).lower(), column)
-    missing = [f for f in spec.fields if f not in by_lower]
+    mapped = mapping.source_fields(spec.name)
+    wanted = {f: mapped.get(f, f).lower() for f in spec.field_names}
+    found = ", ".join(map(str, by_lower.values())) or "none"
+    for contract, source in mapped.items():
+        if source.lower() not in by_lower:
+            raise InputError(f"the field '{source}', which {mapping.given_by(spec.name, contract)} "
+                             f"names for '{contract}', is missing (fields found: {found})",
+                             path=path, layer=layer, field=source,
+                             fix="name one of the fields found in the mapping")
+    missing = [f for f in spec.required_fields if wanted[f] not in by_lower]
     if missing:
         raise InputError(f"required field(s) {', '.join(repr(f) for f in missing)} missing "
-                         f"(fields found: {', '.join(map(str, by_lower.values())) or 'none'})",
+                         f"(fields found: {found})",
                          path=path, layer=layer, field=missing[0],
-                         fix=f"add the field(s) to layer '{layer}' as CONTRACT.md describes")
-    return frame.rename(columns={by_lower[f]: f for f in spec.fields if by_lower[f] != f})
+                         fix=f"add the field(s) to layer '{layer}' as CONTRACT.md describes"
+                             + (", or map them (--map)" if mapping else ""))
+    sources = {by_lower[wanted[f]] for f in mapped}
+    # A column already named like a mapped contract field gives way to the mapped one.
+    shadowed = [c for c in frame.columns if c != geometry_name and str(c).lower() in mapped
+                and c not in sources]
+    renames = {by_lower[wanted[f]]: f for f in spec.field_names
+               if wanted[f] in by_lower and by_lower[wanted[f]] != f}
+    return frame.drop(columns=shadowed).rename(columns=renames)
 
 
 def _validate_project(path, layer, frame) -> dict:
+    """The project table's one row, its fields already read as their types."""
     if len(frame) != 1:
         raise InputError(f"the project table has {len(frame)} rows; it must have exactly one",
                          path=path, layer=layer, fix="keep one row describing the project")
-    fid = frame.index[0]
-    row = {k: (None if not _present(v) else v) for k, v in frame.iloc[0].items() if k != "geometry"}
-    land_use = row.get("land_use")
-    if land_use not in LAND_USES:
-        raise InputError(f"land_use is {land_use!r}, not one of {', '.join(LAND_USES)}",
-                         path=path, layer=layer, feature=fid, field="land_use",
-                         fix="set land_use to one of the listed values")
-    row["common_plan_acres"] = _number(path, layer, fid, "common_plan_acres",
-                                       row.get("common_plan_acres"), minimum=0.0)
-    waiver = _number(path, layer, fid, "five_acre_waiver", row.get("five_acre_waiver"))
-    if waiver not in (None, 0, 1):
-        raise InputError(f"five_acre_waiver is {waiver!r}; it must be 0 or 1", path=path,
-                         layer=layer, feature=fid, field="five_acre_waiver",
-                         fix="use 1 for an approved waiver, 0 (or empty) for none")
-    row["five_acre_waiver"] = bool(waiver)
-    return row
+    return {k: (None if not _present(v) else v.item() if isinstance(v, np.generic) else v)
+            for k, v in frame.iloc[0].items() if k != "geometry"}
 
 
 def _validate_spatial(path, layer, spec, frame, crs) -> gpd.GeoDataFrame:
@@ -324,14 +350,15 @@ def _repair(spec, frame):
     return frame, repairs
 
 
-def _number(path, layer, fid, field_name, value, minimum=None):
+def _number(path, layer, fid, field_name, value, minimum=None, word="a number"):
     if value is None:
         return None
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{field_name} is {value!r}, not a number", path=path, layer=layer,
-                         feature=fid, field=field_name, fix="enter a number or leave it empty") from None
+        raise InputError(f"{field_name} is {value!r}, not {word}", path=path, layer=layer,
+                         feature=fid, field=field_name,
+                         fix=f"enter {word} or leave it empty") from None
     if minimum is not None and number < minimum:
         raise InputError(f"{field_name} is {number}, below {minimum}", path=path, layer=layer,
                          feature=fid, field=field_name, fix="enter the true value")

@@ -6,7 +6,6 @@ An algorithm declares its parameters with :meth:`SwpppAlgorithm.add_inputs` and
 ``QgsProcessingException``), and returns :meth:`SwpppAlgorithm.write_results`.
 """
 import contextlib
-import json
 import os
 import shutil
 import tempfile
@@ -38,16 +37,18 @@ from qgis.core import (
 from qgis.PyQt.QtCore import QCoreApplication
 from qgis.PyQt.QtGui import QIcon
 
-from analysis.errors import SwpppError
+from analysis.errors import InputError, SwpppError
 from analysis.findings import STATUSES
 from analysis.profile import DEFAULT_PROFILE
 from analysis.progress import Progress
+from analysis.siteplan.contract import layer_spec, layers_of
+from analysis.siteplan.mapping import parse_field_map as read_field_map_json
 
 from .. import PLUGIN_DIR
 from ..layouts import project_layout_maps
 
 __all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon",
-           "parse_field_map", "export_layer", "layer_source"]
+           "parse_field_map", "role_layers", "role_parameter", "export_layer", "layer_source"]
 
 GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
 # The analysis's name of an input (InputError.parameters) -> this plugin's parameter, where it
@@ -72,28 +73,37 @@ def feedback_progress(feedback):
 def parse_field_map(text, roles):
     """FIELD_MAP's JSON text, ``{"role.field": "source field"}``, as ``{role: {field: source}}``.
 
-    ``roles`` are the role names the algorithm takes; anything else is refused, naming it.
+    Read and checked against the contract by the library (``analysis.siteplan.mapping``, the
+    operation ``swppp review --map`` uses); ``roles`` are the role names the algorithm takes.
+    A wrong map is a ``QgsProcessingException`` naming the key.
     """
-    if not text or not str(text).strip():
-        return {}
-    how = ('FIELD_MAP is a JSON object of "role.field": "source field", e.g. '
-           '{"disturbance.phase": "PHASE_NO"}')
     try:
-        given = json.loads(text)
-    except ValueError as err:
-        raise QgsProcessingException(f"FIELD_MAP is not valid JSON ({err}). {how}") from None
-    if not isinstance(given, dict):
-        raise QgsProcessingException(f"FIELD_MAP is not a JSON object. {how}")
-    out = {}
-    for key, source in given.items():
-        role, _, field = str(key).partition(".")
-        if role not in roles or not field:
-            raise QgsProcessingException(
-                f"FIELD_MAP key '{key}' is not 'role.field' with a role of {', '.join(roles)}. {how}")
-        if not isinstance(source, str) or not source:
-            raise QgsProcessingException(f"FIELD_MAP '{key}' must name a source field. {how}")
-        out.setdefault(role, {})[field.lower()] = source
-    return out
+        mapping = read_field_map_json(text, roles)
+    except InputError as err:
+        raise QgsProcessingException(str(err)) from None
+    return {role: mapping.source_fields(role) for role in mapping.fields}
+
+
+def role_parameter(role):
+    """The parameter taking the site plan's layer ``role``: ``layout_scale`` -> ``LAYOUT_SCALE_LAYER``."""
+    return f"{layer_spec(role).name.upper()}_LAYER"
+
+
+def role_layers(*groups):
+    """``(role, parameter, label, accepted layer types)`` of the contract's layers of ``groups``
+    (``site``, ``hydrology``, ``checklist``): each site-plan layer's parameter is ``<ROLE>_LAYER``."""
+    kinds = {"point": QgsProcessing.TypeVectorPoint, "line": QgsProcessing.TypeVectorLine,
+             "polygon": QgsProcessing.TypeVectorPolygon}
+    out = []
+    for spec in layers_of(*groups):
+        if spec.geometry is None:
+            types = [QgsProcessing.TypeVector]
+        elif set(spec.geometry) == set(kinds):
+            types = [QgsProcessing.TypeVectorAnyGeometry]
+        else:
+            types = [kinds[family] for family in spec.geometry]
+        out.append((spec.name, role_parameter(spec.name), spec.label, types))
+    return tuple(out)
 
 
 def missing_fields(layer, role, fields):
@@ -187,14 +197,6 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     """Base of the ``swppp`` algorithms; a subclass adds name, help and ``processAlgorithm``."""
 
     SITE = "SITE"
-    PROJECT_LAYER = "PROJECT_LAYER"
-    SITE_BOUNDARY_LAYER = "SITE_BOUNDARY_LAYER"
-    DISTURBANCE_LAYER = "DISTURBANCE_LAYER"
-    SMP_LAYER = "SMP_LAYER"
-    EASEMENT_LAYER = "EASEMENT_LAYER"
-    DISCHARGE_POINT_LAYER = "DISCHARGE_POINT_LAYER"
-    PUBLIC_ROW_LAYER = "PUBLIC_ROW_LAYER"
-    LAYOUT_SCALE_LAYER = "LAYOUT_SCALE_LAYER"
     REFERENCE = "REFERENCE"
     PROFILE = "PROFILE"
     SHEETS = "SHEETS"
@@ -203,42 +205,16 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     OUTPUT_PDF = "OUTPUT_PDF"
     OUTPUT_FINDINGS = "OUTPUT_FINDINGS"
     EXIT_STATUS = "EXIT_STATUS"
-    DRAINAGE_AREA_LAYER = "DRAINAGE_AREA_LAYER"
-    SOILS_LAYER = "SOILS_LAYER"
-    LAND_COVER_PRE_LAYER = "LAND_COVER_PRE_LAYER"
-    LAND_COVER_POST_LAYER = "LAND_COVER_POST_LAYER"
-    HYDROLOGY_CLAIMS_LAYER = "HYDROLOGY_CLAIMS_LAYER"
     FIELD_MAP = "FIELD_MAP"
     WETLANDS_LAYER = "WETLANDS_LAYER"
     IMPAIRED_WATERS_LAYER = "IMPAIRED_WATERS_LAYER"
     TMDL_WATERSHEDS_LAYER = "TMDL_WATERSHEDS_LAYER"
     CATCHMENTS_LAYER = "CATCHMENTS_LAYER"
 
-    # (site-plan layer name of CONTRACT.md, parameter, label, accepted layer types)
-    ROLE_LAYERS = (
-        ("project", PROJECT_LAYER, "Project (one-row table)", [QgsProcessing.TypeVector]),
-        ("site_boundary", SITE_BOUNDARY_LAYER, "Site boundary", [QgsProcessing.TypeVectorPolygon]),
-        ("disturbance", DISTURBANCE_LAYER, "Disturbance", [QgsProcessing.TypeVectorPolygon]),
-        ("smp", SMP_LAYER, "Stormwater management practices (SMP)",
-         [QgsProcessing.TypeVectorPolygon, QgsProcessing.TypeVectorPoint]),
-        ("easement", EASEMENT_LAYER, "Maintenance easements", [QgsProcessing.TypeVectorPolygon]),
-        ("discharge_point", DISCHARGE_POINT_LAYER, "Discharge points",
-         [QgsProcessing.TypeVectorPoint]),
-        ("public_row", PUBLIC_ROW_LAYER, "Public right-of-way", [QgsProcessing.TypeVectorPolygon]),
-        ("layout_scale", LAYOUT_SCALE_LAYER, "Stated sheet scales (table)",
-         [QgsProcessing.TypeVector]),
-    )
-    # CONTRACT.md "Hydrology inputs": swppp:review and swppp:hydrology take them by these names.
-    HYDROLOGY_ROLE_LAYERS = (
-        ("drainage_area", DRAINAGE_AREA_LAYER, "Drainage areas", [QgsProcessing.TypeVectorPolygon]),
-        ("soils", SOILS_LAYER, "Soils (hsg)", [QgsProcessing.TypeVectorPolygon]),
-        ("land_cover_pre", LAND_COVER_PRE_LAYER, "Land cover before development (cover)",
-         [QgsProcessing.TypeVectorPolygon]),
-        ("land_cover_post", LAND_COVER_POST_LAYER, "Land cover after development (cover)",
-         [QgsProcessing.TypeVectorPolygon]),
-        ("hydrology_claims", HYDROLOGY_CLAIMS_LAYER, "The SWPPP's stated hydrology figures (table)",
-         [QgsProcessing.TypeVector]),
-    )
+    # (site-plan layer name, parameter, label, accepted layer types), from the contract
+    # (analysis.siteplan.contract): CONTRACT.md's site plan, and its "Hydrology inputs".
+    ROLE_LAYERS = role_layers("site")
+    HYDROLOGY_ROLE_LAYERS = role_layers("hydrology")
 
     # CONTRACT.md "Reference layers" chosen from the project instead of REFERENCE (any provider).
     REFERENCE_ROLE_LAYERS = (
@@ -424,7 +400,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                                       "true CRS in QGIS.").format(where=where)
             names = layer.fields().names()
             have = {n.lower() for n in names}
-            missing = [f for f in SPECS[role].fields if f not in have]
+            missing = [f for f in SPECS[role].field_names if f not in have]
             if missing:
                 return False, self.tr(
                     "{where}, has no field {missing} (CONTRACT.md, reference layers). Its "

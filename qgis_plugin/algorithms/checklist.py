@@ -1,23 +1,14 @@
 """``swppp:checklist``: the SWPPP contents checklist, filled in from the site plan."""
-from qgis.core import QgsProcessing, QgsProcessingOutputNumber, QgsProcessingParameterFile
+from qgis.core import QgsProcessingOutputNumber, QgsProcessingParameterFile
 
-from .base import SwpppAlgorithm
+from .base import SwpppAlgorithm, role_layers
 
 __all__ = ["ChecklistAlgorithm", "CHECKLIST_ROLE_LAYERS", "add_confirmations_parameter",
            "CONFIRMATIONS"]
 
 CONFIRMATIONS = "CONFIRMATIONS"
-# CONTRACT.md "SWPPP contents checklist": the optional layers, by their contract names.
-CHECKLIST_ROLE_LAYERS = (
-    ("esc_practice", "ESC_PRACTICE_LAYER", "Erosion and sediment control practices",
-     [QgsProcessing.TypeVectorAnyGeometry]),
-    ("submission", "SUBMISSION_LAYER", "Submitted documents per checklist item (table)",
-     [QgsProcessing.TypeVector]),
-    ("contractor_certification", "CONTRACTOR_CERTIFICATION_LAYER",
-     "Contractor certifications (table)", [QgsProcessing.TypeVector]),
-    ("guarantee", "GUARANTEE_LAYER", "Guarantees: escrow, letter of credit, bond (table)",
-     [QgsProcessing.TypeVector]),
-)
+# CONTRACT.md "SWPPP contents checklist": the optional layers, from the contract.
+CHECKLIST_ROLE_LAYERS = role_layers("checklist")
 
 HELP = """<p>Fills in the SWPPP contents checklist: every item the chapter requires of a SWPPP \
 and its approval (SWPPP B(1)-(17), D(2)-(8), E, F, G, H; Maintenance and repair B, D; \

@@ -7,12 +7,14 @@ from qgis.core import (
     QgsProcessingParameterVectorLayer,
 )
 
+from analysis.siteplan.contract import layer_spec
+
 from ..layouts import layout_names
-from .base import GPKG_FILTER, SwpppAlgorithm
+from .base import GPKG_FILTER, SwpppAlgorithm, role_parameter
 
 __all__ = ["MapScaleAlgorithm"]
 
-STATED_FIELDS = ("sheet", "scale_denominator")  # CONTRACT.md's layout_scale table
+STATED_FIELDS = layer_spec("layout_scale").field_names  # sheet, scale_denominator
 
 HELP = """<p>Checks that every site map is drawn at 1 inch = 100 feet or larger (SWPPP B(2)): \
 scale denominator no more than the rules profile's limit (1200).</p>
@@ -32,6 +34,7 @@ from SITE or LAYOUT_SCALE_LAYER.</li>
 
 class MapScaleAlgorithm(SwpppAlgorithm):
     LAYOUTS = "LAYOUTS"
+    LAYOUT_SCALE_LAYER = role_parameter("layout_scale")
     READS_LAYOUTS = True  # the layouts named in LAYOUTS, or all
     SITE_REQUIRED = False  # the site plan only brings its stated scales
 

@@ -9,13 +9,16 @@ import pytest
 from shapely import box
 
 from analysis.io.vector import write_geopackage
+from analysis.reference.read import SPECS as REFERENCE_SPECS
+from analysis.siteplan.contract import SPECS
 from tests.conftest import square_side_us_ft
 
 X0, Y0 = 582_737.0, 913_239.0  # the village, in EPSG:2260 (US survey feet)
 
-PROJECT = {"name": "Test site", "address": "1 Test Road", "applicant": "Tester",
-           "land_use": "commercial", "common_plan_acres": None, "five_acre_waiver": 0,
-           "receiving_waters": "Test Brook"}
+# The project row, in the contract's field order: name, address, applicant, land_use,
+# common_plan_acres, five_acre_waiver, receiving_waters.
+PROJECT = dict(zip(SPECS["project"].field_names,
+                   ("Test site", "1 Test Road", "Tester", "commercial", None, 0, "Test Brook")))
 
 
 def square(acres: float, x: float = X0, y: float = Y0):
@@ -43,14 +46,14 @@ def make_site(tmp_path):
             "site_boundary": gpd.GeoDataFrame({"parcel_id": ["1-1-1"]}, geometry=[boundary],
                                               crs="EPSG:2260").to_crs(crs),
             "disturbance": gpd.GeoDataFrame(
-                {"phase": phases, "start_date": [start for start, _ in dates],
-                 "stabilized_date": [end for _, end in dates]},
+                dict(zip(SPECS["disturbance"].field_names,  # phase, start_date, stabilized_date
+                         (phases, [start for start, _ in dates], [end for _, end in dates]))),
                 geometry=list(disturbance), crs="EPSG:2260").to_crs(crs),
         }
         if discharge_points:  # [(point, receiving_water, waterbody_id)]
             plan["discharge_point"] = gpd.GeoDataFrame(
-                {"receiving_water": [p[1] for p in discharge_points],
-                 "waterbody_id": [p[2] for p in discharge_points]},
+                dict(zip(SPECS["discharge_point"].field_names,  # receiving_water, waterbody_id
+                         ([p[1] for p in discharge_points], [p[2] for p in discharge_points]))),
                 geometry=[p[0] for p in discharge_points], crs="EPSG:2260").to_crs(crs)
         plan.update(layers or {})
         path = tmp_path / filename
@@ -63,12 +66,8 @@ def make_site(tmp_path):
 from tests.postgis import pg_schema, postgis_server  # noqa: E402,F401 - fixtures for the PostGIS tests
 
 
-REFERENCE_FIELDS = {
-    "wetlands": ("wetland_id", "source", "wetland_class", "regulated", "adjacent_area_ft"),
-    "impaired_waters": ("waterbody_id", "name", "pollutants", "listing_cycle", "category"),
-    "tmdl_watersheds": ("watershed_id", "name", "pollutants", "tmdl_id", "stormwater_source"),
-    "catchments": ("catchment_id", "name", "drains_to"),
-}
+REFERENCE_FIELDS = {name: REFERENCE_SPECS[name].field_names
+                    for name in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments")}
 
 
 def local_box(x1, y1, x2, y2):

@@ -14,7 +14,8 @@ from analysis.checks import phasing
 from analysis.units import acres
 from analysis.charts import Chart
 from analysis.errors import InputError
-from analysis.checks.phasing import disturbance_from_frame, parse_date, phasing_timeline, review_phasing
+from analysis.checks.phasing import disturbance_from_frame, phasing_timeline, review_phasing
+from analysis.dates import parse_date
 from analysis.profile import load_profile
 from analysis.report.html import render_html
 from analysis.review import review_site

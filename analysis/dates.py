@@ -1,0 +1,83 @@
+"""Dates read one way everywhere: ISO ``YYYY-MM-DD`` text, a date, or a date-time's day.
+
+A site plan's date fields are read with :func:`parse_date` when the plan is loaded
+(``analysis.siteplan.plan``); records, command-line options and stored time stamps use
+:func:`require_date` and :func:`parse_datetime`. CONTRACT.md: dates are ISO ``YYYY-MM-DD``.
+"""
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+__all__ = ["parse_date", "require_date", "parse_datetime", "ISO_HINT"]
+
+ISO_HINT = "write it as YYYY-MM-DD"
+# A date, optionally followed by a time (fiona reads a GeoPackage DateTime as such text).
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
+
+
+def _missing(value) -> bool:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return True
+    try:
+        return bool(pd.isna(value))  # NaN, NaT
+    except (TypeError, ValueError):
+        return False
+
+
+def parse_date(value) -> tuple[Optional[date], bool]:
+    """``(date, readable)`` of a date field's value: ISO ``YYYY-MM-DD`` text, a date or datetime.
+
+    Missing values (None, NaN, NaT, blank text) give ``(None, True)``; anything that is there
+    but not a date gives ``(None, False)``. A date-time (or its ISO text) gives its day.
+
+    >>> parse_date("2027-04-01"), parse_date(None), parse_date("04/01/2027")
+    ((datetime.date(2027, 4, 1), True), (None, True), (None, False))
+    >>> parse_date("2027-02-30")
+    (None, False)
+    """
+    if isinstance(value, np.datetime64):
+        value = pd.Timestamp(value)
+    if _missing(value):
+        return None, True
+    if isinstance(value, datetime):  # pandas.Timestamp too
+        return value.date(), True
+    if isinstance(value, date):
+        return value, True
+    if isinstance(value, str):
+        match = _ISO_DATE.match(value.strip())
+        if match:
+            try:
+                return date(*map(int, match.groups())), True
+            except ValueError:
+                return None, False
+    return None, False
+
+
+def require_date(value, what: str, **where) -> Optional[date]:
+    """:func:`parse_date`'s day of ``value``, or an InputError saying ``what`` is not a date.
+
+    ``where`` (``path``, ``layer``, ``feature``, ``field``) is passed to the error, which names
+    them; a missing value gives None.
+
+    >>> require_date("2027-04-01", "--from")
+    datetime.date(2027, 4, 1)
+    """
+    day, readable = parse_date(value)
+    if not readable:
+        raise InputError(f"{what} {value!r} is not an ISO date (YYYY-MM-DD)",
+                         fix=where.pop("fix", ISO_HINT), **where)
+    return day
+
+
+def parse_datetime(text: str) -> datetime:
+    """An ISO date (midnight) or date-time (``YYYY-MM-DD HH:MM`` or ``T``), any time zone dropped
+    (local time at the site, as construction records keep it); ValueError where it is not one."""
+    moment = datetime.fromisoformat(str(text).strip())
+    return moment.replace(tzinfo=None) if moment.tzinfo is not None else moment

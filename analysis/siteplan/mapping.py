@@ -1,0 +1,179 @@
+"""Field and layer mapping: a site plan whose layers and fields are named otherwise, read as the contract's.
+
+A CAD export or a county layer rarely uses the contract's names. A :class:`FieldMap` says,
+per contract layer, which source layer holds it and, per contract field, which source field;
+anything it does not name is matched by the contract's own name (any case), as always.
+``load_site_plan(path, profile, mapping=...)`` applies it.
+
+Two spellings, one operation:
+
+- a TOML file (``swppp review SITE --map MAP.toml``; also ``certification-form`` and
+  ``inspections check``)::
+
+      # contract layer = source layer
+      [layers]
+      disturbance = "C-PHAS"
+      project = "PROJECT_INFO"
+
+      # [fields.<contract layer>]: contract field = source field
+      [fields.disturbance]
+      phase = "PHASE_NO"
+      start_date = "START"
+
+- the plugin's ``FIELD_MAP`` parameter, JSON ``{"role.field": "source field"}``, e.g.
+  ``{"disturbance.phase": "PHASE_NO"}`` (the plugin copies each chosen QGIS layer under its
+  contract name, so it maps fields only).
+
+Both are validated against the contract (:mod:`analysis.siteplan.contract`): an unknown
+layer or field, or a value that is not a name, is an :class:`InputError` naming the file
+and the key.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+from ..errors import InputError
+from ..profile import read_toml
+from .contract import SPECS
+
+__all__ = ["FieldMap", "read_field_map", "parse_field_map", "field_map", "NO_MAPPING"]
+
+_TOML_HOW = ('a [layers] table of contract layer = "source layer" and [fields.<layer>] tables '
+             'of contract field = "source field" (README, "The command line")')
+_JSON_HOW = ('FIELD_MAP is a JSON object of "role.field": "source field", e.g. '
+             '{"disturbance.phase": "PHASE_NO"}')
+
+
+@dataclass(frozen=True)
+class FieldMap:
+    """Contract layer -> source layer, and per contract layer contract field -> source field."""
+
+    layers: Mapping[str, str] = field(default_factory=dict)
+    fields: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    source: str = ""  # where it was given (a file, FIELD_MAP), for messages
+
+    def __bool__(self) -> bool:
+        return bool(self.layers) or any(self.fields.values())
+
+    def source_layer(self, layer: str) -> str:
+        """The source layer holding contract layer ``layer`` (its own name where unmapped)."""
+        return self.layers.get(layer, layer)
+
+    def source_fields(self, layer: str) -> dict[str, str]:
+        """``{contract field: source field}`` of contract layer ``layer`` (empty where unmapped)."""
+        return dict(self.fields.get(layer, {}))
+
+    def given_by(self, layer: str, field_name: Optional[str] = None) -> str:
+        """Where a mapped name comes from, for an error: ``map.toml [fields.disturbance] phase``."""
+        if field_name is None:
+            return f"{self.source} [layers] {layer}"
+        return f"{self.source} [fields.{layer}] {field_name}"
+
+
+NO_MAPPING = FieldMap()
+
+
+def field_map(layers: Optional[Mapping] = None, fields: Optional[Mapping] = None, *,
+              source: str = "the mapping", path=None,
+              roles: Optional[Sequence[str]] = None, json_keys: bool = False) -> FieldMap:
+    """A :class:`FieldMap` checked against the contract (``roles``: the layers allowed, all by default).
+
+    Raises :class:`InputError` naming ``path`` (or ``source``) and the key at fault (``key
+    fields.disturbance.phase``; ``json_keys``: ``key 'disturbance.phase'``, FIELD_MAP's
+    spelling): an unknown layer or field, a source name that is not text, or one source field
+    mapped to two contract fields.
+    """
+    allowed = list(roles) if roles is not None else list(SPECS)
+    how = _JSON_HOW if json_keys else f"a mapping file holds {_TOML_HOW}"
+
+    def refuse(problem, table, layer, name=None):
+        if json_keys:
+            key = f"'{layer}.{name}'" if name else f"'{layer}'"
+        else:
+            key = ".".join(part for part in (table, layer, name) if part)
+        where = "" if path is not None else f"{source} "
+        raise InputError(f"{where}key {key}: {problem}", path=path, fix=how)
+
+    def source_name(value, table, layer, name=None):
+        if not isinstance(value, str) or not value.strip():
+            refuse(f"must name a source {'field' if name else 'layer'}, not {value!r}", table,
+                   layer, name)
+        return value
+
+    def known_layer(layer, table):
+        if layer not in allowed:
+            refuse(f"'{layer}' is not a site-plan layer here; the layers are "
+                   f"{', '.join(allowed)}", table, layer)
+
+    out_layers = {}
+    for layer, source_layer in (layers or {}).items():
+        known_layer(layer, "layers")
+        out_layers[layer] = source_name(source_layer, "layers", layer)
+    out_fields = {}
+    for layer, mapped in (fields or {}).items():
+        known_layer(layer, "fields")
+        if not isinstance(mapped, Mapping):
+            refuse(f'must be a table of contract field = "source field" ([fields.{layer}])',
+                   "fields", layer)
+        contract_fields = SPECS[layer].field_names
+        out, seen = {}, {}
+        for contract_field, source_field in mapped.items():
+            if str(contract_field).lower() not in contract_fields:
+                refuse(f"'{contract_field}' is not a field of the layer '{layer}'; its fields are "
+                       f"{', '.join(contract_fields)}", "fields", layer, contract_field)
+            source_field = source_name(source_field, "fields", layer, contract_field)
+            other = seen.setdefault(source_field.lower(), contract_field)
+            if other != contract_field:
+                refuse(f"'{source_field}' is mapped to both '{other}' and '{contract_field}'; "
+                       "map each source field to one contract field", "fields", layer,
+                       contract_field)
+            out[str(contract_field).lower()] = source_field
+        if out:
+            out_fields[layer] = out
+    return FieldMap(out_layers, out_fields, str(path) if path is not None else source)
+
+
+def read_field_map(path: str | Path, roles: Optional[Sequence[str]] = None) -> FieldMap:
+    """The TOML mapping file at ``path`` (format: this module's docstring), validated."""
+    data = read_toml(path, "mapping file", fix=f"correct the TOML syntax: {_TOML_HOW}")
+    unknown = sorted(set(data) - {"layers", "fields"})
+    if unknown:
+        raise InputError(f"key {unknown[0]}: unknown table(s) {', '.join(unknown)}", path=path,
+                         fix=f"a mapping file holds {_TOML_HOW}")
+    for table in ("layers", "fields"):
+        if table in data and not isinstance(data[table], dict):
+            raise InputError(f"key {table}: must be a table ([{table}])", path=path,
+                             fix=f"a mapping file holds {_TOML_HOW}")
+    return field_map(data.get("layers"), data.get("fields"), path=path, roles=roles)
+
+
+def parse_field_map(text: Optional[str], roles: Optional[Sequence[str]] = None,
+                    source: str = "FIELD_MAP") -> FieldMap:
+    """The plugin's ``FIELD_MAP`` JSON, ``{"role.field": "source field"}``, validated.
+
+    ``roles`` are the layers the caller takes; anything else is refused, naming it. Blank text
+    is no mapping.
+
+    >>> parse_field_map('{"disturbance.phase": "PHASE_NO"}').source_fields("disturbance")
+    {'phase': 'PHASE_NO'}
+    """
+    if not text or not str(text).strip():
+        return NO_MAPPING
+    try:
+        given = json.loads(text)
+    except ValueError as err:
+        raise InputError(f"{source} is not valid JSON ({err})", fix=_JSON_HOW) from None
+    if not isinstance(given, dict):
+        raise InputError(f"{source} is not a JSON object", fix=_JSON_HOW)
+    allowed = list(roles) if roles is not None else list(SPECS)
+    fields: dict[str, dict] = {}
+    for key, source_field in given.items():
+        role, _, contract_field = str(key).partition(".")
+        if role not in allowed or not contract_field:
+            raise InputError(f"{source} key '{key}' is not 'role.field' with a role of "
+                             f"{', '.join(allowed)}", fix=_JSON_HOW)
+        fields.setdefault(role, {})[contract_field] = source_field
+    return field_map(fields=fields, source=source, roles=allowed, json_keys=True)
