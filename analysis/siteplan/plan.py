@@ -283,7 +283,8 @@ def _normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
                          f"(fields found: {found})",
                          path=path, layer=layer, field=missing[0],
                          fix=f"add the field(s) to layer '{layer}' as CONTRACT.md describes"
-                             + (", or map them (--map)" if mapping else ""))
+                             + (", or map them to fields of the layer" if mapping else ""),
+                         parameter="map" if mapping else None)
     sources = {by_lower[wanted[f]] for f in mapped}
     # A column already named like a mapped contract field gives way to the mapped one.
     shadowed = [c for c in frame.columns if c != geometry_name and str(c).lower() in mapped
