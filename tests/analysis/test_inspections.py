@@ -1,5 +1,4 @@
 """Construction-phase checks: inspection frequency, 48-hour notices, sediment cleanout."""
-import copy
 import dataclasses
 from datetime import date, datetime, timedelta
 
@@ -36,9 +35,8 @@ def rain(**inches_by_day):
 
 
 def profile_with(**inspections):
-    data = copy.deepcopy(dict(PROFILE.data))
-    data["inspections"].update(inspections)
-    return dataclasses.replace(PROFILE, data=data)
+    return dataclasses.replace(PROFILE,
+                               inspections=dataclasses.replace(PROFILE.inspections, **inspections))
 
 
 def fails(findings):
