@@ -22,9 +22,9 @@ from pyproj.exceptions import CRSError
 
 from .errors import InputError
 
-__all__ = ["RulesProfile", "load_profile", "DEFAULT_PROFILE", "available_profiles", "read_toml",
-           "help_text", "ProfileInfo", "Measurement", "Applicability", "Phasing", "ConditionB",
-           "ConditionC", "SiteMapScale", "Wetlands", "ConditionA", "Pollutants",
+__all__ = ["RulesProfile", "load_profile", "profile_from", "DEFAULT_PROFILE", "available_profiles",
+           "read_toml", "help_text", "ProfileInfo", "Measurement", "Applicability", "Phasing",
+           "ConditionB", "ConditionC", "SiteMapScale", "Wetlands", "ConditionA", "Pollutants",
            "EasementCoverage", "Inspections", "Penalty", "DesignStorm", "Hydrology", "Reference",
            "Guarantees", "EscPractices", "Rule"]
 
