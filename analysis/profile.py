@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, Literal, Mapping, Optional, Tuple
 
@@ -225,10 +226,12 @@ class RulesProfile:
 
     @property
     def name(self) -> str:
+        """[profile] name: the profile's name in results."""
         return self.profile.name
 
     @property
     def area_crs(self) -> str:
+        """[profile] area_crs: the CRS every area and length is measured in."""
         return self.profile.area_crs
 
     def at_least(self, acres: float, threshold: float) -> bool:
@@ -304,7 +307,13 @@ def help_text(template: str, profile: RulesProfile | None = None) -> str:
     >>> help_text("not more than {p.phasing.max_concurrent_acres:g} acres")
     'not more than 5 acres'
     """
-    return template.format(p=profile or load_profile())
+    return template.format(p=profile or _shipped_default())
+
+
+@lru_cache(maxsize=1)
+def _shipped_default() -> RulesProfile:
+    """The default profile, read once (QGIS asks for display names and help often)."""
+    return load_profile(DEFAULT_PROFILE)
 
 
 def _check_area_crs(profile: RulesProfile) -> None:
