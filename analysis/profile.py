@@ -1,66 +1,264 @@
-"""The rules profile: thresholds and citations of one municipality's chapter, from TOML."""
+"""The rules profile: thresholds and citations of one municipality's chapter, typed, from TOML.
+
+Every table and key of the TOML file is a field of a frozen dataclass below; loading checks
+each (missing, wrong type, unknown key) and refuses the file naming the key's path, so a typo
+in a profile stops the run at once instead of a check reading a default or failing later.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+import typing
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Dict, Literal, Mapping, Optional, Tuple
 
 try:
     import tomllib
 except ImportError:  # Python < 3.11 (QGIS on Windows ships 3.9)
     import tomli as tomllib
 
+from pyproj import CRS
+from pyproj.exceptions import CRSError
+
 from .errors import InputError
 
-__all__ = ["RulesProfile", "load_profile", "DEFAULT_PROFILE", "available_profiles", "read_toml"]
+__all__ = ["RulesProfile", "load_profile", "profile_from", "DEFAULT_PROFILE", "available_profiles",
+           "read_toml", "help_text", "ProfileInfo", "Measurement", "Applicability", "Phasing",
+           "ConditionB", "ConditionC", "SiteMapScale", "Wetlands", "ConditionA", "Pollutants",
+           "EasementCoverage", "Inspections", "Penalty", "DesignStorm", "Hydrology", "Reference",
+           "Guarantees", "EscPractices", "Rule"]
 
 DEFAULT_PROFILE = "kiryas_joel"
 _PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
-_REQUIRED_SECTIONS = ("profile", "measurement", "applicability", "phasing", "condition_b",
-                      "condition_c", "site_map_scale", "wetlands", "rules")
+
+Pair = Tuple[float, float]
+
+
+# The tables ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ProfileInfo:
+    """[profile]: which chapter, and the CRS every area is measured in (projected, linear units)."""
+
+    name: str
+    title: str
+    chapter: str  # for people: the code does not read it
+    area_crs: str
+
+
+@dataclass(frozen=True)
+class Measurement:
+    threshold_tolerance_acres: float
+    outside_site_tolerance_sq_ft: float
+
+
+@dataclass(frozen=True)
+class Applicability:
+    min_disturbed_acres: float
+    min_common_plan_acres: float
+
+
+@dataclass(frozen=True)
+class Phasing:
+    max_concurrent_acres: float
+
+
+@dataclass(frozen=True)
+class ConditionB:
+    min_disturbed_acres: float
+
+
+@dataclass(frozen=True)
+class ConditionC:
+    min_disturbed_acres: float
+    max_disturbed_acres: float
+    exempt_land_uses: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SiteMapScale:
+    max_scale_denominator: float
+    scale_tolerance_ratio: float
+
+    @property
+    def feet_per_inch(self) -> float:
+        """The limit as people say it: 1 inch = this many feet (1200 -> 100)."""
+        return self.max_scale_denominator / 12.0
+
+
+@dataclass(frozen=True)
+class Wetlands:
+    default_adjacent_area_ft: float
+    min_overlap_sq_ft: float
+
+
+@dataclass(frozen=True)
+class ConditionA:
+    min_overlap_sq_ft: float
+
+
+@dataclass(frozen=True)
+class Pollutants:
+    sediment_family: str
+    qualifiers: Tuple[str, ...]
+    aliases: Dict[str, Tuple[str, ...]]  # [pollutants.aliases]: name -> its other spellings
+
+
+@dataclass(frozen=True)
+class EasementCoverage:
+    uncovered_tolerance_sq_ft: float
+    uncovered_tolerance_fraction: float
+    snap_tolerance_ft: float
+
+
+@dataclass(frozen=True)
+class Inspections:
+    interval_days: int
+    storm_precip_in: float
+    storm_report_within_hours: int
+    notice_hours_before_milestone: float
+    sediment_cleanout_fraction: float
+    wet_day_min_in: float
+    storm_days: Literal["consecutive", "each_day"]
+    wet_hour_min_in: float
+    storm_dry_hours: int
+    milestones: Tuple[Tuple[str, str], ...]  # (NOTICES.csv key, title)
+
+
+@dataclass(frozen=True)
+class Penalty:
+    lookback_years: int
+    criminal_fines: Tuple[Pair, ...]  # (min, max) of the first, second, third and later offence
+    criminal_imprisonment_max_days: int
+    criminal_separate_violation_days: int
+    civil_fines: Tuple[Pair, ...]
+    civil_separate_violation_days: int
+    continuing_violations_escalate: bool
+
+    def fines(self, kind: str) -> Tuple[Pair, ...]:
+        """The fine schedule of ``kind`` (criminal or civil)."""
+        return self.criminal_fines if kind == "criminal" else self.civil_fines
+
+    def separate_violation_days(self, kind: str) -> int:
+        """Days of a continuing ``kind`` violation that make one separate violation."""
+        return (self.criminal_separate_violation_days if kind == "criminal"
+                else self.civil_separate_violation_days)
+
+
+@dataclass(frozen=True)
+class DesignStorm:
+    """One design storm; without ``depth_in`` the review says needs_review for it."""
+
+    name: str
+    depth_in: Optional[float] = None
+    source: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Hydrology:
+    rainfall_distribution: Literal["I", "IA", "II", "III"]
+    storms: Tuple[DesignStorm, ...]
+    peak_control_storms: Dict[str, str]  # storm name -> the control the SWPPP then needs
+    min_rv: float
+    dual_soil_groups: Literal["undrained", "drained"]
+    unmapped_tolerance_fraction: float
+    claim_tolerance_fraction: float
+    tc_hours_range: Pair
+    cn_range: Pair
+    ia_p_range: Pair
+    max_pond_swamp_pct: float
+    illustrative_rainfall: bool = False
+    rainfall_distribution_source: Optional[str] = None  # for people: why that distribution
+    water_quality_rain_in: Optional[float] = None  # absent: WQv needs_review
+    water_quality_rain_source: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Reference:
+    current_listing_cycle: str
+    geometry_change_tolerance_ft: float
+    search_distance_ft: float
+    pollutant_synonyms: Dict[str, str]
+
+
+@dataclass(frozen=True)
+class Guarantees:
+    construction_years_after_acceptance: int
+    maintenance_years_after_completion: int
+
+
+@dataclass(frozen=True)
+class EscPractices:
+    length_tolerance_fraction: float
+
+
+@dataclass(frozen=True)
+class Rule:
+    """[rules.<rule>]: the chapter section the rule cites and its name for people."""
+
+    section: str
+    title: str
 
 
 @dataclass(frozen=True)
 class RulesProfile:
-    """Every threshold and citation a review uses, read from one TOML file."""
+    """Every threshold and citation a review uses, read from one TOML file (one field per table)."""
 
-    name: str
-    area_crs: str
-    source: str
-    data: Mapping[str, Any] = field(repr=False)
+    source: str = dataclasses.field(metadata={"toml": False})
+    profile: ProfileInfo
+    measurement: Measurement
+    applicability: Applicability
+    phasing: Phasing
+    condition_b: ConditionB
+    condition_c: ConditionC
+    site_map_scale: SiteMapScale
+    wetlands: Wetlands
+    condition_a: ConditionA
+    pollutants: Pollutants
+    easement_coverage: EasementCoverage
+    inspections: Inspections
+    penalty: Penalty
+    hydrology: Hydrology
+    reference: Reference
+    guarantees: Guarantees
+    esc_practices: EscPractices
+    rules: Dict[str, Rule]
 
-    def value(self, section: str, key: str):
-        """The value ``key`` of ``[section]``; a missing one is an error naming both."""
-        try:
-            return self.data[section][key]
-        except KeyError:
-            raise InputError(f"the profile has no value '{key}' in section [{section}]",
-                             path=self.source, fix=f"add '{key} = ...' under [{section}]") from None
+    @property
+    def name(self) -> str:
+        """[profile] name: the profile's name in results."""
+        return self.profile.name
+
+    @property
+    def area_crs(self) -> str:
+        """[profile] area_crs: the CRS every area and length is measured in."""
+        return self.profile.area_crs
 
     def at_least(self, acres: float, threshold: float) -> bool:
         """``acres >= threshold``, within the profile's round-off tolerance."""
-        return acres >= threshold - self.value("measurement", "threshold_tolerance_acres")
+        return acres >= threshold - self.measurement.threshold_tolerance_acres
 
     def exceeds(self, acres: float, threshold: float) -> bool:
         """``acres > threshold``, beyond the profile's round-off tolerance."""
-        return acres > threshold + self.value("measurement", "threshold_tolerance_acres")
+        return acres > threshold + self.measurement.threshold_tolerance_acres
 
     def section(self, rule: str) -> str:
         """The chapter section ``rule`` cites."""
-        return self.value_of_rule(rule, "section")
+        return self._rule(rule).section
 
     def title(self, rule: str) -> str:
         """The rule's name for people (report headings)."""
-        return self.value_of_rule(rule, "title")
+        return self._rule(rule).title
 
-    def value_of_rule(self, rule: str, key: str) -> str:
+    def _rule(self, rule: str) -> Rule:
         try:
-            return self.data["rules"][rule][key]
+            return self.rules[rule]
         except KeyError:
-            raise InputError(f"the profile has no '{key}' for rule '{rule}'", path=self.source,
-                             fix=f"add [rules.{rule}] with {key} = \"...\"") from None
+            raise InputError(f"the profile has no [rules.{rule}]", path=self.source,
+                             fix=f'add [rules.{rule}] with section = "..." and title = "..."') from None
 
 
+# Reading ---------------------------------------------------------------------------------
 def read_toml(path: str | Path, what: str, fix: str = "correct the TOML syntax") -> dict:
     """A TOML file's tables; a missing or malformed file is an InputError naming ``what`` it is."""
     path = Path(path)
@@ -78,9 +276,9 @@ def available_profiles() -> list[str]:
 
 
 def load_profile(name_or_path: str | Path | None = None) -> RulesProfile:
-    """Load a shipped profile by name, or a TOML file by path.
+    """Load a shipped profile by name, or a TOML file by path; every table and key is checked.
 
-    >>> load_profile().value("phasing", "max_concurrent_acres")
+    >>> load_profile().phasing.max_concurrent_acres
     5.0
     """
     name_or_path = name_or_path or DEFAULT_PROFILE
@@ -91,21 +289,165 @@ def load_profile(name_or_path: str | Path | None = None) -> RulesProfile:
             raise InputError(f"no rules profile named '{name_or_path}'",
                              fix="use one of " + ", ".join(available_profiles())
                              + " or the path of a .toml profile")
-    if not path.is_file():
-        raise InputError("the rules profile does not exist", path=path,
-                         fix="give the path of an existing .toml profile")
+    data = read_toml(path, "rules profile")
+    return profile_from(data, str(path))
+
+
+def profile_from(data: Mapping[str, Any], source: str) -> RulesProfile:
+    """The typed profile of ``data`` (a TOML file's tables); ``source`` names the file in errors."""
+    profile = _Reader(source).table(RulesProfile, data, ((), ()), extra={"source": source})
+    _check_area_crs(profile)
+    return profile
+
+
+def help_text(template: str, profile: RulesProfile | None = None) -> str:
+    """``template`` with its ``{p.<table>.<key>}`` fields filled from ``profile`` (by default the
+    shipped one): help texts state the chapter's numbers without repeating them.
+
+    >>> help_text("not more than {p.phasing.max_concurrent_acres:g} acres")
+    'not more than 5 acres'
+    """
+    return template.format(p=profile or _shipped_default())
+
+
+@lru_cache(maxsize=1)
+def _shipped_default() -> RulesProfile:
+    """The default profile, read once (QGIS asks for display names and help often)."""
+    return load_profile(DEFAULT_PROFILE)
+
+
+def _check_area_crs(profile: RulesProfile) -> None:
+    """[profile] area_crs must be a projected CRS with a linear unit (areas are planar in it)."""
+    value = profile.area_crs
+    fix = 'give a projected CRS in feet or metres, e.g. area_crs = "EPSG:2260"'
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"the rules profile is not valid TOML ({err})", path=path,
-                         fix="correct the TOML syntax") from None
-    missing = [s for s in _REQUIRED_SECTIONS if s not in data]
-    if missing:
-        raise InputError("the rules profile lacks section(s) " + ", ".join(f"[{s}]" for s in missing),
-                         path=path, fix="start from a shipped profile and change its values")
-    meta = data["profile"]
-    for key in ("name", "area_crs"):
-        if key not in meta:
-            raise InputError(f"the rules profile lacks '{key}' in [profile]", path=path,
-                             fix=f"add {key} = \"...\" under [profile]")
-    return RulesProfile(name=meta["name"], area_crs=meta["area_crs"], source=str(path), data=data)
+        crs = CRS.from_user_input(value)
+    except CRSError:
+        raise InputError(f"the profile's [profile] area_crs is '{value}', not a CRS pyproj knows",
+                         path=profile.source, fix=fix) from None
+    axis = crs.axis_info[0] if crs.axis_info else None
+    if not crs.is_projected or axis is None or axis.unit_conversion_factor <= 0 \
+            or axis.unit_name in ("degree", "radian", "unknown"):
+        raise InputError(f"the profile's [profile] area_crs is '{value}' ({crs.name}), not a "
+                         "projected CRS with a linear unit", path=profile.source, fix=fix)
+
+
+class _Reader:
+    """Builds the dataclasses from TOML values, refusing what does not fit with its key path.
+
+    A key path is ``(tables, keys)``: the TOML table headers walked into, then the keys and
+    list positions (from 1) inside the last one.
+    """
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def table(self, cls, data, where: tuple, extra: Optional[dict] = None):
+        if not isinstance(data, Mapping):
+            self._wrong(where, data, "a table")
+        hints = typing.get_type_hints(cls)
+        fields = [f for f in dataclasses.fields(cls) if f.metadata.get("toml", True)]
+        names = {f.name for f in fields}
+        for key in data:
+            if key not in names:
+                inner = _down(where, key, data[key])
+                what = "unknown table" if inner[0] != where[0] else "unknown key"
+                raise InputError(f"{_show(inner)}: {what}", path=self.source,
+                                 fix=f"remove it or correct its name ({_show(where)} takes "
+                                     + ", ".join(sorted(names)) + ")")
+        values = dict(extra or {})
+        for f in fields:
+            if f.name in data:
+                values[f.name] = self.value(hints[f.name], data[f.name],
+                                            _down(where, f.name, data[f.name]))
+            elif f.default is dataclasses.MISSING:
+                missing = _down(where, f.name, {} if _is_table(hints[f.name]) else None)
+                raise InputError(f"the profile lacks {_show(missing)}", path=self.source,
+                                 fix=_add(where, f.name, hints[f.name]))
+        return cls(**values)
+
+    def value(self, kind, value, where: tuple):
+        origin, args = typing.get_origin(kind), typing.get_args(kind)
+        if dataclasses.is_dataclass(kind):
+            return self.table(kind, value, where)
+        if origin is typing.Union:  # Optional[X]
+            inner = [a for a in args if a is not type(None)][0]
+            return None if value is None else self.value(inner, value, where)
+        if origin is Literal:
+            if value not in args:
+                self._wrong(where, value, _expected(kind))
+            return value
+        if origin is tuple:
+            if not isinstance(value, (list, tuple)) or \
+                    (args[-1] is not Ellipsis and len(value) != len(args)):
+                self._wrong(where, value, _expected(kind))
+            kinds = [args[0]] * len(value) if args[-1] is Ellipsis else list(args)
+            return tuple(self.value(k, v, _down(where, i + 1, v))
+                         for i, (k, v) in enumerate(zip(kinds, value)))
+        if origin in (dict, Mapping):
+            if not isinstance(value, Mapping):
+                self._wrong(where, value, _expected(kind))
+            return {k: self.value(args[1], v, _down(where, k, v)) for k, v in value.items()}
+        if kind is bool:
+            ok = isinstance(value, bool)
+        elif kind is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif kind is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            value = float(value) if ok else value
+        else:
+            ok = isinstance(value, kind)
+        if not ok:
+            self._wrong(where, value, _expected(kind))
+        return value
+
+    def _wrong(self, where, value, expected):
+        shown = f"'{value}'" if isinstance(value, str) else repr(value)
+        raise InputError(f"the profile's {_show(where)} is {shown}, not {expected}",
+                         path=self.source, fix=f"write {expected} there")
+
+
+def _down(where: tuple, key, value) -> tuple:
+    """The key path one step into ``key`` (a table header while only tables were walked)."""
+    tables, keys = where
+    if not keys and isinstance(key, str) and isinstance(value, Mapping):
+        return tables + (key,), ()
+    return tables, keys + (key,)
+
+
+def _show(where: tuple) -> str:
+    """A key path as the TOML file shows it: ``[hydrology] storms[2].depth_in``."""
+    tables, keys = where
+    text = ""
+    for part in keys:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    head = f"[{'.'.join(tables)}]" if tables else ""
+    return " ".join(p for p in (head, text) if p) or "the file"
+
+
+def _is_table(kind) -> bool:
+    return dataclasses.is_dataclass(kind) or typing.get_origin(kind) in (dict, Mapping)
+
+
+def _add(where: tuple, key: str, kind) -> str:
+    if _is_table(kind) and not where[1]:
+        return (f"add the table [{'.'.join(where[0] + (key,))}] (start from a shipped profile "
+                "and change its values)")
+    return f"add {key} = <{_expected(kind)}> under {_show(where)}"
+
+
+def _expected(kind) -> str:
+    """What a value of ``kind`` is, in words."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if _is_table(kind):
+        return "a table"
+    if origin is typing.Union:
+        return _expected([a for a in args if a is not type(None)][0])
+    if origin is Literal:
+        return "one of " + ", ".join(f'"{a}"' for a in args)
+    if origin is tuple:
+        if args[-1] is Ellipsis:
+            return f"a list, each {_expected(args[0])}"
+        return f"a list of {len(args)} " + ("numbers" if set(args) == {float} else "values")
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(
+        kind, getattr(kind, "__name__", str(kind)))

@@ -322,7 +322,7 @@ def _condition_a(site, disturbed, profile, reference, bounds):
 
 
 def _phasing_charts(phasing, profile: RulesProfile) -> dict:
-    chart = timeline_chart(phasing, profile.value("phasing", "max_concurrent_acres"))
+    chart = timeline_chart(phasing, profile.phasing.max_concurrent_acres)
     return {"phasing_timeline": chart} if chart else {}
 
 

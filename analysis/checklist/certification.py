@@ -118,7 +118,7 @@ def render_certification_form(profile: RulesProfile, site: Optional[SitePlan] = 
         f"<tr><th>{_e(what[0].upper() + what[1:])}</th>"
         f"<td>{_e(site_text) if name == 'site_address' and site_text else ''}</td></tr>"
         for name, what in G2_FIELDS if name != "signed_on")
-    village = profile.data["profile"].get("title", profile.name)
+    village = profile.profile.title
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">

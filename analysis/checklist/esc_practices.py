@@ -90,7 +90,7 @@ def check_esc_practices(site: SitePlan, summary: dict | None, profile: RulesProf
     frame = site.layer(LAYER)
     geometry = dict(zip(feature_labels(LAYER, frame, None), frame.geometry.values))
     findings = []
-    tolerance = float(profile.value("esc_practices", "length_tolerance_fraction"))
+    tolerance = profile.esc_practices.length_tolerance_fraction
     for p in summary["practices"]:
         lacking = _lacking(p, tolerance)
         if lacking:

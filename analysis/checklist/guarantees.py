@@ -47,7 +47,7 @@ def check_guarantees(site: SitePlan, profile: RulesProfile) -> GuaranteeResult:
     result = GuaranteeResult([])
     for covers, (rule, key, name, runs_from) in COVERS.items():
         section = profile.section(rule)
-        years = int(profile.value("guarantees", key))
+        years = getattr(profile.guarantees, key)  # key: a Guarantees field (COVERS)
         rows = [] if frame is None else [
             (label, row) for label, (_fid, row) in zip(feature_labels(LAYER, frame, None),
                                                        frame.iterrows())

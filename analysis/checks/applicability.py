@@ -31,8 +31,8 @@ def disturbed_area(site: SitePlan) -> DisturbedArea:
 def check_applicability(site: SitePlan, disturbed: DisturbedArea,
                         profile: RulesProfile) -> tuple[Finding, bool]:
     """The ``applicability`` finding and whether a SWPPP is required."""
-    limit = float(profile.value("applicability", "min_disturbed_acres"))
-    plan_limit = float(profile.value("applicability", "min_common_plan_acres"))
+    limit = profile.applicability.min_disturbed_acres
+    plan_limit = profile.applicability.min_common_plan_acres
     common_plan = site.project.get("common_plan_acres")
     by_area = profile.at_least(disturbed.acres, limit)
     by_plan = common_plan is not None and profile.at_least(common_plan, plan_limit)

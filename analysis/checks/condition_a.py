@@ -51,12 +51,12 @@ class PollutantNames:
 
     @classmethod
     def from_profile(cls, profile: RulesProfile) -> "PollutantNames":
-        qualifiers = tuple(profile.value("pollutants", "qualifiers"))
+        qualifiers = profile.pollutants.qualifiers
         aliases = {}
-        for name, spellings in profile.value("pollutants", "aliases").items():
+        for name, spellings in profile.pollutants.aliases.items():
             for spelling in [name, *spellings]:
                 aliases[normalise_name(spelling, qualifiers)] = name
-        return cls(aliases, qualifiers, str(profile.value("pollutants", "sediment_family")))
+        return cls(aliases, qualifiers, profile.pollutants.sediment_family)
 
     def canonical(self, spelling: str) -> str:
         """The pollutant ``spelling`` names (itself, folded, where the profile has no alias)."""
@@ -258,7 +258,7 @@ def _tmdl_overlaps(watersheds, disturbed, site, profile):
 
 def _overlapping(frame, disturbed, site, profile) -> np.ndarray:
     """Which polygons of ``frame`` the disturbance overlaps (more than touches)."""
-    minimum = float(profile.value("condition_a", "min_overlap_sq_ft"))
+    minimum = profile.condition_a.min_overlap_sq_ft
     geometries = np.asarray(frame.geometry.values, dtype=object)
     tree = shapely.STRtree(geometries)
     candidates = tree.query(disturbed.geometry, predicate="intersects")

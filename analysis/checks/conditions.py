@@ -29,7 +29,7 @@ class Condition:
 def check_condition_b(site: SitePlan, disturbed: DisturbedArea,
                       profile: RulesProfile) -> tuple[Finding, Condition]:
     """Condition B: disturbance of five acres or more (SWPPP C(2))."""
-    limit = float(profile.value("condition_b", "min_disturbed_acres"))
+    limit = profile.condition_b.min_disturbed_acres
     applies = profile.at_least(disturbed.acres, limit)
     why = (f"{disturbed.acres:.2f} acres disturbed, "
            f"{'at least' if applies else 'under'} {limit:g} acres")
@@ -39,9 +39,9 @@ def check_condition_b(site: SitePlan, disturbed: DisturbedArea,
 def check_condition_c(site: SitePlan, disturbed: DisturbedArea,
                       profile: RulesProfile) -> tuple[Finding, Condition]:
     """Condition C: one to five acres, not single-family residential or agricultural (SWPPP C(3))."""
-    low = float(profile.value("condition_c", "min_disturbed_acres"))
-    high = float(profile.value("condition_c", "max_disturbed_acres"))
-    exempt = tuple(profile.value("condition_c", "exempt_land_uses"))
+    low = profile.condition_c.min_disturbed_acres
+    high = profile.condition_c.max_disturbed_acres
+    exempt = profile.condition_c.exempt_land_uses
     land_use = site.project["land_use"]
     in_range = profile.at_least(disturbed.acres, low) and not profile.at_least(disturbed.acres, high)
     applies = in_range and land_use not in exempt

@@ -95,9 +95,9 @@ def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Cover
     easements = np.asarray(easements, dtype=object)
     recorded = np.asarray(recorded, dtype=bool)
     n = len(smps)
-    snap = crs_units(profile.value(RULE, "snap_tolerance_ft"), crs)
-    min_sq_ft = float(profile.value(RULE, "uncovered_tolerance_sq_ft"))
-    fraction = float(profile.value(RULE, "uncovered_tolerance_fraction"))
+    snap = crs_units(profile.easement_coverage.snap_tolerance_ft, crs)
+    min_sq_ft = profile.easement_coverage.uncovered_tolerance_sq_ft
+    fraction = profile.easement_coverage.uncovered_tolerance_fraction
     is_point = in_family(smps, "point")
 
     tree = shapely.STRtree(easements)
@@ -138,7 +138,7 @@ def easement_access(easements, rows, holder_smp, holder_easement, n_smps: int, c
     """
     easements = np.asarray(easements, dtype=object)
     rows = np.asarray(rows, dtype=object)
-    snap = crs_units(profile.value(RULE, "snap_tolerance_ft"), crs)
+    snap = crs_units(profile.easement_coverage.snap_tolerance_ft, crs)
     m = len(easements)
     first, second = shapely.STRtree(easements).query(easements, predicate="dwithin", distance=snap)
     component = connected_components(m, first, second)
@@ -321,7 +321,7 @@ def _access_findings(site, coverage, easements, smps, smp_labels, easement_label
     row_labels = site.labels("public_row")
     access = easement_access(easements, _geometries(row_frame), coverage.holder_smp,
                              coverage.holder_easement, len(smps), site.area_crs, profile)
-    snap_ft = float(profile.value(RULE, "snap_tolerance_ft"))
+    snap_ft = profile.easement_coverage.snap_tolerance_ft
     unreachable = np.flatnonzero(access.held & ~access.reachable)
     if not len(unreachable):
         reached = sorted({_name(row_labels[r]) for r in access.nearest_row[access.held]})

@@ -24,7 +24,7 @@ from ..charts import Chart, figure_chart, new_figure
 from ..errors import InputError
 from ..geometry import as_multi, in_family, polygon_part
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
-from ..profile import RulesProfile
+from ..profile import DesignStorm, RulesProfile
 from ..tr55 import (COVER_KEYS, HSG_GROUPS, cn_table, pond_swamp_table, unit_peak_table,
                     nlcd_cover_table, resolve_hsg, valid_hsg)
 
@@ -107,10 +107,10 @@ class MethodLimits:
 
     @classmethod
     def from_profile(cls, profile: RulesProfile) -> "MethodLimits":
-        return cls(tuple(profile.value("hydrology", "tc_hours_range")),
-                   tuple(profile.value("hydrology", "cn_range")),
-                   tuple(profile.value("hydrology", "ia_p_range")),
-                   float(profile.value("hydrology", "max_pond_swamp_pct")))
+        return cls(profile.hydrology.tc_hours_range,
+                   profile.hydrology.cn_range,
+                   profile.hydrology.ia_p_range,
+                   profile.hydrology.max_pond_swamp_pct)
 
 
 def unit_peak_discharge(tc_hours: float, ia_p: float, rainfall_type: str) -> float:
@@ -395,8 +395,8 @@ def hydrology_paths(site: str | Path, profile: RulesProfile | str | None = None,
     return analyse_hydrology(layers, rules, land_cover)
 
 
-def _storms(profile: RulesProfile) -> list[dict]:
-    return list(profile.value("hydrology", "storms"))
+def _storms(profile: RulesProfile) -> list[DesignStorm]:
+    return list(profile.hydrology.storms)
 
 
 def analyse_hydrology(layers: dict, profile: RulesProfile,
@@ -410,9 +410,9 @@ def analyse_hydrology(layers: dict, profile: RulesProfile,
     """
     land_cover = land_cover or {}
     section = profile.section("hydrology_pre_post")
-    dual = profile.value("hydrology", "dual_soil_groups")
-    tolerance = float(profile.value("hydrology", "unmapped_tolerance_fraction"))
-    rain_type = profile.value("hydrology", "rainfall_distribution")
+    dual = profile.hydrology.dual_soil_groups
+    tolerance = profile.hydrology.unmapped_tolerance_fraction
+    rain_type = profile.hydrology.rainfall_distribution
     limits = MethodLimits.from_profile(profile)
     drainage = layers["drainage_area"]
     drainage = drainage.assign(name=drainage["name"].astype(str))
@@ -435,8 +435,8 @@ def analyse_hydrology(layers: dict, profile: RulesProfile,
     storms = _storms(profile)
     for name in drainage["name"]:
         for storm in storms:
-            row = {"drainage_area": name, "storm": storm["name"],
-                   "rain_in": storm.get("depth_in"), "rainfall_source": storm.get("source"),
+            row = {"drainage_area": name, "storm": storm.name,
+                   "rain_in": storm.depth_in, "rainfall_source": storm.source,
                    "rainfall_distribution": rain_type}
             for condition in ("pre", "post"):
                 row[condition] = _figures(by_condition[condition][name], storm, tc.get(name),
@@ -449,10 +449,10 @@ def analyse_hydrology(layers: dict, profile: RulesProfile,
     return result
 
 
-def _figures(comp: Composite, storm: dict, tc_hours, pond_pct, rain_type, limits) -> dict:
+def _figures(comp: Composite, storm: DesignStorm, tc_hours, pond_pct, rain_type, limits) -> dict:
     out = {"cn": comp.cn, "area_acres": comp.area_acres, "runoff_in": None, "volume_cf": None,
            "peak_cfs": None, "note": "; ".join(comp.problems)}
-    rain = storm.get("depth_in")
+    rain = storm.depth_in
     if comp.cn is None or rain is None:
         if rain is None:
             out["note"] = "no design rainfall depth in the profile"
@@ -468,29 +468,24 @@ def _figures(comp: Composite, storm: dict, tc_hours, pond_pct, rain_type, limits
 
 
 def _wqv(comp: Composite, profile: RulesProfile) -> dict:
-    rain = _optional(profile, "water_quality_rain_in")
+    rain = profile.hydrology.water_quality_rain_in
     out = {"drainage_area": comp.drainage_area, "rain_in": rain,
-           "rainfall_source": _optional(profile, "water_quality_rain_source"),
+           "rainfall_source": profile.hydrology.water_quality_rain_source,
            "impervious_fraction": comp.impervious_fraction, "area_acres": comp.area_acres,
            "wqv_cf": None}
     if rain is not None and not comp.problems:
         acre_feet = water_quality_volume(rain, comp.impervious_fraction, comp.area_acres,
-                                         profile.value("hydrology", "min_rv"))
+                                         profile.hydrology.min_rv)
         out["wqv_cf"] = acre_feet * SQ_FT_PER_ACRE
     return out
 
 
-def _optional(profile: RulesProfile, key: str):
-    """A [hydrology] value the profile may leave out (design rainfall: needs_review then)."""
-    return profile.data.get("hydrology", {}).get(key)
-
-
 def _illustrative(profile) -> bool:
-    return bool(_optional(profile, "illustrative_rainfall"))
+    return profile.hydrology.illustrative_rainfall
 
 
 def _peak_findings(result, profile, section) -> list[Finding]:
-    control = dict(profile.value("hydrology", "peak_control_storms"))
+    control = profile.hydrology.peak_control_storms
     out = []
     caveat = (" (computed with the profile's illustrative design rainfall: replace it with NOAA "
               "Atlas 14 values for the site)") if _illustrative(profile) else ""
@@ -554,7 +549,7 @@ def _claim_findings(result, claims, profile, section) -> list[Finding]:
     """Each figure the SWPPP states against ours; beyond the tolerance is needs_review."""
     if claims is None or len(claims) == 0:
         return []
-    tolerance = float(profile.value("hydrology", "claim_tolerance_fraction"))
+    tolerance = profile.hydrology.claim_tolerance_fraction
     rows = {(r["drainage_area"], r["storm"]): r for r in result.rows}
     wqv = {r["drainage_area"]: r for r in result.water_quality}
     out, agreed = [], []
@@ -571,7 +566,7 @@ def _claim_findings(result, claims, profile, section) -> list[Finding]:
         if any(_present(claim.get(f)) for f, *_ in _CLAIMS):
             if key not in rows:
                 raise InputError(f"storm {key[1]!r} is not a design storm of the profile "
-                                 f"({', '.join(s['name'] for s in _storms(profile))})",
+                                 f"({', '.join(s.name for s in _storms(profile))})",
                                  layer="hydrology_claims", feature=fid, field="storm",
                                  fix="name the storm as the profile does")
             for name, condition, figure, units in _CLAIMS:

@@ -327,8 +327,8 @@ def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame]
     >>> [(f.status, f.value, f.features) for f in findings]
     [('pass', 600.0, ['layout:Plan/Map 1'])]
     """
-    limit = float(profile.value(RULE, "max_scale_denominator"))
-    tolerance = float(profile.value(RULE, "scale_tolerance_ratio"))
+    limit = profile.site_map_scale.max_scale_denominator
+    tolerance = profile.site_map_scale.scale_tolerance_ratio
     section = profile.section(RULE)
     area_crs = CRS.from_user_input(area_crs or profile.area_crs)
     judge = _Judge(limit, tolerance, section)

@@ -411,7 +411,7 @@ def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) ->
     stabilised before they start; ``info`` naming polygons with no stabilisation date.
     sequence: ``warn`` for each phase cleared while an earlier phase's ground is unstabilised.
     """
-    rule, limit = "phasing_five_acres", profile.value("phasing", "max_concurrent_acres")
+    rule, limit = "phasing_five_acres", profile.phasing.max_concurrent_acres
     section = profile.section(rule)
     bad = list(dict.fromkeys(p.feature for p in plan.problems))
     why = "; ".join(f"{p.feature}: {p.reason}" for p in plan.problems[:5])

@@ -16,7 +16,7 @@ __all__ = ["check_disturbance_outside_site"]
 def check_disturbance_outside_site(site: SitePlan, disturbed: DisturbedArea,
                                    profile: RulesProfile) -> tuple[Finding, float]:
     """One finding, and the square feet of disturbance outside the site boundary."""
-    tolerance = float(profile.value("measurement", "outside_site_tolerance_sq_ft"))
+    tolerance = profile.measurement.outside_site_tolerance_sq_ft
     boundary = site.layer("site_boundary")
     site_area = shapely.union_all(np.asarray(boundary.geometry.values, dtype=object))
     outside = shapely.difference(disturbed.geometry, site_area)

@@ -23,7 +23,7 @@ PERMITS = "other environmental permits are needed before approval (SWPPP F)"
 def adjacent_distances_ft(wetlands: pd.DataFrame, profile: RulesProfile) -> np.ndarray:
     """Each wetland's adjacent area in feet: its ``adjacent_area_ft``, the profile's default where
     that is empty, and 0 for a wetland that is not regulated."""
-    default = float(profile.value("wetlands", "default_adjacent_area_ft"))
+    default = profile.wetlands.default_adjacent_area_ft
     given = pd.to_numeric(wetlands["adjacent_area_ft"], errors="coerce").to_numpy(dtype=float)
     regulated = pd.to_numeric(wetlands["regulated"], errors="coerce").fillna(0).to_numpy() == 1
     distances = np.where(np.isnan(given) | (given <= 0), default, given)
@@ -46,7 +46,7 @@ def check_wetlands(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfi
                         "against wetlands and their adjacent areas by hand")], \
             {"wetland_acres": None, "wetland_adjacent_area_acres": None}
     crs = site.area_crs
-    minimum = float(profile.value("wetlands", "min_overlap_sq_ft"))
+    minimum = profile.wetlands.min_overlap_sq_ft
     to_crs_units = FOOT_M / unit_metres(crs)
     ground = disturbed.geometry
     geometries = np.asarray(wetlands.geometry.values, dtype=object)
@@ -84,7 +84,7 @@ def check_wetlands(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfi
                 f"{reach_ft[i]:g}-ft adjacent area of regulated wetland {what} (outside any "
                 f"wetland): {PERMITS}", value=acres(adjacent_each[k], crs), limit=0.0,
                 units="acres", features=[labels[i], *causes], geometry=adjacent_each[k]))
-    search = float(profile.value("reference", "search_distance_ft"))
+    search = profile.reference.search_distance_ft
     if len(reach_ft) and reach_ft.max() > search:
         widest = labels[int(np.argmax(reach_ft))]
         findings.append(Finding(

@@ -5,12 +5,17 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
+from ..profile import help_text
 from .options import (add_json_option, add_map_option, add_profile_option, emit_json, parse_day,
                       site_mapping)
 
 __all__ = ["register", "add_record_options"]
 
 RAIN_UNITS = ("in", "mm", "tenths_mm")
+PENALTY_DESCRIPTION = ("The offence number within the previous {p.penalty.lookback_years} years and "
+                       "the ranges that may be assessed; with --until, the separate violations "
+                       "of a continuing one. Figures from the rules profile ({p.name} unless "
+                       "--profile gives another).")
 
 
 def add_record_options(parser, required: bool) -> None:
@@ -50,8 +55,7 @@ def register(commands) -> None:
 
     penalty = commands.add_parser(
         "penalty", help="offence number and penalty ranges (Enforcement E, F)",
-        description="The offence number within the previous five years and the ranges that may "
-                    "be assessed; with --until, the separate violations of a continuing one.")
+        description=help_text(PENALTY_DESCRIPTION))
     penalty.add_argument("--history", metavar="HISTORY.csv", required=True,
                          help="earlier offences: person, date, kind")
     penalty.add_argument("--person", metavar="NAME", required=True)

@@ -58,27 +58,29 @@ class InspectionReport:
 
 @dataclass(frozen=True)
 class Storm:
-    """A storm event: first and last wet day, depth (inches); from hourly rain also the
-    moments its first wet hour began and its last ended."""
+    """A storm event: first and last wet day, depth (inches), the hours a report has after it;
+    from hourly rain also the moments its first wet hour began and its last ended."""
 
     first_day: date
     last_day: date
     precip_in: float
+    report_hours: int
     starts_at: Optional[datetime] = None
     ends_at: Optional[datetime] = None
 
     @property
     def window(self) -> tuple[datetime, datetime]:
-        """When a report answers it: from the storm's end for 24 hours (daily rain: from the
-        start of its last wet day to the end of the following day)."""
+        """When a report answers it: from the storm's end for ``report_hours`` (daily rain: from
+        the start of its last wet day to the end of the day those hours reach from its end)."""
         if self.ends_at is not None:
-            return self.ends_at, self.ends_at + timedelta(hours=24)
+            return self.ends_at, self.ends_at + timedelta(hours=self.report_hours)
         start = datetime.combine(self.last_day, datetime.min.time())
-        return start, start + timedelta(days=2) - timedelta(microseconds=1)
+        days = 1 + -(-self.report_hours // 24)  # the wet day, then whole days the hours reach
+        return start, start + timedelta(days=days) - timedelta(microseconds=1)
 
     @property
     def due(self) -> date:
-        """The day its 24 hours end."""
+        """The day its report hours end."""
         return self.window[1].date()
 
     def describe(self) -> str:
@@ -127,7 +129,7 @@ def read_notices(path: str | Path, profile: RulesProfile) -> list[Notice]:
     ``notified_at``; a blank ``milestone_at`` is a milestone not reached, a blank
     ``notified_at`` a notice never given."""
     rows = read_csv(path, ("milestone", "milestone_at", "notified_at"), "notices record")
-    known = dict(profile.value("inspections", "milestones"))
+    known = dict(profile.inspections.milestones)
     notices = []
     for line, row in rows.rows:
         key = row["milestone"].lower()
@@ -182,13 +184,9 @@ def construction_period(site) -> tuple[Optional[date], Optional[date]]:
 # Checks ----------------------------------------------------------------------------------
 def find_storms(rain: Rainfall, start: date, end: date, profile: RulesProfile) -> list[Storm]:
     """Storms of at least the profile's depth whose rain fell from ``start`` to ``end``."""
-    wet_min = profile.value("inspections", "wet_day_min_in")
-    threshold = profile.value("inspections", "storm_precip_in")
-    rule = profile.value("inspections", "storm_days")
-    if rule not in ("consecutive", "each_day"):
-        raise InputError(f"storm_days '{rule}' is not 'consecutive' or 'each_day'",
-                         path=profile.source, field="inspections.storm_days",
-                         fix='write storm_days = "consecutive" or "each_day"')
+    wet_min = profile.inspections.wet_day_min_in
+    threshold = profile.inspections.storm_precip_in
+    rule = profile.inspections.storm_days  # "consecutive" or "each_day" (checked at load)
     if rain.hourly is not None:
         return _hourly_storms(rain, start, end, profile)
     wet = sorted(d for d, inches in rain.daily.items()
@@ -199,15 +197,16 @@ def find_storms(rain: Rainfall, start: date, end: date, profile: RulesProfile) -
             runs[-1].append(day)
         else:
             runs.append([day])
-    storms = [Storm(run[0], run[-1], sum(rain.daily[d] for d in run)) for run in runs]
+    hours = profile.inspections.storm_report_within_hours
+    storms = [Storm(run[0], run[-1], sum(rain.daily[d] for d in run), hours) for run in runs]
     return [s for s in storms if s.precip_in >= threshold - _EPS]
 
 
 def _hourly_storms(rain: Rainfall, start: date, end: date, profile: RulesProfile) -> list[Storm]:
     """Runs of wet hours apart by fewer than ``storm_dry_hours`` dry hours are one storm."""
-    wet_min = profile.value("inspections", "wet_hour_min_in")
-    gap = timedelta(hours=profile.value("inspections", "storm_dry_hours"))
-    threshold = profile.value("inspections", "storm_precip_in")
+    wet_min = profile.inspections.wet_hour_min_in
+    gap = timedelta(hours=profile.inspections.storm_dry_hours)
+    threshold = profile.inspections.storm_precip_in
     hour = timedelta(hours=1)
     wet = sorted(at for at, inches in rain.hourly.items()
                  if inches >= wet_min - _EPS and start <= (at - hour).date() <= end)
@@ -219,16 +218,18 @@ def _hourly_storms(rain: Rainfall, start: date, end: date, profile: RulesProfile
             runs.append([at])
     storms = [Storm((run[0] - hour).date(), (run[-1] - hour).date(),
                     sum(rain.hourly[t] for t in rain.hourly if run[0] <= t <= run[-1]),
+                    profile.inspections.storm_report_within_hours,
                     starts_at=run[0] - hour, ends_at=run[-1]) for run in runs]
     return [s for s in storms if s.precip_in >= threshold - _EPS]
 
 
 def check_inspection_frequency(reports: Sequence[InspectionReport], rain: Rainfall, start: date,
                                end: date, profile: RulesProfile) -> tuple[list[Finding], dict]:
-    """Maintenance and repair A(2): a report every 7 days and within 24 hours of each storm."""
+    """Maintenance and repair A(2): a report every ``interval_days`` and within
+    ``storm_report_within_hours`` of each storm of ``storm_precip_in`` or more."""
     rule, section = "inspection_frequency", profile.section("inspection_frequency")
-    interval = timedelta(days=profile.value("inspections", "interval_days"))
-    threshold = profile.value("inspections", "storm_precip_in")
+    interval = timedelta(days=profile.inspections.interval_days)
+    threshold = profile.inspections.storm_precip_in
     reports = sorted(reports, key=lambda r: r.at)
     days = sorted({r.day for r in reports if start <= r.day})
     findings = []
@@ -271,7 +272,7 @@ def check_inspection_frequency(reports: Sequence[InspectionReport], rain: Rainfa
         findings.append(Finding(
             rule, FAIL, section,
             f"storm of {storm.precip_in:.2f} inch {storm.describe()}: no inspection report "
-            f"within 24 hours (by {by}); {text}",
+            f"within {storm.report_hours} hours (by {by}); {text}",
             value=value, units="days late",
             features=[f"due:{storm.due}", f"storm:{storm.first_day}"]))
     if not findings:
@@ -279,7 +280,7 @@ def check_inspection_frequency(reports: Sequence[InspectionReport], rain: Rainfa
             rule, PASS, section,
             f"{len(within)} inspection report(s) from {start} to {end}: none more than "
             f"{interval.days} days apart; {len(storms)} storm(s) of {threshold} inch or more, "
-            "each reported on within 24 hours"))
+            f"each reported on within {profile.inspections.storm_report_within_hours} hours"))
     unknown = rain.unknown_days(start, end)
     if unknown:
         shown = ", ".join(d.isoformat() for d in unknown[:8]) + (" ..." if len(unknown) > 8 else "")
@@ -299,8 +300,8 @@ def check_inspection_notice(notices: Sequence[Notice], profile: RulesProfile
                             ) -> tuple[list[Finding], list[dict]]:
     """Inspections A(1)(a): each milestone notified at least 48 hours before it."""
     rule, section = "inspection_notice", profile.section("inspection_notice")
-    need = float(profile.value("inspections", "notice_hours_before_milestone"))
-    titles = dict(profile.value("inspections", "milestones"))
+    need = profile.inspections.notice_hours_before_milestone
+    titles = dict(profile.inspections.milestones)
     findings, rows = [], []
     for n in notices:
         if n.milestone_at is None:
@@ -342,7 +343,7 @@ def check_sediment_cleanout(readings: Sequence[TrapReading], reports: Sequence[I
     """Maintenance and repair A(1): a trap at 50% of design capacity cleaned out by the next
     inspection (the first report dated after the measurement)."""
     rule, section = "sediment_cleanout", profile.section("sediment_cleanout")
-    fraction = profile.value("inspections", "sediment_cleanout_fraction")
+    fraction = profile.inspections.sediment_cleanout_fraction
     days = sorted({r.day for r in reports})
     findings, rows = [], []
     for t in readings:

@@ -121,14 +121,14 @@ def penalty_statements(notice: NoticeOfViolation, profile: RulesProfile) -> list
     number = notice.get("penalties", "offence_number") or 1
     out = []
     for kind in notice.get("penalties", "kinds") or []:
-        fines = profile.value("penalty", f"{kind}_fines")
+        fines = profile.penalty.fines(kind)
         low, high = fines[min(number, len(fines)) - 1]
         amount = (f"not exceeding {_money(high)}" if not low
                   else f"of not less than {_money(low)} nor more than {_money(high)}")
-        unit = int(profile.value("penalty", f"{kind}_separate_violation_days"))
+        unit = profile.penalty.separate_violation_days(kind)
         each = "day's" if unit == 1 else "week's" if unit == 7 else f"{unit} days'"
         if kind == "criminal":
-            days = profile.value("penalty", "criminal_imprisonment_max_days")
+            days = profile.penalty.criminal_imprisonment_max_days
             out.append(f"Criminal (Enforcement E), {_ordinal(number)} offence: a fine {amount} or "
                        f"imprisonment for a period not to exceed {days} days, or both. Each "
                        f"{each} continued violation is a separate additional violation.")
@@ -162,7 +162,7 @@ def render_notice_html(notice: NoticeOfViolation, profile: RulesProfile,
 h1{{font-size:1.4em}}h2{{font-size:1.05em;margin-top:1.3em}}.muted{{color:#666}}</style></head>
 <body>
 <h1>{_e(title)}</h1>
-<p class="muted">{_e(profile.data["profile"].get("title", profile.name))}. Issued {_e(issued)}
+<p class="muted">{_e(profile.profile.title)}. Issued {_e(issued)}
 by {_e(d.get("issued_by") or "the Stormwater Management Administrator")} under Enforcement C.</p>
 <h2>To (C(1))</h2>
 <p>{_e(notice.get("recipient", "name"))}<br>{_e(notice.get("recipient", "address"))}</p>

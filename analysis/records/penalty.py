@@ -93,7 +93,7 @@ def _same_person(a: str, b: str) -> bool:
 
 
 def _schedule(profile: RulesProfile, kind: str, number: int) -> tuple[float, float]:
-    fines = profile.value("penalty", f"{kind}_fines")
+    fines = profile.penalty.fines(kind)
     low, high = fines[min(number, len(fines)) - 1]
     return float(low), float(high)
 
@@ -112,23 +112,23 @@ def assess_penalty(history: list[Offence], person: str, on: date, kind: str,
     if kind not in KINDS:
         raise InputError(f"kind '{kind}' is not criminal or civil", field="kind",
                          fix="choose criminal or civil", parameter="kind")
-    years = profile.value("penalty", "lookback_years")
+    years = profile.penalty.lookback_years
     counted = sorted(o.day for o in history
                      if o.kind == kind and _same_person(o.person, person)
                      and o.day < on <= years_after(o.day, years))
     number = len(counted) + 1
     fine_min, fine_max = _schedule(profile, kind, number)
-    jail = int(profile.value("penalty", "criminal_imprisonment_max_days")) if kind == "criminal" else 0
+    jail = profile.penalty.criminal_imprisonment_max_days if kind == "criminal" else 0
     assessment = Assessment(person, on, kind, number, fine_min, fine_max, jail, counted)
     if until is not None:
         if until < on:
             raise InputError(f"the continuing violation ends ({until}) before it starts ({on})",
                              field="until", parameter=("until", "on"),
                              fix="make its last day on or after its first day")
-        unit = int(profile.value("penalty", f"{kind}_separate_violation_days"))
+        unit = profile.penalty.separate_violation_days(kind)
         days = (until - on).days + 1
         separate = 1 + (days - 1) // unit  # the first, and one per whole unit it continued
-        escalate = profile.value("penalty", "continuing_violations_escalate")
+        escalate = profile.penalty.continuing_violations_escalate
         ranges = [_schedule(profile, kind, number + i if escalate else number)
                   for i in range(separate)]
         assessment.continuing = {

@@ -112,7 +112,7 @@ def diff_versions(store, layer: str, old: Optional[int], new: Optional[int], pro
     area_crs = profile.area_crs
     before = store.read_version(layer, old_row.version).to_crs(area_crs)
     after = store.read_version(layer, new_row.version).to_crs(area_crs)
-    tolerance = float(profile.value("reference", "geometry_change_tolerance_ft"))
+    tolerance = profile.reference.geometry_change_tolerance_ft
     return diff_frames(layer, before, after, old_row.version, new_row.version, tolerance)
 
 

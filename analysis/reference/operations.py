@@ -28,7 +28,7 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
     date = _source_date(source_date, source)
     progress.step(0.0, f"reading {Path(str(source).split('|')[0]).name}")
     candidate = read_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
-                               synonyms=dict(rules.value("reference", "pollutant_synonyms")))
+                               synonyms=dict(rules.reference.pollutant_synonyms))
     progress.step(0.1, f"writing {len(candidate.frame)} features")
     result = store.import_candidate(candidate, source_date=date, progress=progress)
     progress.step(1.0, "done")

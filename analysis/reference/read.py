@@ -365,7 +365,7 @@ def _widened(frames, area_crs, profile) -> tuple[float, float, float, float]:
     from ..units import FOOT_M, unit_metres
 
     boxes = np.array([f.total_bounds for f in frames if f is not None and len(f)])
-    distance = float(profile.value("reference", "search_distance_ft")) * FOOT_M \
+    distance = profile.reference.search_distance_ft * FOOT_M \
         / unit_metres(area_crs)
     return (float(boxes[:, 0].min() - distance), float(boxes[:, 1].min() - distance),
             float(boxes[:, 2].max() + distance), float(boxes[:, 3].max() + distance))

@@ -494,7 +494,7 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
     if isinstance(store, GeoPackageStore) and not store.path.exists():
         raise InputError("the reference GeoPackage does not exist", path=store.path,
                          fix="check the path, or import a layer into it first")
-    current_cycle = str(profile.value("reference", "current_listing_cycle"))
+    current_cycle = profile.reference.current_listing_cycle
     rows = store.versions()
     layers, warnings = [], []
     for layer in REFERENCE_LAYERS:

@@ -75,7 +75,7 @@ class MapTile:
 
 def map_scale(profile: RulesProfile) -> float:
     """The map's scale denominator: the chapter's smallest allowed site map scale (1:1200)."""
-    return float(profile.value("site_map_scale", "max_scale_denominator"))
+    return profile.site_map_scale.max_scale_denominator
 
 
 def units_per_foot(crs) -> float:

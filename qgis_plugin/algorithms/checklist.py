@@ -1,6 +1,8 @@
 """``swppp:checklist``: the SWPPP contents checklist, filled in from the site plan."""
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingParameterFile
 
+from analysis.profile import help_text
+
 from .base import SwpppAlgorithm, role_layers
 
 __all__ = ["ChecklistAlgorithm", "CHECKLIST_ROLE_LAYERS", "add_confirmations_parameter",
@@ -21,13 +23,15 @@ the checklist tab writes, or a findings GeoPackage of an earlier review).</p>
 <li><b>contractor_certification</b> (SWPPP G): each record with every field of G(2), signed on \
 or before the first disturbance start date.</li>
 <li><b>construction_guarantee</b>, <b>maintenance_bond</b> (Inspections E(1), E(2)): at least \
-one year after final acceptance, and five years after substantial completion (the last \
+{p.guarantees.construction_years_after_acceptance} year(s) after final acceptance, and \
+{p.guarantees.maintenance_years_after_completion} year(s) after substantial completion (the last \
 stabilisation date stands for both).</li>
 <li><b>esc_practices</b> (SWPPP B(7)-(11)): each practice with a stage, a size or length, and \
 its implementation schedule.</li>
 </ul>
-<p>The full review (<i>swppp:review</i>) runs the same checks. Outputs: the result as JSON \
-(its <i>checklist</i>), and the findings GeoPackage with the <i>checklist</i> table.</p>"""
+<p>The full review (<i>swppp:review</i>) runs the same checks. Outputs: the result as JSON (its \
+<i>checklist</i>), and the findings GeoPackage with the <i>checklist</i> table. Figures shown are \
+the default rules profile's ({p.name}).</p>"""
 
 
 def add_confirmations_parameter(algorithm):
@@ -52,7 +56,7 @@ class ChecklistAlgorithm(SwpppAlgorithm):
         return self.tr("SWPPP contents checklist")
 
     def shortHelpString(self):
-        return self.tr(HELP)
+        return help_text(self.tr(HELP))
 
     def initAlgorithm(self, config=None):
         self.add_inputs(reference=True, sheets=False)

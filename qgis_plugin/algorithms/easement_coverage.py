@@ -1,6 +1,8 @@
 """``swppp:easement_coverage``: maintenance easements over every SMP, reaching a right-of-way."""
 from qgis.core import QgsProcessingOutputNumber
 
+from analysis.profile import help_text
+
 from .base import SwpppAlgorithm
 
 __all__ = ["EasementCoverageAlgorithm"]
@@ -10,9 +12,10 @@ practice (SMP) of the site plan (SWPPP D(8)) and that the SMPs can be reached fo
 repair (Maintenance and repair B). The full review (<i>swppp:review</i>) runs the same check.</p>
 <ul>
 <li><b>fail</b> for each SMP with more of its area outside every easement than the profile's \
-tolerance (1 sq ft or 0.1% of the SMP, whichever is larger); the uncovered part is the finding's \
-geometry. A point SMP outside every easement fails with 0 sq ft and its distance to the nearest \
-easement.</li>
+tolerance ({p.easement_coverage.uncovered_tolerance_sq_ft:g} sq ft or \
+{p.easement_coverage.uncovered_tolerance_fraction:.1%} of the SMP, whichever is larger); the \
+uncovered part is the finding's geometry. A point SMP outside every easement fails with 0 sq ft \
+and its distance to the nearest easement.</li>
 <li><b>warn</b> for each SMP held only by easements not yet recorded (field <i>recorded</i> 0 or \
 empty), naming them.</li>
 <li><b>warn</b> for each SMP whose easements, directly or through touching easements, do not \
@@ -22,7 +25,7 @@ public right-of-way layer.</li>
 <p>Give the site plan as a GeoPackage (SITE) or as one layer per role (the *_LAYER parameters; \
 SMP_LAYER, EASEMENT_LAYER and PUBLIC_ROW_LAYER matter here, with the project, site boundary and \
 disturbance every site plan has). Outputs: the result as JSON, and the findings with their \
-geometries as a GeoPackage.</p>"""
+geometries as a GeoPackage. Figures shown are the default rules profile's ({p.name}).</p>"""
 
 
 class EasementCoverageAlgorithm(SwpppAlgorithm):
@@ -35,7 +38,7 @@ class EasementCoverageAlgorithm(SwpppAlgorithm):
         return self.tr("Maintenance easements over every SMP")
 
     def shortHelpString(self):
-        return self.tr(HELP)
+        return help_text(self.tr(HELP))
 
     def initAlgorithm(self, config=None):
         self.add_inputs(reference=False, sheets=False)

@@ -7,21 +7,25 @@ from qgis.core import (
     QgsProcessingParameterVectorDestination,
 )
 
+from analysis.profile import help_text
+
 from .base import SwpppAlgorithm, count_output
 
 __all__ = ["HydrologyAlgorithm"]
 
 HELP = """<p>NRCS TR-55 (1986) hydrology of a site plan (SWPPP D(4), D(5)): for each drainage \
-area, the composite curve number from soils (hydrologic soil group) x land cover before and \
-after development (TR-55 Tables 2-2a and 2-2c), runoff depth and volume for each design storm \
-of the rules profile, peak discharge by TR-55's graphical method within its limits (Tc 0.1 to \
-10 h, CN 40 to 98), and the water quality volume (NYS Design Manual). Where the plan states its \
-own figures (hydrology_claims), each is compared with these.</p>
-<p>Give a GeoPackage (SITE) with the layers drainage_area, soils, land_cover_pre, \
-land_cover_post (and optionally hydrology_claims), or those layers one by one. An NLCD \
-land-cover raster may stand in for either land-cover layer. Outputs: the curve-number layer \
-(drainage area x soil x cover pieces with their CN) and the table (CSV) per drainage area and \
-storm. Design rainfall comes from the profile, with its source.</p>"""
+area, the composite curve number from soils (hydrologic soil group) x land cover before and after \
+development (TR-55 Tables 2-2a and 2-2c), runoff depth and volume for each design storm of the \
+rules profile, peak discharge by TR-55's graphical method within its limits (Tc \
+{p.hydrology.tc_hours_range[0]:g} to {p.hydrology.tc_hours_range[1]:g} h, CN \
+{p.hydrology.cn_range[0]:g} to {p.hydrology.cn_range[1]:g}), and the water quality volume (NYS \
+Design Manual). Where the plan states its own figures (hydrology_claims), each is compared with \
+these.</p>
+<p>Give a GeoPackage (SITE) with the layers drainage_area, soils, land_cover_pre, land_cover_post \
+(and optionally hydrology_claims), or those layers one by one. An NLCD land-cover raster may stand \
+in for either land-cover layer. Outputs: the curve-number layer (drainage area x soil x cover \
+pieces with their CN) and the table (CSV) per drainage area and storm. Design rainfall comes from \
+the profile, with its source. Figures shown are the default rules profile's ({p.name}).</p>"""
 
 
 class HydrologyAlgorithm(SwpppAlgorithm):
@@ -39,7 +43,7 @@ class HydrologyAlgorithm(SwpppAlgorithm):
         return self.tr("Hydrology before and after development (TR-55)")
 
     def shortHelpString(self):
-        return self.tr(HELP)
+        return help_text(self.tr(HELP))
 
     def initAlgorithm(self, config=None):
         self.add_inputs(reference=False, sheets=False)

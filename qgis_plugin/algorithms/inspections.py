@@ -6,7 +6,7 @@ from qgis.core import (
     QgsProcessingParameterString,
 )
 
-from analysis.profile import DEFAULT_PROFILE
+from analysis.profile import DEFAULT_PROFILE, help_text
 
 from .base import GPKG_FILTER
 from .records import CSV_FILTER, RecordsAlgorithm
@@ -17,19 +17,23 @@ RAIN_UNITS = ("", "in", "mm", "tenths_mm")
 
 HELP = """<p>Checks a site's construction-phase records against the stormwater chapter:</p>
 <ul>
-<li><b>inspection_frequency</b> (Maintenance and repair A(2)): an inspection report at least \
-every 7 days while land development is under way, and within 24 hours of every storm of 0.5 inch \
-or more (consecutive wet days are one storm; its 24 hours run to the end of the day after its \
-last wet day).</li>
-<li><b>inspection_notice</b> (Inspections A(1)(a)): each of the eight milestones notified at \
-least 48 hours ahead.</li>
-<li><b>sediment_cleanout</b> (Maintenance and repair A(1)): a trap or pond at 50% of its design \
-capacity cleaned out by the next inspection.</li>
+<li><b>inspection_frequency</b> (Maintenance and repair A(2)): an inspection report at least every \
+{p.inspections.interval_days} days while land development is under way, and within \
+{p.inspections.storm_report_within_hours} hours of every storm of \
+{p.inspections.storm_precip_in:g} inch or more (consecutive wet days are one storm; a report dated \
+from its last wet day to the end of the day its {p.inspections.storm_report_within_hours} hours \
+reach answers it).</li>
+<li><b>inspection_notice</b> (Inspections A(1)(a)): each milestone the rules profile lists \
+notified at least {p.inspections.notice_hours_before_milestone:g} hours ahead.</li>
+<li><b>sediment_cleanout</b> (Maintenance and repair A(1)): a trap or pond at \
+{p.inspections.sediment_cleanout_fraction:.0%} of its design capacity cleaned out by the next \
+inspection.</li>
 </ul>
 <p>LOG: date, inspector, kind. RAIN: date, precip_in, or a NOAA GHCN-Daily CSV (give RAIN_UNITS: \
-in or mm for CDO exports, tenths_mm for NCEI access files; STATION where it holds several). \
-The period runs from the site plan's first start to its final stabilisation (SITE), or from \
-FROM to TO. One <i>fail</i> per missed obligation, naming the due day.</p>"""
+in or mm for CDO exports, tenths_mm for NCEI access files; STATION where it holds several). The \
+period runs from the site plan's first start to its final stabilisation (SITE), or from FROM to \
+TO. One <i>fail</i> per missed obligation, naming the due day. Figures shown are the default rules \
+profile's ({p.name}).</p>"""
 
 
 class InspectionsAlgorithm(RecordsAlgorithm):
@@ -49,7 +53,7 @@ class InspectionsAlgorithm(RecordsAlgorithm):
         return self.tr("Check construction inspection records")
 
     def shortHelpString(self):
-        return self.tr(HELP)
+        return help_text(self.tr(HELP))
 
     def initAlgorithm(self, config=None):
         for name, label, optional in ((self.LOG, "Inspection log (CSV)", False),

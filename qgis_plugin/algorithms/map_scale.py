@@ -7,6 +7,7 @@ from qgis.core import (
     QgsProcessingParameterVectorLayer,
 )
 
+from analysis.profile import help_text
 from analysis.siteplan.contract import layer_spec
 
 from ..layouts import layout_names
@@ -16,8 +17,10 @@ __all__ = ["MapScaleAlgorithm"]
 
 STATED_FIELDS = layer_spec("layout_scale").field_names  # sheet, scale_denominator
 
-HELP = """<p>Checks that every site map is drawn at 1 inch = 100 feet or larger (SWPPP B(2)): \
-scale denominator no more than the rules profile's limit (1200).</p>
+HELP = """<p>Checks that every site map is drawn at 1 inch = {p.site_map_scale.feet_per_inch:g} \
+feet or larger (SWPPP B(2)): scale denominator no more than the rules profile's limit \
+(1:{p.site_map_scale.max_scale_denominator:g}). Figures shown are the default rules profile's \
+({p.name}).</p>
 <ul>
 <li><b>Print layouts</b> of the current project: one finding per map item, \
 <i>layout:&lt;name&gt;/&lt;item&gt;</i>, with QGIS's own scale for it. A layout without a map \
@@ -49,7 +52,7 @@ class MapScaleAlgorithm(SwpppAlgorithm):
         return self.tr("Site map scale")
 
     def shortHelpString(self):
-        return self.tr(HELP)
+        return help_text(self.tr(HELP))
 
     def initAlgorithm(self, config=None):
         self.addParameter(QgsProcessingParameterString(

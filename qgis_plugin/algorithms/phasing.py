@@ -20,24 +20,25 @@ from qgis.core import (
 )
 from qgis.PyQt.QtCore import QDate, QDateTime, Qt, QVariant
 
-from analysis.profile import DEFAULT_PROFILE
+from analysis.profile import DEFAULT_PROFILE, help_text
 
 from .base import SwpppAlgorithm, feedback_progress
 
 __all__ = ["PhasingAlgorithm"]
 
-HELP = """<p>The disturbance of a phasing plan over time (SWPPP B(4): not more than five acres \
-disturbed at any one time). A polygon counts from its start date until its stabilisation date \
-(the day it is stabilised it no longer counts); one with no stabilisation date counts until the \
-plan's last date. At every moment the disturbed area is the union of the polygons open then, so \
-ground cleared in two phases counts once.</p>
+HELP = """<p>The disturbance of a phasing plan over time (SWPPP B(4): not more than \
+{p.phasing.max_concurrent_acres:g} acres disturbed at any one time). A polygon counts from its \
+start date until its stabilisation date (the day it is stabilised it no longer counts); one with \
+no stabilisation date counts until the plan's last date. At every moment the disturbed area is the \
+union of the polygons open then, so ground cleared in two phases counts once.</p>
 <p>Choose the disturbance layer and its phase, start and stabilisation fields (ISO \
-<i>YYYY-MM-DD</i> text or date fields). Outputs: a table per phase (acres, new acres not \
-disturbed by an earlier phase, first start, last stabilisation), the timeline (the disturbed \
-acres from each date on, and the phases open), the worst moment's disturbed ground as a \
-polygon, and the timeline chart (PNG or SVG, by the file's extension). The same analysis runs \
-in <b>swppp:review</b>. Thresholds come from the rules profile (PROFILE); WAIVER stands for an \
-approved waiver of the five-acre limit (a warning instead of a failure).</p>"""
+<i>YYYY-MM-DD</i> text or date fields). Outputs: a table per phase (acres, new acres not disturbed \
+by an earlier phase, first start, last stabilisation), the timeline (the disturbed acres from each \
+date on, and the phases open), the worst moment's disturbed ground as a polygon, and the timeline \
+chart (PNG or SVG, by the file's extension). The same analysis runs in <b>swppp:review</b>. \
+Thresholds come from the rules profile (PROFILE); WAIVER stands for an approved waiver of the \
+{p.phasing.max_concurrent_acres:g}-acre limit (a warning instead of a failure). Figures shown are \
+the default rules profile's ({p.name}).</p>"""
 
 
 def _plain(value):
@@ -79,10 +80,11 @@ class PhasingAlgorithm(SwpppAlgorithm):
         return "phasing"
 
     def displayName(self):
-        return self.tr("Disturbance phasing (five acres at any one time)")
+        return help_text(self.tr(
+            "Disturbance phasing ({p.phasing.max_concurrent_acres:g} acres at any one time)"))
 
     def shortHelpString(self):
-        return self.tr(HELP)
+        return help_text(self.tr(HELP))
 
     def initAlgorithm(self, config=None):
         self.addParameter(QgsProcessingParameterFeatureSource(
@@ -94,7 +96,8 @@ class PhasingAlgorithm(SwpppAlgorithm):
                 parameter, self.tr(label), defaultValue=contract,
                 parentLayerParameterName=self.DISTURBANCE, optional=True))
         self.addParameter(QgsProcessingParameterBoolean(
-            self.WAIVER, self.tr("The project has an approved waiver of the five-acre limit"),
+            self.WAIVER, help_text(self.tr("The project has an approved waiver of the "
+                                         "{p.phasing.max_concurrent_acres:g}-acre limit")),
             defaultValue=False))
         self.addParameter(QgsProcessingParameterString(
             self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE))
@@ -146,7 +149,7 @@ class PhasingAlgorithm(SwpppAlgorithm):
                 progress=progress)
             progress.step(0.8, "writing the tables and the chart")
             chart_path = self.parameterAsFileOutput(parameters, self.OUTPUT_CHART, context)
-            chart = timeline_chart(plan, profile.value("phasing", "max_concurrent_acres"))
+            chart = timeline_chart(plan, profile.phasing.max_concurrent_acres)
             if chart_path and chart is not None:
                 chart.write(chart_path)
         for finding in findings:

@@ -1,6 +1,8 @@
 """``swppp:review``: every map check of the stormwater chapter in one run."""
 from qgis.core import QgsProcessingOutputNumber
 
+from analysis.profile import help_text
+
 from .base import SwpppAlgorithm
 from .checklist import CHECKLIST_ROLE_LAYERS, CONFIRMATIONS, add_confirmations_parameter
 
@@ -11,16 +13,20 @@ every check a map can answer, each with the section it cites, the measured figur
 and the features that cause it.</p>
 <ul>
 <li><b>applicability</b> (Definitions, "Land development activity"; SWPPP A): disturbed acres, \
-overlaps counted once; a SWPPP is required from 1 acre, or as part of a larger common plan.</li>
+overlaps counted once; a SWPPP is required from {p.applicability.min_disturbed_acres:g} acre(s), \
+or as part of a larger common plan of {p.applicability.min_common_plan_acres:g} acre(s) or \
+more.</li>
 <li><b>site_map_scale</b> (SWPPP B(2)): each plan sheet (SHEETS), each stated sheet scale (the \
-layout_scale table) and each map of the project's print layouts at 1 inch = 100 feet or \
-larger.</li>
-<li><b>phasing_five_acres</b> (SWPPP B(4)): never more than 5 acres disturbed and not yet \
-stabilised at one time; <b>phasing_sequence</b> (Definitions, "Phasing"): each phase stabilised \
-before the next is cleared (swppp:phasing gives the timeline itself).</li>
+layout_scale table) and each map of the project's print layouts at 1 inch = \
+{p.site_map_scale.feet_per_inch:g} feet or larger.</li>
+<li><b>phasing_five_acres</b> (SWPPP B(4)): never more than {p.phasing.max_concurrent_acres:g} \
+acres disturbed and not yet stabilised at one time; <b>phasing_sequence</b> (Definitions, \
+"Phasing"): each phase stabilised before the next is cleared (swppp:phasing gives the timeline \
+itself).</li>
 <li><b>condition_a</b>, <b>condition_b</b>, <b>condition_c</b> (SWPPP C(1) to C(3)): impaired \
-waters or TMDL watersheds; 5 acres or more; 1 to 5 acres except single-family residential and \
-agricultural land.</li>
+waters or TMDL watersheds; {p.condition_b.min_disturbed_acres:g} acres or more; \
+{p.condition_c.min_disturbed_acres:g} to {p.condition_c.max_disturbed_acres:g} acres except \
+single-family residential and agricultural land.</li>
 <li><b>postconstruction_controls</b> (SWPPP C, D(2), D(3), D(8)) and <b>easement_coverage</b> \
 (SWPPP D(8); Maintenance and repair B): postconstruction practices inside recorded maintenance \
 easements reaching a public right-of-way.</li>
@@ -34,14 +40,14 @@ and design criteria A(1)): TR-55 runoff and peaks before and after development, 
 the drainage_area, soils and land_cover_pre/post layers; the SWPPP's own figures checked.</li>
 </ul>
 <p>Give the site plan either as a GeoPackage (SITE) or as one layer per role (the *_LAYER \
-parameters). REFERENCE holds wetlands, impaired waters, TMDL watersheds and catchments; or \
-choose those from the project (WETLANDS_LAYER, IMPAIRED_WATERS_LAYER, TMDL_WATERSHEDS_LAYER, \
-CATCHMENTS_LAYER; not together with REFERENCE). Outputs \
-are optional: the result as JSON, the report as HTML and as PDF, and the findings with their \
-geometries as a GeoPackage. Bad input stops the run with a message naming the file, layer, \
-feature and field, and nothing is written. A check this version cannot make yet reports \
-<i>needs_review</i> and says what to check by hand. Thresholds and citations come from the rules \
-profile (PROFILE).</p>"""
+parameters). REFERENCE holds wetlands, impaired waters, TMDL watersheds and catchments; or choose \
+those from the project (WETLANDS_LAYER, IMPAIRED_WATERS_LAYER, TMDL_WATERSHEDS_LAYER, \
+CATCHMENTS_LAYER; not together with REFERENCE). Outputs are optional: the result as JSON, the \
+report as HTML and as PDF, and the findings with their geometries as a GeoPackage. Bad input stops \
+the run with a message naming the file, layer, feature and field, and nothing is written. A check \
+this version cannot make yet reports <i>needs_review</i> and says what to check by hand. \
+Thresholds and citations come from the rules profile (PROFILE). Figures shown are the default \
+rules profile's ({p.name}).</p>"""
 
 
 class ReviewAlgorithm(SwpppAlgorithm):
@@ -63,7 +69,7 @@ class ReviewAlgorithm(SwpppAlgorithm):
         return "review"
 
     def shortHelpString(self):
-        return self.tr(HELP)
+        return help_text(self.tr(HELP))
 
     def initAlgorithm(self, config=None):
         self.add_inputs(reference=True, sheets=True)

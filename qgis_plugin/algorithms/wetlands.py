@@ -1,19 +1,21 @@
 """``swppp:wetlands``: disturbance inside wetlands and regulated wetlands' adjacent areas."""
 from qgis.core import QgsProcessingOutputNumber
 
+from analysis.profile import help_text
+
 from .reference_check import ReferenceCheckAlgorithm
 
 __all__ = ["WetlandsAlgorithm"]
 
 HELP = """<p>Wetlands (SWPPP B(2); SWPPP F): the acres of disturbance inside each wetland, and \
 inside the adjacent area of each regulated wetland (its <i>adjacent_area_ft</i>, else the rules \
-profile's default, 100 ft) but outside any wetland. Where wetlands or adjacent areas overlap, \
-ground is counted once. Any such disturbance is a warning: other environmental permits are \
-needed (SWPPP F).</p>
-<p>REFERENCE holds the reference layer <i>wetlands</i>, read only around the site; or choose \
-it from the project (WETLANDS_LAYER, any provider): only its features near the site are \
-copied for the check. The findings \
-layer shows the disturbance inside each wetland and adjacent area.</p>"""
+profile's default, {p.wetlands.default_adjacent_area_ft:g} ft) but outside any wetland. Where \
+wetlands or adjacent areas overlap, ground is counted once. Any such disturbance is a warning: \
+other environmental permits are needed (SWPPP F).</p>
+<p>REFERENCE holds the reference layer <i>wetlands</i>, read only around the site; or choose it \
+from the project (WETLANDS_LAYER, any provider): only its features near the site are copied for \
+the check. The findings layer shows the disturbance inside each wetland and adjacent area. Figures \
+shown are the default rules profile's ({p.name}).</p>"""
 
 
 class WetlandsAlgorithm(ReferenceCheckAlgorithm):
@@ -25,7 +27,7 @@ class WetlandsAlgorithm(ReferenceCheckAlgorithm):
         return self.tr("Wetlands and adjacent areas")
 
     def shortHelpString(self):
-        return self.tr(HELP)
+        return help_text(self.tr(HELP))
 
     def add_check_outputs(self):
         self.addOutput(QgsProcessingOutputNumber(

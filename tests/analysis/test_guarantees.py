@@ -46,9 +46,8 @@ def test_a_four_year_bond_fails_with_its_years():
 
 
 def test_the_years_come_from_the_profile():
-    data = {**PROFILE.data, "guarantees": {**PROFILE.data["guarantees"],
-                                           "maintenance_years_after_completion": 4}}
-    four = replace(PROFILE, data=data)
+    four = replace(PROFILE, guarantees=replace(PROFILE.guarantees,
+                                               maintenance_years_after_completion=4))
     f = by_rule(check_guarantees(plan("contents_bond_four_years.gpkg"), four))["maintenance_bond"]
     assert f.status == "pass"
 

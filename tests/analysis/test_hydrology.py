@@ -13,7 +13,7 @@ from analysis.errors import InputError
 from analysis.checks.hydrology import (COVER_KEYS, MethodLimits, analyse_hydrology, composite, curve_number,
                                 initial_abstraction, land_cover_from_raster, peak_discharge,
                                 runoff_depth, unit_peak_discharge, water_quality_volume)
-from analysis.profile import load_profile
+from analysis.profile import DesignStorm, load_profile
 from analysis.review import review_paths
 from analysis.siteplan.plan import load_site_plan
 from analysis.io.vector import write_geopackage
@@ -357,10 +357,9 @@ def test_where_no_condition_applies_it_is_not_applicable():
 def test_analysis_without_rainfall_depths_says_needs_review(tmp_path):
     import dataclasses
 
-    data = {**PROFILE.data, "hydrology": {**PROFILE.data["hydrology"],
-                                          "storms": [{"name": "10-year", "source": "none yet"}],
-                                          "water_quality_rain_in": None}}
-    profile = dataclasses.replace(PROFILE, data=data)
+    profile = dataclasses.replace(PROFILE, hydrology=dataclasses.replace(
+        PROFILE.hydrology, storms=(DesignStorm("10-year", source="none yet"),),
+        water_quality_rain_in=None))
     site = load_site_plan(hydrology_site(tmp_path), profile)
     result = analyse_hydrology(site.layers, profile)
     assert result.rows[0]["post"]["peak_cfs"] is None

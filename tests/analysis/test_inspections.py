@@ -1,5 +1,4 @@
 """Construction-phase checks: inspection frequency, 48-hour notices, sediment cleanout."""
-import copy
 import dataclasses
 from datetime import date, datetime, timedelta
 
@@ -36,9 +35,8 @@ def rain(**inches_by_day):
 
 
 def profile_with(**inspections):
-    data = copy.deepcopy(dict(PROFILE.data))
-    data["inspections"].update(inspections)
-    return dataclasses.replace(PROFILE, data=data)
+    return dataclasses.replace(PROFILE,
+                               inspections=dataclasses.replace(PROFILE.inspections, **inspections))
 
 
 def fails(findings):
@@ -85,6 +83,18 @@ def test_storm_reports(rain_days, extra, storm_days, expected):
     log = reports(*sorted((0, 7, 13) + extra))
     findings, _ = check_inspection_frequency(log, rain(**rain_days), DAY0, day(14), profile)
     assert fails(findings) == expected
+
+
+def test_the_hours_a_storm_report_has_come_from_the_profile():
+    """48 hours: a daily storm on day 2 is answered up to the end of day 4 (24: day 3)."""
+    profile = profile_with(storm_report_within_hours=48)
+    log = reports(0, 4, 7, 13)
+    (storm,) = find_storms(rain(d2=0.6), DAY0, day(14), profile)
+    assert (storm.report_hours, storm.due) == (48, day(4))
+    findings, _ = check_inspection_frequency(log, rain(d2=0.6), DAY0, day(14), profile)
+    assert fails(findings) == [] and "within 48 hours" in findings[0].message
+    findings, _ = check_inspection_frequency(log, rain(d2=0.6), DAY0, day(14), PROFILE)
+    assert fails(findings) == [([f"due:{day(3)}", f"storm:{day(2)}"], 1.0)]
 
 
 def test_storms_are_only_those_in_the_period():

@@ -27,7 +27,7 @@ FT = 0.3048
 X0, Y0 = 582_777.0, 913_839.0  # near the demo parcel, EPSG:2260
 UTM = (560_000.0, 4_577_000.0)  # the same neighbourhood in UTM 18N
 PROFILE = load_profile()
-LIMIT = PROFILE.value("site_map_scale", "max_scale_denominator")
+LIMIT = PROFILE.site_map_scale.max_scale_denominator
 
 
 def write_sheet(path, crs="EPSG:2260", transform=None, tags=None, driver="GTiff", size=(20, 16)):

@@ -1,5 +1,4 @@
 """The penalty schedule (Enforcement E, F): offence numbers, five-year boundary, continuing violations."""
-import copy
 import dataclasses
 from datetime import date, timedelta
 
@@ -32,7 +31,7 @@ def test_offence_number_within_five_years(on, number, counted, kind):
     a = assess_penalty(history(FIRST, date(2023, 5, 1), kind=kind), "forest road  commons llc",
                        on, kind, PROFILE)
     assert (a.offence_number, a.counted) == (number, counted)
-    fines = PROFILE.value("penalty", f"{kind}_fines")
+    fines = PROFILE.penalty.fines(kind)
     assert (a.fine_min, a.fine_max) == tuple(float(x) for x in fines[number - 1])
     assert a.imprisonment_max_days == (14 if kind == "criminal" else 0)
 
@@ -67,7 +66,7 @@ def test_separate_violations(kind, days, separate):
     a = assess_penalty([], "A", on, kind, PROFILE, until=on + timedelta(days=days - 1))
     assert a.continuing["separate_violations"] == separate
     # Escalating: violation k of the run is the k-th offence; third and later share a range.
-    fines = PROFILE.value("penalty", f"{kind}_fines")
+    fines = PROFILE.penalty.fines(kind)
     ranges = [fines[min(k, 3) - 1] for k in range(1, separate + 1)]
     assert a.continuing["total_fine_min"] == sum(r[0] for r in ranges)
     assert a.continuing["total_fine_max"] == sum(r[1] for r in ranges)
@@ -75,9 +74,8 @@ def test_separate_violations(kind, days, separate):
 
 
 def test_fifteen_day_civil_violation_without_escalation():
-    data = copy.deepcopy(dict(PROFILE.data))
-    data["penalty"]["continuing_violations_escalate"] = False
-    flat = dataclasses.replace(PROFILE, data=data)
+    flat = dataclasses.replace(PROFILE, penalty=dataclasses.replace(
+        PROFILE.penalty, continuing_violations_escalate=False))
     a = assess_penalty([], "A", date(2027, 6, 1), "civil", flat, until=date(2027, 6, 15))
     assert (a.continuing["separate_violations"], a.continuing["total_fine_max"]) == (3, 3 * 350.0)
 

@@ -58,7 +58,7 @@ def test_overlap_in_space_and_time_is_counted_once():
                          [("2027-04-01", "2027-07-01"), ("2027-05-01", "2027-08-01")])
     truth = rect_acres(1.5 * width, width)  # 4.5 acres
     assert plan.max_acres == pytest.approx(truth, rel=1e-9)
-    assert sum(p["acres"] for p in plan.phases) > PROFILE.value("phasing", "max_concurrent_acres")
+    assert sum(p["acres"] for p in plan.phases) > PROFILE.phasing.max_concurrent_acres
     assert plan.max_at == date(2027, 5, 1) and plan.worst_phases == ["1", "2"]
     assert [f.status for f in of_rule(findings, "phasing_five_acres")] == ["pass"]
     new = {p["phase"]: p["new_acres"] for p in plan.phases}

@@ -139,7 +139,7 @@ def test_site_bounds_take_the_search_distance_around_every_site_layer(make_site)
     site = load_site_plan(make_site([square(1.0)], discharge_points=[(point, "B", "NY-1")]),
                           PROFILE)
     minx, _, maxx, _ = site_bounds(site, PROFILE)
-    distance = PROFILE.value("reference", "search_distance_ft") * 0.3048 / (1200 / 3937)
+    distance = PROFILE.reference.search_distance_ft * 0.3048 / (1200 / 3937)
     assert maxx == pytest.approx(X0 + 5000 + distance)
     assert minx == pytest.approx(X0 - 2000 - distance)  # the fixture's boundary
 

@@ -16,7 +16,7 @@ from tests.analysis.conftest import X0, Y0
 from tests.conftest import TEST_DATA, shared_path
 
 SOURCES = TEST_DATA / "reference_sources"
-SYNONYMS = dict(load_profile().value("reference", "pollutant_synonyms"))
+SYNONYMS = dict(load_profile().reference.pollutant_synonyms)
 
 
 def wetlands(path, geometries, ids=None, crs="EPSG:2260", drop=()):

@@ -114,7 +114,7 @@ def test_demo_map_is_one_sheet_at_the_chapter_scale_showing_the_failing_smp(demo
     tiles = site_map_charts(demo_review)
     assert len(tiles) == 1
     tile, chart = tiles[0]
-    limit = demo_review.profile.value("site_map_scale", "max_scale_denominator")
+    limit = demo_review.profile.site_map_scale.max_scale_denominator
     assert tile.scale <= limit
     # The map frame's ground size is its paper size at the scale: 10 in = 1,000 ft at 1:1200.
     xmin, ymin, xmax, ymax = tile.bounds

@@ -88,7 +88,7 @@ def test_each_wetland_is_named_with_its_acres(make_site, make_reference):
 
 
 def test_a_wider_adjacent_area_than_the_search_distance_needs_review(make_site, make_reference):
-    search = PROFILE.value("reference", "search_distance_ft")
+    search = PROFILE.reference.search_distance_ft
     _, findings = wetlands_review(make_site, make_reference, [
         wetland("WIDE", local_box(-500, 150, 1500, 300), adjacent=search + 100)])
     assert "needs_review" in [f.status for f in findings]

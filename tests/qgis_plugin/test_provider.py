@@ -69,3 +69,13 @@ def test_map_scale_algorithm_exists_with_the_contract_names():
                if isinstance(o, QgsProcessingOutputNumber)}
     assert numbers == NUMBER_OUTPUTS - {"DISTURBED_ACRES"}
     assert algorithm.shortHelpString() and algorithm.displayName()
+
+
+def test_help_texts_state_the_default_profiles_numbers(swppp_plugin):
+    """Each algorithm's help is filled from the rules profile: no ``{p.`` field is left."""
+    texts = {a.name(): (a.displayName(), a.shortHelpString()) for a in swppp_plugin.provider.algorithms()}
+    assert not [name for name, text in texts.items() if "{" in "".join(text)]
+    assert texts["phasing"][0] == "Disturbance phasing (5 acres at any one time)"
+    assert "not more than 5 acres disturbed at any one time" in texts["phasing"][1]
+    assert "1 inch = 100 feet or larger" in texts["map_scale"][1]
+    assert "every 7 days" in texts["inspections"][1] and "(kiryas_joel)" in texts["inspections"][1]

@@ -95,7 +95,7 @@ def test_failing_smp_shows_red_where_it_lies(layout_module, tmp_path):
 
     assert pdf_pages(pdf) == written.pages
     [sheet] = written.maps
-    limit = review.profile.value("site_map_scale", "max_scale_denominator")
+    limit = review.profile.site_map_scale.max_scale_denominator
     assert sheet.scale == pytest.approx(limit, rel=1e-9)
     fail = next(f for f in review.findings if f.rule == "easement_coverage"
                 and f.status == "fail")
@@ -122,7 +122,7 @@ def test_long_site_gets_a_map_page_per_sheet_never_below_the_scale(layout_module
     pdf = tmp_path / "long.pdf"
     written = layout_module.write_report_pdf(review, pdf)
 
-    limit = review.profile.value("site_map_scale", "max_scale_denominator")
+    limit = review.profile.site_map_scale.max_scale_denominator
     assert len(written.maps) > 1
     assert all(sheet.scale <= limit * (1 + 1e-9) for sheet in written.maps)
     assert [s.page for s in written.maps] == list(range(1, len(written.maps) + 1))
