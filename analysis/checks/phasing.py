@@ -25,12 +25,13 @@ import pandas as pd
 import shapely
 
 from ..units import acres
+from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..siteplan.plan import feature_labels
 
-__all__ = ["DateProblem", "Phasing", "parse_date", "phasing_timeline", "review_phasing",
+__all__ = ["CHECKS", "DateProblem", "Phasing", "parse_date", "phasing_timeline", "review_phasing",
            "disturbance_from_frame", "check_phasing", "timeline_chart", "FIELDS"]
 
 FIELDS = ("phase", "start_date", "stabilized_date")  # the disturbance layer's fields (CONTRACT.md)
@@ -566,3 +567,24 @@ def _phase_bands(plan: Phasing):
     return [(p["phase"], date.fromisoformat(p["start_date"]),
              date.fromisoformat(p["stabilized_date"]) if p["stabilized_date"] else None)
             for p in plan.phases if p["start_date"]]
+
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    site, profile = context.site, context.profile
+    plan, findings = review_phasing(site.layer("disturbance"), profile,
+                                    waiver=bool(site.project.get("five_acre_waiver")),
+                                    progress=progress)
+    return CheckResult(findings, plan.measurements(),
+                       extra={"charts": lambda: _phasing_charts(plan, profile)})
+
+
+def _phasing_charts(phasing, profile: RulesProfile) -> dict:
+    chart = timeline_chart(phasing, profile.value("phasing", "max_concurrent_acres"))
+    return {"phasing_timeline": chart} if chart else {}
+
+
+CHECKS = (Check("phasing", rules=("phasing_five_acres", "phasing_sequence"),
+                reads=("site:disturbance", "site:project"), run=_run,
+                doing="sweeping the phasing timeline", weight=4.0),)

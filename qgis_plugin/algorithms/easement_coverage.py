@@ -1,7 +1,7 @@
 """``swppp:easement_coverage``: maintenance easements over every SMP, reaching a right-of-way."""
 from qgis.core import QgsProcessingOutputNumber
 
-from .base import SwpppAlgorithm
+from .base import REVIEW_PART, SwpppAlgorithm
 
 __all__ = ["EasementCoverageAlgorithm"]
 
@@ -45,10 +45,12 @@ class EasementCoverageAlgorithm(SwpppAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads geopandas and shapely.
-        from analysis.review import review_easements
+        from analysis.review import review_paths
 
         with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_easements(inputs["site"], inputs["profile"], inputs["progress"])
+            review = review_paths(inputs["site"], profile=inputs["profile"],
+                                  rules=["easement_coverage"],
+                                  progress=inputs["progress"].sub(0.0, REVIEW_PART))
             results = self.write_results(review, parameters, context, inputs["progress"])
         results[self.UNCOVERED_SQ_FT] = sum(review.measurements["uncovered_smp_sq_ft"].values())
         return results

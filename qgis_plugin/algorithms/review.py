@@ -1,7 +1,7 @@
 """``swppp:review``: every map check of the stormwater chapter in one run."""
 from qgis.core import QgsProcessingOutputNumber
 
-from .base import SwpppAlgorithm
+from .base import REVIEW_PART, SwpppAlgorithm
 from .checklist import CHECKLIST_ROLE_LAYERS, CONFIRMATIONS, add_confirmations_parameter
 
 __all__ = ["ReviewAlgorithm"]
@@ -78,7 +78,8 @@ class ReviewAlgorithm(SwpppAlgorithm):
 
         confirmations = self.parameterAsFile(parameters, CONFIRMATIONS, context) or None
         with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_paths(**inputs, confirmations=confirmations)
+            part = inputs["progress"].sub(0.0, REVIEW_PART)  # the outputs' share comes after
+            review = review_paths(**{**inputs, "progress": part}, confirmations=confirmations)
             results = self.write_results(review, parameters, context, inputs["progress"])
         results[self.DISTURBED_ACRES] = review.measurements["disturbed_acres"]
         return results
