@@ -21,6 +21,11 @@ from .siteplan.plan import SitePlan, crs_label, load_site_plan
 
 __all__ = ["Review", "review_site", "review_paths"]
 
+# The progress bar's share of loading the files (review_paths), then of reading plan sheets
+# given as paths (review_site); the checks share the rest by their weights.
+_LOADING = 0.3
+_SHEETS = 0.05
+
 
 @dataclass
 class Review(HasFindings):
@@ -114,10 +119,6 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
                        records=records)
 
 
-# The share of the progress bar review_paths gives to loading the files.
-_LOADING = 0.3
-
-
 def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                 sheets: Sequence[Sheet | str | Path] = (), progress: Optional[Progress] = None,
                 layout_maps: Optional[Sequence[LayoutMap]] = None,
@@ -154,16 +155,17 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     total = sum(check.weight for check, _asked in chosen) or 1.0
     done = 0.0
     for check, asked in chosen:
-        part = progress.sub(_SHEETS + (1.0 - _SHEETS) * done / total,
-                            _SHEETS + (1.0 - _SHEETS) * (done + check.weight) / total)
+        start = _SHEETS + (1.0 - _SHEETS) * done / total
+        done += check.weight
+        part = progress.sub(start, min(1.0, _SHEETS + (1.0 - _SHEETS) * done / total))
         part.step(0.0, check.doing or f"checking {check.name}")
         result = check.run(context, part)
-        done += check.weight
         if asked:
             findings += result.findings
         measurements.update(result.measurements)
         context.conditions.update(result.conditions)
-        charts += [result.extra["charts"]] if "charts" in result.extra else []
+        if "charts" in result.extra:  # drawn when the report reads them
+            charts.append(result.extra["charts"])
         extra.update({k: v for k, v in result.extra.items() if k != "charts"})
     progress.step(1.0, "gathering findings")
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
@@ -177,10 +179,6 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                   charts=LazyCharts(*charts) if charts else {}, hydrology=extra.get("hydrology"),
                   records=extra.get("records"), checklist=extra.get("checklist"),
                   wetlands=extra.get("wetlands"))
-
-
-# The share of the progress bar review gives to reading plan sheets given as paths.
-_SHEETS = 0.05
 
 
 def _json_safe(row: dict) -> dict:
