@@ -2,6 +2,7 @@
 import pytest
 
 from analysis.checks.base import INPUTS, CheckResult
+from analysis.checks.context import ReviewContext
 from analysis.checks.registry import REGISTRY, select
 from analysis.errors import Cancelled, InputError
 from analysis.profile import load_profile
@@ -86,8 +87,6 @@ def test_each_check_says_what_it_reads_and_needs_only_earlier_checks(check):
 
 def test_every_check_returns_the_one_shape():
     plan = load_site_plan(DEMO, PROFILE)
-    from analysis.checks.context import ReviewContext
-
     context = ReviewContext(site=plan, profile=PROFILE, records=RECORDS)
     for check in REGISTRY:
         result = check.run(context, Progress())
