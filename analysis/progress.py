@@ -30,6 +30,20 @@ class Progress:
         if self._report is not None:
             self._report(min(max(float(fraction), 0.0), 1.0), message)
 
+    def sub(self, start: float, end: float) -> "Progress":
+        """The progress of one part of the run, which spans ``start``..``end`` of this one.
+
+        The part reports its own 0 to 1; it is cancelled through the same question. A review
+        gives each check such a part, in order, so its bar only goes forward.
+        """
+        if not 0.0 <= start <= end <= 1.0:
+            raise ValueError(f"a part of the progress must lie within 0..1, not {start}..{end}")
+        report = None
+        if self._report is not None:
+            def report(fraction, message):
+                self._report(start + (end - start) * fraction, message)
+        return Progress(report, self._is_canceled)
+
     def check_canceled(self) -> None:
         if self._is_canceled is not None and self._is_canceled():
             raise Cancelled("the review was cancelled; nothing was written")

@@ -104,21 +104,19 @@ def best_of(runs, work):
 
 
 def time_check(reference_path: Path) -> dict:
-    from analysis.checks.applicability import disturbed_area
     from analysis.profile import load_profile
     from analysis.reference.read import open_reference
-    from analysis.review import _reference_checks
+    from analysis.review import review_site
     from analysis.siteplan.plan import load_site_plan
 
     profile = load_profile()
     site = load_site_plan(SITE, profile)
-    disturbed = disturbed_area(site)
 
     def check():
         reference = open_reference(reference_path)
-        findings, a, wetland_findings, measurements = _reference_checks(site, disturbed, profile,
-                                                                        reference)
-        return reference, a, measurements
+        review = review_site(site, profile, reference=reference,
+                             rules=["condition_a", "wetlands"])
+        return reference, review.conditions["A"], review.measurements
 
     seconds, (reference, a, measurements) = best_of(3, check)
     return {"seconds": seconds, "condition_a": a.applies, **measurements,

@@ -28,6 +28,7 @@ import pandas as pd
 
 from .certification import CertificationResult, check_contractor_certification
 from .items import DATA, ChecklistItem, checklist_items, item_ids
+from ..checks.base import Check, CheckResult
 from ..errors import InputError
 from .esc_practices import check_esc_practices, summarise_esc_practices
 from ..findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, Finding
@@ -36,7 +37,7 @@ from ..dates import parse_date
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan, has_text
 
-__all__ = ["ChecklistItem", "Confirmation", "Contents", "checklist_items", "item_ids",
+__all__ = ["CHECKS", "ChecklistItem", "Confirmation", "Contents", "checklist_items", "item_ids",
            "CONFIRMATIONS_FORMAT", "CHECKLIST_LAYER", "read_confirmations",
            "parse_confirmations", "confirmations_json", "confirmations_from_checklist",
            "build_checklist", "check_swppp_contents", "check_contents", "checklist_frame",
@@ -406,3 +407,21 @@ def checklist_frame(checklist: Sequence[dict]) -> pd.DataFrame:
             for e in checklist]
     return pd.DataFrame(rows, columns=["item", "status", "evidence", "due", "applies", "reviewer",
                                        "confirmed_on", "note", "text"], dtype=object)
+
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    contents = check_contents(context.site, context.decided("A", "B", "C"), context.profile,
+                              context.conditions["swppp_required"], context.confirmations)
+    return CheckResult(contents.findings, {"esc_practices": contents.esc_practices},
+                       extra={"checklist": contents.checklist})
+
+
+CHECKS = (Check("checklist", rules=("swppp_contents", "contractor_certification",
+                                    "construction_guarantee", "maintenance_bond", "esc_practices"),
+                reads=("site:project", "site:disturbance", "site:smp", "site:easement",
+                       "site:esc_practice", "site:submission", "site:contractor_certification",
+                       "site:guarantee", "confirmations", "conditions", "swppp_required"),
+                run=_run, needs=("applicability", "condition_a", "condition_b", "condition_c"),
+                doing="filling in the SWPPP contents checklist", weight=2.0),)

@@ -1,3 +1,5 @@
-"""The chapter's checks on a site plan, one module per rule family."""
+"""The chapter's checks on a site plan, one module per rule family; ``registry`` lists them in the review's order."""
 
-__all__ = ['applicability', 'condition_a', 'conditions', 'easements', 'hydrology', 'map_scale', 'phasing', 'postconstruction', 'site_boundary', 'wetlands']
+__all__ = ['applicability', 'base', 'condition_a', 'conditions', 'context', 'easements', 'hydrology',
+           'input_geometry', 'map_scale', 'phasing', 'postconstruction', 'registry', 'site_boundary',
+           'wetlands']

@@ -7,11 +7,12 @@ import numpy as np
 import shapely
 
 from ..units import acres
+from .base import Check, CheckResult
 from ..findings import INFO, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
 
-__all__ = ["DisturbedArea", "disturbed_area", "check_applicability"]
+__all__ = ["CHECKS", "DisturbedArea", "disturbed_area", "check_applicability"]
 
 
 @dataclass
@@ -50,3 +51,16 @@ def check_applicability(site: SitePlan, disturbed: DisturbedArea,
                       f"{why}: {verdict}", value=disturbed.acres, limit=limit, units="acres",
                       features=site.labels("disturbance"), geometry=disturbed.geometry)
     return finding, required
+
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    finding, required = check_applicability(context.site, context.disturbed, context.profile)
+    return CheckResult([finding], {"disturbed_acres": context.disturbed.acres},
+                       {"swppp_required": required})
+
+
+CHECKS = (Check("applicability", rules=("applicability",),
+                reads=("site:disturbance", "site:project"), run=_run,
+                doing="measuring disturbed area", weight=1.0),)

@@ -11,13 +11,14 @@ import pandas as pd
 import shapely
 
 from .applicability import DisturbedArea
+from .base import Check, CheckResult
 from ..units import acres, square_feet
 from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan, feature_labels, has_text
 
-__all__ = ["PollutantNames", "ReceivingWaters", "receiving_waters", "check_condition_a",
+__all__ = ["CHECKS", "PollutantNames", "ReceivingWaters", "receiving_waters", "check_condition_a",
            "normalise_name", "water_id"]
 
 RULE = "condition_a"
@@ -282,3 +283,32 @@ def _features(receiving, evidence_findings) -> list[str]:
     labels = [label for where in receiving.ids.values() for label in where]
     labels += [label for f in evidence_findings for label in f.features]
     return list(dict.fromkeys(labels))
+
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    site, disturbed, profile, reference = (context.site, context.disturbed, context.profile,
+                                           context.reference)
+    if reference is None:
+        findings, a = check_condition_a(site, disturbed, profile, None, None, None, None)
+        return CheckResult(findings, conditions={"A": a})
+    needed = "Condition A (SWPPP C(1))"
+    sheds = context.read("tmdl_watersheds", needed_for=needed)
+    receiving = receiving_waters(site, disturbed, None, profile)
+    if receiving.route == "none":  # no discharge point names its water: the catchments do
+        catchments = context.read("catchments", needed_for=needed)
+        receiving = receiving_waters(site, disturbed, catchments, profile)
+    by_id = reference.lookup("impaired_waters", "waterbody_id", receiving.ids,
+                             normalise=water_id, needed_for=needed)
+    by_name = reference.lookup("impaired_waters", "name", receiving.names,
+                               normalise=normalise_name, needed_for=needed)
+    findings, a = check_condition_a(site, disturbed, profile, receiving, by_id, by_name, sheds)
+    return CheckResult(findings, conditions={"A": a})
+
+
+CHECKS = (Check("condition_a", rules=("condition_a",),
+                reads=("site:disturbance", "site:discharge_point", "site:project",
+                       "reference:tmdl_watersheds", "reference:catchments",
+                       "reference:impaired_waters"), run=_run,
+                doing="deciding Condition A from the reference layers", weight=4.0),)

@@ -4,11 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .applicability import DisturbedArea
+from .base import Check, CheckResult
 from ..findings import INFO, NOT_APPLICABLE, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
 
-__all__ = ["Condition", "check_condition_b", "check_condition_c"]
+__all__ = ["CHECKS", "Condition", "check_condition_b", "check_condition_c"]
 
 
 @dataclass
@@ -63,3 +64,21 @@ def _decided(rule, applies, why, site, disturbed, limit, profile) -> tuple[Findi
                       value=disturbed.acres, limit=limit, units="acres",
                       features=site.labels("disturbance") if applies else [])
     return finding, Condition(applies, [why] if applies else [])
+
+
+# --- the review's checks -----------------------------------------------------------------
+
+def _run_b(context, progress) -> CheckResult:
+    finding, b = check_condition_b(context.site, context.disturbed, context.profile)
+    return CheckResult([finding], conditions={"B": b})
+
+
+def _run_c(context, progress) -> CheckResult:
+    finding, c = check_condition_c(context.site, context.disturbed, context.profile)
+    return CheckResult([finding], conditions={"C": c})
+
+
+CHECKS = (Check("condition_b", rules=("condition_b",), reads=("site:disturbance",), run=_run_b,
+                doing="deciding Condition B", weight=0.5),
+          Check("condition_c", rules=("condition_c",), reads=("site:disturbance", "site:project"),
+                run=_run_c, doing="deciding Condition C", weight=0.5))

@@ -23,11 +23,12 @@ import shapely
 from ..units import crs_units, feet, square_feet
 from ..errors import InputError
 from ..geometry import in_family
+from .base import Check, CheckResult
 from ..findings import FAIL, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
 
-__all__ = ["Coverage", "smp_coverage", "Access", "easement_access", "connected_components",
+__all__ = ["CHECKS", "Coverage", "smp_coverage", "Access", "easement_access", "connected_components",
            "recorded_flags", "check_easement_coverage"]
 
 RULE = "easement_coverage"
@@ -425,3 +426,15 @@ def _name(label: str) -> str:
 
 def _sq_ft(value: float) -> str:
     return f"{value:,.0f}" if value >= 10 else f"{value:.2f}"
+
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    findings, uncovered_smp_sq_ft = check_easement_coverage(context.site, context.profile)
+    return CheckResult(findings, {"uncovered_smp_sq_ft": uncovered_smp_sq_ft})
+
+
+CHECKS = (Check("easement_coverage", rules=("easement_coverage",),
+                reads=("site:smp", "site:easement", "site:public_row"), run=_run,
+                doing="checking maintenance easements over the SMPs", weight=3.0),)

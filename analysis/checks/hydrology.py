@@ -23,12 +23,13 @@ from ..units import ACRES_PER_SQ_MI, INCHES_PER_FOOT, SQ_FT_PER_ACRE, square_fee
 from ..charts import Chart, figure_chart, new_figure
 from ..errors import InputError
 from ..geometry import as_multi, in_family, polygon_part
+from .base import Check, CheckResult
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
 from ..profile import DesignStorm, RulesProfile
 from ..tr55 import (COVER_KEYS, HSG_GROUPS, cn_table, pond_swamp_table, unit_peak_table,
                     nlcd_cover_table, resolve_hsg, valid_hsg)
 
-__all__ = ["COVER_KEYS", "HSG_GROUPS", "HYDROLOGY_LAYERS", "curve_number", "runoff_depth",
+__all__ = ["CHECKS", "COVER_KEYS", "HSG_GROUPS", "HYDROLOGY_LAYERS", "curve_number", "runoff_depth",
            "initial_abstraction", "water_quality_volume", "unit_peak_discharge", "peak_discharge",
            "Peak", "MethodLimits", "resolve_hsg", "valid_hsg", "cover_pieces", "composite",
            "Composite", "land_cover_from_raster", "nlcd_cover_table", "HydrologyResult",
@@ -653,3 +654,18 @@ def hydrology_charts(result: HydrologyResult) -> dict[str, Chart]:
         charts[f"hydrology_{storm}"] = figure_chart(figure, title)
     return charts
 
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    result = check_hydrology_pre_post(context.site.layers, context.decided("A", "B", "C"),
+                                      context.profile, context.land_cover)
+    return CheckResult(result.findings, result.measurements(),
+                       extra={"hydrology": result, "charts": lambda: hydrology_charts(result)})
+
+
+CHECKS = (Check("hydrology", rules=("hydrology_pre_post", "water_quality_volume"),
+                reads=("site:drainage_area", "site:soils", "site:land_cover_pre",
+                       "site:land_cover_post", "site:hydrology_claims", "land_cover",
+                       "conditions"), run=_run, needs=("condition_a", "condition_b", "condition_c"),
+                doing="computing TR-55 runoff before and after development", weight=4.0),)

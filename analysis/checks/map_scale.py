@@ -30,10 +30,11 @@ from pyproj import CRS, Transformer
 
 from ..errors import InputError
 from ..units import CM_PER_INCH, FOOT_M, INCHES_PER_FOOT
+from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, Finding, HasFindings
 from ..profile import RulesProfile
 
-__all__ = ["Sheet", "SheetScale", "LayoutMap", "read_sheet", "read_sheets", "sheet_scale",
+__all__ = ["CHECKS", "Sheet", "SheetScale", "LayoutMap", "read_sheet", "read_sheets", "sheet_scale",
            "sheet_footprint", "check_site_map_scale", "MapScaleCheck"]
 
 log = logging.getLogger(__name__)
@@ -460,3 +461,19 @@ class _Judge:
         return self.finding(self.verdict(scale), f"print layout '{item.layout}', map "
                             f"'{item.item_id}': 1:{scale:.1f} (1\" = {scale / INCHES_PER_FOOT:.2f}'), "
                             f"{self.words(scale)}", scale, [item.feature], geometry)
+
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    site = context.site
+    stated = site.layer("layout_scale")
+    findings, scales = check_site_map_scale(
+        context.sheets, stated, context.layout_maps, context.profile, area_crs=site.area_crs,
+        stated_labels=site.labels("layout_scale") if stated is not None else ())
+    return CheckResult(findings, {"site_map_scales": scales})
+
+
+CHECKS = (Check("site_map_scale", rules=("site_map_scale",),
+                reads=("site:layout_scale", "sheets", "layout_maps"), run=_run,
+                doing="checking site map scales", weight=2.0),)

@@ -27,13 +27,14 @@ import shapely
 from ..dates import parse_date
 from ..units import acres
 from ..geometry import polygons
+from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..siteplan.contract import SPECS
 from ..siteplan.plan import feature_labels
 
-__all__ = ["DateProblem", "Phasing", "phasing_timeline", "review_phasing",
+__all__ = ["CHECKS", "DateProblem", "Phasing", "phasing_timeline", "review_phasing",
            "disturbance_from_frame", "check_phasing", "timeline_chart", "FIELDS"]
 
 FIELDS = SPECS["disturbance"].field_names  # phase, start_date, stabilized_date
@@ -529,3 +530,24 @@ def _phase_bands(plan: Phasing):
     """(phase, first start, last stabilisation or None) of each phase with dates."""
     return [(p["phase"], parse_date(p["start_date"])[0], parse_date(p["stabilized_date"])[0])
             for p in plan.phases if p["start_date"]]
+
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    site, profile = context.site, context.profile
+    plan, findings = review_phasing(site.layer("disturbance"), profile,
+                                    waiver=bool(site.project.get("five_acre_waiver")),
+                                    progress=progress)
+    return CheckResult(findings, plan.measurements(),
+                       extra={"charts": lambda: _phasing_charts(plan, profile)})
+
+
+def _phasing_charts(phasing, profile: RulesProfile) -> dict:
+    chart = timeline_chart(phasing, profile.phasing.max_concurrent_acres)
+    return {"phasing_timeline": chart} if chart else {}
+
+
+CHECKS = (Check("phasing", rules=("phasing_five_acres", "phasing_sequence"),
+                reads=("site:disturbance", "site:project"), run=_run,
+                doing="sweeping the phasing timeline", weight=4.0),)

@@ -4,11 +4,12 @@ from __future__ import annotations
 from typing import Mapping
 
 from .conditions import Condition
+from .base import Check, CheckResult
 from ..findings import FAIL, NEEDS_REVIEW, NOT_APPLICABLE, PASS, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
 
-__all__ = ["check_postconstruction_controls"]
+__all__ = ["CHECKS", "check_postconstruction_controls"]
 
 RULE = "postconstruction_controls"
 LETTERS = ("A", "B", "C")
@@ -73,3 +74,16 @@ def _count(site: SitePlan, layer: str) -> int:
 
 def _named(letters) -> str:
     return ("Condition " if len(letters) == 1 else "Conditions ") + " and ".join(letters)
+
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    return CheckResult([check_postconstruction_controls(
+        context.site, context.decided("A", "B", "C"), context.profile)])
+
+
+CHECKS = (Check("postconstruction_controls", rules=("postconstruction_controls",),
+                reads=("site:smp", "site:easement", "conditions"), run=_run,
+                needs=("condition_a", "condition_b", "condition_c"),
+                doing="checking postconstruction controls", weight=0.5),)

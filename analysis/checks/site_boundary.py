@@ -5,12 +5,13 @@ import numpy as np
 import shapely
 
 from .applicability import DisturbedArea
+from .base import Check, CheckResult
 from ..units import square_feet
 from ..findings import PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
 
-__all__ = ["check_disturbance_outside_site"]
+__all__ = ["CHECKS", "check_disturbance_outside_site"]
 
 
 def check_disturbance_outside_site(site: SitePlan, disturbed: DisturbedArea,
@@ -35,3 +36,16 @@ def check_disturbance_outside_site(site: SitePlan, disturbed: DisturbedArea,
                    f"({', '.join(labels)}); show permission for off-site work or redraw it",
                    value=outside_sq_ft, limit=tolerance, units="sq ft", features=labels,
                    geometry=outside), outside_sq_ft
+
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    finding, outside_sq_ft = check_disturbance_outside_site(context.site, context.disturbed,
+                                                            context.profile)
+    return CheckResult([finding], {"disturbed_outside_site_sq_ft": outside_sq_ft})
+
+
+CHECKS = (Check("disturbance_outside_site", rules=("disturbance_outside_site",),
+                reads=("site:disturbance", "site:site_boundary"), run=_run,
+                doing="checking disturbance against the site boundary", weight=1.0),)

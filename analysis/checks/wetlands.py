@@ -9,12 +9,13 @@ import pandas as pd
 import shapely
 
 from .applicability import DisturbedArea
+from .base import Check, CheckResult
 from ..units import FOOT_M, acres, square_feet, unit_metres
 from ..findings import NEEDS_REVIEW, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan, feature_labels, has_text
 
-__all__ = ["check_wetlands", "adjacent_distances_ft"]
+__all__ = ["CHECKS", "check_wetlands", "adjacent_distances_ft"]
 
 RULE = "wetlands"
 PERMITS = "other environmental permits are needed before approval (SWPPP F)"
@@ -109,3 +110,18 @@ def _describe(row) -> str:
         facts.append(f"class {row['wetland_class']}")
     name = row["wetland_id"] if has_text(row["wetland_id"]) else f"#{row.name}"
     return f"{name} ({', '.join(facts)})" if facts else str(name)
+
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    wetlands = context.read("wetlands", needed_for="the wetlands check")
+    findings, measurements = check_wetlands(context.site, context.disturbed, context.profile,
+                                            wetlands)
+    return CheckResult(findings, measurements,
+                       extra={"wetlands": wetlands} if wetlands is not None else {})
+
+
+CHECKS = (Check("wetlands", rules=("wetlands",),
+                reads=("site:disturbance", "reference:wetlands"), run=_run,
+                doing="reading wetlands around the site", weight=3.0),)

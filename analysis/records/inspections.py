@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..about import TOOL_NAME, __version__
+from ..checks.base import Check, CheckResult
 from .csv_rows import parse_date, parse_datetime, parse_number, read_csv
 from ..dates import parse_date as parse_field_date
 from ..errors import InputError
@@ -29,7 +30,7 @@ from ..findings import FAIL, NEEDS_REVIEW, PASS, WARN, Finding, HasFindings
 from ..profile import RulesProfile
 from .rainfall import Rainfall
 
-__all__ = ["InspectionReport", "Storm", "Notice", "TrapReading", "RecordsCheck",
+__all__ = ["CHECKS", "InspectionReport", "Storm", "Notice", "TrapReading", "RecordsCheck",
            "read_inspection_log", "read_notices", "read_traps", "construction_period",
            "find_storms", "check_inspection_frequency", "check_inspection_notice",
            "check_sediment_cleanout", "check_records", "check_record_files"]
@@ -484,3 +485,22 @@ def check_record_files(profile: RulesProfile, log: str | Path, rain: str | Path,
     rainfall = read_rainfall(rain, station=station, units=rain_units)
     return check_records(profile, log, rainfall, start, end, notices=notices, traps=traps,
                          progress=progress)
+
+
+# --- the review's check ------------------------------------------------------------------
+
+def _run(context, progress) -> CheckResult:
+    """The records given to the review (``check_record_files``' keyword arguments), over the
+    site plan's period."""
+    records = context.records
+    if not records.get("log") or not records.get("rain"):
+        raise InputError("the inspection log and the rainfall record are both needed to check "
+                         "construction-phase records", fix="give both", parameter=("log", "rain"))
+    result = check_record_files(context.profile, site=context.site, progress=progress, **records)
+    return CheckResult(result.findings, extra={"records": {
+        **result.records, "period": result.period, "measurements": result.measurements}})
+
+
+CHECKS = (Check("records", rules=("inspection_frequency", "inspection_notice", "sediment_cleanout"),
+                reads=("site:disturbance", "records"), run=_run, only_with="records",
+                doing="checking the construction-phase records", weight=5.0),)

@@ -60,6 +60,11 @@ def plugin_icon():
     return QIcon(os.path.join(PLUGIN_DIR, "icon.svg"))
 
 
+# The analysis reports in 0..REVIEW_PART of the bar; writing the outputs (the PDF layout at
+# 0.95) comes after it, so the bar only goes forward.
+REVIEW_PART = 0.9
+
+
 def feedback_progress(feedback):
     """An analysis ``Progress`` that reports to, and is cancelled through, ``feedback``."""
 

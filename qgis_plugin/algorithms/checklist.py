@@ -3,7 +3,7 @@ from qgis.core import QgsProcessingOutputNumber, QgsProcessingParameterFile
 
 from analysis.profile import help_text
 
-from .base import SwpppAlgorithm, role_layers
+from .base import REVIEW_PART, SwpppAlgorithm, role_layers
 
 __all__ = ["ChecklistAlgorithm", "CHECKLIST_ROLE_LAYERS", "add_confirmations_parameter",
            "CONFIRMATIONS"]
@@ -69,12 +69,13 @@ class ChecklistAlgorithm(SwpppAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads geopandas and shapely.
-        from analysis.review import review_checklist
+        from analysis.review import review_paths
 
         confirmations = self.parameterAsFile(parameters, CONFIRMATIONS, context) or None
         with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_checklist(inputs["site"], inputs["reference"], inputs["profile"],
-                                      confirmations, inputs["progress"])
+            review = review_paths(inputs["site"], inputs["reference"], inputs["profile"],
+                                  confirmations=confirmations, rules=["checklist"],
+                                  progress=inputs["progress"].sub(0.0, REVIEW_PART))
             results = self.write_results(review, parameters, context, inputs["progress"])
         for name, status in ((self.PROVIDED_ITEMS, "provided"), (self.MISSING_ITEMS, "missing"),
                              (self.CONFIRMED_ITEMS, "confirmed")):

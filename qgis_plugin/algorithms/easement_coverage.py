@@ -3,7 +3,7 @@ from qgis.core import QgsProcessingOutputNumber
 
 from analysis.profile import help_text
 
-from .base import SwpppAlgorithm
+from .base import REVIEW_PART, SwpppAlgorithm
 
 __all__ = ["EasementCoverageAlgorithm"]
 
@@ -48,10 +48,12 @@ class EasementCoverageAlgorithm(SwpppAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads geopandas and shapely.
-        from analysis.review import review_easements
+        from analysis.review import review_paths
 
         with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_easements(inputs["site"], inputs["profile"], inputs["progress"])
+            review = review_paths(inputs["site"], profile=inputs["profile"],
+                                  rules=["easement_coverage"],
+                                  progress=inputs["progress"].sub(0.0, REVIEW_PART))
             results = self.write_results(review, parameters, context, inputs["progress"])
         results[self.UNCOVERED_SQ_FT] = sum(review.measurements["uncovered_smp_sq_ft"].values())
         return results

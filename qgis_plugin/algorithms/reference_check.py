@@ -1,5 +1,5 @@
 """What ``swppp:condition_a`` and ``swppp:wetlands`` share: one reference-layer check, its outputs."""
-from .base import SwpppAlgorithm
+from .base import REVIEW_PART, SwpppAlgorithm
 
 __all__ = ["ReferenceCheckAlgorithm"]
 
@@ -26,11 +26,12 @@ class ReferenceCheckAlgorithm(SwpppAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads geopandas and shapely.
-        from analysis.review import review_reference
+        from analysis.review import review_paths
 
         with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_reference(inputs["site"], inputs["reference"], inputs["profile"],
-                                      inputs["progress"], rules=(self.RULE,))
+            review = review_paths(inputs["site"], inputs["reference"], inputs["profile"],
+                                  rules=[self.RULE],
+                                  progress=inputs["progress"].sub(0.0, REVIEW_PART))
             results = self.write_results(review, parameters, context, inputs["progress"])
         results.update(self.check_results(review))
         return results

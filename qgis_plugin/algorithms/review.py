@@ -3,7 +3,7 @@ from qgis.core import QgsProcessingOutputNumber
 
 from analysis.profile import help_text
 
-from .base import SwpppAlgorithm
+from .base import REVIEW_PART, SwpppAlgorithm
 from .checklist import CHECKLIST_ROLE_LAYERS, CONFIRMATIONS, add_confirmations_parameter
 
 __all__ = ["ReviewAlgorithm"]
@@ -84,7 +84,8 @@ class ReviewAlgorithm(SwpppAlgorithm):
 
         confirmations = self.parameterAsFile(parameters, CONFIRMATIONS, context) or None
         with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_paths(**inputs, confirmations=confirmations)
+            part = inputs["progress"].sub(0.0, REVIEW_PART)  # the outputs' share comes after
+            review = review_paths(**{**inputs, "progress": part}, confirmations=confirmations)
             results = self.write_results(review, parameters, context, inputs["progress"])
         results[self.DISTURBED_ACRES] = review.measurements["disturbed_acres"]
         return results

@@ -264,14 +264,13 @@ def test_a_review_where_no_condition_applies_marks_the_d_items_not_applicable(ma
 
 
 def test_the_checklist_alone_is_the_full_reviews_checklist():
-    """``review_checklist`` (swppp:checklist) decides the conditions as the review does, with the
-    reference read for Condition A, and gives the same checklist and contents findings."""
-    from analysis.review import review_checklist
-
+    """``review_paths(rules=["checklist"])`` (swppp:checklist) decides the conditions as the
+    review does, with the reference read for Condition A, and gives the same checklist and
+    contents findings."""
     site = TEST_DATA / "variants" / "contents_no_soils_receiving_waters.gpkg"
     reference = TEST_DATA / "demo_reference.gpkg"
     full = review_paths(site, reference)
-    alone = review_checklist(site, reference)
+    alone = review_paths(site, reference, rules=["checklist"])
     assert alone.conditions["A"].applies == full.conditions["A"].applies
     assert alone.checklist == full.checklist
     rules = {"swppp_contents", "contractor_certification", "construction_guarantee",

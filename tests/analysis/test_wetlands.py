@@ -161,12 +161,12 @@ def test_real_nwi_wetlands_inside_the_disturbance(tmp_path, make_site):
 
 
 def test_the_wetlands_check_alone_needs_only_the_wetlands_layer(make_site, make_reference):
-    from analysis.review import review_reference
+    from analysis.review import review_paths
 
     site = make_site([DISTURBANCE])
     reference = make_reference(omit=("impaired_waters", "tmdl_watersheds", "catchments"),
                                wetlands=[wetland("W", local_box(-500, 50, 1500, 300))])
-    review = review_reference(site, reference, PROFILE, rules=("wetlands",))
+    review = review_paths(site, reference, PROFILE, rules=["wetlands"])
     assert {f.rule for f in review.findings} == {"wetlands"}
     assert review.measurements["wetland_acres"] == pytest.approx(1000 * 50 * US_SQ_FT_ACRES)
     assert set(review.reference["read"]) == {"wetlands"}

@@ -44,8 +44,12 @@ def test_review_writes_every_output(demo, tmp_path, contract_problems, load_laye
 
     out = tmp_path / "out"
     outputs = output_paths(out)
-    results = run_review({**demo, **outputs})
+    feedback, progress = QgsProcessingFeedback(), []
+    feedback.progressChanged.connect(progress.append)
+    results = run_review({**demo, **outputs}, feedback=feedback)
 
+    # The bar only goes forward: the review's checks in its part, then the outputs (the PDF).
+    assert progress == sorted(progress) and 90 <= progress[-1] <= 100
     for name, path in outputs.items():
         assert results[name] == path
     data = json.loads((out / "result.json").read_text(encoding="utf-8"))
