@@ -14,12 +14,15 @@ RELEASE="$BUILD/release"      # the tool's working repository (throwaway)
 REPOSITORY="$BUILD/repository"
 STAGE="$BUILD/swppp_review"
 ZIP="$BUILD/swppp_review.zip"
-TOOL="$ROOT/.venv/plain/bin/qgis-plugin-ci"
+# qgis-plugin-ci: $QGIS_PLUGIN_CI, else the plain venv's (scripts/setup.sh), else one on PATH.
+TOOL="${QGIS_PLUGIN_CI:-$ROOT/.venv/plain/bin/qgis-plugin-ci}"
+[ -x "$TOOL" ] || TOOL="$(command -v qgis-plugin-ci || echo "$TOOL")"
 URL="${PLUGIN_REPO_URL:-https://example.org/swppp-review/plugins/}"
 case "$URL" in */) ;; *) URL="$URL/" ;; esac
 
 if [ ! -x "$TOOL" ]; then
-  echo "package: $TOOL is missing; run: bash scripts/setup.sh (it installs requirements/plain.txt)" >&2
+  echo "package: qgis-plugin-ci is missing ($TOOL); run: bash scripts/setup.sh (it installs" \
+    "requirements/plain.txt), or set QGIS_PLUGIN_CI to one" >&2
   exit 2
 fi
 VERSION="$(sed -n 's/^version=//p' "$ROOT/metadata.txt")"

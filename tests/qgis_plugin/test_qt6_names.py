@@ -41,6 +41,11 @@ COMPAT = Path("qgis_plugin") / "compat.py"
 
 RESOLVE_IN_PYQT6 = r"""
 import importlib, json, sys
+try:
+    import PyQt6.QtCore
+except ImportError as err:
+    sys.exit("no PyQt6 in %s (%s): install Debian's python3-pyqt6 (scripts/setup.sh lists it)"
+             % (sys.executable, err))
 out = []
 for module, dotted in json.load(sys.stdin):
     try:
@@ -169,7 +174,7 @@ def in_pyqt6(queries):
     """For each ``(Qt module, dotted name)``: None where PyQt6 has it, else the missing part."""
     completed = subprocess.run([SYSTEM_PYTHON, "-c", RESOLVE_IN_PYQT6], input=json.dumps(queries),
                                capture_output=True, text=True, timeout=120, check=False)
-    assert completed.returncode == 0, completed.stderr
+    assert completed.returncode == 0, completed.stderr.strip()
     answers = json.loads(completed.stdout)
     return [None if answer and dotted.split(".")[0] in QGIS_PYQT_ADDITIONS.get(module, ())
             else answer for (module, dotted), answer in zip(queries, answers)]
