@@ -115,12 +115,12 @@ class Uses:
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._import(node, alternatives, groups)
-        for key, (line, options) in groups.items():
-            self.imports.append((line, options))
+        self.imports.extend(groups.values())
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and node.attr in REMOVED_IN_PYQT6:
-                self.problems.append((node.lineno, f"{node.attr}() is PyQt5's; PyQt6 has only "
-                                                   f"{REMOVED_IN_PYQT6[node.attr]}(): use that"))
+                text = (f"{node.attr}() is PyQt5's; PyQt6 has only "
+                        f"{REMOVED_IN_PYQT6[node.attr]}(): use that")
+                self.problems.append((node.lineno, text))
             if isinstance(node, ast.Attribute) and not isinstance(getattr(node, "parent", None),
                                                                   ast.Attribute):
                 found = chain_of(node)
@@ -140,20 +140,20 @@ class Uses:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] in ("PyQt5", "PyQt6"):
-                    self.problems.append((node.lineno, f"import {alias.name}: import from "
-                                                       "qgis.PyQt instead"))
+                    text = f"import {alias.name}: import from qgis.PyQt instead"
+                    self.problems.append((node.lineno, text))
             return
         module = node.module or ""
         if module.split(".")[0] in ("PyQt5", "PyQt6"):
-            self.problems.append((node.lineno, f"from {module} import ...: import from "
-                                               "qgis.PyQt instead"))
+            text = f"from {module} import ...: import from qgis.PyQt instead"
+            self.problems.append((node.lineno, text))
         elif module.startswith("qgis.PyQt."):
             qt_module = module[len("qgis.PyQt."):]
             for alias in node.names:
                 self.qt[alias.asname or alias.name] = (qt_module, alias.name)
                 group = alternatives.get(id(node))
                 key = (id(group), alias.name) if group is not None else (id(node), alias.name)
-                line, options = groups.setdefault(key, (node.lineno, []))
+                _, options = groups.setdefault(key, (node.lineno, []))
                 options.append((qt_module, alias.name))
         elif module in QGIS_MODULES:
             for alias in node.names:
@@ -199,8 +199,9 @@ def qt_problems(uses):
             problems.append((line, f"{shown}: this QGIS's PyQt5 has no such name"))
     for line, module, dotted in uses.qt_chains:
         if answers[(module, dotted)]:
-            problems.append((line, f"{dotted}: PyQt6 has no {answers[(module, dotted)]} (use the "
-                                   "scoped form, e.g. Qt.ItemDataRole.UserRole)"))
+            text = (f"{dotted}: PyQt6 has no {answers[(module, dotted)]} (use the scoped form, "
+                    "e.g. Qt.ItemDataRole.UserRole)")
+            problems.append((line, text))
         elif in_pyqt5(module, dotted):
             problems.append((line, f"{dotted}: this QGIS's PyQt5 has no {in_pyqt5(module, dotted)}"))
     return problems
