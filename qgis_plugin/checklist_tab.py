@@ -33,7 +33,7 @@ ITEM, STATUS, CONFIRMED, NOTE, EVIDENCE, TEXT = range(len(COLUMNS))
 STATUS_COLOURS = {"provided": "#2e7d32", "missing": "#c62828", "confirmed": "#1565c0",
                   "not applicable": "#757575"}
 # Per row, what a loaded confirmation said (reviewer, date), kept while the tick stays.
-_HELD = Qt.UserRole + 1
+_HELD = Qt.ItemDataRole.UserRole + 1
 
 
 class ChecklistTab(QWidget):
@@ -58,11 +58,11 @@ class ChecklistTab(QWidget):
         layout.addLayout(top)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels([self.tr(c) for c in COLUMNS])
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setWordWrap(False)  # one line per item; the whole text is the tooltip
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         for column, width in ((ITEM, 110), (STATUS, 100), (CONFIRMED, 100), (NOTE, 260),
                               (EVIDENCE, 280)):
@@ -97,7 +97,7 @@ class ChecklistTab(QWidget):
     def _fill_row(self, row, entry, confirmation):
         def cell(text, tooltip=None):
             item = QTableWidgetItem(text)
-            item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
             item.setToolTip(tooltip or text)
             return item
 
@@ -108,14 +108,15 @@ class ChecklistTab(QWidget):
         self.table.setItem(row, TEXT, cell(entry["text"]))
         self.table.setItem(row, EVIDENCE, cell(entry.get("evidence", "")))
         tick = QTableWidgetItem()
-        tick.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemIsUserCheckable)
-        tick.setCheckState(Qt.Checked if confirmation else Qt.Unchecked)
+        tick.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+                      | Qt.ItemFlag.ItemIsUserCheckable)
+        tick.setCheckState(Qt.CheckState.Checked if confirmation else Qt.CheckState.Unchecked)
         if confirmation:
             tick.setData(_HELD, {"reviewer": confirmation.get("reviewer") or "",
                                  "date": confirmation.get("date") or ""})
         self.table.setItem(row, CONFIRMED, tick)
         note = QTableWidgetItem((confirmation or {}).get("note") or "")
-        note.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemIsEditable)
+        note.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable)
         note.setToolTip(self.tr("Double-click to type what you checked"))
         self.table.setItem(row, NOTE, note)
 
@@ -132,18 +133,19 @@ class ChecklistTab(QWidget):
         row = self._row_of(item)
         if note is not None:
             self.table.item(row, NOTE).setText(note)
-        self.table.item(row, CONFIRMED).setCheckState(Qt.Checked if confirmed else Qt.Unchecked)
+        self.table.item(row, CONFIRMED).setCheckState(
+            Qt.CheckState.Checked if confirmed else Qt.CheckState.Unchecked)
 
     def _item_changed(self, cell):
         if self._filling:
             return
         if cell.column() == CONFIRMED:
-            if cell.checkState() == Qt.Checked and not cell.data(_HELD):
+            if cell.checkState() == Qt.CheckState.Checked and not cell.data(_HELD):
                 # Ticked now: by whoever is named at the top, today.
                 self._filling = True
                 cell.setData(_HELD, {"reviewer": "", "date": date.today().isoformat()})
                 self._filling = False
-            elif cell.checkState() != Qt.Checked:
+            elif cell.checkState() != Qt.CheckState.Checked:
                 self._filling = True
                 cell.setData(_HELD, None)
                 self._filling = False
@@ -164,7 +166,7 @@ class ChecklistTab(QWidget):
         out = []
         for row in range(self.table.rowCount()):
             tick = self.table.item(row, CONFIRMED)
-            if tick is None or tick.checkState() != Qt.Checked:
+            if tick is None or tick.checkState() != Qt.CheckState.Checked:
                 continue
             held = tick.data(_HELD) or {}
             out.append({"item": self.table.item(row, ITEM).text(),
@@ -217,7 +219,7 @@ class ChecklistTab(QWidget):
                 for row in range(self.table.rowCount()):
                     confirmation = read.get(self.table.item(row, ITEM).text())
                     tick = self.table.item(row, CONFIRMED)
-                    tick.setCheckState(Qt.Checked if confirmation else Qt.Unchecked)
+                    tick.setCheckState(Qt.CheckState.Checked if confirmation else Qt.CheckState.Unchecked)
                     tick.setData(_HELD, {"reviewer": confirmation["reviewer"],
                                          "date": confirmation["date"]} if confirmation else None)
                     self.table.item(row, NOTE).setText((confirmation or {}).get("note") or "")

@@ -359,14 +359,14 @@ class InstallTask(QgsTask):
 
     def __init__(self, specs, folder, python, plugin_dir, host, on_done):
         super().__init__(tr("SWPPP Review: installing {}").format(", ".join(specs)),
-                         QgsTask.CanCancel)
+                         QgsTask.Flag.CanCancel)
         self.specs, self.folder, self.python = list(specs), Path(folder), python
         self.plugin_dir, self.host, self.on_done = plugin_dir, host, on_done
         self.text = ""
 
     def run(self):
         def log(line):  # QgsMessageLog may be used from any thread
-            QgsMessageLog.logMessage(line, TITLE, Qgis.Info)
+            QgsMessageLog.logMessage(line, TITLE, Qgis.MessageLevel.Info)
 
         try:
             still = install(self.specs, self.folder, self.python, self.plugin_dir, self.host,
@@ -385,7 +385,8 @@ class InstallTask(QgsTask):
         return True
 
     def finished(self, ok):
-        QgsMessageLog.logMessage(self.text, TITLE, Qgis.Success if ok else Qgis.Critical)
+        QgsMessageLog.logMessage(self.text, TITLE,
+                                 Qgis.MessageLevel.Success if ok else Qgis.MessageLevel.Critical)
         self.on_done(ok, self.text)
 
 
@@ -483,13 +484,14 @@ def message_with_install_button(bar, message, specs, folder, python, plugin_dir,
 
     def done(ok, text):
         button.setEnabled(not ok)
-        bar.pushMessage(TITLE, html.escape(text), level=Qgis.Success if ok else Qgis.Critical,
+        bar.pushMessage(TITLE, html.escape(text),
+                        level=Qgis.MessageLevel.Success if ok else Qgis.MessageLevel.Critical,
                         duration=0)
         state.pop("task", None)
 
     def clicked():
         box = confirmation_box(bar, specs, folder, python)
-        if box.exec_() != QMessageBox.Yes:
+        if box.exec() != QMessageBox.StandardButton.Yes:
             return
         button.setEnabled(False)
         # Kept referenced: a QgsTask only Python holds is deleted when the name goes away.
@@ -497,19 +499,19 @@ def message_with_install_button(bar, message, specs, folder, python, plugin_dir,
         QgsApplication.taskManager().addTask(state["task"])
         bar.pushMessage(TITLE, html.escape(tr("Installing {}… (progress in the Log Messages "
                                               "panel, tab SWPPP Review)").format(", ".join(specs))),
-                        level=Qgis.Info, duration=10)
+                        level=Qgis.MessageLevel.Info, duration=10)
 
     button.clicked.connect(clicked)
-    bar.pushWidget(item, Qgis.Critical)
+    bar.pushWidget(item, Qgis.MessageLevel.Critical)
     return item
 
 
 def confirmation_box(parent, specs, folder, python):
     """The (not yet shown) question listing exactly what will be installed, where and how."""
-    box = QMessageBox(QMessageBox.Question, TITLE,
+    box = QMessageBox(QMessageBox.Icon.Question, TITLE,
                       tr("Install these packages for SWPPP Review?"),
-                      QMessageBox.Yes | QMessageBox.Cancel, parent)
-    box.setDefaultButton(QMessageBox.Cancel)
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, parent)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     box.setInformativeText(tr(
         "{packages}\n\ninto the folder\n{folder}\n\nof this QGIS profile, with pip of QGIS's "
         "Python ({python}), from the Python Package Index. Other Python programs are not "

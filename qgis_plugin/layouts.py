@@ -44,5 +44,5 @@ def _record(LayoutMap, layout_name, item):  # noqa: N803 - the class, imported l
     crs = item.crs()
     return LayoutMap(layout=layout_name, item_id=item.displayName(), scale=float(item.scale()),
                      footprint_wkt=None if footprint.isEmpty() else footprint.asWkt(),
-                     crs_wkt=(crs.toWkt(QgsCoordinateReferenceSystem.WKT_PREFERRED)
+                     crs_wkt=(crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT_PREFERRED)
                               if crs.isValid() else None))

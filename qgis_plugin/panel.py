@@ -61,8 +61,8 @@ __all__ = ["ReviewPanel", "PanelFeedback", "status_icon", "REVIEW_ALGORITHM", "R
 REVIEW_ALGORITHM = "swppp:review"
 RESULT_GROUP = "SWPPP Review results"
 NEEDS_ACTION = (FAIL, WARN, NEEDS_REVIEW)  # what "only what needs action" keeps in the list
-FINDING_ROLE = Qt.UserRole  # the finding's dict, on its tree item
-INDEX_ROLE = Qt.UserRole + 1  # its position in the review (its ``finding`` number - 1)
+FINDING_ROLE = Qt.ItemDataRole.UserRole  # the finding's dict, on its tree item
+INDEX_ROLE = Qt.ItemDataRole.UserRole + 1  # its position in the review (its ``finding`` number - 1)
 # Columns of the list; the rule and the section it cites share one (two lines), so the
 # message keeps the width in a narrow dock.
 COLUMNS = ("Status", "Rule / section", "Message")
@@ -73,11 +73,11 @@ _SETTINGS = ("source", "site", "reference", "sheets", "profile", "output_folder"
 def status_icon(status, size=14):
     """A filled circle in the status's colour (the report's and the findings layer's palette)."""
     pixmap = QPixmap(size, size)
-    pixmap.fill(Qt.transparent)
+    pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setBrush(QColor(STATUS_COLOURS.get(status, "#9e9e9e")))
-    painter.setPen(Qt.NoPen)
+    painter.setPen(Qt.PenStyle.NoPen)
     painter.drawEllipse(1, 1, size - 2, size - 2)
     painter.end()
     return QIcon(pixmap)
@@ -100,7 +100,7 @@ class _WrappedRows(QStyledItemDelegate):
             width -= self._tree.iconSize().width() + 4
         text = index.data() or ""
         needed = option.fontMetrics.boundingRect(QRect(0, 0, max(width, 40), 100000),
-                                                 Qt.TextWordWrap, text).height() + 8
+                                                 Qt.TextFlag.TextWordWrap, text).height() + 8
         return QSize(hint.width(), max(hint.height(), needed))
 
 
@@ -225,7 +225,7 @@ class ReviewPanel(QDockWidget):
         form.addRow(reference_box)
         self.sheets = QgsFileWidget()
         self.sheets.setObjectName("sheetFiles")
-        self.sheets.setStorageMode(QgsFileWidget.GetMultipleFiles)
+        self.sheets.setStorageMode(QgsFileWidget.StorageMode.GetMultipleFiles)
         self.sheets.setFilter(self.tr("Plan sheets (*.tif *.tiff *.pdf *.TIF *.TIFF *.PDF)"))
         self.sheets.setToolTip(self.tr("Georeferenced GeoTIFF or GeoPDF plan sheets, for the "
                                        "site map scale (SWPPP B(2))"))
@@ -239,7 +239,7 @@ class ReviewPanel(QDockWidget):
         form.addRow(self.tr("Rules profile"), self.profile)
         self.output_folder = QgsFileWidget()
         self.output_folder.setObjectName("outputFolder")
-        self.output_folder.setStorageMode(QgsFileWidget.GetDirectory)
+        self.output_folder.setStorageMode(QgsFileWidget.StorageMode.GetDirectory)
         self.output_folder.lineEdit().setPlaceholderText(self.tr("(a temporary folder)"))
         form.addRow(self.tr("Save results in"), self.output_folder)
         layout.addLayout(form)
@@ -265,7 +265,7 @@ class ReviewPanel(QDockWidget):
         self.status = QLabel(self.tr("Choose the site plan, then Run review."))
         self.status.setObjectName("statusLabel")
         self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.status)
         return tab
 
@@ -286,16 +286,16 @@ class ReviewPanel(QDockWidget):
         self.tree.setHeaderLabels([self.tr(c) for c in COLUMNS])
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
-        self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.setWordWrap(True)  # long messages wrap inside their column
         self.tree.setItemDelegate(_WrappedRows(self.tree))
         self.tree.setUniformRowHeights(False)
         self.tree.setIconSize(QSize(14, 14))
-        self.tree.setTextElideMode(Qt.ElideNone)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideNone)
         header = self.tree.header()
         header.setStretchLastSection(True)
-        header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.Interactive)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(1, 190)
         # Rows are as tall as their wrapped text at the columns' current widths.
         header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())
@@ -426,13 +426,13 @@ class ReviewPanel(QDockWidget):
         try:
             params = self.parameters(self._new_run_folder())
         except ValueError as err:
-            self._say(str(err), Qgis.Warning)
+            self._say(str(err), Qgis.MessageLevel.Warning)
             return
         self.save_to_project()
         algorithm = QgsApplication.processingRegistry().createAlgorithmById(REVIEW_ALGORITHM)
         if algorithm is None:
             self._say(self.tr("The swppp:review algorithm is not registered (see the plugin's "
-                              "message at start-up)."), Qgis.Critical)
+                              "message at start-up)."), Qgis.MessageLevel.Critical)
             return
         context = QgsProcessingContext()
         context.setProject(QgsProject.instance())
@@ -441,7 +441,7 @@ class ReviewPanel(QDockWidget):
         feedback.message.connect(self._step)
         ok, message = algorithm.checkParameterValues(params, context)
         if not ok:
-            self._say(message, Qgis.Warning)
+            self._say(message, Qgis.MessageLevel.Warning)
             return
         # prepare() runs in this constructor, on the main thread (project layers are read
         # there); the review itself in the task's thread.
@@ -484,7 +484,7 @@ class ReviewPanel(QDockWidget):
             else:
                 text = errors[-1] if errors else self.tr("The review did not run.")
             self.progress.setValue(0)
-            self._say(text, Qgis.Warning if self._cancelled else Qgis.Critical)
+            self._say(text, Qgis.MessageLevel.Warning if self._cancelled else Qgis.MessageLevel.Critical)
             self.finished.emit(False)
             return
         self.progress.setValue(100)
@@ -493,7 +493,7 @@ class ReviewPanel(QDockWidget):
                 self.result = json.load(handle)
         except (OSError, ValueError) as err:
             self._say(self.tr("The review ran but its result could not be read: {}").format(err),
-                      Qgis.Critical)
+                      Qgis.MessageLevel.Critical)
             self.finished.emit(False)
             return
         self.show_findings(self.result)

@@ -21,11 +21,11 @@ MAPPING_KEY = "layer_mapping"
 REFERENCE_MAPPING_KEY = "reference_layer_mapping"
 
 # Processing's layer types as the layer combo box's filters.
-_FILTERS = {QgsProcessing.TypeVector: QgsMapLayerProxyModel.VectorLayer,
-            QgsProcessing.TypeVectorPolygon: QgsMapLayerProxyModel.PolygonLayer,
-            QgsProcessing.TypeVectorPoint: QgsMapLayerProxyModel.PointLayer,
-            QgsProcessing.TypeVectorLine: QgsMapLayerProxyModel.LineLayer,
-            QgsProcessing.TypeVectorAnyGeometry: QgsMapLayerProxyModel.HasGeometry}
+_FILTERS = {QgsProcessing.SourceType.TypeVector: QgsMapLayerProxyModel.VectorLayer,
+            QgsProcessing.SourceType.TypeVectorPolygon: QgsMapLayerProxyModel.PolygonLayer,
+            QgsProcessing.SourceType.TypeVectorPoint: QgsMapLayerProxyModel.PointLayer,
+            QgsProcessing.SourceType.TypeVectorLine: QgsMapLayerProxyModel.LineLayer,
+            QgsProcessing.SourceType.TypeVectorAnyGeometry: QgsMapLayerProxyModel.HasGeometry}
 
 
 def role_specs(algorithm_class, reference=False):

@@ -5,7 +5,10 @@ import os
 from qgis.core import Qgis, QgsApplication, QgsMessageLog
 from qgis.PyQt.QtCore import QCoreApplication
 from qgis.PyQt.QtGui import QIcon
-from qgis.PyQt.QtWidgets import QAction
+try:  # Qt 6 (QGIS 4) has QAction in QtGui, Qt 5 in QtWidgets
+    from qgis.PyQt.QtGui import QAction
+except ImportError:
+    from qgis.PyQt.QtWidgets import QAction
 
 from . import PLUGIN_DIR, use_bundled_analysis
 
@@ -71,7 +74,7 @@ class SwpppReviewPlugin:
         """``message`` in the message bar (with an "Install…" button for ``offer``), or in the
         log under qgis_process."""
         if self.iface is None:
-            QgsMessageLog.logMessage(message, TITLE, Qgis.Critical)
+            QgsMessageLog.logMessage(message, TITLE, Qgis.MessageLevel.Critical)
         elif offer:
             from .dependency_installer import message_with_install_button
 
@@ -79,7 +82,7 @@ class SwpppReviewPlugin:
                                         **offer)
         else:
             # The message bar shows HTML; the message holds "<" ("shapely>=2,<2.1") and paths.
-            self.iface.messageBar().pushMessage(TITLE, html.escape(message), level=Qgis.Critical,
+            self.iface.messageBar().pushMessage(TITLE, html.escape(message), level=Qgis.MessageLevel.Critical,
                                                 duration=0)
 
     def initProcessing(self):
@@ -120,7 +123,7 @@ class SwpppReviewPlugin:
             from .panel import ReviewPanel
 
             self.panel = ReviewPanel(self.iface, self.iface.mainWindow())
-            self.iface.addDockWidget(Qt.RightDockWidgetArea, self.panel)
+            self.iface.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.panel)
             self.panel.visibilityChanged.connect(self._panel_visibility)
         self.panel.setVisible(visible)
         if visible:

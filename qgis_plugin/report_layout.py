@@ -193,7 +193,7 @@ def _text(layout, page, text, x, y, width, height, size=10, bold=False):
     """A label of the report's own words (labels evaluate [% %]: never input text here)."""
     label = QgsLayoutItemLabel(layout)
     label.setText(text)
-    label.setFont(QFont(_FONT, size, QFont.Bold if bold else QFont.Normal))
+    label.setFont(QFont(_FONT, size, QFont.Weight.Bold if bold else QFont.Weight.Normal))
     layout.addLayoutItem(label)
     _place(label, page, x, y, width, height)
     return label
@@ -201,9 +201,9 @@ def _text(layout, page, text, x, y, width, height, size=10, bold=False):
 
 def _text_format(size, bold=False):
     text = QgsTextFormat()
-    text.setFont(QFont(_FONT, size, QFont.Bold if bold else QFont.Normal))
+    text.setFont(QFont(_FONT, size, QFont.Weight.Bold if bold else QFont.Weight.Normal))
     text.setSize(size)
-    text.setSizeUnit(QgsUnitTypes.RenderPoints)
+    text.setSizeUnit(QgsUnitTypes.RenderUnit.RenderPoints)
     return text
 
 
@@ -237,11 +237,11 @@ def _table(layout, page, title, header, rows, widths, y=_TOP_MM, subtitle=None):
     table.setTableContents([[c if isinstance(c, QgsTableCell) else _cell(c) for c in row]
                             for row in rows])
     table.setColumnWidths(widths)
-    table.setWrapBehavior(QgsLayoutTable.WrapText)
+    table.setWrapBehavior(QgsLayoutTable.WrapBehavior.WrapText)
     table.setHeaderTextFormat(_text_format(8, bold=True))
     table.setContentTextFormat(_text_format(8))
     table.setCellMargin(1.0)
-    table.setResizeMode(QgsLayoutMultiFrame.RepeatUntilFinished)
+    table.setResizeMode(QgsLayoutMultiFrame.ResizeMode.RepeatUntilFinished)
     frame = QgsLayoutFrame(layout, table)
     height = PAGE_MM[1] - y - MARGIN_MM
     _place(frame, page, MARGIN_MM, y, _TABLE_W, height)
@@ -311,7 +311,7 @@ def _cover(layout, review, data):
     layout.addMultiFrame(table)
     table.setTableContents([[_cell(a), _cell(b)] for a, b in rows])
     table.setColumnWidths([50, _TABLE_W - 50])
-    table.setWrapBehavior(QgsLayoutTable.WrapText)
+    table.setWrapBehavior(QgsLayoutTable.WrapBehavior.WrapText)
     table.setContentTextFormat(_text_format(10))
     table.setCellMargin(1.5)
     frame = QgsLayoutFrame(layout, table)
@@ -359,11 +359,11 @@ def _map_page(layout, tile, layers, crs):
     _place(legend, page, _SIDE_X, _TOP_MM + 45, _SIDE_W, 120)
     legend.setResizeToContents(False)
     legend.setLegendFilterByMapEnabled(True)  # only what this sheet shows
-    for style in (QgsLegendStyle.Title, QgsLegendStyle.Group, QgsLegendStyle.Subgroup,
-                  QgsLegendStyle.SymbolLabel):
-        legend.setStyleFont(style, QFont(_FONT, 10 if style == QgsLegendStyle.Title else 7,
-                                         QFont.Normal if style == QgsLegendStyle.SymbolLabel
-                                         else QFont.Bold))
+    for style in (QgsLegendStyle.Style.Title, QgsLegendStyle.Style.Group, QgsLegendStyle.Style.Subgroup,
+                  QgsLegendStyle.Style.SymbolLabel):
+        legend.setStyleFont(style, QFont(_FONT, 10 if style == QgsLegendStyle.Style.Title else 7,
+                                         QFont.Weight.Normal if style == QgsLegendStyle.Style.SymbolLabel
+                                         else QFont.Weight.Bold))
     legend.setSymbolWidth(6)
     legend.setSymbolHeight(3.5)
     legend.refresh()
@@ -379,8 +379,8 @@ def _chart_page(layout, review, folder):
     path = os.path.join(folder, "phasing.svg")
     chart.write(path)
     picture = QgsLayoutItemPicture(layout)
-    picture.setPicturePath(path, QgsLayoutItemPicture.FormatSVG)
-    picture.setResizeMode(QgsLayoutItemPicture.Zoom)
+    picture.setPicturePath(path, QgsLayoutItemPicture.Format.FormatSVG)
+    picture.setResizeMode(QgsLayoutItemPicture.ResizeMode.Zoom)
     layout.addLayoutItem(picture)
     _place(picture, page, MARGIN_MM, _TOP_MM, _TABLE_W, PAGE_MM[1] - _TOP_MM - MARGIN_MM)
 
@@ -515,8 +515,8 @@ def _chart_pages(layout, review, folder, title, names, per_page=2):
         path = os.path.join(folder, f"chart_{index}.svg")
         chart.write(path)
         picture = QgsLayoutItemPicture(layout)
-        picture.setPicturePath(path, QgsLayoutItemPicture.FormatSVG)
-        picture.setResizeMode(QgsLayoutItemPicture.Zoom)
+        picture.setPicturePath(path, QgsLayoutItemPicture.Format.FormatSVG)
+        picture.setResizeMode(QgsLayoutItemPicture.ResizeMode.Zoom)
         layout.addLayoutItem(picture)
         _place(picture, page, MARGIN_MM, y, _TABLE_W, height - 4)
 
@@ -588,7 +588,7 @@ def build_layout(review, folder, progress=None):
                       units_per_foot(review.site.area_crs))
     layout = QgsPrintLayout(project)
     layout.setName("SWPPP review")
-    layout.setUnits(QgsUnitTypes.LayoutMillimeters)
+    layout.setUnits(QgsUnitTypes.LayoutUnit.LayoutMillimeters)
     _cover(layout, review, data)
     maps = []
     for tile in tiles:
@@ -613,7 +613,7 @@ def _page_numbers(layout):
     for page in range(layout.pageCollection().pageCount()):
         label = _text(layout, page, "Page [% @layout_page %] of [% @layout_numpages %]",
                       PAGE_MM[0] - MARGIN_MM - 40, PAGE_MM[1] - MARGIN_MM + 4, 40, 5, size=7)
-        label.setHAlign(Qt.AlignRight)
+        label.setHAlign(Qt.AlignmentFlag.AlignRight)
 
 
 @dataclass(frozen=True)
@@ -666,7 +666,7 @@ def write_report_pdf(review, path, progress=None):
         # Layers hold the GeoPackage open: let them go before the folder is removed.
         project.removeAllMapLayers()
         del layout
-    if result != QgsLayoutExporter.Success or not os.path.isfile(path):
+    if result != QgsLayoutExporter.ExportResult.Success or not os.path.isfile(path):
         raise OSError(f"QGIS could not write the PDF report {path} (layout export error {result})")
     return written
 

@@ -10,8 +10,8 @@ __all__ = ["write_pdf"]
 def write_pdf(html, path, title=""):
     """Write ``html`` as a US Letter PDF at ``path``; raise OSError if no PDF came out."""
     writer = QPdfWriter(str(path))
-    writer.setPageSize(QPageSize(QPageSize.Letter))
-    writer.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout.Millimeter)
+    writer.setPageSize(QPageSize(QPageSize.PageSizeId.Letter))
+    writer.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter)
     writer.setResolution(300)
     writer.setTitle(title)
     writer.setCreator("SWPPP Review")
@@ -20,6 +20,6 @@ def write_pdf(html, path, title=""):
     document.documentLayout().setPaintDevice(writer)
     document.setHtml(html)
     document.setPageSize(QSizeF(writer.pageLayout().paintRectPixels(writer.resolution()).size()))
-    document.print_(writer)  # ends its painter, which completes the file
+    document.print(writer)  # ends its painter, which completes the file
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
         raise OSError(f"could not write the PDF report {path}")

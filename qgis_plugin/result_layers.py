@@ -84,7 +84,7 @@ def feature_selection(features, layers):
             else:
                 expression = QgsExpression.createFieldEqualityExpression(id_field, value)
             request = QgsFeatureRequest().setFilterExpression(expression)
-            request.setFlags(QgsFeatureRequest.NoGeometry)
+            request.setFlags(QgsFeatureRequest.Flag.NoGeometry)
             request.setNoAttributes()
             ids = [f.id() for f in layer.getFeatures(request)]
             if ids:
@@ -100,7 +100,7 @@ def finding_selection(number, layers):
     for name in FINDINGS_LAYERS:
         if name in layers:
             request = QgsFeatureRequest().setFilterExpression(expression)
-            request.setFlags(QgsFeatureRequest.NoGeometry)
+            request.setFlags(QgsFeatureRequest.Flag.NoGeometry)
             request.setNoAttributes()
             ids = [f.id() for f in layers[name].getFeatures(request)]
             if ids:

@@ -7,7 +7,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEBIAN_PACKAGES=(qgis python3-qgis qgis-providers python3-geopandas python3-pyproj python3-fiona
   python3-rasterio python3-venv python3-pip xvfb xauth poppler-utils gdal-bin sqlite3
   python3-psycopg postgresql postgis postgresql-15-postgis-3
-  python3-matplotlib)
+  python3-matplotlib python3-pyqt6)
 
 missing=()
 for p in "${DEBIAN_PACKAGES[@]}"; do

@@ -97,14 +97,15 @@ def role_parameter(role):
 def role_layers(*groups):
     """``(role, parameter, label, accepted layer types)`` of the contract's layers of ``groups``
     (``site``, ``hydrology``, ``checklist``): each site-plan layer's parameter is ``<ROLE>_LAYER``."""
-    kinds = {"point": QgsProcessing.TypeVectorPoint, "line": QgsProcessing.TypeVectorLine,
-             "polygon": QgsProcessing.TypeVectorPolygon}
+    kinds = {"point": QgsProcessing.SourceType.TypeVectorPoint,
+             "line": QgsProcessing.SourceType.TypeVectorLine,
+             "polygon": QgsProcessing.SourceType.TypeVectorPolygon}
     out = []
     for spec in layers_of(*groups):
         if spec.geometry is None:
-            types = [QgsProcessing.TypeVector]
+            types = [QgsProcessing.SourceType.TypeVector]
         elif set(spec.geometry) == set(kinds):
-            types = [QgsProcessing.TypeVectorAnyGeometry]
+            types = [QgsProcessing.SourceType.TypeVectorAnyGeometry]
         else:
             types = [kinds[family] for family in spec.geometry]
         out.append((spec.name, role_parameter(spec.name), spec.label, types))
@@ -168,13 +169,13 @@ def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=
     options.layerName = role
     options.fileEncoding = "UTF-8"
     options.feedback = feedback
-    options.actionOnExistingFile = (QgsVectorFileWriter.CreateOrOverwriteLayer
+    options.actionOnExistingFile = (QgsVectorFileWriter.ActionOnExistingFile.CreateOrOverwriteLayer
                                     if os.path.exists(gpkg_path)
-                                    else QgsVectorFileWriter.CreateOrOverwriteFile)
+                                    else QgsVectorFileWriter.ActionOnExistingFile.CreateOrOverwriteFile)
     if extent is not None:
         options.filterExtent = extent
     if not geometry:
-        options.overrideGeometryType = QgsWkbTypes.NoGeometry
+        options.overrideGeometryType = QgsWkbTypes.Type.NoGeometry
     converter = None
     if fields:
         names = layer.fields().names()
@@ -190,7 +191,7 @@ def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=
     error, message, _, _ = QgsVectorFileWriter.writeAsVectorFormatV3(
         layer, gpkg_path, context.transformContext(), options)
     del converter
-    if error != QgsVectorFileWriter.NoError:
+    if error != QgsVectorFileWriter.WriterError.NoError:
         raise QgsProcessingException(
             f"Could not copy layer '{layer.name()}' ({layer_source(layer)}) as {given_as}: "
             f"{message}")
@@ -223,12 +224,12 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
 
     # CONTRACT.md "Reference layers" chosen from the project instead of REFERENCE (any provider).
     REFERENCE_ROLE_LAYERS = (
-        ("wetlands", WETLANDS_LAYER, "Wetlands", [QgsProcessing.TypeVectorPolygon]),
+        ("wetlands", WETLANDS_LAYER, "Wetlands", [QgsProcessing.SourceType.TypeVectorPolygon]),
         ("impaired_waters", IMPAIRED_WATERS_LAYER, "303(d) impaired waters",
-         [QgsProcessing.TypeVectorLine, QgsProcessing.TypeVectorPolygon]),
+         [QgsProcessing.SourceType.TypeVectorLine, QgsProcessing.SourceType.TypeVectorPolygon]),
         ("tmdl_watersheds", TMDL_WATERSHEDS_LAYER, "TMDL watersheds",
-         [QgsProcessing.TypeVectorPolygon]),
-        ("catchments", CATCHMENTS_LAYER, "Catchments", [QgsProcessing.TypeVectorPolygon]),
+         [QgsProcessing.SourceType.TypeVectorPolygon]),
+        ("catchments", CATCHMENTS_LAYER, "Catchments", [QgsProcessing.SourceType.TypeVectorPolygon]),
     )
     # Read by id and name wherever they lie (a discharge point's water may be listed miles
     # downstream), never by place: their attribute table is copied whole, without geometry.
@@ -268,7 +269,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         """SITE or one layer per role, then REFERENCE, PROFILE and SHEETS."""
         self.addParameter(QgsProcessingParameterFile(
             self.SITE, self.tr("Site plan GeoPackage (or give its layers below)"),
-            behavior=QgsProcessingParameterFile.File, fileFilter=GPKG_FILTER, optional=True))
+            behavior=QgsProcessingParameterFile.Behavior.File, fileFilter=GPKG_FILTER, optional=True))
         for _role, name, label, types in self.ROLE_LAYERS:
             self.addParameter(QgsProcessingParameterVectorLayer(
                 name, self.tr("Or layer: {label}").format(label=self.tr(label)), types,
@@ -276,12 +277,12 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         field_map = QgsProcessingParameterString(
             self.FIELD_MAP, self.tr('Field names of those layers, where they differ (JSON: '
                                     '{"disturbance.phase": "PHASE_NO"})'), optional=True)
-        field_map.setFlags(field_map.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
+        field_map.setFlags(field_map.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
         self.addParameter(field_map)
         if reference:
             self.addParameter(QgsProcessingParameterFile(
                 self.REFERENCE, self.tr("Reference layers (GeoPackage or PostGIS connection)"),
-                behavior=QgsProcessingParameterFile.File, fileFilter=GPKG_FILTER, optional=True))
+                behavior=QgsProcessingParameterFile.Behavior.File, fileFilter=GPKG_FILTER, optional=True))
             for _role, name, label, types in self.REFERENCE_ROLE_LAYERS:
                 self.addParameter(QgsProcessingParameterVectorLayer(
                     name, self.tr("Or reference layer: {label}").format(label=self.tr(label)),
@@ -298,7 +299,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     def add_sheets_parameter(self):
         self.addParameter(QgsProcessingParameterMultipleLayers(
             self.SHEETS, self.tr("Plan sheets (georeferenced GeoTIFF or GeoPDF)"),
-            QgsProcessing.TypeFile, optional=True))
+            QgsProcessing.SourceType.TypeFile, optional=True))
 
     def add_outputs(self, reports=True):
         """OUTPUT_JSON, OUTPUT_HTML, OUTPUT_PDF, OUTPUT_FINDINGS (each optional), finding counts.
@@ -317,7 +318,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 self.OUTPUT_PDF, self.tr("Report (PDF)"), self.tr("PDF files (*.pdf)"),
                 optional=True, createByDefault=False))
         self.addParameter(QgsProcessingParameterVectorDestination(
-            self.OUTPUT_FINDINGS, self.tr("Findings"), QgsProcessing.TypeVectorAnyGeometry,
+            self.OUTPUT_FINDINGS, self.tr("Findings"), QgsProcessing.SourceType.TypeVectorAnyGeometry,
             optional=True, createByDefault=False))
         self.add_count_outputs()
 
@@ -494,7 +495,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             if not whole:
                 crs = layer.crs()
                 crs = (crs.authid() if crs.authid().upper().startswith("EPSG:")
-                       else crs.toWkt(QgsCoordinateReferenceSystem.WKT_PREFERRED))
+                       else crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT_PREFERRED))
                 extent = QgsRectangle(*bounds_in_crs(bounds, profile.area_crs, crs))
             copied = export_layer(layer, role, self._reference_path, context, feedback,
                                   extent=extent, geometry=not whole,

@@ -38,7 +38,7 @@ def add_confirmations_parameter(algorithm):
     algorithm.addParameter(QgsProcessingParameterFile(
         CONFIRMATIONS, algorithm.tr("Reviewer's checklist confirmations (JSON, or an earlier "
                                     "findings GeoPackage)"),
-        behavior=QgsProcessingParameterFile.File,
+        behavior=QgsProcessingParameterFile.Behavior.File,
         fileFilter="Confirmations (*.json *.JSON *.gpkg *.GPKG);;All files (*)", optional=True))
 
 

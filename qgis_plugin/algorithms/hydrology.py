@@ -52,7 +52,7 @@ class HydrologyAlgorithm(SwpppAlgorithm):
             self.addParameter(QgsProcessingParameterRasterLayer(name, self.tr(label),
                                                                 optional=True))
         self.addParameter(QgsProcessingParameterVectorDestination(
-            self.OUTPUT_CN, self.tr("Curve numbers"), QgsProcessing.TypeVectorPolygon,
+            self.OUTPUT_CN, self.tr("Curve numbers"), QgsProcessing.SourceType.TypeVectorPolygon,
             optional=True, createByDefault=True))
         self.addParameter(QgsProcessingParameterFileDestination(
             self.OUTPUT_TABLE, self.tr("Runoff and peaks per drainage area and storm (CSV)"),

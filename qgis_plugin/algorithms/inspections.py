@@ -61,7 +61,7 @@ class InspectionsAlgorithm(RecordsAlgorithm):
                                       (self.NOTICES, "Milestone notices (CSV)", True),
                                       (self.TRAPS, "Sediment traps (CSV)", True)):
             self.addParameter(QgsProcessingParameterFile(
-                name, self.tr(label), behavior=QgsProcessingParameterFile.File,
+                name, self.tr(label), behavior=QgsProcessingParameterFile.Behavior.File,
                 fileFilter=CSV_FILTER, optional=optional))
         self.addParameter(QgsProcessingParameterString(
             self.STATION, self.tr("GHCN-Daily station (where the file holds several)"),
@@ -71,7 +71,7 @@ class InspectionsAlgorithm(RecordsAlgorithm):
             options=[self.tr("simple CSV (inches)"), "in", "mm", "tenths_mm"], defaultValue=0))
         self.addParameter(QgsProcessingParameterFile(
             self.SITE, self.tr("Site plan GeoPackage (its construction period)"),
-            behavior=QgsProcessingParameterFile.File, fileFilter=GPKG_FILTER, optional=True))
+            behavior=QgsProcessingParameterFile.Behavior.File, fileFilter=GPKG_FILTER, optional=True))
         self.addParameter(QgsProcessingParameterString(
             self.FROM, self.tr("Or first day of the period (YYYY-MM-DD)"), optional=True))
         self.addParameter(QgsProcessingParameterString(

@@ -60,10 +60,10 @@ class MapScaleAlgorithm(SwpppAlgorithm):
             optional=True))
         self.addParameter(QgsProcessingParameterFile(
             self.SITE, self.tr("Site plan GeoPackage (for its layout_scale table)"),
-            behavior=QgsProcessingParameterFile.File, fileFilter=GPKG_FILTER, optional=True))
+            behavior=QgsProcessingParameterFile.Behavior.File, fileFilter=GPKG_FILTER, optional=True))
         self.addParameter(QgsProcessingParameterVectorLayer(
             self.LAYOUT_SCALE_LAYER, self.tr("Or layer: stated sheet scales (table)"),
-            [QgsProcessing.TypeVector], optional=True))
+            [QgsProcessing.SourceType.TypeVector], optional=True))
         self.add_profile_parameter()
         self.add_sheets_parameter()
         self.addParameter(QgsProcessingParameterFileDestination(

@@ -37,7 +37,7 @@ class NoticeOfViolationAlgorithm(RecordsAlgorithm):
     def initAlgorithm(self, config=None):
         self.addParameter(QgsProcessingParameterFile(
             self.RECORD, self.tr("Violation record (TOML)"),
-            behavior=QgsProcessingParameterFile.File,
+            behavior=QgsProcessingParameterFile.Behavior.File,
             fileFilter="TOML files (*.toml);;All files (*)"))
         self.addParameter(QgsProcessingParameterString(
             self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE))

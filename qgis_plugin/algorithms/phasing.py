@@ -4,8 +4,6 @@ from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsFeature,
     QgsFeatureSink,
-    QgsField,
-    QgsFields,
     QgsGeometry,
     QgsProcessing,
     QgsProcessingOutputNumber,
@@ -16,6 +14,7 @@ from qgis.core import (
     QgsProcessingParameterField,
     QgsProcessingParameterFileDestination,
     QgsProcessingParameterString,
+    QgsVectorLayer,
     QgsWkbTypes,
 )
 from qgis.PyQt.QtCore import QDate, QDateTime, Qt, QVariant
@@ -53,7 +52,7 @@ def _plain(value):
 
 
 def _qdate(text):
-    return QDate.fromString(text, Qt.ISODate) if text else NULL
+    return QDate.fromString(text, Qt.DateFormat.ISODate) if text else NULL
 
 
 class PhasingAlgorithm(SwpppAlgorithm):
@@ -88,7 +87,7 @@ class PhasingAlgorithm(SwpppAlgorithm):
 
     def initAlgorithm(self, config=None):
         self.addParameter(QgsProcessingParameterFeatureSource(
-            self.DISTURBANCE, self.tr("Disturbance"), [QgsProcessing.TypeVectorPolygon]))
+            self.DISTURBANCE, self.tr("Disturbance"), [QgsProcessing.SourceType.TypeVectorPolygon]))
         for parameter, contract, label in self.FIELD_PARAMETERS:
             # Optional so that the contract's name applies when none is given (QGIS 3.22 checks
             # a required field parameter's value without looking at its default).
@@ -102,12 +101,12 @@ class PhasingAlgorithm(SwpppAlgorithm):
         self.addParameter(QgsProcessingParameterString(
             self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE))
         self.addParameter(QgsProcessingParameterFeatureSink(
-            self.OUTPUT_PHASES, self.tr("Phases"), QgsProcessing.TypeVector))
+            self.OUTPUT_PHASES, self.tr("Phases"), QgsProcessing.SourceType.TypeVector))
         self.addParameter(QgsProcessingParameterFeatureSink(
-            self.OUTPUT_TIMELINE, self.tr("Timeline"), QgsProcessing.TypeVector))
+            self.OUTPUT_TIMELINE, self.tr("Timeline"), QgsProcessing.SourceType.TypeVector))
         self.addParameter(QgsProcessingParameterFeatureSink(
             self.OUTPUT_WORST, self.tr("Worst moment's disturbed ground"),
-            QgsProcessing.TypeVectorPolygon))
+            QgsProcessing.SourceType.TypeVectorPolygon))
         self.addParameter(QgsProcessingParameterFileDestination(
             self.OUTPUT_CHART, self.tr("Timeline chart"),
             self.tr("PNG images (*.png);;SVG images (*.svg)"), optional=True,
@@ -194,15 +193,16 @@ class PhasingAlgorithm(SwpppAlgorithm):
     def _write_tables(self, plan, verdict, profile, parameters, context):
         import shapely
 
-        def sink(name, fields, geometry_type=QgsWkbTypes.NoGeometry,
+        def sink(name, fields, geometry_type=QgsWkbTypes.Type.NoGeometry,
                  crs=QgsCoordinateReferenceSystem()):
             return self.parameterAsSink(parameters, name, context, fields, geometry_type, crs)
 
         def fields_of(*spec):
-            out = QgsFields()
-            for field_name, kind in spec:
-                out.append(QgsField(field_name, kind))
-            return out
+            # Typed as the memory provider reads them ("acres:double(0,0)"): one spelling for
+            # every QGIS, where QgsField takes a QVariant.Type up to 3.36 and a QMetaType.Type
+            # from 3.38 (the only one Qt 6 has).
+            definition = "&".join(f"field={name}:{kind}(0,0)" for name, kind in spec)
+            return QgsVectorLayer(f"None?{definition}", "fields", "memory").fields()
 
         def feature(fields, values, geometry=None):
             out = QgsFeature(fields)
@@ -212,28 +212,28 @@ class PhasingAlgorithm(SwpppAlgorithm):
             return out
 
         results = {}
-        phase_fields = fields_of(("phase", QVariant.String), ("acres", QVariant.Double),
-                                 ("new_acres", QVariant.Double), ("start_date", QVariant.Date),
-                                 ("stabilized_date", QVariant.Date))
+        phase_fields = fields_of(("phase", "string"), ("acres", "double"),
+                                 ("new_acres", "double"), ("start_date", "date"),
+                                 ("stabilized_date", "date"))
         phases, results[self.OUTPUT_PHASES] = sink(self.OUTPUT_PHASES, phase_fields)
         for row in plan.phases:
             phases.addFeature(feature(phase_fields, [
                 row["phase"] if row["phase"] is not None else NULL, row["acres"], row["new_acres"],
                 _qdate(row["start_date"]), _qdate(row["stabilized_date"])]),
-                QgsFeatureSink.FastInsert)
-        timeline_fields = fields_of(("date", QVariant.Date), ("acres", QVariant.Double),
-                                    ("phases", QVariant.String), ("polygons", QVariant.Int))
+                QgsFeatureSink.Flag.FastInsert)
+        timeline_fields = fields_of(("date", "date"), ("acres", "double"),
+                                    ("phases", "string"), ("polygons", "integer"))
         timeline, results[self.OUTPUT_TIMELINE] = sink(self.OUTPUT_TIMELINE, timeline_fields)
         for row in plan.timeline:
             timeline.addFeature(feature(timeline_fields, [
                 _qdate(row["date"]), row["acres"],
                 ", ".join("(no phase)" if p is None else str(p) for p in row["phases"]),
-                row["polygons"]]), QgsFeatureSink.FastInsert)
-        worst_fields = fields_of(("status", QVariant.String), ("acres", QVariant.Double),
-                                 ("limit_acres", QVariant.Double), ("at", QVariant.Date),
-                                 ("phases", QVariant.String), ("features", QVariant.String))
+                row["polygons"]]), QgsFeatureSink.Flag.FastInsert)
+        worst_fields = fields_of(("status", "string"), ("acres", "double"),
+                                 ("limit_acres", "double"), ("at", "date"),
+                                 ("phases", "string"), ("features", "string"))
         worst, results[self.OUTPUT_WORST] = sink(
-            self.OUTPUT_WORST, worst_fields, QgsWkbTypes.MultiPolygon,
+            self.OUTPUT_WORST, worst_fields, QgsWkbTypes.Type.MultiPolygon,
             QgsCoordinateReferenceSystem(profile.area_crs))
         if plan.worst_geometry is not None and not plan.worst_geometry.is_empty:
             geometry = QgsGeometry()
@@ -242,5 +242,5 @@ class PhasingAlgorithm(SwpppAlgorithm):
             worst.addFeature(feature(worst_fields, [
                 verdict.status, plan.max_acres, verdict.limit, _qdate(plan.max_at.isoformat()),
                 ", ".join("(no phase)" if p is None else str(p) for p in plan.worst_phases),
-                "; ".join(plan.worst_features)], geometry), QgsFeatureSink.FastInsert)
+                "; ".join(plan.worst_features)], geometry), QgsFeatureSink.Flag.FastInsert)
         return results

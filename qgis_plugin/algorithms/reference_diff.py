@@ -40,10 +40,10 @@ class ReferenceDiffAlgorithm(ReferenceAlgorithm):
         for name, label in ((self.FROM_VERSION, "Older version (default: the one before)"),
                             (self.TO_VERSION, "Newer version (default: the current one)")):
             self.addParameter(QgsProcessingParameterNumber(
-                name, self.tr(label), QgsProcessingParameterNumber.Integer, optional=True,
+                name, self.tr(label), QgsProcessingParameterNumber.Type.Integer, optional=True,
                 minValue=1))
         self.addParameter(QgsProcessingParameterVectorDestination(
-            self.OUTPUT, self.tr("Changes"), QgsProcessing.TypeVectorAnyGeometry))
+            self.OUTPUT, self.tr("Changes"), QgsProcessing.SourceType.TypeVectorAnyGeometry))
         self.addParameter(QgsProcessingParameterFileDestination(
             self.OUTPUT_JSON, self.tr("Changes (JSON)"), self.tr("JSON files (*.json)"),
             optional=True, createByDefault=False))

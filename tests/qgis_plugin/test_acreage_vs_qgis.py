@@ -52,7 +52,7 @@ def ellipsoidal_acres(layer):
     assert measure.setEllipsoid(union.crs().ellipsoidAcronym() or "GRS80")
     assert measure.willUseEllipsoid()
     square_metres = sum(measure.convertAreaMeasurement(measure.measureArea(f.geometry()),
-                                                       QgsUnitTypes.AreaSquareMeters)
+                                                       QgsUnitTypes.AreaUnit.AreaSquareMeters)
                         for f in union.getFeatures())
     return square_metres / ACRE_M2
 

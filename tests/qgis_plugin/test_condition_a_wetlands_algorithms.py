@@ -278,8 +278,8 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
         uri.setConnection(server.socket_dir, str(server.port), server.database, "postgres",
                           "not-a-real-password")
         uri.setDataSource(schema, role, "geom", "", "fid")
-        uri.setWkbType(QgsWkbTypes.MultiLineString if role == "impaired_waters"
-                       else QgsWkbTypes.MultiPolygon)
+        uri.setWkbType(QgsWkbTypes.Type.MultiLineString if role == "impaired_waters"
+                       else QgsWkbTypes.Type.MultiPolygon)
         layer = QgsVectorLayer(uri.uri(False), f"PostGIS {role}", "postgres")
         assert layer.isValid(), role
         project.addMapLayer(layer, False)

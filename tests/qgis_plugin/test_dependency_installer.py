@@ -166,7 +166,7 @@ def test_the_message_bar_offers_install_and_the_question_lists_packages_and_fold
 
     box = installer.confirmation_box(bar, offer["specs"], folder, python)
     assert "shapely>=2,<2.1" in box.informativeText() and str(folder) in box.informativeText()
-    assert box.defaultButton() is box.button(QMessageBox.Cancel)
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
     assert box.detailedText().startswith(f"{python} -m pip install --target {folder}")
 
 
@@ -206,7 +206,7 @@ def test_install_button_asks_then_installs_in_a_task_and_says_restart(
     def answer_yes():
         box = QApplication.activeModalWidget()
         asked.append(box.informativeText())
-        box.button(QMessageBox.Yes).click()
+        box.button(QMessageBox.StandardButton.Yes).click()
 
     QTimer.singleShot(200, answer_yes)
     item.findChild(QPushButton, "swpppInstallDependencies").click()

@@ -23,8 +23,8 @@ SITE_PLAN_SCALE, LOCATION_SCALE = 600.0, 2400.0
 def add_map(layout, item_id, scale, width_mm=150, height_mm=100):
     item = QgsLayoutItemMap(layout)
     item.setId(item_id)
-    item.attemptMove(QgsLayoutPoint(10, 10, QgsUnitTypes.LayoutMillimeters))
-    item.attemptResize(QgsLayoutSize(width_mm, height_mm, QgsUnitTypes.LayoutMillimeters))
+    item.attemptMove(QgsLayoutPoint(10, 10, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
+    item.attemptResize(QgsLayoutSize(width_mm, height_mm, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
     item.setCrs(QgsCoordinateReferenceSystem("EPSG:2260"))
     item.setExtent(QgsRectangle(X0, Y0, X0 + 700, Y0 + 600))
     layout.addLayoutItem(item)

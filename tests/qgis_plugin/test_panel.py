@@ -48,7 +48,7 @@ def cad_layer(site, role, renames, folder):
     path = str(folder / f"cad_{role}.gpkg")
     error, message, _, _ = QgsVectorFileWriter.writeAsVectorFormatV3(
         copy, path, QgsProject.instance().transformContext(), options)
-    assert error == QgsVectorFileWriter.NoError, message
+    assert error == QgsVectorFileWriter.WriterError.NoError, message
     layer = QgsVectorLayer(f"{path}|layername=CAD_{role.upper()}", f"CAD {role}", "ogr")
     assert layer.isValid()
     QgsProject.instance().addMapLayer(layer)

@@ -2,7 +2,6 @@
 import pytest
 from qgis.core import (
     QgsFeature,
-    QgsField,
     QgsGeometry,
     QgsProcessingException,
     QgsProject,
@@ -67,11 +66,8 @@ def test_phasing_on_the_demo_gives_the_reviews_figures(data_copy, tmp_path, load
 
 def memory_layer(features, crs="EPSG:4326"):
     """A layer with its own field names and real Date fields, as a user's project may have."""
-    layer = QgsVectorLayer(f"Polygon?crs={crs}", "my disturbance", "memory")
-    layer.dataProvider().addAttributes([QgsField("stage", QVariant.String),
-                                        QgsField("cleared", QVariant.Date),
-                                        QgsField("seeded", QVariant.Date)])
-    layer.updateFields()
+    layer = QgsVectorLayer(f"Polygon?crs={crs}&field=stage:string&field=cleared:date"
+                           "&field=seeded:date", "my disturbance", "memory")
     for wkt, stage, cleared, seeded in features:
         feature = QgsFeature(layer.fields())
         feature.setGeometry(QgsGeometry.fromWkt(wkt))

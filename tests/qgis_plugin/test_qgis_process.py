@@ -187,7 +187,7 @@ def test_field_map_under_qgis_process(qgis_process, data_copy, tmp_path):
     cad = tmp_path / "cad.gpkg"
     error, message, _, _ = QgsVectorFileWriter.writeAsVectorFormatV3(
         renamed, str(cad), QgsProject.instance().transformContext(), options)
-    assert error == QgsVectorFileWriter.NoError, message
+    assert error == QgsVectorFileWriter.WriterError.NoError, message
     layers = [f"{role.upper()}_LAYER={site}|layername={role}"
               for role in ("project", "site_boundary", "smp", "easement", "discharge_point",
                            "public_row", "layout_scale")]

@@ -5,8 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from qgis.core import QgsField, QgsProcessingException, QgsProcessingFeedback
-from qgis.PyQt.QtCore import QVariant
+from qgis.core import QgsProcessingException, QgsProcessingFeedback, QgsVectorLayer
 
 # Every test here runs against the staged plugin's registered provider.
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
@@ -139,18 +138,18 @@ def test_point_smps_are_styled_as_points(data_copy, tmp_path, load_layer):
     gpkg = tmp_path / "findings.gpkg"
     run_review({"SITE": str(data_copy("variants/smp_points.gpkg")), "OUTPUT_FINDINGS": str(gpkg)})
     smp = load_layer(gpkg, "smp")
-    assert smp.geometryType() == QgsWkbTypes.PointGeometry
+    assert smp.geometryType() == QgsWkbTypes.GeometryType.PointGeometry
     assert smp.renderer().symbol().type() == smp.renderer().symbol().Marker
     assert smp.featureCount() > 0
     # Point findings (a point SMP's easement warnings) on their own layer, markers by status.
     points = load_layer(gpkg, "findings_points")
-    assert points.geometryType() == QgsWkbTypes.PointGeometry and points.featureCount() > 0
+    assert points.geometryType() == QgsWkbTypes.GeometryType.PointGeometry and points.featureCount() > 0
     renderer = points.renderer()
     assert renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "status"
     assert {c.symbol().type() for c in renderer.categories()} == {renderer.categories()[0]
                                                                   .symbol().Marker}
     findings = load_layer(gpkg, "findings")
-    assert findings.geometryType() == QgsWkbTypes.PolygonGeometry
+    assert findings.geometryType() == QgsWkbTypes.GeometryType.PolygonGeometry
 
 
 def test_result_matches_the_command_line(demo, tmp_path, staged_plugin):
@@ -213,7 +212,9 @@ def test_field_map_reads_renamed_fields_as_the_contract_names(data_copy, tmp_pat
                renamed_copy(layers["SMP_LAYER"], {"smp_id": "Name"})]
     try:
         # The original field stays beside the mapped one: the mapped field is the one read.
-        renamed[0].dataProvider().addAttributes([QgsField("phase", QVariant.String)])
+        # A text field, typed the way every QGIS reads (QgsField's type enum differs from 3.38).
+        text_field = QgsVectorLayer("None?field=phase:string", "", "memory").fields().field(0)
+        renamed[0].dataProvider().addAttributes([text_field])
         renamed[0].updateFields()
         mapped = run_review({**layers, "DISTURBANCE_LAYER": renamed[0], "SMP_LAYER": renamed[1],
                              "FIELD_MAP": json.dumps({"disturbance.phase": "PHASE_NO",
