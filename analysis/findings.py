@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["Finding", "HasFindings", "STATUSES", "STATUS_COLOURS", "PASS", "FAIL", "WARN", "INFO", "NEEDS_REVIEW",
+__all__ = ["Finding", "HasFindings", "STATUSES", "STATUS_COLOURS", "PASS", "FAIL", "WARN", "INFO",
+           "NEEDS_REVIEW",
            "NOT_APPLICABLE", "MAP_RULES"]
 
 PASS, FAIL, WARN, INFO = "pass", "fail", "warn", "info"

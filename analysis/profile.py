@@ -11,7 +11,8 @@ import typing
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, Literal, Mapping, Optional, Tuple
+from typing import Any, Dict, Literal, Optional, Tuple
+from collections.abc import Mapping
 
 try:
     import tomllib
@@ -371,7 +372,7 @@ class _Reader:
         if dataclasses.is_dataclass(kind):
             return self.table(kind, value, where)
         if origin is typing.Union:  # Optional[X]
-            inner = [a for a in args if a is not type(None)][0]
+            inner = next(a for a in args if a is not type(None))
             return None if value is None else self.value(inner, value, where)
         if origin is Literal:
             if value not in args:
@@ -442,7 +443,7 @@ def _expected(kind) -> str:
     if _is_table(kind):
         return "a table"
     if origin is typing.Union:
-        return _expected([a for a in args if a is not type(None)][0])
+        return _expected(next(a for a in args if a is not type(None)))
     if origin is Literal:
         return "one of " + ", ".join(f'"{a}"' for a in args)
     if origin is tuple:

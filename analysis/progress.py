@@ -30,7 +30,7 @@ class Progress:
         if self._report is not None:
             self._report(min(max(float(fraction), 0.0), 1.0), message)
 
-    def sub(self, start: float, end: float) -> "Progress":
+    def sub(self, start: float, end: float) -> Progress:
         """The progress of one part of the run, which spans ``start``..``end`` of this one.
 
         The part reports its own 0 to 1; it is cancelled through the same question. A review

@@ -6,7 +6,7 @@ Shared by the site plan's validation of coded values and the hydrology check.
 from __future__ import annotations
 
 import csv
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +26,7 @@ def _rows(name: str) -> list[dict]:
         return list(csv.DictReader(line for line in handle if not line.startswith("#")))
 
 
-@lru_cache(maxsize=None)
+@cache
 def cn_table() -> dict:
     """cover -> {"table", "description", "impervious": fraction, "cn": {hsg: int or None}}."""
     out = {}
@@ -38,7 +38,7 @@ def cn_table() -> dict:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def unit_peak_table() -> dict:
     """rainfall type -> (ia_p, c0, c1, c2) arrays, ia_p ascending (TR-55 Table F-1)."""
     grouped: dict = {}
@@ -48,14 +48,14 @@ def unit_peak_table() -> dict:
     return {k: tuple(np.array(sorted(v)).T) for k, v in grouped.items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def pond_swamp_table():
     rows = _rows("tr55_pond_swamp.csv")
     return (np.array([float(r["pond_swamp_pct"]) for r in rows]),
             np.array([float(r["fp"]) for r in rows]))
 
 
-@lru_cache(maxsize=None)
+@cache
 def nlcd_cover_table() -> dict:
     """NLCD class -> cover key (None where the class has no TR-55 cover), with its rationale."""
     return {int(r["nlcd"]): (r["cover"] or None) for r in _rows("nlcd_cover.csv")}

@@ -55,6 +55,7 @@ from .panel_mapping import (PROJECT_SCOPE, REFERENCE_MAPPING_KEY, RoleMappingWid
                             role_specs)
 from .result_layers import (feature_selection, finding_selection, load_result_layers,
                             select_and_zoom)
+import contextlib
 
 __all__ = ["ReviewPanel", "PanelFeedback", "status_icon", "REVIEW_ALGORITHM", "RESULT_GROUP"]
 
@@ -91,7 +92,7 @@ class _WrappedRows(QStyledItemDelegate):
         super().__init__(tree)
         self._tree = tree
 
-    def sizeHint(self, option, index):  # noqa: N802 - Qt's name
+    def sizeHint(self, option, index):
         hint = super().sizeHint(option, index)
         # The text's width: the column less the cell's margins (generously: a line short here
         # would elide the message's end).
@@ -113,11 +114,11 @@ class PanelFeedback(QgsProcessingFeedback):
         super().__init__()
         self.errors = []
 
-    def pushInfo(self, info):  # noqa: N802 - QGIS's name
+    def pushInfo(self, info):
         super().pushInfo(info)
         self.message.emit(info)
 
-    def reportError(self, error, fatalError=False):  # noqa: N802,N803 - QGIS's names
+    def reportError(self, error, fatalError=False):  # noqa: N803 - QGIS's names
         super().reportError(error, fatalError)
         self.errors.append(error)
 
@@ -568,7 +569,7 @@ class ReviewPanel(QDockWidget):
         if path and os.path.exists(path):
             QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
-    def closeEvent(self, event):  # noqa: N802 - Qt's name
+    def closeEvent(self, event):
         self.save_to_project()
         super().closeEvent(event)
 
@@ -580,7 +581,5 @@ class ReviewPanel(QDockWidget):
                              (project.layersRemoved, self._resume_saving),
                              (project.readProject, self._project_read),
                              (project.cleared, self._project_read)):
-            try:
+            with contextlib.suppress(TypeError):
                 signal.disconnect(slot)
-            except TypeError:
-                pass

@@ -87,7 +87,7 @@ def _map_sources(review, folder):
 
     findings = os.path.join(folder, "findings.gpkg")
     write_outputs(review, findings_path=findings)
-    sources = {name: findings for name in list_layers(findings)}
+    sources = dict.fromkeys(list_layers(findings), findings)
     context = {}
     for name, frame in (("site_boundary", review.site.layer("site_boundary")),
                         ("wetlands", review.wetlands)):
@@ -96,7 +96,7 @@ def _map_sources(review, folder):
     if context:
         path = os.path.join(folder, "context.gpkg")
         write_geopackage(path, context)
-        sources.update({name: path for name in context})
+        sources.update(dict.fromkeys(context, path))
     return sources
 
 

@@ -22,17 +22,17 @@ from pyproj import CRS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.checks.easements import (check_easement_coverage, easement_access,  # noqa: E402
+from analysis.checks.easements import (check_easement_coverage, easement_access,
                                 recorded_flags, smp_coverage)
-from analysis.profile import load_profile  # noqa: E402
-from analysis.siteplan.plan import SitePlan  # noqa: E402
+from analysis.profile import load_profile
+from analysis.siteplan.plan import SitePlan
 
 X0, Y0 = 582_737.0, 913_239.0
 CELL = 150.0
 
 
 def make_site(count: int) -> SitePlan:
-    side = int(round(np.sqrt(count)))
+    side = int(np.rint(np.sqrt(count)))
     col, row = np.meshgrid(np.arange(side), np.arange(side))
     col, row = col.ravel(), row.ravel()
     x, y = X0 + col * CELL, Y0 + 100 + row * CELL

@@ -22,7 +22,8 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import Optional
+from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 

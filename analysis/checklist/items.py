@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 __all__ = ["ChecklistItem", "checklist_items", "item_ids"]
@@ -25,7 +25,7 @@ class ChecklistItem:
 
 
 
-@lru_cache(maxsize=None)
+@cache
 def checklist_items() -> tuple[ChecklistItem, ...]:
     """The checklist's items, in the chapter's order."""
     with open(DATA, encoding="utf-8", newline="") as handle:

@@ -51,7 +51,7 @@ class PollutantNames:
     sediment: str
 
     @classmethod
-    def from_profile(cls, profile: RulesProfile) -> "PollutantNames":
+    def from_profile(cls, profile: RulesProfile) -> PollutantNames:
         qualifiers = profile.pollutants.qualifiers
         aliases = {}
         for name, spellings in profile.pollutants.aliases.items():

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Optional
+from collections.abc import Sequence
 
 from .applicability import DisturbedArea, disturbed_area
 from .map_scale import LayoutMap, Sheet

@@ -107,7 +107,7 @@ class MethodLimits:
     max_pond_swamp_pct: float
 
     @classmethod
-    def from_profile(cls, profile: RulesProfile) -> "MethodLimits":
+    def from_profile(cls, profile: RulesProfile) -> MethodLimits:
         return cls(profile.hydrology.tc_hours_range,
                    profile.hydrology.cn_range,
                    profile.hydrology.ia_p_range,

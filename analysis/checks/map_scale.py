@@ -21,7 +21,8 @@ import math
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -123,7 +124,7 @@ def read_sheet(path: str | Path, page: Optional[int] = None) -> Sheet:
             # GDAL renders a PDF at some DPI and scales the transform to it: name the DPI.
             with rasterio.open(source, DPI=f"{_PDF_DPI:g}") as pdf:
                 return _sheet(name, pdf, "PDF", {**pdf.tags(), "DPI": f"{_PDF_DPI:g}"})
-    except Exception as err:  # noqa: BLE001 - rasterio 1.3's IO error is no RasterioError
+    except Exception as err:
         if not (isinstance(err, OSError) or type(err).__module__.startswith("rasterio")):
             raise
         if _is_pdf(path):

@@ -18,7 +18,8 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Optional, Sequence
+from typing import Optional
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd

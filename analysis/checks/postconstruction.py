@@ -1,7 +1,7 @@
 """Where Condition A, B or C applies, the plan shows postconstruction SMPs and easements."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from .conditions import Condition
 from .base import Check, CheckResult

@@ -6,7 +6,8 @@ import logging
 import os
 import sys
 import traceback
-from typing import Optional, Sequence
+from typing import Optional
+from collections.abc import Sequence
 
 from ..about import __version__
 from ..errors import Cancelled, InputError, OutputError

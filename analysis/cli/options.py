@@ -36,7 +36,7 @@ def site_mapping(args, site_option: str = "SITE"):
     if not getattr(args, "site", None):
         raise InputError("--map maps the layers and fields of a site plan, and no site plan is "
                          "given", path=args.map, fix=f"give {site_option}, or leave out --map")
-    from ..siteplan.mapping import read_field_map  # noqa: PLC0415 - the contract loads TR-55's tables
+    from ..siteplan.mapping import read_field_map
 
     return read_field_map(args.map)
 
@@ -60,7 +60,7 @@ def emit_json(data, target: Optional[str]) -> None:
 
 def _draw(fraction: float, message: str) -> None:
     width = 30
-    done = int(round(fraction * width))
+    done = round(fraction * width)
     sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {fraction:4.0%} {message[:36]:<36}")
     sys.stderr.flush()
 

@@ -5,7 +5,8 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Optional
+from typing import Callable, Optional
+from collections.abc import Iterator, Mapping
 
 from ..errors import OutputError
 

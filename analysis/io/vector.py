@@ -10,7 +10,8 @@ import sqlite3
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional
+from collections.abc import Sequence
 
 import geopandas as gpd
 import pandas as pd

@@ -1,10 +1,11 @@
-"""Construction-phase records as CSV: reading rows and their dates and numbers, with errors naming row and column."""
+"""Construction-phase records as CSV: rows, their dates and numbers; errors name row and column."""
 from __future__ import annotations
 
 import csv
 from datetime import date, datetime
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Optional
+from collections.abc import Iterable
 
 from .. import dates
 from ..errors import InputError

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional
+from collections.abc import Sequence
 
 from ..about import TOOL_NAME, __version__
 from ..checks.base import Check, CheckResult

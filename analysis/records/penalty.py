@@ -1,4 +1,5 @@
-"""The penalty schedule of Enforcement E (criminal) and F (civil): offence number, ranges, continuing violations.
+"""The penalty schedule of Enforcement E (criminal) and F (civil): offence number, ranges,
+continuing violations.
 
 Decisions taken from the chapter's text (docs/DESIGN.md, "Construction-phase records"):
 

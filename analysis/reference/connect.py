@@ -10,7 +10,7 @@ from .store import GeoPackageStore, ReferenceStore, is_postgres
 __all__ = ["open_store"]
 
 
-def open_store(target, schema: Optional[str] = None) -> "ReferenceStore":
+def open_store(target, schema: Optional[str] = None) -> ReferenceStore:
     """The store at ``target``: a GeoPackage path, or a PostgreSQL connection with ``schema``."""
     if is_postgres(target):
         return PostgisStore(target, schema)

@@ -303,7 +303,7 @@ def _attains_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport) -
     if not rows and not report.skipped:
         raise InputError(f"the response has no {kind}", path=path, field=kind,
                          fix=f"give the ATTAINS {kind} response for {spec.name}")
-    return pd.DataFrame(rows, columns=[c for c in spec.fields])
+    return pd.DataFrame(rows, columns=list(spec.fields))
 
 
 def _assessment_rows(item: dict, report: ImportReport):
@@ -340,7 +340,7 @@ def _tmdl_rows(items, report: ImportReport) -> list[dict]:
                     unit["pollutants"].append(pollutant.get("pollutantName"))
                     source_type = str(pollutant.get("pollutantSourceTypeCode") or "").lower()
                     # Point sources (stormwater permits) are part of the load: "Point source", "Both".
-                    if "point source" in source_type and "nonpoint" not in source_type \
+                    if ("point source" in source_type and "nonpoint" not in source_type) \
                             or source_type == "both" or pollutant.get("permits"):
                         unit["point"] = 1
     return [{"watershed_id": unit_id, "name": "; ".join(dict.fromkeys(u["names"])),
@@ -425,7 +425,8 @@ def _join_geometry(table: pd.DataFrame, shapes: gpd.GeoDataFrame, spec, report, 
 def normalize_pollutants(text, synonyms: dict) -> Optional[str]:
     """``;``-separated pollutant names, upper case, synonyms folded, sorted, each once.
 
-    >>> normalize_pollutants("Phosphorus, total;PHOSPHORUS; sulfates", {"PHOSPHORUS, TOTAL": "PHOSPHORUS", "SULFATES": "SULFATE"})
+    >>> normalize_pollutants("Phosphorus, total;PHOSPHORUS; sulfates",
+    ...                      {"PHOSPHORUS, TOTAL": "PHOSPHORUS", "SULFATES": "SULFATE"})
     'PHOSPHORUS;SULFATE'
     """
     if text is None or (isinstance(text, float) and np.isnan(text)):

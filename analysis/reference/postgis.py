@@ -284,7 +284,8 @@ class PostgisReference:
                 "table_name = %s AND column_name NOT IN ('geom', 'fid') ORDER BY ordinal_position",
                 (self.store.schema, layer)).fetchall()]
             if spec:
-                columns = [c for c in spec.fields if c in columns] + [c for c in columns if c not in spec.fields]
+                columns = ([c for c in spec.fields if c in columns]
+                           + [c for c in columns if c not in spec.fields])
             # The box, densified, in the table's SRID: the GiST index answers && / ST_Intersects.
             box = sql.SQL("ST_Transform(ST_Segmentize(ST_MakeEnvelope(%s, %s, %s, %s, %s), %s), %s)")
             query = sql.SQL("SELECT {}, ST_AsBinary(geom) FROM {} WHERE ST_Intersects(geom, {})").format(

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Optional
+from collections.abc import Iterable, Sequence
 
 import geopandas as gpd
 import numpy as np
@@ -63,7 +64,7 @@ def is_postgis_source(source) -> bool:
     return is_postgres(source)
 
 
-def open_reference(source) -> "Reference":
+def open_reference(source) -> Reference:
     """The reference layers at ``source``: a GeoPackage path or a PostgreSQL connection.
 
     >>> open_reference("/nowhere/ref.gpkg")
@@ -206,7 +207,7 @@ class Reference:
 
     def _store(self):
         """The reference store (``analysis.reference.store``) behind this source, if any."""
-        return None
+        return
 
     def describe(self) -> dict:
         """What the review's JSON records under ``reference``: the source, its layers, each

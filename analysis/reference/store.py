@@ -168,8 +168,7 @@ def frame_from_history(layer: str, rows, crs) -> gpd.GeoDataFrame:
     spec = REFERENCE_LAYERS[layer]
     records = [json.loads(a) for a, _ in rows]
     geoms = shapely.from_wkb([bytes(g) for _, g in rows]) if rows else []
-    frame = gpd.GeoDataFrame(records, columns=list(spec.fields), geometry=list(geoms), crs=crs)
-    return frame
+    return gpd.GeoDataFrame(records, columns=list(spec.fields), geometry=list(geoms), crs=crs)
 
 
 def chunk_size() -> int:
@@ -348,11 +347,10 @@ class GeoPackageStore(ReferenceStore):
     # Writing ------------------------------------------------------------------------------------
     def _create_empty(self) -> None:
         """A new, empty GeoPackage at ``path``, built beside it and moved in whole."""
-        with staged(self.path) as temp:
-            with closing(sqlite3.connect(temp, isolation_level=None)) as con:
-                con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
-                con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
-                con.executescript("BEGIN;" + _BASE_SCHEMA + "COMMIT;")
+        with staged(self.path) as temp, closing(sqlite3.connect(temp, isolation_level=None)) as con:
+            con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
+            con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
+            con.executescript("BEGIN;" + _BASE_SCHEMA + "COMMIT;")
 
     def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
         if not self.path.exists():

@@ -11,7 +11,8 @@ import colorsys
 import sqlite3
 from contextlib import closing
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional
+from collections.abc import Sequence
 
 from ..findings import FAIL, NEEDS_REVIEW, STATUS_COLOURS, STATUSES, WARN
 from ..markup import escape

@@ -130,7 +130,7 @@ class _RenameFields(QgsVectorFileWriter.FieldValueConverter):
         super().__init__()
         self._renames = renames  # source field name -> contract field name
 
-    def fieldDefinition(self, field):  # noqa: N802 - QGIS's name
+    def fieldDefinition(self, field):
         out = QgsField(field)
         if field.name() in self._renames:
             out.setName(self._renames[field.name()])
@@ -396,7 +396,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 "Give either REFERENCE (a reference GeoPackage or PostGIS connection) or the "
                 "reference layers ({}), not both: a review reads its reference layers from one "
                 "place.").format(", ".join(names))
-        from analysis.reference.read import SPECS  # noqa: PLC0415 - loads geopandas: only when used
+        from analysis.reference.read import SPECS
 
         for role, layer in given.items():
             where = (f"Layer '{layer.name()}' ({layer_source(layer)}), given as the reference "
@@ -423,7 +423,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     # Running ------------------------------------------------------------------------------
     def layout_filter(self, parameters, context):
         """Names of the print layouts to read (None: all of them)."""
-        return None
+        return
 
     def read_layouts(self, parameters, context, feedback):
         """The project's print-layout maps, as plain records (main thread only)."""
@@ -474,9 +474,9 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         CRS the way the analysis transforms it, so everything the analysis would read from the
         layer itself is copied and nothing far away is.
         """
-        from analysis.profile import load_profile  # noqa: PLC0415 - loads geopandas
-        from analysis.reference.read import bounds_in_crs, site_file_bounds  # noqa: PLC0415
-        from analysis.siteplan.plan import load_site_plan  # noqa: PLC0415
+        from analysis.profile import load_profile
+        from analysis.reference.read import bounds_in_crs, site_file_bounds
+        from analysis.siteplan.plan import load_site_plan
 
         profile = load_profile(self.parameterAsString(parameters, self.PROFILE, context)
                                or DEFAULT_PROFILE)
@@ -667,7 +667,7 @@ class FindingsLayerStyler(QgsProcessingLayerPostProcessorInterface):
             cls._instance = cls()
         return cls._instance
 
-    def postProcessLayer(self, layer, context, feedback):  # noqa: N802 - QGIS's name
+    def postProcessLayer(self, layer, context, feedback):
         _message, loaded = layer.loadDefaultStyle()
         if not loaded:
             feedback.pushInfo(f"The findings layer {layer.source()} has no stored style.")

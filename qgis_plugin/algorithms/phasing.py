@@ -193,9 +193,9 @@ class PhasingAlgorithm(SwpppAlgorithm):
     def _write_tables(self, plan, verdict, profile, parameters, context):
         import shapely
 
-        def sink(name, fields, geometry_type=QgsWkbTypes.Type.NoGeometry,
-                 crs=QgsCoordinateReferenceSystem()):
-            return self.parameterAsSink(parameters, name, context, fields, geometry_type, crs)
+        def sink(name, fields, geometry_type=QgsWkbTypes.Type.NoGeometry, crs=None):
+            return self.parameterAsSink(parameters, name, context, fields, geometry_type,
+                                        crs if crs is not None else QgsCoordinateReferenceSystem())
 
         def fields_of(*spec):
             # Typed as the memory provider reads them ("acres:double(0,0)"): one spelling for

@@ -111,8 +111,8 @@ def test_bad_input_exits_2_names_the_fault_and_writes_nothing(data_copy, tmp_pat
 
 
 def test_report_escapes_text_from_the_site_plan(make_site, tmp_path, capsys):
-    site = make_site([square(2.0)], filename="evil.gpkg", **{"name": "<script>alert(1)</script>",
-                                                         "applicant": "A & B <b>"})
+    site = make_site([square(2.0)], filename="evil.gpkg", name="<script>alert(1)</script>",
+                     applicant="A & B <b>")
     html = tmp_path / "r.html"
     run([site, "--report", html, "--quiet"], capsys)
     text = html.read_text(encoding="utf-8")

@@ -1,5 +1,6 @@
 """The site-plan contract declared once, and every value read once as its type at load."""
 from datetime import date
+from pathlib import Path
 
 import geopandas as gpd
 import pandas as pd
@@ -59,7 +60,7 @@ def test_a_declaration_that_contradicts_itself_is_refused():
 
 def test_the_contract_module_reads_no_file_and_imports_no_geopandas():
     source = contract.__file__
-    text = open(source, encoding="utf-8").read()
+    text = Path(source).read_text(encoding="utf-8")
     assert "geopandas" not in text and "open(" not in text
 
 

@@ -24,11 +24,10 @@ def test_write_text_writes_the_whole_text_with_a_new_files_permissions(tmp_path)
 def test_staged_publishes_only_when_the_block_completes(tmp_path):
     target = tmp_path / "layer.gpkg"
     target.write_text("old")
-    with pytest.raises(RuntimeError):
-        with staged(target) as temp:
-            assert temp.parent == tmp_path and temp.name.startswith(".layer.")
-            temp.write_text("half")
-            raise RuntimeError("the writer failed midway")
+    with pytest.raises(RuntimeError), staged(target) as temp:
+        assert temp.parent == tmp_path and temp.name.startswith(".layer.")
+        temp.write_text("half")
+        raise RuntimeError("the writer failed midway")
     assert target.read_text() == "old"  # untouched
     assert [p.name for p in tmp_path.iterdir()] == ["layer.gpkg"]  # no staged file left
     with staged(target) as temp:

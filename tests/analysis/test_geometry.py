@@ -93,8 +93,8 @@ def test_no_module_uses_magic_type_ids_or_its_own_families():
                 if uses_type_id and numbers:
                     offending.append(f"{path.name}:{node.lineno}")
             if isinstance(node, ast.Compare) and any(
-                    isinstance(n, ast.Attribute) and n.attr == "get_type_id" for n in ast.walk(node.left)):
-                if any(isinstance(n, ast.Constant) and type(n.value) is int
-                       for c in node.comparators for n in ast.walk(c)):
-                    offending.append(f"{path.name}:{node.lineno}")
+                    isinstance(n, ast.Attribute) and n.attr == "get_type_id" for n in ast.walk(node.left)) \
+                    and any(isinstance(n, ast.Constant) and type(n.value) is int
+                            for c in node.comparators for n in ast.walk(c)):
+                offending.append(f"{path.name}:{node.lineno}")
     assert not offending, f"use analysis.geometry (FAMILIES, in_family, polygons): {offending}"

@@ -18,7 +18,7 @@ PACKAGE = Path(analysis.__file__).resolve().parent
     ("&amp;", "&amp;amp;"),  # text, not markup: escaped again
     (None, ""),
     (3.5, "3.5"),
-    ("Route 17 – Forest Rd", "Route 17 – Forest Rd"),
+    ("Route 17 – Forest Rd", "Route 17 – Forest Rd"),  # noqa: RUF001 - the en dash is the point
 ])
 def test_escape(value, expected):
     assert escape(value) == expected

@@ -39,7 +39,7 @@ def _imports_of(module_path: Path) -> set[str]:
     """Every ``analysis`` module a module imports, at any level (function-level imports too)."""
     relative = module_path.relative_to(PACKAGE.parent).with_suffix("")
     parts = list(relative.parts)
-    package = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
+    package = parts[:-1]
     if parts[-1] == "__init__":
         parts = parts[:-1]
     found = set()

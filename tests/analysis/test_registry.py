@@ -77,9 +77,9 @@ def test_each_check_emits_only_its_registered_rules(check):
 def test_each_check_says_what_it_reads_and_needs_only_earlier_checks(check):
     for read in check.reads:
         kind, _, name = read.partition(":")
-        assert (kind == "site" and (name in SITE_SPECS or name == "*")
-                or kind == "reference" and name in REFERENCE_SPECS
-                or not name and read in INPUTS), read
+        assert ((kind == "site" and (name in SITE_SPECS or name == "*"))
+                or (kind == "reference" and name in REFERENCE_SPECS)
+                or (not name and read in INPUTS)), read
     earlier = [c.name for c in REGISTRY[:REGISTRY.index(check)]]
     assert set(check.needs) <= set(earlier)
     assert check.weight > 0 and check.doing

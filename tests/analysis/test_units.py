@@ -13,9 +13,9 @@ CONSTANTS = {0.3048: "FOOT_M", 4046.8564224: "ACRE_M2", 43560: "SQ_FT_PER_ACRE",
 
 
 def test_the_constants_agree():
-    assert units.SQ_FT_PER_ACRE * units.FOOT_M ** 2 == pytest.approx(units.ACRE_M2, rel=1e-15)
+    assert pytest.approx(units.ACRE_M2, rel=1e-15) == units.SQ_FT_PER_ACRE * units.FOOT_M ** 2
     assert units.CM_PER_INCH * 10 == units.MM_PER_INCH
-    assert units.FOOT_M * 100 == pytest.approx(units.INCHES_PER_FOOT * units.CM_PER_INCH)
+    assert pytest.approx(units.INCHES_PER_FOOT * units.CM_PER_INCH) == units.FOOT_M * 100
     assert units.ACRES_PER_SQ_MI * units.SQ_FT_PER_ACRE == 5280.0 ** 2
 
 

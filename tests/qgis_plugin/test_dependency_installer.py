@@ -103,7 +103,7 @@ def test_qgis_without_shapely_2_names_it_and_works_after_the_install(
     assert installer.install(specs, folder, SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR, host,
                              log=lines.append) == []
     assert any(line.startswith("Successfully installed shapely-2.") for line in lines)
-    assert [p.name for p in folder.glob("shapely-*.dist-info")][0].startswith("shapely-2.")
+    assert next(p.name for p in folder.glob("shapely-*.dist-info")).startswith("shapely-2.")
     assert not list(folder.glob("numpy*"))  # --no-deps: Debian's numpy 1 stays the one used
 
     listed = run("list")
@@ -219,7 +219,7 @@ def test_install_button_asks_then_installs_in_a_task_and_says_restart(
     assert html.unescape(bar.currentItem().text()).startswith(
         f"Installed {offer['specs'][0]} into {folder}")
     assert any(line.startswith("Successfully installed shapely-2.") for line in logged)
-    assert [p.name for p in folder.glob("shapely-*.dist-info")][0].startswith("shapely-2.")
+    assert next(p.name for p in folder.glob("shapely-*.dist-info")).startswith("shapely-2.")
 
 
 def test_the_qgis_venv_pins_the_shapely_the_installer_would_install(host):

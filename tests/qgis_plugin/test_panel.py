@@ -279,22 +279,22 @@ class _Iface:
     def __getattr__(self, name):
         return getattr(self._stub, name)
 
-    def addDockWidget(self, area, dock):  # noqa: N802 - QGIS's names
+    def addDockWidget(self, area, dock):
         self.docks.append(dock)
 
-    def removeDockWidget(self, dock):  # noqa: N802
+    def removeDockWidget(self, dock):
         self.docks.remove(dock)
 
-    def addPluginToMenu(self, menu, action):  # noqa: N802
+    def addPluginToMenu(self, menu, action):
         self.menu.append(action.text())
 
-    def removePluginMenu(self, menu, action):  # noqa: N802
+    def removePluginMenu(self, menu, action):
         self.menu.remove(action.text())
 
-    def addToolBarIcon(self, action):  # noqa: N802
+    def addToolBarIcon(self, action):
         self.toolbar.append(action.text())
 
-    def removeToolBarIcon(self, action):  # noqa: N802
+    def removeToolBarIcon(self, action):
         self.toolbar.remove(action.text())
 
 

@@ -49,7 +49,7 @@ def test_phasing_on_the_demo_gives_the_reviews_figures(data_copy, tmp_path, load
     assert [g[0] for g in got] == [p["phase"] for p in m["phases"]]
     for (_, acres, new), expected in zip(got, m["phases"]):
         assert acres == pytest.approx(expected["acres"]) and new == pytest.approx(expected["new_acres"])
-    assert [f["start_date"] for f in phases.getFeatures()][0] == QDate(2027, 4, 1)
+    assert next(f["start_date"] for f in phases.getFeatures()) == QDate(2027, 4, 1)
     timeline = load_layer(tmp_path / "timeline.gpkg", "timeline")
     assert [r[1] for r in rows(timeline, "date", "acres")] == pytest.approx(
         [r["acres"] for r in m["timeline"]])

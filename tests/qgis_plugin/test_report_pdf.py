@@ -183,7 +183,7 @@ def test_review_pdf_from_a_background_task(qgis_app, data_copy, tmp_path):
     threads, done = [], {}
 
     class Recording(QgsProcessingFeedback):
-        def pushInfo(self, info):  # noqa: N802 - QGIS's name; called where the algorithm runs
+        def pushInfo(self, info):
             threads.append((info, threading.get_ident()))
             super().pushInfo(info)
 
