@@ -282,7 +282,7 @@ def _register_gpkg_functions(con: sqlite3.Connection) -> None:
 class GeoPackageStore(ReferenceStore):
     """Reference layers and their versions in one GeoPackage file."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.label = str(self.path)
         if self.path.suffix.lower() != ".gpkg":
