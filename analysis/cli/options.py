@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 from datetime import date
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, overload
 
 from ..dates import require_date
 from ..errors import InputError
@@ -80,8 +80,17 @@ def clear_bar(progress: Progress) -> None:
         sys.stderr.write("\r" + " " * 78 + "\r")
 
 
+@overload
+def parse_day(text: str, option: str) -> date: ...
+@overload
+def parse_day(text: None, option: str) -> None: ...
 def parse_day(text: Optional[str], option: str) -> Optional[date]:
-    """An ISO date given on the command line as ``option`` (None stays None)."""
+    """An ISO date given on the command line as ``option`` (None stays None; blank text is not
+    a date)."""
     if text is None:
         return None
-    return require_date(text, option, fix=f"write {option} YYYY-MM-DD")
+    day = require_date(text, option, fix=f"write {option} YYYY-MM-DD")
+    if day is None:  # given, but blank: not the option left out
+        raise InputError(f"{option} {text!r} is not an ISO date (YYYY-MM-DD)",
+                         fix=f"write {option} YYYY-MM-DD")
+    return day
