@@ -494,7 +494,8 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
                          fix="check the path, or import a layer into it first")
     current_cycle = profile.reference.current_listing_cycle
     rows = store.versions()
-    layers, warnings = [], []
+    layers: list[dict[str, object]] = []
+    warnings: list[str] = []
     for layer in REFERENCE_LAYERS:
         mine = [r for r in rows if r.layer == layer]
         if not mine:
