@@ -15,6 +15,7 @@ read, import, store, diff, PostGIS), ``report`` (JSON, HTML, findings GeoPackage
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from .about import TOOL_NAME, __version__
 
@@ -33,7 +34,7 @@ _EXPORTS = {
 __all__ = ["TOOL_NAME", "__version__", *sorted(_EXPORTS)]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'analysis' has no attribute {name!r}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ ISO_HINT = "write it as YYYY-MM-DD"
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
 
 
-def _missing(value) -> bool:
+def _missing(value: object) -> bool:
     if value is None or (isinstance(value, str) and not value.strip()):
         return True
     try:
@@ -31,7 +31,7 @@ def _missing(value) -> bool:
         return False
 
 
-def parse_date(value) -> tuple[Optional[date], bool]:
+def parse_date(value: object) -> tuple[Optional[date], bool]:
     """``(date, readable)`` of a date field's value: ISO ``YYYY-MM-DD`` text, a date or datetime.
 
     Missing values (None, NaN, NaT, blank text) give ``(None, True)``; anything that is there
@@ -60,7 +60,7 @@ def parse_date(value) -> tuple[Optional[date], bool]:
     return None, False
 
 
-def require_date(value, what: str, **where) -> Optional[date]:
+def require_date(value: object, what: str, **where: Any) -> Optional[date]:
     """:func:`parse_date`'s day of ``value``, or an InputError saying ``what`` is not a date.
 
     ``where`` (``path``, ``layer``, ``feature``, ``field``) is passed to the error, which names

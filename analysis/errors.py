@@ -1,4 +1,9 @@
 """The exceptions the analysis raises: one root, specific subclasses."""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Optional, Union
 
 __all__ = ["SwpppError", "InputError", "OutputError", "Cancelled"]
 
@@ -17,8 +22,10 @@ class InputError(SwpppError, ValueError):
     maps it to its own option or parameter and adds that hint.
     """
 
-    def __init__(self, problem, *, path=None, layer=None, feature=None, field=None, fix=None,
-                 row=None, column=None, parameter=None):
+    def __init__(self, problem: str, *, path: Optional[Union[str, os.PathLike[str]]] = None,
+                 layer: Optional[str] = None, feature: object = None, field: Optional[str] = None,
+                 fix: Optional[str] = None, row: Optional[int] = None, column: Optional[str] = None,
+                 parameter: Optional[Union[str, Iterable[str]]] = None) -> None:
         self.problem = problem
         self.parameters = ((parameter,) if isinstance(parameter, str)
                            else tuple(parameter or ()))
@@ -31,7 +38,7 @@ class InputError(SwpppError, ValueError):
         self.fix = fix
         super().__init__(self._compose())
 
-    def _compose(self):
+    def _compose(self) -> str:
         where = []
         if self.path:
             where.append(f"file {self.path}")

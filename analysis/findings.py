@@ -35,11 +35,11 @@ class Finding:
     features: list[str] = field(default_factory=list)
     geometry: Any = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, not {self.status!r}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "status": self.status, "section": self.section,
                 "message": self.message, "value": self.value, "limit": self.limit,
                 "units": self.units, "features": list(self.features)}
@@ -48,7 +48,7 @@ class Finding:
 class HasFindings:
     """Exit status and counts of a result holding ``findings`` (a review, a records check)."""
 
-    findings: list
+    findings: list[Finding]
 
     @property
     def exit_status(self) -> int:

@@ -1,9 +1,13 @@
 """Geometry families and polygon parts, by ``shapely.GeometryType``: written once, used everywhere."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Literal, overload
+
 import numpy as np
 import shapely
-from shapely import GeometryType
+from numpy.typing import ArrayLike, NDArray
+from shapely import Geometry, GeometryType
 
 __all__ = ["FAMILIES", "type_ids", "in_family", "polygons", "polygon_part", "as_multi"]
 
@@ -25,7 +29,7 @@ def type_ids(*families: str) -> list[int]:
     return [int(kind) for family in families for kind in FAMILIES[family]]
 
 
-def in_family(geometries, *families: str) -> np.ndarray:
+def in_family(geometries: ArrayLike, *families: str) -> NDArray[np.bool_]:
     """Per geometry, whether it is of one of ``families`` (a collection is of none; None neither).
 
     >>> in_family([shapely.Point(0, 0), shapely.box(0, 0, 1, 1), None], "polygon").tolist()
@@ -34,7 +38,13 @@ def in_family(geometries, *families: str) -> np.ndarray:
     return np.isin(shapely.get_type_id(np.asarray(geometries, dtype=object)), type_ids(*families))
 
 
-def polygons(geometries, return_index: bool = False):
+@overload
+def polygons(geometries: ArrayLike, return_index: Literal[False] = ...) -> NDArray[np.object_]: ...
+@overload
+def polygons(geometries: ArrayLike,
+             return_index: Literal[True]) -> tuple[NDArray[np.object_], NDArray[np.intp]]: ...
+def polygons(geometries: ArrayLike, return_index: bool = False
+             ) -> NDArray[np.object_] | tuple[NDArray[np.object_], NDArray[np.intp]]:
     """Every single Polygon in ``geometries``, multi-parts and collections taken apart (nested
     ones too), lines and points left out; with ``return_index``, also each one's geometry index.
 
@@ -52,7 +62,7 @@ def polygons(geometries, return_index: bool = False):
     return (parts[keep], index[keep]) if return_index else parts[keep]
 
 
-def polygon_part(geometry):
+def polygon_part(geometry: Geometry) -> Geometry:
     """The polygonal part of one geometry: itself where it is a (Multi)Polygon, else a
     MultiPolygon of its polygons (what ``make_valid`` or a cut leaves beside stray lines and
     points), or an empty Polygon where it has none."""
@@ -62,7 +72,7 @@ def polygon_part(geometry):
     return shapely.multipolygons(found) if len(found) else shapely.Polygon()
 
 
-def as_multi(geometries, families=("polygon", "line")) -> np.ndarray:
+def as_multi(geometries: ArrayLike, families: Iterable[str] = ("polygon", "line")) -> NDArray[np.object_]:
     """A copy with the single Polygons (and LineStrings, Points where asked) of ``families`` as
     one-part multi-geometries: one geometry type per family, as a layer holds them."""
     out = np.array(geometries, dtype=object)

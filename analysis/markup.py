@@ -6,7 +6,7 @@ import html
 __all__ = ["escape"]
 
 
-def escape(value) -> str:
+def escape(value: object) -> str:
     """``value`` as text for HTML or XML: ``&``, ``<``, ``>`` and both quotes escaped; None is ''.
 
     >>> escape('<script>alert("x")</script> & \\'y\\'')

@@ -20,7 +20,7 @@ class Progress:
     """
 
     def __init__(self, report: Optional[Callable[[float, str], None]] = None,
-                 is_canceled: Optional[Callable[[], bool]] = None):
+                 is_canceled: Optional[Callable[[], bool]] = None) -> None:
         self._report = report
         self._is_canceled = is_canceled
 
@@ -38,10 +38,12 @@ class Progress:
         """
         if not 0.0 <= start <= end <= 1.0:
             raise ValueError(f"a part of the progress must lie within 0..1, not {start}..{end}")
-        report = None
-        if self._report is not None:
-            def report(fraction, message):
-                self._report(start + (end - start) * fraction, message)
+        parent = self._report
+        report: Optional[Callable[[float, str], None]] = None
+        if parent is not None:
+            def report_part(fraction: float, message: str) -> None:
+                parent(start + (end - start) * fraction, message)
+            report = report_part
         return Progress(report, self._is_canceled)
 
     def check_canceled(self) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Optional
-from collections.abc import Sequence
+from typing import Any, Optional
+from collections.abc import MutableMapping, Sequence
 
 from .about import TOOL_NAME, __version__
 from .charts import LazyCharts
@@ -39,7 +39,8 @@ class Review(HasFindings):
     swppp_required: Optional[bool]  # None where applicability did not run (review(rules=...))
     findings: list[Finding] = field(default_factory=list)
     reference: Optional[dict] = None
-    charts: dict = field(default_factory=dict)  # name -> charts.Chart (a LazyCharts), drawn when read
+    # name -> charts.Chart (a LazyCharts), drawn when read
+    charts: MutableMapping[str, Any] = field(default_factory=dict)
     hydrology: Optional[object] = None  # hydrology.HydrologyResult, for the report
     records: Optional[dict] = None  # construction-phase records checked, when given
     checklist: Optional[list] = None  # the SWPPP contents checklist (checklist.build_checklist)

@@ -8,8 +8,10 @@ from __future__ import annotations
 import csv
 from functools import cache
 from pathlib import Path
+from typing import Any, Optional
 
 import numpy as np
+from numpy.typing import NDArray
 
 __all__ = ["COVER_KEYS", "HSG_GROUPS", "valid_hsg", "resolve_hsg", "nlcd_cover_table", "cn_table",
            "unit_peak_table", "pond_swamp_table"]
@@ -20,14 +22,14 @@ HSG_GROUPS = ("A", "B", "C", "D")
 
 # --- the published tables, as data ------------------------------------------------------------
 
-def _rows(name: str) -> list[dict]:
+def _rows(name: str) -> list[dict[str, str]]:
     """The rows of ``analysis/data/<name>`` (lines starting with # are the source notes)."""
     with open(DATA / name, encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(line for line in handle if not line.startswith("#")))
 
 
 @cache
-def cn_table() -> dict:
+def cn_table() -> dict[str, dict[str, Any]]:
     """cover -> {"table", "description", "impervious": fraction, "cn": {hsg: int or None}}."""
     out = {}
     for row in _rows("tr55_cn.csv"):
@@ -39,9 +41,9 @@ def cn_table() -> dict:
 
 
 @cache
-def unit_peak_table() -> dict:
+def unit_peak_table() -> dict[str, tuple[NDArray[np.float64], ...]]:
     """rainfall type -> (ia_p, c0, c1, c2) arrays, ia_p ascending (TR-55 Table F-1)."""
-    grouped: dict = {}
+    grouped: dict[str, list[list[float]]] = {}
     for row in _rows("tr55_unit_peak.csv"):
         grouped.setdefault(row["rainfall_type"], []).append(
             [float(row[k]) for k in ("ia_p", "c0", "c1", "c2")])
@@ -49,14 +51,14 @@ def unit_peak_table() -> dict:
 
 
 @cache
-def pond_swamp_table():
+def pond_swamp_table() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     rows = _rows("tr55_pond_swamp.csv")
     return (np.array([float(r["pond_swamp_pct"]) for r in rows]),
             np.array([float(r["fp"]) for r in rows]))
 
 
 @cache
-def nlcd_cover_table() -> dict:
+def nlcd_cover_table() -> dict[int, Optional[str]]:
     """NLCD class -> cover key (None where the class has no TR-55 cover), with its rationale."""
     return {int(r["nlcd"]): (r["cover"] or None) for r in _rows("nlcd_cover.csv")}
 
@@ -64,7 +66,7 @@ def nlcd_cover_table() -> dict:
 COVER_KEYS = tuple(cn_table())
 
 
-def valid_hsg(value) -> bool:
+def valid_hsg(value: object) -> bool:
     """Whether ``value`` is a hydrologic soil group: A to D, or a dual group such as ``C/D``."""
     text = str(value).strip().upper()
     parts = text.split("/")
@@ -72,7 +74,7 @@ def valid_hsg(value) -> bool:
         len(parts) == 2 and parts[0] in HSG_GROUPS[:3] and parts[1] == "D")
 
 
-def resolve_hsg(value, dual: str = "undrained") -> str:
+def resolve_hsg(value: object, dual: str = "undrained") -> str:
     """The single group to use: a dual group ``X/D`` is D undrained, X drained (TR-55 App. A)."""
     if not valid_hsg(value):
         raise ValueError(f"{value!r} is not a hydrologic soil group (A, B, C, D, A/D, B/D or C/D)")

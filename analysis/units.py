@@ -3,8 +3,11 @@ acres and feet from the profile's area CRS (whose own unit, metre or US survey f
 from the CRS itself)."""
 from __future__ import annotations
 
+from typing import Union
+
 import numpy as np
 import shapely
+from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
 
 __all__ = ["ACRE_M2", "FOOT_M", "SQ_FT_PER_ACRE", "ACRES_PER_SQ_MI", "INCHES_PER_FOOT",
@@ -18,8 +21,12 @@ INCHES_PER_FOOT = 12.0
 CM_PER_INCH = 2.54  # exactly
 MM_PER_INCH = 25.4  # exactly
 
+# What the functions below take: a CRS as pyproj reads one; one geometry or an array of them.
+CrsLike = Union[CRS, str, int]
+Geometries = Union[shapely.Geometry, ArrayLike]
 
-def unit_metres(crs: CRS) -> float:
+
+def unit_metres(crs: CrsLike) -> float:
     """Metres per linear unit of a projected CRS (US survey foot: 1200/3937)."""
     crs = CRS.from_user_input(crs)
     if not crs.is_projected:
@@ -27,12 +34,13 @@ def unit_metres(crs: CRS) -> float:
     return float(crs.axis_info[0].unit_conversion_factor)
 
 
-def _area_m2(geometries, crs) -> np.ndarray:
+def _area_m2(geometries: Geometries, crs: CrsLike) -> NDArray[np.float64]:
     factor = unit_metres(crs) ** 2
-    return shapely.area(np.asarray(geometries, dtype=object)) * factor
+    area: NDArray[np.float64] = shapely.area(np.asarray(geometries, dtype=object))
+    return area * factor
 
 
-def acres(geometries, crs) -> np.ndarray | float:
+def acres(geometries: Geometries, crs: CrsLike) -> NDArray[np.float64] | float:
     """Planar area of each geometry (or of one geometry) in international acres.
 
     >>> from shapely import box
@@ -43,18 +51,18 @@ def acres(geometries, crs) -> np.ndarray | float:
     return float(result) if np.ndim(result) == 0 else result
 
 
-def square_feet(geometries, crs) -> np.ndarray | float:
+def square_feet(geometries: Geometries, crs: CrsLike) -> NDArray[np.float64] | float:
     """Planar area of each geometry (or of one geometry) in international square feet."""
     result = _area_m2(geometries, crs) / FOOT_M**2
     return float(result) if np.ndim(result) == 0 else result
 
 
-def feet(lengths, crs) -> np.ndarray | float:
+def feet(lengths: ArrayLike, crs: CrsLike) -> NDArray[np.float64] | float:
     """Lengths in the linear unit of ``crs`` as international feet."""
     result = np.asarray(lengths, dtype=float) * (unit_metres(crs) / FOOT_M)
     return float(result) if np.ndim(result) == 0 else result
 
 
-def crs_units(length_ft: float, crs) -> float:
+def crs_units(length_ft: float, crs: CrsLike) -> float:
     """International feet as a length in the linear unit of ``crs``."""
     return float(length_ft) * FOOT_M / unit_metres(crs)

@@ -244,7 +244,7 @@ class _Evidence:
                        + (" ..." if len(labels) > 5 else ""))
 
     def _phasing(self) -> tuple[bool, str]:
-        frame = self.site.layer("disturbance")
+        frame = self.site.layers["disturbance"]
         starts = [parse_date(v)[0] for v in frame["start_date"]]
         lacking = [label for label, phase, start in zip(self.site.labels("disturbance"),
                                                         frame["phase"], starts)

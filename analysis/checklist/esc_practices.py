@@ -87,7 +87,7 @@ def check_esc_practices(site: SitePlan, summary: dict | None, profile: RulesProf
                         "the site plan has no erosion and sediment control practices (layer "
                         "esc_practice): check the SWPPP's drawings and schedule for the "
                         "practices, their sizes and lengths, and when each is placed and removed")]
-    frame = site.layer(LAYER)
+    frame = site.layers[LAYER]
     geometry = dict(zip(feature_labels(LAYER, frame, None), frame.geometry.values))
     findings = []
     tolerance = profile.esc_practices.length_tolerance_fraction

@@ -24,7 +24,7 @@ class DisturbedArea:
 
 
 def disturbed_area(site: SitePlan) -> DisturbedArea:
-    frame = site.layer("disturbance")
+    frame = site.layers["disturbance"]
     union = shapely.union_all(np.asarray(frame.geometry.values, dtype=object))
     return DisturbedArea(geometry=union, acres=acres(union, site.area_crs))
 

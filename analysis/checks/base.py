@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from ..findings import Finding
 
@@ -27,9 +27,9 @@ class CheckResult:
     """
 
     findings: list[Finding] = field(default_factory=list)
-    measurements: dict = field(default_factory=dict)
-    conditions: dict = field(default_factory=dict)
-    extra: dict = field(default_factory=dict)
+    measurements: dict[str, Any] = field(default_factory=dict)
+    conditions: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,10 @@ class Check:
     """
 
     name: str
-    rules: tuple
-    reads: tuple
-    run: Callable
+    rules: tuple[str, ...]
+    reads: tuple[str, ...]
+    run: Callable[..., CheckResult]
     doing: str = ""
     weight: float = 1.0
-    needs: tuple = ()
+    needs: tuple[str, ...] = ()
     only_with: Optional[str] = None

@@ -623,7 +623,7 @@ def check_hydrology_pre_post(layers: dict, conditions: dict, profile: RulesProfi
 
 def hydrology_charts(result: HydrologyResult) -> dict[str, Chart]:
     """One bar chart per storm: pre- and post-development peak discharge per drainage area."""
-    charts = {}
+    charts: dict[str, Chart] = {}
     try:
         import matplotlib  # noqa: F401 - only to know whether charts can be drawn
     except ImportError:

@@ -18,7 +18,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Optional
+from typing import Any, Optional
 from collections.abc import Sequence
 
 import numpy as np
@@ -332,7 +332,9 @@ def _phase_sweep(moments, rank, start, end, phases, never):
     """
     events = sorted([(int(t), 1, int(r)) for t, r in zip(start, rank)]
                     + [(int(t), 0, int(r)) for t, r in zip(end, rank) if t < never])
-    active, out, first = [], [], {}  # first: later rank -> (day, earlier ranks open then)
+    active: list[int] = []
+    out: list[list[str]] = []
+    first: dict[int, tuple[int, list[int]]] = {}  # first: later rank -> (day, earlier ranks open then)
     position = 0
     for moment in moments:
         while position < len(events) and events[position][0] <= moment:
@@ -427,7 +429,7 @@ def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) ->
                                 limit=limit, units="acres", features=bad))
     else:
         at = f"on {plan.max_at.isoformat()} ({_phase_list(plan.worst_phases)})"
-        common = dict(value=plan.max_acres, limit=limit, units="acres",
+        common: dict[str, Any] = dict(value=plan.max_acres, limit=limit, units="acres",
                       geometry=plan.worst_geometry)
         if profile.exceeds(plan.max_acres, limit):
             text = (f"{plan.max_acres:.2f} acres disturbed and not yet stabilised {at}, more than "

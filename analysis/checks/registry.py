@@ -7,6 +7,9 @@ come out in it (then sorted by ``findings.MAP_RULES``).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Optional
+
 from . import (applicability, condition_a, conditions, easements, hydrology, input_geometry,
                map_scale, phasing, postconstruction, site_boundary, wetlands)
 from .base import Check
@@ -16,7 +19,7 @@ from ..records import inspections
 
 __all__ = ["REGISTRY", "select"]
 
-REGISTRY: tuple = (
+REGISTRY: tuple[Check, ...] = (
     *applicability.CHECKS,      # applicability: disturbed acres, whether a SWPPP is required
     *conditions.CHECKS,         # condition_b, condition_c
     *site_boundary.CHECKS,      # disturbance_outside_site
@@ -33,7 +36,7 @@ REGISTRY: tuple = (
 )
 
 
-def select(rules=None) -> list[tuple[Check, bool]]:
+def select(rules: Optional[Iterable[str]] = None) -> list[tuple[Check, bool]]:
     """The checks to run for ``rules`` (check names or rule ids; None: all), in the review's
     order, with the checks they need; each as (check, asked): ``asked`` False for a check run
     only because another needs it (its findings are left out)."""

@@ -18,7 +18,7 @@ def check_disturbance_outside_site(site: SitePlan, disturbed: DisturbedArea,
                                    profile: RulesProfile) -> tuple[Finding, float]:
     """One finding, and the square feet of disturbance outside the site boundary."""
     tolerance = profile.measurement.outside_site_tolerance_sq_ft
-    boundary = site.layer("site_boundary")
+    boundary = site.layers["site_boundary"]
     site_area = shapely.union_all(np.asarray(boundary.geometry.values, dtype=object))
     outside = shapely.difference(disturbed.geometry, site_area)
     outside_sq_ft = square_feet(outside, site.area_crs)
@@ -27,7 +27,7 @@ def check_disturbance_outside_site(site: SitePlan, disturbed: DisturbedArea,
         return Finding("disturbance_outside_site", PASS, section,
                        "all disturbance lies within the site boundary", value=outside_sq_ft,
                        limit=tolerance, units="sq ft"), outside_sq_ft
-    disturbance = site.layer("disturbance")
+    disturbance = site.layers["disturbance"]
     reaching = ~shapely.covered_by(np.asarray(disturbance.geometry.values, dtype=object),
                                    shapely.buffer(site_area, np.sqrt(tolerance)))
     labels = np.asarray(site.labels("disturbance"), dtype=object)[reaching].tolist()

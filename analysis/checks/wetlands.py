@@ -64,7 +64,7 @@ def check_wetlands(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfi
                     "wetland_adjacent_area_acres": acres(adjacent_ground, crs)}
 
     findings = []
-    dist_geoms = np.asarray(site.layer("disturbance").geometry.values, dtype=object)
+    dist_geoms = np.asarray(site.layers["disturbance"].geometry.values, dtype=object)
     dist_labels = np.asarray(site.labels("disturbance"), dtype=object)
     inside_sq_ft = np.atleast_1d(square_feet(inside_each, crs))
     adjacent_sq_ft = np.atleast_1d(square_feet(adjacent_each, crs))

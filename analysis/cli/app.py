@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _options_run(parser: argparse.ArgumentParser, args) -> list:
+def _options_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[argparse.Action]:
     """The argument actions of the command that ran: the parser's and its chosen sub-parsers'."""
     actions = list(parser._actions)
     for action in parser._actions:
@@ -39,7 +39,7 @@ def _options_run(parser: argparse.ArgumentParser, args) -> list:
     return actions
 
 
-def option_hint(parser: argparse.ArgumentParser, args, err) -> str:
+def option_hint(parser: argparse.ArgumentParser, args: argparse.Namespace, err: BaseException) -> str:
     """The command line's options for the inputs an error is about (``--rain RAIN.csv``), or ''.
 
     The library names the input (``InputError.parameters``: ``"rain"``, ``"station"``); the
@@ -54,6 +54,8 @@ def option_hint(parser: argparse.ArgumentParser, args, err) -> str:
             continue
         metavar = action.metavar or ("{" + ",".join(action.choices) + "}" if action.choices
                                      else action.dest.upper())
+        if isinstance(metavar, tuple):  # nargs=N options name each value
+            metavar = " ".join(metavar)
         shown.append(f"{action.option_strings[0]} {metavar}" if action.option_strings
                      else metavar)
     return f" (command line: {', '.join(shown)})" if shown else ""
@@ -64,7 +66,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="swppp: %(message)s")
     try:
-        return args.handler(args)
+        status: int = args.handler(args)
+        return status
     except (InputError, OutputError) as err:
         print(f"swppp: error: {err}{option_hint(parser, args, err)}", file=sys.stderr)
         return EXIT_INPUT

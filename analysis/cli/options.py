@@ -1,34 +1,38 @@
 """What every ``swppp`` command shares: the profile and JSON options, the progress bar, ISO dates."""
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from datetime import date
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional, overload
 
 from ..dates import require_date
 from ..errors import InputError
 from ..profile import DEFAULT_PROFILE
 from ..progress import SILENT, Progress
 
+if TYPE_CHECKING:
+    from ..siteplan.mapping import FieldMap
+
 __all__ = ["add_profile_option", "add_json_option", "add_map_option", "site_mapping",
            "emit_json", "progress_bar", "clear_bar", "parse_day"]
 
 
-def add_profile_option(parser) -> None:
+def add_profile_option(parser: argparse.ArgumentParser) -> None:
     """``--profile NAME_OR_PATH``: the rules profile (a shipped name or a .toml path)."""
     parser.add_argument("--profile", metavar="NAME_OR_PATH", default=None,
                         help=f"rules profile name or .toml path (default: {DEFAULT_PROFILE})")
 
 
-def add_map_option(parser) -> None:
+def add_map_option(parser: argparse.ArgumentParser) -> None:
     """``--map FILE.toml``: the site plan's layer and field names, where they are not the contract's."""
     parser.add_argument("--map", metavar="FILE.toml", default=None,
                         help="the site plan's own layer and field names mapped to the contract's "
                              "(README, 'The command line')")
 
 
-def site_mapping(args, site_option: str = "SITE"):
+def site_mapping(args: argparse.Namespace, site_option: str = "SITE") -> Optional[FieldMap]:
     """The ``--map`` file read and checked against the contract (None without ``--map``);
     an InputError where it is given without a site plan."""
     if not getattr(args, "map", None):
@@ -41,13 +45,13 @@ def site_mapping(args, site_option: str = "SITE"):
     return read_field_map(args.map)
 
 
-def add_json_option(parser) -> None:
+def add_json_option(parser: argparse.ArgumentParser) -> None:
     """``--json PATH|-``: the command's result as JSON."""
     parser.add_argument("--json", metavar="PATH|-",
                         help="write the result as JSON ('-' for stdout)")
 
 
-def emit_json(data, target: Optional[str]) -> None:
+def emit_json(data: Any, target: Optional[str]) -> None:
     """``data`` as JSON on stdout (``-``) or into the file ``target`` (written whole or not at all)."""
     from ..io.files import write_text
 
@@ -76,8 +80,17 @@ def clear_bar(progress: Progress) -> None:
         sys.stderr.write("\r" + " " * 78 + "\r")
 
 
+@overload
+def parse_day(text: str, option: str) -> date: ...
+@overload
+def parse_day(text: None, option: str) -> None: ...
 def parse_day(text: Optional[str], option: str) -> Optional[date]:
-    """An ISO date given on the command line as ``option`` (None stays None)."""
+    """An ISO date given on the command line as ``option`` (None stays None; blank text is not
+    a date)."""
     if text is None:
         return None
-    return require_date(text, option, fix=f"write {option} YYYY-MM-DD")
+    day = require_date(text, option, fix=f"write {option} YYYY-MM-DD")
+    if day is None:  # given, but blank: not the option left out
+        raise InputError(f"{option} {text!r} is not an ISO date (YYYY-MM-DD)",
+                         fix=f"write {option} YYYY-MM-DD")
+    return day

@@ -57,7 +57,7 @@ def staged(target: str | Path) -> Iterator[Path]:
         discard(temp)
 
 
-def _refused(target, err: OSError) -> OutputError:
+def _refused(target: Optional[str | Path], err: OSError) -> OutputError:
     return OutputError(f"could not write {target} ({err.strerror or err}); nothing was written. "
                        "Choose a file path in a folder you can write to")
 

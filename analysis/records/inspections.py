@@ -190,7 +190,7 @@ def find_storms(rain: Rainfall, start: date, end: date, profile: RulesProfile) -
     threshold = profile.inspections.storm_precip_in
     rule = profile.inspections.storm_days  # "consecutive" or "each_day" (checked at load)
     if rain.hourly is not None:
-        return _hourly_storms(rain, start, end, profile)
+        return _hourly_storms(rain.hourly, start, end, profile)
     wet = sorted(d for d, inches in rain.daily.items()
                  if start <= d <= end and inches >= wet_min - _EPS)
     runs: list[list[date]] = []
@@ -204,13 +204,14 @@ def find_storms(rain: Rainfall, start: date, end: date, profile: RulesProfile) -
     return [s for s in storms if s.precip_in >= threshold - _EPS]
 
 
-def _hourly_storms(rain: Rainfall, start: date, end: date, profile: RulesProfile) -> list[Storm]:
+def _hourly_storms(hourly: dict[datetime, float], start: date, end: date,
+                   profile: RulesProfile) -> list[Storm]:
     """Runs of wet hours apart by fewer than ``storm_dry_hours`` dry hours are one storm."""
     wet_min = profile.inspections.wet_hour_min_in
     gap = timedelta(hours=profile.inspections.storm_dry_hours)
     threshold = profile.inspections.storm_precip_in
     hour = timedelta(hours=1)
-    wet = sorted(at for at, inches in rain.hourly.items()
+    wet = sorted(at for at, inches in hourly.items()
                  if inches >= wet_min - _EPS and start <= (at - hour).date() <= end)
     runs: list[list[datetime]] = []
     for at in wet:
@@ -219,7 +220,7 @@ def _hourly_storms(rain: Rainfall, start: date, end: date, profile: RulesProfile
         else:
             runs.append([at])
     storms = [Storm((run[0] - hour).date(), (run[-1] - hour).date(),
-                    sum(rain.hourly[t] for t in rain.hourly if run[0] <= t <= run[-1]),
+                    sum(hourly[t] for t in hourly if run[0] <= t <= run[-1]),
                     profile.inspections.storm_report_within_hours,
                     starts_at=run[0] - hour, ends_at=run[-1]) for run in runs]
     return [s for s in storms if s.precip_in >= threshold - _EPS]

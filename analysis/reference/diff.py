@@ -65,7 +65,7 @@ class LayerDiff:
     crs: object = None
 
     def counts(self) -> dict:
-        out = {}
+        out: dict[str, int] = {}
         for change in self.changes:
             out[change.kind] = out.get(change.kind, 0) + 1
         # Among the features in both versions (a newly listed water's pollutants are all new).

@@ -521,7 +521,7 @@ def _promoted(geoms) -> np.ndarray:
 
 def _typed(column: pd.Series, kind: str, name, path, layer_label) -> list:
     """Values as Python text / int / float (None where empty); a bad number is an error."""
-    out = []
+    out: list[object] = []
     for label, value in column.items():
         if value is None or (isinstance(value, float) and np.isnan(value)) or \
                 (isinstance(value, str) and value.strip() == "") or value is pd.NA:

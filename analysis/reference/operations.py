@@ -48,9 +48,10 @@ def diff_reference(layer: str, target, *, schema=None, old=None, new=None, profi
 def _source_date(given: Optional[str], source) -> str:
     from datetime import datetime
 
-    if given:
-        return require_date(given, "the source date", fix="give YYYY-MM-DD",
-                            parameter="source_date").isoformat()
+    day = require_date(given, "the source date", fix="give YYYY-MM-DD",
+                       parameter="source_date") if given else None
+    if day is not None:  # blank text (a QGIS field holding a space) is no date given
+        return day.isoformat()
     path = Path(str(source).split("|")[0])
     if not path.exists():
         raise InputError("the file does not exist", path=path, fix="check the path")

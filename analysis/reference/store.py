@@ -282,7 +282,7 @@ def _register_gpkg_functions(con: sqlite3.Connection) -> None:
 class GeoPackageStore(ReferenceStore):
     """Reference layers and their versions in one GeoPackage file."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.label = str(self.path)
         if self.path.suffix.lower() != ".gpkg":
@@ -494,7 +494,8 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
                          fix="check the path, or import a layer into it first")
     current_cycle = profile.reference.current_listing_cycle
     rows = store.versions()
-    layers, warnings = [], []
+    layers: list[dict[str, object]] = []
+    warnings: list[str] = []
     for layer in REFERENCE_LAYERS:
         mine = [r for r in rows if r.layer == layer]
         if not mine:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 import shapely
@@ -33,17 +33,17 @@ _LEGEND_IN = 0.6
 _OVERLAP_IN = 0.5  # neighbouring tiles share this much paper, so nothing falls on a seam
 # The colours of the findings GeoPackage's stored styles (layer_style), so the map in the
 # report reads like the layers in QGIS.
-_STYLE = {"site_boundary": dict(facecolor="none", edgecolor="#212121", linestyle="--",
-                                linewidth=1.2),
-          "wetlands": dict(facecolor="#81d4fa", edgecolor="#0277bd", alpha=0.45, hatch="..",
-                           linewidth=0.6),
-          "easement": dict(facecolor="none", edgecolor=RECORDED_COLOURS[1], linewidth=1.2),
-          "easement_unrecorded": dict(facecolor="none", edgecolor=RECORDED_COLOURS[0],
-                                      linewidth=1.2, linestyle="--"),
-          "smp": dict(facecolor=SMP_COLOUR, edgecolor=SMP_COLOUR, alpha=0.6, linewidth=0.8)}
+_STYLE: dict[str, dict[str, Any]] = {
+    "site_boundary": dict(facecolor="none", edgecolor="#212121", linestyle="--", linewidth=1.2),
+    "wetlands": dict(facecolor="#81d4fa", edgecolor="#0277bd", alpha=0.45, hatch="..",
+                     linewidth=0.6),
+    "easement": dict(facecolor="none", edgecolor=RECORDED_COLOURS[1], linewidth=1.2),
+    "easement_unrecorded": dict(facecolor="none", edgecolor=RECORDED_COLOURS[0],
+                                linewidth=1.2, linestyle="--"),
+    "smp": dict(facecolor=SMP_COLOUR, edgecolor=SMP_COLOUR, alpha=0.6, linewidth=0.8)}
 # Findings where they lie: fail and warn filled, needs review hatched, pass as a green outline
 # (a pass often covers the whole disturbance, which must stay readable under it).
-_FINDING_STYLE = {
+_FINDING_STYLE: dict[str, dict[str, Any]] = {
     FAIL: dict(facecolor=STATUS_COLOURS[FAIL], edgecolor=STATUS_COLOURS[FAIL], alpha=0.9,
                linewidth=1.0),
     WARN: dict(facecolor=STATUS_COLOURS[WARN], edgecolor=STATUS_COLOURS[WARN], alpha=0.55,
@@ -249,7 +249,7 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
         for phase, colour in phase_colours(plan_phases(review)).items():
             chosen = phases == str(phase)
             if chosen.any():
-                style = dict(facecolor=colour, edgecolor=colour, alpha=0.4, linewidth=0.8)
+                style: dict[str, Any] = dict(facecolor=colour, edgecolor=colour, alpha=0.4, linewidth=0.8)
                 _draw(ax, disturbance.geometry.values[chosen], f"Disturbance, phase {phase}", 2,
                       **style)
                 handles.append(Patch(label=f"Disturbance, phase {phase}", **style))

@@ -46,7 +46,7 @@ class FieldSpec:
     column_required: bool = True  # False: the layer may leave the field out altogether
     description: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.type not in TYPES:
             raise ValueError(f"field {self.name}: type {self.type!r} is not one of {TYPES}")
         if (self.type == CODED) != bool(self.allowed):
@@ -65,7 +65,7 @@ class LayerSpec:
     group: str = "site"  # one of GROUPS: which part of CONTRACT.md declares it
     label: str = ""  # what a person calls it (the plugin's parameter and panel labels)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # A plain name stands for a text field (the reference layers declare theirs so).
         object.__setattr__(self, "fields", tuple(
             FieldSpec(f) if isinstance(f, str) else f for f in self.fields))

@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, NoReturn, Optional
 from collections.abc import Mapping, Sequence
 
 from ..errors import InputError
@@ -77,8 +77,9 @@ class FieldMap:
 NO_MAPPING = FieldMap()
 
 
-def field_map(layers: Optional[Mapping] = None, fields: Optional[Mapping] = None, *,
-              source: str = "the mapping", path=None,
+def field_map(layers: Optional[Mapping[str, Any]] = None,
+              fields: Optional[Mapping[str, Any]] = None, *,
+              source: str = "the mapping", path: Optional[str | Path] = None,
               roles: Optional[Sequence[str]] = None, json_keys: bool = False) -> FieldMap:
     """A :class:`FieldMap` checked against the contract (``roles``: the layers allowed, all by default).
 
@@ -90,7 +91,7 @@ def field_map(layers: Optional[Mapping] = None, fields: Optional[Mapping] = None
     allowed = list(roles) if roles is not None else list(SPECS)
     how = _JSON_HOW if json_keys else f"a mapping file holds {_TOML_HOW}"
 
-    def refuse(problem, table, layer, name=None):
+    def refuse(problem: str, table: str, layer: str, name: Optional[str] = None) -> NoReturn:
         if json_keys:
             key = f"'{layer}.{name}'" if name else f"'{layer}'"
         else:
@@ -98,29 +99,30 @@ def field_map(layers: Optional[Mapping] = None, fields: Optional[Mapping] = None
         where = "" if path is not None else f"{source} "
         raise InputError(f"{where}key {key}: {problem}", path=path, fix=how)
 
-    def source_name(value, table, layer, name=None):
+    def source_name(value: object, table: str, layer: str, name: Optional[str] = None) -> str:
         if not isinstance(value, str) or not value.strip():
             refuse(f"must name a source {'field' if name else 'layer'}, not {value!r}", table,
                    layer, name)
         return value
 
-    def known_layer(layer, table):
+    def known_layer(layer: str, table: str) -> None:
         if layer not in allowed:
             refuse(f"'{layer}' is not a site-plan layer here; the layers are "
                    f"{', '.join(allowed)}", table, layer)
 
-    out_layers = {}
+    out_layers: dict[str, str] = {}
     for layer, source_layer in (layers or {}).items():
         known_layer(layer, "layers")
         out_layers[layer] = source_name(source_layer, "layers", layer)
-    out_fields = {}
+    out_fields: dict[str, dict[str, str]] = {}
     for layer, mapped in (fields or {}).items():
         known_layer(layer, "fields")
         if not isinstance(mapped, Mapping):
             refuse(f'must be a table of contract field = "source field" ([fields.{layer}])',
                    "fields", layer)
         contract_fields = SPECS[layer].field_names
-        out, seen = {}, {}
+        out: dict[str, str] = {}
+        seen: dict[str, object] = {}
         for contract_field, source_field in mapped.items():
             if str(contract_field).lower() not in contract_fields:
                 refuse(f"'{contract_field}' is not a field of the layer '{layer}'; its fields are "
@@ -170,7 +172,7 @@ def parse_field_map(text: Optional[str], roles: Optional[Sequence[str]] = None,
     if not isinstance(given, dict):
         raise InputError(f"{source} is not a JSON object", fix=_JSON_HOW)
     allowed = list(roles) if roles is not None else list(SPECS)
-    fields: dict[str, dict] = {}
+    fields: dict[str, dict[str, Any]] = {}
     for key, source_field in given.items():
         role, _, contract_field = str(key).partition(".")
         if role not in allowed or not contract_field:

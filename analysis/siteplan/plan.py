@@ -250,7 +250,7 @@ def _validate_values(path, layer, name, frame):
 
 def _match_layer_names(path, names) -> dict[str, str]:
     """Lower-case name -> actual layer name, for matching case-insensitively."""
-    matched = {}
+    matched: dict[str, str] = {}
     for name in names:
         key = name.lower()
         if key in matched:
@@ -264,7 +264,7 @@ def _normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
     """Contract fields renamed to their contract names (matched in any case, or as ``mapping``
     says); a missing one is an error naming it."""
     geometry_name = frame.geometry.name if isinstance(frame, gpd.GeoDataFrame) else None
-    by_lower = {}
+    by_lower: dict[str, object] = {}
     for column in frame.columns:
         if column != geometry_name:
             by_lower.setdefault(str(column).lower(), column)

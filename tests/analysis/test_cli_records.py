@@ -74,6 +74,14 @@ def test_penalty_continuing_prints_the_total(capsys):
     assert "offence number 2" in out and "3 separate violations, total $1,750 to $2,700" in out
 
 
+@pytest.mark.parametrize("option", ["--on", "--until"])
+def test_penalty_blank_date_is_refused_naming_the_option(capsys, option):
+    dates = {"--on": "2026-06-01", "--until": "2026-06-03", option: " "}
+    code, _, err = run(capsys, "penalty", "--history", RECORDS / "history.csv", "--person",
+                       "J. Example", *(x for pair in dates.items() for x in pair), "--kind", "civil")
+    assert code == 2 and f"{option} ' ' is not an ISO date" in err and "Traceback" not in err
+
+
 def test_nov_writes_html_and_refuses_pdf(tmp_path, capsys):
     out = tmp_path / "notice.html"
     assert run(capsys, "nov", RECORDS / "violation.toml", "--out", out)[0] == 0

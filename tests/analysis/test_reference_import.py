@@ -163,3 +163,19 @@ def test_pollutant_names_are_folded(text, expected):
 def test_a_layer_that_is_not_a_reference_layer_is_refused(tmp_path):
     with pytest.raises(InputError, match="not a reference layer"):
         read_candidate("roads", wetlands(tmp_path / "w.gpkg", [square()]))
+
+
+@pytest.mark.parametrize("given", [None, "", "  "])
+def test_a_blank_source_date_is_the_files_date(tmp_path, given):
+    """Blank text (a QGIS field holding a space) is no date given: the file's own date is used."""
+    import datetime
+
+    from analysis.reference.operations import import_reference
+
+    source = wetlands(tmp_path / "src.gpkg", [square()])
+    day = datetime.date.fromtimestamp(source.stat().st_mtime).isoformat()
+    done = import_reference("wetlands", source, tmp_path / "ref.gpkg", source_date=given)
+    assert done["version"]["source_date"] == day
+    dated = import_reference("wetlands", wetlands(tmp_path / "b.gpkg", [square(1)]),
+                             tmp_path / "ref2.gpkg", source_date="2026-01-02")
+    assert dated["version"]["source_date"] == "2026-01-02"
