@@ -21,7 +21,8 @@ if ((${#missing[@]})); then
   fi
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q >/dev/null
-  apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+  # Another apt (another checkout's setup) may hold the lock: wait for it rather than fail.
+  apt-get -o DPkg::Lock::Timeout=1200 install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # make_venv DIR REQUIREMENTS [venv flags...]: (re)builds DIR when REQUIREMENTS or pyproject change.

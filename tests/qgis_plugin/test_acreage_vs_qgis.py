@@ -40,7 +40,10 @@ def planar_acres(layer):
         "INPUT": dissolved(layer), "TARGET_CRS": QgsCoordinateReferenceSystem(AREA_CRS),
         "OUTPUT": "memory:"})["OUTPUT"]
     assert projected.isValid()
-    assert projected.crs().mapUnits() == QgsUnitTypes.DistanceFeet
+    # Feet, of whichever kind this QGIS names them (3.22: DistanceFeet; 3.30+: FeetUSSurvey).
+    from swppp_review.compat import is_feet
+
+    assert is_feet(projected.crs().mapUnits())
     square_feet = sum(f.geometry().area() for f in projected.getFeatures())
     return square_feet * US_SURVEY_FOOT_M ** 2 / ACRE_M2
 

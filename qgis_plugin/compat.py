@@ -1,0 +1,58 @@
+"""What differs between the QGIS releases the plugin supports (3.22 to 3.44), in one place.
+
+Tested on 3.22 (Debian 12), 3.40 LTR (Debian 13) and 3.44 (Debian testing); the rest of the
+plugin asks this module instead of testing versions itself.
+
+- Layer filters of a ``QgsMapLayerComboBox``: ``QgsMapLayerProxyModel.Filter``/``Filters`` up to
+  3.32, ``Qgis.LayerFilter``/``Qgis.LayerFilters`` from 3.34 (3.40 no longer has
+  ``QgsMapLayerProxyModel.Filters``).
+- Distance units: ``QgsUnitTypes.DistanceUnit`` up to 3.28, ``Qgis.DistanceUnit`` from 3.30; and
+  a CRS in US survey feet reports ``DistanceFeet`` in 3.22 but ``FeetUSSurvey`` from 3.30 (which
+  has the survey foot as a unit of its own). ``is_feet`` and ``metres_per_unit`` compare what a
+  unit means, never one enum value.
+"""
+from qgis.core import Qgis, QgsMapLayerProxyModel, QgsUnitTypes
+
+__all__ = ["LAYER_FILTER", "layer_filters", "DISTANCE_FEET", "DISTANCE_METERS", "is_feet",
+           "metres_per_unit", "qgis_version"]
+
+# The enum holding VectorLayer, PolygonLayer, PointLayer, LineLayer, HasGeometry, ...
+LAYER_FILTER = getattr(Qgis, "LayerFilter", QgsMapLayerProxyModel)
+_LAYER_FILTERS = getattr(Qgis, "LayerFilters", None) or QgsMapLayerProxyModel.Filters
+
+_DISTANCE_UNIT = getattr(Qgis, "DistanceUnit", None)
+if _DISTANCE_UNIT is not None and hasattr(_DISTANCE_UNIT, "Feet"):  # 3.30+
+    DISTANCE_FEET = _DISTANCE_UNIT.Feet  # the international foot (0.3048 m)
+    DISTANCE_METERS = _DISTANCE_UNIT.Meters
+else:
+    DISTANCE_FEET = QgsUnitTypes.DistanceFeet
+    DISTANCE_METERS = QgsUnitTypes.DistanceMeters
+
+INTERNATIONAL_FOOT_M = 0.3048
+US_SURVEY_FOOT_M = 1200 / 3937
+
+
+def qgis_version():
+    """This QGIS as ``(major, minor)``, e.g. ``(3, 40)``."""
+    number = Qgis.versionInt() if hasattr(Qgis, "versionInt") else Qgis.QGIS_VERSION_INT
+    return number // 10000, number // 100 % 100
+
+
+def layer_filters(*names):
+    """The layer filter flags combining ``names`` (``"VectorLayer"``, ``"PolygonLayer"``, ...),
+    of the type this QGIS's ``QgsMapLayerComboBox.setFilters`` takes."""
+    flags = _LAYER_FILTERS()
+    for name in names:
+        flags |= getattr(LAYER_FILTER, name)
+    return flags
+
+
+def metres_per_unit(unit):
+    """How many metres one ``unit`` (a distance unit of either enum) is."""
+    return QgsUnitTypes.fromUnitToUnitFactor(unit, DISTANCE_METERS)
+
+
+def is_feet(unit):
+    """Whether ``unit`` is a foot of any kind (international, US survey, British, Clarke's,
+    Indian): what a CRS's map units in feet read as in every release."""
+    return abs(metres_per_unit(unit) - INTERNATIONAL_FOOT_M) < 0.0005
