@@ -63,6 +63,13 @@ _need_mmdebstrap() {
     --no-install-recommends mmdebstrap >/dev/null
 }
 
+# Whether RELEASE's root filesystem is built, with the current package list.
+release_ready() {
+  local dir="$SWPPP_CACHE/rootfs/$1"
+  [ -f "$dir/.swppp-rootfs-stamp" ] \
+    && [ "$(cat "$dir/.swppp-rootfs-stamp")" = "$(_rootfs_stamp "$(release_suite "$1")")" ]
+}
+
 release_rootfs() {
   local release="$1" suite stamp dir tmp opts=()
   suite="$(release_suite "$release")"
