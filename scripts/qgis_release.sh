@@ -135,6 +135,9 @@ run_in_release() {
     mount --rbind /dev "$rootfs/dev"
     mount -t tmpfs tmpfs "$rootfs/dev/shm"
     cp --remove-destination /etc/resolv.conf "$rootfs/etc/resolv.conf"
+    # The certificate authorities this machine trusts (pip and the tests reach PyPI through
+    # whatever this machine does; a local CA in /usr/local/share/ca-certificates included).
+    mount --bind -o ro /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
     mkdir -p "$rootfs$root"
     mount --bind "$root" "$rootfs$root"
     if [ -n "$shared" ]; then

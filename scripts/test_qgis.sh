@@ -19,9 +19,15 @@ print(f"QGIS {Qgis.QGIS_VERSION.split(chr(45))[0]}, Python {sys.version.split()[
       f"geopandas {geopandas.__version__}, shapely {shapely.__version__} "
       f"(GEOS {shapely.geos_version_string}; QGIS: GEOS {Qgis.geosVersion()})")' 2>/dev/null)"
 echo "== QGIS $release: $stack =="
+failed=()  # each part runs whatever the one before gave; the status says if any failed
 echo "== QGIS $release: analysis tests on QGIS's Python =="
-"$python" -m pytest -p no:cacheprovider --doctest-modules tests/analysis analysis "$@"
+"$python" -m pytest -p no:cacheprovider --doctest-modules tests/analysis analysis "$@" \
+  || failed+=("analysis tests")
 echo "== QGIS $release: plugin tests in real QGIS (pytest-qgis, headless; qgis_process) =="
-"$python" -m pytest -p no:cacheprovider tests/qgis_plugin "$@"
+"$python" -m pytest -p no:cacheprovider tests/qgis_plugin "$@" || failed+=("plugin tests")
 echo "== QGIS $release: QGIS under Xvfb with the SWPPP Review panel after a run =="
-bash scripts/qgis_screenshot.sh
+bash scripts/qgis_screenshot.sh || failed+=("panel screenshot")
+if ((${#failed[@]})); then
+  echo "== QGIS $release: failed: ${failed[*]} =="
+  exit 1
+fi
