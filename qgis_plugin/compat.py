@@ -10,11 +10,13 @@ plugin asks this module instead of testing versions itself.
   a CRS in US survey feet reports ``DistanceFeet`` in 3.22 but ``FeetUSSurvey`` from 3.30 (which
   has the survey foot as a unit of its own). ``is_feet`` and ``metres_per_unit`` compare what a
   unit means, never one enum value.
+- pyproj 3.7 (Debian 13's, beside QGIS 3.40) crashes QGIS when a task thread uses it a second
+  time: ``keep_pyproj_context``, called by every algorithm as it ends.
 """
 from qgis.core import Qgis, QgsMapLayerProxyModel, QgsUnitTypes
 
 __all__ = ["LAYER_FILTER", "layer_filters", "DISTANCE_FEET", "DISTANCE_METERS", "is_feet",
-           "metres_per_unit", "qgis_version"]
+           "metres_per_unit", "qgis_version", "keep_pyproj_context", "pyproj_needs_kept_context"]
 
 # The enum holding VectorLayer, PolygonLayer, PointLayer, LineLayer, HasGeometry, ...
 LAYER_FILTER = getattr(Qgis, "LayerFilter", QgsMapLayerProxyModel)
@@ -56,3 +58,43 @@ def is_feet(unit):
     """Whether ``unit`` is a foot of any kind (international, US survey, British, Clarke's,
     Indian): what a CRS's map units in feet read as in every release."""
     return abs(metres_per_unit(unit) - INTERNATIONAL_FOOT_M) < 0.0005
+
+
+# pyproj's PROJ contexts kept alive for the threads that made them (keep_pyproj_context).
+_KEPT_PYPROJ_CONTEXTS = []
+
+
+def pyproj_needs_kept_context():
+    """Whether this pyproj frees a thread's PROJ context under QGIS's task threads.
+
+    pyproj 3.7 keeps one PROJ context per thread in thread-specific storage, owned by a
+    ``threading.local``. A QGIS task runs in a thread Python did not make: its Python thread state,
+    and the ``threading.local`` with it, ends when the task returns, which frees the context while
+    the thread's storage still points to it; the next task on that pooled thread that uses pyproj
+    (geopandas does, for every CRS) crashes QGIS (pyproj issue 1509, fixed in 3.8 by pull 1541).
+    """
+    try:
+        import pyproj
+        from pyproj import _context
+    except ImportError:
+        return False
+    parts = []
+    for piece in pyproj.__version__.split(".")[:2]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return (3, 7) <= tuple(parts) < (3, 8) and hasattr(_context, "get_context_manager")
+
+
+def keep_pyproj_context():
+    """Keep this thread's pyproj PROJ context alive for the rest of the session, where the
+    pyproj in use would otherwise free it under the thread (``pyproj_needs_kept_context``).
+
+    One context per pooled thread at most: the next task on the same thread finds it and uses it.
+    """
+    if not pyproj_needs_kept_context():
+        return
+    from pyproj import _context
+
+    manager = _context.get_context_manager()
+    if manager is not None and all(kept is not manager for kept in _KEPT_PYPROJ_CONTEXTS):
+        _KEPT_PYPROJ_CONTEXTS.append(manager)
