@@ -13,6 +13,8 @@ plugin asks this module instead of testing versions itself.
 - pyproj 3.7 (Debian 13's, beside QGIS 3.40) crashes QGIS when a task thread uses it a second
   time: ``keep_pyproj_context``, called by every algorithm as it ends.
 """
+import ctypes
+
 from qgis.core import Qgis, QgsMapLayerProxyModel, QgsUnitTypes
 
 __all__ = ["LAYER_FILTER", "layer_filters", "DISTANCE_FEET", "DISTANCE_METERS", "is_feet",
@@ -98,3 +100,6 @@ def keep_pyproj_context():
     manager = _context.get_context_manager()
     if manager is not None and all(kept is not manager for kept in _KEPT_PYPROJ_CONTEXTS):
         _KEPT_PYPROJ_CONTEXTS.append(manager)
+        # Never freed, not even as Python ends: by then QGIS has closed PROJ (exitQgis), and
+        # destroying a context of another thread's then crashes the exit.
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(manager))
