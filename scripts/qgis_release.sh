@@ -91,7 +91,7 @@ release_rootfs() {
   tmp="$SWPPP_CACHE/rootfs/.$release.building"
   _nothing_mounted_in "$tmp" && rm -rf --one-file-system "$tmp"
   echo "qgis_release: building the QGIS $release root filesystem (Debian $suite) in $dir;" \
-       "about 7 minutes" >&2
+       "(about 5 minutes)" >&2
   local started=$SECONDS
   if ! mmdebstrap --variant=apt --quiet "${opts[@]}" \
       --include="$(IFS=,; echo "${ROOTFS_PACKAGES[*]}")" \

@@ -88,7 +88,9 @@ def test_real_nwi_polygons_agree_with_qgis(tmp_path, load_layer):
 
     archive = shared_path("data/nwi_dc_wetlands.zip")
     nwi = gpd.read_file(f"zip://{archive}!DC_shapefile_wetlands/DC_Wetlands.shp").iloc[1300:]
-    assert (~nwi.geometry.is_valid).sum() == 1
+    # One self-intersecting ring (NWI-1554) as GDAL up to 3.10 reads it; none as GDAL 3.13 (QGIS
+    # 3.44's Debian) does, which organises its rings into a valid multipolygon.
+    assert list(nwi.index[~nwi.geometry.is_valid]) in ([1554], [])
     site = tmp_path / "nwi_site.gpkg"
     write_geopackage(site, {
         "project": pd.DataFrame([{"name": "NWI", "address": "DC", "applicant": "USFWS",
