@@ -21,10 +21,10 @@ print(f"QGIS {Qgis.QGIS_VERSION.split(chr(45))[0]}, Python {sys.version.split()[
 echo "== QGIS $release: $stack =="
 failed=()  # each part runs whatever the one before gave; the status says if any failed
 echo "== QGIS $release: analysis tests on QGIS's Python =="
-"$python" -m pytest -p no:cacheprovider --doctest-modules tests/analysis analysis "$@" \
+"$python" -m pytest -p no:cacheprovider -rs --doctest-modules tests/analysis analysis "$@" \
   || failed+=("analysis tests")
 echo "== QGIS $release: plugin tests in real QGIS (pytest-qgis, headless; qgis_process) =="
-"$python" -m pytest -p no:cacheprovider tests/qgis_plugin "$@" || failed+=("plugin tests")
+"$python" -m pytest -p no:cacheprovider -rs tests/qgis_plugin "$@" || failed+=("plugin tests")
 echo "== QGIS $release: QGIS under Xvfb with the SWPPP Review panel after a run =="
 bash scripts/qgis_screenshot.sh || failed+=("panel screenshot")
 if ((${#failed[@]})); then

@@ -185,19 +185,25 @@ def test_nothing_pip_can_fix_is_said_without_an_offer(installer, qgis_app, host)
 
 
 def test_install_button_asks_then_installs_in_a_task_and_says_restart(
-        installer, staged_plugin, host, qgis_app, debian_shapely_1, pypi, tmp_path):
-    """The whole GUI path: Install…, Yes in the question, the QgsTask, the message to restart."""
+        installer, staged_plugin, host, qgis_app, pypi, tmp_path):
+    """The whole GUI path: Install…, Yes in the question, the QgsTask, the message to restart.
+
+    What is offered is what Debian's Python lacks (shapely 1.8 on Debian 12); where the
+    distribution's shapely 2 lacks nothing (Debian 13, testing), the same offer of the shapely
+    fitting this QGIS's GEOS, so that the path runs on every release."""
     from qgis.core import QgsApplication
     from qgis.gui import QgsMessageBar
     from qgis.PyQt.QtCore import QTimer
     from qgis.PyQt.QtWidgets import QApplication, QMessageBox, QPushButton
 
-    folder = tmp_path / "profile" / "python" / "swppp_review_deps"
-    found = installer.check_with(SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR, [], host)
-    from analysis.dependencies import Need
+    from analysis.dependencies import Need, shapely_spec
 
-    message, offer = installer.describe([Need(**n) for n in found], host, gui=True,
-                                        folder=folder, python=SYSTEM_PYTHON)
+    folder = tmp_path / "profile" / "python" / "swppp_review_deps"
+    found = [Need(**n) for n in installer.check_with(SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR,
+                                                     [], host)]
+    found = found or [Need("shapely", "shapely >= 2.0", shapely_spec(host))]
+    message, offer = installer.describe(found, host, gui=True, folder=folder,
+                                        python=SYSTEM_PYTHON)
     bar = QgsMessageBar()
     logged = []
     QgsApplication.messageLog().messageReceived.connect(
