@@ -24,10 +24,12 @@ PYTHONPATH="$("$QGIS_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_
   >"$shot.log" 2>&1 || true  # QGIS's own output, for when it goes wrong
 ls -l "$shot.png" "${shot}_inputs.png"
 # The run from the panel must have finished with its findings listed and its layers loaded.
-"$QGIS_VENV/bin/python" - "$shot.json" <<'PY'
+# Into the results folder chosen in the panel: the panel's settings took effect.
+"$QGIS_VENV/bin/python" - "$shot.json" "$ROOT/$results" <<'PY'
 import json, sys
 shown = json.load(open(sys.argv[1], encoding="utf-8"))
 print("panel:", shown.get("status", "no run finished"))
 ok = shown["ok"] and shown["findings"] > 0 and "findings" in shown["layers"]
+ok = ok and f"Results in {sys.argv[2]}" in shown["status"]
 sys.exit(0 if ok else 1)
 PY
