@@ -1,16 +1,102 @@
-"""What the analysis needs that this Python lacks, and the pip requirement that would fix each."""
+"""What the analysis needs that this Python lacks, and the pip requirement that would fix each.
+
+The needs come from ``analysis/data/requirements.txt``, the one list of the project's
+dependencies (pyproject.toml reads it too), which ships inside the plugin's bundled ``analysis``.
+What a distribution's package reports as its version is not trusted alone: a shapely whose
+version is unknown (Debian testing's ``0+unknown``) is accepted when it works as shapely 2.
+"""
 from __future__ import annotations
 
 import importlib.util
+import operator
+import re
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["REQUIREMENTS", "SHAPELY_WHEEL_GEOS", "Need", "needs", "missing", "geos_conflict",
-           "shapely_spec"]
+__all__ = ["REQUIREMENTS_FILE", "REQUIREMENTS", "OPTIONAL", "SHAPELY_WHEEL_GEOS", "Need",
+           "Requirement", "read_requirements", "needs", "missing", "geos_conflict",
+           "shapely_spec", "shapely_2_api"]
 
-# distribution name -> (import name, minimum version or None)
-REQUIREMENTS = {"shapely": ("shapely", "2.0"), "geopandas": ("geopandas", "0.12"),
-                "pyproj": ("pyproj", "3.4"), "numpy": ("numpy", None), "pandas": ("pandas", None)}
+REQUIREMENTS_FILE = Path(__file__).with_name("data") / "requirements.txt"
+
+
+def _as_tuple(text: str) -> tuple:
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One line of the requirements file: ``name``, ``minimum`` (``>=``) and ``below`` (``<``)
+    versions or None, and whether its environment marker holds for this Python (``applies``)."""
+
+    name: str
+    minimum: str | None = None
+    below: str | None = None
+    applies: bool = True
+    text: str = ""
+
+
+_LINE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*([^;]*?)\s*(?:;\s*(.*))?$")
+_MARKER = re.compile(r"""^\s*(python_version|sys_platform)\s*(<=|>=|==|!=|<|>)\s*["']([^"']*)["']\s*$""")
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+            "==": operator.eq, "!=": operator.ne}
+
+
+def read_requirements(path: Path = REQUIREMENTS_FILE, python: tuple = sys.version_info[:2],
+                      platform: str = sys.platform) -> list[Requirement]:
+    """The requirements of ``path`` (pip's format: ``name>=x,<y; marker``), in their order.
+
+    Markers may compare ``python_version`` or ``sys_platform`` (joined by ``and``); anything else
+    is refused, so the list cannot say more than this check understands.
+
+    >>> [r.name for r in read_requirements()][:3]
+    ['shapely', 'geopandas', 'pandas']
+    >>> [(r.name, r.applies) for r in read_requirements(python=(3, 10)) if r.name == "tomli"]
+    [('tomli', True)]
+    """
+    out = []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        match = _LINE.match(line)
+        if not match:
+            raise ValueError(f"{path}: cannot read the requirement {raw!r}")
+        name, specifiers, marker = match.groups()
+        minimum = below = None
+        for spec in filter(None, (s.strip() for s in specifiers.split(","))):
+            if spec.startswith(">="):
+                minimum = spec[2:].strip()
+            elif spec.startswith("<") and not spec.startswith("<="):
+                below = spec[1:].strip()
+            else:
+                raise ValueError(f"{path}: only >= and < are understood, not {spec!r} ({raw!r})")
+        applies = True
+        for clause in filter(None, re.split(r"\s+and\s+", marker or "")):
+            found = _MARKER.match(clause)
+            if not found:
+                raise ValueError(f"{path}: cannot evaluate the marker {clause!r} ({raw!r})")
+            variable, op, value = found.groups()
+            if variable == "python_version":
+                applies &= _COMPARE[op](tuple(python[:2]), _as_tuple(value)[:2])
+            else:
+                applies &= _COMPARE[op](platform, value)
+        out.append(Requirement(name.lower(), minimum, below, bool(applies), line))
+    return out
+
+
+# distribution name -> (import name, minimum version or None), for this Python (markers applied).
+REQUIREMENTS = {r.name: (r.name.replace("-", "_"), r.minimum)
+                for r in read_requirements() if r.applies}
+
+# Requirements the plugin can start without: the analysis imports them only for one feature
+# (rasterio: map sheets given as rasters; matplotlib: the hydrology charts) and says so there.
+OPTIONAL = {"rasterio", "matplotlib"}
 
 # shapely (major, minor) -> the GEOS (major, minor) its PyPI wheels are built with and carry
 # (2.0.0-2.0.7: GEOS 3.11.x; 2.1.x: 3.13.x; 2.2.0: 3.14.x). A host linking GEOS itself (QGIS)
@@ -60,12 +146,24 @@ def needs(host_geos: tuple[int, ...] | None = None, platform: str = sys.platform
         ``sys.platform`` of the Python asked about (decides which packages pip may bring).
     """
     found_needs = []
-    for dist, (module, minimum) in REQUIREMENTS.items():
-        found = _found_version(dist, module)
+    for requirement in read_requirements():
+        dist, minimum = requirement.name, requirement.minimum
+        if not requirement.applies or dist in OPTIONAL:
+            continue
+        found = _found_version(dist, dist.replace("-", "_"))
         if found is False:
             problem = f"{dist}" + (f" >= {minimum}" if minimum else "") + " (not installed)"
-        elif minimum is not None and found is not None and _as_tuple(found) < _as_tuple(minimum):
+        elif not _known(found):
+            # A distribution's build may not know its own version (Debian testing's shapely says
+            # "0+unknown"): what it can do decides.
+            if dist != "shapely" or shapely_2_api() is None:
+                continue
+            problem = f"shapely 2 (found shapely {found or 'of unknown version'}: " \
+                      f"{shapely_2_api()})"
+        elif minimum is not None and _as_tuple(found) < _as_tuple(minimum):
             problem = f"{dist} >= {minimum} (found {found})"
+        elif requirement.below is not None and _as_tuple(found) >= _as_tuple(requirement.below):
+            problem = f"{dist} < {requirement.below} (found {found})"
         else:
             continue
         found_needs.append(_with_spec(dist, problem, minimum, host_geos, platform))
@@ -83,6 +181,37 @@ def needs(host_geos: tuple[int, ...] | None = None, platform: str = sys.platform
             if conflict:
                 found_needs.append(_with_spec("shapely", conflict, "2.0", host_geos, platform))
     return found_needs
+
+
+def shapely_2_api() -> str | None:
+    """None when the importable shapely works as shapely 2, else what fails.
+
+    Asked where the version says nothing: the calls the analysis relies on, each checked for
+    its shapely 2 answer (vectorised functions on arrays, ``STRtree.query`` with a predicate
+    giving indices, WKB round trips, ``GeometryType``).
+
+    >>> shapely_2_api() is None
+    True
+    """
+    try:
+        import numpy as np
+        import shapely
+
+        points = shapely.points(np.array([[0.0, 0.0], [10.0, 10.0]]))
+        areas = shapely.area(shapely.buffer(points, 1.0, quad_segs=16))
+        if not (isinstance(areas, np.ndarray) and areas.shape == (2,)
+                and abs(float(areas[0]) - 3.1365) < 0.01):
+            return "shapely.area is not vectorised"
+        hits = shapely.STRtree(points).query(shapely.box(-1, -1, 1, 1), predicate="intersects")
+        if list(np.asarray(hits).tolist()) != [0]:
+            return "STRtree.query(predicate=...) does not give indices"
+        if not shapely.equals(shapely.from_wkb(shapely.to_wkb(points)), points).all():
+            return "from_wkb/to_wkb do not round-trip"
+        if shapely.get_type_id(points[0]) != shapely.GeometryType.POINT:
+            return "GeometryType is not shapely 2's"
+    except Exception as err:  # noqa: BLE001 - any failure means: not a working shapely 2
+        return f"{type(err).__name__}: {err}"
+    return None
 
 
 def missing(host_geos: tuple[int, ...] | None = None) -> list[str]:
@@ -136,6 +265,16 @@ def geos_conflict(shapely_version: str, shapely_geos: tuple, host_geos: tuple) -
             f"two would mix; for GEOS {host} {fits})")
 
 
+def _known(version) -> bool:
+    """Whether ``version`` says something: ``None``, ``"0+unknown"``, ``"0.0.0"`` do not.
+
+    >>> _known("2.1.1"), _known("0+unknown"), _known(None), _known("2.0.7+ds")
+    (True, False, False, True)
+    """
+    return bool(version) and re.match(r"\d+", str(version)) is not None \
+        and _as_tuple(str(version).split("+")[0]) > (0, 0, 0)
+
+
 def _found_version(dist: str, module: str):
     """The version of ``dist`` this Python would use; False when absent, None when unknown."""
     loaded = sys.modules.get(module)
@@ -171,11 +310,3 @@ def _with_spec(dist, problem, minimum, host_geos, platform) -> Need:
         spec = "numpy<2" if importlib.util.find_spec("osgeo") is not None else "numpy"
         return Need(dist, problem, spec)
     return Need(dist, problem, f"{dist}>={minimum}" if minimum else dist)
-
-
-def _as_tuple(text: str) -> tuple:
-    parts = []
-    for piece in text.split(".")[:3]:
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)

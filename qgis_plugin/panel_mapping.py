@@ -8,10 +8,12 @@ with the project.
 """
 import json
 
-from qgis.core import QgsMapLayerProxyModel, QgsProcessing, QgsProject
+from qgis.core import QgsProcessing, QgsProject
 from qgis.gui import QgsCollapsibleGroupBox, QgsFieldComboBox, QgsMapLayerComboBox
 from qgis.PyQt.QtCore import pyqtSignal
 from qgis.PyQt.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
+
+from .compat import layer_filters
 
 __all__ = ["RoleMappingWidget", "role_specs", "PROJECT_SCOPE", "MAPPING_KEY",
            "REFERENCE_MAPPING_KEY"]
@@ -20,12 +22,12 @@ PROJECT_SCOPE = "swppp_review"
 MAPPING_KEY = "layer_mapping"
 REFERENCE_MAPPING_KEY = "reference_layer_mapping"
 
-# Processing's layer types as the layer combo box's filters.
-_FILTERS = {QgsProcessing.SourceType.TypeVector: QgsMapLayerProxyModel.VectorLayer,
-            QgsProcessing.SourceType.TypeVectorPolygon: QgsMapLayerProxyModel.PolygonLayer,
-            QgsProcessing.SourceType.TypeVectorPoint: QgsMapLayerProxyModel.PointLayer,
-            QgsProcessing.SourceType.TypeVectorLine: QgsMapLayerProxyModel.LineLayer,
-            QgsProcessing.SourceType.TypeVectorAnyGeometry: QgsMapLayerProxyModel.HasGeometry}
+# Processing's layer types as the layer combo box's filters (named: compat.layer_filters).
+_FILTERS = {QgsProcessing.SourceType.TypeVector: "VectorLayer",
+            QgsProcessing.SourceType.TypeVectorPolygon: "PolygonLayer",
+            QgsProcessing.SourceType.TypeVectorPoint: "PointLayer",
+            QgsProcessing.SourceType.TypeVectorLine: "LineLayer",
+            QgsProcessing.SourceType.TypeVectorAnyGeometry: "HasGeometry"}
 
 
 def role_specs(algorithm_class, reference=False):
@@ -43,10 +45,8 @@ def role_specs(algorithm_class, reference=False):
     out = []
     roles = algorithm_class.REFERENCE_ROLE_LAYERS if reference else algorithm_class.ROLE_LAYERS
     for role, parameter, label, types in roles:
-        filters = QgsMapLayerProxyModel.Filters()
-        for kind in types:
-            filters |= _FILTERS[kind]
-        out.append((role, parameter, label, filters, () if reference else SPECS[role].field_names))
+        filters = layer_filters(*(_FILTERS[kind] for kind in types))
+        out.append((role, parameter, label, filters, () if reference else SPECS[role].fields))
     return out
 
 

@@ -53,6 +53,8 @@ from analysis.units import INCHES_PER_FOOT, MM_PER_INCH
 from analysis.report.site_map import (map_scale, map_tiles, site_footprint,
                                units_per_foot)
 
+from .compat import DISTANCE_FEET
+
 __all__ = ["build_layout", "write_report_pdf", "stage_pdf_report", "standalone_pdf_report",
            "MAP_FRAME_IN", "MapSheet", "PdfReport"]
 
@@ -342,7 +344,7 @@ def _map_page(layout, tile, layers, crs):
     layout.addLayoutItem(bar)
     bar.setLinkedMap(item)
     bar.setStyle("Single Box")
-    bar.setUnits(QgsUnitTypes.DistanceFeet)
+    bar.setUnits(DISTANCE_FEET)
     bar.setUnitLabel("ft")
     bar.setNumberOfSegmentsLeft(0)
     bar.setNumberOfSegments(2)

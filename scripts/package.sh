@@ -20,6 +20,12 @@ TOOL="${QGIS_PLUGIN_CI:-$ROOT/.venv/plain/bin/qgis-plugin-ci}"
 URL="${PLUGIN_REPO_URL:-https://example.org/swppp-review/plugins/}"
 case "$URL" in */) ;; *) URL="$URL/" ;; esac
 
+# scripts/test.sh packages once on this machine, then sets SWPPP_PACKAGE_READY for the QGIS
+# releases' root filesystems (no qgis-plugin-ci there): they load that same zip.
+if [ -n "${SWPPP_PACKAGE_READY:-}" ] && [ -f "$ZIP" ] && [ -d "$STAGE" ]; then
+  echo "$ZIP"
+  exit 0
+fi
 if [ ! -x "$TOOL" ]; then
   echo "package: qgis-plugin-ci is missing ($TOOL); run: bash scripts/setup.sh (it installs" \
     "requirements/plain.txt), or set QGIS_PLUGIN_CI to one" >&2

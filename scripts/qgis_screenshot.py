@@ -11,6 +11,7 @@ import json
 import os
 
 from qgis.core import QgsFillSymbol, QgsProject, QgsSingleSymbolRenderer, QgsVectorLayer
+from qgis.gui import QgsCollapsibleGroupBox
 from qgis.PyQt.QtCore import QTimer
 from qgis.PyQt.QtWidgets import QApplication
 from qgis.utils import iface, loadPlugin, plugins, startPlugin
@@ -69,7 +70,7 @@ def open_panel():
     for role, layer in LAYERS.items():
         panel.mapping.set_layer(role, layer)
     # The SMP group open, the others closed: the field combo boxes under a layer.
-    for box in panel.mapping.findChildren(type(panel.mapping.findChild(object, "role_smp"))):
+    for box in panel.mapping.findChildren(QgsCollapsibleGroupBox):
         box.setCollapsed(box.objectName() not in ("role_disturbance", "role_smp"))
     panel.reference.setFilePath(REFERENCE)
     panel.output_folder.setFilePath(RESULTS)

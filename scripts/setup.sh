@@ -2,14 +2,23 @@
 # Installs what the project needs, and nothing twice: Debian's QGIS and geospatial stack,
 # the QGIS venv (system site packages + shapely 2) and the plain venv (current PyPI stack).
 # Sourced by scripts/demo.sh and scripts/test.sh; safe to run again (quick when all is there).
+# Exports ROOT and QGIS_VENV (the venv whose Python is QGIS's, with the project installed).
+# Inside a release's root filesystem (scripts/qgis_release.sh: QGIS 3.40, 3.44) the Debian
+# packages are there already; only that release's QGIS venv is made, .venv/qgis-<release>.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [ -f /.swppp-rootfs-stamp ] && [ -n "${SWPPP_QGIS_RELEASE:-}" ]; then
+  IN_RELEASE_ROOTFS=1
+else
+  IN_RELEASE_ROOTFS=0
+fi
 DEBIAN_PACKAGES=(qgis python3-qgis qgis-providers python3-geopandas python3-pyproj python3-fiona
   python3-rasterio python3-venv python3-pip xvfb xauth poppler-utils gdal-bin sqlite3
   python3-psycopg postgresql postgis postgresql-15-postgis-3
   python3-matplotlib python3-pyqt6)
 
 missing=()
+((IN_RELEASE_ROOTFS)) && DEBIAN_PACKAGES=()
 for p in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
@@ -21,13 +30,16 @@ if ((${#missing[@]})); then
   fi
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q >/dev/null
-  apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+  # Another apt (another checkout's setup) may hold the lock: wait for it rather than fail.
+  apt-get -o DPkg::Lock::Timeout=1200 install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # make_venv DIR REQUIREMENTS [venv flags...]: (re)builds DIR when REQUIREMENTS or pyproject change.
 make_venv() {
   local dir="$1" req="$2"; shift 2
-  local stamp="$dir/.installed-$(cat "$req" "$ROOT/pyproject.toml" | sha256sum | cut -c1-16)"
+  # The system's Python and packages count too (a rebuilt root filesystem has other ones).
+  local stamp="$dir/.installed-$(cat "$req" "$ROOT/pyproject.toml" /.swppp-rootfs-stamp \
+    2>/dev/null | sha256sum | cut -c1-16)"
   [ -f "$stamp" ] && return 0
   echo "setup: preparing $dir"
   rm -rf "$dir"
@@ -37,8 +49,14 @@ make_venv() {
   "$dir/bin/pip" install -q --disable-pip-version-check --no-deps -e "$ROOT"
   touch "$stamp"
 }
-make_venv "$ROOT/.venv/qgis" "$ROOT/requirements/qgis.txt" --system-site-packages
-make_venv "$ROOT/.venv/plain" "$ROOT/requirements/plain.txt"
+if ((IN_RELEASE_ROOTFS)); then
+  QGIS_VENV="$ROOT/.venv/qgis-$SWPPP_QGIS_RELEASE"
+  make_venv "$QGIS_VENV" "$ROOT/requirements/qgis-debian.txt" --system-site-packages
+else
+  QGIS_VENV="$ROOT/.venv/qgis"
+  make_venv "$QGIS_VENV" "$ROOT/requirements/qgis.txt" --system-site-packages
+  make_venv "$ROOT/.venv/plain" "$ROOT/requirements/plain.txt"
+fi
 # Debian's pyproj in a venv looks for PROJ data under the venv prefix otherwise.
 export PROJ_DATA=/usr/share/proj
-export ROOT
+export ROOT QGIS_VENV

@@ -1,21 +1,72 @@
 #!/usr/bin/env bash
-# The whole test suite: the analysis on both stacks (QGIS's Debian stack and current PyPI),
-# the plugin inside real QGIS (pytest-qgis, headless) and under qgis_process.
+# The whole test suite, on each QGIS release the plugin is tested on: 3.22 (this machine's Debian
+# 12 packages), 3.40 LTR (Debian 13's) and 3.44 (Debian testing's), each on its own Python stack
+# (scripts/test_qgis.sh: the analysis tests, the plugin in real QGIS and under qgis_process, the
+# panel under Xvfb), then the analysis on current PyPI releases. 3.40 and 3.44 run in Debian root
+# filesystems built once into /var/cache/swppp-review (scripts/qgis_release.sh, docs/TESTING.md).
+#
+#   bash scripts/test.sh                    all three releases
+#   bash scripts/test.sh --qgis 3.40 [...]  one release only (--qgis may be repeated); other
+#                                           arguments go to pytest, e.g. -x or -k panel
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+source "$HERE/qgis_release.sh"
+
+releases=() pytest_args=()
+while (($#)); do
+  case "$1" in
+    --qgis) [ $# -ge 2 ] || { echo "test.sh: --qgis needs a release (3.22, 3.40 or 3.44)" >&2; exit 2; }
+            releases+=("$2"); shift 2 ;;
+    --qgis=*) releases+=("${1#--qgis=}"); shift ;;
+    *) pytest_args+=("$1"); shift ;;
+  esac
+done
+((${#releases[@]})) || releases=("${QGIS_RELEASES[@]}")
+source "$HERE/setup.sh"  # this machine's QGIS 3.22, the venvs, the lint and packaging tools
 cd "$ROOT"
-export QT_QPA_PLATFORM=offscreen
-export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"  # Qt wants one; a headless root shell has none
-bash scripts/package.sh >/dev/null
-echo "== analysis tests on QGIS's Python (Debian geopandas 0.12 + fiona) =="
-.venv/qgis/bin/python -m pytest -p no:cacheprovider --doctest-modules tests/analysis analysis "$@"
-echo "== plugin tests in real QGIS 3.22 (pytest-qgis, headless; qgis_process) =="
-.venv/qgis/bin/python -m pytest -p no:cacheprovider tests/qgis_plugin "$@"
-echo "== QGIS under Xvfb with the SWPPP Review panel after a run: build/screenshots/qgis_review.png =="
-bash scripts/qgis_screenshot.sh
-# Last, so that the run closes on pytest's own summary line.
-echo "== analysis tests on current PyPI releases (geopandas 1.x + pyogrio) =="
-# No PROJ_DATA here: it is for Debian's pyproj; rasterio's wheel (a newer PROJ) refuses Debian's
-# proj.db ("comes from another PROJ installation") and finds its own data when it is unset.
-env -u PROJ_DATA .venv/plain/bin/python -m pytest -p no:cacheprovider -W ignore::pytest.PytestConfigWarning \
-  --doctest-modules tests/analysis analysis "$@"
+for release in "${releases[@]}"; do release_suite "$release" >/dev/null || exit 2; done
+
+# Root filesystems not built yet are built in the background while the first release's tests
+# run (run_in_release waits for its build: one builder per release, under a lock).
+builders=()
+# Ended with this script (a build cut short is never taken for a built one: qgis_release.sh).
+trap 'for pid in "${builders[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done' EXIT
+for release in "${releases[@]}"; do
+  if [ -n "$(release_suite "$release")" ] && ! release_ready "$release"; then
+    mkdir -p "$SWPPP_CACHE/rootfs"
+    SWPPP_CACHE="$SWPPP_CACHE" setsid bash -c 'source "$1/qgis_release.sh"; release_rootfs "$2"' \
+      build "$HERE" "$release" >/dev/null 2>"$SWPPP_CACHE/rootfs/$release.build.txt" &
+    builders+=($!)
+  fi
+done
+
+failed=() started=$SECONDS
+echo "== lint (ruff, the policy in pyproject.toml) and types (mypy on analysis/) =="
+"$ROOT/.venv/plain/bin/ruff" check "$ROOT" || failed+=("ruff")
+"$ROOT/.venv/plain/bin/mypy" || failed+=("mypy")
+# One plugin zip for every release: built here with qgis-plugin-ci, loaded by each release's tests.
+bash "$HERE/package.sh" >/dev/null
+export SWPPP_PACKAGE_READY=1
+for release in "${releases[@]}"; do
+  begun=$SECONDS
+  if [ -z "$(release_suite "$release")" ]; then
+    bash "$HERE/test_qgis.sh" "${pytest_args[@]}" || failed+=("$release")
+  else
+    echo "== QGIS $release: its Debian root filesystem ($SWPPP_CACHE/rootfs/$release) =="
+    run_in_release "$release" bash "$HERE/test_qgis.sh" "${pytest_args[@]}" || failed+=("$release")
+  fi
+  echo "== QGIS $release: $((SECONDS - begun)) s =="
+done
+
+if [[ " ${releases[*]} " == *" 3.22 "* ]]; then
+  # Last, so that the run closes on pytest's own summary line.
+  echo "== analysis tests on current PyPI releases (geopandas 1.x + pyogrio) =="
+  # No PROJ_DATA here: it is for Debian's pyproj; rasterio's wheel (a newer PROJ) refuses Debian's
+  # proj.db ("comes from another PROJ installation") and finds its own data when it is unset.
+  env -u PROJ_DATA "$ROOT/.venv/plain/bin/python" -m pytest -p no:cacheprovider -n auto \
+    -W ignore::pytest.PytestConfigWarning --doctest-modules "$ROOT/tests/analysis" \
+    "$ROOT/analysis" "${pytest_args[@]}" || failed+=("PyPI stack")
+fi
+echo "== QGIS ${releases[*]}: $((SECONDS - started)) s; ${#failed[@]} failed${failed[*]:+: ${failed[*]}} =="
+((${#failed[@]} == 0))

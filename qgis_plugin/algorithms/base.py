@@ -6,6 +6,7 @@ An algorithm declares its parameters with :meth:`SwpppAlgorithm.add_inputs` and
 ``QgsProcessingException``), and returns :meth:`SwpppAlgorithm.write_results`.
 """
 import contextlib
+import functools
 import os
 import shutil
 import tempfile
@@ -45,6 +46,7 @@ from analysis.siteplan.contract import layer_spec, layers_of
 from analysis.siteplan.mapping import parse_field_map as read_field_map_json
 
 from .. import PLUGIN_DIR
+from ..compat import keep_pyproj_context
 from ..layouts import project_layout_maps
 
 __all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon",
@@ -201,6 +203,25 @@ def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=
 
 class SwpppAlgorithm(QgsProcessingAlgorithm):
     """Base of the ``swppp`` algorithms; a subclass adds name, help and ``processAlgorithm``."""
+
+    def __init_subclass__(cls, **kwargs):
+        """Each subclass's ``processAlgorithm`` ends by ``compat.keep_pyproj_context``: it runs
+        in QGIS's task threads (the panel, the Processing dialog), where pyproj 3.7 would free
+        the thread's PROJ context and crash the next run."""
+        super().__init_subclass__(**kwargs)
+        process = cls.__dict__.get("processAlgorithm")
+        if process is None or getattr(process, "_keeps_pyproj_context", False):
+            return
+
+        @functools.wraps(process)
+        def processAlgorithm(self, parameters, context, feedback):
+            try:
+                return process(self, parameters, context, feedback)
+            finally:
+                keep_pyproj_context()
+
+        processAlgorithm._keeps_pyproj_context = True
+        cls.processAlgorithm = processAlgorithm
 
     SITE = "SITE"
     REFERENCE = "REFERENCE"

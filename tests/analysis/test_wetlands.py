@@ -140,7 +140,11 @@ def test_real_nwi_wetlands_inside_the_disturbance(tmp_path, make_site):
     wetland acres are NWI's own ACRES of the polygons wholly inside, and only what was read is
     repaired."""
     nwi, path = nwi_reference(tmp_path)
-    invalid = nwi.index[~nwi.geometry.is_valid][0]
+    # NWI-1554 is invalid as GDAL up to 3.10 reads it, valid as GDAL 3.13 does (Debian testing):
+    # test_reference_import.test_real_nwi_polygons_with_the_shipped_mapping.
+    invalid_as_read = list(nwi.index[~nwi.geometry.is_valid])
+    assert invalid_as_read in ([1554], [])
+    invalid = 1554
     area = nwi.geometry[invalid].buffer(400).envelope
     whole = nwi[nwi.geometry.within(area)]
     assert invalid in whole.index and len(whole) >= 2
@@ -153,7 +157,7 @@ def test_real_nwi_wetlands_inside_the_disturbance(tmp_path, make_site):
     reference = open_reference(path)
     review = review_site(site, PROFILE, reference=reference)
     assert review.measurements["wetland_acres"] == pytest.approx(whole["ACRES"].sum(), rel=5e-3)
-    assert reference.repaired == [f"wetlands:NWI-{invalid}"]
+    assert reference.repaired == [f"wetlands:NWI-{i}" for i in invalid_as_read]
     assert reference.features_read["wetlands"] < len(nwi) / 10
     findings = [f for f in review.findings if f.rule == "wetlands" and f.status == "warn"]
     named = {f.features[0] for f in findings}

@@ -58,6 +58,24 @@ def swppp_plugin(staged_plugin, qgis_processing):  # Processing initialised firs
 
 
 @pytest.fixture(scope="session")
+def iface_with_layer_tree(qgis_iface):
+    """pytest-qgis's ``iface`` with a real ``QgsLayerTreeView`` of the project's layer tree.
+
+    Processing's result loading (``processing.runAndLoadResults``, as the algorithm dialog loads
+    results) asks ``iface.layerTreeView()`` from QGIS 3.34 on; pytest-qgis 2's stand-in for the
+    QGIS window has none.
+    """
+    if not hasattr(qgis_iface, "layerTreeView"):
+        from qgis.core import QgsLayerTreeModel, QgsProject
+        from qgis.gui import QgsLayerTreeView
+
+        view = QgsLayerTreeView()
+        view.setModel(QgsLayerTreeModel(QgsProject.instance().layerTreeRoot(), view))
+        qgis_iface.layerTreeView = lambda: view
+    return qgis_iface
+
+
+@pytest.fixture(scope="session")
 def contract_problems():
     """``contract_problems(path)``: a result JSON's departures from CONTRACT.md.
 

@@ -118,8 +118,11 @@ def test_qgis_without_shapely_2_names_it_and_works_after_the_install(
 
 def test_a_failed_or_cancelled_install_changes_nothing(installer, staged_plugin, host, pypi,
                                                       tmp_path):
+    from analysis.dependencies import shapely_spec
+
     folder = tmp_path / "deps"
-    installer.install(["shapely>=2,<2.1"], folder, SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR, host,
+    fitting = shapely_spec(host)  # "shapely>=2,<2.1" for Debian 12's GEOS 3.11
+    installer.install([fitting], folder, SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR, host,
                       log=lambda line: None)
     before = sorted(p.name for p in folder.iterdir())
 
@@ -127,7 +130,7 @@ def test_a_failed_or_cancelled_install_changes_nothing(installer, staged_plugin,
         installer.install(["shapely>=2,<2.0"], folder, SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR,
                           host, log=lambda line: None)
     with pytest.raises(installer.InstallError, match="cancelled"):
-        installer.install(["shapely>=2,<2.1"], folder, SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR,
+        installer.install([fitting], folder, SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR,
                           host, log=lambda line: None, is_canceled=lambda: True)
 
     assert sorted(p.name for p in folder.iterdir()) == before
@@ -170,7 +173,7 @@ def test_the_message_bar_offers_install_and_the_question_lists_packages_and_fold
     assert box.detailedText().startswith(f"{python} -m pip install --target {folder}")
 
 
-def test_nothing_pip_can_fix_is_said_without_an_offer(installer, qgis_app):
+def test_nothing_pip_can_fix_is_said_without_an_offer(installer, qgis_app, host):
     from analysis.dependencies import Need, needs
 
     found = [Need("pyproj", "pyproj >= 3.4 (not installed)", None,
@@ -178,23 +181,29 @@ def test_nothing_pip_can_fix_is_said_without_an_offer(installer, qgis_app):
     message, offer = installer.describe(found, (3, 11), gui=True)
     assert offer is None
     assert "python3-pyproj" in message and "restart QGIS" in message
-    assert installer.describe(needs(host_geos=(3, 11)), (3, 11)) == (None, None)
+    assert installer.describe(needs(host_geos=host), host) == (None, None)  # this QGIS: all there
 
 
 def test_install_button_asks_then_installs_in_a_task_and_says_restart(
-        installer, staged_plugin, host, qgis_app, debian_shapely_1, pypi, tmp_path):
-    """The whole GUI path: Install…, Yes in the question, the QgsTask, the message to restart."""
+        installer, staged_plugin, host, qgis_app, pypi, tmp_path):
+    """The whole GUI path: Install…, Yes in the question, the QgsTask, the message to restart.
+
+    What is offered is what Debian's Python lacks (shapely 1.8 on Debian 12); where the
+    distribution's shapely 2 lacks nothing (Debian 13, testing), the same offer of the shapely
+    fitting this QGIS's GEOS, so that the path runs on every release."""
     from qgis.core import QgsApplication
     from qgis.gui import QgsMessageBar
     from qgis.PyQt.QtCore import QTimer
     from qgis.PyQt.QtWidgets import QApplication, QMessageBox, QPushButton
 
-    folder = tmp_path / "profile" / "python" / "swppp_review_deps"
-    found = installer.check_with(SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR, [], host)
-    from analysis.dependencies import Need
+    from analysis.dependencies import Need, shapely_spec
 
-    message, offer = installer.describe([Need(**n) for n in found], host, gui=True,
-                                        folder=folder, python=SYSTEM_PYTHON)
+    folder = tmp_path / "profile" / "python" / "swppp_review_deps"
+    found = [Need(**n) for n in installer.check_with(SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR,
+                                                     [], host)]
+    found = found or [Need("shapely", "shapely >= 2.0", shapely_spec(host))]
+    message, offer = installer.describe(found, host, gui=True, folder=folder,
+                                        python=SYSTEM_PYTHON)
     bar = QgsMessageBar()
     logged = []
     QgsApplication.messageLog().messageReceived.connect(
@@ -223,13 +232,53 @@ def test_install_button_asks_then_installs_in_a_task_and_says_restart(
 
 
 def test_the_qgis_venv_pins_the_shapely_the_installer_would_install(host):
-    """requirements/qgis.txt and analysis.dependencies state one rule for this QGIS's GEOS."""
+    """The QGIS venv of scripts/setup.sh and analysis.dependencies state one rule for this QGIS's
+    GEOS: on Debian 12 (QGIS 3.22) the venv pins pip's shapely the installer would install; in a
+    release's root filesystem (3.40, 3.44) it adds no shapely: the distribution's is used."""
+    import shapely
     from analysis.dependencies import shapely_spec
 
-    requirements = Path(__file__).resolve().parents[2] / "requirements" / "qgis.txt"
-    pinned = [line.strip() for line in requirements.read_text(encoding="utf-8").splitlines()
+    requirements = Path(__file__).resolve().parents[2] / "requirements"
+    in_rootfs = os.environ.get("SWPPP_QGIS_RELEASE", "3.22") != "3.22"
+    used = requirements / ("qgis-debian.txt" if in_rootfs else "qgis.txt")
+    pinned = [line.strip() for line in used.read_text(encoding="utf-8").splitlines()
               if line.startswith("shapely")]
-    assert pinned == [shapely_spec(host)]
+    if in_rootfs:
+        assert pinned == []
+        assert Path(shapely.__file__).is_relative_to("/usr/lib/python3/dist-packages")
+    else:
+        assert pinned == [shapely_spec(host)]
+
+
+def test_the_distributions_own_stack_is_judged_by_what_works(fresh_qgis, installer,
+                                                             staged_plugin, host, data_copy,
+                                                             tmp_path):
+    """QGIS's own Python with only the distribution's packages, as a reviewer installs it: on
+    Debian 12 (QGIS 3.22) shapely 1.8 is refused with the pip requirement that fits QGIS's GEOS;
+    on Debian 13 (3.40, shapely 2.1) and testing (3.44, shapely "0+unknown") it is accepted,
+    nothing is offered, and qgis_process reviews the demo."""
+    from analysis.dependencies import shapely_spec
+
+    probe = subprocess.run([SYSTEM_PYTHON, "-c", "import shapely; print(shapely.__version__)"],
+                           check=True, capture_output=True, text=True)
+    distribution_shapely = probe.stdout.strip()
+    found = installer.check_with(SYSTEM_PYTHON, staged_plugin.PLUGIN_DIR, [], host)
+    run, _folder = fresh_qgis
+    listed = run("list")
+    logged = listed.stdout + listed.stderr
+    if distribution_shapely.startswith("1."):
+        assert [n["spec"] for n in found] == [shapely_spec(host)]
+        assert "swppp:review" not in listed.stdout
+        assert f"shapely >= 2.0 (found {distribution_shapely})" in logged
+        return
+    assert found == []  # nothing missing, nothing offered for pip
+    assert "swppp:review" in listed.stdout, logged
+    assert "SWPPP Review needs" not in logged
+    result = tmp_path / "r.json"
+    review = run("run", "swppp:review", "--", f"SITE={data_copy('demo_site.gpkg')}",
+                 f"OUTPUT_JSON={result}")
+    assert review.returncode == 0, review.stdout + review.stderr
+    assert json.loads(result.read_text(encoding="utf-8"))["measurements"]["disturbed_acres"] > 0
 
 
 def test_a_module_loaded_before_the_plugin_is_named_instead_of_installing_again(installer,

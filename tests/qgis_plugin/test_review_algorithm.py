@@ -312,7 +312,7 @@ def test_an_unwritable_output_writes_none_of_them(demo, tmp_path):
     assert list(out.iterdir()) == []
 
 
-def test_findings_load_into_the_project_named_and_styled(demo, tmp_path):
+def test_findings_load_into_the_project_named_and_styled(demo, tmp_path, iface_with_layer_tree):
     """As the dialog runs it: the findings layer is added with its stored style applied."""
     import processing
     from qgis.core import QgsProject
