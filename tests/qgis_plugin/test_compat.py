@@ -51,7 +51,7 @@ def test_feet_are_feet_of_whichever_kind_this_qgis_reports(compat):
 def test_the_version_is_this_qgis(compat):
     from qgis.core import Qgis
 
-    assert Qgis.QGIS_VERSION.startswith("%d.%d." % compat.qgis_version())
+    assert Qgis.QGIS_VERSION.startswith("{}.{}.".format(*compat.qgis_version()))
     assert compat.qgis_version() >= (3, 22)
 
 
