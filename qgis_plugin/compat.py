@@ -17,8 +17,6 @@ import ctypes
 
 from qgis.core import Qgis, QgsMapLayerProxyModel, QgsUnitTypes
 
-from analysis.units import FOOT_M
-
 __all__ = ["LAYER_FILTER", "layer_filters", "DISTANCE_FEET", "DISTANCE_METERS", "is_feet",
            "metres_per_unit", "qgis_version", "keep_pyproj_context", "pyproj_needs_kept_context"]
 
@@ -59,7 +57,8 @@ def metres_per_unit(unit):
 def is_feet(unit):
     """Whether ``unit`` is a foot of any kind (international, US survey, British, Clarke's,
     Indian): what a CRS's map units in feet read as in every release."""
-    return abs(metres_per_unit(unit) - FOOT_M) < 0.0005  # every foot is within 0.5 mm of it
+    # Every foot is within 0.5 mm of the international one (QGIS's own factor for it).
+    return abs(metres_per_unit(unit) - metres_per_unit(DISTANCE_FEET)) < 0.0005
 
 
 # pyproj's PROJ contexts kept alive for the threads that made them (keep_pyproj_context).
