@@ -46,7 +46,7 @@ def role_specs(algorithm_class, reference=False):
     roles = algorithm_class.REFERENCE_ROLE_LAYERS if reference else algorithm_class.ROLE_LAYERS
     for role, parameter, label, types in roles:
         filters = layer_filters(*(_FILTERS[kind] for kind in types))
-        out.append((role, parameter, label, filters, () if reference else SPECS[role].fields))
+        out.append((role, parameter, label, filters, () if reference else SPECS[role].field_names))
     return out
 
 
