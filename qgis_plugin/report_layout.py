@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import dataclass
 
 from qgis.core import (
+    Qgis,
     QgsApplication,
     QgsCategorizedSymbolRenderer,
     QgsCoordinateReferenceSystem,
@@ -34,7 +35,6 @@ from qgis.core import (
     QgsPrintLayout,
     QgsProject,
     QgsRectangle,
-    QgsRenderContext,
     QgsSingleSymbolRenderer,
     QgsTableCell,
     QgsTextFormat,
@@ -662,7 +662,7 @@ def write_report_pdf(review, path, progress=None):
         settings.appendGeoreference = False
         settings.exportMetadata = True
         # Text as text, not outlines: the PDF can be searched and its words copied.
-        settings.textRenderFormat = QgsRenderContext.TextFormatAlwaysText
+        settings.textRenderFormat = Qgis.TextRenderFormat.AlwaysText
         result = QgsLayoutExporter(layout).exportToPdf(str(path), settings)
         written = PdfReport(layout.pageCollection().pageCount(), [_sheet(m) for m in maps])
         # Layers hold the GeoPackage open: let them go before the folder is removed.
