@@ -11,6 +11,7 @@ from .about import TOOL_NAME, __version__
 from .charts import LazyCharts
 from .checklist.contents import read_confirmations
 from .checks.context import ReviewContext
+from .checks.gating import not_regulated
 from .checks.hydrology import land_cover_from_raster
 from .checks.map_scale import LayoutMap, Sheet, read_sheets
 from .checks.registry import select
@@ -155,6 +156,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     measurements: dict = {}
     extra: dict = {}
     charts = []
+    unregulated = ""  # the applicability finding's reason, where the site is not regulated
     total = sum(check.weight for check, _asked in chosen) or 1.0
     done = 0.0
     for check, asked in chosen:
@@ -162,7 +164,12 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
         done += check.weight
         part = progress.sub(start, min(1.0, _SHEETS + (1.0 - _SHEETS) * done / total))
         part.step(0.0, check.doing or f"checking {check.name}")
-        result = check.run(context, part)
+        if check.regulated and context.conditions.get("swppp_required") is False:
+            result = not_regulated(check, unregulated, profile)
+        else:
+            result = check.run(context, part)
+        if check.name == "applicability":
+            unregulated = result.findings[0].message
         if asked:
             findings += result.findings
         measurements.update(result.measurements)

@@ -39,7 +39,10 @@ class Check:
     ``name`` names it in ``review(rules=[...])`` (as do the rule ids it emits, ``rules``);
     ``reads`` says what it reads: ``"site:<layer>"``, ``"reference:<layer>"`` and the inputs
     of :data:`INPUTS`; ``needs`` names the checks whose conditions it reads (they run first);
-    ``only_with`` names an input without which it does not run (``"records"``); ``weight`` is
+    ``only_with`` names an input without which it does not run (``"records"``);
+    ``regulated`` True: it applies only to a land development activity as the chapter defines
+    it, so where applicability finds none the review reports each of its rules
+    ``not_applicable`` instead of running it; ``weight`` is
     its share of the progress bar, ``doing`` what the bar says meanwhile;
     ``run(context, progress)`` returns a :class:`CheckResult`.
     """
@@ -52,3 +55,4 @@ class Check:
     weight: float = 1.0
     needs: tuple[str, ...] = ()
     only_with: Optional[str] = None
+    regulated: bool = False

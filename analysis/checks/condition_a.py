@@ -307,7 +307,7 @@ def _run(context, progress) -> CheckResult:
     return CheckResult(findings, conditions={"A": a})
 
 
-CHECKS = (Check("condition_a", rules=("condition_a",),
+CHECKS = (Check("condition_a", regulated=True, rules=("condition_a",),
                 reads=("site:disturbance", "site:discharge_point", "site:project",
                        "reference:tmdl_watersheds", "reference:catchments",
                        "reference:impaired_waters"), run=_run,

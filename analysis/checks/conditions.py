@@ -78,7 +78,8 @@ def _run_c(context, progress) -> CheckResult:
     return CheckResult([finding], conditions={"C": c})
 
 
-CHECKS = (Check("condition_b", rules=("condition_b",), reads=("site:disturbance",), run=_run_b,
-                doing="deciding Condition B", weight=0.5),
-          Check("condition_c", rules=("condition_c",), reads=("site:disturbance", "site:project"),
-                run=_run_c, doing="deciding Condition C", weight=0.5))
+CHECKS = (Check("condition_b", regulated=True, rules=("condition_b",),
+                reads=("site:disturbance",), run=_run_b, doing="deciding Condition B", weight=0.5),
+          Check("condition_c", regulated=True, rules=("condition_c",),
+                reads=("site:disturbance", "site:project"), run=_run_c,
+                doing="deciding Condition C", weight=0.5))

@@ -435,6 +435,6 @@ def _run(context, progress) -> CheckResult:
     return CheckResult(findings, {"uncovered_smp_sq_ft": uncovered_smp_sq_ft})
 
 
-CHECKS = (Check("easement_coverage", rules=("easement_coverage",),
+CHECKS = (Check("easement_coverage", regulated=True, rules=("easement_coverage",),
                 reads=("site:smp", "site:easement", "site:public_row"), run=_run,
                 doing="checking maintenance easements over the SMPs", weight=3.0),)

@@ -664,7 +664,7 @@ def _run(context, progress) -> CheckResult:
                        extra={"hydrology": result, "charts": lambda: hydrology_charts(result)})
 
 
-CHECKS = (Check("hydrology", rules=("hydrology_pre_post", "water_quality_volume"),
+CHECKS = (Check("hydrology", regulated=True, rules=("hydrology_pre_post", "water_quality_volume"),
                 reads=("site:drainage_area", "site:soils", "site:land_cover_pre",
                        "site:land_cover_post", "site:hydrology_claims", "land_cover",
                        "conditions"), run=_run, needs=("condition_a", "condition_b", "condition_c"),

@@ -475,6 +475,6 @@ def _run(context, progress) -> CheckResult:
     return CheckResult(findings, {"site_map_scales": scales})
 
 
-CHECKS = (Check("site_map_scale", rules=("site_map_scale",),
+CHECKS = (Check("site_map_scale", regulated=True, rules=("site_map_scale",),
                 reads=("site:layout_scale", "sheets", "layout_maps"), run=_run,
                 doing="checking site map scales", weight=2.0),)

@@ -551,6 +551,6 @@ def _phasing_charts(phasing, profile: RulesProfile) -> dict:
     return {"phasing_timeline": chart} if chart else {}
 
 
-CHECKS = (Check("phasing", rules=("phasing_five_acres", "phasing_sequence"),
+CHECKS = (Check("phasing", regulated=True, rules=("phasing_five_acres", "phasing_sequence"),
                 reads=("site:disturbance", "site:project"), run=_run,
                 doing="sweeping the phasing timeline", weight=4.0),)

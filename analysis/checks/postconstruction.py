@@ -83,7 +83,7 @@ def _run(context, progress) -> CheckResult:
         context.site, context.decided("A", "B", "C"), context.profile)])
 
 
-CHECKS = (Check("postconstruction_controls", rules=("postconstruction_controls",),
+CHECKS = (Check("postconstruction_controls", regulated=True, rules=("postconstruction_controls",),
                 reads=("site:smp", "site:easement", "conditions"), run=_run,
                 needs=("condition_a", "condition_b", "condition_c"),
                 doing="checking postconstruction controls", weight=0.5),)

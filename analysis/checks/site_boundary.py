@@ -46,6 +46,6 @@ def _run(context, progress) -> CheckResult:
     return CheckResult([finding], {"disturbed_outside_site_sq_ft": outside_sq_ft})
 
 
-CHECKS = (Check("disturbance_outside_site", rules=("disturbance_outside_site",),
+CHECKS = (Check("disturbance_outside_site", regulated=True, rules=("disturbance_outside_site",),
                 reads=("site:disturbance", "site:site_boundary"), run=_run,
                 doing="checking disturbance against the site boundary", weight=1.0),)

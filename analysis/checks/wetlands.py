@@ -122,6 +122,6 @@ def _run(context, progress) -> CheckResult:
                        extra={"wetlands": wetlands} if wetlands is not None else {})
 
 
-CHECKS = (Check("wetlands", rules=("wetlands",),
+CHECKS = (Check("wetlands", regulated=True, rules=("wetlands",),
                 reads=("site:disturbance", "reference:wetlands"), run=_run,
                 doing="reading wetlands around the site", weight=3.0),)
