@@ -80,6 +80,7 @@ class ConditionC:
 class SiteMapScale:
     max_scale_denominator: float
     scale_tolerance_ratio: float
+    location_map_titles: Tuple[str, ...]  # words of a sheet's title that make it a location map
 
     @property
     def feet_per_inch(self) -> float:

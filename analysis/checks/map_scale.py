@@ -11,6 +11,10 @@ denominator is at most the profile's ``[site_map_scale] max_scale_denominator``.
 - Stated scales: the site plan's ``layout_scale`` table (sheet, scale_denominator).
 - QGIS print layouts: :class:`LayoutMap` records the QGIS side collects (``qgis_plugin/layouts.py``).
 
+The scale sentence of B(2) is about the site map; B(2)'s "general location map" is held to no
+scale: a sheet is a location map where ``layout_scale``'s ``drawing`` says ``location_map``, or
+(not given) where its title contains one of the profile's ``location_map_titles`` (``info``).
+
 Ground feet are international feet (0.3048 m); a sheet drawn at exactly 1" = 100' in US survey
 feet (1:1200.0024) passes through the profile's ``scale_tolerance_ratio``.
 """
@@ -334,27 +338,51 @@ def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame]
     section = profile.section(RULE)
     area_crs = CRS.from_user_input(area_crs or profile.area_crs)
     judge = _Judge(limit, tolerance, section)
+    titles = profile.site_map_scale.location_map_titles
     findings, scales = [], []
+    located = []  # the location-map findings (SWPPP B(2): no scale asked of them)
     for sheet in sheets:
         measured = sheet_scale(sheet)
-        findings.append(judge.sheet(sheet, measured, sheet_footprint(sheet, area_crs)))
+        finding = judge.sheet(sheet, measured, sheet_footprint(sheet, area_crs))
+        why = _location_map(sheet.name, None, titles)
+        if why:
+            finding = _as_location_map(finding, why)
+            located.append(finding)
+        findings.append(finding)
         scales.append({"feature": f"sheet:{sheet.name}", "source": "sheet",
                        "scale_denominator": measured.denominator})
     if stated is not None and len(stated):
         labels = list(stated_labels) or [f"layout_scale:{s}" for s in stated["sheet"]]
-        for label, value in zip(labels, stated["scale_denominator"]):
-            findings.append(judge.stated(label, _positive(value)))
+        drawings = (stated["drawing"] if "drawing" in stated.columns
+                    else [None] * len(stated))
+        for label, value, sheet_title, drawing in zip(labels, stated["scale_denominator"],
+                                                      stated["sheet"], drawings):
+            finding = judge.stated(label, _positive(value))
+            why = _location_map(str(sheet_title), drawing, titles)
+            if why:
+                finding = _as_location_map(finding, why)
+                located.append(finding)
+            findings.append(finding)
             scales.append({"feature": label, "source": "stated",
                            "scale_denominator": _positive(value)})
     for item in layout_maps or ():
         geometry = (_layout_footprint(item, area_crs)
                     if item.footprint_wkt and item.crs_wkt else None)
-        findings.append(judge.layout(item, geometry))
+        finding = judge.layout(item, geometry)
+        why = _location_map(f"{item.layout} {item.item_id or ''}", None, titles)
+        if why:
+            finding = _as_location_map(finding, why)
+            located.append(finding)
+        findings.append(finding)
         if item.item_id is not None:
             scales.append({"feature": item.feature, "source": "layout",
                            "scale_denominator": _positive(item.scale)})
     if not findings:
         findings.append(Finding(RULE, NEEDS_REVIEW, section, _nothing_given(layout_maps)))
+    elif len(located) == len(findings):
+        findings.append(Finding(RULE, NEEDS_REVIEW, section,
+                                "every sheet given is a location map: no site map's scale was "
+                                "checked; " + _nothing_given(layout_maps).split(". ", 1)[-1]))
     elif layout_maps is not None and not layout_maps:
         findings.append(Finding(RULE, INFO, section,
                                 "the QGIS project has no print layouts (or no project is open): "
@@ -378,6 +406,32 @@ class MapScaleCheck(HasFindings):
                 "profile": self.profile.name,
                 "measurements": {"site_map_scales": self.scales},
                 "findings": [f.to_dict() for f in self.findings]}
+
+
+def _location_map(title: str, drawing, titles: Sequence[str]) -> str:
+    """Why the sheet ``title`` is a location map ('' where it is not one)."""
+    if drawing is not None and str(drawing).strip():
+        return ("the layout_scale table says it is a location map"
+                if str(drawing).strip() == "location_map" else "")
+    folded = " ".join(title.casefold().replace("_", " ").replace("-", " ").split())
+    word = next((w for w in titles if w.casefold() in folded), None)
+    return f"read as a location map from its title ('{word}')" if word else ""
+
+
+def _as_location_map(finding: Finding, why: str) -> Finding:
+    """A location map's finding: its scale said, not held to the site map's."""
+    if finding.value is None:  # its scale unknown: nothing to say of a location map's scale
+        words = "its scale is not known"
+    else:
+        words = f'its scale is 1:{finding.value:g} (1" = {finding.value / INCHES_PER_FOOT:g}\')'
+    head = finding.message.split(":", 1)[0]
+    return Finding(RULE, INFO, finding.section,
+                   f"{head}: a general location map ({why}); {words}. SWPPP B(2) asks for "
+                   "drawings \"including a general location map\" and sets a scale only for "
+                   "the site map (\"Site map should be at a scale no smaller than one inch "
+                   "equals 100 feet\"), so this sheet is not held to it",
+                   value=finding.value, limit=None, units=finding.units,
+                   features=finding.features, geometry=finding.geometry)
 
 
 def _nothing_given(layout_maps) -> str:

@@ -29,6 +29,8 @@ FAMILIES = ("point", "line", "polygon")
 
 LAND_USES = ("single_family_residential", "agricultural", "residential", "commercial",
              "industrial", "institutional", "mixed", "other")
+# What a plan sheet is (SWPPP B(2): the site map, "a general location map", or another drawing).
+DRAWINGS = ("site_map", "location_map", "other")
 # Hydrologic soil groups: A to D, or a dual group (undrained D), TR-55 Appendix A.
 HSG_CODES = HSG_GROUPS + tuple(f"{g}/D" for g in HSG_GROUPS[:3])
 
@@ -123,7 +125,9 @@ SITE_PLAN_LAYERS = (
     LayerSpec("public_row", ("polygon",), (_F("name"),), id_field="name",
               label="Public right-of-way"),
     LayerSpec("layout_scale", None, (
-        _F("sheet"), _F("scale_denominator", REAL, description="1:N as the sheet states it")),
+        _F("sheet"), _F("scale_denominator", REAL, description="1:N as the sheet states it"),
+        _F("drawing", CODED, allowed=DRAWINGS, column_required=False,
+           description="site_map or location_map (SWPPP B(2)); empty: read from the title")),
         id_field="sheet", label="Stated sheet scales (table)"),
     # CONTRACT.md "Hydrology inputs and API" (optional; needed for hydrology_pre_post).
     LayerSpec("soils", ("polygon",), (
