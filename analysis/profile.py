@@ -97,6 +97,8 @@ class Wetlands:
 @dataclass(frozen=True)
 class ConditionA:
     min_overlap_sq_ft: float
+    listed_categories: Tuple[str, ...]  # impaired_waters.category on the 303(d) list
+    tmdl_categories: Tuple[str, ...]  # impaired with a TMDL: C(1)'s TMDL branch
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,15 @@ import json
 
 import pandas as pd
 import pytest
+from shapely import LineString, Point
 
 from analysis.checks.map_scale import check_site_map_scale
 from analysis.cli.app import main
 from analysis.profile import load_profile
+from analysis.reference.read import open_reference
+from analysis.review import review_site
+from analysis.siteplan.plan import load_site_plan
+from tests.analysis.conftest import X0, Y0, local_box
 from tests.conftest import TEST_DATA
 
 REFERENCE = TEST_DATA / "demo_reference.gpkg"
@@ -72,3 +77,48 @@ def test_p2_only_location_maps_leave_the_site_map_unchecked():
     stated = pd.DataFrame({"sheet": ["Vicinity map"], "scale_denominator": [24000.0]})
     findings, _ = check_site_map_scale([], stated, None, PROFILE)
     assert [f.status for f in findings] == ["info", "needs_review"]
+
+
+# --- point 5: 'an impaired water identified on the Department's 303(d) list' -------------
+OUTFALL = Point(X0 + 50, Y0 + 150)
+
+
+def condition_a(make_site, make_reference, **layers):
+    site = load_site_plan(make_site([local_box(-100, 0, 100, 100)],
+                                    discharge_points=[(OUTFALL, "Brook", "NY-B")]), PROFILE)
+    review = review_site(site, PROFILE, reference=open_reference(make_reference(**layers)),
+                         rules=["condition_a"])
+    return review.conditions["A"], next(f for f in review.findings if f.rule == "condition_a")
+
+
+def brook(category):
+    line = LineString([(X0 - 5000, Y0 + 900), (X0 + 5000, Y0 + 900)])
+    return line, {"waterbody_id": "NY-B", "name": "Brook", "pollutants": "Phosphorus",
+                  "listing_cycle": "2022", "category": category}
+
+
+@pytest.mark.parametrize("category, expected, words", [
+    ("5", "info", "is 303(d)-listed"),
+    ("4a", "needs_review", "TMDL branch"),
+    ("4b", "not_applicable", "category 4b"),
+    ("4c", "not_applicable", "category 4c"),
+    (None, "needs_review", "category is not recorded"),
+], ids=["5-identified-on-the-303(d)-list", "4a-total-maximum-daily-load-designated-watershed",
+        "4b-neither-branch", "4c-neither-branch", "empty-category-needs-review"])
+def test_p5_identified_on_the_departments_303d_list(make_site, make_reference, category,
+                                                    expected, words):
+    a, finding = condition_a(make_site, make_reference, impaired_waters=[brook(category)])
+    assert finding.status == expected, finding.message
+    assert words in finding.message
+    assert a.applies is (expected == "info")
+    if category == "4a":
+        assert "303(d)-listed" not in finding.message
+
+
+def test_p5_tmdl_for_which_pollutants_in_stormwater_unknown_needs_review(make_site, make_reference):
+    shed = (local_box(-3000, -3000, 3000, 3000),
+            {"watershed_id": "W", "name": "Shed", "pollutants": "Phosphorus", "tmdl_id": "T",
+             "stormwater_source": None})
+    a, finding = condition_a(make_site, make_reference, tmdl_watersheds=[shed])
+    assert finding.status == "needs_review" and not a.decided
+    assert "whether stormwater is a source is not recorded" in finding.message
