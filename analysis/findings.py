@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 __all__ = ["Finding", "HasFindings", "STATUSES", "STATUS_COLOURS", "PASS", "FAIL", "WARN", "INFO",
-           "NEEDS_REVIEW",
+           "NEEDS_REVIEW", "DUES", "BEFORE_APPROVAL", "BEFORE_CONSTRUCTION",
+           "DURING_CONSTRUCTION", "AFTER_APPROVAL",
            "NOT_APPLICABLE", "MAP_RULES"]
 
 PASS, FAIL, WARN, INFO = "pass", "fail", "warn", "info"
@@ -14,6 +15,11 @@ STATUSES = (FAIL, WARN, NEEDS_REVIEW, PASS, INFO, NOT_APPLICABLE)
 # One palette for the report and the findings layer: fail red, warn amber, pass green.
 STATUS_COLOURS = {FAIL: "#c62828", WARN: "#ef8f00", NEEDS_REVIEW: "#6a1b9a", PASS: "#2e7d32",
                   INFO: "#1565c0", NOT_APPLICABLE: "#757575"}
+
+# When the duty a finding judges falls due (the JSON's optional "due"; absent: before approval).
+BEFORE_APPROVAL, BEFORE_CONSTRUCTION = "before_approval", "before_construction"
+DURING_CONSTRUCTION, AFTER_APPROVAL = "during_construction", "after_approval"
+DUES = (BEFORE_APPROVAL, BEFORE_CONSTRUCTION, DURING_CONSTRUCTION, AFTER_APPROVAL)
 
 # RULES.md's map checks: each yields at least one finding on every review.
 MAP_RULES = ("applicability", "site_map_scale", "phasing_five_acres", "condition_a",
@@ -34,15 +40,21 @@ class Finding:
     units: Optional[str] = None
     features: list[str] = field(default_factory=list)
     geometry: Any = None
+    due: Optional[str] = None  # one of DUES; None: before approval (the JSON leaves it out)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, not {self.status!r}")
+        if self.due is not None and self.due not in DUES:
+            raise ValueError(f"due must be one of {DUES}, not {self.due!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "status": self.status, "section": self.section,
-                "message": self.message, "value": self.value, "limit": self.limit,
-                "units": self.units, "features": list(self.features)}
+        out = {"rule": self.rule, "status": self.status, "section": self.section,
+               "message": self.message, "value": self.value, "limit": self.limit,
+               "units": self.units, "features": list(self.features)}
+        if self.due is not None and self.due != BEFORE_APPROVAL:
+            out["due"] = self.due
+        return out
 
 
 class HasFindings:

@@ -969,9 +969,10 @@ def contents_complete(demo):
     layers["contractor_certification"] = pd.DataFrame(CONTRACTORS)
     layers["guarantee"] = pd.DataFrame([
         {"kind": "letter_of_credit", "amount": 250000.0, "starts_on": "2027-03-15",
-         "ends_on": "2028-11-15", "covers": "construction"},
+         "ends_on": "2028-11-15", "covers": "construction", "estimated_cost": None},
+        # E(2): the bond covers the estimated cost of maintaining the system for five years
         {"kind": "bond", "amount": 120000.0, "starts_on": "2027-03-15",
-         "ends_on": "2032-11-15", "covers": "maintenance"}])
+         "ends_on": "2032-11-15", "covers": "maintenance", "estimated_cost": 100000.0}])
     return layers
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Optional
 
-from ..findings import FAIL, NEEDS_REVIEW, PASS, Finding
+from ..findings import BEFORE_CONSTRUCTION, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..markup import escape as _e
 from ..records.inspections import construction_period
 from ..dates import parse_date
@@ -56,19 +56,24 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
     """One finding per certification lacking a field of G(2) or signed after work started.
 
     A certification signed on the day work starts counts as signed before it (the record holds a
-    date, not a time). ``needs_review`` where the plan holds no certification, or where no start
-    date says when work starts; ``pass`` (one finding) where every record is complete and in time.
+    date, not a time). The duty falls due "before undertaking any land development activity"
+    (G(1)), not before approval: ``info`` where the plan holds no certification yet, ``warn``
+    for one incomplete or signed late, ``needs_review`` where no start date says when work
+    starts; ``pass`` (one finding) where every record is complete and in time. Every finding
+    carries ``due = before_construction``.
     """
     section = profile.section(RULE)
     frame = site.layer(LAYER)
     start, _end = construction_period(site)
     if frame is None or len(frame) == 0:
         return CertificationResult([Finding(
-            RULE, NEEDS_REVIEW, section,
-            "the site plan holds no contractor certification (layer contractor_certification): "
-            "each contractor and subcontractor involved in soil disturbance or SMP installation "
-            "must sign and date the statement of SWPPP G(1) before undertaking any land "
-            "development activity; `swppp certification-form` prints the form")], start=start)
+            RULE, INFO, section,
+            "due before construction, not before approval: the site plan holds no contractor "
+            "certification yet (layer contractor_certification); each contractor and "
+            "subcontractor involved in soil disturbance or SMP installation shall sign and date "
+            "the statement of SWPPP G(1) \"before undertaking any land development activity\"; "
+            "`swppp certification-form` prints the form", due=BEFORE_CONSTRUCTION)],
+            start=start)
     labels = feature_labels(LAYER, frame, "name")
     problems, undecided = {}, []
     incomplete = late = False
@@ -87,22 +92,23 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
             undecided.append(label)
         if lacking:
             problems[label] = lacking
-    findings = [Finding(RULE, FAIL, section,
+    findings = [Finding(RULE, WARN, section,
                         f"contractor certification {label.split(':', 1)[1]} is incomplete: "
-                        + "; ".join(lacking), value=float(len(lacking)), limit=0.0,
-                        units="problems", features=[label])
+                        + "; ".join(lacking) + " (due before construction: G(1) \"before "
+                        "undertaking any land development activity\")", value=float(len(lacking)),
+                        limit=0.0, units="problems", features=[label], due=BEFORE_CONSTRUCTION)
                 for label, lacking in problems.items()]
     if undecided:
         findings.append(Finding(RULE, NEEDS_REVIEW, section,
                                 "no disturbance start_date says when work starts, so whether "
                                 "these certifications were signed before it is not known",
-                                features=undecided))
+                                features=undecided, due=BEFORE_CONSTRUCTION))
     if not findings:
         findings.append(Finding(
             RULE, PASS, section,
             f"{len(frame)} contractor certification{'s' * (len(frame) != 1)} carry every field "
             f"of SWPPP G(2) and were signed on or before work started ({start.isoformat()})",
-            value=0.0, limit=0.0, units="problems", features=labels))
+            value=0.0, limit=0.0, units="problems", features=labels, due=BEFORE_CONSTRUCTION))
     return CertificationResult(findings, records=len(frame), complete=not incomplete,
                                signed_in_time=not (late or undecided),
                                problems=problems, start=start)

@@ -42,15 +42,20 @@ __all__ = ["CHECKS", "ChecklistItem", "Confirmation", "Contents", "checklist_ite
            "CONFIRMATIONS_FORMAT", "CHECKLIST_LAYER", "read_confirmations",
            "parse_confirmations", "confirmations_json", "confirmations_from_checklist",
            "build_checklist", "check_swppp_contents", "check_contents", "checklist_frame",
-           "PROVIDED", "MISSING", "CONFIRMED", "STATUS_AS_FINDING"]
+           "PROVIDED", "MISSING", "CONFIRMED", "NOT_YET_DUE", "STATUS_AS_FINDING"]
 
 RULE = "swppp_contents"
 CONFIRMATIONS_FORMAT = "swppp-checklist-confirmations"
 CHECKLIST_LAYER = "checklist"  # the table of the findings GeoPackage
 PROVIDED, MISSING, CONFIRMED = "provided", "missing", "confirmed"
+NOT_YET_DUE = "not_yet_due"  # not shown, and due only after approval (before construction, ...)
 # A checklist status drawn in the colour of the finding status it reads as (report, PDF).
 STATUS_AS_FINDING = {PROVIDED: PASS, MISSING: FAIL, CONFIRMED: INFO,
-                     NOT_APPLICABLE: NOT_APPLICABLE}
+                     NOT_APPLICABLE: NOT_APPLICABLE, NOT_YET_DUE: INFO}
+# What "due" says of an item not due before approval (checklist.csv's due).
+_DUE_WORDS = {"before_construction": "due before construction, not before approval",
+              "during_construction": "due during construction, not before approval",
+              "completion": "due after final construction, not counted before approval"}
 
 
 @dataclass(frozen=True)
@@ -263,8 +268,11 @@ class _Evidence:
             & frame["instrument"].map(has_text)
         labels = self.site.labels("easement")
         if not recorded.all():
-            return False, ("easements not recorded (recorded 1 with an instrument): "
-                           + ", ".join(label for label, ok in zip(labels, recorded) if not ok))
+            return False, ("no executed easement declaration shown: easement(s) not yet recorded "
+                           "(recorded 1 with an instrument): "
+                           + ", ".join(label for label, ok in zip(labels, recorded) if not ok)
+                           + " (a submission naming the executed declaration shows it; the "
+                           "County Clerk records it after approval by the Village's counsel)")
         return True, (f"{len(frame)} easement{'s' * (len(frame) != 1)} recorded: "
                       + "; ".join(f"{label} ({instrument})" for label, instrument
                                   in zip(labels, frame["instrument"])))
@@ -297,7 +305,7 @@ def _applies(item: ChecklistItem, conditions, has_smp: bool) -> str:
     """yes, no or undecided."""
     if item.applies == "always":
         return "yes"
-    if item.applies == "on_request":
+    if item.applies in ("on_request", "village_choice"):
         return "no"
     decided = [c for c in conditions.values() if c is not None and c.decided]
     if any(c.applies for c in decided) or (item.applies == "facility" and has_smp):
@@ -321,10 +329,14 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
     for item in checklist_items():
         applies = _applies(item, conditions, has_smp)
         shown, text = evidence.holds(item.evidence)
-        if applies == "no" and not (item.applies == "on_request" and item.item in submitted):
+        optional = item.applies in ("on_request", "village_choice")
+        if applies == "no" and not (optional and (item.item in submitted or shown)):
             status = NOT_APPLICABLE
             said = ("only if the Stormwater Management Administrator requests more information"
                     if item.applies == "on_request" else
+                    "the Village \"may require\" it: a reviewer's choice, not a requirement of "
+                    "the chapter (if required, due before construction)"
+                    if item.applies == "village_choice" else
                     "no condition (A, B or C) applies" + (
                         " and the plan has no SMP" if item.applies == "facility" else ""))
         elif shown:
@@ -335,8 +347,8 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
             status, said = MISSING, (f"not in the site plan ({text}) and no submission names it"
                                      if item.evidence != "submission" else
                                      "no submission names a document for it")
-            if item.due == "completion":
-                said += "; due after final construction, not counted before approval"
+            if item.due != "approval":
+                status, said = NOT_YET_DUE, f"{said}; {_DUE_WORDS[item.due]}"
         confirmation = confirmed.get(item.item)
         if confirmation is not None:
             status = CONFIRMED

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Optional
 
-from ..findings import FAIL, NEEDS_REVIEW, PASS, Finding
+from ..findings import BEFORE_CONSTRUCTION, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..records.inspections import construction_period
 from ..records.penalty import years_after
 from ..dates import parse_date
@@ -36,11 +36,15 @@ class GuaranteeResult:
 def check_guarantees(site: SitePlan, profile: RulesProfile) -> GuaranteeResult:
     """``construction_guarantee`` (Inspections E(1)) and ``maintenance_bond`` (E(2)) findings.
 
-    Each guarantee of the ``guarantee`` layer gets a finding: ``fail`` where it has no amount,
-    starts after construction starts ("prior to construction"), or ends before the years the
-    profile asks after the last stabilisation date (which stands for final acceptance and
-    substantial completion); ``needs_review`` where a date needed is missing. A kind of cover
-    with no guarantee at all is one ``fail``.
+    Both are due "prior to construction", not before approval, and E(1)'s guarantee is one the
+    Village "may require": every finding carries ``due = before_construction`` and none fails
+    an application. Each guarantee of the ``guarantee`` layer gets a finding: ``warn`` where it
+    has no amount, an amount under its ``estimated_cost`` (E(2): "shall cover the estimated
+    cost of properly maintaining the system for five years"), starts after construction starts,
+    or ends before the years the profile asks after the last stabilisation date (which stands
+    for final acceptance and substantial completion); ``needs_review`` where a date needed, or
+    a maintenance bond's estimate, is missing. A kind of cover with no guarantee is one ``info``
+    (E(1): the Village's choice; E(2): not yet due).
     """
     frame = site.layer(LAYER)
     start, end = construction_period(site)
@@ -54,10 +58,10 @@ def check_guarantees(site: SitePlan, profile: RulesProfile) -> GuaranteeResult:
             if str(row["covers"]).strip().lower() == covers]
         if not rows:
             result.findings.append(Finding(
-                rule, FAIL, section,
+                rule, INFO, section,
                 f"the site plan records no {name} (layer guarantee, covers = {covers}): "
-                f"{section} asks for one lasting at least {years} year{'s' * (years != 1)} "
-                f"after {runs_from}", value=0.0, limit=float(years), units="years"))
+                + _ABSENT[covers].format(years=years, s="s" * (years != 1), runs_from=runs_from),
+                value=0.0, limit=float(years), units="years", due=BEFORE_CONSTRUCTION))
             result.met[covers], result.evidence[covers] = False, f"no {name} recorded"
             continue
         findings = [_one(label, row, covers, name, runs_from, years, start, end, rule, section)
@@ -67,6 +71,19 @@ def check_guarantees(site: SitePlan, profile: RulesProfile) -> GuaranteeResult:
         result.met[covers] = bool(passed)
         result.evidence[covers] = (passed or findings)[0].message
     return result
+
+
+# What the chapter says where no guarantee is recorded: neither is owed before approval.
+_ABSENT = {
+    "construction": ("Inspections E(1) says the Village \"may require\" one, \"prior to "
+                     "construction\": whether to require it is the Village's choice (a "
+                     "reviewer's decision, not a requirement of the chapter); if required, it "
+                     "lasts at least {years} year{s} after {runs_from}"),
+    "maintenance": ("Inspections E(2) requires one \"prior to construction\", not before "
+                    "approval (due before construction): it shall \"cover the estimated cost of "
+                    "properly maintaining the system for five years after substantial completion "
+                    "of construction\""),
+}
 
 
 def _one(label, row, covers, name, runs_from, years, start: Optional[date],
@@ -80,6 +97,13 @@ def _one(label, row, covers, name, runs_from, years, start: Optional[date],
     problems = []
     if not has_text(amount) or float(amount) <= 0:
         problems.append("it states no amount")
+    estimate = row.get("estimated_cost")
+    short_of_estimate = (covers == "maintenance" and has_text(amount) and has_text(estimate)
+                         and float(amount) < float(estimate))
+    if short_of_estimate:
+        problems.append(f"its amount ${float(amount):,.0f} is less than the estimated cost "
+                        f"${float(estimate):,.0f}: E(2)'s bond \"shall cover the estimated cost "
+                        f"of properly maintaining the system for five years\"")
     if not starts_ok or not ends_ok:
         bad = "starts_on" if not starts_ok else "ends_on"
         problems.append(f"{bad} {row[bad]!r} is not a date (YYYY-MM-DD)")
@@ -93,9 +117,13 @@ def _one(label, row, covers, name, runs_from, years, start: Optional[date],
                         f"({end.isoformat()}, the last stabilisation date); {section} requires "
                         f"{years} year{'s' * (years != 1)}, to {needed.isoformat()}")
     if problems:
-        return Finding(rule, FAIL, section, f"{what}: " + "; ".join(problems), value=covered,
-                       limit=float(years), units="years", features=[label])
+        return Finding(rule, WARN, section, f"{what}: " + "; ".join(problems)
+                       + " (due prior to construction)", value=covered, limit=float(years),
+                       units="years", features=[label], due=BEFORE_CONSTRUCTION)
     unknown = [why for missing, why in (
+        (covers == "maintenance" and has_text(amount) and not has_text(estimate),
+         "the plan gives no estimated cost of maintaining the system for five years "
+         "(guarantee.estimated_cost), so whether the amount covers it (E(2)) is not known"),
         (ends is None, "it has no end date (ends_on)"),
         (end is None, "no stabilisation date says when construction ends"),
         (starts is None, "it has no start date (starts_on): whether it is in place prior to "
@@ -104,8 +132,12 @@ def _one(label, row, covers, name, runs_from, years, start: Optional[date],
         return Finding(rule, NEEDS_REVIEW, section,
                        f"{what}: " + "; ".join(unknown) + f" (it must last {years} "
                        f"year{'s' * (years != 1)} after {runs_from})", value=covered,
-                       limit=float(years), units="years", features=[label])
+                       limit=float(years), units="years", features=[label],
+                       due=BEFORE_CONSTRUCTION)
     return Finding(rule, PASS, section,
                    f"{what} runs to {ends.isoformat()}, {covered:.1f} years after {runs_from} "
-                   f"({end.isoformat()}, the last stabilisation date); at least {years} required",
-                   value=covered, limit=float(years), units="years", features=[label])
+                   f"({end.isoformat()}, the last stabilisation date); at least {years} required"
+                   + (f"; it covers the estimated cost ${float(estimate):,.0f}"
+                      if covers == "maintenance" else ""),
+                   value=covered, limit=float(years), units="years", features=[label],
+                   due=BEFORE_CONSTRUCTION)

@@ -9,8 +9,8 @@ from pathlib import Path
 __all__ = ["ChecklistItem", "checklist_items", "item_ids"]
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "checklist.csv"
-_APPLIES = ("always", "conditions", "facility", "on_request")
-_DUE = ("approval", "completion")
+_APPLIES = ("always", "conditions", "facility", "on_request", "village_choice")
+_DUE = ("approval", "before_construction", "during_construction", "completion")
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class ChecklistItem:
     """One item of the checklist, as ``analysis/data/checklist.csv`` holds it."""
 
     item: str
-    due: str  # approval | completion
+    due: str  # approval | before_construction | during_construction | completion
     applies: str  # always | conditions | facility | on_request
     evidence: str  # the rule that finds it in the site plan (see the CSV's header)
     text: str  # the chapter's words

@@ -24,7 +24,7 @@ from ..units import crs_units, feet, square_feet
 from ..errors import InputError
 from ..geometry import in_family
 from .base import Check, CheckResult
-from ..findings import FAIL, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
+from ..findings import AFTER_APPROVAL, FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
 
@@ -297,12 +297,15 @@ def _recording_findings(coverage, smp_labels, easement_labels, holders, recorded
         what = (f"SMP {_name(smp_labels[k])} is" if value is None
                 else f"{_sq_ft(value)} sq ft of SMP {_name(smp_labels[k])} is")
         findings.append(Finding(
-            RULE, WARN, section,
-            f"{what} held only by maintenance easement(s) not yet recorded: "
-            f"{', '.join(_name(p) for p in pending)}; record them (liber and page or document "
-            f"number) before approval", value=value,
+            RULE, INFO, section,
+            f"{what} held only by maintenance easement(s) shown on the plan but not yet recorded "
+            f"with the County Clerk: {', '.join(_name(p) for p in pending)}. D(8) asks that "
+            "easements \"be recorded on the plan\", which they are; Maintenance B has the "
+            "easement declaration executed before approval and \"recorded by the grantor in "
+            "the office of the County Clerk after approval by the counsel for the Village\": "
+            "due after approval (confirm the declaration is executed)", value=value,
             units=None if value is None else "sq ft",
-            features=[smp_labels[k], *pending], geometry=part))
+            features=[smp_labels[k], *pending], geometry=part, due=AFTER_APPROVAL))
     return findings
 
 

@@ -172,7 +172,10 @@ SITE_PLAN_LAYERS = (
         _F("kind", CODED, allowed=("escrow", "letter_of_credit", "bond"), may_be_empty=False),
         _F("amount", REAL, "USD", minimum=0.0),
         _F("starts_on", DATE), _F("ends_on", DATE),
-        _F("covers", CODED, allowed=("construction", "maintenance"), may_be_empty=False)),
+        _F("covers", CODED, allowed=("construction", "maintenance"), may_be_empty=False),
+        _F("estimated_cost", REAL, "USD", minimum=0.0, column_required=False,
+           description="the estimate the amount must cover (E(2): maintaining the system for "
+                       "five years)")),
         group="checklist", label="Guarantees: escrow, letter of credit, bond (table)"),
 )
 del _F

@@ -34,18 +34,19 @@ def test_a_certification_missing_a_phone_number_is_one_finding_naming_it():
     result = check_contractor_certification(
         load_site_plan(TEST_DATA / "variants" / "contents_no_phone.gpkg", PROFILE), PROFILE)
     [f] = result.findings
-    assert f.status == "fail" and f.features == ["contractor_certification:B. Digger"]
+    assert f.status == "warn" and f.features == ["contractor_certification:B. Digger"]
     assert f.message == ("contractor certification B. Digger is incomplete: no telephone number "
-                         "of the contracting firm (phone)")
+                         "of the contracting firm (phone) (due before construction: G(1) "
+                         "\"before undertaking any land development activity\")")
     assert f.section == "SWPPP G(1), G(2)"
     assert not result.complete and result.signed_in_time  # G(2) lacks; G(1)'s date is there
 
 
-def test_signed_after_work_started_fails_and_each_record_is_its_own_finding():
+def test_signed_after_work_started_warns_and_each_record_is_its_own_finding():
     result = check_contractor_certification(
         site(signed_on=(0, "2027-04-02"), title=(1, None)), PROFILE)
     assert [(f.status, f.features[0].split(":")[1]) for f in result.findings] == \
-        [("fail", "A. Builder"), ("fail", "B. Digger")]
+        [("warn", "A. Builder"), ("warn", "B. Digger")]
     assert "signed 2027-04-02, after work started on 2027-04-01" in result.findings[0].message
     assert "no title of the person providing the signature (title)" in result.findings[1].message
     assert not result.signed_in_time and not result.complete
@@ -53,13 +54,13 @@ def test_signed_after_work_started_fails_and_each_record_is_its_own_finding():
 
 def test_an_unreadable_date_is_named():
     [f] = check_contractor_certification(site(signed_on=(1, "April 1")), PROFILE).findings
-    assert f.status == "fail" and "signed_on 'April 1' is not a date (YYYY-MM-DD)" in f.message
+    assert f.status == "warn" and "signed_on 'April 1' is not a date (YYYY-MM-DD)" in f.message
 
 
-def test_no_certification_in_the_plan_is_for_review():
+def test_no_certification_in_the_plan_is_not_yet_due():
     plan = load_site_plan(TEST_DATA / "demo_site.gpkg", PROFILE)
     [f] = check_contractor_certification(plan, PROFILE).findings
-    assert f.status == "needs_review" and "swppp certification-form" in f.message
+    assert f.status == "info" and f.due == "before_construction" and "swppp certification-form" in f.message
 
 
 def test_the_form_carries_the_statement_word_for_word_and_every_field(tmp_path):

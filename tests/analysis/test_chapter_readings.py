@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from shapely import LineString, Point
 
+from analysis.checklist.guarantees import check_guarantees
 from analysis.checks.map_scale import check_site_map_scale
 from analysis.cli.app import main
 from analysis.profile import load_profile
@@ -122,3 +123,76 @@ def test_p5_tmdl_for_which_pollutants_in_stormwater_unknown_needs_review(make_si
     a, finding = condition_a(make_site, make_reference, tmdl_watersheds=[shed])
     assert finding.status == "needs_review" and not a.decided
     assert "whether stormwater is a source is not recorded" in finding.message
+
+
+# --- points 7-9: when each duty falls due -----------------------------------------------
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return review(tmp_path_factory.mktemp("demo"), TEST_DATA / "demo_site.gpkg")
+
+
+def checklist_status(result, item):
+    return next(e["status"] for e in result["checklist"] if e["item"] == item)
+
+
+def contents_missing(result):
+    [finding] = [f for f in result["findings"] if f["rule"] == "swppp_contents"]
+    return finding["message"].split("before approval: ", 1)[-1]
+
+
+def test_p7_the_village_may_require_a_construction_completion_guarantee(demo):
+    _status, result = demo
+    [f] = [f for f in result["findings"] if f["rule"] == "construction_guarantee"]
+    assert f["status"] == "info" and f["due"] == "before_construction"
+    assert '"may require"' in f["message"] and "reviewer's" in f["message"]
+    assert checklist_status(result, "Inspections E(1)") == "not_applicable"
+    assert "Inspections E(1)" not in contents_missing(result)
+
+
+def test_p7_maintenance_bond_prior_to_construction(demo):
+    _status, result = demo
+    [f] = [f for f in result["findings"] if f["rule"] == "maintenance_bond"]
+    assert f["status"] == "info" and f["due"] == "before_construction"
+    assert checklist_status(result, "Inspections E(2)") == "not_yet_due"
+    assert "Inspections E(2)" not in contents_missing(result)
+
+
+@pytest.mark.parametrize("estimate, expected", [(150000.0, "warn"), (None, "needs_review"),
+                                                (100000.0, "pass")],
+                         ids=["amount-under-the-estimated-cost-of-maintaining-for-five-years",
+                              "no-estimate-given", "amount-covers-the-estimated-cost"])
+def test_p7_shall_cover_the_estimated_cost_of_maintaining_the_system(estimate, expected):
+    site = load_site_plan(TEST_DATA / "variants" / "contents_complete.gpkg", PROFILE)
+    site.layers["guarantee"] = pd.DataFrame([
+        {"kind": "bond", "amount": 120000.0, "starts_on": "2027-03-15", "ends_on": "2032-11-15",
+         "covers": "maintenance", "estimated_cost": estimate}])
+    [f] = [f for f in check_guarantees(site, PROFILE).findings if f.rule == "maintenance_bond"]
+    assert f.status == expected and f.due == "before_construction"
+    if expected != "pass":
+        assert "estimated cost" in f.message
+
+
+@pytest.mark.parametrize("item, due", [("G(1)", "before_construction"),
+                                       ("G(2)", "before_construction"),
+                                       ("G(3)", "before_construction"),
+                                       ("H", "during_construction")],
+                         ids=["G1-before-undertaking-any-land-development-activity",
+                              "G2-the-certification-must-include", "G3-become-part-of-the-SWPPP",
+                              "H-retained-at-the-site-during-construction"])
+def test_p8_duties_of_construction_are_not_missing_before_approval(demo, item, due):
+    _status, result = demo
+    entry = next(e for e in result["checklist"] if e["item"] == item)
+    assert entry["status"] == "not_yet_due" and entry["due"] == due
+    assert item not in contents_missing(result).split(", ")
+    [f] = [f for f in result["findings"] if f["rule"] == "contractor_certification"]
+    assert f["status"] == "info" and f["due"] == "before_construction"
+
+
+def test_p9_easements_shall_be_recorded_on_the_plan(demo):
+    _status, result = demo
+    pending = [f for f in result["findings"] if f["rule"] == "easement_coverage"
+               and "not yet recorded" in f["message"]]
+    assert [(f["status"], f.get("due")) for f in pending] == [("info", "after_approval")]
+    assert "after approval by the counsel for the Village" in pending[0]["message"]
+    assert "record them" not in pending[0]["message"]  # no call to record before approval
+    assert checklist_status(result, "D(8)") == "provided"  # shown on the plan

@@ -69,7 +69,7 @@ def test_a_plan_providing_every_item_passes():
     assert entries["B(3)"]["evidence"] == "site plan: layer soils: 2 features, each with hsg"
     assert "Forest Road tributary" in entries["B(13)"]["evidence"]
     assert entries["B(8)"]["evidence"].startswith("site plan: layer esc_practice: 4 features")
-    assert entries["D(8)"]["evidence"].startswith("site plan: 3 easements recorded")
+    assert entries["D(8)"]["evidence"].startswith("site plan: layer easement: 3 features")
     assert entries["B(4)"]["evidence"] == ("site plan: disturbance: 5 polygons in 3 phases, each "
                                            "with a start date")
     assert entries["E"]["evidence"].startswith("submission: SWPPP cover sheet")

@@ -17,7 +17,8 @@ def plan(variant="contents_complete.gpkg", rows=None):
     site = load_site_plan(TEST_DATA / "variants" / variant, PROFILE)
     if rows is not None:
         site.layers["guarantee"] = pd.DataFrame(
-            rows, columns=["kind", "amount", "starts_on", "ends_on", "covers"])
+            rows, columns=["kind", "amount", "starts_on", "ends_on", "covers", "estimated_cost"]
+            [:len(rows[0]) if rows else 5])
     return site
 
 
@@ -36,8 +37,10 @@ def test_guarantees_long_enough_pass():
 
 
 def test_a_four_year_bond_fails_with_its_years():
+    # due prior to construction, not before approval: a warning, not a fail (issue 18)
     f = by_rule(check_guarantees(plan("contents_bond_four_years.gpkg"), PROFILE))["maintenance_bond"]
-    assert f.status == "fail" and f.section == "Inspections E(2)"
+    assert f.status == "warn" and f.section == "Inspections E(2)"
+    assert f.due == "before_construction"
     covered = (date(2031, 11, 15) - date(2027, 11, 15)).days / 365.25
     assert f.value == pytest.approx(covered) and f.limit == 5.0
     assert "it ends 2031-11-15, 4.0 years after substantial completion (2027-11-15" in f.message
@@ -52,19 +55,21 @@ def test_the_years_come_from_the_profile():
     assert f.status == "pass"
 
 
-def test_missing_guarantees_fail_once_each():
+def test_missing_guarantees_are_not_yet_due_once_each():
     result = check_guarantees(load_site_plan(TEST_DATA / "demo_site.gpkg", PROFILE), PROFILE)
-    assert [(f.rule, f.status, f.value) for f in result.findings] == [
-        ("construction_guarantee", "fail", 0.0), ("maintenance_bond", "fail", 0.0)]
+    assert [(f.rule, f.status, f.value, f.due) for f in result.findings] == [
+        ("construction_guarantee", "info", 0.0, "before_construction"),
+        ("maintenance_bond", "info", 0.0, "before_construction")]
     assert "no construction completion guarantee" in result.findings[0].message
+    assert '"may require"' in result.findings[0].message
 
 
 @pytest.mark.parametrize("row, status, says", [
-    (("escrow", 1000.0, "2027-03-01", "2028-11-14", "construction"), "fail",
+    (("escrow", 1000.0, "2027-03-01", "2028-11-14", "construction"), "warn",
      "it ends 2028-11-14, 1.0 years after final acceptance"),
-    (("escrow", 1000.0, "2027-04-02", "2029-01-01", "construction"), "fail",
+    (("escrow", 1000.0, "2027-04-02", "2029-01-01", "construction"), "warn",
      "it starts 2027-04-02, after construction starts (2027-04-01)"),
-    (("escrow", None, "2027-03-01", "2029-01-01", "construction"), "fail", "it states no amount"),
+    (("escrow", None, "2027-03-01", "2029-01-01", "construction"), "warn", "it states no amount"),
     (("escrow", 1000.0, "2027-03-01", None, "construction"), "needs_review",
      "it has no end date (ends_on)"),
     (("escrow", 1000.0, None, "2029-01-01", "construction"), "needs_review",
