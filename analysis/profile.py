@@ -57,6 +57,7 @@ class Measurement:
 class Applicability:
     min_disturbed_acres: float
     min_common_plan_acres: float
+    common_plan_acres_means: str  # "disturbed" or "total": what project.common_plan_acres holds
 
 
 @dataclass(frozen=True)
@@ -301,6 +302,7 @@ def profile_from(data: Mapping[str, Any], source: str) -> RulesProfile:
     """The typed profile of ``data`` (a TOML file's tables); ``source`` names the file in errors."""
     profile = _Reader(source).table(RulesProfile, data, ((), ()), extra={"source": source})
     _check_area_crs(profile)
+    _check_choices(profile)
     return profile
 
 
@@ -318,6 +320,15 @@ def help_text(template: str, profile: RulesProfile | None = None) -> str:
 def _shipped_default() -> RulesProfile:
     """The default profile, read once (QGIS asks for display names and help often)."""
     return load_profile(DEFAULT_PROFILE)
+
+
+def _check_choices(profile: RulesProfile) -> None:
+    """Switches that take one of a few words."""
+    value = profile.applicability.common_plan_acres_means
+    if value not in ("disturbed", "total"):
+        raise InputError(f"the profile's [applicability] common_plan_acres_means is {value!r}, "
+                         "not \"disturbed\" or \"total\"", path=profile.source,
+                         fix='give common_plan_acres_means = "disturbed" or "total"')
 
 
 def _check_area_crs(profile: RulesProfile) -> None:

@@ -3,13 +3,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pandas as pd
+
 from .applicability import DisturbedArea
 from .base import Check, CheckResult
-from ..findings import INFO, NOT_APPLICABLE, Finding
+from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
 
-__all__ = ["CHECKS", "Condition", "check_condition_b", "check_condition_c"]
+__all__ = ["CHECKS", "Condition", "ProjectSize", "project_size", "check_condition_b",
+           "check_condition_c"]
 
 
 @dataclass
@@ -27,43 +30,100 @@ class Condition:
         return out
 
 
+@dataclass(frozen=True)
+class ProjectSize:
+    """The project's disturbance as Conditions B and C read it: ``low`` to ``high`` acres (one
+    number where known), and how it was found."""
+
+    low: float
+    high: float
+    said: str
+
+    @property
+    def known(self) -> bool:
+        return self.low == self.high
+
+
+def project_size(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfile) -> ProjectSize:
+    """The site's disturbance, or its larger common plan's (Definitions, "Land development
+    activity": it includes the common plan of development or sale), per the profile's reading
+    of ``common_plan_acres`` (``[applicability] common_plan_acres_means``)."""
+    own = disturbed.acres
+    plan = site.project.get("common_plan_acres")
+    if plan is None or pd.isna(plan) or float(plan) <= own:
+        return ProjectSize(own, own, f"{own:.2f} acres disturbed")
+    plan = float(plan)
+    if profile.applicability.common_plan_acres_means == "disturbed":
+        return ProjectSize(plan, plan, (
+            f"{plan:.2f} acres disturbed by the larger common plan of development or sale this "
+            f"site's {own:.2f} acres are part of (a land development activity includes the common "
+            "plan: Definitions)"))
+    return ProjectSize(own, plan, (
+        f"{own:.2f} acres disturbed on this site, part of a common plan of development or sale "
+        f"of {plan:.2f} acres in total whose own disturbance the plan does not give (a land "
+        "development activity includes the common plan: Definitions)"))
+
+
 def check_condition_b(site: SitePlan, disturbed: DisturbedArea,
                       profile: RulesProfile) -> tuple[Finding, Condition]:
-    """Condition B: disturbance of five acres or more (SWPPP C(2))."""
+    """Condition B: disturbance of five acres or more (SWPPP C(2)), the common plan's included."""
     limit = profile.condition_b.min_disturbed_acres
-    applies = profile.at_least(disturbed.acres, limit)
-    why = (f"{disturbed.acres:.2f} acres disturbed, "
-           f"{'at least' if applies else 'under'} {limit:g} acres")
-    return _decided("condition_b", applies, why, site, disturbed, limit, profile)
+    size = project_size(site, disturbed, profile)
+    low, high = (profile.at_least(size.low, limit), profile.at_least(size.high, limit))
+    if low != high:
+        why = (f"{size.said}: whether the project disturbs {limit:g} acres or more is not known; "
+               "give the common plan's disturbed acres")
+        return _undecided("condition_b", why, site, size, limit, profile)
+    why = f"{size.said}, {'at least' if low else 'under'} {limit:g} acres"
+    return _decided("condition_b", low, why, site, size, limit, profile)
 
 
 def check_condition_c(site: SitePlan, disturbed: DisturbedArea,
                       profile: RulesProfile) -> tuple[Finding, Condition]:
-    """Condition C: one to five acres, not single-family residential or agricultural (SWPPP C(3))."""
+    """Condition C: one to five acres, not single-family residential or agricultural (SWPPP C(3)),
+    the common plan's disturbance included."""
     low = profile.condition_c.min_disturbed_acres
     high = profile.condition_c.max_disturbed_acres
     exempt = profile.condition_c.exempt_land_uses
     land_use = site.project["land_use"]
-    in_range = profile.at_least(disturbed.acres, low) and not profile.at_least(disturbed.acres, high)
-    applies = in_range and land_use not in exempt
-    size = f"{disturbed.acres:.2f} acres disturbed"
-    if applies:
-        why = f"{size}; land use {land_use}"
-    elif in_range:
-        why = f"{size}, but land use {land_use} is exempt"
-    else:
-        why = f"{size}, outside {low:g} to under {high:g} acres"
-    return _decided("condition_c", applies, why, site, disturbed, low, profile)
+    size = project_size(site, disturbed, profile)
+
+    def in_range(acres: float) -> bool:
+        return profile.at_least(acres, low) and not profile.at_least(acres, high)
+
+    ends = (in_range(size.low), in_range(size.high))
+    straddles = ends[0] != ends[1] or (not any(ends) and not profile.at_least(size.low, low)
+                                        and profile.at_least(size.high, high))
+    if land_use in exempt:
+        why = f"{size.said}, but land use {land_use} is exempt"
+        return _decided("condition_c", False, why, site, size, low, profile)
+    if straddles:
+        why = (f"{size.said}: whether the project disturbs between {low:g} and {high:g} acres is "
+               "not known; give the common plan's disturbed acres")
+        return _undecided("condition_c", why, site, size, low, profile)
+    applies = ends[0]
+    why = (f"{size.said}; land use {land_use}" if applies
+           else f"{size.said}, outside {low:g} to under {high:g} acres")
+    return _decided("condition_c", applies, why, site, size, low, profile)
 
 
-def _decided(rule, applies, why, site, disturbed, limit, profile) -> tuple[Finding, Condition]:
+def _decided(rule, applies, why, site, size, limit, profile) -> tuple[Finding, Condition]:
     """The finding and condition for a size-based condition (B or C) that was decided."""
     letter = rule[-1].upper()
     finding = Finding(rule, INFO if applies else NOT_APPLICABLE, profile.section(rule),
                       f"Condition {letter} {'applies' if applies else 'does not apply'}: {why}",
-                      value=disturbed.acres, limit=limit, units="acres",
+                      value=size.high, limit=limit, units="acres",
                       features=site.labels("disturbance") if applies else [])
     return finding, Condition(applies, [why] if applies else [])
+
+
+def _undecided(rule, why, site, size, limit, profile) -> tuple[Finding, Condition]:
+    """The finding and condition for a size-based condition the plan leaves open."""
+    letter = rule[-1].upper()
+    finding = Finding(rule, NEEDS_REVIEW, profile.section(rule),
+                      f"Condition {letter} not decided: {why}", value=size.low, limit=limit,
+                      units="acres", features=site.labels("disturbance"))
+    return finding, Condition(False, [why], decided=False)
 
 
 # --- the review's checks -----------------------------------------------------------------

@@ -2,19 +2,22 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 import pytest
 from shapely import LineString, Point
 
 from analysis.checklist.guarantees import check_guarantees
+from analysis.checks.applicability import disturbed_area
+from analysis.checks.conditions import check_condition_b, check_condition_c
 from analysis.checks.map_scale import check_site_map_scale
 from analysis.cli.app import main
 from analysis.profile import load_profile
 from analysis.reference.read import open_reference
 from analysis.review import review_site
 from analysis.siteplan.plan import load_site_plan
-from tests.analysis.conftest import X0, Y0, local_box
+from tests.analysis.conftest import X0, Y0, local_box, square
 from tests.conftest import TEST_DATA
 
 REFERENCE = TEST_DATA / "demo_reference.gpkg"
@@ -196,3 +199,29 @@ def test_p9_easements_shall_be_recorded_on_the_plan(demo):
     assert "after approval by the counsel for the Village" in pending[0]["message"]
     assert "record them" not in pending[0]["message"]  # no call to record before approval
     assert checklist_status(result, "D(8)") == "provided"  # shown on the plan
+
+
+# --- point 3: 'disturbing between one and five acres of land during the course of the project'
+@pytest.mark.parametrize("acres, plan, means, rule, expected", [
+    (0.9, 2.0, "disturbed", "condition_c", "info"),
+    (3.0, 40.0, "disturbed", "condition_b", "info"),
+    (3.0, 40.0, "total", "condition_b", "needs_review"),
+    (3.0, 40.0, "total", "condition_c", "needs_review"),
+    (3.0, 4.0, "total", "condition_c", "info"),
+    (0.9, None, "disturbed", "condition_c", "not_applicable"),
+], ids=["0.9ac-lot-in-2ac-common-plan-C-between-one-and-five-acres",
+        "3ac-lot-in-40ac-common-plan-B-disturbing-five-or-more-acres",
+        "only-the-common-plans-total-known-B-needs-review",
+        "only-the-common-plans-total-known-C-needs-review",
+        "total-4ac-bounds-C-within-one-and-five", "no-common-plan-site-alone"])
+def test_p3_land_development_activity_includes_the_common_plan(make_site, acres, plan, means,
+                                                               rule, expected):
+    profile = replace(PROFILE, applicability=replace(PROFILE.applicability,
+                                                     common_plan_acres_means=means))
+    site = load_site_plan(make_site([square(acres)], common_plan_acres=plan), profile)
+    check = check_condition_b if rule == "condition_b" else check_condition_c
+    finding, condition = check(site, disturbed_area(site), profile)
+    assert finding.status == expected, finding.message
+    assert condition.decided is (expected != "needs_review")
+    if plan is not None and expected != "not_applicable":
+        assert "common plan" in finding.message
