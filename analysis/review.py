@@ -10,6 +10,7 @@ from collections.abc import MutableMapping, Sequence
 from .about import TOOL_NAME, __version__
 from .charts import LazyCharts
 from .checklist.contents import read_confirmations
+from .checklist.not_checked import not_checked
 from .checks.context import ReviewContext
 from .checks.gating import not_regulated
 from .checks.hydrology import land_cover_from_raster
@@ -65,6 +66,8 @@ class Review(HasFindings):
                            **{k: c.to_dict() for k, c in self.conditions.items()}},
             "findings": [f.to_dict() for f in self.findings],
         }
+        if self.swppp_required is not None:  # a whole review: what no check covers, said
+            out["not_checked"] = not_checked()
         if self.swppp_required is None:  # one check's result: only the conditions it decided
             out["conditions"] = {k: c.to_dict() for k, c in self.conditions.items()}
             if not out["conditions"]:

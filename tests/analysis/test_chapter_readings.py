@@ -225,3 +225,19 @@ def test_p3_land_development_activity_includes_the_common_plan(make_site, acres,
     assert condition.decided is (expected != "needs_review")
     if plan is not None and expected != "not_applicable":
         assert "common plan" in finding.message
+
+
+# --- point 12: 'What is not checked is said' ----------------------------------------------
+@pytest.mark.parametrize("section", [
+    "Performance and design criteria B", "Maintenance and repair A(2)",
+    "Maintenance and repair C(1)", "Maintenance and repair C(2)", "Maintenance and repair C(3)",
+    "Inspections A(1)(b)", "Inspections D", "Enforcement D", "Fees"],
+    ids=["turbidity-substantial-visible-contrast", "on-site-representative-and-reports-delivered",
+         "preventive-corrective-maintenance-program", "written-procedures",
+         "discharges-from-the-SMPs", "no-further-work-until-violations-corrected",
+         "right-of-entry", "stop-work-orders", "reimburse-the-villages-costs"])
+def test_p12_what_is_not_checked_is_said(demo, section):
+    _status, result = demo
+    listed = [n for n in result["not_checked"] if n["section"] == section]
+    assert listed and all(set(n) == {"section", "duty", "reason"} and n["duty"] and n["reason"]
+                          for n in listed)
