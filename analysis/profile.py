@@ -138,7 +138,13 @@ class Penalty:
     criminal_separate_violation_days: int
     civil_fines: Tuple[Pair, ...]
     civil_separate_violation_days: int
-    continuing_violations_escalate: bool
+    criminal_continuing_violations_escalate: bool
+    civil_continuing_violations_escalate: bool
+
+    def escalates(self, kind: str) -> bool:
+        """Whether a continuing ``kind`` violation's separate violations take higher ranges."""
+        return (self.criminal_continuing_violations_escalate if kind == "criminal"
+                else self.civil_continuing_violations_escalate)
 
     def fines(self, kind: str) -> Tuple[Pair, ...]:
         """The fine schedule of ``kind`` (criminal or civil)."""

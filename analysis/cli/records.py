@@ -102,7 +102,7 @@ def _run_inspections(args) -> int:
 
 
 def _run_penalty(args) -> int:
-    from ..records.penalty import assess_penalty, read_history
+    from ..records.penalty import SECTIONS, assess_penalty, read_history
     from ..profile import load_profile
 
     profile = load_profile(args.profile)
@@ -116,14 +116,14 @@ def _run_penalty(args) -> int:
         print(f"{a.person}, {a.kind} offence on {a.on}: offence number {a.offence_number} "
               f"(earlier offences counted: {counted}); fine ${a.fine_min:,.0f} to ${a.fine_max:,.0f}"
               + (f"; imprisonment up to {a.imprisonment_max_days} days" if a.imprisonment_max_days
-                 else "") + f" [{profile.section('penalty')}]")
+                 else "") + f" [{SECTIONS[a.kind]}]")
         if a.continuing:
             c = a.continuing
             print(f"  continuing {c['days']} days to {c['until']}: {c['separate_violations']} "
                   f"separate violations, total ${c['total_fine_min']:,.0f} to "
                   f"${c['total_fine_max']:,.0f}"
                   + (f", imprisonment up to {c['total_imprisonment_max_days']} days"
-                     if c["total_imprisonment_max_days"] else ""))
+                     if c["total_imprisonment_max_days"] else "") + f" ({c['reading']})")
     return 0
 
 

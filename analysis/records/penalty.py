@@ -12,8 +12,12 @@ Decisions taken from the chapter's text (docs/DESIGN.md, "Construction-phase rec
   each day (criminal) or each week or part of a week (civil) it lasts: "each day's (week's)
   continued violation" is a separate violation added to the first, so 15 days are 3 civil
   violations (the first, and two weeks' continuation), 7 days are 1.
-- With ``continuing_violations_escalate`` the separate violations are numbered on after the
-  offences counted (the second is a second violation within five years of the first).
+- With ``[penalty] <kind>_continuing_violations_escalate`` the separate violations are numbered
+  on after the offences counted (the second is a second violation within five years of the
+  first); without it each is priced at the offence number the history gives. The default
+  profile escalates civil violations (F counts "violations") and not criminal ones (E prices
+  offences "for conviction of" them; a day's continuation is no further conviction). The
+  output states the reading applied and cites only the section of the kind assessed.
 """
 from __future__ import annotations
 
@@ -27,9 +31,23 @@ from .csv_rows import parse_date, read_csv
 from ..errors import InputError
 from ..profile import RulesProfile
 
-__all__ = ["KINDS", "Offence", "Assessment", "read_history", "years_after", "assess_penalty"]
+__all__ = ["KINDS", "SECTIONS", "Offence", "Assessment", "read_history", "years_after", "assess_penalty"]
 
 KINDS = ("criminal", "civil")
+SECTIONS = {"criminal": "Enforcement E", "civil": "Enforcement F"}  # the section each applies
+_READINGS = {
+    ("criminal", False): ("each day's continued violation is a separate additional violation, "
+                          "priced at the offence number the conviction history gives: the "
+                          "higher ranges are \"for conviction of\" a second or third offence"),
+    ("criminal", True): ("each day's continued violation is numbered on as a further offence "
+                         "(the profile's reading; Enforcement E prices offences \"for "
+                         "conviction of\" them)"),
+    ("civil", True): ("each week's continued violation is a separate additional violation, "
+                      "numbered on after the violations counted (Enforcement F counts "
+                      "violations committed within five years of the first)"),
+    ("civil", False): ("each week's continued violation is a separate additional violation, "
+                       "priced at the violation number the history gives"),
+}
 
 
 @dataclass(frozen=True)
@@ -56,6 +74,7 @@ class Assessment:
     def to_dict(self) -> dict:
         """CONTRACT.md's ``penalty --json`` (``continuing`` only where an end date is given)."""
         out = {"person": self.person, "on": self.on.isoformat(), "kind": self.kind,
+               "section": SECTIONS[self.kind],
                "offence_number": self.offence_number, "fine_min": self.fine_min,
                "fine_max": self.fine_max, "imprisonment_max_days": self.imprisonment_max_days,
                "counted": [d.isoformat() for d in self.counted]}
@@ -129,12 +148,13 @@ def assess_penalty(history: list[Offence], person: str, on: date, kind: str,
         unit = profile.penalty.separate_violation_days(kind)
         days = (until - on).days + 1
         separate = 1 + (days - 1) // unit  # the first, and one per whole unit it continued
-        escalate = profile.penalty.continuing_violations_escalate
+        escalate = profile.penalty.escalates(kind)
         ranges = [_schedule(profile, kind, number + i if escalate else number)
                   for i in range(separate)]
         assessment.continuing = {
             "from": on.isoformat(), "until": until.isoformat(), "days": days,
             "separate_violations": separate,
+            "reading": _READINGS[(kind, escalate)],
             "total_fine_min": sum(r[0] for r in ranges),
             "total_fine_max": sum(r[1] for r in ranges),
             "total_imprisonment_max_days": jail * separate,

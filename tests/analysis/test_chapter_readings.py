@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from datetime import date
 
 import pandas as pd
 import pytest
@@ -14,6 +15,7 @@ from analysis.checks.conditions import check_condition_b, check_condition_c
 from analysis.checks.map_scale import check_site_map_scale
 from analysis.cli.app import main
 from analysis.profile import load_profile
+from analysis.records.penalty import assess_penalty
 from analysis.reference.read import open_reference
 from analysis.review import review_site
 from analysis.siteplan.plan import load_site_plan
@@ -241,3 +243,19 @@ def test_p12_what_is_not_checked_is_said(demo, section):
     listed = [n for n in result["not_checked"] if n["section"] == section]
     assert listed and all(set(n) == {"section", "duty", "reason"} and n["duty"] and n["reason"]
                           for n in listed)
+
+
+# --- point 10: 'for conviction of a second offence'; 'Each day's continued violation' ------
+def test_p10_each_days_continued_violation_is_not_a_further_conviction():
+    # three days of a first-time criminal violation: three first offences, 14 days each at most
+    a = assess_penalty([], "A", date(2027, 6, 1), "criminal", PROFILE, until=date(2027, 6, 3))
+    c = a.continuing
+    assert (c["separate_violations"], c["total_fine_min"], c["total_fine_max"]) == (3, 0.0, 1050.0)
+    assert c["total_imprisonment_max_days"] == 42
+    assert '"for conviction of"' in c["reading"] and a.to_dict()["section"] == "Enforcement E"
+
+
+def test_p10_civil_violations_may_escalate_and_say_so():
+    a = assess_penalty([], "A", date(2027, 6, 1), "civil", PROFILE, until=date(2027, 6, 15))
+    assert a.continuing["total_fine_max"] == 350.0 + 700.0 + 1000.0
+    assert "numbered on" in a.continuing["reading"] and a.to_dict()["section"] == "Enforcement F"

@@ -61,7 +61,8 @@ def test_penalty_json_is_the_contract(capsys):
                        "--json", "-")
     assert code == 0
     assert json.loads(out) == {"person": "Forest Road Commons LLC", "on": "2027-06-12",
-                               "kind": "civil", "offence_number": 3, "fine_min": 700.0,
+                               "kind": "civil", "section": "Enforcement F",
+                               "offence_number": 3, "fine_min": 700.0,
                                "fine_max": 1000.0, "imprisonment_max_days": 0,
                                "counted": ["2023-05-01", "2025-09-10"]}
 
@@ -70,8 +71,10 @@ def test_penalty_continuing_prints_the_total(capsys):
     code, out, _ = run(capsys, "penalty", "--history", RECORDS / "history.csv", "--person",
                        "J. Example", "--on", "2026-06-01", "--until", "2026-06-03", "--kind", "criminal")
     assert code == 0
-    # 2022-01-15 counts: three daily violations numbered 2, 3, 4 -> 350+700+700 to 700+1000+1000.
-    assert "offence number 2" in out and "3 separate violations, total $1,750 to $2,700" in out
+    # 2022-01-15 counts: three daily violations, each priced as the second offence the
+    # conviction history gives (Enforcement E; issue 18): 3 x 350 to 3 x 700.
+    assert "offence number 2" in out and "3 separate violations, total $1,050 to $2,100" in out
+    assert "[Enforcement E]" in out and "Enforcement F" not in out
 
 
 @pytest.mark.parametrize("option", ["--on", "--until"])

@@ -65,9 +65,11 @@ def test_separate_violations(kind, days, separate):
     on = date(2027, 6, 1)
     a = assess_penalty([], "A", on, kind, PROFILE, until=on + timedelta(days=days - 1))
     assert a.continuing["separate_violations"] == separate
-    # Escalating: violation k of the run is the k-th offence; third and later share a range.
+    # Civil escalates: violation k of the run is the k-th; third and later share a range.
+    # Criminal does not: each day is priced as the first offence (issue 18).
     fines = PROFILE.penalty.fines(kind)
-    ranges = [fines[min(k, 3) - 1] for k in range(1, separate + 1)]
+    ranges = [fines[min(k, 3) - 1] if kind == "civil" else fines[0]
+              for k in range(1, separate + 1)]
     assert a.continuing["total_fine_min"] == sum(r[0] for r in ranges)
     assert a.continuing["total_fine_max"] == sum(r[1] for r in ranges)
     assert a.continuing["total_imprisonment_max_days"] == (14 * separate if kind == "criminal" else 0)
@@ -75,7 +77,7 @@ def test_separate_violations(kind, days, separate):
 
 def test_fifteen_day_civil_violation_without_escalation():
     flat = dataclasses.replace(PROFILE, penalty=dataclasses.replace(
-        PROFILE.penalty, continuing_violations_escalate=False))
+        PROFILE.penalty, civil_continuing_violations_escalate=False))
     a = assess_penalty([], "A", date(2027, 6, 1), "civil", flat, until=date(2027, 6, 15))
     assert (a.continuing["separate_violations"], a.continuing["total_fine_max"]) == (3, 3 * 350.0)
 
@@ -83,6 +85,7 @@ def test_fifteen_day_civil_violation_without_escalation():
 def test_contract_json_shape():
     a = assess_penalty(history(FIRST), "Forest Road Commons LLC", date(2022, 1, 1), "civil", PROFILE)
     assert a.to_dict() == {"person": "Forest Road Commons LLC", "on": "2022-01-01", "kind": "civil",
+                           "section": "Enforcement F",
                            "offence_number": 2, "fine_min": 350.0, "fine_max": 700.0,
                            "imprisonment_max_days": 0, "counted": ["2021-03-01"]}
 

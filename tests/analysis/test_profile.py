@@ -26,7 +26,9 @@ THROUGH = {"profile.name": r"\bprofile\.name\b", "profile.area_crs": r"\bprofile
            "penalty.criminal_fines": r"\.penalty\.fines\(",
            "penalty.civil_fines": r"\.penalty\.fines\(",
            "penalty.criminal_separate_violation_days": r"\.penalty\.separate_violation_days\(",
-           "penalty.civil_separate_violation_days": r"\.penalty\.separate_violation_days\("}
+           "penalty.civil_separate_violation_days": r"\.penalty\.separate_violation_days\(",
+           "penalty.criminal_continuing_violations_escalate": r"\.penalty\.escalates\(",
+           "penalty.civil_continuing_violations_escalate": r"\.penalty\.escalates\("}
 
 
 def test_default_profile_holds_the_chapter_thresholds():
