@@ -249,6 +249,11 @@ class RulesProfile:
         """``acres >= threshold``, within the profile's round-off tolerance."""
         return acres >= threshold - self.measurement.threshold_tolerance_acres
 
+    def near(self, acres: float, threshold: float) -> bool:
+        """``acres`` within the measurement's uncertainty (the round-off tolerance) of
+        ``threshold``: a decision on it is ``needs_review``."""
+        return abs(acres - threshold) <= self.measurement.threshold_tolerance_acres
+
     def exceeds(self, acres: float, threshold: float) -> bool:
         """``acres > threshold``, beyond the profile's round-off tolerance."""
         return acres > threshold + self.measurement.threshold_tolerance_acres

@@ -5,14 +5,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
+from pyproj import CRS, Geod, Transformer
 
 from ..units import acres
 from .base import Check, CheckResult
-from ..findings import INFO, Finding
+from ..findings import INFO, NEEDS_REVIEW, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
 
-__all__ = ["CHECKS", "DisturbedArea", "disturbed_area", "check_applicability"]
+__all__ = ["CHECKS", "DisturbedArea", "disturbed_area", "ellipsoidal_acres", "acres_text",
+           "check_applicability"]
+
+SQ_M_PER_ACRE = 4046.8564224  # the international acre
 
 
 @dataclass
@@ -20,13 +24,47 @@ class DisturbedArea:
     """The union of all disturbance: ground disturbed in two polygons counts once."""
 
     geometry: object
-    acres: float
+    acres: float  # planar, in the area CRS (the measurements' disturbed_acres)
+    true_acres: float = float("nan")  # on the ellipsoid: the threshold decisions read it
+    method: str = ""  # how true_acres was measured, for the findings
+
+    def __post_init__(self) -> None:
+        if self.true_acres != self.true_acres:  # not given: the planar area stands
+            self.true_acres = self.acres
+            self.method = self.method or "planar"
 
 
 def disturbed_area(site: SitePlan) -> DisturbedArea:
     frame = site.layers["disturbance"]
     union = shapely.union_all(np.asarray(frame.geometry.values, dtype=object))
-    return DisturbedArea(geometry=union, acres=acres(union, site.area_crs))
+    true, method = ellipsoidal_acres(union, site.area_crs)
+    return DisturbedArea(geometry=union, acres=acres(union, site.area_crs), true_acres=true,
+                         method=method)
+
+
+def ellipsoidal_acres(geometry, crs) -> tuple[float, str]:
+    """The area of ``geometry`` (in ``crs``) on ``crs``'s ellipsoid (pyproj ``Geod``, as QGIS's
+    measure tool), in acres, and the method said in words."""
+    crs = CRS.from_user_input(crs)
+    geographic = crs.geodetic_crs
+    if geometry is None or shapely.is_empty(geometry) or geographic is None:
+        return float(acres(geometry, crs)) if geometry is not None else 0.0, "planar"
+    to_degrees = Transformer.from_crs(crs, geographic, always_xy=True)
+    lonlat = shapely.transform(geometry, lambda xy: np.column_stack(
+        to_degrees.transform(xy[:, 0], xy[:, 1])))
+    ellipsoid = geographic.ellipsoid
+    geod = Geod(a=ellipsoid.semi_major_metre, rf=ellipsoid.inverse_flattening)
+    area, _perimeter = geod.geometry_area_perimeter(lonlat)
+    return abs(area) / SQ_M_PER_ACRE, f"ellipsoidal area on {ellipsoid.name}, pyproj Geod"
+
+
+def acres_text(value: float, threshold: float) -> str:
+    """``value`` in acres, with the decimals it needs not to read as ``threshold``
+    (0.99982 is "0.9998", never "1.00" beside "under 1")."""
+    for decimals in (2, 4, 6):
+        if round(value, decimals) != threshold or value == threshold:
+            return f"{value:.{decimals}f}"
+    return f"{value:.8f}"
 
 
 def check_applicability(site: SitePlan, disturbed: DisturbedArea,
@@ -35,20 +73,28 @@ def check_applicability(site: SitePlan, disturbed: DisturbedArea,
     limit = profile.applicability.min_disturbed_acres
     plan_limit = profile.applicability.min_common_plan_acres
     common_plan = site.project.get("common_plan_acres")
-    by_area = profile.at_least(disturbed.acres, limit)
+    true = disturbed.true_acres
+    by_area = profile.at_least(true, limit)
     by_plan = common_plan is not None and profile.at_least(common_plan, plan_limit)
+    near = profile.near(true, limit) and not by_plan
     required = by_area or by_plan
-    if by_area:
-        why = f"{disturbed.acres:.2f} acres disturbed, at or above the {limit:g}-acre threshold"
+    size = f"{acres_text(true, limit)} acres disturbed ({disturbed.method})"
+    if near:
+        why = (f"{size}, within the measurement's uncertainty "
+               f"({profile.measurement.threshold_tolerance_acres:g} acre) of the {limit:g}-acre "
+               "threshold: taken as a land development activity; confirm the disturbed area")
+    elif by_area:
+        why = f"{size}, at or above the {limit:g}-acre threshold"
     elif by_plan:
-        why = (f"{disturbed.acres:.2f} acres disturbed, but part of a common plan of development "
+        why = (f"{size}, but part of a common plan of development "
                f"or sale of {common_plan:.2f} acres (at or above {plan_limit:g} acre)")
     else:
-        why = (f"{disturbed.acres:.2f} acres disturbed, under the {limit:g}-acre threshold, and "
+        why = (f"{size}, under the {limit:g}-acre threshold, and "
                f"no common plan of {plan_limit:g} acre or more")
     verdict = "a SWPPP is required" if required else "no SWPPP is required"
-    finding = Finding("applicability", INFO, profile.section("applicability"),
-                      f"{why}: {verdict}", value=disturbed.acres, limit=limit, units="acres",
+    finding = Finding("applicability", NEEDS_REVIEW if near else INFO,
+                      profile.section("applicability"),
+                      f"{why}: {verdict}", value=true, limit=limit, units="acres",
                       features=site.labels("disturbance"), geometry=disturbed.geometry)
     return finding, required
 
@@ -57,7 +103,10 @@ def check_applicability(site: SitePlan, disturbed: DisturbedArea,
 
 def _run(context, progress) -> CheckResult:
     finding, required = check_applicability(context.site, context.disturbed, context.profile)
-    return CheckResult([finding], {"disturbed_acres": context.disturbed.acres},
+    disturbed = context.disturbed
+    return CheckResult([finding], {"disturbed_acres": disturbed.acres,
+                                   "disturbed_acres_ellipsoidal": disturbed.true_acres,
+                                   "threshold_area_method": disturbed.method},
                        {"swppp_required": required})
 
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .applicability import DisturbedArea
+from .applicability import DisturbedArea, acres_text
 from .base import Check, CheckResult
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, Finding
 from ..profile import RulesProfile
@@ -43,15 +43,26 @@ class ProjectSize:
     def known(self) -> bool:
         return self.low == self.high
 
+    def said_for(self, threshold: float) -> ProjectSize:
+        """``said`` with the acres written so as not to read as ``threshold``."""
+        return ProjectSize(self.low, self.high,
+                           self.said.replace("{acres}", acres_text(self.low, threshold)))
+
+
+def _uncertain(size: ProjectSize, threshold: float, profile: RulesProfile) -> str:
+    return (f"{size.said}, within the measurement's uncertainty "
+            f"({profile.measurement.threshold_tolerance_acres:g} acre) of the {threshold:g}-acre "
+            "threshold: confirm the disturbed area")
+
 
 def project_size(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfile) -> ProjectSize:
     """The site's disturbance, or its larger common plan's (Definitions, "Land development
     activity": it includes the common plan of development or sale), per the profile's reading
     of ``common_plan_acres`` (``[applicability] common_plan_acres_means``)."""
-    own = disturbed.acres
+    own = disturbed.true_acres
     plan = site.project.get("common_plan_acres")
     if plan is None or pd.isna(plan) or float(plan) <= own:
-        return ProjectSize(own, own, f"{own:.2f} acres disturbed")
+        return ProjectSize(own, own, f"{{acres}} acres disturbed ({disturbed.method})")
     plan = float(plan)
     if profile.applicability.common_plan_acres_means == "disturbed":
         return ProjectSize(plan, plan, (
@@ -68,8 +79,11 @@ def check_condition_b(site: SitePlan, disturbed: DisturbedArea,
                       profile: RulesProfile) -> tuple[Finding, Condition]:
     """Condition B: disturbance of five acres or more (SWPPP C(2)), the common plan's included."""
     limit = profile.condition_b.min_disturbed_acres
-    size = project_size(site, disturbed, profile)
+    size = project_size(site, disturbed, profile).said_for(limit)
     low, high = (profile.at_least(size.low, limit), profile.at_least(size.high, limit))
+    if size.known and profile.near(size.low, limit):
+        return _undecided("condition_b", _uncertain(size, limit, profile), site, size, limit,
+                          profile)
     if low != high:
         why = (f"{size.said}: whether the project disturbs {limit:g} acres or more is not known; "
                "give the common plan's disturbed acres")
@@ -87,6 +101,8 @@ def check_condition_c(site: SitePlan, disturbed: DisturbedArea,
     exempt = profile.condition_c.exempt_land_uses
     land_use = site.project["land_use"]
     size = project_size(site, disturbed, profile)
+    near = next((t for t in (low, high) if size.known and profile.near(size.low, t)), None)
+    size = size.said_for(near if near is not None else low)
 
     def in_range(acres: float) -> bool:
         return profile.at_least(acres, low) and not profile.at_least(acres, high)
@@ -97,6 +113,9 @@ def check_condition_c(site: SitePlan, disturbed: DisturbedArea,
     if land_use in exempt:
         why = f"{size.said}, but land use {land_use} is exempt"
         return _decided("condition_c", False, why, site, size, low, profile)
+    if near is not None:
+        return _undecided("condition_c", _uncertain(size, near, profile), site, size, low,
+                          profile)
     if straddles:
         why = (f"{size.said}: whether the project disturbs between {low:g} and {high:g} acres is "
                "not known; give the common plan's disturbed acres")

@@ -10,7 +10,7 @@ import pytest
 from shapely import LineString, Point
 
 from analysis.checklist.guarantees import check_guarantees
-from analysis.checks.applicability import disturbed_area
+from analysis.checks.applicability import check_applicability, disturbed_area, ellipsoidal_acres
 from analysis.checks.conditions import check_condition_b, check_condition_c
 from analysis.checks.map_scale import check_site_map_scale
 from analysis.cli.app import main
@@ -259,3 +259,39 @@ def test_p10_civil_violations_may_escalate_and_say_so():
     a = assess_penalty([], "A", date(2027, 6, 1), "civil", PROFILE, until=date(2027, 6, 15))
     assert a.continuing["total_fine_max"] == 350.0 + 700.0 + 1000.0
     assert "numbered on" in a.continuing["reading"] and a.to_dict()["section"] == "Enforcement F"
+
+
+# --- point 4: 'one or more acre'; 'five or more acres' at the threshold --------------------
+def planar_acres_for_true(true_acres):
+    """The planar (EPSG:2260) acres of a square at the village whose ellipsoidal area is
+    ``true_acres`` (the scale factor here is nearly constant over a few acres)."""
+    ratio = ellipsoidal_acres(square(true_acres), "EPSG:2260")[0] / true_acres
+    return true_acres / ratio
+
+
+@pytest.mark.parametrize("true_acres, rule, expected", [
+    (1.0, "applicability", "needs_review"),
+    (1.0, "condition_c", "needs_review"),
+    (5.0, "condition_b", "needs_review"),
+    (5.0, "condition_c", "needs_review"),
+    (0.999, "applicability", "info"),
+    (1.001, "condition_c", "info"),
+], ids=["1.000-true-acres-one-or-more-acre-needs-review", "1.000-C-between-one-and-five",
+        "5.000-true-acres-B-five-or-more-acres", "5.000-C-under-five",
+        "0.999-true-acres-under-one-acre", "1.001-true-acres-C-applies"])
+def test_p4_threshold_decisions_on_the_ellipsoidal_area(make_site, true_acres, rule, expected):
+    site = load_site_plan(make_site([square(planar_acres_for_true(true_acres))]), PROFILE)
+    disturbed = disturbed_area(site)
+    assert disturbed.true_acres == pytest.approx(true_acres, abs=1e-6)
+    assert disturbed.acres < disturbed.true_acres  # the State Plane grid reads less here
+    if rule == "applicability":
+        finding, _required = check_applicability(site, disturbed, PROFILE)
+    else:
+        check = check_condition_b if rule == "condition_b" else check_condition_c
+        finding, _condition = check(site, disturbed, PROFILE)
+    assert finding.status == expected, finding.message
+    assert "ellipsoidal area" in finding.message
+    assert f"{true_acres:.2f} acres disturbed" not in finding.message or \
+        round(true_acres, 2) != true_acres or expected == "needs_review"
+    if true_acres == 0.999:
+        assert "0.9990 acres disturbed" in finding.message  # never "1.00 ... under 1"
