@@ -195,10 +195,13 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
     if unlisted:
         notes.append(f"receiving water(s) {', '.join(unlisted)} not on the 303(d) list")
     overlaps = _tmdl_overlaps(tmdl_watersheds, disturbed, site, profile)
-    for fid, shed, shed_geometry, held in overlaps:
+    for fid, shed, shed_geometry, held, outfalls in overlaps:
+        where = (f"holds {held:.2f} acres of the disturbance" if held > 0 else
+                 f"receives the site's runoff at its discharge point(s) {', '.join(outfalls)}")
+        if held > 0 and outfalls:
+            where += f" and its discharge point(s) {', '.join(outfalls)}"
         line = (f"TMDL {shed['tmdl_id']} for {names.describe(shed['pollutants']) or 'no pollutant'}"
-                f": watershed {shed['watershed_id']} {_name(shed['name'])} holds {held:.2f} acres of the "
-                f"disturbance")
+                f": watershed {shed['watershed_id']} {_name(shed['name'])} {where}")
         source = shed["stormwater_source"]
         label = _label("tmdl_watersheds", fid, shed["watershed_id"])
         if pd.isna(source):
@@ -288,15 +291,30 @@ def _catchment_findings(receiving, wid, water, section, site) -> list[Finding]:
 
 
 def _tmdl_overlaps(watersheds, disturbed, site, profile):
-    """(index, row, geometry, acres of disturbance held) per watershed the disturbance overlaps."""
+    """(index, row, geometry, acres of disturbance held, discharge points inside) per watershed
+    the disturbance overlaps or a discharge point lies in: C(1) is about runoff "discharging
+    ... to ... a TMDL designated watershed", so an outfall inside one counts though the site
+    lies outside it."""
     if watersheds is None or not len(watersheds):
         return []
     inside = _overlapping(watersheds, disturbed, site, profile)
+    points = site.layer("discharge_point")
+    outfalls = [[] for _ in range(len(watersheds))]
+    if points is not None and len(points):
+        labels = feature_labels("discharge_point", points, "waterbody_id")
+        all_geometries = np.asarray(watersheds.geometry.values, dtype=object)
+        for label, point in zip(labels, points.geometry.values):
+            if point is None or shapely.is_empty(point):
+                continue
+            for k in np.flatnonzero(shapely.intersects(all_geometries, point)):
+                outfalls[k].append(label)
+                inside[k] = True
     frame = watersheds[inside]
+    kept = [o for o, keep in zip(outfalls, inside) if keep]
     geometries = np.asarray(frame.geometry.values, dtype=object)
     held = acres(shapely.intersection(geometries, disturbed.geometry), site.area_crs)
-    return [(i, row, g, float(a)) for (i, row), g, a in
-            zip(frame.iterrows(), geometries, np.atleast_1d(held))]
+    return [(i, row, g, float(a), o) for (i, row), g, a, o in
+            zip(frame.iterrows(), geometries, np.atleast_1d(held), kept)]
 
 
 def _overlapping(frame, disturbed, site, profile) -> np.ndarray:

@@ -295,3 +295,21 @@ def test_p4_threshold_decisions_on_the_ellipsoidal_area(make_site, true_acres, r
         round(true_acres, 2) != true_acres or expected == "needs_review"
     if true_acres == 0.999:
         assert "0.9990 acres disturbed" in finding.message  # never "1.00 ... under 1"
+
+
+# --- point 6: 'stormwater runoff ... discharging ... to ... a TMDL designated watershed' ----
+@pytest.mark.parametrize("outfall_x, expected", [(2000, "info"), (-2000, "not_applicable")],
+                         ids=["outfall-inside-the-TMDL-watershed", "outfall-outside"])
+def test_p6_runoff_discharging_to_a_tmdl_designated_watershed(make_site, make_reference,
+                                                              outfall_x, expected):
+    shed = (local_box(1000, -3000, 4000, 3000),  # east of the site, which lies at x -100..100
+            {"watershed_id": "W", "name": "Shed", "pollutants": "Phosphorus", "tmdl_id": "T",
+             "stormwater_source": 1})
+    site = load_site_plan(make_site([local_box(-100, 0, 100, 100)], discharge_points=[
+        (Point(X0 + outfall_x, Y0 + 50), "Brook", "NY-B")]), PROFILE)
+    review = review_site(site, PROFILE, reference=open_reference(
+        make_reference(tmdl_watersheds=[shed])), rules=["condition_a"])
+    finding = next(f for f in review.findings if f.rule == "condition_a")
+    assert finding.status == expected, finding.message
+    if expected == "info":
+        assert "receives the site's runoff at its discharge point(s)" in finding.message
