@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import pandas as pd
 
 from .certification import CertificationResult, check_contractor_certification
-from .items import DATA, ChecklistItem, checklist_items, item_ids
+from .items import DATA, ChecklistItem, checklist_items, item_ids, site_map_contents
 from ..checks.base import Check, CheckResult
 from ..errors import InputError
 from .esc_practices import check_esc_practices, summarise_esc_practices
@@ -182,8 +182,9 @@ class _Evidence:
     """Evaluates the checklist's evidence rules on one site plan."""
 
     def __init__(self, site: SitePlan, certification: CertificationResult,
-                 guarantees: GuaranteeResult):
+                 guarantees: GuaranteeResult, location_titles: Sequence[str] = ("location map",)):
         self.site, self.certification, self.guarantees = site, certification, guarantees
+        self.location_titles = [t.casefold() for t in location_titles]
 
     def holds(self, rule: str) -> tuple[bool, str]:
         """(whether the plan shows it, what shows it or what is lacking)."""
@@ -225,6 +226,8 @@ class _Evidence:
             return self.guarantees.met[argument], self.guarantees.evidence[argument]
         if kind == "submission":
             return False, "the site plan cannot show it"
+        if kind == "location_map":
+            return self._location_map()
         raise ValueError(f"unknown evidence rule {term!r} in {DATA}")
 
     def _layer(self, argument: str) -> tuple[bool, str]:
@@ -247,6 +250,17 @@ class _Evidence:
         return False, (f"{len(labels)} of {len(frame)} {name} features lack "
                        f"{' or '.join(names)}: {', '.join(labels[:5])}"
                        + (" ..." if len(labels) > 5 else ""))
+
+    def _location_map(self) -> tuple[bool, str]:
+        frame = self.site.layer("layout_scale")
+        if frame is None or len(frame) == 0:
+            return False, "no layout_scale sheet is a location map"
+        drawings = frame["drawing"] if "drawing" in frame.columns else [None] * len(frame)
+        for sheet, drawing in zip(frame["sheet"], drawings):
+            if (str(drawing).strip() == "location_map" if has_text(drawing)
+                    else any(t in str(sheet).casefold() for t in self.location_titles)):
+                return True, f"layout_scale: sheet {sheet}"
+        return False, "no layout_scale sheet is a location map"
 
     def _phasing(self) -> tuple[bool, str]:
         frame = self.site.layers["disturbance"]
@@ -317,10 +331,13 @@ def _applies(item: ChecklistItem, conditions, has_smp: bool) -> str:
 
 def build_checklist(site: SitePlan, conditions: Mapping, certification: CertificationResult,
                     guarantees: GuaranteeResult,
-                    confirmations: Sequence[Confirmation] = ()) -> list[dict]:
+                    confirmations: Sequence[Confirmation] = (),
+                    location_titles: Sequence[str] = ("location map",)) -> list[dict]:
     """One entry per item: ``{"item", "text", "status", "evidence", "due", "applies",
-    "confirmation"}`` (CONTRACT.md's four keys and three more)."""
-    evidence = _Evidence(site, certification, guarantees)
+    "confirmation"}`` (CONTRACT.md's four keys and three more); B(2)'s also ``contents``: each
+    content of the site map with its own status. ``location_titles``: the profile's
+    ``[site_map_scale] location_map_titles``."""
+    evidence = _Evidence(site, certification, guarantees, location_titles)
     submitted = _submissions(site)
     confirmed = {c.item: c for c in confirmations}
     smp = site.layer("smp")
@@ -352,10 +369,30 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
         confirmation = confirmed.get(item.item)
         if confirmation is not None:
             status = CONFIRMED
-        entries.append({"item": item.item, "text": item.text, "status": status, "evidence": said,
-                        "due": item.due, "applies": applies,
-                        "confirmation": confirmation.to_dict() if confirmation else None})
+        entry = {"item": item.item, "text": item.text, "status": status, "evidence": said,
+                 "due": item.due, "applies": applies,
+                 "confirmation": confirmation.to_dict() if confirmation else None}
+        if item.item == "B(2)":
+            entry["contents"] = _site_map_contents(evidence, item.item in submitted)
+            shown = sum(c["status"] == PROVIDED for c in entry["contents"])
+            entry["evidence"] += (f"; the site map shows {shown} of {len(entry['contents'])} "
+                                  "contents B(2) says it \"should show\" (each listed)")
+        entries.append(entry)
     return entries
+
+
+def _site_map_contents(evidence: _Evidence, submitted: bool) -> list[dict]:
+    """B(2)'s site-map contents (``analysis/data/site_map_contents.csv``), each with its status."""
+    out = []
+    for row in site_map_contents():
+        shown, text = evidence.holds(row["evidence"])
+        if not shown and submitted and "submission" in row["evidence"]:
+            shown, text = True, "a submission for B(2)"
+        out.append({"content": row["content"], "text": row["text"],
+                    "status": PROVIDED if shown else MISSING,
+                    "evidence": f"site plan: {text}" if shown and not text.startswith("a sub")
+                    else text if shown else f"not shown ({text})"})
+    return out
 
 
 def check_swppp_contents(checklist: Sequence[dict], profile: RulesProfile,
@@ -397,7 +434,8 @@ def check_contents(site: SitePlan, conditions: Mapping, profile: RulesProfile,
     certification = check_contractor_certification(site, profile)
     guarantees = check_guarantees(site, profile)
     esc = summarise_esc_practices(site)
-    checklist = build_checklist(site, conditions, certification, guarantees, confirmations)
+    checklist = build_checklist(site, conditions, certification, guarantees, confirmations,
+                                profile.site_map_scale.location_map_titles)
     findings = [check_swppp_contents(checklist, profile, swppp_required)]
     if swppp_required is False:  # nothing of a SWPPP is owed: say so once per rule
         findings += [Finding(rule, NOT_APPLICABLE, profile.section(rule),

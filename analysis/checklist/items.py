@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-__all__ = ["ChecklistItem", "checklist_items", "item_ids"]
+__all__ = ["ChecklistItem", "checklist_items", "item_ids", "site_map_contents"]
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "checklist.csv"
+CONTENTS = DATA.parent / "site_map_contents.csv"
 _APPLIES = ("always", "conditions", "facility", "on_request", "village_choice")
 _DUE = ("approval", "before_construction", "during_construction", "completion")
 
@@ -33,6 +34,13 @@ def checklist_items() -> tuple[ChecklistItem, ...]:
     items = tuple(ChecklistItem(**row) for row in rows)
     assert all(i.applies in _APPLIES and i.due in _DUE for i in items), DATA
     return items
+
+
+@cache
+def site_map_contents() -> tuple[dict, ...]:
+    """SWPPP B(2)'s site-map contents: ``content``, ``evidence`` rule and the chapter's ``text``."""
+    with open(CONTENTS, encoding="utf-8", newline="") as handle:
+        return tuple(csv.DictReader(line for line in handle if not line.startswith("#")))
 
 
 def item_ids() -> list[str]:

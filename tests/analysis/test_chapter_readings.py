@@ -313,3 +313,18 @@ def test_p6_runoff_discharging_to_a_tmdl_designated_watershed(make_site, make_re
     assert finding.status == expected, finding.message
     if expected == "info":
         assert "receives the site's runoff at its discharge point(s)" in finding.message
+
+
+# --- point 11: 'At a minimum, the site map should show ...' --------------------------------
+@pytest.mark.parametrize("content, status", [
+    ("location_map", "provided"), ("total_site_area", "provided"),
+    ("areas_of_disturbance", "provided"), ("existing_vegetation", "provided"),
+    ("drainage_patterns", "provided"), ("discharges", "provided"),
+    ("wetlands", "missing"), ("slopes", "missing"), ("off_site_storage", "missing")],
+    ids=lambda v: v)
+def test_p11_each_site_map_content_has_its_own_status(demo, content, status):
+    _status, result = demo
+    entry = next(e for e in result["checklist"] if e["item"] == "B(2)")
+    contents = {c["content"]: c["status"] for c in entry["contents"]}
+    assert len(contents) == 12 and contents[content] == status
+    assert "should show" in entry["evidence"]
