@@ -328,3 +328,7 @@ def test_p11_each_site_map_content_has_its_own_status(demo, content, status):
     contents = {c["content"]: c["status"] for c in entry["contents"]}
     assert len(contents) == 12 and contents[content] == status
     assert "should show" in entry["evidence"]
+
+
+def test_p12_data_repairs_cite_no_rule_of_the_chapter():
+    assert "not a rule of the chapter" in PROFILE.section("input_geometry")
