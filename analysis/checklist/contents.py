@@ -22,7 +22,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
@@ -369,14 +369,18 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
         confirmation = confirmed.get(item.item)
         if confirmation is not None:
             status = CONFIRMED
-        entry = {"item": item.item, "text": item.text, "status": status, "evidence": said,
-                 "due": item.due, "applies": applies,
-                 "confirmation": confirmation.to_dict() if confirmation else None}
-        if item.item == "B(2)":
-            entry["contents"] = _site_map_contents(evidence, item.item in submitted)
-            shown = sum(c["status"] == PROVIDED for c in entry["contents"])
-            entry["evidence"] += (f"; the site map shows {shown} of {len(entry['contents'])} "
-                                  "contents B(2) says it \"should show\" (each listed)")
+        contents = (_site_map_contents(evidence, item.item in submitted)
+                    if item.item == "B(2)" else None)
+        if contents is not None:
+            count = sum(c["status"] == PROVIDED for c in contents)
+            said += (f"; the site map shows {count} of {len(contents)} contents B(2) says it "
+                     "\"should show\" (each listed)")
+        entry: dict[str, Any] = {
+            "item": item.item, "text": item.text, "status": status, "evidence": said,
+            "due": item.due, "applies": applies,
+            "confirmation": confirmation.to_dict() if confirmation else None}
+        if contents is not None:
+            entry["contents"] = contents
         entries.append(entry)
     return entries
 

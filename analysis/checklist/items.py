@@ -37,7 +37,7 @@ def checklist_items() -> tuple[ChecklistItem, ...]:
 
 
 @cache
-def site_map_contents() -> tuple[dict, ...]:
+def site_map_contents() -> tuple[dict[str, str], ...]:
     """SWPPP B(2)'s site-map contents: ``content``, ``evidence`` rule and the chapter's ``text``."""
     with open(CONTENTS, encoding="utf-8", newline="") as handle:
         return tuple(csv.DictReader(line for line in handle if not line.startswith("#")))

@@ -149,7 +149,10 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
         return [Finding(RULE, NEEDS_REVIEW, section, f"Condition A not decided: {why}")], \
             Condition(False, [why], decided=False)
     names = PollutantNames.from_profile(profile)
-    triggers, undecided, notes, evidence_findings = [], [], [], []
+    triggers: list[str] = []
+    undecided: list[str] = []
+    notes: list[str] = []
+    evidence_findings: list[Finding] = []
     by_name_only = False
     concern = [names.sediment]
     found = set()
@@ -299,7 +302,7 @@ def _tmdl_overlaps(watersheds, disturbed, site, profile):
         return []
     inside = _overlapping(watersheds, disturbed, site, profile)
     points = site.layer("discharge_point")
-    outfalls = [[] for _ in range(len(watersheds))]
+    outfalls: list[list[str]] = [[] for _ in range(len(watersheds))]
     if points is not None and len(points):
         labels = feature_labels("discharge_point", points, "waterbody_id")
         all_geometries = np.asarray(watersheds.geometry.values, dtype=object)
