@@ -38,6 +38,7 @@ from ..units import CM_PER_INCH, FOOT_M, INCHES_PER_FOOT
 from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, Finding, HasFindings
 from ..profile import RulesProfile
+from ..siteplan.plan import has_text
 
 __all__ = ["CHECKS", "Sheet", "SheetScale", "LayoutMap", "read_sheet", "read_sheets", "sheet_scale",
            "sheet_footprint", "check_site_map_scale", "MapScaleCheck"]
@@ -410,7 +411,7 @@ class MapScaleCheck(HasFindings):
 
 def _location_map(title: str, drawing, titles: Sequence[str]) -> str:
     """Why the sheet ``title`` is a location map ('' where it is not one)."""
-    if drawing is not None and str(drawing).strip():
+    if has_text(drawing):
         return ("the layout_scale table says it is a location map"
                 if str(drawing).strip() == "location_map" else "")
     folded = " ".join(title.casefold().replace("_", " ").replace("-", " ").split())
