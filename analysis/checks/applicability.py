@@ -7,7 +7,7 @@ import numpy as np
 import shapely
 from pyproj import CRS, Geod, Transformer
 
-from ..units import acres
+from ..units import ACRE_M2, acres
 from .base import Check, CheckResult
 from ..findings import INFO, NEEDS_REVIEW, Finding
 from ..profile import RulesProfile
@@ -15,8 +15,6 @@ from ..siteplan.plan import SitePlan
 
 __all__ = ["CHECKS", "DisturbedArea", "disturbed_area", "ellipsoidal_acres", "acres_text",
            "check_applicability"]
-
-SQ_M_PER_ACRE = 4046.8564224  # the international acre
 
 
 @dataclass
@@ -55,7 +53,7 @@ def ellipsoidal_acres(geometry, crs) -> tuple[float, str]:
     ellipsoid = geographic.ellipsoid
     geod = Geod(a=ellipsoid.semi_major_metre, rf=ellipsoid.inverse_flattening)
     area, _perimeter = geod.geometry_area_perimeter(lonlat)
-    return abs(area) / SQ_M_PER_ACRE, f"ellipsoidal area on {ellipsoid.name}, pyproj Geod"
+    return abs(area) / ACRE_M2, f"ellipsoidal area on {ellipsoid.name}, pyproj Geod"
 
 
 def acres_text(value: float, threshold: float) -> str:
