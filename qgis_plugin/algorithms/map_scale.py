@@ -15,7 +15,9 @@ from .base import GPKG_FILTER, SwpppAlgorithm, role_parameter
 
 __all__ = ["MapScaleAlgorithm"]
 
-STATED_FIELDS = layer_spec("layout_scale").field_names  # sheet, scale_denominator
+# sheet, scale_denominator (required); drawing (optional: site_map or location_map)
+STATED_FIELDS = tuple(f.name for f in layer_spec("layout_scale").fields if f.column_required)
+DRAWING = "drawing"
 
 HELP = """<p>Checks that every site map is drawn at 1 inch = {p.site_map_scale.feet_per_inch:g} \
 feet or larger (SWPPP B(2)): scale denominator no more than the rules profile's limit \
@@ -154,10 +156,12 @@ def stated_scales(layer):
     for feature in layer.getFeatures():
         sheet, denominator = feature[fields["sheet"]], feature[fields["scale_denominator"]]
         sheet = None if _is_null(sheet) else str(sheet)
+        drawing = feature[fields[DRAWING]] if DRAWING in fields else None
         rows.append({"sheet": sheet,
-                     "scale_denominator": None if _is_null(denominator) else denominator})
+                     "scale_denominator": None if _is_null(denominator) else denominator,
+                     DRAWING: None if _is_null(drawing) else str(drawing)})
         labels.append(f"layout_scale:{sheet}" if sheet else f"layout_scale:#{feature.id()}")
-    return pd.DataFrame(rows, columns=list(STATED_FIELDS)), labels
+    return pd.DataFrame(rows, columns=[*STATED_FIELDS, DRAWING]), labels
 
 
 def _is_null(value):
