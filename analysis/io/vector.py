@@ -18,6 +18,7 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
+from ..crs import crs_of
 from ..errors import InputError
 
 try:  # pragma: no cover - which branch runs depends on the stack
@@ -151,7 +152,7 @@ def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
         return None
     if not crs_wkt:
         return None
-    crs = CRS.from_user_input(crs_wkt)
+    crs = crs_of(crs_wkt)
     if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES:
         return None
     return crs
@@ -176,8 +177,8 @@ def _geopackage_crs(path, layer):
         return False
     try:
         if str(organization).upper() == "EPSG" and code:
-            return CRS.from_epsg(int(code))
-        crs = CRS.from_wkt(definition)
+            return crs_of(f"EPSG:{int(code)}")
+        crs = crs_of(definition)
     except Exception:  # noqa: BLE001 - an odd definition: let the driver read it
         return None
     return False if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES else crs

@@ -17,8 +17,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import geopandas as gpd
 import numpy as np
 import shapely
-from pyproj import CRS
 
+from ..crs import crs_of, epsg_code, to_crs
 from ..errors import InputError
 from ..progress import Progress
 from .importer import REFERENCE_LAYERS, Candidate
@@ -235,7 +235,7 @@ class PostgisStore(ReferenceStore):
 
 
 def _srid(crs) -> int:
-    epsg = CRS.from_user_input(crs).to_epsg() if crs is not None else None
+    epsg = epsg_code(crs) if crs is not None else None
     if not epsg:
         raise InputError("PostGIS stores a layer in an EPSG coordinate system; this source's CRS "
                          "has no EPSG code", fix="reproject the source to an EPSG CRS first")
@@ -267,8 +267,8 @@ class PostgisReference:
     def read(self, layer: str, bounds, area_crs) -> gpd.GeoDataFrame:
         sql, ids = self.store.sql, self.store.ids
         spec = REFERENCE_LAYERS.get(layer)
-        area = CRS.from_user_input(area_crs)
-        area_srid = area.to_epsg()
+        area = crs_of(area_crs)
+        area_srid = epsg_code(area)
         if area_srid is None:
             raise InputError("the area CRS has no EPSG code, which PostGIS needs to transform to",
                              fix="use an EPSG area CRS in the profile")
@@ -295,8 +295,8 @@ class PostgisReference:
             rows = con.execute(query, (minx, miny, maxx, maxy, area_srid, step, found[0])).fetchall()
         geoms = shapely.from_wkb([bytes(r[-1]) for r in rows]) if rows else []
         frame = gpd.GeoDataFrame([r[:-1] for r in rows], columns=columns, geometry=list(geoms),
-                                 crs=CRS.from_epsg(found[0]))
-        frame = frame.to_crs(area)
+                                 crs=crs_of(f"EPSG:{found[0]}"))
+        frame = to_crs(frame, area)
         invalid = ~frame.geometry.is_valid
         if invalid.any():
             frame.loc[invalid, frame.geometry.name] = shapely.make_valid(

@@ -22,8 +22,9 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
-from pyproj import CRS, Transformer
+from pyproj import CRS
 
+from ..crs import crs_of, same_crs, to_crs, transformer
 from ..errors import InputError
 from .store import GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
@@ -85,11 +86,10 @@ def bounds_in_crs(bounds: Sequence[float], from_crs, to_crs) -> tuple[float, flo
     The edges are densified before transforming, so a box that curves in the other CRS is
     still covered, and a small margin is added.
     """
-    from_crs, to_crs = CRS.from_user_input(from_crs), CRS.from_user_input(to_crs)
-    if from_crs.equals(to_crs, ignore_axis_order=True):
+    if same_crs(from_crs, to_crs):
         return tuple(map(float, bounds))
-    transformer = Transformer.from_crs(from_crs, to_crs, always_xy=True)
-    minx, miny, maxx, maxy = transformer.transform_bounds(*bounds, densify_pts=_DENSIFY_POINTS)
+    minx, miny, maxx, maxy = transformer(from_crs, to_crs).transform_bounds(
+        *bounds, densify_pts=_DENSIFY_POINTS)
     pad = _BOX_PAD * max(maxx - minx, maxy - miny)
     return minx - pad, miny - pad, maxx + pad, maxy + pad
 
@@ -160,7 +160,7 @@ class Reference:
         """
         spec = SPECS[layer]
         actual = self.require(layer, needed_for)
-        area_crs = CRS.from_user_input(area_crs)
+        area_crs = crs_of(area_crs)
         frame = self._contract_frame(actual, spec, self._fetch_around(actual, bounds, area_crs))
         if not isinstance(frame, gpd.GeoDataFrame):
             raise InputError("the layer has no geometry", path=self.label, layer=actual,
@@ -231,7 +231,7 @@ class Reference:
                              fix="assign the layer's true CRS in QGIS and save it again")
         frame = self._fetch(actual, bounds_in_crs(bounds, area_crs, crs))
         if isinstance(frame, gpd.GeoDataFrame):
-            frame = frame.set_crs(crs, allow_override=True).to_crs(area_crs)
+            frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
         return frame
 
     # Validation of what is read -------------------------------------------------------------
@@ -359,7 +359,7 @@ def site_file_bounds(path, profile) -> Optional[tuple[float, float, float, float
     frames = [layers.get(name) for name in BOX_LAYERS]
     if not any(f is not None and len(f) for f in frames):
         return None
-    return _widened(frames, CRS.from_user_input(profile.area_crs), profile)
+    return _widened(frames, crs_of(profile.area_crs), profile)
 
 
 def _widened(frames, area_crs, profile) -> tuple[float, float, float, float]:

@@ -28,8 +28,8 @@ from typing import Optional
 import geopandas as gpd
 import numpy as np
 import shapely
-from pyproj import CRS
 
+from ..crs import crs_of, epsg_code
 from ..dates import parse_date
 from ..errors import InputError
 from ..io.files import staged
@@ -148,8 +148,8 @@ def check_still_current(layer: str, expected: Optional[int], found: Optional[int
 def _crs_text(crs) -> Optional[str]:
     if crs is None:
         return None
-    crs = CRS.from_user_input(crs)
-    epsg = crs.to_epsg()
+    crs = crs_of(crs)
+    epsg = epsg_code(crs)
     return f"EPSG:{epsg}" if epsg else crs.to_wkt()
 
 
@@ -396,8 +396,8 @@ class GeoPackageStore(ReferenceStore):
                 raise
 
     def _srs_id(self, con, crs) -> int:
-        crs = CRS.from_user_input(crs)
-        epsg = crs.to_epsg()
+        crs = crs_of(crs)
+        epsg = epsg_code(crs)
         if epsg:
             found = con.execute("SELECT srs_id FROM gpkg_spatial_ref_sys WHERE organization = "
                                 "'EPSG' AND organization_coordsys_id = ?", (epsg,)).fetchone()
