@@ -30,7 +30,8 @@ except ImportError:  # pragma: no cover
 
     ENGINE = "fiona"
 
-__all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE"]
+__all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
+           "read_geopackage_boxes", "gpkg_wkb"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
@@ -194,6 +195,61 @@ def _geopackage_srs_id(path, layer) -> Optional[int]:
     except sqlite3.Error:
         return None
     return int(row[0]) if row else None
+
+
+# Bytes of a GeoPackage geometry blob's envelope, by the envelope code in its flags.
+_ENVELOPE_BYTES = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}
+
+
+def gpkg_wkb(blob) -> Optional[bytes]:
+    """The WKB inside a GeoPackage geometry blob (after its header and envelope); None for none."""
+    if blob is None:
+        return None
+    blob = bytes(blob)
+    return blob[8 + _ENVELOPE_BYTES[(blob[3] >> 1) & 0b111]:]
+
+
+def read_geopackage_boxes(path: str | Path, layer: str,
+                          boxes: Sequence[Sequence[float]]) -> Optional[gpd.GeoDataFrame]:
+    """The features of a GeoPackage layer whose envelope meets any of ``boxes`` (minx, miny,
+    maxx, maxy in the layer's CRS), indexed by feature id, read in one query that joins the
+    boxes with the layer's R-tree; None where the layer has no R-tree (read it otherwise).
+
+    SQLite itself reads the file: the same on both stacks, and no feature passes through GDAL.
+    """
+    try:
+        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+            found = con.execute("SELECT table_name, column_name FROM gpkg_geometry_columns WHERE "
+                                "lower(table_name) = lower(?)", (layer,)).fetchone()
+            if found is None:
+                return None
+            table, column = found
+            rtree = f"rtree_{table}_{column}"
+            if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (rtree,)).fetchone():
+                return None
+            info = con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+            key = next((r[1] for r in info if r[5]), None)
+            if key is None:
+                return None
+            names = [r[1] for r in info if r[1] not in (key, column)]
+            con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, maxy REAL)")
+            con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)",
+                            [tuple(map(float, b)) for b in boxes])
+            rows = con.execute(
+                f"SELECT {', '.join(_quoted(c) for c in [key, *names, column])} FROM "
+                f"{_quoted(table)} WHERE {_quoted(key)} IN (SELECT r.id FROM temp.swppp_boxes b "
+                f"JOIN {_quoted(rtree)} r ON r.minx <= b.maxx AND r.maxx >= b.minx "
+                f"AND r.miny <= b.maxy AND r.maxy >= b.miny) ORDER BY {_quoted(key)}").fetchall()
+    except sqlite3.Error:
+        return None
+    fids = pd.Index([int(r[0]) for r in rows], name="fid")
+    attributes = pd.DataFrame([r[1:-1] for r in rows], index=fids, columns=names)
+    geometries = shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else []
+    return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(list(geometries), index=fids))
+
+
+def _quoted(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
 
 
 def write_geopackage(path: str | Path, layers: dict[str, pd.DataFrame]) -> None:

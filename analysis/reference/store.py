@@ -33,6 +33,7 @@ from ..crs import crs_of, epsg_code
 from ..dates import parse_date
 from ..errors import InputError
 from ..io.files import staged
+from ..io.vector import gpkg_wkb
 from ..progress import SILENT, Progress
 from .importer import REFERENCE_LAYERS, Candidate
 
@@ -260,18 +261,9 @@ def _envelope(blob):
     return minx, maxx, miny, maxy
 
 
-def _wkb(blob):
-    """The WKB inside a GeoPackage geometry blob (after its header and envelope)."""
-    if blob is None:
-        return None
-    blob = bytes(blob)
-    envelope = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}[(blob[3] >> 1) & 0b111]
-    return blob[8 + envelope:]
-
-
 def _register_gpkg_functions(con: sqlite3.Connection) -> None:
     """The ST_* functions GeoPackage R-tree triggers call, which plain SQLite lacks."""
-    con.create_function("gpkg_wkb", 1, _wkb, deterministic=True)
+    con.create_function("gpkg_wkb", 1, gpkg_wkb, deterministic=True)
     con.create_function("ST_IsEmpty", 1, lambda b: None if b is None else int(_envelope(b) is None),
                         deterministic=True)
     for index, name in enumerate(("ST_MinX", "ST_MaxX", "ST_MinY", "ST_MaxY")):
