@@ -151,7 +151,7 @@ def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs) -> None:
         inside_sq_ft = np.atleast_1d(square_feet(inside[start:stop], crs))
         adjacent_sq_ft = np.atleast_1d(square_feet(adjacent, crs))
         met = (inside_sq_ft >= minimum) | (adjacent_sq_ft >= minimum)
-        overlaps.wetlands[site] = [str(i) for i in ids[w[start:stop]][met]]
+        overlaps.wetlands[site] = sorted(str(i) for i in ids[w[start:stop]][met])
         if (inside_sq_ft >= minimum).any():
             overlaps.wetland_status[site] = "wetland"
         elif (adjacent_sq_ft >= minimum).any():

@@ -169,3 +169,34 @@ def test_repeated_site_ids_are_refused(tmp_path):
     frame.to_file(path, driver="GPKG")
     with pytest.raises(InputError, match="'A' is given twice"):
         read_sites(path, load_profile().area_crs)
+
+
+def test_geopackage_and_postgis_screens_agree(pg_schema, reference_file, sites_file, tmp_path):
+    """The same layers imported into a GeoPackage store and a PostGIS schema: the SQL screen
+    in the database gives each site the GeoPackage screen's answer and acres."""
+    from analysis.reference.importer import read_candidate
+    from analysis.reference.postgis import PostgisStore
+    from analysis.reference.store import GeoPackageStore
+    from analysis.screen.postgis import screen_postgis
+
+    conninfo, schema = pg_schema
+    store = GeoPackageStore(tmp_path / "store.gpkg")
+    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
+        candidate = read_candidate(layer, f"{reference_file}|layername={layer}")
+        store.import_candidate(candidate)
+        PostgisStore(conninfo, schema).import_candidate(candidate)
+    profile = load_profile()
+    sites = read_sites(sites_file, profile.area_crs)
+    in_file = screen_sites(sites, open_reference(store.path), profile).by_site()
+    in_database = screen_postgis(sites, f"{conninfo} schema={schema}", profile).by_site()
+    assert in_file.keys() == in_database.keys()
+    for site_id, row in in_file.items():
+        other = in_database[site_id]
+        for column in ("condition_a", "receiving_waters", "listed_waters", "tmdl_watersheds",
+                       "pollutants", "why", "wetland_status", "wetlands"):
+            assert other[column] == row[column], (site_id, column)
+        for column in ("site_acres", "tmdl_acres", "wetland_acres", "adjacent_area_acres"):
+            assert other[column] == pytest.approx(row[column], abs=1e-6), (site_id, column)
+    assert main(["screen", str(sites_file), "--reference", f"{conninfo} schema={schema}",
+                 "--output", str(tmp_path / "pg.csv"), "--quiet"]) == 0
+    assert (tmp_path / "pg.csv").read_text().count("\n") == len(in_file) + 1
