@@ -11,7 +11,8 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import islice
 
 import geopandas as gpd
 import pandas as pd
@@ -31,7 +32,8 @@ except ImportError:  # pragma: no cover
     ENGINE = "fiona"
 
 __all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
-           "read_geopackage_boxes", "gpkg_wkb"]
+           "read_geopackage_boxes", "gpkg_wkb", "read_layer_batches",
+           "layer_feature_count"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
@@ -83,6 +85,66 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
     if spatial and crs is not None:
         frame = frame.set_crs(crs, allow_override=True)
     return LayerData(name=layer, frame=frame, crs=crs, spatial=spatial)
+
+
+def read_layer_batches(path: str | Path, layer: str, size: int) -> Iterator[LayerData]:
+    """One layer read ``size`` features at a time (each batch as :func:`read_layer` reads a
+    layer), so that a statewide layer is never whole in memory: pyogrio reads each batch
+    through GDAL in one call; fiona iterates GDAL's reader, ``size`` features per frame."""
+    try:
+        if ENGINE == "pyogrio":
+            info = pyogrio.read_info(str(path), layer=layer)
+            crs = _defined_crs(path, layer, info.get("crs"))
+            start = 0
+            while True:
+                frame = pyogrio.read_dataframe(str(path), layer=layer, skip_features=start,
+                                               max_features=size, fid_as_index=True)
+                if not len(frame):
+                    return
+                frame.index.name = "fid"
+                yield _batch(layer, frame, crs)
+                start += len(frame)
+                if len(frame) < size:
+                    return
+        with _gdal_log_muted(), fiona.open(str(path), layer=layer) as src:
+            crs = _defined_crs(path, layer, src.crs_wkt or None)
+            columns = list(src.schema["properties"])
+            features = iter(src)
+            while True:
+                chunk = list(islice(features, size))
+                if not chunk:
+                    return
+                fids = pd.Index([int(f.id) for f in chunk], name="fid")
+                attributes = pd.DataFrame([dict(f.properties) for f in chunk], index=fids,
+                                          columns=columns)
+                geometries = [shapely.geometry.shape(f.geometry) if f.geometry else None
+                              for f in chunk]
+                yield _batch(layer, gpd.GeoDataFrame(
+                    attributes, geometry=gpd.GeoSeries(geometries, index=fids)), crs)
+    except InputError:
+        raise
+    except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
+                         layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
+
+
+def layer_feature_count(path: str | Path, layer: str) -> Optional[int]:
+    """How many features a layer says it holds (None where the driver cannot say cheaply)."""
+    try:
+        if ENGINE == "pyogrio":
+            count = pyogrio.read_info(str(path), layer=layer).get("features")
+        else:
+            with _gdal_log_muted(), fiona.open(str(path), layer=layer) as src:
+                count = len(src)
+    except Exception:  # noqa: BLE001 - a count is for the progress bar only
+        return None
+    return int(count) if count is not None and count >= 0 else None
+
+
+def _batch(layer, frame, crs) -> LayerData:
+    if crs is not None:
+        frame = frame.set_crs(crs, allow_override=True)
+    return LayerData(name=layer, frame=frame, crs=crs, spatial=True)
 
 
 def layer_crs(path: str | Path, layer: str) -> Optional[CRS]:

@@ -23,8 +23,8 @@ from ..errors import InputError
 from ..progress import Progress
 from .importer import REFERENCE_LAYERS, Candidate
 from .store import (HISTORY_TABLE, VERSION_FIELDS, VERSIONS_TABLE, ReferenceStore,
-                              VersionRow, check_still_current, chunk_size, debug_pause,
-                              frame_from_history, history_rows)
+                              VersionRow, check_still_current, frame_from_history, history_rows,
+                              written_batches)
 
 __all__ = ["split_schema", "connect", "PostgisStore", "PostgisReference", "DEFAULT_SCHEMA"]
 
@@ -150,8 +150,8 @@ class PostgisStore(ReferenceStore):
     def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
         """One transaction: new table filled and indexed, then swapped in with the version row."""
         sql, ids = self.sql, self.ids
-        layer, spec, frame = candidate.layer, REFERENCE_LAYERS[candidate.layer], candidate.frame
-        srid = _srid(frame.crs)
+        layer, spec = candidate.layer, REFERENCE_LAYERS[candidate.layer]
+        srid = _srid(candidate.crs)
         staged = f"{layer}__v{row.version}"
         columns = list(spec.fields)
         with connect(self.conninfo) as con, con.transaction():
@@ -172,22 +172,17 @@ class PostgisStore(ReferenceStore):
             insert = sql.SQL("INSERT INTO {} ({}, geom) VALUES ({}, ST_GeomFromWKB(%s, %s))").format(
                 ids.table(staged), sql.SQL(", ").join(map(sql.Identifier, columns)),
                 sql.SQL(", ").join(sql.Placeholder() * len(columns)))
-            values = frame[columns].to_numpy(dtype=object)
-            wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
+            history = sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s::jsonb, "
+                              "ST_GeomFromWKB(%s, %s))").format(ids.table(HISTORY_TABLE))
             with con.cursor() as cur:
-                step = chunk_size()
-                for start in range(0, len(frame), step):
-                    stop = min(start + step, len(frame))
-                    cur.executemany(insert, [(*v, w, srid) for v, w in zip(values[start:stop],
-                                                                            wkb[start:stop])])
-                    progress.step(0.1 + 0.8 * stop / len(frame), f"{stop} of {len(frame)} features")
-                    debug_pause(stop)
+                for piece, row.feature_count in written_batches(candidate, progress):
+                    values = piece[columns].to_numpy(dtype=object)
+                    wkb = shapely.to_wkb(np.asarray(piece.geometry.array), byte_order=1)
+                    cur.executemany(insert, [(*v, w, srid) for v, w in zip(values, wkb)])
+                    cur.executemany(history, [(*h, srid) for h in
+                                              history_rows(layer, piece, row.version)])
             con.execute(sql.SQL("CREATE INDEX {} ON {} USING gist (geom)").format(
                 sql.Identifier(f"{staged}_geom_idx"), ids.table(staged)))
-            with con.cursor() as cur:
-                cur.executemany(sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s::jsonb, "
-                                        "ST_GeomFromWKB(%s, %s))").format(ids.table(HISTORY_TABLE)),
-                                [(*h, srid) for h in history_rows(candidate, row.version)])
             con.execute(sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
                 ids.table(VERSIONS_TABLE), sql.SQL(", ").join(map(sql.Identifier, VERSION_FIELDS)),
                 sql.SQL(", ").join(sql.Placeholder() * len(VERSION_FIELDS))),
