@@ -2,9 +2,10 @@
 
 The GiST index of each layer answers ``&&`` against each site's box (widened by
 ``[reference] search_distance_ft`` and densified before it is transformed into the layer's
-SRID, as the GeoPackage screen reads); overlaps, wetland buffers and their unions are
-computed by PostGIS in the area CRS, invalid reference polygons repaired as the reader
-repairs them. The rows are decided by the same ``screen.decide`` as the GeoPackage screen.
+SRID, as the GeoPackage screen reads: a LATERAL subquery per site, fenced with OFFSET 0 so
+that the planner keeps the sites outside and the index inside); overlaps, wetland buffers and
+their unions are computed by PostGIS in the area CRS, invalid reference polygons repaired as
+the reader repairs them. The rows are decided by the same ``screen.decide`` as the GeoPackage screen.
 Identifiers are quoted by psycopg's ``sql`` module; values are parameters.
 """
 from __future__ import annotations
@@ -60,8 +61,9 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
             fixed = sql.SQL(_FIXED.format(g="ST_Transform(c.geom, %(area)s)"))
             query = sql.SQL(
                 "SELECT k, {fields}, ST_Area(ST_Intersection(g, site)) FROM (SELECT s.k, {cfields}, "
-                "{fixed} AS g, s.geom AS site FROM pg_temp.swppp_sites s JOIN {table} c "
-                "ON c.geom && ST_Transform(s.box, %(srid)s) WHERE c.geom IS NOT NULL {extra}) x "
+                "{fixed} AS g, s.geom AS site FROM pg_temp.swppp_sites s CROSS JOIN LATERAL "
+                "(SELECT * FROM {table} c WHERE c.geom && ST_Transform(s.box, %(srid)s) "
+                "AND c.geom IS NOT NULL {extra} OFFSET 0) c) x "
                 "WHERE ST_Intersects(g, site) AND ST_Area(ST_Intersection(g, site)) >= %(minimum)s "
                 "ORDER BY k").format(
                 fields=sql.SQL(", ").join(map(sql.Identifier, fields)),
@@ -126,8 +128,9 @@ def _wetland_query(sql, store):
         "WITH w AS (SELECT s.k, c.wetland_id, {fixed} AS g, CASE WHEN c.regulated = 1 THEN "
         "CASE WHEN c.adjacent_area_ft IS NULL OR c.adjacent_area_ft <= 0 THEN %(default)s "
         "ELSE c.adjacent_area_ft END ELSE 0 END AS reach, s.geom AS site "
-        "FROM pg_temp.swppp_sites s JOIN {table} c ON c.geom && ST_Transform(s.box, %(srid)s) "
-        "WHERE c.geom IS NOT NULL AND NOT ST_IsEmpty(c.geom)), "
+        "FROM pg_temp.swppp_sites s CROSS JOIN LATERAL (SELECT * FROM {table} c "
+        "WHERE c.geom && ST_Transform(s.box, %(srid)s) AND c.geom IS NOT NULL "
+        "AND NOT ST_IsEmpty(c.geom) OFFSET 0) c), "
         "z AS (SELECT k, wetland_id, g, ST_Buffer(g, reach * %(ft)s) AS zone, site FROM w), "
         "hit AS (SELECT k, wetland_id, ST_Intersection(g, site) AS inside, "
         "ST_Intersection(zone, site) AS near FROM z WHERE ST_Intersects(zone, site)), "

@@ -132,9 +132,14 @@ def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs) -> None:
     geometries = np.asarray(wetlands.geometry.values, dtype=object)
     if not len(geometries):
         return
-    reach = adjacent_distances_ft(wetlands, profile)
-    zones = shapely.buffer(geometries, reach * (FOOT_M / unit_metres(crs)))
-    s, w = shapely.STRtree(sites).query(zones, predicate="intersects")[::-1]
+    reach = adjacent_distances_ft(wetlands, profile) * (FOOT_M / unit_metres(crs))
+    # Pairs within reach first (no buffer needed), then the review's test on their buffers only.
+    s, w = shapely.STRtree(sites).query(geometries, predicate="dwithin", distance=reach)[::-1]
+    used = np.unique(w)
+    zones = np.empty(len(geometries), dtype=object)
+    zones[used] = shapely.buffer(geometries[used], reach[used])
+    meet = shapely.intersects(zones[w], sites[s])
+    s, w = s[meet], w[meet]
     order = np.lexsort((w, s))
     s, w = s[order], w[order]
     inside = shapely.intersection(geometries[w], sites[s])
@@ -144,10 +149,13 @@ def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs) -> None:
     starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]]) if len(s) else np.array([], dtype=int)
     for start, stop in zip(starts, np.r_[starts[1:], len(s)].astype(int)):
         site = int(s[start])
-        wet = shapely.union_all(inside[start:stop])
-        adjacent = shapely.difference(near[start:stop], wet)
+        # One piece needs no union; a site in no wetland has nothing to take from its zones.
+        wet = inside[start] if stop - start == 1 else shapely.union_all(inside[start:stop])
+        adjacent = (near[start:stop] if shapely.is_empty(wet)
+                    else shapely.difference(near[start:stop], wet))
         overlaps.wetland_acres[site] = acres(wet, crs)
-        overlaps.adjacent_acres[site] = acres(shapely.union_all(adjacent), crs)
+        overlaps.adjacent_acres[site] = acres(adjacent[0] if stop - start == 1
+                                              else shapely.union_all(adjacent), crs)
         inside_sq_ft = np.atleast_1d(square_feet(inside[start:stop], crs))
         adjacent_sq_ft = np.atleast_1d(square_feet(adjacent, crs))
         met = (inside_sq_ft >= minimum) | (adjacent_sq_ft >= minimum)
