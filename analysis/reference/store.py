@@ -156,11 +156,12 @@ def _crs_text(crs) -> Optional[str]:
     return f"EPSG:{epsg}" if epsg else crs.to_wkt()
 
 
-def history_rows(layer: str, frame: gpd.GeoDataFrame, version: int):
+def history_rows(layer: str, frame: gpd.GeoDataFrame, version: int, wkb=None):
     """(layer, version, feature_id, attributes JSON, WKB) for every feature of ``frame`` (one
-    batch of the version being imported)."""
+    batch of the version being imported; ``wkb``: its geometries' WKB, where already made)."""
     spec = REFERENCE_LAYERS[layer]
-    wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
+    if wkb is None:
+        wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
     attributes = frame[list(spec.fields)].to_dict("records")
     return [(layer, version, str(a[spec.id_field]), json.dumps(a, sort_keys=True), g)
             for a, g in zip(attributes, wkb)]
@@ -251,10 +252,11 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def gpkg_blob(geoms, srs_id: int) -> list[bytes]:
-    """GeoPackage geometry blobs: header with the [minx, maxx, miny, maxy] envelope, then WKB."""
-    wkb = shapely.to_wkb(geoms, byte_order=1)
-    bounds = shapely.bounds(geoms)
+def gpkg_blob(geoms, srs_id: int, wkb=None, bounds=None) -> list[bytes]:
+    """GeoPackage geometry blobs: header with the [minx, maxx, miny, maxy] envelope, then WKB
+    (``wkb`` and ``bounds``, where already made, are not made again)."""
+    wkb = shapely.to_wkb(geoms, byte_order=1) if wkb is None else wkb
+    bounds = shapely.bounds(geoms) if bounds is None else bounds
     head = struct.Struct("<2sBBi4d")
     return [head.pack(b"GP", 0, 0b011, srs_id, b[0], b[2], b[1], b[3]) + w
             for b, w in zip(bounds, wkb)]
@@ -383,19 +385,31 @@ class GeoPackageStore(ReferenceStore):
                 self._drop_layer(con, layer)
                 self._create_layer(con, layer, spec, candidate.geometry_type(), srs_id)
                 columns = list(spec.fields)
-                insert = (f"INSERT INTO {_q(layer)} (geom, {', '.join(_q(c) for c in columns)}) "
-                          f"VALUES (?{', ?' * len(columns)})")
+                insert = (f"INSERT INTO {_q(layer)} (fid, geom, {', '.join(_q(c) for c in columns)}) "
+                          f"VALUES (?, ?{', ?' * len(columns)})")
+                # The R-tree is filled here from the envelopes already known (its triggers,
+                # which would call back into Python for every feature, come after the load).
+                rtree = f"INSERT INTO {_q(f'rtree_{layer}_geom')} VALUES (?, ?, ?, ?, ?)"
                 bounds = None
+                fid = 0
                 for piece, row.feature_count in written_batches(candidate, progress):
                     geoms = np.asarray(piece.geometry.array)
-                    blobs = gpkg_blob(geoms, srs_id)
+                    wkb = shapely.to_wkb(geoms, byte_order=1)
+                    envelopes = shapely.bounds(geoms)
+                    fids = range(fid + 1, fid + 1 + len(geoms))
+                    fid += len(geoms)
                     values = piece[columns].to_numpy(dtype=object)
-                    con.executemany(insert, [(b, *v) for b, v in zip(blobs, values)])
+                    con.executemany(insert, [(f, b, *v) for f, b, v in zip(
+                        fids, gpkg_blob(geoms, srs_id, wkb, envelopes), values)])
+                    con.executemany(rtree, [(f, e[0], e[2], e[1], e[3]) for f, e in
+                                            zip(fids, envelopes.tolist())])
                     con.executemany(f"INSERT INTO {_q(HISTORY_TABLE)} VALUES (?, ?, ?, ?, ?)",
-                                    history_rows(layer, piece, row.version))
+                                    history_rows(layer, piece, row.version, wkb))
                     box = shapely.total_bounds(geoms)
                     bounds = box if bounds is None else np.r_[np.minimum(bounds[:2], box[:2]),
                                                               np.maximum(bounds[2:], box[2:])]
+                for statement in _RTREE_TRIGGERS.format(t=layer).strip().split(";\n"):
+                    con.execute(statement.rstrip(";"))
                 if bounds is not None:
                     con.execute("UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, "
                                 "max_y = ? WHERE table_name = ?", (*map(float, bounds), layer))
@@ -492,8 +506,6 @@ class GeoPackageStore(ReferenceStore):
                     "miny, maxy)")
         con.execute("INSERT INTO gpkg_extensions VALUES (?, 'geom', 'gpkg_rtree_index', "
                     "'http://www.geopackage.org/spec120/#extension_rtree', 'write-only')", (layer,))
-        for statement in _RTREE_TRIGGERS.format(t=layer).strip().split(";\n"):
-            con.execute(statement.rstrip(";"))
         if "gpkg_ogr_contents" in self._tables(con):
             con.execute("INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?, NULL)",
                         (layer,))
