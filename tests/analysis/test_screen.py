@@ -200,3 +200,41 @@ def test_geopackage_and_postgis_screens_agree(pg_schema, reference_file, sites_f
     assert main(["screen", str(sites_file), "--reference", f"{conninfo} schema={schema}",
                  "--output", str(tmp_path / "pg.csv"), "--quiet"]) == 0
     assert (tmp_path / "pg.csv").read_text().count("\n") == len(in_file) + 1
+
+
+def test_since_names_exactly_the_sites_whose_water_was_newly_listed(reference_file, sites_file,
+                                                                   tmp_path, capsys):
+    """Version 2 of the 303(d) list adds NY9999-0001, the water Example Brook's catchment
+    drains to: the sites draining to it, and only those, change Condition A."""
+    from analysis.reference.importer import read_candidate
+    from analysis.reference.store import GeoPackageStore
+
+    store = GeoPackageStore(tmp_path / "store.gpkg")
+    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
+        store.import_candidate(read_candidate(layer, f"{reference_file}|layername={layer}"))
+    profile = load_profile()
+    sites = read_sites(sites_file, profile.area_crs)
+    before = screen_sites(sites, open_reference(store.path), profile).by_site()
+    waters = gpd.read_file(reference_file, layer="impaired_waters")
+    added = waters.iloc[[1]].copy()
+    added["waterbody_id"], added["pollutants"] = "NY9999-0001", "Phosphorus"
+    listed = tmp_path / "listed_v2.gpkg"
+    gpd.GeoDataFrame(pd.concat([waters, added], ignore_index=True), crs=waters.crs).to_file(
+        listed, layer="impaired_waters", driver="GPKG")
+    store.import_candidate(read_candidate("impaired_waters", listed))
+
+    expected = {k for k, row in before.items() if "NY9999-0001" in row["receiving_waters"].split(";")
+                and row["condition_a"] != APPLIES}
+    assert expected  # the random sites do reach that catchment
+    out = tmp_path / "since.json"
+    assert main(["screen", str(sites_file), "--reference", str(store.path), "--since", "1",
+                 "--json", str(out), "--quiet"]) == 0
+    since = json.loads(out.read_text())["since"]
+    assert since["layers"] == {"impaired_waters": {"from": 1, "to": 2}}
+    changed = {c["site_id"] for c in since["changes"]}
+    assert changed == expected
+    for change in since["changes"]:
+        assert (change["what"], change["after"]) == ("Condition A", APPLIES)
+        assert "303(d)-listed water NY9999-0001 newly listed" in change["because"]
+    assert main(["screen", str(sites_file), "--reference", str(store.path), "--since", "2"]) == 0
+    assert "since version 2: 0 site(s) changed" in capsys.readouterr().out
