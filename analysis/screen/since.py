@@ -60,8 +60,9 @@ def changes_since(sites: Sites, reference, since: int, profile: RulesProfile,
     version ``since`` of the layers differs from ``now`` (the screen against the current ones)."""
     store = open_store(reference) if not isinstance(reference, Reference) else reference._store()
     if store is None:
-        raise InputError("--since compares stored versions, and this reference is not a store "
-                         "made by swppp reference import", path=str(reference),
+        raise InputError("a comparison with an earlier version needs the stored versions, and "
+                         "this reference is not a store made by a reference import",
+                         path=str(reference),
                          fix="give the reference GeoPackage or PostGIS schema the imports went into",
                          parameter="since")
     frames, compared = {}, {}

@@ -55,7 +55,7 @@ def read_sites(path: str | Path, area_crs, layer: Optional[str] = None,
         layer = _first_spatial(path, names)
     elif layer not in names:
         raise InputError(f"the layer '{layer}' is missing (layers found: {', '.join(names)})",
-                         path=path, fix="name one of the layers found with --layer")
+                         path=path, fix="name one of the layers found", parameter="layer")
     data = read_layer(path, layer)
     frame = data.frame
     if not data.spatial or not len(frame):
@@ -109,7 +109,8 @@ def _id_field(path, layer, frame, given) -> Optional[str]:
         if given.lower() not in columns:
             raise InputError(f"the id field '{given}' is missing (fields found: "
                              f"{', '.join(map(str, columns.values())) or 'none'})", path=path,
-                             layer=layer, field=given, fix="name one of the fields found with --id")
+                             layer=layer, field=given, fix="name one of the fields found",
+                             parameter="id_field")
         return str(columns[given.lower()])
     return next((str(columns[n]) for n in ID_FIELDS if n in columns), None)
 
