@@ -58,11 +58,12 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
         _upload(con, sites, profile, area)
 
         def pairs(layer, fields, extra=""):
-            fixed = sql.SQL(_FIXED.format(g="ST_Transform(c.geom, %(area)s)"))
+            fixed = sql.SQL(_FIXED.format(g="c.t"))
             query = sql.SQL(
                 "SELECT k, {fields}, ST_Area(ST_Intersection(g, site)) FROM (SELECT s.k, {cfields}, "
                 "{fixed} AS g, s.geom AS site FROM pg_temp.swppp_sites s CROSS JOIN LATERAL "
-                "(SELECT * FROM {table} c WHERE c.geom && ST_Transform(s.box, %(srid)s) "
+                "(SELECT c.*, ST_Transform(c.geom, %(area)s) AS t FROM {table} c "
+                "WHERE c.geom && ST_Transform(s.box, %(srid)s) "
                 "AND c.geom IS NOT NULL {extra} OFFSET 0) c) x "
                 "WHERE ST_Intersects(g, site) AND ST_Area(ST_Intersection(g, site)) >= %(minimum)s "
                 "ORDER BY k").format(
@@ -123,12 +124,13 @@ def _ewkb(geometries, srid: int) -> list[str]:
 
 
 def _wetland_query(sql, store):
-    fixed = _FIXED.format(g="ST_Transform(c.geom, %(area)s)")
+    fixed = _FIXED.format(g="c.t")
     return sql.SQL(
         "WITH w AS (SELECT s.k, c.wetland_id, {fixed} AS g, CASE WHEN c.regulated = 1 THEN "
         "CASE WHEN c.adjacent_area_ft IS NULL OR c.adjacent_area_ft <= 0 THEN %(default)s "
         "ELSE c.adjacent_area_ft END ELSE 0 END AS reach, s.geom AS site "
-        "FROM pg_temp.swppp_sites s CROSS JOIN LATERAL (SELECT * FROM {table} c "
+        "FROM pg_temp.swppp_sites s CROSS JOIN LATERAL (SELECT c.*, "
+        "ST_Transform(c.geom, %(area)s) AS t FROM {table} c "
         "WHERE c.geom && ST_Transform(s.box, %(srid)s) AND c.geom IS NOT NULL "
         "AND NOT ST_IsEmpty(c.geom) OFFSET 0) c), "
         "z AS (SELECT k, wetland_id, g, ST_Buffer(g, reach * %(ft)s) AS zone, site FROM w "
