@@ -124,6 +124,9 @@ def _ewkb(geometries, srid: int) -> list[str]:
 
 
 def _wetland_query(sql, store):
+    """Per site and wetland met: inside and adjacent areas, and the site's totals. The steps are
+    MATERIALIZED: the planner, misjudging their sizes, would otherwise run the per-site union
+    again for every row it joins."""
     fixed = _FIXED.format(g="c.t")
     return sql.SQL(
         "WITH w AS (SELECT s.k, c.wetland_id, {fixed} AS g, CASE WHEN c.regulated = 1 THEN "
@@ -135,12 +138,12 @@ def _wetland_query(sql, store):
         "AND NOT ST_IsEmpty(c.geom) OFFSET 0) c), "
         "z AS (SELECT k, wetland_id, g, ST_Buffer(g, reach * %(ft)s) AS zone, site FROM w "
         "WHERE ST_DWithin(g, site, reach * %(ft)s)), "
-        "hit AS (SELECT k, wetland_id, ST_Intersection(g, site) AS inside, "
+        "hit AS MATERIALIZED (SELECT k, wetland_id, ST_Intersection(g, site) AS inside, "
         "ST_Intersection(zone, site) AS near FROM z WHERE ST_Intersects(zone, site)), "
-        "wet AS (SELECT k, ST_Union(inside) AS wet FROM hit GROUP BY k), "
-        "piece AS (SELECT h.k, h.wetland_id, h.inside, ST_Difference(h.near, wet.wet) AS adjacent "
+        "wet AS MATERIALIZED (SELECT k, ST_Union(inside) AS wet FROM hit GROUP BY k), "
+        "piece AS MATERIALIZED (SELECT h.k, h.wetland_id, h.inside, ST_Difference(h.near, wet.wet) AS adjacent "
         "FROM hit h JOIN wet USING (k)), "
-        "total AS (SELECT k, ST_Area(ST_Union(adjacent)) AS adjacent FROM piece GROUP BY k) "
+        "total AS MATERIALIZED (SELECT k, ST_Area(ST_Union(adjacent)) AS adjacent FROM piece GROUP BY k) "
         "SELECT p.k, p.wetland_id, ST_Area(p.inside), ST_Area(p.adjacent), ST_Area(wet.wet), "
         "total.adjacent FROM piece p JOIN wet USING (k) JOIN total USING (k) "
         "ORDER BY p.k, p.wetland_id").format(fixed=sql.SQL(fixed), table=store.ids.table("wetlands"))
