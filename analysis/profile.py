@@ -19,8 +19,6 @@ try:
 except ImportError:  # Python < 3.11 (QGIS on Windows ships 3.9)
     import tomli as tomllib
 
-from pyproj import CRS
-from pyproj.exceptions import CRSError
 
 from .errors import InputError
 
@@ -344,6 +342,9 @@ def _check_choices(profile: RulesProfile) -> None:
 
 def _check_area_crs(profile: RulesProfile) -> None:
     """[profile] area_crs must be a projected CRS with a linear unit (areas are planar in it)."""
+    from pyproj import CRS  # here, not at the top: ``swppp --help`` reads no CRS database
+    from pyproj.exceptions import CRSError
+
     value = profile.area_crs
     fix = 'give a projected CRS in feet or metres, e.g. area_crs = "EPSG:2260"'
     try:

@@ -20,7 +20,8 @@ from .findings import MAP_RULES, Finding, HasFindings
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
 from .reference.read import open_reference
-from .siteplan.plan import SitePlan, crs_label, load_site_plan
+from .crs import crs_label
+from .siteplan.plan import SitePlan, load_site_plan
 
 __all__ = ["Review", "review_site", "review_paths"]
 

@@ -10,6 +10,8 @@ import shapely
 from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
 
+from .crs import crs_of
+
 __all__ = ["ACRE_M2", "FOOT_M", "SQ_FT_PER_ACRE", "ACRES_PER_SQ_MI", "INCHES_PER_FOOT",
            "CM_PER_INCH", "MM_PER_INCH", "acres", "square_feet", "unit_metres", "feet", "crs_units"]
 
@@ -28,7 +30,7 @@ Geometries = Union[shapely.Geometry, ArrayLike]
 
 def unit_metres(crs: CrsLike) -> float:
     """Metres per linear unit of a projected CRS (US survey foot: 1200/3937)."""
-    crs = CRS.from_user_input(crs)
+    crs = crs_of(crs)
     if not crs.is_projected:
         raise ValueError(f"areas are measured in a projected CRS, not {crs.name}")
     return float(crs.axis_info[0].unit_conversion_factor)

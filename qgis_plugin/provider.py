@@ -13,6 +13,7 @@ from .algorithms.map_scale import MapScaleAlgorithm
 from .algorithms.reference_diff import ReferenceDiffAlgorithm
 from .algorithms.reference_import import ReferenceImportAlgorithm
 from .algorithms.review import ReviewAlgorithm
+from .algorithms.screen import ScreenAlgorithm
 from .algorithms.wetlands import WetlandsAlgorithm
 
 __all__ = ["SwpppProvider"]
@@ -46,6 +47,7 @@ class SwpppProvider(QgsProcessingProvider):
         self.addAlgorithm(EasementCoverageAlgorithm())
         self.addAlgorithm(ReferenceImportAlgorithm())
         self.addAlgorithm(ReferenceDiffAlgorithm())
+        self.addAlgorithm(ScreenAlgorithm())
         self.addAlgorithm(HydrologyAlgorithm())
         self.addAlgorithm(InspectionsAlgorithm())
         self.addAlgorithm(NoticeOfViolationAlgorithm())

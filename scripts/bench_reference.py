@@ -12,6 +12,9 @@ polygons, one invalid) tiled over a New York-sized grid until it holds at least 
 2. the time of reading the whole wetlands layer (what a naive review would do) and the ratio;
 3. QGIS's own ``native:extractbylocation`` + ``native:intersection`` of the wetlands with the
    disturbance, run through QGIS's Python (.venv/qgis/bin/python), and the ratio.
+
+``--smoke`` runs it all at a tiny size (a few thousand polygons) in a temporary folder: the
+test command runs it so the script cannot rot.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -177,14 +181,21 @@ def main(argv=None) -> int:
     parser.add_argument("--polygons", type=int, default=1_000_000)
     parser.add_argument("--skip-whole", action="store_true", help="do not read the whole layer")
     parser.add_argument("--skip-qgis", action="store_true", help="do not time QGIS")
+    parser.add_argument("--smoke", action="store_true", help="tiny size, a temporary folder")
     args = parser.parse_args(argv)
     if not NWI.is_file():
         print(f"{NWI} is absent: the benchmark tiles the real NWI extract", file=sys.stderr)
         return 2
-    target = BENCH / f"reference_{args.polygons // 1000}k.gpkg"
+    if args.smoke:
+        with tempfile.TemporaryDirectory(prefix="swppp-bench-") as folder:
+            return run(args, Path(folder) / "reference_smoke.gpkg", 3_000)
+    return run(args, BENCH / f"reference_{args.polygons // 1000}k.gpkg", args.polygons)
+
+
+def run(args, target: Path, polygons: int) -> int:
     if not target.is_file():
         start = time.perf_counter()
-        build(target, args.polygons)
+        build(target, polygons)
         print(f"built in {time.perf_counter() - start:.1f} s ({target.stat().st_size / 1e6:,.0f} MB)")
     check = time_check(target)
     print(f"one-site Condition A + wetlands check: {check['seconds']:.3f} s "

@@ -119,7 +119,8 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
     out.catchments = catchments[inside]
     labels = feature_labels("catchments", out.catchments, "catchment_id")
     for label, drains_to in zip(labels, out.catchments["drains_to"]):
-        for water in str(drains_to or "").split(";"):
+        # An empty drains_to (None, or NaN as a GeoPackage null is read) names no water.
+        for water in (str(drains_to).split(";") if has_text(drains_to) else []):
             if water.strip():
                 out.ids.setdefault(water_id(water), []).append(label)
     out.route = "catchments" if out.ids else "none"
@@ -284,7 +285,7 @@ def _catchment_findings(receiving, wid, water, section, site) -> list[Finding]:
     out = []
     for fid, row in frame.iterrows():
         label = _label("catchments", fid, row["catchment_id"])
-        if wid in [water_id(w) for w in str(row["drains_to"] or "").split(";")]:
+        if has_text(row["drains_to"]) and wid in [water_id(w) for w in str(row["drains_to"]).split(";")]:
             out.append(Finding(RULE, INFO, section,
                                f"Condition A: catchment {row['catchment_id']} {_name(row['name'])}, "
                                f"where the disturbance lies, drains to {wid} {_name(water['name'])}, "

@@ -31,8 +31,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import shapely
-from pyproj import CRS, Transformer
+from pyproj import CRS
 
+from ..crs import crs_of, transformer
 from ..errors import InputError
 from ..units import CM_PER_INCH, FOOT_M, INCHES_PER_FOOT
 from .base import Check, CheckResult
@@ -241,7 +242,7 @@ def sheet_scale(sheet: Sheet) -> SheetScale:
 
 def _ground_ft_per_pixel(sheet: Sheet):
     a, b, _, d, e, _ = sheet.transform
-    crs = _horizontal(CRS.from_wkt(sheet.crs_wkt))
+    crs = _horizontal(crs_of(sheet.crs_wkt))
     across, down = math.hypot(a, d), math.hypot(b, e)  # CRS units per pixel along col / row
     if crs.is_geographic:
         return _geodesic_ft_per_pixel(sheet, crs)
@@ -288,8 +289,7 @@ def sheet_footprint(sheet: Sheet, area_crs: CRS):
 
 def _in_area_crs(x, y, crs_wkt, area_crs):
     try:
-        transformer = Transformer.from_crs(CRS.from_wkt(crs_wkt), area_crs, always_xy=True)
-        x, y = transformer.transform(x, y)
+        x, y = transformer(crs_of(crs_wkt), area_crs).transform(x, y)
     except Exception as err:  # noqa: BLE001 - a footprint is decoration, never a reason to stop
         log.info("footprint not reprojected (a local grid?): %s", err)
         return None
@@ -337,7 +337,7 @@ def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame]
     limit = profile.site_map_scale.max_scale_denominator
     tolerance = profile.site_map_scale.scale_tolerance_ratio
     section = profile.section(RULE)
-    area_crs = CRS.from_user_input(area_crs or profile.area_crs)
+    area_crs = crs_of(area_crs or profile.area_crs)
     judge = _Judge(limit, tolerance, section)
     titles = profile.site_map_scale.location_map_titles
     findings, scales = [], []

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from ..crs import to_crs
 from ..dates import parse_date
 from ..units import acres
 from ..geometry import polygons
@@ -394,7 +395,7 @@ def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path
                               geometry=geometry, crs=crs) if geometry is not None else frame
     spec = SPECS["disturbance"]
     chosen = _validate_spatial(path, layer, spec, chosen, crs)
-    return _repair(spec, chosen.to_crs(profile.area_crs))
+    return _repair(spec, to_crs(chosen, profile.area_crs))
 
 
 def _phase_list(phases) -> str:

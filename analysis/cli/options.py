@@ -5,9 +5,9 @@ import argparse
 import json
 import sys
 from datetime import date
-from typing import TYPE_CHECKING, Any, Optional, overload
+from typing import TYPE_CHECKING, Any, Callable, Optional, overload
+from collections.abc import Iterator, Sequence
 
-from ..dates import require_date
 from ..errors import InputError
 from ..profile import DEFAULT_PROFILE
 from ..progress import SILENT, Progress
@@ -16,7 +16,49 @@ if TYPE_CHECKING:
     from ..siteplan.mapping import FieldMap
 
 __all__ = ["add_profile_option", "add_json_option", "add_map_option", "site_mapping",
-           "emit_json", "progress_bar", "clear_bar", "parse_day"]
+           "emit_json", "progress_bar", "clear_bar", "parse_day", "LazyChoices",
+           "describe_on_help"]
+
+
+class LazyChoices(Sequence):  # type: ignore[type-arg]
+    """An option's choices read on first use (argparse checks a value against them, ``--help``
+    of the command lists them): the parser is built without importing the library module
+    that declares them (``swppp --help`` loads no geopandas)."""
+
+    def __init__(self, load: Callable[[], Sequence[str]]):
+        self._load = load
+        self._values: Optional[list[str]] = None
+
+    def _all(self) -> list[str]:
+        if self._values is None:
+            self._values = list(self._load())
+        return self._values
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._all()
+
+
+def describe_on_help(parser: argparse.ArgumentParser, describe: Callable[[], str]) -> None:
+    """``parser``'s description made by ``describe`` when its help is shown, not when the
+    command line is built (a description that reads the rules profile costs ``swppp --help``
+    nothing)."""
+    show = parser.format_help
+
+    def format_help() -> str:
+        if parser.description is None:
+            parser.description = describe()
+        return show()
+
+    parser.format_help = format_help  # type: ignore[method-assign]
 
 
 def add_profile_option(parser: argparse.ArgumentParser) -> None:
@@ -89,6 +131,8 @@ def parse_day(text: Optional[str], option: str) -> Optional[date]:
     a date)."""
     if text is None:
         return None
+    from ..dates import require_date  # dates reads pandas values: loaded once a date is given
+
     day = require_date(text, option, fix=f"write {option} YYYY-MM-DD")
     if day is None:  # given, but blank: not the option left out
         raise InputError(f"{option} {text!r} is not an ISO date (YYYY-MM-DD)",

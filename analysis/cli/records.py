@@ -5,9 +5,8 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..profile import help_text
-from .options import (add_json_option, add_map_option, add_profile_option, emit_json, parse_day,
-                      site_mapping)
+from .options import (add_json_option, add_map_option, add_profile_option, describe_on_help,
+                      emit_json, parse_day, site_mapping)
 
 __all__ = ["register", "add_record_options"]
 
@@ -54,8 +53,8 @@ def register(commands) -> None:
     check.set_defaults(handler=_run_inspections)
 
     penalty = commands.add_parser(
-        "penalty", help="offence number and penalty ranges (Enforcement E, F)",
-        description=help_text(PENALTY_DESCRIPTION))
+        "penalty", help="offence number and penalty ranges (Enforcement E, F)")
+    describe_on_help(penalty, _penalty_description)
     penalty.add_argument("--history", metavar="HISTORY.csv", required=True,
                          help="earlier offences: person, date, kind")
     penalty.add_argument("--person", metavar="NAME", required=True)
@@ -75,6 +74,12 @@ def register(commands) -> None:
                      help="the notice as HTML (PDF: QGIS's swppp:nov algorithm)")
     add_profile_option(nov)
     nov.set_defaults(handler=_run_nov)
+
+
+def _penalty_description() -> str:
+    from ..profile import help_text
+
+    return help_text(PENALTY_DESCRIPTION)
 
 
 def _run_inspections(args) -> int:

@@ -4,12 +4,26 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..profile import load_profile
-from ..reference.importer import FORMATS, REFERENCE_LAYERS
-from ..reference.operations import diff_reference, import_reference, write_diff_layer
-from .options import add_json_option, add_profile_option, clear_bar, emit_json, progress_bar
+from collections.abc import Sequence
 
-__all__ = ["register"]
+from .options import (LazyChoices, add_json_option, add_profile_option, clear_bar, emit_json,
+                      progress_bar)
+
+__all__ = ["register", "layer_names", "formats"]
+
+
+def layer_names() -> Sequence[str]:
+    """The contract's reference layers (read when a command is parsed, not at ``--help``)."""
+    from ..reference.importer import REFERENCE_LAYERS
+
+    return sorted(REFERENCE_LAYERS)
+
+
+def formats() -> Sequence[str]:
+    """The source formats ``reference import`` reads."""
+    from ..reference.importer import FORMATS
+
+    return FORMATS
 
 
 def register(commands) -> None:
@@ -18,7 +32,7 @@ def register(commands) -> None:
         "reference", help="import, check and compare the reference layers (GIS staff)",
         description="Exit status: 0 done; 2 the input was refused (nothing changed).")
     sub = reference.add_subparsers(dest="reference_command", metavar="COMMAND", required=True)
-    layers = sorted(REFERENCE_LAYERS)
+    layers = LazyChoices(layer_names)
 
     def target(parser, flag):
         parser.add_argument(flag, dest="target", metavar="TARGET", required=True,
@@ -30,10 +44,11 @@ def register(commands) -> None:
     imp = sub.add_parser("import", help="import a new version of a reference layer",
                          description="Validates the source, then stores it as a new version in one "
                                      "transaction; a refused source (exit 2) changes nothing.")
-    imp.add_argument("layer", metavar="LAYER", choices=layers, help=", ".join(layers))
+    imp.add_argument("layer", metavar="LAYER", choices=layers, help="%(choices)s")
     imp.add_argument("source", metavar="SOURCE", help="source file (path or path|layername=NAME)")
     target(imp, "--into")
-    imp.add_argument("--format", default="ogr", choices=FORMATS, help="source format (default ogr)")
+    imp.add_argument("--format", default="ogr", choices=LazyChoices(formats), metavar="FORMAT",
+                     help="source format: %(choices)s (default ogr)")
     imp.add_argument("--geometry", metavar="FILE", help="geometries joined by id (attains, pwl)")
     imp.add_argument("--map", dest="mapping", metavar="MAPPING.toml", help="field mapping")
     imp.add_argument("--source-date", metavar="YYYY-MM-DD",
@@ -46,7 +61,7 @@ def register(commands) -> None:
     st.set_defaults(handler=_run_status)
 
     diff = sub.add_parser("diff", help="what changed between two versions of a layer")
-    diff.add_argument("layer", metavar="LAYER", choices=layers, help=", ".join(layers))
+    diff.add_argument("layer", metavar="LAYER", choices=layers, help="%(choices)s")
     target(diff, "--in")
     diff.add_argument("--from", dest="old", type=int, metavar="VERSION",
                       help="older version (default: the one before --to)")
@@ -57,6 +72,8 @@ def register(commands) -> None:
 
 
 def _run_import(args) -> int:
+    from ..reference.operations import import_reference
+
     progress = progress_bar(args.quiet)
     done = import_reference(args.layer, args.source, args.target, schema=args.schema, fmt=args.format,
                             geometry=args.geometry, mapping=args.mapping,
@@ -79,6 +96,7 @@ def _run_import(args) -> int:
 
 
 def _run_status(args) -> int:
+    from ..profile import load_profile
     from ..reference.connect import open_store
     from ..reference.store import status
 
@@ -103,6 +121,8 @@ def _run_status(args) -> int:
 
 
 def _run_diff(args) -> int:
+    from ..reference.operations import diff_reference, write_diff_layer
+
     diff = diff_reference(args.layer, args.target, schema=args.schema, old=args.old, new=args.new,
                           profile=args.profile)
     if args.output:

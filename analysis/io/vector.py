@@ -11,13 +11,15 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import islice
 
 import geopandas as gpd
 import pandas as pd
 import shapely
 from pyproj import CRS
 
+from ..crs import crs_of
 from ..errors import InputError
 
 try:  # pragma: no cover - which branch runs depends on the stack
@@ -29,7 +31,9 @@ except ImportError:  # pragma: no cover
 
     ENGINE = "fiona"
 
-__all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE"]
+__all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
+           "read_geopackage_boxes", "gpkg_wkb", "read_layer_batches",
+           "layer_feature_count"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
@@ -81,6 +85,66 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
     if spatial and crs is not None:
         frame = frame.set_crs(crs, allow_override=True)
     return LayerData(name=layer, frame=frame, crs=crs, spatial=spatial)
+
+
+def read_layer_batches(path: str | Path, layer: str, size: int) -> Iterator[LayerData]:
+    """One layer read ``size`` features at a time (each batch as :func:`read_layer` reads a
+    layer), so that a statewide layer is never whole in memory: pyogrio reads each batch
+    through GDAL in one call; fiona iterates GDAL's reader, ``size`` features per frame."""
+    try:
+        if ENGINE == "pyogrio":
+            info = pyogrio.read_info(str(path), layer=layer)
+            crs = _defined_crs(path, layer, info.get("crs"))
+            start = 0
+            while True:
+                frame = pyogrio.read_dataframe(str(path), layer=layer, skip_features=start,
+                                               max_features=size, fid_as_index=True)
+                if not len(frame):
+                    return
+                frame.index.name = "fid"
+                yield _batch(layer, frame, crs)
+                start += len(frame)
+                if len(frame) < size:
+                    return
+        with _gdal_log_muted(), fiona.open(str(path), layer=layer) as src:
+            crs = _defined_crs(path, layer, src.crs_wkt or None)
+            columns = list(src.schema["properties"])
+            features = iter(src)
+            while True:
+                chunk = list(islice(features, size))
+                if not chunk:
+                    return
+                fids = pd.Index([int(f.id) for f in chunk], name="fid")
+                attributes = pd.DataFrame([dict(f.properties) for f in chunk], index=fids,
+                                          columns=columns)
+                geometries = [shapely.geometry.shape(f.geometry) if f.geometry else None
+                              for f in chunk]
+                yield _batch(layer, gpd.GeoDataFrame(
+                    attributes, geometry=gpd.GeoSeries(geometries, index=fids)), crs)
+    except InputError:
+        raise
+    except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
+                         layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
+
+
+def layer_feature_count(path: str | Path, layer: str) -> Optional[int]:
+    """How many features a layer says it holds (None where the driver cannot say cheaply)."""
+    try:
+        if ENGINE == "pyogrio":
+            count = pyogrio.read_info(str(path), layer=layer).get("features")
+        else:
+            with _gdal_log_muted(), fiona.open(str(path), layer=layer) as src:
+                count = len(src)
+    except Exception:  # noqa: BLE001 - a count is for the progress bar only
+        return None
+    return int(count) if count is not None and count >= 0 else None
+
+
+def _batch(layer, frame, crs) -> LayerData:
+    if crs is not None:
+        frame = frame.set_crs(crs, allow_override=True)
+    return LayerData(name=layer, frame=frame, crs=crs, spatial=True)
 
 
 def layer_crs(path: str | Path, layer: str) -> Optional[CRS]:
@@ -151,7 +215,7 @@ def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
         return None
     if not crs_wkt:
         return None
-    crs = CRS.from_user_input(crs_wkt)
+    crs = crs_of(crs_wkt)
     if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES:
         return None
     return crs
@@ -176,8 +240,8 @@ def _geopackage_crs(path, layer):
         return False
     try:
         if str(organization).upper() == "EPSG" and code:
-            return CRS.from_epsg(int(code))
-        crs = CRS.from_wkt(definition)
+            return crs_of(f"EPSG:{int(code)}")
+        crs = crs_of(definition)
     except Exception:  # noqa: BLE001 - an odd definition: let the driver read it
         return None
     return False if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES else crs
@@ -193,6 +257,61 @@ def _geopackage_srs_id(path, layer) -> Optional[int]:
     except sqlite3.Error:
         return None
     return int(row[0]) if row else None
+
+
+# Bytes of a GeoPackage geometry blob's envelope, by the envelope code in its flags.
+_ENVELOPE_BYTES = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}
+
+
+def gpkg_wkb(blob) -> Optional[bytes]:
+    """The WKB inside a GeoPackage geometry blob (after its header and envelope); None for none."""
+    if blob is None:
+        return None
+    blob = bytes(blob)
+    return blob[8 + _ENVELOPE_BYTES[(blob[3] >> 1) & 0b111]:]
+
+
+def read_geopackage_boxes(path: str | Path, layer: str,
+                          boxes: Sequence[Sequence[float]]) -> Optional[gpd.GeoDataFrame]:
+    """The features of a GeoPackage layer whose envelope meets any of ``boxes`` (minx, miny,
+    maxx, maxy in the layer's CRS), indexed by feature id, read in one query that joins the
+    boxes with the layer's R-tree; None where the layer has no R-tree (read it otherwise).
+
+    SQLite itself reads the file: the same on both stacks, and no feature passes through GDAL.
+    """
+    try:
+        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+            found = con.execute("SELECT table_name, column_name FROM gpkg_geometry_columns WHERE "
+                                "lower(table_name) = lower(?)", (layer,)).fetchone()
+            if found is None:
+                return None
+            table, column = found
+            rtree = f"rtree_{table}_{column}"
+            if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (rtree,)).fetchone():
+                return None
+            info = con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+            key = next((r[1] for r in info if r[5]), None)
+            if key is None:
+                return None
+            names = [r[1] for r in info if r[1] not in (key, column)]
+            con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, maxy REAL)")
+            con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)",
+                            [tuple(map(float, b)) for b in boxes])
+            rows = con.execute(
+                f"SELECT {', '.join(_quoted(c) for c in [key, *names, column])} FROM "
+                f"{_quoted(table)} WHERE {_quoted(key)} IN (SELECT r.id FROM temp.swppp_boxes b "
+                f"JOIN {_quoted(rtree)} r ON r.minx <= b.maxx AND r.maxx >= b.minx "
+                f"AND r.miny <= b.maxy AND r.maxy >= b.miny) ORDER BY {_quoted(key)}").fetchall()
+    except sqlite3.Error:
+        return None
+    fids = pd.Index([int(r[0]) for r in rows], name="fid")
+    attributes = pd.DataFrame([r[1:-1] for r in rows], index=fids, columns=names)
+    geometries = shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else []
+    return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(list(geometries), index=fids))
+
+
+def _quoted(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
 
 
 def write_geopackage(path: str | Path, layers: dict[str, pd.DataFrame]) -> None:

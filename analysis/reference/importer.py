@@ -13,7 +13,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
+from collections.abc import Iterator
 
 import geopandas as gpd
 import numpy as np
@@ -23,10 +24,10 @@ import shapely
 from ..errors import InputError
 from ..geometry import as_multi, in_family
 from ..profile import read_toml
-from ..io.vector import list_layers, read_layer
+from ..io.vector import layer_feature_count, list_layers, read_layer, read_layer_batches
 
 __all__ = ["REFERENCE_LAYERS", "ReferenceLayerSpec", "Candidate", "ImportReport", "FORMATS",
-           "read_candidate", "normalize_pollutants", "source_sha256"]
+           "read_candidate", "stream_candidate", "normalize_pollutants", "source_sha256", "BATCH"]
 
 POLYGONS = ("Polygon", "MultiPolygon")
 LINES = ("LineString", "MultiLineString")
@@ -64,6 +65,8 @@ OPTIONAL_VALUES = {"adjacent_area_ft", "name", "drains_to", "listing_cycle", "ca
                    "wetland_class"}
 FORMATS = ("ogr", "attains", "pwl")
 _MAX_LISTED = 20  # rejected features listed by label; the rest are counted
+# Features read, validated, repaired and written per batch by a streamed import: its memory.
+BATCH = 20_000
 
 
 @dataclass
@@ -75,6 +78,16 @@ class ImportReport:
     rejected: list = field(default_factory=list)  # (label, reason)
     skipped: list = field(default_factory=list)  # (label, reason): not part of this layer
     notes: list = field(default_factory=list)
+
+    def clear(self) -> None:
+        """Empty again, for a streamed candidate read once more."""
+        self.read = 0
+        for items in (self.repaired, self.rejected, self.skipped, self.notes):
+            items.clear()
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:  # a streamed source says it once, not once per batch
+            self.notes.append(text)
 
     def reject(self, label, reason):
         self.rejected.append((str(label), reason))
@@ -99,13 +112,35 @@ class ImportReport:
 
 @dataclass
 class Candidate:
-    """A validated layer ready to be stored as a new version."""
+    """A validated layer ready to be stored as a new version: whole (``frame``), or streamed
+    (``stream`` yields it batch by batch, validated as it is read; the report is complete, and
+    a repeated id or an empty layer raised, only once the last batch is read)."""
 
     layer: str
-    frame: gpd.GeoDataFrame  # contract fields + geometry, ids unique, geometries valid
+    frame: Optional[gpd.GeoDataFrame]  # contract fields + geometry, ids unique, geometries valid
     source: str
     sha256: str
     report: ImportReport
+    crs: object = None
+    stream: Optional[Callable[[], Iterator[gpd.GeoDataFrame]]] = None
+    expected: Optional[int] = None  # features in the source, where it says
+
+    def chunks(self, size: int = BATCH) -> Iterator[gpd.GeoDataFrame]:
+        """The features, ``size`` at a time (a streamed candidate: its batches)."""
+        if self.stream is not None:
+            yield from self.stream()
+            return
+        assert self.frame is not None
+        for start in range(0, len(self.frame), size):
+            yield self.frame.iloc[start:start + size]
+
+    def geometry_type(self) -> str:
+        """The layer's geometry type as a GeoPackage names it (GEOMETRY where mixed)."""
+        if self.stream is not None:  # streamed: polygon layers only, promoted to multi
+            return "MULTIPOLYGON"
+        assert self.frame is not None
+        kinds = set(self.frame.geom_type)
+        return kinds.pop().upper() if len(kinds) == 1 else "GEOMETRY"
 
 
 def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
@@ -156,8 +191,59 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
         frame = _join_geometry(table, shapes, spec, report, geometry)
     frame = _validate(frame, spec, report, str(path), synonyms or {})
     return Candidate(layer=layer, frame=frame, source=str(path), sha256=source_sha256(hashed),
-                     report=report)
+                     report=report, crs=frame.crs, expected=len(frame))
 
+
+def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
+                     geometry: str | Path | None = None, mapping: str | Path | None = None,
+                     synonyms: Optional[dict] = None, batch: int = BATCH) -> Candidate:
+    """:func:`read_candidate`, streamed where the layer is large: an OGR source of a polygon
+    layer (wetlands, TMDL watersheds, catchments) is read, validated and repaired ``batch``
+    features at a time as the store writes it, so that memory is bounded by the batch. The
+    source's layer, CRS, fields and mapping are checked here, on its first batch, before
+    anything is written; a repeated id, a bad number or an empty layer raises while the store
+    writes, inside its transaction, which then changes nothing. Other sources (ATTAINS and PWL
+    tables joined to geometries, impaired waters) are read whole, as :func:`read_candidate`.
+    """
+    spec = _spec(layer)
+    if fmt != "ogr" or geometry or tuple(spec.geometry_types) != POLYGONS:
+        return read_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
+                              synonyms=synonyms)
+    path, source_layer = _split_source(source)
+    source_layer = _source_layer(path, source_layer, layer)
+    rules = _load_mapping(mapping) if mapping else {}
+    report = ImportReport()
+    synonyms = synonyms or {}
+
+    def stream() -> Iterator[gpd.GeoDataFrame]:
+        report.clear()
+        seen: set = set()
+        repeated: set = set()
+        kept = 0
+        for data in read_layer_batches(path, source_layer, batch):
+            frame = _checked_source(data, path, source_layer)
+            frame = _apply_mapping(frame, rules, spec, path)
+            frame = _validate_batch(frame, spec, report, str(path), synonyms)
+            ids = frame[spec.id_field]
+            repeated.update(ids[ids.duplicated()])
+            repeated.update(i for i in ids if i in seen)
+            seen.update(ids)
+            kept += len(frame)
+            yield frame
+        if repeated:
+            raise _repeated_ids(spec, repeated, path, source_layer)
+        if not kept:
+            raise _nothing_left(spec, path, source_layer)
+
+    first = next(iter(read_layer_batches(path, source_layer, 1)), None)
+    if first is None:
+        raise _nothing_left(spec, path, source_layer)
+    first_frame = _apply_mapping(_checked_source(first, path, source_layer), rules, spec, path)
+    _validate_batch(first_frame, spec, ImportReport(), str(path), synonyms)  # fields, CRS: now
+    hashed = [path] + ([Path(mapping)] if mapping else [])
+    return Candidate(layer=layer, frame=None, source=str(path), sha256=source_sha256(hashed),
+                     report=report, crs=first.crs, stream=stream,
+                     expected=_feature_count(path, source_layer))
 
 def _spec(layer) -> ReferenceLayerSpec:
     if layer not in REFERENCE_LAYERS:
@@ -194,6 +280,13 @@ def source_sha256(paths) -> str:
 # --- OGR sources and field mappings ----------------------------------------------------------
 
 def _read_vector(path: Path, source_layer: Optional[str], layer: str) -> gpd.GeoDataFrame:
+    source_layer = _source_layer(path, source_layer, layer)
+    return _checked_source(read_layer(path, source_layer), path, source_layer)
+
+
+def _source_layer(path: Path, source_layer: Optional[str], layer: str) -> str:
+    """The source's layer to read: the one named, else the one named like ``layer``, else the
+    only one."""
     names = list_layers(path)
     if source_layer is None:
         matching = [n for n in names if n.lower() == layer] or (names if len(names) == 1 else [])
@@ -205,7 +298,11 @@ def _read_vector(path: Path, source_layer: Optional[str], layer: str) -> gpd.Geo
     elif source_layer not in names:
         raise InputError("no such layer in the file", path=path, layer=source_layer,
                          fix="use one of " + ", ".join(names[:8]))
-    data = read_layer(path, source_layer)
+    return source_layer
+
+
+def _checked_source(data, path: Path, source_layer: str) -> gpd.GeoDataFrame:
+    """The source layer's features, refused where it has no geometry or no CRS."""
     if not data.spatial:
         raise InputError("the layer has no geometry", path=path, layer=source_layer,
                          fix="give a layer with geometries (or a geometry file for a table)",
@@ -439,6 +536,41 @@ def normalize_pollutants(text, synonyms: dict) -> Optional[str]:
 
 def _validate(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportReport,
               path: str, synonyms: dict) -> gpd.GeoDataFrame:
+    """The whole layer in the contract: each feature as :func:`_validate_batch` has it, ids
+    unique, something left."""
+    layer_label = frame.attrs.get("source_layer")
+    rejected_before = len(report.rejected)  # rows the table refused before the join
+    frame = _validate_batch(frame, spec, report, path, synonyms)
+    report.read += rejected_before
+    repeated = frame[spec.id_field][frame[spec.id_field].duplicated(keep=False)]
+    if len(repeated):
+        raise _repeated_ids(spec, set(repeated), path, layer_label)
+    if frame.empty:
+        raise _nothing_left(spec, path, layer_label)
+    return frame
+
+
+def _repeated_ids(spec, repeated, path, layer_label) -> InputError:
+    shown = sorted(repeated)[:10]
+    return InputError(f"{spec.id_field} is not unique: {len(repeated)} id(s) repeat "
+                      f"({', '.join(shown)})", path=path, layer=layer_label, field=spec.id_field,
+                      fix="give every feature its own id (or merge the repeated ones)")
+
+
+def _nothing_left(spec, path, layer_label) -> InputError:
+    return InputError(f"no feature of the source can be imported into '{spec.name}'",
+                      path=path, layer=layer_label, fix="see the rejected features above")
+
+
+def _feature_count(path, layer) -> Optional[int]:
+    """How many features the source says it holds (None where it does not say)."""
+    return layer_feature_count(path, layer)
+
+
+def _validate_batch(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportReport,
+                    path: str, synonyms: dict) -> gpd.GeoDataFrame:
+    """One batch's features in the contract: ids present, geometries checked and repaired,
+    values typed, pollutants folded (what does not need the whole layer)."""
     layer_label = frame.attrs.get("source_layer")
     if frame.crs is None:
         raise InputError("the source has no CRS", path=path, layer=layer_label,
@@ -449,11 +581,11 @@ def _validate(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportR
                          path=path, layer=layer_label, field=missing[0],
                          fix=f"add the field, or map a source field to it in a field mapping "
                              f"([fields] {missing[0]} = \"SOURCE_FIELD\")", parameter="mapping")
-    report.read += len(frame) + len(report.rejected)
+    report.read += len(frame)
     for name in spec.fields:
         if name not in frame.columns:
             frame[name] = None
-            report.notes.append(f"the source has no '{name}'; it is left empty")
+            report.note(f"the source has no '{name}'; it is left empty")
     frame = frame[list(spec.fields) + [frame.geometry.name]].copy()
     ids = frame[spec.id_field]
     blank = ids.isna() | (ids.astype(str).str.strip() == "")
@@ -461,12 +593,6 @@ def _validate(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportR
         report.reject(f"feature {fid}", f"no {spec.id_field}")
     frame = frame[~blank]
     frame[spec.id_field] = frame[spec.id_field].astype(str).str.strip()
-    repeated = frame[spec.id_field][frame[spec.id_field].duplicated(keep=False)]
-    if len(repeated):
-        shown = sorted(set(repeated))[:10]
-        raise InputError(f"{spec.id_field} is not unique: {len(set(repeated))} id(s) repeat "
-                         f"({', '.join(shown)})", path=path, layer=layer_label, field=spec.id_field,
-                         fix="give every feature its own id (or merge the repeated ones)")
     frame = frame.set_geometry(_checked_geometries(frame, spec, report))
     frame = frame[frame.geometry.notna()]
     for name, kind in spec.fields.items():  # object columns: an empty value stays None, not NaN
@@ -476,9 +602,6 @@ def _validate(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportR
         if name in frame.columns:
             frame[name] = pd.Series([normalize_pollutants(v, synonyms) for v in frame[name]],
                                     index=frame.index, dtype=object)
-    if frame.empty:
-        raise InputError(f"no feature of the source can be imported into '{spec.name}'",
-                         path=path, layer=layer_label, fix="see the rejected features above")
     return frame.reset_index(drop=True)
 
 

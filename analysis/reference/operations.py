@@ -8,7 +8,7 @@ from ..dates import require_date
 from ..errors import InputError
 from ..profile import load_profile
 from ..progress import SILENT, Progress
-from .importer import read_candidate
+from .importer import stream_candidate
 
 __all__ = ["import_reference", "diff_reference", "write_diff_layer"]
 
@@ -27,9 +27,9 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
     store = open_store(target, schema)
     date = _source_date(source_date, source)
     progress.step(0.0, f"reading {Path(str(source).split('|')[0]).name}")
-    candidate = read_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
-                               synonyms=dict(rules.reference.pollutant_synonyms))
-    progress.step(0.1, f"writing {len(candidate.frame)} features")
+    candidate = stream_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
+                                 synonyms=dict(rules.reference.pollutant_synonyms))
+    progress.step(0.1, f"writing {candidate.expected or 'the'} features")
     result = store.import_candidate(candidate, source_date=date, progress=progress)
     progress.step(1.0, "done")
     return {"layer": layer, "store": store.label, "new_version": result.new,

@@ -17,14 +17,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import geopandas as gpd
 import numpy as np
 import shapely
-from pyproj import CRS
 
+from ..crs import crs_of, epsg_code, to_crs
 from ..errors import InputError
 from ..progress import Progress
 from .importer import REFERENCE_LAYERS, Candidate
 from .store import (HISTORY_TABLE, VERSION_FIELDS, VERSIONS_TABLE, ReferenceStore,
-                              VersionRow, check_still_current, chunk_size, debug_pause,
-                              frame_from_history, history_rows)
+                              VersionRow, check_still_current, frame_from_history, history_rows,
+                              written_batches)
 
 __all__ = ["split_schema", "connect", "PostgisStore", "PostgisReference", "DEFAULT_SCHEMA"]
 
@@ -150,8 +150,8 @@ class PostgisStore(ReferenceStore):
     def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
         """One transaction: new table filled and indexed, then swapped in with the version row."""
         sql, ids = self.sql, self.ids
-        layer, spec, frame = candidate.layer, REFERENCE_LAYERS[candidate.layer], candidate.frame
-        srid = _srid(frame.crs)
+        layer, spec = candidate.layer, REFERENCE_LAYERS[candidate.layer]
+        srid = _srid(candidate.crs)
         staged = f"{layer}__v{row.version}"
         columns = list(spec.fields)
         with connect(self.conninfo) as con, con.transaction():
@@ -172,22 +172,17 @@ class PostgisStore(ReferenceStore):
             insert = sql.SQL("INSERT INTO {} ({}, geom) VALUES ({}, ST_GeomFromWKB(%s, %s))").format(
                 ids.table(staged), sql.SQL(", ").join(map(sql.Identifier, columns)),
                 sql.SQL(", ").join(sql.Placeholder() * len(columns)))
-            values = frame[columns].to_numpy(dtype=object)
-            wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
+            history = sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s::jsonb, "
+                              "ST_GeomFromWKB(%s, %s))").format(ids.table(HISTORY_TABLE))
             with con.cursor() as cur:
-                step = chunk_size()
-                for start in range(0, len(frame), step):
-                    stop = min(start + step, len(frame))
-                    cur.executemany(insert, [(*v, w, srid) for v, w in zip(values[start:stop],
-                                                                            wkb[start:stop])])
-                    progress.step(0.1 + 0.8 * stop / len(frame), f"{stop} of {len(frame)} features")
-                    debug_pause(stop)
+                for piece, row.feature_count in written_batches(candidate, progress):
+                    values = piece[columns].to_numpy(dtype=object)
+                    wkb = shapely.to_wkb(np.asarray(piece.geometry.array), byte_order=1)
+                    cur.executemany(insert, [(*v, w, srid) for v, w in zip(values, wkb)])
+                    cur.executemany(history, [(*h, srid) for h in
+                                              history_rows(layer, piece, row.version)])
             con.execute(sql.SQL("CREATE INDEX {} ON {} USING gist (geom)").format(
                 sql.Identifier(f"{staged}_geom_idx"), ids.table(staged)))
-            with con.cursor() as cur:
-                cur.executemany(sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s::jsonb, "
-                                        "ST_GeomFromWKB(%s, %s))").format(ids.table(HISTORY_TABLE)),
-                                [(*h, srid) for h in history_rows(candidate, row.version)])
             con.execute(sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
                 ids.table(VERSIONS_TABLE), sql.SQL(", ").join(map(sql.Identifier, VERSION_FIELDS)),
                 sql.SQL(", ").join(sql.Placeholder() * len(VERSION_FIELDS))),
@@ -235,7 +230,7 @@ class PostgisStore(ReferenceStore):
 
 
 def _srid(crs) -> int:
-    epsg = CRS.from_user_input(crs).to_epsg() if crs is not None else None
+    epsg = epsg_code(crs) if crs is not None else None
     if not epsg:
         raise InputError("PostGIS stores a layer in an EPSG coordinate system; this source's CRS "
                          "has no EPSG code", fix="reproject the source to an EPSG CRS first")
@@ -267,8 +262,8 @@ class PostgisReference:
     def read(self, layer: str, bounds, area_crs) -> gpd.GeoDataFrame:
         sql, ids = self.store.sql, self.store.ids
         spec = REFERENCE_LAYERS.get(layer)
-        area = CRS.from_user_input(area_crs)
-        area_srid = area.to_epsg()
+        area = crs_of(area_crs)
+        area_srid = epsg_code(area)
         if area_srid is None:
             raise InputError("the area CRS has no EPSG code, which PostGIS needs to transform to",
                              fix="use an EPSG area CRS in the profile")
@@ -295,8 +290,8 @@ class PostgisReference:
             rows = con.execute(query, (minx, miny, maxx, maxy, area_srid, step, found[0])).fetchall()
         geoms = shapely.from_wkb([bytes(r[-1]) for r in rows]) if rows else []
         frame = gpd.GeoDataFrame([r[:-1] for r in rows], columns=columns, geometry=list(geoms),
-                                 crs=CRS.from_epsg(found[0]))
-        frame = frame.to_crs(area)
+                                 crs=crs_of(f"EPSG:{found[0]}"))
+        frame = to_crs(frame, area)
         invalid = ~frame.geometry.is_valid
         if invalid.any():
             frame.loc[invalid, frame.geometry.name] = shapely.make_valid(

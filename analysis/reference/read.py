@@ -22,8 +22,9 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
-from pyproj import CRS, Transformer
+from pyproj import CRS
 
+from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
 from ..errors import InputError
 from .store import GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
@@ -31,11 +32,11 @@ from ..siteplan.contract import LayerSpec
 from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
-from ..io.vector import layer_crs, list_layers, read_layer
+from ..io.vector import layer_crs, list_layers, read_geopackage_boxes, read_layer
 
 __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
            "open_reference",
-           "is_postgis_source", "bounds_in_crs", "site_bounds", "site_file_bounds"]
+           "is_postgis_source", "bounds_in_crs", "boxes_in_crs", "site_bounds", "site_file_bounds"]
 
 log = logging.getLogger(__name__)
 
@@ -85,13 +86,24 @@ def bounds_in_crs(bounds: Sequence[float], from_crs, to_crs) -> tuple[float, flo
     The edges are densified before transforming, so a box that curves in the other CRS is
     still covered, and a small margin is added.
     """
-    from_crs, to_crs = CRS.from_user_input(from_crs), CRS.from_user_input(to_crs)
-    if from_crs.equals(to_crs, ignore_axis_order=True):
+    if same_crs(from_crs, to_crs):
         return tuple(map(float, bounds))
-    transformer = Transformer.from_crs(from_crs, to_crs, always_xy=True)
-    minx, miny, maxx, maxy = transformer.transform_bounds(*bounds, densify_pts=_DENSIFY_POINTS)
+    minx, miny, maxx, maxy = transformer(from_crs, to_crs).transform_bounds(
+        *bounds, densify_pts=_DENSIFY_POINTS)
     pad = _BOX_PAD * max(maxx - minx, maxy - miny)
     return minx - pad, miny - pad, maxx + pad, maxy + pad
+
+
+def boxes_in_crs(boxes: np.ndarray, from_crs, to_crs) -> np.ndarray:
+    """:func:`bounds_in_crs` of many boxes at once (an (n, 4) array of minx, miny, maxx, maxy)."""
+    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    if same_crs(from_crs, to_crs) or not len(boxes):
+        return boxes
+    size = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    outlines = shapely.segmentize(shapely.box(*boxes.T), np.maximum(size, 1e-9) / (_DENSIFY_POINTS - 1))
+    moved = shapely.bounds(transform_geometries(outlines, from_crs, to_crs))
+    pad = _BOX_PAD * np.maximum(moved[:, 2] - moved[:, 0], moved[:, 3] - moved[:, 1])
+    return moved + np.column_stack([-pad, -pad, pad, pad])
 
 
 class Reference:
@@ -160,7 +172,7 @@ class Reference:
         """
         spec = SPECS[layer]
         actual = self.require(layer, needed_for)
-        area_crs = CRS.from_user_input(area_crs)
+        area_crs = crs_of(area_crs)
         frame = self._contract_frame(actual, spec, self._fetch_around(actual, bounds, area_crs))
         if not isinstance(frame, gpd.GeoDataFrame):
             raise InputError("the layer has no geometry", path=self.label, layer=actual,
@@ -174,6 +186,45 @@ class Reference:
         frame = frame[inside]
         self._read_fids.setdefault(layer, set()).update(frame.index)
         return frame
+
+    def read_boxes(self, layer: str, boxes: np.ndarray, area_crs,
+                   needed_for: str = "the screen") -> gpd.GeoDataFrame:
+        """The features of ``layer`` that intersect any of ``boxes`` (an (n, 4) array in
+        ``area_crs``), in ``area_crs``: :meth:`read` for many sites at once, the source asked
+        once for the union of the boxes (a GeoPackage through its R-tree joined with them)."""
+        spec = SPECS[layer]
+        actual = self.require(layer, needed_for)
+        area_crs = crs_of(area_crs)
+        boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+        crs = self._layer_crs(actual)
+        if crs is None:
+            raise InputError("the layer has no coordinate reference system (or an undefined one)",
+                             path=self.label, layer=actual,
+                             fix="assign the layer's true CRS in QGIS and save it again")
+        frame = self._fetch_boxes(actual, boxes_in_crs(boxes, area_crs, crs))
+        if isinstance(frame, gpd.GeoDataFrame):
+            frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
+        frame = self._contract_frame(actual, spec, frame)
+        if not isinstance(frame, gpd.GeoDataFrame):
+            raise InputError("the layer has no geometry", path=self.label, layer=actual,
+                             fix=f"'{layer}' must hold {' or '.join(spec.geometry)} features")
+        geometries = np.asarray(frame.geometry.values, dtype=object)
+        frame = frame[~(shapely.is_missing(geometries) | shapely.is_empty(geometries))]
+        self._check_families(actual, spec, frame)
+        frame = self._repair(spec, frame)
+        tree = shapely.STRtree(shapely.box(*boxes.T))
+        hit = np.unique(tree.query(np.asarray(frame.geometry.values, dtype=object),
+                                   predicate="intersects")[0])
+        frame = frame.iloc[hit]
+        self._read_fids.setdefault(layer, set()).update(frame.index)
+        return frame
+
+    def _fetch_boxes(self, actual: str, boxes: np.ndarray) -> pd.DataFrame:
+        """Features whose envelope meets any of ``boxes`` (the layer's CRS): by default those
+        in the box around them all; a backend with a spatial index asks it box by box."""
+        minx, miny = boxes[:, :2].min(axis=0)
+        maxx, maxy = boxes[:, 2:].max(axis=0)
+        return self._fetch(actual, (float(minx), float(miny), float(maxx), float(maxy)))
 
     def lookup(self, layer: str, field: str, values: Iterable[str],
                normalise: Callable[[str], str] = str, needed_for: str = "the review") -> pd.DataFrame:
@@ -231,7 +282,7 @@ class Reference:
                              fix="assign the layer's true CRS in QGIS and save it again")
         frame = self._fetch(actual, bounds_in_crs(bounds, area_crs, crs))
         if isinstance(frame, gpd.GeoDataFrame):
-            frame = frame.set_crs(crs, allow_override=True).to_crs(area_crs)
+            frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
         return frame
 
     # Validation of what is read -------------------------------------------------------------
@@ -301,6 +352,12 @@ class GeoPackageReference(Reference):
     def _attributes(self, actual):
         return read_layer(self.path, actual, read_geometry=False).frame
 
+    def _fetch_boxes(self, actual, boxes):
+        if self._gpkg_store is None or not len(boxes):
+            return super()._fetch_boxes(actual, boxes)
+        found = read_geopackage_boxes(self.path, actual, boxes)
+        return super()._fetch_boxes(actual, boxes) if found is None else found
+
     def describe(self) -> dict:
         return {**super().describe(), "path": self.path.name}
 
@@ -359,7 +416,7 @@ def site_file_bounds(path, profile) -> Optional[tuple[float, float, float, float
     frames = [layers.get(name) for name in BOX_LAYERS]
     if not any(f is not None and len(f) for f in frames):
         return None
-    return _widened(frames, CRS.from_user_input(profile.area_crs), profile)
+    return _widened(frames, crs_of(profile.area_crs), profile)
 
 
 def _widened(frames, area_crs, profile) -> tuple[float, float, float, float]:

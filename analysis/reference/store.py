@@ -28,21 +28,24 @@ from typing import Optional
 import geopandas as gpd
 import numpy as np
 import shapely
-from pyproj import CRS
 
+from ..crs import crs_of, epsg_code
 from ..dates import parse_date
 from ..errors import InputError
 from ..io.files import staged
+from ..io.vector import gpkg_wkb
 from ..progress import SILENT, Progress
 from .importer import REFERENCE_LAYERS, Candidate
 
-__all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "is_postgres", "status", "HISTORY_TABLE", "VERSIONS_TABLE"]
+__all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "is_postgres", "status",
+           "HISTORY_TABLE", "VERSIONS_TABLE", "written_batches", "history_rows"]
 
 VERSIONS_TABLE = "layer_versions"
 HISTORY_TABLE = "reference_history"
 VERSION_FIELDS = ("layer", "version", "source", "source_date", "imported_at", "feature_count",
                   "sha256", "crs")
 CHUNK = 500  # features written between progress reports
+CACHE_KIB = 128 * 1024  # SQLite's page cache while importing (KiB): beyond it, pages spill
 # Test hook (kill -9 tests): after this many features, touch SWPPP_IMPORT_PAUSE_FILE and wait.
 PAUSE_AFTER_ENV, PAUSE_FILE_ENV = "SWPPP_IMPORT_PAUSE_AFTER", "SWPPP_IMPORT_PAUSE_FILE"
 
@@ -107,8 +110,8 @@ class ReferenceStore:
         row = VersionRow(layer=candidate.layer, version=(current.version + 1) if current else 1,
                          source=candidate.source, source_date=source_date,
                          imported_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                         feature_count=len(candidate.frame), sha256=candidate.sha256,
-                         crs=_crs_text(candidate.frame.crs))
+                         feature_count=0, sha256=candidate.sha256,  # counted as written
+                         crs=_crs_text(candidate.crs))
         self._write(candidate, row, progress)
         return ImportResult(row, new=True)
 
@@ -148,19 +151,36 @@ def check_still_current(layer: str, expected: Optional[int], found: Optional[int
 def _crs_text(crs) -> Optional[str]:
     if crs is None:
         return None
-    crs = CRS.from_user_input(crs)
-    epsg = crs.to_epsg()
+    crs = crs_of(crs)
+    epsg = epsg_code(crs)
     return f"EPSG:{epsg}" if epsg else crs.to_wkt()
 
 
-def history_rows(candidate: Candidate, version: int):
-    """(layer, version, feature_id, attributes JSON, WKB) for every feature of ``candidate``."""
-    spec = REFERENCE_LAYERS[candidate.layer]
-    frame = candidate.frame
-    wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
+def history_rows(layer: str, frame: gpd.GeoDataFrame, version: int, wkb=None):
+    """(layer, version, feature_id, attributes JSON, WKB) for every feature of ``frame`` (one
+    batch of the version being imported; ``wkb``: its geometries' WKB, where already made)."""
+    spec = REFERENCE_LAYERS[layer]
+    if wkb is None:
+        wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
     attributes = frame[list(spec.fields)].to_dict("records")
-    return [(candidate.layer, version, str(a[spec.id_field]), json.dumps(a, sort_keys=True), g)
+    return [(layer, version, str(a[spec.id_field]), json.dumps(a, sort_keys=True), g)
             for a, g in zip(attributes, wkb)]
+
+
+def written_batches(candidate: Candidate, progress: Progress):
+    """The candidate's batches, each cut in ``chunk_size()`` pieces: (piece, features written
+    once it is), with the progress bar and the kill tests' pause between pieces."""
+    step = chunk_size()
+    written = 0
+    expected = candidate.expected
+    for batch in candidate.chunks():
+        for start in range(0, len(batch), step):
+            piece = batch.iloc[start:start + step]
+            written += len(piece)
+            yield piece, written
+            fraction = min(1.0, written / expected) if expected else 0.5
+            progress.step(0.1 + 0.8 * fraction, f"{written} features written")
+            debug_pause(written)
 
 
 def frame_from_history(layer: str, rows, crs) -> gpd.GeoDataFrame:
@@ -232,10 +252,11 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def gpkg_blob(geoms, srs_id: int) -> list[bytes]:
-    """GeoPackage geometry blobs: header with the [minx, maxx, miny, maxy] envelope, then WKB."""
-    wkb = shapely.to_wkb(geoms, byte_order=1)
-    bounds = shapely.bounds(geoms)
+def gpkg_blob(geoms, srs_id: int, wkb=None, bounds=None) -> list[bytes]:
+    """GeoPackage geometry blobs: header with the [minx, maxx, miny, maxy] envelope, then WKB
+    (``wkb`` and ``bounds``, where already made, are not made again)."""
+    wkb = shapely.to_wkb(geoms, byte_order=1) if wkb is None else wkb
+    bounds = shapely.bounds(geoms) if bounds is None else bounds
     head = struct.Struct("<2sBBi4d")
     return [head.pack(b"GP", 0, 0b011, srs_id, b[0], b[2], b[1], b[3]) + w
             for b, w in zip(bounds, wkb)]
@@ -260,18 +281,9 @@ def _envelope(blob):
     return minx, maxx, miny, maxy
 
 
-def _wkb(blob):
-    """The WKB inside a GeoPackage geometry blob (after its header and envelope)."""
-    if blob is None:
-        return None
-    blob = bytes(blob)
-    envelope = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}[(blob[3] >> 1) & 0b111]
-    return blob[8 + envelope:]
-
-
 def _register_gpkg_functions(con: sqlite3.Connection) -> None:
     """The ST_* functions GeoPackage R-tree triggers call, which plain SQLite lacks."""
-    con.create_function("gpkg_wkb", 1, _wkb, deterministic=True)
+    con.create_function("gpkg_wkb", 1, gpkg_wkb, deterministic=True)
     con.create_function("ST_IsEmpty", 1, lambda b: None if b is None else int(_envelope(b) is None),
                         deterministic=True)
     for index, name in enumerate(("ST_MinX", "ST_MaxX", "ST_MinY", "ST_MaxY")):
@@ -353,37 +365,54 @@ class GeoPackageStore(ReferenceStore):
             con.executescript("BEGIN;" + _BASE_SCHEMA + "COMMIT;")
 
     def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
-        if not self.path.exists():
+        created = not self.path.exists()
+        if created:
             self._create_empty()
-        layer, spec, frame = candidate.layer, REFERENCE_LAYERS[candidate.layer], candidate.frame
+        layer, spec = candidate.layer, REFERENCE_LAYERS[candidate.layer]
         with closing(self._connect(write=True)) as con:
-            # Dirty pages stay in memory until COMMIT: a spill would take SQLite's exclusive lock
-            # and shut readers out for the rest of the import, not just for the commit.
-            con.execute("PRAGMA cache_spill = OFF")
+            # The batches are written inside one transaction; SQLite's page cache is bounded
+            # (it spills to the file beyond it, which the rollback journal still undoes): memory
+            # stays bounded whatever the layer's size. While a spilled import runs, readers wait.
+            con.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             con.execute("BEGIN IMMEDIATE")  # one writer; readers keep reading the old version
             try:
-                srs_id = self._srs_id(con, frame.crs)
+                srs_id = self._srs_id(con, candidate.crs)
                 self._ensure_side_tables(con)
                 check_still_current(layer, row.version - 1 or None, con.execute(
                     f"SELECT max(version) FROM {_q(VERSIONS_TABLE)} WHERE layer = ?", (layer,)
                 ).fetchone()[0])
                 self._archive_unkept(con, layer, spec, row.version - 1)
                 self._drop_layer(con, layer)
-                self._create_layer(con, layer, spec, frame, srs_id)
+                self._create_layer(con, layer, spec, candidate.geometry_type(), srs_id)
                 columns = list(spec.fields)
-                insert = (f"INSERT INTO {_q(layer)} (geom, {', '.join(_q(c) for c in columns)}) "
-                          f"VALUES (?{', ?' * len(columns)})")
-                values = frame[columns].to_numpy(dtype=object)
-                geoms = np.asarray(frame.geometry.array)
-                step = chunk_size()
-                for start in range(0, len(frame), step):
-                    stop = min(start + step, len(frame))
-                    blobs = gpkg_blob(geoms[start:stop], srs_id)
-                    con.executemany(insert, [(b, *v) for b, v in zip(blobs, values[start:stop])])
-                    progress.step(0.1 + 0.8 * stop / len(frame), f"{stop} of {len(frame)} features")
-                    debug_pause(stop)
-                con.executemany(f"INSERT INTO {_q(HISTORY_TABLE)} VALUES (?, ?, ?, ?, ?)",
-                                history_rows(candidate, row.version))
+                insert = (f"INSERT INTO {_q(layer)} (fid, geom, {', '.join(_q(c) for c in columns)}) "
+                          f"VALUES (?, ?{', ?' * len(columns)})")
+                # The R-tree is filled here from the envelopes already known (its triggers,
+                # which would call back into Python for every feature, come after the load).
+                rtree = f"INSERT INTO {_q(f'rtree_{layer}_geom')} VALUES (?, ?, ?, ?, ?)"
+                bounds = None
+                fid = 0
+                for piece, row.feature_count in written_batches(candidate, progress):
+                    geoms = np.asarray(piece.geometry.array)
+                    wkb = shapely.to_wkb(geoms, byte_order=1)
+                    envelopes = shapely.bounds(geoms)
+                    fids = range(fid + 1, fid + 1 + len(geoms))
+                    fid += len(geoms)
+                    values = piece[columns].to_numpy(dtype=object)
+                    con.executemany(insert, [(f, b, *v) for f, b, v in zip(
+                        fids, gpkg_blob(geoms, srs_id, wkb, envelopes), values)])
+                    con.executemany(rtree, [(f, e[0], e[2], e[1], e[3]) for f, e in
+                                            zip(fids, envelopes.tolist())])
+                    con.executemany(f"INSERT INTO {_q(HISTORY_TABLE)} VALUES (?, ?, ?, ?, ?)",
+                                    history_rows(layer, piece, row.version, wkb))
+                    box = shapely.total_bounds(geoms)
+                    bounds = box if bounds is None else np.r_[np.minimum(bounds[:2], box[:2]),
+                                                              np.maximum(bounds[2:], box[2:])]
+                for statement in _RTREE_TRIGGERS.format(t=layer).strip().split(";\n"):
+                    con.execute(statement.rstrip(";"))
+                if bounds is not None:
+                    con.execute("UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, "
+                                "max_y = ? WHERE table_name = ?", (*map(float, bounds), layer))
                 con.execute(f"INSERT INTO {_q(VERSIONS_TABLE)} ({', '.join(VERSION_FIELDS)}) "
                             f"VALUES ({', '.join('?' * len(VERSION_FIELDS))})",
                             tuple(getattr(row, f) for f in VERSION_FIELDS))
@@ -393,11 +422,13 @@ class GeoPackageStore(ReferenceStore):
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
+                if created:
+                    self.path.unlink(missing_ok=True)  # the store this import began: none
                 raise
 
     def _srs_id(self, con, crs) -> int:
-        crs = CRS.from_user_input(crs)
-        epsg = crs.to_epsg()
+        crs = crs_of(crs)
+        epsg = epsg_code(crs)
         if epsg:
             found = con.execute("SELECT srs_id FROM gpkg_spatial_ref_sys WHERE organization = "
                                 "'EPSG' AND organization_coordsys_id = ?", (epsg,)).fetchone()
@@ -463,24 +494,18 @@ class GeoPackageStore(ReferenceStore):
                 if meta in tables:
                     con.execute(f"DELETE FROM {meta} WHERE lower(table_name) = lower(?)", (name,))
 
-    def _create_layer(self, con, layer, spec, frame, srs_id) -> None:
-        kinds = set(frame.geom_type)
-        geometry_type = kinds.pop().upper() if len(kinds) == 1 else "GEOMETRY"
+    def _create_layer(self, con, layer, spec, geometry_type, srs_id) -> None:
         columns = ", ".join(f"{_q(c)} {_SQL_TYPES[t]}" for c, t in spec.fields.items())
         con.execute(f"CREATE TABLE {_q(layer)} (fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "
                     f"geom {geometry_type}, {columns})")
-        minx, miny, maxx, maxy = (float(v) for v in frame.total_bounds)
-        con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, min_x, min_y, "
-                    "max_x, max_y, srs_id) VALUES (?, 'features', ?, ?, ?, ?, ?, ?)",
-                    (layer, layer, minx, miny, maxx, maxy, srs_id))
+        con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) "
+                    "VALUES (?, 'features', ?, ?)", (layer, layer, srs_id))  # extent: once written
         con.execute("INSERT INTO gpkg_geometry_columns VALUES (?, 'geom', ?, ?, 0, 0)",
                     (layer, geometry_type, srs_id))
         con.execute(f"CREATE VIRTUAL TABLE {_q(f'rtree_{layer}_geom')} USING rtree(id, minx, maxx, "
                     "miny, maxy)")
         con.execute("INSERT INTO gpkg_extensions VALUES (?, 'geom', 'gpkg_rtree_index', "
                     "'http://www.geopackage.org/spec120/#extension_rtree', 'write-only')", (layer,))
-        for statement in _RTREE_TRIGGERS.format(t=layer).strip().split(";\n"):
-            con.execute(statement.rstrip(";"))
         if "gpkg_ogr_contents" in self._tables(con):
             con.execute("INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?, NULL)",
                         (layer,))

@@ -12,6 +12,8 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
+from ..crs import crs_label, crs_of, to_crs
+
 from ..dates import require_date
 from ..errors import InputError
 from ..geometry import in_family, polygon_part
@@ -21,7 +23,7 @@ from .contract import (BOOLEAN, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SP
                        LayerSpec)
 from .mapping import NO_MAPPING, FieldMap
 
-__all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "crs_label", "has_text",
+__all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "has_text",
            "feature_labels"]
 
 log = logging.getLogger(__name__)
@@ -68,9 +70,6 @@ def feature_labels(layer: str, frame: pd.DataFrame, id_field: Optional[str]) -> 
             for fid, value in zip(frame.index, frame[id_field])]
 
 
-def crs_label(crs: CRS) -> str:
-    authority = crs.to_authority()
-    return ":".join(authority) if authority else crs.name
 
 
 def load_site_plan(path: str | Path, profile: RulesProfile,
@@ -87,7 +86,7 @@ def load_site_plan(path: str | Path, profile: RulesProfile,
     layers, input_crss, repairs, project = _load(path, profile, SITE_PLAN_LAYERS,
                                                  mapping or NO_MAPPING)
     input_crs = ", ".join(dict.fromkeys(input_crss))
-    return SitePlan(path=str(path), area_crs=CRS.from_user_input(profile.area_crs),
+    return SitePlan(path=str(path), area_crs=crs_of(profile.area_crs),
                     input_crs=input_crs, project=project, layers=layers, repairs=repairs)
 
 
@@ -105,7 +104,7 @@ def load_layers(path: str | Path, profile: RulesProfile, names,
 
 def _load(path, profile, specs, mapping: FieldMap):
     present = _match_layer_names(path, list_layers(path))
-    area_crs = CRS.from_user_input(profile.area_crs)
+    area_crs = crs_of(profile.area_crs)
     layers, actual_names, input_crss, repairs = {}, {}, [], []
     project = None
     for spec in specs:
@@ -133,7 +132,7 @@ def _load(path, profile, specs, mapping: FieldMap):
             continue
         frame = _validate_spatial(path, actual, spec, frame, data.crs)
         input_crss.append(crs_label(data.crs))
-        frame = frame.to_crs(area_crs)
+        frame = to_crs(frame, area_crs)
         frame, layer_repairs = _repair(spec, frame)
         repairs.extend(layer_repairs)
         layers[spec.name] = frame

@@ -1,0 +1,127 @@
+"""Coordinate reference systems worked out once: CRSs, their codes and transformers, cached.
+
+pyproj answers slowly for a CRS that carries no EPSG code (a shapefile's ESRI WKT: reading it,
+identifying it with ``to_authority`` and building a transformer from it each take tens to
+hundreds of milliseconds). Every CRS question of the package goes through the functions
+here, which answer each CRS (by its definition text) and each pair of CRSs once per process.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Optional, Union
+
+import numpy as np
+import shapely
+from pyproj import CRS, Transformer
+
+__all__ = ["crs_of", "authority", "epsg_code", "crs_label", "same_crs", "transformer", "transform_geometries",
+           "to_crs", "CrsInput"]
+
+# What the functions take: a pyproj CRS, an authority string ("EPSG:2260"), WKT, or an EPSG code.
+CrsInput = Union[CRS, str, int]
+
+
+def _key(crs: CrsInput) -> Union[str, int]:
+    """The text a CRS was made from (a pyproj CRS keeps it): the cache key of that CRS."""
+    return crs.srs if isinstance(crs, CRS) else crs
+
+
+def crs_of(value: CrsInput) -> CRS:
+    """``CRS.from_user_input(value)``, read once per definition (a CRS is returned as is)."""
+    if isinstance(value, CRS):
+        return value
+    return _crs_of(value)
+
+
+@lru_cache(maxsize=256)
+def _crs_of(value: Union[str, int]) -> CRS:
+    return CRS.from_user_input(value)
+
+
+def authority(crs: CrsInput) -> Optional[tuple[str, str]]:
+    """``(authority, code)`` of ``crs`` (``("EPSG", "2260")``), or None where none matches."""
+    crs = crs_of(crs)
+    return _authority(_key(crs), crs)
+
+
+@lru_cache(maxsize=256)
+def _authority(key: Union[str, int], crs: CRS) -> Optional[tuple[str, str]]:
+    found = crs.to_authority()
+    return (str(found[0]), str(found[1])) if found else None
+
+
+def epsg_code(crs: CrsInput) -> Optional[int]:
+    """The EPSG code of ``crs`` (``to_epsg``), or None where it has none."""
+    crs = crs_of(crs)
+    return _epsg(_key(crs), crs)
+
+
+@lru_cache(maxsize=256)
+def _epsg(key: Union[str, int], crs: CRS) -> Optional[int]:
+    found = crs.to_epsg()
+    return int(found) if found else None
+
+
+def crs_label(crs: CrsInput) -> str:
+    """``EPSG:2260`` where the CRS has an authority code, else its name (for reports)."""
+    found = authority(crs)
+    return ":".join(found) if found else crs_of(crs).name
+
+
+def same_crs(a: CrsInput, b: CrsInput) -> bool:
+    """Whether ``a`` and ``b`` are the same CRS, axis order aside (then nothing is transformed)."""
+    a, b = crs_of(a), crs_of(b)
+    return _same(_key(a), _key(b), a, b)
+
+
+@lru_cache(maxsize=256)
+def _same(key_a, key_b, a: CRS, b: CRS) -> bool:
+    return bool(a.equals(b, ignore_axis_order=True))
+
+
+def transformer(from_crs: CrsInput, to_crs: CrsInput) -> Transformer:
+    """The transformer (x, y order whatever the CRS's axes) from ``from_crs`` to ``to_crs``,
+    built once per pair."""
+    a, b = crs_of(from_crs), crs_of(to_crs)
+    return _transformer(_key(a), _key(b), a, b)
+
+
+@lru_cache(maxsize=256)
+def _transformer(key_a, key_b, a: CRS, b: CRS) -> Transformer:
+    return Transformer.from_crs(a, b, always_xy=True)
+
+
+def transform_geometries(geometries: np.ndarray, from_crs: CrsInput, to_crs: CrsInput) -> np.ndarray:
+    """Shapely geometries (an object array) from ``from_crs`` into ``to_crs``; Z kept where
+    there is one (as geopandas transforms them)."""
+    geometries = np.asarray(geometries, dtype=object)
+    if same_crs(from_crs, to_crs) or not len(geometries):
+        return geometries
+    move = transformer(from_crs, to_crs).transform
+    result = geometries.copy()
+    has_z = shapely.has_z(geometries)
+    for pick, include_z in ((~has_z, False), (has_z, True)):
+        if not pick.any():
+            continue
+        chosen = geometries[pick]
+        coords = shapely.get_coordinates(chosen, include_z=include_z)
+        moved = np.column_stack(move(*coords.T)) if len(coords) else coords
+        result[pick] = shapely.set_coordinates(chosen.copy(), moved)
+    return result
+
+
+def to_crs(frame, crs: CrsInput):
+    """A GeoDataFrame (or GeoSeries) in ``crs``: ``frame.to_crs(crs)`` with the transformer
+    from the cache; a frame already in ``crs`` is returned as it is."""
+    target = crs_of(crs)
+    if frame.crs is None:
+        return frame.to_crs(target)  # geopandas's own error: the frame has no CRS to start from
+    if same_crs(frame.crs, target):
+        return frame if frame.crs is target else frame.set_crs(target, allow_override=True)
+    moved = transform_geometries(np.asarray(frame.geometry.values, dtype=object), frame.crs, target)
+    if hasattr(frame, "set_geometry"):  # a GeoDataFrame: the geometry column replaced
+        out = frame.copy()
+        column = frame.geometry.name
+        out[column] = type(frame.geometry)(moved, index=frame.index, crs=target)
+        return out.set_crs(target, allow_override=True)
+    return type(frame)(moved, index=frame.index, crs=target, name=frame.name)

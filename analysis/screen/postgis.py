@@ -1,0 +1,166 @@
+"""The screen run as SQL inside PostGIS: the sites uploaded once, one query per reference layer.
+
+The GiST index of each layer answers ``&&`` against each site's box (widened by
+``[reference] search_distance_ft`` and densified before it is transformed into the layer's
+SRID, as the GeoPackage screen reads: a LATERAL subquery per site, fenced with OFFSET 0 so
+that the planner keeps the sites outside and the index inside); overlaps, wetland buffers and
+their unions are computed by PostGIS in the area CRS, invalid reference polygons repaired as
+the reader repairs them. The rows are decided by the same ``screen.decide`` as the GeoPackage screen.
+Identifiers are quoted by psycopg's ``sql`` module; values are parameters.
+"""
+from __future__ import annotations
+
+import numpy as np
+import shapely
+
+from ..crs import epsg_code
+from ..errors import InputError
+from ..profile import RulesProfile
+from ..progress import SILENT, Progress
+from ..reference.postgis import PostgisStore, connect
+from ..checks.condition_a import water_id
+from ..units import ACRE_M2, FOOT_M, unit_metres
+from .screen import Overlaps, Screen, _widened, decide
+from .sites import Sites
+
+__all__ = ["screen_postgis"]
+
+# A reference polygon as the reader keeps it: itself where valid, else its repaired polygons.
+_FIXED = ("CASE WHEN ST_IsValid({g}) THEN {g} "
+          "ELSE ST_CollectionExtract(ST_MakeValid({g}), 3) END")
+
+
+def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
+                   progress: Progress = SILENT) -> Screen:
+    """Screen ``sites`` against the reference layers of the PostGIS schema ``source`` names."""
+    store = PostgisStore(source)
+    sql = store.sql
+    area = epsg_code(sites.crs)
+    if area is None:
+        raise InputError("the area CRS has no EPSG code, which PostGIS needs to transform to",
+                         fix="use an EPSG area CRS in the profile")
+    to_ft2 = (unit_metres(sites.crs) / FOOT_M) ** 2
+    to_acres = unit_metres(sites.crs) ** 2 / ACRE_M2
+    overlaps = Overlaps()
+    n = len(sites)
+    with connect(store.conninfo) as con:
+        srids = {}
+        for layer in ("catchments", "tmdl_watersheds", "impaired_waters", "wetlands"):
+            found = con.execute("SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
+                                "f_table_name = %s AND f_geometry_column = 'geom'",
+                                (store.schema, layer)).fetchone()
+            if found is None:
+                raise InputError(f"the reference layer '{layer}' is missing, and the screen needs "
+                                 "it", path=store.label, layer=layer,
+                                 fix=f"import '{layer}' into the schema first")
+            srids[layer] = int(found[0])
+        progress.step(0.05, "sending the sites")
+        _upload(con, sites, profile, area)
+
+        def pairs(layer, fields, extra=""):
+            fixed = sql.SQL(_FIXED.format(g="c.t"))
+            query = sql.SQL(
+                "SELECT k, {fields}, ST_Area(ST_Intersection(g, site)) FROM (SELECT s.k, {cfields}, "
+                "{fixed} AS g, s.geom AS site FROM pg_temp.swppp_sites s CROSS JOIN LATERAL "
+                "(SELECT c.*, ST_Transform(c.geom, %(area)s) AS t FROM {table} c "
+                "WHERE c.geom && ST_Transform(s.box, %(srid)s) "
+                "AND c.geom IS NOT NULL {extra} OFFSET 0) c) x "
+                "WHERE ST_Intersects(g, site) AND ST_Area(ST_Intersection(g, site)) >= %(minimum)s "
+                "ORDER BY k").format(
+                fields=sql.SQL(", ").join(map(sql.Identifier, fields)),
+                cfields=sql.SQL(", ").join(sql.Identifier("c", f) for f in fields),
+                fixed=fixed, table=store.ids.table(layer), extra=sql.SQL(extra))
+            return con.execute(query, {"area": area, "srid": srids[layer],
+                                       "minimum": profile.condition_a.min_overlap_sq_ft / to_ft2}
+                               ).fetchall()
+
+        progress.step(0.2, "catchments")
+        overlaps.catchments = [(k, c, d) for k, c, d, _ in
+                               pairs("catchments", ["catchment_id", "drains_to"])]
+        progress.step(0.4, "TMDL watersheds")
+        overlaps.watersheds = [
+            (k, w, float("nan") if s is None else float(s), p, a * to_acres)
+            for k, w, s, p, a in pairs("tmdl_watersheds",
+                                       ["watershed_id", "stormwater_source", "pollutants"])]
+        progress.step(0.5, "303(d)-listed waters")
+        for wid, pollutants in con.execute(sql.SQL("SELECT waterbody_id, pollutants FROM {}").format(
+                store.ids.table("impaired_waters"))).fetchall():
+            if wid is not None:
+                overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants))
+        progress.step(0.6, "wetlands")
+        rows = con.execute(_wetland_query(sql, store), {
+            "area": area, "srid": srids["wetlands"], "ft": FOOT_M / unit_metres(sites.crs),
+            "default": profile.wetlands.default_adjacent_area_ft}).fetchall()
+    _wetland_rows(overlaps, rows, n, to_ft2, to_acres, profile)
+    progress.step(0.95, "deciding")
+    overlaps.listed = {k: overlaps.listed[k] for k in sorted(overlaps.listed)}
+    return Screen(rows=decide(sites.ids, sites.geometries, overlaps, profile, sites.crs),
+                  geometries=sites.geometries, crs=sites.crs,
+                  reference={"path": store.label, "kind": "postgis",
+                             "versions": {r.layer: {"version": r.version, "source_date": r.source_date,
+                                                    "imported_at": r.imported_at, "sha256": r.sha256}
+                                          for r in store.versions()}})
+
+
+def _upload(con, sites: Sites, profile, area: int) -> None:
+    """The sites as a temporary table: index, polygon, and the box the layers are read by."""
+    boxes = _widened(sites.boxes, sites.crs, profile)
+    size = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    outlines = shapely.segmentize(shapely.box(*boxes.T), np.maximum(size, 1e-9) / 20)
+    con.execute("CREATE TEMP TABLE swppp_sites (k integer PRIMARY KEY, geom geometry, box geometry) "
+                "ON COMMIT PRESERVE ROWS")
+    polygons = _ewkb(sites.geometries, area)
+    searched = _ewkb(outlines, area)
+    with con.cursor() as cur, cur.copy("COPY pg_temp.swppp_sites (k, geom, box) FROM STDIN") as copy:
+        for k, (geom, outline) in enumerate(zip(polygons, searched)):
+            copy.write_row((k, geom, outline))
+    con.execute("ANALYZE pg_temp.swppp_sites")
+
+
+def _ewkb(geometries, srid: int) -> list[str]:
+    """Hex EWKB with ``srid``, as PostGIS reads a geometry's text."""
+    return list(shapely.to_wkb(shapely.set_srid(np.asarray(geometries, dtype=object), srid),
+                               hex=True, include_srid=True))
+
+
+def _wetland_query(sql, store):
+    """Per site and wetland met: inside and adjacent areas, and the site's totals. The steps are
+    MATERIALIZED: the planner, misjudging their sizes, would otherwise run the per-site union
+    again for every row it joins."""
+    fixed = _FIXED.format(g="c.t")
+    return sql.SQL(
+        "WITH w AS (SELECT s.k, c.wetland_id, {fixed} AS g, CASE WHEN c.regulated = 1 THEN "
+        "CASE WHEN c.adjacent_area_ft IS NULL OR c.adjacent_area_ft <= 0 THEN %(default)s "
+        "ELSE c.adjacent_area_ft END ELSE 0 END AS reach, s.geom AS site "
+        "FROM pg_temp.swppp_sites s CROSS JOIN LATERAL (SELECT c.*, "
+        "ST_Transform(c.geom, %(area)s) AS t FROM {table} c "
+        "WHERE c.geom && ST_Transform(s.box, %(srid)s) AND c.geom IS NOT NULL "
+        "AND NOT ST_IsEmpty(c.geom) OFFSET 0) c), "
+        "z AS (SELECT k, wetland_id, g, ST_Buffer(g, reach * %(ft)s) AS zone, site FROM w "
+        "WHERE ST_DWithin(g, site, reach * %(ft)s)), "
+        "hit AS MATERIALIZED (SELECT k, wetland_id, ST_Intersection(g, site) AS inside, "
+        "ST_Intersection(zone, site) AS near FROM z WHERE ST_Intersects(zone, site)), "
+        "wet AS MATERIALIZED (SELECT k, ST_Union(inside) AS wet FROM hit GROUP BY k), "
+        "piece AS MATERIALIZED (SELECT h.k, h.wetland_id, h.inside, "
+        "ST_Difference(h.near, wet.wet) AS adjacent FROM hit h JOIN wet USING (k)), "
+        "total AS MATERIALIZED (SELECT k, ST_Area(ST_Union(adjacent)) AS adjacent FROM piece GROUP BY k) "
+        "SELECT p.k, p.wetland_id, ST_Area(p.inside), ST_Area(p.adjacent), ST_Area(wet.wet), "
+        "total.adjacent FROM piece p JOIN wet USING (k) JOIN total USING (k) "
+        "ORDER BY p.k, p.wetland_id").format(fixed=sql.SQL(fixed), table=store.ids.table("wetlands"))
+
+
+def _wetland_rows(overlaps: Overlaps, rows, n: int, to_ft2: float, to_acres: float,
+                  profile) -> None:
+    overlaps.wetland_acres, overlaps.adjacent_acres = np.zeros(n), np.zeros(n)
+    overlaps.wetland_status = np.full(n, "none", dtype=object)
+    overlaps.wetlands = [[] for _ in range(n)]
+    minimum = profile.wetlands.min_overlap_sq_ft
+    for k, wetland, inside, adjacent, wet_total, adjacent_total in rows:
+        overlaps.wetland_acres[k] = wet_total * to_acres
+        overlaps.adjacent_acres[k] = adjacent_total * to_acres
+        if inside * to_ft2 >= minimum or adjacent * to_ft2 >= minimum:
+            overlaps.wetlands[k].append(str(wetland))
+        if inside * to_ft2 >= minimum:
+            overlaps.wetland_status[k] = "wetland"
+        elif adjacent * to_ft2 >= minimum and overlaps.wetland_status[k] != "wetland":
+            overlaps.wetland_status[k] = "adjacent area"

@@ -1,0 +1,231 @@
+"""Condition A (SWPPP C(1)) and wetlands (SWPPP B(2); F) for many sites at once, vectorised.
+
+Each site's polygon stands for its disturbance. The reference layers are read once, by the
+union of the sites' boxes (widened by ``[reference] search_distance_ft``), and each layer is
+met with every site in one STRtree query. The decision is the review's, site by site
+(``checks.condition_a``, ``checks.wetlands``): a site's receiving waters are the ``drains_to``
+of the catchments it overlaps by at least ``[condition_a] min_overlap_sq_ft``; Condition A
+applies where one of them is 303(d)-listed for a pollutant, or where the site overlaps a TMDL
+watershed whose stormwater is a source; it is not decided where a listed water records no
+pollutant, a watershed does not record whether stormwater is a source, or the site lies in no
+catchment that names its water. A screen has no discharge points or project names: the
+catchment route is the only one (the review of a site plan prefers its discharge points).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import numpy as np
+import pandas as pd
+import shapely
+
+from ..checks.condition_a import PollutantNames, water_id
+from ..checks.wetlands import adjacent_distances_ft
+from ..profile import RulesProfile
+from ..progress import SILENT, Progress
+from ..reference.read import Reference
+from ..siteplan.plan import has_text
+from ..units import FOOT_M, acres, square_feet, unit_metres
+from .sites import Sites
+
+__all__ = ["COLUMNS", "APPLIES", "NOT_DECIDED", "DOES_NOT_APPLY", "Screen", "screen_sites",
+           "decide", "Overlaps"]
+
+APPLIES, NOT_DECIDED, DOES_NOT_APPLY = "applies", "not decided", "does not apply"
+# The screen's table, one row per site (CSV header, GeoPackage fields, JSON keys).
+COLUMNS = ("site_id", "site_acres", "condition_a", "receiving_waters", "listed_waters",
+           "tmdl_watersheds", "tmdl_acres", "pollutants", "why", "wetland_status", "wetlands",
+           "wetland_acres", "adjacent_area_acres")
+NEEDED = "the screen's Condition A (SWPPP C(1))"
+
+
+@dataclass
+class Overlaps:
+    """What each site meets, as (site index, feature) pairs, from whichever store answered."""
+
+    catchments: list = field(default_factory=list)   # (site, catchment_id, drains_to)
+    watersheds: list = field(default_factory=list)   # (site, id, stormwater_source, pollutants, acres)
+    listed: dict = field(default_factory=dict)       # water id -> [(waterbody_id, pollutants)]
+    wetland_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))   # per site
+    adjacent_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per site
+    wetland_status: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
+    wetlands: list = field(default_factory=list)     # per site, the wetland ids met
+
+
+@dataclass
+class Screen:
+    """The screen's rows (``COLUMNS``), the sites' polygons, and what was read."""
+
+    rows: list[dict]
+    geometries: np.ndarray
+    crs: object
+    reference: dict = field(default_factory=dict)
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.rows, columns=list(COLUMNS))
+
+    def by_site(self) -> dict[str, dict]:
+        return {row["site_id"]: row for row in self.rows}
+
+
+def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
+                 progress: Progress = SILENT) -> Screen:
+    """Screen every site of ``sites`` against ``reference`` (a GeoPackage or any reader)."""
+    crs = sites.crs
+    boxes = _widened(sites.boxes, crs, profile)
+    progress.step(0.05, "reading catchments")
+    overlaps = Overlaps()
+    geoms = sites.geometries
+    minimum = profile.condition_a.min_overlap_sq_ft
+    catchments = reference.read_boxes("catchments", boxes, crs, needed_for=NEEDED)
+    s, f, _ = _overlapping(geoms, catchments, minimum, crs)
+    ids = catchments["catchment_id"].to_numpy(dtype=object)
+    drains = catchments["drains_to"].to_numpy(dtype=object)
+    overlaps.catchments = list(zip(s.tolist(), ids[f], drains[f]))
+    progress.step(0.3, "reading TMDL watersheds")
+    sheds = reference.read_boxes("tmdl_watersheds", boxes, crs, needed_for=NEEDED)
+    s, f, held = _overlapping(geoms, sheds, minimum, crs)
+    overlaps.watersheds = list(zip(s.tolist(), sheds["watershed_id"].to_numpy(dtype=object)[f],
+                                   sheds["stormwater_source"].to_numpy(dtype=float)[f],
+                                   sheds["pollutants"].to_numpy(dtype=object)[f], held.tolist()))
+    progress.step(0.5, "looking up 303(d)-listed waters")
+    wanted = {water_id(w) for _, _, d in overlaps.catchments for w in _split(d)}
+    listed = reference.lookup("impaired_waters", "waterbody_id", wanted, normalise=water_id,
+                              needed_for=NEEDED)
+    for wid, pollutants in zip(listed["waterbody_id"], listed["pollutants"]):
+        overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants))
+    progress.step(0.6, "reading wetlands")
+    wetlands = reference.read_boxes("wetlands", boxes, crs, needed_for="the screen's wetlands")
+    _wetlands(overlaps, geoms, wetlands, profile, crs)
+    progress.step(0.95, "deciding")
+    rows = decide(sites.ids, geoms, overlaps, profile, crs)
+    return Screen(rows=rows, geometries=geoms, crs=crs,
+                  reference={"path": reference.label, "kind": reference.kind,
+                             "versions": reference.versions(), "read": reference.features_read})
+
+
+def _widened(boxes, crs, profile) -> np.ndarray:
+    distance = profile.reference.search_distance_ft * FOOT_M / unit_metres(crs)
+    return np.asarray(boxes, dtype=float) + np.array([-distance, -distance, distance, distance])
+
+
+def _overlapping(sites, frame, minimum_sq_ft, crs):
+    """(site index, feature position, acres shared) for each site and polygon of ``frame``
+    sharing at least ``minimum_sq_ft`` (as ``checks.condition_a`` measures an overlap)."""
+    geometries = np.asarray(frame.geometry.values, dtype=object)
+    if not len(geometries):
+        return np.array([], dtype=int), np.array([], dtype=int), np.array([], dtype=float)
+    s, f = shapely.STRtree(sites).query(geometries, predicate="intersects")[::-1]
+    order = np.lexsort((f, s))
+    s, f = s[order], f[order]
+    shared = shapely.intersection(geometries[f], sites[s])
+    keep = np.atleast_1d(square_feet(shared, crs)) >= minimum_sq_ft
+    return s[keep], f[keep], np.atleast_1d(acres(shared[keep], crs))
+
+
+def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs) -> None:
+    """Per site: acres inside wetlands, acres in regulated wetlands' adjacent areas outside any
+    wetland (each counted once), the wetlands met, and the status (as ``checks.wetlands``)."""
+    n = len(sites)
+    overlaps.wetland_acres, overlaps.adjacent_acres = np.zeros(n), np.zeros(n)
+    overlaps.wetland_status = np.full(n, "none", dtype=object)
+    overlaps.wetlands = [[] for _ in range(n)]
+    geometries = np.asarray(wetlands.geometry.values, dtype=object)
+    if not len(geometries):
+        return
+    reach = adjacent_distances_ft(wetlands, profile) * (FOOT_M / unit_metres(crs))
+    # Pairs within reach first (no buffer needed), then the review's test on their buffers only.
+    s, w = shapely.STRtree(sites).query(geometries, predicate="dwithin", distance=reach)[::-1]
+    used = np.unique(w)
+    zones = np.empty(len(geometries), dtype=object)
+    zones[used] = shapely.buffer(geometries[used], reach[used])
+    meet = shapely.intersects(zones[w], sites[s])
+    s, w = s[meet], w[meet]
+    order = np.lexsort((w, s))
+    s, w = s[order], w[order]
+    inside = shapely.intersection(geometries[w], sites[s])
+    near = shapely.intersection(zones[w], sites[s])
+    minimum = profile.wetlands.min_overlap_sq_ft
+    ids = np.asarray(wetlands["wetland_id"].to_numpy(dtype=object))
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]]) if len(s) else np.array([], dtype=int)
+    for start, stop in zip(starts, np.r_[starts[1:], len(s)].astype(int)):
+        site = int(s[start])
+        # One piece needs no union; a site in no wetland has nothing to take from its zones.
+        wet = inside[start] if stop - start == 1 else shapely.union_all(inside[start:stop])
+        adjacent = (near[start:stop] if shapely.is_empty(wet)
+                    else shapely.difference(near[start:stop], wet))
+        overlaps.wetland_acres[site] = acres(wet, crs)
+        overlaps.adjacent_acres[site] = acres(adjacent[0] if stop - start == 1
+                                              else shapely.union_all(adjacent), crs)
+        inside_sq_ft = np.atleast_1d(square_feet(inside[start:stop], crs))
+        adjacent_sq_ft = np.atleast_1d(square_feet(adjacent, crs))
+        met = (inside_sq_ft >= minimum) | (adjacent_sq_ft >= minimum)
+        overlaps.wetlands[site] = sorted(str(i) for i in ids[w[start:stop]][met])
+        if (inside_sq_ft >= minimum).any():
+            overlaps.wetland_status[site] = "wetland"
+        elif (adjacent_sq_ft >= minimum).any():
+            overlaps.wetland_status[site] = "adjacent area"
+
+
+def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs) -> list[dict]:
+    """Each site's row: Condition A decided as ``checks.condition_a`` decides it."""
+    names = PollutantNames.from_profile(profile)
+    receiving: list[dict] = [{} for _ in site_ids]  # water id -> catchments it came from
+    for site, catchment, drains_to in overlaps.catchments:
+        for water in _split(drains_to):
+            receiving[site].setdefault(water_id(water), []).append(str(catchment))
+    sheds: list[list] = [[] for _ in site_ids]
+    for site, *shed in overlaps.watersheds:
+        sheds[site].append(shed)
+    site_acres = np.atleast_1d(acres(geometries, crs)) if len(geometries) else np.zeros(0)
+    rows = []
+    for k, site_id in enumerate(site_ids):
+        triggers, undecided, notes = [], [], []
+        concern = [names.sediment]
+        listed = []
+        for wid in sorted(receiving[k]):
+            found = overlaps.listed.get(wid)
+            if not found:
+                notes.append(f"{wid} is not on the 303(d) list")
+                continue
+            for shown, pollutants in found:
+                if names.split(pollutants):
+                    listed.append(shown)
+                    triggers.append(f"{shown} is 303(d)-listed for {names.describe(pollutants)}")
+                    concern += names.split(pollutants)
+                else:
+                    undecided.append(f"{shown} is 303(d)-listed, but no pollutant is recorded for it")
+        triggering_sheds, held = [], 0.0
+        for shed_id, source, pollutants, shed_acres in sheds[k]:
+            held += shed_acres
+            if np.isnan(source):
+                undecided.append(f"TMDL watershed {shed_id}: whether stormwater is a source is "
+                                 "not recorded")
+            elif int(source) == 1:
+                triggering_sheds.append(str(shed_id))
+                triggers.append(f"TMDL watershed {shed_id} ({shed_acres:.2f} acres) for "
+                                f"{names.describe(pollutants) or 'no pollutant'}; stormwater is a source")
+                concern += names.split(pollutants)
+            else:
+                notes.append(f"TMDL watershed {shed_id}: stormwater is not a source")
+        if not receiving[k]:
+            undecided.append("the receiving waters are not known: the site lies in no catchment "
+                             "with drains_to")
+        status = APPLIES if triggers else NOT_DECIDED if undecided else DOES_NOT_APPLY
+        why = triggers if triggers else undecided + notes
+        rows.append({
+            "site_id": str(site_id), "site_acres": float(site_acres[k]), "condition_a": status,
+            "receiving_waters": ";".join(sorted(receiving[k])),
+            "listed_waters": ";".join(dict.fromkeys(listed)),
+            "tmdl_watersheds": ";".join(triggering_sheds), "tmdl_acres": float(held),
+            "pollutants": ";".join(dict.fromkeys(concern)) if triggers else "",
+            "why": "; ".join(why),
+            "wetland_status": str(overlaps.wetland_status[k]),
+            "wetlands": ";".join(overlaps.wetlands[k]),
+            "wetland_acres": float(overlaps.wetland_acres[k]),
+            "adjacent_area_acres": float(overlaps.adjacent_acres[k]),
+        })
+    return rows
+
+
+def _split(text) -> list[str]:
+    return [w.strip() for w in str(text).split(";") if w.strip()] if has_text(text) else []

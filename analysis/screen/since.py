@@ -1,0 +1,120 @@
+"""Re-screen on change: the sites whose Condition A or wetland status a new version changed.
+
+The store keeps every imported version (``reference_history``). The sites are screened again
+against the layers as they were at version ``since`` (each layer that has a newer version;
+the others as they are now), and each site whose answer differs is named with the waters,
+watersheds or wetlands that made the difference.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+from pyproj import CRS
+
+from ..crs import crs_of
+from ..errors import InputError
+from ..profile import RulesProfile
+from ..reference.connect import open_store
+from ..reference.read import Reference
+from .screen import Screen, screen_sites
+from .sites import Sites
+
+__all__ = ["changes_since", "FrameReference", "LAYERS"]
+
+LAYERS = ("catchments", "tmdl_watersheds", "impaired_waters", "wetlands")
+
+
+class FrameReference(Reference):
+    """Reference layers held as GeoDataFrames (a stored version read back), read like a file."""
+
+    kind = "versions"
+
+    def __init__(self, label: str, frames: dict[str, gpd.GeoDataFrame]):
+        self._frames = {name: frame.rename_axis("fid") for name, frame in frames.items()}
+        super().__init__(label)
+
+    def _layer_names(self) -> list[str]:
+        return list(self._frames)
+
+    def _layer_crs(self, actual: str) -> Optional[CRS]:
+        crs = self._frames[actual].crs
+        return crs_of(crs) if crs is not None else None
+
+    def _fetch(self, actual: str, bbox) -> pd.DataFrame:
+        frame = self._frames[actual]
+        inside = shapely.intersects(shapely.envelope(np.asarray(frame.geometry.values, dtype=object)),
+                                    shapely.box(*bbox))
+        return frame[inside]
+
+    def _attributes(self, actual: str) -> pd.DataFrame:
+        return pd.DataFrame(self._frames[actual].drop(columns="geometry"))
+
+
+def changes_since(sites: Sites, reference, since: int, profile: RulesProfile,
+                  now: Screen) -> tuple[dict, list[dict]]:
+    """(what was compared, the changes): each site whose Condition A or wetland status at
+    version ``since`` of the layers differs from ``now`` (the screen against the current ones)."""
+    store = open_store(reference) if not isinstance(reference, Reference) else reference._store()
+    if store is None:
+        raise InputError("a comparison with an earlier version needs the stored versions, and "
+                         "this reference is not a store made by a reference import",
+                         path=str(reference),
+                         fix="give the reference GeoPackage or PostGIS schema the imports went into",
+                         parameter="since")
+    frames, compared = {}, {}
+    for layer in LAYERS:
+        rows = store.versions(layer)
+        if not rows:
+            continue
+        versions = [r.version for r in rows]
+        now_version = versions[-1]
+        if since not in versions and since < now_version:
+            raise InputError(f"there is no version {since} of '{layer}'", path=store.label,
+                             layer=layer, fix="versions stored: " + ", ".join(map(str, versions)),
+                             parameter="since")
+        then = min(since, now_version)
+        if then != now_version:
+            compared[layer] = {"from": then, "to": now_version}
+        frames[layer] = store.read_version(layer, then)  # every imported version is kept
+    label = f"version {since}"
+    info = {"label": label, "version": since, "layers": compared}
+    if not compared:
+        return info, []
+    before = screen_sites(sites, FrameReference(f"{store.label} ({label})", frames), profile)
+    return info, _differences(before.by_site(), now.by_site())
+
+
+def _differences(before: dict, after: dict) -> list[dict]:
+    out = []
+    for site_id, new in after.items():
+        old = before.get(site_id)
+        if old is None:
+            continue
+        if old["condition_a"] != new["condition_a"]:
+            out.append({"site_id": site_id, "what": "Condition A", "before": old["condition_a"],
+                        "after": new["condition_a"], "because": _because_a(old, new)})
+        if old["wetland_status"] != new["wetland_status"]:
+            out.append({"site_id": site_id, "what": "wetlands", "before": old["wetland_status"],
+                        "after": new["wetland_status"],
+                        "because": _moved("wetland", old["wetlands"], new["wetlands"])})
+    return out
+
+
+def _because_a(old: dict, new: dict) -> str:
+    parts = [_moved("303(d)-listed water", old["listed_waters"], new["listed_waters"],
+                    ("newly listed", "no longer listed")),
+             _moved("TMDL watershed", old["tmdl_watersheds"], new["tmdl_watersheds"]),
+             _moved("receiving water", old["receiving_waters"], new["receiving_waters"])]
+    found = "; ".join(p for p in parts if p)
+    return found or f"now: {new['why']}"
+
+
+def _moved(what: str, old: str, new: str, words=("now met", "no longer met")) -> str:
+    before, after = set(filter(None, old.split(";"))), set(filter(None, new.split(";")))
+    parts = [f"{what} {name} {words[0]}" for name in sorted(after - before)]
+    parts += [f"{what} {name} {words[1]}" for name in sorted(before - after)]
+    return "; ".join(parts)

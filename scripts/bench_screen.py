@@ -1,0 +1,298 @@
+"""Benchmark: many sites screened at once, and a statewide layer imported, against the anchors.
+
+    .venv/plain/bin/python scripts/bench_screen.py [--polygons N] [--sites N] [--smoke]
+
+Builds (once; reused) the statewide-sized reference of ``bench_reference.py`` (the real NWI
+extract tiled until the wetlands hold at least N polygons) and N five-acre sites spread over
+it, then prints side by side, each step in its own process with its peak memory (maximum
+resident set size):
+
+1. ``swppp screen`` against the GeoPackage (in-process call, reading and deciding included);
+2. the bare floor: the wetlands meeting the sites' boxes read through the R-tree, reprojected,
+   one shapely STRtree query, the intersection areas (no validation, no decision);
+3. ``swppp screen`` against PostGIS (a PostgreSQL started for the run in a temporary folder,
+   the layers imported by ``swppp reference import``), where PostgreSQL and PostGIS exist;
+4. QGIS's ``native:joinattributesbylocation`` of the sites with the wetlands through
+   ``qgis_process`` (its start-up measured apart and shown);
+5. ``swppp reference import wetlands`` of the layer into a new GeoPackage against
+   ``ogr2ogr`` copying the same layer.
+
+``--smoke`` runs every step at a tiny size (a few thousand polygons, 50 sites) in a temporary
+folder, skipping nothing that is installed: the test command runs it so the script cannot rot.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("PROJ_DATA", "/usr/share/proj")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+BENCH = ROOT / "build" / "bench"
+SITE_ACRES = 5.0
+
+import bench_reference  # noqa: E402 - after the path is set
+
+NWI = bench_reference.NWI
+
+
+def build_sites(reference: Path, target: Path, count: int, seed: int = 23) -> None:
+    """``count`` squares of five acres (area CRS), half on wetlands' edges, half anywhere."""
+    import geopandas as gpd
+    import numpy as np
+    import shapely
+
+    from analysis.crs import crs_of, to_crs
+    from analysis.io.vector import layer_crs
+    from analysis.profile import load_profile
+    from analysis.units import ACRE_M2, unit_metres
+
+    profile = load_profile()
+    area = crs_of(profile.area_crs)
+    rng = np.random.default_rng(seed)
+    con = __import__("sqlite3").connect(str(reference))
+    minx, maxx, miny, maxy = con.execute(
+        "SELECT min(minx), max(maxx), min(miny), max(maxy) FROM rtree_wetlands_geom").fetchone()
+    picks = rng.integers(1, con.execute("SELECT max(id) FROM rtree_wetlands_geom").fetchone()[0] + 1,
+                         count // 2)
+    corners = con.execute(f"SELECT minx, miny FROM rtree_wetlands_geom WHERE id IN "
+                          f"({','.join(map(str, picks.tolist()))})").fetchall()
+    con.close()
+    points = np.concatenate([np.array(corners, dtype=float).reshape(-1, 2),
+                             np.column_stack([rng.uniform(minx, maxx, count - len(corners)),
+                                              rng.uniform(miny, maxy, count - len(corners))])])
+    centres = to_crs(gpd.GeoSeries(shapely.points(points), crs=layer_crs(reference, "wetlands")),
+                     area)
+    side = np.sqrt(SITE_ACRES * ACRE_M2) / unit_metres(area)
+    xy = shapely.get_coordinates(np.asarray(centres.values, dtype=object))
+    squares = shapely.box(xy[:, 0] - side / 2, xy[:, 1] - side / 2, xy[:, 0] + side / 2,
+                          xy[:, 1] + side / 2)
+    gpd.GeoDataFrame({"site_id": [f"S{k:05d}" for k in range(len(squares))]},
+                     geometry=squares, crs=area).to_file(target, layer="sites", driver="GPKG")
+
+
+# --- the steps, each run in its own process (python bench_screen.py --step NAME ARGS) -----------
+
+def step_screen(sites: str, reference: str) -> dict:
+    from analysis.screen.operations import run_screen
+
+    done = run_screen(sites, reference)
+    rows = done.screen.rows
+    return {"sites": len(rows), "applies": sum(r["condition_a"] == "applies" for r in rows),
+            "wet": sum(r["wetland_status"] != "none" for r in rows),
+            "wetland_acres": round(sum(r["wetland_acres"] for r in rows), 6)}
+
+
+def step_floor(sites: str, reference: str) -> dict:
+    import numpy as np
+    import shapely
+
+    from analysis.crs import crs_of, to_crs
+    from analysis.io.vector import layer_crs, read_geopackage_boxes, read_layer
+    from analysis.profile import load_profile
+    from analysis.reference.read import boxes_in_crs
+
+    area = crs_of(load_profile().area_crs)
+    geoms = np.asarray(read_layer(sites, "sites").frame.geometry.values, dtype=object)
+    crs = layer_crs(reference, "wetlands")
+    boxes = boxes_in_crs(shapely.bounds(geoms), area, crs)
+    wetlands = read_geopackage_boxes(reference, "wetlands", boxes)
+    wetlands = np.asarray(to_crs(wetlands.set_crs(crs), area).geometry.values, dtype=object)
+    s, w = shapely.STRtree(geoms).query(wetlands, predicate="intersects")[::-1]
+    return {"pairs": len(s), "wetlands_read": len(wetlands),
+            "acres": float(shapely.area(shapely.intersection(wetlands[w], geoms[s])).sum())}
+
+
+def step_import(source: str, target: str) -> dict:
+    from analysis.reference.operations import import_reference
+
+    done = import_reference("wetlands", f"{source}|layername=wetlands", target,
+                            source_date="2026-01-01")
+    return {"features": done["version"]["feature_count"]}
+
+
+def step_pg_screen(sites: str, conninfo: str) -> dict:
+    return step_screen(sites, conninfo)
+
+
+def step_pg_import(source: str, conninfo: str) -> dict:
+    from analysis.reference.operations import import_reference
+
+    for layer in ("catchments", "tmdl_watersheds", "impaired_waters"):
+        import_reference(layer, f"{bench_reference.DEMO_REFERENCE}|layername={layer}", conninfo,
+                         source_date="2026-01-01")
+    return step_import(source, conninfo)
+
+
+STEPS = {"screen": step_screen, "floor": step_floor, "import": step_import,
+         "pg_screen": step_pg_screen, "pg_import": step_pg_import}
+
+
+def measured(command: list[str], env: dict | None = None) -> dict:
+    """Run ``command``; its wall time, peak memory (MB) and, for a step, its JSON answer."""
+    # GNU time measures the command itself (a child forked from here would count this
+    # process's memory too, up to its exec).
+    with tempfile.NamedTemporaryFile(suffix=".rss") as rss:
+        timer = ["/usr/bin/time", "-f", "%M", "-o", rss.name] if os.path.exists("/usr/bin/time") else []
+        start = time.perf_counter()
+        done = subprocess.run(timer + command, capture_output=True, text=True,
+                              env={**os.environ, **(env or {})}, check=False)
+        seconds = time.perf_counter() - start
+        kilobytes = Path(rss.name).read_text().strip().splitlines()[-1:] if timer else []
+    out, err = done.stdout, done.stderr
+    peak = float(kilobytes[0]) / 1024 if kilobytes and kilobytes[0].isdigit() else float("nan")
+    result = {"seconds": seconds, "peak_mb": peak, "ok": done.returncode == 0}
+    if not result["ok"]:
+        result["error"] = (err.strip().splitlines() or ["failed"])[-1]
+    elif out.strip().startswith("{"):
+        result.update(json.loads(out.strip().splitlines()[-1]))
+    return result
+
+
+def run_step(name: str, *args: str) -> dict:
+    return measured([sys.executable, __file__, "--step", name, *args])
+
+
+@contextlib.contextmanager
+def postgis():
+    """A PostgreSQL + PostGIS for this run only (unix socket in a temporary folder), or None."""
+    from tests.postgis import _as_server_user, _binaries
+
+    bin_dir = _binaries()
+    try:
+        import psycopg
+    except ImportError:
+        psycopg = None
+    if bin_dir is None or psycopg is None:
+        yield None
+        return
+    folder = tempfile.mkdtemp(prefix="swppp-bench-pg-")
+    if os.geteuid() == 0:
+        import pwd
+
+        user = pwd.getpwnam("postgres")
+        os.chown(folder, user.pw_uid, user.pw_gid)
+    data, port = os.path.join(folder, "data"), 54331
+    try:
+        subprocess.run(_as_server_user([str(bin_dir / "initdb"), "-D", data, "-U", "postgres",
+                                        "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"]),
+                       check=True, capture_output=True, timeout=120)
+        options = f"-c listen_addresses='' -k {folder} -p {port} -c fsync=off"
+        subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", data, "-l",
+                                        os.path.join(folder, "log"), "-o", options, "-w", "start"]),
+                       check=True, capture_output=True, timeout=120)
+        conninfo = f"host={folder} port={port} user=postgres"
+        with psycopg.connect(f"{conninfo} dbname=postgres", autocommit=True) as con:
+            con.execute("CREATE DATABASE bench")
+        with psycopg.connect(f"{conninfo} dbname=bench", autocommit=True) as con:
+            con.execute("CREATE EXTENSION postgis")
+        yield f"{conninfo} dbname=bench"
+    finally:
+        subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", data, "-m", "immediate",
+                                        "-w", "stop"]), check=False, capture_output=True, timeout=120)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def qgis_join(sites: Path, reference: Path, work: Path) -> dict:
+    # Debian's qgis_process wrapper passes --noversioncheck, which qgis_process 3.22 refuses.
+    program = shutil.which("qgis_process.bin") or shutil.which("qgis_process")
+    if program is None:
+        return {"ok": False, "error": "qgis_process is absent"}
+    env = {"QT_QPA_PLATFORM": "offscreen", "PROJ_DATA": "/usr/share/proj"}
+    start_up = measured([program, "help", "native:joinattributesbylocation"], env)
+    join = measured([program, "run", "native:joinattributesbylocation", "--",
+                     f"INPUT={sites}|layername=sites", f"JOIN={reference}|layername=wetlands",
+                     "PREDICATE=0", "METHOD=0", f"OUTPUT={work / 'qgis_join.gpkg'}"], env)
+    join["start_up"] = start_up["seconds"]
+    return join
+
+
+def ogr2ogr(reference: Path, work: Path) -> dict:
+    if shutil.which("ogr2ogr") is None:
+        return {"ok": False, "error": "ogr2ogr is absent"}
+    return measured(["ogr2ogr", "-f", "GPKG", str(work / "ogr2ogr.gpkg"), str(reference),
+                     "wetlands"])
+
+
+def show(label: str, result: dict, base: dict | None = None, note: str = "") -> None:
+    if not result.get("ok"):
+        print(f"{label:<44} skipped: {result.get('error')}")
+        return
+    ratio = f"  {result['seconds'] / base['seconds']:5.1f}x" if base and base.get("ok") else ""
+    print(f"{label:<44} {result['seconds']:8.2f} s  {result['peak_mb']:8.0f} MB{ratio}  {note}",
+          flush=True)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--polygons", type=int, default=200_000)
+    parser.add_argument("--sites", type=int, default=10_000)
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, a temporary folder")
+    parser.add_argument("--skip-qgis", action="store_true")
+    parser.add_argument("--skip-postgis", action="store_true")
+    parser.add_argument("--skip-import", action="store_true")
+    parser.add_argument("--step", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.step:
+        print(json.dumps(STEPS[args.step[0]](*args.step[1:])))
+        return 0
+    if not bench_reference.NWI.is_file():
+        print(f"{bench_reference.NWI} is absent: the benchmark tiles the real NWI extract",
+              file=sys.stderr)
+        return 2
+    with contextlib.ExitStack() as stack:
+        if args.smoke:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="swppp-bench-")))
+            args.polygons, args.sites = 3_000, 50
+        else:
+            folder = BENCH
+        folder.mkdir(parents=True, exist_ok=True)
+        reference = folder / f"reference_{args.polygons // 1000}k.gpkg"
+        if not reference.is_file():
+            bench_reference.build(reference, args.polygons)
+        sites = folder / f"sites_{args.sites}.gpkg"
+        if not sites.is_file():
+            build_sites(reference, sites, args.sites)
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="swppp-bench-work-")))
+        print(f"{args.sites:,} five-acre sites against {args.polygons:,}+ wetland polygons "
+              f"({reference.name}); Python {sys.version.split()[0]} ({sys.executable})")
+        screen = run_step("screen", str(sites), str(reference))
+        floor = run_step("floor", str(sites), str(reference))
+        show("screen (GeoPackage)", screen, floor,
+             f"x the floor; {screen.get('applies')} Condition A, {screen.get('wet')} wetland")
+        show("floor: R-tree read + STRtree + areas", floor, note=f"{floor.get('wetlands_read')} "
+             f"wetlands read, {floor.get('pairs')} pairs")
+        if not args.skip_postgis:
+            with postgis() as conninfo:
+                if conninfo is None:
+                    show("screen (PostGIS)", {"ok": False, "error": "no PostgreSQL/PostGIS/psycopg"})
+                else:
+                    imported = run_step("pg_import", str(reference), conninfo)
+                    show("reference import into PostGIS", imported)
+                    pg = run_step("pg_screen", str(sites), conninfo)
+                    agrees = all(pg.get(k) == screen.get(k) for k in ("applies", "wet"))
+                    show("screen (PostGIS, SQL in the database)", pg, floor,
+                         f"x the floor; agrees: {agrees}")
+        if not args.skip_qgis:
+            join = qgis_join(sites, reference, work)
+            show("QGIS native:joinattributesbylocation", join, screen,
+                 f"x the screen (qgis_process start-up {join.get('start_up', 0):.2f} s included)")
+        if not args.skip_import:
+            copy = ogr2ogr(reference, work)
+            show("ogr2ogr copy of the wetlands layer", copy)
+            imported = run_step("import", str(reference), str(work / "imported.gpkg"))
+            show("swppp reference import wetlands", imported, copy, "x ogr2ogr")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""The benchmark scripts run in their smoke mode (tiny sizes), so that they cannot rot."""
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+
+
+def _script(name):
+    pytest.importorskip("pyogrio", reason="the benchmarks build their layers with pyogrio "
+                                          "(run them with .venv/plain, the PyPI stack)")
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    if not module.NWI.is_file():
+        pytest.skip("the NWI extract the benchmarks tile is absent (../shared/data)")
+    return module
+
+
+def test_bench_reference_smoke(capsys):
+    module = _script("bench_reference")
+    assert module.main(["--smoke"]) == 0
+    out = capsys.readouterr().out
+    assert "one-site Condition A + wetlands check" in out and "Condition A True" in out
+    assert "reading the whole wetlands layer" in out
+    assert "QGIS" in out
+
+
+def test_bench_screen_smoke(capsys):
+    module = _script("bench_screen")
+    assert module.main(["--smoke"]) == 0
+    out = capsys.readouterr().out
+    lines = {line[:44].strip(): line for line in out.splitlines()}
+    for step in ("screen (GeoPackage)", "floor: R-tree read + STRtree + areas",
+                 "swppp reference import wetlands"):
+        assert " MB" in lines[step], out
+    if shutil.which("ogr2ogr"):
+        assert " MB" in lines["ogr2ogr copy of the wetlands layer"], out
+    if "skipped" not in lines["screen (PostGIS)" if "screen (PostGIS)" in lines
+                             else "screen (PostGIS, SQL in the database)"]:
+        assert "agrees: True" in lines["screen (PostGIS, SQL in the database)"], out

@@ -1,0 +1,90 @@
+"""A streamed reference import (issue 23): read, validated, repaired and written in batches."""
+import geopandas as gpd
+import numpy as np
+import pytest
+import shapely
+
+from analysis.errors import InputError
+from analysis.reference.importer import read_candidate, stream_candidate
+from analysis.reference.store import GeoPackageStore
+from tests.analysis.conftest import X0, Y0
+
+N = 23  # features: more than three batches of 7
+
+
+def wetlands_file(path, ids=None):
+    """``N`` wetlands, one of them a bow-tie (repaired), one without an id (rejected)."""
+    shapes = [shapely.box(X0 + 60 * k, Y0, X0 + 60 * k + 40, Y0 + 40) for k in range(N)]
+    shapes[5] = shapely.Polygon([(X0, Y0), (X0 + 30, Y0 + 30), (X0 + 30, Y0), (X0, Y0 + 30)])
+    ids = ids or [f"W-{k:02d}" for k in range(N)]
+    ids[11] = None
+    frame = gpd.GeoDataFrame({"wetland_id": ids, "source": "NWI",
+                              "wetland_class": [f"PFO{k % 3}" for k in range(N)],
+                              "regulated": [k % 2 for k in range(N)],
+                              "adjacent_area_ft": [100.0 if k % 2 else None for k in range(N)]},
+                             geometry=shapes, crs="EPSG:2260")
+    frame.to_file(path, layer="wetlands", driver="GPKG")
+    return path
+
+
+def test_a_streamed_import_equals_the_whole_import_feature_by_feature(tmp_path):
+    source = wetlands_file(tmp_path / "source.gpkg")
+    whole = read_candidate("wetlands", source)
+    streamed = stream_candidate("wetlands", source, batch=7)
+    assert streamed.frame is None and streamed.stream is not None  # it is streamed
+    assert len(list(streamed.chunks())) == 4
+    stores = {}
+    for name, candidate in (("whole", whole), ("streamed", streamed)):
+        stores[name] = GeoPackageStore(tmp_path / f"{name}.gpkg")
+        row = stores[name].import_candidate(candidate).version
+        assert row.feature_count == N - 1
+    assert streamed.report.to_dict() == whole.report.to_dict()
+    assert streamed.report.repaired == ["W-05"] and len(streamed.report.rejected) == 1
+    one, other = (stores[k].read_version("wetlands", 1) for k in ("whole", "streamed"))
+    assert one.drop(columns="geometry").equals(other.drop(columns="geometry"))
+    assert shapely.equals_exact(np.asarray(one.geometry.values), np.asarray(other.geometry.values),
+                                tolerance=0).all()
+    from analysis.io.vector import read_layer
+
+    current = [read_layer(stores[k].path, "wetlands").frame for k in ("whole", "streamed")]
+    assert current[0].drop(columns="geometry").equals(current[1].drop(columns="geometry"))
+    assert current[0].geometry.geom_equals_exact(current[1].geometry, 0).all()
+
+
+def test_an_id_repeated_across_batches_is_refused_and_changes_nothing(tmp_path):
+    ids = [f"W-{k:02d}" for k in range(N)]
+    ids[20] = "W-01"  # in the third batch, the same as one of the first
+    source = wetlands_file(tmp_path / "twice.gpkg", ids)
+    existing = GeoPackageStore(tmp_path / "store.gpkg")
+    existing.import_candidate(stream_candidate("wetlands", wetlands_file(tmp_path / "ok.gpkg"), batch=7))
+    before = (tmp_path / "store.gpkg").read_bytes()
+    with pytest.raises(InputError, match="wetland_id is not unique: 1 id"):
+        existing.import_candidate(stream_candidate("wetlands", source, batch=7))
+    assert (tmp_path / "store.gpkg").read_bytes() == before
+    fresh = GeoPackageStore(tmp_path / "fresh.gpkg")
+    with pytest.raises(InputError, match="W-01"):
+        fresh.import_candidate(stream_candidate("wetlands", source, batch=7))
+    assert not (tmp_path / "fresh.gpkg").exists()  # a store the refused import began is gone
+
+
+def test_a_missing_field_is_refused_before_anything_is_written(tmp_path):
+    source = tmp_path / "bare.gpkg"
+    gpd.GeoDataFrame({"wetland_id": ["A"]}, geometry=[shapely.box(0, 0, 1, 1)],
+                     crs="EPSG:2260").to_file(source, layer="wetlands", driver="GPKG")
+    with pytest.raises(InputError, match="regulated"):
+        stream_candidate("wetlands", source, batch=7)
+
+
+def test_a_streamed_import_into_postgis_equals_the_geopackage_one(pg_schema, tmp_path):
+    from analysis.reference.postgis import PostgisStore
+
+    conninfo, schema = pg_schema
+    source = wetlands_file(tmp_path / "source.gpkg")
+    store = PostgisStore(conninfo, schema)
+    assert store.import_candidate(stream_candidate("wetlands", source, batch=7)).version \
+        .feature_count == N - 1
+    gpkg = GeoPackageStore(tmp_path / "store.gpkg")
+    gpkg.import_candidate(read_candidate("wetlands", source))
+    one, other = store.read_version("wetlands", 1), gpkg.read_version("wetlands", 1)
+    assert one.drop(columns="geometry").equals(other.drop(columns="geometry"))
+    assert one.geometry.geom_equals_exact(other.geometry, 0).all()

@@ -1,0 +1,240 @@
+"""``swppp screen``: many sites at once, each decided as ``swppp review`` decides it (issue 23)."""
+import csv
+import json
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pytest
+import shapely
+
+from analysis.cli.app import main
+from analysis.crs import crs_of
+from analysis.errors import InputError
+from analysis.profile import load_profile
+from analysis.reference.read import open_reference
+from analysis.review import review_site
+from analysis.screen.screen import APPLIES, DOES_NOT_APPLY, NOT_DECIDED, screen_sites
+from analysis.screen.sites import read_sites
+from analysis.siteplan.plan import SitePlan
+from pathlib import Path
+
+DEMO_REFERENCE = Path(__file__).resolve().parents[2] / "test_data" / "demo_reference.gpkg"
+
+ACRE_FT2 = 43560.0
+
+
+def random_sites(reference_path, count, seed):
+    """``count`` rectangles of 0.5 to 12 acres, some turned, over the reference's extent (and a
+    margin beyond it), in the reference's CRS: sites in and out of every layer."""
+    rng = np.random.default_rng(seed)
+    frames = [gpd.read_file(reference_path, layer=name)
+              for name in ("catchments", "tmdl_watersheds", "wetlands")]
+    bounds = np.array([f.total_bounds for f in frames])
+    minx, miny = bounds[:, :2].min(axis=0) - 1500
+    maxx, maxy = bounds[:, 2:].max(axis=0) + 1500
+    # Half of the sites centred on a wetland's edge or a catchment's: they cut the polygons.
+    edges = np.concatenate([shapely.get_coordinates(f.geometry.boundary.values) for f in frames])
+    shapes = []
+    for k in range(count):
+        area = rng.uniform(0.5, 12.0) * ACRE_FT2
+        ratio = rng.uniform(0.4, 2.5)
+        w, h = np.sqrt(area * ratio), np.sqrt(area / ratio)
+        cx, cy = (edges[rng.integers(len(edges))] + rng.normal(0, 60, 2) if k % 2
+                  else (rng.uniform(minx, maxx), rng.uniform(miny, maxy)))
+        box = shapely.box(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+        shapes.append(shapely.affinity.rotate(box, rng.uniform(0, 90)) if k % 3 == 0 else box)
+    return gpd.GeoDataFrame({"site_id": [f"S{k:03d}" for k in range(count)]}, geometry=shapes,
+                            crs=frames[0].crs)
+
+
+def review_of(geometry, profile, reference):
+    """``swppp review``'s Condition A and wetland measurements for a site plan whose boundary
+    and disturbance are the site's polygon (no discharge points: the catchments decide)."""
+    frame = gpd.GeoDataFrame({"disturbance_id": ["D1"]}, geometry=[geometry],
+                             crs=crs_of(profile.area_crs))
+    site = SitePlan(path="screen-site", area_crs=crs_of(profile.area_crs), input_crs="",
+                    project={"name": "screen"},
+                    layers={"site_boundary": frame.rename(columns={"disturbance_id": "site_id"}),
+                            "disturbance": frame})
+    review = review_site(site, profile, reference=reference, rules=["condition_a", "wetlands"])
+    return review.conditions["A"], review.measurements
+
+
+def varied_reference(path):
+    """The demo reference with every answer reachable: Example Brook's catchment drains to a
+    water that is not listed, a third catchment names no water, and whether stormwater is a
+    source of the TMDL watershed's impairment is not recorded."""
+    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
+        frame = gpd.read_file(DEMO_REFERENCE, layer=layer)
+        if layer == "catchments":
+            frame.loc[1, "drains_to"] = "NY9999-0001"
+            extra = frame.iloc[[1]].copy()
+            extra["catchment_id"], extra["drains_to"] = "020200060103", None
+            extra["geometry"] = extra.geometry.translate(0, 7000)
+            frame = gpd.GeoDataFrame(pd.concat([frame, extra], ignore_index=True), crs=frame.crs)
+        if layer == "tmdl_watersheds":
+            frame["stormwater_source"] = None
+        frame.to_file(path, layer=layer, driver="GPKG")
+    return path
+
+
+@pytest.fixture(scope="module")
+def reference_file(tmp_path_factory):
+    return varied_reference(tmp_path_factory.mktemp("screen") / "reference.gpkg")
+
+
+@pytest.fixture(scope="module")
+def sites_file(tmp_path_factory, reference_file):
+    path = tmp_path_factory.mktemp("screen") / "sites.gpkg"
+    random_sites(reference_file, 100, seed=23).to_file(path, layer="parcels", driver="GPKG")
+    return path
+
+
+@pytest.fixture(scope="module")
+def screened(sites_file, reference_file):
+    profile = load_profile()
+    sites = read_sites(sites_file, profile.area_crs)
+    return sites, screen_sites(sites, open_reference(reference_file), profile)
+
+
+def test_each_site_is_decided_as_its_review(screened, reference_file):
+    profile = load_profile()
+    reference = open_reference(reference_file)
+    sites, screen = screened
+    rows = screen.by_site()
+    seen = set()
+    for site_id, geometry in zip(sites.ids, sites.geometries):
+        a, measured = review_of(geometry, profile, reference)
+        row = rows[site_id]
+        status = APPLIES if a.applies else NOT_DECIDED if not a.decided else DOES_NOT_APPLY
+        assert row["condition_a"] == status, (site_id, row["why"], a)
+        assert row["wetland_acres"] == pytest.approx(measured["wetland_acres"], abs=1e-9)
+        assert row["adjacent_area_acres"] == pytest.approx(
+            measured["wetland_adjacent_area_acres"], abs=1e-9)
+        seen.add((status, row["wetland_status"]))
+    # The random sites reach every answer: the comparison above is not of empty screens.
+    assert {s for s, _ in seen} == {APPLIES, NOT_DECIDED, DOES_NOT_APPLY}
+    assert {w for _, w in seen} == {"wetland", "adjacent area", "none"}
+
+
+def test_the_screen_names_the_water_that_decides(screened):
+    _sites, screen = screened
+    applies = [r for r in screen.rows if r["condition_a"] == APPLIES]
+    assert applies and all(r["listed_waters"] or r["tmdl_watersheds"] for r in applies)
+    assert all(r["listed_waters"] in r["why"] or r["tmdl_watersheds"] in r["why"] for r in applies)
+
+
+def test_the_reference_is_read_by_the_sites_boxes_only(sites_file, tmp_path):
+    profile = load_profile()
+    sites = read_sites(sites_file, profile.area_crs)
+    far = read_sites(sites_file, profile.area_crs)
+    far.geometries = shapely.transform(far.geometries, lambda xy: xy + 1e6)
+    reference = open_reference(DEMO_REFERENCE)
+    screen_sites(far, reference, profile)
+    assert sum(reference.features_read.get(k, 0) for k in ("catchments", "wetlands",
+                                                            "tmdl_watersheds")) == 0
+    assert len(sites) == 100
+
+
+def test_cli_writes_csv_gpkg_and_json(sites_file, tmp_path, capsys):
+    for ending in ("csv", "gpkg", "json"):
+        out = tmp_path / f"screen.{ending}"
+        assert main(["screen", str(sites_file), "--reference", str(DEMO_REFERENCE),
+                     "--output", str(out), "--quiet"]) == 0
+    with open(tmp_path / "screen.csv", newline="") as handle:
+        table = list(csv.DictReader(handle))
+    written = json.loads((tmp_path / "screen.json").read_text())
+    layer = gpd.read_file(tmp_path / "screen.gpkg", layer="screen")
+    assert len(table) == len(written["rows"]) == len(layer) == 100
+    assert [r["condition_a"] for r in table] == [r["condition_a"] for r in written["rows"]] \
+        == list(layer["condition_a"])
+    assert layer.crs == crs_of(load_profile().area_crs)
+
+
+def test_cli_refuses_what_it_cannot_screen(sites_file, tmp_path, capsys):
+    assert main(["screen", str(sites_file), "--reference", str(DEMO_REFERENCE),
+                 "--output", str(tmp_path / "screen.txt")]) == 2
+    assert "--output" in capsys.readouterr().err
+    assert not (tmp_path / "screen.txt").exists()
+    assert main(["screen", str(sites_file), "--reference", str(DEMO_REFERENCE), "--id", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "nope" in err and "site_id" in err
+
+
+def test_repeated_site_ids_are_refused(tmp_path):
+    path = tmp_path / "twice.gpkg"
+    frame = random_sites(DEMO_REFERENCE, 3, seed=1)
+    frame["site_id"] = ["A", "B", "A"]
+    frame.to_file(path, driver="GPKG")
+    with pytest.raises(InputError, match="'A' is given twice"):
+        read_sites(path, load_profile().area_crs)
+
+
+def test_geopackage_and_postgis_screens_agree(pg_schema, reference_file, sites_file, tmp_path):
+    """The same layers imported into a GeoPackage store and a PostGIS schema: the SQL screen
+    in the database gives each site the GeoPackage screen's answer and acres."""
+    from analysis.reference.importer import read_candidate
+    from analysis.reference.postgis import PostgisStore
+    from analysis.reference.store import GeoPackageStore
+    from analysis.screen.postgis import screen_postgis
+
+    conninfo, schema = pg_schema
+    store = GeoPackageStore(tmp_path / "store.gpkg")
+    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
+        candidate = read_candidate(layer, f"{reference_file}|layername={layer}")
+        store.import_candidate(candidate)
+        PostgisStore(conninfo, schema).import_candidate(candidate)
+    profile = load_profile()
+    sites = read_sites(sites_file, profile.area_crs)
+    in_file = screen_sites(sites, open_reference(store.path), profile).by_site()
+    in_database = screen_postgis(sites, f"{conninfo} schema={schema}", profile).by_site()
+    assert in_file.keys() == in_database.keys()
+    for site_id, row in in_file.items():
+        other = in_database[site_id]
+        for column in ("condition_a", "receiving_waters", "listed_waters", "tmdl_watersheds",
+                       "pollutants", "why", "wetland_status", "wetlands"):
+            assert other[column] == row[column], (site_id, column)
+        for column in ("site_acres", "tmdl_acres", "wetland_acres", "adjacent_area_acres"):
+            assert other[column] == pytest.approx(row[column], abs=1e-6), (site_id, column)
+    assert main(["screen", str(sites_file), "--reference", f"{conninfo} schema={schema}",
+                 "--output", str(tmp_path / "pg.csv"), "--quiet"]) == 0
+    assert (tmp_path / "pg.csv").read_text().count("\n") == len(in_file) + 1
+
+
+def test_since_names_exactly_the_sites_whose_water_was_newly_listed(reference_file, sites_file,
+                                                                   tmp_path, capsys):
+    """Version 2 of the 303(d) list adds NY9999-0001, the water Example Brook's catchment
+    drains to: the sites draining to it, and only those, change Condition A."""
+    from analysis.reference.importer import read_candidate
+    from analysis.reference.store import GeoPackageStore
+
+    store = GeoPackageStore(tmp_path / "store.gpkg")
+    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
+        store.import_candidate(read_candidate(layer, f"{reference_file}|layername={layer}"))
+    profile = load_profile()
+    sites = read_sites(sites_file, profile.area_crs)
+    before = screen_sites(sites, open_reference(store.path), profile).by_site()
+    waters = gpd.read_file(reference_file, layer="impaired_waters")
+    added = waters.iloc[[1]].copy()
+    added["waterbody_id"], added["pollutants"] = "NY9999-0001", "Phosphorus"
+    listed = tmp_path / "listed_v2.gpkg"
+    gpd.GeoDataFrame(pd.concat([waters, added], ignore_index=True), crs=waters.crs).to_file(
+        listed, layer="impaired_waters", driver="GPKG")
+    store.import_candidate(read_candidate("impaired_waters", listed))
+
+    expected = {k for k, row in before.items() if "NY9999-0001" in row["receiving_waters"].split(";")
+                and row["condition_a"] != APPLIES}
+    assert expected  # the random sites do reach that catchment
+    out = tmp_path / "since.json"
+    assert main(["screen", str(sites_file), "--reference", str(store.path), "--since", "1",
+                 "--json", str(out), "--quiet"]) == 0
+    since = json.loads(out.read_text())["since"]
+    assert since["layers"] == {"impaired_waters": {"from": 1, "to": 2}}
+    changed = {c["site_id"] for c in since["changes"]}
+    assert changed == expected
+    for change in since["changes"]:
+        assert (change["what"], change["after"]) == ("Condition A", APPLIES)
+        assert "303(d)-listed water NY9999-0001 newly listed" in change["because"]
+    assert main(["screen", str(sites_file), "--reference", str(store.path), "--since", "2"]) == 0
+    assert "since version 2: 0 site(s) changed" in capsys.readouterr().out
