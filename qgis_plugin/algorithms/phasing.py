@@ -193,6 +193,8 @@ class PhasingAlgorithm(SwpppAlgorithm):
     def _write_tables(self, plan, verdict, profile, parameters, context):
         import shapely
 
+        from analysis.checks.phasing import open_phases
+
         def sink(name, fields, geometry_type=QgsWkbTypes.Type.NoGeometry, crs=None):
             return self.parameterAsSink(parameters, name, context, fields, geometry_type,
                                         crs if crs is not None else QgsCoordinateReferenceSystem())
@@ -224,10 +226,10 @@ class PhasingAlgorithm(SwpppAlgorithm):
         timeline_fields = fields_of(("date", "date"), ("acres", "double"),
                                     ("phases", "string"), ("polygons", "integer"))
         timeline, results[self.OUTPUT_TIMELINE] = sink(self.OUTPUT_TIMELINE, timeline_fields)
-        for row in plan.timeline:
+        for row, open_now in zip(plan.timeline, open_phases(plan.timeline)):
             timeline.addFeature(feature(timeline_fields, [
                 _qdate(row["date"]), row["acres"],
-                ", ".join("(no phase)" if p is None else str(p) for p in row["phases"]),
+                ", ".join("(no phase)" if p is None else str(p) for p in open_now),
                 row["polygons"]]), QgsFeatureSink.Flag.FastInsert)
         worst_fields = fields_of(("status", "string"), ("acres", "double"),
                                  ("limit_acres", "double"), ("at", "date"),
