@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..profile import help_text
-from .options import add_json_option, add_profile_option, emit_json
+from .options import add_json_option, add_profile_option, emit_json, json_text
 
 __all__ = ["register", "run_phasing"]
 
@@ -50,6 +50,9 @@ def register(commands) -> None:
     add_json_option(parser)
     parser.add_argument("--csv", metavar="PATH.csv",
                         help="write the phases (and the proposed dates) as CSV, ISO dates")
+    parser.add_argument("--proposal-csv", metavar="PATH.csv",
+                        help="write the proposed schedule as phase,start,stabilized (the "
+                             "--schedule format: paste it into the schedule, or check it again)")
     parser.add_argument("--timeline-csv", metavar="PATH.csv",
                         help="write the timeline as CSV, ISO dates")
     parser.add_argument("--chart", metavar="PATH.png|.svg", action="append", default=[],
@@ -81,6 +84,7 @@ def _run(args) -> int:
 
     for option, paths, suffixes in (("--csv", [args.csv], (".csv",)),
                                     ("--timeline-csv", [args.timeline_csv], (".csv",)),
+                                    ("--proposal-csv", [args.proposal_csv], (".csv",)),
                                     ("--chart", args.chart, (".png", ".svg"))):
         for path in paths:
             if path and Path(path).suffix.lower() not in suffixes:
@@ -101,6 +105,8 @@ def _run(args) -> int:
     chart = timeline_chart(plan, limit) if args.chart else None
     writers = {args.csv: lambda temp: temp.write_text(_phases_csv(plan, proposal),
                                                       encoding="utf-8", newline=""),
+               args.proposal_csv: lambda temp: temp.write_text(_proposal_csv(proposal),
+                                                               encoding="utf-8", newline=""),
                args.timeline_csv: lambda temp: temp.write_text(_timeline_csv(plan),
                                                                encoding="utf-8", newline="")}
     for path in args.chart:
@@ -108,11 +114,12 @@ def _run(args) -> int:
             kind = Path(path).suffix.lower()
             writers[path] = (lambda temp: temp.write_text(chart.svg, encoding="utf-8")) \
                 if kind == ".svg" else (lambda temp: temp.write_bytes(chart.png))
-    if args.json and args.json != "-":
-        writers[args.json] = None  # written by emit_json below, after the rest
-    write_all({k: v for k, v in writers.items() if v is not None})
-    if args.json:
-        emit_json(result, args.json)
+    if args.json and args.json != "-":  # with the rest: all written or none
+        text = json_text(result)
+        writers[args.json] = lambda temp: temp.write_text(text, encoding="utf-8")
+    write_all(writers)
+    if args.json == "-":
+        emit_json(result, "-")
     if not args.quiet:
         out = sys.stderr if args.json == "-" else sys.stdout
         out.write(_terminal(plan, findings, proposal, limit, args.chart and chart is None))
@@ -132,6 +139,15 @@ def _phases_csv(plan, proposal) -> str:
                          row["start_date"] or "", row["stabilized_date"] or "",
                          p.get("proposed_start", ""), p.get("proposed_stabilized", ""),
                          p.get("shift_days", "")])
+    return buffer.getvalue()
+
+
+def _proposal_csv(proposal) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["phase", "start", "stabilized"])
+    for row in proposal.rows:
+        writer.writerow([_name(row["phase"]), row["proposed_start"], row["proposed_stabilized"]])
     return buffer.getvalue()
 
 

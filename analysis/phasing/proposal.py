@@ -73,8 +73,8 @@ def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
         return Proposal(CANNOT, f"no proposal: {len(undated)} polygon(s) have no readable start "
                                 f"and stabilisation dates, so their phases' durations are unknown; "
                                 f"give every polygon both dates")
-    s = np.array([d.toordinal() for d, _ in start], dtype=np.int64)
-    e = np.array([d.toordinal() for d, _ in end], dtype=np.int64)
+    s = np.array([d.toordinal() for d, _ in start if d is not None], dtype=np.int64)
+    e = np.array([d.toordinal() for d, _ in end if d is not None], dtype=np.int64)
     keys = list(dict.fromkeys(names))
     first = {k: min(int(t) for t, n in zip(s, names) if n == k) for k in keys}
     keys.sort(key=lambda k: (first[k], k is None, natural_key(k) if k is not None else []))

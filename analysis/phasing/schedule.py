@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ __all__ = ["read_schedule", "phase_name", "SCHEDULE_COLUMNS"]
 SCHEDULE_COLUMNS = {"phase": ("phase",), "start": ("start", "start_date"),
                     "stabilized": ("stabilized", "stabilized_date", "stabilised",
                                    "stabilised_date")}
+_GDAL_DATE = re.compile(r"^\d{4}/\d{2}/\d{2}$")
 _HOW = "a table with the columns phase,start,stabilized (dates YYYY-MM-DD), one row per phase"
 
 
@@ -74,7 +76,7 @@ def _blank(value):
 def _csv_rows(path: Path) -> list[list]:
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
-            return [row for row in csv.reader(handle)]
+            return list(csv.reader(handle))
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise InputError(f"the schedule could not be read as CSV ({err})", path=path,
                          parameter="schedule", fix=f"save it as UTF-8 CSV: {_HOW}") from None
@@ -101,10 +103,14 @@ def _xlsx_rows(path: Path) -> list[list]:
 
 
 def _plain(value):
+    """A cell as Python: GDAL writes a date cell in a column of mixed cells as ``YYYY/MM/DD``
+    text, which is that date (year first: unambiguous), so it is read as ISO."""
     import pandas as pd
 
     if value is None or (isinstance(value, float) and value != value):
         return None
     if isinstance(value, pd.Timestamp):
         return None if pd.isna(value) else value.to_pydatetime()
+    if isinstance(value, str) and _GDAL_DATE.match(value.strip()):
+        return value.strip().replace("/", "-")
     return value
