@@ -122,7 +122,12 @@ def merge_intervals(group, start, end):
 
 
 def faces(geometries, crs):
-    """The faces covering ``geometries``: face acres and (face, polygon) pairs (arrays)."""
+    """The faces covering ``geometries``: face acres, (face, polygon) pairs, the faces and their tiles.
+
+    Returns arrays ``(acres, pair_face, pair_polygon, face_geometry, face_tile)``; a polygon that
+    overlaps no other is a face of its own, in tile -1. The faces of one tile share their edges
+    exactly (a coverage), so a set of them dissolves without a full overlay.
+    """
     n = len(geometries)
     tree = shapely.STRtree(geometries)
     left, right = tree.query(geometries, predicate="intersects")
@@ -135,15 +140,34 @@ def faces(geometries, crs):
     overlapping[right[inner]] = True
     alone = np.flatnonzero(~overlapping)
     faces, pair_face, pair_polygon = [geometries[alone]], [np.arange(len(alone))], [alone]
+    tiles = [np.full(len(alone), -1, dtype=np.int64)]
     together = np.flatnonzero(overlapping)
     offset = len(alone)
-    for tile_faces, face, polygon in _arrangement(geometries[together]):
+    for number, (tile_faces, face, polygon) in enumerate(_arrangement(geometries[together])):
         faces.append(tile_faces)
+        tiles.append(np.full(len(tile_faces), number, dtype=np.int64))
         pair_face.append(face + offset)
         pair_polygon.append(together[polygon])
         offset += len(tile_faces)
-    face_acres = np.atleast_1d(acres(np.concatenate(faces), crs))
-    return face_acres, np.concatenate(pair_face), np.concatenate(pair_polygon)
+    every = np.concatenate(faces)
+    face_acres = np.atleast_1d(acres(every, crs))
+    return (face_acres, np.concatenate(pair_face), np.concatenate(pair_polygon), every,
+            np.concatenate(tiles))
+
+
+def _dissolve(face_geometry, face_tile, chosen):
+    """The union of the ``chosen`` faces: each tile's dissolved as a coverage, then the tiles
+    and the lone polygons together (far fewer, larger pieces than the polygons themselves)."""
+    tile = face_tile[chosen]
+    order = np.argsort(tile, kind="stable")
+    chosen, tile = chosen[order], tile[order]
+    pieces = []
+    for group in np.split(np.arange(len(chosen)), np.flatnonzero(np.diff(tile)) + 1):
+        if len(group) == 0:
+            continue
+        members = face_geometry[chosen[group]]
+        pieces.extend(members if tile[group[0]] < 0 else [shapely.coverage_union_all(members)])
+    return shapely.union_all(np.asarray(pieces, dtype=object))
 
 
 def _arrangement(geometries):
@@ -222,7 +246,7 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     progress.check_canceled()
     present = ~(shapely.is_missing(geometries) | shapely.is_empty(geometries))
     index = np.flatnonzero(present)
-    face_area, pair_face, pair_polygon = faces(geometries[index], crs)
+    face_area, pair_face, pair_polygon, face_geometry, face_tile = faces(geometries[index], crs)
     pair_polygon = index[pair_polygon]
     progress.check_canceled()
 
@@ -276,7 +300,8 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
         max_at=date.fromordinal(int(moment)),
         worst_phases=[ordered_phases[r] for r in worst_ranks],
         worst_features=list(labels[active]),
-        worst_geometry=shapely.union_all(geometries[active & present]),
+        worst_geometry=_dissolve(face_geometry, face_tile,
+                                 np.unique(pair_face[active[pair_polygon]])),
         plan_end=plan_end, open_ended=list(labels[open_ended]), problems=problems,
         overlaps=overlaps)
 

@@ -84,7 +84,7 @@ def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
     geometries = np.asarray(disturbance.geometry.values, dtype=object)
     present = ~(shapely.is_missing(geometries) | shapely.is_empty(geometries))
     index = np.flatnonzero(present)
-    face_area, pair_face, pair_polygon = faces(geometries[index], disturbance.crs)
+    face_area, pair_face, pair_polygon, _, _ = faces(geometries[index], disturbance.crs)
     pair_polygon = index[pair_polygon]
     placed = e > s
     keep = placed[pair_polygon]
