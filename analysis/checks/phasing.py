@@ -161,7 +161,7 @@ def _dissolve(face_geometry, face_tile, chosen):
     tile = face_tile[chosen]
     order = np.argsort(tile, kind="stable")
     chosen, tile = chosen[order], tile[order]
-    pieces = []
+    pieces: list = []
     for group in np.split(np.arange(len(chosen)), np.flatnonzero(np.diff(tile)) + 1):
         if len(group) == 0:
             continue
