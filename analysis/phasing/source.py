@@ -7,23 +7,20 @@ polygons; a DXF has no CRS of its own, so one must be given.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 import geopandas as gpd
 import numpy as np
-import shapely
 from pyproj import CRS
 from pyproj.exceptions import CRSError
 
 from ..errors import InputError
+from ..siteplan.cad import CAD_LAYER_FIELD, cad_areas, cad_layer_matches
 from .schedule import phase_name, read_schedule
 
-__all__ = ["PhasingSource", "read_phasing_source", "CAD_LAYER_FIELD"]
-
-CAD_LAYER_FIELD = "Layer"  # GDAL's DXF/DWG field holding each entity's CAD layer name
+__all__ = ["PhasingSource", "read_phasing_source"]
 
 
 @dataclass
@@ -82,7 +79,7 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
                          layer=layer, parameter="pattern",
                          fix="give the pattern of the phase layers' names, its first group the "
                              "phase (C-PHAS-(\\d+))")
-    geometry = _areas(path, layer, frame)
+    geometry = cad_areas(path, layer, frame)
     if schedule is not None:
         dates = read_schedule(schedule)
         missing = sorted({p for p in phases if p not in dates}, key=str)
@@ -129,37 +126,7 @@ def _phases_from_cad_layers(path, layer, frame, pattern: Optional[str]) -> list:
         raise InputError("the phase is taken from the CAD layer name, and no pattern is given",
                          parameter="pattern", fix="give a pattern whose first group is the phase, "
                                                   "e.g. 'C-PHAS-(\\d+)'")
-    try:
-        regex = re.compile(pattern)
-    except re.error as err:
-        raise InputError(f"the pattern {pattern!r} is not a regular expression ({err})",
-                         parameter="pattern", fix="e.g. 'C-PHAS-(\\d+)'") from None
-    column = _column(path, layer, frame, CAD_LAYER_FIELD, "pattern")
-    phases = []
-    for name in frame[column]:
-        match = regex.fullmatch(str(name)) if name is not None else None
-        phases.append(phase_name(match.group(1) if match and regex.groups else
-                                 match.group(0) if match else None))
-    return phases
-
-
-def _areas(path, layer, frame) -> np.ndarray:
-    """Polygons as they are; a closed line (a CAD polyline boundary) as the polygon it encloses."""
-    geometries = np.asarray(frame.geometry.values, dtype=object)
-    lines = shapely.get_type_id(geometries) == 1  # LineString
-    closed = np.zeros(len(geometries), dtype=bool)
-    closed[lines] = shapely.is_closed(geometries[lines]) & (
-        shapely.get_num_coordinates(geometries[lines]) >= 4)
-    out = geometries.copy()
-    rings = np.empty(int(closed.sum()), dtype=object)
-    rings[:] = [shapely.Polygon(shapely.get_coordinates(g)) for g in geometries[closed]]
-    out[closed] = rings
-    area = np.isin(shapely.get_type_id(out), (3, 6))
-    if not area.all():
-        bad = int(np.flatnonzero(~area)[0])
-        kind = shapely.get_type_id(out[bad])
-        raise InputError(f"a {shapely.GeometryType(kind).name.title()} where a phase boundary "
-                         f"(a polygon or a closed polyline) is required", path=path, layer=layer,
-                         feature=frame.index[bad],
-                         fix="close the polyline, or move the entity off the phase layers")
-    return out
+    matched, groups = cad_layer_matches(path, layer, frame, pattern, given_by="the pattern")
+    return [phase_name(g if g is not None else name) if hit else None
+            for hit, g, name in zip(matched, groups, frame[_column(path, layer, frame,
+                                                                    CAD_LAYER_FIELD, "pattern")])]

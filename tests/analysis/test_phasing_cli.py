@@ -224,7 +224,7 @@ def test_an_open_polyline_on_a_phase_layer_is_refused_naming_the_feature(tmp_pat
     dxf = write_dxf(tmp_path / "open.dxf",
                     [shapely.LineString([(X0, Y0), (X0 + 100, Y0), (X0 + 100, Y0 + 100)])],
                     ["C-PHAS-1"])
-    with pytest.raises(InputError, match=r"(?i)open\.dxf.*feature .*LineString where a phase boundary"):
+    with pytest.raises(InputError, match=r"(?i)open\.dxf.*feature .*LineString where a boundary"):
         read_phasing_source(dxf, phase_from="layer", pattern=PATTERN, crs="EPSG:2260",
                             schedule=write_csv(tmp_path / "s.csv", [["phase", "start", "stabilized"],
                                                                    ["1", "2027-04-01", ""]]))
