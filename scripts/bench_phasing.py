@@ -38,8 +38,8 @@ import shapely
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.units import acres  # noqa: E402
-from analysis.checks.phasing import check_phasing, phasing_timeline  # noqa: E402
+from analysis.units import acres
+from analysis.checks.phasing import check_phasing, phasing_timeline
 
 CRS = "EPSG:2260"
 PER_PHASE = 10

@@ -15,7 +15,7 @@ from analysis.errors import InputError
 from analysis.phasing.schedule import read_schedule
 from analysis.phasing.source import read_phasing_source
 from analysis.profile import load_profile
-from tests.analysis.conftest import X0, Y0, square
+from tests.analysis.conftest import PROJECT, X0, Y0, square
 from tests.analysis.xlsx import write_xlsx
 
 PROFILE = load_profile()
@@ -228,3 +228,49 @@ def test_an_open_polyline_on_a_phase_layer_is_refused_naming_the_feature(tmp_pat
         read_phasing_source(dxf, phase_from="layer", pattern=PATTERN, crs="EPSG:2260",
                             schedule=write_csv(tmp_path / "s.csv", [["phase", "start", "stabilized"],
                                                                    ["1", "2027-04-01", ""]]))
+
+
+def test_swppp_review_reads_a_dxf_through_a_mapping_file(tmp_path, data_copy):
+    # The demo plan's boundary and phases drawn in CAD (C-PROP, C-PHAS-n), its project row in a
+    # CSV and its schedule in another: the review measures what the GeoPackage's review does.
+    site = data_copy("demo_site.gpkg")
+    boundary = gpd.read_file(site, layer="site_boundary")
+    disturbance = gpd.read_file(site, layer="disturbance")
+    write_dxf(tmp_path / "plan.dxf",
+              list(boundary.geometry.exterior) + list(disturbance.geometry.exterior)
+              + [shapely.Point(X0, Y0)],
+              ["C-PROP"] * len(boundary) + [f"C-PHAS-{p}" for p in disturbance["phase"]]
+              + ["C-ANNO"])
+    gpd.read_file(site, layer="project").drop(columns="geometry", errors="ignore").to_csv(
+        tmp_path / "project.csv", index=False)
+    firsts = disturbance.groupby("phase").agg({"start_date": "min", "stabilized_date": "max"})
+    write_csv(tmp_path / "schedule.csv", [["phase", "start", "stabilized"]]
+              + [[p, r.start_date, r.stabilized_date] for p, r in firsts.iterrows()])
+    (tmp_path / "map.toml").write_text(
+        '[cad]\ncrs = "EPSG:2260"\nschedule = "schedule.csv"\n\n[cad.layers]\n'
+        'site_boundary = "C-PROP"\ndisturbance = \'C-PHAS-(\\d+)\'\n\n'
+        '[files]\nproject = "project.csv"\n', encoding="utf-8")
+    out, want = tmp_path / "cad.json", tmp_path / "gpkg.json"
+    main(["review", str(tmp_path / "plan.dxf"), "--map", str(tmp_path / "map.toml"),
+          "--json", str(out), "--quiet"])
+    main(["review", str(site), "--json", str(want), "--quiet"])
+    got = json.loads(out.read_text(encoding="utf-8"))["measurements"]
+    expected = json.loads(want.read_text(encoding="utf-8"))["measurements"]
+    assert got["disturbed_acres"] == pytest.approx(expected["disturbed_acres"], abs=1e-6)
+    assert got["max_concurrent_disturbed_acres"] == pytest.approx(
+        expected["max_concurrent_disturbed_acres"], abs=1e-6)
+    assert [(p["phase"], p["start_date"]) for p in got["phases"]] == [
+        (p["phase"], p["start_date"]) for p in expected["phases"]]
+
+
+def test_a_dxf_review_without_a_crs_is_refused_naming_the_drawing_and_the_map(tmp_path, capsys):
+    write_dxf(tmp_path / "plan.dxf", [square(1.0).exterior], ["C-PHAS-1"])
+    write_csv(tmp_path / "project.csv", [list(PROJECT), [v if v is not None else ""
+                                                         for v in PROJECT.values()]])
+    (tmp_path / "map.toml").write_text("[cad.layers]\ndisturbance = 'C-PHAS-(\\d+)'\n"
+                                       "site_boundary = 'C-PHAS-1'\n"
+                                       "[files]\nproject = 'project.csv'\n", encoding="utf-8")
+    assert main(["review", str(tmp_path / "plan.dxf"), "--map", str(tmp_path / "map.toml")]) == 2
+    error = capsys.readouterr().err
+    assert str(tmp_path / "plan.dxf") in error and "no coordinate reference system" in error
+    assert "[cad]" in error and "map.toml" in error
