@@ -46,7 +46,8 @@ def cad_layer_matches(path, layer, frame, pattern: str, parameter: Optional[str]
 def cad_areas(path, layer, frame) -> np.ndarray:
     """Polygons as they are; a closed line (a CAD polyline boundary) as the polygon it encloses.
 
-    Anything else is an :class:`InputError` naming the feature.
+    Anything else is an :class:`InputError` naming the feature (a feature without geometry is
+    left for the layer's own validation).
     """
     geometries = np.asarray(frame.geometry.values, dtype=object)
     lines = shapely.get_type_id(geometries) == 1  # LineString
@@ -57,7 +58,7 @@ def cad_areas(path, layer, frame) -> np.ndarray:
     rings = np.empty(int(closed.sum()), dtype=object)
     rings[:] = [shapely.Polygon(shapely.get_coordinates(g)) for g in geometries[closed]]
     out[closed] = rings
-    area = np.isin(shapely.get_type_id(out), (3, 6))
+    area = np.isin(shapely.get_type_id(out), (3, 6)) | shapely.is_missing(out) | shapely.is_empty(out)
     if not area.all():
         bad = int(np.flatnonzero(~area)[0])
         kind = shapely.get_type_id(out[bad])
