@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import csv
 import json
-from datetime import date
+from datetime import date, timedelta
 
 import geopandas as gpd
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from analysis.checks.phasing import phasing_timeline
 from analysis.cli.app import main
 from analysis.errors import InputError
+from analysis.phasing.proposal import NOT_NEEDED, SPLIT, propose_schedule, shifted_dates
 from analysis.phasing.schedule import read_schedule
 from analysis.phasing.source import read_phasing_source
 from analysis.profile import load_profile
+from analysis.units import acres
 from tests.analysis.conftest import PROJECT, X0, Y0, square
 from tests.analysis.xlsx import write_xlsx
 
@@ -274,3 +279,52 @@ def test_a_dxf_review_without_a_crs_is_refused_naming_the_drawing_and_the_map(tm
     error = capsys.readouterr().err
     assert str(tmp_path / "plan.dxf") in error and "no coordinate reference system" in error
     assert "[cad]" in error and "map.toml" in error
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.floats(0.3, 4.5), st.integers(0, 3),
+                          st.integers(0, 60), st.integers(1, 90)), min_size=1, max_size=7))
+def test_a_proposed_schedule_passes_the_same_check(plan):
+    # Random phases (phase, acres, position, start day, duration): whatever the proposal says,
+    # a proposed schedule stays within the limit as the check counts it, delays only, the
+    # phases' order kept; a phase over the limit alone is what "split" names.
+    day0 = date(2027, 4, 1)
+    geometries = [square(a, x=X0 + 700 * pos, y=Y0 + 150 * (i % 3))
+                  for i, (_, a, pos, _, _) in enumerate(plan)]
+    phases = [str(p) for p, *_ in plan]
+    starts = [(day0 + timedelta(days=s)).isoformat() for *_, s, _ in plan]
+    ends = [(day0 + timedelta(days=s + d)).isoformat() for *_, s, d in plan]
+    frame = gpd.GeoDataFrame({"phase": phases, "start_date": starts, "stabilized_date": ends},
+                             geometry=geometries, crs="EPSG:2260")
+    proposal = propose_schedule(frame, PROFILE)
+    labels = [f"disturbance:{i + 1}" for i in range(len(plan))]
+    if proposal.status == SPLIT:
+        for item in proposal.too_big:
+            mine = [g for g, p in zip(geometries, phases) if p == item["phase"]]
+            assert item["acres"] > LIMIT
+            assert item["acres"] <= sum(acres(g, "EPSG:2260") for g in mine) + 1e-9
+        return
+    moved_s, moved_e = shifted_dates(phases, starts, ends, proposal.shifts)
+    again = phasing_timeline(geometries, phases, moved_s, moved_e, labels, "EPSG:2260")
+    assert not PROFILE.exceeds(again.max_acres, LIMIT)
+    assert all(v >= 0 for v in proposal.shifts.values())
+    firsts = [r["proposed_start"] for r in proposal.rows]
+    assert firsts == sorted(firsts)
+    original = phasing_timeline(geometries, phases, starts, ends, labels, "EPSG:2260")
+    if not PROFILE.exceeds(original.max_acres, LIMIT):
+        assert proposal.status == NOT_NEEDED and not any(proposal.shifts.values())
+
+
+def test_cad_mapping_keys_are_checked(tmp_path):
+    from analysis.siteplan.mapping import read_field_map
+
+    bad = tmp_path / "map.toml"
+    bad.write_text("[cad.layers]\nwetland = 'W-.*'\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"map\.toml.*key cad\.layers\.wetland"):
+        read_field_map(bad)
+    bad.write_text("[cad.layers]\ndisturbance = 'C-PHAS-('\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"key cad\.layers\.disturbance.*not a regular expression"):
+        read_field_map(bad)
+    bad.write_text("[cad]\nunits = 'feet'\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"key cad\.units: unknown key"):
+        read_field_map(bad)
