@@ -275,11 +275,11 @@ def _validate_values(path, layer, name, frame):
 def _blank_as_missing(frame):
     """Blank text as a missing value (a CSV table's empty cells are empty text)."""
     for column in frame.columns:
-        if frame[column].dtype == object:
-            values = frame[column]
-            blank = values.map(lambda v: isinstance(v, str) and not v.strip())
+        values = frame[column]
+        if pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values):
+            blank = values.map(lambda v: isinstance(v, str) and not v.strip()).astype(bool)
             if blank.any():
-                frame[column] = values.where(~blank, None)
+                frame[column] = values.astype(object).where(~blank, None)
     return frame
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import warnings
 from datetime import date, timedelta
 
 import geopandas as gpd
@@ -31,7 +32,9 @@ PATTERN = r"C-PHAS-(\d+)"
 def write_dxf(path, geometries, cad_layers):
     """A DXF written by GDAL's DXF driver: each boundary a closed polyline on its CAD layer."""
     frame = gpd.GeoDataFrame({"Layer": list(cad_layers)}, geometry=list(geometries))
-    frame.to_file(path, driver="DXF")
+    with warnings.catch_warnings():  # "no CRS": a drawing has none
+        warnings.simplefilter("ignore", UserWarning)
+        frame.to_file(path, driver="DXF")
     return path
 
 
