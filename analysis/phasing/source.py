@@ -102,13 +102,13 @@ def _crs(path, own: Optional[CRS], given: Optional[str]) -> CRS:
         try:
             return CRS.from_user_input(given)
         except CRSError as err:
-            raise InputError(f"--crs {given!r} is not a coordinate reference system ({err})",
+            raise InputError(f"{given!r} is not a coordinate reference system ({err})",
                              parameter="crs", fix="give an EPSG code such as EPSG:2260") from None
     if own is None:
         raise InputError("the file has no coordinate reference system (a CAD export rarely "
                          "has one)", path=path, parameter="crs",
-                         fix="give the drawing's CRS, e.g. --crs EPSG:2260 (NAD83 / New York "
-                             "East, US survey feet)")
+                         fix="give the drawing's CRS, e.g. EPSG:2260 (NAD83 / New York East, "
+                             "US survey feet)")
     return own
 
 

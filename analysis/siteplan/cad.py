@@ -13,6 +13,7 @@ import numpy as np
 import shapely
 
 from ..errors import InputError
+from ..geometry import in_family
 
 __all__ = ["CAD_LAYER_FIELD", "cad_areas", "cad_layer_matches"]
 
@@ -50,15 +51,17 @@ def cad_areas(path, layer, frame) -> np.ndarray:
     left for the layer's own validation).
     """
     geometries = np.asarray(frame.geometry.values, dtype=object)
-    lines = shapely.get_type_id(geometries) == 1  # LineString
+    lines = in_family(geometries, "line") & (shapely.get_num_geometries(geometries) == 1)
     closed = np.zeros(len(geometries), dtype=bool)
-    closed[lines] = shapely.is_closed(geometries[lines]) & (
-        shapely.get_num_coordinates(geometries[lines]) >= 4)
+    single = np.array([shapely.get_geometry(g, 0) if ok else None
+                       for g, ok in zip(geometries, lines)], dtype=object)
+    closed[lines] = shapely.is_closed(single[lines]) & (
+        shapely.get_num_coordinates(single[lines]) >= 4)
     out = geometries.copy()
     rings = np.empty(int(closed.sum()), dtype=object)
-    rings[:] = [shapely.Polygon(shapely.get_coordinates(g)) for g in geometries[closed]]
+    rings[:] = [shapely.Polygon(shapely.get_coordinates(g)) for g in single[closed]]
     out[closed] = rings
-    area = np.isin(shapely.get_type_id(out), (3, 6)) | shapely.is_missing(out) | shapely.is_empty(out)
+    area = in_family(out, "polygon") | shapely.is_missing(out) | shapely.is_empty(out)
     if not area.all():
         bad = int(np.flatnonzero(~area)[0])
         kind = shapely.get_type_id(out[bad])
