@@ -235,14 +235,19 @@ class _Sweep:
 
     def place(self, faces_, start, end) -> None:
         f, lo, hi = self._uncovered(faces_, start, end)
-        self.times = np.concatenate([self.times, lo, hi])
-        self.deltas = np.concatenate([self.deltas, self.area[f], -self.area[f]])
-        order = np.argsort(self.times, kind="stable")
-        self.times, self.deltas = self.times[order], self.deltas[order]
+        # The new pieces' changes merged into the placed ones (both sorted): O(n), no re-sort.
+        times = np.concatenate([lo, hi])
+        deltas = np.concatenate([self.area[f], -self.area[f]])
+        order = np.argsort(times, kind="stable")
+        times, deltas = times[order], deltas[order]
+        at = np.searchsorted(self.times, times, side="right")
+        self.times = np.insert(self.times, at, times)
+        self.deltas = np.insert(self.deltas, at, deltas)
         running = np.cumsum(self.deltas)
         last = np.ones(len(self.times), dtype=bool)
         last[:-1] = self.times[1:] != self.times[:-1]
         self.steps, self.totals = self.times[last], running[last]
         for face_, lo_, hi_ in zip(faces_.tolist(), start.tolist(), end.tolist()):
             self.covered.setdefault(face_, []).append((lo_, hi_))
-        self.ends = np.unique(np.concatenate([self.ends, end]))
+        ends = np.unique(end)
+        self.ends = np.insert(self.ends, np.searchsorted(self.ends, ends), ends)
