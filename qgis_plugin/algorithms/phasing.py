@@ -299,27 +299,45 @@ class PhasingAlgorithm(SwpppAlgorithm):
                 out.setGeometry(geometry)
             return out
 
+        def to_csv(name):
+            """Whether output ``name`` goes to a CSV file, where GDAL writes a date field as
+            YYYY/MM/DD: there the dates are ISO text instead."""
+            destination = parameters.get(name)
+            destination = getattr(destination, "sink", destination)
+            if hasattr(destination, "staticValue"):
+                destination = destination.staticValue()
+            return str(destination or "").lower().endswith(".csv")
+
+        def day_kind(name):
+            return "string" if to_csv(name) else "date"
+
+        def day(name):
+            return (lambda text: text if text else NULL) if to_csv(name) else _qdate
+
         results = {}
+        kind, on = day_kind(self.OUTPUT_PHASES), day(self.OUTPUT_PHASES)
         phase_fields = fields_of(("phase", "string"), ("acres", "double"),
-                                 ("new_acres", "double"), ("start_date", "date"),
-                                 ("stabilized_date", "date"))
+                                 ("new_acres", "double"), ("start_date", kind),
+                                 ("stabilized_date", kind))
         phases, results[self.OUTPUT_PHASES] = sink(self.OUTPUT_PHASES, phase_fields)
         for row in plan.phases if phases is not None else ():
             phases.addFeature(feature(phase_fields, [
                 row["phase"] if row["phase"] is not None else NULL, row["acres"], row["new_acres"],
-                _qdate(row["start_date"]), _qdate(row["stabilized_date"])]),
+                on(row["start_date"]), on(row["stabilized_date"])]),
                 QgsFeatureSink.Flag.FastInsert)
-        timeline_fields = fields_of(("date", "date"), ("acres", "double"),
+        kind, on = day_kind(self.OUTPUT_TIMELINE), day(self.OUTPUT_TIMELINE)
+        timeline_fields = fields_of(("date", kind), ("acres", "double"),
                                     ("phases", "string"), ("polygons", "integer"))
         timeline, results[self.OUTPUT_TIMELINE] = sink(self.OUTPUT_TIMELINE, timeline_fields)
         for row, open_now in zip(plan.timeline if timeline is not None else (),
                                  open_phases(plan.timeline)):
             timeline.addFeature(feature(timeline_fields, [
-                _qdate(row["date"]), row["acres"],
+                on(row["date"]), row["acres"],
                 ", ".join("(no phase)" if p is None else str(p) for p in open_now),
                 row["polygons"]]), QgsFeatureSink.Flag.FastInsert)
+        kind, on = day_kind(self.OUTPUT_WORST), day(self.OUTPUT_WORST)
         worst_fields = fields_of(("status", "string"), ("acres", "double"),
-                                 ("limit_acres", "double"), ("at", "date"),
+                                 ("limit_acres", "double"), ("at", kind),
                                  ("phases", "string"), ("features", "string"))
         worst, results[self.OUTPUT_WORST] = sink(
             self.OUTPUT_WORST, worst_fields, QgsWkbTypes.Type.MultiPolygon,
@@ -330,18 +348,19 @@ class PhasingAlgorithm(SwpppAlgorithm):
             geometry.fromWkb(shapely.to_wkb(plan.worst_geometry))
             geometry.convertToMultiType()
             worst.addFeature(feature(worst_fields, [
-                verdict.status, plan.max_acres, verdict.limit, _qdate(plan.max_at.isoformat()),
+                verdict.status, plan.max_acres, verdict.limit, on(plan.max_at.isoformat()),
                 ", ".join("(no phase)" if p is None else str(p) for p in plan.worst_phases),
                 "; ".join(plan.worst_features)], geometry), QgsFeatureSink.Flag.FastInsert)
-        proposal_fields = fields_of(("phase", "string"), ("start_date", "date"),
-                                    ("stabilized_date", "date"), ("duration_days", "integer"),
-                                    ("shift_days", "integer"), ("proposed_start", "date"),
-                                    ("proposed_stabilized", "date"))
+        kind, on = day_kind(self.OUTPUT_PROPOSAL), day(self.OUTPUT_PROPOSAL)
+        proposal_fields = fields_of(("phase", "string"), ("start_date", kind),
+                                    ("stabilized_date", kind), ("duration_days", "integer"),
+                                    ("shift_days", "integer"), ("proposed_start", kind),
+                                    ("proposed_stabilized", kind))
         table, results[self.OUTPUT_PROPOSAL] = sink(self.OUTPUT_PROPOSAL, proposal_fields)
         for row in proposal.rows if table is not None else ():
             table.addFeature(feature(proposal_fields, [
-                row["phase"] if row["phase"] is not None else NULL, _qdate(row["start_date"]),
-                _qdate(row["stabilized_date"]), row["duration_days"], row["shift_days"],
-                _qdate(row["proposed_start"]), _qdate(row["proposed_stabilized"])]),
+                row["phase"] if row["phase"] is not None else NULL, on(row["start_date"]),
+                on(row["stabilized_date"]), row["duration_days"], row["shift_days"],
+                on(row["proposed_start"]), on(row["proposed_stabilized"])]),
                 QgsFeatureSink.Flag.FastInsert)
         return {key: value for key, value in results.items() if value}  # outputs not asked for: none

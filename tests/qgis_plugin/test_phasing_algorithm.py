@@ -148,3 +148,14 @@ def test_phasing_from_a_dxf_with_a_schedule_proposes_and_outputs_are_optional(tm
     proposal = load_layer(tmp_path / "proposal.gpkg", "proposal")
     assert rows(proposal, "phase", "shift_days", "proposed_start") == [
         ("1", 0, QDate(2027, 4, 1)), ("2", 61, QDate(2027, 7, 1))]
+
+
+def test_csv_outputs_write_iso_dates(data_copy, tmp_path, load_layer):
+    # GDAL's CSV writer spells a date field 2027/04/01: CSV outputs carry ISO text instead.
+    site = data_copy("demo_site.gpkg")
+    run_phasing({"DISTURBANCE": load_layer(site, "disturbance"),
+                 "OUTPUT_PHASES": str(tmp_path / "phases.csv"),
+                 "OUTPUT_PROPOSAL": str(tmp_path / "proposal.csv")})
+    text = (tmp_path / "phases.csv").read_text(encoding="utf-8")
+    assert "2027-04-01" in text and "2027/04/01" not in text
+    assert "2027-04-01" in (tmp_path / "proposal.csv").read_text(encoding="utf-8")
