@@ -76,11 +76,17 @@ def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
     s = np.array([d.toordinal() for d, _ in start if d is not None], dtype=np.int64)
     e = np.array([d.toordinal() for d, _ in end if d is not None], dtype=np.int64)
     keys = list(dict.fromkeys(names))
-    first = {k: min(int(t) for t, n in zip(s, names) if n == k) for k in keys}
+    seen = {k: i for i, k in enumerate(keys)}
+    code = np.array([seen[n] for n in names], dtype=np.int64)
+    earliest = np.full(len(keys), np.iinfo(np.int64).max)
+    np.minimum.at(earliest, code, s)
+    first = dict(zip(keys, earliest.tolist()))
     keys.sort(key=lambda k: (first[k], k is None, natural_key(k) if k is not None else []))
     position = {k: i for i, k in enumerate(keys)}
     rank = np.array([position[n] for n in names], dtype=np.int64)
     phase_start = np.array([first[k] for k in keys], dtype=np.int64)
+    phase_end = np.zeros(len(keys), dtype=np.int64)
+    np.maximum.at(phase_end, rank, e)
     geometries = np.asarray(disturbance.geometry.values, dtype=object)
     present = ~(shapely.is_missing(geometries) | shapely.is_empty(geometries))
     index = np.flatnonzero(present)
@@ -128,8 +134,7 @@ def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
     moved_end = int((e[placed] + shift_of[rank[placed]]).max()) if placed.any() else last_end
     rows = []
     for i, key in enumerate(keys):
-        mine = rank == i
-        first_s, last_e = int(s[mine].min()), int(e[mine].max())
+        first_s, last_e = int(phase_start[i]), int(phase_end[i])
         rows.append({"phase": key, "start_date": iso(first_s), "stabilized_date": iso(last_e),
                      "duration_days": last_e - first_s, "shift_days": int(shift_of[i]),
                      "proposed_start": iso(first_s + shift_of[i]),
