@@ -132,6 +132,10 @@ def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
         previous = chosen
     shift_of = np.array([shifts[k] for k in keys], dtype=np.int64)
     moved_end = int((e[placed] + shift_of[rank[placed]]).max()) if placed.any() else last_end
+    if moved_end > date.max.toordinal():
+        return Proposal(CANNOT, f"no proposal: one phase after another, the plan would not be "
+                                f"complete before the year {date.max.year}; shorten the phases "
+                                f"or split them", completion=iso(last_end))
     rows = []
     for i, key in enumerate(keys):
         first_s, last_e = int(phase_start[i]), int(phase_end[i])

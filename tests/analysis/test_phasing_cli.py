@@ -331,3 +331,11 @@ def test_cad_mapping_keys_are_checked(tmp_path):
     bad.write_text("[cad]\nunits = 'feet'\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"key cad\.units: unknown key"):
         read_field_map(bad)
+
+
+def test_a_proposal_past_the_calendar_says_so():
+    frame = gpd.GeoDataFrame({"phase": ["1", "2"], "start_date": ["2027-04-01", "2027-05-01"],
+                              "stabilized_date": ["9000-01-01", "9000-01-01"]},
+                             geometry=[square(3.0), square(3.0, x=X0 + 2000)], crs="EPSG:2260")
+    proposal = propose_schedule(frame, PROFILE)
+    assert proposal.status == "cannot_propose" and "year 9999" in proposal.message
