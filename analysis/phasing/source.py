@@ -74,6 +74,9 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
     keep = np.array([p is not None or phase_from == "field" for p in phases], dtype=bool)
     frame = frame[keep]
     phases = [p for p, k in zip(phases, keep) if k]
+    if len(frame) == 0 and phase_from != "layer":
+        raise InputError("the layer has no features", path=path, layer=layer,
+                         fix="choose the layer holding the phase boundaries")
     if len(frame) == 0:
         raise InputError(f"no entity's CAD layer matches the pattern {pattern!r}", path=path,
                          layer=layer, parameter="pattern",
