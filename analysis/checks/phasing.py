@@ -36,14 +36,17 @@ from ..progress import SILENT, Progress
 from ..siteplan.contract import SPECS
 from ..siteplan.plan import feature_labels
 
-__all__ = ["CHECKS", "DateProblem", "Phasing", "phasing_timeline", "review_phasing",
-           "disturbance_from_frame", "check_phasing", "timeline_chart", "FIELDS"]
+__all__ = ["CHECKS", "DateProblem", "Phasing", "phasing_timeline", "review_phasing", "open_phases",
+           "disturbance_from_frame", "check_phasing", "timeline_chart", "FIELDS", "faces",
+           "natural_key", "merge_intervals"]
 
 FIELDS = SPECS["disturbance"].field_names  # phase, start_date, stabilized_date
 # Floating-point noise of summing face areas (acres), for "when does the maximum first occur".
 _TIE_ACRES = 1e-9
 # Overlapping polygons per tile of the arrangement (see _arrangement): a speed setting only.
 TILE_POLYGONS = 256
+# Earlier phases named in one phasing_sequence warning (the rest are counted).
+NAMED_EARLIER = 5
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,9 @@ class Phasing:
     """Phases, the disturbed-at-once timeline and its worst moment, for one disturbance layer."""
 
     phases: list[dict]  # phase, acres, new_acres, start_date, stabilized_date (ISO or None)
-    timeline: list[dict]  # date, acres, phases, polygons: the state from that date on
+    # date, acres, polygons (the state from that date on), started, stabilized (the phases that
+    # open and close that day): each phase appears once per spell, so the timeline stays linear
+    timeline: list[dict]
     max_acres: Optional[float]  # None where no polygon can be placed in time
     max_at: Optional[date]
     worst_phases: list = field(default_factory=list)
@@ -92,13 +97,13 @@ def _parse_column(values) -> tuple[list, list]:
     return dates, readable
 
 
-def _natural_key(text: str):
+def natural_key(text: str):
     """Phase "2" before "10"; numbers before words."""
     return [(0, int(part), "") if part.isdigit() else (1, 0, part)
             for part in re.split(r"(\d+)", text) if part]
 
 
-def _merge_intervals(group, start, end):
+def merge_intervals(group, start, end):
     """Union of half-open intervals per group: ``(group, start, end)`` arrays, disjoint per group.
 
     Intervals that meet (one ends the day the next starts) merge: no gap lies between them.
@@ -117,8 +122,13 @@ def _merge_intervals(group, start, end):
     return group[first], start[first], np.maximum.reduceat(end, first)
 
 
-def _faces(geometries, crs):
-    """The faces covering ``geometries``: face acres and (face, polygon) pairs."""
+def faces(geometries, crs):
+    """The faces covering ``geometries``: face acres, (face, polygon) pairs, the faces and their tiles.
+
+    Returns arrays ``(acres, pair_face, pair_polygon, face_geometry, face_tile)``; a polygon that
+    overlaps no other is a face of its own, in tile -1. The faces of one tile share their edges
+    exactly (a coverage), so a set of them dissolves without a full overlay.
+    """
     n = len(geometries)
     tree = shapely.STRtree(geometries)
     left, right = tree.query(geometries, predicate="intersects")
@@ -131,15 +141,34 @@ def _faces(geometries, crs):
     overlapping[right[inner]] = True
     alone = np.flatnonzero(~overlapping)
     faces, pair_face, pair_polygon = [geometries[alone]], [np.arange(len(alone))], [alone]
+    tiles = [np.full(len(alone), -1, dtype=np.int64)]
     together = np.flatnonzero(overlapping)
     offset = len(alone)
-    for tile_faces, face, polygon in _arrangement(geometries[together]):
+    for number, (tile_faces, face, polygon) in enumerate(_arrangement(geometries[together])):
         faces.append(tile_faces)
+        tiles.append(np.full(len(tile_faces), number, dtype=np.int64))
         pair_face.append(face + offset)
         pair_polygon.append(together[polygon])
         offset += len(tile_faces)
-    face_acres = np.atleast_1d(acres(np.concatenate(faces), crs))
-    return face_acres, np.concatenate(pair_face), np.concatenate(pair_polygon)
+    every = np.concatenate(faces)
+    face_acres = np.atleast_1d(acres(every, crs))
+    return (face_acres, np.concatenate(pair_face), np.concatenate(pair_polygon), every,
+            np.concatenate(tiles))
+
+
+def _dissolve(face_geometry, face_tile, chosen):
+    """The union of the ``chosen`` faces: each tile's dissolved as a coverage, then the tiles
+    and the lone polygons together (far fewer, larger pieces than the polygons themselves)."""
+    tile = face_tile[chosen]
+    order = np.argsort(tile, kind="stable")
+    chosen, tile = chosen[order], tile[order]
+    pieces: list = []
+    for group in np.split(np.arange(len(chosen)), np.flatnonzero(np.diff(tile)) + 1):
+        if len(group) == 0:
+            continue
+        members = face_geometry[chosen[group]]
+        pieces.extend(members if tile[group[0]] < 0 else [shapely.coverage_union_all(members)])
+    return shapely.union_all(np.asarray(pieces, dtype=object))
 
 
 def _arrangement(geometries):
@@ -218,7 +247,7 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     progress.check_canceled()
     present = ~(shapely.is_missing(geometries) | shapely.is_empty(geometries))
     index = np.flatnonzero(present)
-    face_area, pair_face, pair_polygon = _faces(geometries[index], crs)
+    face_area, pair_face, pair_polygon, face_geometry, face_tile = faces(geometries[index], crs)
     pair_polygon = index[pair_polygon]
     progress.check_canceled()
 
@@ -239,7 +268,7 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
         return Phasing(phases=summary, timeline=[], max_acres=None, max_at=None, plan_end=plan_end,
                        open_ended=list(labels[open_ended]), problems=problems)
     timed = placed[pair_polygon]
-    face, fs, fe = _merge_intervals(pair_face[timed], s[pair_polygon[timed]], e[pair_polygon[timed]])
+    face, fs, fe = merge_intervals(pair_face[timed], s[pair_polygon[timed]], e[pair_polygon[timed]])
     moments = np.unique(np.concatenate([s[placed], e[placed & ~open_ended]]))
     change = np.zeros(len(moments))
     np.add.at(change, np.searchsorted(moments, fs), face_area[face])
@@ -252,8 +281,9 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
                                             minlength=len(moments)))
     progress.check_canceled()
 
-    p_rank, p_start, p_end = _merge_intervals(rank[placed], s[placed], e[placed])
-    active_phases, overlaps = _phase_sweep(moments, p_rank, p_start, p_end, ordered_phases, never)
+    p_rank, p_start, p_end = merge_intervals(rank[placed], s[placed], e[placed])
+    started, stabilized, overlaps = _phase_sweep(moments, p_rank, p_start, p_end,
+                                                 ordered_phases, never)
     by_rank = np.argsort(rank, kind="stable")
     members = np.split(labels[by_rank], np.flatnonzero(np.diff(rank[by_rank])) + 1)
     for overlap in overlaps:
@@ -261,14 +291,18 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     worst = int(np.flatnonzero(total >= total.max() - _TIE_ACRES)[0])
     moment = moments[worst]
     active = placed & (s <= moment) & (e > moment)
+    worst_ranks = np.unique(p_rank[(p_start <= moment) & (p_end > moment)])
     timeline = [{"date": date.fromordinal(int(t)).isoformat(), "acres": float(a),
-                 "phases": phases_now, "polygons": int(n)}
-                for t, a, phases_now, n in zip(moments, total, active_phases, polygon_count)]
+                 "polygons": int(n), "started": opened, "stabilized": closed}
+                for t, a, n, opened, closed in zip(moments, total, polygon_count, started,
+                                                   stabilized)]
     return Phasing(
         phases=summary, timeline=timeline, max_acres=float(total[worst]),
-        max_at=date.fromordinal(int(moment)), worst_phases=active_phases[worst],
+        max_at=date.fromordinal(int(moment)),
+        worst_phases=[ordered_phases[r] for r in worst_ranks],
         worst_features=list(labels[active]),
-        worst_geometry=shapely.union_all(geometries[active & present]),
+        worst_geometry=_dissolve(face_geometry, face_tile,
+                                 np.unique(pair_face[active[pair_polygon]])),
         plan_end=plan_end, open_ended=list(labels[open_ended]), problems=problems,
         overlaps=overlaps)
 
@@ -302,7 +336,7 @@ def _phase_ranks(names, start, placed):
     for name, day, ok in zip(names, start, placed):
         if ok and day < first[name]:
             first[name] = day
-    keys.sort(key=lambda k: (first[k], k is None, _natural_key(k) if k is not None else []))
+    keys.sort(key=lambda k: (first[k], k is None, natural_key(k) if k is not None else []))
     position = {k: i for i, k in enumerate(keys)}
     return keys, np.array([position[n] for n in names], dtype=np.int64)
 
@@ -326,35 +360,55 @@ def _phase_rows(phases, rank, phase_area, new_area, s, e, placed, open_ended, ne
 
 
 def _phase_sweep(moments, rank, start, end, phases, never):
-    """The phases active from each moment, and each later phase cleared alongside earlier ones.
+    """The phases opening and closing at each moment, and each later phase cleared alongside
+    earlier ones.
 
-    A loop over dated events (two per phase interval), not over polygons or geometry; the open
-    phases are kept sorted by rank, so "earlier" and "later" ones are slices.
+    A loop over dated events (two per phase spell), not over polygons or geometry; the open
+    phases are kept sorted by rank, so "earlier" and "later" ones are slices. Only what changes
+    is kept per moment (and at most :data:`NAMED_EARLIER` earlier phases per overlap, with their
+    count), so the result grows with the number of phases, not with phases x moments.
     """
     events = sorted([(int(t), 1, int(r)) for t, r in zip(start, rank)]
                     + [(int(t), 0, int(r)) for t, r in zip(end, rank) if t < never])
+    slot = {int(t): i for i, t in enumerate(moments)}
+    started: list[list] = [[] for _ in moments]
+    stabilized: list[list] = [[] for _ in moments]
     active: list[int] = []
-    out: list[list[str]] = []
-    first: dict[int, tuple[int, list[int]]] = {}  # first: later rank -> (day, earlier ranks open then)
-    position = 0
-    for moment in moments:
-        while position < len(events) and events[position][0] <= moment:
-            day, starting, r = events[position]
-            position += 1
-            if not starting:
-                active.pop(bisect.bisect_left(active, r))
-                continue
-            at = bisect.bisect_left(active, r)
-            if at and r not in first:
-                first[r] = (day, active[:at])
-            for later in active[at:]:  # a later phase already open while an earlier one resumes
-                first.setdefault(later, (day, [r]))
-            active.insert(at, r)
-        out.append([phases[r] for r in active])
+    first: dict[int, tuple[int, list[int], int]] = {}  # later rank -> (day, earlier ranks, count)
+    for day, starting, r in events:
+        if not starting:
+            active.pop(bisect.bisect_left(active, r))
+            stabilized[slot[day]].append(phases[r])
+            continue
+        started[slot[day]].append(phases[r])
+        at = bisect.bisect_left(active, r)
+        if at and r not in first:
+            first[r] = (day, active[:NAMED_EARLIER], at)
+        for later in active[at:]:  # a later phase already open while an earlier one resumes
+            if later not in first:
+                first[later] = (day, [r], 1)
+        active.insert(at, r)
     overlaps = [{"phase": phases[r], "rank": r, "earlier": [phases[q] for q in earlier],
-                 "from": date.fromordinal(day).isoformat()}
-                for r, (day, earlier) in sorted(first.items())]
-    return out, overlaps
+                 "earlier_count": count, "from": date.fromordinal(day).isoformat()}
+                for r, (day, earlier, count) in sorted(first.items())]
+    return started, stabilized, overlaps
+
+
+def open_phases(timeline: Sequence[dict]):
+    """The phases open from each moment of a timeline, replayed from what starts and stops.
+
+    Yields one list per row, in the plan's order of phases as first started (for tables of a
+    few phases: over a long plan with many open phases, the lists together grow quadratically).
+    """
+    order: dict = {}
+    for row in timeline:
+        for phase in row["started"]:
+            order.setdefault(phase, len(order))
+    open_now: set = set()
+    for row in timeline:
+        open_now.difference_update(row["stabilized"])
+        open_now.update(row["started"])
+        yield sorted(open_now, key=order.__getitem__)
 
 
 def review_phasing(disturbance, profile: RulesProfile, waiver: bool = False,
@@ -477,16 +531,16 @@ def _sequence_findings(plan: Phasing, profile: RulesProfile) -> list[Finding]:
     stabilised = {p["phase"]: p["stabilized_date"] for p in plan.phases}
     findings = []
     for overlap in plan.overlaps:
-        earlier = overlap["earlier"]
+        earlier, count = overlap["earlier"], overlap["earlier_count"]
         named = ", ".join(f"{'(no phase)' if p is None else p} (until "
                           f"{stabilised[p] or 'the plan ends: no stabilisation scheduled'})"
-                          for p in earlier[:5])
-        more = f" and {len(earlier) - 5} more" if len(earlier) > 5 else ""
-        verb = "is" if len(earlier) == 1 else "are"
+                          for p in earlier[:NAMED_EARLIER])
+        more = f" and {count - NAMED_EARLIER} more" if count > NAMED_EARLIER else ""
+        verb = "is" if count == 1 else "are"
         findings.append(Finding(
             rule, WARN, section,
             f"{_phase_list([overlap['phase']])} is cleared from {overlap['from']} while "
-            f"{'phase' if len(earlier) == 1 else 'phases'} {named}{more} {verb} not yet "
+            f"{'phase' if count == 1 else 'phases'} {named}{more} {verb} not yet "
             f"stabilised; phasing stabilises each piece before the next is cleared",
             features=overlap["features"]))
     return findings

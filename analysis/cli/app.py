@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ..about import __version__
 from ..errors import Cancelled, InputError, OutputError
-from . import records, reference, review, screen
+from . import phasing, records, reference, review, screen
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FAIL", "EXIT_INPUT", "EXIT_INTERNAL"]
 
@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="swppp", description="Review a construction site plan against the stormwater chapter.")
     parser.add_argument("--version", action="version", version=f"swppp-review {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for group in (review, reference, records, screen):
+    for group in (review, phasing, reference, records, screen):
         group.register(commands)
     return parser
 

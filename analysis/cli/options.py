@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..siteplan.mapping import FieldMap
 
 __all__ = ["add_profile_option", "add_json_option", "add_map_option", "site_mapping",
-           "emit_json", "progress_bar", "clear_bar", "parse_day", "LazyChoices",
+           "emit_json", "json_text", "progress_bar", "clear_bar", "parse_day", "LazyChoices",
            "describe_on_help"]
 
 
@@ -93,11 +93,16 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
                         help="write the result as JSON ('-' for stdout)")
 
 
+def json_text(data: Any) -> str:
+    """``data`` as the commands' JSON text (indented, UTF-8, no NaN)."""
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n"
+
+
 def emit_json(data: Any, target: Optional[str]) -> None:
     """``data`` as JSON on stdout (``-``) or into the file ``target`` (written whole or not at all)."""
     from ..io.files import write_text
 
-    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n"
+    text = json_text(data)
     if target == "-":
         sys.stdout.write(text)
     elif target:

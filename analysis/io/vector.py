@@ -30,6 +30,10 @@ except ImportError:  # pragma: no cover
     import fiona
 
     ENGINE = "fiona"
+    # Fiona lists fewer drivers than its GDAL reads; the spreadsheet ones are read here too
+    # (a phasing schedule table): read-only, as pyogrio reads them.
+    for _driver in ("XLSX", "ODS"):
+        fiona.supported_drivers.setdefault(_driver, "r")
 
 __all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
            "read_geopackage_boxes", "gpkg_wkb", "read_layer_batches",

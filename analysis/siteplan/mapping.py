@@ -20,6 +20,23 @@ Two spellings, one operation:
       phase = "PHASE_NO"
       start_date = "START"
 
+- a CAD export (DXF; one GDAL layer of entities) maps CAD layer names to contract layers in a
+  ``[cad]`` table, and may take a table the drawing cannot hold (the ``project`` row) from
+  another file in ``[files]`` (paths relative to the mapping file)::
+
+      [cad]
+      crs = "EPSG:2260"            # a DXF has none
+      schedule = "schedule.csv"    # phase,start,stabilized (CSV or XLSX)
+
+      [cad.layers]                 # contract layer = CAD layer names (a regular expression)
+      site_boundary = "C-PROP"
+      disturbance = 'C-PHAS-(\\d+)'  # its first group is the phase
+
+      [files]
+      project = "project.csv"
+
+  CAD entities carry no attributes: the contract fields they cannot give are empty.
+
 - the plugin's ``FIELD_MAP`` parameter, JSON ``{"role.field": "source field"}``, e.g.
   ``{"disturbance.phase": "PHASE_NO"}`` (the plugin copies each chosen QGIS layer under its
   contract name, so it maps fields only).
@@ -31,7 +48,8 @@ and the key.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn, Optional
 from collections.abc import Mapping, Sequence
@@ -55,9 +73,14 @@ class FieldMap:
     layers: Mapping[str, str] = field(default_factory=dict)
     fields: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     source: str = ""  # where it was given (a file, FIELD_MAP), for messages
+    files: Mapping[str, str] = field(default_factory=dict)  # contract layer -> another file
+    cad_layers: Mapping[str, str] = field(default_factory=dict)  # contract layer -> CAD regex
+    cad_crs: Optional[str] = None  # the drawing's CRS
+    cad_schedule: Optional[str] = None  # the phases' dates: a CSV/XLSX schedule table
 
     def __bool__(self) -> bool:
-        return bool(self.layers) or any(self.fields.values())
+        return (bool(self.layers) or any(self.fields.values()) or bool(self.files)
+                or bool(self.cad_layers))
 
     def source_layer(self, layer: str) -> str:
         """The source layer holding contract layer ``layer`` (its own name where unmapped)."""
@@ -142,15 +165,63 @@ def field_map(layers: Optional[Mapping[str, Any]] = None,
 def read_field_map(path: str | Path, roles: Optional[Sequence[str]] = None) -> FieldMap:
     """The TOML mapping file at ``path`` (format: this module's docstring), validated."""
     data = read_toml(path, "mapping file", fix=f"correct the TOML syntax: {_TOML_HOW}")
-    unknown = sorted(set(data) - {"layers", "fields"})
+    unknown = sorted(set(data) - {"layers", "fields", "files", "cad"})
     if unknown:
         raise InputError(f"key {unknown[0]}: unknown table(s) {', '.join(unknown)}", path=path,
                          fix=f"a mapping file holds {_TOML_HOW}")
-    for table in ("layers", "fields"):
+    for table in ("layers", "fields", "files", "cad"):
         if table in data and not isinstance(data[table], dict):
             raise InputError(f"key {table}: must be a table ([{table}])", path=path,
                              fix=f"a mapping file holds {_TOML_HOW}")
-    return field_map(data.get("layers"), data.get("fields"), path=path, roles=roles)
+    mapped = field_map(data.get("layers"), data.get("fields"), path=path, roles=roles)
+    if "files" not in data and "cad" not in data:
+        return mapped
+    return _with_cad(mapped, Path(path), data.get("files") or {}, data.get("cad") or {},
+                     roles)
+
+
+def _with_cad(mapped: FieldMap, path: Path, files: Mapping[str, Any], cad: Mapping[str, Any],
+              roles: Optional[Sequence[str]]) -> FieldMap:
+    """``[files]`` and ``[cad]`` of a mapping file checked (format: this module's docstring)."""
+    allowed = list(roles) if roles is not None else list(SPECS)
+    how = f"a mapping file holds {_TOML_HOW}; a CAD export's, [cad] and [files] (README)"
+    folder = path.parent
+
+    def refuse(key: str, problem: str) -> NoReturn:
+        raise InputError(f"key {key}: {problem}", path=path, fix=how)
+
+    def text(key: str, value: object) -> str:
+        if not isinstance(value, str) or not value.strip():
+            refuse(key, f"must be text, not {value!r}")
+        return value
+
+    out_files = {}
+    for layer, name in files.items():
+        if layer not in allowed:
+            refuse(f"files.{layer}", f"'{layer}' is not a site-plan layer here; the layers are "
+                                     f"{', '.join(allowed)}")
+        out_files[layer] = str(folder / text(f"files.{layer}", name))
+    unknown = sorted(set(cad) - {"crs", "schedule", "layers"})
+    if unknown:
+        refuse(f"cad.{unknown[0]}", "unknown key; [cad] holds crs, schedule and a [cad.layers] "
+                                    "table")
+    layers = cad.get("layers") or {}
+    if not isinstance(layers, Mapping):
+        refuse("cad.layers", "must be a table ([cad.layers])")
+    out_layers = {}
+    for layer, pattern in layers.items():
+        if layer not in allowed or SPECS[layer].geometry is None:
+            refuse(f"cad.layers.{layer}", f"'{layer}' is not a site-plan layer with geometry")
+        try:
+            re.compile(text(f"cad.layers.{layer}", pattern))
+        except re.error as err:
+            refuse(f"cad.layers.{layer}", f"{pattern!r} is not a regular expression ({err})")
+        out_layers[layer] = pattern
+    schedule = cad.get("schedule")
+    return replace(mapped, files=out_files, cad_layers=out_layers,
+                   cad_crs=text("cad.crs", cad["crs"]) if "crs" in cad else None,
+                   cad_schedule=(str(folder / text("cad.schedule", schedule))
+                                 if schedule is not None else None))
 
 
 def parse_field_map(text: Optional[str], roles: Optional[Sequence[str]] = None,

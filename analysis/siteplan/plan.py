@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import shapely
 from pyproj import CRS
+from pyproj.exceptions import CRSError
 
 from ..crs import crs_label, crs_of, to_crs
 
@@ -18,9 +19,11 @@ from ..dates import require_date
 from ..errors import InputError
 from ..geometry import in_family, polygon_part
 from ..profile import RulesProfile
-from ..io.vector import list_layers, read_layer
+from ..io.vector import LayerData, list_layers, read_layer
+from ..phasing.schedule import phase_name, read_schedule
 from .contract import (BOOLEAN, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS, FieldSpec,
                        LayerSpec)
+from .cad import cad_areas, cad_layer_matches
 from .mapping import NO_MAPPING, FieldMap
 
 __all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "has_text",
@@ -107,9 +110,25 @@ def _load(path, profile, specs, mapping: FieldMap):
     area_crs = crs_of(profile.area_crs)
     layers, actual_names, input_crss, repairs = {}, {}, [], []
     project = None
+    cad_entities: dict = {}  # the drawing's entities, read once
+    main_path = path
     for spec in specs:
+        path = main_path
         wanted = mapping.source_layer(spec.name)
-        actual = present.get(wanted.lower())
+        if spec.name in mapping.files:
+            path = Path(mapping.files[spec.name])
+            elsewhere = _match_layer_names(path, list_layers(path))
+            actual = elsewhere.get(wanted.lower()) or (
+                next(iter(elsewhere.values())) if len(elsewhere) == 1 else None)
+            if actual is None:
+                raise InputError(f"no layer '{wanted}' for '{spec.name}' (layers found: "
+                                 f"{', '.join(elsewhere.values())})", path=path,
+                                 fix="give a file of one layer, or name its layer in [layers]")
+        elif spec.name in mapping.cad_layers:
+            data = _cad_layer(path, present, spec, mapping, cad_entities)
+            actual = data.name
+        else:
+            actual = present.get(wanted.lower())
         if actual is None:
             found = ", ".join(sorted(present.values())) or "none"
             if wanted != spec.name:
@@ -121,7 +140,10 @@ def _load(path, profile, specs, mapping: FieldMap):
                                  f"{found})", path=path,
                                  fix=f"add a layer named '{spec.name}' as CONTRACT.md describes")
             continue
-        data = read_layer(path, actual)
+        if spec.name not in mapping.cad_layers:
+            data = read_layer(path, actual)
+        if spec.name in mapping.files:
+            data.frame = _blank_as_missing(data.frame)
         frame = _normalise_fields(path, actual, spec, data.frame, mapping)
         actual_names[spec.name] = actual
         if spec.geometry is None:
@@ -136,9 +158,11 @@ def _load(path, profile, specs, mapping: FieldMap):
         frame, layer_repairs = _repair(spec, frame)
         repairs.extend(layer_repairs)
         layers[spec.name] = frame
+    path = main_path
     for spec in specs:
         if spec.name in layers and spec.name != "project":
-            layers[spec.name] = _coerce(path, actual_names[spec.name], spec, layers[spec.name])
+            where = Path(mapping.files[spec.name]) if spec.name in mapping.files else path
+            layers[spec.name] = _coerce(where, actual_names[spec.name], spec, layers[spec.name])
             _validate_values(path, actual_names[spec.name], spec.name, layers[spec.name])
     return layers, input_crss, repairs, project
 
@@ -245,6 +269,69 @@ def _validate_values(path, layer, name, frame):
             raise InputError("every drainage area needs a name of its own", path=path,
                              layer=layer, feature=fid, field="name",
                              fix="give each drainage area a unique name")
+
+
+def _blank_as_missing(frame):
+    """Blank text as a missing value (a CSV table's empty cells are empty text)."""
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values):
+            blank = values.map(lambda v: isinstance(v, str) and not v.strip()).astype(bool)
+            if blank.any():
+                frame[column] = values.astype(object).where(~blank, None)
+    return frame
+
+
+def _cad_layer(path, present, spec, mapping: FieldMap, cache: dict) -> LayerData:
+    """The entities of a CAD export on the CAD layers ``mapping`` names for ``spec``, as a layer.
+
+    Boundaries become polygons; the drawing's CRS is ``[cad] crs`` (a DXF has none); the
+    disturbance's phase is the pattern's first group and its dates come from ``[cad] schedule``.
+    The contract fields a drawing cannot give are empty.
+    """
+    pattern = mapping.cad_layers[spec.name]
+    given_by = mapping.given_by(spec.name).replace("[layers]", "[cad.layers]")
+    if "entities" not in cache:
+        if len(present) != 1:
+            raise InputError(f"[cad.layers] maps CAD layer names, and the file has "
+                             f"{len(present)} layers, not a drawing's one layer of entities",
+                             path=path, fix="give the DXF or DWG export itself")
+        cache["entities"] = read_layer(path, next(iter(present.values())))
+    entities = cache["entities"]
+    layer_name = f"{entities.name} ({pattern})"
+    matched, groups = cad_layer_matches(path, entities.name, entities.frame, pattern,
+                                        parameter="map", given_by=given_by)
+    frame = entities.frame[matched]
+    crs = entities.crs
+    if mapping.cad_crs:
+        try:
+            crs = CRS.from_user_input(mapping.cad_crs)
+        except CRSError as err:
+            raise InputError(f"[cad] crs {mapping.cad_crs!r} is not a coordinate reference "
+                             f"system ({err})", path=mapping.source,
+                             fix="give an EPSG code such as EPSG:2260") from None
+    if crs is None:
+        raise InputError("the drawing has no coordinate reference system (a CAD export rarely "
+                         "has one)", path=path, parameter="map",
+                         fix=f"give it as crs = \"EPSG:...\" in the [cad] table of {mapping.source}")
+    geometry = (cad_areas(path, layer_name, frame) if spec.geometry == ("polygon",)
+                else np.asarray(frame.geometry.values, dtype=object))
+    columns: dict = {name: [None] * len(frame) for name in spec.field_names}
+    if spec.name == "disturbance":
+        phases = [phase_name(g) for g, hit in zip(groups, matched) if hit]
+        columns["phase"] = phases
+        if mapping.cad_schedule:
+            dates = read_schedule(mapping.cad_schedule)
+            missing = sorted({p for p in phases if p not in dates}, key=str)
+            if missing:
+                raise InputError(f"phase(s) {', '.join(map(str, missing[:10]))} of {path} have "
+                                 f"no row", path=mapping.cad_schedule, parameter="map",
+                                 fix="add a row per phase: phase,start,stabilized")
+            columns["start_date"] = [dates[p][0] for p in phases]
+            columns["stabilized_date"] = [dates[p][1] for p in phases]
+    out = gpd.GeoDataFrame(columns, geometry=list(geometry), index=frame.index,
+                           crs=crs)
+    return LayerData(name=layer_name, frame=out, crs=crs, spatial=True)
 
 
 def _match_layer_names(path, names) -> dict[str, str]:

@@ -72,7 +72,9 @@ def test_back_to_back_phases_are_not_concurrent():
     assert plan.max_acres == pytest.approx(3.0, rel=1e-9)
     assert plan.max_at == date(2027, 4, 1)
     assert [row["acres"] for row in plan.timeline] == pytest.approx([3.0, 3.0, 0.0], rel=1e-9)
-    assert [row["phases"] for row in plan.timeline] == [["1"], ["2"], []]
+    assert list(phasing.open_phases(plan.timeline)) == [["1"], ["2"], []]
+    assert [(row["started"], row["stabilized"]) for row in plan.timeline] == [
+        (["1"], []), (["2"], ["1"]), ([], ["2"])]
     assert [f.status for f in of_rule(findings, "phasing_five_acres")] == ["pass"]
     assert [f.status for f in of_rule(findings, "phasing_sequence")] == ["pass"]
 

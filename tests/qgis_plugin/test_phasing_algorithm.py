@@ -116,3 +116,46 @@ def test_a_layer_without_a_crs_is_refused_with_the_analysiss_message(tmp_path):
             run_phasing({"DISTURBANCE": layer, **CHOSEN, **outputs(tmp_path)})
     finally:
         QgsProject.instance().removeMapLayer(layer.id())
+
+
+def test_phasing_from_a_dxf_with_a_schedule_proposes_and_outputs_are_optional(tmp_path, load_layer):
+    # Phase boundaries as closed polylines on C-PHAS-n CAD layers (written by GDAL's DXF
+    # driver), the dates in a schedule CSV: 6.2 acres at once, and a proposal that fixes it.
+    import geopandas as gpd
+    from shapely import box
+
+    side = (3.1 * ACRE_M2) ** 0.5 * 3937 / 1200  # US survey feet
+    x0, y0 = 582_737.0, 913_239.0
+    frame = gpd.GeoDataFrame({"Layer": ["C-PHAS-1", "C-PHAS-2", "C-ANNO"]},
+                             geometry=[box(x0, y0, x0 + side, y0 + side).exterior,
+                                       box(x0 + 2000, y0, x0 + 2000 + side, y0 + side).exterior,
+                                       box(x0, y0, x0 + 10, y0 + 10).exterior])
+    frame.to_file(tmp_path / "plan.dxf", driver="DXF")
+    (tmp_path / "schedule.csv").write_text("phase,start,stabilized\n1,2027-04-01,2027-07-01\n"
+                                           "2,2027-05-01,2027-08-01\n", encoding="utf-8")
+    layer = QgsVectorLayer(f"{tmp_path / 'plan.dxf'}|layername=entities|geometrytype=LineString",
+                           "plan", "ogr")
+    layer.setCrs(QgsProject.instance().crs().fromEpsgId(2260))
+    assert layer.isValid()
+    results = run_phasing({"DISTURBANCE": layer, "PHASE_FIELD": "Layer",
+                           "PHASE_PATTERN": r"C-PHAS-(\d+)",
+                           "SCHEDULE": str(tmp_path / "schedule.csv"),
+                           "OUTPUT_PROPOSAL": str(tmp_path / "proposal.gpkg")})
+    assert results["MAX_CONCURRENT_ACRES"] == pytest.approx(6.2, abs=1e-6)
+    assert results["STATUS"] == "fail" and results["PROPOSAL"] == "proposed"
+    assert "OUTPUT_PHASES" not in results and "OUTPUT_TIMELINE" not in results
+    assert results["CHART_HTML"].endswith(".html")
+    proposal = load_layer(tmp_path / "proposal.gpkg", "proposal")
+    assert rows(proposal, "phase", "shift_days", "proposed_start") == [
+        ("1", 0, QDate(2027, 4, 1)), ("2", 61, QDate(2027, 7, 1))]
+
+
+def test_csv_outputs_write_iso_dates(data_copy, tmp_path, load_layer):
+    # GDAL's CSV writer spells a date field 2027/04/01: CSV outputs carry ISO text instead.
+    site = data_copy("demo_site.gpkg")
+    run_phasing({"DISTURBANCE": load_layer(site, "disturbance"),
+                 "OUTPUT_PHASES": str(tmp_path / "phases.csv"),
+                 "OUTPUT_PROPOSAL": str(tmp_path / "proposal.csv")})
+    text = (tmp_path / "phases.csv").read_text(encoding="utf-8")
+    assert "2027-04-01" in text and "2027/04/01" not in text
+    assert "2027-04-01" in (tmp_path / "proposal.csv").read_text(encoding="utf-8")

@@ -1,0 +1,194 @@
+"""``swppp phasing``: a phasing plan from any vector file or CAD export checked, and a fix proposed."""
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from pathlib import Path
+
+from ..errors import InputError
+from ..profile import help_text
+from .options import add_json_option, add_profile_option, emit_json, json_text
+
+__all__ = ["register", "run_phasing"]
+
+DESCRIPTION = ("The disturbance of a phasing plan over time (SWPPP B(4): not more than "
+               "{p.phasing.max_concurrent_acres:g} acres disturbed at any one time): acres per "
+               "phase, the timeline, the worst moment and the verdict; where the limit is "
+               "exceeded, the smallest delays of phase start dates that keep within it. Exit "
+               "status: 0 nothing failed; 1 the limit is exceeded; 2 the input could not be read "
+               "(nothing is written).")
+
+
+def register(commands) -> None:
+    """Add ``phasing`` to the ``swppp`` sub-command parser."""
+    parser = commands.add_parser("phasing", help="check a phasing plan (any vector file, DXF "
+                                                 "included) and propose a schedule within the limit",
+                                 description=help_text(DESCRIPTION))
+    parser.add_argument("source", metavar="FILE",
+                        help="the phase boundaries: GeoPackage, shapefile, GeoJSON, DXF, ...")
+    parser.add_argument("--layer", metavar="NAME", help="the layer (where the file has several)")
+    parser.add_argument("--phase-from", choices=("field", "layer"), default="field",
+                        help="the phase from a field (default) or from the CAD layer name")
+    parser.add_argument("--phase-field", metavar="NAME", default="phase",
+                        help="the field holding the phase (default: phase)")
+    parser.add_argument("--pattern", metavar="REGEX",
+                        help="with --phase-from layer: the CAD layer names of the phases, the "
+                             "first group the phase, e.g. 'C-PHAS-(\\d+)'")
+    parser.add_argument("--start-field", metavar="NAME", default="start_date",
+                        help="the field holding each polygon's start date (default: start_date)")
+    parser.add_argument("--stabilized-field", metavar="NAME", default="stabilized_date",
+                        help="the field holding its stabilisation date (default: stabilized_date)")
+    parser.add_argument("--schedule", metavar="TABLE.csv|.xlsx",
+                        help="the dates per phase from a table: phase,start,stabilized")
+    parser.add_argument("--crs", metavar="CRS",
+                        help="the file's coordinate reference system (required where it has none, "
+                             "as a DXF), e.g. EPSG:2260")
+    parser.add_argument("--waiver", action="store_true",
+                        help="the project has an approved waiver of the acre limit")
+    add_profile_option(parser)
+    add_json_option(parser)
+    parser.add_argument("--csv", metavar="PATH.csv",
+                        help="write the phases (and the proposed dates) as CSV, ISO dates")
+    parser.add_argument("--proposal-csv", metavar="PATH.csv",
+                        help="write the proposed schedule as phase,start,stabilized (the "
+                             "--schedule format: paste it into the schedule, or check it again)")
+    parser.add_argument("--timeline-csv", metavar="PATH.csv",
+                        help="write the timeline as CSV, ISO dates")
+    parser.add_argument("--chart", metavar="PATH.png|.svg", action="append", default=[],
+                        help="write the timeline chart (PNG or SVG by the extension; repeatable)")
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    parser.set_defaults(handler=_run)
+
+
+def run_phasing(source, profile, **options):
+    """``(plan, findings, proposal)`` of a phasing source (:mod:`analysis.phasing.source`)."""
+    from ..checks.phasing import disturbance_from_frame, review_phasing
+    from ..phasing.proposal import propose_schedule
+    from ..checks.phasing import FIELDS
+
+    frame, _repairs = disturbance_from_frame(source.frame, source.crs,
+                                             {key: key for key in FIELDS}, profile,
+                                             path=source.path, layer=source.layer)
+    plan, findings = review_phasing(frame, profile, waiver=options.get("waiver", False))
+    proposal = propose_schedule(frame, profile)
+    return plan, findings, proposal
+
+
+def _run(args) -> int:
+    from ..findings import FAIL
+    from ..io.files import write_all
+    from ..phasing.source import read_phasing_source
+    from ..profile import load_profile
+    from ..checks.phasing import timeline_chart
+
+    for option, paths, suffixes in (("--csv", [args.csv], (".csv",)),
+                                    ("--timeline-csv", [args.timeline_csv], (".csv",)),
+                                    ("--proposal-csv", [args.proposal_csv], (".csv",)),
+                                    ("--chart", args.chart, (".png", ".svg"))):
+        for path in paths:
+            if path and Path(path).suffix.lower() not in suffixes:
+                raise InputError(f"{option} must name a {' or '.join(suffixes)} file", path=path,
+                                 fix=f"use a file name ending in {' or '.join(suffixes)}")
+    profile = load_profile(args.profile)
+    source = read_phasing_source(args.source, layer=args.layer, phase_from=args.phase_from,
+                                 phase_field=args.phase_field, pattern=args.pattern,
+                                 start_field=args.start_field,
+                                 stabilized_field=args.stabilized_field,
+                                 schedule=args.schedule, crs=args.crs)
+    plan, findings, proposal = run_phasing(source, profile, waiver=args.waiver)
+    limit = profile.phasing.max_concurrent_acres
+    result = {"source": source.path, "layer": source.layer, "profile": profile.name,
+              "limit_acres": limit, "waiver": bool(args.waiver),
+              **plan.measurements(), "findings": [f.to_dict() for f in findings],
+              "proposal": proposal.to_dict()}
+    chart = timeline_chart(plan, limit) if args.chart else None
+    writers = {args.csv: lambda temp: temp.write_text(_phases_csv(plan, proposal),
+                                                      encoding="utf-8", newline=""),
+               args.proposal_csv: lambda temp: temp.write_text(_proposal_csv(proposal),
+                                                               encoding="utf-8", newline=""),
+               args.timeline_csv: lambda temp: temp.write_text(_timeline_csv(plan),
+                                                               encoding="utf-8", newline="")}
+    for path in args.chart:
+        if chart is not None:
+            kind = Path(path).suffix.lower()
+            writers[path] = (lambda temp: temp.write_text(chart.svg, encoding="utf-8")) \
+                if kind == ".svg" else (lambda temp: temp.write_bytes(chart.png))
+    if args.json and args.json != "-":  # with the rest: all written or none
+        text = json_text(result)
+        writers[args.json] = lambda temp: temp.write_text(text, encoding="utf-8")
+    write_all(writers)
+    if args.json == "-":
+        emit_json(result, "-")
+    if not args.quiet:
+        out = sys.stderr if args.json == "-" else sys.stdout
+        out.write(_terminal(plan, findings, proposal, limit, args.chart and chart is None))
+    return 1 if any(f.status == FAIL for f in findings) else 0
+
+
+def _phases_csv(plan, proposal) -> str:
+    proposed = {row["phase"]: row for row in proposal.rows}
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["phase", "acres", "new_acres", "start_date", "stabilized_date",
+                     "proposed_start", "proposed_stabilized", "shift_days"])
+    for row in plan.phases:
+        p = proposed.get(row["phase"], {})
+        writer.writerow([row["phase"] if row["phase"] is not None else "",
+                         f"{row['acres']:.6f}", f"{row['new_acres']:.6f}",
+                         row["start_date"] or "", row["stabilized_date"] or "",
+                         p.get("proposed_start", ""), p.get("proposed_stabilized", ""),
+                         p.get("shift_days", "")])
+    return buffer.getvalue()
+
+
+def _proposal_csv(proposal) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["phase", "start", "stabilized"])
+    for row in proposal.rows:
+        writer.writerow([_name(row["phase"]), row["proposed_start"], row["proposed_stabilized"]])
+    return buffer.getvalue()
+
+
+def _timeline_csv(plan) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["date", "acres", "polygons", "started", "stabilized"])
+    for row in plan.timeline:
+        writer.writerow([row["date"], f"{row['acres']:.6f}", row["polygons"],
+                         " ".join(map(_name, row["started"])),
+                         " ".join(map(_name, row["stabilized"]))])
+    return buffer.getvalue()
+
+
+def _name(phase) -> str:
+    return "(no phase)" if phase is None else str(phase)
+
+
+def _table(header, rows) -> str:
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) if rows else len(str(h))
+              for i, h in enumerate(header)]
+    lines = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths))]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)) for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _terminal(plan, findings, proposal, limit, no_chart) -> str:
+    from ..phasing.proposal import PROPOSED
+
+    text = _table(["phase", "acres", "new acres", "start", "stabilized"],
+                  [[_name(p["phase"]), f"{p['acres']:.2f}", f"{p['new_acres']:.2f}",
+                    p["start_date"] or "-", p["stabilized_date"] or "-"] for p in plan.phases])
+    if plan.max_acres is not None:
+        text += (f"\nworst moment: {plan.max_acres:.2f} acres disturbed and not yet stabilised "
+                 f"on {plan.max_at.isoformat()} (limit {limit:g})\n")
+    text += "\n" + "".join(f"{f.status.upper():<13} {f.rule}: {f.message}\n" for f in findings)
+    text += f"\nproposal: {proposal.message}\n"
+    if proposal.status == PROPOSED:
+        text += "\n" + _table(["phase", "start", "stabilized", "shift_days"],
+                              [[_name(r["phase"]), r["proposed_start"], r["proposed_stabilized"],
+                                r["shift_days"]] for r in proposal.rows])
+    if no_chart:
+        text += "\nno chart: no polygon can be placed in time\n"
+    return text

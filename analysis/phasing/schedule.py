@@ -1,0 +1,116 @@
+"""A phasing schedule table (``phase,start,stabilized``) read from CSV or XLSX."""
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["read_schedule", "phase_name", "SCHEDULE_COLUMNS"]
+
+# Schedule column -> the header spellings accepted for it (any case).
+SCHEDULE_COLUMNS = {"phase": ("phase",), "start": ("start", "start_date"),
+                    "stabilized": ("stabilized", "stabilized_date", "stabilised",
+                                   "stabilised_date")}
+_GDAL_DATE = re.compile(r"^\d{4}/\d{2}/\d{2}$")
+_HOW = "a table with the columns phase,start,stabilized (dates YYYY-MM-DD), one row per phase"
+
+
+def phase_name(value: Any) -> Any:
+    """A phase as text: 2 and 2.0 (a spreadsheet's number) are "2"; missing stays None."""
+    if value is None:
+        return None
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return None
+        if value.is_integer():
+            return str(int(value))
+    text = str(value).strip()
+    return text or None
+
+
+def read_schedule(path: str | Path) -> dict[str, tuple[Any, Any]]:
+    """``{phase: (start, stabilized)}`` of a CSV or XLSX schedule, values as read (text or dates).
+
+    Raises :class:`InputError` naming the file and row: a missing column, a blank or repeated
+    phase. The dates are parsed (and refused, naming the polygon) by the phasing check.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError("the schedule file does not exist", path=path, parameter="schedule",
+                         fix="check the path")
+    rows = _xlsx_rows(path) if path.suffix.lower() in (".xlsx", ".ods") else _csv_rows(path)
+    if not rows:
+        raise InputError("the schedule is empty", path=path, parameter="schedule", fix=_HOW)
+    header = [str(h).strip().lower() if h is not None else "" for h in rows[0]]
+    columns = {}
+    for key, names in SCHEDULE_COLUMNS.items():
+        found = [i for i, h in enumerate(header) if h in names]
+        if not found:
+            raise InputError(f"no column '{key}' (columns: {', '.join(h for h in header if h)})",
+                             path=path, row=1, parameter="schedule", fix=_HOW)
+        columns[key] = found[0]
+    out: dict[str, tuple[Any, Any]] = {}
+    for number, row in enumerate(rows[1:], start=2):
+        cells = list(row) + [None] * (len(header) - len(row))
+        if all(phase_name(c) is None for c in cells):
+            continue  # a blank line
+        phase = phase_name(cells[columns["phase"]])
+        if phase is None:
+            raise InputError("the phase is blank", path=path, row=number, column="phase",
+                             parameter="schedule", fix="name the phase of each row")
+        if phase in out:
+            raise InputError(f"phase {phase} has a second row", path=path, row=number,
+                             column="phase", parameter="schedule",
+                             fix="give each phase one row (its first start and last stabilisation)")
+        out[phase] = (_blank(cells[columns["start"]]), _blank(cells[columns["stabilized"]]))
+    return out
+
+
+def _blank(value):
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def _csv_rows(path: Path) -> list[list]:
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            return list(csv.reader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        raise InputError(f"the schedule could not be read as CSV ({err})", path=path,
+                         parameter="schedule", fix=f"save it as UTF-8 CSV: {_HOW}") from None
+
+
+def _xlsx_rows(path: Path) -> list[list]:
+    """The first sheet's rows, header first, through GDAL's XLSX/ODS driver.
+
+    GDAL takes the first row as the header where it looks like one; where it does not (every
+    cell text), the header is the first row of values.
+    """
+    from ..io.vector import list_layers, read_layer
+
+    sheets = list_layers(path)
+    if not sheets:
+        raise InputError("the workbook has no sheet", path=path, parameter="schedule", fix=_HOW)
+    frame = read_layer(path, sheets[0], read_geometry=False).frame
+    rows = [[_plain(v) for v in record] for record in frame.itertuples(index=False, name=None)]
+    header = [str(c) for c in frame.columns if c != "geometry"]
+    known = {name for names in SCHEDULE_COLUMNS.values() for name in names}
+    if not known & {h.strip().lower() for h in header} and rows:
+        return rows
+    return [header] + rows
+
+
+def _plain(value):
+    """A cell as Python: GDAL writes a date cell in a column of mixed cells as ``YYYY/MM/DD``
+    text, which is that date (year first: unambiguous), so it is read as ISO."""
+    import pandas as pd
+
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, pd.Timestamp):
+        return None if pd.isna(value) else value.to_pydatetime()
+    if isinstance(value, str) and _GDAL_DATE.match(value.strip()):
+        return value.strip().replace("/", "-")
+    return value
