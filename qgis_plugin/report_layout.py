@@ -1,8 +1,9 @@
-"""The PDF report: a QGIS print layout built in memory (cover, map sheets, chart, tables).
+"""The PDF report: the report model (analysis.report.model) laid out as a QGIS print layout.
 
 The map sheets are the HTML report's tiles (``analysis.report.site_map.map_tiles``), one map item per
 page at the profile's site map scale; the tables are manual tables (plain text cells, never
-markup, so nothing from the inputs is interpreted). See docs/DESIGN.md, "The report".
+markup, so nothing from the inputs is interpreted). Every word is the model's: this module only
+lays it out. See docs/DESIGN.md, "The report".
 """
 import os
 import tempfile
@@ -45,10 +46,10 @@ from qgis.core import (
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QColor, QFont
 
-from analysis.checklist.contents import STATUS_AS_FINDING
 from analysis.io.files import discard, stage
 from analysis.findings import (FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS,
                                STATUSES, WARN)
+from analysis.report.model import SITE_MAP, Cell, Figure, Paragraph, build_report
 from analysis.units import INCHES_PER_FOOT, MM_PER_INCH
 from analysis.report.site_map import (map_scale, map_tiles, site_footprint,
                                units_per_foot)
@@ -209,40 +210,54 @@ def _text_format(size, bold=False):
     return text
 
 
-def _cell(value, status=None):
-    cell = QgsTableCell("" if value is None else str(value))
-    if status is not None:
-        cell.setBackgroundColor(QColor(STATUS_COLOURS.get(status, "#444444")))
-        cell.setForegroundColor(QColor("white"))
-    return cell
+_CELL_MARGIN = 1.0
+_GRID = 0.3
 
 
-def _table(layout, page, title, header, rows, widths, y=_TOP_MM, subtitle=None):
-    """A manual table (plain text cells) from ``page`` on, more pages added as it needs.
+def _cell(cell, bold=False):
+    """A model cell as a plain-text table cell: its lines, its status colour (the word and mark
+    are in the text), numbers to the right."""
+    out = QgsTableCell("\n".join(cell.lines))
+    if cell.status is not None:
+        out.setBackgroundColor(QColor(STATUS_COLOURS.get(cell.status, "#444444")))
+        out.setForegroundColor(QColor("white"))
+    if cell.numeric:
+        out.setHorizontalAlignment(Qt.AlignmentFlag.AlignRight)
+    if bold:
+        out.setTextFormat(_text_format(8, bold=True))
+    return out
 
-    ``title`` heads the page (and "(continued)" the pages the table runs on to); ``subtitle``
-    (our words) heads the table itself, for a section of several tables. ``y`` is where the
-    table begins on ``page`` (mm). Returns ``(table, end)``: ``end`` is ``(page, y)`` below the
-    table when it ended on its first page, else None (the next table then takes a new page).
+
+def _fitted(widths):
+    """The model's relative widths as QGIS column widths (mm) that, with each cell's margins and
+    the grid, make the table exactly the page's width: nothing runs off the right edge."""
+    room = _TABLE_W - len(widths) * 2 * _CELL_MARGIN - (len(widths) + 1) * _GRID
+    total = sum(widths) or 1
+    return [room * w / total for w in widths]
+
+
+def _table(layout, page, title, header, rows, widths, y=_TOP_MM, grid=True, size=8, bold=False):
+    """A manual table (plain text cells) from ``page`` on, more pages added as it needs, its
+    header repeated on each; the pages it runs on to are headed "``title`` (continued)".
+
+    ``y`` is where the table begins on ``page`` (mm). Returns ``end``: ``(page, y)`` below the
+    table when it ended on its first page, else None (the next block then takes a new page).
     """
-    if y == _TOP_MM:
-        _text(layout, page, title, MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
-    if subtitle:
-        _text(layout, page, subtitle, MARGIN_MM, y, _TABLE_W, 6, size=10, bold=True)
-        y += 7
     first_new = layout.pageCollection().pageCount()
     table = QgsLayoutItemManualTable.create(layout)
     layout.addMultiFrame(table)
     table.setIncludeTableHeader(header is not None)
     if header is not None:
         table.setHeaders([QgsLayoutTableColumn(h) for h in header])
-    table.setTableContents([[c if isinstance(c, QgsTableCell) else _cell(c) for c in row]
-                            for row in rows])
-    table.setColumnWidths(widths)
+        table.setHeaderMode(QgsLayoutTable.HeaderMode.AllFrames)
+    table.setTableContents(rows)
+    table.setColumnWidths(_fitted(widths))
     table.setWrapBehavior(QgsLayoutTable.WrapBehavior.WrapText)
-    table.setHeaderTextFormat(_text_format(8, bold=True))
-    table.setContentTextFormat(_text_format(8))
-    table.setCellMargin(1.0)
+    table.setHeaderTextFormat(_text_format(size, bold=True))
+    table.setContentTextFormat(_text_format(size, bold=bold))
+    table.setCellMargin(_CELL_MARGIN)
+    table.setShowGrid(grid)
+    table.setGridStrokeWidth(_GRID if grid else 0.0)
     table.setResizeMode(QgsLayoutMultiFrame.ResizeMode.RepeatUntilFinished)
     frame = QgsLayoutFrame(layout, table)
     height = PAGE_MM[1] - y - MARGIN_MM
@@ -256,13 +271,16 @@ def _table(layout, page, title, header, rows, widths, y=_TOP_MM, subtitle=None):
                    PAGE_MM[1] - _TOP_MM - MARGIN_MM)
         table.recalculateFrameSizes()
     for more in range(first_new, layout.pageCollection().pageCount()):
-        _text(layout, more, f"{title} (continued)", MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8,
-              size=13, bold=True)
-    end = None
+        _heading(layout, more, f"{title} (continued)")
     if table.frameCount() == 1:
         used = _height_of(layout, table, len(rows), header is not None, height)
-        end = (page, y + used + 6) if used is not None else None
-    return table, end
+        return (page, y + used + 4) if used is not None else None
+    return None
+
+
+def _heading(layout, page, title):
+    """A page's title: the model's section title (never input text: labels evaluate [% %])."""
+    _text(layout, page, title, MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
 
 
 def _height_of(layout, table, count, header, most):
@@ -282,44 +300,55 @@ def _height_of(layout, table, count, header, most):
     return high
 
 
-def _tables(layout, title, parts):
-    """A section of several tables under one page title: each ``(subtitle, header, rows,
-    widths)`` below the one before where it fits (at least 40 mm left), else on a new page."""
+class _Sheets:
+    """What the map pages need: the layers, their CRS, the tiles; the map items laid out."""
+
+    def __init__(self, review, folder, project):
+        self.crs = QgsCoordinateReferenceSystem(review.area_crs)
+        if not self.crs.isValid():
+            self.crs = QgsCoordinateReferenceSystem.fromWkt(review.site.area_crs.to_wkt())
+        project.setCrs(self.crs)
+        self.layers = _load_layers(_map_sources(review, folder), project)
+        self.tiles = map_tiles(site_footprint(review.site), map_scale(review.profile),
+                               MAP_FRAME_IN, units_per_foot(review.site.area_crs))
+        self.items = []
+
+
+def _section(layout, section, review, folder, sheets, progress, lead=()):
+    """One section of the report model: its title heads its first page; tables and paragraphs
+    follow one another (a new page where less than 40 mm is left); figures take their pages."""
     end = None
-    for subtitle, header, rows, widths in parts:
+    pages = 0
+    for block in (*lead, *section.blocks):
+        if isinstance(block, Figure):
+            if block.kind == SITE_MAP:
+                for tile in sheets.tiles:
+                    if progress is not None:
+                        progress.check_canceled()
+                    sheets.items.append(_map_page(layout, tile, sheets.layers, sheets.crs))
+            else:
+                title = section.title if pages == 0 else f"{section.title} (continued)"
+                _chart_pages(layout, review, folder, title, block.names)
+            pages += 1
+            end = None
+            continue
         if end is None or end[1] > PAGE_MM[1] - MARGIN_MM - 40:
-            end = (_page(layout), _TOP_MM)
-        _unused, end = _table(layout, end[0], title, header, rows, widths, y=end[1],
-                              subtitle=subtitle)
+            page = _page(layout)
+            _heading(layout, page, section.title if pages == 0 else f"{section.title} (continued)")
+            pages += 1
+            end = (page, _TOP_MM)
+        page, y = end
+        if isinstance(block, Paragraph):
+            end = _table(layout, page, section.title, None, [[_cell(Cell(block.text))]],
+                         [1], y, grid=False, size=11 if block.strong else 8, bold=block.strong)
+            continue
+        if block.subtitle:
+            _text(layout, page, block.subtitle, MARGIN_MM, y, _TABLE_W, 6, size=10, bold=True)
+            y += 7
+        rows = [[_cell(c, bold=block.header is None and i == 0) for i, c in enumerate(row)]
+                for row in block.rows]
+        end = _table(layout, page, section.title, block.header, rows, block.widths, y)
 
-
-def _cover(layout, review, data):
-    page = _page(layout)
-    _text(layout, page, "SWPPP review", MARGIN_MM, 25, _TABLE_W, 14, size=24, bold=True)
-    _text(layout, page, "Review of a construction site plan against the village stormwater "
-          "chapter", MARGIN_MM, 40, _TABLE_W, 8, size=11)
-    project, tool, reference = data["project"], data["tool"], data.get("reference")
-    counts = review.counts()
-    rows = [[label, project.get(key)] for label, key in (
-        ("Project", "name"), ("Address", "address"), ("Applicant", "applicant"),
-        ("Land use", "land_use"), ("Receiving waters", "receiving_waters"))]
-    rows += [["Date of review", data["reviewed_on"]], ["Rules profile", data["profile"]],
-             ["Tool", f"{tool['name']} {tool['version']}"],
-             ["Site plan", f"{data['site']['path']} ({data['site']['input_crs']})"],
-             ["Reference layers", f"{reference['path']}" if reference else "none given"],
-             ["Findings", ", ".join(f"{counts[s]} {s.replace('_', ' ')}"
-                                    for s in STATUSES if s in counts)]]
-    table = QgsLayoutItemManualTable.create(layout)
-    layout.addMultiFrame(table)
-    table.setTableContents([[_cell(a), _cell(b)] for a, b in rows])
-    table.setColumnWidths([50, _TABLE_W - 50])
-    table.setWrapBehavior(QgsLayoutTable.WrapBehavior.WrapText)
-    table.setContentTextFormat(_text_format(10))
-    table.setCellMargin(1.5)
-    frame = QgsLayoutFrame(layout, table)
-    _place(frame, page, MARGIN_MM, 55, _TABLE_W, PAGE_MM[1] - 55 - MARGIN_MM)
-    table.addFrame(frame)
-    table.recalculateFrameSizes()
 
 
 def _map_page(layout, tile, layers, crs):
@@ -372,136 +401,6 @@ def _map_page(layout, tile, layers, crs):
     return item
 
 
-def _chart_page(layout, review, folder):
-    chart = review.charts.get("phasing_timeline")
-    if chart is None:
-        return
-    page = _page(layout)
-    _text(layout, page, "Phasing", MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
-    path = os.path.join(folder, "phasing.svg")
-    chart.write(path)
-    picture = QgsLayoutItemPicture(layout)
-    picture.setPicturePath(path, QgsLayoutItemPicture.Format.FormatSVG)
-    picture.setResizeMode(QgsLayoutItemPicture.ResizeMode.Zoom)
-    layout.addLayoutItem(picture)
-    _place(picture, page, MARGIN_MM, _TOP_MM, _TABLE_W, PAGE_MM[1] - _TOP_MM - MARGIN_MM)
-
-
-def _findings_table(layout, review, data):
-    profile = review.profile
-    rows = [[_cell(f["status"].replace("_", " "), f["status"]),
-             f"{profile.title(f['rule'])} ({f['rule']})", f["section"], f["message"],
-             ", ".join(f["features"])] for f in data["findings"]]
-    _table(layout, _page(layout), "Findings", ("Status", "Rule", "Section", "Finding", "Features"),
-           rows, [22, 45, 35, 112, 40])
-
-
-def _number(value, digits=2):
-    return "" if value is None else f"{value:,.{digits}f}"
-
-
-def _measurements_table(layout, review, data):
-    m = data["measurements"]
-    rows = [["Disturbed area (union of all disturbance)", f"{_number(m['disturbed_acres'])} acres"],
-            ["Disturbance outside the site boundary",
-             f"{_number(m['disturbed_outside_site_sq_ft'], 0)} sq ft"]]
-    if m.get("max_concurrent_at"):
-        rows.append(["Most disturbed and not yet stabilised at one time",
-                     f"{_number(m.get('max_concurrent_disturbed_acres'))} acres on "
-                     f"{m['max_concurrent_at']}"])
-    rows += [[f"Phase {p['phase']}", f"{_number(p['acres'])} acres ({_number(p.get('new_acres'))} "
-              f"new), {p['start_date']} to {p['stabilized_date'] or 'not scheduled'}"]
-             for p in m.get("phases") or []]
-    rows += [[f"SMP {smp} outside every maintenance easement", f"{_number(sq_ft, 1)} sq ft"]
-             for smp, sq_ft in (m.get("uncovered_smp_sq_ft") or {}).items()]
-    for key, label in (("wetland_acres", "Disturbance inside wetlands"),
-                       ("wetland_adjacent_area_acres",
-                        "Disturbance inside regulated adjacent areas (not in a wetland)")):
-        if m.get(key) is not None:
-            rows.append([label, f"{_number(m[key], 4)} acres"])
-    for key in ("A", "B", "C"):
-        c = data["conditions"][key]
-        verdict = ("not decided" if c.get("decided") is False
-                   else "applies" if c["applies"] else "does not apply")
-        rows.append([f"Condition {key}", f"{verdict}: {'; '.join(c['evidence'])}"])
-    _table(layout, _page(layout), "Measurements", ("Measurement", "Value"), rows,
-           [100, _TABLE_W - 100])
-
-
-def _not_checked_table(layout, review, data):
-    rows = [[f"{review.profile.title(f['rule'])} ({f['rule']})", f["section"], f["message"],
-             ", ".join(f["features"])] for f in data["findings"] if f["status"] == NEEDS_REVIEW]
-    if not rows:
-        rows = [["Nothing: every check decided.", "", "", ""]]
-    _table(layout, _page(layout), "Not checked by this tool",
-           ("Rule", "Section", "Why it could not be checked", "Features"), rows,
-           [55, 35, 124, 40])
-
-
-def _records_tables(layout, review, data):
-    """Construction-phase records (when the review was given them): files, period, storms."""
-    records = data.get("records")
-    if not records:
-        return
-    rain, period, m = records["rain"], records["period"], records["measurements"]
-    reports = f"{records['log']} ({m['inspection_reports']} reports in the period)"
-    rows = [["Inspection log", reports],
-            ["Rainfall", f"{rain['path']} ({rain['format']}"
-                         + (f", station {rain['station']}" if rain["station"] else "") + ")"],
-            ["Period", f"{period['from']} to {period['to']} (end: {period['to_from']})"],
-            ["Notices", records.get("notices", "not given")],
-            ["Sediment traps", records.get("traps", "not given")]]
-    parts = [(None, ("Record", "Value"), rows, [60, _TABLE_W - 64])]
-    if m["storms"]:
-        storms = [[s["first_day"] if s["first_day"] == s["last_day"]
-                   else f"{s['first_day']} to {s['last_day']}", _number(s["precip_in"]),
-                   s["due"], s["reported_on"] or "none"] for s in m["storms"]]
-        parts.append(("Storms in the period", ("Storm", "Inches", "Report due by end of",
-                                               "Reported on"), storms, [70, 35, 60, 60]))
-    _tables(layout, "Construction-phase records", parts)
-
-
-def _figure(value, digits):
-    return "n/a" if value is None else _number(value, digits)
-
-
-def _hydrology_tables(layout, review, data, folder):
-    """TR-55 figures per drainage area and storm, pre and post, WQv; then the peak charts."""
-    m = data["measurements"]
-    if not m.get("hydrology"):
-        return
-    rows = []
-    for r in m["hydrology"]:
-        pre, post = r["pre"], r["post"]
-        rows.append([r["drainage_area"], r["storm"], _figure(r["rain_in"], 2),
-                     _figure(pre["cn"], 1), _figure(pre["runoff_in"], 2),
-                     _figure(pre["volume_cf"], 0), _figure(pre["peak_cfs"], 2),
-                     _figure(post["cn"], 1), _figure(post["runoff_in"], 2),
-                     _figure(post["volume_cf"], 0), _figure(post["peak_cfs"], 2),
-                     "; ".join(n for n in (pre["note"], post["note"]) if n)])
-    sources = sorted({r["rainfall_source"] for r in m["hydrology"] if r.get("rainfall_source")})
-    method = [[(f"NRCS TR-55 (1986): curve numbers from Tables 2-2a and 2-2c, runoff by eq. 2-3, "
-                f"peaks by the graphical method (Chapter 4) for a Type "
-                f"{m['hydrology'][0].get('rainfall_distribution')} distribution. Design "
-                f"rainfall: {'; '.join(sources)}.")]]
-    wqv = [[w["drainage_area"], _figure(w["rain_in"], 2), f"{w['impervious_fraction']:.0%}",
-            _figure(w["area_acres"], 2), _figure(w["wqv_cf"], 0)]
-           for w in m.get("water_quality_volume") or []]
-    title = "Hydrology (TR-55)"
-    parts = [(None, ("Drainage area", "Storm", "P (in)", "Pre CN", "Pre Q (in)",
-                     "Pre volume (cu ft)", "Pre peak (cfs)", "Post CN", "Post Q (in)",
-                     "Post volume (cu ft)", "Post peak (cfs)", "Notes"),
-              rows, [24, 18, 13, 14, 16, 22, 18, 14, 16, 22, 18, 33]),
-             (None, None, method, [_TABLE_W - 4])]
-    if wqv:
-        parts.append(("Water quality volume", ("Drainage area", "90% rainfall P (in)",
-                                               "Impervious", "Acres", "WQv (cu ft)"),
-                      wqv, [55, 45, 35, 35, 55]))
-    _tables(layout, title, parts)
-    _chart_pages(layout, review, folder, title,
-                 [name for name in review.charts if name.startswith("hydrology_")])
-
-
 def _chart_pages(layout, review, folder, title, names, per_page=2):
     """``names``' charts as pictures, ``per_page`` stacked on a page (each chart draws its
     own title)."""
@@ -523,54 +422,6 @@ def _chart_pages(layout, review, folder, title, names, per_page=2):
         _place(picture, page, MARGIN_MM, y, _TABLE_W, height - 4)
 
 
-def _checklist_table(layout, review, data):
-    """Each checklist item: status, the chapter's text, the evidence, a reviewer's confirmation."""
-    checklist = data.get("checklist")
-    if not checklist:
-        return
-    rows = []
-    for entry in checklist:
-        # One wide cell (the chapter's words, then the evidence) prints far shorter than two.
-        text = f"{entry['text']}\nEvidence: {entry['evidence']}"
-        c = entry.get("confirmation")
-        if c:
-            text += (f"\nConfirmed by {c['reviewer']} on {c['date']}"
-                     + (f": {c['note']}" if c.get("note") else ""))
-        rows.append([entry["item"], _cell(entry["status"].replace("_", " "),
-                                         STATUS_AS_FINDING.get(entry["status"], "")), text])
-    note = [[("Provided: the site plan shows it or the applicant's submission names a document; "
-              "confirmed: a reviewer checked it. Items due after final construction are not "
-              "counted before approval.")]]
-    _tables(layout, "SWPPP contents checklist",
-            [(None, None, note, [_TABLE_W - 4]),
-             (None, ("Item", "Status", "The chapter requires; evidence"), rows,
-              [24, 24, _TABLE_W - 56])])
-
-
-def _esc_tables(layout, review, data):
-    """The esc_practice layer per stage (SWPPP B(7)-(11)): sizes, lengths, schedule."""
-    esc = data["measurements"].get("esc_practices")
-    if not esc:
-        return
-
-    def figure(value, digits=0):
-        return "" if value is None else _number(value, digits)
-
-    stages = [[stage, str(n["practices"]), figure(n["measured_length_ft"]),
-               figure(n["area_sq_ft"])] for stage, n in esc["by_stage"].items()]
-    practices = [[p["practice"] or "", p["feature"], p["stage"] or "not stated", p["size"] or "",
-                  figure(p["length_ft"]), figure(p["measured_length_ft"]),
-                  figure(p["area_sq_ft"]), figure(p["drainage_area_acres"], 2),
-                  p["install_by"] or "", p["remove_after"] or ""] for p in esc["practices"]]
-    _tables(layout, "Erosion and sediment control practices",
-            [("By stage", ("Stage", "Practices", "Measured length (ft)", "Area (sq ft)"), stages,
-              [60, 40, 50, 50]),
-             ("Practices", ("Practice", "Feature", "Stage", "Size", "Length stated (ft)",
-                            "Length measured (ft)", "Area (sq ft)", "Drainage area (ac)",
-                            "Install by", "Remove after"), practices,
-              [48, 24, 20, 32, 18, 20, 16, 18, 18, 16])])
-
-
 # The report ---------------------------------------------------------------------------------
 def build_layout(review, folder, progress=None):
     """The report's print layout (and its project, which owns the layers) for ``review``.
@@ -578,36 +429,18 @@ def build_layout(review, folder, progress=None):
     ``folder`` holds the map's GeoPackage and the chart while the layout lives. Returns
     ``(layout, project, maps)``: ``maps`` are the map items, one per sheet, in order.
     """
-    data = review.to_dict()
+    report = build_report(review)
     project = QgsProject()
-    crs = QgsCoordinateReferenceSystem(review.area_crs)
-    if not crs.isValid():
-        crs = QgsCoordinateReferenceSystem.fromWkt(review.site.area_crs.to_wkt())
-    project.setCrs(crs)
-    layers = _load_layers(_map_sources(review, folder), project)
-    scale = map_scale(review.profile)
-    tiles = map_tiles(site_footprint(review.site), scale, MAP_FRAME_IN,
-                      units_per_foot(review.site.area_crs))
+    sheets = _Sheets(review, folder, project)
     layout = QgsPrintLayout(project)
     layout.setName("SWPPP review")
     layout.setUnits(QgsUnitTypes.LayoutUnit.LayoutMillimeters)
-    _cover(layout, review, data)
-    maps = []
-    for tile in tiles:
-        if progress is not None:
-            progress.check_canceled()
-        maps.append(_map_page(layout, tile, layers, crs))
-    _chart_page(layout, review, folder)
-    _findings_table(layout, review, data)
-    _measurements_table(layout, review, data)
-    # In the HTML report's order (analysis.report.html.SECTIONS); each left out without its data.
-    _records_tables(layout, review, data)
-    _hydrology_tables(layout, review, data, folder)
-    _checklist_table(layout, review, data)
-    _esc_tables(layout, review, data)
-    _not_checked_table(layout, review, data)
+    for index, section in enumerate(report.sections):
+        # The report's title (it holds the project's name: a cell, never a label) leads it.
+        lead = (Paragraph(report.title, strong=True),) if index == 0 else ()
+        _section(layout, section, review, folder, sheets, progress, lead)
     _page_numbers(layout)
-    return layout, project, maps
+    return layout, project, sheets.items
 
 
 def _page_numbers(layout):
