@@ -18,14 +18,19 @@ from .site_map import HTML_FRAME_IN, site_map_charts
 __all__ = ["render_html", "render_report_html"]
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-# Where a long id may break: after these, never inside a word.
-_BREAK_AFTER = re.compile(r"([_:/;=]|,(?=[^\d\s]))(?=\S)")
+# A long id (``hydrology_claims:2``, ``layout_scale:C-001``) may break after these, and only
+# there: never inside a word.
+_LONG_ID = 16
+_SEPARATOR = re.compile(r"(?<=[_:])(?=\S)")
 
 
 def _breakable(text) -> Markup:
-    """``text`` escaped, with a break opportunity after an id's separators (``smp:BR-2``,
-    ``drainage_area``), so a narrow column wraps a long id instead of splitting words."""
-    return Markup(_BREAK_AFTER.sub(r"\1<wbr>", str(escape(text))))
+    """``text`` escaped, with a break opportunity (``<wbr>``) after the separators of each
+    word longer than an id column holds, so a narrow column wraps a long id at its parts."""
+    words = re.split(r"(\s+)", str(text))
+    return Markup("").join(
+        Markup("<wbr>").join(escape(part) for part in _SEPARATOR.split(word))
+        if len(word) > _LONG_ID else escape(word) for word in words)
 
 
 def _shares(table: Table) -> list:

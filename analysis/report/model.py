@@ -458,9 +458,10 @@ _SECTIONS = (_decision, _cover, _site_map, _phasing, _findings, _measurements, _
              _reference, _records, _hydrology, _checklist, _esc, _not_checked)
 
 
-def build_report(review: Review, *, maps: bool = True) -> Report:
+def build_report(review: Review, *, maps: bool = True, data: Optional[dict] = None) -> Report:
     """The report of ``review``; ``maps=False`` leaves out the site map (drawing it is most of
-    the time), for checks of the report's text alone."""
-    data = review.to_dict()
+    the time), for checks of the report's text alone. ``data`` is ``review.to_dict()`` (given:
+    a review's JSON as it was written, e.g. with the keys other parts of the tool add)."""
+    data = review.to_dict() if data is None else data
     sections = [s(review, data) for s in _SECTIONS if maps or s is not _site_map]
     return Report(_title(data), tuple(s for s in sections if s is not None))
