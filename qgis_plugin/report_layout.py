@@ -327,8 +327,8 @@ def _section(layout, section, review, folder, sheets, progress, lead=()):
                         progress.check_canceled()
                     sheets.items.append(_map_page(layout, tile, sheets.layers, sheets.crs))
             else:
-                title = section.title if pages == 0 else f"{section.title} (continued)"
-                _chart_pages(layout, review, folder, title, block.names)
+                _chart_pages(layout, review, folder, section.title, block.names,
+                             continued=pages > 0)
             pages += 1
             end = None
             continue
@@ -401,7 +401,7 @@ def _map_page(layout, tile, layers, crs):
     return item
 
 
-def _chart_pages(layout, review, folder, title, names, per_page=2):
+def _chart_pages(layout, review, folder, title, names, per_page=2, continued=False):
     """``names``' charts as pictures, ``per_page`` stacked on a page (each chart draws its
     own title)."""
     height = (PAGE_MM[1] - _TOP_MM - MARGIN_MM) / per_page
@@ -409,8 +409,8 @@ def _chart_pages(layout, review, folder, title, names, per_page=2):
         slot = index % per_page
         if slot == 0:
             page = _page(layout)
-            _text(layout, page, title if index == 0 else f"{title} (continued)", MARGIN_MM,
-                  MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
+            _heading(layout, page, title if index == 0 and not continued
+                     else f"{title} (continued)")
         chart = review.charts[name]
         y = _TOP_MM + slot * height
         path = os.path.join(folder, f"chart_{index}.svg")

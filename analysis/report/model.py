@@ -426,7 +426,7 @@ def _esc(review: Review, data) -> Optional[Section]:
                  figure(p["length_ft"]), figure(p["measured_length_ft"]),
                  figure(p["area_sq_ft"]), figure(p["drainage_area_acres"], 2),
                  p["install_by"] or "", p["remove_after"] or "") for p in esc["practices"]),
-            (44, 26, 22, 30, 20, 22, 20, 22, 24, 24), subtitle="Practices")))
+            (58, 24, 20, 28, 18, 20, 18, 20, 24, 24), subtitle="Practices")))
 
 
 def _not_checked(review: Review, data) -> Section:
