@@ -22,6 +22,7 @@ from qgis.core import (
     QgsLayoutItemLegend,
     QgsLayoutItemManualTable,
     QgsLayoutItemMap,
+    QgsLayoutItemMapOverview,
     QgsLayoutItemPage,
     QgsLayoutItemPicture,
     QgsLayoutItemScaleBar,
@@ -32,6 +33,8 @@ from qgis.core import (
     QgsLayoutTableColumn,
     QgsLayoutUtils,
     QgsLegendStyle,
+    QgsLineSymbol,
+    QgsMarkerSymbol,
     QgsPalLayerSettings,
     QgsPrintLayout,
     QgsProject,
@@ -51,8 +54,9 @@ from analysis.findings import (FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS,
                                STATUSES, WARN)
 from analysis.report.model import SITE_MAP, Cell, Figure, Paragraph, build_report
 from analysis.units import INCHES_PER_FOOT, MM_PER_INCH
-from analysis.report.site_map import (map_scale, map_tiles, site_footprint,
-                               units_per_foot)
+from analysis.report.site_map import (LABEL_FIELDS as _LABEL_FIELDS, MAP_LAYER_TITLES,
+                                     adjacent_areas, map_scale, map_tiles, site_footprint,
+                                     units_per_foot)
 
 from .compat import DISTANCE_FEET
 
@@ -69,11 +73,14 @@ _TABLE_W = PAGE_MM[0] - 2 * MARGIN_MM
 _TOP_MM = 20.0
 _FONT = "DejaVu Sans"
 # Stacking on the map, top first; findings other than these (info, not applicable) are left out.
-_MAP_LAYERS = ("findings", "site_boundary", "smp_points", "smp", "easement", "disturbance",
-               "wetlands")
-_TITLES = {"findings": "Findings", "site_boundary": "Site boundary", "smp_points": "SMP (points)",
-           "smp": "SMP", "easement": "Easement", "disturbance": "Disturbance",
-           "wetlands": "Wetlands (reference)"}
+_MAP_LAYERS = ("findings", "discharge_point", "site_boundary", "smp_points", "smp", "easement",
+               "disturbance", "public_row", "impaired_waters", "wetlands", "adjacent_areas",
+               "tmdl_watersheds", "catchments")
+_TITLES = {**MAP_LAYER_TITLES, "findings": "Findings", "smp_points": "SMP (points)",
+           "easement": "Easement", "disturbance": "Disturbance"}
+# The layers of the location inset, and how far around the site it reaches (site widths).
+_INSET_LAYERS = ("site_boundary", "impaired_waters", "wetlands", "tmdl_watersheds", "catchments")
+_INSET_MM = 34.0
 _SHOWN_STATUSES = (FAIL, WARN, NEEDS_REVIEW, PASS)
 
 
@@ -82,20 +89,33 @@ def _map_sources(review, folder):
     """Where each of the map's layers is: name -> GeoPackage path.
 
     The findings GeoPackage as the review writes it (``findings`` and the site plan's layers,
-    each with its stored style), and beside it the site boundary and the reference wetlands
-    read around the site, which that GeoPackage does not carry.
+    each with its stored style), and beside it what that GeoPackage does not carry: the site
+    boundary, the discharge points and public right-of-way, the reference layers read around
+    the site and the regulated wetlands' adjacent areas (each with its label field).
     """
+    import geopandas as gpd
+
     from analysis.report.outputs import write_outputs
     from analysis.io.vector import list_layers, write_geopackage
 
     findings = os.path.join(folder, "findings.gpkg")
     write_outputs(review, findings_path=findings)
     sources = dict.fromkeys(list_layers(findings), findings)
+    site = review.site
+    frames = {name: site.layer(name) for name in ("site_boundary", "discharge_point",
+                                                  "public_row")}
+    frames.update(review.reference_layers or {})
+    if review.wetlands is not None:
+        frames["wetlands"] = review.wetlands
+    zones = adjacent_areas(review.wetlands, review.profile, units_per_foot(site.area_crs))
     context = {}
-    for name, frame in (("site_boundary", review.site.layer("site_boundary")),
-                        ("wetlands", review.wetlands)):
-        if frame is not None and len(frame):
-            context[name] = frame[[frame.geometry.name]]
+    for name, frame in frames.items():
+        if name in _MAP_LAYERS and frame is not None and len(frame):
+            field = _LABEL_FIELDS.get(name)
+            keep = [field] if field in frame.columns else []
+            context[name] = frame[keep + [frame.geometry.name]]
+    if zones is not None and not zones.is_empty:
+        context["adjacent_areas"] = gpd.GeoDataFrame(geometry=[zones], crs=site.area_crs)
     if context:
         path = os.path.join(folder, "context.gpkg")
         write_geopackage(path, context)
@@ -111,9 +131,11 @@ def _fill(colour, opacity=1.0, outline=None, width="0.4", style="solid", outline
     return symbol
 
 
-def _label(layer, field):
+def _label(layer, field, expression=False):
+    """Label each feature by ``field`` (or our ``expression`` of its fields)."""
     settings = QgsPalLayerSettings()
     settings.fieldName = field
+    settings.isExpression = expression
     settings.displayAll = True  # an SMP's id inside its easement's: both shown
     text = QgsTextFormat()
     text.setFont(QFont(_FONT))
@@ -153,6 +175,15 @@ def _print_findings(layer):
 _CONTEXT_STYLES = {
     "site_boundary": lambda: _fill("#212121", style="no", width="0.5", outline_style="dash"),
     "wetlands": lambda: _fill("#81d4fa", 0.6, outline="#0277bd"),
+    "adjacent_areas": lambda: _fill("#0277bd", style="no", width="0.4", outline_style="dash"),
+    "catchments": lambda: _fill("#8d6e63", style="no", width="0.5", outline_style="dot"),
+    "tmdl_watersheds": lambda: _fill("#00838f", 0.5, style="b_diagonal", width="0.4"),
+    "public_row": lambda: _fill("#bdbdbd", 0.6, outline="#616161"),
+    "impaired_waters": lambda: QgsLineSymbol.createSimple({"color": "#1565c0",
+                                                           "width": "0.9"}),
+    "discharge_point": lambda: QgsMarkerSymbol.createSimple({
+        "name": "triangle", "angle": "180", "color": "#d81b60", "outline_color": "white",
+        "size": "3.5"}),
 }
 
 
@@ -168,12 +199,16 @@ def _load_layers(sources, project):
                           f"{sources[name]}")
         if name in _CONTEXT_STYLES:
             layer.setRenderer(QgsSingleSymbolRenderer(_CONTEXT_STYLES[name]()))
+            if name in _LABEL_FIELDS and layer.fields().indexOf(_LABEL_FIELDS[name]) >= 0:
+                _label(layer, _LABEL_FIELDS[name])
         else:
             _message, loaded = layer.loadDefaultStyle()
             if not loaded:
                 raise OSError(f"the findings GeoPackage has no stored style for {name}")
             if name == "findings":
                 _print_findings(layer)
+            if name == "disturbance":
+                _label(layer, "'Phase ' || \"phase\"", expression=True)
         layers.append(layer)
     project.addMapLayers(layers)
     return layers
@@ -309,6 +344,14 @@ class _Sheets:
             self.crs = QgsCoordinateReferenceSystem.fromWkt(review.site.area_crs.to_wkt())
         project.setCrs(self.crs)
         self.layers = _load_layers(_map_sources(review, folder), project)
+        # The inset's own copies, unlabelled (labels at the inset's scale would be a blot).
+        self.inset = []
+        for layer in self.layers:
+            if layer.name() in [_TITLES[name] for name in _INSET_LAYERS]:
+                copy = layer.clone()
+                copy.setLabelsEnabled(False)
+                self.inset.append(copy)
+        project.addMapLayers(self.inset, False)  # not in the legend's layer tree
         self.tiles = map_tiles(site_footprint(review.site), map_scale(review.profile),
                                MAP_FRAME_IN, units_per_foot(review.site.area_crs))
         self.items = []
@@ -325,7 +368,8 @@ def _section(layout, section, review, folder, sheets, progress, lead=()):
                 for tile in sheets.tiles:
                     if progress is not None:
                         progress.check_canceled()
-                    sheets.items.append(_map_page(layout, tile, sheets.layers, sheets.crs))
+                    sheets.items.append(_map_page(layout, tile, sheets.layers, sheets.crs,
+                                                 sheets.inset))
             else:
                 _chart_pages(layout, review, folder, section.title, block.names,
                              continued=pages > 0)
@@ -351,7 +395,31 @@ def _section(layout, section, review, folder, sheets, progress, lead=()):
 
 
 
-def _map_page(layout, tile, layers, crs):
+def _inset(layout, page, item, layers, crs):
+    """The location inset below the legend: the reference layers around the site and the
+    site boundary, this sheet's frame drawn on it."""
+    if not layers:
+        return None
+    extent = QgsRectangle(layers[0].extent())
+    for layer in layers[1:]:
+        extent.combineExtentWith(layer.extent())
+    inset = QgsLayoutItemMap(layout)
+    layout.addLayoutItem(inset)
+    _place(inset, page, _SIDE_X + (_SIDE_W - _INSET_MM) / 2, _TOP_MM + MAP_FRAME_IN[1] * MM_PER_INCH
+           - _INSET_MM, _INSET_MM, _INSET_MM)
+    inset.setCrs(crs)
+    inset.setLayers(layers)
+    inset.setKeepLayerSet(True)
+    inset.zoomToExtent(extent.buffered(max(extent.width(), extent.height()) * 0.05))
+    inset.setFrameEnabled(True)
+    overview = QgsLayoutItemMapOverview("sheet", inset)
+    overview.setLinkedMap(item)
+    overview.setFrameSymbol(_fill("#c62828", 0.35, outline="#c62828", width="0.6"))
+    inset.overviews().addOverview(overview)
+    return inset
+
+
+def _map_page(layout, tile, layers, crs, inset_layers=()):
     page = _page(layout)
     _text(layout, page, tile.title, MARGIN_MM, MARGIN_MM - 4, _TABLE_W, 8, size=12, bold=True)
     item = QgsLayoutItemMap(layout)
@@ -384,20 +452,22 @@ def _map_page(layout, tile, layers, crs):
     _text(layout, page, f"1 inch = {tile.scale / INCHES_PER_FOOT:g} feet (1:{tile.scale:g})",
           _SIDE_X, _TOP_MM + 36, _SIDE_W, 6, size=7)
     legend = QgsLayoutItemLegend(layout)
-    legend.setTitle("Legend")
+    legend.setTitle("")
     legend.setLinkedMap(item)
     layout.addLayoutItem(legend)
-    _place(legend, page, _SIDE_X, _TOP_MM + 45, _SIDE_W, 120)
+    _place(legend, page, _SIDE_X, _TOP_MM + 42, _SIDE_W,
+           MAP_FRAME_IN[1] * MM_PER_INCH - 42 - _INSET_MM - 2)
     legend.setResizeToContents(False)
     legend.setLegendFilterByMapEnabled(True)  # only what this sheet shows
     for style in (QgsLegendStyle.Style.Title, QgsLegendStyle.Style.Group, QgsLegendStyle.Style.Subgroup,
                   QgsLegendStyle.Style.SymbolLabel):
-        legend.setStyleFont(style, QFont(_FONT, 10 if style == QgsLegendStyle.Style.Title else 7,
+        legend.setStyleFont(style, QFont(_FONT, 10 if style == QgsLegendStyle.Style.Title else 6,
                                          QFont.Weight.Normal if style == QgsLegendStyle.Style.SymbolLabel
                                          else QFont.Weight.Bold))
-    legend.setSymbolWidth(6)
-    legend.setSymbolHeight(3.5)
+    legend.setSymbolWidth(5)
+    legend.setSymbolHeight(2.6)
     legend.refresh()
+    _inset(layout, page, item, inset_layers, crs)
     return item
 
 

@@ -24,12 +24,12 @@ from ..profile import RulesProfile
 from ..units import FOOT_M, INCHES_PER_FOOT
 
 __all__ = ["MapTile", "map_scale", "units_per_foot", "site_footprint", "map_tiles",
-           "site_map_charts", "plan_phases"]
+           "site_map_charts", "plan_phases", "adjacent_areas", "MAP_LAYER_TITLES", "LABEL_FIELDS"]
 
 # The HTML report's map frame, inches: the report prints on US Letter pages in landscape
 # (0.4 in margins: 10.2 x 7.7 in), the legend below the frame.
 HTML_FRAME_IN = (10.0, 6.2)
-_LEGEND_IN = 0.6
+_LEGEND_IN = 0.9
 _OVERLAP_IN = 0.5  # neighbouring tiles share this much paper, so nothing falls on a seam
 # The colours of the findings GeoPackage's stored styles (layer_style), so the map in the
 # report reads like the layers in QGIS.
@@ -52,9 +52,32 @@ _FINDING_STYLE: dict[str, dict[str, Any]] = {
                        linewidth=1.0),
     PASS: dict(facecolor="none", edgecolor=STATUS_COLOURS[PASS], linewidth=1.4),
 }
+# What the findings talk about around the site: the plan's discharge points and public
+# right-of-way, the reference layers read around it (drawn under the plan's own layers).
+_CONTEXT_STYLE: dict[str, dict[str, Any]] = {
+    "catchments": dict(facecolor="none", edgecolor="#8d6e63", linestyle=":", linewidth=1.0),
+    "tmdl_watersheds": dict(facecolor="none", edgecolor="#00838f", hatch="\\\\", linewidth=1.0,
+                            alpha=0.5),
+    "adjacent_areas": dict(facecolor="none", edgecolor="#0277bd", linestyle="--",
+                           linewidth=0.8),
+    "public_row": dict(facecolor="#bdbdbd", edgecolor="#616161", alpha=0.6, linewidth=0.8),
+    "impaired_waters": dict(color="#1565c0", linewidth=2.5),
+    "discharge_point": dict(color="#d81b60", marker="v", s=60, edgecolors="white"),
+}
 _TITLES = {"site_boundary": "Site boundary", "wetlands": "Wetlands (reference)",
            "easement": "Easement, recorded", "easement_unrecorded": "Easement, not recorded",
-           "smp": "SMP"}
+           "smp": "SMP", "catchments": "Catchment (reference)",
+           "tmdl_watersheds": "TMDL watershed (reference)",
+           "adjacent_areas": "Wetland adjacent area (regulated)",
+           "public_row": "Public right-of-way", "impaired_waters": "Impaired water (reference)",
+           "discharge_point": "Discharge point"}
+# Each drawn layer's name field: its features are labelled on the map.
+_LABEL_FIELDS = {"public_row": "name", "discharge_point": "waterbody_id",
+                 "impaired_waters": "name", "catchments": "catchment_id",
+                 "tmdl_watersheds": "watershed_id", "wetlands": "wetland_id"}
+_INSET_IN = 1.9  # the location inset's width and height, inches
+MAP_LAYER_TITLES = _TITLES  # the legend's words, the PDF's too
+LABEL_FIELDS = _LABEL_FIELDS
 
 
 @dataclass(frozen=True)
@@ -197,6 +220,15 @@ def _labels(ax, frame, field, bounds, corner=False):
                                              edgecolor="none", alpha=0.75))
 
 
+def _phase_labels(ax, disturbance, bounds):
+    """"Phase N" inside each disturbance polygon that has a phase."""
+    if disturbance is None or not len(disturbance) or "phase" not in disturbance.columns:
+        return
+    frame = disturbance.assign(_phase=[f"Phase {p}" if p not in (None, "") else None
+                                       for p in disturbance["phase"]])
+    _labels(ax, frame, "_phase", bounds)
+
+
 def _scale_bar(ax, tile: MapTile, units_foot: float):
     """A bar of one inch of paper (100 feet at 1:1200), and north: the area CRS is projected
     and its grid north is up."""
@@ -225,6 +257,112 @@ def _rectangle(xy, width, height, **style):
     return Rectangle(xy, width, height, **style)
 
 
+def adjacent_areas(wetlands, profile, units_foot):
+    """The regulated wetlands' adjacent areas (their reach in feet around each), outside the
+    wetlands themselves; None where there are none."""
+    from ..checks.wetlands import adjacent_distances_ft
+
+    if wetlands is None or not len(wetlands):
+        return None
+    reach = adjacent_distances_ft(wetlands, profile)
+    geometries = np.asarray(wetlands.geometry.values, dtype=object)
+    chosen = reach > 0
+    if not chosen.any():
+        return None
+    zones = shapely.buffer(geometries[chosen], reach[chosen] * units_foot)
+    return shapely.difference(shapely.union_all(zones), shapely.union_all(geometries))
+
+
+def _draw_lines(ax, geometries, label, zorder, **style):
+    coordinates = [shapely.get_coordinates(part) for g in geometries if g is not None
+                   for part in shapely.get_parts(shapely.boundary(g) if in_family([g], "polygon")[0]
+                                                 else g)]
+    handle = None
+    for xy in coordinates:
+        handle, = ax.plot(xy[:, 0], xy[:, 1], zorder=zorder, label=label, **style)
+    return handle
+
+
+def _context(ax, review, tile, wetlands, units_foot, handles):
+    """The reference layers and the plan's discharge points and right-of-way, with labels."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    layers = dict(getattr(review, "reference_layers", None) or {})
+    site = review.site
+    for name in ("catchments", "tmdl_watersheds"):
+        frame = layers.get(name)
+        if frame is not None and len(frame):
+            _draw(ax, frame.geometry.values, _TITLES[name], 0.5, **_CONTEXT_STYLE[name])
+            handles.append(Patch(label=_TITLES[name], **_CONTEXT_STYLE[name]))
+    zones = adjacent_areas(wetlands, review.profile, units_foot)
+    if zones is not None and not shapely.is_empty(zones):
+        _draw(ax, [zones], _TITLES["adjacent_areas"], 0.8, **_CONTEXT_STYLE["adjacent_areas"])
+        handles.append(Patch(label=_TITLES["adjacent_areas"], **_CONTEXT_STYLE["adjacent_areas"]))
+    row = site.layer("public_row")
+    if row is not None and len(row):
+        _draw(ax, row.geometry.values, _TITLES["public_row"], 1.5, **_CONTEXT_STYLE["public_row"])
+        handles.append(Patch(label=_TITLES["public_row"], **_CONTEXT_STYLE["public_row"]))
+    water = layers.get("impaired_waters")
+    if water is not None and len(water):
+        style = _CONTEXT_STYLE["impaired_waters"]
+        _draw_lines(ax, water.geometry.values, _TITLES["impaired_waters"], 1.7, **style)
+        handles.append(Line2D([], [], label=_TITLES["impaired_waters"], **style))
+    points = site.layer("discharge_point")
+    if points is not None and len(points):
+        xy = shapely.get_coordinates(np.asarray(points.geometry.values, dtype=object))
+        ax.scatter(xy[:, 0], xy[:, 1], zorder=7, label=_TITLES["discharge_point"],
+                   **_CONTEXT_STYLE["discharge_point"])
+        style = _CONTEXT_STYLE["discharge_point"]
+        handles.append(Line2D([], [], linestyle="none", marker=style["marker"],
+                              color=style["color"], label=_TITLES["discharge_point"]))
+    for name, frame in (("public_row", row), ("discharge_point", points),
+                        ("impaired_waters", water), ("wetlands", wetlands)):
+        _labels(ax, frame, _LABEL_FIELDS[name], tile.bounds, corner=name == "discharge_point")
+
+
+def _inset(figure, review, tile, frame_in, height_total):
+    """The location inset (top left): the reference layers read around the site, the site in
+    red and this sheet's frame; None without reference layers."""
+    layers = {k: v for k, v in (getattr(review, "reference_layers", None) or {}).items()
+              if v is not None and len(v) and hasattr(v, "geometry")}
+    if not layers:
+        return None
+    width = _INSET_IN / frame_in[0]
+    height = _INSET_IN / height_total
+    ax = figure.add_axes([0.005, 1 - height - 0.005, width, height])
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_facecolor("white")
+    boxes = [shapely.bounds(shapely.union_all(np.asarray(f.geometry.values, dtype=object)))
+             for f in layers.values()]
+    footprint = site_footprint(review.site)
+    boxes.append(shapely.bounds(footprint))
+    box = np.array(boxes, dtype=float)
+    xmin, ymin = np.nanmin(box[:, 0]), np.nanmin(box[:, 1])
+    xmax, ymax = np.nanmax(box[:, 2]), np.nanmax(box[:, 3])
+    side = max(xmax - xmin, ymax - ymin) * 1.05
+    cx, cy = (xmin + xmax) / 2, (ymin + ymax) / 2
+    ax.set_xlim(cx - side / 2, cx + side / 2)
+    ax.set_ylim(cy - side / 2, cy + side / 2)
+    ax.set_aspect("equal", adjustable="box")
+    for name, frame in layers.items():
+        if name == "impaired_waters":
+            _draw_lines(ax, frame.geometry.values, None, 1, color="#1565c0", linewidth=1.0)
+        else:
+            style = dict(_CONTEXT_STYLE.get(name, dict(facecolor="#81d4fa", edgecolor="#0277bd",
+                                                       linewidth=0.5)))
+            style.pop("hatch", None)
+            _draw(ax, frame.geometry.values, None, 1, **style)
+    _draw(ax, [footprint], None, 3, facecolor="#c62828", edgecolor="#c62828", linewidth=1.0)
+    ax.add_patch(_rectangle(tile.bounds[:2], tile.bounds[2] - tile.bounds[0],
+                            tile.bounds[3] - tile.bounds[1], facecolor="none",
+                            edgecolor="#212121", linewidth=0.8, zorder=4))
+    _text(ax, 0.5, 0.02, "Location", transform=ax.transAxes, fontsize=6, ha="center",
+          va="bottom", bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=0.5))
+    return ax
+
+
 def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
     from matplotlib.patches import Patch
 
@@ -239,7 +377,8 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
     ax.set_aspect("equal", adjustable="box")
     ax.set_xticks([])
     ax.set_yticks([])
-    handles = []
+    handles: list = []
+    _context(ax, review, tile, wetlands, units_foot, handles)
     if wetlands is not None and len(wetlands):
         _draw(ax, wetlands.geometry.values, _TITLES["wetlands"], 1, **_STYLE["wetlands"])
         handles.append(Patch(label=_TITLES["wetlands"], **_STYLE["wetlands"]))
@@ -276,7 +415,9 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
             handles.append(Patch(label=f"Finding: {status.replace('_', ' ')}", **style))
     _labels(ax, site.layer("smp"), "smp_id", tile.bounds)
     _labels(ax, site.layer("easement"), "easement_id", tile.bounds, corner=True)
+    _phase_labels(ax, disturbance, tile.bounds)
     _scale_bar(ax, tile, units_foot)
+    _inset(figure, review, tile, frame_in, height + _LEGEND_IN)
     figure.legend(handles=handles, loc="lower center", ncol=5, fontsize=7, frameon=False,
                   bbox_to_anchor=(0.5, 0.0))
     return figure_chart(figure, tile.title)
