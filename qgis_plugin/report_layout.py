@@ -55,7 +55,7 @@ from analysis.findings import (FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS,
 from analysis.report.model import SITE_MAP, Cell, Figure, Paragraph, build_report
 from analysis.units import INCHES_PER_FOOT, MM_PER_INCH
 from analysis.report.site_map import (LABEL_FIELDS as _LABEL_FIELDS, MAP_LAYER_TITLES,
-                                     adjacent_areas, map_scale, map_tiles, site_footprint,
+                                     map_layers, map_scale, map_tiles, site_footprint,
                                      units_per_foot)
 
 from .compat import DISTANCE_FEET
@@ -74,7 +74,8 @@ _TOP_MM = 20.0
 _FONT = "DejaVu Sans"
 # Stacking on the map, top first; findings other than these (info, not applicable) are left out.
 _MAP_LAYERS = ("findings", "discharge_point", "site_boundary", "smp_points", "smp", "easement",
-               "disturbance", "public_row", "impaired_waters", "wetlands", "adjacent_areas",
+               "disturbance", "drainage_area", "public_row", "impaired_waters", "wetlands",
+               "adjacent_areas",
                "tmdl_watersheds", "catchments")
 _TITLES = {**MAP_LAYER_TITLES, "findings": "Findings", "smp_points": "SMP (points)",
            "easement": "Easement", "disturbance": "Disturbance"}
@@ -93,29 +94,18 @@ def _map_sources(review, folder):
     boundary, the discharge points and public right-of-way, the reference layers read around
     the site and the regulated wetlands' adjacent areas (each with its label field).
     """
-    import geopandas as gpd
-
     from analysis.report.outputs import write_outputs
     from analysis.io.vector import list_layers, write_geopackage
 
     findings = os.path.join(folder, "findings.gpkg")
     write_outputs(review, findings_path=findings)
     sources = dict.fromkeys(list_layers(findings), findings)
-    site = review.site
-    frames = {name: site.layer(name) for name in ("site_boundary", "discharge_point",
-                                                  "public_row")}
-    frames.update(review.reference_layers or {})
-    if review.wetlands is not None:
-        frames["wetlands"] = review.wetlands
-    zones = adjacent_areas(review.wetlands, review.profile, units_per_foot(site.area_crs))
-    context = {}
-    for name, frame in frames.items():
-        if name in _MAP_LAYERS and frame is not None and len(frame):
-            field = _LABEL_FIELDS.get(name)
-            keep = [field] if field in frame.columns else []
-            context[name] = frame[keep + [frame.geometry.name]]
-    if zones is not None and not zones.is_empty:
-        context["adjacent_areas"] = gpd.GeoDataFrame(geometry=[zones], crs=site.area_crs)
+    boundary = review.site.layer("site_boundary")
+    context = {"site_boundary": boundary[[boundary.geometry.name]]}
+    for name, frame in map_layers(review).items():
+        field = _LABEL_FIELDS.get(name)
+        keep = [field] if field in frame.columns else []
+        context[name] = frame[keep + [frame.geometry.name]]
     if context:
         path = os.path.join(folder, "context.gpkg")
         write_geopackage(path, context)
@@ -179,6 +169,7 @@ _CONTEXT_STYLES = {
     "catchments": lambda: _fill("#8d6e63", style="no", width="0.5", outline_style="dot"),
     "tmdl_watersheds": lambda: _fill("#00838f", 0.5, style="b_diagonal", width="0.4"),
     "public_row": lambda: _fill("#bdbdbd", 0.6, outline="#616161"),
+    "drainage_area": lambda: _fill("#6a1b9a", style="no", width="0.4", outline_style="dash dot"),
     "impaired_waters": lambda: QgsLineSymbol.createSimple({"color": "#1565c0",
                                                            "width": "0.9"}),
     "discharge_point": lambda: QgsMarkerSymbol.createSimple({

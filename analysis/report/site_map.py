@@ -24,7 +24,8 @@ from ..profile import RulesProfile
 from ..units import FOOT_M, INCHES_PER_FOOT
 
 __all__ = ["MapTile", "map_scale", "units_per_foot", "site_footprint", "map_tiles",
-           "site_map_charts", "plan_phases", "adjacent_areas", "MAP_LAYER_TITLES", "LABEL_FIELDS"]
+           "site_map_charts", "plan_phases", "adjacent_areas", "map_layers", "MAP_LAYER_TITLES",
+           "LABEL_FIELDS"]
 
 # The HTML report's map frame, inches: the report prints on US Letter pages in landscape
 # (0.4 in margins: 10.2 x 7.7 in), the legend below the frame.
@@ -55,12 +56,14 @@ _FINDING_STYLE: dict[str, dict[str, Any]] = {
 # What the findings talk about around the site: the plan's discharge points and public
 # right-of-way, the reference layers read around it (drawn under the plan's own layers).
 _CONTEXT_STYLE: dict[str, dict[str, Any]] = {
+    "wetlands": _STYLE["wetlands"],
     "catchments": dict(facecolor="none", edgecolor="#8d6e63", linestyle=":", linewidth=1.0),
     "tmdl_watersheds": dict(facecolor="none", edgecolor="#00838f", hatch="\\\\", linewidth=1.0,
                             alpha=0.5),
     "adjacent_areas": dict(facecolor="none", edgecolor="#0277bd", linestyle="--",
                            linewidth=0.8),
     "public_row": dict(facecolor="#bdbdbd", edgecolor="#616161", alpha=0.6, linewidth=0.8),
+    "drainage_area": dict(facecolor="none", edgecolor="#6a1b9a", linestyle="-.", linewidth=1.0),
     "impaired_waters": dict(color="#1565c0", linewidth=2.5),
     "discharge_point": dict(color="#d81b60", marker="v", s=60, edgecolors="white"),
 }
@@ -70,12 +73,14 @@ _TITLES = {"site_boundary": "Site boundary", "wetlands": "Wetlands (reference)",
            "tmdl_watersheds": "TMDL watershed (reference)",
            "adjacent_areas": "Wetland adjacent area (regulated)",
            "public_row": "Public right-of-way", "impaired_waters": "Impaired water (reference)",
-           "discharge_point": "Discharge point"}
+           "discharge_point": "Discharge point", "drainage_area": "Drainage area"}
 # Each drawn layer's name field: its features are labelled on the map.
-_LABEL_FIELDS = {"public_row": "name", "discharge_point": "waterbody_id",
+_LABEL_FIELDS = {"public_row": "name", "discharge_point": "waterbody_id", "drainage_area": "name",
                  "impaired_waters": "name", "catchments": "catchment_id",
                  "tmdl_watersheds": "watershed_id", "wetlands": "wetland_id"}
 _INSET_IN = 1.9  # the location inset's width and height, inches
+_CONTEXT_ORDER = ("catchments", "tmdl_watersheds", "adjacent_areas", "wetlands", "drainage_area",
+                  "public_row", "impaired_waters", "discharge_point")
 MAP_LAYER_TITLES = _TITLES  # the legend's words, the PDF's too
 LABEL_FIELDS = _LABEL_FIELDS
 
@@ -283,42 +288,53 @@ def _draw_lines(ax, geometries, label, zorder, **style):
     return handle
 
 
-def _context(ax, review, tile, wetlands, units_foot, handles):
-    """The reference layers and the plan's discharge points and right-of-way, with labels."""
+def map_layers(review) -> dict:
+    """What the map draws around the plan's own layers (both the HTML's and the PDF's map),
+    bottom first: name -> frame. The reference layers read around the site, the regulated
+    wetlands' adjacent areas, the plan's drainage areas, public right-of-way and discharge
+    points; layers absent or empty are left out."""
+    import geopandas as gpd
+
+    site = review.site
+    reference = dict(getattr(review, "reference_layers", None) or {})
+    if review.wetlands is not None:
+        reference["wetlands"] = review.wetlands
+    zones = adjacent_areas(review.wetlands, review.profile, units_per_foot(site.area_crs))
+    out = {}
+    for name in _CONTEXT_ORDER:
+        if name == "adjacent_areas":
+            frame = (None if zones is None or shapely.is_empty(zones)
+                     else gpd.GeoDataFrame(geometry=[zones], crs=site.area_crs))
+        else:
+            frame = reference.get(name) if name in reference else site.layer(name)
+        if frame is not None and len(frame) and isinstance(frame, gpd.GeoDataFrame):
+            out[name] = frame
+    return out
+
+
+def _context(ax, review, tile, units_foot, handles):
+    """The layers of :func:`map_layers`, styled, in the legend, labelled by their ids."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    layers = dict(getattr(review, "reference_layers", None) or {})
-    site = review.site
-    for name in ("catchments", "tmdl_watersheds"):
-        frame = layers.get(name)
-        if frame is not None and len(frame):
-            _draw(ax, frame.geometry.values, _TITLES[name], 0.5, **_CONTEXT_STYLE[name])
-            handles.append(Patch(label=_TITLES[name], **_CONTEXT_STYLE[name]))
-    zones = adjacent_areas(wetlands, review.profile, units_foot)
-    if zones is not None and not shapely.is_empty(zones):
-        _draw(ax, [zones], _TITLES["adjacent_areas"], 0.8, **_CONTEXT_STYLE["adjacent_areas"])
-        handles.append(Patch(label=_TITLES["adjacent_areas"], **_CONTEXT_STYLE["adjacent_areas"]))
-    row = site.layer("public_row")
-    if row is not None and len(row):
-        _draw(ax, row.geometry.values, _TITLES["public_row"], 1.5, **_CONTEXT_STYLE["public_row"])
-        handles.append(Patch(label=_TITLES["public_row"], **_CONTEXT_STYLE["public_row"]))
-    water = layers.get("impaired_waters")
-    if water is not None and len(water):
-        style = _CONTEXT_STYLE["impaired_waters"]
-        _draw_lines(ax, water.geometry.values, _TITLES["impaired_waters"], 1.7, **style)
-        handles.append(Line2D([], [], label=_TITLES["impaired_waters"], **style))
-    points = site.layer("discharge_point")
-    if points is not None and len(points):
-        xy = shapely.get_coordinates(np.asarray(points.geometry.values, dtype=object))
-        ax.scatter(xy[:, 0], xy[:, 1], zorder=7, label=_TITLES["discharge_point"],
-                   **_CONTEXT_STYLE["discharge_point"])
-        style = _CONTEXT_STYLE["discharge_point"]
-        handles.append(Line2D([], [], linestyle="none", marker=style["marker"],
-                              color=style["color"], label=_TITLES["discharge_point"]))
-    for name, frame in (("public_row", row), ("discharge_point", points),
-                        ("impaired_waters", water), ("wetlands", wetlands)):
-        _labels(ax, frame, _LABEL_FIELDS[name], tile.bounds, corner=name == "discharge_point")
+    layers = map_layers(review)
+    for zorder, (name, frame) in enumerate(layers.items()):
+        style = _CONTEXT_STYLE[name]
+        geometries = frame.geometry.values
+        if name == "impaired_waters":
+            _draw_lines(ax, geometries, _TITLES[name], 1 + zorder / 10, **style)
+            handles.append(Line2D([], [], label=_TITLES[name], **style))
+        elif name == "discharge_point":
+            xy = shapely.get_coordinates(np.asarray(geometries, dtype=object))
+            ax.scatter(xy[:, 0], xy[:, 1], zorder=7, label=_TITLES[name], **style)
+            handles.append(Line2D([], [], linestyle="none", marker=style["marker"],
+                                  color=style["color"], label=_TITLES[name]))
+        else:
+            _draw(ax, geometries, _TITLES[name], 0.5 + zorder / 10 if name != "wetlands" else 1,
+                  **style)
+            handles.append(Patch(label=_TITLES[name], **style))
+        if name in _LABEL_FIELDS:
+            _labels(ax, frame, _LABEL_FIELDS[name], tile.bounds, corner=name == "discharge_point")
 
 
 def _inset(figure, review, tile, frame_in, height_total):
@@ -378,10 +394,7 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
     ax.set_xticks([])
     ax.set_yticks([])
     handles: list = []
-    _context(ax, review, tile, wetlands, units_foot, handles)
-    if wetlands is not None and len(wetlands):
-        _draw(ax, wetlands.geometry.values, _TITLES["wetlands"], 1, **_STYLE["wetlands"])
-        handles.append(Patch(label=_TITLES["wetlands"], **_STYLE["wetlands"]))
+    _context(ax, review, tile, units_foot, handles)
     disturbance = site.layer("disturbance")
     if disturbance is not None and len(disturbance):
         phases = disturbance["phase"].astype(str).to_numpy()

@@ -220,6 +220,29 @@ def test_html_columns_never_split_words_and_long_ids_wrap_at_their_parts(demo_ht
     assert "print-color-adjust:exact" in demo_html and "break-before:page" in demo_html
 
 
+def test_the_map_draws_every_feature_a_finding_names(demo_review):
+    """Each place a finding names (outside the plan's own disturbance, SMPs and easements) is
+    a feature of a layer the map draws and labels: discharge points, public right-of-way,
+    drainage areas, the reference layers; the adjacent areas and the inset's layers too."""
+    from analysis.report.site_map import LABEL_FIELDS, map_layers
+    from analysis.siteplan.contract import SITE_PLAN_LAYERS
+
+    tables = {spec.name for spec in SITE_PLAN_LAYERS if spec.geometry is None}
+    drawn = map_layers(demo_review)
+    assert set(drawn) >= {"discharge_point", "public_row", "impaired_waters", "catchments",
+                          "wetlands", "adjacent_areas", "drainage_area"}
+    named = 0
+    for finding in demo_review.findings:
+        for feature in finding.features:
+            layer, _, fid = feature.partition(":")
+            if layer in tables | {"disturbance", "smp", "easement", "site_boundary", "checklist"}:
+                continue
+            assert layer in drawn, feature
+            assert fid in {str(v) for v in drawn[layer][LABEL_FIELDS[layer]]}, feature
+            named += 1
+    assert named >= 4  # the discharge point, two wetlands, the drainage areas
+
+
 def png_of(data_uri):
     return Image.open(io.BytesIO(base64.b64decode(data_uri.split(",", 1)[1]))).convert("RGB")
 

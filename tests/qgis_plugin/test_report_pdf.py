@@ -129,6 +129,14 @@ def test_pdf_and_html_hold_every_section_and_row_of_the_model(layout_module, tmp
     missing_pdf = [t for t in expected if squeezed(t) not in pdf_text]
     missing_html = [t for t in expected if squeezed(t) not in html_text]
     assert missing_pdf == [] and missing_html == []
+    # The map sheet labels what the findings talk about; its legend names each layer drawn.
+    sheet = next(p for p in range(1, pdf_pages(pdf) + 1)
+                 if page_text(pdf, p).startswith("Site map"))
+    shown = squeezed(page_text(pdf, sheet))
+    for text in ("Forest Road", "NY1301-0099", "BR-2", "SP-1", "Phase 1", "Phase 3", "GO-12",
+                 "NWI-0001", "Public right-of-way", "Discharge point", "Catchment (reference)",
+                 "Wetland adjacent area (regulated)", "Drainage area", "100 ft"):
+        assert squeezed(text) in shown, text
 
 
 def test_pdf_tables_fit_the_page(layout_module, tmp_path):
