@@ -12,11 +12,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
+import geopandas as gpd
 import numpy as np
 import shapely
 
 from ..charts import Chart, figure_chart, new_figure
 from ..checks.easements import recorded_flags
+from ..checks.wetlands import adjacent_distances_ft
 from ..geometry import in_family, polygons
 from ..findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
 from .layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
@@ -265,8 +267,6 @@ def _rectangle(xy, width, height, **style):
 def adjacent_areas(wetlands, profile, units_foot):
     """The regulated wetlands' adjacent areas (their reach in feet around each), outside the
     wetlands themselves; None where there are none."""
-    from ..checks.wetlands import adjacent_distances_ft
-
     if wetlands is None or not len(wetlands):
         return None
     reach = adjacent_distances_ft(wetlands, profile)
@@ -293,8 +293,6 @@ def map_layers(review) -> dict:
     bottom first: name -> frame. The reference layers read around the site, the regulated
     wetlands' adjacent areas, the plan's drainage areas, public right-of-way and discharge
     points; layers absent or empty are left out."""
-    import geopandas as gpd
-
     site = review.site
     reference = dict(getattr(review, "reference_layers", None) or {})
     if review.wetlands is not None:
