@@ -5,12 +5,10 @@ from outside the file: inline styles, and charts and map tiles as data: images.
 """
 from __future__ import annotations
 
-import re
-
 from jinja2 import Environment, PackageLoader, select_autoescape
-from markupsafe import Markup, escape
 
 from ..findings import STATUS_COLOURS
+from ..markup import breakable
 from ..review import Review
 from .model import CHART, SITE_MAP, Figure, Report, Table, build_report
 from .site_map import HTML_FRAME_IN, site_map_charts
@@ -18,21 +16,6 @@ from .site_map import HTML_FRAME_IN, site_map_charts
 __all__ = ["render_html", "render_report_html"]
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-# A long id (``hydrology_claims:2``, ``layout_scale:C-001``) may break after these, and only
-# there: never inside a word.
-_LONG_ID = 16
-_SEPARATOR = re.compile(r"(?<=[_:])(?=\S)")
-
-
-def _breakable(text) -> Markup:
-    """``text`` escaped, with a break opportunity (``<wbr>``) after the separators of each
-    word longer than an id column holds, so a narrow column wraps a long id at its parts."""
-    words = re.split(r"(\s+)", str(text))
-    return Markup("").join(
-        Markup("<wbr>").join(escape(part) for part in _SEPARATOR.split(word))
-        if len(word) > _LONG_ID else escape(word) for word in words)
-
-
 def _shares(table: Table) -> list:
     total = sum(table.widths) or 1
     return [f"{100 * w / total:.1f}" for w in table.widths]
@@ -41,7 +24,7 @@ def _shares(table: Table) -> list:
 _ENV = Environment(loader=PackageLoader("analysis.report", "templates"),
                    autoescape=select_autoescape(default=True, default_for_string=True),
                    trim_blocks=True, lstrip_blocks=True)
-_ENV.filters["breakable"] = _breakable
+_ENV.filters["breakable"] = breakable
 
 
 def _pictures(review: Review):

@@ -194,7 +194,7 @@ def test_a_note_with_markup_is_escaped_in_the_report():
                           confirmations=TEST_DATA / "checklist" / "confirmations.json")
     html = render_html(review, maps=False)
     assert "<script>" not in html and "<b>ok</b>" not in html
-    assert "Litter &amp; chemicals: report 4.1 &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; " \
+    assert "Litter &amp; chemicals: report 4.1 &lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; " \
            "&lt;b&gt;ok&lt;/b&gt;" in html
     assert "<h2>SWPPP contents checklist</h2>" in html
     assert "Confirmed by R. Levi on 2027-03-02" in html
