@@ -474,7 +474,7 @@ def _chart_pages(layout, review, folder, title, names, per_page=2, continued=Fal
                      else f"{title} (continued)")
         chart = review.charts[name]
         y = _TOP_MM + slot * height
-        path = os.path.join(folder, f"chart_{index}.svg")
+        path = os.path.join(folder, f"chart_{name}.svg")  # one file a chart
         chart.write(path)
         picture = QgsLayoutItemPicture(layout)
         picture.setPicturePath(path, QgsLayoutItemPicture.Format.FormatSVG)

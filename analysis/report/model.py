@@ -215,10 +215,10 @@ def _decision(review: Review, data) -> Section:
               if f["status"] == FAIL and _due(f) == BEFORE_APPROVAL]
     blocks: list[Block] = [plan, Paragraph(_outcome(data, before), strong=True)]
     if before:
-        blocks.append(Table(("Section", "What must change", "Rule", "Features"), tuple(
-            _row(f["section"], f["message"], Cell(review.profile.title(f["rule"]), (f["rule"],)),
-                 ", ".join(f["features"])) for f in before), (44, 120, 44, 46),
-            subtitle="Must change before approval"))
+        # The features are in the findings table: here what to change and where the law is.
+        blocks.append(Table(("Section", "What must change", "Rule"), tuple(
+            _row(f["section"], f["message"], Cell(review.profile.title(f["rule"]), (f["rule"],)))
+            for f in before), (50, 150, 54), subtitle="Must change before approval"))
     confirmed = [e for e in data.get("checklist") or [] if e.get("confirmation")]
     if confirmed:
         blocks.append(Table(("Item", "Confirmed by", "On", "Note"), tuple(

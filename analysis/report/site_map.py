@@ -32,7 +32,7 @@ __all__ = ["MapTile", "map_scale", "units_per_foot", "site_footprint", "map_tile
 # The HTML report's map frame, inches: the report prints on US Letter pages in landscape
 # (0.4 in margins: 10.2 x 7.7 in), the legend below the frame.
 HTML_FRAME_IN = (10.0, 6.2)
-_LEGEND_IN = 0.9
+_LEGEND_IN = 0.75
 _OVERLAP_IN = 0.5  # neighbouring tiles share this much paper, so nothing falls on a seam
 # The colours of the findings GeoPackage's stored styles (layer_style), so the map in the
 # report reads like the layers in QGIS.
@@ -429,7 +429,7 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
     _phase_labels(ax, disturbance, tile.bounds)
     _scale_bar(ax, tile, units_foot)
     _inset(figure, review, tile, frame_in, height + _LEGEND_IN)
-    figure.legend(handles=handles, loc="lower center", ncol=5, fontsize=7, frameon=False,
+    figure.legend(handles=handles, loc="lower center", ncol=6, fontsize=6.5, frameon=False,
                   bbox_to_anchor=(0.5, 0.0))
     return figure_chart(figure, tile.title)
 
