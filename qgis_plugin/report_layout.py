@@ -240,10 +240,18 @@ _CELL_MARGIN = 1.0
 _GRID = 0.3
 
 
-def _cell(cell, bold=False):
-    """A model cell as a plain-text table cell: its lines, its status colour (the word and mark
-    are in the text), numbers to the right."""
-    out = QgsTableCell("\n".join(cell.lines))
+def _room(block):
+    """The least height (mm) left on a page to start ``block`` there: a paragraph or a short
+    table needs less than the 40 mm a long table does."""
+    if isinstance(block, Paragraph):
+        return 12
+    return min(40, (7 if block.subtitle else 0) + 6 * (len(block.rows) + 1) + 4)
+
+
+def _cell(cell, bold=False, blank=""):
+    """A model cell as a plain-text table cell: its lines (``blank`` where it has none), its
+    status colour (the word and mark are in the text), numbers to the right."""
+    out = QgsTableCell("\n".join(cell.lines) or blank)
     if cell.status is not None:
         out.setBackgroundColor(QColor(STATUS_COLOURS.get(cell.status, "#444444")))
         out.setForegroundColor(QColor("white"))
@@ -367,7 +375,7 @@ def _section(layout, section, review, folder, sheets, progress, lead=()):
             pages += 1
             end = None
             continue
-        if end is None or end[1] > PAGE_MM[1] - MARGIN_MM - 40:
+        if end is None or end[1] > PAGE_MM[1] - MARGIN_MM - _room(block):
             page = _page(layout)
             _heading(layout, page, section.title if pages == 0 else f"{section.title} (continued)")
             pages += 1
@@ -380,8 +388,10 @@ def _section(layout, section, review, folder, sheets, progress, lead=()):
         if block.subtitle:
             _text(layout, page, block.subtitle, MARGIN_MM, y, _TABLE_W, 6, size=10, bold=True)
             y += 7
-        rows = [[_cell(c, bold=block.header is None and i == 0) for i, c in enumerate(row)]
-                for row in block.rows]
+        # A blank cell of a form (the reviewer's block) leaves room to write by hand.
+        rows = [[_cell(c, bold=block.header is None and i == 0,
+                       blank=" \n \n " if block.header is None else "")
+                 for i, c in enumerate(row)] for row in block.rows]
         end = _table(layout, page, section.title, block.header, rows, block.widths, y)
 
 
