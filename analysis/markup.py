@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import html
+import re
 
-__all__ = ["escape"]
+__all__ = ["escape", "breakable"]
+
+# A long id (``hydrology_claims:2``) may break after these, and only there.
+_SEPARATOR = re.compile(r"(?<=[_:])(?=\S)")
 
 
 def escape(value: object) -> str:
@@ -13,3 +17,16 @@ def escape(value: object) -> str:
     '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#x27;y&#x27;'
     """
     return html.escape("" if value is None else str(value), quote=True)
+
+
+def breakable(value: object, longer_than: int = 16) -> str:
+    """``value`` escaped, with a break opportunity (``<wbr>``) after ``_`` and ``:`` in each
+    word longer than ``longer_than``: a narrow column wraps a long id at its parts, never
+    inside a word. The text is markup now: a template marks it ``| safe``.
+
+    >>> breakable("smp:BR-2 and hydrology_claims:2 <b>")
+    'smp:BR-2 and hydrology_<wbr>claims:<wbr>2 &lt;b&gt;'
+    """
+    words = re.split(r"(\s+)", "" if value is None else str(value))
+    return "".join("<wbr>".join(escape(part) for part in _SEPARATOR.split(word))
+                   if len(word) > longer_than else escape(word) for word in words)

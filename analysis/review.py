@@ -19,7 +19,7 @@ from .checks.registry import select
 from .findings import MAP_RULES, Finding, HasFindings
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
-from .reference.read import open_reference
+from .reference.read import REFERENCE_LAYERS, open_reference
 from .crs import crs_label
 from .siteplan.plan import SitePlan, load_site_plan
 
@@ -48,6 +48,8 @@ class Review(HasFindings):
     records: Optional[dict] = None  # construction-phase records checked, when given
     checklist: Optional[list] = None  # the SWPPP contents checklist (checklist.build_checklist)
     wetlands: Optional[object] = None  # reference wetlands read around the site (report's map)
+    # Every reference layer read around the site, name -> frame (the report's map and inset)
+    reference_layers: dict = field(default_factory=dict)
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
     @property
@@ -186,13 +188,23 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     findings.sort(key=lambda f: order.get(f.rule, len(order)))
     conditions = {k: context.conditions[k] for k in sorted(context.conditions)
                   if k != "swppp_required"}  # A, B, C
+    described = context.reference.describe() if context.reference is not None else None
     return Review(profile=profile, site=site, measurements=measurements, conditions=conditions,
                   swppp_required=context.conditions.get("swppp_required"), findings=findings,
-                  reference=context.reference.describe() if context.reference is not None
-                  else None,
+                  reference=described,
                   charts=LazyCharts(*charts) if charts else {}, hydrology=extra.get("hydrology"),
                   records=extra.get("records"), checklist=extra.get("checklist"),
-                  wetlands=extra.get("wetlands"))
+                  wetlands=extra.get("wetlands"), reference_layers=_map_layers(context))
+
+
+def _map_layers(context: ReviewContext) -> dict:
+    """Every spatial reference layer around the site, for the report's map: those the checks
+    read, and the others the source has (read after the JSON's record of what was read)."""
+    if context.reference is not None:
+        for spec in REFERENCE_LAYERS:
+            if spec.geometry is not None and context.reference.has(spec.name):
+                context.read(spec.name, needed_for="the report's map")
+    return context.layers_read()
 
 
 def _json_safe(row: dict) -> dict:

@@ -1,8 +1,9 @@
-"""The PDF report: a QGIS print layout built in memory (cover, map sheets, chart, tables).
+"""The PDF report: the report model (analysis.report.model) laid out as a QGIS print layout.
 
 The map sheets are the HTML report's tiles (``analysis.report.site_map.map_tiles``), one map item per
 page at the profile's site map scale; the tables are manual tables (plain text cells, never
-markup, so nothing from the inputs is interpreted). See docs/DESIGN.md, "The report".
+markup, so nothing from the inputs is interpreted). Every word is the model's: this module only
+lays it out. See docs/DESIGN.md, "The report".
 """
 import os
 import tempfile
@@ -21,6 +22,7 @@ from qgis.core import (
     QgsLayoutItemLegend,
     QgsLayoutItemManualTable,
     QgsLayoutItemMap,
+    QgsLayoutItemMapOverview,
     QgsLayoutItemPage,
     QgsLayoutItemPicture,
     QgsLayoutItemScaleBar,
@@ -31,6 +33,8 @@ from qgis.core import (
     QgsLayoutTableColumn,
     QgsLayoutUtils,
     QgsLegendStyle,
+    QgsLineSymbol,
+    QgsMarkerSymbol,
     QgsPalLayerSettings,
     QgsPrintLayout,
     QgsProject,
@@ -45,13 +49,14 @@ from qgis.core import (
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QColor, QFont
 
-from analysis.checklist.contents import STATUS_AS_FINDING
 from analysis.io.files import discard, stage
 from analysis.findings import (FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS,
                                STATUSES, WARN)
+from analysis.report.model import SITE_MAP, Cell, Figure, Paragraph, build_report
 from analysis.units import INCHES_PER_FOOT, MM_PER_INCH
-from analysis.report.site_map import (map_scale, map_tiles, site_footprint,
-                               units_per_foot)
+from analysis.report.site_map import (LABEL_FIELDS as _LABEL_FIELDS, MAP_LAYER_TITLES,
+                                     map_layers, map_scale, map_tiles, site_footprint,
+                                     units_per_foot)
 
 from .compat import DISTANCE_FEET
 
@@ -68,11 +73,15 @@ _TABLE_W = PAGE_MM[0] - 2 * MARGIN_MM
 _TOP_MM = 20.0
 _FONT = "DejaVu Sans"
 # Stacking on the map, top first; findings other than these (info, not applicable) are left out.
-_MAP_LAYERS = ("findings", "site_boundary", "smp_points", "smp", "easement", "disturbance",
-               "wetlands")
-_TITLES = {"findings": "Findings", "site_boundary": "Site boundary", "smp_points": "SMP (points)",
-           "smp": "SMP", "easement": "Easement", "disturbance": "Disturbance",
-           "wetlands": "Wetlands (reference)"}
+_MAP_LAYERS = ("findings", "discharge_point", "site_boundary", "smp_points", "smp", "easement",
+               "disturbance", "drainage_area", "public_row", "impaired_waters", "wetlands",
+               "adjacent_areas",
+               "tmdl_watersheds", "catchments")
+_TITLES = {**MAP_LAYER_TITLES, "findings": "Findings", "smp_points": "SMP (points)",
+           "easement": "Easement", "disturbance": "Disturbance"}
+# The layers of the location inset, and how far around the site it reaches (site widths).
+_INSET_LAYERS = ("site_boundary", "impaired_waters", "wetlands", "tmdl_watersheds", "catchments")
+_INSET_MM = 34.0
 _SHOWN_STATUSES = (FAIL, WARN, NEEDS_REVIEW, PASS)
 
 
@@ -81,8 +90,9 @@ def _map_sources(review, folder):
     """Where each of the map's layers is: name -> GeoPackage path.
 
     The findings GeoPackage as the review writes it (``findings`` and the site plan's layers,
-    each with its stored style), and beside it the site boundary and the reference wetlands
-    read around the site, which that GeoPackage does not carry.
+    each with its stored style), and beside it what that GeoPackage does not carry: the site
+    boundary, the discharge points and public right-of-way, the reference layers read around
+    the site and the regulated wetlands' adjacent areas (each with its label field).
     """
     from analysis.report.outputs import write_outputs
     from analysis.io.vector import list_layers, write_geopackage
@@ -90,11 +100,12 @@ def _map_sources(review, folder):
     findings = os.path.join(folder, "findings.gpkg")
     write_outputs(review, findings_path=findings)
     sources = dict.fromkeys(list_layers(findings), findings)
-    context = {}
-    for name, frame in (("site_boundary", review.site.layer("site_boundary")),
-                        ("wetlands", review.wetlands)):
-        if frame is not None and len(frame):
-            context[name] = frame[[frame.geometry.name]]
+    boundary = review.site.layer("site_boundary")
+    context = {"site_boundary": boundary[[boundary.geometry.name]]}
+    for name, frame in map_layers(review).items():
+        field = _LABEL_FIELDS.get(name)
+        keep = [field] if field in frame.columns else []
+        context[name] = frame[keep + [frame.geometry.name]]
     if context:
         path = os.path.join(folder, "context.gpkg")
         write_geopackage(path, context)
@@ -110,9 +121,11 @@ def _fill(colour, opacity=1.0, outline=None, width="0.4", style="solid", outline
     return symbol
 
 
-def _label(layer, field):
+def _label(layer, field, expression=False):
+    """Label each feature by ``field`` (or our ``expression`` of its fields)."""
     settings = QgsPalLayerSettings()
     settings.fieldName = field
+    settings.isExpression = expression
     settings.displayAll = True  # an SMP's id inside its easement's: both shown
     text = QgsTextFormat()
     text.setFont(QFont(_FONT))
@@ -152,6 +165,16 @@ def _print_findings(layer):
 _CONTEXT_STYLES = {
     "site_boundary": lambda: _fill("#212121", style="no", width="0.5", outline_style="dash"),
     "wetlands": lambda: _fill("#81d4fa", 0.6, outline="#0277bd"),
+    "adjacent_areas": lambda: _fill("#0277bd", style="no", width="0.4", outline_style="dash"),
+    "catchments": lambda: _fill("#8d6e63", style="no", width="0.5", outline_style="dot"),
+    "tmdl_watersheds": lambda: _fill("#00838f", 0.5, style="b_diagonal", width="0.4"),
+    "public_row": lambda: _fill("#bdbdbd", 0.6, outline="#616161"),
+    "drainage_area": lambda: _fill("#6a1b9a", style="no", width="0.4", outline_style="dash dot"),
+    "impaired_waters": lambda: QgsLineSymbol.createSimple({"color": "#1565c0",
+                                                           "width": "0.9"}),
+    "discharge_point": lambda: QgsMarkerSymbol.createSimple({
+        "name": "triangle", "angle": "180", "color": "#d81b60", "outline_color": "white",
+        "size": "3.5"}),
 }
 
 
@@ -167,12 +190,16 @@ def _load_layers(sources, project):
                           f"{sources[name]}")
         if name in _CONTEXT_STYLES:
             layer.setRenderer(QgsSingleSymbolRenderer(_CONTEXT_STYLES[name]()))
+            if name in _LABEL_FIELDS and layer.fields().indexOf(_LABEL_FIELDS[name]) >= 0:
+                _label(layer, _LABEL_FIELDS[name])
         else:
             _message, loaded = layer.loadDefaultStyle()
             if not loaded:
                 raise OSError(f"the findings GeoPackage has no stored style for {name}")
             if name == "findings":
                 _print_findings(layer)
+            if name == "disturbance":
+                _label(layer, "'Phase ' || \"phase\"", expression=True)
         layers.append(layer)
     project.addMapLayers(layers)
     return layers
@@ -209,40 +236,62 @@ def _text_format(size, bold=False):
     return text
 
 
-def _cell(value, status=None):
-    cell = QgsTableCell("" if value is None else str(value))
-    if status is not None:
-        cell.setBackgroundColor(QColor(STATUS_COLOURS.get(status, "#444444")))
-        cell.setForegroundColor(QColor("white"))
-    return cell
+_CELL_MARGIN = 1.0
+_GRID = 0.3
 
 
-def _table(layout, page, title, header, rows, widths, y=_TOP_MM, subtitle=None):
-    """A manual table (plain text cells) from ``page`` on, more pages added as it needs.
+def _room(block):
+    """The least height (mm) left on a page to start ``block`` there: a paragraph or a short
+    table needs less than the 40 mm a long table does."""
+    if isinstance(block, Paragraph):
+        return 12
+    return min(40, (7 if block.subtitle else 0) + 6 * (len(block.rows) + 1) + 4)
 
-    ``title`` heads the page (and "(continued)" the pages the table runs on to); ``subtitle``
-    (our words) heads the table itself, for a section of several tables. ``y`` is where the
-    table begins on ``page`` (mm). Returns ``(table, end)``: ``end`` is ``(page, y)`` below the
-    table when it ended on its first page, else None (the next table then takes a new page).
+
+def _cell(cell, bold=False, blank=""):
+    """A model cell as a plain-text table cell: its lines (``blank`` where it has none), its
+    status colour (the word and mark are in the text), numbers to the right."""
+    out = QgsTableCell("\n".join(cell.lines) or blank)
+    if cell.status is not None:
+        out.setBackgroundColor(QColor(STATUS_COLOURS.get(cell.status, "#444444")))
+        out.setForegroundColor(QColor("white"))
+    if cell.numeric:
+        out.setHorizontalAlignment(Qt.AlignmentFlag.AlignRight)
+    if bold:
+        out.setTextFormat(_text_format(8, bold=True))
+    return out
+
+
+def _fitted(widths):
+    """The model's relative widths as QGIS column widths (mm) that, with each cell's margins and
+    the grid, make the table exactly the page's width: nothing runs off the right edge."""
+    room = _TABLE_W - len(widths) * 2 * _CELL_MARGIN - (len(widths) + 1) * _GRID
+    total = sum(widths) or 1
+    return [room * w / total for w in widths]
+
+
+def _table(layout, page, title, header, rows, widths, y=_TOP_MM, grid=True, size=8, bold=False):
+    """A manual table (plain text cells) from ``page`` on, more pages added as it needs, its
+    header repeated on each; the pages it runs on to are headed "``title`` (continued)".
+
+    ``y`` is where the table begins on ``page`` (mm). Returns ``end``: ``(page, y)`` below the
+    table when it ended on its first page, else None (the next block then takes a new page).
     """
-    if y == _TOP_MM:
-        _text(layout, page, title, MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
-    if subtitle:
-        _text(layout, page, subtitle, MARGIN_MM, y, _TABLE_W, 6, size=10, bold=True)
-        y += 7
     first_new = layout.pageCollection().pageCount()
     table = QgsLayoutItemManualTable.create(layout)
     layout.addMultiFrame(table)
     table.setIncludeTableHeader(header is not None)
     if header is not None:
         table.setHeaders([QgsLayoutTableColumn(h) for h in header])
-    table.setTableContents([[c if isinstance(c, QgsTableCell) else _cell(c) for c in row]
-                            for row in rows])
-    table.setColumnWidths(widths)
+        table.setHeaderMode(QgsLayoutTable.HeaderMode.AllFrames)
+    table.setTableContents(rows)
+    table.setColumnWidths(_fitted(widths))
     table.setWrapBehavior(QgsLayoutTable.WrapBehavior.WrapText)
-    table.setHeaderTextFormat(_text_format(8, bold=True))
-    table.setContentTextFormat(_text_format(8))
-    table.setCellMargin(1.0)
+    table.setHeaderTextFormat(_text_format(size, bold=True))
+    table.setContentTextFormat(_text_format(size, bold=bold))
+    table.setCellMargin(_CELL_MARGIN)
+    table.setShowGrid(grid)
+    table.setGridStrokeWidth(_GRID if grid else 0.0)
     table.setResizeMode(QgsLayoutMultiFrame.ResizeMode.RepeatUntilFinished)
     frame = QgsLayoutFrame(layout, table)
     height = PAGE_MM[1] - y - MARGIN_MM
@@ -256,13 +305,16 @@ def _table(layout, page, title, header, rows, widths, y=_TOP_MM, subtitle=None):
                    PAGE_MM[1] - _TOP_MM - MARGIN_MM)
         table.recalculateFrameSizes()
     for more in range(first_new, layout.pageCollection().pageCount()):
-        _text(layout, more, f"{title} (continued)", MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8,
-              size=13, bold=True)
-    end = None
+        _heading(layout, more, f"{title} (continued)")
     if table.frameCount() == 1:
         used = _height_of(layout, table, len(rows), header is not None, height)
-        end = (page, y + used + 6) if used is not None else None
-    return table, end
+        return (page, y + used + 4) if used is not None else None
+    return None
+
+
+def _heading(layout, page, title):
+    """A page's title: the model's section title (never input text: labels evaluate [% %])."""
+    _text(layout, page, title, MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
 
 
 def _height_of(layout, table, count, header, most):
@@ -282,47 +334,93 @@ def _height_of(layout, table, count, header, most):
     return high
 
 
-def _tables(layout, title, parts):
-    """A section of several tables under one page title: each ``(subtitle, header, rows,
-    widths)`` below the one before where it fits (at least 40 mm left), else on a new page."""
+class _Sheets:
+    """What the map pages need: the layers, their CRS, the tiles; the map items laid out."""
+
+    def __init__(self, review, folder, project):
+        self.crs = QgsCoordinateReferenceSystem(review.area_crs)
+        if not self.crs.isValid():
+            self.crs = QgsCoordinateReferenceSystem.fromWkt(review.site.area_crs.to_wkt())
+        project.setCrs(self.crs)
+        self.layers = _load_layers(_map_sources(review, folder), project)
+        # The inset's own copies, unlabelled (labels at the inset's scale would be a blot).
+        self.inset = []
+        for layer in self.layers:
+            if layer.name() in [_TITLES[name] for name in _INSET_LAYERS]:
+                copy = layer.clone()
+                copy.setLabelsEnabled(False)
+                self.inset.append(copy)
+        project.addMapLayers(self.inset, False)  # not in the legend's layer tree
+        self.tiles = map_tiles(site_footprint(review.site), map_scale(review.profile),
+                               MAP_FRAME_IN, units_per_foot(review.site.area_crs))
+        self.items = []
+
+
+def _section(layout, section, review, folder, sheets, progress, lead=()):
+    """One section of the report model: its title heads its first page; tables and paragraphs
+    follow one another (a new page where less than 40 mm is left); figures take their pages."""
     end = None
-    for subtitle, header, rows, widths in parts:
-        if end is None or end[1] > PAGE_MM[1] - MARGIN_MM - 40:
-            end = (_page(layout), _TOP_MM)
-        _unused, end = _table(layout, end[0], title, header, rows, widths, y=end[1],
-                              subtitle=subtitle)
+    pages = 0
+    for block in (*lead, *section.blocks):
+        if isinstance(block, Figure):
+            if block.kind == SITE_MAP:
+                for tile in sheets.tiles:
+                    if progress is not None:
+                        progress.check_canceled()
+                    sheets.items.append(_map_page(layout, tile, sheets.layers, sheets.crs,
+                                                 sheets.inset))
+            else:
+                _chart_pages(layout, review, folder, section.title, block.names,
+                             continued=pages > 0)
+            pages += 1
+            end = None
+            continue
+        if end is None or end[1] > PAGE_MM[1] - MARGIN_MM - _room(block):
+            page = _page(layout)
+            _heading(layout, page, section.title if pages == 0 else f"{section.title} (continued)")
+            pages += 1
+            end = (page, _TOP_MM)
+        page, y = end
+        if isinstance(block, Paragraph):
+            end = _table(layout, page, section.title, None, [[_cell(Cell(block.text))]],
+                         [1], y, grid=False, size=11 if block.strong else 8, bold=block.strong)
+            continue
+        if block.subtitle:
+            _text(layout, page, block.subtitle, MARGIN_MM, y, _TABLE_W, 6, size=10, bold=True)
+            y += 7
+        # A blank cell of a form (the reviewer's block) leaves room to write by hand.
+        rows = [[_cell(c, bold=block.header is None and i == 0,
+                       blank=" \n \n " if block.header is None else "")
+                 for i, c in enumerate(row)] for row in block.rows]
+        end = _table(layout, page, section.title, block.header, rows, block.widths, y)
 
 
-def _cover(layout, review, data):
-    page = _page(layout)
-    _text(layout, page, "SWPPP review", MARGIN_MM, 25, _TABLE_W, 14, size=24, bold=True)
-    _text(layout, page, "Review of a construction site plan against the village stormwater "
-          "chapter", MARGIN_MM, 40, _TABLE_W, 8, size=11)
-    project, tool, reference = data["project"], data["tool"], data.get("reference")
-    counts = review.counts()
-    rows = [[label, project.get(key)] for label, key in (
-        ("Project", "name"), ("Address", "address"), ("Applicant", "applicant"),
-        ("Land use", "land_use"), ("Receiving waters", "receiving_waters"))]
-    rows += [["Date of review", data["reviewed_on"]], ["Rules profile", data["profile"]],
-             ["Tool", f"{tool['name']} {tool['version']}"],
-             ["Site plan", f"{data['site']['path']} ({data['site']['input_crs']})"],
-             ["Reference layers", f"{reference['path']}" if reference else "none given"],
-             ["Findings", ", ".join(f"{counts[s]} {s.replace('_', ' ')}"
-                                    for s in STATUSES if s in counts)]]
-    table = QgsLayoutItemManualTable.create(layout)
-    layout.addMultiFrame(table)
-    table.setTableContents([[_cell(a), _cell(b)] for a, b in rows])
-    table.setColumnWidths([50, _TABLE_W - 50])
-    table.setWrapBehavior(QgsLayoutTable.WrapBehavior.WrapText)
-    table.setContentTextFormat(_text_format(10))
-    table.setCellMargin(1.5)
-    frame = QgsLayoutFrame(layout, table)
-    _place(frame, page, MARGIN_MM, 55, _TABLE_W, PAGE_MM[1] - 55 - MARGIN_MM)
-    table.addFrame(frame)
-    table.recalculateFrameSizes()
+
+def _inset(layout, page, item, layers, crs):
+    """The location inset below the legend: the reference layers around the site and the
+    site boundary, this sheet's frame drawn on it."""
+    if not layers:
+        return None
+    extent = QgsRectangle(layers[0].extent())
+    for layer in layers[1:]:
+        extent.combineExtentWith(layer.extent())
+    inset = QgsLayoutItemMap(layout)
+    layout.addLayoutItem(inset)
+    _place(inset, page, _SIDE_X + (_SIDE_W - _INSET_MM) / 2, _TOP_MM + MAP_FRAME_IN[1] * MM_PER_INCH
+           - _INSET_MM, _INSET_MM, _INSET_MM)
+    inset.setCrs(crs)
+    inset.setLayers(layers)
+    inset.setKeepLayerSet(True)
+    inset.zoomToExtent(extent.buffered(max(extent.width(), extent.height()) * 0.05))
+    inset.setFrameEnabled(True)
+    overview = QgsLayoutItemMapOverview("sheet", inset)
+    overview.setLinkedMap(item)
+    overview.setFrameSymbol(_fill("#c62828", 0.35, outline="#c62828", width="0.6"))
+    inset.overviews().addOverview(overview)
+    return inset
 
 
-def _map_page(layout, tile, layers, crs):
+def _map_page(layout, tile, layers, crs, inset_layers=()):
     page = _page(layout)
     _text(layout, page, tile.title, MARGIN_MM, MARGIN_MM - 4, _TABLE_W, 8, size=12, bold=True)
     item = QgsLayoutItemMap(layout)
@@ -355,154 +453,26 @@ def _map_page(layout, tile, layers, crs):
     _text(layout, page, f"1 inch = {tile.scale / INCHES_PER_FOOT:g} feet (1:{tile.scale:g})",
           _SIDE_X, _TOP_MM + 36, _SIDE_W, 6, size=7)
     legend = QgsLayoutItemLegend(layout)
-    legend.setTitle("Legend")
+    legend.setTitle("")
     legend.setLinkedMap(item)
     layout.addLayoutItem(legend)
-    _place(legend, page, _SIDE_X, _TOP_MM + 45, _SIDE_W, 120)
+    _place(legend, page, _SIDE_X, _TOP_MM + 42, _SIDE_W,
+           MAP_FRAME_IN[1] * MM_PER_INCH - 42 - _INSET_MM - 2)
     legend.setResizeToContents(False)
     legend.setLegendFilterByMapEnabled(True)  # only what this sheet shows
     for style in (QgsLegendStyle.Style.Title, QgsLegendStyle.Style.Group, QgsLegendStyle.Style.Subgroup,
                   QgsLegendStyle.Style.SymbolLabel):
-        legend.setStyleFont(style, QFont(_FONT, 10 if style == QgsLegendStyle.Style.Title else 7,
+        legend.setStyleFont(style, QFont(_FONT, 10 if style == QgsLegendStyle.Style.Title else 6,
                                          QFont.Weight.Normal if style == QgsLegendStyle.Style.SymbolLabel
                                          else QFont.Weight.Bold))
-    legend.setSymbolWidth(6)
-    legend.setSymbolHeight(3.5)
+    legend.setSymbolWidth(5)
+    legend.setSymbolHeight(2.6)
     legend.refresh()
+    _inset(layout, page, item, inset_layers, crs)
     return item
 
 
-def _chart_page(layout, review, folder):
-    chart = review.charts.get("phasing_timeline")
-    if chart is None:
-        return
-    page = _page(layout)
-    _text(layout, page, "Phasing", MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
-    path = os.path.join(folder, "phasing.svg")
-    chart.write(path)
-    picture = QgsLayoutItemPicture(layout)
-    picture.setPicturePath(path, QgsLayoutItemPicture.Format.FormatSVG)
-    picture.setResizeMode(QgsLayoutItemPicture.ResizeMode.Zoom)
-    layout.addLayoutItem(picture)
-    _place(picture, page, MARGIN_MM, _TOP_MM, _TABLE_W, PAGE_MM[1] - _TOP_MM - MARGIN_MM)
-
-
-def _findings_table(layout, review, data):
-    profile = review.profile
-    rows = [[_cell(f["status"].replace("_", " "), f["status"]),
-             f"{profile.title(f['rule'])} ({f['rule']})", f["section"], f["message"],
-             ", ".join(f["features"])] for f in data["findings"]]
-    _table(layout, _page(layout), "Findings", ("Status", "Rule", "Section", "Finding", "Features"),
-           rows, [22, 45, 35, 112, 40])
-
-
-def _number(value, digits=2):
-    return "" if value is None else f"{value:,.{digits}f}"
-
-
-def _measurements_table(layout, review, data):
-    m = data["measurements"]
-    rows = [["Disturbed area (union of all disturbance)", f"{_number(m['disturbed_acres'])} acres"],
-            ["Disturbance outside the site boundary",
-             f"{_number(m['disturbed_outside_site_sq_ft'], 0)} sq ft"]]
-    if m.get("max_concurrent_at"):
-        rows.append(["Most disturbed and not yet stabilised at one time",
-                     f"{_number(m.get('max_concurrent_disturbed_acres'))} acres on "
-                     f"{m['max_concurrent_at']}"])
-    rows += [[f"Phase {p['phase']}", f"{_number(p['acres'])} acres ({_number(p.get('new_acres'))} "
-              f"new), {p['start_date']} to {p['stabilized_date'] or 'not scheduled'}"]
-             for p in m.get("phases") or []]
-    rows += [[f"SMP {smp} outside every maintenance easement", f"{_number(sq_ft, 1)} sq ft"]
-             for smp, sq_ft in (m.get("uncovered_smp_sq_ft") or {}).items()]
-    for key, label in (("wetland_acres", "Disturbance inside wetlands"),
-                       ("wetland_adjacent_area_acres",
-                        "Disturbance inside regulated adjacent areas (not in a wetland)")):
-        if m.get(key) is not None:
-            rows.append([label, f"{_number(m[key], 4)} acres"])
-    for key in ("A", "B", "C"):
-        c = data["conditions"][key]
-        verdict = ("not decided" if c.get("decided") is False
-                   else "applies" if c["applies"] else "does not apply")
-        rows.append([f"Condition {key}", f"{verdict}: {'; '.join(c['evidence'])}"])
-    _table(layout, _page(layout), "Measurements", ("Measurement", "Value"), rows,
-           [100, _TABLE_W - 100])
-
-
-def _not_checked_table(layout, review, data):
-    rows = [[f"{review.profile.title(f['rule'])} ({f['rule']})", f["section"], f["message"],
-             ", ".join(f["features"])] for f in data["findings"] if f["status"] == NEEDS_REVIEW]
-    if not rows:
-        rows = [["Nothing: every check decided.", "", "", ""]]
-    _table(layout, _page(layout), "Not checked by this tool",
-           ("Rule", "Section", "Why it could not be checked", "Features"), rows,
-           [55, 35, 124, 40])
-
-
-def _records_tables(layout, review, data):
-    """Construction-phase records (when the review was given them): files, period, storms."""
-    records = data.get("records")
-    if not records:
-        return
-    rain, period, m = records["rain"], records["period"], records["measurements"]
-    reports = f"{records['log']} ({m['inspection_reports']} reports in the period)"
-    rows = [["Inspection log", reports],
-            ["Rainfall", f"{rain['path']} ({rain['format']}"
-                         + (f", station {rain['station']}" if rain["station"] else "") + ")"],
-            ["Period", f"{period['from']} to {period['to']} (end: {period['to_from']})"],
-            ["Notices", records.get("notices", "not given")],
-            ["Sediment traps", records.get("traps", "not given")]]
-    parts = [(None, ("Record", "Value"), rows, [60, _TABLE_W - 64])]
-    if m["storms"]:
-        storms = [[s["first_day"] if s["first_day"] == s["last_day"]
-                   else f"{s['first_day']} to {s['last_day']}", _number(s["precip_in"]),
-                   s["due"], s["reported_on"] or "none"] for s in m["storms"]]
-        parts.append(("Storms in the period", ("Storm", "Inches", "Report due by end of",
-                                               "Reported on"), storms, [70, 35, 60, 60]))
-    _tables(layout, "Construction-phase records", parts)
-
-
-def _figure(value, digits):
-    return "n/a" if value is None else _number(value, digits)
-
-
-def _hydrology_tables(layout, review, data, folder):
-    """TR-55 figures per drainage area and storm, pre and post, WQv; then the peak charts."""
-    m = data["measurements"]
-    if not m.get("hydrology"):
-        return
-    rows = []
-    for r in m["hydrology"]:
-        pre, post = r["pre"], r["post"]
-        rows.append([r["drainage_area"], r["storm"], _figure(r["rain_in"], 2),
-                     _figure(pre["cn"], 1), _figure(pre["runoff_in"], 2),
-                     _figure(pre["volume_cf"], 0), _figure(pre["peak_cfs"], 2),
-                     _figure(post["cn"], 1), _figure(post["runoff_in"], 2),
-                     _figure(post["volume_cf"], 0), _figure(post["peak_cfs"], 2),
-                     "; ".join(n for n in (pre["note"], post["note"]) if n)])
-    sources = sorted({r["rainfall_source"] for r in m["hydrology"] if r.get("rainfall_source")})
-    method = [[(f"NRCS TR-55 (1986): curve numbers from Tables 2-2a and 2-2c, runoff by eq. 2-3, "
-                f"peaks by the graphical method (Chapter 4) for a Type "
-                f"{m['hydrology'][0].get('rainfall_distribution')} distribution. Design "
-                f"rainfall: {'; '.join(sources)}.")]]
-    wqv = [[w["drainage_area"], _figure(w["rain_in"], 2), f"{w['impervious_fraction']:.0%}",
-            _figure(w["area_acres"], 2), _figure(w["wqv_cf"], 0)]
-           for w in m.get("water_quality_volume") or []]
-    title = "Hydrology (TR-55)"
-    parts = [(None, ("Drainage area", "Storm", "P (in)", "Pre CN", "Pre Q (in)",
-                     "Pre volume (cu ft)", "Pre peak (cfs)", "Post CN", "Post Q (in)",
-                     "Post volume (cu ft)", "Post peak (cfs)", "Notes"),
-              rows, [24, 18, 13, 14, 16, 22, 18, 14, 16, 22, 18, 33]),
-             (None, None, method, [_TABLE_W - 4])]
-    if wqv:
-        parts.append(("Water quality volume", ("Drainage area", "90% rainfall P (in)",
-                                               "Impervious", "Acres", "WQv (cu ft)"),
-                      wqv, [55, 45, 35, 35, 55]))
-    _tables(layout, title, parts)
-    _chart_pages(layout, review, folder, title,
-                 [name for name in review.charts if name.startswith("hydrology_")])
-
-
-def _chart_pages(layout, review, folder, title, names, per_page=2):
+def _chart_pages(layout, review, folder, title, names, per_page=2, continued=False):
     """``names``' charts as pictures, ``per_page`` stacked on a page (each chart draws its
     own title)."""
     height = (PAGE_MM[1] - _TOP_MM - MARGIN_MM) / per_page
@@ -510,65 +480,17 @@ def _chart_pages(layout, review, folder, title, names, per_page=2):
         slot = index % per_page
         if slot == 0:
             page = _page(layout)
-            _text(layout, page, title if index == 0 else f"{title} (continued)", MARGIN_MM,
-                  MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
+            _heading(layout, page, title if index == 0 and not continued
+                     else f"{title} (continued)")
         chart = review.charts[name]
         y = _TOP_MM + slot * height
-        path = os.path.join(folder, f"chart_{index}.svg")
+        path = os.path.join(folder, f"chart_{name}.svg")  # one file a chart
         chart.write(path)
         picture = QgsLayoutItemPicture(layout)
         picture.setPicturePath(path, QgsLayoutItemPicture.Format.FormatSVG)
         picture.setResizeMode(QgsLayoutItemPicture.ResizeMode.Zoom)
         layout.addLayoutItem(picture)
         _place(picture, page, MARGIN_MM, y, _TABLE_W, height - 4)
-
-
-def _checklist_table(layout, review, data):
-    """Each checklist item: status, the chapter's text, the evidence, a reviewer's confirmation."""
-    checklist = data.get("checklist")
-    if not checklist:
-        return
-    rows = []
-    for entry in checklist:
-        # One wide cell (the chapter's words, then the evidence) prints far shorter than two.
-        text = f"{entry['text']}\nEvidence: {entry['evidence']}"
-        c = entry.get("confirmation")
-        if c:
-            text += (f"\nConfirmed by {c['reviewer']} on {c['date']}"
-                     + (f": {c['note']}" if c.get("note") else ""))
-        rows.append([entry["item"], _cell(entry["status"].replace("_", " "),
-                                         STATUS_AS_FINDING.get(entry["status"], "")), text])
-    note = [[("Provided: the site plan shows it or the applicant's submission names a document; "
-              "confirmed: a reviewer checked it. Items due after final construction are not "
-              "counted before approval.")]]
-    _tables(layout, "SWPPP contents checklist",
-            [(None, None, note, [_TABLE_W - 4]),
-             (None, ("Item", "Status", "The chapter requires; evidence"), rows,
-              [24, 24, _TABLE_W - 56])])
-
-
-def _esc_tables(layout, review, data):
-    """The esc_practice layer per stage (SWPPP B(7)-(11)): sizes, lengths, schedule."""
-    esc = data["measurements"].get("esc_practices")
-    if not esc:
-        return
-
-    def figure(value, digits=0):
-        return "" if value is None else _number(value, digits)
-
-    stages = [[stage, str(n["practices"]), figure(n["measured_length_ft"]),
-               figure(n["area_sq_ft"])] for stage, n in esc["by_stage"].items()]
-    practices = [[p["practice"] or "", p["feature"], p["stage"] or "not stated", p["size"] or "",
-                  figure(p["length_ft"]), figure(p["measured_length_ft"]),
-                  figure(p["area_sq_ft"]), figure(p["drainage_area_acres"], 2),
-                  p["install_by"] or "", p["remove_after"] or ""] for p in esc["practices"]]
-    _tables(layout, "Erosion and sediment control practices",
-            [("By stage", ("Stage", "Practices", "Measured length (ft)", "Area (sq ft)"), stages,
-              [60, 40, 50, 50]),
-             ("Practices", ("Practice", "Feature", "Stage", "Size", "Length stated (ft)",
-                            "Length measured (ft)", "Area (sq ft)", "Drainage area (ac)",
-                            "Install by", "Remove after"), practices,
-              [48, 24, 20, 32, 18, 20, 16, 18, 18, 16])])
 
 
 # The report ---------------------------------------------------------------------------------
@@ -578,36 +500,18 @@ def build_layout(review, folder, progress=None):
     ``folder`` holds the map's GeoPackage and the chart while the layout lives. Returns
     ``(layout, project, maps)``: ``maps`` are the map items, one per sheet, in order.
     """
-    data = review.to_dict()
+    report = build_report(review)
     project = QgsProject()
-    crs = QgsCoordinateReferenceSystem(review.area_crs)
-    if not crs.isValid():
-        crs = QgsCoordinateReferenceSystem.fromWkt(review.site.area_crs.to_wkt())
-    project.setCrs(crs)
-    layers = _load_layers(_map_sources(review, folder), project)
-    scale = map_scale(review.profile)
-    tiles = map_tiles(site_footprint(review.site), scale, MAP_FRAME_IN,
-                      units_per_foot(review.site.area_crs))
+    sheets = _Sheets(review, folder, project)
     layout = QgsPrintLayout(project)
     layout.setName("SWPPP review")
     layout.setUnits(QgsUnitTypes.LayoutUnit.LayoutMillimeters)
-    _cover(layout, review, data)
-    maps = []
-    for tile in tiles:
-        if progress is not None:
-            progress.check_canceled()
-        maps.append(_map_page(layout, tile, layers, crs))
-    _chart_page(layout, review, folder)
-    _findings_table(layout, review, data)
-    _measurements_table(layout, review, data)
-    # In the HTML report's order (analysis.report.html.SECTIONS); each left out without its data.
-    _records_tables(layout, review, data)
-    _hydrology_tables(layout, review, data, folder)
-    _checklist_table(layout, review, data)
-    _esc_tables(layout, review, data)
-    _not_checked_table(layout, review, data)
+    for index, section in enumerate(report.sections):
+        # The report's title (it holds the project's name: a cell, never a label) leads it.
+        lead = (Paragraph(report.title, strong=True),) if index == 0 else ()
+        _section(layout, section, review, folder, sheets, progress, lead)
     _page_numbers(layout)
-    return layout, project, maps
+    return layout, project, sheets.items
 
 
 def _page_numbers(layout):

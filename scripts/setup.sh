@@ -16,9 +16,16 @@ DEBIAN_PACKAGES=(qgis python3-qgis qgis-providers python3-geopandas python3-pypr
   python3-rasterio python3-venv python3-pip xvfb xauth poppler-utils gdal-bin sqlite3
   python3-psycopg postgresql postgis postgresql-15-postgis-3
   python3-matplotlib python3-pyqt6)
+# The host only (not the QGIS releases' root filesystems): the HTML report's headless-browser
+# render test (tests/analysis/test_report_browser.py).
+HOST_PACKAGES=(chromium)
 
 missing=()
-((IN_RELEASE_ROOTFS)) && DEBIAN_PACKAGES=()
+if ((IN_RELEASE_ROOTFS)); then
+  DEBIAN_PACKAGES=()
+else
+  DEBIAN_PACKAGES+=("${HOST_PACKAGES[@]}")
+fi
 for p in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

@@ -54,6 +54,10 @@ class ReviewContext:
         """The conditions ``names``, in that order (the checks that decide them ran first)."""
         return {name: self.conditions[name] for name in names}
 
+    def layers_read(self) -> dict:
+        """The reference layers read so far (by :meth:`read`): name -> frame."""
+        return {name: frame for name, frame in self._read.items() if frame is not None}
+
     def read(self, layer: str, needed_for: str):
         """Reference layer ``layer`` around the site (read once); None without a reference."""
         if self.reference is None:

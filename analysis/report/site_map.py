@@ -12,11 +12,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
+import geopandas as gpd
 import numpy as np
 import shapely
 
 from ..charts import Chart, figure_chart, new_figure
 from ..checks.easements import recorded_flags
+from ..checks.wetlands import adjacent_distances_ft
 from ..geometry import in_family, polygons
 from ..findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
 from .layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
@@ -24,12 +26,13 @@ from ..profile import RulesProfile
 from ..units import FOOT_M, INCHES_PER_FOOT
 
 __all__ = ["MapTile", "map_scale", "units_per_foot", "site_footprint", "map_tiles",
-           "site_map_charts", "plan_phases"]
+           "site_map_charts", "plan_phases", "adjacent_areas", "map_layers", "MAP_LAYER_TITLES",
+           "LABEL_FIELDS"]
 
 # The HTML report's map frame, inches: the report prints on US Letter pages in landscape
 # (0.4 in margins: 10.2 x 7.7 in), the legend below the frame.
 HTML_FRAME_IN = (10.0, 6.2)
-_LEGEND_IN = 0.6
+_LEGEND_IN = 0.75
 _OVERLAP_IN = 0.5  # neighbouring tiles share this much paper, so nothing falls on a seam
 # The colours of the findings GeoPackage's stored styles (layer_style), so the map in the
 # report reads like the layers in QGIS.
@@ -52,9 +55,36 @@ _FINDING_STYLE: dict[str, dict[str, Any]] = {
                        linewidth=1.0),
     PASS: dict(facecolor="none", edgecolor=STATUS_COLOURS[PASS], linewidth=1.4),
 }
+# What the findings talk about around the site: the plan's discharge points and public
+# right-of-way, the reference layers read around it (drawn under the plan's own layers).
+_CONTEXT_STYLE: dict[str, dict[str, Any]] = {
+    "wetlands": _STYLE["wetlands"],
+    "catchments": dict(facecolor="none", edgecolor="#8d6e63", linestyle=":", linewidth=1.0),
+    "tmdl_watersheds": dict(facecolor="none", edgecolor="#00838f", hatch="\\\\", linewidth=1.0,
+                            alpha=0.5),
+    "adjacent_areas": dict(facecolor="none", edgecolor="#0277bd", linestyle="--",
+                           linewidth=0.8),
+    "public_row": dict(facecolor="#bdbdbd", edgecolor="#616161", alpha=0.6, linewidth=0.8),
+    "drainage_area": dict(facecolor="none", edgecolor="#6a1b9a", linestyle="-.", linewidth=1.0),
+    "impaired_waters": dict(color="#1565c0", linewidth=2.5),
+    "discharge_point": dict(color="#d81b60", marker="v", s=60, edgecolors="white"),
+}
 _TITLES = {"site_boundary": "Site boundary", "wetlands": "Wetlands (reference)",
            "easement": "Easement, recorded", "easement_unrecorded": "Easement, not recorded",
-           "smp": "SMP"}
+           "smp": "SMP", "catchments": "Catchment (reference)",
+           "tmdl_watersheds": "TMDL watershed (reference)",
+           "adjacent_areas": "Wetland adjacent area (regulated)",
+           "public_row": "Public right-of-way", "impaired_waters": "Impaired water (reference)",
+           "discharge_point": "Discharge point", "drainage_area": "Drainage area"}
+# Each drawn layer's name field: its features are labelled on the map.
+_LABEL_FIELDS = {"public_row": "name", "discharge_point": "waterbody_id", "drainage_area": "name",
+                 "impaired_waters": "name", "catchments": "catchment_id",
+                 "tmdl_watersheds": "watershed_id", "wetlands": "wetland_id"}
+_INSET_IN = 1.9  # the location inset's width and height, inches
+_CONTEXT_ORDER = ("catchments", "tmdl_watersheds", "adjacent_areas", "wetlands", "drainage_area",
+                  "public_row", "impaired_waters", "discharge_point")
+MAP_LAYER_TITLES = _TITLES  # the legend's words, the PDF's too
+LABEL_FIELDS = _LABEL_FIELDS
 
 
 @dataclass(frozen=True)
@@ -197,6 +227,15 @@ def _labels(ax, frame, field, bounds, corner=False):
                                              edgecolor="none", alpha=0.75))
 
 
+def _phase_labels(ax, disturbance, bounds):
+    """"Phase N" inside each disturbance polygon that has a phase."""
+    if disturbance is None or not len(disturbance) or "phase" not in disturbance.columns:
+        return
+    frame = disturbance.assign(_phase=[f"Phase {p}" if p not in (None, "") else None
+                                       for p in disturbance["phase"]])
+    _labels(ax, frame, "_phase", bounds)
+
+
 def _scale_bar(ax, tile: MapTile, units_foot: float):
     """A bar of one inch of paper (100 feet at 1:1200), and north: the area CRS is projected
     and its grid north is up."""
@@ -225,6 +264,119 @@ def _rectangle(xy, width, height, **style):
     return Rectangle(xy, width, height, **style)
 
 
+def adjacent_areas(wetlands, profile, units_foot):
+    """The regulated wetlands' adjacent areas (their reach in feet around each), outside the
+    wetlands themselves; None where there are none."""
+    if wetlands is None or not len(wetlands):
+        return None
+    reach = adjacent_distances_ft(wetlands, profile)
+    geometries = np.asarray(wetlands.geometry.values, dtype=object)
+    chosen = reach > 0
+    if not chosen.any():
+        return None
+    zones = shapely.buffer(geometries[chosen], reach[chosen] * units_foot)
+    return shapely.difference(shapely.union_all(zones), shapely.union_all(geometries))
+
+
+def _draw_lines(ax, geometries, label, zorder, **style):
+    coordinates = [shapely.get_coordinates(part) for g in geometries if g is not None
+                   for part in shapely.get_parts(shapely.boundary(g) if in_family([g], "polygon")[0]
+                                                 else g)]
+    handle = None
+    for xy in coordinates:
+        handle, = ax.plot(xy[:, 0], xy[:, 1], zorder=zorder, label=label, **style)
+    return handle
+
+
+def map_layers(review) -> dict:
+    """What the map draws around the plan's own layers (both the HTML's and the PDF's map),
+    bottom first: name -> frame. The reference layers read around the site, the regulated
+    wetlands' adjacent areas, the plan's drainage areas, public right-of-way and discharge
+    points; layers absent or empty are left out."""
+    site = review.site
+    reference = dict(getattr(review, "reference_layers", None) or {})
+    if review.wetlands is not None:
+        reference["wetlands"] = review.wetlands
+    zones = adjacent_areas(review.wetlands, review.profile, units_per_foot(site.area_crs))
+    out = {}
+    for name in _CONTEXT_ORDER:
+        if name == "adjacent_areas":
+            frame = (None if zones is None or shapely.is_empty(zones)
+                     else gpd.GeoDataFrame(geometry=[zones], crs=site.area_crs))
+        else:
+            frame = reference.get(name) if name in reference else site.layer(name)
+        if frame is not None and len(frame) and isinstance(frame, gpd.GeoDataFrame):
+            out[name] = frame
+    return out
+
+
+def _context(ax, review, tile, units_foot, handles):
+    """The layers of :func:`map_layers`, styled, in the legend, labelled by their ids."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    layers = map_layers(review)
+    for zorder, (name, frame) in enumerate(layers.items()):
+        style = _CONTEXT_STYLE[name]
+        geometries = frame.geometry.values
+        if name == "impaired_waters":
+            _draw_lines(ax, geometries, _TITLES[name], 1 + zorder / 10, **style)
+            handles.append(Line2D([], [], label=_TITLES[name], **style))
+        elif name == "discharge_point":
+            xy = shapely.get_coordinates(np.asarray(geometries, dtype=object))
+            ax.scatter(xy[:, 0], xy[:, 1], zorder=7, label=_TITLES[name], **style)
+            handles.append(Line2D([], [], linestyle="none", marker=style["marker"],
+                                  color=style["color"], label=_TITLES[name]))
+        else:
+            _draw(ax, geometries, _TITLES[name], 0.5 + zorder / 10 if name != "wetlands" else 1,
+                  **style)
+            handles.append(Patch(label=_TITLES[name], **style))
+        if name in _LABEL_FIELDS:
+            _labels(ax, frame, _LABEL_FIELDS[name], tile.bounds, corner=name == "discharge_point")
+
+
+def _inset(figure, review, tile, frame_in, height_total):
+    """The location inset (top left): the reference layers read around the site, the site in
+    red and this sheet's frame; None without reference layers."""
+    layers = {k: v for k, v in (getattr(review, "reference_layers", None) or {}).items()
+              if v is not None and len(v) and hasattr(v, "geometry")}
+    if not layers:
+        return None
+    width = _INSET_IN / frame_in[0]
+    height = _INSET_IN / height_total
+    ax = figure.add_axes([0.005, 1 - height - 0.005, width, height])
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_facecolor("white")
+    boxes = [shapely.bounds(shapely.union_all(np.asarray(f.geometry.values, dtype=object)))
+             for f in layers.values()]
+    footprint = site_footprint(review.site)
+    boxes.append(shapely.bounds(footprint))
+    box = np.array(boxes, dtype=float)
+    xmin, ymin = np.nanmin(box[:, 0]), np.nanmin(box[:, 1])
+    xmax, ymax = np.nanmax(box[:, 2]), np.nanmax(box[:, 3])
+    side = max(xmax - xmin, ymax - ymin) * 1.05
+    cx, cy = (xmin + xmax) / 2, (ymin + ymax) / 2
+    ax.set_xlim(cx - side / 2, cx + side / 2)
+    ax.set_ylim(cy - side / 2, cy + side / 2)
+    ax.set_aspect("equal", adjustable="box")
+    for name, frame in layers.items():
+        if name == "impaired_waters":
+            _draw_lines(ax, frame.geometry.values, None, 1, color="#1565c0", linewidth=1.0)
+        else:
+            style = dict(_CONTEXT_STYLE.get(name, dict(facecolor="#81d4fa", edgecolor="#0277bd",
+                                                       linewidth=0.5)))
+            style.pop("hatch", None)
+            _draw(ax, frame.geometry.values, None, 1, **style)
+    _draw(ax, [footprint], None, 3, facecolor="#c62828", edgecolor="#c62828", linewidth=1.0)
+    ax.add_patch(_rectangle(tile.bounds[:2], tile.bounds[2] - tile.bounds[0],
+                            tile.bounds[3] - tile.bounds[1], facecolor="none",
+                            edgecolor="#212121", linewidth=0.8, zorder=4))
+    _text(ax, 0.5, 0.02, "Location", transform=ax.transAxes, fontsize=6, ha="center",
+          va="bottom", bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=0.5))
+    return ax
+
+
 def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
     from matplotlib.patches import Patch
 
@@ -239,10 +391,8 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
     ax.set_aspect("equal", adjustable="box")
     ax.set_xticks([])
     ax.set_yticks([])
-    handles = []
-    if wetlands is not None and len(wetlands):
-        _draw(ax, wetlands.geometry.values, _TITLES["wetlands"], 1, **_STYLE["wetlands"])
-        handles.append(Patch(label=_TITLES["wetlands"], **_STYLE["wetlands"]))
+    handles: list = []
+    _context(ax, review, tile, units_foot, handles)
     disturbance = site.layer("disturbance")
     if disturbance is not None and len(disturbance):
         phases = disturbance["phase"].astype(str).to_numpy()
@@ -276,8 +426,10 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
             handles.append(Patch(label=f"Finding: {status.replace('_', ' ')}", **style))
     _labels(ax, site.layer("smp"), "smp_id", tile.bounds)
     _labels(ax, site.layer("easement"), "easement_id", tile.bounds, corner=True)
+    _phase_labels(ax, disturbance, tile.bounds)
     _scale_bar(ax, tile, units_foot)
-    figure.legend(handles=handles, loc="lower center", ncol=5, fontsize=7, frameon=False,
+    _inset(figure, review, tile, frame_in, height + _LEGEND_IN)
+    figure.legend(handles=handles, loc="lower center", ncol=6, fontsize=6.5, frameon=False,
                   bbox_to_anchor=(0.5, 0.0))
     return figure_chart(figure, tile.title)
 

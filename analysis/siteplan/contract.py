@@ -107,7 +107,12 @@ SITE_PLAN_LAYERS = (
         _F("common_plan_acres", REAL, "acres", minimum=0.0,
            description="the larger common plan of development or sale (empty: none)"),
         _F("five_acre_waiver", BOOLEAN, description="1: an approved waiver of the 5-acre limit"),
-        _F("receiving_waters")), required=True, label="Project (one-row table)"),
+        _F("receiving_waters"),
+        # The report's decision page (optional): the plan as the village files it.
+        _F("tax_map_id", column_required=False, description="tax map / parcel id of the site"),
+        _F("engineer_of_record", column_required=False),
+        _F("submission_date", DATE, column_required=False)),
+        required=True, label="Project (one-row table)"),
     LayerSpec("site_boundary", ("polygon",), (_F("parcel_id"),), required=True,
               id_field="parcel_id", label="Site boundary"),
     LayerSpec("disturbance", ("polygon",), (
@@ -127,7 +132,9 @@ SITE_PLAN_LAYERS = (
     LayerSpec("layout_scale", None, (
         _F("sheet"), _F("scale_denominator", REAL, description="1:N as the sheet states it"),
         _F("drawing", CODED, allowed=DRAWINGS, column_required=False,
-           description="site_map or location_map (SWPPP B(2)); empty: read from the title")),
+           description="site_map or location_map (SWPPP B(2)); empty: read from the title"),
+        _F("revision_date", DATE, column_required=False,
+           description="the sheet's latest revision (the report's decision page)")),
         id_field="sheet", label="Stated sheet scales (table)"),
     # CONTRACT.md "Hydrology inputs and API" (optional; needed for hydrology_pre_post).
     LayerSpec("soils", ("polygon",), (

@@ -197,7 +197,7 @@ def test_a_note_with_markup_is_escaped_in_the_report():
     assert "Litter &amp; chemicals: report 4.1 &lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; " \
            "&lt;b&gt;ok&lt;/b&gt;" in html
     assert "<h2>SWPPP contents checklist</h2>" in html
-    assert "Confirmed</b> by R. Levi on 2027-03-02" in html
+    assert "Confirmed by R. Levi on 2027-03-02" in html
     assert "<h2>Erosion and sediment control practices</h2>" in html
 
 

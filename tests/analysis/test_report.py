@@ -79,31 +79,168 @@ def test_no_input_text_becomes_markup(data_copy):
     assert '"><img src=x onerror=alert(2)>' in text
 
 
-def test_cover_names_project_date_profile_and_version(demo_review, demo_html):
-    html = demo_html
-    cover = html[html.index('<section class="cover">'):html.index("</section>")]
-    text = re.sub(r"<[^>]+>", " ", cover)
+def section_html(html, key):
+    start = html.index(f'<section class="{key}">')
+    return html[start:html.index("</section>", start)]
+
+
+def text_of(html):
+    """The text a reader sees: tags gone (a <wbr> is no character), entities read."""
+    return " ".join(" ".join(parse(html.replace("<wbr>", "")).text).split())
+
+
+def test_decision_page_first_names_project_date_profile_and_version(demo_review, demo_html):
+    text = text_of(section_html(demo_html, "decision"))
+    assert demo_html.index('<section class="decision">') < demo_html.index("<section", 1 + (
+        demo_html.index('<section class="decision">')))
     for expected in ("Forest Road Commons", "51 Forest Road, Kiryas Joel, NY 10950",
                      "Forest Road Commons LLC", demo_review.reviewed_on,
-                     demo_review.profile.name, __version__):
-        assert expected in text
+                     demo_review.profile.name, __version__, "Reviewer (name and title)",
+                     "Signature", "1-1-23.4 (site boundary)",
+                     "catchments v1 (source 2026-01-01"):  # the reference versions
+        assert expected in text, expected
 
 
 def test_report_has_map_chart_findings_measurements_and_not_checked(data_copy):
     review = review_paths(data_copy("demo_site.gpkg"))  # no reference: A and wetlands undecided
     html = render_html(review)
     headings = re.findall(r"<h2>([^<]+)</h2>", html)
-    assert headings[:5] == ["Site map", "Phasing", "Findings", "Measurements", "Conditions"]
+    assert headings[:7] == ["Decision", "Summary", "Site map", "Phasing", "Findings",
+                            "Measurements", "Conditions"]
     assert headings[-1] == "Not checked by this tool"
-    not_checked = html[html.index("<h2>Not checked by this tool</h2>"):]
+    not_checked = text_of(html[html.index("<h2>Not checked by this tool</h2>"):])
     undecided = [f for f in review.findings if f.status == "needs_review"]
     assert {f.rule for f in undecided} >= {"condition_a", "wetlands"}
     for finding in undecided:
-        assert f"<span class='muted'>{finding.rule}</span>" in not_checked
-        assert finding.message.replace('"', "&quot;").replace("'", "&#x27;") in not_checked
+        assert finding.rule in not_checked and " ".join(finding.message.split()) in not_checked
     # Every finding is in the findings table with its status, section and message.
-    table = html[html.index("<h2>Findings</h2>"):html.index("<h2>Measurements</h2>")]
+    table = section_html(html, "findings")
     assert table.count("<tr>") == len(review.findings) + 1
+
+
+def test_plan_identification_from_the_new_contract_fields(data_copy):
+    """Tax map id, engineer of record, submission date (project) and each sheet's revision date
+    (layout_scale): optional fields the decision page shows."""
+    site = data_copy("demo_site.gpkg")
+    with closing(sqlite3.connect(site)) as con, con:
+        for column in ("tax_map_id", "engineer_of_record", "submission_date"):
+            con.execute(f'ALTER TABLE project ADD COLUMN "{column}" TEXT')
+        con.execute('ALTER TABLE layout_scale ADD COLUMN "revision_date" TEXT')
+        con.execute("UPDATE layout_scale SET revision_date = '2027-01-15'")
+    set_project(site, tax_map_id="Sec. 1 Blk 1 Lot 23.4", engineer_of_record=HOSTILE,
+                submission_date="2027-02-01")
+    review = review_paths(site)
+    assert review.site.project["submission_date"] is not None
+    text = text_of(section_html(render_html(review, maps=False), "decision"))
+    assert "Tax map / parcel id Sec. 1 Blk 1 Lot 23.4" in text
+    assert f"Engineer of record {HOSTILE}" in text and "Submission date 2027-02-01" in text
+    assert "C-101 Site plan (revised 2027-01-15)" in text
+
+
+def _with(data, review, **changes):
+    from analysis.report.model import build_report
+
+    return build_report(review, maps=False, data={**data, **changes})
+
+
+def test_findings_are_sorted_fail_needs_review_warn_pass_info(demo_review):
+    from analysis.report.model import REPORT_ORDER, build_report
+
+    table = build_report(demo_review, maps=False).section("findings").blocks[0]
+    shown = [row[0].status for row in table.rows]
+    assert shown == sorted(shown, key=REPORT_ORDER.index)
+    assert shown[0] == "fail" and shown[-1] == "not_applicable"
+    assert sorted(shown) == sorted(f.status for f in demo_review.findings)
+    # Each status reads without its colour: a mark and the word.
+    assert {row[0].text for row in table.rows} >= {"\u2717 fail", "? needs review", "! warn",
+                                                   "\u2713 pass"}
+
+
+def test_must_change_lists_only_failures_due_before_approval(demo_review):
+    data = demo_review.to_dict()
+    findings = [dict(f) for f in data["findings"]]
+    fails = [f for f in findings if f["status"] == "fail"]
+    fails[0]["due"] = "before_construction"
+    fails[1]["due"] = "before_approval"
+    report = _with(data, demo_review, findings=findings)
+    decision = report.section("decision")
+    table = next(b for b in decision.blocks if getattr(b, "subtitle", "") ==
+                 "Must change before approval")
+    listed = [row[1].text for row in table.rows]
+    assert fails[0]["message"] not in listed and fails[1]["message"] in listed
+    assert len(listed) == len(fails) - 1
+    outcome = next(b.text for b in decision.blocks if getattr(b, "strong", False))
+    assert outcome.startswith(f"Changes required: {len(fails) - 1} finding(s)")
+    # Nothing due before approval fails: approvable once the undecided are settled.
+    later = [dict(f, due="after_approval") if f["status"] == "fail" else f for f in findings]
+    outcome = next(b.text for b in _with(data, demo_review, findings=later)
+                   .section("decision").blocks if getattr(b, "strong", False))
+    assert outcome.startswith("Approvable once the reviewer has settled")
+
+
+def test_checklist_item_due_after_construction_is_not_red(demo_review):
+    from analysis.report.model import build_report
+
+    table = build_report(demo_review, maps=False).section("checklist").blocks[-1]
+    row = next(r for r in table.rows if r[0].text == "Inspections A(2)")
+    assert row[1].status != "fail" and "not yet due" in row[1].text
+    assert any(r[1].status == "fail" for r in table.rows)  # one due at approval still is
+
+
+def test_not_checked_lists_the_duties_given_and_says_so_when_none(demo_review):
+    data = demo_review.to_dict()
+    duty = {"section": "Inspections B(1)", "duty": "inspect <weekly>", "reason": "field work"}
+    given = _with(data, demo_review, not_checked=[duty]).section("not_checked")
+    assert [c.text for c in given.blocks[0].rows[0]] == ["Inspections B(1)", "inspect <weekly>",
+                                                         "field work"]
+    html = render_html(demo_review, maps=False)
+    assert "Duties of the chapter no check covers: this review does not list them" in html
+
+
+def test_html_holds_every_section_and_row_of_the_model(demo_review, demo_html):
+    from analysis.report.model import Paragraph, Table, build_report
+
+    text = text_of(demo_html)
+    for section in build_report(demo_review).sections:
+        assert section.title in text
+        for block in section.blocks:
+            if isinstance(block, Table):
+                for row in block.rows:
+                    for cell in row:
+                        for line in cell.lines:
+                            assert " ".join(line.split()) in text, (section.key, line)
+            elif isinstance(block, Paragraph):
+                assert " ".join(block.text.split()) in text
+
+
+def test_html_columns_never_split_words_and_long_ids_wrap_at_their_parts(demo_html):
+    assert "anywhere" not in demo_html and "break-all" not in demo_html
+    assert "hydrology_<wbr>claims:<wbr>2" in demo_html
+    assert "Maintenance easements over every SMP" in demo_html  # whole words, no <wbr>
+    assert "print-color-adjust:exact" in demo_html and "break-before:page" in demo_html
+
+
+def test_the_map_draws_every_feature_a_finding_names(demo_review):
+    """Each place a finding names (outside the plan's own disturbance, SMPs and easements) is
+    a feature of a layer the map draws and labels: discharge points, public right-of-way,
+    drainage areas, the reference layers; the adjacent areas and the inset's layers too."""
+    from analysis.report.site_map import LABEL_FIELDS, map_layers
+    from analysis.siteplan.contract import SITE_PLAN_LAYERS
+
+    tables = {spec.name for spec in SITE_PLAN_LAYERS if spec.geometry is None}
+    drawn = map_layers(demo_review)
+    assert set(drawn) >= {"discharge_point", "public_row", "impaired_waters", "catchments",
+                          "wetlands", "adjacent_areas", "drainage_area"}
+    named = 0
+    for finding in demo_review.findings:
+        for feature in finding.features:
+            layer, _, fid = feature.partition(":")
+            if layer in tables | {"disturbance", "smp", "easement", "site_boundary", "checklist"}:
+                continue
+            assert layer in drawn, feature
+            assert fid in {str(v) for v in drawn[layer][LABEL_FIELDS[layer]]}, feature
+            named += 1
+    assert named >= 4  # the discharge point, two wetlands, the drainage areas
 
 
 def png_of(data_uri):

@@ -47,6 +47,11 @@ def first_lines(path):
             for p in range(1, pdf_pages(path) + 1)]
 
 
+def opening(titles):
+    """The first page's title and the first map sheet's."""
+    return [titles[0], next(t for t in titles if t.startswith("Site map"))]
+
+
 @pytest.fixture(scope="module")
 def layout_module(staged_plugin):
     return importlib.import_module("swppp_review.report_layout")
@@ -68,22 +73,92 @@ def test_review_pdf_pages_cover_maps_chart_tables(data_copy, tmp_path):
                                     "OUTPUT_PDF": str(pdf)})
 
     titles = first_lines(pdf)
-    assert titles[0] == "SWPPP review"
+    assert titles[0] == "Decision"  # the decision page first
     assert "Forest Road Commons" in page_text(pdf, 1)
-    assert titles[1] == "Site map: 1 inch = 100 feet (1:1200)"  # the demo fits one sheet
-    assert titles[2] == "Phasing"
+    site_map = titles.index("Site map: 1 inch = 100 feet (1:1200)")  # the demo fits one sheet
+    assert titles[site_map - 1].startswith("Summary")
+    assert titles[site_map + 1] == "Phasing"
     findings = [i for i, t in enumerate(titles) if t.startswith("Findings")]
-    assert findings[0] == 3 and titles[3] == "Findings"
+    assert titles[findings[0]] == "Findings" and findings[0] == site_map + 2
     assert all(titles[i] == "Findings (continued)" for i in findings[1:])
-    # A long table runs on over pages that repeat its header; then the next table begins.
+    # A long table runs on over pages that repeat its header; then the next section begins.
     assert titles[findings[-1] + 1] == "Measurements"
-    # The demo has drainage areas (hydrology) and a checklist, no records nor ESC practices.
-    rest = [t.removesuffix(" (continued)") for t in titles[findings[-1] + 2:]]
-    assert list(dict.fromkeys(rest)) == ["Hydrology (TR-55)", "SWPPP contents checklist",
-                                         "Not checked by this tool"]
+    rest = [t.removesuffix(" (continued)") for t in titles[findings[-1] + 1:]]
+    assert list(dict.fromkeys(rest)) == ["Measurements", "Conditions",
+                                         "Wetlands and reference layers", "Hydrology (TR-55)",
+                                         "SWPPP contents checklist", "Not checked by this tool"]
     assert len(titles) == pdf_pages(pdf)
     assert "BR-2" in "".join(page_text(pdf, p + 1) for p in findings)
     assert f"Page {len(titles)} of {len(titles)}" in page_text(pdf, len(titles))
+
+
+def squeezed(text):
+    """Text with no whitespace at all, ligatures as letters: a wrapped cell's words compare."""
+    import unicodedata
+
+    return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+def test_pdf_and_html_hold_every_section_and_row_of_the_model(layout_module, tmp_path):
+    """One model, two renderers: each section title, each row's every cell line and each
+    paragraph of the demo's report model is in the PDF's text (pdftotext) and in the HTML."""
+    from analysis.report.html import render_report_html
+    from analysis.report.model import Paragraph, Table, build_report
+
+    review = review_of(TEST_DATA / "demo_site.gpkg", TEST_DATA / "demo_reference.gpkg")
+    report = build_report(review)
+    pdf = tmp_path / "report.pdf"
+    layout_module.write_report_pdf(review, pdf)
+    pdf_text = squeezed(subprocess.run(["pdftotext", "-raw", str(pdf), "-"], check=True,
+                                       capture_output=True, text=True).stdout)
+    html = render_report_html(review, report).replace("<wbr>", "")
+    import html as html_module
+    import re
+
+    html_text = squeezed(html_module.unescape(re.sub(r"<[^>]+>", " ", html)))
+    expected = [report.title]
+    for section in report.sections:
+        expected.append(section.title)
+        for block in section.blocks:
+            if isinstance(block, Table):
+                expected += [block.subtitle, *(block.header or ())]
+                expected += [line for row in block.rows for cell in row for line in cell.lines]
+            elif isinstance(block, Paragraph):
+                expected.append(block.text)
+    assert len(expected) > 300
+    missing_pdf = [t for t in expected if squeezed(t) not in pdf_text]
+    missing_html = [t for t in expected if squeezed(t) not in html_text]
+    assert missing_pdf == [] and missing_html == []
+    # The map sheet labels what the findings talk about; its legend names each layer drawn.
+    sheet = next(p for p in range(1, pdf_pages(pdf) + 1)
+                 if page_text(pdf, p).startswith("Site map"))
+    shown = squeezed(page_text(pdf, sheet))
+    for text in ("Forest Road", "NY1301-0099", "BR-2", "SP-1", "Phase 1", "Phase 3", "GO-12",
+                 "NWI-0001", "Public right-of-way", "Discharge point", "Catchment (reference)",
+                 "Wetland adjacent area (regulated)", "Drainage area", "100 ft"):
+        assert squeezed(text) in shown, text
+
+
+def test_pdf_tables_fit_the_page(layout_module, tmp_path):
+    """Every table frame lies inside the page's margins (nothing cut at the right edge)."""
+    import tempfile
+
+    from qgis.core import QgsLayoutFrame
+
+    review = review_of(TEST_DATA / "demo_site.gpkg", TEST_DATA / "demo_reference.gpkg")
+    with tempfile.TemporaryDirectory() as folder:
+        layout, project, _maps = layout_module.build_layout(review, folder)
+        frames = [i for i in layout.items() if isinstance(i, QgsLayoutFrame)]
+        assert frames
+        for frame in frames:
+            table = frame.multiFrame()
+            width = (sum(table.columnWidths()) if hasattr(table, "columnWidths") else 0)
+            columns = len(table.columnWidths())
+            drawn = width + columns * 2 * table.cellMargin() + (columns + 1) * (
+                table.gridStrokeWidth() if table.showGrid() else 0)
+            right = frame.pagePositionWithUnits().x() + drawn
+            assert right <= layout_module.PAGE_MM[0] - layout_module.MARGIN_MM + 0.01
+        project.removeAllMapLayers()
 
 
 def test_failing_smp_shows_red_where_it_lies(layout_module, tmp_path):
@@ -125,10 +200,11 @@ def test_long_site_gets_a_map_page_per_sheet_never_below_the_scale(layout_module
     limit = review.profile.site_map_scale.max_scale_denominator
     assert len(written.maps) > 1
     assert all(sheet.scale <= limit * (1 + 1e-9) for sheet in written.maps)
-    assert [s.page for s in written.maps] == list(range(1, len(written.maps) + 1))
+    first = written.maps[0].page
+    assert [s.page for s in written.maps] == list(range(first, first + len(written.maps)))
     titles = first_lines(pdf)
     count = len(written.maps)
-    assert titles[1:1 + count] == [f"Site map, sheet {i} of {count}: 1 inch = 100 feet (1:1200)"
+    assert titles[first:first + count] == [f"Site map, sheet {i} of {count}: 1 inch = 100 feet (1:1200)"
                                    for i in range(1, count + 1)]
     # Together the sheets cover the whole parcel, 3,000 ft long.
     assert min(s.extent[0] for s in written.maps) <= review.site.layer("site_boundary").total_bounds[0]
@@ -154,7 +230,8 @@ def test_review_pdf_under_qgis_process(qgis_process, data_copy, tmp_path):  # no
                              f"REFERENCE={data_copy('demo_reference.gpkg')}", f"OUTPUT_PDF={pdf}")
     assert completed.returncode == 0, completed.stdout + completed.stderr
     titles = first_lines(pdf)
-    assert titles[:3] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)", "Phasing"]
+    assert opening(titles) == ["Decision", "Site map: 1 inch = 100 feet (1:1200)"]
+    assert "Phasing" in titles
     assert titles[-1] == "Not checked by this tool"
 
 
@@ -167,7 +244,7 @@ def test_cli_writes_the_pdf_where_qgis_imports(data_copy, tmp_path):
          "--pdf", str(pdf), "--report", str(html), "--quiet"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert completed.returncode == 1, completed.stderr  # the demo has failing findings
-    assert first_lines(pdf)[:2] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)"]
+    assert opening(first_lines(pdf)) == ["Decision", "Site map: 1 inch = 100 feet (1:1200)"]
     assert html.is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo_site.gpkg", "r.html", "r.pdf"]
 
@@ -201,7 +278,7 @@ def test_review_pdf_from_a_background_task(qgis_app, data_copy, tmp_path):
     laid_out = [thread for info, thread in threads if info == "laying out the PDF report"]
     assert laid_out and threading.main_thread().ident not in laid_out  # in a worker thread
     titles = first_lines(pdf)
-    assert titles[:2] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)"]
+    assert opening(titles) == ["Decision", "Site map: 1 inch = 100 feet (1:1200)"]
 
 
 def test_the_installed_swppp_command_writes_the_pdf_from_any_folder(data_copy, tmp_path):
@@ -218,7 +295,7 @@ def test_the_installed_swppp_command_writes_the_pdf_from_any_folder(data_copy, t
         [str(command), "review", str(data_copy("demo_site.gpkg")), "--pdf", str(pdf), "--quiet"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert completed.returncode == 1, completed.stderr  # the demo has failing findings
-    assert first_lines(pdf)[:2] == ["SWPPP review", "Site map: 1 inch = 100 feet (1:1200)"]
+    assert opening(first_lines(pdf)) == ["Decision", "Site map: 1 inch = 100 feet (1:1200)"]
 
 
 def all_text(path):
@@ -250,8 +327,8 @@ def test_pdf_has_records_hydrology_checklist_and_esc_sections(layout_module, tmp
     entry = next(e for e in data["checklist"] if e["item"] == "B(3)")
     assert entry["status"] == "provided" and entry["text"] in text
     # The item and its status on one row of the table (status centred in its cell).
-    assert any(line.split()[:2] == ["B(3)", "provided"] for line in lines if line.strip())
-    assert any(line.split()[:2] == ["B(5)", "confirmed"] for line in lines if line.strip())
+    assert any(line.split()[:3] == ["B(3)", "\u2713", "provided"] for line in lines if line.strip())
+    assert any(line.split()[:3] == ["B(5)", "i", "confirmed"] for line in lines if line.strip())
     for p in data["measurements"]["esc_practices"]["practices"]:
         assert p["practice"] in text and p["feature"] in text and p["install_by"] in text
     for r in data["measurements"]["hydrology"]:
