@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+import logging
 from typing import Any, Optional
 from collections.abc import MutableMapping, Sequence
 
@@ -16,6 +17,7 @@ from .checks.gating import not_regulated
 from .checks.hydrology import land_cover_from_raster
 from .checks.map_scale import LayoutMap, Sheet, read_sheets
 from .checks.registry import select
+from .errors import InputError
 from .findings import MAP_RULES, Finding, HasFindings
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
@@ -24,6 +26,8 @@ from .crs import crs_label
 from .siteplan.plan import SitePlan, load_site_plan
 
 __all__ = ["Review", "review_site", "review_paths"]
+
+log = logging.getLogger(__name__)
 
 # The progress bar's share of loading the files (review_paths), then of reading plan sheets
 # given as paths (review_site); the checks share the rest by their weights.
@@ -199,11 +203,19 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
 
 def _map_layers(context: ReviewContext) -> dict:
     """Every spatial reference layer around the site, for the report's map: those the checks
-    read, and the others the source has (read after the JSON's record of what was read)."""
+    read, and the others the source has (read after the JSON's record of what was read). A
+    layer no check read and the map cannot draw (impaired waters kept without shapes, looked up
+    by id and name; a copy of a QGIS layer's attribute table) is left off the map: it decided
+    nothing."""
     if context.reference is not None:
+        read = context.layers_read()
         for spec in REFERENCE_LAYERS:
-            if spec.geometry is not None and context.reference.has(spec.name):
+            if spec.geometry is None or spec.name in read or not context.reference.has(spec.name):
+                continue
+            try:
                 context.read(spec.name, needed_for="the report's map")
+            except InputError as err:
+                log.info("reference layer %s is not drawn on the map: %s", spec.name, err)
     return context.layers_read()
 
 

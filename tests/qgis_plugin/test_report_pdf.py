@@ -232,7 +232,7 @@ def test_review_pdf_under_qgis_process(qgis_process, data_copy, tmp_path):  # no
     titles = first_lines(pdf)
     assert opening(titles) == ["Decision", "Site map: 1 inch = 100 feet (1:1200)"]
     assert "Phasing" in titles
-    assert titles[-1] == "Not checked by this tool"
+    assert titles[-1].startswith("Not checked by this tool")  # may run on: "(continued)"
 
 
 def test_cli_writes_the_pdf_where_qgis_imports(data_copy, tmp_path):
