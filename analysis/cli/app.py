@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ..about import __version__
 from ..errors import Cancelled, InputError, OutputError
 from . import records, reference, review
+from .options import refuse_clashes
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FAIL", "EXIT_INPUT", "EXIT_INTERNAL"]
 
@@ -66,6 +67,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="swppp: %(message)s")
     try:
+        refuse_clashes(_options_run(parser, args), args)
         status: int = args.handler(args)
         return status
     except (InputError, OutputError) as err:

@@ -16,7 +16,16 @@ if TYPE_CHECKING:
     from ..siteplan.mapping import FieldMap
 
 __all__ = ["add_profile_option", "add_json_option", "add_map_option", "site_mapping",
-           "emit_json", "progress_bar", "clear_bar", "parse_day"]
+           "emit_json", "progress_bar", "clear_bar", "parse_day", "refuse_clashes", "INPUTS",
+           "OUTPUTS"]
+
+# The destinations of the options (and positionals) that name files read, and files written.
+# A store (reference --into/--in) is read and written in place: it is an input here, so that no
+# other output lands on it. Every command's options are among these or name no file.
+INPUTS = ("site", "reference", "profile", "map", "mapping", "sheet", "land_cover_pre",
+          "land_cover_post", "confirmations", "log", "rain", "notices", "traps", "history",
+          "record", "source", "geometry", "target")
+OUTPUTS = ("json", "report", "findings", "pdf", "out", "output")
 
 
 def add_profile_option(parser: argparse.ArgumentParser) -> None:
@@ -94,3 +103,41 @@ def parse_day(text: Optional[str], option: str) -> Optional[date]:
         raise InputError(f"{option} {text!r} is not an ISO date (YYYY-MM-DD)",
                          fix=f"write {option} YYYY-MM-DD")
     return day
+
+
+def _paths(args: argparse.Namespace, dests, labels: dict) -> list[tuple[str, str]]:
+    """(option, path) for each file named by ``dests``: ``-`` (standard output), a shipped
+    profile's name and a database connection are not files."""
+    found = []
+    for dest in dests:
+        values = getattr(args, dest, None)
+        for value in values if isinstance(values, list) else [values]:
+            if not value or value == "-":
+                continue
+            text = str(value).split("|", 1)[0]  # path|layername=NAME
+            if text.startswith(("postgresql:", "postgres:", "service=", "PG:")):
+                continue
+            if dest == "profile" and not text.lower().endswith(".toml"):
+                continue
+            found.append((labels.get(dest, dest), text))
+    return found
+
+
+def refuse_clashes(actions: list[argparse.Action], args: argparse.Namespace) -> None:
+    """An InputError (before anything runs) where an output would land on an input, or two
+    outputs on one file: each path compared resolved, and as the same file where it exists."""
+    from ..io.files import same_file
+
+    labels = {a.dest: (a.option_strings[0] if a.option_strings else str(a.metavar or a.dest))
+              for a in actions}
+    inputs = _paths(args, INPUTS, labels)
+    outputs = _paths(args, OUTPUTS, labels)
+    for i, (option, path) in enumerate(outputs):
+        for other, given in inputs + outputs[:i]:
+            if same_file(path, given):
+                reads = (other, given) in inputs
+                raise InputError(
+                    f"{option} {path} is the same file as {other} {given}: writing it would "
+                    + ("destroy an input" if reads else "write one output over another")
+                    + "; nothing was run", path=path,
+                    fix=f"give {option} a file name of its own")

@@ -88,7 +88,9 @@ def _run_review(args) -> int:
         if staged is not None:
             publish(staged, args.pdf)
             staged = None
-    except OSError as err:
+    except OutputError:  # an output of write_outputs: it names its file
+        raise
+    except OSError as err:  # laying out or moving in the PDF
         raise OutputError(f"could not write {args.pdf} ({err}); nothing was written. Choose a "
                           "file path in a folder you can write to") from None
     finally:

@@ -1,0 +1,266 @@
+"""Malformed and hostile inputs: each refused with exit 2, named, and nothing left behind.
+
+A table of inputs a user could hand ``swppp`` (issue 22): broken values in every layer and
+field type, coordinates no survey gives, dates out of any sane range, hostile text, broken
+profiles, mappings, records and reference sources. Each runs the command line in-process and
+must end in a refusal (exit 2) whose message names the file, layer and field, with no output
+and no temporary file left in either folder. A property test throws random corruptions of the
+demo plan at ``swppp review`` and asks only that it never crashes (exit 3).
+"""
+from __future__ import annotations
+
+import math
+import shutil
+import sqlite3
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+import shapely
+
+from analysis.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "test_data"
+SITE = DATA / "demo_site.gpkg"
+REFERENCE = DATA / "demo_reference.gpkg"
+RECORDS = DATA / "records"
+SOURCES = DATA / "reference_sources"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One malformed input: ``build(folder)`` writes it and returns the command line; the refusal
+    must contain every one of ``expect``."""
+
+    name: str
+    build: Callable[[Path], list]
+    expect: tuple[str, ...]
+
+
+def _copy(src: Path, folder: Path, name: str | None = None) -> Path:
+    target = folder / (name or src.name)
+    shutil.copyfile(src, target)
+    return target
+
+
+def _sql(path: Path, *statements: str, params=()) -> None:
+    with sqlite3.connect(path) as db:
+        for name, in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+            db.execute(f'DROP TRIGGER "{name}"')  # the R-tree triggers need GDAL's SQL functions
+        for statement in statements:
+            db.execute(statement, params)
+    sqlite3.connect(path).close()
+
+
+def _blob(geometry, srs_id: int = 2260) -> bytes:
+    """A GeoPackage geometry blob (no envelope) of ``geometry``."""
+    return b"GP\x00\x01" + struct.pack("<i", srs_id) + shapely.to_wkb(geometry, byte_order=1)
+
+
+def site(*statements: str, params=(), extra=()) -> Callable[[Path], list]:
+    """``swppp review`` of the demo plan changed by SQL ``statements``."""
+    def build(folder: Path) -> list:
+        plan = _copy(SITE, folder)
+        _sql(plan, *statements, params=params)
+        return ["review", plan, "--json", "{out}/r.json", "--report", "{out}/r.html", "--quiet",
+                *extra]
+    return build
+
+
+def vertex(layer: str, x: float, y: float, srs: int = 2260) -> Callable[[Path], list]:
+    """The demo plan with the first feature of ``layer`` given a vertex at (x, y)."""
+    def build(folder: Path) -> list:
+        plan = _copy(SITE, folder)
+        with sqlite3.connect(plan) as db:
+            (blob,) = db.execute(f"SELECT geom FROM {layer} ORDER BY fid LIMIT 1").fetchone()
+        geometry = shapely.from_wkb(bytes(blob)[8 + _envelope(bytes(blob)):])
+        coords = shapely.get_coordinates(geometry)
+        coords[1] = (x, y)
+        geometry = shapely.set_coordinates(geometry, coords)
+        _sql(plan, f"UPDATE {layer} SET geom = ? WHERE fid = (SELECT min(fid) FROM {layer})",
+             params=(_blob(geometry, srs),))
+        return ["review", plan, "--json", "{out}/r.json", "--quiet"]
+    return build
+
+
+def _envelope(blob: bytes) -> int:
+    return {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}[(blob[3] >> 1) & 0x07]
+
+
+def tweak(layer: str, field: str, value) -> Callable[[Path], list]:
+    return site(f"UPDATE {layer} SET {field} = ?", params=(value,))
+
+
+CASES: list[Case] = []
+
+
+def case(name: str, build, *expect: str) -> None:
+    CASES.append(Case(name, build, expect))
+
+
+# -- values of the wrong type or out of range, per contract field --------------------------
+for value in ("three", "inf", "-inf", "nan", "1e400", "-2", "NaN", "Infinity"):
+    case(f"common_plan_acres={value}", tweak("project", "common_plan_acres", value),
+         "layer 'project'", "common_plan_acres")
+for value in ("yes", "2", "-1", "0.5", "inf", "nan", "true!"):
+    case(f"five_acre_waiver={value}", tweak("project", "five_acre_waiver", value),
+         "layer 'project'", "five_acre_waiver")
+for value in ("farm", "", "   ", "commercial;drop"):
+    case(f"land_use={value!r}", tweak("project", "land_use", value), "layer 'project'", "land_use")
+for value in ("maybe", "2", "-1", "inf", "nan", "recorded"):
+    case(f"recorded={value}", tweak("easement", "recorded", value), "layer 'easement'", "recorded")
+for value in ("three", "inf", "nan", "-1", "1e400"):
+    case(f"tc_hours={value}", tweak("drainage_area", "tc_hours", value),
+         "layer 'drainage_area'", "tc_hours")
+    case(f"scale_denominator={value}", tweak("layout_scale", "scale_denominator", value),
+         "layer 'layout_scale'", "scale_denominator")
+for value in ("tomorrow", "2027-13-01", "2027-02-30", "0001-01-01", "9999-12-31", "9000-01-01",
+              "1066-10-14", "27-04-01"):
+    case(f"start_date={value}", tweak("disturbance", "start_date", value),
+         "layer 'disturbance'", "start_date")
+    case(f"stabilized_date={value}", tweak("disturbance", "stabilized_date", value),
+         "layer 'disturbance'", "stabilized_date")
+for value in ("ZZ", "E", "A/B", ""):
+    case(f"hsg={value!r}", tweak("soils", "hsg", value), "layer 'soils'", "hsg")
+for value in ("lava", ""):
+    case(f"cover={value!r}", tweak("land_cover_pre", "cover", value), "layer 'land_cover_pre'",
+         "cover")
+
+# -- coordinates -------------------------------------------------------------------------
+for layer in ("disturbance", "site_boundary", "easement", "drainage_area", "soils"):
+    for x, y, label in ((1e15, 913_239.0, "1e15"), (math.inf, 913_239.0, "inf"),
+                        (math.nan, 913_239.0, "nan"), (582_737.0, -1e12, "-1e12"),
+                        (-math.inf, -math.inf, "-inf")):
+        case(f"{layer} vertex at {label}", vertex(layer, x, y), f"layer '{layer}'")
+
+
+# -- outputs that would land on an input, or on each other ------------------------------
+def clash(*argv, copies=(("site.gpkg", SITE),), link=None) -> Callable[[Path], list]:
+    """A command line whose ``{in}`` is the inputs' folder, the named ``copies`` made there;
+    ``link`` = (name, target): a symbolic link to one of them."""
+    def build(folder: Path) -> list:
+        for name, source in copies:
+            _copy(source, folder, name)
+        if link:
+            (folder / link[0]).symlink_to(folder / link[1])
+        return [str(a).replace("{in}", str(folder)) for a in argv]
+    return build
+
+
+REVIEW = ("review", "{in}/site.gpkg", "--quiet")
+_csv = (("log.csv", RECORDS / "inspection_log.csv"), ("rain.csv", RECORDS / "rain.csv"))
+for name, argv, copies, link, expect in (
+        ("findings on the site plan", (*REVIEW, "--findings", "{in}/site.gpkg"), None, None,
+         ("--findings", "SITE")),
+        ("json on the site plan", (*REVIEW, "--json", "{in}/site.gpkg"), None, None, ("--json",)),
+        ("json on the site plan by ..", (*REVIEW, "--json", "{in}/../in/./site.gpkg"), None, None,
+         ("--json",)),
+        ("report on the site plan", (*REVIEW, "--report", "{in}/site.gpkg"), None, None,
+         ("--report",)),
+        ("json on a link to the site plan", (*REVIEW, "--json", "{in}/alias.gpkg"), None,
+         ("alias.gpkg", "site.gpkg"), ("--json",)),
+        ("json and report on one file", (*REVIEW, "--json", "{out}/r.html", "--report",
+                                         "{out}/r.html"), None, None,
+         ("--report", "--json", "one output over another")),
+        ("findings on the reference", (*REVIEW, "--reference", "{in}/ref.gpkg", "--findings",
+                                       "{in}/ref.gpkg"), (("ref.gpkg", REFERENCE),), None,
+         ("--findings", "--reference")),
+        ("json on the profile", (*REVIEW, "--profile", "{in}/p.toml", "--json", "{in}/p.toml"),
+         (("p.toml", ROOT / "analysis" / "profiles" / "kiryas_joel.toml"),), None,
+         ("--json", "--profile")),
+        ("json on the confirmations", (*REVIEW, "--confirmations", "{in}/c.json", "--json",
+                                       "{in}/c.json"),
+         (("c.json", DATA / "checklist" / "confirmations.json"),), None, ("--confirmations",)),
+        ("json on the rain", (*REVIEW, "--inspections", "{in}/log.csv", "--rain", "{in}/rain.csv",
+                              "--json", "{in}/rain.csv"), _csv, None, ("--rain",)),
+        ("json on a sheet", (*REVIEW, "--sheet", "{in}/s.tif", "--json", "{in}/s.tif"),
+         (("s.tif", DATA / "sheets" / "sheet_2260_100ft.tif"),), None, ("--sheet",)),
+        ("inspections json on the log", ("inspections", "check", "--log", "{in}/log.csv",
+                                         "--rain", "{in}/rain.csv", "--json", "{in}/log.csv"),
+         _csv, None, ("--log",)),
+        ("penalty json on the history", ("penalty", "--history", "{in}/h.csv", "--person", "X",
+                                         "--on", "2027-06-01", "--kind", "civil", "--json",
+                                         "{in}/h.csv"),
+         (("h.csv", RECORDS / "history.csv"),), None, ("--history",)),
+        ("nov out on the record", ("nov", "{in}/v.html", "--out", "{in}/v.html"),
+         (("v.html", RECORDS / "violation.toml"),), None, ("VIOLATION.toml",)),
+        ("form out on the site", ("certification-form", "--site", "{in}/s.html", "--out",
+                                  "{in}/s.html"), (("s.html", SITE),), None, ("--site",)),
+        ("import json on the store", ("reference", "import", "catchments",
+                                      str(SOURCES / "wbd_huc12.gpkg"), "--into", "{in}/ref.gpkg",
+                                      "--json", "{in}/ref.gpkg"), (("ref.gpkg", REFERENCE),),
+         None, ("--into",)),
+        ("import json on a new store", ("reference", "import", "catchments",
+                                        str(SOURCES / "wbd_huc12.gpkg"), "--into",
+                                        "{out}/new.gpkg", "--json", "{out}/new.gpkg"), (), None,
+         ("--into",)),
+        ("import json on the source", ("reference", "import", "wetlands", "{in}/w.gpkg",
+                                       "--into", "{out}/new.gpkg", "--json", "{in}/w.gpkg"),
+         (("w.gpkg", SOURCES / "waters.gpkg"),), None, ("SOURCE",)),
+        ("status json on the store", ("reference", "status", "--in", "{in}/ref.gpkg", "--json",
+                                      "{in}/ref.gpkg"), (("ref.gpkg", REFERENCE),), None,
+         ("--in",)),
+        ("diff output on the store", ("reference", "diff", "wetlands", "--in", "{in}/ref.gpkg",
+                                      "--output", "{in}/ref.gpkg"), (("ref.gpkg", REFERENCE),),
+         None, ("--output", "--in")),
+):
+    case(f"clash: {name}", clash(*argv, copies=(("site.gpkg", SITE),) + tuple(copies or ()),
+                                 link=link), "same file", *expect)
+
+
+def _run(argv: list, out: Path, capsys) -> tuple[int, str]:
+    argv = [str(a).replace("{out}", str(out)) for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as stop:  # argparse
+        code = stop.code
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+@pytest.mark.parametrize("item", CASES, ids=[c.name for c in CASES])
+def test_refused(item: Case, tmp_path, capsys):
+    inputs, out = tmp_path / "in", tmp_path / "out"
+    inputs.mkdir()
+    out.mkdir()
+    argv = item.build(inputs)
+    before = {p.name: p.read_bytes() for p in inputs.iterdir() if not p.is_symlink()}
+    code, err = _run(argv, out, capsys)
+    assert code == 2, err
+    for text in item.expect:
+        assert text in err, err
+    assert {p.name: p.read_bytes() for p in inputs.iterdir() if not p.is_symlink()} == before
+    assert list(out.iterdir()) == []
+
+
+def test_unwritable_output_names_the_file(tmp_path, capsys):
+    """Not 'could not write None': the output that failed is named (issue 22)."""
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    target = blocker / "r.json"
+    code, err = _run(["review", SITE, "--json", target, "--quiet"], tmp_path, capsys)
+    assert code == 2, err
+    assert f"could not write {target}" in err and "None" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_staged_files_of_a_killed_run_are_swept(tmp_path, capsys):
+    """A run killed while writing leaves its staged files; the next one beside them removes
+    those of processes that are gone, and only those."""
+    import os
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    left = tmp_path / f".r.swppp-{dead}-x1y2z3.json"
+    alive = tmp_path / f".r.swppp-{os.getppid()}-a1b2c3.json"  # a running process's
+    other = tmp_path / f".q.swppp-{dead}-x1y2z3.json"  # another target's
+    for path in (left, alive, other):
+        path.write_text("{")
+    code, err = _run(["review", SITE, "--json", tmp_path / "r.json", "--quiet"], tmp_path, capsys)
+    assert code in (0, 1), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, other.name, "r.json"])
