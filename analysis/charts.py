@@ -15,8 +15,10 @@ from dataclasses import dataclass
 __all__ = ["Chart", "LazyCharts", "new_figure", "figure_chart"]
 
 _PNG_DPI = 150
-# Fixed ids and no date in the SVG: the same chart gives the same text on every run.
-_DETERMINISTIC = {"svg.hashsalt": "swppp-review", "svg.fonttype": "path"}
+# Fixed ids and no date in the SVG: the same chart gives the same text on every run. Text is
+# plain text: a phase named "$\\foo{$" is drawn as typed, never parsed as mathtext or TeX.
+_DETERMINISTIC = {"svg.hashsalt": "swppp-review", "svg.fonttype": "path",
+                  "text.parse_math": False, "text.usetex": False}
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,10 @@ class Chart:
 
 
 def new_figure(width: float = 8.0, height: float = 4.0):
-    """A :class:`matplotlib.figure.Figure` of ``width`` x ``height`` inches on its own Agg canvas."""
+    """A :class:`matplotlib.figure.Figure` of ``width`` x ``height`` inches on its own Agg canvas.
+
+    Draw user text (names from the site plan) with ``parse_math=False``; :func:`figure_chart`
+    makes every text of the figure plain text anyway before rendering it."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -66,8 +71,11 @@ def figure_chart(figure, title: str) -> Chart:
     (True, True)
     """
     from matplotlib import rc_context
+    from matplotlib.text import Text
 
-    with rc_context(_DETERMINISTIC):
+    for text in figure.findobj(Text):  # user text is data: no mathtext ($...$)
+        text.set_parse_math(False)
+    with rc_context(_DETERMINISTIC):  # and the tick labels made while drawing
         png, svg = io.BytesIO(), io.StringIO()
         figure.savefig(png, format="png", dpi=_PNG_DPI, metadata={"Software": None})
         figure.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})

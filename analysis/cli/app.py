@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from ..about import __version__
 from ..errors import Cancelled, InputError, OutputError
+from ..markup import terminal
 from . import records, reference, review
 from .options import refuse_clashes
 
@@ -71,7 +72,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         status: int = args.handler(args)
         return status
     except (InputError, OutputError) as err:
-        print(f"swppp: error: {err}{option_hint(parser, args, err)}", file=sys.stderr)
+        print(f"swppp: error: {terminal(err)}{option_hint(parser, args, err)}", file=sys.stderr)
         return EXIT_INPUT
     except (Cancelled, KeyboardInterrupt):
         print("swppp: cancelled; nothing was written", file=sys.stderr)
@@ -79,6 +80,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except Exception as err:  # noqa: BLE001 - no traceback reaches a user unless asked for
         if os.environ.get("SWPPP_DEBUG"):
             traceback.print_exc()
-        print(f"swppp: internal error: {type(err).__name__}: {err}. Nothing was written. "
+        print(f"swppp: internal error: {type(err).__name__}: {terminal(err)}. Nothing was written. "
               "Set SWPPP_DEBUG=1 for details and report it.", file=sys.stderr)
         return EXIT_INTERNAL

@@ -7,12 +7,13 @@ import sys
 from datetime import date
 from typing import TYPE_CHECKING, Any, Optional, overload
 
-from ..dates import require_date
+from ..dates import in_range, require_date
 from ..errors import InputError
 from ..profile import DEFAULT_PROFILE
 from ..progress import SILENT, Progress
 
 if TYPE_CHECKING:
+    from ..profile import Inputs
     from ..siteplan.mapping import FieldMap
 
 __all__ = ["add_profile_option", "add_json_option", "add_map_option", "site_mapping",
@@ -90,22 +91,27 @@ def clear_bar(progress: Progress) -> None:
 
 
 @overload
-def parse_day(text: str, option: str) -> date: ...
+def parse_day(text: str, option: str, limits: Optional[Inputs] = None) -> date: ...
 @overload
-def parse_day(text: None, option: str) -> None: ...
-def parse_day(text: Optional[str], option: str) -> Optional[date]:
+def parse_day(text: None, option: str, limits: Optional[Inputs] = None) -> None: ...
+def parse_day(text: Optional[str], option: str,
+              limits: Optional[Inputs] = None) -> Optional[date]:
     """An ISO date given on the command line as ``option`` (None stays None; blank text is not
-    a date)."""
+    a date), inside the profile's range of dates (``limits``, its [inputs]) where given."""
     if text is None:
         return None
     day = require_date(text, option, fix=f"write {option} YYYY-MM-DD")
     if day is None:  # given, but blank: not the option left out
         raise InputError(f"{option} {text!r} is not an ISO date (YYYY-MM-DD)",
                          fix=f"write {option} YYYY-MM-DD")
+    if limits is not None:
+        in_range(day, limits.earliest_date, limits.latest_date, option,
+                 fix=f"correct {option} (the profile's [inputs] gives the range)")
     return day
 
 
-def _paths(args: argparse.Namespace, dests, labels: dict) -> list[tuple[str, str]]:
+def _paths(args: argparse.Namespace, dests: tuple[str, ...],
+           labels: dict[str, str]) -> list[tuple[str, str]]:
     """(option, path) for each file named by ``dests``: ``-`` (standard output), a shipped
     profile's name and a database connection are not files."""
     found = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..markup import terminal
 from ..profile import load_profile
 from ..reference.importer import FORMATS, REFERENCE_LAYERS
 from ..reference.operations import diff_reference, import_reference, write_diff_layer
@@ -66,10 +67,10 @@ def _run_import(args) -> int:
         clear_bar(progress)
         version = done["version"]
         for line in done["report"]:
-            print(line, file=out)
+            print(terminal(line), file=out)
         if done["new_version"]:
             print(f"{args.layer}: imported as version {version['version']} "
-                  f"({version['feature_count']} features) into {done['store']}", file=out)
+                  f"({version['feature_count']} features) into {terminal(done['store'])}", file=out)
         else:
             print(f"{args.layer}: this source was already imported as version {version['version']} "
                   f"(same sha256 {version['sha256'][:12]}...); nothing changed", file=out)
@@ -86,19 +87,20 @@ def _run_status(args) -> int:
     if args.json:
         emit_json(result, args.json)
     if args.json != "-":
-        print(f"reference layers in {result['store']}")
+        print(f"reference layers in {terminal(result['store'])}")
         for entry in result["layers"]:
             if entry["current"] is None:
                 print(f"  {entry['layer']:<16} none")
                 continue
             current = entry["versions"][-1]
             print(f"  {entry['layer']:<16} version {current['version']} of {len(entry['versions'])}, "
-                  f"{current['feature_count']} features, source {Path(str(current['source'])).name} "
+                  f"{current['feature_count']} features, source "
+                  f"{terminal(Path(str(current['source'])).name)} "
                   f"dated {current['source_date'] or 'unknown'} ({_age(entry['source_days_old'])}), "
                   f"imported {str(current['imported_at'])[:10]} ({_age(entry['imported_days_ago'])})"
                   + (f", listing cycle {entry['listing_cycle']}" if "listing_cycle" in entry else ""))
     for warning in result["warnings"]:
-        print(f"  WARNING {warning}", file=sys.stderr if args.json == "-" else sys.stdout)
+        print(f"  WARNING {terminal(warning)}", file=sys.stderr if args.json == "-" else sys.stdout)
     return 0
 
 
@@ -110,9 +112,9 @@ def _run_diff(args) -> int:
     if args.json:
         emit_json(diff.to_dict(), args.json)
     if args.json != "-":
-        print("\n".join(diff.table()))
+        print("\n".join(terminal(line) for line in diff.table()))
         if args.output:
-            print(f"  wrote {args.output}")
+            print(f"  wrote {terminal(args.output)}")
     return 0
 
 

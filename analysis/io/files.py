@@ -11,7 +11,8 @@ from collections.abc import Iterator, Mapping
 
 from ..errors import OutputError
 
-__all__ = ["stage", "publish", "discard", "staged", "write_all", "write_text", "same_file", "sweep"]
+__all__ = ["stage", "publish", "discard", "staged", "write_all", "write_text", "same_file", "sweep",
+           "publish_new"]
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:
@@ -80,6 +81,29 @@ def publish(temp: str | Path, target: str | Path) -> Path:
     os.chmod(temp, 0o666 & ~umask)  # mkstemp made it private
     os.replace(temp, target)
     return Path(target)
+
+
+def publish_new(temp: str | Path, target: str | Path) -> bool:
+    """Move a finished staged file to ``target`` only where no file is there yet: True where it
+    was moved; False where another process made ``target`` first (``temp`` is removed either
+    way). Two processes creating one new file never replace each other's (a hard link is made
+    or refused atomically; where the file system has no hard links, the check and the move are
+    as close as they can be)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(temp, 0o666 & ~umask)
+        try:
+            os.link(temp, target)
+        except FileExistsError:
+            return False
+        except OSError:  # no hard links here (FAT, some network shares)
+            if Path(target).exists():
+                return False
+            os.replace(temp, target)
+        return True
+    finally:
+        discard(temp)
 
 
 def discard(temp: Optional[str | Path]) -> None:

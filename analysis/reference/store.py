@@ -32,7 +32,7 @@ from pyproj import CRS
 
 from ..dates import parse_date
 from ..errors import InputError
-from ..io.files import staged
+from ..io.files import discard, publish_new, stage
 from ..progress import SILENT, Progress
 from .importer import REFERENCE_LAYERS, Candidate
 
@@ -294,6 +294,17 @@ class GeoPackageStore(ReferenceStore):
             raise InputError("the reference GeoPackage does not exist", path=self.path,
                              fix="import a reference layer into it first")
         con = sqlite3.connect(str(self.path), timeout=60, isolation_level=None)
+        try:  # a text file, a truncated or zeroed GeoPackage: refused here, by name
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+            if "gpkg_contents" not in tables:  # an empty or foreign SQLite file
+                raise sqlite3.DatabaseError("it has no GeoPackage tables")
+        except sqlite3.DatabaseError as err:
+            con.close()
+            if "locked" in str(err) or "busy" in str(err):
+                raise
+            raise InputError(f"not a readable GeoPackage (SQLite: {err})", path=self.path,
+                             fix="give the reference GeoPackage itself, or restore it from a "
+                                 "backup; a new store is made where no file is yet") from None
         _register_gpkg_functions(con)
         return con
 
@@ -347,10 +358,16 @@ class GeoPackageStore(ReferenceStore):
     # Writing ------------------------------------------------------------------------------------
     def _create_empty(self) -> None:
         """A new, empty GeoPackage at ``path``, built beside it and moved in whole."""
-        with staged(self.path) as temp, closing(sqlite3.connect(temp, isolation_level=None)) as con:
-            con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
-            con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
-            con.executescript("BEGIN;" + _BASE_SCHEMA + "COMMIT;")
+        temp = stage(self.path)
+        try:
+            with closing(sqlite3.connect(temp, isolation_level=None)) as con:
+                con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
+                con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
+                con.executescript("BEGIN;" + _BASE_SCHEMA + "COMMIT;")
+            # Never over a store another import created meanwhile: its layer would be lost.
+            publish_new(temp, self.path)
+        finally:
+            discard(temp)
 
     def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
         if not self.path.exists():
@@ -392,7 +409,8 @@ class GeoPackageStore(ReferenceStore):
                 progress.check_canceled()  # the last moment a cancel leaves nothing written
                 con.execute("COMMIT")
             except BaseException:
-                con.execute("ROLLBACK")
+                if con.in_transaction:  # not after a failed COMMIT: keep its error
+                    con.execute("ROLLBACK")
                 raise
 
     def _srs_id(self, con, crs) -> int:

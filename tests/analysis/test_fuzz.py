@@ -105,7 +105,7 @@ def case(name: str, build, *expect: str) -> None:
 for value in ("three", "inf", "-inf", "nan", "1e400", "-2", "NaN", "Infinity"):
     case(f"common_plan_acres={value}", tweak("project", "common_plan_acres", value),
          "layer 'project'", "common_plan_acres")
-for value in ("yes", "2", "-1", "0.5", "inf", "nan", "true!"):
+for value in ("ja", "2", "-1", "0.5", "inf", "nan", "true!"):
     case(f"five_acre_waiver={value}", tweak("project", "five_acre_waiver", value),
          "layer 'project'", "five_acre_waiver")
 for value in ("farm", "", "   ", "commercial;drop"):
@@ -135,6 +135,254 @@ for layer in ("disturbance", "site_boundary", "easement", "drainage_area", "soil
                         (math.nan, 913_239.0, "nan"), (582_737.0, -1e12, "-1e12"),
                         (-math.inf, -math.inf, "-inf")):
         case(f"{layer} vertex at {label}", vertex(layer, x, y), f"layer '{layer}'")
+
+
+# -- a layer's CRS that its coordinates do not fit ---------------------------------------
+def relabel(layer: str, srs_id: int, source: Path = SITE) -> Callable[[Path], list]:
+    """The plan with ``layer``'s coordinates kept and its CRS said to be ``srs_id``."""
+    def build(folder: Path) -> list:
+        plan = _copy(source, folder, "site.gpkg")
+        with sqlite3.connect(plan) as db:
+            known = db.execute("SELECT 1 FROM gpkg_spatial_ref_sys WHERE srs_id = ?",
+                               (srs_id,)).fetchone()
+            if not known:
+                from pyproj import CRS
+                db.execute("INSERT INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, NULL)",
+                           (f"EPSG:{srs_id}", srs_id, "EPSG", srs_id,
+                            CRS.from_epsg(srs_id).to_wkt("WKT1_GDAL")))
+        _sql(plan, f"UPDATE gpkg_geometry_columns SET srs_id = {srs_id} "
+                   f"WHERE lower(table_name) = '{layer}'",
+             f"UPDATE gpkg_contents SET srs_id = {srs_id} WHERE lower(table_name) = '{layer}'")
+        return ["review", plan, "--json", "{out}/r.json", "--quiet"]
+    return build
+
+
+for layer in ("disturbance", "site_boundary", "smp", "easement", "drainage_area"):
+    case(f"{layer}: state-plane feet labelled EPSG:4326", relabel(layer, 4326), f"layer '{layer}'",
+         "EPSG:4326", "outside the area")
+    case(f"{layer}: feet labelled UTM 18N", relabel(layer, 32618), f"layer '{layer}'",
+         "outside the area")
+    case(f"{layer}: feet labelled Web Mercator metres of Africa", relabel(layer, 32632),
+         f"layer '{layer}'", "outside the area")
+for layer in ("disturbance", "site_boundary"):
+    case(f"{layer}: UTM metres labelled EPSG:2260",
+         relabel(layer, 2260, DATA / "variants" / "crs_utm18n.gpkg"), f"layer '{layer}'",
+         "EPSG:2260", "outside the area")
+
+# -- duplicate ids that findings would name ambiguously -----------------------------------
+case("two easements named E-1", site("UPDATE easement SET easement_id = 'E-1'"),
+     "layer 'easement'", "easement_id", "'E-1'")
+case("two SMPs with one id", site("UPDATE smp SET smp_id = 'P-1'"), "layer 'smp'", "smp_id")
+case("two drainage areas with one name", site("UPDATE drainage_area SET name = 'DA'"),
+     "layer 'drainage_area'", "name")
+
+
+# -- files that are not GeoPackages --------------------------------------------------------
+def broken_file(kind: str, name: str = "site.gpkg") -> Callable[[Path], Path]:
+    def make(folder: Path) -> Path:
+        target = folder / name
+        if kind == "text":
+            target.write_text("name,acres\nsite,4\n")
+        elif kind == "empty":
+            target.write_bytes(b"")
+        elif kind == "zeroed":
+            target.write_bytes(b"\0" * SITE.stat().st_size)
+        elif kind == "truncated":
+            target.write_bytes(SITE.read_bytes()[:4096])
+        elif kind == "half":
+            target.write_bytes(SITE.read_bytes()[: SITE.stat().st_size // 2])
+        elif kind == "json":
+            target.write_text('{"items": [1, 2]}')
+        return target
+    return make
+
+
+for kind in ("text", "empty", "zeroed", "truncated", "half"):
+    make = broken_file(kind)
+    case(f"site plan {kind}", lambda f, make=make: ["review", make(f), "--json", "{out}/r.json"],
+         "site.gpkg")
+    refm = broken_file(kind, "ref.gpkg")
+    case(f"reference {kind}", lambda f, refm=refm: ["review", SITE, "--reference", refm(f),
+                                                    "--json", "{out}/r.json"], "ref.gpkg")
+    case(f"import into a {kind} store", lambda f, refm=refm: [
+        "reference", "import", "catchments", SOURCES / "wbd_huc12.gpkg", "--map",
+        SOURCES / "wbd_mapping.toml", "--into", refm(f), "--quiet"], "ref.gpkg")
+    case(f"status of a {kind} store", lambda f, refm=refm: [
+        "reference", "status", "--in", refm(f)], "ref.gpkg")
+
+
+# -- the rules profile ---------------------------------------------------------------------
+PROFILE = ROOT / "analysis" / "profiles" / "kiryas_joel.toml"
+
+
+def profile(old: str, new: str) -> Callable[[Path], list]:
+    """``swppp review`` with the shipped profile's line ``old`` replaced by ``new``."""
+    def build(folder: Path) -> list:
+        text = PROFILE.read_text(encoding="utf-8")
+        assert old in text, old
+        (folder / "p.toml").write_text(text.replace(old, new, 1), encoding="utf-8")
+        return ["review", SITE, "--profile", folder / "p.toml", "--json", "{out}/r.json"]
+    return build
+
+
+for old, new, key in (
+        ("max_concurrent_acres = 5.0", 'max_concurrent_acres = "five"', "max_concurrent_acres"),
+        ("max_concurrent_acres = 5.0", "max_concurrent_acres = inf", "max_concurrent_acres"),
+        ("max_concurrent_acres = 5.0", "max_concurrent_acres = nan", "max_concurrent_acres"),
+        ("max_concurrent_acres = 5.0", "max_concurrent_acres = true", "max_concurrent_acres"),
+        ("max_concurrent_acres = 5.0", "max_concurrent_acres = [5]", "max_concurrent_acres"),
+        ('area_crs = "EPSG:2260"', 'area_crs = "EPSG:4326"', "area_crs"),
+        ('area_crs = "EPSG:2260"', 'area_crs = "EPSG:0"', "area_crs"),
+        ('area_crs = "EPSG:2260"', 'area_crs = ""', "area_crs"),
+        ('area_crs = "EPSG:2260"', 'area_crs = "EPSG:4979"', "area_crs"),
+        ('area_crs = "EPSG:2260"', 'area_crs = "+proj=longlat"', "area_crs"),
+        ('area_crs = "EPSG:2260"', 'area_crs = "nonsense"', "area_crs"),
+        ('area_crs = "EPSG:2260"', "area_crs = 2260", "area_crs"),
+        ('exempt_land_uses = ["single_family_residential", "agricultural"]',
+         'exempt_land_uses = "agricultural"', "exempt_land_uses"),
+        ("qualifiers = [\"total\"]", 'qualifiers = "total"', "qualifiers"),
+        ("lookback_years = 5", "lookback_years = 5.5", "lookback_years"),
+        ("lookback_years = 5", 'lookback_years = "5"', "lookback_years"),
+        ('storm_days = "consecutive"', 'storm_days = "weekly"', "storm_days"),
+        ("interval_days = 7", "interval_days = -inf", "interval_days"),
+        ("storm_precip_in = 0.5", "storm_precip_in = 1e400", "storm_precip_in"),
+        ("earliest_date = 1900-01-01", 'earliest_date = "1900"', "earliest_date"),
+        ("earliest_date = 1900-01-01", "earliest_date = 2300-01-01", "[inputs]"),
+        ("earliest_date = 1900-01-01", "earliest_date = 1900-01-01T00:00:00", "earliest_date"),
+        ("crs_area_margin_degrees = 1.0", "crs_area_margin_degrees = -1.0", "[inputs]"),
+        ("crs_area_margin_degrees = 1.0", "crs_area_margin_degrees = nan", "crs_area_margin"),
+        ("[phasing]", "[phasing\n", "TOML"),
+        ("[phasing]", "[phasing]\nmax_concurent_acres = 5", "max_concurent_acres"),
+        ("max_concurrent_acres = 5.0", "", "max_concurrent_acres"),
+):
+    case(f"profile {new!r}"[:80], profile(old, new), "p.toml", key)
+case("profile is a GeoPackage", lambda f: ["review", SITE, "--profile", _copy(SITE, f, "p.toml"),
+                                           "--json", "{out}/r.json"], "p.toml")
+
+
+# -- a reference import's field mapping ----------------------------------------------------
+WBD_MAP = (SOURCES / "wbd_mapping.toml").read_text(encoding="utf-8") + \
+    '[templates]\nname = "HUC {huc12}"\n'
+
+
+def wbd_map(old: str, new: str) -> Callable[[Path], list]:
+    """``reference import catchments`` with the WBD mapping's ``old`` text replaced."""
+    def build(folder: Path) -> list:
+        assert old in WBD_MAP, old
+        (folder / "m.toml").write_text(WBD_MAP.replace(old, new, 1), encoding="utf-8")
+        return ["reference", "import", "catchments", SOURCES / "wbd_huc12.gpkg",
+                "--map", folder / "m.toml", "--into", "{out}/ref.gpkg", "--quiet"]
+    return build
+
+
+TEMPLATE = 'name = "HUC {huc12}"'
+for old, new in ((TEMPLATE, 'name = "HUC {huc12"'),
+                 (TEMPLATE, 'name = "HUC {huc12.__class__.__name__}"'),
+                 (TEMPLATE, 'name = "HUC {huc12[0]}"'),
+                 (TEMPLATE, 'name = "HUC {huc12!r}"'),
+                 (TEMPLATE, 'name = "HUC {}"'),
+                 (TEMPLATE, 'name = "HUC {0}"'),
+                 (TEMPLATE, 'name = "HUC {huc12:{huc12}}"'),
+                 (TEMPLATE, 'name = "HUC huc12}"'),
+                 (TEMPLATE, "name = 5"),
+                 ('[fields]\ncatchment_id = "huc12"', 'fields = "huc12"\n[x]'),
+                 ('catchment_id = "huc12"', "catchment_id = 3"),
+                 ('catchment_id = "huc12"', 'catchment_id = ["huc12"]'),
+                 ("[templates]", "templates = 1\n[other]")):
+    case(f"mapping {new[:40]!r}", wbd_map(old, new), "m.toml")
+
+
+def attains(text: str) -> Callable[[Path], list]:
+    def build(folder: Path) -> list:
+        (folder / "a.json").write_text(text)
+        return ["reference", "import", "impaired_waters", folder / "a.json", "--format",
+                "attains", "--geometry", SOURCES / "waters.gpkg", "--into", "{out}/ref.gpkg"]
+    return build
+
+
+for text in ('{"items": [1, 2]}', '{"items": ["a"]}', '{"items": [null]}', '{"items": [[]]}',
+             '{"items": {}}', '[]', '{"items": [{"assessments": 5}]}', "not json"):
+    case(f"attains {text}", attains(text), "a.json")
+
+
+# -- construction-phase records --------------------------------------------------------------
+def records(**files: str) -> Callable[[Path], list]:
+    """``swppp inspections check`` with the demo records, some replaced by ``files`` text;
+    ``argv`` extra options in files['argv'] (space-separated)."""
+    def build(folder: Path) -> list:
+        paths = {}
+        for name, source in (("log", "inspection_log.csv"), ("rain", "rain.csv"),
+                             ("notices", "notices.csv"), ("traps", "traps.csv")):
+            paths[name] = folder / f"{name}.csv"
+            if name in files:
+                paths[name].write_text(files[name])
+            else:
+                shutil.copyfile(RECORDS / source, paths[name])
+        extra = files.get("argv", "--from 2027-04-01 --to 2027-06-30").split()
+        return ["inspections", "check", "--log", paths["log"], "--rain", paths["rain"],
+                "--notices", paths["notices"], "--traps", paths["traps"], *extra,
+                "--json", "{out}/r.json", "--quiet"]
+    return build
+
+
+for value in ("inf", "1e400", "-1", "nan", "abc", "-inf", "Infinity"):
+    case(f"rain {value}", records(rain=f"date,precip_in\n2027-04-01,{value}\n"), "rain.csv",
+         "precip_in")
+for value in ("9999-12-31", "0001-01-01", "tomorrow", "2027-02-30", "1850-01-01 09:00"):
+    case(f"rain date {value}", records(rain=f"date,precip_in\n{value},0.1\n"), "rain.csv", "date")
+    case(f"log date {value}", records(log=f"date,inspector,kind\n{value},A,routine\n"),
+         "log.csv", "date")
+    case(f"trap date {value}", records(
+        traps=f"trap_id,date,design_capacity_cf,sediment_cf,cleaned_on\nT,{value},1,1,\n"),
+         "traps.csv", "date")
+for value in ("inf", "-5", "x"):
+    case(f"trap sediment {value}", records(
+        traps=f"trap_id,date,design_capacity_cf,sediment_cf,cleaned_on\nT,2027-05-01,100,{value},\n"),
+         "traps.csv", "sediment_cf")
+for argv in ("--from 0001-01-01 --to 9999-12-31", "--from 2027-04-01 --to 9999-12-31",
+             "--from 9999-12-30", "--from tomorrow", "--from 2027-04-01 --to 2027-13-01"):
+    case(f"inspections {argv}", records(argv=argv), "--")
+
+
+def penalty(history: str | None = None, *argv: str) -> Callable[[Path], list]:
+    def build(folder: Path) -> list:
+        path = folder / "h.csv"
+        if history is None:
+            shutil.copyfile(RECORDS / "history.csv", path)
+        else:
+            path.write_text(history)
+        return ["penalty", "--history", path, "--person", "Forest Road Commons LLC",
+                "--kind", "civil", "--json", "{out}/p.json", *(argv or ("--on", "2027-06-01"))]
+    return build
+
+
+for argv in (("--on", "9999-12-31"), ("--on", "0001-01-01"), ("--on", "2027-06-01", "--until",
+                                                               "9999-12-31"),
+             ("--on", "tomorrow"), ("--on", "2027-06-01", "--until", "2027-05-01")):
+    case(f"penalty {' '.join(argv)}", penalty(None, *argv), "--")
+for value in ("9999-12-31", "0001-01-01", "yesterday"):
+    case(f"penalty history date {value}", penalty(f"person,date,kind\nX,{value},civil\n"),
+         "h.csv", "date")
+
+
+def nov(old: str, new: str) -> Callable[[Path], list]:
+    def build(folder: Path) -> list:
+        text = (RECORDS / "violation.toml").read_text(encoding="utf-8")
+        assert old in text, old
+        (folder / "v.toml").write_text(text.replace(old, new, 1), encoding="utf-8")
+        return ["nov", folder / "v.toml", "--out", "{out}/n.html"]
+    return build
+
+
+for old, new, field in (("issued_on = 2027-06-14", 'issued_on = "tomorrow"', "issued_on"),
+                        ("issued_on = 2027-06-14", "issued_on = 9999-12-31", "issued_on"),
+                        ("issued_on = 2027-06-14", "issued_on = 0001-01-01", "issued_on"),
+                        ("issued_on = 2027-06-14", "issued_on = 14", "issued_on"),
+                        ("complete_by = 2027-06-16", 'complete_by = "soon"', "complete_by"),
+                        ("complete_by = 2027-06-16", "complete_by = 9999-12-31", "complete_by"),
+                        ('kinds = ["civil"]', 'kinds = "civil"', "kinds"),
+                        ("offence_number = 3", "offence_number = 1e400", "offence_number")):
+    case(f"nov {new}", nov(old, new), "v.toml", field)
 
 
 # -- outputs that would land on an input, or on each other ------------------------------
