@@ -8,11 +8,12 @@ drawn, so a review that writes no report does not load it.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 
-__all__ = ["Chart", "LazyCharts", "new_figure", "figure_chart"]
+__all__ = ["Chart", "LazyCharts", "new_figure", "figure_chart", "plain_text"]
 
 _PNG_DPI = 150
 # Fixed ids and no date in the SVG: the same chart gives the same text on every run. Text is
@@ -46,6 +47,19 @@ class Chart:
             write_all({path: lambda temp: temp.write_text(self.svg, encoding="utf-8")})
         else:
             write_all({path: lambda temp: temp.write_bytes(self.png)})
+
+
+@contextlib.contextmanager
+def plain_text() -> Iterator[None]:
+    """Texts made inside the block are plain text: user text (a phase named ``$\\foo{$``) is
+    never parsed as mathtext or TeX, at layout (``tight_layout``) or at rendering."""
+    try:
+        from matplotlib import rc_context
+    except ImportError:  # no matplotlib: no charts are drawn
+        yield
+        return
+    with rc_context({"text.parse_math": False, "text.usetex": False}):
+        yield
 
 
 def new_figure(width: float = 8.0, height: float = 4.0):
@@ -99,7 +113,8 @@ class LazyCharts(MutableMapping):
 
     def _draw(self):
         while self._pending:
-            self._charts.update(self._pending.pop(0)())
+            with plain_text():
+                self._charts.update(self._pending.pop(0)())
 
     def __getitem__(self, name):
         self._draw()

@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover
     ENGINE = "fiona"
 
 __all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
-           "stored_texts"]
+           "stored_texts", "with_stored_texts"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
@@ -195,6 +195,24 @@ def stored_texts(path: str | Path, layer: str) -> dict[str, dict[int, str]]:
     except sqlite3.Error:
         return {}
     return found
+
+
+def with_stored_texts(path: str | Path, layer: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (read from ``layer``) with the text a GeoPackage holds in its numeric columns
+    put back in place of what the driver made of it (``'three'`` read as 0.0), so that the
+    contract's reader sees, and refuses or reads, what the user typed."""
+    texts = stored_texts(path, layer)
+    if not texts:
+        return frame
+    frame = frame.copy()
+    for column, values in texts.items():
+        if column in frame.columns:
+            series = frame[column].astype(object)
+            for fid, text in values.items():
+                if fid in series.index:
+                    series.at[fid] = text
+            frame[column] = series
+    return frame
 
 
 def _geopackage_crs(path, layer):

@@ -17,7 +17,7 @@ from ..dates import in_range, require_date
 from ..errors import InputError
 from ..geometry import in_family, polygon_part
 from ..profile import Inputs, RulesProfile
-from ..io.vector import list_layers, read_layer, stored_texts
+from ..io.vector import list_layers, read_layer, with_stored_texts
 from .contract import (BOOLEAN, BOOLEAN_WORDS, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS,
                        FieldSpec, LayerSpec)
 from .mapping import NO_MAPPING, FieldMap
@@ -124,7 +124,7 @@ def _load(path, profile, specs, mapping: FieldMap):
                                  fix=f"add a layer named '{spec.name}' as CONTRACT.md describes")
             continue
         data = read_layer(path, actual)
-        frame = _with_stored_texts(data.frame, stored_texts(path, actual))
+        frame = with_stored_texts(path, actual, data.frame)
         frame = _normalise_fields(path, actual, spec, frame, mapping)
         actual_names[spec.name] = actual
         if spec.geometry is None:
@@ -145,22 +145,6 @@ def _load(path, profile, specs, mapping: FieldMap):
                                         profile.inputs)
             _validate_values(path, actual_names[spec.name], spec, layers[spec.name])
     return layers, input_crss, repairs, project
-
-
-def _with_stored_texts(frame, texts: dict[str, dict[int, str]]):
-    """``frame`` with the text a GeoPackage holds in numeric columns put back in place of what
-    the driver made of it (``'three'`` read as 0.0), so that the contract's reader sees it."""
-    if not texts:
-        return frame
-    frame = frame.copy()
-    for column, values in texts.items():
-        if column in frame.columns:
-            series = frame[column].astype(object)
-            for fid, text in values.items():
-                if fid in series.index:
-                    series.at[fid] = text
-            frame[column] = series
-    return frame
 
 
 def check_coordinates(path, layer, frame, crs: CRS, profile: RulesProfile) -> None:
