@@ -611,11 +611,12 @@ def _import(args) -> str:
     import io
     import time
 
-    layer, source, target, start = args
+    layer, source, target, start, *schema = args
     time.sleep(max(0.0, start - time.time()))
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        code = main(["reference", "import", layer, str(source), "--into", str(target), "--quiet"])
+        code = main(["reference", "import", layer, str(source), "--into", str(target), "--quiet",
+                     *(["--schema", schema[0]] if schema else [])])
     return f"{code} {err.getvalue().strip()}"
 
 
@@ -656,7 +657,149 @@ def test_two_first_imports_into_a_new_store_both_land(tmp_path, make_reference):
     assert len(refused) <= 5, refused  # different layers: both should land nearly always
 
 
+def test_two_first_imports_into_a_new_postgis_schema_both_land(postgis_server, make_reference):
+    """The same in PostgreSQL, ten trials: advisory locks per schema and per layer keep two
+    first imports (which create the schema and side tables) from failing or losing a layer."""
+    import multiprocessing
+    import time
+    import uuid
+    from concurrent.futures import ProcessPoolExecutor
+
+    from analysis.reference.connect import open_store
+    from tests.analysis.conftest import local_box
+
+    source = make_reference(
+        "src.gpkg", wetlands=[(local_box(0, 0, 50, 50), {
+            "wetland_id": "W-1", "source": "NWI", "wetland_class": "PFO1A", "regulated": 0,
+            "adjacent_area_ft": 100.0})],
+        catchments=[(local_box(0, 0, 500, 500), {"catchment_id": "C-1", "name": "C",
+                                                 "drains_to": "X"})])
+    sources = {layer: f"{source}|layername={layer}" for layer in ("wetlands", "catchments")}
+    context = multiprocessing.get_context("fork" if os_has_fork() else "spawn")
+    lost = []
+    with ProcessPoolExecutor(2, mp_context=context) as pool:
+        for _trial in range(10):
+            schema = f"c_{uuid.uuid4().hex[:10]}"
+            start = time.time() + 0.05
+            results = list(pool.map(_import, [(layer, src, postgis_server.uri(), start, schema)
+                                               for layer, src in sources.items()]))
+            stored = {row.layer for row in open_store(postgis_server.uri(), schema).versions()}
+            for (layer, _), result in zip(sources.items(), results):
+                assert result.startswith(("0", "2 swppp: error:")), result
+                if result.startswith("0") and layer not in stored:
+                    lost.append((schema, layer, result))
+    assert lost == []
+
+
 def os_has_fork() -> bool:
     import multiprocessing
 
     return "fork" in multiprocessing.get_all_start_methods()
+
+
+# -- property tests: random corruptions of the demo plan, random plans ------------------------
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+with sqlite3.connect(f"file:{SITE}?mode=ro", uri=True) as _db:
+    _SPATIAL = [r[0] for r in _db.execute("SELECT table_name FROM gpkg_geometry_columns")]
+    _COLUMNS = [(t, r[1]) for (t,) in _db.execute("SELECT table_name FROM gpkg_contents")
+                for r in _db.execute(f'PRAGMA table_info("{t}")') if r[1] not in ("fid", "geom")]
+_db.close()
+
+HOSTILE = st.one_of(
+    st.none(), st.text(max_size=12), st.integers(-2**62, 2**62),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["yes", "no", "1", "0", "9999-12-31", "0001-01-01", "tomorrow", "2027-02-30",
+                     "$\\foo{$", "\x1b[2J", "1e400", "-inf", "NaN", "", " ", "E-1"]),
+    st.dates().map(str))
+COORDINATE = st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                       st.sampled_from([1e15, -1e12, 0.0, 582_800.0, 913_300.0]))
+CORRUPTION = st.one_of(
+    st.tuples(st.just("value"), st.sampled_from(_COLUMNS), HOSTILE),
+    st.tuples(st.just("vertex"), st.sampled_from(_SPATIAL), st.tuples(COORDINATE, COORDINATE)))
+
+
+def _corrupt(plan: Path, corruption) -> None:
+    kind, where, what = corruption
+    if kind == "value":
+        table, column = where
+        _sql(plan, f'UPDATE "{table}" SET "{column}" = ? WHERE fid = (SELECT min(fid) FROM '
+                   f'"{table}")', params=(what,))
+        return
+    with sqlite3.connect(plan) as db:
+        row = db.execute(f'SELECT fid, geom FROM "{where}" ORDER BY fid LIMIT 1').fetchone()
+    if row is None:
+        return
+    blob = bytes(row[1])
+    geometry = shapely.from_wkb(blob[8 + _envelope(blob):])
+    coords = shapely.get_coordinates(geometry)
+    coords[len(coords) // 2] = what
+    _sql(plan, f'UPDATE "{where}" SET geom = ? WHERE fid = ?',
+         params=(_blob(shapely.set_coordinates(geometry, coords)), row[0]))
+
+
+def _outcome(argv: list) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main([str(a) for a in argv])
+    return code, err.getvalue()
+
+
+@settings(max_examples=12, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(CORRUPTION, min_size=1, max_size=3))
+def test_a_corrupted_plan_is_reviewed_or_refused_never_a_crash(corruptions):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        plan = _copy(SITE, Path(folder))
+        for corruption in corruptions:
+            _corrupt(plan, corruption)
+        code, err = _outcome(["review", plan, "--reference", REFERENCE, "--json",
+                              Path(folder) / "r.json", "--quiet"])
+        assert code in (0, 1, 2), err
+        assert code != 2 or err.startswith("swppp: error: "), err
+
+
+BOX = st.tuples(st.floats(-3000, 3000), st.floats(-3000, 3000),
+                st.one_of(st.floats(1, 1500), st.sampled_from([1e-9, 2e5, 0.0])),
+                st.text(max_size=6), st.one_of(st.dates().map(str), st.none(), st.just("x")),
+                st.one_of(st.dates().map(str), st.none()))
+
+
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(BOX, min_size=1, max_size=4), st.sampled_from(["EPSG:2260", "EPSG:4326",
+                                                              "EPSG:32618", "EPSG:3857"]),
+       st.sampled_from(["commercial", "agricultural", "single_family_residential", "mall"]),
+       st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True)))
+def test_a_random_plan_is_reviewed_or_refused_never_a_crash(boxes, crs, land_use, common_plan):
+    import tempfile
+
+    import geopandas as gpd
+    import pandas as pd
+    from shapely import box
+
+    from analysis.io.vector import write_geopackage
+    from analysis.siteplan.contract import SPECS
+    from tests.analysis.conftest import PROJECT, X0, Y0
+
+    with tempfile.TemporaryDirectory() as folder:
+        plan = Path(folder) / "site.gpkg"
+        project = {**PROJECT, "land_use": land_use, "common_plan_acres": common_plan}
+        write_geopackage(plan, {
+            "project": pd.DataFrame([project]).astype({"common_plan_acres": float}),
+            "site_boundary": gpd.GeoDataFrame(
+                {"parcel_id": ["1"]}, geometry=[box(X0 - 4000, Y0 - 4000, X0 + 4000, Y0 + 4000)],
+                crs="EPSG:2260").to_crs(crs),
+            "disturbance": gpd.GeoDataFrame(
+                dict(zip(SPECS["disturbance"].field_names,
+                         ([b[3] for b in boxes], [b[4] for b in boxes], [b[5] for b in boxes]))),
+                geometry=[box(X0 + x, Y0 + y, X0 + x + side, Y0 + y + side)
+                          for x, y, side, *_ in boxes], crs="EPSG:2260").to_crs(crs)})
+        code, err = _outcome(["review", plan, "--json", Path(folder) / "r.json", "--quiet"])
+        assert code in (0, 1, 2), err
+        assert code != 2 or err.startswith("swppp: error: "), err
