@@ -149,10 +149,9 @@ def _load(path, profile, specs, mapping: FieldMap):
 
 def check_coordinates(path, layer, frame, crs: CRS, profile: RulesProfile) -> None:
     """Every vertex a finite number, and each feature's extent inside the area where ``crs`` is
-    used and inside the area where the profile's area CRS is (EPSG's bounds, widened by the
-    profile's [inputs] crs_area_margin_degrees): coordinates that do not fit their CRS
-    (state-plane feet labelled EPSG:4326, UTM metres labelled EPSG:2260, a vertex typed as 1e15)
-    or a site the profile cannot measure are refused here, before any geometry work."""
+    used (EPSG's bounds, widened by the profile's [inputs] crs_area_margin_degrees): coordinates
+    that do not fit their CRS (state-plane feet labelled EPSG:4326, UTM metres labelled
+    EPSG:2260, a vertex typed as 1e15) are refused here, before any geometry work."""
     geometries = np.asarray(frame.geometry.values, dtype=object)
     if len(geometries) == 0:
         return
@@ -165,6 +164,9 @@ def check_coordinates(path, layer, frame, crs: CRS, profile: RulesProfile) -> No
         raise InputError(f"a vertex at ({shown}) is not a finite number", path=path, layer=layer,
                          feature=frame.index[owner[first]],
                          fix="correct or delete that vertex in QGIS (Vertex Tool)")
+    area = _area_of_use(crs)
+    if area is None:  # a CRS without declared bounds: nothing to compare with
+        return
     bounds = shapely.bounds(geometries)  # minx, miny, maxx, maxy per feature
     xs = np.concatenate([bounds[:, 0], bounds[:, 0], bounds[:, 2], bounds[:, 2]])
     ys = np.concatenate([bounds[:, 1], bounds[:, 3], bounds[:, 1], bounds[:, 3]])
@@ -173,34 +175,22 @@ def check_coordinates(path, layer, frame, crs: CRS, profile: RulesProfile) -> No
         xs, ys, errcheck=False)
     lon, lat = np.asarray(lon, dtype=float), np.asarray(lat, dtype=float)
     margin = profile.inputs.crs_area_margin_degrees
-    area_crs = CRS.from_user_input(profile.area_crs)
-    for checked in (crs, area_crs):
-        area = _area_of_use(checked)
-        if area is None:  # a CRS without declared bounds: nothing to compare with
-            continue
-        inside = (np.isfinite(lon) & np.isfinite(lat) & (lat >= area.south - margin)
-                  & (lat <= area.north + margin))
-        if area.west <= area.east:  # across the antimeridian: latitude only
-            inside &= (lon >= area.west - margin) & (lon <= area.east + margin)
-        outside = ~inside.reshape(4, len(geometries)).all(axis=0)
-        if not outside.any():
-            continue
+    inside = (np.isfinite(lon) & np.isfinite(lat) & (lat >= area.south - margin)
+              & (lat <= area.north + margin))
+    if area.west <= area.east:  # an area of use across the antimeridian: latitude only
+        inside &= (lon >= area.west - margin) & (lon <= area.east + margin)
+    outside = ~inside.reshape(4, len(geometries)).all(axis=0)
+    if outside.any():
         i = int(np.flatnonzero(outside)[0])
         extent = ", ".join(f"{v:.6g}" for v in bounds[i])
-        where = (f"the layer's CRS {crs_label(crs)} ({crs.name})" if checked is crs else
-                 f"the profile's area_crs {crs_label(area_crs)} ({area_crs.name}), in which "
-                 "every area is measured,")
         raise InputError(
-            f"the feature's coordinates ({extent}) lie outside the area where {where} is used "
-            f"(longitude {area.west:g} to {area.east:g}, latitude {area.south:g} to "
-            f"{area.north:g}, widened by {margin:g} degree(s), the profile's [inputs] "
-            "crs_area_margin_degrees): "
-            + ("the coordinates are not in that CRS, or a coordinate is mistyped"
-               if checked is crs else "the site lies where this profile's CRS cannot measure it"),
-            path=path, layer=layer, feature=frame.index[i],
+            f"the feature's coordinates ({extent}) lie outside the area where the layer's CRS "
+            f"{crs_label(crs)} ({crs.name}) is used (longitude {area.west:g} to {area.east:g}, "
+            f"latitude {area.south:g} to {area.north:g}, widened by {margin:g} degree(s), the "
+            "profile's [inputs] crs_area_margin_degrees): the coordinates are not in that CRS, "
+            "or a coordinate is mistyped", path=path, layer=layer, feature=frame.index[i],
             fix="set the CRS the coordinates are really in (QGIS: Layer Properties > Source, "
-                "then save the layer again), or correct the coordinate"
-                + ("" if checked is crs else "; or use the profile of the site's municipality"))
+                "then save the layer again), or correct the coordinate")
 
 
 def _area_of_use(crs: CRS):

@@ -160,10 +160,8 @@ def relabel(layer: str, srs_id: int, source: Path = SITE) -> Callable[[Path], li
 for layer in ("disturbance", "site_boundary", "smp", "easement", "drainage_area"):
     case(f"{layer}: state-plane feet labelled EPSG:4326", relabel(layer, 4326), f"layer '{layer}'",
          "EPSG:4326", "outside the area")
-    case(f"{layer}: feet labelled UTM 18N", relabel(layer, 32618), f"layer '{layer}'",
+    case(f"{layer}: feet labelled EPSG:4269", relabel(layer, 4269), f"layer '{layer}'",
          "outside the area")
-    case(f"{layer}: feet labelled Web Mercator metres of Africa", relabel(layer, 32632),
-         f"layer '{layer}'", "outside the area")
 for layer in ("disturbance", "site_boundary"):
     case(f"{layer}: UTM metres labelled EPSG:2260",
          relabel(layer, 2260, DATA / "variants" / "crs_utm18n.gpkg"), f"layer '{layer}'",
@@ -249,8 +247,8 @@ for old, new, key in (
         ("earliest_date = 1900-01-01", 'earliest_date = "1900"', "earliest_date"),
         ("earliest_date = 1900-01-01", "earliest_date = 2300-01-01", "[inputs]"),
         ("earliest_date = 1900-01-01", "earliest_date = 1900-01-01T00:00:00", "earliest_date"),
-        ("crs_area_margin_degrees = 1.0", "crs_area_margin_degrees = -1.0", "[inputs]"),
-        ("crs_area_margin_degrees = 1.0", "crs_area_margin_degrees = nan", "crs_area_margin"),
+        ("crs_area_margin_degrees = 3.0", "crs_area_margin_degrees = -1.0", "[inputs]"),
+        ("crs_area_margin_degrees = 3.0", "crs_area_margin_degrees = nan", "crs_area_margin"),
         ("[phasing]", "[phasing\n", "TOML"),
         ("[phasing]", "[phasing]\nmax_concurent_acres = 5", "max_concurent_acres"),
         ("max_concurrent_acres = 5.0", "", "max_concurrent_acres"),
