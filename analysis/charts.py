@@ -8,15 +8,18 @@ drawn, so a review that writes no report does not load it.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 
-__all__ = ["Chart", "LazyCharts", "new_figure", "figure_chart"]
+__all__ = ["Chart", "LazyCharts", "new_figure", "figure_chart", "plain_text"]
 
 _PNG_DPI = 150
-# Fixed ids and no date in the SVG: the same chart gives the same text on every run.
-_DETERMINISTIC = {"svg.hashsalt": "swppp-review", "svg.fonttype": "path"}
+# Fixed ids and no date in the SVG: the same chart gives the same text on every run. Text is
+# plain text: a phase named "$\\foo{$" is drawn as typed, never parsed as mathtext or TeX.
+_DETERMINISTIC = {"svg.hashsalt": "swppp-review", "svg.fonttype": "path",
+                  "text.parse_math": False, "text.usetex": False}
 
 
 @dataclass(frozen=True)
@@ -46,8 +49,24 @@ class Chart:
             write_all({path: lambda temp: temp.write_bytes(self.png)})
 
 
+@contextlib.contextmanager
+def plain_text() -> Iterator[None]:
+    """Texts made inside the block are plain text: user text (a phase named ``$\\foo{$``) is
+    never parsed as mathtext or TeX, at layout (``tight_layout``) or at rendering."""
+    try:
+        from matplotlib import rc_context
+    except ImportError:  # no matplotlib: no charts are drawn
+        yield
+        return
+    with rc_context({"text.parse_math": False, "text.usetex": False}):
+        yield
+
+
 def new_figure(width: float = 8.0, height: float = 4.0):
-    """A :class:`matplotlib.figure.Figure` of ``width`` x ``height`` inches on its own Agg canvas."""
+    """A :class:`matplotlib.figure.Figure` of ``width`` x ``height`` inches on its own Agg canvas.
+
+    Draw user text (names from the site plan) with ``parse_math=False``; :func:`figure_chart`
+    makes every text of the figure plain text anyway before rendering it."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -66,8 +85,11 @@ def figure_chart(figure, title: str) -> Chart:
     (True, True)
     """
     from matplotlib import rc_context
+    from matplotlib.text import Text
 
-    with rc_context(_DETERMINISTIC):
+    for text in figure.findobj(Text):  # user text is data: no mathtext ($...$)
+        text.set_parse_math(False)
+    with rc_context(_DETERMINISTIC):  # and the tick labels made while drawing
         png, svg = io.BytesIO(), io.StringIO()
         figure.savefig(png, format="png", dpi=_PNG_DPI, metadata={"Software": None})
         figure.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
@@ -91,7 +113,8 @@ class LazyCharts(MutableMapping):
 
     def _draw(self):
         while self._pending:
-            self._charts.update(self._pending.pop(0)())
+            with plain_text():
+                self._charts.update(self._pending.pop(0)())
 
     def __getitem__(self, name):
         self._draw()

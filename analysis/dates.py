@@ -15,7 +15,7 @@ import pandas as pd
 
 from .errors import InputError
 
-__all__ = ["parse_date", "require_date", "parse_datetime", "ISO_HINT"]
+__all__ = ["parse_date", "require_date", "parse_datetime", "in_range", "ISO_HINT"]
 
 ISO_HINT = "write it as YYYY-MM-DD"
 # A date, optionally followed by a time (fiona reads a GeoPackage DateTime as such text).
@@ -73,6 +73,24 @@ def require_date(value: object, what: str, **where: Any) -> Optional[date]:
     if not readable:
         raise InputError(f"{what} {value!r} is not an ISO date (YYYY-MM-DD)",
                          fix=where.pop("fix", ISO_HINT), **where)
+    return day
+
+
+def in_range(day: Optional[date], earliest: date, latest: date, what: str,
+             **where: Any) -> Optional[date]:
+    """``day`` where it lies from ``earliest`` to ``latest`` (the profile's [inputs]), None
+    where it is None; an InputError naming ``where`` otherwise (9999-12-31 is a typing error,
+    and no date arithmetic is done on it).
+
+    >>> in_range(date(9999, 12, 31), date(1900, 1, 1), date(2199, 12, 31), "--to")
+    Traceback (most recent call last):
+    ...
+    analysis.errors.InputError: --to is 9999-12-31, outside 1900-01-01 to 2199-12-31. Fix: correct the date
+    """
+    if day is not None and not earliest <= day <= latest:
+        raise InputError(f"{what} is {day.isoformat()}, outside {earliest.isoformat()} to "
+                         f"{latest.isoformat()}", fix=where.pop("fix", "correct the date"),
+                         **where)
     return day
 
 

@@ -7,8 +7,10 @@ in a profile stops the run at once instead of a check reading a default or faili
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from dataclasses import dataclass
+from datetime import date, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, Literal, Optional, Tuple
@@ -26,7 +28,7 @@ __all__ = ["RulesProfile", "load_profile", "profile_from", "DEFAULT_PROFILE", "a
            "read_toml", "help_text", "ProfileInfo", "Measurement", "Applicability", "Phasing",
            "ConditionB", "ConditionC", "SiteMapScale", "Wetlands", "ConditionA", "Pollutants",
            "EasementCoverage", "Inspections", "Penalty", "DesignStorm", "Hydrology", "Reference",
-           "Guarantees", "EscPractices", "Rule"]
+           "Guarantees", "EscPractices", "Inputs", "Rule"]
 
 DEFAULT_PROFILE = "kiryas_joel"
 _PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
@@ -202,6 +204,22 @@ class EscPractices:
 
 
 @dataclass(frozen=True)
+class Inputs:
+    """[inputs]: what the input boundary accepts before any work (issue 22): the range of
+    dates, and how far a layer may reach beyond its CRS's area of use."""
+
+    earliest_date: date
+    latest_date: date
+    crs_area_margin_degrees: float
+
+    def __post_init__(self) -> None:
+        if not self.earliest_date < self.latest_date:
+            raise ValueError("[inputs] earliest_date must come before latest_date")
+        if not 0 <= self.crs_area_margin_degrees <= 180:
+            raise ValueError("[inputs] crs_area_margin_degrees must be 0 to 180")
+
+
+@dataclass(frozen=True)
 class Rule:
     """[rules.<rule>]: the chapter section the rule cites and its name for people."""
 
@@ -231,6 +249,7 @@ class RulesProfile:
     reference: Reference
     guarantees: Guarantees
     esc_practices: EscPractices
+    inputs: Inputs
     rules: Dict[str, Rule]
 
     @property
@@ -391,7 +410,11 @@ class _Reader:
                 missing = _down(where, f.name, {} if _is_table(hints[f.name]) else None)
                 raise InputError(f"the profile lacks {_show(missing)}", path=self.source,
                                  fix=_add(where, f.name, hints[f.name]))
-        return cls(**values)
+        try:
+            return cls(**values)
+        except ValueError as err:  # a table's own consistency (__post_init__)
+            raise InputError(f"the profile's {_show(where)}: {err}", path=self.source,
+                             fix="correct the values") from None
 
     def value(self, kind, value, where: tuple):
         origin, args = typing.get_origin(kind), typing.get_args(kind)
@@ -419,9 +442,12 @@ class _Reader:
             ok = isinstance(value, bool)
         elif kind is int:
             ok = isinstance(value, int) and not isinstance(value, bool)
-        elif kind is float:
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        elif kind is float:  # TOML's inf and nan are no threshold
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.isfinite(value)
             value = float(value) if ok else value
+        elif kind is date:  # a TOML date, not a date-time
+            ok = isinstance(value, date) and not isinstance(value, datetime)
         else:
             ok = isinstance(value, kind)
         if not ok:
@@ -476,5 +502,6 @@ def _expected(kind) -> str:
         if args[-1] is Ellipsis:
             return f"a list, each {_expected(args[0])}"
         return f"a list of {len(args)} " + ("numbers" if set(args) == {float} else "values")
-    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "text",
+            date: "a date (YYYY-MM-DD, unquoted)"}.get(
         kind, getattr(kind, "__name__", str(kind)))

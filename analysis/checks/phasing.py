@@ -448,7 +448,7 @@ def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path
     chosen = gpd.GeoDataFrame({key: frame[fields[key]] for key in FIELDS}, index=frame.index,
                               geometry=geometry, crs=crs) if geometry is not None else frame
     spec = SPECS["disturbance"]
-    chosen = _validate_spatial(path, layer, spec, chosen, crs)
+    chosen = _validate_spatial(path, layer, spec, chosen, crs, profile)
     return _repair(spec, to_crs(chosen, profile.area_crs))
 
 

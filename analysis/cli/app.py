@@ -11,7 +11,9 @@ from collections.abc import Sequence
 
 from ..about import __version__
 from ..errors import Cancelled, InputError, OutputError
+from ..markup import terminal
 from . import phasing, records, reference, review, screen
+from .options import refuse_clashes
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FAIL", "EXIT_INPUT", "EXIT_INTERNAL"]
 
@@ -66,10 +68,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="swppp: %(message)s")
     try:
+        refuse_clashes(_options_run(parser, args), args)
         status: int = args.handler(args)
         return status
     except (InputError, OutputError) as err:
-        print(f"swppp: error: {err}{option_hint(parser, args, err)}", file=sys.stderr)
+        print(f"swppp: error: {terminal(err)}{option_hint(parser, args, err)}", file=sys.stderr)
         return EXIT_INPUT
     except (Cancelled, KeyboardInterrupt):
         print("swppp: cancelled; nothing was written", file=sys.stderr)
@@ -77,6 +80,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except Exception as err:  # noqa: BLE001 - no traceback reaches a user unless asked for
         if os.environ.get("SWPPP_DEBUG"):
             traceback.print_exc()
-        print(f"swppp: internal error: {type(err).__name__}: {err}. Nothing was written. "
+        print(f"swppp: internal error: {type(err).__name__}: {terminal(err)}. Nothing was written. "
               "Set SWPPP_DEBUG=1 for details and report it.", file=sys.stderr)
         return EXIT_INTERNAL

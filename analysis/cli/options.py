@@ -13,11 +13,21 @@ from ..profile import DEFAULT_PROFILE
 from ..progress import SILENT, Progress
 
 if TYPE_CHECKING:
+    from ..profile import Inputs
     from ..siteplan.mapping import FieldMap
 
 __all__ = ["add_profile_option", "add_json_option", "add_map_option", "site_mapping",
            "emit_json", "json_text", "progress_bar", "clear_bar", "parse_day", "LazyChoices",
-           "describe_on_help"]
+           "describe_on_help", "refuse_clashes", "INPUTS", "OUTPUTS"]
+
+# The destinations of the options (and positionals) that name files read, and files written.
+# A store (reference --into/--in) is read and written in place: it is an input here, so that no
+# other output lands on it. Every command's options are among these or name no file.
+INPUTS = ("site", "reference", "profile", "map", "mapping", "sheet", "land_cover_pre",
+          "land_cover_post", "confirmations", "log", "rain", "notices", "traps", "history",
+          "record", "source", "geometry", "target", "schedule", "sites", "causes")
+OUTPUTS = ("json", "report", "findings", "pdf", "out", "output", "csv", "proposal_csv",
+           "timeline_csv", "chart", "rejections")
 
 
 class LazyChoices(Sequence):  # type: ignore[type-arg]
@@ -128,18 +138,61 @@ def clear_bar(progress: Progress) -> None:
 
 
 @overload
-def parse_day(text: str, option: str) -> date: ...
+def parse_day(text: str, option: str, limits: Optional[Inputs] = None) -> date: ...
 @overload
-def parse_day(text: None, option: str) -> None: ...
-def parse_day(text: Optional[str], option: str) -> Optional[date]:
+def parse_day(text: None, option: str, limits: Optional[Inputs] = None) -> None: ...
+def parse_day(text: Optional[str], option: str,
+              limits: Optional[Inputs] = None) -> Optional[date]:
     """An ISO date given on the command line as ``option`` (None stays None; blank text is not
-    a date)."""
+    a date), inside the profile's range of dates (``limits``, its [inputs]) where given."""
     if text is None:
         return None
-    from ..dates import require_date  # dates reads pandas values: loaded once a date is given
+    from ..dates import in_range, require_date  # dates reads pandas values: loaded once a date is given
 
     day = require_date(text, option, fix=f"write {option} YYYY-MM-DD")
     if day is None:  # given, but blank: not the option left out
         raise InputError(f"{option} {text!r} is not an ISO date (YYYY-MM-DD)",
                          fix=f"write {option} YYYY-MM-DD")
+    if limits is not None:
+        in_range(day, limits.earliest_date, limits.latest_date, option,
+                 fix=f"correct {option} (the profile's [inputs] gives the range)")
     return day
+
+
+def _paths(args: argparse.Namespace, dests: tuple[str, ...],
+           labels: dict[str, str]) -> list[tuple[str, str]]:
+    """(option, path) for each file named by ``dests``: ``-`` (standard output), a shipped
+    profile's name and a database connection are not files."""
+    found = []
+    for dest in dests:
+        values = getattr(args, dest, None)
+        for value in values if isinstance(values, list) else [values]:
+            if not value or value == "-":
+                continue
+            text = str(value).split("|", 1)[0]  # path|layername=NAME
+            if text.startswith(("postgresql:", "postgres:", "service=", "PG:")):
+                continue
+            if dest == "profile" and not text.lower().endswith(".toml"):
+                continue
+            found.append((labels.get(dest, dest), text))
+    return found
+
+
+def refuse_clashes(actions: list[argparse.Action], args: argparse.Namespace) -> None:
+    """An InputError (before anything runs) where an output would land on an input, or two
+    outputs on one file: each path compared resolved, and as the same file where it exists."""
+    from ..io.files import same_file
+
+    labels = {a.dest: (a.option_strings[0] if a.option_strings else str(a.metavar or a.dest))
+              for a in actions}
+    inputs = _paths(args, INPUTS, labels)
+    outputs = _paths(args, OUTPUTS, labels)
+    for i, (option, path) in enumerate(outputs):
+        for other, given in inputs + outputs[:i]:
+            if same_file(path, given):
+                reads = (other, given) in inputs
+                raise InputError(
+                    f"{option} {path} is the same file as {other} {given}: writing it would "
+                    + ("destroy an input" if reads else "write one output over another")
+                    + "; nothing was run", path=path,
+                    fix=f"give {option} a file name of its own")

@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
+from ..markup import terminal
 from .options import (add_json_option, add_map_option, add_profile_option, describe_on_help,
                       emit_json, parse_day, site_mapping)
 
@@ -92,7 +93,8 @@ def _run_inspections(args) -> int:
     site = load_site_plan(args.site, profile, mapping=mapping) if mapping else args.site
     result = check_record_files(
         profile, args.log, args.rain, site=site,
-        start=parse_day(args.start, "--from"), end=parse_day(args.end, "--to"),
+        start=parse_day(args.start, "--from", profile.inputs),
+        end=parse_day(args.end, "--to", profile.inputs),
         notices=args.notices, traps=args.traps, station=args.station, rain_units=args.rain_units)
     emit_json(result.to_dict(), args.json)
     if not args.quiet:
@@ -100,7 +102,8 @@ def _run_inspections(args) -> int:
         print(f"records from {result.period['from']} to {result.period['to']}", file=out)
         for f in result.findings:
             if f.status in ("fail", "warn", "needs_review"):
-                print(f"  {f.status.upper():5} {f.rule} [{f.section}]: {f.message}", file=out)
+                print(f"  {f.status.upper():5} {f.rule} [{f.section}]: {terminal(f.message)}",
+                      file=out)
         print("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(result.counts().items())),
               file=out)
     return result.exit_status
@@ -111,14 +114,14 @@ def _run_penalty(args) -> int:
     from ..profile import load_profile
 
     profile = load_profile(args.profile)
-    assessment = assess_penalty(read_history(args.history), args.person,
-                                parse_day(args.on, "--on"), args.kind, profile,
-                                until=parse_day(args.until, "--until"))
+    assessment = assess_penalty(read_history(args.history, profile.inputs), args.person,
+                                parse_day(args.on, "--on", profile.inputs), args.kind, profile,
+                                until=parse_day(args.until, "--until", profile.inputs))
     emit_json(assessment.to_dict(), args.json)
     if args.json != "-":
         a = assessment
         counted = ", ".join(d.isoformat() for d in a.counted) or "none"
-        print(f"{a.person}, {a.kind} offence on {a.on}: offence number {a.offence_number} "
+        print(f"{terminal(a.person)}, {a.kind} offence on {a.on}: offence number {a.offence_number} "
               f"(earlier offences counted: {counted}); fine ${a.fine_min:,.0f} to ${a.fine_max:,.0f}"
               + (f"; imprisonment up to {a.imprisonment_max_days} days" if a.imprisonment_max_days
                  else "") + f" [{SECTIONS[a.kind]}]")
@@ -146,7 +149,7 @@ def _run_nov(args) -> int:
         raise InputError("--out must name a .html file", path=args.out,
                          fix="use a file name ending in .html")
     profile = load_profile(args.profile)
-    notice = read_violation(args.record)
+    notice = read_violation(args.record, profile.inputs)
     write_text(args.out, render_notice_html(notice, profile))
-    print(f"wrote {args.out}")
+    print(f"wrote {terminal(args.out)}")
     return 0

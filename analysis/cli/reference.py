@@ -6,6 +6,8 @@ from pathlib import Path
 
 from collections.abc import Sequence
 
+from ..markup import terminal
+
 from .options import (LazyChoices, add_json_option, add_profile_option, clear_bar, emit_json,
                       progress_bar)
 
@@ -83,10 +85,10 @@ def _run_import(args) -> int:
         clear_bar(progress)
         version = done["version"]
         for line in done["report"]:
-            print(line, file=out)
+            print(terminal(line), file=out)
         if done["new_version"]:
             print(f"{args.layer}: imported as version {version['version']} "
-                  f"({version['feature_count']} features) into {done['store']}", file=out)
+                  f"({version['feature_count']} features) into {terminal(done['store'])}", file=out)
         else:
             print(f"{args.layer}: this source was already imported as version {version['version']} "
                   f"(same sha256 {version['sha256'][:12]}...); nothing changed", file=out)
@@ -104,19 +106,20 @@ def _run_status(args) -> int:
     if args.json:
         emit_json(result, args.json)
     if args.json != "-":
-        print(f"reference layers in {result['store']}")
+        print(f"reference layers in {terminal(result['store'])}")
         for entry in result["layers"]:
             if entry["current"] is None:
                 print(f"  {entry['layer']:<16} none")
                 continue
             current = entry["versions"][-1]
             print(f"  {entry['layer']:<16} version {current['version']} of {len(entry['versions'])}, "
-                  f"{current['feature_count']} features, source {Path(str(current['source'])).name} "
+                  f"{current['feature_count']} features, source "
+                  f"{terminal(Path(str(current['source'])).name)} "
                   f"dated {current['source_date'] or 'unknown'} ({_age(entry['source_days_old'])}), "
                   f"imported {str(current['imported_at'])[:10]} ({_age(entry['imported_days_ago'])})"
                   + (f", listing cycle {entry['listing_cycle']}" if "listing_cycle" in entry else ""))
     for warning in result["warnings"]:
-        print(f"  WARNING {warning}", file=sys.stderr if args.json == "-" else sys.stdout)
+        print(f"  WARNING {terminal(warning)}", file=sys.stderr if args.json == "-" else sys.stdout)
     return 0
 
 
@@ -130,9 +133,9 @@ def _run_diff(args) -> int:
     if args.json:
         emit_json(diff.to_dict(), args.json)
     if args.json != "-":
-        print("\n".join(diff.table()))
+        print("\n".join(terminal(line) for line in diff.table()))
         if args.output:
-            print(f"  wrote {args.output}")
+            print(f"  wrote {terminal(args.output)}")
     return 0
 
 

@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError, OutputError
+from ..markup import terminal
 from .options import add_map_option, add_profile_option, clear_bar, progress_bar, site_mapping
 from .records import add_record_options
 
@@ -88,7 +89,9 @@ def _run_review(args) -> int:
         if staged is not None:
             publish(staged, args.pdf)
             staged = None
-    except OSError as err:
+    except OutputError:  # an output of write_outputs: it names its file
+        raise
+    except OSError as err:  # laying out or moving in the PDF
         raise OutputError(f"could not write {args.pdf} ({err}); nothing was written. Choose a "
                           "file path in a folder you can write to") from None
     finally:
@@ -115,7 +118,7 @@ def _run_certification_form(args) -> int:
     profile = load_profile(args.profile)
     site = load_site_plan(args.site, profile, mapping=mapping) if args.site else None
     write_text(args.out, render_certification_form(profile, site))
-    print(f"wrote {args.out}")
+    print(f"wrote {terminal(args.out)}")
     return 0
 
 
@@ -146,16 +149,17 @@ def _summary(review, written, out) -> None:
     c = review.to_dict()["conditions"]
     conditions = [k for k in ("A", "B", "C") if c[k]["applies"]]
     undecided = [k for k in ("A", "B", "C") if c[k].get("decided") is False]
-    print(f"{review.site.name}: {m['disturbed_acres']:.2f} acres disturbed; SWPPP "
+    print(f"{terminal(review.site.name)}: {m['disturbed_acres']:.2f} acres disturbed; SWPPP "
           f"{'required' if review.swppp_required else 'not required'}; conditions applying: "
           f"{', '.join(conditions) or 'none'}"
           + (f" (not decided: {', '.join(undecided)})" if undecided else ""), file=out)
     for f in review.findings:
         if f.status in ("fail", "warn"):
-            print(f"  {f.status.upper():5} {f.rule} [{f.section}]: {f.message}", file=out)
+            print(f"  {f.status.upper():5} {f.rule} [{f.section}]: {terminal(f.message)}",
+                  file=out)
     counts = review.counts()
     print("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
     for path in written:
-        print(f"  wrote {path}", file=out)
+        print(f"  wrote {terminal(path)}", file=out)
 
 

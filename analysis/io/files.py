@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import tempfile
 from pathlib import Path
@@ -10,17 +11,67 @@ from collections.abc import Iterator, Mapping
 
 from ..errors import OutputError
 
-__all__ = ["stage", "publish", "discard", "staged", "write_all", "write_text"]
+__all__ = ["stage", "publish", "discard", "staged", "write_all", "write_text", "same_file", "sweep",
+           "publish_new"]
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file: the same existing file (links, case-insensitive file
+    systems and ``..`` included), or the same resolved path where either does not exist yet.
+
+    >>> same_file("a/../b.json", "b.json"), same_file("a.json", "b.json")
+    (True, False)
+    """
+    a, b = Path(a), Path(b)
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.normcase(a.resolve()) == os.path.normcase(b.resolve())
+
+
+_MARK = "swppp-"  # staged files are named .<stem>.swppp-<pid>-<random><suffix>
 
 
 def stage(target: str | Path) -> Path:
-    """An empty hidden file beside ``target`` (its folder made) to be written in its place."""
+    """An empty hidden file beside ``target`` (its folder made) to be written in its place.
+
+    Its name carries this process's id: a run that was killed while writing left its staged
+    files behind, and the next run staging beside the same target removes them (:func:`sweep`).
+    """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
-                                    dir=target.parent)
+    sweep(target)
+    handle, temp = tempfile.mkstemp(prefix=f".{target.stem}.{_MARK}{os.getpid()}-",
+                                    suffix=target.suffix, dir=target.parent)
     os.close(handle)
     return Path(temp)
+
+
+def sweep(target: str | Path) -> list[Path]:
+    """Remove the staged files of ``target`` left by processes that no longer run (POSIX; on
+    Windows a process's id cannot be asked safely, and nothing is removed). Returns them."""
+    target = Path(target)
+    if os.name != "posix" or not target.parent.is_dir():
+        return []
+    removed = []
+    for temp in target.parent.glob(f".{glob.escape(target.stem)}.{_MARK}*{glob.escape(target.suffix)}"):
+        pid = temp.name[len(target.stem) + len(_MARK) + 2:].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            temp.unlink(missing_ok=True)
+            removed.append(temp)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: asks only whether the process exists (POSIX)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, another user's
+        return True
+    return True
 
 
 def publish(temp: str | Path, target: str | Path) -> Path:
@@ -30,6 +81,29 @@ def publish(temp: str | Path, target: str | Path) -> Path:
     os.chmod(temp, 0o666 & ~umask)  # mkstemp made it private
     os.replace(temp, target)
     return Path(target)
+
+
+def publish_new(temp: str | Path, target: str | Path) -> bool:
+    """Move a finished staged file to ``target`` only where no file is there yet: True where it
+    was moved; False where another process made ``target`` first (``temp`` is removed either
+    way). Two processes creating one new file never replace each other's (a hard link is made
+    or refused atomically; where the file system has no hard links, the check and the move are
+    as close as they can be)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(temp, 0o666 & ~umask)
+        try:
+            os.link(temp, target)
+        except FileExistsError:
+            return False
+        except OSError:  # no hard links here (FAT, some network shares)
+            if Path(target).exists():
+                return False
+            os.replace(temp, target)
+        return True
+    finally:
+        discard(temp)
 
 
 def discard(temp: Optional[str | Path]) -> None:

@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
            "read_geopackage_boxes", "gpkg_wkb", "read_layer_batches",
-           "layer_feature_count"]
+           "layer_feature_count", "stored_texts", "with_stored_texts"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
@@ -223,6 +223,63 @@ def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
     if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES:
         return None
     return crs
+
+
+_NUMERIC_TYPES = ("INT", "REAL", "FLOA", "DOUB", "BOOLEAN", "NUMERIC")
+
+
+def stored_texts(path: str | Path, layer: str) -> dict[str, dict[int, str]]:
+    """Text that a GeoPackage holds in ``layer``'s numeric columns, by column and feature id.
+
+    SQLite keeps ``'three'`` in a REAL column as text, and GDAL then reads it as 0.0: read
+    here as stored, the value can be refused (or read as a spelling of 1/0) instead of being
+    taken silently. Any other source, or a file SQLite cannot open, gives ``{}``.
+    """
+    if Path(path).suffix.lower() != ".gpkg":
+        return {}
+    found: dict[str, dict[int, str]] = {}
+    try:
+        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+            table = con.execute("SELECT table_name FROM gpkg_contents WHERE lower(table_name) = "
+                                "lower(?)", (layer,)).fetchone()
+            if table is None:
+                return {}
+            quoted = '"' + table[0].replace('"', '""') + '"'
+            columns = con.execute(f"PRAGMA table_info({quoted})").fetchall()
+            key = next((c[1] for c in columns if c[5]), None)  # the primary key: the fid
+            for column in columns:
+                name, declared = column[1], str(column[2] or "").upper()
+                if key is None or column[5] or not any(t in declared for t in _NUMERIC_TYPES):
+                    continue
+                name_q = '"' + name.replace('"', '""') + '"'
+                # A whole-number column read as int64 would drop a fraction (0.5 -> 0) too.
+                kinds = "('text', 'blob'" + (", 'real')" if "INT" in declared else ")")
+                rows = con.execute(f'SELECT "{key}", {name_q} FROM {quoted} '
+                                   f"WHERE typeof({name_q}) IN {kinds}").fetchall()
+                if rows:
+                    found[name] = {int(fid): value if isinstance(value, str) else repr(value)
+                                   for fid, value in rows}
+    except sqlite3.Error:
+        return {}
+    return found
+
+
+def with_stored_texts(path: str | Path, layer: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (read from ``layer``) with the text a GeoPackage holds in its numeric columns
+    put back in place of what the driver made of it (``'three'`` read as 0.0), so that the
+    contract's reader sees, and refuses or reads, what the user typed."""
+    texts = stored_texts(path, layer)
+    if not texts:
+        return frame
+    frame = frame.copy()
+    for column, values in texts.items():
+        if column in frame.columns:
+            series = frame[column].astype(object)
+            for fid, text in values.items():
+                if fid in series.index:
+                    series.at[fid] = text
+            frame[column] = series
+    return frame
 
 
 def _geopackage_crs(path, layer):

@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import csv
+import math
 from datetime import date, datetime
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 from collections.abc import Iterable
 
 from .. import dates
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..profile import Inputs
 
 __all__ = ["CsvRows", "read_csv", "parse_date", "parse_datetime", "parse_number"]
 
@@ -20,10 +24,12 @@ class CsvRows:
     (the header is line 1), which every error names.
     """
 
-    def __init__(self, path: Path, header: list[str], rows: list[tuple[int, dict]]):
+    def __init__(self, path: Path, header: list[str], rows: list[tuple[int, dict]],
+                 limits: Optional[Inputs] = None):
         self.path = path
         self.header = header
         self.rows = rows
+        self.limits = limits  # the profile's [inputs]: the range of dates accepted
 
     def error(self, problem: str, line: Optional[int] = None, column: Optional[str] = None,
               fix: Optional[str] = None, parameter=None) -> InputError:
@@ -31,10 +37,12 @@ class CsvRows:
                           parameter=parameter)
 
 
-def read_csv(path: str | Path, required: Iterable[str], what: str) -> CsvRows:
+def read_csv(path: str | Path, required: Iterable[str], what: str,
+             limits: Optional[Inputs] = None) -> CsvRows:
     """Read ``path``; refuse it unless it has every ``required`` column (case-insensitive).
 
-    ``what`` names the file's role for the message (e.g. ``"inspection log"``).
+    ``what`` names the file's role for the message (e.g. ``"inspection log"``); ``limits``
+    (the profile's [inputs]) bounds the dates its rows may hold.
     """
     path = Path(path)
     if not path.is_file():
@@ -66,7 +74,7 @@ def read_csv(path: str | Path, required: Iterable[str], what: str) -> CsvRows:
         raise InputError(f"the {what} lacks column(s) " + ", ".join(f"'{c}'" for c in missing),
                          path=path, fix="the header row must name " + ", ".join(required)
                          + " (CONTRACT.md, Construction-phase records)")
-    return CsvRows(path, header, rows)
+    return CsvRows(path, header, rows, limits)
 
 
 def parse_date(rows: CsvRows, line: int, column: str, text: str) -> date:
@@ -77,10 +85,15 @@ def parse_date(rows: CsvRows, line: int, column: str, text: str) -> date:
 def parse_datetime(rows: CsvRows, line: int, column: str, text: str) -> datetime:
     """An ISO date (midnight) or date-time (``YYYY-MM-DD HH:MM`` or ``T``), without a time zone."""
     try:
-        return dates.parse_datetime(text)  # local time at the site, as the records keep it
+        moment = dates.parse_datetime(text)  # local time at the site, as the records keep it
     except ValueError:
         raise rows.error(f"'{text}' is not an ISO date or date-time", line, column,
                          "write it as YYYY-MM-DD or YYYY-MM-DD HH:MM") from None
+    if rows.limits is not None:
+        dates.in_range(moment.date(), rows.limits.earliest_date, rows.limits.latest_date,
+                       f"'{text}'", path=rows.path, row=line, column=column,
+                       fix="correct the date (the profile's [inputs] gives the range)")
+    return moment
 
 
 def parse_number(rows: CsvRows, line: int, column: str, text: str, minimum: float = 0.0,
@@ -90,7 +103,7 @@ def parse_number(rows: CsvRows, line: int, column: str, text: str, minimum: floa
         value = float(text)
     except ValueError:
         raise rows.error(f"'{text}' is not a number", line, column, "write a plain number") from None
-    if value != value or value < minimum or (above_minimum and value == minimum):
+    if not math.isfinite(value) or value < minimum or (above_minimum and value == minimum):
         bound = ">" if above_minimum else ">="
         raise rows.error(f"{text} is out of range", line, column,
                          f"give a number {bound} {minimum:g}")

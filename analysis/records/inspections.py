@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from ..about import TOOL_NAME, __version__
 from ..checks.base import Check, CheckResult
 from .csv_rows import parse_date, parse_datetime, parse_number, read_csv
-from ..dates import parse_date as parse_field_date
+from ..dates import in_range, parse_date as parse_field_date
 from ..errors import InputError
 from ..findings import FAIL, NEEDS_REVIEW, PASS, WARN, Finding, HasFindings
-from ..profile import RulesProfile
+from ..profile import Inputs, RulesProfile
 from .rainfall import Rainfall
 
 __all__ = ["CHECKS", "InspectionReport", "Storm", "Notice", "TrapReading", "RecordsCheck",
@@ -112,9 +112,10 @@ class TrapReading:
 
 
 # Reading ---------------------------------------------------------------------------------
-def read_inspection_log(path: str | Path) -> list[InspectionReport]:
-    """LOG.csv: ``date`` (ISO date or date-time), ``inspector``, ``kind`` (routine/storm/other)."""
-    rows = read_csv(path, ("date", "inspector", "kind"), "inspection log")
+def read_inspection_log(path: str | Path, limits: Optional[Inputs] = None) -> list[InspectionReport]:
+    """LOG.csv: ``date`` (ISO date or date-time), ``inspector``, ``kind`` (routine/storm/other);
+    ``limits``: the profile's [inputs] (the range of dates)."""
+    rows = read_csv(path, ("date", "inspector", "kind"), "inspection log", limits)
     reports = []
     for line, row in rows.rows:
         kind = row["kind"].lower()
@@ -130,7 +131,8 @@ def read_notices(path: str | Path, profile: RulesProfile) -> list[Notice]:
     """NOTICES.csv: ``milestone`` (a key of the profile's milestones), ``milestone_at``,
     ``notified_at``; a blank ``milestone_at`` is a milestone not reached, a blank
     ``notified_at`` a notice never given."""
-    rows = read_csv(path, ("milestone", "milestone_at", "notified_at"), "notices record")
+    rows = read_csv(path, ("milestone", "milestone_at", "notified_at"), "notices record",
+                    profile.inputs)
     known = dict(profile.inspections.milestones)
     notices = []
     for line, row in rows.rows:
@@ -144,11 +146,11 @@ def read_notices(path: str | Path, profile: RulesProfile) -> list[Notice]:
     return notices
 
 
-def read_traps(path: str | Path) -> list[TrapReading]:
+def read_traps(path: str | Path, limits: Optional[Inputs] = None) -> list[TrapReading]:
     """TRAPS.csv: ``trap_id``, ``date`` (of the measurement), ``design_capacity_cf``,
     ``sediment_cf``, ``cleaned_on`` (blank = not cleaned out)."""
     rows = read_csv(path, ("trap_id", "date", "design_capacity_cf", "sediment_cf", "cleaned_on"),
-                    "sediment trap record")
+                    "sediment trap record", limits)
     readings = []
     for line, row in rows.rows:
         if not row["trap_id"]:
@@ -419,7 +421,7 @@ def check_records(profile: RulesProfile, log: str | Path, rain: Rainfall,
 
     progress = progress or SILENT
     progress.step(0.1, "reading the inspection log")
-    reports = read_inspection_log(log)
+    reports = read_inspection_log(log, profile.inputs)
     if start is None:
         raise InputError("the construction period has no start", path=log,
                          fix="give the period's first day, or a site plan whose disturbance has "
@@ -451,7 +453,8 @@ def check_records(profile: RulesProfile, log: str | Path, rain: Rainfall,
         if name == "notices":
             more, rows = check_inspection_notice(read_notices(path, profile), profile)
         else:
-            more, rows = check_sediment_cleanout(read_traps(path), reports, profile)
+            more, rows = check_sediment_cleanout(read_traps(path, profile.inputs), reports,
+                                                 profile)
         findings += more
         measurements[name] = rows
     return RecordsCheck(profile, period, records, measurements, findings)
@@ -484,7 +487,11 @@ def check_record_files(profile: RulesProfile, log: str | Path, rain: str | Path,
         raise InputError("the construction period is not given",
                          fix="give a site plan (its disturbance's dates), or the period's first "
                              "day (and last day) as YYYY-MM-DD", parameter=("site", "start", "end"))
-    rainfall = read_rainfall(rain, station=station, units=rain_units)
+    for day, option in ((start, "start"), (end, "end")):
+        in_range(day, profile.inputs.earliest_date, profile.inputs.latest_date,
+                 f"the period's {'first' if option == 'start' else 'last'} day",
+                 parameter=option, fix="correct the date (the profile's [inputs] gives the range)")
+    rainfall = read_rainfall(rain, station=station, units=rain_units, limits=profile.inputs)
     return check_records(profile, log, rainfall, start, end, notices=notices, traps=traps,
                          progress=progress)
 

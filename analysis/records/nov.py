@@ -36,7 +36,8 @@ from typing import Optional
 from ..errors import InputError
 from ..markup import escape as _e
 from .penalty import KINDS
-from ..profile import RulesProfile, read_toml
+from ..dates import in_range, parse_date
+from ..profile import Inputs, RulesProfile, read_toml
 
 __all__ = ["NoticeOfViolation", "read_violation", "render_notice_html", "penalty_statements", "CONTENTS"]
 
@@ -76,10 +77,29 @@ def _has(record: dict, table: str, keys: str) -> bool:
     return any(_present(record.get(table, {}).get(k)) for k in keys.split("|"))
 
 
-def read_violation(path: str | Path) -> NoticeOfViolation:
-    """Read and validate a violation record; refuse one lacking any of C(1)-(5), naming it."""
+def read_violation(path: str | Path, limits: Optional[Inputs] = None) -> NoticeOfViolation:
+    """Read and validate a violation record; refuse one lacking any of C(1)-(5), naming it.
+
+    ``issued_on`` and ``remedy.complete_by`` must be dates (``2027-06-14``, a TOML date or ISO
+    text: ``"tomorrow"`` is refused), inside the profile's range of dates (``limits``) where
+    given.
+    """
     path = Path(path)
     data = read_toml(path, "violation record")
+    for table, key in ((None, "issued_on"), ("remedy", "complete_by")):
+        holder = data if table is None else data.get(table)
+        value = holder.get(key) if isinstance(holder, dict) else None
+        name = key if table is None else f"{table}.{key}"
+        if value is None:
+            continue
+        day, readable = parse_date(value) if isinstance(value, (str, date)) else (None, False)
+        if not readable or day is None:
+            raise InputError(f"{name} is {value!r}, not a date", path=path, field=name,
+                             fix=f"write {key} = YYYY-MM-DD")
+        if limits is not None:
+            in_range(day, limits.earliest_date,
+                     limits.latest_date, name, path=path, field=name,
+                     fix="correct the date (the profile's [inputs] gives the range)")
     for table in {t for _, _, keys, _ in CONTENTS for t, _ in keys}:
         if table in data and not isinstance(data[table], dict):
             raise InputError(f"'{table}' must be a table", path=path, field=table,

@@ -29,7 +29,7 @@ from typing import Optional
 
 from .csv_rows import parse_date, read_csv
 from ..errors import InputError
-from ..profile import RulesProfile
+from ..profile import Inputs, RulesProfile
 
 __all__ = ["KINDS", "SECTIONS", "Offence", "Assessment", "read_history", "years_after", "assess_penalty"]
 
@@ -83,9 +83,10 @@ class Assessment:
         return out
 
 
-def read_history(path: str | Path) -> list[Offence]:
-    """HISTORY.csv: ``person``, ``date``, ``kind`` (criminal or civil)."""
-    rows = read_csv(path, ("person", "date", "kind"), "offence history")
+def read_history(path: str | Path, limits: Optional[Inputs] = None) -> list[Offence]:
+    """HISTORY.csv: ``person``, ``date``, ``kind`` (criminal or civil); ``limits``: the
+    profile's [inputs] (the range of dates)."""
+    rows = read_csv(path, ("person", "date", "kind"), "offence history", limits)
     history = []
     for line, row in rows.rows:
         kind = row["kind"].lower()

@@ -4,10 +4,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..units import MM_PER_INCH
 from .csv_rows import CsvRows, parse_date, parse_datetime, parse_number, read_csv
+
+
+if TYPE_CHECKING:
+    from ..profile import Inputs
 
 __all__ = ["Rainfall", "read_rainfall", "GHCN_UNITS"]
 
@@ -46,7 +50,7 @@ class Rainfall:
 
 
 def read_rainfall(path: str | Path, station: Optional[str] = None,
-                  units: Optional[str] = None) -> Rainfall:
+                  units: Optional[str] = None, limits: Optional[Inputs] = None) -> Rainfall:
     """Read a daily rainfall CSV: ``date, precip_in`` or a NOAA GHCN-Daily CSV export.
 
     Parameters
@@ -56,10 +60,12 @@ def read_rainfall(path: str | Path, station: Optional[str] = None,
     units : GHCN-Daily only: ``in``, ``mm`` or ``tenths_mm`` (see ``GHCN_UNITS``). The CSV
         does not say which; a GHCN file without it is refused.
 
+    limits : the profile's [inputs]: the range of dates the rows may hold.
+
     A GHCN value with a quality flag (the second field of ``PRCP_ATTRIBUTES``), or a blank
     value, makes its day unknown; measurement flag ``T`` (trace) is a dry day.
     """
-    rows = read_csv(path, (), "rainfall record")
+    rows = read_csv(path, (), "rainfall record", limits)
     if {"station", "date", "prcp"} <= set(rows.header):
         return _read_ghcn(rows, station, units)
     if "precip_in" not in rows.header or "date" not in rows.header:

@@ -25,6 +25,7 @@ from ..errors import InputError
 from ..geometry import as_multi, in_family
 from ..profile import read_toml
 from ..io.vector import layer_feature_count, list_layers, read_layer, read_layer_batches
+from ..siteplan.mapping import fill_template, template_fields
 
 __all__ = ["REFERENCE_LAYERS", "ReferenceLayerSpec", "Candidate", "ImportReport", "FORMATS",
            "read_candidate", "stream_candidate", "normalize_pollutants", "source_sha256", "BATCH"]
@@ -322,6 +323,14 @@ def _load_mapping(path) -> dict:
     if unknown:
         raise InputError("the mapping has unknown section(s) " + ", ".join(sorted(unknown)),
                          path=path, fix="use [fields], [constants] and [templates] only")
+    for table in ("fields", "constants", "templates"):  # each a table; names and templates text
+        given = rules.get(table, {})
+        if not isinstance(given, dict) or (table != "constants" and not all(
+                isinstance(v, str) for v in given.values())):
+            raise InputError(f"[{table}] must be a table of contract field = "
+                             + ("value" if table == "constants" else '"text"')
+                             + f", not {given!r}", path=path, field=table,
+                             fix="see docs/REFERENCE.md, 'Field mappings'")
     rules["_path"] = path
     return rules
 
@@ -359,7 +368,12 @@ def _apply_mapping(frame: gpd.GeoDataFrame, rules: dict, spec: ReferenceLayerSpe
 
 
 def _fill_template(frame, template, by_lower, path, mapping_path):
-    names = re.findall(r"{([A-Za-z_][A-Za-z0-9_]*)", template)
+    try:
+        names = template_fields(template)
+    except ValueError as err:
+        raise InputError(f"the template {err}", path=mapping_path, field="templates",
+                         fix='write a template as text with field names in braces, e.g. '
+                             '"NWI-{fid}"') from None
     values = {}
     for name in names:
         if name == "fid":
@@ -370,7 +384,8 @@ def _fill_template(frame, template, by_lower, path, mapping_path):
             raise InputError(f"the template '{template}' names field '{name}', which the source "
                              "lacks", path=path, field=name, fix=f"correct [templates] in {mapping_path}")
     rows = [dict(zip(values, row)) for row in zip(*values.values())] if values else [{}] * len(frame)
-    return pd.Series([template.format(**row) for row in rows], index=frame.index, dtype=object)
+    return pd.Series([fill_template(template, row) for row in rows], index=frame.index,
+                     dtype=object)
 
 
 # --- ATTAINS and PWL tables ------------------------------------------------------------------
@@ -387,16 +402,24 @@ def _attains_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport) -
     if not isinstance(items, list):
         raise InputError("not an ATTAINS response: no 'items' list", path=path,
                          fix="save the ATTAINS service's JSON response as it comes")
-    if spec.name == "impaired_waters":
-        rows = [row for item in items for row in _assessment_rows(item, report)]
-        kind = "assessments"
-    elif spec.name == "tmdl_watersheds":
-        rows = _tmdl_rows(items, report)
-        kind = "actions"
-    else:
+    if not all(isinstance(item, dict) for item in items):
+        raise InputError("not an ATTAINS response: its 'items' are not all objects", path=path,
+                         field="items", fix="save the ATTAINS service's JSON response as it comes")
+    if spec.name not in ("impaired_waters", "tmdl_watersheds"):
         raise InputError(f"the attains format gives impaired_waters or tmdl_watersheds, not "
                          f"{spec.name}", path=path, fix="import this layer with the ogr format",
                          parameter="format")
+    try:  # an item whose parts are not the lists and objects ATTAINS sends
+        if spec.name == "impaired_waters":
+            rows = [row for item in items for row in _assessment_rows(item, report)]
+            kind = "assessments"
+        else:
+            rows = _tmdl_rows(items, report)
+            kind = "actions"
+    except (TypeError, AttributeError) as err:
+        raise InputError(f"not an ATTAINS response: an item is not shaped as ATTAINS sends it "
+                         f"({err})", path=path, field="items",
+                         fix="save the ATTAINS service's JSON response as it comes") from None
     if not rows and not report.skipped:
         raise InputError(f"the response has no {kind}", path=path, field=kind,
                          fix=f"give the ATTAINS {kind} response for {spec.name}")

@@ -155,6 +155,12 @@ class PostgisStore(ReferenceStore):
         staged = f"{layer}__v{row.version}"
         columns = list(spec.fields)
         with connect(self.conninfo) as con, con.transaction():
+            # Advisory locks, held to the transaction's end: one import creates the schema and
+            # side tables at a time (two concurrent CREATE ... IF NOT EXISTS can both fail), and
+            # one import per layer.
+            for key in (self.schema, f"{self.schema}.{layer}"):
+                con.execute("SELECT pg_advisory_xact_lock(hashtext('swppp_review'), hashtext(%s))",
+                            (key,))
             con.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
             self._ensure_side_tables(con)
             # One import at a time per schema; readers are not blocked by this lock.

@@ -28,11 +28,11 @@ from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
 from ..errors import InputError
 from .store import GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
-from ..siteplan.contract import LayerSpec
+from ..siteplan.contract import BOOLEAN_WORDS, LayerSpec
 from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
-from ..io.vector import layer_crs, list_layers, read_geopackage_boxes, read_layer
+from ..io.vector import layer_crs, list_layers, read_geopackage_boxes, read_layer, with_stored_texts
 
 __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
            "open_reference",
@@ -56,6 +56,7 @@ REFERENCE_LAYERS = (
 SPECS = {spec.name: spec for spec in REFERENCE_LAYERS}
 # Numeric fields of the contract: read as numbers whatever type the source stored them in.
 _NUMERIC = {"regulated", "adjacent_area_ft", "stormwater_source"}
+_FLAGS = {"regulated", "stormwater_source"}  # 1 or 0
 _DENSIFY_POINTS = 21  # points per edge when a box is transformed into another CRS
 _BOX_PAD = 1e-3  # relative margin: the box stays covering between the densified points
 
@@ -282,6 +283,15 @@ class Reference:
                              fix="assign the layer's true CRS in QGIS and save it again")
         frame = self._fetch(actual, bounds_in_crs(bounds, area_crs, crs))
         if isinstance(frame, gpd.GeoDataFrame):
+            coords = shapely.get_coordinates(np.asarray(frame.geometry.values, dtype=object))
+            if not np.isfinite(coords).all():  # NaN or infinite vertices: no geometry to use
+                geometries = np.asarray(frame.geometry.values, dtype=object)
+                owner = np.repeat(np.arange(len(frame)), shapely.get_num_coordinates(geometries))
+                first = int(np.flatnonzero(~np.isfinite(coords).all(axis=1))[0])
+                raise InputError(f"a vertex at ({coords[first][0]!r}, {coords[first][1]!r}) is "
+                                 "not a finite number", path=self.label, layer=actual,
+                                 feature=frame.index[owner[first]],
+                                 fix="correct or delete that vertex, and import the layer again")
             frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
         return frame
 
@@ -289,11 +299,17 @@ class Reference:
     def _contract_frame(self, actual, spec, frame):
         frame = _normalise_fields(self.label, actual, spec, frame)
         for name in _NUMERIC & set(spec.field_names):
+            if name in _FLAGS:  # yes/no/true/false spell 1/0, as in the site plan
+                frame[name] = frame[name].map(lambda v: BOOLEAN_WORDS.get(v.strip().lower(), v)
+                                              if isinstance(v, str) else v)
             numbers = pd.to_numeric(frame[name], errors="coerce")
-            bad = numbers.isna() & frame[name].map(_present)
+            bad = ((numbers.isna() & frame[name].map(_present)) | np.isinf(numbers)
+                   | (numbers.notna() & ~numbers.isin([0, 1]) if name in _FLAGS else False))
             if bad.any():
                 fid = frame.index[np.flatnonzero(bad.to_numpy())[0]]
-                raise InputError(f"{name} is {frame.loc[fid, name]!r}, not a number",
+                raise InputError(f"{name} is {frame.loc[fid, name]!r}, not a "
+                                 + ("flag (1 or 0, yes or no)" if name in _FLAGS
+                                    else "finite number"),
                                  path=self.label, layer=actual, feature=fid, field=name,
                                  fix="enter a number (0/1 for a flag) or leave it empty")
             frame[name] = numbers
@@ -347,10 +363,11 @@ class GeoPackageReference(Reference):
         return layer_crs(self.path, actual)
 
     def _fetch(self, actual, bbox):
-        return read_layer(self.path, actual, bbox=bbox).frame
+        return with_stored_texts(self.path, actual, read_layer(self.path, actual, bbox=bbox).frame)
 
     def _attributes(self, actual):
-        return read_layer(self.path, actual, read_geometry=False).frame
+        return with_stored_texts(self.path, actual,
+                                 read_layer(self.path, actual, read_geometry=False).frame)
 
     def _fetch_boxes(self, actual, boxes):
         if self._gpkg_store is None or not len(boxes):

@@ -32,7 +32,7 @@ import shapely
 from ..crs import crs_of, epsg_code
 from ..dates import parse_date
 from ..errors import InputError
-from ..io.files import staged
+from ..io.files import discard, publish_new, stage
 from ..io.vector import gpkg_wkb
 from ..progress import SILENT, Progress
 from .importer import REFERENCE_LAYERS, Candidate
@@ -306,6 +306,17 @@ class GeoPackageStore(ReferenceStore):
             raise InputError("the reference GeoPackage does not exist", path=self.path,
                              fix="import a reference layer into it first")
         con = sqlite3.connect(str(self.path), timeout=60, isolation_level=None)
+        try:  # a text file, a truncated or zeroed GeoPackage: refused here, by name
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+            if "gpkg_contents" not in tables:  # an empty or foreign SQLite file
+                raise sqlite3.DatabaseError("it has no GeoPackage tables")
+        except sqlite3.DatabaseError as err:
+            con.close()
+            if "locked" in str(err) or "busy" in str(err):
+                raise
+            raise InputError(f"not a readable GeoPackage (SQLite: {err})", path=self.path,
+                             fix="give the reference GeoPackage itself, or restore it from a "
+                                 "backup; a new store is made where no file is yet") from None
         _register_gpkg_functions(con)
         return con
 
@@ -357,24 +368,37 @@ class GeoPackageStore(ReferenceStore):
         return None if value is None else str(value)
 
     # Writing ------------------------------------------------------------------------------------
-    def _create_empty(self) -> None:
-        """A new, empty GeoPackage at ``path``, built beside it and moved in whole."""
-        with staged(self.path) as temp, closing(sqlite3.connect(temp, isolation_level=None)) as con:
-            con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
-            con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
-            con.executescript("BEGIN;" + _BASE_SCHEMA + "COMMIT;")
+    def _create_empty(self) -> bool:
+        """A new, empty GeoPackage at ``path``, built beside it and moved in whole: True where
+        this call made it, False where another import made it first."""
+        temp = stage(self.path)
+        try:
+            with closing(sqlite3.connect(temp, isolation_level=None)) as con:
+                con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
+                con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
+                con.executescript("BEGIN;" + _BASE_SCHEMA + "COMMIT;")
+            # Never over a store another import created meanwhile: its layer would be lost.
+            return publish_new(temp, self.path)
+        finally:
+            discard(temp)
 
     def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
-        created = not self.path.exists()
-        if created:
-            self._create_empty()
+        created = not self.path.exists() and self._create_empty()
         layer, spec = candidate.layer, REFERENCE_LAYERS[candidate.layer]
+        inode = self.path.stat().st_ino
         with closing(self._connect(write=True)) as con:
             # The batches are written inside one transaction; SQLite's page cache is bounded
             # (it spills to the file beyond it, which the rollback journal still undoes): memory
             # stays bounded whatever the layer's size. While a spilled import runs, readers wait.
             con.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             con.execute("BEGIN IMMEDIATE")  # one writer; readers keep reading the old version
+            if not self.path.exists() or self.path.stat().st_ino != inode:
+                # The first import into this new store was refused and removed the store it
+                # began while this one waited: writing into the removed file would be lost.
+                con.execute("ROLLBACK")
+                raise InputError("another import that was creating this store was refused, and "
+                                 "the store it began was removed while this import waited",
+                                 path=self.path, fix="run this import again")
             try:
                 srs_id = self._srs_id(con, candidate.crs)
                 self._ensure_side_tables(con)
@@ -421,7 +445,8 @@ class GeoPackageStore(ReferenceStore):
                 progress.check_canceled()  # the last moment a cancel leaves nothing written
                 con.execute("COMMIT")
             except BaseException:
-                con.execute("ROLLBACK")
+                if con.in_transaction:  # not after a failed COMMIT: keep its error
+                    con.execute("ROLLBACK")
                 if created:
                     self.path.unlink(missing_ok=True)  # the store this import began: none
                 raise

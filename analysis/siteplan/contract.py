@@ -14,7 +14,7 @@ from ..tr55 import COVER_KEYS, HSG_GROUPS
 
 __all__ = ["TEXT", "INTEGER", "REAL", "BOOLEAN", "DATE", "CODED", "TYPES", "FAMILIES",
            "FieldSpec", "LayerSpec", "LAND_USES", "HSG_CODES", "SITE_PLAN_LAYERS", "SPECS",
-           "GROUPS", "layers_of", "layer_spec"]
+           "GROUPS", "layers_of", "layer_spec", "BOOLEAN_WORDS"]
 
 # Field types: what a value becomes once loaded (None where the field is empty).
 TEXT = "text"  # str, as read
@@ -23,6 +23,9 @@ REAL = "real"  # float
 BOOLEAN = "boolean"  # bool, from 0/1 (empty: False)
 DATE = "date"  # datetime.date, from ISO YYYY-MM-DD text or a date field
 CODED = "coded"  # one of FieldSpec.allowed, matched whatever its case, stored as listed there
+# The spellings a BOOLEAN field accepts besides 1 and 0 (any case, spaces trimmed); anything
+# else ("maybe", 2, 0.5) is refused naming the feature and field.
+BOOLEAN_WORDS = {"yes": True, "no": False, "true": True, "false": False}
 TYPES = (TEXT, INTEGER, REAL, BOOLEAN, DATE, CODED)
 # Geometry families a layer may hold (None: a table without geometry).
 FAMILIES = ("point", "line", "polygon")
@@ -66,6 +69,7 @@ class LayerSpec:
     id_field: Optional[str] = None
     group: str = "site"  # one of GROUPS: which part of CONTRACT.md declares it
     label: str = ""  # what a person calls it (the plugin's parameter and panel labels)
+    unique_ids: bool = False  # True: two features may not share an id (findings name them by it)
 
     def __post_init__(self) -> None:
         # A plain name stands for a text field (the reference layers declare theirs so).
@@ -120,17 +124,18 @@ SITE_PLAN_LAYERS = (
         _F("stabilized_date", DATE, description="empty: not yet scheduled")),
         required=True, label="Disturbance"),
     LayerSpec("smp", ("polygon", "point"), (_F("smp_id"), _F("practice")), id_field="smp_id",
-              label="Stormwater management practices (SMP)"),
+              unique_ids=True, label="Stormwater management practices (SMP)"),
     LayerSpec("easement", ("polygon",), (
         _F("easement_id"), _F("recorded", BOOLEAN, description="1: recorded; 0 or empty: not yet"),
         _F("instrument", description="liber/page or document number")),
-        id_field="easement_id", label="Maintenance easements"),
+        id_field="easement_id", unique_ids=True, label="Maintenance easements"),
     LayerSpec("discharge_point", ("point",), (_F("receiving_water"), _F("waterbody_id")),
               id_field="waterbody_id", label="Discharge points"),
     LayerSpec("public_row", ("polygon",), (_F("name"),), id_field="name",
               label="Public right-of-way"),
     LayerSpec("layout_scale", None, (
-        _F("sheet"), _F("scale_denominator", REAL, description="1:N as the sheet states it"),
+        _F("sheet"), _F("scale_denominator", REAL, minimum=1.0,
+                        description="1:N as the sheet states it"),
         _F("drawing", CODED, allowed=DRAWINGS, column_required=False,
            description="site_map or location_map (SWPPP B(2)); empty: read from the title"),
         _F("revision_date", DATE, column_required=False,
@@ -150,7 +155,7 @@ SITE_PLAN_LAYERS = (
         _F("name", may_be_empty=False), _F("discharge_point"),
         _F("tc_hours", REAL, "hours", minimum=0.0, description="time of concentration"),
         _F("pond_swamp_pct", REAL, "percent", minimum=0.0, column_required=False)),
-        id_field="name", group="hydrology", label="Drainage areas"),
+        id_field="name", unique_ids=True, group="hydrology", label="Drainage areas"),
     LayerSpec("hydrology_claims", None, (
         _F("drainage_area"), _F("storm"),
         _F("pre_peak_cfs", REAL, "cfs", minimum=0.0),

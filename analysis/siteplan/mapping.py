@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn, Optional
@@ -58,7 +59,8 @@ from ..errors import InputError
 from ..profile import read_toml
 from .contract import SPECS
 
-__all__ = ["FieldMap", "read_field_map", "parse_field_map", "field_map", "NO_MAPPING"]
+__all__ = ["FieldMap", "read_field_map", "parse_field_map", "field_map", "NO_MAPPING",
+           "template_fields", "fill_template"]
 
 _TOML_HOW = ('a [layers] table of contract layer = "source layer" and [fields.<layer>] tables '
              'of contract field = "source field" (README, "The command line")')
@@ -251,3 +253,45 @@ def parse_field_map(text: Optional[str], roles: Optional[Sequence[str]] = None,
                              f"{', '.join(allowed)}", fix=_JSON_HOW)
         fields.setdefault(role, {})[contract_field] = source_field
     return field_map(fields=fields, source=source, roles=allowed, json_keys=True)
+
+
+def template_fields(template: object) -> list[str]:
+    """The field names of an id template (``"NWI-{fid}"`` -> ``["fid"]``); a ValueError saying
+    why for anything beyond plain named fields: attribute or index access (``{fid.__class__}``,
+    ``{a[0]}``), conversions (``{a!r}``), format specifications, positional ``{}``, unbalanced
+    braces. User text is data: a template is filled, never evaluated.
+
+    >>> template_fields("NWI-{fid}-{Name}")
+    ['fid', 'Name']
+    >>> template_fields("{fid.__class__}")
+    Traceback (most recent call last):
+    ...
+    ValueError: '{fid.__class__}' may hold only plain field names in braces ({fid}), not 'fid.__class__'
+    """
+    if not isinstance(template, str):
+        raise ValueError(f"{template!r} is not text")
+    names = []
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as err:
+        raise ValueError(f"'{template}' is not a template ({err})") from None
+    for _literal, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if not name.isidentifier() or spec or conversion:
+            shown = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+            raise ValueError(f"'{template}' may hold only plain field names in braces ({{fid}}), "
+                             f"not '{shown}'")
+        names.append(name)
+    return names
+
+
+def fill_template(template: str, values: Mapping[str, object]) -> str:
+    """``template`` (checked by :func:`template_fields`) with each ``{name}`` replaced by
+    ``str(values[name])``; nothing is looked up on the values.
+
+    >>> fill_template("NWI-{fid}", {"fid": 7})
+    'NWI-7'
+    """
+    return "".join(literal + ("" if name is None else str(values[name]))
+                   for literal, name, _spec, _conv in string.Formatter().parse(template))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
@@ -10,24 +11,24 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
-from pyproj import CRS
+from pyproj import CRS, Transformer
 from pyproj.exceptions import CRSError
 
 from ..crs import crs_label, crs_of, to_crs
 
-from ..dates import require_date
+from ..dates import in_range, require_date
 from ..errors import InputError
 from ..geometry import in_family, polygon_part
-from ..profile import RulesProfile
-from ..io.vector import LayerData, list_layers, read_layer
+from ..profile import Inputs, RulesProfile
+from ..io.vector import LayerData, list_layers, read_layer, with_stored_texts
 from ..phasing.schedule import phase_name, read_schedule
-from .contract import (BOOLEAN, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS, FieldSpec,
-                       LayerSpec)
+from .contract import (BOOLEAN, BOOLEAN_WORDS, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS,
+                       FieldSpec, LayerSpec)
 from .cad import cad_areas, cad_layer_matches
 from .mapping import NO_MAPPING, FieldMap
 
 __all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "has_text",
-           "feature_labels"]
+           "feature_labels", "check_coordinates"]
 
 log = logging.getLogger(__name__)
 
@@ -142,17 +143,18 @@ def _load(path, profile, specs, mapping: FieldMap):
             continue
         if spec.name not in mapping.cad_layers:
             data = read_layer(path, actual)
+            data.frame = with_stored_texts(path, actual, data.frame)
         if spec.name in mapping.files:
             data.frame = _blank_as_missing(data.frame)
         frame = _normalise_fields(path, actual, spec, data.frame, mapping)
         actual_names[spec.name] = actual
         if spec.geometry is None:
             if spec.name == "project":
-                frame = _coerce(path, actual, spec, frame)
+                frame = _coerce(path, actual, spec, frame, profile.inputs)
                 project = _validate_project(path, actual, frame)
             layers[spec.name] = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
             continue
-        frame = _validate_spatial(path, actual, spec, frame, data.crs)
+        frame = _validate_spatial(path, actual, spec, frame, data.crs, profile)
         input_crss.append(crs_label(data.crs))
         frame = to_crs(frame, area_crs)
         frame, layer_repairs = _repair(spec, frame)
@@ -162,18 +164,73 @@ def _load(path, profile, specs, mapping: FieldMap):
     for spec in specs:
         if spec.name in layers and spec.name != "project":
             where = Path(mapping.files[spec.name]) if spec.name in mapping.files else path
-            layers[spec.name] = _coerce(where, actual_names[spec.name], spec, layers[spec.name])
-            _validate_values(path, actual_names[spec.name], spec.name, layers[spec.name])
+            layers[spec.name] = _coerce(where, actual_names[spec.name], spec, layers[spec.name],
+                                        profile.inputs)
+            _validate_values(path, actual_names[spec.name], spec, layers[spec.name])
     return layers, input_crss, repairs, project
 
 
-def _coerce(path, layer, spec: LayerSpec, frame):
+def check_coordinates(path, layer, frame, crs: CRS, profile: RulesProfile) -> None:
+    """Every vertex a finite number, and each feature's extent inside the area where ``crs`` is
+    used (EPSG's bounds, widened by the profile's [inputs] crs_area_margin_degrees): coordinates
+    that do not fit their CRS (state-plane feet labelled EPSG:4326, UTM metres labelled
+    EPSG:2260, a vertex typed as 1e15) are refused here, before any geometry work."""
+    geometries = np.asarray(frame.geometry.values, dtype=object)
+    if len(geometries) == 0:
+        return
+    coords = shapely.get_coordinates(geometries)
+    finite = np.isfinite(coords).all(axis=1)
+    if not finite.all():
+        owner = np.repeat(np.arange(len(geometries)), shapely.get_num_coordinates(geometries))
+        first = int(np.flatnonzero(~finite)[0])
+        shown = ", ".join(repr(float(c)) for c in coords[first])
+        raise InputError(f"a vertex at ({shown}) is not a finite number", path=path, layer=layer,
+                         feature=frame.index[owner[first]],
+                         fix="correct or delete that vertex in QGIS (Vertex Tool)")
+    area = _area_of_use(crs)
+    if area is None:  # a CRS without declared bounds: nothing to compare with
+        return
+    bounds = shapely.bounds(geometries)  # minx, miny, maxx, maxy per feature
+    xs = np.concatenate([bounds[:, 0], bounds[:, 0], bounds[:, 2], bounds[:, 2]])
+    ys = np.concatenate([bounds[:, 1], bounds[:, 3], bounds[:, 1], bounds[:, 3]])
+    # Layers hold x = easting or longitude (GIS order), whatever the CRS's axis order.
+    lon, lat = Transformer.from_crs(crs, CRS.from_epsg(4326), always_xy=True).transform(
+        xs, ys, errcheck=False)
+    lon, lat = np.asarray(lon, dtype=float), np.asarray(lat, dtype=float)
+    margin = profile.inputs.crs_area_margin_degrees
+    inside = (np.isfinite(lon) & np.isfinite(lat) & (lat >= area.south - margin)
+              & (lat <= area.north + margin))
+    if area.west <= area.east:  # an area of use across the antimeridian: latitude only
+        inside &= (lon >= area.west - margin) & (lon <= area.east + margin)
+    outside = ~inside.reshape(4, len(geometries)).all(axis=0)
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        extent = ", ".join(f"{v:.6g}" for v in bounds[i])
+        raise InputError(
+            f"the feature's coordinates ({extent}) lie outside the area where the layer's CRS "
+            f"{crs_label(crs)} ({crs.name}) is used (longitude {area.west:g} to {area.east:g}, "
+            f"latitude {area.south:g} to {area.north:g}, widened by {margin:g} degree(s), the "
+            "profile's [inputs] crs_area_margin_degrees): the coordinates are not in that CRS, "
+            "or a coordinate is mistyped", path=path, layer=layer, feature=frame.index[i],
+            fix="set the CRS the coordinates are really in (QGIS: Layer Properties > Source, "
+                "then save the layer again), or correct the coordinate")
+
+
+def _area_of_use(crs: CRS):
+    """The CRS's area of use; a CRS read from WKT often lacks it, and its EPSG twin has it."""
+    if crs.area_of_use is not None:
+        return crs.area_of_use
+    code = crs.to_epsg()
+    return CRS.from_epsg(code).area_of_use if code else None
+
+
+def _coerce(path, layer, spec: LayerSpec, frame, inputs: Optional[Inputs] = None):
     """Each contract field of ``frame`` as its type; InputError naming the feature and field."""
     frame = frame.copy()
     for field_spec in spec.fields:
         if field_spec.name in frame.columns:
             read = _READERS.get(field_spec.type, _texts)
-            where = _Where(path, layer, field_spec)
+            where = _Where(path, layer, field_spec, inputs)
             frame[field_spec.name] = read(where, frame.index, frame[field_spec.name])
     return frame
 
@@ -185,6 +242,7 @@ class _Where:
     path: object
     layer: str
     spec: FieldSpec
+    inputs: Optional[Inputs] = None  # the profile's range of dates
 
     def refuse(self, fid, problem: str, fix: str):
         name = self.spec.name
@@ -211,22 +269,34 @@ def _numbers(where: _Where, index, values):
 
 
 def _booleans(where: _Where, index, values):
-    """0/1 (as numbers or text) as False/True; empty is False."""
+    """0/1 (as numbers or text, or a spelling of BOOLEAN_WORDS) as False/True; empty is False."""
     out = []
     for fid, value in zip(index, values):
-        number = where.number(fid, value, word="1 or 0")
+        word = BOOLEAN_WORDS.get(value.strip().lower()) if isinstance(value, str) else None
+        if word is not None:
+            out.append(word)
+            continue
+        number = where.number(fid, value, word="1 or 0 (or yes or no)")
         if number not in (None, 0, 1):
-            where.refuse(fid, f"{value!r}; it must be 1 or 0", "use 1 for yes, 0 (or empty) for no")
+            where.refuse(fid, f"{value!r}; it must be 1 or 0 (or yes or no)",
+                         "use 1 for yes, 0 (or empty) for no")
         out.append(bool(number))
     return pd.Series(out, index=index, dtype=bool)
 
 
 def _dates(where: _Where, index, values):
     name = where.spec.name
-    return pd.Series([require_date(value, name, path=where.path, layer=where.layer, feature=fid,
-                                   field=name, fix="write the date as YYYY-MM-DD, or leave it "
-                                                   "empty")
-                      for fid, value in zip(index, values)], index=index, dtype=object)
+    out = []
+    for fid, value in zip(index, values):
+        place = dict(path=where.path, layer=where.layer, feature=fid, field=name)
+        day = require_date(value, name, fix="write the date as YYYY-MM-DD, or leave it empty",
+                           **place)
+        if where.inputs is not None:
+            day = in_range(day, where.inputs.earliest_date, where.inputs.latest_date, name,
+                           fix="correct the date (the profile's [inputs] gives the range)",
+                           **place)
+        out.append(day)
+    return pd.Series(out, index=index, dtype=object)
 
 
 def _codes(where: _Where, index, values):
@@ -260,15 +330,22 @@ def _texts(where: _Where, index, values):
 _READERS = {REAL: _numbers, INTEGER: _numbers, BOOLEAN: _booleans, DATE: _dates, CODED: _codes}
 
 
-def _validate_values(path, layer, name, frame):
-    """What a field's type alone does not say: drainage areas' names are unique."""
-    if name == "drainage_area":
-        names = [str(v) for v in frame["name"]]
-        if len(set(names)) != len(names):
-            fid = frame.index[[i for i, n in enumerate(names) if names.count(n) > 1][1]]
-            raise InputError("every drainage area needs a name of its own", path=path,
-                             layer=layer, feature=fid, field="name",
-                             fix="give each drainage area a unique name")
+def _validate_values(path, layer, spec: LayerSpec, frame):
+    """What a field's type alone does not say: where the contract says so, ids are unique
+    (findings name features by them; two easements both 'E-1' would be ambiguous)."""
+    if not spec.unique_ids or spec.id_field not in frame.columns:
+        return
+    seen: dict[str, object] = {}
+    for fid, value in zip(frame.index, frame[spec.id_field]):
+        if not has_text(value):
+            continue
+        key = str(value).strip()
+        if key in seen:
+            raise InputError(f"{spec.id_field} '{key}' is also the {spec.id_field} of feature "
+                             f"{seen[key]}; findings name features by it", path=path,
+                             layer=layer, feature=fid, field=spec.id_field,
+                             fix=f"give each feature of '{layer}' a {spec.id_field} of its own")
+        seen[key] = fid
 
 
 def _blank_as_missing(frame):
@@ -389,7 +466,7 @@ def _validate_project(path, layer, frame) -> dict:
             for k, v in frame.iloc[0].items() if k != "geometry"}
 
 
-def _validate_spatial(path, layer, spec, frame, crs) -> gpd.GeoDataFrame:
+def _validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile) -> gpd.GeoDataFrame:
     if crs is None:
         raise InputError("the layer has no coordinate reference system (or an undefined one)",
                          path=path, layer=layer,
@@ -414,6 +491,7 @@ def _validate_spatial(path, layer, spec, frame, crs) -> gpd.GeoDataFrame:
         raise InputError(f"a {shapely.GeometryType(kind).name.title()} where "
                          f"{' or '.join(spec.geometry)} geometry is required", path=path,
                          layer=layer, feature=fid, fix="move the feature to the right layer")
+    check_coordinates(path, layer, frame, crs, profile)
     return frame
 
 
@@ -446,6 +524,10 @@ def _number(path, layer, fid, field_name, value, minimum=None, word="a number"):
         raise InputError(f"{field_name} is {value!r}, not {word}", path=path, layer=layer,
                          feature=fid, field=field_name,
                          fix=f"enter {word} or leave it empty") from None
+    if not math.isfinite(number):
+        raise InputError(f"{field_name} is {value!r}, not a finite number", path=path,
+                         layer=layer, feature=fid, field=field_name,
+                         fix=f"enter {word} or leave it empty")
     if minimum is not None and number < minimum:
         raise InputError(f"{field_name} is {number}, below {minimum}", path=path, layer=layer,
                          feature=fid, field=field_name, fix="enter the true value")

@@ -98,9 +98,9 @@ def _write(path, extra=None, **layers):
      "field 'common_plan_acres': common_plan_acres is 'three', not a number"),
     ("project", {"common_plan_acres": "-2"}, "field 'common_plan_acres': common_plan_acres is -2.0, "
                                              "below 0.0"),
-    ("project", {"five_acre_waiver": "yes"}, "field 'five_acre_waiver': five_acre_waiver is 'yes', "
-                                             "not 1 or 0"),
-    ("project", {"five_acre_waiver": 2}, "; it must be 1 or 0"),
+    ("project", {"five_acre_waiver": "ja"}, "field 'five_acre_waiver': five_acre_waiver is 'ja', "
+                                            "not 1 or 0 (or yes or no)"),
+    ("project", {"five_acre_waiver": 2}, "; it must be 1 or 0 (or yes or no)"),
     ("project", {"land_use": "factory"}, "land_use is 'factory', not one of"),
     ("project", {"land_use": None}, "land_use is empty, not one of"),
     ("disturbance", {"start_date": "04/01/2027"},

@@ -85,7 +85,7 @@ def test_a_flag_that_is_not_a_number_names_the_feature(tmp_path):
     path = tmp_path / "ref.gpkg"
     write_geopackage(path, {"tmdl_watersheds": gpd.GeoDataFrame(
         {"watershed_id": ["T"], "name": ["n"], "pollutants": ["p"], "tmdl_id": ["t"],
-         "stormwater_source": ["yes"]}, geometry=[local_box(0, 0, 10, 10)], crs=AREA)})
+         "stormwater_source": ["maybe"]}, geometry=[local_box(0, 0, 10, 10)], crs=AREA)})
     with pytest.raises(InputError) as err:
         open_reference(path).read("tmdl_watersheds", BOX, AREA)
     assert err.value.field == "stormwater_source" and err.value.feature is not None
