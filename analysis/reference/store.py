@@ -41,7 +41,14 @@ __all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "i
 VERSIONS_TABLE = "layer_versions"
 HISTORY_TABLE = "reference_history"
 VERSION_FIELDS = ("layer", "version", "source", "source_date", "imported_at", "feature_count",
-                  "sha256", "crs")
+                  "sha256", "crs", "source_date_from", "rejected_count", "rejected_with_tmdl",
+                  "rejections_accepted", "method", "stable_ids")
+# Columns added to layer_versions after the first release (added to an older store on import).
+ADDED_VERSION_COLUMNS = {"crs": "TEXT", "source_date_from": "TEXT", "rejected_count": "INTEGER",
+                         "rejected_with_tmdl": "INTEGER", "rejections_accepted": "INTEGER",
+                         "method": "TEXT", "stable_ids": "INTEGER"}
+_INTEGERS = ("version", "feature_count", "rejected_count", "rejected_with_tmdl",
+             "rejections_accepted", "stable_ids")
 CHUNK = 500  # features written between progress reports
 # Test hook (kill -9 tests): after this many features, touch SWPPP_IMPORT_PAUSE_FILE and wait.
 PAUSE_AFTER_ENV, PAUSE_FILE_ENV = "SWPPP_IMPORT_PAUSE_AFTER", "SWPPP_IMPORT_PAUSE_FILE"
@@ -59,6 +66,12 @@ class VersionRow:
     feature_count: int
     sha256: str
     crs: Optional[str] = None
+    source_date_from: Optional[str] = None  # where the source date was read ("given" by the user)
+    rejected_count: Optional[int] = None  # features the import rejected (None: not recorded)
+    rejected_with_tmdl: Optional[int] = None  # of those, units that have a TMDL
+    rejections_accepted: Optional[int] = None  # 1 where the user accepted rejections over the limit
+    method: Optional[str] = None  # how a derived layer was made (None: imported as published)
+    stable_ids: Optional[int] = None  # 0 where ids were made from feature numbers ({fid})
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -108,7 +121,11 @@ class ReferenceStore:
                          source=candidate.source, source_date=source_date,
                          imported_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                          feature_count=len(candidate.frame), sha256=candidate.sha256,
-                         crs=_crs_text(candidate.frame.crs))
+                         crs=_crs_text(candidate.frame.crs), source_date_from=candidate.source_date_from,
+                         rejected_count=len(candidate.report.rejected),
+                         rejected_with_tmdl=len(candidate.report.rejected_with_tmdl),
+                         rejections_accepted=int(candidate.rejections_accepted),
+                         method=candidate.method, stable_ids=int(candidate.stable_ids))
         self._write(candidate, row, progress)
         return ImportResult(row, new=True)
 
@@ -157,7 +174,7 @@ def history_rows(candidate: Candidate, version: int):
     """(layer, version, feature_id, attributes JSON, WKB) for every feature of ``candidate``."""
     spec = REFERENCE_LAYERS[candidate.layer]
     frame = candidate.frame
-    wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
+    wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)  # None stays None
     attributes = frame[list(spec.fields)].to_dict("records")
     return [(candidate.layer, version, str(a[spec.id_field]), json.dumps(a, sort_keys=True), g)
             for a, g in zip(attributes, wkb)]
@@ -167,7 +184,7 @@ def frame_from_history(layer: str, rows, crs) -> gpd.GeoDataFrame:
     """A version read back from (attributes JSON, WKB) rows."""
     spec = REFERENCE_LAYERS[layer]
     records = [json.loads(a) for a, _ in rows]
-    geoms = shapely.from_wkb([bytes(g) for _, g in rows]) if rows else []
+    geoms = shapely.from_wkb([None if g is None else bytes(g) for _, g in rows]) if rows else []
     return gpd.GeoDataFrame(records, columns=list(spec.fields), geometry=list(geoms), crs=crs)
 
 
@@ -237,7 +254,7 @@ def gpkg_blob(geoms, srs_id: int) -> list[bytes]:
     wkb = shapely.to_wkb(geoms, byte_order=1)
     bounds = shapely.bounds(geoms)
     head = struct.Struct("<2sBBi4d")
-    return [head.pack(b"GP", 0, 0b011, srs_id, b[0], b[2], b[1], b[3]) + w
+    return [None if w is None else head.pack(b"GP", 0, 0b011, srs_id, b[0], b[2], b[1], b[3]) + w
             for b, w in zip(bounds, wkb)]
 
 
@@ -322,7 +339,7 @@ class GeoPackageStore(ReferenceStore):
             sql = f"SELECT {', '.join(fields)} FROM {_q(VERSIONS_TABLE)}"
             rows = con.execute(sql + (" WHERE layer = ?" if layer else "") + " ORDER BY layer, version",
                                (layer,) if layer else ()).fetchall()
-        return [VersionRow(*(int(v) if k in ("version", "feature_count") and v is not None else v
+        return [VersionRow(*(int(v) if k in _INTEGERS and v is not None else v
                              for k, v in zip(VERSION_FIELDS, r))) for r in rows]
 
     def read_version(self, layer: str, version: int) -> gpd.GeoDataFrame:
@@ -416,13 +433,15 @@ class GeoPackageStore(ReferenceStore):
         if VERSIONS_TABLE not in tables:
             con.execute(f"CREATE TABLE {_q(VERSIONS_TABLE)} (fid INTEGER PRIMARY KEY AUTOINCREMENT "
                         "NOT NULL, layer TEXT, version INTEGER, source TEXT, source_date TEXT, "
-                        "imported_at TEXT, feature_count INTEGER, sha256 TEXT, crs TEXT)")
+                        "imported_at TEXT, feature_count INTEGER, sha256 TEXT, "
+                        + ", ".join(f"{c} {t}" for c, t in ADDED_VERSION_COLUMNS.items()) + ")")
             con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) "
                         "VALUES (?, 'attributes', ?, 0)", (VERSIONS_TABLE, VERSIONS_TABLE))
         else:
             columns = {r[1] for r in con.execute(f"PRAGMA table_info({_q(VERSIONS_TABLE)})")}
-            if "crs" not in columns:  # a layer_versions made before versions kept their CRS
-                con.execute(f"ALTER TABLE {_q(VERSIONS_TABLE)} ADD COLUMN crs TEXT")
+            for column, kind in ADDED_VERSION_COLUMNS.items():  # a layer_versions made before
+                if column not in columns:
+                    con.execute(f"ALTER TABLE {_q(VERSIONS_TABLE)} ADD COLUMN {column} {kind}")
         if HISTORY_TABLE not in tables:
             # Not registered in gpkg_contents: QGIS lists only the layers, not the archive.
             con.execute(f"CREATE TABLE {_q(HISTORY_TABLE)} (layer TEXT NOT NULL, version INTEGER "
@@ -464,12 +483,12 @@ class GeoPackageStore(ReferenceStore):
                     con.execute(f"DELETE FROM {meta} WHERE lower(table_name) = lower(?)", (name,))
 
     def _create_layer(self, con, layer, spec, frame, srs_id) -> None:
-        kinds = set(frame.geom_type)
+        kinds = set(frame.geom_type.dropna())  # waters imported without geometry have none
         geometry_type = kinds.pop().upper() if len(kinds) == 1 else "GEOMETRY"
         columns = ", ".join(f"{_q(c)} {_SQL_TYPES[t]}" for c, t in spec.fields.items())
         con.execute(f"CREATE TABLE {_q(layer)} (fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "
                     f"geom {geometry_type}, {columns})")
-        minx, miny, maxx, maxy = (float(v) for v in frame.total_bounds)
+        minx, miny, maxx, maxy = (None if np.isnan(v) else float(v) for v in frame.total_bounds)
         con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, min_x, min_y, "
                     "max_x, max_y, srs_id) VALUES (?, 'features', ?, ?, ?, ?, ?, ?)",
                     (layer, layer, minx, miny, maxx, maxy, srs_id))
@@ -514,6 +533,12 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
                     f"impaired_waters: version {current.version} lists cycle {cycle or 'unknown'}, "
                     f"older than the current listing cycle {current_cycle} the profile names "
                     f"([reference] current_listing_cycle): import the current 303(d) list")
+        if current.rejected_count:
+            warnings.append(
+                f"{layer}: version {current.version} rejected {current.rejected_count} feature(s) "
+                f"of the source ({current.rejected_with_tmdl or 0} with a TMDL)"
+                + (", accepted by the user" if current.rejections_accepted else "")
+                + ": reviews do not see them")
         layers.append(entry)
     return {"store": store.label, "current_listing_cycle": current_cycle, "layers": layers,
             "warnings": warnings}
