@@ -47,6 +47,10 @@ def register(commands) -> None:
     imp.add_argument("--accept-rejections", action="store_true",
                      help="import even where the rejected features exceed the profile's limits "
                           "([reference] max_rejected_with_tmdl, max_rejected_percent)")
+    imp.add_argument("--derive-watersheds", action="store_true",
+                     help="tmdl_watersheds from attains: derive each unit's watershed from the "
+                          "store's catchments (the unit's own and all upstream by drains_to); "
+                          "--geometry gives the assessment units")
     imp.add_argument("--rejections", metavar="PATH.csv|PATH.gpkg",
                      help="where to list the rejected features (default: beside the target, "
                           "TARGET.LAYER_rejected.csv)")
@@ -77,7 +81,7 @@ def _run_import(args) -> int:
                             geometry=args.geometry, mapping=args.mapping,
                             source_date=args.source_date, profile=args.profile, progress=progress,
                             causes=args.causes, accept_rejections=args.accept_rejections,
-                            rejections=args.rejections)
+                            rejections=args.rejections, derive_watersheds=args.derive_watersheds)
     out = sys.stderr if args.json == "-" else sys.stdout
     if not args.quiet:
         clear_bar(progress)

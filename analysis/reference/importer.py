@@ -30,6 +30,7 @@ from ..geometry import as_multi, in_family
 from ..profile import read_toml
 from ..io.vector import list_layers, read_layer
 from .contract import OPTIONAL_VALUES, REFERENCE_LAYERS, ReferenceLayerSpec
+from .derive import upstream_watersheds
 
 __all__ = ["REFERENCE_LAYERS", "ReferenceLayerSpec", "Candidate", "ImportReport", "FORMATS",
            "StormwaterReading", "read_candidate", "normalize_pollutants", "source_sha256",
@@ -120,7 +121,8 @@ class Candidate:
 def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
                    geometry: str | Path | None = None, mapping: str | Path | None = None,
                    synonyms: Optional[dict] = None, causes: str | Path | None = None,
-                   reading: Optional[StormwaterReading] = None) -> Candidate:
+                   reading: Optional[StormwaterReading] = None,
+                   catchments: Optional[gpd.GeoDataFrame] = None) -> Candidate:
     """Read ``source`` as reference layer ``layer`` and validate it against the contract.
 
     Parameters
@@ -139,6 +141,9 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
     causes : for ``pwl``, an ATTAINS ``assessments`` response whose causes, category and
         TMDL links are joined to the PWL rows by id.
     reading : how ATTAINS pollutant source types are read for ``stormwater_source``.
+    catchments : for ``tmdl_watersheds`` from ``attains``: catchments (``catchment_id``,
+        ``drains_to``) from which each unit's watershed is derived; ``geometry`` then gives
+        the assessment units themselves (lines or polygons), not their watersheds.
 
     Raises
     ------
@@ -182,6 +187,8 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
             shapes = _apply_mapping(_read_vector(Path(geometry), None, layer), rules, spec, geometry,
                                     only_id=True)
             frame = _join_geometry(table, shapes, spec, report, geometry)
+            if catchments is not None and spec.name == "tmdl_watersheds":
+                frame = _derived(frame, catchments, spec, report)
         elif spec.name == "impaired_waters":
             frame = gpd.GeoDataFrame(table.reset_index(drop=True), geometry=[None] * len(table),
                                      crs=NO_GEOMETRY_CRS)
@@ -650,6 +657,19 @@ def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
                             f"{', '.join(uncaused[:_MAX_LISTED])}"
                             + (" ..." if len(uncaused) > _MAX_LISTED else ""))
     return pd.DataFrame(out, columns=list(spec.fields))
+
+
+def _derived(frame: gpd.GeoDataFrame, catchments: gpd.GeoDataFrame, spec, report):
+    """Each unit's watershed derived from ``catchments`` (analysis.reference.derive)."""
+    units = frame.to_crs(catchments.crs)
+    sheds = upstream_watersheds(list(units.geometry.array), catchments)
+    found = np.array([g is not None for g in sheds], dtype=bool)
+    for unit_id in units.loc[~found, spec.id_field]:
+        report.reject(unit_id, "the unit meets no catchment: no watershed can be derived")
+    out = gpd.GeoDataFrame(units.drop(columns=units.geometry.name)[found],
+                           geometry=[g for g in sheds if g is not None], crs=catchments.crs)
+    out.attrs.update(frame.attrs)
+    return out
 
 
 def _join_key(ids: pd.Series) -> pd.Series:

@@ -9,6 +9,7 @@ from ..dates import require_date
 from ..errors import InputError
 from ..profile import load_profile
 from ..progress import SILENT, Progress
+from .derive import METHOD
 from .importer import StormwaterReading, read_candidate
 from .store import is_postgres
 
@@ -19,7 +20,8 @@ __all__ = ["import_reference", "diff_reference", "write_diff_layer", "write_reje
 def import_reference(layer: str, source, target, *, schema: Optional[str] = None, fmt: str = "ogr",
                      geometry=None, mapping=None, source_date: Optional[str] = None, profile=None,
                      progress: Optional[Progress] = None, causes=None,
-                     accept_rejections: bool = False, rejections=None) -> dict:
+                     accept_rejections: bool = False, rejections=None,
+                     derive_watersheds: bool = False) -> dict:
     """Validate ``source`` and store it as a new version of ``layer``; what was done, as a dict.
 
     The one import the CLI and the QGIS algorithm both call. Rejected features are written to
@@ -27,7 +29,8 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
     GeoPackage target); where they exceed the profile's limits the import is refused unless
     ``accept_rejections``. The source date is the one given, else the one the source states
     (ATTAINS cycle or action date, GeoPackage/DBF/zip metadata); a source that states none
-    needs one given.
+    needs one given. ``derive_watersheds``: TMDL watersheds derived from the store's current
+    ``catchments`` (analysis.reference.derive), the method recorded in ``layer_versions``.
     """
     from .connect import open_store
 
@@ -37,11 +40,23 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
     given = _given_date(source_date)
     progress.step(0.0, f"reading {Path(str(source).split('|')[0]).name}")
     reference = rules.reference
+    catchments, method = None, None
+    if derive_watersheds:
+        if layer != "tmdl_watersheds" or fmt != "attains" or not geometry:
+            raise InputError("watersheds are derived for tmdl_watersheds from an ATTAINS actions "
+                             "response with the assessment units as the geometry file",
+                             parameter="derive_watersheds",
+                             fix="give --format attains --geometry UNITS, or leave the option out")
+        row = store.version_row("catchments", None)
+        catchments = store.read_version("catchments", row.version)
+        method = METHOD.format(version=row.version)
     candidate = read_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
                                synonyms=dict(reference.pollutant_synonyms), causes=causes,
                                reading=StormwaterReading(
                                    point_source=reference.tmdl_point_source_is_stormwater,
-                                   nonpoint_source=reference.tmdl_nonpoint_source_is_stormwater))
+                                   nonpoint_source=reference.tmdl_nonpoint_source_is_stormwater),
+                               catchments=catchments)
+    candidate.method = method
     report = candidate.report
     listed = None
     if report.rejected:

@@ -8,7 +8,7 @@ import zipfile
 
 import geopandas as gpd
 import pytest
-from shapely import box
+from shapely import LineString, box
 
 from analysis.cli.app import main
 from analysis.errors import InputError
@@ -188,3 +188,31 @@ def test_an_nwi_diff_after_deleting_3_and_reclassifying_1_reports_exactly_that(t
     assert sorted(kinds) == ["reclassified", "removed", "removed", "removed"]
     changed = next(c for c in diff["changes"] if c["change"] == "reclassified")
     assert list(changed["fields_changed"]) == ["wetland_class"]
+
+
+def test_tmdl_watersheds_derived_from_catchments_upstream_of_the_unit(tmp_path, capsys):
+    actions = shared_path("data/attains/ny_21NYDECA_tmdl_actions.json")
+    target = tmp_path / "ref.gpkg"
+    # Catchments a and b drain into c; the unit (a lake, as a line) lies in c.
+    catchments = gpd.GeoDataFrame({"catchment_id": ["a", "b", "c"], "name": ["A", "B", "C"],
+                                   "drains_to": ["c", "c", None]},
+                                  geometry=[box(0, 0, 100, 100), box(100, 0, 200, 100),
+                                            box(200, 0, 300, 100)], crs="EPSG:2260")
+    write_geopackage(tmp_path / "c.gpkg", {"catchments": catchments})
+    assert main(["reference", "import", "catchments", str(tmp_path / "c.gpkg"), "--into",
+                 str(target), "--quiet"]) == 0
+    units = gpd.GeoDataFrame({"watershed_id": ["NY1201-0003", "NY0905-0022"]},
+                             geometry=[LineString([(250, 40), (260, 50)]), LineString([(900, 0), (910, 10)])],
+                             crs="EPSG:2260")
+    write_geopackage(tmp_path / "units.gpkg", {"units": units})
+    assert main(["reference", "import", "tmdl_watersheds", str(actions), "--format", "attains",
+                 "--geometry", str(tmp_path / "units.gpkg"), "--derive-watersheds", "--into",
+                 str(target), "--accept-rejections", "--json", str(tmp_path / "d.json"),
+                 "--quiet"]) == 0
+    done = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert done["version"]["feature_count"] == 1 and done["version"]["rejected_count"] == 323
+    assert done["version"]["method"].startswith("derived: union of the catchments")
+    reasons = {r["feature"]: r["reason"] for r in done["validation"]["rejected"]}
+    assert reasons["NY0905-0022"] == "the unit meets no catchment: no watershed can be derived"
+    shed = GeoPackageReference(target).read("tmdl_watersheds", (0, 0, 300, 100), "EPSG:2260")
+    assert shed.geometry.iloc[0].area == pytest.approx(300 * 100)  # c and both upstream of it
