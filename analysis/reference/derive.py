@@ -40,7 +40,7 @@ def upstream_watersheds(unit_geometries, catchments) -> list:
             into.setdefault(str(target).strip(), []).append(index)
     polygons = np.asarray(catchments.geometry.array, dtype=object)
     tree = shapely.STRtree(polygons)
-    out = []
+    out: list = []
     for geometry in unit_geometries:
         if geometry is None or shapely.is_empty(geometry):
             out.append(None)
