@@ -366,3 +366,22 @@ def test_an_import_that_raced_another_is_refused(target, tmp_path, capsys, monke
     with pytest.raises(InputError, match="another import of 'wetlands' finished"):
         store.import_candidate(read_candidate("wetlands", wetlands_source(tmp_path / "b.gpkg", 4)))
     assert [v.version for v in target.store().versions("wetlands")] == [1]
+
+
+def test_waters_imported_without_geometry_are_stored_and_found_by_id(target, capsys):
+    """ATTAINS assessments without a geometry file: NULL geometries in both stores, and a
+    review's look-up by id finds the water (its category kept)."""
+    from analysis.reference.read import open_reference
+    from tests.conftest import shared_path
+
+    real = shared_path("data/attains/sd_SDDENR_assessments.json")
+    assert reference("import", "impaired_waters", real, "--format", "attains", "--into",
+                     *target.args(), "--quiet", capsys=capsys)[0] == 0
+    assert target.store().current("impaired_waters").feature_count == 4
+    assert len(target.store().read_version("impaired_waters", 1)) == 4
+    source = target.into
+    if target.schema is not None:
+        source += (("&" if "?" in source else "?") + f"schema={target.schema}"
+                   if source.startswith("postgres") else f" schema={target.schema}")
+    found = open_reference(source).lookup("impaired_waters", "waterbody_id", ["SD-NI-R-KEYA_PAHA_01"])
+    assert found.category.tolist() == ["4a"]
