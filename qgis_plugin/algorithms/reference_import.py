@@ -78,6 +78,7 @@ class ReferenceImportAlgorithm(ReferenceAlgorithm):
     SOURCE_DATE = "SOURCE_DATE"
     CAUSES = "CAUSES"
     ACCEPT_REJECTIONS = "ACCEPT_REJECTIONS"
+    DERIVE_WATERSHEDS = "DERIVE_WATERSHEDS"
     REJECTIONS = "REJECTIONS"
     VERSION = "VERSION"
     NEW_VERSION = "NEW_VERSION"
@@ -113,6 +114,10 @@ class ReferenceImportAlgorithm(ReferenceAlgorithm):
             self.CAUSES, self.tr("ATTAINS assessments joined to a PWL table by id (pwl)"),
             optional=True, fileFilter="JSON (*.json);;All files (*)"))
         self.addParameter(QgsProcessingParameterBoolean(
+            self.DERIVE_WATERSHEDS, self.tr("Derive TMDL watersheds from the store's catchments "
+                                            "(attains; GEOMETRY gives the assessment units)"),
+            defaultValue=False))
+        self.addParameter(QgsProcessingParameterBoolean(
             self.ACCEPT_REJECTIONS, self.tr("Accept rejected features over the profile's limits"),
             defaultValue=False))
         self.addParameter(QgsProcessingParameterString(
@@ -141,6 +146,7 @@ class ReferenceImportAlgorithm(ReferenceAlgorithm):
                 profile=inputs["profile"], progress=inputs["progress"],
                 causes=self.parameterAsFile(parameters, self.CAUSES, context) or None,
                 accept_rejections=self.parameterAsBool(parameters, self.ACCEPT_REJECTIONS, context),
+                derive_watersheds=self.parameterAsBool(parameters, self.DERIVE_WATERSHEDS, context),
                 rejections=self.parameterAsString(parameters, self.REJECTIONS, context).strip()
                 or None)
         for line in done["report"]:
