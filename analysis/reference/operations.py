@@ -39,22 +39,22 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
     store = open_store(target, schema)
     given = _given_date(source_date)
     progress.step(0.0, f"reading {Path(str(source).split('|')[0]).name}")
-    reference = rules.reference
     catchments, method = None, None
     if derive_watersheds:
         if layer != "tmdl_watersheds" or fmt != "attains" or not geometry:
             raise InputError("watersheds are derived for tmdl_watersheds from an ATTAINS actions "
                              "response with the assessment units as the geometry file",
                              parameter="derive_watersheds",
-                             fix="give --format attains --geometry UNITS, or leave the option out")
+                             fix="give the attains format with the assessment units as the "
+                                 "geometry file, or do not derive the watersheds")
         row = store.version_row("catchments", None)
         catchments = store.read_version("catchments", row.version)
         method = METHOD.format(version=row.version)
     candidate = read_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
-                               synonyms=dict(reference.pollutant_synonyms), causes=causes,
+                               synonyms=dict(rules.reference.pollutant_synonyms), causes=causes,
                                reading=StormwaterReading(
-                                   point_source=reference.tmdl_point_source_is_stormwater,
-                                   nonpoint_source=reference.tmdl_nonpoint_source_is_stormwater),
+                                   point_source=rules.reference.tmdl_point_source_is_stormwater,
+                                   nonpoint_source=rules.reference.tmdl_nonpoint_source_is_stormwater),
                                catchments=catchments)
     candidate.method = method
     report = candidate.report
@@ -62,22 +62,21 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
     if report.rejected:
         listed = Path(rejections) if rejections else default_rejections_path(target, layer)
         write_rejections(candidate, listed)
-    over = _over_limits(report, reference)
+    over = _over_limits(report, rules)
     if over and not accept_rejections:
         raise InputError(f"{len(report.rejected)} of {report.read} feature(s) rejected "
                          f"({len(report.rejected_with_tmdl)} with a TMDL): {over}; nothing was "
                          f"imported. The rejected features are listed in {listed}",
                          path=str(source), parameter="accept_rejections",
                          fix="correct the source (or its geometry file) and import again, or "
-                             "accept the loss explicitly (--accept-rejections; in QGIS, "
-                             "ACCEPT_REJECTIONS)")
+                             "accept the loss explicitly")
     if given is not None:
         candidate.source_date, candidate.source_date_from = given, "given"
     elif candidate.source_date is None:
         raise InputError("the source does not state its date, and none was given",
                          path=str(source), parameter="source_date",
-                         fix="give the date the source was published (--source-date YYYY-MM-DD; "
-                             "in QGIS, SOURCE_DATE), as its download page or metadata says")
+                         fix="give the date the source was published (YYYY-MM-DD), as its "
+                             "download page or metadata says")
     candidate.rejections_accepted = bool(over) and accept_rejections
     progress.step(0.1, f"writing {len(candidate.frame)} features")
     result = store.import_candidate(candidate, source_date=candidate.source_date,
@@ -92,17 +91,18 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
             "rejections_file": None if listed is None else str(listed), "report": lines}
 
 
-def _over_limits(report, reference) -> Optional[str]:
+def _over_limits(report, profile) -> Optional[str]:
     """Which of the profile's rejection limits the report exceeds (None: within them)."""
     reasons = []
     with_tmdl = len(report.rejected_with_tmdl)
-    if with_tmdl > reference.max_rejected_with_tmdl:
+    limit = profile.reference.max_rejected_with_tmdl
+    if with_tmdl > limit:
         reasons.append(f"{with_tmdl} rejected unit(s) have a TMDL, more than the profile's "
-                       f"[reference] max_rejected_with_tmdl = {reference.max_rejected_with_tmdl}")
+                       f"[reference] max_rejected_with_tmdl = {limit}")
     share = 100.0 * len(report.rejected) / report.read if report.read else 0.0
-    if share > reference.max_rejected_percent:
+    if share > profile.reference.max_rejected_percent:
         reasons.append(f"{share:.1f}% rejected, more than the profile's [reference] "
-                       f"max_rejected_percent = {reference.max_rejected_percent:g}")
+                       f"max_rejected_percent = {profile.reference.max_rejected_percent:g}")
     return "; ".join(reasons) or None
 
 
