@@ -281,6 +281,7 @@ def test_attains_assessments_and_pwl_give_the_same_layer(target, capsys):
     status, out, _ = reference("import", "impaired_waters", SOURCES / "attains_assessments_2022.json",
                                "--into", *target.args(), "--format", "attains", "--geometry",
                                SOURCES / "waters.gpkg", "--map", SOURCES / "pwl_geometry_mapping.toml",
+                               "--rejections", Path(tempfile.mkdtemp()) / "rejected.csv",
                                capsys=capsys)
     assert status == 0, out
     store = target.store()
