@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..profile import help_text
-from .options import add_json_option, add_profile_option, emit_json, json_text
+from .options import add_json_option, add_profile_option, describe_on_help, emit_json, json_text
 
 __all__ = ["register", "run_phasing"]
 
@@ -23,8 +23,8 @@ DESCRIPTION = ("The disturbance of a phasing plan over time (SWPPP B(4): not mor
 def register(commands) -> None:
     """Add ``phasing`` to the ``swppp`` sub-command parser."""
     parser = commands.add_parser("phasing", help="check a phasing plan (any vector file, DXF "
-                                                 "included) and propose a schedule within the limit",
-                                 description=help_text(DESCRIPTION))
+                                                 "included) and propose a schedule within the limit")
+    describe_on_help(parser, lambda: help_text(DESCRIPTION))  # the profile read only for its help
     parser.add_argument("source", metavar="FILE",
                         help="the phase boundaries: GeoPackage, shapefile, GeoJSON, DXF, ...")
     parser.add_argument("--layer", metavar="NAME", help="the layer (where the file has several)")

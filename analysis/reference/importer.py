@@ -278,7 +278,7 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
                      synonyms: Optional[dict] = None, causes: str | Path | None = None,
                      reading: Optional[StormwaterReading] = None,
                      catchments: Optional[gpd.GeoDataFrame] = None,
-                     batch: int = BATCH) -> Candidate:
+                     batch: Optional[int] = None) -> Candidate:
     """:func:`read_candidate`, streamed where the layer is large: an OGR source of a polygon
     layer (wetlands, TMDL watersheds, catchments; a zip as published included) is read,
     validated and repaired ``batch`` features at a time as the store writes it, so that memory
@@ -296,6 +296,7 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
         return read_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
                               synonyms=synonyms, causes=causes, reading=reading,
                               catchments=catchments)
+    batch = batch or BATCH
     path, source_layer, inner = _split_source(source)
     hashed = [path] + ([Path(mapping)] if mapping else [])
     sha256 = source_sha256(hashed)  # the file as given (a zip: the zip), before it is opened
