@@ -4,3 +4,5 @@
 ``postgis`` does the same in the database, ``since`` names the sites a new version of a layer
 changes, ``output`` writes the table, ``operations`` is what the command and QGIS call.
 """
+
+__all__ = ['operations', 'output', 'postgis', 'screen', 'since', 'sites']
