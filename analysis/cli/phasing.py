@@ -24,7 +24,7 @@ def register(commands) -> None:
     """Add ``phasing`` to the ``swppp`` sub-command parser."""
     parser = commands.add_parser("phasing", help="check a phasing plan (any vector file, DXF "
                                                  "included) and propose a schedule within the limit")
-    describe_on_help(parser, lambda: help_text(DESCRIPTION))  # the profile read only for its help
+    describe_on_help(parser, lambda: help_text(DESCRIPTION))  # the profile is read for --help only
     parser.add_argument("source", metavar="FILE",
                         help="the phase boundaries: GeoPackage, shapefile, GeoJSON, DXF, ...")
     parser.add_argument("--layer", metavar="NAME", help="the layer (where the file has several)")

@@ -7,6 +7,7 @@ import re
 import sqlite3
 from contextlib import closing
 from html.parser import HTMLParser
+from html import escape
 
 import numpy as np
 import pytest
@@ -193,8 +194,14 @@ def test_not_checked_lists_the_duties_given_and_says_so_when_none(demo_review):
     given = _with(data, demo_review, not_checked=[duty]).section("not_checked")
     assert [c.text for c in given.blocks[0].rows[0]] == ["Inspections B(1)", "inspect <weekly>",
                                                          "field work"]
+    none = _with(data, demo_review, not_checked=[]).section("not_checked")
+    assert none.blocks[0].text.startswith("Duties of the chapter no check covers: this review "
+                                          "does not list them")
+    # The demo's review carries the chapter's list (analysis/data/not_checked.csv): shown whole.
     html = render_html(demo_review, maps=False)
-    assert "Duties of the chapter no check covers: this review does not list them" in html
+    assert data["not_checked"] and "Duties of the chapter no check covers" in html
+    for listed in data["not_checked"]:
+        assert escape(listed["duty"]) in html
 
 
 def test_html_holds_every_section_and_row_of_the_model(demo_review, demo_html):
