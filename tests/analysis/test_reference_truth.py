@@ -168,6 +168,31 @@ def test_the_nwi_zip_is_imported_as_published(form):
     assert stamp[0] >= 1990 and not candidate.stable_ids
 
 
+def test_the_nwi_zip_streamed_gives_what_the_whole_read_gives():
+    """The streamed import (issue 23) reads the zip as published too: same features, sha256,
+    date and unstable ids; its extraction is removed once the candidate is closed."""
+    from analysis.reference.importer import stream_candidate
+
+    import tempfile
+    from pathlib import Path
+
+    archive = shared_path("data/nwi_dc_wetlands.zip")
+    source = f"zip://{archive}!" + NWI_MEMBER
+    whole = read_candidate("wetlands", source, mapping=SOURCES / "nwi_mapping.toml")
+    before = set(Path(tempfile.gettempdir()).glob("swppp-zip-*"))
+    streamed = stream_candidate("wetlands", source, mapping=SOURCES / "nwi_mapping.toml",
+                                batch=500)
+    extracted = set(Path(tempfile.gettempdir()).glob("swppp-zip-*")) - before
+    assert streamed.frame is None and streamed.expected == 1556 and len(extracted) == 1
+    ids = [i for batch in streamed.chunks() for i in batch.wetland_id]
+    assert ids == list(whole.frame.wetland_id)
+    assert (streamed.sha256, streamed.source_date, streamed.source_date_from, streamed.stable_ids) \
+        == (whole.sha256, whole.source_date, whole.source_date_from, whole.stable_ids)
+    assert streamed.report.to_dict() == whole.report.to_dict()
+    streamed.close()
+    assert not any(path.exists() for path in extracted)
+
+
 def test_an_nwi_diff_after_deleting_3_and_reclassifying_1_reports_exactly_that(tmp_path, capsys):
     archive = shared_path("data/nwi_dc_wetlands.zip")
     with zipfile.ZipFile(archive) as opened:
