@@ -190,6 +190,10 @@ class Reference:
     geometry_change_tolerance_ft: float
     search_distance_ft: float
     pollutant_synonyms: Dict[str, str]
+    tmdl_point_source_is_stormwater: bool = True
+    tmdl_nonpoint_source_is_stormwater: bool = False
+    max_rejected_with_tmdl: int = 0
+    max_rejected_percent: float = 100.0
 
 
 @dataclass(frozen=True)

@@ -759,6 +759,12 @@ catchment_id = "huc12"
 name = "name"
 drains_to = "tohuc"    # the downstream HUC-12; replace with waterbody ids where known
 """
+PWL_UNITS_MAPPING = """# Assessment units keyed by PWL id (NYSDEC PWL GIS layer) -> TMDL units joined by id, for
+# `swppp reference import tmdl_watersheds ... --format attains --derive-watersheds`.
+[fields]
+watershed_id = "PWL_ID"
+name = "NAME"
+"""
 PWL_GEOMETRY_MAPPING = """# Geometry file keyed by PWL id -> joined to a PWL or ATTAINS table by id.
 [fields]
 waterbody_id = "PWL_ID"
@@ -777,7 +783,8 @@ def write_reference_sources(outdir):
         (folder / f"attains_assessments_{cycle}.json").write_text(
             json.dumps(attains_assessments(cycle), indent=1) + "\n", encoding="utf-8")
     for name, text in (("nwi_mapping.toml", NWI_MAPPING), ("wbd_mapping.toml", WBD_MAPPING),
-                       ("pwl_geometry_mapping.toml", PWL_GEOMETRY_MAPPING)):
+                       ("pwl_geometry_mapping.toml", PWL_GEOMETRY_MAPPING),
+                       ("pwl_units_mapping.toml", PWL_UNITS_MAPPING)):
         (folder / name).write_text(text, encoding="utf-8")
 
 

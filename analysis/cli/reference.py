@@ -16,7 +16,7 @@ __all__ = ["register", "layer_names", "formats"]
 
 def layer_names() -> Sequence[str]:
     """The contract's reference layers (read when a command is parsed, not at ``--help``)."""
-    from ..reference.importer import REFERENCE_LAYERS
+    from ..reference.contract import REFERENCE_LAYERS
 
     return sorted(REFERENCE_LAYERS)
 
@@ -54,7 +54,22 @@ def register(commands) -> None:
     imp.add_argument("--geometry", metavar="FILE", help="geometries joined by id (attains, pwl)")
     imp.add_argument("--map", dest="mapping", metavar="MAPPING.toml", help="field mapping")
     imp.add_argument("--source-date", metavar="YYYY-MM-DD",
-                     help="date of the source (default: the source file's modification date)")
+                     help="date of the source (default: the date the source states: ATTAINS "
+                          "cycle or action date, GeoPackage/DBF/zip metadata; required where "
+                          "it states none)")
+    imp.add_argument("--causes", metavar="ATTAINS.json",
+                     help="pwl: an ATTAINS assessments response whose causes, category and TMDL "
+                          "links are joined to the PWL rows by id")
+    imp.add_argument("--accept-rejections", action="store_true",
+                     help="import even where the rejected features exceed the profile's limits "
+                          "([reference] max_rejected_with_tmdl, max_rejected_percent)")
+    imp.add_argument("--derive-watersheds", action="store_true",
+                     help="tmdl_watersheds from attains: derive each unit's watershed from the "
+                          "store's catchments (the unit's own and all upstream by drains_to); "
+                          "--geometry gives the assessment units")
+    imp.add_argument("--rejections", metavar="PATH.csv|PATH.gpkg",
+                     help="where to list the rejected features (default: beside the target, "
+                          "TARGET.LAYER_rejected.csv)")
     imp.add_argument("--quiet", action="store_true", help="print nothing but errors")
     imp.set_defaults(handler=_run_import)
 
@@ -70,6 +85,9 @@ def register(commands) -> None:
     diff.add_argument("--to", dest="new", type=int, metavar="VERSION",
                       help="newer version (default: the current one)")
     diff.add_argument("--output", metavar="PATH.gpkg", help="write the changes as a layer for QGIS")
+    diff.add_argument("--match", choices=("id", "geometry"),
+                      help="match features by id or by geometry (default: by geometry where the "
+                           "ids were made from feature numbers, as NWI's are)")
     diff.set_defaults(handler=_run_diff)
 
 
@@ -79,7 +97,9 @@ def _run_import(args) -> int:
     progress = progress_bar(args.quiet)
     done = import_reference(args.layer, args.source, args.target, schema=args.schema, fmt=args.format,
                             geometry=args.geometry, mapping=args.mapping,
-                            source_date=args.source_date, profile=args.profile, progress=progress)
+                            source_date=args.source_date, profile=args.profile, progress=progress,
+                            causes=args.causes, accept_rejections=args.accept_rejections,
+                            rejections=args.rejections, derive_watersheds=args.derive_watersheds)
     out = sys.stderr if args.json == "-" else sys.stdout
     if not args.quiet:
         clear_bar(progress)
@@ -117,7 +137,8 @@ def _run_status(args) -> int:
                   f"{terminal(Path(str(current['source'])).name)} "
                   f"dated {current['source_date'] or 'unknown'} ({_age(entry['source_days_old'])}), "
                   f"imported {str(current['imported_at'])[:10]} ({_age(entry['imported_days_ago'])})"
-                  + (f", listing cycle {entry['listing_cycle']}" if "listing_cycle" in entry else ""))
+                  + (f", listing cycle {entry['listing_cycle']}" if "listing_cycle" in entry else "")
+                  + _rejected(current))
     for warning in result["warnings"]:
         print(f"  WARNING {terminal(warning)}", file=sys.stderr if args.json == "-" else sys.stdout)
     return 0
@@ -127,7 +148,7 @@ def _run_diff(args) -> int:
     from ..reference.operations import diff_reference, write_diff_layer
 
     diff = diff_reference(args.layer, args.target, schema=args.schema, old=args.old, new=args.new,
-                          profile=args.profile)
+                          profile=args.profile, match=args.match)
     if args.output:
         write_diff_layer(diff, args.output)
     if args.json:
@@ -137,6 +158,15 @@ def _run_diff(args) -> int:
         if args.output:
             print(f"  wrote {terminal(args.output)}")
     return 0
+
+
+def _rejected(row) -> str:
+    if row.get("rejected_count") is None:
+        return ""
+    text = f", {row['rejected_count']} rejected ({row['rejected_with_tmdl']} with a TMDL)"
+    if row.get("rejections_accepted"):
+        text += ", accepted"
+    return text + (f", derived: {row['method']}" if row.get("method") else "")
 
 
 def _age(days) -> str:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from .importer import REFERENCE_LAYERS
+from .contract import REFERENCE_LAYERS
 
 __all__ = ["Change", "LayerDiff", "diff_versions", "diff_frames"]
 
@@ -100,8 +100,11 @@ class LayerDiff:
                                 geometry=[c.geometry for c in self.changes], crs=self.crs)
 
 
-def diff_versions(store, layer: str, old: Optional[int], new: Optional[int], profile) -> LayerDiff:
-    """The diff of ``layer`` between two versions of ``store`` (default: the last two)."""
+def diff_versions(store, layer: str, old: Optional[int], new: Optional[int], profile,
+                  match: Optional[str] = None) -> LayerDiff:
+    """The diff of ``layer`` between two versions of ``store`` (default: the last two), matched
+    by id, or by geometry (``match``; default: by geometry where a version's ids were made
+    from feature numbers, as ``layer_versions.stable_ids`` records)."""
     rows = store.versions(layer)
     new_row = store.version_row(layer, new)
     if old is None:
@@ -113,12 +116,21 @@ def diff_versions(store, layer: str, old: Optional[int], new: Optional[int], pro
     before = store.read_version(layer, old_row.version).to_crs(area_crs)
     after = store.read_version(layer, new_row.version).to_crs(area_crs)
     tolerance = profile.reference.geometry_change_tolerance_ft
-    return diff_frames(layer, before, after, old_row.version, new_row.version, tolerance)
+    if match is None:  # ids made from feature numbers ({fid}) are not stable between releases
+        match = "geometry" if _unstable(old_row) or _unstable(new_row) else "id"
+    return diff_frames(layer, before, after, old_row.version, new_row.version, tolerance, match)
+
+
+def _unstable(row) -> bool:
+    return row.stable_ids is not None and not row.stable_ids
 
 
 def diff_frames(layer: str, before: gpd.GeoDataFrame, after: gpd.GeoDataFrame, old: int, new: int,
-                tolerance: float) -> LayerDiff:
-    """Compare two versions' frames (same CRS) feature by feature, matched by id."""
+                tolerance: float, match: str = "id") -> LayerDiff:
+    """Compare two versions' frames (same CRS) feature by feature, matched by id, or by
+    geometry (``match="geometry"``) where the source has no stable id."""
+    if match == "geometry":
+        return _diff_by_geometry(layer, before, after, old, new, tolerance)
     spec = REFERENCE_LAYERS[layer]
     added_name, removed_name = ADDED_NAMES.get(layer, ("added", "removed"))
     key = spec.id_field
@@ -180,3 +192,79 @@ def _plain(value):
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return None
     return value.item() if hasattr(value, "item") else value
+
+
+# --- matching by geometry (sources without a stable id) ---------------------------------------
+
+def _diff_by_geometry(layer, before, after, old, new, tolerance) -> LayerDiff:
+    """Features matched by shape: equal or near-equal (Hausdorff distance within
+    ``tolerance``) is the same feature (its other fields changed: *reclassified*); otherwise
+    the old feature overlapping a new one most, by at least half of either's area, is the same
+    feature *reshaped*; what is left is *removed* or *added*."""
+    spec = REFERENCE_LAYERS[layer]
+    key = spec.id_field
+    others = [f for f in spec.fields if f != key]
+    old_geoms = np.asarray(before.geometry.array, dtype=object)
+    new_geoms = np.asarray(after.geometry.array, dtype=object)
+    tree = shapely.STRtree(old_geoms)
+    taken = np.zeros(len(old_geoms), dtype=bool)
+    pairs: list[tuple[int, int, bool]] = []  # (old index, new index, reshaped)
+    unmatched = []
+    near = shapely.buffer(shapely.envelope(new_geoms), tolerance) if len(new_geoms) else new_geoms
+    for j, candidates in _candidates(tree, near):
+        found = None
+        for i in candidates:
+            if not taken[i] and (shapely.equals_exact(shapely.normalize(old_geoms[i]),
+                                                      shapely.normalize(new_geoms[j]), tolerance)
+                                 or shapely.hausdorff_distance(old_geoms[i], new_geoms[j])
+                                 <= tolerance):
+                found = i
+                break
+        if found is None:
+            unmatched.append((j, candidates))
+        else:
+            taken[found] = True
+            pairs.append((found, j, False))
+    added = []
+    for j, candidates in unmatched:
+        best, share = None, 0.5
+        for i in candidates:
+            if taken[i]:
+                continue
+            overlap = shapely.area(shapely.intersection(old_geoms[i], new_geoms[j]))
+            least = min(shapely.area(old_geoms[i]), shapely.area(new_geoms[j])) or 1.0
+            if overlap / least >= share:
+                best, share = i, overlap / least
+        if best is None:
+            added.append(j)
+        else:
+            taken[best] = True
+            pairs.append((best, j, True))
+    changes = [Change("added", str(after.iloc[j][key]), _name(after, after.index[j]),
+                      geometry=new_geoms[j]) for j in added]
+    changes += [Change("removed", str(before.iloc[i][key]), _name(before, before.index[i]),
+                       geometry=old_geoms[i]) for i in np.flatnonzero(~taken)]
+    for i, j, reshaped in pairs:
+        was, now = before.iloc[i], after.iloc[j]
+        fields = {f: [_plain(was[f]), _plain(now[f])] for f in others
+                  if _plain(was[f]) != _plain(now[f])}
+        if not fields and not reshaped:
+            continue
+        changes.append(Change("reshaped" if reshaped else "reclassified", str(now[key]),
+                              _plain(now["name"]) if "name" in now.index else None,
+                              fields_changed=fields, geometry_changed=reshaped,
+                              geometry=new_geoms[j]))
+    order = {"added": 0, "removed": 1, "reshaped": 2, "reclassified": 3}
+    changes.sort(key=lambda c: (order[c.kind], c.feature_id))
+    return LayerDiff(layer, old, new, changes, crs=after.crs if after.crs is not None else before.crs)
+
+
+def _candidates(tree, boxes):
+    """(new index, old indices whose envelope meets the new one's, nearest first in order)."""
+    if not len(boxes):
+        return []
+    new_index, old_index = tree.query(boxes)
+    grouped: dict[int, list[int]] = {int(j): [] for j in range(len(boxes))}
+    for j, i in zip(new_index, old_index):
+        grouped[int(j)].append(int(i))
+    return sorted(grouped.items())

@@ -11,6 +11,11 @@ import csv
 import hashlib
 import json
 import re
+import sqlite3
+import tempfile
+import zipfile
+from contextlib import closing
+from datetime import date
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -26,44 +31,32 @@ from ..geometry import as_multi, in_family
 from ..profile import read_toml
 from ..io.vector import layer_feature_count, list_layers, read_layer, read_layer_batches
 from ..siteplan.mapping import fill_template, template_fields
+from .contract import OPTIONAL_VALUES, POLYGONS, REFERENCE_LAYERS, ReferenceLayerSpec
+from .derive import upstream_watersheds
 
 __all__ = ["REFERENCE_LAYERS", "ReferenceLayerSpec", "Candidate", "ImportReport", "FORMATS",
-           "read_candidate", "stream_candidate", "normalize_pollutants", "source_sha256", "BATCH"]
+           "StormwaterReading", "read_candidate", "stream_candidate", "normalize_pollutants",
+           "source_sha256", "normalize_category", "IMPAIRED_CATEGORIES", "BATCH"]
 
-POLYGONS = ("Polygon", "MultiPolygon")
-LINES = ("LineString", "MultiLineString")
+# Integrated Report categories of an impaired water: 5 is 303(d)-listed; 4a/4b/4c impaired,
+# not listed (4a: a TMDL is approved; 4b: other controls; 4c: not caused by a pollutant).
+IMPAIRED_CATEGORIES = ("5", "5a", "5alt", "5r", "4a", "4b", "4c")
 
 
 @dataclass(frozen=True)
-class ReferenceLayerSpec:
-    """One reference layer of the contract: its id field, fields (name -> type) and geometries."""
+class StormwaterReading:
+    """How an ATTAINS TMDL's pollutant source type is read ([reference] profile switches).
 
-    name: str
-    id_field: str
-    fields: dict  # field -> "text" | "integer" | "real", in contract order
-    geometry_types: tuple
+    ``point_source``: a "Point source" or "Both" load counts as stormwater being a source (the
+    point sources of a TMDL's wasteload allocation include permitted stormwater discharges).
+    ``nonpoint_source``: a "Nonpoint source" load counts as stormwater being a source. Where a
+    reading is off, the unit's ``stormwater_source`` stays NULL (unknown), never 0.
+    """
 
-    @property
-    def required(self) -> list[str]:
-        return list(self.fields)
+    point_source: bool = True
+    nonpoint_source: bool = False
 
 
-REFERENCE_LAYERS = {spec.name: spec for spec in (
-    ReferenceLayerSpec("wetlands", "wetland_id",
-                       {"wetland_id": "text", "source": "text", "wetland_class": "text",
-                        "regulated": "integer", "adjacent_area_ft": "real"}, POLYGONS),
-    ReferenceLayerSpec("impaired_waters", "waterbody_id",
-                       {"waterbody_id": "text", "name": "text", "pollutants": "text",
-                        "listing_cycle": "text", "category": "text"}, LINES + POLYGONS),
-    ReferenceLayerSpec("tmdl_watersheds", "watershed_id",
-                       {"watershed_id": "text", "name": "text", "pollutants": "text",
-                        "tmdl_id": "text", "stormwater_source": "integer"}, POLYGONS),
-    ReferenceLayerSpec("catchments", "catchment_id",
-                       {"catchment_id": "text", "name": "text", "drains_to": "text"}, POLYGONS),
-)}
-# Fields that may be empty in a source; every other contract field must be present and filled.
-OPTIONAL_VALUES = {"adjacent_area_ft", "name", "drains_to", "listing_cycle", "category",
-                   "wetland_class"}
 FORMATS = ("ogr", "attains", "pwl")
 _MAX_LISTED = 20  # rejected features listed by label; the rest are counted
 # Features read, validated, repaired and written per batch by a streamed import: its memory.
@@ -79,23 +72,34 @@ class ImportReport:
     rejected: list = field(default_factory=list)  # (label, reason)
     skipped: list = field(default_factory=list)  # (label, reason): not part of this layer
     notes: list = field(default_factory=list)
+    tmdl_ids: set = field(default_factory=set)  # ids of the source's units that have a TMDL
+    rejected_geometries: dict = field(default_factory=dict)  # label -> the geometry rejected
 
     def clear(self) -> None:
         """Empty again, for a streamed candidate read once more."""
         self.read = 0
-        for items in (self.repaired, self.rejected, self.skipped, self.notes):
+        for items in (self.repaired, self.rejected, self.skipped, self.notes, self.tmdl_ids,
+                      self.rejected_geometries):
             items.clear()
 
     def note(self, text: str) -> None:
         if text not in self.notes:  # a streamed source says it once, not once per batch
             self.notes.append(text)
 
-    def reject(self, label, reason):
+    def reject(self, label, reason, geometry=None):
         self.rejected.append((str(label), reason))
+        if geometry is not None:
+            self.rejected_geometries[str(label)] = geometry
+
+    @property
+    def rejected_with_tmdl(self) -> list[str]:
+        """The rejected units that have a TMDL (what a review would miss)."""
+        return [label for label, _ in self.rejected if label in self.tmdl_ids]
 
     def lines(self) -> list[str]:
         out = [f"{self.read} feature(s) read, {len(self.repaired)} invalid geometry(ies) repaired "
-               f"with make_valid, {len(self.rejected)} rejected, {len(self.skipped)} skipped"]
+               f"with make_valid, {len(self.rejected)} rejected "
+               f"({len(self.rejected_with_tmdl)} with a TMDL), {len(self.skipped)} skipped"]
         for kind, rows in (("rejected", self.rejected), ("skipped", self.skipped)):
             for label, reason in rows[:_MAX_LISTED]:
                 out.append(f"  {kind} {label}: {reason}")
@@ -106,7 +110,9 @@ class ImportReport:
 
     def to_dict(self) -> dict:
         return {"read": self.read, "repaired": list(self.repaired),
-                "rejected": [{"feature": f, "reason": r} for f, r in self.rejected],
+                "rejected": [{"feature": f, "reason": r, "has_tmdl": f in self.tmdl_ids}
+                             for f, r in self.rejected],
+                "rejected_with_tmdl": len(self.rejected_with_tmdl),
                 "skipped": [{"feature": f, "reason": r} for f, r in self.skipped],
                 "notes": list(self.notes)}
 
@@ -125,6 +131,15 @@ class Candidate:
     crs: object = None
     stream: Optional[Callable[[], Iterator[gpd.GeoDataFrame]]] = None
     expected: Optional[int] = None  # features in the source, where it says
+    source_date: Optional[str] = None  # as the source itself dates it (None: it does not)
+    source_date_from: Optional[str] = None  # where in the source that date was read
+    method: Optional[str] = None  # how a derived layer was made (None: as published)
+    rejections_accepted: bool = False  # the user accepted rejections over the profile's limit
+    stable_ids: bool = True  # False where the ids are feature numbers ({fid}): diff by geometry
+    # Called once every feature is written, inside the store's transaction (the counts of a
+    # streamed import are complete only then): raising refuses the import (rolled back).
+    on_written: Optional[Callable[[], None]] = None
+    cleanup: Optional[Callable[[], None]] = None  # what the source left (a zip's extraction)
 
     def chunks(self, size: int = BATCH) -> Iterator[gpd.GeoDataFrame]:
         """The features, ``size`` at a time (a streamed candidate: its batches)."""
@@ -140,25 +155,42 @@ class Candidate:
         if self.stream is not None:  # streamed: polygon layers only, promoted to multi
             return "MULTIPOLYGON"
         assert self.frame is not None
-        kinds = set(self.frame.geom_type)
+        kinds = set(self.frame.geom_type.dropna())  # waters imported without geometry have none
         return kinds.pop().upper() if len(kinds) == 1 else "GEOMETRY"
+
+    def close(self) -> None:
+        """Remove what reading the source left behind (a zip member extracted)."""
+        if self.cleanup is not None:
+            self.cleanup()
+            self.cleanup = None
 
 
 def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
                    geometry: str | Path | None = None, mapping: str | Path | None = None,
-                   synonyms: Optional[dict] = None) -> Candidate:
+                   synonyms: Optional[dict] = None, causes: str | Path | None = None,
+                   reading: Optional[StormwaterReading] = None,
+                   catchments: Optional[gpd.GeoDataFrame] = None) -> Candidate:
     """Read ``source`` as reference layer ``layer`` and validate it against the contract.
 
     Parameters
     ----------
     layer : one of :data:`REFERENCE_LAYERS`.
-    source : an OGR vector file (``path`` or ``path|layername=NAME``), an ATTAINS JSON
+    source : an OGR vector file (``path``, ``path|layername=NAME``, a zip as published:
+        ``x.zip``, ``zip://x.zip!inner.shp``, ``/vsizip/x.zip/inner.shp``), an ATTAINS JSON
         response, or a PWL table (CSV), as ``fmt`` says.
     geometry : for ``attains`` and ``pwl``, the vector file whose features carry the
-        geometries, joined by id (``NY`` + PWL id is the same water as the PWL id).
-    mapping : a TOML field mapping (docs/REFERENCE.md, "Field mappings"), applied to the OGR source or
-        to the geometry file.
+        geometries, joined by id (``NY`` + PWL id is the same water as the PWL id). Optional
+        for ``impaired_waters``: without it the waters are stored without geometry and a
+        review looks them up by id and name.
+    mapping : a TOML field mapping (docs/REFERENCE.md, "Field mappings"), applied to the OGR
+        source or to the geometry file (every field it maps, not the id alone).
     synonyms : pollutant name -> the name it is stored as (profile ``[reference]``).
+    causes : for ``pwl``, an ATTAINS ``assessments`` response whose causes, category and
+        TMDL links are joined to the PWL rows by id.
+    reading : how ATTAINS pollutant source types are read for ``stormwater_source``.
+    catchments : for ``tmdl_watersheds`` from ``attains``: catchments (``catchment_id``,
+        ``drains_to``) from which each unit's watershed is derived; ``geometry`` then gives
+        the assessment units themselves (lines or polygons), not their watersheds.
 
     Raises
     ------
@@ -170,60 +202,132 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
     if fmt not in FORMATS:
         raise InputError(f"unknown source format '{fmt}'", fix="use one of " + ", ".join(FORMATS),
                          parameter="format")
-    path, source_layer = _split_source(source)
-    hashed = [path] + ([Path(geometry)] if geometry else []) + ([Path(mapping)] if mapping else [])
+    path, source_layer, inner = _split_source(source)
+    hashed = [path] + ([Path(geometry)] if geometry else []) + ([Path(mapping)] if mapping else []) \
+        + ([Path(causes)] if causes else [])
     rules = _load_mapping(mapping) if mapping else {}
     report = ImportReport()
+    dated: tuple[Optional[str], Optional[str]] = (None, None)
+    if causes and fmt != "pwl":
+        raise InputError("a causes file is only for the pwl format", path=causes,
+                         parameter="causes", fix="leave it out")
     if fmt == "ogr":
         if geometry:
             raise InputError("a geometry file is only for the attains and pwl formats",
                              path=geometry, parameter="geometry",
                              fix="leave it out: an OGR source carries its own geometries")
-        frame = _apply_mapping(_read_vector(path, source_layer, layer), rules, spec, path)
+        with _Opened(path, inner, layer) as opened:
+            frame = _apply_mapping(_read_vector(opened, source_layer, layer), rules, spec, path)
+            dated = _ogr_date(path, opened, frame.attrs.get("source_layer"))
+        if spec.name == "tmdl_watersheds":
+            report.tmdl_ids.update(_ids(frame, spec))
     else:
-        if not geometry:
-            raise InputError(f"the {fmt} format needs a geometry file: the file whose features "
-                             "carry the geometries, joined by id", path=path, parameter="geometry",
-                             fix="give a vector file with the ids as the geometry file")
-        table = (_attains_table(path, spec, report) if fmt == "attains"
-                 else _pwl_table(path, spec, report))
-        shapes = _apply_mapping(_read_vector(Path(geometry), None, layer), rules, spec, geometry,
-                                only_id=True)
-        frame = _join_geometry(table, shapes, spec, report, geometry)
+        if fmt == "attains":
+            table, dated = _attains_table(path, spec, report, reading or StormwaterReading())
+        else:
+            table = _pwl_table(path, spec, report, causes)
+        if spec.name == "tmdl_watersheds":
+            report.tmdl_ids.update(_ids(table, spec))
+        elif "tmdl_id" in table.columns:
+            report.tmdl_ids.update(_ids(table[table["tmdl_id"].map(_filled)], spec))
+        if geometry:
+            shapes = _apply_mapping(_read_vector(Path(geometry), None, layer), rules, spec, geometry,
+                                    only_id=True)
+            frame = _join_geometry(table, shapes, spec, report, geometry)
+            if catchments is not None and spec.name == "tmdl_watersheds":
+                frame = _derived(frame, catchments, spec, report)
+        elif spec.name == "impaired_waters":
+            frame = gpd.GeoDataFrame(table.reset_index(drop=True), geometry=[None] * len(table),
+                                     crs=NO_GEOMETRY_CRS)
+            frame.attrs["no_geometry"] = True
+            report.notes.append("no geometry file: the waters are stored without geometry; a "
+                                "review finds them by waterbody_id and name")
+        else:
+            raise InputError(f"the {fmt} format needs a geometry file for {spec.name}: the file "
+                             "whose features carry the geometries, joined by id", path=path,
+                             parameter="geometry",
+                             fix="give a vector file with the ids as the geometry file (see "
+                                 "docs/REFERENCE.md, 'TMDL watershed polygons')")
     frame = _validate(frame, spec, report, str(path), synonyms or {})
-    return Candidate(layer=layer, frame=frame, source=str(path), sha256=source_sha256(hashed),
-                     report=report, crs=frame.crs, expected=len(frame))
+    return Candidate(layer=layer, frame=frame, source=str(source), sha256=source_sha256(hashed),
+                     report=report, crs=frame.crs, expected=len(frame), source_date=dated[0],
+                     source_date_from=dated[1],
+                     stable_ids=not (fmt == "ogr" and _fid_ids(rules, spec)))
+
+
+# Waters imported without a geometry file carry none; the store still needs a CRS to declare.
+NO_GEOMETRY_CRS = "EPSG:4326"
+
+
+def _filled(value) -> bool:
+    return value is not None and not (isinstance(value, float) and np.isnan(value)) \
+        and str(value).strip() != ""
+
+
+def _ids(frame, spec) -> set:
+    return {str(v).strip() for v in frame[spec.id_field] if _filled(v)} \
+        if spec.id_field in frame.columns else set()
+
+
+def _fid_ids(rules: dict, spec: ReferenceLayerSpec) -> bool:
+    """Whether the mapping makes the ids from feature numbers (``{fid}``): not stable."""
+    return "{fid" in str(rules.get("templates", {}).get(spec.id_field, ""))
 
 
 def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
                      geometry: str | Path | None = None, mapping: str | Path | None = None,
-                     synonyms: Optional[dict] = None, batch: int = BATCH) -> Candidate:
+                     synonyms: Optional[dict] = None, causes: str | Path | None = None,
+                     reading: Optional[StormwaterReading] = None,
+                     catchments: Optional[gpd.GeoDataFrame] = None,
+                     batch: Optional[int] = None) -> Candidate:
     """:func:`read_candidate`, streamed where the layer is large: an OGR source of a polygon
-    layer (wetlands, TMDL watersheds, catchments) is read, validated and repaired ``batch``
-    features at a time as the store writes it, so that memory is bounded by the batch. The
-    source's layer, CRS, fields and mapping are checked here, on its first batch, before
-    anything is written; a repeated id, a bad number or an empty layer raises while the store
-    writes, inside its transaction, which then changes nothing. Other sources (ATTAINS and PWL
-    tables joined to geometries, impaired waters) are read whole, as :func:`read_candidate`.
+    layer (wetlands, TMDL watersheds, catchments; a zip as published included) is read,
+    validated and repaired ``batch`` features at a time as the store writes it, so that memory
+    is bounded by the batch. The source's layer, CRS, fields, mapping and date are checked
+    here, on its first feature, before anything is written; a repeated id, a bad number or an
+    empty layer raises while the store writes, inside its transaction, which then changes
+    nothing. The report (read, repaired, rejected, units with a TMDL) is complete once the last
+    batch is written. Other sources (ATTAINS and PWL tables, small, joined to geometries;
+    impaired waters) are read whole, as :func:`read_candidate`. Call :meth:`Candidate.close`
+    once done (a zip's member is extracted to a temporary directory).
     """
     spec = _spec(layer)
-    if fmt != "ogr" or geometry or tuple(spec.geometry_types) != POLYGONS:
+    if fmt != "ogr" or geometry or causes or catchments is not None \
+            or tuple(spec.geometry_types) != POLYGONS:
         return read_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
-                              synonyms=synonyms)
-    path, source_layer = _split_source(source)
-    source_layer = _source_layer(path, source_layer, layer)
+                              synonyms=synonyms, causes=causes, reading=reading,
+                              catchments=catchments)
+    batch = batch or BATCH
+    path, source_layer, inner = _split_source(source)
+    hashed = [path] + ([Path(mapping)] if mapping else [])
+    sha256 = source_sha256(hashed)  # the file as given (a zip: the zip), before it is opened
     rules = _load_mapping(mapping) if mapping else {}
     report = ImportReport()
     synonyms = synonyms or {}
+    opener = _Opened(path, inner, layer)
+    opened = opener.__enter__()
+    try:
+        source_layer = _source_layer(opened, source_layer, layer)
+        first = next(iter(read_layer_batches(opened, source_layer, 1)), None)
+        if first is None:
+            raise _nothing_left(spec, path, source_layer)
+        first_frame = _apply_mapping(_checked_source(first, path, source_layer), rules, spec, path)
+        _validate_batch(first_frame, spec, ImportReport(), str(path), synonyms)  # fields, CRS
+        dated = _ogr_date(path, opened, source_layer)
+        expected = _feature_count(opened, source_layer)
+    except BaseException:
+        opener.__exit__(None, None, None)
+        raise
 
     def stream() -> Iterator[gpd.GeoDataFrame]:
         report.clear()
         seen: set = set()
         repeated: set = set()
         kept = 0
-        for data in read_layer_batches(path, source_layer, batch):
-            frame = _checked_source(data, path, source_layer)
-            frame = _apply_mapping(frame, rules, spec, path)
+        for data in read_layer_batches(opened, source_layer, batch):
+            frame = _apply_mapping(_checked_source(data, path, source_layer), rules, spec, path)
+            if spec.name == "tmdl_watersheds":  # every unit of this layer has a TMDL
+                report.tmdl_ids.update(_ids(frame, spec))
             frame = _validate_batch(frame, spec, report, str(path), synonyms)
             ids = frame[spec.id_field]
             repeated.update(ids[ids.duplicated()])
@@ -236,15 +340,12 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
         if not kept:
             raise _nothing_left(spec, path, source_layer)
 
-    first = next(iter(read_layer_batches(path, source_layer, 1)), None)
-    if first is None:
-        raise _nothing_left(spec, path, source_layer)
-    first_frame = _apply_mapping(_checked_source(first, path, source_layer), rules, spec, path)
-    _validate_batch(first_frame, spec, ImportReport(), str(path), synonyms)  # fields, CRS: now
-    hashed = [path] + ([Path(mapping)] if mapping else [])
-    return Candidate(layer=layer, frame=None, source=str(path), sha256=source_sha256(hashed),
-                     report=report, crs=first.crs, stream=stream,
-                     expected=_feature_count(path, source_layer))
+    return Candidate(layer=layer, frame=None, source=str(source), sha256=sha256,
+                     report=report, crs=first.crs, stream=stream, expected=expected,
+                     source_date=dated[0], source_date_from=dated[1],
+                     stable_ids=not _fid_ids(rules, spec),
+                     cleanup=lambda: opener.__exit__(None, None, None))
+
 
 def _spec(layer) -> ReferenceLayerSpec:
     if layer not in REFERENCE_LAYERS:
@@ -253,12 +354,112 @@ def _spec(layer) -> ReferenceLayerSpec:
     return REFERENCE_LAYERS[layer]
 
 
-def _split_source(source) -> tuple[Path, Optional[str]]:
+def _split_source(source) -> tuple[Path, Optional[str], Optional[str]]:
+    """(the file as given, the layer name, the member inside a zip) of a source text.
+
+    >>> _split_source("zip:///d/nwi.zip!DC/DC_Wetlands.shp")
+    (PosixPath('/d/nwi.zip'), None, 'DC/DC_Wetlands.shp')
+    >>> _split_source("/vsizip//d/nwi.zip/DC/DC_Wetlands.shp|layername=DC_Wetlands")
+    (PosixPath('/d/nwi.zip'), 'DC_Wetlands', 'DC/DC_Wetlands.shp')
+    """
     text = str(source)
+    layer = None
     match = re.match(r"^(.*)\|layername=(.+)$", text)
     if match:
-        return Path(match.group(1)), match.group(2)
-    return Path(text), None
+        text, layer = match.group(1), match.group(2)
+    match = re.match(r"^zip://(.+?\.zip)(?:!(.*))?$", text, re.IGNORECASE) or \
+        re.match(r"^/vsizip/(.+?\.zip)(?:/(.*))?$", text, re.IGNORECASE)
+    if match:  # /vsizip/ then the zip's path: /vsizip//abs/x.zip/member, /vsizip/rel.zip/member
+        return Path(match.group(1)), layer, (match.group(2) or None)
+    return Path(text), layer, None
+
+
+class _Opened:
+    """The vector file to read: the path itself, or a zip's member extracted to a temporary
+    directory (both engines read a plain file; the sha256 is taken of the zip as given)."""
+
+    def __init__(self, path: Path, inner: Optional[str], layer: str = ""):
+        self.path, self.inner, self.layer = path, inner, layer
+        self._temp: Optional[tempfile.TemporaryDirectory] = None
+
+    def __enter__(self) -> Path:
+        if self.path.suffix.lower() != ".zip" and self.inner is None:
+            return self.path
+        if not self.path.exists():
+            raise InputError("the file does not exist", path=self.path, fix="check the path")
+        try:
+            archive = zipfile.ZipFile(self.path)
+        except zipfile.BadZipFile as err:
+            raise InputError(f"not a readable zip file ({err})", path=self.path,
+                             fix="download the file again") from None
+        with archive:
+            names = archive.namelist()
+            member = self.inner or _zip_member(names, self.path, self.layer)
+            if member not in names:
+                raise InputError(f"the zip holds no '{member}'", path=self.path,
+                                 fix="name one of " + ", ".join(n for n in names if _vector_name(n))[:300])
+            self._temp = tempfile.TemporaryDirectory(prefix="swppp-zip-")
+            stem = member.rsplit(".", 1)[0]
+            for name in names:  # a shapefile's side files (.dbf, .prj, .shx, ...)
+                if name == member or (name.rsplit(".", 1)[0] == stem and not name.endswith("/")):
+                    archive.extract(name, self._temp.name)
+        return Path(self._temp.name) / member
+
+    def __exit__(self, *exc) -> None:
+        if self._temp is not None:
+            self._temp.cleanup()
+
+
+def _vector_name(name: str) -> bool:
+    return name.lower().endswith((".shp", ".gpkg", ".geojson", ".json", ".gdb", ".fgb"))
+
+
+def _zip_member(names, path, layer: str = "") -> str:
+    """The one vector file in a zip, or the one named like the layer (NWI's ``XX_Wetlands.shp``)."""
+    found = [n for n in names if _vector_name(n) and not n.startswith("__MACOSX")]
+    if len(found) > 1 and layer:
+        found = [n for n in found if n.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+                 .endswith(layer.lower())] or found
+    if len(found) != 1:
+        raise InputError(f"the zip holds {len(found)} vector files ({', '.join(found[:8])})",
+                         path=path, fix="name one as zip://FILE.zip!MEMBER")
+    return found[0]
+
+
+def _ogr_date(path: Path, opened: Path,
+              source_layer: Optional[str]) -> tuple[Optional[str], Optional[str]]:
+    """The date the source gives itself: a GeoPackage layer's last_change, a shapefile's DBF
+    header date, or a zip member's date; (None, None) where the file says nothing."""
+    if opened.suffix.lower() == ".gpkg":
+        try:
+            with closing(sqlite3.connect(f"file:{opened}?mode=ro", uri=True)) as con:
+                row = con.execute("SELECT last_change FROM gpkg_contents WHERE lower(table_name) "
+                                  "= lower(?)", (source_layer or "",)).fetchone()
+        except sqlite3.Error:
+            row = None
+        if row and row[0]:
+            return str(row[0])[:10], "gpkg_contents.last_change"
+    if opened.suffix.lower() == ".shp":
+        dbf = opened.with_suffix(".dbf")
+        if not dbf.exists():
+            dbf = opened.with_suffix(".DBF")
+        if dbf.exists():
+            head = dbf.read_bytes()[:4]
+            try:
+                day = date(1900 + head[1], head[2], head[3])
+            except (ValueError, IndexError):
+                day = None
+            if day is not None:
+                return day.isoformat(), "the DBF header's date of last update"
+    if path.suffix.lower() == ".zip":
+        parts = opened.parts
+        for start in range(len(parts)):  # the member's name: the extracted path's tail
+            member = "/".join(parts[start:])
+            with zipfile.ZipFile(path) as archive:
+                if member in archive.namelist():
+                    stamp = archive.getinfo(member).date_time
+                    return date(*stamp[:3]).isoformat(), f"the date of {member} in the zip"
+    return None, None
 
 
 def source_sha256(paths) -> str:
@@ -352,16 +553,13 @@ def _apply_mapping(frame: gpd.GeoDataFrame, rules: dict, spec: ReferenceLayerSpe
         mapped[target] = _fill_template(frame, template, by_lower, path, rules.get("_path"))
     for target, value in rules.get("constants", {}).items():
         mapped[target] = pd.Series([value] * len(frame), index=frame.index, dtype=object)
-    wanted = [spec.id_field] if only_id else list(spec.fields)
-    for name in wanted:
+    # A geometry file gives the id, and every field it maps or names (the table's own values
+    # come first where it has them: _join_geometry fills only what the table leaves empty).
+    for name in spec.fields:
         if name in mapped:
             out[name] = mapped[name]
-        elif name in by_lower:
+        elif name in by_lower and (not only_id or name in (spec.id_field, "name")):
             out[name] = frame[by_lower[name]]
-    if only_id:
-        for name in ("name",):  # a geometry file may name the water; the table may not
-            if name in spec.fields and name in by_lower:
-                out[name] = frame[by_lower[name]]
     result = gpd.GeoDataFrame(out, geometry=frame.geometry.values, crs=frame.crs)
     result.attrs.update(frame.attrs)
     return result
@@ -390,14 +588,14 @@ def _fill_template(frame, template, by_lower, path, mapping_path):
 
 # --- ATTAINS and PWL tables ------------------------------------------------------------------
 
-def _attains_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport) -> pd.DataFrame:
-    """ATTAINS ``assessments`` (impaired waters) or ``actions`` (TMDL watersheds), one row per id."""
+def _read_json(path: Path, what: str) -> list:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError("the file does not exist", path=path, fix="check the path") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"not JSON ({err})", path=path, fix="give an ATTAINS response (JSON)") from None
+        raise InputError(f"not JSON ({err})", path=path, fix=f"give an ATTAINS {what} response "
+                                                             "(JSON)") from None
     items = data.get("items") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise InputError("not an ATTAINS response: no 'items' list", path=path,
@@ -405,7 +603,28 @@ def _attains_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport) -
     if not all(isinstance(item, dict) for item in items):
         raise InputError("not an ATTAINS response: its 'items' are not all objects", path=path,
                          field="items", fix="save the ATTAINS service's JSON response as it comes")
-    if spec.name not in ("impaired_waters", "tmdl_watersheds"):
+    return items
+
+
+def _attains_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
+                   reading: StormwaterReading) -> tuple[pd.DataFrame, tuple]:
+    """ATTAINS ``assessments`` (impaired waters) or ``actions`` (TMDL watersheds), one row per
+    id, and the date the response gives itself (its reporting cycle; the latest action's)."""
+    if spec.name == "impaired_waters":
+        items = _read_json(path, "assessments")
+        rows = [row for item in items for row in _assessment_rows(item, report)]
+        kind = "assessments"
+        cycles = sorted({str(i.get("reportingCycleText")) for i in items
+                         if i.get("reportingCycleText")})
+        dated = (cycles[-1], "the reporting cycle (reportingCycleText)") if cycles else (None, None)
+    elif spec.name == "tmdl_watersheds":
+        items = _read_json(path, "actions")
+        rows = _tmdl_rows(items, report, reading)
+        kind = "actions"
+        days = sorted({str(a.get("completionDate"))[:10] for i in items for a in i.get("actions") or []
+                       if a.get("completionDate")})
+        dated = (days[-1], "the latest action's completionDate") if days else (None, None)
+    else:
         raise InputError(f"the attains format gives impaired_waters or tmdl_watersheds, not "
                          f"{spec.name}", path=path, fix="import this layer with the ogr format",
                          parameter="format")
@@ -423,25 +642,52 @@ def _attains_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport) -
     if not rows and not report.skipped:
         raise InputError(f"the response has no {kind}", path=path, field=kind,
                          fix=f"give the ATTAINS {kind} response for {spec.name}")
-    return pd.DataFrame(rows, columns=list(spec.fields))
+    return pd.DataFrame(rows, columns=list(spec.fields)), dated
+
+
+def normalize_category(text) -> Optional[str]:
+    """An Integrated Report category as stored: ``"5"``, ``"4a"``, ... (None where absent).
+
+    >>> [normalize_category(c) for c in ("4A", " 5 ", None, "")]
+    ['4a', '5', None, None]
+    """
+    if text is None or str(text).strip() == "":
+        return None
+    return str(text).strip().lower()
 
 
 def _assessment_rows(item: dict, report: ImportReport):
+    """Impaired units (category 4a/4b/4c/5, or no category and a cause) with their causes,
+    category and the TMDL actions linked to the causes."""
     cycle = item.get("reportingCycleText")
     for unit in item.get("assessments") or []:
         unit_id = unit.get("assessmentUnitIdentifier")
-        causes = [p.get("parameterName") for p in unit.get("parameters") or []
+        category = normalize_category(unit.get("epaIRCategory"))
+        causes = [p for p in unit.get("parameters") or []
                   if str(p.get("parameterStatusName", "")).strip().lower() == "cause"]
-        if not causes:
+        if category is not None and category not in IMPAIRED_CATEGORIES:
+            report.skipped.append((str(unit_id), f"category {unit.get('epaIRCategory')} is not "
+                                                 "impaired (impaired: 4a, 4b, 4c, 5)"))
+            continue
+        if category is None and not causes:
             report.skipped.append((str(unit_id), "no parameter with status 'Cause' (not impaired)"))
             continue
+        actions = [str(a.get("associatedActionIdentifier")) for p in causes
+                   for a in p.get("associatedActions") or [] if a.get("associatedActionIdentifier")]
         yield {"waterbody_id": unit_id, "name": unit.get("assessmentUnitName"),
-               "pollutants": ";".join(c for c in causes if c), "listing_cycle": cycle,
-               "category": unit.get("epaIRCategory")}
+               "pollutants": ";".join(p.get("parameterName") for p in causes
+                                      if p.get("parameterName")) or None,
+               "listing_cycle": cycle, "category": category,
+               "tmdl_id": ";".join(dict.fromkeys(actions)) or None}
 
 
-def _tmdl_rows(items, report: ImportReport) -> list[dict]:
-    """One row per assessment unit a TMDL action names: its actions, pollutants, sources."""
+_POINT = ("point source", "both")
+
+
+def _tmdl_rows(items, report: ImportReport, reading: StormwaterReading) -> list[dict]:
+    """One row per assessment unit a TMDL action names: its actions, pollutants, and whether
+    stormwater is a source: 1 where the action says so (as ``reading`` reads its source
+    types), NULL where it does not; never 0, which no ATTAINS action states."""
     units: dict = {}
     for item in items:
         for action in item.get("actions") or []:
@@ -453,27 +699,64 @@ def _tmdl_rows(items, report: ImportReport) -> list[dict]:
             waters = (action.get("associatedWaters") or {}).get("specificWaters") or []
             for water in waters:
                 unit = units.setdefault(water.get("assessmentUnitIdentifier"),
-                                        {"actions": [], "names": [], "pollutants": [], "point": 0})
+                                        {"actions": [], "names": [], "pollutants": [],
+                                         "source": None, "evidence": {}})
                 unit["actions"].append(str(action_id))
                 unit["names"].append(action.get("actionName") or "")
                 for pollutant in water.get("associatedPollutants") or []:
-                    unit["pollutants"].append(pollutant.get("pollutantName"))
-                    source_type = str(pollutant.get("pollutantSourceTypeCode") or "").lower()
-                    # Point sources (stormwater permits) are part of the load: "Point source", "Both".
-                    if ("point source" in source_type and "nonpoint" not in source_type) \
-                            or source_type == "both" or pollutant.get("permits"):
-                        unit["point"] = 1
+                    name = pollutant.get("pollutantName")
+                    unit["pollutants"].append(name)
+                    said = str(pollutant.get("pollutantSourceTypeCode") or "").strip()
+                    permits = [str(p.get("NPDESIdentifier") or p.get("permitIdentifier") or p)
+                               for p in pollutant.get("permits") or []]
+                    if permits:
+                        said = f"{said or 'source type not given'}, permits {', '.join(permits)}"
+                    key = f"action {action_id}: {said or 'no pollutantSourceTypeCode'}"
+                    unit["evidence"].setdefault(key, []).append(str(name))
+                    if _is_stormwater(said, bool(permits), reading):
+                        unit["source"] = 1
     return [{"watershed_id": unit_id, "name": "; ".join(dict.fromkeys(u["names"])),
              "pollutants": ";".join(p for p in u["pollutants"] if p),
-             "tmdl_id": ";".join(dict.fromkeys(u["actions"])), "stormwater_source": u["point"]}
+             "tmdl_id": ";".join(dict.fromkeys(u["actions"])), "stormwater_source": u["source"],
+             "stormwater_source_evidence": _evidence(u["evidence"], u["source"], reading)}
             for unit_id, u in units.items()]
+
+
+def _is_stormwater(said: str, permits: bool, reading: StormwaterReading) -> bool:
+    kind = said.lower()
+    if permits:
+        return True
+    if kind.startswith("nonpoint"):
+        return reading.nonpoint_source
+    if kind.startswith(_POINT):
+        return reading.point_source
+    return False
+
+
+def _evidence(said: dict, source, reading: StormwaterReading) -> str:
+    parts = [f"{key} ({', '.join(dict.fromkeys(p for p in names if p))})"
+             for key, names in said.items()]
+    if source == 1:
+        why = ("read as stormwater being a source: point source or both ([reference] "
+               "tmdl_point_source_is_stormwater)" if reading.point_source else "read as stormwater "
+               "being a source") + ("; nonpoint source too ([reference] "
+                                    "tmdl_nonpoint_source_is_stormwater)"
+                                    if reading.nonpoint_source else "")
+    else:
+        why = ("not decided: ATTAINS does not say whether stormwater is a source (the chapter "
+               "counts 'point source or nonpoint source pollution inputs to stormwater runoff')")
+    return "ATTAINS " + "; ".join(parts) + " - " + why
 
 
 PWL_CAUSE_COLUMNS = ("causes", "cause", "pollutants", "pollutant")
 
 
-def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport) -> pd.DataFrame:
-    """NYSDEC PWL rows (``PWL_ID``, ``WIN``, ``NAME``, causes) as impaired waters, ``NY`` + PWL id."""
+def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
+               causes_path=None) -> pd.DataFrame:
+    """NYSDEC PWL rows (``PWL_ID``, ``WIN``, ``NAME``, causes) as impaired waters, ``NY`` + PWL
+    id. Without a causes column, the causes come from an ATTAINS ``assessments`` response
+    (``causes_path``) joined by id, or every row is listed without causes (pollutants empty,
+    which a review reports as needs_review)."""
     if spec.name != "impaired_waters":
         raise InputError(f"the pwl format gives impaired_waters, not {spec.name}", path=path,
                          fix="import this layer with the ogr format", parameter="format")
@@ -491,24 +774,66 @@ def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport) -> pd
             raise InputError("the PWL table lacks a required column", path=path,
                              field=needed.upper(), fix=f"add a {needed.upper()} column")
     cause = next((columns[c] for c in PWL_CAUSE_COLUMNS if c in columns), None)
-    if cause is None:
-        raise InputError("the PWL table has no causes column, so no water in it can be called "
-                         "impaired", path=path, field="CAUSES",
-                         fix="add a CAUSES column (pollutants separated by ';')")
+    attains = None
+    if causes_path is not None:
+        attains_report = ImportReport()
+        attains = {_join_key(pd.Series([r["waterbody_id"]])).iloc[0]: r
+                   for item in _read_json(Path(causes_path), "assessments")
+                   for r in _assessment_rows(item, attains_report)}
+        not_impaired = {_join_key(pd.Series([label])).iloc[0]: reason
+                        for label, reason in attains_report.skipped}
+    elif cause is None:
+        report.notes.append("the PWL table has no causes column and no ATTAINS causes file was "
+                            "given: every water is imported listed without causes (pollutants "
+                            "empty; a review says needs_review)")
     cycle = columns.get("listing_cycle") or columns.get("cycle") or columns.get("year")
     category = columns.get("category")
-    out = []
+    out: list[dict] = []
+    uncaused: list[str] = []
     for row in rows:
         pwl_id = (row[columns["pwl_id"]] or "").strip()
-        causes = [c.strip() for c in (row[cause] or "").split(";") if c.strip()]
-        if not causes:
-            report.skipped.append((pwl_id, "no causes (not impaired)"))
-            continue
-        out.append({"waterbody_id": pwl_id if pwl_id.upper().startswith("NY") else "NY" + pwl_id,
-                    "name": row[columns["name"]], "pollutants": ";".join(causes),
-                    "listing_cycle": row[cycle] if cycle else None,
-                    "category": row[category] if category else None})
+        unit_id = pwl_id if pwl_id.upper().startswith("NY") else "NY" + pwl_id
+        record = {"waterbody_id": unit_id, "name": row[columns["name"]],
+                  "listing_cycle": row[cycle] if cycle else None,
+                  "category": normalize_category(row[category]) if category else None,
+                  "pollutants": None, "tmdl_id": None}
+        if attains is not None:
+            key = _join_key(pd.Series([unit_id])).iloc[0]
+            if key in not_impaired:
+                report.skipped.append((unit_id, "ATTAINS: " + not_impaired[key]))
+                continue
+            found = attains.get(key)
+            if found is None:
+                uncaused.append(unit_id)
+            else:
+                record.update({k: found[k] for k in ("pollutants", "category", "tmdl_id")})
+                record["listing_cycle"] = record["listing_cycle"] or found["listing_cycle"]
+        elif cause is not None:
+            causes = [c.strip() for c in (row[cause] or "").split(";") if c.strip()]
+            if not causes:
+                report.skipped.append((pwl_id, "no causes (not impaired)"))
+                continue
+            record["pollutants"] = ";".join(causes)
+        out.append(record)
+    if uncaused:
+        report.notes.append(f"{len(uncaused)} water(s) not in the ATTAINS causes file, listed "
+                            f"without causes (a review says needs_review): "
+                            f"{', '.join(uncaused[:_MAX_LISTED])}"
+                            + (" ..." if len(uncaused) > _MAX_LISTED else ""))
     return pd.DataFrame(out, columns=list(spec.fields))
+
+
+def _derived(frame: gpd.GeoDataFrame, catchments: gpd.GeoDataFrame, spec, report):
+    """Each unit's watershed derived from ``catchments`` (analysis.reference.derive)."""
+    units = frame.to_crs(catchments.crs)
+    sheds = upstream_watersheds(list(units.geometry.array), catchments)
+    found = np.array([g is not None for g in sheds], dtype=bool)
+    for unit_id in units.loc[~found, spec.id_field]:
+        report.reject(unit_id, "the unit meets no catchment: no watershed can be derived")
+    out = gpd.GeoDataFrame(units.drop(columns=units.geometry.name)[found],
+                           geometry=[g for g in sheds if g is not None], crs=catchments.crs)
+    out.attrs.update(frame.attrs)
+    return out
 
 
 def _join_key(ids: pd.Series) -> pd.Series:
@@ -529,10 +854,15 @@ def _join_geometry(table: pd.DataFrame, shapes: gpd.GeoDataFrame, spec, report, 
     found = keys.isin(keyed.index).to_numpy()
     frame = gpd.GeoDataFrame(table.reset_index(drop=True),
                              geometry=keyed.geometry.reindex(keys).to_numpy(), crs=shapes.crs)
-    if "name" in frame.columns and "name" in keyed.columns:
-        names = keyed["name"].reindex(keys).to_numpy()
-        empty = frame["name"].isna().to_numpy() | (frame["name"].astype(str).str.strip() == "").to_numpy()
-        frame["name"] = np.where(empty, names, frame["name"].to_numpy())
+    for name in spec.fields:  # what the table leaves empty, the geometry file may give
+        if name == spec.id_field or name not in keyed.columns:
+            continue
+        given = keyed[name].reindex(keys).to_numpy()
+        if name not in frame.columns:
+            frame[name] = given
+            continue
+        empty = ~frame[name].map(_filled).to_numpy()
+        frame[name] = np.where(empty, given, frame[name].to_numpy())
     for unit_id in frame.loc[~found, spec.id_field]:
         report.reject(unit_id, f"no feature with this id in {Path(geometry_path).name}")
     frame = frame[found]
@@ -616,8 +946,9 @@ def _validate_batch(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: I
         report.reject(f"feature {fid}", f"no {spec.id_field}")
     frame = frame[~blank]
     frame[spec.id_field] = frame[spec.id_field].astype(str).str.strip()
-    frame = frame.set_geometry(_checked_geometries(frame, spec, report))
-    frame = frame[frame.geometry.notna()]
+    if not frame.attrs.get("no_geometry"):
+        frame = frame.set_geometry(_checked_geometries(frame, spec, report))
+        frame = frame[frame.geometry.notna()]
     for name, kind in spec.fields.items():  # object columns: an empty value stays None, not NaN
         frame[name] = pd.Series(_typed(frame[name], kind, name, path, layer_label),
                                 index=frame.index, dtype=object)
@@ -642,7 +973,8 @@ def _checked_geometries(frame, spec, report) -> gpd.GeoSeries:
     for index in np.flatnonzero(missing):
         report.reject(labels[index], "no geometry (null or empty)")
     for index in np.flatnonzero(wrong & (kinds != None)):  # noqa: E711 - numpy comparison
-        report.reject(labels[index], f"{kinds[index]} is not a {' or '.join(spec.geometry_types)}")
+        report.reject(labels[index], f"{kinds[index]} is not a {' or '.join(spec.geometry_types)}",
+                      geometry=geoms[index])
     for index in np.flatnonzero(wrong & (kinds == None)):  # noqa: E711
         report.reject(labels[index], "nothing of the allowed type left after repair")
     geoms[missing | wrong] = None

@@ -22,9 +22,9 @@ from ..crs import crs_of, epsg_code, to_crs
 from ..errors import InputError
 from ..progress import Progress
 from .importer import REFERENCE_LAYERS, Candidate
-from .store import (HISTORY_TABLE, VERSION_FIELDS, VERSIONS_TABLE, ReferenceStore,
-                              VersionRow, check_still_current, frame_from_history, history_rows,
-                              written_batches)
+from .store import (ADDED_VERSION_COLUMNS, HISTORY_TABLE, VERSION_FIELDS, VERSIONS_TABLE,
+                    ReferenceStore, VersionRow, check_still_current, finish_version,
+                    frame_from_history, history_rows, written_batches)
 
 __all__ = ["split_schema", "connect", "PostgisStore", "PostgisReference", "DEFAULT_SCHEMA"]
 
@@ -187,6 +187,7 @@ class PostgisStore(ReferenceStore):
                     cur.executemany(insert, [(*v, w, srid) for v, w in zip(values, wkb)])
                     cur.executemany(history, [(*h, srid) for h in
                                               history_rows(layer, piece, row.version)])
+            finish_version(candidate, row)  # may refuse: the transaction is rolled back
             con.execute(sql.SQL("CREATE INDEX {} ON {} USING gist (geom)").format(
                 sql.Identifier(f"{staged}_geom_idx"), ids.table(staged)))
             con.execute(sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
@@ -228,6 +229,13 @@ class PostgisStore(ReferenceStore):
                             "version integer NOT NULL, source text, source_date text, imported_at text, "
                             "feature_count integer, sha256 text, crs text, UNIQUE (layer, version))"
                             ).format(ids.table(VERSIONS_TABLE)))
+        present = {r[0] for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND "
+            "table_name = %s", (self.schema, VERSIONS_TABLE)).fetchall()}
+        for column, kind in ADDED_VERSION_COLUMNS.items():  # a layer_versions made before
+            if column not in present:  # (ALTER locks the table: only where a column is missing)
+                con.execute(sql.SQL("ALTER TABLE {} ADD COLUMN {} " + kind.lower()).format(
+                    ids.table(VERSIONS_TABLE), sql.Identifier(column)))
         con.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (layer text NOT NULL, version integer NOT NULL, "
                             "feature_id text NOT NULL, attributes jsonb NOT NULL, geom geometry)"
                             ).format(ids.table(HISTORY_TABLE)))

@@ -28,7 +28,8 @@ from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
 from ..errors import InputError
 from .store import GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
-from ..siteplan.contract import BOOLEAN_WORDS, LayerSpec
+from ..siteplan.contract import BOOLEAN_WORDS, FieldSpec, LayerSpec
+from .contract import ADDED_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
 from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
@@ -40,22 +41,16 @@ __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisRefer
 
 log = logging.getLogger(__name__)
 
-REFERENCE_LAYERS = (
-    LayerSpec("wetlands", ("polygon",), ("wetland_id", "source", "wetland_class", "regulated",
-                                         "adjacent_area_ft"), id_field="wetland_id"),
-    LayerSpec("impaired_waters", ("line", "polygon"), ("waterbody_id", "name", "pollutants",
-                                                       "listing_cycle", "category"),
-              id_field="waterbody_id"),
-    LayerSpec("tmdl_watersheds", ("polygon",), ("watershed_id", "name", "pollutants", "tmdl_id",
-                                                "stormwater_source"), id_field="watershed_id"),
-    LayerSpec("catchments", ("polygon",), ("catchment_id", "name", "drains_to"),
-              id_field="catchment_id"),
+REFERENCE_LAYERS = tuple(
+    LayerSpec(spec.name, spec.families,
+              tuple(FieldSpec(f, column_required=f not in ADDED_FIELDS.get(spec.name, ()))
+                    for f in spec.fields), id_field=spec.id_field)
+    for spec in CONTRACT.values()) + (
     LayerSpec("layer_versions", None, ("layer", "version", "source", "source_date", "imported_at",
                                        "feature_count", "sha256")),
 )
 SPECS = {spec.name: spec for spec in REFERENCE_LAYERS}
-# Numeric fields of the contract: read as numbers whatever type the source stored them in.
-_NUMERIC = {"regulated", "adjacent_area_ft", "stormwater_source"}
+_NUMERIC = NUMERIC_FIELDS
 _FLAGS = {"regulated", "stormwater_source"}  # 1 or 0
 _DENSIFY_POINTS = 21  # points per edge when a box is transformed into another CRS
 _BOX_PAD = 1e-3  # relative margin: the box stays covering between the densified points
@@ -298,6 +293,9 @@ class Reference:
     # Validation of what is read -------------------------------------------------------------
     def _contract_frame(self, actual, spec, frame):
         frame = _normalise_fields(self.label, actual, spec, frame)
+        for name in spec.field_names:  # a field added to the contract later: empty where absent
+            if name not in frame.columns:
+                frame[name] = None
         for name in _NUMERIC & set(spec.field_names):
             if name in _FLAGS:  # yes/no/true/false spell 1/0, as in the site plan
                 frame[name] = frame[name].map(lambda v: BOOLEAN_WORDS.get(v.strip().lower(), v)

@@ -38,12 +38,20 @@ from ..progress import SILENT, Progress
 from .importer import REFERENCE_LAYERS, Candidate
 
 __all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "is_postgres", "status",
-           "HISTORY_TABLE", "VERSIONS_TABLE", "written_batches", "history_rows"]
+           "HISTORY_TABLE", "VERSIONS_TABLE", "written_batches", "history_rows", "finish_version",
+           "ADDED_VERSION_COLUMNS"]
 
 VERSIONS_TABLE = "layer_versions"
 HISTORY_TABLE = "reference_history"
 VERSION_FIELDS = ("layer", "version", "source", "source_date", "imported_at", "feature_count",
-                  "sha256", "crs")
+                  "sha256", "crs", "source_date_from", "rejected_count", "rejected_with_tmdl",
+                  "rejections_accepted", "method", "stable_ids")
+# Columns added to layer_versions after the first release (added to an older store on import).
+ADDED_VERSION_COLUMNS = {"crs": "TEXT", "source_date_from": "TEXT", "rejected_count": "INTEGER",
+                         "rejected_with_tmdl": "INTEGER", "rejections_accepted": "INTEGER",
+                         "method": "TEXT", "stable_ids": "INTEGER"}
+_INTEGERS = ("version", "feature_count", "rejected_count", "rejected_with_tmdl",
+             "rejections_accepted", "stable_ids")
 CHUNK = 500  # features written between progress reports
 CACHE_KIB = 128 * 1024  # SQLite's page cache while importing (KiB): beyond it, pages spill
 # Test hook (kill -9 tests): after this many features, touch SWPPP_IMPORT_PAUSE_FILE and wait.
@@ -62,6 +70,12 @@ class VersionRow:
     feature_count: int
     sha256: str
     crs: Optional[str] = None
+    source_date_from: Optional[str] = None  # where the source date was read ("given" by the user)
+    rejected_count: Optional[int] = None  # features the import rejected (None: not recorded)
+    rejected_with_tmdl: Optional[int] = None  # of those, units that have a TMDL
+    rejections_accepted: Optional[int] = None  # 1 where the user accepted rejections over the limit
+    method: Optional[str] = None  # how a derived layer was made (None: imported as published)
+    stable_ids: Optional[int] = None  # 0 where ids were made from feature numbers ({fid})
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -111,7 +125,8 @@ class ReferenceStore:
                          source=candidate.source, source_date=source_date,
                          imported_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                          feature_count=0, sha256=candidate.sha256,  # counted as written
-                         crs=_crs_text(candidate.crs))
+                         crs=_crs_text(candidate.crs), source_date_from=candidate.source_date_from,
+                         method=candidate.method, stable_ids=int(candidate.stable_ids))
         self._write(candidate, row, progress)
         return ImportResult(row, new=True)
 
@@ -158,7 +173,8 @@ def _crs_text(crs) -> Optional[str]:
 
 def history_rows(layer: str, frame: gpd.GeoDataFrame, version: int, wkb=None):
     """(layer, version, feature_id, attributes JSON, WKB) for every feature of ``frame`` (one
-    batch of the version being imported; ``wkb``: its geometries' WKB, where already made)."""
+    batch of the version being imported; ``wkb``: its geometries' WKB, where already made; a
+    missing geometry stays None)."""
     spec = REFERENCE_LAYERS[layer]
     if wkb is None:
         wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
@@ -183,11 +199,23 @@ def written_batches(candidate: Candidate, progress: Progress):
             debug_pause(written)
 
 
+def finish_version(candidate: Candidate, row: VersionRow) -> None:
+    """Once every feature is written, inside the import's transaction: the candidate's check
+    (the rejection limits, on the counts of the whole source; it raises to refuse, and the
+    transaction is rolled back), then the rejection counts into the version row."""
+    if candidate.on_written is not None:
+        candidate.on_written()
+    report = candidate.report
+    row.rejected_count = len(report.rejected)
+    row.rejected_with_tmdl = len(report.rejected_with_tmdl)
+    row.rejections_accepted = int(candidate.rejections_accepted)
+
+
 def frame_from_history(layer: str, rows, crs) -> gpd.GeoDataFrame:
     """A version read back from (attributes JSON, WKB) rows."""
     spec = REFERENCE_LAYERS[layer]
     records = [json.loads(a) for a, _ in rows]
-    geoms = shapely.from_wkb([bytes(g) for _, g in rows]) if rows else []
+    geoms = shapely.from_wkb([None if g is None else bytes(g) for _, g in rows]) if rows else []
     return gpd.GeoDataFrame(records, columns=list(spec.fields), geometry=list(geoms), crs=crs)
 
 
@@ -258,7 +286,7 @@ def gpkg_blob(geoms, srs_id: int, wkb=None, bounds=None) -> list[bytes]:
     wkb = shapely.to_wkb(geoms, byte_order=1) if wkb is None else wkb
     bounds = shapely.bounds(geoms) if bounds is None else bounds
     head = struct.Struct("<2sBBi4d")
-    return [head.pack(b"GP", 0, 0b011, srs_id, b[0], b[2], b[1], b[3]) + w
+    return [None if w is None else head.pack(b"GP", 0, 0b011, srs_id, b[0], b[2], b[1], b[3]) + w
             for b, w in zip(bounds, wkb)]
 
 
@@ -345,7 +373,7 @@ class GeoPackageStore(ReferenceStore):
             sql = f"SELECT {', '.join(fields)} FROM {_q(VERSIONS_TABLE)}"
             rows = con.execute(sql + (" WHERE layer = ?" if layer else "") + " ORDER BY layer, version",
                                (layer,) if layer else ()).fetchall()
-        return [VersionRow(*(int(v) if k in ("version", "feature_count") and v is not None else v
+        return [VersionRow(*(int(v) if k in _INTEGERS and v is not None else v
                              for k, v in zip(VERSION_FIELDS, r))) for r in rows]
 
     def read_version(self, layer: str, version: int) -> gpd.GeoDataFrame:
@@ -425,16 +453,17 @@ class GeoPackageStore(ReferenceStore):
                     values = piece[columns].to_numpy(dtype=object)
                     con.executemany(insert, [(f, b, *v) for f, b, v in zip(
                         fids, gpkg_blob(geoms, srs_id, wkb, envelopes), values)])
-                    con.executemany(rtree, [(f, e[0], e[2], e[1], e[3]) for f, e in
-                                            zip(fids, envelopes.tolist())])
+                    con.executemany(rtree, [(f, e[0], e[2], e[1], e[3]) for f, e, w in
+                                            zip(fids, envelopes.tolist(), wkb) if w is not None])
                     con.executemany(f"INSERT INTO {_q(HISTORY_TABLE)} VALUES (?, ?, ?, ?, ?)",
                                     history_rows(layer, piece, row.version, wkb))
-                    box = shapely.total_bounds(geoms)
-                    bounds = box if bounds is None else np.r_[np.minimum(bounds[:2], box[:2]),
-                                                              np.maximum(bounds[2:], box[2:])]
+                    box = shapely.total_bounds(geoms)  # NaN where the piece has no geometry
+                    bounds = box if bounds is None else np.r_[np.fmin(bounds[:2], box[:2]),
+                                                              np.fmax(bounds[2:], box[2:])]
+                finish_version(candidate, row)  # may refuse: rolled back below
                 for statement in _RTREE_TRIGGERS.format(t=layer).strip().split(";\n"):
                     con.execute(statement.rstrip(";"))
-                if bounds is not None:
+                if bounds is not None and not np.isnan(bounds).any():
                     con.execute("UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, "
                                 "max_y = ? WHERE table_name = ?", (*map(float, bounds), layer))
                 con.execute(f"INSERT INTO {_q(VERSIONS_TABLE)} ({', '.join(VERSION_FIELDS)}) "
@@ -472,13 +501,15 @@ class GeoPackageStore(ReferenceStore):
         if VERSIONS_TABLE not in tables:
             con.execute(f"CREATE TABLE {_q(VERSIONS_TABLE)} (fid INTEGER PRIMARY KEY AUTOINCREMENT "
                         "NOT NULL, layer TEXT, version INTEGER, source TEXT, source_date TEXT, "
-                        "imported_at TEXT, feature_count INTEGER, sha256 TEXT, crs TEXT)")
+                        "imported_at TEXT, feature_count INTEGER, sha256 TEXT, "
+                        + ", ".join(f"{c} {t}" for c, t in ADDED_VERSION_COLUMNS.items()) + ")")
             con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) "
                         "VALUES (?, 'attributes', ?, 0)", (VERSIONS_TABLE, VERSIONS_TABLE))
         else:
             columns = {r[1] for r in con.execute(f"PRAGMA table_info({_q(VERSIONS_TABLE)})")}
-            if "crs" not in columns:  # a layer_versions made before versions kept their CRS
-                con.execute(f"ALTER TABLE {_q(VERSIONS_TABLE)} ADD COLUMN crs TEXT")
+            for column, kind in ADDED_VERSION_COLUMNS.items():  # a layer_versions made before
+                if column not in columns:
+                    con.execute(f"ALTER TABLE {_q(VERSIONS_TABLE)} ADD COLUMN {column} {kind}")
         if HISTORY_TABLE not in tables:
             # Not registered in gpkg_contents: QGIS lists only the layers, not the archive.
             con.execute(f"CREATE TABLE {_q(HISTORY_TABLE)} (layer TEXT NOT NULL, version INTEGER "
@@ -564,6 +595,12 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
                     f"impaired_waters: version {current.version} lists cycle {cycle or 'unknown'}, "
                     f"older than the current listing cycle {current_cycle} the profile names "
                     f"([reference] current_listing_cycle): import the current 303(d) list")
+        if current.rejected_count:
+            warnings.append(
+                f"{layer}: version {current.version} rejected {current.rejected_count} feature(s) "
+                f"of the source ({current.rejected_with_tmdl or 0} with a TMDL)"
+                + (", accepted by the user" if current.rejections_accepted else "")
+                + ": reviews do not see them")
         layers.append(entry)
     return {"store": store.label, "current_listing_cycle": current_cycle, "layers": layers,
             "warnings": warnings}

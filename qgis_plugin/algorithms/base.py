@@ -427,7 +427,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                                       "true CRS in QGIS.").format(where=where)
             names = layer.fields().names()
             have = {n.lower() for n in names}
-            missing = [f for f in SPECS[role].field_names if f not in have]
+            missing = [f for f in SPECS[role].required_fields if f not in have]  # added ones may lack
             if missing:
                 return False, self.tr(
                     "{where}, has no field {missing} (CONTRACT.md, reference layers). Its "

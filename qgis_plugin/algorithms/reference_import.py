@@ -1,6 +1,7 @@
 """``swppp:reference_import``: a new version of a reference layer, validated, in one transaction."""
 from qgis.core import (
     QgsProcessingAlgorithm,
+    QgsProcessingParameterBoolean,
     QgsProcessingOutputNumber,
     QgsProcessingParameterEnum,
     QgsProcessingParameterFile,
@@ -75,6 +76,10 @@ class ReferenceImportAlgorithm(ReferenceAlgorithm):
     GEOMETRY = "GEOMETRY"
     MAPPING = "MAPPING"
     SOURCE_DATE = "SOURCE_DATE"
+    CAUSES = "CAUSES"
+    ACCEPT_REJECTIONS = "ACCEPT_REJECTIONS"
+    DERIVE_WATERSHEDS = "DERIVE_WATERSHEDS"
+    REJECTIONS = "REJECTIONS"
     VERSION = "VERSION"
     NEW_VERSION = "NEW_VERSION"
     FEATURE_COUNT = "FEATURE_COUNT"
@@ -102,8 +107,22 @@ class ReferenceImportAlgorithm(ReferenceAlgorithm):
             self.MAPPING, self.tr("Field mapping (TOML)"), optional=True,
             fileFilter="TOML (*.toml);;All files (*)"))
         self.addParameter(QgsProcessingParameterString(
-            self.SOURCE_DATE, self.tr("Source date (YYYY-MM-DD; default: the file's date)"),
+            self.SOURCE_DATE, self.tr("Source date (YYYY-MM-DD; default: the date the source "
+                                      "states; required where it states none)"),
             optional=True))
+        self.addParameter(QgsProcessingParameterFile(
+            self.CAUSES, self.tr("ATTAINS assessments joined to a PWL table by id (pwl)"),
+            optional=True, fileFilter="JSON (*.json);;All files (*)"))
+        self.addParameter(QgsProcessingParameterBoolean(
+            self.DERIVE_WATERSHEDS, self.tr("Derive TMDL watersheds from the store's catchments "
+                                            "(attains; GEOMETRY gives the assessment units)"),
+            defaultValue=False))
+        self.addParameter(QgsProcessingParameterBoolean(
+            self.ACCEPT_REJECTIONS, self.tr("Accept rejected features over the profile's limits"),
+            defaultValue=False))
+        self.addParameter(QgsProcessingParameterString(
+            self.REJECTIONS, self.tr("List the rejected features in (CSV or GeoPackage; default "
+                                     "beside the target)"), optional=True))
         for name, label in ((self.VERSION, "Version now current"),
                             (self.NEW_VERSION, "1 when a new version was stored, 0 when the same "
                                                "source was already imported"),
@@ -124,7 +143,12 @@ class ReferenceImportAlgorithm(ReferenceAlgorithm):
                 geometry=self.parameterAsFile(parameters, self.GEOMETRY, context) or None,
                 mapping=self.parameterAsFile(parameters, self.MAPPING, context) or None,
                 source_date=self.parameterAsString(parameters, self.SOURCE_DATE, context) or None,
-                profile=inputs["profile"], progress=inputs["progress"])
+                profile=inputs["profile"], progress=inputs["progress"],
+                causes=self.parameterAsFile(parameters, self.CAUSES, context) or None,
+                accept_rejections=self.parameterAsBool(parameters, self.ACCEPT_REJECTIONS, context),
+                derive_watersheds=self.parameterAsBool(parameters, self.DERIVE_WATERSHEDS, context),
+                rejections=self.parameterAsString(parameters, self.REJECTIONS, context).strip()
+                or None)
         for line in done["report"]:
             feedback.pushInfo(line)
         version = done["version"]

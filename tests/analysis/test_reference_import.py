@@ -128,19 +128,19 @@ def test_real_ny_tmdl_actions_join_to_watersheds_and_fold_pollutant_names():
     expected = {SYNONYMS.get(p, p) for _, p, _ in named}
     assert set(frame.at["NY1201-0003", "pollutants"].split(";")) == expected
     point = any(t in ("Point source", "Both") for _, _, t in named)
-    assert frame.at["NY1201-0003", "stormwater_source"] == int(point)
+    # "Nonpoint source" alone says nothing of stormwater: unknown (NULL), never 0.
+    assert frame.at["NY1201-0003", "stormwater_source"] == (1 if point else None)
     everything = ";".join(frame.pollutants)
     assert "PHOSPHORUS, TOTAL" not in everything and "SULFATES" not in everything
     # 321 of the 324 units named by the actions have no geometry in the file: rejected, listed.
     assert len(candidate.report.rejected) == 321
 
 
-def test_the_real_pwl_table_has_no_causes_and_is_refused_naming_the_column():
+def test_the_real_pwl_table_has_no_causes_and_its_waters_are_listed_without_causes():
     table = shared_path("data/nysdec_pwl_estuaries_2023.csv")
-    with pytest.raises(InputError) as caught:
-        read_candidate("impaired_waters", table, "pwl", geometry=SOURCES / "waters.gpkg",
-                       mapping=SOURCES / "pwl_geometry_mapping.toml")
-    assert "field 'CAUSES'" in str(caught.value)
+    candidate = read_candidate("impaired_waters", table, "pwl")
+    assert len(candidate.frame) == 234 and candidate.frame.pollutants.isna().all()
+    assert any("no causes column" in note for note in candidate.report.notes)
 
 
 def test_attains_assessments_list_only_waters_with_a_cause():
@@ -152,7 +152,7 @@ def test_attains_assessments_list_only_waters_with_a_cause():
                                geometry=SOURCES / "waters.gpkg",
                                mapping=SOURCES / "pwl_geometry_mapping.toml", synonyms=SYNONYMS)
     assert sorted(candidate.frame.waterbody_id) == ["NY1301-0099", "NY1301-0200"]
-    assert ("NY1301-0123", "no parameter with status 'Cause' (not impaired)") in candidate.report.skipped
+    assert ("NY1301-0123", "category 2 is not impaired (impaired: 4a, 4b, 4c, 5)") in candidate.report.skipped
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -172,16 +172,21 @@ def test_a_layer_that_is_not_a_reference_layer_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("given", [None, "", "  "])
-def test_a_blank_source_date_is_the_files_date(tmp_path, given):
-    """Blank text (a QGIS field holding a space) is no date given: the file's own date is used."""
-    import datetime
+def test_a_blank_source_date_is_the_date_the_file_states(tmp_path, given):
+    """Blank text (a QGIS field holding a space) is no date given: the date the file states
+    (a GeoPackage layer's last_change) is used, never the file's modification time."""
+    import sqlite3
+    from contextlib import closing
 
     from analysis.reference.operations import import_reference
 
     source = wetlands(tmp_path / "src.gpkg", [square()])
-    day = datetime.date.fromtimestamp(source.stat().st_mtime).isoformat()
+    with closing(sqlite3.connect(source)) as con:
+        con.execute("UPDATE gpkg_contents SET last_change = '2021-05-06T00:00:00Z'")
+        con.commit()
     done = import_reference("wetlands", source, tmp_path / "ref.gpkg", source_date=given)
-    assert done["version"]["source_date"] == day
+    assert done["version"]["source_date"] == "2021-05-06"
+    assert done["version"]["source_date_from"] == "gpkg_contents.last_change"
     dated = import_reference("wetlands", wetlands(tmp_path / "b.gpkg", [square(1)]),
                              tmp_path / "ref2.gpkg", source_date="2026-01-02")
     assert dated["version"]["source_date"] == "2026-01-02"

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass
@@ -60,7 +61,8 @@ def import_pwl(target, cycle, capsys):
     return reference("import", "impaired_waters", SOURCES / f"pwl_{cycle}.csv", "--into",
                      *target.args(), "--format", "pwl", "--geometry", SOURCES / "waters.gpkg",
                      "--map", SOURCES / "pwl_geometry_mapping.toml", "--source-date", f"{cycle}-04-01",
-                     capsys=capsys)
+                     # one water lacks a geometry: its listing goes to a temporary file, not the cwd
+                     "--rejections", Path(tempfile.mkdtemp()) / "rejected.csv", capsys=capsys)
 
 
 def wetlands_source(path, count, x=X0, y=Y0):
@@ -259,7 +261,10 @@ def test_status_lists_versions_and_warns_when_the_303d_list_is_older_than_the_pr
     assert layers["impaired_waters"]["current"] == 1
     assert layers["impaired_waters"]["listing_cycle"] == "2022"
     assert layers["impaired_waters"]["source_days_old"] >= 0
-    assert not [w for w in result["warnings"] if w.startswith("impaired_waters")]
+    # pwl_2022.csv names one water the geometry file lacks: rejected, and status says so.
+    assert [w for w in result["warnings"] if w.startswith("impaired_waters")] == [
+        "impaired_waters: version 1 rejected 1 feature(s) of the source (0 with a TMDL): reviews "
+        "do not see them"]
     assert "wetlands: no version stored; reviews cannot use it" in result["warnings"]
 
     profile = tmp_path / "newer.toml"
@@ -276,6 +281,7 @@ def test_attains_assessments_and_pwl_give_the_same_layer(target, capsys):
     status, out, _ = reference("import", "impaired_waters", SOURCES / "attains_assessments_2022.json",
                                "--into", *target.args(), "--format", "attains", "--geometry",
                                SOURCES / "waters.gpkg", "--map", SOURCES / "pwl_geometry_mapping.toml",
+                               "--rejections", Path(tempfile.mkdtemp()) / "rejected.csv",
                                capsys=capsys)
     assert status == 0, out
     store = target.store()
@@ -361,3 +367,22 @@ def test_an_import_that_raced_another_is_refused(target, tmp_path, capsys, monke
     with pytest.raises(InputError, match="another import of 'wetlands' finished"):
         store.import_candidate(read_candidate("wetlands", wetlands_source(tmp_path / "b.gpkg", 4)))
     assert [v.version for v in target.store().versions("wetlands")] == [1]
+
+
+def test_waters_imported_without_geometry_are_stored_and_found_by_id(target, capsys):
+    """ATTAINS assessments without a geometry file: NULL geometries in both stores, and a
+    review's look-up by id finds the water (its category kept)."""
+    from analysis.reference.read import open_reference
+    from tests.conftest import shared_path
+
+    real = shared_path("data/attains/sd_SDDENR_assessments.json")
+    assert reference("import", "impaired_waters", real, "--format", "attains", "--into",
+                     *target.args(), "--quiet", capsys=capsys)[0] == 0
+    assert target.store().current("impaired_waters").feature_count == 4
+    assert len(target.store().read_version("impaired_waters", 1)) == 4
+    source = target.into
+    if target.schema is not None:
+        source += (("&" if "?" in source else "?") + f"schema={target.schema}"
+                   if source.startswith("postgres") else f" schema={target.schema}")
+    found = open_reference(source).lookup("impaired_waters", "waterbody_id", ["SD-NI-R-KEYA_PAHA_01"])
+    assert found.category.tolist() == ["4a"]

@@ -88,3 +88,62 @@ def test_a_streamed_import_into_postgis_equals_the_geopackage_one(pg_schema, tmp
     one, other = store.read_version("wetlands", 1), gpkg.read_version("wetlands", 1)
     assert one.drop(columns="geometry").equals(other.drop(columns="geometry"))
     assert one.geometry.geom_equals_exact(other.geometry, 0).all()
+
+
+def watersheds_file(path):
+    """``N`` TMDL watersheds, two of them (in different batches of 7) lines: rejected, with a TMDL."""
+    shapes = [shapely.box(X0 + 60 * k, Y0, X0 + 60 * k + 40, Y0 + 40) for k in range(N)]
+    for k in (3, 17):
+        shapes[k] = shapely.LineString([(X0 + 60 * k, Y0), (X0 + 60 * k + 40, Y0 + 40)])
+    frame = gpd.GeoDataFrame({"watershed_id": [f"T-{k:02d}" for k in range(N)],
+                              "name": [f"Lake {k}" for k in range(N)], "pollutants": "PHOSPHORUS",
+                              "tmdl_id": "31077", "stormwater_source": 1},
+                             geometry=shapes, crs="EPSG:2260")
+    frame.to_file(path, layer="tmdl_watersheds", driver="GPKG")
+    return path
+
+
+@pytest.mark.parametrize("postgis", [False, True], ids=["gpkg", "postgis"])
+def test_streamed_rejections_are_counted_over_the_batches_and_refuse_the_import_inside_its_transaction(
+        tmp_path, capsys, monkeypatch, request, postgis):
+    """Issue 19 on issue 23's streamed import: the rejections of every batch are counted, the
+    limit checked once the last batch is written, and the refusal rolls the write back."""
+    import csv
+    import json
+
+    from analysis.cli.app import main
+    from analysis.reference import importer
+
+    monkeypatch.setattr(importer, "BATCH", 7)
+    source = watersheds_file(tmp_path / "sheds.gpkg")
+    listed = tmp_path / "rejected.csv"
+    if postgis:
+        conninfo, schema = request.getfixturevalue("pg_schema")
+        target = ["--into", conninfo, "--schema", schema]
+    else:
+        target = ["--into", str(tmp_path / "ref.gpkg")]
+    argv = ["reference", "import", "tmdl_watersheds", str(source), *target,
+            "--rejections", str(listed), "--source-date", "2024-05-01"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "2 of 23 feature(s) rejected (2 with a TMDL)" in err and str(listed) in err
+    with open(listed, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(r["feature"], r["has_tmdl"]) for r in rows] == [("T-03", "1"), ("T-17", "1")]
+    status = tmp_path / "status.json"
+    if postgis:  # nothing imported: the transaction was rolled back
+        assert main(["reference", "status", "--in", *target[1:], "--json", str(status)]) == 0
+        layers = json.loads(status.read_text(encoding="utf-8"))["layers"]
+        assert all(e["current"] is None for e in layers if e["layer"] == "tmdl_watersheds")
+    else:
+        assert not (tmp_path / "ref.gpkg").exists()  # the store the refused import began: gone
+    listed.unlink()
+    assert main(argv + ["--accept-rejections", "--quiet"]) == 0
+    assert listed.exists()
+    status_argv = ["reference", "status", "--in", *target[1:], "--json", str(status)]
+    assert main(status_argv) == 0
+    assert "2 rejected (2 with a TMDL), accepted" in capsys.readouterr().out
+    layers = json.loads(status.read_text(encoding="utf-8"))["layers"]
+    row = next(e for e in layers if e["layer"] == "tmdl_watersheds")["versions"][-1]
+    assert (row["feature_count"], row["rejected_count"], row["rejected_with_tmdl"],
+            row["rejections_accepted"], row["stable_ids"]) == (N - 2, 2, 2, 1, 1)

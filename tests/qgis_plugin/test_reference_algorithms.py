@@ -1,5 +1,7 @@
 """``swppp:reference_import`` and ``swppp:reference_diff`` through Processing, as GIS staff run them."""
+import tempfile
 import uuid
+from pathlib import Path
 
 import pytest
 from qgis.core import QgsProcessingException
@@ -23,7 +25,8 @@ def pwl_import(target, cycle, schema=None):
         "LAYER": LAYERS.index("impaired_waters"), "TARGET": target, "SCHEMA": schema or "",
         "SOURCE": str(SOURCES / f"pwl_{cycle}.csv"), "FORMAT": 2,
         "GEOMETRY": str(SOURCES / "waters.gpkg"), "MAPPING": str(SOURCES / "pwl_geometry_mapping.toml"),
-        "SOURCE_DATE": f"{cycle}-04-01"})
+        "SOURCE_DATE": f"{cycle}-04-01",
+        "REJECTIONS": str(Path(tempfile.mkdtemp()) / "rejected.csv")})
 
 
 @pytest.fixture(params=["gpkg", "postgis"])
@@ -55,18 +58,22 @@ def test_import_twice_then_diff_as_a_layer(store, tmp_path, load_layer):
     assert layer.crs().authid() == "EPSG:2260"
 
 
-def test_a_refused_import_raises_naming_the_field_and_changes_nothing(tmp_path):
+def test_an_import_rejecting_tmdl_units_is_refused_then_accepted_explicitly(tmp_path):
     target = str(tmp_path / "reference.gpkg")
     pwl_import(target, "2022")
     before = (tmp_path / "reference.gpkg").read_bytes()
-    real_table = TEST_DATA.parent.parent / "shared" / "data" / "nysdec_pwl_estuaries_2023.csv"
-    table = real_table if real_table.exists() else tmp_path / "no_causes.csv"
-    if not real_table.exists():
-        table.write_text("PWL_ID,WIN,NAME\n1301-0099,x,y\n", encoding="utf-8")
+    actions = TEST_DATA.parent.parent / "shared" / "data" / "attains" / "ny_21NYDECA_tmdl_actions.json"
+    if not actions.exists():
+        pytest.skip(f"{actions} is absent (../shared is beside the project only in CI and sessions)")
+    parameters = {"LAYER": LAYERS.index("tmdl_watersheds"), "TARGET": target,
+                  "SOURCE": str(actions), "FORMAT": 1,
+                  "GEOMETRY": str(SOURCES / "tmdl_watersheds.gpkg"),
+                  "REJECTIONS": str(tmp_path / "rejected.gpkg")}
     with pytest.raises(QgsProcessingException) as caught:
-        run("reference_import", {"LAYER": 1, "TARGET": target, "SOURCE": str(table), "FORMAT": 2,
-                                 "GEOMETRY": str(SOURCES / "waters.gpkg"),
-                                 "MAPPING": str(SOURCES / "pwl_geometry_mapping.toml")})
-    assert "field 'CAUSES'" in str(caught.value)
+        run("reference_import", parameters)
+    assert "321 with a TMDL" in str(caught.value) and "ACCEPT_REJECTIONS" in str(caught.value)
     assert "Traceback" not in str(caught.value)
     assert (tmp_path / "reference.gpkg").read_bytes() == before
+    assert (tmp_path / "rejected.gpkg").exists()  # the list, to open in QGIS
+    done = run("reference_import", {**parameters, "ACCEPT_REJECTIONS": True})
+    assert (done["FEATURE_COUNT"], done["REJECTED_COUNT"]) == (3, 321)
