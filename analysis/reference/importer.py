@@ -610,31 +610,24 @@ def _attains_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
                    reading: StormwaterReading) -> tuple[pd.DataFrame, tuple]:
     """ATTAINS ``assessments`` (impaired waters) or ``actions`` (TMDL watersheds), one row per
     id, and the date the response gives itself (its reporting cycle; the latest action's)."""
-    if spec.name == "impaired_waters":
-        items = _read_json(path, "assessments")
-        rows = [row for item in items for row in _assessment_rows(item, report)]
-        kind = "assessments"
-        cycles = sorted({str(i.get("reportingCycleText")) for i in items
-                         if i.get("reportingCycleText")})
-        dated = (cycles[-1], "the reporting cycle (reportingCycleText)") if cycles else (None, None)
-    elif spec.name == "tmdl_watersheds":
-        items = _read_json(path, "actions")
-        rows = _tmdl_rows(items, report, reading)
-        kind = "actions"
-        days = sorted({str(a.get("completionDate"))[:10] for i in items for a in i.get("actions") or []
-                       if a.get("completionDate")})
-        dated = (days[-1], "the latest action's completionDate") if days else (None, None)
-    else:
+    if spec.name not in ("impaired_waters", "tmdl_watersheds"):
         raise InputError(f"the attains format gives impaired_waters or tmdl_watersheds, not "
                          f"{spec.name}", path=path, fix="import this layer with the ogr format",
                          parameter="format")
+    kind = "assessments" if spec.name == "impaired_waters" else "actions"
+    items = _read_json(path, kind)
     try:  # an item whose parts are not the lists and objects ATTAINS sends
         if spec.name == "impaired_waters":
             rows = [row for item in items for row in _assessment_rows(item, report)]
-            kind = "assessments"
+            cycles = sorted({str(i.get("reportingCycleText")) for i in items
+                             if i.get("reportingCycleText")})
+            dated = ((cycles[-1], "the reporting cycle (reportingCycleText)") if cycles
+                     else (None, None))
         else:
-            rows = _tmdl_rows(items, report)
-            kind = "actions"
+            rows = _tmdl_rows(items, report, reading)
+            days = sorted({str(a.get("completionDate"))[:10] for i in items
+                           for a in i.get("actions") or [] if a.get("completionDate")})
+            dated = (days[-1], "the latest action's completionDate") if days else (None, None)
     except (TypeError, AttributeError) as err:
         raise InputError(f"not an ATTAINS response: an item is not shaped as ATTAINS sends it "
                          f"({err})", path=path, field="items",
