@@ -192,14 +192,10 @@ class Reference:
         actual = self.require(layer, needed_for)
         area_crs = crs_of(area_crs)
         boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
-        crs = self._layer_crs(actual)
-        if crs is None:
-            raise InputError("the layer has no coordinate reference system (or an undefined one)",
-                             path=self.label, layer=actual,
-                             fix="assign the layer's true CRS in QGIS and save it again")
-        frame = self._fetch_boxes(actual, boxes_in_crs(boxes, area_crs, crs))
-        if isinstance(frame, gpd.GeoDataFrame):
-            frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
+        crs = self._required_crs(actual)
+        frame = self._in_area_crs(actual, self._fetch_boxes(actual, boxes_in_crs(boxes, area_crs,
+                                                                                   crs)),
+                                  crs, area_crs)
         frame = self._contract_frame(actual, spec, frame)
         if not isinstance(frame, gpd.GeoDataFrame):
             raise InputError("the layer has no geometry", path=self.label, layer=actual,
@@ -271,12 +267,21 @@ class Reference:
     def _fetch_around(self, actual, bounds, area_crs) -> pd.DataFrame:
         """The features whose envelope meets ``bounds`` (area CRS), reprojected to the area CRS:
         the box is transformed into the layer's own CRS for the source's spatial index."""
+        crs = self._required_crs(actual)
+        return self._in_area_crs(actual, self._fetch(actual, bounds_in_crs(bounds, area_crs, crs)),
+                                 crs, area_crs)
+
+    def _required_crs(self, actual) -> CRS:
+        """The layer's CRS; an InputError where it has none (nothing could be placed)."""
         crs = self._layer_crs(actual)
         if crs is None:
             raise InputError("the layer has no coordinate reference system (or an undefined one)",
                              path=self.label, layer=actual,
                              fix="assign the layer's true CRS in QGIS and save it again")
-        frame = self._fetch(actual, bounds_in_crs(bounds, area_crs, crs))
+        return crs
+
+    def _in_area_crs(self, actual, frame, crs, area_crs):
+        """What the source gave, its vertices checked finite, reprojected to the area CRS."""
         if isinstance(frame, gpd.GeoDataFrame):
             coords = shapely.get_coordinates(np.asarray(frame.geometry.values, dtype=object))
             if not np.isfinite(coords).all():  # NaN or infinite vertices: no geometry to use
