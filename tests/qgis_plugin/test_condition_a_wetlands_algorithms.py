@@ -327,11 +327,11 @@ def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(de
     box = shapely.box(*site_bounds(load_site_plan(demo["SITE"], profile), profile))
     near = frame.index[shapely.intersects(frame.geometry.values, box)][-1]  # one the check reads
     frame["regulated"] = frame["regulated"].astype(object)
-    frame.loc[near, "regulated"] = "yes"
+    frame.loc[near, "regulated"] = "maybe"
     county = tmp_path / "county.gpkg"
     write_geopackage(county, {"wetlands": frame})
     layer = load_layer(county, "wetlands")
-    bad = [f.id() for f in layer.getFeatures() if f["regulated"] == "yes"]
+    bad = [f.id() for f in layer.getFeatures() if f["regulated"] == "maybe"]
     assert len(bad) == 1
     layer.setName("County wetlands")
     with pytest.raises(QgsProcessingException) as raised:
