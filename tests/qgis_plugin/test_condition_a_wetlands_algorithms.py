@@ -339,7 +339,7 @@ def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(de
     message = str(raised.value)
     assert message.startswith(f"reference layer 'wetlands' (project layer 'County wetlands', "
                               f"{county}|layername=wetlands), feature {bad[0]}, field 'regulated'")
-    assert "'yes', not a number" in message and "qgis_reference" not in message
+    assert "'maybe', not a flag" in message and "qgis_reference" not in message
 
 
 def test_condition_a_and_wetlands_read_a_postgis_reference(demo, tmp_path, postgis_server):

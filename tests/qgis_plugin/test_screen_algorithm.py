@@ -2,7 +2,7 @@
 import geopandas as gpd
 import pytest
 import shapely
-from qgis.core import QgsProcessingException, QgsVectorLayer
+from qgis.core import QgsProcessingException
 
 from tests.conftest import TEST_DATA
 
@@ -18,7 +18,7 @@ def run(parameters):
 
 
 @pytest.fixture
-def parcels(tmp_path):
+def parcels(tmp_path, load_layer):
     """Three parcels: one on the demo's listed water's catchment and a wetland, two far away."""
     site = gpd.read_file(TEST_DATA / "demo_site.gpkg", layer="site_boundary")
     geometry = site.geometry.iloc[0]
@@ -28,9 +28,9 @@ def parcels(tmp_path):
                              crs=site.crs)
     path = tmp_path / "parcels.gpkg"
     frame.to_file(path, layer="parcels", driver="GPKG")
-    layer = QgsVectorLayer(f"{path}|layername=parcels", "parcels", "ogr")
-    assert layer.isValid()
-    return layer
+    # The project owns it (load_layer): a layer left to Python can outlive QGIS and crash the
+    # interpreter on exit.
+    return load_layer(path, "parcels")
 
 
 def test_screen_writes_a_layer_with_one_feature_per_site(parcels, tmp_path, load_layer):
