@@ -6,7 +6,6 @@ import json
 import sys
 from datetime import date
 from typing import TYPE_CHECKING, Any, Callable, Optional, overload
-from collections.abc import Iterator, Sequence
 
 from ..errors import InputError
 from ..profile import DEFAULT_PROFILE
@@ -17,7 +16,7 @@ if TYPE_CHECKING:
     from ..siteplan.mapping import FieldMap
 
 __all__ = ["add_profile_option", "add_json_option", "add_map_option", "site_mapping",
-           "emit_json", "json_text", "progress_bar", "clear_bar", "parse_day", "LazyChoices",
+           "emit_json", "json_text", "progress_bar", "clear_bar", "parse_day",
            "describe_on_help", "refuse_clashes", "INPUTS", "OUTPUTS"]
 
 # The destinations of the options (and positionals) that name files read, and files written.
@@ -28,33 +27,6 @@ INPUTS = ("site", "reference", "profile", "map", "mapping", "sheet", "land_cover
           "record", "source", "geometry", "target", "schedule", "sites", "causes")
 OUTPUTS = ("json", "report", "findings", "pdf", "out", "output", "csv", "proposal_csv",
            "timeline_csv", "chart", "rejections")
-
-
-class LazyChoices(Sequence):  # type: ignore[type-arg]
-    """An option's choices read on first use (argparse checks a value against them, ``--help``
-    of the command lists them): the parser is built without importing the library module
-    that declares them (``swppp --help`` loads no geopandas)."""
-
-    def __init__(self, load: Callable[[], Sequence[str]]):
-        self._load = load
-        self._values: Optional[list[str]] = None
-
-    def _all(self) -> list[str]:
-        if self._values is None:
-            self._values = list(self._load())
-        return self._values
-
-    def __getitem__(self, index):  # type: ignore[no-untyped-def]
-        return self._all()[index]
-
-    def __len__(self) -> int:
-        return len(self._all())
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._all())
-
-    def __contains__(self, value: object) -> bool:
-        return value in self._all()
 
 
 def describe_on_help(parser: argparse.ArgumentParser, describe: Callable[[], str]) -> None:

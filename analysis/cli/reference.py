@@ -4,28 +4,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from collections.abc import Sequence
-
 from ..markup import terminal
+from ..reference.contract import FORMATS, REFERENCE_LAYERS  # no I/O: cheap at --help
+from .options import add_json_option, add_profile_option, clear_bar, emit_json, progress_bar
 
-from .options import (LazyChoices, add_json_option, add_profile_option, clear_bar, emit_json,
-                      progress_bar)
-
-__all__ = ["register", "layer_names", "formats"]
-
-
-def layer_names() -> Sequence[str]:
-    """The contract's reference layers (read when a command is parsed, not at ``--help``)."""
-    from ..reference.contract import REFERENCE_LAYERS
-
-    return sorted(REFERENCE_LAYERS)
-
-
-def formats() -> Sequence[str]:
-    """The source formats ``reference import`` reads."""
-    from ..reference.importer import FORMATS
-
-    return FORMATS
+__all__ = ["register"]
 
 
 def register(commands) -> None:
@@ -34,7 +17,7 @@ def register(commands) -> None:
         "reference", help="import, check and compare the reference layers (GIS staff)",
         description="Exit status: 0 done; 2 the input was refused (nothing changed).")
     sub = reference.add_subparsers(dest="reference_command", metavar="COMMAND", required=True)
-    layers = LazyChoices(layer_names)
+    layers = sorted(REFERENCE_LAYERS)
 
     def target(parser, flag):
         parser.add_argument(flag, dest="target", metavar="TARGET", required=True,
@@ -49,7 +32,7 @@ def register(commands) -> None:
     imp.add_argument("layer", metavar="LAYER", choices=layers, help="%(choices)s")
     imp.add_argument("source", metavar="SOURCE", help="source file (path or path|layername=NAME)")
     target(imp, "--into")
-    imp.add_argument("--format", default="ogr", choices=LazyChoices(formats), metavar="FORMAT",
+    imp.add_argument("--format", default="ogr", choices=FORMATS, metavar="FORMAT",
                      help="source format: %(choices)s (default ogr)")
     imp.add_argument("--geometry", metavar="FILE", help="geometries joined by id (attains, pwl)")
     imp.add_argument("--map", dest="mapping", metavar="MAPPING.toml", help="field mapping")

@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["ReferenceLayerSpec", "REFERENCE_LAYERS", "POLYGONS", "LINES", "ADDED_FIELDS",
-           "OPTIONAL_VALUES", "NUMERIC_FIELDS"]
+           "OPTIONAL_VALUES", "NUMERIC_FIELDS", "FORMATS"]
+
+# The source formats an import reads: any OGR file, EPA ATTAINS JSON, NYSDEC PWL tables.
+FORMATS = ("ogr", "attains", "pwl")
 
 POLYGONS = ("Polygon", "MultiPolygon")
 LINES = ("LineString", "MultiLineString")

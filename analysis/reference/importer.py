@@ -31,7 +31,7 @@ from ..geometry import as_multi, in_family
 from ..profile import read_toml
 from ..io.vector import layer_feature_count, list_layers, read_layer, read_layer_batches
 from ..siteplan.mapping import fill_template, template_fields
-from .contract import OPTIONAL_VALUES, POLYGONS, REFERENCE_LAYERS, ReferenceLayerSpec
+from .contract import FORMATS, OPTIONAL_VALUES, POLYGONS, REFERENCE_LAYERS, ReferenceLayerSpec
 from .derive import upstream_watersheds
 
 __all__ = ["REFERENCE_LAYERS", "ReferenceLayerSpec", "Candidate", "ImportReport", "FORMATS",
@@ -57,7 +57,6 @@ class StormwaterReading:
     nonpoint_source: bool = False
 
 
-FORMATS = ("ogr", "attains", "pwl")
 _MAX_LISTED = 20  # rejected features listed by label; the rest are counted
 # Features read, validated, repaired and written per batch by a streamed import: its memory.
 BATCH = 20_000

@@ -9,13 +9,13 @@ from qgis.core import (
 )
 
 from analysis.profile import DEFAULT_PROFILE
+from analysis.reference.contract import FORMATS
 
 from .base import SwpppAlgorithm
 
 __all__ = ["ReferenceAlgorithm", "ReferenceImportAlgorithm"]
 
 LAYERS = ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments")
-FORMATS = ("ogr", "attains", "pwl")
 
 HELP = """<p>Imports a new version of one reference layer (wetlands, impaired waters, TMDL \
 watersheds, catchments) into a reference GeoPackage or a PostGIS schema, the way \

@@ -31,7 +31,9 @@ def _loaded(argv):
     ["reference", "import", "--into", "r.gpkg"],    # the layer and source missing
     ["penalty", "--person", "A"],                    # required options missing
     ["screen"],
-], ids=["help", "review-missing-site", "reference-missing", "penalty-missing", "screen-missing"])
+    ["reference", "import", "--help"],               # its choices expanded in the help
+], ids=["help", "review-missing-site", "reference-missing", "penalty-missing", "screen-missing",
+        "reference-import-help"])
 def test_help_and_argument_errors_import_no_heavy_library(argv):
     loaded, done = _loaded(argv)
     assert loaded == [], done.stderr
