@@ -169,14 +169,7 @@ class Reference:
         spec = SPECS[layer]
         actual = self.require(layer, needed_for)
         area_crs = crs_of(area_crs)
-        frame = self._contract_frame(actual, spec, self._fetch_around(actual, bounds, area_crs))
-        if not isinstance(frame, gpd.GeoDataFrame):
-            raise InputError("the layer has no geometry", path=self.label, layer=actual,
-                             fix=f"'{layer}' must hold {' or '.join(spec.geometry)} features")
-        geometries = np.asarray(frame.geometry.values, dtype=object)
-        frame = frame[~(shapely.is_missing(geometries) | shapely.is_empty(geometries))]
-        self._check_families(actual, spec, frame)
-        frame = self._repair(spec, frame)
+        frame = self._features(actual, spec, self._fetch_around(actual, bounds, area_crs))
         inside = shapely.intersects(np.asarray(frame.geometry.values, dtype=object),
                                     shapely.box(*bounds))
         frame = frame[inside]
@@ -196,14 +189,7 @@ class Reference:
         frame = self._in_area_crs(actual, self._fetch_boxes(actual, boxes_in_crs(boxes, area_crs,
                                                                                    crs)),
                                   crs, area_crs)
-        frame = self._contract_frame(actual, spec, frame)
-        if not isinstance(frame, gpd.GeoDataFrame):
-            raise InputError("the layer has no geometry", path=self.label, layer=actual,
-                             fix=f"'{layer}' must hold {' or '.join(spec.geometry)} features")
-        geometries = np.asarray(frame.geometry.values, dtype=object)
-        frame = frame[~(shapely.is_missing(geometries) | shapely.is_empty(geometries))]
-        self._check_families(actual, spec, frame)
-        frame = self._repair(spec, frame)
+        frame = self._features(actual, spec, frame)
         tree = shapely.STRtree(shapely.box(*boxes.T))
         hit = np.unique(tree.query(np.asarray(frame.geometry.values, dtype=object),
                                    predicate="intersects")[0])
@@ -270,6 +256,18 @@ class Reference:
         crs = self._required_crs(actual)
         return self._in_area_crs(actual, self._fetch(actual, bounds_in_crs(bounds, area_crs, crs)),
                                  crs, area_crs)
+
+    def _features(self, actual, spec, frame) -> gpd.GeoDataFrame:
+        """What the source gave, as the contract's features: fields checked, features without
+        geometry dropped, geometry families checked, invalid ones repaired."""
+        frame = self._contract_frame(actual, spec, frame)
+        if not isinstance(frame, gpd.GeoDataFrame):
+            raise InputError("the layer has no geometry", path=self.label, layer=actual,
+                             fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")
+        geometries = np.asarray(frame.geometry.values, dtype=object)
+        frame = frame[~(shapely.is_missing(geometries) | shapely.is_empty(geometries))]
+        self._check_families(actual, spec, frame)
+        return self._repair(spec, frame)
 
     def _required_crs(self, actual) -> CRS:
         """The layer's CRS; an InputError where it has none (nothing could be placed)."""
