@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import importlib.util
 import os
 import subprocess
 import sys
@@ -27,7 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("PROJ_DATA", "/usr/share/proj")
+if __name__ == "__main__" and (importlib.util.find_spec("pyproj").origin or "").startswith("/usr/"):
+    # Run as a script on QGIS's Python: Debian's pyproj looks for PROJ data under the venv
+    # otherwise. Never when imported (the tests' smoke run) nor for a wheel's pyproj: a newer
+    # PROJ reading Debian's proj.db mislabels units (EPSG:2260's US feet read as metres).
+    os.environ.setdefault("PROJ_DATA", "/usr/share/proj")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 BENCH = ROOT / "build" / "bench"

@@ -1,6 +1,7 @@
 """Fixtures for the analysis tests: tiny site plans written on either geopandas stack."""
 from __future__ import annotations
 
+import os
 import warnings
 
 import geopandas as gpd
@@ -19,6 +20,20 @@ X0, Y0 = 582_737.0, 913_239.0  # the village, in EPSG:2260 (US survey feet)
 # common_plan_acres, five_acre_waiver, receiving_waters.
 PROJECT = dict(zip(SPECS["project"].field_names,
                    ("Test site", "1 Test Road", "Tester", "commercial", None, 0, "Test Brook")))
+
+
+# Where GDAL and PROJ find their data: a test (or a script it imports) that changes these for
+# the rest of the worker makes later answers wrong (a newer PROJ reading Debian's proj.db reads
+# EPSG:2260's US feet as metres), so any change is a failure of the test that made it.
+_DATA_ENVIRONMENT = ("PROJ_DATA", "PROJ_LIB", "GDAL_DATA")
+
+
+@pytest.fixture(autouse=True)
+def _data_environment_unchanged():
+    before = {name: os.environ.get(name) for name in _DATA_ENVIRONMENT}
+    yield
+    after = {name: os.environ.get(name) for name in _DATA_ENVIRONMENT}
+    assert after == before, f"the test changed where GDAL/PROJ find their data: {before} -> {after}"
 
 
 def square(acres: float, x: float = X0, y: float = Y0):
