@@ -622,23 +622,13 @@ def test_two_first_imports_into_a_new_store_both_land(tmp_path, make_reference):
     """Fifty trials of two imports (different layers) started together into a store that does
     not exist yet: each either lands or is refused with a clear message, never lost (issue 22:
     2 of 30 lost a layer, the second store's creation replacing the first's file)."""
-    import multiprocessing
     import time
-    from concurrent.futures import ProcessPoolExecutor
 
     from analysis.reference.store import GeoPackageStore
-    from tests.analysis.conftest import local_box
 
-    source = make_reference(
-        "src.gpkg", wetlands=[(local_box(0, 0, 50, 50), {
-            "wetland_id": "W-1", "source": "NWI", "wetland_class": "PFO1A", "regulated": 0,
-            "adjacent_area_ft": 100.0})],
-        catchments=[(local_box(0, 0, 500, 500), {"catchment_id": "C-1", "name": "C",
-                                                 "drains_to": "X"})])
-    sources = {layer: f"{source}|layername={layer}" for layer in ("wetlands", "catchments")}
-    context = multiprocessing.get_context("fork" if os_has_fork() else "spawn")
+    sources = _two_layer_sources(make_reference)
     lost, refused = [], []
-    with ProcessPoolExecutor(2, mp_context=context) as pool:
+    with _import_pool() as pool:
         for trial in range(50):
             target = tmp_path / f"store{trial}.gpkg"
             start = time.time() + 0.05
@@ -658,24 +648,14 @@ def test_two_first_imports_into_a_new_store_both_land(tmp_path, make_reference):
 def test_two_first_imports_into_a_new_postgis_schema_both_land(postgis_server, make_reference):
     """The same in PostgreSQL, ten trials: advisory locks per schema and per layer keep two
     first imports (which create the schema and side tables) from failing or losing a layer."""
-    import multiprocessing
     import time
     import uuid
-    from concurrent.futures import ProcessPoolExecutor
 
     from analysis.reference.connect import open_store
-    from tests.analysis.conftest import local_box
 
-    source = make_reference(
-        "src.gpkg", wetlands=[(local_box(0, 0, 50, 50), {
-            "wetland_id": "W-1", "source": "NWI", "wetland_class": "PFO1A", "regulated": 0,
-            "adjacent_area_ft": 100.0})],
-        catchments=[(local_box(0, 0, 500, 500), {"catchment_id": "C-1", "name": "C",
-                                                 "drains_to": "X"})])
-    sources = {layer: f"{source}|layername={layer}" for layer in ("wetlands", "catchments")}
-    context = multiprocessing.get_context("fork" if os_has_fork() else "spawn")
+    sources = _two_layer_sources(make_reference)
     lost = []
-    with ProcessPoolExecutor(2, mp_context=context) as pool:
+    with _import_pool() as pool:
         for _trial in range(10):
             schema = f"c_{uuid.uuid4().hex[:10]}"
             start = time.time() + 0.05
@@ -689,10 +669,26 @@ def test_two_first_imports_into_a_new_postgis_schema_both_land(postgis_server, m
     assert lost == []
 
 
-def os_has_fork() -> bool:
-    import multiprocessing
+def _two_layer_sources(make_reference) -> dict:
+    """Two one-feature layers (wetlands, catchments) of one source file, by layer name."""
+    from tests.analysis.conftest import local_box
 
-    return "fork" in multiprocessing.get_all_start_methods()
+    source = make_reference(
+        "src.gpkg", wetlands=[(local_box(0, 0, 50, 50), {
+            "wetland_id": "W-1", "source": "NWI", "wetland_class": "PFO1A", "regulated": 0,
+            "adjacent_area_ft": 100.0})],
+        catchments=[(local_box(0, 0, 500, 500), {"catchment_id": "C-1", "name": "C",
+                                                 "drains_to": "X"})])
+    return {layer: f"{source}|layername={layer}" for layer in ("wetlands", "catchments")}
+
+
+def _import_pool():
+    """Two worker processes for imports started together. Spawned, never forked: a forked
+    child shares the test process's PROJ and SQLite handles (PROJ is not fork-safe)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
 
 
 # -- property tests: random corruptions of the demo plan, random plans ------------------------
