@@ -100,6 +100,8 @@ class ConditionA:
     min_overlap_sq_ft: float
     listed_categories: Tuple[str, ...]  # impaired_waters.category on the 303(d) list
     tmdl_categories: Tuple[str, ...]  # impaired with a TMDL: C(1)'s TMDL branch
+    downstream_catchment_hops: int  # drains_to steps followed from the site's catchments
+    routed_tmdl_watershed: Literal["applies", "needs_review"]  # one met only through them
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,15 @@ import shapely
 
 from .applicability import DisturbedArea
 from .base import Check, CheckResult
-from ..units import acres, square_feet
+from ..units import acres, crs_units, square_feet
 from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
 from ..profile import RulesProfile
+from ..reference.catchments import drains_to_values, split_drains_to
 from ..siteplan.plan import SitePlan, feature_labels, has_text
 
 __all__ = ["CHECKS", "PollutantNames", "ReceivingWaters", "receiving_waters", "check_condition_a",
-           "normalise_name", "water_id"]
+           "normalise_name", "water_id", "Routed", "routed_watersheds"]
 
 RULE = "condition_a"
 
@@ -87,12 +88,30 @@ class ReceivingWaters:
     ids: dict = field(default_factory=dict)  # waterbody_id -> [feature labels it came from]
     names: dict = field(default_factory=dict)  # folded name -> [where it was given]
     route: str = "none"  # "discharge_point", "catchments" or "none"
-    catchments: Optional[gpd.GeoDataFrame] = None  # the catchments used, where that route was
+    catchments: Optional[gpd.GeoDataFrame] = None  # the catchments the runoff starts in
+    downstream: list = field(default_factory=list)  # [Routed]: catchments it flows on into
+    unfollowed: list = field(default_factory=list)  # why a route could not be followed
+    water_routes: dict = field(default_factory=dict)  # waterbody_id -> how a catchment names it
+
+
+@dataclass(frozen=True)
+class Routed:
+    """A catchment downstream of the site's, and the route by which the runoff reaches it."""
+
+    catchment_id: str
+    route: str  # "discharge_point:DP-1 lies in catchment X, which drains to catchment Y"
+    drains_to: object
+    geometry: object = None  # None where its shape was not found next to the one upstream
 
 
 def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
-                     catchments: Optional[gpd.GeoDataFrame], profile: RulesProfile) -> ReceivingWaters:
-    """The discharge points' ``waterbody_id``s; where there are none, the catchments' ``drains_to``.
+                     catchments: Optional[gpd.GeoDataFrame], profile: RulesProfile,
+                     reference=None) -> ReceivingWaters:
+    """The discharge points' ``waterbody_id``s, and the waters named by the catchments the
+    runoff flows through: the catchment each discharge point lies in (with no discharge points,
+    those the disturbance lies in) and, with ``reference``, those downstream of it by
+    ``drains_to`` (:mod:`analysis.reference.catchments`), up to ``[condition_a]
+    downstream_catchment_hops`` steps.
 
     Names (the project's ``receiving_waters``, the discharge points' ``receiving_water``) are
     kept to be matched against listed waters by name.
@@ -110,27 +129,101 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
     for part in str(site.project.get("receiving_waters") or "").split(";"):
         if part.strip():
             out.names.setdefault(normalise_name(part), []).append("project:receiving_waters")
-    if out.ids:
-        out.route = "discharge_point"
-        return out
+    out.route = "discharge_point" if out.ids else "none"
     if catchments is None or not len(catchments):
         return out
-    inside = _overlapping(catchments, disturbed, site, profile)
-    out.catchments = catchments[inside]
-    labels = feature_labels("catchments", out.catchments, "catchment_id")
-    for label, drains_to in zip(labels, out.catchments["drains_to"]):
-        # An empty drains_to (None, or NaN as a GeoPackage null is read) names no water.
-        for water in (str(drains_to).split(";") if has_text(drains_to) else []):
-            if water.strip():
+    starts = _starting_catchments(catchments, points, disturbed, site, profile)
+    out.catchments = catchments.loc[list(starts)]
+    start_labels = dict(zip(out.catchments.index,
+                      feature_labels("catchments", out.catchments, "catchment_id")))
+    level = [Routed(str(row["catchment_id"]).strip(), f"{starts[fid]} {_catchment(row)}",
+                    row["drains_to"], row.geometry) for fid, row in out.catchments.iterrows()]
+    origin = [start_labels[fid] for fid in out.catchments.index]
+    seen = {r.catchment_id for r in level}
+    hops = profile.condition_a.downstream_catchment_hops
+    for depth in range(hops + 1):
+        targets = {v for r in level for v in drains_to_values(r.drains_to)}
+        known = (reference.lookup("catchments", "catchment_id", targets, normalise=str.strip,
+                                  needed_for="Condition A (SWPPP C(1))")
+                 if reference is not None and targets else None)
+        rows = {} if known is None else {str(k).strip(): d for k, d in
+                                          zip(known["catchment_id"], known["drains_to"])}
+        following: list[Routed] = []
+        for k, here in enumerate(level):
+            label = origin[k] if depth == 0 else f"catchments:{here.catchment_id}"
+            downstream, waters = split_drains_to(here.drains_to, rows, here.catchment_id)
+            for water in waters:
                 out.ids.setdefault(water_id(water), []).append(label)
-    out.route = "catchments" if out.ids else "none"
+                out.water_routes.setdefault(water_id(water), f"{here.route}, which drains to "
+                                                             f"{water_id(water)}")
+            for target in downstream:
+                if target in seen:
+                    continue
+                if depth == hops:
+                    out.unfollowed.append(f"{here.route}, which drains to catchment {target}: "
+                                          f"not followed further ([condition_a] "
+                                          f"downstream_catchment_hops = {hops})")
+                    continue
+                seen.add(target)
+                following.append(Routed(target, f"{here.route}, which drains to catchment "
+                                                f"{target}", rows[target]))
+        level = _placed(following, level, reference, site, profile)
+        out.downstream += level
+    if out.route == "none" and out.ids:
+        out.route = "catchments"
     return out
+
+
+def _catchment(row) -> str:
+    name = f" ({str(row['name']).strip()})" if has_text(row.get("name")) else ""
+    return f"catchment {str(row['catchment_id']).strip()}{name}"
+
+
+def _starting_catchments(catchments, points, disturbed, site, profile) -> dict:
+    """{catchment index: how the runoff is in it}: those the discharge points lie in, else (no
+    discharge point placed) those the disturbance overlaps."""
+    starts: dict = {}
+    if points is not None and len(points):
+        labels = feature_labels("discharge_point", points, "waterbody_id")
+        geometries = np.asarray(catchments.geometry.values, dtype=object)
+        for label, point in zip(labels, points.geometry.values):
+            if point is None or shapely.is_empty(point):
+                continue
+            for k in np.flatnonzero(shapely.intersects(geometries, point)):
+                fid = catchments.index[k]
+                starts[fid] = (f"{starts[fid]}, {label}" if fid in starts
+                               else f"{label} lies in")
+    if not starts:
+        for fid in catchments.index[_overlapping(catchments, disturbed, site, profile)]:
+            starts[fid] = "the disturbance lies in"
+    return starts
+
+
+def _placed(following: list, upstream: list, reference, site, profile) -> list:
+    """``following`` with their shapes, read around the catchments they drain out of (a
+    catchment meets the one it drains into); a shape not found there stays None."""
+    shaped = [r.geometry for r in upstream if r.geometry is not None]
+    if not following or reference is None or not shaped:
+        return following
+    bounds = _widened_bounds(shaped, site, profile)
+    frame = reference.read("catchments", bounds, site.area_crs,
+                           needed_for="Condition A (SWPPP C(1))")
+    found = {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame.geometry.values)}
+    return [Routed(r.catchment_id, r.route, r.drains_to, found.get(r.catchment_id))
+            for r in following]
+
+
+def _widened_bounds(geometries, site, profile) -> tuple:
+    minx, miny, maxx, maxy = shapely.total_bounds(np.asarray(geometries, dtype=object))
+    pad = crs_units(profile.reference.search_distance_ft, site.area_crs)
+    return (float(minx - pad), float(miny - pad), float(maxx + pad), float(maxy + pad))
 
 
 def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfile,
                       receiving: Optional[ReceivingWaters], listed_by_id: pd.DataFrame,
                       listed_by_name: pd.DataFrame,
-                      tmdl_watersheds: Optional[gpd.GeoDataFrame]) -> tuple[list[Finding], Condition]:
+                      tmdl_watersheds: Optional[gpd.GeoDataFrame],
+                      routed: Optional[list] = None) -> tuple[list[Finding], Condition]:
     """The ``condition_a`` findings and Condition A, with every piece of evidence.
 
     Parameters
@@ -142,6 +235,9 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
         those whose ``name`` matches a receiving water's name.
     tmdl_watersheds
         The TMDL watersheds read around the site.
+    routed
+        From :func:`routed_watersheds`: (index, row, geometry, route) per TMDL watershed met
+        only through a catchment downstream of the site's.
     """
     section = profile.section(RULE)
     if receiving is None:
@@ -162,8 +258,9 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
         found.add(wid)
         came_from = receiving.ids.get(wid, [])
         kind = _category(water, profile)
-        line = _water_evidence(water, names, f"receives the discharge ({', '.join(came_from)})",
-                               kind)
+        route = receiving.water_routes.get(wid)
+        line = _water_evidence(water, names, f"receives the discharge ({', '.join(came_from)})"
+                               + (f": {route}" if route else ""), kind)
         if kind != "listed":
             (undecided if kind in ("unknown", "tmdl") else notes).append(
                 f"{line}: {_CATEGORY_WORDS[kind]}")
@@ -218,6 +315,37 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
                 f"impairment", features=[label], geometry=shed_geometry))
         else:
             notes.append(f"{line}, but stormwater is not a source of its impairment")
+    reading = profile.condition_a.routed_tmdl_watershed
+    met = {str(shed["watershed_id"]) for _, shed, *_rest in overlaps}
+    for fid, shed, shed_geometry, route in routed or []:
+        if str(shed["watershed_id"]) in met:
+            continue
+        line = (f"TMDL {shed['tmdl_id']} for {names.describe(shed['pollutants']) or 'no pollutant'}"
+                f": {route}, inside TMDL watershed {shed['watershed_id']} {_name(shed['name'])}")
+        source = shed["stormwater_source"]
+        if pd.isna(source):
+            undecided.append(f"{line}, but whether stormwater is a source is not recorded")
+        elif int(source) != 1:
+            notes.append(f"{line}, but stormwater is not a source of its impairment")
+        elif reading == "applies":
+            routed_line = (f"{line}; stormwater is a source of the impairment (met only through "
+                           f"the catchments' drains_to: the runoff is \"discharging ... to\" "
+                           f"the watershed, [condition_a] routed_tmdl_watershed = applies)")
+            triggers.append(routed_line)
+            concern += names.split(shed["pollutants"])
+            evidence_findings.append(Finding(
+                RULE, INFO, section, f"Condition A: {routed_line}",
+                features=[_label("tmdl_watersheds", fid, shed["watershed_id"])],
+                geometry=shed_geometry))
+        else:
+            undecided.append(f"{line}; stormwater is a source of the impairment, but the "
+                             f"watershed is met only through the catchments' drains_to: confirm "
+                             f"the runoff reaches it ([condition_a] routed_tmdl_watershed = "
+                             f"needs_review)")
+    undecided += [f"{r.route}: its shape was not found next to the catchment it drains out "
+                  f"of, so whether it lies in a TMDL watershed is not known"
+                  for r in receiving.downstream if r.geometry is None]
+    notes += receiving.unfollowed
     if receiving.route == "none":
         undecided.append("the receiving waters are not known: no discharge point has a "
                          "waterbody_id and the disturbance lies in no catchment with drains_to")
@@ -321,6 +449,30 @@ def _tmdl_overlaps(watersheds, disturbed, site, profile):
             zip(frame.iterrows(), geometries, np.atleast_1d(held), kept)]
 
 
+def routed_watersheds(receiving: ReceivingWaters, reference, site: SitePlan,
+                      profile: RulesProfile) -> list:
+    """(index, row, geometry, route) per TMDL watershed a catchment downstream of the site's
+    lies in (overlaps by ``[condition_a] min_overlap_sq_ft`` or more), by the first route that
+    meets it; read around those catchments."""
+    placed = [r for r in receiving.downstream if r.geometry is not None]
+    if not placed or reference is None:
+        return []
+    sheds = reference.read("tmdl_watersheds",
+                           _widened_bounds([r.geometry for r in placed], site, profile),
+                           site.area_crs, needed_for="Condition A (SWPPP C(1))")
+    if sheds is None or not len(sheds):
+        return []
+    geometries = np.asarray(sheds.geometry.values, dtype=object)
+    out, taken = [], set()
+    for here in placed:
+        shared = square_feet(shapely.intersection(geometries, here.geometry), site.area_crs)
+        for k in np.flatnonzero(np.atleast_1d(shared) >= profile.condition_a.min_overlap_sq_ft):
+            if k not in taken:
+                taken.add(k)
+                out.append((sheds.index[k], sheds.iloc[k], geometries[k], here.route))
+    return out
+
+
 def _overlapping(frame, disturbed, site, profile) -> np.ndarray:
     """Which polygons of ``frame`` the disturbance overlaps (more than touches)."""
     minimum = profile.condition_a.min_overlap_sq_ft
@@ -360,14 +512,18 @@ def _run(context, progress) -> CheckResult:
     needed = "Condition A (SWPPP C(1))"
     sheds = context.read("tmdl_watersheds", needed_for=needed)
     receiving = receiving_waters(site, disturbed, None, profile)
-    if receiving.route == "none":  # no discharge point names its water: the catchments do
+    # The catchments the runoff flows through name more receiving waters; with no discharge
+    # point naming its water, they are needed (an error names the missing layer).
+    if receiving.route == "none" or reference.has("catchments"):
         catchments = context.read("catchments", needed_for=needed)
-        receiving = receiving_waters(site, disturbed, catchments, profile)
+        receiving = receiving_waters(site, disturbed, catchments, profile, reference)
+    routed = routed_watersheds(receiving, reference, site, profile)
     by_id = reference.lookup("impaired_waters", "waterbody_id", receiving.ids,
                              normalise=water_id, needed_for=needed)
     by_name = reference.lookup("impaired_waters", "name", receiving.names,
                                normalise=normalise_name, needed_for=needed)
-    findings, a = check_condition_a(site, disturbed, profile, receiving, by_id, by_name, sheds)
+    findings, a = check_condition_a(site, disturbed, profile, receiving, by_id, by_name, sheds,
+                                    routed)
     return CheckResult(findings, conditions={"A": a})
 
 

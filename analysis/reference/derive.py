@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from .catchments import drains_to_values
+
 __all__ = ["upstream_watersheds", "METHOD"]
 
 METHOD = ("derived: union of the catchments (store layer 'catchments', version {version}) that "
@@ -36,8 +38,8 @@ def upstream_watersheds(unit_geometries, catchments) -> list:
     ids = [str(v) for v in catchments["catchment_id"]]
     into: dict[str, list[int]] = {}  # catchment id -> the catchments draining into it
     for index, target in enumerate(catchments["drains_to"]):
-        if target is not None and str(target).strip() and str(target) != "nan":
-            into.setdefault(str(target).strip(), []).append(index)
+        for value in drains_to_values(target):  # a value naming no catchment is a water's id
+            into.setdefault(value, []).append(index)
     polygons = np.asarray(catchments.geometry.array, dtype=object)
     tree = shapely.STRtree(polygons)
     out: list = []

@@ -315,6 +315,75 @@ def test_p6_runoff_discharging_to_a_tmdl_designated_watershed(make_site, make_re
         assert "receives the site's runoff at its discharge point(s)" in finding.message
 
 
+# Point 6, routing: the catchment a discharge point lies in and those downstream by drains_to.
+ROUTED_SHED = (local_box(1000, -3000, 4000, 3000),  # east of the site and of its outfall
+               {"watershed_id": "W", "name": "Shed", "pollutants": "Phosphorus", "tmdl_id": "T",
+                "stormwater_source": 1})
+
+
+def routed_review(make_site, make_reference, chain, profile=PROFILE, **layers):
+    """Condition A of a site at x -100..100 whose outfall (x 50) lies in catchment X; ``chain``
+    the catchments as (id, x1, x2, drains_to), each a strip 1,000 ft tall."""
+    catchments = [(local_box(x1, -500, x2, 500),
+                   {"catchment_id": cid, "name": f"Catchment {cid}", "drains_to": drains})
+                  for cid, x1, x2, drains in chain]
+    site = load_site_plan(make_site([local_box(-100, 0, 100, 100)], discharge_points=[
+        (Point(X0 + 50, Y0 + 150), "Brook", "NY-B")]), profile)
+    review = review_site(site, profile, reference=open_reference(
+        make_reference(catchments=catchments, **layers)), rules=["condition_a"])
+    return review.conditions["A"], next(f for f in review.findings if f.rule == "condition_a")
+
+
+@pytest.mark.parametrize("reading, expected", [("applies", "info"),
+                                               ("needs_review", "needs_review")],
+                         ids=["discharging-to-a-TMDL-designated-watershed-applies",
+                              "discharging-to-a-TMDL-designated-watershed-needs_review"])
+def test_p6_outfall_in_a_catchment_draining_into_a_tmdl_watershed(make_site, make_reference,
+                                                                  reading, expected):
+    profile = replace(PROFILE, condition_a=replace(PROFILE.condition_a,
+                                                   routed_tmdl_watershed=reading))
+    a, finding = routed_review(make_site, make_reference,
+                               [("X", -500, 500, "Y"), ("Y", 500, 2000, "NY-Z")], profile,
+                               tmdl_watersheds=[ROUTED_SHED])
+    assert finding.status == expected, finding.message
+    assert ("discharge_point:NY-B lies in catchment X (Catchment X), which drains to catchment "
+            "Y, inside TMDL watershed W Shed") in finding.message
+    assert a.applies is (reading == "applies")
+
+
+def test_p6_routing_stops_at_the_profiles_hops(make_site, make_reference):
+    chain = [("X", -500, 500, "Y1"), ("Y1", 500, 900, "Y2"), ("Y2", 900, 2000, None)]
+    a, finding = routed_review(make_site, make_reference, chain, tmdl_watersheds=[ROUTED_SHED])
+    assert a.applies and "drains to catchment Y1, which drains to catchment Y2, inside" \
+        in finding.message
+    one = replace(PROFILE, condition_a=replace(PROFILE.condition_a, downstream_catchment_hops=1))
+    a, finding = routed_review(make_site, make_reference, chain, one,
+                               tmdl_watersheds=[ROUTED_SHED])
+    assert finding.status == "not_applicable" and not a.applies, finding.message
+    assert "drains to catchment Y2: not followed further" in finding.message
+
+
+def test_p6_a_water_named_downstream_receives_the_discharge(make_site, make_reference):
+    listed = (LineString([(X0 + 1500, Y0 - 400), (X0 + 1900, Y0 - 400)]),
+              {"waterbody_id": "NY-L", "name": "Lower River", "pollutants": "Phosphorus",
+               "listing_cycle": "2022", "category": "5"})
+    a, finding = routed_review(make_site, make_reference,
+                               [("X", -500, 500, "Y"), ("Y", 500, 2000, "NY-L")],
+                               impaired_waters=[listed])
+    assert finding.status == "info" and a.applies, finding.message
+    assert ("NY-L Lower River is 303(d)-listed" in finding.message
+            and "catchment X (Catchment X), which drains to catchment Y, which drains to NY-L"
+            in finding.message)
+
+
+def test_p6_a_drains_to_naming_no_catchment_is_a_water(make_site, make_reference):
+    """The one meaning of drains_to: another catchment's id is downstream; else a water."""
+    a, finding = routed_review(make_site, make_reference, [("X", -500, 500, "Q")],
+                               tmdl_watersheds=[ROUTED_SHED])
+    assert finding.status == "not_applicable", finding.message
+    assert "receiving water(s) NY-B, Q not on the 303(d) list" in finding.message
+
+
 # --- point 11: 'At a minimum, the site map should show ...' --------------------------------
 @pytest.mark.parametrize("content, status", [
     ("location_map", "provided"), ("total_site_area", "provided"),

@@ -74,13 +74,14 @@ def test_a_discharge_to_an_unlisted_water_inside_a_tmdl_watershed_applies(make_s
     assert a.applies
     assert any("TMDL TMDL-TW-1" in e and "TW-1 Watershed TW-1" in e and "stormwater is a source"
                in e for e in a.evidence)
-    # the discharge point names its water, so the catchments are not asked
-    assert not any("NY-B" in e for e in a.evidence)
+    # issue 18 point 6: the catchment the outfall lies in names a receiving water too
+    assert any("NY-B Other Brook is 303(d)-listed" in e and "discharge_point:NY-CLEAN lies in "
+               "catchment C-1 (Catchment C-1), which drains to NY-B" in e for e in a.evidence)
     drawn = [f for f in findings if f.geometry is not None]
     assert [f.features for f in drawn] == [["tmdl_watersheds:TW-1"]]
     assert drawn[0].geometry.equals(shed[0])
     held = 200 * 100 * (1200 / 3937) ** 2 / 4046.8564224
-    assert f"holds {held:.2f} acres" in a.evidence[0]
+    assert any(f"holds {held:.2f} acres" in e for e in a.evidence)
 
 
 @pytest.mark.parametrize("stormwater, status, decided", [(0, "not_applicable", True),
