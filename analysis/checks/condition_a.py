@@ -353,7 +353,8 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
     if triggers:
         evidence = triggers + [concern_text]
         status = WARN if by_name_only else INFO
-        tail = "; a water matched by name only must be confirmed" if by_name_only else ""
+        tail = ("; confirm that the water matched by name only receives the discharge (advice: "
+                "the chapter says nothing of names)") if by_name_only else ""
         main = Finding(RULE, status, section, f"Condition A applies: {'; '.join(triggers)}{tail}",
                        features=_features(receiving, evidence_findings))
         return [main, *evidence_findings], Condition(True, evidence)

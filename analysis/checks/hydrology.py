@@ -505,8 +505,12 @@ def _peak_findings(result, profile, section) -> list[Finding]:
         if post > pre:
             out.append(Finding("hydrology_pre_post", WARN, section,
                                f"{where}: post-development peak {post:.2f} cfs exceeds the "
-                               f"pre-development {pre:.2f} cfs: the SWPPP must show "
-                               f"{control[row['storm']]} for this storm{caveat}",
+                               f"pre-development {pre:.2f} cfs: the SWPPP should show "
+                               f"{control[row['storm']]} for this storm (the Design Manual's "
+                               f"criterion: D(5) asks for a \"Comparison of postdevelopment "
+                               f"stormwater runoff conditions with predevelopment conditions\", "
+                               f"and Performance and design criteria A makes the Design Manual "
+                               f"\"the official guides and specifications\"){caveat}",
                                value=post, limit=pre, units="cfs", features=features))
         else:
             out.append(Finding("hydrology_pre_post", PASS, section,

@@ -399,5 +399,43 @@ def test_p11_each_site_map_content_has_its_own_status(demo, content, status):
     assert "should show" in entry["evidence"]
 
 
+# Point 12: "must" only where the chapter says "shall". Each case: the rule, words of the
+# message, what it said on main (gone), what it says now; the id quotes the chapter's words.
+SHOULD_NOT_MUST = [
+    pytest.param("hydrology_pre_post", "exceeds the pre-development",
+                 "the SWPPP must show", "the SWPPP should show",
+                 id="D(5)-'Comparison of postdevelopment stormwater runoff conditions with "
+                    "predevelopment conditions'-should-show"),
+    pytest.param("condition_a", "matched by name only", "must be confirmed",
+                 "confirm that the water matched by name only receives the discharge",
+                 id="C(1)-'discharging-a-pollutant-of-concern-to'-names-nothing-advice"),
+]
+
+
+def messages(request, rule):
+    """The messages of ``rule`` in the review that shows it: the demo, or (Condition A) a
+    site whose discharge point names a 303(d)-listed water by its name only."""
+    if rule != "condition_a":
+        _status, result = request.getfixturevalue("demo")
+        return [f["message"] for f in result["findings"] if f["rule"] == rule]
+    make_site, make_reference = (request.getfixturevalue(n) for n in ("make_site",
+                                                                       "make_reference"))
+    site = load_site_plan(make_site([local_box(-100, 0, 100, 100)], discharge_points=[
+        (OUTFALL, "Seven  springs-creek", "NY-UNKNOWN")]), PROFILE)
+    listed = (LineString([(X0 - 5000, Y0 + 900), (X0 + 5000, Y0 + 900)]),
+              {"waterbody_id": "NY-7", "name": "Seven Springs Creek", "pollutants": "Silt",
+               "listing_cycle": "2022", "category": "5"})
+    result = review_site(site, PROFILE, reference=open_reference(
+        make_reference(impaired_waters=[listed])), rules=["condition_a"])
+    return [f.message for f in result.findings if f.rule == rule]
+
+
+@pytest.mark.parametrize("rule, about, was, now", SHOULD_NOT_MUST)
+def test_p12_must_only_where_the_chapter_says_shall(request, rule, about, was, now):
+    said = [m for m in messages(request, rule) if about in m]
+    assert said, f"no {rule} finding about {about!r}"
+    assert all(was not in m and now in m for m in said), said
+
+
 def test_p12_data_repairs_cite_no_rule_of_the_chapter():
     assert "not a rule of the chapter" in PROFILE.section("input_geometry")
