@@ -29,6 +29,7 @@ from ..crs import to_crs
 from ..dates import parse_date
 from ..units import acres
 from ..geometry import polygons
+from .applicability import acres_text, ellipsoidal_acres
 from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..profile import RulesProfile
@@ -66,7 +67,7 @@ class Phasing:
     # date, acres, polygons (the state from that date on), started, stabilized (the phases that
     # open and close that day): each phase appears once per spell, so the timeline stays linear
     timeline: list[dict]
-    max_acres: Optional[float]  # None where no polygon can be placed in time
+    max_acres: Optional[float]  # planar, in the area CRS; None where nothing can be placed in time
     max_at: Optional[date]
     worst_phases: list = field(default_factory=list)
     worst_features: list[str] = field(default_factory=list)
@@ -76,10 +77,21 @@ class Phasing:
     problems: list[DateProblem] = field(default_factory=list)
     # later phase -> (earlier phases it runs alongside, first shared day, earlier's stabilisation)
     overlaps: list[dict] = field(default_factory=list)
+    # The worst moment's ground on the ellipsoid (applicability's method): the five-acre
+    # decision reads it; None where nothing can be placed in time.
+    max_true_acres: Optional[float] = None
+    area_method: str = "planar"
+
+    @property
+    def decided_acres(self) -> Optional[float]:
+        """The acres the five-acre limit is decided on: ellipsoidal where measured, else planar."""
+        return self.max_true_acres if self.max_true_acres is not None else self.max_acres
 
     def measurements(self) -> dict:
-        """CONTRACT.md's names: max_concurrent_disturbed_acres, max_concurrent_at, phases, timeline."""
+        """CONTRACT.md's names: max_concurrent_disturbed_acres (planar), max_concurrent_at,
+        phases, timeline; and max_concurrent_disturbed_acres_ellipsoidal (the decision's)."""
         return {"max_concurrent_disturbed_acres": self.max_acres,
+                "max_concurrent_disturbed_acres_ellipsoidal": self.max_true_acres,
                 "max_concurrent_at": self.max_at.isoformat() if self.max_at else None,
                 "phases": self.phases, "timeline": self.timeline}
 
@@ -296,15 +308,17 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
                  "polygons": int(n), "started": opened, "stabilized": closed}
                 for t, a, n, opened, closed in zip(moments, total, polygon_count, started,
                                                    stabilized)]
+    worst_geometry = _dissolve(face_geometry, face_tile, np.unique(pair_face[active[pair_polygon]]))
+    # The worst moment is found on the planar sweep: across one site the ellipsoid's ratio to
+    # the grid is the same to many decimals, so it is the worst moment on the ellipsoid too.
+    true, method = ellipsoidal_acres(worst_geometry, crs)
     return Phasing(
         phases=summary, timeline=timeline, max_acres=float(total[worst]),
         max_at=date.fromordinal(int(moment)),
         worst_phases=[ordered_phases[r] for r in worst_ranks],
-        worst_features=list(labels[active]),
-        worst_geometry=_dissolve(face_geometry, face_tile,
-                                 np.unique(pair_face[active[pair_polygon]])),
+        worst_features=list(labels[active]), worst_geometry=worst_geometry,
         plan_end=plan_end, open_ended=list(labels[open_ended]), problems=problems,
-        overlaps=overlaps)
+        overlaps=overlaps, max_true_acres=float(true), area_method=method)
 
 
 def _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok) -> list[DateProblem]:
@@ -484,10 +498,24 @@ def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) ->
                                 limit=limit, units="acres", features=bad))
     else:
         at = f"on {plan.max_at.isoformat()} ({_phase_list(plan.worst_phases)})"
-        common: dict[str, Any] = dict(value=plan.max_acres, limit=limit, units="acres",
-                      geometry=plan.worst_geometry)
-        if profile.exceeds(plan.max_acres, limit):
-            text = (f"{plan.max_acres:.2f} acres disturbed and not yet stabilised {at}, more than "
+        decided = plan.decided_acres
+        size = f"{acres_text(decided, limit)} acres ({plan.area_method})"
+        common: dict[str, Any] = dict(value=decided, limit=limit, units="acres",
+                                      geometry=plan.worst_geometry)
+        if profile.near(decided, limit):
+            findings.append(Finding(
+                rule, NEEDS_REVIEW, section,
+                f"{size} disturbed and not yet stabilised {at}, within the measurement's "
+                f"uncertainty ({profile.measurement.threshold_tolerance_acres:g} acre) of the "
+                f"{limit:g} acres allowed at any one time (\"not more than five acres shall be "
+                f"disturbed at any one time\"): confirm the disturbed area",
+                features=plan.worst_features, **common))
+            if bad:
+                findings.append(Finding(rule, NEEDS_REVIEW, section,
+                                        f"{len(bad)} polygon(s) left out of the timeline ({why})",
+                                        features=bad))
+        elif profile.exceeds(decided, limit):
+            text = (f"{size} disturbed and not yet stabilised {at}, more than "
                     f"the {limit:g} acres allowed at any one time")
             if waiver:
                 findings.append(Finding(rule, WARN, section, text + "; the project records an "
@@ -504,11 +532,11 @@ def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) ->
             findings.append(Finding(rule, NEEDS_REVIEW, section,
                                     f"cannot decide: {len(bad)} polygon(s) cannot be placed in "
                                     f"time ({why}); the others reach at most "
-                                    f"{plan.max_acres:.2f} acres {at}, within {limit:g}",
+                                    f"{size} {at}, within {limit:g}",
                                     features=bad, **common))
         else:
             findings.append(Finding(rule, PASS, section,
-                                    f"at most {plan.max_acres:.2f} acres disturbed and not yet "
+                                    f"at most {size} disturbed and not yet "
                                     f"stabilised at any one time, first {at}; the limit is "
                                     f"{limit:g}", features=plan.worst_features, **common))
     if plan.open_ended:

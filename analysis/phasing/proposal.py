@@ -18,7 +18,9 @@ from typing import Optional
 import numpy as np
 import shapely
 
+from ..checks.applicability import ellipsoidal_acres
 from ..checks.phasing import faces, merge_intervals, natural_key
+from ..units import acres
 from ..dates import parse_date
 from ..profile import RulesProfile
 
@@ -91,6 +93,7 @@ def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
     present = ~(shapely.is_missing(geometries) | shapely.is_empty(geometries))
     index = np.flatnonzero(present)
     face_area, pair_face, pair_polygon, _, _ = faces(geometries[index], disturbance.crs)
+    face_area = face_area * _ellipsoid_ratio(geometries[index], disturbance.crs)
     pair_polygon = index[pair_polygon]
     placed = e > s
     keep = placed[pair_polygon]
@@ -260,3 +263,14 @@ class _Sweep:
             self.covered.setdefault(face_, []).append((lo_, hi_))
         ends = np.unique(end)
         self.ends = np.insert(self.ends, np.searchsorted(self.ends, ends), ends)
+
+
+def _ellipsoid_ratio(geometries, crs) -> float:
+    """Ellipsoidal over planar area around the site (the check decides the limit on the
+    ellipsoid, applicability's method): across one site the ratio is constant to many decimals,
+    so face areas scaled by it are their ellipsoidal areas."""
+    if not len(geometries):
+        return 1.0
+    envelope = shapely.box(*shapely.total_bounds(geometries))
+    planar = float(acres(envelope, crs))
+    return ellipsoidal_acres(envelope, crs)[0] / planar if planar > 0 else 1.0

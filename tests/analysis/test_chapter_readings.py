@@ -13,6 +13,7 @@ from analysis.checklist.guarantees import check_guarantees
 from analysis.checks.applicability import check_applicability, disturbed_area, ellipsoidal_acres
 from analysis.checks.conditions import check_condition_b, check_condition_c
 from analysis.checks.map_scale import check_site_map_scale
+from analysis.checks.phasing import review_phasing
 from analysis.cli.app import main
 from analysis.profile import load_profile
 from analysis.records.penalty import assess_penalty
@@ -295,6 +296,36 @@ def test_p4_threshold_decisions_on_the_ellipsoidal_area(make_site, true_acres, r
         round(true_acres, 2) != true_acres or expected == "needs_review"
     if true_acres == 0.999:
         assert "0.9990 acres disturbed" in finding.message  # never "1.00 ... under 1"
+
+
+# Point 4 for phasing: B(4) "not more than five acres shall be disturbed at any one time".
+@pytest.mark.parametrize("true_acres, expected", [
+    (5.0, "needs_review"), (5.0009056, "fail"), (4.999, "pass")],
+    ids=["5.000-true-acres-not-more-than-five-acres-needs-review",
+         "exactly_five_acres.gpkg-planar-5.0000-true-5.0009-more-than-five",
+         "4.999-true-acres-not-more-than-five"])
+def test_p4_not_more_than_five_acres_at_any_one_time_on_the_ellipsoid(make_site, true_acres,
+                                                                     expected):
+    # two phases at once, one polygon each: the worst moment holds both
+    half = planar_acres_for_true(true_acres) / 2
+    site = load_site_plan(make_site([square(half), square(half, x=X0 + 2000)], phases=["1", "2"]),
+                          PROFILE)
+    plan, findings = review_phasing(site.layer("disturbance"), PROFILE)
+    assert plan.max_true_acres == pytest.approx(true_acres, abs=1e-5)
+    assert plan.max_acres < plan.max_true_acres  # planar reads 0.018% less here
+    [finding] = [f for f in findings if f.rule == "phasing_five_acres"]
+    assert finding.status == expected, finding.message
+    assert "ellipsoidal area on GRS 1980, pyproj Geod" in finding.message
+    assert "5.00 acres" not in finding.message  # never "5.00" beside "more than 5"
+
+
+def test_p4_exactly_five_acres_variant_is_over_five_on_the_ellipsoid(tmp_path):
+    status, result = review(tmp_path, TEST_DATA / "variants" / "exactly_five_acres.gpkg")
+    [finding] = [f for f in result["findings"] if f["rule"] == "phasing_five_acres"]
+    assert finding["status"] == "fail" and "5.0009 acres (ellipsoidal" in finding["message"]
+    assert result["measurements"]["max_concurrent_disturbed_acres"] == pytest.approx(5.0, abs=1e-6)
+    assert result["measurements"]["max_concurrent_disturbed_acres_ellipsoidal"] == \
+        pytest.approx(5.0009056, abs=1e-6)
 
 
 # --- point 6: 'stormwater runoff ... discharging ... to ... a TMDL designated watershed' ----

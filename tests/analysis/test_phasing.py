@@ -79,7 +79,9 @@ def test_back_to_back_phases_are_not_concurrent():
     assert [f.status for f in of_rule(findings, "phasing_sequence")] == ["pass"]
 
 
-@pytest.mark.parametrize("total, status", [(4.99, "pass"), (5.00, "pass"), (5.01, "fail")])
+# ``total`` is planar (State Plane) acres; the limit is decided on the ellipsoid (issue 18 point
+# 4), 0.018% more here: 5.00 planar acres are 5.0009 true acres, more than five.
+@pytest.mark.parametrize("total, status", [(4.99, "pass"), (5.00, "fail"), (5.01, "fail")])
 def test_five_acre_limit_at_the_worst_moment(total, status):
     # Two concurrent disjoint polygons, then one of them alone: the worst moment is the pair.
     plan, findings = run([square(total - 2.0), square(2.0, x=X0 + 1000)], ["1", "2"],
@@ -88,7 +90,8 @@ def test_five_acre_limit_at_the_worst_moment(total, status):
     assert plan.max_at == date(2027, 5, 1)
     (verdict,) = of_rule(findings, "phasing_five_acres")
     assert verdict.status == status
-    assert verdict.value == pytest.approx(total, rel=1e-9) and verdict.limit == 5.0
+    assert plan.max_true_acres == pytest.approx(total * 1.00018, rel=2e-5)
+    assert verdict.value == plan.max_true_acres and verdict.limit == 5.0
     assert verdict.features == ["disturbance:1", "disturbance:2"]
     assert acres(verdict.geometry, CRS) == pytest.approx(total, rel=1e-9)
     if status == "fail":
