@@ -12,15 +12,14 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from ..checklist.contents import CONFIRMED, MISSING, STATUS_AS_FINDING
-from ..findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN
+from ..findings import (FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, REPORT_ORDER, WARN,
+                        sorted_findings)
 from ..review import Review
 
 __all__ = ["Cell", "Table", "Paragraph", "Figure", "Section", "Report", "build_report",
            "sorted_findings", "status_label", "REPORT_ORDER", "STATUS_MARKS", "NOT_YET_DUE",
            "BEFORE_APPROVAL", "SITE_MAP", "CHART"]
 
-# The findings in the report: the worst first (the JSON keeps the review's order).
-REPORT_ORDER = (FAIL, NEEDS_REVIEW, WARN, PASS, INFO, NOT_APPLICABLE)
 # A status is read from its word and its mark, never from its colour alone.
 STATUS_MARKS = {FAIL: "\u2717", NEEDS_REVIEW: "?", WARN: "!", PASS: "\u2713", INFO: "i",
                 NOT_APPLICABLE: "\u2013"}
@@ -128,13 +127,6 @@ def _pairs(rows) -> Table:
 
 def _due(finding: dict) -> str:
     return finding.get("due") or BEFORE_APPROVAL
-
-
-def sorted_findings(findings: list) -> list:
-    """``findings`` (dicts) the worst first: fail, needs review, warn, pass, info, not
-    applicable; the review's order within a status."""
-    rank = {s: i for i, s in enumerate(REPORT_ORDER)}
-    return sorted(findings, key=lambda f: rank.get(f["status"], len(rank)))
 
 
 def _findings_rows(findings, profile) -> tuple:
