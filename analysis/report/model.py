@@ -77,9 +77,13 @@ Block = Union[Table, Paragraph, Figure]
 
 @dataclass(frozen=True)
 class Section:
+    """A part of the report; ``own_page``: it begins a new page (the PDF's, the HTML's printed
+    one), else it follows the part before on that page where there is room (a short part)."""
+
     key: str
     title: str
     blocks: tuple[Block, ...]
+    own_page: bool = True
 
 
 @dataclass(frozen=True)
@@ -227,17 +231,27 @@ def _decision(review: Review, data) -> Section:
 
 
 def _cover(review: Review, data) -> Section:
-    counts = review.counts()
-    summary = ", ".join(f"{counts[s]} {s.replace('_', ' ')}" for s in REPORT_ORDER if s in counts)
-    project = data["project"]
+    """The summary: the findings counted by status with the rules each status holds, and the
+    site's facts; short, so it follows the decision on its last page."""
+    project, findings = data["project"], data["findings"]
+    by_status = []
+    for status in REPORT_ORDER:
+        rules = list(dict.fromkeys(f["rule"] for f in findings if f["status"] == status))
+        if rules:
+            count = sum(f["status"] == status for f in findings)
+            by_status.append(_row(_status(status), _num(str(count)),
+                                  ", ".join(review.profile.title(r) for r in rules)))
+    acres = data["measurements"].get("disturbed_acres")
     rows = [("Land use", _text(project.get("land_use"))),
             ("Receiving waters", _text(project.get("receiving_waters"))),
-            ("Findings", summary)]
+            ("Disturbed area", f"{_number(acres)} acres" if acres is not None else NOT_GIVEN)]
     return Section("summary", "Summary", (
+        Table(("Status", "Findings", "Rules"), tuple(by_status), (30, 20, 204),
+              subtitle=f"Findings by status ({len(findings)} in all)"),
         _pairs(rows),
         Paragraph("Each finding cites the village stormwater chapter. Findings are listed the "
                   "most serious first: fail, needs review, warn, pass, info, not applicable.",
-                  quiet=True)))
+                  quiet=True)), own_page=False)
 
 
 def _site_map(review: Review, data) -> Section:
