@@ -30,11 +30,11 @@ MAP_RULES = ("applicability", "site_map_scale", "phasing_five_acres", "condition
              "wetlands", "disturbance_outside_site")
 
 
-def sorted_findings(findings: list) -> list:
+def sorted_findings(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``findings`` (dicts) in :data:`REPORT_ORDER`, the worst first: fail, needs review, warn,
     pass, info, not applicable; the review's order within a status."""
     rank = {s: i for i, s in enumerate(REPORT_ORDER)}
-    return sorted(findings, key=lambda f: rank.get(f.get("status"), len(rank)))
+    return sorted(findings, key=lambda f: rank.get(str(f.get("status")), len(rank)))
 
 
 @dataclass
