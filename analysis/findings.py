@@ -7,11 +7,14 @@ from typing import Any, Optional
 __all__ = ["Finding", "HasFindings", "STATUSES", "STATUS_COLOURS", "PASS", "FAIL", "WARN", "INFO",
            "NEEDS_REVIEW", "DUES", "BEFORE_APPROVAL", "BEFORE_CONSTRUCTION",
            "DURING_CONSTRUCTION", "AFTER_APPROVAL",
-           "NOT_APPLICABLE", "MAP_RULES"]
+           "NOT_APPLICABLE", "MAP_RULES", "REPORT_ORDER", "sorted_findings"]
 
 PASS, FAIL, WARN, INFO = "pass", "fail", "warn", "info"
 NEEDS_REVIEW, NOT_APPLICABLE = "needs_review", "not_applicable"
 STATUSES = (FAIL, WARN, NEEDS_REVIEW, PASS, INFO, NOT_APPLICABLE)
+# The order findings are shown in (the report, the plugin's list): the worst first. The JSON
+# keeps the review's order.
+REPORT_ORDER = (FAIL, NEEDS_REVIEW, WARN, PASS, INFO, NOT_APPLICABLE)
 # One palette for the report and the findings layer: fail red, warn amber, pass green.
 STATUS_COLOURS = {FAIL: "#c62828", WARN: "#ef8f00", NEEDS_REVIEW: "#6a1b9a", PASS: "#2e7d32",
                   INFO: "#1565c0", NOT_APPLICABLE: "#757575"}
@@ -25,6 +28,13 @@ DUES = (BEFORE_APPROVAL, BEFORE_CONSTRUCTION, DURING_CONSTRUCTION, AFTER_APPROVA
 MAP_RULES = ("applicability", "site_map_scale", "phasing_five_acres", "condition_a",
              "condition_b", "condition_c", "postconstruction_controls", "easement_coverage",
              "wetlands", "disturbance_outside_site")
+
+
+def sorted_findings(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``findings`` (dicts) in :data:`REPORT_ORDER`, the worst first: fail, needs review, warn,
+    pass, info, not applicable; the review's order within a status."""
+    rank = {s: i for i, s in enumerate(REPORT_ORDER)}
+    return sorted(findings, key=lambda f: rank.get(str(f.get("status")), len(rank)))
 
 
 @dataclass

@@ -47,7 +47,8 @@ from qgis.PyQt.QtWidgets import (
     QWidget,
 )
 
-from analysis.findings import FAIL, NEEDS_REVIEW, STATUS_COLOURS, STATUSES, WARN
+from analysis.findings import (FAIL, NEEDS_REVIEW, REPORT_ORDER, STATUS_COLOURS, WARN,
+                               sorted_findings)
 from analysis.profile import DEFAULT_PROFILE, available_profiles
 
 from .checklist_tab import ChecklistTab
@@ -502,7 +503,7 @@ class ReviewPanel(QDockWidget):
         self.result_layers = load_result_layers(self.result_paths["OUTPUT_FINDINGS"],
                                                 RESULT_GROUP)
         counts = ", ".join(f"{results.get(f'{s.upper()}_COUNT', 0):g} {s.replace('_', ' ')}"
-                           for s in STATUSES if results.get(f"{s.upper()}_COUNT"))
+                           for s in REPORT_ORDER if results.get(f"{s.upper()}_COUNT"))
         self.status.setText(self.tr("Done: {counts}. Results in {folder}").format(
             counts=counts, folder=os.path.dirname(self.result_paths["OUTPUT_JSON"])))
         self.open_report.setEnabled(os.path.exists(self.result_paths["OUTPUT_HTML"]))
@@ -517,10 +518,13 @@ class ReviewPanel(QDockWidget):
 
     # Findings -----------------------------------------------------------------------------
     def show_findings(self, result):
-        """Fill the list from a result JSON (CONTRACT.md's shape)."""
+        """Fill the list from a result JSON (CONTRACT.md's shape), the worst first, as the
+        report lists them (``REPORT_ORDER``); ``self.findings`` keeps the review's order."""
         self.findings = list(result.get("findings", []))
         self.tree.clear()
-        for index, finding in enumerate(self.findings):
+        position = {id(finding): index for index, finding in enumerate(self.findings)}
+        for finding in sorted_findings(self.findings):
+            index = position[id(finding)]
             status = finding.get("status", "")
             item = QTreeWidgetItem([status.replace("_", " "),
                                     f"{finding.get('rule', '')}\n{finding.get('section', '')}",
@@ -534,7 +538,7 @@ class ReviewPanel(QDockWidget):
         self._filter_findings(self.action_only.isChecked())
         site = result.get("site", {}).get("name", "")
         acres = result.get("measurements", {}).get("disturbed_acres")
-        counts = {s: sum(f.get("status") == s for f in self.findings) for s in STATUSES}
+        counts = {s: sum(f.get("status") == s for f in self.findings) for s in REPORT_ORDER}
         shown = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n)
         acres_text = f"{acres:.2f} acres disturbed; " if isinstance(acres, (int, float)) else ""
         self.summary.setText(f"{site}: {acres_text}{shown}")
@@ -546,8 +550,13 @@ class ReviewPanel(QDockWidget):
             item.setHidden(bool(action_only) and status not in NEEDS_ACTION)
 
     def select_finding(self, index):
-        """Select the ``index``-th finding in the list (and so on the map)."""
-        self.tree.setCurrentItem(self.tree.topLevelItem(index))
+        """Select the review's ``index``-th finding (its ``finding`` number - 1) in the list,
+        and so on the map."""
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            if item.data(0, INDEX_ROLE) == index:
+                self.tree.setCurrentItem(item)
+                return
 
     def _finding_chosen(self):
         items = self.tree.selectedItems()

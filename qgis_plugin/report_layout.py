@@ -240,12 +240,29 @@ _CELL_MARGIN = 1.0
 _GRID = 0.3
 
 
+_LINE_MM = 3.6  # a line of 8 pt table text
+_KEEP_WHOLE_MM = 90  # a table this high or less is never split: it starts where it all fits
+_HEADING_MM = 10  # a section's heading in the page (a section that follows another)
+
+
+def _height_guess(block):
+    """About how high (mm) ``block``, a table, is: its subtitle, header and rows by their lines
+    (a blank form cell three), before any wrapping."""
+    def lines(row):
+        return max(len(c.lines) or (3 if block.header is None else 1) for c in row)
+
+    rows = sum(lines(row) * _LINE_MM + 2 * _CELL_MARGIN for row in block.rows)
+    header = _LINE_MM + 2 * _CELL_MARGIN if block.header is not None else 0
+    return (7 if block.subtitle else 0) + header + rows + 4
+
+
 def _room(block):
-    """The least height (mm) left on a page to start ``block`` there: a paragraph or a short
-    table needs less than the 40 mm a long table does."""
+    """The least height (mm) left on a page to start ``block`` there: a paragraph 12 mm, a
+    short table (a form: the reviewer's block) all of its height, a long one 40 mm."""
     if isinstance(block, Paragraph):
         return 12
-    return min(40, (7 if block.subtitle else 0) + 6 * (len(block.rows) + 1) + 4)
+    height = _height_guess(block)
+    return height if height <= _KEEP_WHOLE_MM else 40
 
 
 def _cell(cell, bold=False, blank=""):
@@ -356,12 +373,21 @@ class _Sheets:
         self.items = []
 
 
-def _section(layout, section, review, folder, sheets, progress, lead=()):
+def _section(layout, section, review, folder, sheets, progress, lead=(), end=None):
     """One section of the report model: its title heads its first page; tables and paragraphs
-    follow one another (a new page where less than 40 mm is left); figures take their pages."""
-    end = None
+    follow one another (a new page where too little is left, see ``_room``); figures take their
+    pages. A section not ``own_page`` begins below ``end``, the ``(page, y)`` where the one
+    before ended, when its first block fits there. Returns where this one ends, or None."""
+    blocks = (*lead, *section.blocks)
     pages = 0
-    for block in (*lead, *section.blocks):
+    if section.own_page or end is None or isinstance(blocks[0], Figure) or (
+            end[1] + _HEADING_MM > PAGE_MM[1] - MARGIN_MM - _room(blocks[0])):
+        end = None
+    else:
+        page, y = end
+        _text(layout, page, section.title, MARGIN_MM, y, _TABLE_W, 8, size=13, bold=True)
+        end, pages = (page, y + _HEADING_MM), 1
+    for block in blocks:
         if isinstance(block, Figure):
             if block.kind == SITE_MAP:
                 for tile in sheets.tiles:
@@ -393,6 +419,7 @@ def _section(layout, section, review, folder, sheets, progress, lead=()):
                        blank=" \n \n " if block.header is None else "")
                  for i, c in enumerate(row)] for row in block.rows]
         end = _table(layout, page, section.title, block.header, rows, block.widths, y)
+    return end
 
 
 
@@ -506,10 +533,11 @@ def build_layout(review, folder, progress=None):
     layout = QgsPrintLayout(project)
     layout.setName("SWPPP review")
     layout.setUnits(QgsUnitTypes.LayoutUnit.LayoutMillimeters)
+    end = None
     for index, section in enumerate(report.sections):
         # The report's title (it holds the project's name: a cell, never a label) leads it.
         lead = (Paragraph(report.title, strong=True),) if index == 0 else ()
-        _section(layout, section, review, folder, sheets, progress, lead)
+        end = _section(layout, section, review, folder, sheets, progress, lead, end)
     _page_numbers(layout)
     return layout, project, sheets.items
 

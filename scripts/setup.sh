@@ -56,6 +56,18 @@ make_venv() {
   "$dir/bin/pip" install -q --disable-pip-version-check --no-deps -e "$ROOT"
   touch "$stamp"
 }
+# link_proj_data VENV: Debian's pyproj (no PROJ data of its own) looks for it in PROJ_DATA, then
+# under sys.prefix, the venv: the venv's share/proj is Debian's, so its Python and `swppp`, run
+# directly without PROJ_DATA, find it (no "Valid PROJ data directory not found" warning). The
+# environment is left alone, and a wheel's pyproj uses the data it carries before looking here.
+link_proj_data() {
+  local venv="$1"
+  [ -f /usr/share/proj/proj.db ] || return 0
+  # Made already, or a folder of PROJ data something else put there: left as it is.
+  [ -e "$venv/share/proj" ] || [ -L "$venv/share/proj" ] && return 0
+  mkdir -p "$venv/share"
+  ln -s /usr/share/proj "$venv/share/proj"
+}
 if ((IN_RELEASE_ROOTFS)); then
   QGIS_VENV="$ROOT/.venv/qgis-$SWPPP_QGIS_RELEASE"
   make_venv "$QGIS_VENV" "$ROOT/requirements/qgis-debian.txt" --system-site-packages
@@ -64,6 +76,8 @@ else
   make_venv "$QGIS_VENV" "$ROOT/requirements/qgis.txt" --system-site-packages
   make_venv "$ROOT/.venv/plain" "$ROOT/requirements/plain.txt"
 fi
+# Outside make_venv's stamp: a venv made before this existed gets it too.
+link_proj_data "$QGIS_VENV"
 # Debian's pyproj in a venv looks for PROJ data under the venv prefix otherwise.
 export PROJ_DATA=/usr/share/proj
 export ROOT QGIS_VENV

@@ -1,12 +1,12 @@
 """A phasing schedule table (``phase,start,stabilized``) read from CSV or XLSX."""
 from __future__ import annotations
 
-import csv
 import re
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..records.csv_rows import read_csv
 
 __all__ = ["read_schedule", "phase_name", "SCHEDULE_COLUMNS"]
 
@@ -41,23 +41,20 @@ def read_schedule(path: str | Path) -> dict[str, tuple[Any, Any]]:
     if not path.exists():
         raise InputError("the schedule file does not exist", path=path, parameter="schedule",
                          fix="check the path")
-    rows = _xlsx_rows(path) if path.suffix.lower() in (".xlsx", ".ods") else _csv_rows(path)
-    if not rows:
-        raise InputError("the schedule is empty", path=path, parameter="schedule", fix=_HOW)
-    header = [str(h).strip().lower() if h is not None else "" for h in rows[0]]
+    xlsx = path.suffix.lower() in (".xlsx", ".ods")
+    header, rows = _xlsx_table(path) if xlsx else _csv_table(path)
     columns = {}
     for key, names in SCHEDULE_COLUMNS.items():
-        found = [i for i, h in enumerate(header) if h in names]
+        found = [h for h in header if h in names]
         if not found:
             raise InputError(f"no column '{key}' (columns: {', '.join(h for h in header if h)})",
                              path=path, row=1, parameter="schedule", fix=_HOW)
         columns[key] = found[0]
     out: dict[str, tuple[Any, Any]] = {}
-    for number, row in enumerate(rows[1:], start=2):
-        cells = list(row) + [None] * (len(header) - len(row))
-        if all(phase_name(c) is None for c in cells):
+    for number, cells in rows:
+        if all(phase_name(c) is None for c in cells.values()):
             continue  # a blank line
-        phase = phase_name(cells[columns["phase"]])
+        phase = phase_name(cells.get(columns["phase"]))
         if phase is None:
             raise InputError("the phase is blank", path=path, row=number, column="phase",
                              parameter="schedule", fix="name the phase of each row")
@@ -65,7 +62,8 @@ def read_schedule(path: str | Path) -> dict[str, tuple[Any, Any]]:
             raise InputError(f"phase {phase} has a second row", path=path, row=number,
                              column="phase", parameter="schedule",
                              fix="give each phase one row (its first start and last stabilisation)")
-        out[phase] = (_blank(cells[columns["start"]]), _blank(cells[columns["stabilized"]]))
+        out[phase] = (_blank(cells.get(columns["start"])),
+                      _blank(cells.get(columns["stabilized"])))
     return out
 
 
@@ -73,13 +71,22 @@ def _blank(value):
     return None if isinstance(value, str) and not value.strip() else value
 
 
-def _csv_rows(path: Path) -> list[list]:
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            return list(csv.reader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error) as err:
-        raise InputError(f"the schedule could not be read as CSV ({err})", path=path,
-                         parameter="schedule", fix=f"save it as UTF-8 CSV: {_HOW}") from None
+def _csv_table(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
+    """The header and ``(line, {column: text})`` rows of a CSV schedule: the records' one
+    reader (:func:`~analysis.records.csv_rows.read_csv`), blank lines left out."""
+    table = read_csv(path, (), "schedule", parameter="schedule")
+    return table.header, table.rows
+
+
+def _xlsx_table(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
+    """The header and ``(row, {column: cell})`` rows of a workbook's first sheet (the header
+    is row 1), as :func:`_csv_table` gives a CSV's."""
+    rows = _xlsx_rows(path)
+    if not rows:
+        raise InputError("the schedule is empty", path=path, parameter="schedule", fix=_HOW)
+    header = [str(h).strip().lower() if h is not None else "" for h in rows[0]]
+    return header, [(number, dict(zip(header, list(row) + [None] * (len(header) - len(row)))))
+                    for number, row in enumerate(rows[1:], start=2)]
 
 
 def _xlsx_rows(path: Path) -> list[list]:

@@ -38,22 +38,24 @@ class CsvRows:
 
 
 def read_csv(path: str | Path, required: Iterable[str], what: str,
-             limits: Optional[Inputs] = None) -> CsvRows:
+             limits: Optional[Inputs] = None, parameter: Optional[str] = None) -> CsvRows:
     """Read ``path``; refuse it unless it has every ``required`` column (case-insensitive).
 
     ``what`` names the file's role for the message (e.g. ``"inspection log"``); ``limits``
-    (the profile's [inputs]) bounds the dates its rows may hold.
+    (the profile's [inputs]) bounds the dates its rows may hold; ``parameter`` is the input the
+    refusals are about (:class:`InputError`), where the caller names one.
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"the {what} does not exist", path=path, fix="check the path")
+        raise InputError(f"the {what} does not exist", path=path, fix="check the path",
+                         parameter=parameter)
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.reader(handle)
             try:
                 header = [h.strip().lower() for h in next(reader)]
             except StopIteration:
-                raise InputError(f"the {what} is empty", path=path,
+                raise InputError(f"the {what} is empty", path=path, parameter=parameter,
                                  fix="give a CSV file with a header row") from None
             rows = []
             for values in reader:
@@ -63,17 +65,24 @@ def read_csv(path: str | Path, required: Iterable[str], what: str,
                 if len(values) > len(header):
                     raise InputError(f"the row has {len(values)} values but the header names "
                                      f"{len(header)} columns", path=path, row=line,
-                                     fix="quote values that contain commas")
+                                     fix="quote values that contain commas",
+                                     parameter=parameter)
                 rows.append((line, {h: (values[i].strip() if i < len(values) else "")
                                     for i, h in enumerate(header)}))
     except UnicodeDecodeError:
         raise InputError(f"the {what} is not UTF-8 text", path=path,
-                         fix="save it as CSV (UTF-8)") from None
+                         fix="save it as CSV (UTF-8)", parameter=parameter) from None
+    except csv.Error as err:  # e.g. a field over the csv module's size limit
+        raise InputError(f"the {what} could not be read as CSV ({err})", path=path,
+                         fix="save it as CSV (UTF-8)", parameter=parameter) from None
+    except OSError as err:
+        raise InputError(f"the {what} could not be read ({err.strerror or err})", path=path,
+                         fix="check the file can be read", parameter=parameter) from None
     missing = [c for c in required if c not in header]
     if missing:
         raise InputError(f"the {what} lacks column(s) " + ", ".join(f"'{c}'" for c in missing),
                          path=path, fix="the header row must name " + ", ".join(required)
-                         + " (CONTRACT.md, Construction-phase records)")
+                         + " (CONTRACT.md, Construction-phase records)", parameter=parameter)
     return CsvRows(path, header, rows, limits)
 
 

@@ -12,15 +12,14 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from ..checklist.contents import CONFIRMED, MISSING, STATUS_AS_FINDING
-from ..findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN
+from ..findings import (FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, REPORT_ORDER, WARN,
+                        sorted_findings)
 from ..review import Review
 
 __all__ = ["Cell", "Table", "Paragraph", "Figure", "Section", "Report", "build_report",
            "sorted_findings", "status_label", "REPORT_ORDER", "STATUS_MARKS", "NOT_YET_DUE",
            "BEFORE_APPROVAL", "SITE_MAP", "CHART"]
 
-# The findings in the report: the worst first (the JSON keeps the review's order).
-REPORT_ORDER = (FAIL, NEEDS_REVIEW, WARN, PASS, INFO, NOT_APPLICABLE)
 # A status is read from its word and its mark, never from its colour alone.
 STATUS_MARKS = {FAIL: "\u2717", NEEDS_REVIEW: "?", WARN: "!", PASS: "\u2713", INFO: "i",
                 NOT_APPLICABLE: "\u2013"}
@@ -78,9 +77,13 @@ Block = Union[Table, Paragraph, Figure]
 
 @dataclass(frozen=True)
 class Section:
+    """A part of the report; ``own_page``: it begins a new page (the PDF's, the HTML's printed
+    one), else it follows the part before on that page where there is room (a short part)."""
+
     key: str
     title: str
     blocks: tuple[Block, ...]
+    own_page: bool = True
 
 
 @dataclass(frozen=True)
@@ -128,13 +131,6 @@ def _pairs(rows) -> Table:
 
 def _due(finding: dict) -> str:
     return finding.get("due") or BEFORE_APPROVAL
-
-
-def sorted_findings(findings: list) -> list:
-    """``findings`` (dicts) the worst first: fail, needs review, warn, pass, info, not
-    applicable; the review's order within a status."""
-    rank = {s: i for i, s in enumerate(REPORT_ORDER)}
-    return sorted(findings, key=lambda f: rank.get(f["status"], len(rank)))
 
 
 def _findings_rows(findings, profile) -> tuple:
@@ -235,17 +231,27 @@ def _decision(review: Review, data) -> Section:
 
 
 def _cover(review: Review, data) -> Section:
-    counts = review.counts()
-    summary = ", ".join(f"{counts[s]} {s.replace('_', ' ')}" for s in REPORT_ORDER if s in counts)
-    project = data["project"]
+    """The summary: the findings counted by status with the rules each status holds, and the
+    site's facts; short, so it follows the decision on its last page."""
+    project, findings = data["project"], data["findings"]
+    by_status = []
+    for status in REPORT_ORDER:
+        rules = list(dict.fromkeys(f["rule"] for f in findings if f["status"] == status))
+        if rules:
+            count = sum(f["status"] == status for f in findings)
+            by_status.append(_row(_status(status), _num(str(count)),
+                                  ", ".join(review.profile.title(r) for r in rules)))
+    acres = data["measurements"].get("disturbed_acres")
     rows = [("Land use", _text(project.get("land_use"))),
             ("Receiving waters", _text(project.get("receiving_waters"))),
-            ("Findings", summary)]
+            ("Disturbed area", f"{_number(acres)} acres" if acres is not None else NOT_GIVEN)]
     return Section("summary", "Summary", (
+        Table(("Status", "Findings", "Rules"), tuple(by_status), (30, 20, 204),
+              subtitle=f"Findings by status ({len(findings)} in all)"),
         _pairs(rows),
         Paragraph("Each finding cites the village stormwater chapter. Findings are listed the "
                   "most serious first: fail, needs review, warn, pass, info, not applicable.",
-                  quiet=True)))
+                  quiet=True)), own_page=False)
 
 
 def _site_map(review: Review, data) -> Section:

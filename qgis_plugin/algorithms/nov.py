@@ -64,8 +64,11 @@ class NoticeOfViolationAlgorithm(RecordsAlgorithm):
         html_path = self.parameterAsFileOutput(parameters, self.OUTPUT_HTML, context) or None
         pdf_path = self.parameterAsFileOutput(parameters, self.OUTPUT_PDF, context) or None
         with self.analysis_run(parameters, context, feedback) as inputs:
-            notice = read_violation(self.parameterAsFile(parameters, self.RECORD, context))
-            html = render_notice_html(notice, load_profile(inputs["profile"]))
+            profile = load_profile(inputs["profile"])
+            # The profile's range of dates bounds issued_on and complete_by, as on the CLI.
+            notice = read_violation(self.parameterAsFile(parameters, self.RECORD, context),
+                                    profile.inputs)
+            html = render_notice_html(notice, profile)
             staged = None
             try:
                 if pdf_path:  # laid out first, moved in once the HTML is written

@@ -159,6 +159,7 @@ class PhasingAlgorithm(SwpppAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: they load geopandas and matplotlib.
+        from analysis.charts import plain_text
         from analysis.checks.phasing import disturbance_from_frame, review_phasing, timeline_chart
         from analysis.phasing.proposal import propose_schedule
         from analysis.profile import load_profile
@@ -189,7 +190,8 @@ class PhasingAlgorithm(SwpppAlgorithm):
             proposal = propose_schedule(prepared, profile)
             progress.step(0.8, "writing the tables and the chart")
             chart_path = self.parameterAsFileOutput(parameters, self.OUTPUT_CHART, context)
-            chart = timeline_chart(plan, profile.phasing.max_concurrent_acres)
+            with plain_text():  # phase names are user text, never mathtext (as LazyCharts)
+                chart = timeline_chart(plan, profile.phasing.max_concurrent_acres)
             if chart_path and chart is not None:
                 chart.write(chart_path)
             html = None

@@ -168,6 +168,46 @@ def test_a_phase_missing_from_the_schedule_is_refused(tmp_path, capsys):
     assert str(schedule) in error and "phase(s) 2" in error and "--schedule" in error
 
 
+def test_a_csv_schedule_is_read_by_the_records_reader_spellings_blank_lines_and_bom(tmp_path):
+    path = tmp_path / "schedule.csv"
+    path.write_text("\ufeffPhase, Start_Date ,STABILISED\n1,2027-04-01,2027-07-01\n\n"
+                    " 2 ,2027-05-01,\n", encoding="utf-8")
+    assert read_schedule(path) == {"1": ("2027-04-01", "2027-07-01"), "2": ("2027-05-01", None)}
+
+
+@pytest.mark.parametrize("text, problem, row, column", [
+    ("phase,start,stabilized\n1,2027-04-01,2027-07-01\n,2027-05-01,2027-08-01\n",
+     "the phase is blank", 3, "phase"),
+    ("phase,start,stabilized\n1,2027-04-01,2027-07-01\n\n1,2027-05-01,2027-08-01\n",
+     "phase 1 has a second row", 4, "phase"),
+    ("phase,stabilized\n1,2027-07-01\n", "no column 'start' (columns: phase, stabilized)", 1,
+     None),
+    ("phase,start,stabilized\n1,2027-04-01,2027-07-01,extra\n",
+     "the row has 4 values but the header names 3 columns", 2, None),
+    ("", "the schedule is empty", None, None),
+], ids=["blank-phase", "repeated-phase", "missing-column", "too-many-values", "empty"])
+def test_a_csv_schedule_is_refused_naming_its_row_and_column(tmp_path, text, problem, row,
+                                                             column):
+    path = tmp_path / "schedule.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_schedule(path)
+    err = caught.value
+    assert err.problem == problem and err.row == row and err.column == column
+    assert err.path == str(path) and err.parameters == ("schedule",)
+
+
+def test_a_schedule_not_utf8_is_refused_and_the_cli_exits_2(tmp_path, capsys):
+    dxf, schedule = cad_plan(tmp_path, [("1", 1.0, 0)], {"1": ("2027-04-01", "2027-07-01")})
+    schedule.write_bytes("phase,start,stabilized\n1,2027-04-01,2027-07-01 \xe9\n"
+                         .encode("latin-1"))
+    assert main(["phasing", str(dxf), "--phase-from", "layer", "--pattern", PATTERN,
+                 "--schedule", str(schedule), "--crs", "EPSG:2260"]) == 2
+    error = capsys.readouterr().err
+    assert "the schedule is not UTF-8 text" in error and str(schedule) in error
+    assert "--schedule" in error and "Traceback" not in error
+
+
 def test_an_xlsx_schedule_is_read_with_date_cells_and_text(tmp_path):
     # Phase 1's dates are true date cells; phase 2's stabilisation is ISO text (a mixed column,
     # which GDAL renders as text) and its phase a number.

@@ -157,6 +157,32 @@ def test_findings_are_sorted_fail_needs_review_warn_pass_info(demo_review):
                                                    "\u2713 pass"}
 
 
+def test_summary_counts_findings_by_status_and_follows_the_decision(demo_review, demo_html):
+    """The summary holds what a reader looks for there, the findings counted by status (the
+    report's order) with the rules of each, and is short: it follows the decision on its last
+    page (issue 20's note: three rows alone on a page)."""
+    from analysis.report.model import REPORT_ORDER, build_report
+
+    report = build_report(demo_review, maps=False)
+    summary = report.section("summary")
+    assert not summary.own_page
+    assert all(s.own_page for s in report.sections if s.key != "summary")
+    table = summary.blocks[0]
+    assert table.subtitle == f"Findings by status ({len(demo_review.findings)} in all)"
+    statuses = [f.status for f in demo_review.findings]
+    expected = [s for s in REPORT_ORDER if s in statuses]
+    assert [row[0].status for row in table.rows] == expected and len(expected) >= 5
+    assert [int(row[1].text) for row in table.rows] == [statuses.count(s) for s in expected]
+    failed = {demo_review.profile.title(f.rule) for f in demo_review.findings
+              if f.status == "fail"}
+    assert set(table.rows[0][2].text.split(", ")) == failed
+    labels = [row[0].text for row in summary.blocks[1].rows]
+    assert labels == ["Land use", "Receiving waters", "Disturbed area"]
+    # The HTML's printed page: the summary does not break before it, the other sections do.
+    assert '<section class="summary follows">' in demo_html
+    assert demo_html.count(" follows\"") == 1
+
+
 def test_must_change_lists_only_failures_due_before_approval(demo_review):
     data = demo_review.to_dict()
     findings = [dict(f) for f in data["findings"]]

@@ -116,7 +116,8 @@ def map_layers(panel, layers):
 
 def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_layers, data_copy,
                                                              tmp_path, qgis_iface):
-    from analysis.findings import STATUS_COLOURS
+    from analysis.findings import REPORT_ORDER, STATUS_COLOURS
+    from swppp_review.panel import INDEX_ROLE
 
     canvas = qgis_iface.mapCanvas()
     canvas.setDestinationCrs(QgsCoordinateReferenceSystem("EPSG:3857"))
@@ -135,16 +136,27 @@ def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_laye
     assert review.run_button.isEnabled() and not review.cancel_button.isEnabled()
     assert review.result is not None, review.status.text()
     assert max(progress) == 100 and len(set(progress)) > 2  # it moved while running
-    # The list holds every finding of the result, in order, with status, section and message.
+    # The list holds every finding of the result with status, section and message, the worst
+    # first as in the report (fail, needs review, warn, pass, info, not applicable), the
+    # review's order within a status.
     findings = review.result["findings"]
     assert review.tree.topLevelItemCount() == len(findings) > 10
-    rows = [[review.tree.topLevelItem(i).text(c) for c in range(3)] for i in range(len(findings))]
-    assert rows == [[f["status"].replace("_", " "), f"{f['rule']}\n{f['section']}", f["message"]]
-                    for f in findings]
+    items = [review.tree.topLevelItem(i) for i in range(len(findings))]
+    order = [item.data(0, INDEX_ROLE) for item in items]
+    assert sorted(order) == list(range(len(findings)))
+    ranks = [REPORT_ORDER.index(findings[i]["status"]) for i in order]
+    assert ranks == sorted(ranks) and len(set(ranks)) >= 4
+    assert order != sorted(order)  # the demo's review order is not the report's
+    assert all(order[k] < order[k + 1] for k in range(len(order) - 1) if ranks[k] == ranks[k + 1])
+    rows = [[item.text(c) for c in range(3)] for item in items]
+    assert rows == [[findings[i]["status"].replace("_", " "),
+                     f"{findings[i]['rule']}\n{findings[i]['section']}", findings[i]["message"]]
+                    for i in order]
+    assert rows[0][0] == "fail"
     failed = [i for i, f in enumerate(findings)
               if f["rule"] == "easement_coverage" and f["status"] == "fail"]
     assert len(failed) == 1 and findings[failed[0]]["features"] == ["smp:BR-2"]
-    icon = review.tree.topLevelItem(failed[0]).icon(0).pixmap(14, 14).toImage()
+    icon = items[order.index(failed[0])].icon(0).pixmap(14, 14).toImage()
     assert icon.pixelColor(7, 7).name() == STATUS_COLOURS["fail"]
     # The mapped fields were read: the phases are the demo's (from PHASE_NO), and the same
     # findings as the GeoPackage review.
@@ -153,8 +165,7 @@ def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_laye
 
     # "Only what needs action" hides pass, info and not applicable; unticked, all are back.
     review.action_only.setChecked(True)
-    shown = [f["status"] for i, f in enumerate(findings)
-             if not review.tree.topLevelItem(i).isHidden()]
+    shown = [findings[i]["status"] for i, item in zip(order, items) if not item.isHidden()]
     assert set(shown) == {"fail", "warn", "needs_review"}
     assert len(shown) == sum(f["status"] in ("fail", "warn", "needs_review") for f in findings)
     review.action_only.setChecked(False)

@@ -98,6 +98,49 @@ def test_date_fields_chosen_by_the_user_and_the_waiver(tmp_path, waiver, status)
     assert (tmp_path / "timeline.png").read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.parametrize("chart", ["timeline.png", "timeline.svg"])
+def test_phase_names_like_mathtext_are_drawn_as_typed(tmp_path, chart):
+    """A phase named '$\\foo{$' is user text: the chart draws it as typed (mathtext would
+    raise while the legend is laid out), as the review's charts do (charts.plain_text)."""
+    layer = memory_layer([(WEST, "$\\foo{$", QDate(2027, 4, 1), QDate(2027, 7, 1)),
+                          (EAST, "$\\frac{$ B", QDate(2027, 5, 1), QDate(2027, 8, 1))])
+    try:
+        results = run_phasing({"DISTURBANCE": layer, **CHOSEN, **outputs(tmp_path, chart=chart)})
+    finally:
+        QgsProject.instance().removeMapLayer(layer.id())
+    assert results["STATUS"] == "fail" and (tmp_path / chart).stat().st_size > 1000
+    with open(results["CHART_HTML"], encoding="utf-8") as handle:
+        assert "data:image/svg+xml;base64," in handle.read()
+
+
+def test_every_chart_the_plugin_draws_itself_is_drawn_as_plain_text():
+    """A chart producer called by the plugin (not through a review's LazyCharts) is called
+    inside ``charts.plain_text()``: a layout step before ``figure_chart`` (the hydrology
+    charts' ``tight_layout``) would otherwise parse a user's '$...$' as mathtext."""
+    import ast
+    from pathlib import Path
+
+    plugin = Path(__file__).resolve().parents[2] / "qgis_plugin"
+    calls, bare = [], []
+    for path in sorted(plugin.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        guarded = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.With) and any(
+                    isinstance(item.context_expr, ast.Call)
+                    and getattr(item.context_expr.func, "id", "") == "plain_text"
+                    for item in node.items):
+                guarded.update(id(inner) for inner in ast.walk(node))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+                if name.endswith(("_chart", "_charts")):
+                    calls.append(f"{path.name}:{node.lineno} {name}")
+                    if id(node) not in guarded:
+                        bare.append(calls[-1])
+    assert calls and not bare, bare
+
+
 def test_a_missing_date_needs_review(tmp_path):
     layer = memory_layer([(WEST, "A", QDate(2027, 4, 1), QDate(2027, 7, 1)),
                           (EAST, "B", QVariant(), QDate(2027, 8, 1))])

@@ -76,3 +76,20 @@ def test_nov_refuses_an_incomplete_record(tmp_path):
     with pytest.raises(QgsProcessingException, match=r"Enforcement C\(5\)"):
         run("nov", {"RECORD": str(record), "OUTPUT_HTML": str(tmp_path / "n.html")})
     assert not (tmp_path / "n.html").exists()
+
+
+def test_nov_refuses_a_date_outside_the_profiles_range_as_the_cli_does(tmp_path, capsys):
+    """The profile's [inputs] range of dates bounds ``issued_on`` (the CLI applied it; the
+    algorithm did not)."""
+    from analysis.cli.app import main
+
+    record = tmp_path / "v.toml"
+    record.write_text((RECORDS / "violation.toml").read_text(encoding="utf-8")
+                      .replace("issued_on = 2027-06-14", "issued_on = 2301-06-14"),
+                      encoding="utf-8")
+    assert main(["nov", str(record), "--out", str(tmp_path / "cli.html")]) == 2
+    cli_error = capsys.readouterr().err
+    assert "issued_on" in cli_error and "2301-06-14" in cli_error
+    with pytest.raises(QgsProcessingException, match=r"issued_on(.|\n)*2301-06-14"):
+        run("nov", {"RECORD": str(record), "OUTPUT_HTML": str(tmp_path / "n.html")})
+    assert not (tmp_path / "n.html").exists() and not (tmp_path / "cli.html").exists()
