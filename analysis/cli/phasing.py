@@ -80,6 +80,7 @@ def _run(args) -> int:
     from ..io.files import write_all
     from ..phasing.source import read_phasing_source
     from ..profile import load_profile
+    from ..charts import plain_text
     from ..checks.phasing import timeline_chart
 
     for option, paths, suffixes in (("--csv", [args.csv], (".csv",)),
@@ -102,7 +103,10 @@ def _run(args) -> int:
               "limit_acres": limit, "waiver": bool(args.waiver),
               **plan.measurements(), "findings": [f.to_dict() for f in findings],
               "proposal": proposal.to_dict()}
-    chart = timeline_chart(plan, limit) if args.chart else None
+    chart = None
+    if args.chart:
+        with plain_text():  # phase names are user text, never mathtext (as LazyCharts)
+            chart = timeline_chart(plan, limit)
     writers = {args.csv: lambda temp: temp.write_text(_phases_csv(plan, proposal),
                                                       encoding="utf-8", newline=""),
                args.proposal_csv: lambda temp: temp.write_text(_proposal_csv(proposal),
