@@ -105,8 +105,12 @@ def transform_geometries(geometries: np.ndarray, from_crs: CrsInput, to_crs: Crs
             continue
         chosen = geometries[pick]
         coords = shapely.get_coordinates(chosen, include_z=include_z)
-        moved = np.column_stack(move(*coords.T)) if len(coords) else coords
-        result[pick] = shapely.set_coordinates(chosen.copy(), moved)
+        if len(coords):  # each axis contiguous and moved in place: no copy made by pyproj
+            axes = [np.ascontiguousarray(coords[:, k]) for k in range(coords.shape[1])]
+            move(*axes, inplace=True)
+            for k, axis in enumerate(axes):
+                coords[:, k] = axis
+        result[pick] = shapely.set_coordinates(chosen.copy(), coords)
     return result
 
 
