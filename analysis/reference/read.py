@@ -375,6 +375,12 @@ class GeoPackageReference(Reference):
         return layer_crs(self.path, actual)
 
     def _fetch(self, actual, bbox):
+        # A GeoPackage is read by SQLite through its R-tree, as for the screen's boxes (values
+        # as stored: text in a numeric column stays text); another file through OGR.
+        found = (read_geopackage_boxes(self.path, actual, [bbox])
+                 if self._gpkg_store is not None else None)
+        if found is not None:
+            return found
         return with_stored_texts(self.path, actual, read_layer(self.path, actual, bbox=bbox).frame)
 
     def _attributes(self, actual):
@@ -382,9 +388,8 @@ class GeoPackageReference(Reference):
                                  read_layer(self.path, actual, read_geometry=False).frame)
 
     def _fetch_boxes(self, actual, boxes):
-        if self._gpkg_store is None or not len(boxes):
-            return super()._fetch_boxes(actual, boxes)
-        found = read_geopackage_boxes(self.path, actual, boxes)
+        found = (read_geopackage_boxes(self.path, actual, boxes)
+                 if self._gpkg_store is not None and len(boxes) else None)
         return super()._fetch_boxes(actual, boxes) if found is None else found
 
     def describe(self) -> dict:
