@@ -269,7 +269,8 @@ def main(argv=None) -> int:
             build_sites(reference, sites, args.sites)
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="swppp-bench-work-")))
         print(f"{args.sites:,} five-acre sites against {args.polygons:,}+ wetland polygons "
-              f"({reference.name}); Python {sys.version.split()[0]} ({sys.executable})")
+              f"({reference.name}); Python {sys.version.split()[0]} ({sys.executable}); "
+              f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         screen = run_step("screen", str(sites), str(reference))
         floor = run_step("floor", str(sites), str(reference))
         show("screen (GeoPackage)", screen, floor,
@@ -296,6 +297,7 @@ def main(argv=None) -> int:
             show("ogr2ogr copy of the wetlands layer", copy)
             imported = run_step("import", str(reference), str(work / "imported.gpkg"))
             show("swppp reference import wetlands", imported, copy, "x ogr2ogr")
+        print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 
