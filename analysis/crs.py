@@ -107,7 +107,10 @@ def transform_geometries(geometries: np.ndarray, from_crs: CrsInput, to_crs: Crs
         coords = shapely.get_coordinates(chosen, include_z=include_z)
         if len(coords):  # each axis contiguous and moved in place: no copy made by pyproj
             axes = [np.ascontiguousarray(coords[:, k]) for k in range(coords.shape[1])]
-            move(*axes, inplace=True)
+            if include_z:
+                move(axes[0], axes[1], axes[2], inplace=True)
+            else:
+                move(axes[0], axes[1], inplace=True)
             for k, axis in enumerate(axes):
                 coords[:, k] = axis
         result[pick] = shapely.set_coordinates(chosen.copy(), coords)
