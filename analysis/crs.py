@@ -105,8 +105,15 @@ def transform_geometries(geometries: np.ndarray, from_crs: CrsInput, to_crs: Crs
             continue
         chosen = geometries[pick]
         coords = shapely.get_coordinates(chosen, include_z=include_z)
-        moved = np.column_stack(move(*coords.T)) if len(coords) else coords
-        result[pick] = shapely.set_coordinates(chosen.copy(), moved)
+        if len(coords):  # each axis contiguous and moved in place: no copy made by pyproj
+            axes = [np.ascontiguousarray(coords[:, k]) for k in range(coords.shape[1])]
+            if include_z:
+                move(axes[0], axes[1], axes[2], inplace=True)
+            else:
+                move(axes[0], axes[1], inplace=True)
+            for k, axis in enumerate(axes):
+                coords[:, k] = axis
+        result[pick] = shapely.set_coordinates(chosen.copy(), coords)
     return result
 
 

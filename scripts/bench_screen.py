@@ -147,15 +147,20 @@ def measured(command: list[str], env: dict | None = None) -> dict:
     # GNU time measures the command itself (a child forked from here would count this
     # process's memory too, up to its exec).
     with tempfile.NamedTemporaryFile(suffix=".rss") as rss:
-        timer = ["/usr/bin/time", "-f", "%M", "-o", rss.name] if os.path.exists("/usr/bin/time") else []
+        timer = (["/usr/bin/time", "-f", "%M %U %S", "-o", rss.name]
+                 if os.path.exists("/usr/bin/time") else [])
         start = time.perf_counter()
         done = subprocess.run(timer + command, capture_output=True, text=True,
                               env={**os.environ, **(env or {})}, check=False)
         seconds = time.perf_counter() - start
         kilobytes = Path(rss.name).read_text().strip().splitlines()[-1:] if timer else []
     out, err = done.stdout, done.stderr
-    peak = float(kilobytes[0]) / 1024 if kilobytes and kilobytes[0].isdigit() else float("nan")
-    result = {"seconds": seconds, "peak_mb": peak, "ok": done.returncode == 0}
+    fields = kilobytes[0].split() if kilobytes else []
+    measured_ok = len(fields) == 3 and fields[0].isdigit()
+    peak = float(fields[0]) / 1024 if measured_ok else float("nan")
+    # CPU seconds (user + system) as well: on a shared machine the wall time follows the load.
+    cpu = float(fields[1]) + float(fields[2]) if measured_ok else float("nan")
+    result = {"seconds": seconds, "cpu": cpu, "peak_mb": peak, "ok": done.returncode == 0}
     if not result["ok"]:
         result["error"] = (err.strip().splitlines() or ["failed"])[-1]
     elif out.strip().startswith("{"):
@@ -232,9 +237,10 @@ def show(label: str, result: dict, base: dict | None = None, note: str = "") -> 
     if not result.get("ok"):
         print(f"{label:<44} skipped: {result.get('error')}")
         return
-    ratio = f"  {result['seconds'] / base['seconds']:5.1f}x" if base and base.get("ok") else ""
-    print(f"{label:<44} {result['seconds']:8.2f} s  {result['peak_mb']:8.0f} MB{ratio}  {note}",
-          flush=True)
+    ratio = (f"  {result['seconds'] / base['seconds']:5.1f}x (CPU {result['cpu'] / base['cpu']:.1f}x)"
+             if base and base.get("ok") else "")
+    print(f"{label:<44} {result['seconds']:8.2f} s  CPU {result['cpu']:7.2f} s  "
+          f"{result['peak_mb']:6.0f} MB{ratio}  {note}", flush=True)
 
 
 def main(argv=None) -> int:
@@ -269,7 +275,8 @@ def main(argv=None) -> int:
             build_sites(reference, sites, args.sites)
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="swppp-bench-work-")))
         print(f"{args.sites:,} five-acre sites against {args.polygons:,}+ wetland polygons "
-              f"({reference.name}); Python {sys.version.split()[0]} ({sys.executable})")
+              f"({reference.name}); Python {sys.version.split()[0]} ({sys.executable}); "
+              f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         screen = run_step("screen", str(sites), str(reference))
         floor = run_step("floor", str(sites), str(reference))
         show("screen (GeoPackage)", screen, floor,
@@ -296,6 +303,7 @@ def main(argv=None) -> int:
             show("ogr2ogr copy of the wetlands layer", copy)
             imported = run_step("import", str(reference), str(work / "imported.gpkg"))
             show("swppp reference import wetlands", imported, copy, "x ogr2ogr")
+        print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

@@ -228,8 +228,11 @@ def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
 _NUMERIC_TYPES = ("INT", "REAL", "FLOA", "DOUB", "BOOLEAN", "NUMERIC")
 
 
-def stored_texts(path: str | Path, layer: str) -> dict[str, dict[int, str]]:
-    """Text that a GeoPackage holds in ``layer``'s numeric columns, by column and feature id.
+def stored_texts(path: str | Path, layer: str,
+                 fids: Optional[Sequence[int]] = None) -> dict[str, dict[int, str]]:
+    """Text that a GeoPackage holds in ``layer``'s numeric columns, by column and feature id
+    (of the features ``fids`` only, where given: a few features of a large layer are looked
+    up by their ids, the layer is not scanned).
 
     SQLite keeps ``'three'`` in a REAL column as text, and GDAL then reads it as 0.0: read
     here as stored, the value can be refused (or read as a spelling of 1/0) instead of being
@@ -247,6 +250,12 @@ def stored_texts(path: str | Path, layer: str) -> dict[str, dict[int, str]]:
             quoted = '"' + table[0].replace('"', '""') + '"'
             columns = con.execute(f"PRAGMA table_info({quoted})").fetchall()
             key = next((c[1] for c in columns if c[5]), None)  # the primary key: the fid
+            among = ""
+            if fids is not None and key is not None:
+                con.execute("CREATE TEMP TABLE swppp_fids (id INTEGER PRIMARY KEY)")
+                con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)",
+                                [(int(f),) for f in fids])
+                among = f' AND "{key}" IN (SELECT id FROM temp.swppp_fids)'
             for column in columns:
                 name, declared = column[1], str(column[2] or "").upper()
                 if key is None or column[5] or not any(t in declared for t in _NUMERIC_TYPES):
@@ -255,7 +264,7 @@ def stored_texts(path: str | Path, layer: str) -> dict[str, dict[int, str]]:
                 # A whole-number column read as int64 would drop a fraction (0.5 -> 0) too.
                 kinds = "('text', 'blob'" + (", 'real')" if "INT" in declared else ")")
                 rows = con.execute(f'SELECT "{key}", {name_q} FROM {quoted} '
-                                   f"WHERE typeof({name_q}) IN {kinds}").fetchall()
+                                   f"WHERE typeof({name_q}) IN {kinds}{among}").fetchall()
                 if rows:
                     found[name] = {int(fid): value if isinstance(value, str) else repr(value)
                                    for fid, value in rows}
@@ -268,7 +277,7 @@ def with_stored_texts(path: str | Path, layer: str, frame: pd.DataFrame) -> pd.D
     """``frame`` (read from ``layer``) with the text a GeoPackage holds in its numeric columns
     put back in place of what the driver made of it (``'three'`` read as 0.0), so that the
     contract's reader sees, and refuses or reads, what the user typed."""
-    texts = stored_texts(path, layer)
+    texts = stored_texts(path, layer, frame.index)
     if not texts:
         return frame
     frame = frame.copy()

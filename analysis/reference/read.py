@@ -186,9 +186,9 @@ class Reference:
         area_crs = crs_of(area_crs)
         boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
         crs = self._required_crs(actual)
-        frame = self._in_area_crs(actual, self._fetch_boxes(actual, boxes_in_crs(boxes, area_crs,
-                                                                                   crs)),
-                                  crs, area_crs)
+        own_boxes = boxes_in_crs(boxes, area_crs, crs)
+        frame = self._in_area_crs(actual, self._fetch_boxes(actual, own_boxes), crs, area_crs,
+                                  own_boxes)
         frame = self._features(actual, spec, frame)
         tree = shapely.STRtree(shapely.box(*boxes.T))
         hit = np.unique(tree.query(np.asarray(frame.geometry.values, dtype=object),
@@ -278,8 +278,10 @@ class Reference:
                              fix="assign the layer's true CRS in QGIS and save it again")
         return crs
 
-    def _in_area_crs(self, actual, frame, crs, area_crs):
-        """What the source gave, its vertices checked finite, reprojected to the area CRS."""
+    def _in_area_crs(self, actual, frame, crs, area_crs, own_boxes=None):
+        """What the source gave, its vertices checked finite, reprojected to the area CRS;
+        with ``own_boxes`` (the layer's CRS, covering the boxes asked for), only the features
+        meeting one of them are reprojected (an envelope's neighbour is not moved for nothing)."""
         if isinstance(frame, gpd.GeoDataFrame):
             coords = shapely.get_coordinates(np.asarray(frame.geometry.values, dtype=object))
             if not np.isfinite(coords).all():  # NaN or infinite vertices: no geometry to use
@@ -290,6 +292,14 @@ class Reference:
                                  "not a finite number", path=self.label, layer=actual,
                                  feature=frame.index[owner[first]],
                                  fix="correct or delete that vertex, and import the layer again")
+            if own_boxes is not None and len(frame):
+                geometries = np.asarray(frame.geometry.values, dtype=object)
+                hit = shapely.STRtree(shapely.box(*np.asarray(own_boxes).T)).query(
+                    geometries, predicate="intersects")[0]
+                keep = np.zeros(len(frame), dtype=bool)
+                keep[hit] = True
+                keep |= shapely.is_missing(geometries) | shapely.is_empty(geometries)
+                frame = frame[keep]
             frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
         return frame
 
@@ -304,7 +314,9 @@ class Reference:
                 frame[name] = frame[name].map(lambda v: BOOLEAN_WORDS.get(v.strip().lower(), v)
                                               if isinstance(v, str) else v)
             numbers = pd.to_numeric(frame[name], errors="coerce")
-            bad = ((numbers.isna() & frame[name].map(_present)) | np.isinf(numbers)
+            unread = numbers.isna()  # text that is no number (only these are looked at)
+            unread[unread] = frame[name][unread].map(_present).astype(bool)
+            bad = (unread | np.isinf(numbers)
                    | (numbers.notna() & ~numbers.isin([0, 1]) if name in _FLAGS else False))
             if bad.any():
                 fid = frame.index[np.flatnonzero(bad.to_numpy())[0]]
@@ -336,8 +348,7 @@ class Reference:
             fixed = np.array([polygon_part(g) for g in fixed], dtype=object)
         geometries = geometries.copy()
         geometries[invalid] = fixed
-        labels = np.asarray(feature_labels(spec.name, frame, spec.id_field), dtype=object)
-        self.repaired.extend(labels[invalid].tolist())
+        self.repaired.extend(feature_labels(spec.name, frame[invalid], spec.id_field))
         log.info("repaired %d invalid %s geometries", int(invalid.sum()), spec.name)
         return frame.set_geometry(gpd.GeoSeries(geometries, index=frame.index, crs=frame.crs))
 
@@ -364,6 +375,12 @@ class GeoPackageReference(Reference):
         return layer_crs(self.path, actual)
 
     def _fetch(self, actual, bbox):
+        # A GeoPackage is read by SQLite through its R-tree, as for the screen's boxes (values
+        # as stored: text in a numeric column stays text); another file through OGR.
+        found = (read_geopackage_boxes(self.path, actual, [bbox])
+                 if self._gpkg_store is not None else None)
+        if found is not None:
+            return found
         return with_stored_texts(self.path, actual, read_layer(self.path, actual, bbox=bbox).frame)
 
     def _attributes(self, actual):
@@ -371,9 +388,8 @@ class GeoPackageReference(Reference):
                                  read_layer(self.path, actual, read_geometry=False).frame)
 
     def _fetch_boxes(self, actual, boxes):
-        if self._gpkg_store is None or not len(boxes):
-            return super()._fetch_boxes(actual, boxes)
-        found = read_geopackage_boxes(self.path, actual, boxes)
+        found = (read_geopackage_boxes(self.path, actual, boxes)
+                 if self._gpkg_store is not None and len(boxes) else None)
         return super()._fetch_boxes(actual, boxes) if found is None else found
 
     def describe(self) -> dict:

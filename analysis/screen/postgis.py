@@ -1,11 +1,12 @@
 """The screen run as SQL inside PostGIS: the sites uploaded once, one query per reference layer.
 
 The GiST index of each layer answers ``&&`` against each site's box (widened by
-``[reference] search_distance_ft`` and densified before it is transformed into the layer's
-SRID, as the GeoPackage screen reads: a LATERAL subquery per site, fenced with OFFSET 0 so
-that the planner keeps the sites outside and the index inside); overlaps, wetland buffers and
-their unions are computed by PostGIS in the area CRS, invalid reference polygons repaired as
-the reader repairs them. The rows are decided by the same ``screen.decide`` as the GeoPackage screen.
+``[reference] search_distance_ft``, densified and transformed once into the layer's SRID, in a
+GiST-indexed temporary table), as the GeoPackage screen reads; each feature found is
+transformed to the area CRS and repaired once, and met with the sites through a GiST index on
+their polygons. Overlaps, wetland buffers and their unions are computed by PostGIS in the
+area CRS, invalid reference polygons repaired as the reader repairs them. The rows are
+decided by the same ``screen.decide`` as the GeoPackage screen.
 Identifiers are quoted by psycopg's ``sql`` module; values are parameters.
 """
 from __future__ import annotations
@@ -56,21 +57,18 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
             srids[layer] = int(found[0])
         progress.step(0.05, "sending the sites")
         _upload(con, sites, profile, area)
+        boxes = {srid: _boxes(con, sql, srid) for srid in sorted(set(srids.values()))}
 
-        def pairs(layer, fields, extra=""):
-            fixed = sql.SQL(_FIXED.format(g="c.t"))
+        def pairs(layer, fields):
             query = sql.SQL(
-                "SELECT k, {fields}, ST_Area(ST_Intersection(g, site)) FROM (SELECT s.k, {cfields}, "
-                "{fixed} AS g, s.geom AS site FROM pg_temp.swppp_sites s CROSS JOIN LATERAL "
-                "(SELECT c.*, ST_Transform(c.geom, %(area)s) AS t FROM {table} c "
-                "WHERE c.geom && ST_Transform(s.box, %(srid)s) "
-                "AND c.geom IS NOT NULL {extra} OFFSET 0) c) x "
-                "WHERE ST_Intersects(g, site) AND ST_Area(ST_Intersection(g, site)) >= %(minimum)s "
-                "ORDER BY k").format(
-                fields=sql.SQL(", ").join(map(sql.Identifier, fields)),
-                cfields=sql.SQL(", ").join(sql.Identifier("c", f) for f in fields),
-                fixed=fixed, table=store.ids.table(layer), extra=sql.SQL(extra))
-            return con.execute(query, {"area": area, "srid": srids[layer],
+                "WITH f AS MATERIALIZED ({features}), "
+                "x AS MATERIALIZED (SELECT s.k, {ffields}, ST_Area(ST_Intersection(f.g, s.geom)) AS a "
+                "FROM f JOIN pg_temp.swppp_sites s ON f.g && s.geom AND ST_Intersects(f.g, s.geom)) "
+                "SELECT k, {fields}, a FROM x WHERE a >= %(minimum)s ORDER BY k").format(
+                features=_features(sql, store, layer, fields, boxes[srids[layer]]),
+                ffields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
+                fields=sql.SQL(", ").join(map(sql.Identifier, fields)))
+            return con.execute(query, {"area": area,
                                        "minimum": profile.condition_a.min_overlap_sq_ft / to_ft2}
                                ).fetchall()
 
@@ -88,8 +86,8 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
             if wid is not None:
                 overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants))
         progress.step(0.6, "wetlands")
-        rows = con.execute(_wetland_query(sql, store), {
-            "area": area, "srid": srids["wetlands"], "ft": FOOT_M / unit_metres(sites.crs),
+        rows = con.execute(_wetland_query(sql, store, boxes[srids["wetlands"]]), {
+            "area": area, "ft": FOOT_M / unit_metres(sites.crs),
             "default": profile.wetlands.default_adjacent_area_ft}).fetchall()
     _wetland_rows(overlaps, rows, n, to_ft2, to_acres, profile)
     progress.step(0.95, "deciding")
@@ -103,7 +101,8 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
 
 
 def _upload(con, sites: Sites, profile, area: int) -> None:
-    """The sites as a temporary table: index, polygon, and the box the layers are read by."""
+    """The sites as a temporary table: index, polygon, and the box the layers are read by; a
+    GiST index on the polygons (the features met are joined with the sites through it)."""
     boxes = _widened(sites.boxes, sites.crs, profile)
     size = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
     outlines = shapely.segmentize(shapely.box(*boxes.T), np.maximum(size, 1e-9) / 20)
@@ -114,7 +113,33 @@ def _upload(con, sites: Sites, profile, area: int) -> None:
     with con.cursor() as cur, cur.copy("COPY pg_temp.swppp_sites (k, geom, box) FROM STDIN") as copy:
         for k, (geom, outline) in enumerate(zip(polygons, searched)):
             copy.write_row((k, geom, outline))
+    con.execute("CREATE INDEX swppp_sites_geom ON pg_temp.swppp_sites USING gist (geom)")
     con.execute("ANALYZE pg_temp.swppp_sites")
+
+
+def _boxes(con, sql, srid: int):
+    """A temporary table of the sites' boxes transformed into ``srid`` (each densified box once),
+    GiST-indexed and analysed: the planner may drive the read from either side's index."""
+    table = sql.Identifier(f"swppp_boxes_{srid}")
+    con.execute(sql.SQL("CREATE TEMP TABLE {} ON COMMIT PRESERVE ROWS AS SELECT k, "
+                        "ST_Transform(box, %s) AS box FROM pg_temp.swppp_sites").format(table),
+                (srid,))
+    con.execute(sql.SQL("CREATE INDEX ON {} USING gist (box)").format(table))
+    con.execute(sql.SQL("ANALYZE {}").format(table))
+    return sql.SQL("pg_temp.{}").format(table)
+
+
+def _features(sql, store, layer: str, fields, boxes, extra: str = ""):
+    """The features of ``layer`` whose envelope meets a site's box (found box by box through
+    the layer's GiST index, then fetched by id: no other feature's geometry is read), each
+    transformed to the area CRS once and repaired as the reader repairs them."""
+    return sql.SQL(
+        "SELECT {cfields}, {fixed} AS g FROM (SELECT {cfields}, ST_Transform(c.geom, %(area)s) "
+        "AS t FROM {table} c JOIN (SELECT DISTINCT m.fid FROM {boxes} b JOIN {table} m "
+        "ON m.geom && b.box) found USING (fid) WHERE c.geom IS NOT NULL {extra}) c").format(
+        cfields=sql.SQL(", ").join(sql.Identifier("c", f) for f in fields),
+        fixed=sql.SQL(_FIXED.format(g="c.t")), table=store.ids.table(layer), boxes=boxes,
+        extra=sql.SQL(extra))
 
 
 def _ewkb(geometries, srid: int) -> list[str]:
@@ -123,30 +148,34 @@ def _ewkb(geometries, srid: int) -> list[str]:
                                hex=True, include_srid=True))
 
 
-def _wetland_query(sql, store):
-    """Per site and wetland met: inside and adjacent areas, and the site's totals. The steps are
-    MATERIALIZED: the planner, misjudging their sizes, would otherwise run the per-site union
-    again for every row it joins."""
-    fixed = _FIXED.format(g="c.t")
+def _wetland_query(sql, store, boxes):
+    """Per site and wetland met: inside and adjacent areas, and the site's totals. Each wetland
+    is transformed, repaired and (if regulated) buffered once; the pairs within reach are found
+    through the sites' GiST index. The steps are MATERIALIZED, and each site's unions are
+    window aggregates over its rows, not joins: the planner, misjudging the steps' sizes (one
+    row), joined them in nested loops (14k x 5k rows at 200k wetlands / 10k sites)."""
+    features = _features(sql, store, "wetlands",
+                         ["fid", "wetland_id", "regulated", "adjacent_area_ft"], boxes,
+                         "AND NOT ST_IsEmpty(c.geom)")
     return sql.SQL(
-        "WITH w AS (SELECT s.k, c.wetland_id, {fixed} AS g, CASE WHEN c.regulated = 1 THEN "
-        "CASE WHEN c.adjacent_area_ft IS NULL OR c.adjacent_area_ft <= 0 THEN %(default)s "
-        "ELSE c.adjacent_area_ft END ELSE 0 END AS reach, s.geom AS site "
-        "FROM pg_temp.swppp_sites s CROSS JOIN LATERAL (SELECT c.*, "
-        "ST_Transform(c.geom, %(area)s) AS t FROM {table} c "
-        "WHERE c.geom && ST_Transform(s.box, %(srid)s) AND c.geom IS NOT NULL "
-        "AND NOT ST_IsEmpty(c.geom) OFFSET 0) c), "
-        "z AS (SELECT k, wetland_id, g, ST_Buffer(g, reach * %(ft)s) AS zone, site FROM w "
-        "WHERE ST_DWithin(g, site, reach * %(ft)s)), "
-        "hit AS MATERIALIZED (SELECT k, wetland_id, ST_Intersection(g, site) AS inside, "
-        "ST_Intersection(zone, site) AS near FROM z WHERE ST_Intersects(zone, site)), "
-        "wet AS MATERIALIZED (SELECT k, ST_Union(inside) AS wet FROM hit GROUP BY k), "
-        "piece AS MATERIALIZED (SELECT h.k, h.wetland_id, h.inside, "
-        "ST_Difference(h.near, wet.wet) AS adjacent FROM hit h JOIN wet USING (k)), "
-        "total AS MATERIALIZED (SELECT k, ST_Area(ST_Union(adjacent)) AS adjacent FROM piece GROUP BY k) "
-        "SELECT p.k, p.wetland_id, ST_Area(p.inside), ST_Area(p.adjacent), ST_Area(wet.wet), "
-        "total.adjacent FROM piece p JOIN wet USING (k) JOIN total USING (k) "
-        "ORDER BY p.k, p.wetland_id").format(fixed=sql.SQL(fixed), table=store.ids.table("wetlands"))
+        "WITH f AS MATERIALIZED ({features}), "
+        "w AS MATERIALIZED (SELECT fid, wetland_id, g, CASE WHEN regulated = 1 THEN "
+        "CASE WHEN adjacent_area_ft IS NULL OR adjacent_area_ft <= 0 THEN %(default)s "
+        "ELSE adjacent_area_ft END ELSE 0 END * %(ft)s AS reach FROM f), "
+        "p AS MATERIALIZED (SELECT s.k, w.fid FROM w JOIN pg_temp.swppp_sites s "
+        "ON ST_DWithin(w.g, s.geom, w.reach)), "
+        "z AS MATERIALIZED (SELECT w.fid, w.wetland_id, w.g, CASE WHEN w.reach > 0 THEN "
+        "ST_Buffer(w.g, w.reach) ELSE w.g END AS zone FROM w WHERE w.fid IN (SELECT fid FROM p)), "
+        "hit AS MATERIALIZED (SELECT p.k, z.wetland_id, ST_Intersection(z.g, s.geom) AS inside, "
+        "ST_Intersection(z.zone, s.geom) AS near FROM p JOIN z USING (fid) "
+        "JOIN pg_temp.swppp_sites s USING (k) WHERE ST_Intersects(z.zone, s.geom)), "
+        "wet AS MATERIALIZED (SELECT k, wetland_id, inside, near, "
+        "ST_Union(inside) OVER (PARTITION BY k) AS wet FROM hit), "
+        "piece AS MATERIALIZED (SELECT k, wetland_id, inside, wet, "
+        "ST_Difference(near, wet) AS adjacent FROM wet) "
+        "SELECT k, wetland_id, ST_Area(inside), ST_Area(adjacent), ST_Area(wet), "
+        "ST_Area(ST_Union(adjacent) OVER (PARTITION BY k)) FROM piece "
+        "ORDER BY k, wetland_id").format(features=features)
 
 
 def _wetland_rows(overlaps: Overlaps, rows, n: int, to_ft2: float, to_acres: float,

@@ -36,6 +36,7 @@ COLUMNS = ("site_id", "site_acres", "condition_a", "receiving_waters", "listed_w
            "tmdl_watersheds", "tmdl_acres", "pollutants", "why", "wetland_status", "wetlands",
            "wetland_acres", "adjacent_area_acres")
 NEEDED = "the screen's Condition A (SWPPP C(1))"
+_EMPTY = shapely.Polygon()
 
 
 @dataclass
@@ -133,37 +134,66 @@ def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs) -> None:
     if not len(geometries):
         return
     reach = adjacent_distances_ft(wetlands, profile) * (FOOT_M / unit_metres(crs))
-    # Pairs within reach first (no buffer needed), then the review's test on their buffers only.
+    # Pairs within reach first (no buffer needed), then the review's test on their zones only
+    # (each site's pairs together, sorted by wetland).
     s, w = shapely.STRtree(sites).query(geometries, predicate="dwithin", distance=reach)[::-1]
-    used = np.unique(w)
-    zones = np.empty(len(geometries), dtype=object)
+    order = np.lexsort((w, s))
+    s, w = s[order], w[order]
+    # A wetland that is not regulated has no adjacent area (reach 0): it is not buffered.
+    used = np.unique(w[reach[w] > 0])
+    zones = geometries.copy()
     zones[used] = shapely.buffer(geometries[used], reach[used])
     meet = shapely.intersects(zones[w], sites[s])
     s, w = s[meet], w[meet]
-    order = np.lexsort((w, s))
-    s, w = s[order], w[order]
+    if not len(s):
+        return
     inside = shapely.intersection(geometries[w], sites[s])
-    near = shapely.intersection(zones[w], sites[s])
+    near = np.full(len(s), _EMPTY, dtype=object)
+    zoned = reach[w] > 0
+    near[zoned] = shapely.intersection(zones[w[zoned]], sites[s[zoned]])
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    counts = np.diff(np.r_[starts, len(s)])
+    group = np.repeat(np.arange(len(starts)), counts)
+    wet = _grouped_union(inside, starts, counts)
+    wet_each = wet[group]
+    adjacent = near.copy()
+    cut = ~shapely.is_empty(wet_each) & ~shapely.is_empty(near)
+    adjacent[cut] = shapely.difference(near[cut], wet_each[cut])
+    where = s[starts]
+    overlaps.wetland_acres[where] = acres(wet, crs)
+    overlaps.adjacent_acres[where] = acres(_grouped_union(adjacent, starts, counts), crs)
     minimum = profile.wetlands.min_overlap_sq_ft
+    in_wetland = np.atleast_1d(square_feet(inside, crs)) >= minimum
+    in_adjacent = np.atleast_1d(square_feet(adjacent, crs)) >= minimum
+    overlaps.wetland_status[where] = np.where(
+        np.logical_or.reduceat(in_wetland, starts), "wetland",
+        np.where(np.logical_or.reduceat(in_adjacent, starts), "adjacent area", "none"))
     ids = np.asarray(wetlands["wetland_id"].to_numpy(dtype=object))
-    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]]) if len(s) else np.array([], dtype=int)
-    for start, stop in zip(starts, np.r_[starts[1:], len(s)].astype(int)):
-        site = int(s[start])
-        # One piece needs no union; a site in no wetland has nothing to take from its zones.
-        wet = inside[start] if stop - start == 1 else shapely.union_all(inside[start:stop])
-        adjacent = (near[start:stop] if shapely.is_empty(wet)
-                    else shapely.difference(near[start:stop], wet))
-        overlaps.wetland_acres[site] = acres(wet, crs)
-        overlaps.adjacent_acres[site] = acres(adjacent[0] if stop - start == 1
-                                              else shapely.union_all(adjacent), crs)
-        inside_sq_ft = np.atleast_1d(square_feet(inside[start:stop], crs))
-        adjacent_sq_ft = np.atleast_1d(square_feet(adjacent, crs))
-        met = (inside_sq_ft >= minimum) | (adjacent_sq_ft >= minimum)
-        overlaps.wetlands[site] = sorted(str(i) for i in ids[w[start:stop]][met])
-        if (inside_sq_ft >= minimum).any():
-            overlaps.wetland_status[site] = "wetland"
-        elif (adjacent_sq_ft >= minimum).any():
-            overlaps.wetland_status[site] = "adjacent area"
+    met = in_wetland | in_adjacent
+    for site, wetland in zip(s[met].tolist(), ids[w[met]].tolist()):
+        overlaps.wetlands[site].append(str(wetland))
+    for site in np.unique(s[met]).tolist():
+        overlaps.wetlands[site].sort()
+
+
+def _grouped_union(pieces, starts, counts):
+    """Per group of consecutive ``pieces`` (``starts``, ``counts``), the union of its non-empty
+    pieces (one C call for all groups: a table of them, one row per group, None elsewhere); a
+    group with one such piece is that piece, one with none an empty polygon."""
+    present = ~shapely.is_empty(pieces)
+    group = np.repeat(np.arange(len(starts)), counts)
+    kept = np.bincount(group[present], minlength=len(starts))
+    result = np.full(len(starts), _EMPTY, dtype=object)
+    one = kept == 1
+    result[group[present & one[group]]] = pieces[present & one[group]]
+    many = present & (kept > 1)[group]
+    if many.any():
+        rows = np.unique(group[many], return_inverse=True)[1].ravel()
+        columns = np.arange(len(rows)) - np.searchsorted(rows, rows)
+        table = np.full((rows.max() + 1, columns.max() + 1), None, dtype=object)
+        table[rows, columns] = pieces[many]
+        result[np.unique(group[many])] = shapely.union_all(table, axis=1)
+    return result
 
 
 def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs) -> list[dict]:
