@@ -6,6 +6,7 @@ real PostgreSQL the session started (tests/postgis.py).
 from __future__ import annotations
 
 import json
+from datetime import date
 import os
 import signal
 import subprocess
@@ -260,7 +261,8 @@ def test_status_lists_versions_and_warns_when_the_303d_list_is_older_than_the_pr
     layers = {e["layer"]: e for e in result["layers"]}
     assert layers["impaired_waters"]["current"] == 1
     assert layers["impaired_waters"]["listing_cycle"] == "2022"
-    assert layers["impaired_waters"]["source_days_old"] >= 0
+    source_date = date.fromisoformat(layers["impaired_waters"]["versions"][-1]["source_date"][:10])
+    assert layers["impaired_waters"]["source_days_old"] == (date.today() - source_date).days
     # pwl_2022.csv names one water the geometry file lacks: rejected, and status says so.
     assert [w for w in result["warnings"] if w.startswith("impaired_waters")] == [
         "impaired_waters: version 1 rejected 1 feature(s) of the source (0 with a TMDL): reviews "
