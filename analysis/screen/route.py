@@ -54,11 +54,12 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
     in) name, and those downstream of them up to ``[condition_a] downstream_catchment_hops``.
 
     ``start_shapes()`` gives {catchment_id: shape} of the starting catchments; it is asked only
-    where a route leaves them."""
+    where a route leaves them. Each site's catchments are taken by id (whichever store
+    answered, the same first route is told)."""
     out = Routes()
     pad = profile.reference.search_distance_ft * FOOT_M / unit_metres(crs)
     level = [_Step(int(s), str(c).strip(), d, f"the site lies in catchment {str(c).strip()}")
-             for s, c, d in starts]
+             for s, c, d in sorted(starts, key=lambda t: (t[0], str(t[1]).strip()))]
     seen = {(r.site, r.catchment_id) for r in level}
     hops = profile.condition_a.downstream_catchment_hops
     downstream: list[_Step] = []
