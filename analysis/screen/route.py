@@ -103,18 +103,21 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
 
 
 def _site_boxes(steps: list, pad: float) -> dict:
-    """{site: the box around its steps' shapes, widened by ``pad``} (the review's read box)."""
+    """{site: the box around its steps' shapes, widened by ``pad``} (the review's read box),
+    all sites' boxes in one grouped reduction."""
     shaped = [s for s in steps if s.geometry is not None]
     if not shaped:
         return {}
     sites = np.array([s.site for s in shaped])
-    bounds = shapely.bounds(np.asarray([s.geometry for s in shaped], dtype=object))
-    out = {}
-    for site in np.unique(sites).tolist():
-        b = bounds[sites == site]
-        out[site] = np.array([b[:, 0].min() - pad, b[:, 1].min() - pad,
-                              b[:, 2].max() + pad, b[:, 3].max() + pad])
-    return out
+    order = np.argsort(sites, kind="stable")
+    sites = sites[order]
+    bounds = shapely.bounds(np.asarray([s.geometry for s in shaped], dtype=object))[order]
+    starts = np.flatnonzero(np.r_[True, sites[1:] != sites[:-1]])
+    boxes = np.column_stack([np.minimum.reduceat(bounds[:, 0], starts) - pad,
+                             np.minimum.reduceat(bounds[:, 1], starts) - pad,
+                             np.maximum.reduceat(bounds[:, 2], starts) + pad,
+                             np.maximum.reduceat(bounds[:, 3], starts) + pad])
+    return dict(zip(sites[starts].tolist(), boxes))
 
 
 def _place(following: list, upstream: list, read: Read, pad: float) -> None:
@@ -124,12 +127,17 @@ def _place(following: list, upstream: list, read: Read, pad: float) -> None:
     wanted = [s for s in following if s.site in boxes]
     if not wanted:
         return
-    frame = read("catchments", np.array([boxes[s] for s in sorted(boxes)]))
+    frame = read("catchments", np.array(list(boxes.values())))
     found = {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])}
-    for step in wanted:
-        shape = found.get(step.catchment_id)
-        if shape is not None and shapely.intersects(shape, shapely.box(*boxes[step.site])):
-            step.geometry = shape
+    shapes = np.asarray([found.get(s.catchment_id) for s in wanted], dtype=object)
+    there = np.flatnonzero(shapes != None)  # noqa: E711 - element-wise over the object array
+    if not len(there):
+        return
+    around = shapely.box(*np.array([boxes[wanted[k].site] for k in there]).T)
+    meets = shapely.intersects(shapes[there], around)
+    for k, placed in zip(there.tolist(), np.atleast_1d(meets).tolist()):
+        if placed:
+            wanted[k].geometry = shapes[k]
 
 
 def _watersheds(out: Routes, placed: list, read: Read, pad: float, profile, crs) -> None:
