@@ -12,6 +12,7 @@ Identifiers are quoted by psycopg's ``sql`` module; values are parameters.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import shapely
 
 from ..crs import epsg_code
@@ -21,6 +22,7 @@ from ..progress import SILENT, Progress
 from ..reference.postgis import PostgisStore, connect
 from ..checks.condition_a import water_id
 from ..units import ACRE_M2, FOOT_M, unit_metres
+from .route import follow_routes
 from .screen import Overlaps, Screen, _widened, decide
 from .sites import Sites
 
@@ -75,6 +77,16 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
         progress.step(0.2, "catchments")
         overlaps.catchments = [(k, c, d) for k, c, d, _ in
                                pairs("catchments", ["catchment_id", "drains_to"])]
+        progress.step(0.3, "following the catchments downstream")
+        overlaps.routes = follow_routes(
+            overlaps.catchments,
+            lambda: _read_boxes(con, sql, store, "catchments", ["catchment_id"],
+                                _widened(sites.boxes, sites.crs, profile), area, srids)
+            .pipe(lambda f: {str(c).strip(): g for c, g in zip(f["catchment_id"], f["geometry"])}),
+            lambda wanted: _catchment_rows(con, sql, store, wanted),
+            lambda layer, around: _read_boxes(con, sql, store, layer, _ROUTE_FIELDS[layer],
+                                              around, area, srids),
+            profile, sites.crs)
         progress.step(0.4, "TMDL watersheds")
         overlaps.watersheds = [
             (k, w, float("nan") if s is None else float(s), p, a * to_acres)
@@ -98,6 +110,47 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                              "versions": {r.layer: {"version": r.version, "source_date": r.source_date,
                                                     "imported_at": r.imported_at, "sha256": r.sha256}
                                           for r in store.versions()}})
+
+
+_ROUTE_FIELDS = {"catchments": ["catchment_id"],
+                 "tmdl_watersheds": ["watershed_id", "stormwater_source", "pollutants"]}
+
+
+def _catchment_rows(con, sql, store, wanted) -> dict:
+    """{catchment_id: drains_to} of the catchments whose trimmed id is one of ``wanted`` (one
+    parameterised query: the route's look-up by id for all sites at a level)."""
+    rows = con.execute(sql.SQL("SELECT catchment_id, drains_to FROM {} WHERE "
+                               "btrim(catchment_id::text) = ANY(%s)").format(
+        store.ids.table("catchments")), (sorted(wanted),)).fetchall()
+    return {str(c).strip(): d for c, d in rows}
+
+
+def _read_boxes(con, sql, store, layer: str, fields, boxes, area: int, srids) -> pd.DataFrame:
+    """``fields`` and shapes (area CRS, repaired) of the features of ``layer`` meeting any of
+    ``boxes`` (area CRS): the boxes go up once into a temporary table, the layer's GiST index
+    answers them (as the sites' boxes are read)."""
+    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    size = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    outlines = shapely.segmentize(shapely.box(*boxes.T), np.maximum(size, 1e-9) / 20)
+    con.execute("DROP TABLE IF EXISTS pg_temp.swppp_route_boxes")
+    con.execute("CREATE TEMP TABLE swppp_route_boxes (k integer, box geometry)")
+    with con.cursor() as cur, cur.copy("COPY pg_temp.swppp_route_boxes (k, box) FROM STDIN") as copy:
+        for k, outline in enumerate(_ewkb(outlines, area)):
+            copy.write_row((k, outline))
+    con.execute("UPDATE pg_temp.swppp_route_boxes SET box = ST_Transform(box, %s)",
+                (srids[layer],))
+    rows = con.execute(sql.SQL("SELECT {fields}, ST_AsBinary(f.g) FROM ({features}) f").format(
+        fields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
+        features=_features(sql, store, layer, fields, sql.SQL("pg_temp.swppp_route_boxes"))),
+        {"area": area}).fetchall()
+    frame = pd.DataFrame([r[:-1] for r in rows], columns=list(fields))
+    shapes = shapely.from_wkb([bytes(r[-1]) for r in rows]) if rows else np.array([], dtype=object)
+    if "stormwater_source" in frame:
+        frame["stormwater_source"] = pd.to_numeric(frame["stormwater_source"], errors="coerce")
+    frame["geometry"] = np.asarray(shapes, dtype=object)
+    hit = np.unique(shapely.STRtree(shapely.box(*boxes.T)).query(
+        np.asarray(shapes, dtype=object), predicate="intersects")[0])
+    return frame.iloc[hit].reset_index(drop=True)
 
 
 def _upload(con, sites: Sites, profile, area: int) -> None:

@@ -3,13 +3,16 @@
 Each site's polygon stands for its disturbance. The reference layers are read once, by the
 union of the sites' boxes (widened by ``[reference] search_distance_ft``), and each layer is
 met with every site in one STRtree query. The decision is the review's, site by site
-(``checks.condition_a``, ``checks.wetlands``): a site's receiving waters are the ``drains_to``
-of the catchments it overlaps by at least ``[condition_a] min_overlap_sq_ft``; Condition A
-applies where one of them is 303(d)-listed for a pollutant, or where the site overlaps a TMDL
-watershed whose stormwater is a source; it is not decided where a listed water records no
-pollutant, a watershed does not record whether stormwater is a source, or the site lies in no
-catchment that names its water. A screen has no discharge points or project names: the
-catchment route is the only one (the review of a site plan prefers its discharge points).
+(``checks.condition_a``, ``checks.wetlands``): a site's receiving waters are the waters named
+by the ``drains_to`` of the catchments it overlaps by at least ``[condition_a]
+min_overlap_sq_ft`` and of those they drain into, followed up to ``[condition_a]
+downstream_catchment_hops`` steps (``screen.route``); Condition A applies where one of them is
+303(d)-listed for a pollutant, or where the site overlaps a TMDL watershed whose stormwater is
+a source (or a downstream catchment does, per ``[condition_a] routed_tmdl_watershed``); it is
+not decided where a listed water records no pollutant, a watershed does not record whether
+stormwater is a source, or the site lies in no catchment that names its water. A screen has
+no discharge points or project names: the catchment route is the only one (the review of a
+site plan prefers its discharge points).
 """
 from __future__ import annotations
 
@@ -23,8 +26,8 @@ from ..checks.wetlands import adjacent_distances_ft
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..reference.read import Reference
-from ..siteplan.plan import has_text
 from ..units import FOOT_M, acres, square_feet, unit_metres
+from .route import Routes, follow_routes
 from .sites import Sites
 
 __all__ = ["COLUMNS", "APPLIES", "NOT_DECIDED", "DOES_NOT_APPLY", "Screen", "screen_sites",
@@ -44,6 +47,7 @@ class Overlaps:
     """What each site meets, as (site index, feature) pairs, from whichever store answered."""
 
     catchments: list = field(default_factory=list)   # (site, catchment_id, drains_to)
+    routes: Routes = field(default_factory=Routes)   # the catchments' route downstream
     watersheds: list = field(default_factory=list)   # (site, id, stormwater_source, pollutants, acres)
     listed: dict = field(default_factory=dict)       # water id -> [(waterbody_id, pollutants)]
     wetland_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))   # per site
@@ -82,6 +86,13 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     ids = catchments["catchment_id"].to_numpy(dtype=object)
     drains = catchments["drains_to"].to_numpy(dtype=object)
     overlaps.catchments = list(zip(s.tolist(), ids[f], drains[f]))
+    progress.step(0.2, "following the catchments downstream")
+    overlaps.routes = follow_routes(
+        overlaps.catchments,
+        lambda: {str(c).strip(): g for c, g in zip(ids, catchments.geometry.values)},
+        lambda wanted: _catchment_rows(reference, wanted),
+        lambda layer, around: _frame(reference.read_boxes(layer, around, crs, needed_for=NEEDED)),
+        profile, crs)
     progress.step(0.3, "reading TMDL watersheds")
     sheds = reference.read_boxes("tmdl_watersheds", boxes, crs, needed_for=NEEDED)
     s, f, held = _overlapping(geoms, sheds, minimum, crs)
@@ -89,7 +100,7 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
                                    sheds["stormwater_source"].to_numpy(dtype=float)[f],
                                    sheds["pollutants"].to_numpy(dtype=object)[f], held.tolist()))
     progress.step(0.5, "looking up 303(d)-listed waters")
-    wanted = {water_id(w) for _, _, d in overlaps.catchments for w in _split(d)}
+    wanted = {w for _, w, _, _ in overlaps.routes.waters}
     listed = reference.lookup("impaired_waters", "waterbody_id", wanted, normalise=water_id,
                               needed_for=NEEDED)
     for wid, pollutants in zip(listed["waterbody_id"], listed["pollutants"]):
@@ -102,6 +113,20 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     return Screen(rows=rows, geometries=geoms, crs=crs,
                   reference={"path": reference.label, "kind": reference.kind,
                              "versions": reference.versions(), "read": reference.features_read})
+
+
+def _catchment_rows(reference: Reference, wanted) -> dict:
+    """{catchment_id: drains_to} of the layer's catchments whose id is one of ``wanted``."""
+    found = reference.lookup("catchments", "catchment_id", wanted, normalise=str.strip,
+                             needed_for=NEEDED)
+    return {str(c).strip(): d for c, d in zip(found["catchment_id"], found["drains_to"])}
+
+
+def _frame(frame) -> pd.DataFrame:
+    """A read layer as the route takes it: its fields and a column of shapely geometries."""
+    out = pd.DataFrame(frame.drop(columns=frame.geometry.name))
+    out["geometry"] = np.asarray(frame.geometry.values, dtype=object)
+    return out
 
 
 def _widened(boxes, crs, profile) -> np.ndarray:
@@ -200,12 +225,24 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
     """Each site's row: Condition A decided as ``checks.condition_a`` decides it."""
     names = PollutantNames.from_profile(profile)
     receiving: list[dict] = [{} for _ in site_ids]  # water id -> catchments it came from
-    for site, catchment, drains_to in overlaps.catchments:
-        for water in _split(drains_to):
-            receiving[site].setdefault(water_id(water), []).append(str(catchment))
+    routes: list[dict] = [{} for _ in site_ids]     # water id -> its route, if downstream
+    for site, water, catchment, route in overlaps.routes.waters:
+        receiving[site].setdefault(water, []).append(str(catchment))
+        if route is not None and water not in routes[site]:
+            routes[site][water] = route
     sheds: list[list] = [[] for _ in site_ids]
     for site, *shed in overlaps.watersheds:
         sheds[site].append(shed)
+    routed: list[list] = [[] for _ in site_ids]
+    for site, *shed in overlaps.routes.sheds:
+        routed[site].append(shed)
+    route_undecided: list[list] = [[] for _ in site_ids]
+    for site, why in overlaps.routes.undecided:
+        route_undecided[site].append(why)
+    route_notes: list[list] = [[] for _ in site_ids]
+    for site, note in overlaps.routes.notes:
+        route_notes[site].append(note)
+    reading = profile.condition_a.routed_tmdl_watershed
     site_acres = np.atleast_1d(acres(geometries, crs)) if len(geometries) else np.zeros(0)
     rows = []
     for k, site_id in enumerate(site_ids):
@@ -217,10 +254,12 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
             if not found:
                 notes.append(f"{wid} is not on the 303(d) list")
                 continue
+            how = f" ({routes[k][wid]})" if wid in routes[k] else ""
             for shown, pollutants in found:
                 if names.split(pollutants):
                     listed.append(shown)
-                    triggers.append(f"{shown} is 303(d)-listed for {names.describe(pollutants)}")
+                    triggers.append(f"{shown} is 303(d)-listed for {names.describe(pollutants)}"
+                                    + how)
                     concern += names.split(pollutants)
                 else:
                     undecided.append(f"{shown} is 303(d)-listed, but no pollutant is recorded for it")
@@ -237,6 +276,28 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
                 concern += names.split(pollutants)
             else:
                 notes.append(f"TMDL watershed {shed_id}: stormwater is not a source")
+        met = {str(shed[0]) for shed in sheds[k]}
+        for shed_id, source, pollutants, route in routed[k]:
+            if str(shed_id) in met:
+                continue
+            line = (f"TMDL watershed {shed_id} for {names.describe(pollutants) or 'no pollutant'}"
+                    f": {route}, inside it")
+            if np.isnan(source):
+                undecided.append(f"{line}, but whether stormwater is a source is not recorded")
+            elif int(source) != 1:
+                notes.append(f"{line}, but stormwater is not a source")
+            elif reading == "applies":
+                triggering_sheds.append(str(shed_id))
+                triggers.append(f"{line}; stormwater is a source (met only through the "
+                                "catchments' drains_to: [condition_a] routed_tmdl_watershed = "
+                                "applies)")
+                concern += names.split(pollutants)
+            else:
+                undecided.append(f"{line}; stormwater is a source, but the watershed is met only "
+                                 "through the catchments' drains_to: confirm the runoff reaches "
+                                 "it ([condition_a] routed_tmdl_watershed = needs_review)")
+        undecided += route_undecided[k]
+        notes += route_notes[k]
         if not receiving[k]:
             undecided.append("the receiving waters are not known: the site lies in no catchment "
                              "with drains_to")
@@ -256,6 +317,3 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
         })
     return rows
 
-
-def _split(text) -> list[str]:
-    return [w.strip() for w in str(text).split(";") if w.strip()] if has_text(text) else []

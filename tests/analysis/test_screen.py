@@ -1,6 +1,7 @@
 """``swppp screen``: many sites at once, each decided as ``swppp review`` decides it (issue 23)."""
 import csv
 import json
+from dataclasses import replace
 
 import geopandas as gpd
 import numpy as np
@@ -79,6 +80,46 @@ def varied_reference(path):
     return path
 
 
+def routed_reference(path):
+    """The demo reference with catchments upstream of its two, each draining into another by
+    its catchment_id (WBD ``tohuc``): 0201 -> 0202 -> 0102 (Example Brook's, in TMDL watershed
+    TW-1, stormwater a source; it names NY9999-0001, on no list); 0203 -> 0101 (which drains to
+    NY1301-0099, 303(d)-listed); 0204 -> 0202 and water NY9999-0002; 0205 -> 0201, which lies
+    far from it (its shape is not found next to 0205); 0207 -> 0206 -> 0204 -> 0202 -> 0102:
+    one hop more than the profile's 3."""
+    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
+        frame = gpd.read_file(DEMO_REFERENCE, layer=layer)
+        if layer == "catchments":
+            frame.loc[1, "drains_to"] = "NY9999-0001"
+            added = []
+            for number, (base, dx, dy, drains_to) in {
+                    "0201": (0, 0, 7000, "020200060202"), "0202": (1, 0, 7000, "020200060102"),
+                    "0203": (0, -5900, 0, "020200060101"),
+                    "0204": (1, 0, 14000, " 020200060202; NY9999-0002"),
+                    "0205": (0, 0, 21000, "020200060201"), "0206": (1, 0, 21000, "020200060204"),
+                    "0207": (1, 0, 28000, "020200060206")}.items():
+                extra = frame.iloc[[base]].copy()
+                extra["catchment_id"], extra["drains_to"] = f"02020006{number}", drains_to
+                extra["name"] = f"Upland {number}"
+                extra["geometry"] = extra.geometry.translate(dx, dy)
+                added.append(extra)
+            frame = gpd.GeoDataFrame(pd.concat([frame, *added], ignore_index=True), crs=frame.crs)
+        frame.to_file(path, layer=layer, driver="GPKG")
+    return path
+
+
+@pytest.fixture(scope="module")
+def routed_file(tmp_path_factory):
+    return routed_reference(tmp_path_factory.mktemp("routed") / "reference.gpkg")
+
+
+@pytest.fixture(scope="module")
+def routed_sites(tmp_path_factory, routed_file):
+    path = tmp_path_factory.mktemp("routed") / "sites.gpkg"
+    random_sites(routed_file, 120, seed=17).to_file(path, layer="parcels", driver="GPKG")
+    return path
+
+
 @pytest.fixture(scope="module")
 def reference_file(tmp_path_factory):
     return varied_reference(tmp_path_factory.mktemp("screen") / "reference.gpkg")
@@ -116,6 +157,40 @@ def test_each_site_is_decided_as_its_review(screened, reference_file):
     # The random sites reach every answer: the comparison above is not of empty screens.
     assert {s for s, _ in seen} == {APPLIES, NOT_DECIDED, DOES_NOT_APPLY}
     assert {w for _, w in seen} == {"wetland", "adjacent area", "none"}
+
+
+@pytest.mark.parametrize("reading", ["applies", "needs_review"])
+def test_each_site_is_decided_as_its_review_downstream(routed_file, routed_sites, reading):
+    """Sites whose catchments drain through others (by catchment_id) into a TMDL watershed and
+    to a listed water: the screen follows the route as the review does, under either reading
+    of ``[condition_a] routed_tmdl_watershed``, and states the route."""
+    base = load_profile()
+    profile = replace(base, condition_a=replace(base.condition_a, routed_tmdl_watershed=reading))
+    reference = open_reference(routed_file)
+    sites = read_sites(routed_sites, profile.area_crs)
+    rows = screen_sites(sites, open_reference(routed_file), profile).by_site()
+    for site_id, geometry in zip(sites.ids, sites.geometries):
+        a, _ = review_of(geometry, profile, reference)
+        status = APPLIES if a.applies else NOT_DECIDED if not a.decided else DOES_NOT_APPLY
+        assert rows[site_id]["condition_a"] == status, (site_id, rows[site_id]["why"], a)
+    why = {site_id: row["why"] for site_id, row in rows.items()}
+    # Every kind of route is met (the comparison is not of sites that stay in their catchment).
+    tw1 = [k for k, w in why.items() if "catchment 020200060102, inside it" in w]
+    assert tw1 and all("020200060102" not in rows[k]["receiving_waters"] for k in tw1)
+    assert any("020200060203, which drains to catchment 020200060101, which drains to NY1301-0099"
+               in w for w in why.values())
+    assert any("not followed further ([condition_a] downstream_catchment_hops = 3)" in w
+               for w in why.values())
+    assert any("its shape was not found next to the catchment it drains out of" in w
+               for w in why.values())
+    assert any("NY9999-0002" in r["receiving_waters"].split(";") for r in rows.values())
+    routed_only = [k for k in tw1 if rows[k]["listed_waters"] == ""
+                   and "NY1301-0099" not in why[k]]
+    assert routed_only
+    expected = APPLIES if reading == "applies" else NOT_DECIDED
+    assert {rows[k]["condition_a"] for k in routed_only} == {expected}
+    if reading == "applies":
+        assert all(rows[k]["tmdl_watersheds"] == "TW-1" for k in routed_only)
 
 
 def test_the_screen_names_the_water_that_decides(screened):
@@ -171,9 +246,15 @@ def test_repeated_site_ids_are_refused(tmp_path):
         read_sites(path, load_profile().area_crs)
 
 
-def test_geopackage_and_postgis_screens_agree(pg_schema, reference_file, sites_file, tmp_path):
+@pytest.mark.parametrize("layers", ["varied", "routed"])
+def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_path):
     """The same layers imported into a GeoPackage store and a PostGIS schema: the SQL screen
-    in the database gives each site the GeoPackage screen's answer and acres."""
+    in the database gives each site the GeoPackage screen's answer and acres (routed: the
+    catchments' route downstream followed in the database as in the file)."""
+    reference_file, sites_file = (
+        (request.getfixturevalue("reference_file"), request.getfixturevalue("sites_file"))
+        if layers == "varied" else
+        (request.getfixturevalue("routed_file"), request.getfixturevalue("routed_sites")))
     from analysis.reference.importer import read_candidate
     from analysis.reference.postgis import PostgisStore
     from analysis.reference.store import GeoPackageStore
@@ -200,6 +281,27 @@ def test_geopackage_and_postgis_screens_agree(pg_schema, reference_file, sites_f
     assert main(["screen", str(sites_file), "--reference", f"{conninfo} schema={schema}",
                  "--output", str(tmp_path / "pg.csv"), "--quiet"]) == 0
     assert (tmp_path / "pg.csv").read_text().count("\n") == len(in_file) + 1
+    if layers == "routed":  # the route was followed: rows the catchments' drains_to decide
+        assert any("which drains to catchment" in row["why"] for row in in_file.values())
+
+
+def test_since_screens_the_route_as_the_store_does(routed_file, routed_sites, tmp_path):
+    """``--since`` screens the stored versions (read back as frames) by the same route: the
+    rows are the store's, route and all."""
+    from analysis.reference.importer import read_candidate
+    from analysis.reference.store import GeoPackageStore
+    from analysis.screen.since import LAYERS, FrameReference
+
+    store = GeoPackageStore(tmp_path / "store.gpkg")
+    for layer in LAYERS:
+        store.import_candidate(read_candidate(layer, f"{routed_file}|layername={layer}"))
+    profile = load_profile()
+    sites = read_sites(routed_sites, profile.area_crs)
+    now = screen_sites(sites, open_reference(store.path), profile)
+    frames = {layer: store.read_version(layer, 1) for layer in LAYERS}
+    then = screen_sites(sites, FrameReference("version 1", frames), profile)
+    assert then.rows == now.rows
+    assert any("which drains to catchment" in row["why"] for row in now.rows)
 
 
 def test_since_names_exactly_the_sites_whose_water_was_newly_listed(reference_file, sites_file,
