@@ -59,7 +59,7 @@ class StormwaterReading:
 
 _MAX_LISTED = 20  # rejected features listed by label; the rest are counted
 # Features read, validated, repaired and written per batch by a streamed import: its memory.
-BATCH = 20_000
+BATCH = 5_000
 
 
 @dataclass
@@ -960,7 +960,8 @@ def _checked_geometries(frame, spec, report) -> gpd.GeoSeries:
     for index in np.flatnonzero(invalid):
         geoms[index] = _allowed_parts(shapely.make_valid(geoms[index]), spec.geometry_types)
         report.repaired.append(str(labels[index]))
-    kinds = np.array([None if g is None else g.geom_type for g in geoms], dtype=object)
+    type_ids = shapely.get_type_id(geoms)  # -1 where missing
+    kinds = np.where(type_ids < 0, None, np.array(_GEOMETRY_NAMES, dtype=object)[type_ids])
     wrong = ~missing & ~np.isin(kinds, spec.geometry_types)
     for index in np.flatnonzero(missing):
         report.reject(labels[index], "no geometry (null or empty)")
@@ -971,6 +972,10 @@ def _checked_geometries(frame, spec, report) -> gpd.GeoSeries:
         report.reject(labels[index], "nothing of the allowed type left after repair")
     geoms[missing | wrong] = None
     return gpd.GeoSeries(_promoted(geoms), index=frame.index, crs=frame.crs)
+
+
+_GEOMETRY_NAMES = ("Point", "LineString", "LinearRing", "Polygon", "MultiPoint", "MultiLineString",
+                   "MultiPolygon", "GeometryCollection")  # by shapely's type id
 
 
 def _allowed_parts(geom, allowed):
@@ -991,6 +996,9 @@ def _promoted(geoms) -> np.ndarray:
 
 def _typed(column: pd.Series, kind: str, name, path, layer_label) -> list:
     """Values as Python text / int / float (None where empty); a bad number is an error."""
+    fast = _typed_vectorised(column, kind)
+    if fast is not None:
+        return fast
     out: list[object] = []
     for label, value in column.items():
         if value is None or (isinstance(value, float) and np.isnan(value)) or \
@@ -1007,3 +1015,25 @@ def _typed(column: pd.Series, kind: str, name, path, layer_label) -> list:
                                  feature=label, field=name, fix=f"give {name} as a number") from None
             out.append(int(number) if kind == "integer" else number)
     return out
+
+
+def _typed_vectorised(column: pd.Series, kind: str) -> Optional[list]:
+    """:func:`_typed` in whole-column steps where the column's type allows it (numbers as
+    numbers, text as text: a streamed batch as GDAL reads it); None where it does not."""
+    values = column.to_numpy()
+    if kind in ("integer", "real") and values.dtype.kind in "iuf":
+        missing = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), bool)
+        if values.dtype.kind == "f" and not np.isfinite(values[~missing]).all():
+            return None  # an infinite number: as the row-by-row path says it
+        out = np.full(len(values), None, dtype=object)
+        kept = values[~missing]
+        out[~missing] = list((kept.astype(np.int64) if kind == "integer" else
+                              kept.astype(float)).tolist())
+        return out.tolist()
+    if kind == "text" and values.dtype.kind == "O":
+        text = [v if isinstance(v, str) else None for v in values]
+        others = values[np.array([t is None for t in text], dtype=bool)]
+        if len(others) and not pd.isna(pd.Series(others, dtype=object)).all():
+            return None  # numbers or dates in a text field: as the row-by-row path says them
+        return [(t.strip() or None) if t is not None else None for t in text]
+    return None

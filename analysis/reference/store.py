@@ -382,6 +382,8 @@ class GeoPackageStore(ReferenceStore):
             rows = [] if HISTORY_TABLE not in self._tables(con) else con.execute(
                 f"SELECT attributes, geometry FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? "
                 "ORDER BY feature_id", (layer, row.version)).fetchall()
+            if not rows:  # the current version: in the layer table until the next import
+                rows = self._current_rows(con, layer, row)
         if not rows and row.feature_count:
             raise InputError(f"version {row.version} of '{layer}' was not imported by SWPPP "
                              "Review's reference import: its features were not kept", path=self.path,
@@ -439,7 +441,10 @@ class GeoPackageStore(ReferenceStore):
                 columns = list(spec.fields)
                 insert = (f"INSERT INTO {_q(layer)} (fid, geom, {', '.join(_q(c) for c in columns)}) "
                           f"VALUES (?, ?{', ?' * len(columns)})")
-                # The R-tree is filled here from the envelopes already known (its triggers,
+                # The version is not copied into the history here: the layer table holds it
+                # while it is current (read_version reads it there), and the next import
+                # archives it (_archive_unkept, in SQL) before replacing it. The R-tree is
+                # filled here from the envelopes already known (its triggers,
                 # which would call back into Python for every feature, come after the load).
                 rtree = f"INSERT INTO {_q(f'rtree_{layer}_geom')} VALUES (?, ?, ?, ?, ?)"
                 bounds = None
@@ -455,8 +460,6 @@ class GeoPackageStore(ReferenceStore):
                         fids, gpkg_blob(geoms, srs_id, wkb, envelopes), values)])
                     con.executemany(rtree, [(f, e[0], e[2], e[1], e[3]) for f, e, w in
                                             zip(fids, envelopes.tolist(), wkb) if w is not None])
-                    con.executemany(f"INSERT INTO {_q(HISTORY_TABLE)} VALUES (?, ?, ?, ?, ?)",
-                                    history_rows(layer, piece, row.version, wkb))
                     box = shapely.total_bounds(geoms)  # NaN where the piece has no geometry
                     bounds = box if bounds is None else np.r_[np.fmin(bounds[:2], box[:2]),
                                                               np.fmax(bounds[2:], box[2:])]
@@ -523,11 +526,8 @@ class GeoPackageStore(ReferenceStore):
                 f"SELECT 1 FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? LIMIT 1",
                 (layer, version)).fetchone():
             return
-        present = {r[1] for r in con.execute(f"PRAGMA table_info({_q(layer)})")}
-        pairs = ", ".join(f"'{c}', {_q(c) if c in present else 'NULL'}" for c in spec.fields)
         con.execute(f"INSERT INTO {_q(HISTORY_TABLE)} SELECT ?, ?, CAST({_q(spec.id_field)} AS TEXT), "
-                    f"json_object({pairs}), gpkg_wkb(geom) FROM {_q(layer)} WHERE geom IS NOT NULL",
-                    (layer, version))
+                    f"{_layer_rows(con, layer, spec)}", (layer, version))
         srs = con.execute("SELECT s.organization, s.organization_coordsys_id, s.definition FROM "
                           "gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s USING (srs_id) WHERE "
                           "lower(g.table_name) = lower(?)", (layer,)).fetchone()
@@ -535,6 +535,17 @@ class GeoPackageStore(ReferenceStore):
             crs = f"EPSG:{srs[1]}" if str(srs[0]).upper() == "EPSG" else srs[2]
             con.execute(f"UPDATE {_q(VERSIONS_TABLE)} SET crs = ? WHERE layer = ? AND version = ? "
                         "AND crs IS NULL", (crs, layer, version))
+
+    def _current_rows(self, con, layer: str, row: VersionRow) -> list:
+        """The current version's (attributes JSON, WKB) rows, from the layer table, where this
+        store's import wrote it (it has a sha256) and it is still the newest."""
+        newest = con.execute(f"SELECT max(version) FROM {_q(VERSIONS_TABLE)} WHERE layer = ?",
+                             (layer,)).fetchone()[0]
+        if not row.sha256 or newest != row.version or layer not in self._tables(con):
+            return []
+        spec = REFERENCE_LAYERS[layer]
+        return con.execute(f"SELECT {_layer_rows(con, layer, spec)} ORDER BY "
+                           f"CAST({_q(spec.id_field)} AS TEXT)").fetchall()
 
     def _drop_layer(self, con, layer: str) -> None:
         tables = self._tables(con)
@@ -565,6 +576,14 @@ class GeoPackageStore(ReferenceStore):
         if "gpkg_ogr_contents" in self._tables(con):
             con.execute("INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?, NULL)",
                         (layer,))
+
+
+def _layer_rows(con, layer: str, spec) -> str:
+    """SQL selecting a layer table's features as history rows: attributes as a JSON object of
+    the contract's fields (NULL where the table lacks one), geometry as WKB (NULL stays)."""
+    present = {r[1] for r in con.execute(f"PRAGMA table_info({_q(layer)})")}
+    pairs = ", ".join(f"'{c}', {_q(c) if c in present else 'NULL'}" for c in spec.fields)
+    return f"json_object({pairs}), gpkg_wkb(geom) FROM {_q(layer)}"
 
 
 def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict:
