@@ -318,32 +318,43 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
         opener.__exit__(None, None, None)
         raise
 
-    def stream() -> Iterator[gpd.GeoDataFrame]:
-        report.clear()
-        seen: set = set()
-        repeated: set = set()
-        kept = 0
+    def batches(into: ImportReport) -> Iterator[gpd.GeoDataFrame]:
         for data in read_layer_batches(opened, source_layer, batch):
             frame = _apply_mapping(_checked_source(data, path, source_layer), rules, spec, path)
             if spec.name == "tmdl_watersheds":  # every unit of this layer has a TMDL
-                report.tmdl_ids.update(_ids(frame, spec))
-            frame = _validate_batch(frame, spec, report, str(path), synonyms)
-            ids = frame[spec.id_field]
-            repeated.update(ids[ids.duplicated()])
-            repeated.update(i for i in ids if i in seen)
-            seen.update(ids)
-            kept += len(frame)
+                into.tmdl_ids.update(_ids(frame, spec))
+            yield _validate_batch(frame, spec, into, str(path), synonyms)
+
+    def stream() -> Iterator[gpd.GeoDataFrame]:
+        report.clear()
+        hashes = []  # the ids' 64-bit hashes (8 bytes a feature, not the ids themselves)
+        for frame in batches(report):
+            hashes.append(_id_hashes(frame[spec.id_field]))
             yield frame
-        if repeated:
-            raise _repeated_ids(spec, repeated, path, source_layer)
-        if not kept:
+        hashed = np.sort(np.concatenate(hashes)) if hashes else np.zeros(0, np.uint64)
+        if not len(hashed):
             raise _nothing_left(spec, path, source_layer)
+        twice = np.unique(hashed[1:][hashed[1:] == hashed[:-1]])
+        if len(twice):  # rare: the ids behind the repeated hashes, read again to name them
+            counts: dict = {}
+            for frame in batches(ImportReport()):
+                ids = frame[spec.id_field]
+                for i in ids[np.isin(_id_hashes(ids), twice)]:
+                    counts[i] = counts.get(i, 0) + 1
+            repeated = {i for i, n in counts.items() if n > 1}
+            if repeated:
+                raise _repeated_ids(spec, repeated, path, source_layer)
 
     return Candidate(layer=layer, frame=None, source=str(source), sha256=sha256,
                      report=report, crs=first.crs, stream=stream, expected=expected,
                      source_date=dated[0], source_date_from=dated[1],
                      stable_ids=not _fid_ids(rules, spec),
                      cleanup=lambda: opener.__exit__(None, None, None))
+
+
+def _id_hashes(ids: pd.Series) -> np.ndarray:
+    """64-bit hashes of ids (text), to find repeats across batches in bounded memory."""
+    return pd.util.hash_array(ids.to_numpy(dtype=object))
 
 
 def _spec(layer) -> ReferenceLayerSpec:
