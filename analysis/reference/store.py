@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import sqlite3
 import struct
+import threading
 import time
 from contextlib import closing
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Optional
+from collections.abc import Iterator
 
 import geopandas as gpd
 import numpy as np
@@ -38,8 +41,8 @@ from ..progress import SILENT, Progress
 from .importer import REFERENCE_LAYERS, Candidate
 
 __all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "is_postgres", "status",
-           "HISTORY_TABLE", "VERSIONS_TABLE", "written_batches", "history_rows", "finish_version",
-           "ADDED_VERSION_COLUMNS"]
+           "HISTORY_TABLE", "VERSIONS_TABLE", "written_batches", "read_ahead", "history_rows",
+           "finish_version", "ADDED_VERSION_COLUMNS"]
 
 VERSIONS_TABLE = "layer_versions"
 HISTORY_TABLE = "reference_history"
@@ -189,7 +192,7 @@ def written_batches(candidate: Candidate, progress: Progress):
     step = chunk_size()
     written = 0
     expected = candidate.expected
-    for batch in candidate.chunks():
+    for batch in read_ahead(candidate.chunks()):
         for start in range(0, len(batch), step):
             piece = batch.iloc[start:start + step]
             written += len(piece)
@@ -197,6 +200,52 @@ def written_batches(candidate: Candidate, progress: Progress):
             fraction = min(1.0, written / expected) if expected else 0.5
             progress.step(0.1 + 0.8 * fraction, f"{written} features written")
             debug_pause(written)
+
+
+def read_ahead(batches: Iterator, depth: int = 1) -> Iterator:
+    """``batches``, the next one read (and validated) in a thread while the caller writes this
+    one: GDAL, GEOS and SQLite release the GIL, so reading and writing overlap; at most
+    ``depth`` batches wait, so memory stays bounded by the batch. An error while reading is
+    raised here, in the caller; a caller that stops early stops the reading too."""
+    waiting: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    done = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                waiting.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def read() -> None:
+        try:
+            for batch in batches:
+                if not put((batch, None)):
+                    return
+            put((done, None))
+        except BaseException as err:  # noqa: BLE001 - handed to the caller, raised there
+            put((None, err))
+        finally:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
+
+    reader = threading.Thread(target=read, name="swppp-import-read", daemon=True)
+    reader.start()
+    try:
+        while True:
+            batch, err = waiting.get()
+            if err is not None:
+                raise err
+            if batch is done:
+                return
+            yield batch
+    finally:
+        stop.set()
+        reader.join()
 
 
 def finish_version(candidate: Candidate, row: VersionRow) -> None:

@@ -201,3 +201,33 @@ def test_an_import_with_sites_names_exactly_the_sites_whose_water_it_newly_lists
     assert "nothing changed (this source was already imported)" in capsys.readouterr().out
     assert main(args[:-1] + [str(tmp_path / "none.gpkg")]) == 2
     assert [v.version for v in store.versions("impaired_waters")] == [1, 2]
+
+
+def test_read_ahead_yields_in_order_raises_the_readers_error_and_stops_with_its_caller():
+    """The batches read in a thread: same order; an error while reading reaches the caller;
+    a caller that stops early closes the source (nothing left reading)."""
+    from analysis.reference.store import read_ahead
+
+    assert list(read_ahead(iter(range(50)))) == list(range(50))
+
+    def failing():
+        yield 1
+        raise InputError("bad number in batch 2")
+
+    with pytest.raises(InputError, match="batch 2"):
+        list(read_ahead(failing()))
+    closed = []
+
+    def endless():
+        try:
+            k = 0
+            while True:
+                yield k
+                k += 1
+        finally:
+            closed.append(True)
+
+    ahead = read_ahead(endless())
+    assert [next(ahead) for _ in range(3)] == [0, 1, 2]
+    ahead.close()
+    assert closed == [True]
