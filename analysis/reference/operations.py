@@ -124,9 +124,9 @@ def _screen_before(sites, target, schema, store, layer: str, profile):
     if sites is None:
         return None
     if schema and is_postgres(target) and "://" in str(target):
-        raise InputError("--sites with --schema needs the connection as key=value words",
-                         parameter="sites", fix="give the target as 'service=NAME' or "
-                                                "'host=... dbname=...', or put the schema in it")
+        raise InputError("re-screening sites in a named PostGIS schema needs the connection as "
+                         "key=value words", parameter="sites",
+                         fix="give the target as 'service=NAME' or 'host=... dbname=...'")
     from ..screen.operations import run_screen, split_source
     from ..screen.sites import read_sites
 
