@@ -21,6 +21,7 @@ import sqlite3
 import struct
 import threading
 import time
+import warnings
 from contextlib import closing
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timezone
@@ -188,18 +189,26 @@ def history_rows(layer: str, frame: gpd.GeoDataFrame, version: int, wkb=None):
 
 def written_batches(candidate: Candidate, progress: Progress):
     """The candidate's batches, each cut in ``chunk_size()`` pieces: (piece, features written
-    once it is), with the progress bar and the kill tests' pause between pieces."""
+    once it is, its geometries' WKB, their [minx, miny, maxx, maxy] bounds), with the progress
+    bar and the kill tests' pause between pieces. The WKB and bounds are made with the batch,
+    in the reading thread (:func:`read_ahead`), not by the writer."""
     step = chunk_size()
     written = 0
     expected = candidate.expected
-    for batch in read_ahead(candidate.chunks()):
+    for batch, wkb, bounds in read_ahead(_with_wkb(candidate.chunks())):
         for start in range(0, len(batch), step):
             piece = batch.iloc[start:start + step]
             written += len(piece)
-            yield piece, written
+            yield piece, written, wkb[start:start + step], bounds[start:start + step]
             fraction = min(1.0, written / expected) if expected else 0.5
             progress.step(0.1 + 0.8 * fraction, f"{written} features written")
             debug_pause(written)
+
+
+def _with_wkb(batches: Iterator[gpd.GeoDataFrame]) -> Iterator[tuple]:
+    for batch in batches:
+        geoms = np.asarray(batch.geometry.array)
+        yield batch, shapely.to_wkb(geoms, byte_order=1), shapely.bounds(geoms)
 
 
 def read_ahead(batches: Iterator, depth: int = 1) -> Iterator:
@@ -498,10 +507,9 @@ class GeoPackageStore(ReferenceStore):
                 rtree = f"INSERT INTO {_q(f'rtree_{layer}_geom')} VALUES (?, ?, ?, ?, ?)"
                 bounds = None
                 fid = 0
-                for piece, row.feature_count in written_batches(candidate, progress):
+                for piece, row.feature_count, wkb, envelopes in written_batches(candidate,
+                                                                                progress):
                     geoms = np.asarray(piece.geometry.array)
-                    wkb = shapely.to_wkb(geoms, byte_order=1)
-                    envelopes = shapely.bounds(geoms)
                     fids = range(fid + 1, fid + 1 + len(geoms))
                     fid += len(geoms)
                     values = piece[columns].to_numpy(dtype=object)
@@ -509,7 +517,10 @@ class GeoPackageStore(ReferenceStore):
                         fids, gpkg_blob(geoms, srs_id, wkb, envelopes), values)])
                     con.executemany(rtree, [(f, e[0], e[2], e[1], e[3]) for f, e, w in
                                             zip(fids, envelopes.tolist(), wkb) if w is not None])
-                    box = shapely.total_bounds(geoms)  # NaN where the piece has no geometry
+                    with warnings.catch_warnings():  # all-NaN: a piece without geometries
+                        warnings.simplefilter("ignore", RuntimeWarning)
+                        box = np.r_[np.nanmin(envelopes[:, :2], axis=0),
+                                    np.nanmax(envelopes[:, 2:], axis=0)]
                     bounds = box if bounds is None else np.r_[np.fmin(bounds[:2], box[:2]),
                                                               np.fmax(bounds[2:], box[2:])]
                 finish_version(candidate, row)  # may refuse: rolled back below
