@@ -71,29 +71,35 @@ def build(target: Path, polygons: int) -> None:
     spot = points[np.bincount(near[0], minlength=len(points)).argmax()]
     x0 = cx - spot.x - (columns // 2) * width
     y0 = cy - spot.y - (rows // 2) * height
-    parts, ids = [], []
-    for t in range(tiles):
-        column, row = t % columns, t // columns
-        offset = np.array([x0 + column * width, y0 + row * height])
-        parts.append(shapely.transform(base, lambda xy, o=offset: xy + o))
-        ids.append([f"NWI-{t:03d}-{i:04d}" for i in range(len(nwi))])
-    geometries = np.concatenate(parts)
-    regulated = np.tile(nwi["WETLAND_TY"].isin(REGULATED_TYPES).to_numpy().astype(int), tiles)
-    wetlands = gpd.GeoDataFrame({
-        "wetland_id": np.concatenate(ids),
-        "source": "NWI",
-        "wetland_class": np.tile(nwi["ATTRIBUTE"].to_numpy(), tiles),
-        "regulated": regulated,
-        "adjacent_area_ft": np.where(regulated == 1, 100.0, np.nan),
-    }, geometry=gpd.GeoSeries(geometries, crs=nwi.crs))
+    regulated = nwi["WETLAND_TY"].isin(REGULATED_TYPES).to_numpy().astype(int)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".partial.gpkg")
     partial.unlink(missing_ok=True)
-    print(f"building {target} ({len(wetlands):,} wetland polygons in {columns} x {rows} tiles)",
+    print(f"building {target} ({tiles * len(nwi):,} wetland polygons in {columns} x {rows} tiles)",
           flush=True)
-    # GeoPackage 1.2, which QGIS's GDAL 3.6 reads without a warning.
-    pyogrio.write_dataframe(wetlands, partial, layer="wetlands", driver="GPKG",
-                            promote_to_multi=True, dataset_options={"VERSION": "1.2"})
+    # Written a few tiles at a time (appended): the builder holds one group of tiles, never
+    # the whole layer, so a 1M layer builds in bounded memory.
+    group = max(1, 50_000 // len(nwi))
+    for first in range(0, tiles, group):
+        parts, ids = [], []
+        for t in range(first, min(tiles, first + group)):
+            column, row = t % columns, t // columns
+            offset = np.array([x0 + column * width, y0 + row * height])
+            parts.append(shapely.transform(base, lambda xy, o=offset: xy + o))
+            ids.append([f"NWI-{t:03d}-{i:04d}" for i in range(len(nwi))])
+        count = len(parts)
+        wetlands = gpd.GeoDataFrame({
+            "wetland_id": np.concatenate(ids),
+            "source": "NWI",
+            "wetland_class": np.tile(nwi["ATTRIBUTE"].to_numpy(), count),
+            "regulated": np.tile(regulated, count),
+            "adjacent_area_ft": np.tile(np.where(regulated == 1, 100.0, np.nan), count),
+        }, geometry=gpd.GeoSeries(np.concatenate(parts), crs=nwi.crs))
+        # GeoPackage 1.2, which QGIS's GDAL 3.6 reads without a warning.
+        pyogrio.write_dataframe(wetlands, partial, layer="wetlands", driver="GPKG",
+                                promote_to_multi=True, append=first > 0,
+                                dataset_options=None if first else {"VERSION": "1.2"})
+        del wetlands, parts, ids
     for layer in ("impaired_waters", "tmdl_watersheds", "catchments"):
         pyogrio.write_dataframe(gpd.read_file(DEMO_REFERENCE, layer=layer), partial, layer=layer,
                                 driver="GPKG", append=False)

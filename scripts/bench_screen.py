@@ -251,6 +251,8 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-qgis", action="store_true")
     parser.add_argument("--skip-postgis", action="store_true")
     parser.add_argument("--skip-import", action="store_true")
+    parser.add_argument("--import-only", action="store_true",
+                        help="only the import against ogr2ogr (on this Python's stack)")
     parser.add_argument("--step", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.step:
@@ -271,18 +273,22 @@ def main(argv=None) -> int:
         if not reference.is_file():
             bench_reference.build(reference, args.polygons)
         sites = folder / f"sites_{args.sites}.gpkg"
-        if not sites.is_file():
+        if args.import_only:
+            args.skip_postgis = args.skip_qgis = True
+        elif not sites.is_file():
             build_sites(reference, sites, args.sites)
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="swppp-bench-work-")))
         print(f"{args.sites:,} five-acre sites against {args.polygons:,}+ wetland polygons "
               f"({reference.name}); Python {sys.version.split()[0]} ({sys.executable}); "
               f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        screen = run_step("screen", str(sites), str(reference))
-        floor = run_step("floor", str(sites), str(reference))
-        show("screen (GeoPackage)", screen, floor,
-             f"x the floor; {screen.get('applies')} Condition A, {screen.get('wet')} wetland")
-        show("floor: R-tree read + STRtree + areas", floor, note=f"{floor.get('wetlands_read')} "
-             f"wetlands read, {floor.get('pairs')} pairs")
+        screen: dict = {"ok": False, "error": "--import-only"}
+        if not args.import_only:
+            screen = run_step("screen", str(sites), str(reference))
+            floor = run_step("floor", str(sites), str(reference))
+            show("screen (GeoPackage)", screen, floor,
+                 f"x the floor; {screen.get('applies')} Condition A, {screen.get('wet')} wetland")
+            show("floor: R-tree read + STRtree + areas", floor,
+                 note=f"{floor.get('wetlands_read')} wetlands read, {floor.get('pairs')} pairs")
         if not args.skip_postgis:
             with postgis() as conninfo:
                 if conninfo is None:

@@ -53,6 +53,10 @@ def register(commands) -> None:
     imp.add_argument("--rejections", metavar="PATH.csv|PATH.gpkg",
                      help="where to list the rejected features (default: beside the target, "
                           "TARGET.LAYER_rejected.csv)")
+    imp.add_argument("--sites", metavar="SITES",
+                     help="sites on file (a vector file, one polygon per site, as swppp screen "
+                          "reads it): name those whose Condition A or wetland status this "
+                          "import changes, and the water, watershed or wetland that changed it")
     imp.add_argument("--quiet", action="store_true", help="print nothing but errors")
     imp.set_defaults(handler=_run_import)
 
@@ -75,14 +79,15 @@ def register(commands) -> None:
 
 
 def _run_import(args) -> int:
-    from ..reference.operations import import_reference
+    from ..reference.operations import import_reference, rescreen_lines
 
     progress = progress_bar(args.quiet)
     done = import_reference(args.layer, args.source, args.target, schema=args.schema, fmt=args.format,
                             geometry=args.geometry, mapping=args.mapping,
                             source_date=args.source_date, profile=args.profile, progress=progress,
                             causes=args.causes, accept_rejections=args.accept_rejections,
-                            rejections=args.rejections, derive_watersheds=args.derive_watersheds)
+                            rejections=args.rejections, derive_watersheds=args.derive_watersheds,
+                            sites=args.sites)
     out = sys.stderr if args.json == "-" else sys.stdout
     if not args.quiet:
         clear_bar(progress)
@@ -95,6 +100,8 @@ def _run_import(args) -> int:
         else:
             print(f"{args.layer}: this source was already imported as version {version['version']} "
                   f"(same sha256 {version['sha256'][:12]}...); nothing changed", file=out)
+        for line in rescreen_lines(done["rescreen"]) if "rescreen" in done else []:
+            print(terminal(line), file=out)
     if args.json:
         emit_json(done, args.json)
     return 0

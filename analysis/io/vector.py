@@ -5,8 +5,10 @@ geopandas 1.x with pyogrio. This module is the one place that knows which is pre
 """
 from __future__ import annotations
 
+import importlib.util
 import logging
 import sqlite3
+import warnings
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from itertools import islice
 
 import geopandas as gpd
+import numpy as np
 import pandas as pd
 import shapely
 from pyproj import CRS
@@ -93,9 +96,16 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
 
 def read_layer_batches(path: str | Path, layer: str, size: int) -> Iterator[LayerData]:
     """One layer read ``size`` features at a time (each batch as :func:`read_layer` reads a
-    layer), so that a statewide layer is never whole in memory: pyogrio reads each batch
-    through GDAL in one call; fiona iterates GDAL's reader, ``size`` features per frame."""
+    layer), so that a statewide layer is never whole in memory. GDAL's own Arrow stream where
+    it is there (GDAL >= 3.6 through ``osgeo.ogr``, as QGIS ships it; else pyogrio's, where
+    pyarrow is installed): each batch comes as columns, its geometries as WKB made into shapely
+    geometries in one vectorised call. Without either: pyogrio reads each batch in one call;
+    fiona iterates GDAL's reader, ``size`` features per frame."""
     try:
+        arrow = _arrow_batches(path, layer, size)
+        if arrow is not None:
+            yield from arrow
+            return
         if ENGINE == "pyogrio":
             info = pyogrio.read_info(str(path), layer=layer)
             crs = _defined_crs(path, layer, info.get("crs"))
@@ -130,6 +140,111 @@ def read_layer_batches(path: str | Path, layer: str, size: int) -> Iterator[Laye
     except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
         raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
                          layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
+
+
+def _arrow_batches(path, layer: str, size: int) -> Optional[Iterator[LayerData]]:
+    """The layer's batches from an Arrow stream (None where neither reader is installed)."""
+    try:
+        from osgeo import ogr  # GDAL's own bindings (QGIS's Python has them)
+    except ImportError:
+        ogr = None
+    if ogr is not None and hasattr(ogr.Layer, "GetArrowStreamAsNumPy"):
+        return _ogr_arrow_batches(ogr, path, layer, size)
+    if ENGINE == "pyogrio" and importlib.util.find_spec("pyarrow") is not None:
+        return _pyogrio_arrow_batches(path, layer, size)
+    return None
+
+
+def _ogr_arrow_batches(ogr, path, layer: str, size: int) -> Iterator[LayerData]:
+    from osgeo import gdal
+
+    gdal.PushErrorHandler("CPLQuietErrorHandler")
+    previous = gdal.GetConfigOption(_GPKG_THREADS)
+    gdal.SetConfigOption(_GPKG_THREADS, "1")  # as for pyogrio below
+    try:
+        with warnings.catch_warnings():  # GDAL >= 3.8 asks for UseExceptions(): not ours to set
+            warnings.simplefilter("ignore", FutureWarning)
+            source = ogr.Open(str(path))
+        found = source.GetLayerByName(layer) if source is not None else None
+        if found is None:
+            raise OSError(gdal.GetLastErrorMsg() or "GDAL cannot open it")
+        crs = _defined_crs(path, layer, found.GetSpatialRef().ExportToWkt()
+                           if found.GetSpatialRef() is not None else None)
+        fid_name = found.GetFIDColumn() or "OGC_FID"
+        geometry_name = found.GetGeometryColumn() or "wkb_geometry"
+        definition = found.GetLayerDefn()
+        columns = [definition.GetFieldDefn(i).GetName() for i in range(definition.GetFieldCount())]
+        gdal.ErrorReset()
+        stream = found.GetArrowStreamAsNumPy(options=[f"MAX_FEATURES_IN_BATCH={int(size)}"])
+        for arrays in stream:
+            fids = pd.Index(np.asarray(arrays[fid_name]), name="fid")
+            attributes = pd.DataFrame({c: _plain_column(arrays[c]) for c in columns},
+                                      index=fids, columns=columns)
+            yield _batch(layer, _with_wkb(attributes, arrays[geometry_name]), crs)
+        if gdal.GetLastErrorType() >= gdal.CE_Failure and gdal.GetLastErrorMsg():
+            raise OSError(gdal.GetLastErrorMsg())
+        del stream, found, source
+    finally:
+        gdal.SetConfigOption(_GPKG_THREADS, previous)
+        gdal.PopErrorHandler()
+
+
+def _pyogrio_arrow_batches(path, layer: str, size: int) -> Iterator[LayerData]:
+    from pyogrio.raw import open_arrow
+
+    # GDAL >= 3.8 reads a GeoPackage's Arrow batches ahead in worker threads, each holding
+    # batches in memory: one thread keeps memory bounded by the batch (and costs little).
+    previous = pyogrio.get_gdal_config_option(_GPKG_THREADS)
+    pyogrio.set_gdal_config_options({_GPKG_THREADS: "1"})
+    try:
+        yield from _pyogrio_arrow_read(open_arrow, path, layer, size)
+    finally:
+        pyogrio.set_gdal_config_options({_GPKG_THREADS: previous})
+
+
+_GPKG_THREADS = "OGR_GPKG_NUM_THREADS"
+
+
+def _pyogrio_arrow_read(open_arrow, path, layer: str, size: int) -> Iterator[LayerData]:
+    with open_arrow(str(path), layer=layer, batch_size=int(size), return_fids=True,
+                    use_pyarrow=True) as (meta, reader):
+        crs = _defined_crs(path, layer, meta.get("crs"))
+        geometry_name = meta.get("geometry_name") or "wkb_geometry"
+        columns = list(meta.get("fields", []))
+        fid_name = meta.get("fid_column") or "OGC_FID"
+        for batch in reader:
+            table = batch.to_pandas(split_blocks=True, self_destruct=True)
+            fids = pd.Index(table.pop(fid_name).to_numpy(), name="fid")
+            wkb = table.pop(geometry_name).to_numpy()
+            table.index = fids
+            yield _batch(layer, _with_wkb(table[columns], wkb), crs)
+
+
+def _plain_column(values) -> np.ndarray:
+    """One column of GDAL's NumPy batch as pandas reads a layer: text decoded, nulls None/NaN."""
+    mask = np.ma.getmaskarray(values) if isinstance(values, np.ma.MaskedArray) else None
+    data = np.asarray(np.ma.getdata(values))
+    if data.dtype.kind == "S":
+        try:
+            data = data.astype(str).astype(object)  # ASCII: numpy decodes it in one call
+        except UnicodeDecodeError:
+            data = np.char.decode(data, "utf-8", errors="replace").astype(object)
+    elif data.dtype.kind == "O":
+        data = np.array([v.decode("utf-8", errors="replace") if isinstance(v, bytes) else v
+                         for v in data], dtype=object)
+    if mask is None or not mask.any():
+        return data
+    if data.dtype.kind == "f":
+        return np.where(mask, np.nan, data)
+    data = data.astype(object)
+    data[mask] = None
+    return data
+
+
+def _with_wkb(attributes: pd.DataFrame, wkb) -> gpd.GeoDataFrame:
+    """The batch's attributes with its WKB geometries (None where null), made in one call."""
+    geometries = shapely.from_wkb(np.asarray(wkb, dtype=object))
+    return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(geometries, index=attributes.index))
 
 
 def layer_feature_count(path: str | Path, layer: str) -> Optional[int]:

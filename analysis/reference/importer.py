@@ -59,7 +59,7 @@ class StormwaterReading:
 
 _MAX_LISTED = 20  # rejected features listed by label; the rest are counted
 # Features read, validated, repaired and written per batch by a streamed import: its memory.
-BATCH = 20_000
+BATCH = 5_000
 
 
 @dataclass
@@ -318,32 +318,43 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
         opener.__exit__(None, None, None)
         raise
 
-    def stream() -> Iterator[gpd.GeoDataFrame]:
-        report.clear()
-        seen: set = set()
-        repeated: set = set()
-        kept = 0
+    def batches(into: ImportReport) -> Iterator[gpd.GeoDataFrame]:
         for data in read_layer_batches(opened, source_layer, batch):
             frame = _apply_mapping(_checked_source(data, path, source_layer), rules, spec, path)
             if spec.name == "tmdl_watersheds":  # every unit of this layer has a TMDL
-                report.tmdl_ids.update(_ids(frame, spec))
-            frame = _validate_batch(frame, spec, report, str(path), synonyms)
-            ids = frame[spec.id_field]
-            repeated.update(ids[ids.duplicated()])
-            repeated.update(i for i in ids if i in seen)
-            seen.update(ids)
-            kept += len(frame)
+                into.tmdl_ids.update(_ids(frame, spec))
+            yield _validate_batch(frame, spec, into, str(path), synonyms)
+
+    def stream() -> Iterator[gpd.GeoDataFrame]:
+        report.clear()
+        hashes = []  # the ids' 64-bit hashes (8 bytes a feature, not the ids themselves)
+        for frame in batches(report):
+            hashes.append(_id_hashes(frame[spec.id_field]))
             yield frame
-        if repeated:
-            raise _repeated_ids(spec, repeated, path, source_layer)
-        if not kept:
+        hashed = np.sort(np.concatenate(hashes)) if hashes else np.zeros(0, np.uint64)
+        if not len(hashed):
             raise _nothing_left(spec, path, source_layer)
+        twice = np.unique(hashed[1:][hashed[1:] == hashed[:-1]])
+        if len(twice):  # rare: the ids behind the repeated hashes, read again to name them
+            counts: dict = {}
+            for frame in batches(ImportReport()):
+                ids = frame[spec.id_field]
+                for i in ids[np.isin(_id_hashes(ids), twice)]:
+                    counts[i] = counts.get(i, 0) + 1
+            repeated = {i for i, n in counts.items() if n > 1}
+            if repeated:
+                raise _repeated_ids(spec, repeated, path, source_layer)
 
     return Candidate(layer=layer, frame=None, source=str(source), sha256=sha256,
                      report=report, crs=first.crs, stream=stream, expected=expected,
                      source_date=dated[0], source_date_from=dated[1],
                      stable_ids=not _fid_ids(rules, spec),
                      cleanup=lambda: opener.__exit__(None, None, None))
+
+
+def _id_hashes(ids: pd.Series) -> np.ndarray:
+    """64-bit hashes of ids (text), to find repeats across batches in bounded memory."""
+    return pd.util.hash_array(ids.to_numpy(dtype=object))
 
 
 def _spec(layer) -> ReferenceLayerSpec:
@@ -960,7 +971,8 @@ def _checked_geometries(frame, spec, report) -> gpd.GeoSeries:
     for index in np.flatnonzero(invalid):
         geoms[index] = _allowed_parts(shapely.make_valid(geoms[index]), spec.geometry_types)
         report.repaired.append(str(labels[index]))
-    kinds = np.array([None if g is None else g.geom_type for g in geoms], dtype=object)
+    type_ids = shapely.get_type_id(geoms)  # -1 where missing
+    kinds = np.where(type_ids < 0, None, np.array(_GEOMETRY_NAMES, dtype=object)[type_ids])
     wrong = ~missing & ~np.isin(kinds, spec.geometry_types)
     for index in np.flatnonzero(missing):
         report.reject(labels[index], "no geometry (null or empty)")
@@ -971,6 +983,10 @@ def _checked_geometries(frame, spec, report) -> gpd.GeoSeries:
         report.reject(labels[index], "nothing of the allowed type left after repair")
     geoms[missing | wrong] = None
     return gpd.GeoSeries(_promoted(geoms), index=frame.index, crs=frame.crs)
+
+
+_GEOMETRY_NAMES = ("Point", "LineString", "LinearRing", "Polygon", "MultiPoint", "MultiLineString",
+                   "MultiPolygon", "GeometryCollection")  # by shapely's type id
 
 
 def _allowed_parts(geom, allowed):
@@ -991,6 +1007,9 @@ def _promoted(geoms) -> np.ndarray:
 
 def _typed(column: pd.Series, kind: str, name, path, layer_label) -> list:
     """Values as Python text / int / float (None where empty); a bad number is an error."""
+    fast = _typed_vectorised(column, kind)
+    if fast is not None:
+        return fast
     out: list[object] = []
     for label, value in column.items():
         if value is None or (isinstance(value, float) and np.isnan(value)) or \
@@ -1007,3 +1026,25 @@ def _typed(column: pd.Series, kind: str, name, path, layer_label) -> list:
                                  feature=label, field=name, fix=f"give {name} as a number") from None
             out.append(int(number) if kind == "integer" else number)
     return out
+
+
+def _typed_vectorised(column: pd.Series, kind: str) -> Optional[list]:
+    """:func:`_typed` in whole-column steps where the column's type allows it (numbers as
+    numbers, text as text: a streamed batch as GDAL reads it); None where it does not."""
+    values = column.to_numpy()
+    if kind in ("integer", "real") and values.dtype.kind in "iuf":
+        missing = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), bool)
+        if values.dtype.kind == "f" and not np.isfinite(values[~missing]).all():
+            return None  # an infinite number: as the row-by-row path says it
+        out = np.full(len(values), None, dtype=object)
+        kept = values[~missing]
+        out[~missing] = list((kept.astype(np.int64) if kind == "integer" else
+                              kept.astype(float)).tolist())
+        return out.tolist()
+    if kind == "text" and values.dtype.kind == "O":
+        text = [v if isinstance(v, str) else None for v in values]
+        others = values[np.array([t is None for t in text], dtype=bool)]
+        if len(others) and not pd.isna(pd.Series(others, dtype=object)).all():
+            return None  # numbers or dates in a text field: as the row-by-row path says them
+        return [(t.strip() or None) if t is not None else None for t in text]
+    return None

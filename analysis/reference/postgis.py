@@ -181,12 +181,11 @@ class PostgisStore(ReferenceStore):
             history = sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s::jsonb, "
                               "ST_GeomFromWKB(%s, %s))").format(ids.table(HISTORY_TABLE))
             with con.cursor() as cur:
-                for piece, row.feature_count in written_batches(candidate, progress):
+                for piece, row.feature_count, wkb, _ in written_batches(candidate, progress):
                     values = piece[columns].to_numpy(dtype=object)
-                    wkb = shapely.to_wkb(np.asarray(piece.geometry.array), byte_order=1)
                     cur.executemany(insert, [(*v, w, srid) for v, w in zip(values, wkb)])
                     cur.executemany(history, [(*h, srid) for h in
-                                              history_rows(layer, piece, row.version)])
+                                              history_rows(layer, piece, row.version, wkb)])
             finish_version(candidate, row)  # may refuse: the transaction is rolled back
             con.execute(sql.SQL("CREATE INDEX {} ON {} USING gist (geom)").format(
                 sql.Identifier(f"{staged}_geom_idx"), ids.table(staged)))

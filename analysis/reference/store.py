@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import sqlite3
 import struct
+import threading
 import time
+import warnings
 from contextlib import closing
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Optional
+from collections.abc import Iterator
 
 import geopandas as gpd
 import numpy as np
@@ -38,8 +42,8 @@ from ..progress import SILENT, Progress
 from .importer import REFERENCE_LAYERS, Candidate
 
 __all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "is_postgres", "status",
-           "HISTORY_TABLE", "VERSIONS_TABLE", "written_batches", "history_rows", "finish_version",
-           "ADDED_VERSION_COLUMNS"]
+           "HISTORY_TABLE", "VERSIONS_TABLE", "written_batches", "read_ahead", "history_rows",
+           "finish_version", "ADDED_VERSION_COLUMNS"]
 
 VERSIONS_TABLE = "layer_versions"
 HISTORY_TABLE = "reference_history"
@@ -185,18 +189,72 @@ def history_rows(layer: str, frame: gpd.GeoDataFrame, version: int, wkb=None):
 
 def written_batches(candidate: Candidate, progress: Progress):
     """The candidate's batches, each cut in ``chunk_size()`` pieces: (piece, features written
-    once it is), with the progress bar and the kill tests' pause between pieces."""
+    once it is, its geometries' WKB, their [minx, miny, maxx, maxy] bounds), with the progress
+    bar and the kill tests' pause between pieces. The WKB and bounds are made with the batch,
+    in the reading thread (:func:`read_ahead`), not by the writer."""
     step = chunk_size()
     written = 0
     expected = candidate.expected
-    for batch in candidate.chunks():
+    for batch, wkb, bounds in read_ahead(_with_wkb(candidate.chunks())):
         for start in range(0, len(batch), step):
             piece = batch.iloc[start:start + step]
             written += len(piece)
-            yield piece, written
+            yield piece, written, wkb[start:start + step], bounds[start:start + step]
             fraction = min(1.0, written / expected) if expected else 0.5
             progress.step(0.1 + 0.8 * fraction, f"{written} features written")
             debug_pause(written)
+
+
+def _with_wkb(batches: Iterator[gpd.GeoDataFrame]) -> Iterator[tuple]:
+    for batch in batches:
+        geoms = np.asarray(batch.geometry.array)
+        yield batch, shapely.to_wkb(geoms, byte_order=1), shapely.bounds(geoms)
+
+
+def read_ahead(batches: Iterator, depth: int = 1) -> Iterator:
+    """``batches``, the next one read (and validated) in a thread while the caller writes this
+    one: GDAL, GEOS and SQLite release the GIL, so reading and writing overlap; at most
+    ``depth`` batches wait, so memory stays bounded by the batch. An error while reading is
+    raised here, in the caller; a caller that stops early stops the reading too."""
+    waiting: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    done = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                waiting.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def read() -> None:
+        try:
+            for batch in batches:
+                if not put((batch, None)):
+                    return
+            put((done, None))
+        except BaseException as err:  # noqa: BLE001 - handed to the caller, raised there
+            put((None, err))
+        finally:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
+
+    reader = threading.Thread(target=read, name="swppp-import-read", daemon=True)
+    reader.start()
+    try:
+        while True:
+            batch, err = waiting.get()
+            if err is not None:
+                raise err
+            if batch is done:
+                return
+            yield batch
+    finally:
+        stop.set()
+        reader.join()
 
 
 def finish_version(candidate: Candidate, row: VersionRow) -> None:
@@ -382,6 +440,8 @@ class GeoPackageStore(ReferenceStore):
             rows = [] if HISTORY_TABLE not in self._tables(con) else con.execute(
                 f"SELECT attributes, geometry FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? "
                 "ORDER BY feature_id", (layer, row.version)).fetchall()
+            if not rows:  # the current version: in the layer table until the next import
+                rows = self._current_rows(con, layer, row)
         if not rows and row.feature_count:
             raise InputError(f"version {row.version} of '{layer}' was not imported by SWPPP "
                              "Review's reference import: its features were not kept", path=self.path,
@@ -439,15 +499,17 @@ class GeoPackageStore(ReferenceStore):
                 columns = list(spec.fields)
                 insert = (f"INSERT INTO {_q(layer)} (fid, geom, {', '.join(_q(c) for c in columns)}) "
                           f"VALUES (?, ?{', ?' * len(columns)})")
-                # The R-tree is filled here from the envelopes already known (its triggers,
+                # The version is not copied into the history here: the layer table holds it
+                # while it is current (read_version reads it there), and the next import
+                # archives it (_archive_unkept, in SQL) before replacing it. The R-tree is
+                # filled here from the envelopes already known (its triggers,
                 # which would call back into Python for every feature, come after the load).
                 rtree = f"INSERT INTO {_q(f'rtree_{layer}_geom')} VALUES (?, ?, ?, ?, ?)"
                 bounds = None
                 fid = 0
-                for piece, row.feature_count in written_batches(candidate, progress):
+                for piece, row.feature_count, wkb, envelopes in written_batches(candidate,
+                                                                                progress):
                     geoms = np.asarray(piece.geometry.array)
-                    wkb = shapely.to_wkb(geoms, byte_order=1)
-                    envelopes = shapely.bounds(geoms)
                     fids = range(fid + 1, fid + 1 + len(geoms))
                     fid += len(geoms)
                     values = piece[columns].to_numpy(dtype=object)
@@ -455,9 +517,10 @@ class GeoPackageStore(ReferenceStore):
                         fids, gpkg_blob(geoms, srs_id, wkb, envelopes), values)])
                     con.executemany(rtree, [(f, e[0], e[2], e[1], e[3]) for f, e, w in
                                             zip(fids, envelopes.tolist(), wkb) if w is not None])
-                    con.executemany(f"INSERT INTO {_q(HISTORY_TABLE)} VALUES (?, ?, ?, ?, ?)",
-                                    history_rows(layer, piece, row.version, wkb))
-                    box = shapely.total_bounds(geoms)  # NaN where the piece has no geometry
+                    with warnings.catch_warnings():  # all-NaN: a piece without geometries
+                        warnings.simplefilter("ignore", RuntimeWarning)
+                        box = np.r_[np.nanmin(envelopes[:, :2], axis=0),
+                                    np.nanmax(envelopes[:, 2:], axis=0)]
                     bounds = box if bounds is None else np.r_[np.fmin(bounds[:2], box[:2]),
                                                               np.fmax(bounds[2:], box[2:])]
                 finish_version(candidate, row)  # may refuse: rolled back below
@@ -523,11 +586,8 @@ class GeoPackageStore(ReferenceStore):
                 f"SELECT 1 FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? LIMIT 1",
                 (layer, version)).fetchone():
             return
-        present = {r[1] for r in con.execute(f"PRAGMA table_info({_q(layer)})")}
-        pairs = ", ".join(f"'{c}', {_q(c) if c in present else 'NULL'}" for c in spec.fields)
         con.execute(f"INSERT INTO {_q(HISTORY_TABLE)} SELECT ?, ?, CAST({_q(spec.id_field)} AS TEXT), "
-                    f"json_object({pairs}), gpkg_wkb(geom) FROM {_q(layer)} WHERE geom IS NOT NULL",
-                    (layer, version))
+                    f"{_layer_rows(con, layer, spec)}", (layer, version))
         srs = con.execute("SELECT s.organization, s.organization_coordsys_id, s.definition FROM "
                           "gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s USING (srs_id) WHERE "
                           "lower(g.table_name) = lower(?)", (layer,)).fetchone()
@@ -535,6 +595,17 @@ class GeoPackageStore(ReferenceStore):
             crs = f"EPSG:{srs[1]}" if str(srs[0]).upper() == "EPSG" else srs[2]
             con.execute(f"UPDATE {_q(VERSIONS_TABLE)} SET crs = ? WHERE layer = ? AND version = ? "
                         "AND crs IS NULL", (crs, layer, version))
+
+    def _current_rows(self, con, layer: str, row: VersionRow) -> list:
+        """The current version's (attributes JSON, WKB) rows, from the layer table, where this
+        store's import wrote it (it has a sha256) and it is still the newest."""
+        newest = con.execute(f"SELECT max(version) FROM {_q(VERSIONS_TABLE)} WHERE layer = ?",
+                             (layer,)).fetchone()[0]
+        if not row.sha256 or newest != row.version or layer not in self._tables(con):
+            return []
+        spec = REFERENCE_LAYERS[layer]
+        return con.execute(f"SELECT {_layer_rows(con, layer, spec)} ORDER BY "
+                           f"CAST({_q(spec.id_field)} AS TEXT)").fetchall()
 
     def _drop_layer(self, con, layer: str) -> None:
         tables = self._tables(con)
@@ -565,6 +636,14 @@ class GeoPackageStore(ReferenceStore):
         if "gpkg_ogr_contents" in self._tables(con):
             con.execute("INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?, NULL)",
                         (layer,))
+
+
+def _layer_rows(con, layer: str, spec) -> str:
+    """SQL selecting a layer table's features as history rows: attributes as a JSON object of
+    the contract's fields (NULL where the table lacks one), geometry as WKB (NULL stays)."""
+    present = {r[1] for r in con.execute(f"PRAGMA table_info({_q(layer)})")}
+    pairs = ", ".join(f"'{c}', {_q(c) if c in present else 'NULL'}" for c in spec.fields)
+    return f"json_object({pairs}), gpkg_wkb(geom) FROM {_q(layer)}"
 
 
 def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict:

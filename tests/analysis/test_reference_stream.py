@@ -147,3 +147,87 @@ def test_streamed_rejections_are_counted_over_the_batches_and_refuse_the_import_
     row = next(e for e in layers if e["layer"] == "tmdl_watersheds")["versions"][-1]
     assert (row["feature_count"], row["rejected_count"], row["rejected_with_tmdl"],
             row["rejections_accepted"], row["stable_ids"]) == (N - 2, 2, 2, 1, 1)
+
+
+def test_an_import_with_sites_names_exactly_the_sites_whose_water_it_newly_lists(tmp_path, capsys):
+    """``swppp reference import impaired_waters ... --sites``: version 2 adds NY9999-0001, the
+    water Example Brook's catchment drains to; the sites draining to it (and not already under
+    Condition A), and only those, are named, with the water that caused it."""
+    import json
+
+    import pandas as pd
+
+    from analysis.cli.app import main
+    from analysis.profile import load_profile
+    from analysis.reference.read import open_reference
+    from analysis.screen.screen import APPLIES, screen_sites
+    from analysis.screen.sites import read_sites
+    from tests.analysis.test_screen import random_sites, varied_reference
+
+    reference_file = varied_reference(tmp_path / "reference.gpkg")
+    sites_file = tmp_path / "sites.gpkg"
+    random_sites(reference_file, 40, seed=23).to_file(sites_file, layer="parcels", driver="GPKG")
+    store = GeoPackageStore(tmp_path / "store.gpkg")
+    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
+        store.import_candidate(read_candidate(layer, f"{reference_file}|layername={layer}"))
+    profile = load_profile()
+    before = screen_sites(read_sites(sites_file, profile.area_crs), open_reference(store.path),
+                          profile).by_site()
+    waters = gpd.read_file(reference_file, layer="impaired_waters")
+    added = waters.iloc[[1]].copy()
+    added["waterbody_id"], added["pollutants"] = "NY9999-0001", "Phosphorus"
+    listed = tmp_path / "listed_v2.gpkg"
+    gpd.GeoDataFrame(pd.concat([waters, added], ignore_index=True), crs=waters.crs).to_file(
+        listed, layer="impaired_waters", driver="GPKG")
+    expected = {k for k, row in before.items() if "NY9999-0001" in row["receiving_waters"].split(";")
+                and row["condition_a"] != APPLIES}
+    assert expected  # the random sites do reach that catchment
+
+    out = tmp_path / "import.json"
+    args = ["reference", "import", "impaired_waters", str(listed), "--into", str(store.path),
+            "--source-date", "2026-02-01", "--sites", str(sites_file)]
+    assert main(args + ["--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    rescreen = json.loads(out.read_text())["rescreen"]
+    assert (rescreen["from"], rescreen["to"], rescreen["sites"]) == (1, 2, 40)
+    assert {c["site_id"] for c in rescreen["changes"]} == expected
+    for change in rescreen["changes"]:
+        assert (change["what"], change["after"]) == ("Condition A", APPLIES)
+        assert "303(d)-listed water NY9999-0001 newly listed" in change["because"]
+        assert f"  {change['site_id']}: Condition A" in printed
+    assert f"impaired_waters version 1 -> 2: {len(expected)} site(s) changed" in printed
+    # The same source again: no new version, nothing changed; a bad sites file changes nothing.
+    assert main(args) == 0
+    assert "nothing changed (this source was already imported)" in capsys.readouterr().out
+    assert main(args[:-1] + [str(tmp_path / "none.gpkg")]) == 2
+    assert [v.version for v in store.versions("impaired_waters")] == [1, 2]
+
+
+def test_read_ahead_yields_in_order_raises_the_readers_error_and_stops_with_its_caller():
+    """The batches read in a thread: same order; an error while reading reaches the caller;
+    a caller that stops early closes the source (nothing left reading)."""
+    from analysis.reference.store import read_ahead
+
+    assert list(read_ahead(iter(range(50)))) == list(range(50))
+
+    def failing():
+        yield 1
+        raise InputError("bad number in batch 2")
+
+    with pytest.raises(InputError, match="batch 2"):
+        list(read_ahead(failing()))
+    closed = []
+
+    def endless():
+        try:
+            k = 0
+            while True:
+                yield k
+                k += 1
+        finally:
+            closed.append(True)
+
+    ahead = read_ahead(endless())
+    assert [next(ahead) for _ in range(3)] == [0, 1, 2]
+    ahead.close()
+    assert closed == [True]
