@@ -582,7 +582,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         Near: the box the analysis reads (the site's boundary, disturbance and discharge
         points widened by ``[reference] search_distance_ft``), transformed into each layer's
         CRS the way the analysis transforms it, so everything the analysis would read from the
-        layer itself is copied and nothing far away is.
+        layer itself is copied and nothing far away is; but for where Condition A follows the
+        runoff beyond the box: :meth:`copy_downstream`.
         """
         from analysis.profile import load_profile
         from analysis.reference.read import bounds_in_crs, site_file_bounds
@@ -634,7 +635,9 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         added, geometries = append_downstream_catchments(
             catchments, self._reference_path, profile.condition_a.downstream_catchment_hops,
             feedback)
-        self._reference_layers["catchments"]["features_copied"] += added
+        if added:
+            self._reference_layers["catchments"]["features_copied"] += added
+            self._reference_layers["catchments"]["copied"] = "near the site and downstream"
         feedback.pushInfo(self.tr("Reference layer catchments: {n} catchments downstream of "
                                   "those near the site added (drains_to followed at most {hops} "
                                   "steps, [condition_a] downstream_catchment_hops, and the "
@@ -663,7 +666,10 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         copied = QgsVectorLayer(f"{self._reference_path}|layername=tmdl_watersheds",
                                 "tmdl_watersheds", "ogr")
         n = _append_features(more.values(), copied)
-        self._reference_layers["tmdl_watersheds"]["features_copied"] += n
+        if n:
+            self._reference_layers["tmdl_watersheds"]["features_copied"] += n
+            self._reference_layers["tmdl_watersheds"]["copied"] = (
+                "near the site and around the catchments downstream")
         feedback.pushInfo(self.tr("Reference layer tmdl_watersheds: {n} watersheds around the "
                                   "downstream catchments added.").format(n=n))
 

@@ -14,7 +14,8 @@ pollutant impairing the receiving water, whatever their spelling (the rules prof
 <p>REFERENCE holds the reference layers (impaired_waters, tmdl_watersheds, catchments); they \
 are read only around the site. Or choose them from the project (IMPAIRED_WATERS_LAYER, \
 TMDL_WATERSHEDS_LAYER, CATCHMENTS_LAYER: a GeoPackage, PostGIS or other layer with the \
-contract's fields); only their features near the site are copied for the check. The findings \
+contract's fields); only their features near the site are copied for the check, with the \
+catchments downstream by <i>drains_to</i> and the TMDL watersheds around them. The findings \
 layer shows the TMDL watersheds and catchments that make Condition A apply. Without reference \
 layers, Condition A is reported as not decided.</p>"""
 

@@ -24,31 +24,35 @@ def run(name, parameters):
     return processing.run(f"swppp:{name}", parameters)
 
 
-@pytest.fixture(params=[FAR_SHED, NO_SHED_ON_THE_ROUTE], ids=["shed_on_route", "no_shed"])
+@pytest.fixture(params=[(FAR_SHED, "EPSG:2260"), (NO_SHED_ON_THE_ROUTE, "EPSG:2260"),
+                        (FAR_SHED, "EPSG:4326")],
+                ids=["shed_on_route", "no_shed", "shed_on_route_in_degrees"])
 def routed(data_copy, request):
     """The demo site, and a reference whose catchments route the runoff far from the site into
-    a TMDL watershed; its listed water is none of the site's (A is decided by the route)."""
+    a TMDL watershed; its listed water is none of the site's (A is decided by the route). The
+    reference layers are written in the param's CRS (a layer in degrees: the boxes the plugin
+    copies are transformed as the analysis transforms them)."""
     import geopandas as gpd
     from shapely.geometry import LineString, box
 
     site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
-    crs = "EPSG:2260"
+    crs, shed = "EPSG:2260", request.param[0]
     gpd.GeoDataFrame(
         {"catchment_id": [c for c, *_ in CHAIN], "name": [f"Catchment {c}" for c, *_ in CHAIN],
          "drains_to": [d for *_, d in CHAIN]},
         geometry=[box(x0, 913000, x1, 915000) for _, x0, x1, _ in CHAIN], crs=crs,
-    ).to_file(reference, layer="catchments", driver="GPKG")
+    ).to_crs(request.param[1]).to_file(reference, layer="catchments", driver="GPKG")
     gpd.GeoDataFrame(
         {"watershed_id": ["TW-FAR"], "name": ["Far Lake watershed"], "pollutants": ["Phosphorus"],
          "tmdl_id": ["NY-TMDL-FAR"], "stormwater_source": [1]},
-        geometry=[box(*request.param)], crs=crs,
-    ).to_file(reference, layer="tmdl_watersheds", driver="GPKG")
+        geometry=[box(*shed)], crs=crs,
+    ).to_crs(request.param[1]).to_file(reference, layer="tmdl_watersheds", driver="GPKG")
     gpd.GeoDataFrame(
         {"waterbody_id": ["NY-ELSEWHERE"], "name": ["Nowhere Creek"], "pollutants": ["Mercury"],
          "listing_cycle": ["2022"], "category": ["5"]},
         geometry=[LineString([(700000, 900000), (701000, 900000)])], crs=crs,
-    ).to_file(reference, layer="impaired_waters", driver="GPKG")
-    return str(site), str(reference), request.param == FAR_SHED
+    ).to_crs(request.param[1]).to_file(reference, layer="impaired_waters", driver="GPKG")
+    return str(site), str(reference), shed == FAR_SHED
 
 
 def condition_a(path):
@@ -86,10 +90,18 @@ def test_condition_a_on_project_layers_follows_the_route_the_cli_follows(routed,
     assert plugin["features"] == cli["features"]
     assert results["CONDITION_A_APPLIES"] == int(on_route) and results["CONDITION_A_DECIDED"] == 1
 
+    # The analysis read the same features from the copy as from the whole layers.
+    read = {run: json.loads(path.read_text(encoding="utf-8"))["reference"]["read"]
+            for run, path in (("cli", cli_json), ("plugin", plugin_json))}
+    assert {layer: r["features"] for layer, r in read["plugin"].items()} == \
+        {layer: read["cli"][layer]["features"] for layer in read["plugin"]}
     given = json.loads(plugin_json.read_text(encoding="utf-8"))["reference"]["project_layers"]
     # A (near the site) and B, C, D (followed) and E (the last step's, to know it a catchment).
     assert given["catchments"]["features_copied"] == 5
+    assert given["catchments"]["copied"] == "near the site and downstream"
     assert given["tmdl_watersheds"]["features_copied"] == int(on_route)
+    assert given["tmdl_watersheds"]["copied"] == (
+        "near the site and around the catchments downstream" if on_route else "near the site")
 
 
 def test_the_feedback_says_how_many_downstream_catchments_were_added(routed, tmp_path,
