@@ -14,7 +14,8 @@ profile's downstream_catchment_hops); a receiving water named like a \
 listed water is used with a warning. Pollutants of concern are the sediment family plus every \
 pollutant impairing the receiving water, whatever their spelling (the rules profile's aliases).</p>
 <p>REFERENCE holds the reference layers (impaired_waters, tmdl_watersheds, catchments); they \
-are read only around the site and the catchments downstream of it. Or choose them from the project (IMPAIRED_WATERS_LAYER, \
+are read only around the site and the catchments downstream of it. Or choose them from the \
+project (IMPAIRED_WATERS_LAYER, \
 TMDL_WATERSHEDS_LAYER, CATCHMENTS_LAYER: a GeoPackage, PostGIS or other layer with the \
 contract's fields); only their features near the site are copied for the check, with the \
 catchments downstream by <i>drains_to</i> and the TMDL watersheds around them. The findings \
