@@ -15,8 +15,12 @@ import traceback
 from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsDataSourceUri,
+    QgsExpression,
+    QgsFeature,
+    QgsFeatureRequest,
     QgsProcessing,
     QgsField,
+    QgsGeometry,
     QgsProcessingAlgorithm,
     QgsProcessingParameterDefinition,
     QgsProcessingException,
@@ -50,7 +54,8 @@ from ..compat import keep_pyproj_context
 from ..layouts import project_layout_maps
 
 __all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon",
-           "parse_field_map", "role_layers", "role_parameter", "export_layer", "layer_source"]
+           "parse_field_map", "role_layers", "role_parameter", "export_layer", "layer_source",
+           "append_downstream_catchments"]
 
 GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
 # The analysis's name of an input (InputError.parameters) -> this plugin's parameter, where it
@@ -199,6 +204,90 @@ def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=
             f"{message}")
     copied = QgsVectorLayer(f"{gpkg_path}|layername={role}", role, "ogr")
     return copied.featureCount() if copied.isValid() else 0
+
+
+# Source ids asked of a layer in one request (an IN list the provider is handed whole).
+_IDS_PER_REQUEST = 500
+
+
+def _crs_text(layer):
+    """``layer``'s CRS as the analysis names one: its EPSG code, else its WKT."""
+    crs = layer.crs()
+    return (crs.authid() if crs.authid().upper().startswith("EPSG:")
+            else crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT_PREFERRED))
+
+
+def _field_named(layer, name):
+    """``layer``'s field read as the contract field ``name`` (matched whatever its case, as the
+    analysis matches reference fields); None when it has none."""
+    return next((f for f in layer.fields().names() if f.lower() == name), None)
+
+
+def _append_features(source_features, copied):
+    """Append ``source_features`` (with geometry) to the GeoPackage layer ``copied``, each
+    attribute by name (its own fid left to the GeoPackage); the number appended."""
+    keys = set(copied.dataProvider().pkAttributeIndexes())
+    names = [(i, name) for i, name in enumerate(copied.fields().names()) if i not in keys]
+    out = []
+    for source in source_features:
+        feature = QgsFeature(copied.fields())
+        have = source.fields().names()
+        for i, name in names:
+            if name in have:
+                feature.setAttribute(i, source[name])
+        feature.setGeometry(source.geometry())
+        out.append(feature)
+    if out and not copied.dataProvider().addFeatures(out):
+        raise QgsProcessingException(
+            f"Could not add {len(out)} features to the copied layer {copied.name()}: "
+            f"{'; '.join(copied.dataProvider().errors())}")
+    return len(out)
+
+
+def append_downstream_catchments(layer, gpkg_path, hops, feedback=None):
+    """Append to the copied ``catchments`` layer of ``gpkg_path`` the catchments of ``layer``
+    downstream of those copied: ``drains_to`` followed ``hops`` steps and one more, the steps
+    Condition A takes (``analysis.checks.condition_a.receiving_waters``: it asks which of the
+    last step's values are catchments too, to say the route was cut, not read them as waters).
+
+    What a value means is :func:`analysis.reference.catchments.split_drains_to`'s: the
+    ``catchment_id`` of a catchment of the layer, else a water. The ids are asked of the source
+    by attribute (``"catchment_id" IN (...)``, values quoted by ``QgsExpression``), so a
+    statewide layer is not read whole. Returns ``(features appended, [their geometries in the
+    layer's CRS])``.
+    """
+    from analysis.reference.catchments import drains_to_values, split_drains_to
+
+    id_field, drains_field = _field_named(layer, "catchment_id"), _field_named(layer, "drains_to")
+    copied = QgsVectorLayer(f"{gpkg_path}|layername=catchments", "catchments", "ogr")
+    if id_field is None or drains_field is None or not copied.isValid():
+        return 0, []
+    level = [(str(f[id_field]).strip(), f[drains_field]) for f in copied.getFeatures()
+             if f[id_field] is not None]
+    known = {own for own, _ in level}
+    added, geometries = 0, []
+    for _depth in range(hops + 1):
+        if feedback is not None and feedback.isCanceled():
+            break
+        targets = sorted({v for _, d in level for v in drains_to_values(d)} - known)
+        found = {}
+        for start in range(0, len(targets), _IDS_PER_REQUEST):
+            batch = targets[start:start + _IDS_PER_REQUEST]
+            request = QgsFeatureRequest().setFilterExpression(
+                f"{QgsExpression.quotedColumnRef(id_field)} IN "
+                f"({', '.join(QgsExpression.quotedValue(v) for v in batch)})")
+            for feature in layer.getFeatures(request):
+                found.setdefault(str(feature[id_field]).strip(), QgsFeature(feature))
+        known |= set(found)
+        added += _append_features(found.values(), copied)
+        geometries += [QgsGeometry(f.geometry()) for f in found.values()]
+        # The next step: the catchments just found that the ones before drain into.
+        following = {t for own, d in level for t in split_drains_to(d, known, own)[0]}
+        level = [(own, f[drains_field]) for own, f in found.items() if own in following]
+        if not level:
+            break
+    return added, geometries
+
 
 
 class SwpppAlgorithm(QgsProcessingAlgorithm):
@@ -493,7 +582,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         Near: the box the analysis reads (the site's boundary, disturbance and discharge
         points widened by ``[reference] search_distance_ft``), transformed into each layer's
         CRS the way the analysis transforms it, so everything the analysis would read from the
-        layer itself is copied and nothing far away is.
+        layer itself is copied and nothing far away is; but for where Condition A follows the
+        runoff beyond the box: :meth:`copy_downstream`.
         """
         from analysis.profile import load_profile
         from analysis.reference.read import bounds_in_crs, site_file_bounds
@@ -514,10 +604,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             whole = role in self.LOOKED_UP_REFERENCE_LAYERS
             extent = None
             if not whole:
-                crs = layer.crs()
-                crs = (crs.authid() if crs.authid().upper().startswith("EPSG:")
-                       else crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT_PREFERRED))
-                extent = QgsRectangle(*bounds_in_crs(bounds, profile.area_crs, crs))
+                extent = QgsRectangle(*bounds_in_crs(bounds, profile.area_crs, _crs_text(layer)))
             copied = export_layer(layer, role, self._reference_path, context, feedback,
                                   extent=extent, geometry=not whole,
                                   given_as=f"the reference layer '{role}'")
@@ -533,6 +620,58 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 "copied": "attributes" if whole else "near the site",
                 # A project layer does not say which layer_versions row it came from.
                 "version": "unknown"}
+        if "catchments" in given and not feedback.isCanceled():
+            self.copy_downstream(given, bounds, profile, feedback)
+
+    def copy_downstream(self, given, bounds, profile, feedback):
+        """Append to the copied reference what Condition A reads beyond the site's box: the
+        catchments downstream by ``drains_to`` (:func:`append_downstream_catchments`) and the
+        TMDL watersheds around them (read around each downstream catchment widened by
+        ``[reference] search_distance_ft``, as ``routed_watersheds`` reads them)."""
+        from analysis.reference.read import bounds_in_crs
+        from analysis.units import crs_units
+
+        catchments = given["catchments"]
+        added, geometries = append_downstream_catchments(
+            catchments, self._reference_path, profile.condition_a.downstream_catchment_hops,
+            feedback)
+        if added:
+            self._reference_layers["catchments"]["features_copied"] += added
+            self._reference_layers["catchments"]["copied"] = "near the site and downstream"
+        feedback.pushInfo(self.tr("Reference layer catchments: {n} catchments downstream of "
+                                  "those near the site added (drains_to followed at most {hops} "
+                                  "steps, [condition_a] downstream_catchment_hops, and the "
+                                  "last step's catchments named).").format(
+            n=added, hops=profile.condition_a.downstream_catchment_hops))
+        sheds = given.get("tmdl_watersheds")
+        if sheds is None or not geometries:
+            return
+        pad = crs_units(profile.reference.search_distance_ft, profile.area_crs)
+        boxes = []
+        for geometry in geometries:
+            box = geometry.boundingBox()
+            x0, y0, x1, y1 = bounds_in_crs((box.xMinimum(), box.yMinimum(), box.xMaximum(),
+                                            box.yMaximum()), _crs_text(catchments),
+                                           profile.area_crs)
+            boxes.append(QgsRectangle(*bounds_in_crs((x0 - pad, y0 - pad, x1 + pad, y1 + pad),
+                                                     profile.area_crs, _crs_text(sheds))))
+        near = QgsRectangle(*bounds_in_crs(bounds, profile.area_crs, _crs_text(sheds)))
+        taken = {f.id() for f in sheds.getFeatures(QgsFeatureRequest().setFilterRect(near)
+                                                    .setNoAttributes())}
+        more = {}
+        for box in boxes:
+            for feature in sheds.getFeatures(QgsFeatureRequest().setFilterRect(box)):
+                if feature.id() not in taken:
+                    more.setdefault(feature.id(), QgsFeature(feature))
+        copied = QgsVectorLayer(f"{self._reference_path}|layername=tmdl_watersheds",
+                                "tmdl_watersheds", "ogr")
+        n = _append_features(more.values(), copied)
+        if n:
+            self._reference_layers["tmdl_watersheds"]["features_copied"] += n
+            self._reference_layers["tmdl_watersheds"]["copied"] = (
+                "near the site and around the catchments downstream")
+        feedback.pushInfo(self.tr("Reference layer tmdl_watersheds: {n} watersheds around the "
+                                  "downstream catchments added.").format(n=n))
 
     @contextlib.contextmanager
     def analysis_run(self, parameters, context, feedback):

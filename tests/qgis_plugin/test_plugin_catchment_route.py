@@ -1,0 +1,158 @@
+"""The plugin follows the runoff downstream as ``swppp review`` does (issue 18 point 6): the
+catchments downstream of the site's by ``drains_to`` are copied from the project layer, however
+far from the site, and Condition A gives the CLI's status and route."""
+import json
+
+import pytest
+
+pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
+
+# The demo's discharge point is at (582927, 913809) in EPSG:2260 (US feet); the box the plugin
+# copies around the site ends near x = 583800. The outfall's catchment A reaches far east;
+# B lies far outside the box, C inside a TMDL watershed 5 miles away, D and E beyond:
+# with [condition_a] downstream_catchment_hops = 3 the route A -> B -> C -> D stops at D, and E
+# (D's drains_to) is a catchment the route was cut at, not a water.
+CHAIN = [("A", 582000, 600000, "B"), ("B", 600000, 610000, "C"), ("C", 610000, 620000, "D"),
+         ("D", 620000, 630000, "E"), ("E", 630000, 640000, "NY-FAR")]
+FAR_SHED = (610500, 912000, 619500, 916000)
+NO_SHED_ON_THE_ROUTE = (700000, 912000, 701000, 916000)
+
+
+def run(name, parameters):
+    import processing
+
+    return processing.run(f"swppp:{name}", parameters)
+
+
+@pytest.fixture(params=[(FAR_SHED, "EPSG:2260"), (NO_SHED_ON_THE_ROUTE, "EPSG:2260"),
+                        (FAR_SHED, "EPSG:4326")],
+                ids=["shed_on_route", "no_shed", "shed_on_route_in_degrees"])
+def routed(data_copy, request):
+    """The demo site, and a reference whose catchments route the runoff far from the site into
+    a TMDL watershed; its listed water is none of the site's (A is decided by the route). The
+    reference layers are written in the param's CRS (a layer in degrees: the boxes the plugin
+    copies are transformed as the analysis transforms them)."""
+    import geopandas as gpd
+    from shapely.geometry import LineString, box
+
+    site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
+    crs, shed = "EPSG:2260", request.param[0]
+    gpd.GeoDataFrame(
+        {"catchment_id": [c for c, *_ in CHAIN], "name": [f"Catchment {c}" for c, *_ in CHAIN],
+         "drains_to": [d for *_, d in CHAIN]},
+        geometry=[box(x0, 913000, x1, 915000) for _, x0, x1, _ in CHAIN], crs=crs,
+    ).to_crs(request.param[1]).to_file(reference, layer="catchments", driver="GPKG")
+    gpd.GeoDataFrame(
+        {"watershed_id": ["TW-FAR"], "name": ["Far Lake watershed"], "pollutants": ["Phosphorus"],
+         "tmdl_id": ["NY-TMDL-FAR"], "stormwater_source": [1]},
+        geometry=[box(*shed)], crs=crs,
+    ).to_crs(request.param[1]).to_file(reference, layer="tmdl_watersheds", driver="GPKG")
+    gpd.GeoDataFrame(
+        {"waterbody_id": ["NY-ELSEWHERE"], "name": ["Nowhere Creek"], "pollutants": ["Mercury"],
+         "listing_cycle": ["2022"], "category": ["5"]},
+        geometry=[LineString([(700000, 900000), (701000, 900000)])], crs=crs,
+    ).to_crs(request.param[1]).to_file(reference, layer="impaired_waters", driver="GPKG")
+    return str(site), str(reference), shed == FAR_SHED
+
+
+def condition_a(path):
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return next(f for f in data["findings"] if f["rule"] == "condition_a")
+
+
+def test_condition_a_on_project_layers_follows_the_route_the_cli_follows(routed, tmp_path,
+                                                                          load_layer):
+    from analysis.cli.app import main
+
+    site, reference, on_route = routed
+    cli_json = tmp_path / "cli.json"
+    assert main(["review", site, "--reference", reference, "--json", str(cli_json),
+                 "--quiet"]) in (0, 1)
+    cli = condition_a(cli_json)
+    # What the CLI says: the watershed met through the route, or where the route was cut (E is
+    # a catchment of the layer, not a water).
+    if on_route:
+        assert cli["status"] == "info", cli["message"]
+        assert ("lies in catchment A (Catchment A), which drains to catchment B, which drains to "
+                "catchment C, inside TMDL watershed TW-FAR") in cli["message"]
+    else:
+        assert cli["status"] == "not_applicable", cli["message"]
+        assert "which drains to catchment D, which drains to catchment E: not followed further" \
+            in cli["message"]
+        assert "NY-FAR" not in cli["message"] and ", E " not in cli["message"]
+
+    layers = {f"{role.upper()}_LAYER": load_layer(reference, role)
+              for role in ("impaired_waters", "tmdl_watersheds", "catchments")}
+    plugin_json = tmp_path / "plugin.json"
+    results = run("condition_a", {"SITE": site, **layers, "OUTPUT_JSON": str(plugin_json)})
+    plugin = condition_a(plugin_json)
+    assert (plugin["status"], plugin["message"]) == (cli["status"], cli["message"])
+    assert plugin["features"] == cli["features"]
+    assert results["CONDITION_A_APPLIES"] == int(on_route) and results["CONDITION_A_DECIDED"] == 1
+
+    # The analysis read the same features from the copy as from the whole layers.
+    read = {run: json.loads(path.read_text(encoding="utf-8"))["reference"]["read"]
+            for run, path in (("cli", cli_json), ("plugin", plugin_json))}
+    assert {layer: r["features"] for layer, r in read["plugin"].items()} == \
+        {layer: read["cli"][layer]["features"] for layer in read["plugin"]}
+    given = json.loads(plugin_json.read_text(encoding="utf-8"))["reference"]["project_layers"]
+    # A (near the site) and B, C, D (followed) and E (the last step's, to know it a catchment).
+    assert given["catchments"]["features_copied"] == 5
+    assert given["catchments"]["copied"] == "near the site and downstream"
+    assert given["tmdl_watersheds"]["features_copied"] == int(on_route)
+    assert given["tmdl_watersheds"]["copied"] == (
+        "near the site and around the catchments downstream" if on_route else "near the site")
+
+
+def test_the_feedback_says_how_many_downstream_catchments_were_added(routed, tmp_path,
+                                                                      load_layer):
+    from qgis.core import QgsProcessingFeedback
+
+    import processing
+
+    class Heard(QgsProcessingFeedback):
+        def __init__(self):
+            super().__init__()
+            self.lines = []
+
+        def pushInfo(self, info):
+            self.lines.append(info)
+            super().pushInfo(info)
+
+    site, reference, on_route = routed
+    layers = {f"{role.upper()}_LAYER": load_layer(reference, role)
+              for role in ("impaired_waters", "tmdl_watersheds", "catchments")}
+    feedback = Heard()
+    processing.run("swppp:condition_a", {"SITE": site, **layers,
+                                         "OUTPUT_JSON": str(tmp_path / "a.json")},
+                   feedback=feedback)
+    said = "\n".join(feedback.lines)
+    assert "4 catchments downstream of those near the site added" in said
+    assert f"{int(on_route)} watersheds around the downstream catchments added" in said
+
+
+def test_ids_are_asked_quoted_and_whatever_the_fields_case(tmp_path, load_layer):
+    """A catchment id holding a quote is found (the value is quoted, never formatted raw), in a
+    layer whose fields are in capitals (matched as the analysis matches them)."""
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from qgis_plugin.algorithms.base import append_downstream_catchments
+
+    ids = ["A", "O'Brien Brook", "Z"]
+    source = tmp_path / "source.gpkg"
+    gpd.GeoDataFrame({"CATCHMENT_ID": ids, "Drains_To": [ids[1], "Z; NY-1", None]},
+                     geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1), box(2, 0, 3, 1)],
+                     crs="EPSG:2260").to_file(source, layer="catchments", driver="GPKG")
+    copied = tmp_path / "copied.gpkg"
+    gpd.read_file(source, layer="catchments").iloc[:1].to_file(copied, layer="catchments",
+                                                               driver="GPKG")
+    added, geometries = append_downstream_catchments(load_layer(source, "catchments"),
+                                                     str(copied), hops=0)
+    assert added == 1 and len(geometries) == 1  # hops 0: the first step's catchment only
+    added, _ = append_downstream_catchments(load_layer(source, "catchments"), str(copied),
+                                            hops=3)
+    assert added == 1  # Z; NY-1 is a water, and the rest already copied
+    result = gpd.read_file(copied, layer="catchments")
+    assert sorted(result["CATCHMENT_ID"]) == sorted(ids)
+    assert result.geometry.notna().all()
