@@ -12,9 +12,9 @@ reads it: a 4a water, or one with no category, leaves it not decided; 4b and 4c 
 or where the site overlaps a TMDL watershed whose stormwater is a source (or a downstream
 catchment does, per ``[condition_a] routed_tmdl_watershed``); it is not decided where a listed
 water records no pollutant, a watershed does not record whether stormwater is a source, or the
-site lies in no catchment that names its water. A screen has
-no discharge points or project names: the catchment route is the only one (the review of a
-site plan prefers its discharge points).
+site lies in no catchment that names its water. A screen has no discharge points or project
+names: the catchment route is the only one (the review of a site plan prefers its discharge
+points).
 """
 from __future__ import annotations
 
