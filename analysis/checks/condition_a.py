@@ -17,6 +17,7 @@ from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
 from ..profile import RulesProfile
 from ..reference.catchments import drains_to_values, split_drains_to
+from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
 from ..siteplan.plan import SitePlan, feature_labels, has_text
 
 __all__ = ["CHECKS", "PollutantNames", "ReceivingWaters", "receiving_waters", "check_condition_a",
@@ -257,13 +258,12 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
         wid = water_id(water["waterbody_id"])
         found.add(wid)
         came_from = receiving.ids.get(wid, [])
-        kind = _category(water, profile)
+        kind = category_kind(water.get("category"), profile)
         route = receiving.water_routes.get(wid)
         line = _water_evidence(water, names, f"receives the discharge ({', '.join(came_from)})"
                                + (f": {route}" if route else ""), kind)
-        if kind != "listed":
-            (undecided if kind in ("unknown", "tmdl") else notes).append(
-                f"{line}: {_CATEGORY_WORDS[kind]}")
+        if kind != LISTED:
+            (undecided if kind in UNDECIDED else notes).append(f"{line}: {CATEGORY_WORDS[kind]}")
             continue
         if names.split(water["pollutants"]):
             triggers.append(line)
@@ -279,12 +279,11 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
         found.add(wid)
         given = sorted({g for key, where in receiving.names.items()
                         if key == normalise_name(water["name"]) for g in where})
-        kind = _category(water, profile)
+        kind = category_kind(water.get("category"), profile)
         line = _water_evidence(water, names, f"matched by name only ({', '.join(given)}): "
                                              "confirm it receives the discharge", kind)
-        if kind != "listed":
-            (undecided if kind in ("unknown", "tmdl") else notes).append(
-                f"{line}: {_CATEGORY_WORDS[kind]}")
+        if kind != LISTED:
+            (undecided if kind in UNDECIDED else notes).append(f"{line}: {CATEGORY_WORDS[kind]}")
             continue
         if names.split(water["pollutants"]):
             triggers.append(line)
@@ -370,41 +369,12 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
                     features=_features(receiving, []))], Condition(False, [why])
 
 
-# What each kind of impaired_waters category means for SWPPP C(1) (the profile's reading).
-_CATEGORY_WORDS = {
-    "unknown": ("its category is not recorded: taken as 303(d)-listed, but it alone cannot "
-                "decide Condition A; confirm the category (5: on the 303(d) list; 4a: TMDL "
-                "approved)"),
-    "tmdl": ("impaired with an approved TMDL (category 4a), not on the 303(d) list: C(1)'s TMDL "
-             "branch asks whether \"pollutants in stormwater have been identified as a source "
-             "of the impairment\", which the reference does not say for this water; check the "
-             "TMDL"),
-    "4b": ("category 4b (other pollution controls are expected to attain the standard): on "
-           "neither the 303(d) list nor a TMDL, so C(1) does not take it"),
-    "4c": ("category 4c (impaired by pollution that is not a pollutant, such as flow "
-           "alteration): on neither the 303(d) list nor a TMDL, so C(1) does not take it"),
-    "other": "its category is not 303(d)-listed (5) nor a TMDL (4a), so C(1) does not take it",
-}
-
-
-def _category(water, profile: RulesProfile) -> str:
-    """``listed``, ``tmdl``, ``unknown``, ``4b``, ``4c`` or ``other``: the water's category."""
-    if not has_text(water.get("category")):
-        return "unknown"
-    folded = re.sub(r"[^0-9a-z]", "", str(water["category"]).lower())
-    if folded in profile.condition_a.listed_categories:
-        return "listed"
-    if folded in profile.condition_a.tmdl_categories:
-        return "tmdl"
-    return folded if folded in ("4b", "4c") else "other"
-
-
-def _water_evidence(water, names, how, kind="listed") -> str:
+def _water_evidence(water, names, how, kind=LISTED) -> str:
     cycle = f"listing cycle {water['listing_cycle']}" if has_text(water["listing_cycle"]) else \
         "listing cycle not recorded"
     category = (f"category {water['category']}" if has_text(water["category"])
                 else "category not recorded")
-    listed = "is 303(d)-listed" if kind == "listed" else "is impaired"
+    listed = "is 303(d)-listed" if kind == LISTED else "is impaired"
     return (f"{water['waterbody_id']} {_name(water['name'])} {listed} ({cycle}, {category}) for "
             f"{names.describe(water['pollutants']) or 'no pollutant'}; it {how}")
 

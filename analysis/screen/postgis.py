@@ -93,10 +93,12 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
             for k, w, s, p, a in pairs("tmdl_watersheds",
                                        ["watershed_id", "stormwater_source", "pollutants"])]
         progress.step(0.5, "303(d)-listed waters")
-        for wid, pollutants in con.execute(sql.SQL("SELECT waterbody_id, pollutants FROM {}").format(
-                store.ids.table("impaired_waters"))).fetchall():
+        for wid, pollutants, category in con.execute(
+                sql.SQL("SELECT waterbody_id, pollutants, category FROM {}").format(
+                    store.ids.table("impaired_waters"))).fetchall():
             if wid is not None:
-                overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants))
+                overlaps.listed.setdefault(water_id(wid), []).append(
+                    (str(wid), pollutants, category))
         progress.step(0.6, "wetlands")
         rows = con.execute(_wetland_query(sql, store, boxes[srids["wetlands"]]), {
             "area": area, "ft": FOOT_M / unit_metres(sites.crs),

@@ -7,12 +7,14 @@ met with every site in one STRtree query. The decision is the review's, site by 
 by the ``drains_to`` of the catchments it overlaps by at least ``[condition_a]
 min_overlap_sq_ft`` and of those they drain into, followed up to ``[condition_a]
 downstream_catchment_hops`` steps (``screen.route``); Condition A applies where one of them is
-303(d)-listed for a pollutant, or where the site overlaps a TMDL watershed whose stormwater is
-a source (or a downstream catchment does, per ``[condition_a] routed_tmdl_watershed``); it is
-not decided where a listed water records no pollutant, a watershed does not record whether
-stormwater is a source, or the site lies in no catchment that names its water. A screen has
-no discharge points or project names: the catchment route is the only one (the review of a
-site plan prefers its discharge points).
+303(d)-listed for a pollutant (its ``category`` read by ``reference.categories``, as the review
+reads it: a 4a water, or one with no category, leaves it not decided; 4b and 4c do not count),
+or where the site overlaps a TMDL watershed whose stormwater is a source (or a downstream
+catchment does, per ``[condition_a] routed_tmdl_watershed``); it is not decided where a listed
+water records no pollutant, a watershed does not record whether stormwater is a source, or the
+site lies in no catchment that names its water. A screen has no discharge points or project
+names: the catchment route is the only one (the review of a site plan prefers its discharge
+points).
 """
 from __future__ import annotations
 
@@ -25,7 +27,9 @@ from ..checks.condition_a import PollutantNames, water_id
 from ..checks.wetlands import adjacent_distances_ft
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
+from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
 from ..reference.read import Reference
+from ..siteplan.plan import has_text
 from ..units import FOOT_M, acres, square_feet, unit_metres
 from .route import Routes, follow_routes
 from .sites import Sites
@@ -49,7 +53,7 @@ class Overlaps:
     catchments: list = field(default_factory=list)   # (site, catchment_id, drains_to)
     routes: Routes = field(default_factory=Routes)   # the catchments' route downstream
     watersheds: list = field(default_factory=list)   # (site, id, stormwater_source, pollutants, acres)
-    listed: dict = field(default_factory=dict)       # water id -> [(waterbody_id, pollutants)]
+    listed: dict = field(default_factory=dict)       # water id -> [(waterbody_id, pollutants, category)]
     wetland_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))   # per site
     adjacent_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per site
     wetland_status: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
@@ -103,8 +107,9 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     wanted = {w for _, w, _, _ in overlaps.routes.waters}
     listed = reference.lookup("impaired_waters", "waterbody_id", wanted, normalise=water_id,
                               needed_for=NEEDED)
-    for wid, pollutants in zip(listed["waterbody_id"], listed["pollutants"]):
-        overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants))
+    for wid, pollutants, category in zip(listed["waterbody_id"], listed["pollutants"],
+                                         listed["category"]):
+        overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants, category))
     progress.step(0.6, "reading wetlands")
     wetlands = reference.read_boxes("wetlands", boxes, crs, needed_for="the screen's wetlands")
     _wetlands(overlaps, geoms, wetlands, profile, crs)
@@ -246,7 +251,9 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
     site_acres = np.atleast_1d(acres(geometries, crs)) if len(geometries) else np.zeros(0)
     rows = []
     for k, site_id in enumerate(site_ids):
-        triggers, undecided, notes = [], [], []
+        triggers: list[str] = []
+        undecided: list[str] = []
+        notes: list[str] = []
         concern = [names.sediment]
         listed = []
         for wid in sorted(receiving[k]):
@@ -255,8 +262,16 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
                 notes.append(f"{wid} is not on the 303(d) list")
                 continue
             how = f" ({routes[k][wid]})" if wid in routes[k] else ""
-            for shown, pollutants in found:
-                if names.split(pollutants):
+            for shown, pollutants, category in found:
+                kind = category_kind(category, profile)
+                if kind != LISTED:
+                    shown_category = (f"category {category}" if has_text(category)
+                                      else "category not recorded")
+                    (undecided if kind in UNDECIDED else notes).append(
+                        f"{shown} is impaired ({shown_category}) for "
+                        f"{names.describe(pollutants) or 'no pollutant'}{how}: "
+                        f"{CATEGORY_WORDS[kind]}")
+                elif names.split(pollutants):
                     listed.append(shown)
                     triggers.append(f"{shown} is 303(d)-listed for {names.describe(pollutants)}"
                                     + how)

@@ -13,6 +13,7 @@ from analysis.cli.app import main
 from analysis.crs import crs_of
 from analysis.errors import InputError
 from analysis.profile import load_profile
+from analysis.reference.categories import CATEGORY_WORDS, category_kind
 from analysis.reference.read import open_reference
 from analysis.review import review_site
 from analysis.screen.screen import APPLIES, DOES_NOT_APPLY, NOT_DECIDED, screen_sites
@@ -108,6 +109,58 @@ def routed_reference(path):
     return path
 
 
+# Each receiving water's Integrated Report category, and what it makes of Condition A for a
+# site draining only to it, outside every TMDL watershed (SWPPP C(1): only a 303(d)-listed
+# water, category 5, takes the first branch; 4a the TMDL branch, which the reference does not
+# decide for a water; 4b and 4c neither; no category: confirm it).
+CATEGORY_WATERS = {"NY1301-0123": ("4a", NOT_DECIDED), "NYC-4B": ("4b", DOES_NOT_APPLY),
+                   "NYC-4C": ("4C", DOES_NOT_APPLY), "NYC-NONE": (None, NOT_DECIDED),
+                   "NYC-5A": ("5A", APPLIES)}
+
+
+def categories_reference(path):
+    """The demo reference (NY1301-0099 category 5; Example Brook NY1301-0123 category 4a,
+    mostly inside TMDL watershed TW-1) with five catchments beyond TW-1, each draining to one
+    water of ``CATEGORY_WATERS``: Example Brook again, and waters of category 4b, 4c, none and
+    5A (a subcategory of 5), each impaired for phosphorus."""
+    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
+        frame = gpd.read_file(DEMO_REFERENCE, layer=layer)
+        if layer == "catchments":
+            added = []
+            for k, water in enumerate(CATEGORY_WATERS):
+                extra = frame.iloc[[k % 2]].copy()
+                extra["catchment_id"], extra["drains_to"] = f"0202000601{11 + k}", water
+                extra["name"] = f"Category {water}"
+                extra["geometry"] = extra.geometry.translate(0, 7000 * (1 + k // 2))
+                added.append(extra)
+            frame = gpd.GeoDataFrame(pd.concat([frame, *added], ignore_index=True), crs=frame.crs)
+        if layer == "impaired_waters":
+            added = []
+            for k, (water, (category, _)) in enumerate(CATEGORY_WATERS.items()):
+                if water in set(frame["waterbody_id"]):
+                    continue
+                extra = frame.iloc[[1]].copy()
+                extra["waterbody_id"], extra["name"] = water, f"Category {category} water"
+                extra["category"], extra["pollutants"] = category, "Phosphorus"
+                extra["geometry"] = extra.geometry.translate(0, 7000 * (1 + k // 2))
+                added.append(extra)
+            frame = gpd.GeoDataFrame(pd.concat([frame, *added], ignore_index=True), crs=frame.crs)
+        frame.to_file(path, layer=layer, driver="GPKG")
+    return path
+
+
+@pytest.fixture(scope="module")
+def categories_file(tmp_path_factory):
+    return categories_reference(tmp_path_factory.mktemp("categories") / "reference.gpkg")
+
+
+@pytest.fixture(scope="module")
+def categories_sites(tmp_path_factory, categories_file):
+    path = tmp_path_factory.mktemp("categories") / "sites.gpkg"
+    random_sites(categories_file, 80, seed=5).to_file(path, layer="parcels", driver="GPKG")
+    return path
+
+
 @pytest.fixture(scope="module")
 def routed_file(tmp_path_factory):
     return routed_reference(tmp_path_factory.mktemp("routed") / "reference.gpkg")
@@ -193,6 +246,30 @@ def test_each_site_is_decided_as_its_review_downstream(routed_file, routed_sites
         assert all(rows[k]["tmdl_watersheds"] == "TW-1" for k in routed_only)
 
 
+def test_each_site_is_decided_as_its_review_by_category(categories_file, categories_sites):
+    """Waters of category 5A, 4a, 4b, 4c and none: the screen reads each receiving water's
+    category as the review does (a 4a water is not "303(d)-listed"), site by site, and says
+    what the category makes of C(1)."""
+    profile = load_profile()
+    reference = open_reference(categories_file)
+    sites = read_sites(categories_sites, profile.area_crs)
+    rows = screen_sites(sites, open_reference(categories_file), profile).by_site()
+    for site_id, geometry in zip(sites.ids, sites.geometries):
+        a, _ = review_of(geometry, profile, reference)
+        status = APPLIES if a.applies else NOT_DECIDED if not a.decided else DOES_NOT_APPLY
+        assert rows[site_id]["condition_a"] == status, (site_id, rows[site_id]["why"], a)
+    # Each category decides some site alone (its only water, no TMDL watershed met).
+    for water, (category, expected) in CATEGORY_WATERS.items():
+        alone = [r for r in rows.values() if r["receiving_waters"] == water
+                 and r["tmdl_acres"] == 0]
+        assert alone, water
+        assert {r["condition_a"] for r in alone} == {expected}, water
+        assert all((water in r["listed_waters"]) == (expected == APPLIES) for r in alone)
+        if expected != APPLIES:
+            kind = category_kind(category, profile)
+            assert all(CATEGORY_WORDS[kind] in r["why"] for r in alone), water
+
+
 def test_the_screen_names_the_water_that_decides(screened):
     _sites, screen = screened
     applies = [r for r in screen.rows if r["condition_a"] == APPLIES]
@@ -246,15 +323,17 @@ def test_repeated_site_ids_are_refused(tmp_path):
         read_sites(path, load_profile().area_crs)
 
 
-@pytest.mark.parametrize("layers", ["varied", "routed"])
+@pytest.mark.parametrize("layers", ["varied", "routed", "categories"])
 def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_path):
     """The same layers imported into a GeoPackage store and a PostGIS schema: the SQL screen
     in the database gives each site the GeoPackage screen's answer and acres (routed: the
-    catchments' route downstream followed in the database as in the file)."""
-    reference_file, sites_file = (
-        (request.getfixturevalue("reference_file"), request.getfixturevalue("sites_file"))
-        if layers == "varied" else
-        (request.getfixturevalue("routed_file"), request.getfixturevalue("routed_sites")))
+    catchments' route downstream followed in the database as in the file; categories: each
+    water's category read from the database as from the file)."""
+    reference_file, sites_file = {
+        "varied": ("reference_file", "sites_file"), "routed": ("routed_file", "routed_sites"),
+        "categories": ("categories_file", "categories_sites")}[layers]
+    reference_file, sites_file = (request.getfixturevalue(reference_file),
+                                  request.getfixturevalue(sites_file))
     from analysis.reference.importer import read_candidate
     from analysis.reference.postgis import PostgisStore
     from analysis.reference.store import GeoPackageStore
@@ -283,6 +362,10 @@ def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_pa
     assert (tmp_path / "pg.csv").read_text().count("\n") == len(in_file) + 1
     if layers == "routed":  # the route was followed: rows the catchments' drains_to decide
         assert any("which drains to catchment" in row["why"] for row in in_file.values())
+    if layers == "categories":  # every category was met, and each said what it is
+        assert {w for row in in_file.values() for w in row["receiving_waters"].split(";")} \
+            >= set(CATEGORY_WATERS)
+        assert any(CATEGORY_WORDS["tmdl"] in row["why"] for row in in_file.values())
 
 
 def test_since_screens_the_route_as_the_store_does(routed_file, routed_sites, tmp_path):
@@ -319,7 +402,8 @@ def test_since_names_exactly_the_sites_whose_water_was_newly_listed(reference_fi
     before = screen_sites(sites, open_reference(store.path), profile).by_site()
     waters = gpd.read_file(reference_file, layer="impaired_waters")
     added = waters.iloc[[1]].copy()
-    added["waterbody_id"], added["pollutants"] = "NY9999-0001", "Phosphorus"
+    # Copied from Example Brook's row (category 4a), but on the 303(d) list: category 5.
+    added["waterbody_id"], added["pollutants"], added["category"] = "NY9999-0001", "Phosphorus", "5"
     listed = tmp_path / "listed_v2.gpkg"
     gpd.GeoDataFrame(pd.concat([waters, added], ignore_index=True), crs=waters.crs).to_file(
         listed, layer="impaired_waters", driver="GPKG")
