@@ -184,20 +184,27 @@ def _starting_catchments(catchments, points, disturbed, site, profile) -> dict:
     """{catchment index: how the runoff is in it}: those the discharge points lie in, else (no
     discharge point placed) those the disturbance overlaps."""
     starts: dict = {}
-    if points is not None and len(points):
-        labels = feature_labels("discharge_point", points, "waterbody_id")
-        geometries = np.asarray(catchments.geometry.values, dtype=object)
-        for label, point in zip(labels, points.geometry.values):
-            if point is None or shapely.is_empty(point):
-                continue
-            for k in np.flatnonzero(shapely.intersects(geometries, point)):
-                fid = catchments.index[k]
-                starts[fid] = (f"{starts[fid]}, {label}" if fid in starts
-                               else f"{label} lies in")
+    for label, k in _outfalls_in(catchments, points):
+        fid = catchments.index[k]
+        starts[fid] = f"{starts[fid]}, {label}" if fid in starts else f"{label} lies in"
     if not starts:
         for fid in catchments.index[_overlapping(catchments, disturbed, site, profile)]:
             starts[fid] = "the disturbance lies in"
     return starts
+
+
+def _outfalls_in(polygons, points) -> list:
+    """``(discharge point label, position in polygons)`` for each placed discharge point and
+    each of ``polygons`` it lies in."""
+    pairs: list = []
+    if points is None or not len(points):
+        return pairs
+    geometries = np.asarray(polygons.geometry.values, dtype=object)
+    labels = feature_labels("discharge_point", points, "waterbody_id")
+    for label, point in zip(labels, points.geometry.values):
+        if point is not None and not shapely.is_empty(point):
+            pairs += [(label, int(k)) for k in np.flatnonzero(shapely.intersects(geometries, point))]
+    return pairs
 
 
 def _placed(following: list, upstream: list, reference, site, profile) -> list:
@@ -403,15 +410,9 @@ def _tmdl_overlaps(watersheds, disturbed, site, profile):
     inside = _overlapping(watersheds, disturbed, site, profile)
     points = site.layer("discharge_point")
     outfalls: list[list[str]] = [[] for _ in range(len(watersheds))]
-    if points is not None and len(points):
-        labels = feature_labels("discharge_point", points, "waterbody_id")
-        all_geometries = np.asarray(watersheds.geometry.values, dtype=object)
-        for label, point in zip(labels, points.geometry.values):
-            if point is None or shapely.is_empty(point):
-                continue
-            for k in np.flatnonzero(shapely.intersects(all_geometries, point)):
-                outfalls[k].append(label)
-                inside[k] = True
+    for label, k in _outfalls_in(watersheds, points):
+        outfalls[k].append(label)
+        inside[k] = True
     frame = watersheds[inside]
     kept = [o for o, keep in zip(outfalls, inside) if keep]
     geometries = np.asarray(frame.geometry.values, dtype=object)

@@ -149,6 +149,13 @@ def categories_reference(path):
     return path
 
 
+def _sites_file(folder, reference, count, seed):
+    """``count`` random sites around ``reference`` (layer ``parcels``) in ``folder``."""
+    path = folder / "sites.gpkg"
+    random_sites(reference, count, seed=seed).to_file(path, layer="parcels", driver="GPKG")
+    return path
+
+
 @pytest.fixture(scope="module")
 def categories_file(tmp_path_factory):
     return categories_reference(tmp_path_factory.mktemp("categories") / "reference.gpkg")
@@ -156,9 +163,7 @@ def categories_file(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def categories_sites(tmp_path_factory, categories_file):
-    path = tmp_path_factory.mktemp("categories") / "sites.gpkg"
-    random_sites(categories_file, 80, seed=5).to_file(path, layer="parcels", driver="GPKG")
-    return path
+    return _sites_file(tmp_path_factory.mktemp("categories"), categories_file, 80, 5)
 
 
 @pytest.fixture(scope="module")
@@ -168,9 +173,7 @@ def routed_file(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def routed_sites(tmp_path_factory, routed_file):
-    path = tmp_path_factory.mktemp("routed") / "sites.gpkg"
-    random_sites(routed_file, 120, seed=17).to_file(path, layer="parcels", driver="GPKG")
-    return path
+    return _sites_file(tmp_path_factory.mktemp("routed"), routed_file, 120, 17)
 
 
 @pytest.fixture(scope="module")
@@ -180,9 +183,7 @@ def reference_file(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def sites_file(tmp_path_factory, reference_file):
-    path = tmp_path_factory.mktemp("screen") / "sites.gpkg"
-    random_sites(reference_file, 100, seed=23).to_file(path, layer="parcels", driver="GPKG")
-    return path
+    return _sites_file(tmp_path_factory.mktemp("screen"), reference_file, 100, 23)
 
 
 @pytest.fixture(scope="module")
