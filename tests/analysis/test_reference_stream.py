@@ -175,7 +175,9 @@ def test_an_import_with_sites_names_exactly_the_sites_whose_water_it_newly_lists
                           profile).by_site()
     waters = gpd.read_file(reference_file, layer="impaired_waters")
     added = waters.iloc[[1]].copy()
-    added["waterbody_id"], added["pollutants"] = "NY9999-0001", "Phosphorus"
+    # Example Brook's row is category 4a (TMDL, not on the list: "not decided"); the new water
+    # is 303(d)-listed, category 5, so it decides Condition A.
+    added["waterbody_id"], added["pollutants"], added["category"] = "NY9999-0001", "Phosphorus", "5"
     listed = tmp_path / "listed_v2.gpkg"
     gpd.GeoDataFrame(pd.concat([waters, added], ignore_index=True), crs=waters.crs).to_file(
         listed, layer="impaired_waters", driver="GPKG")
