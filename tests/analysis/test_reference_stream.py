@@ -155,32 +155,22 @@ def test_an_import_with_sites_names_exactly_the_sites_whose_water_it_newly_lists
     Condition A), and only those, are named, with the water that caused it."""
     import json
 
-    import pandas as pd
 
     from analysis.cli.app import main
     from analysis.profile import load_profile
     from analysis.reference.read import open_reference
     from analysis.screen.screen import APPLIES, screen_sites
     from analysis.screen.sites import read_sites
-    from tests.analysis.test_screen import random_sites, varied_reference
+    from tests.analysis.test_screen import newly_listed, random_sites, stored, varied_reference
 
     reference_file = varied_reference(tmp_path / "reference.gpkg")
     sites_file = tmp_path / "sites.gpkg"
     random_sites(reference_file, 40, seed=23).to_file(sites_file, layer="parcels", driver="GPKG")
-    store = GeoPackageStore(tmp_path / "store.gpkg")
-    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
-        store.import_candidate(read_candidate(layer, f"{reference_file}|layername={layer}"))
+    store = stored(reference_file, tmp_path)
     profile = load_profile()
     before = screen_sites(read_sites(sites_file, profile.area_crs), open_reference(store.path),
                           profile).by_site()
-    waters = gpd.read_file(reference_file, layer="impaired_waters")
-    added = waters.iloc[[1]].copy()
-    # Example Brook's row is category 4a (TMDL, not on the list: "not decided"); the new water
-    # is 303(d)-listed, category 5, so it decides Condition A.
-    added["waterbody_id"], added["pollutants"], added["category"] = "NY9999-0001", "Phosphorus", "5"
-    listed = tmp_path / "listed_v2.gpkg"
-    gpd.GeoDataFrame(pd.concat([waters, added], ignore_index=True), crs=waters.crs).to_file(
-        listed, layer="impaired_waters", driver="GPKG")
+    listed = newly_listed(reference_file, tmp_path)
     expected = {k for k, row in before.items() if "NY9999-0001" in row["receiving_waters"].split(";")
                 and row["condition_a"] != APPLIES}
     assert expected  # the random sites do reach that catchment

@@ -149,6 +149,31 @@ def categories_reference(path):
     return path
 
 
+def stored(reference, folder):
+    """A GeoPackage store in ``folder`` holding version 1 of each of ``reference``'s layers."""
+    from analysis.reference.importer import read_candidate
+    from analysis.reference.store import GeoPackageStore
+    from analysis.screen.since import LAYERS
+
+    store = GeoPackageStore(folder / "store.gpkg")
+    for layer in LAYERS:
+        store.import_candidate(read_candidate(layer, f"{reference}|layername={layer}"))
+    return store
+
+
+def newly_listed(reference, folder):
+    """Version 2 of ``reference``'s 303(d) list in ``folder``: version 1 and NY9999-0001, the
+    water Example Brook's catchment drains to (copied from Example Brook's row, category 4a,
+    but on the 303(d) list: category 5)."""
+    waters = gpd.read_file(reference, layer="impaired_waters")
+    added = waters.iloc[[1]].copy()
+    added["waterbody_id"], added["pollutants"], added["category"] = "NY9999-0001", "Phosphorus", "5"
+    listed = folder / "listed_v2.gpkg"
+    gpd.GeoDataFrame(pd.concat([waters, added], ignore_index=True), crs=waters.crs).to_file(
+        listed, layer="impaired_waters", driver="GPKG")
+    return listed
+
+
 def _sites_file(folder, reference, count, seed):
     """``count`` random sites around ``reference`` (layer ``parcels``) in ``folder``."""
     path = folder / "sites.gpkg"
@@ -372,13 +397,9 @@ def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_pa
 def test_since_screens_the_route_as_the_store_does(routed_file, routed_sites, tmp_path):
     """``--since`` screens the stored versions (read back as frames) by the same route: the
     rows are the store's, route and all."""
-    from analysis.reference.importer import read_candidate
-    from analysis.reference.store import GeoPackageStore
     from analysis.screen.since import LAYERS, FrameReference
 
-    store = GeoPackageStore(tmp_path / "store.gpkg")
-    for layer in LAYERS:
-        store.import_candidate(read_candidate(layer, f"{routed_file}|layername={layer}"))
+    store = stored(routed_file, tmp_path)
     profile = load_profile()
     sites = read_sites(routed_sites, profile.area_crs)
     now = screen_sites(sites, open_reference(store.path), profile)
@@ -393,21 +414,12 @@ def test_since_names_exactly_the_sites_whose_water_was_newly_listed(reference_fi
     """Version 2 of the 303(d) list adds NY9999-0001, the water Example Brook's catchment
     drains to: the sites draining to it, and only those, change Condition A."""
     from analysis.reference.importer import read_candidate
-    from analysis.reference.store import GeoPackageStore
 
-    store = GeoPackageStore(tmp_path / "store.gpkg")
-    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
-        store.import_candidate(read_candidate(layer, f"{reference_file}|layername={layer}"))
+    store = stored(reference_file, tmp_path)
     profile = load_profile()
     sites = read_sites(sites_file, profile.area_crs)
     before = screen_sites(sites, open_reference(store.path), profile).by_site()
-    waters = gpd.read_file(reference_file, layer="impaired_waters")
-    added = waters.iloc[[1]].copy()
-    # Copied from Example Brook's row (category 4a), but on the 303(d) list: category 5.
-    added["waterbody_id"], added["pollutants"], added["category"] = "NY9999-0001", "Phosphorus", "5"
-    listed = tmp_path / "listed_v2.gpkg"
-    gpd.GeoDataFrame(pd.concat([waters, added], ignore_index=True), crs=waters.crs).to_file(
-        listed, layer="impaired_waters", driver="GPKG")
+    listed = newly_listed(reference_file, tmp_path)
     store.import_candidate(read_candidate("impaired_waters", listed))
 
     expected = {k for k, row in before.items() if "NY9999-0001" in row["receiving_waters"].split(";")
