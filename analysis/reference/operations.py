@@ -141,7 +141,7 @@ def _rescreen(before, sites, target, schema, profile, layer: str, result) -> dic
     """Each site whose Condition A or wetland status differs between the screen before the
     import and the screen after it, with the water, watershed or wetland that made it."""
     from ..screen.operations import run_screen
-    from ..screen.since import _differences as differences  # swppp screen --since's own
+    from ..screen.since import differences  # what swppp screen --since names
 
     version = result.version.version
     compared = {"layer": layer, "to": version,

@@ -23,7 +23,7 @@ from ..reference.read import Reference
 from .screen import Screen, screen_sites
 from .sites import Sites
 
-__all__ = ["changes_since", "FrameReference", "LAYERS"]
+__all__ = ["changes_since", "differences", "FrameReference", "LAYERS"]
 
 LAYERS = ("catchments", "tmdl_watersheds", "impaired_waters", "wetlands")
 
@@ -85,10 +85,10 @@ def changes_since(sites: Sites, reference, since: int, profile: RulesProfile,
     if not compared:
         return info, []
     before = screen_sites(sites, FrameReference(f"{store.label} ({label})", frames), profile)
-    return info, _differences(before.by_site(), now.by_site())
+    return info, differences(before.by_site(), now.by_site())
 
 
-def _differences(before: dict, after: dict) -> list[dict]:
+def differences(before: dict, after: dict) -> list[dict]:
     out = []
     for site_id, new in after.items():
         old = before.get(site_id)
