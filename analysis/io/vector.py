@@ -362,7 +362,7 @@ def stored_texts(path: str | Path, layer: str,
                                 "lower(?)", (layer,)).fetchone()
             if table is None:
                 return {}
-            quoted = '"' + table[0].replace('"', '""') + '"'
+            quoted = _quoted(table[0])
             columns = con.execute(f"PRAGMA table_info({quoted})").fetchall()
             key = next((c[1] for c in columns if c[5]), None)  # the primary key: the fid
             among = ""
@@ -370,15 +370,15 @@ def stored_texts(path: str | Path, layer: str,
                 con.execute("CREATE TEMP TABLE swppp_fids (id INTEGER PRIMARY KEY)")
                 con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)",
                                 [(int(f),) for f in fids])
-                among = f' AND "{key}" IN (SELECT id FROM temp.swppp_fids)'
+                among = f" AND {_quoted(key)} IN (SELECT id FROM temp.swppp_fids)"
             for column in columns:
                 name, declared = column[1], str(column[2] or "").upper()
                 if key is None or column[5] or not any(t in declared for t in _NUMERIC_TYPES):
                     continue
-                name_q = '"' + name.replace('"', '""') + '"'
+                name_q = _quoted(name)
                 # A whole-number column read as int64 would drop a fraction (0.5 -> 0) too.
                 kinds = "('text', 'blob'" + (", 'real')" if "INT" in declared else ")")
-                rows = con.execute(f'SELECT "{key}", {name_q} FROM {quoted} '
+                rows = con.execute(f"SELECT {_quoted(key)}, {name_q} FROM {quoted} "
                                    f"WHERE typeof({name_q}) IN {kinds}{among}").fetchall()
                 if rows:
                     found[name] = {int(fid): value if isinstance(value, str) else repr(value)
