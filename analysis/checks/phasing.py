@@ -65,7 +65,8 @@ class Phasing:
 
     phases: list[dict]  # phase, acres, new_acres, start_date, stabilized_date (ISO or None)
     # date, acres, polygons (the state from that date on), started, stabilized (the phases that
-    # open and close that day): each phase appears once per spell, so the timeline stays linear
+    # open and close that day): each phase appears once per spell, so the timeline stays linear.
+    # Its acres are on the decision's measure (``timeline_method``): the worst row is decided_acres.
     timeline: list[dict]
     max_acres: Optional[float]  # planar, in the area CRS; None where nothing can be placed in time
     max_at: Optional[date]
@@ -84,16 +85,27 @@ class Phasing:
 
     @property
     def decided_acres(self) -> Optional[float]:
-        """The acres the five-acre limit is decided on: ellipsoidal where measured, else planar."""
+        """The acres the five-acre limit is decided on: ellipsoidal where measured, else planar.
+        Every place that shows the worst moment's acres shows this figure."""
         return self.max_true_acres if self.max_true_acres is not None else self.max_acres
+
+    @property
+    def timeline_method(self) -> str:
+        """How the timeline's acres are measured, in words."""
+        if self.area_method == "planar":
+            return "planar"
+        return (f"{self.area_method}; each moment's planar acres scaled by the worst moment's "
+                f"ellipsoidal/planar ratio")
 
     def measurements(self) -> dict:
         """CONTRACT.md's names: max_concurrent_disturbed_acres (planar), max_concurrent_at,
-        phases, timeline; and max_concurrent_disturbed_acres_ellipsoidal (the decision's)."""
+        phases (planar), timeline; and max_concurrent_disturbed_acres_ellipsoidal (the
+        decision's, which the timeline's worst row equals), timeline_area_method."""
         return {"max_concurrent_disturbed_acres": self.max_acres,
                 "max_concurrent_disturbed_acres_ellipsoidal": self.max_true_acres,
                 "max_concurrent_at": self.max_at.isoformat() if self.max_at else None,
-                "phases": self.phases, "timeline": self.timeline}
+                "phases": self.phases, "timeline": self.timeline,
+                "timeline_area_method": self.timeline_method}
 
 
 def _parse_column(values) -> tuple[list, list]:
@@ -304,14 +316,15 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     moment = moments[worst]
     active = placed & (s <= moment) & (e > moment)
     worst_ranks = np.unique(p_rank[(p_start <= moment) & (p_end > moment)])
-    timeline = [{"date": date.fromordinal(int(t)).isoformat(), "acres": float(a),
-                 "polygons": int(n), "started": opened, "stabilized": closed}
-                for t, a, n, opened, closed in zip(moments, total, polygon_count, started,
-                                                   stabilized)]
     worst_geometry = _dissolve(face_geometry, face_tile, np.unique(pair_face[active[pair_polygon]]))
     # The worst moment is found on the planar sweep: across one site the ellipsoid's ratio to
     # the grid is the same to many decimals, so it is the worst moment on the ellipsoid too.
     true, method = ellipsoidal_acres(worst_geometry, crs)
+    shown = _on_the_decisions_measure(total, worst, true)
+    timeline = [{"date": date.fromordinal(int(t)).isoformat(), "acres": float(a),
+                 "polygons": int(n), "started": opened, "stabilized": closed}
+                for t, a, n, opened, closed in zip(moments, shown, polygon_count, started,
+                                                   stabilized)]
     return Phasing(
         phases=summary, timeline=timeline, max_acres=float(total[worst]),
         max_at=date.fromordinal(int(moment)),
@@ -319,6 +332,17 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
         worst_features=list(labels[active]), worst_geometry=worst_geometry,
         plan_end=plan_end, open_ended=list(labels[open_ended]), problems=problems,
         overlaps=overlaps, max_true_acres=float(true), area_method=method)
+
+
+def _on_the_decisions_measure(total, worst: int, true: float):
+    """The timeline's planar acres on the five-acre decision's measure: each moment scaled by
+    the worst moment's ellipsoidal/planar ratio (constant across one site to many decimals), the
+    worst moment itself exactly the decision's figure, so the chart, the timeline and the verdict
+    show one number."""
+    planar = float(total[worst])
+    shown = total * (true / planar) if planar > 0 else total.astype(float)
+    shown[total >= planar - _TIE_ACRES] = true  # the worst moment (and its ties): the decision's
+    return shown
 
 
 def _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok) -> list[DateProblem]:
@@ -598,13 +622,14 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
     axes.step(days + [tail], values + [values[-1]], where="post", color="#212121", linewidth=1.6,
               label="disturbed acres")
     axes.axhline(limit, color="#c62828", linestyle="--", linewidth=1.2, label=f"limit {limit:g} ac")
-    axes.plot([plan.max_at], [plan.max_acres], marker="o", color="#c62828", markersize=6)
-    axes.annotate(f"max {plan.max_acres:.2f} ac\n{plan.max_at.isoformat()}",
-                  (plan.max_at, plan.max_acres), textcoords="offset points", xytext=(6, 6),
+    worst = plan.decided_acres  # the verdict's figure, which the timeline's worst row equals
+    axes.plot([plan.max_at], [worst], marker="o", color="#c62828", markersize=6)
+    axes.annotate(f"max {acres_text(worst, limit)} ac\n{plan.max_at.isoformat()}",
+                  (plan.max_at, worst), textcoords="offset points", xytext=(6, 6),
                   fontsize=8)
-    axes.set_ylim(0, max(limit, plan.max_acres) * 1.4)  # room for the legend above the limit
+    axes.set_ylim(0, max(limit, worst) * 1.4)  # room for the legend above the limit
     axes.set_xlim(days[0], tail)
-    axes.set_ylabel("acres")
+    axes.set_ylabel("acres (ellipsoidal)" if plan.timeline_method != "planar" else "acres (planar)")
     axes.set_title(title, fontsize=10)
     axes.legend(loc="upper right", fontsize=7, ncol=2, frameon=False)
     axes.tick_params(axis="x", labelrotation=30, labelsize=8)

@@ -181,12 +181,15 @@ def _table(header, rows) -> str:
 def _terminal(plan, findings, proposal, limit, no_chart) -> str:
     from ..phasing.proposal import PROPOSED
 
-    text = _table(["phase", "acres", "new acres", "start", "stabilized"],
+    from ..checks.applicability import acres_text
+
+    text = _table(["phase", "acres (planar)", "new acres (planar)", "start", "stabilized"],
                   [[_name(p["phase"]), f"{p['acres']:.2f}", f"{p['new_acres']:.2f}",
                     p["start_date"] or "-", p["stabilized_date"] or "-"] for p in plan.phases])
-    if plan.max_acres is not None:
-        text += (f"\nworst moment: {plan.max_acres:.2f} acres disturbed and not yet stabilised "
-                 f"on {plan.max_at.isoformat()} (limit {limit:g})\n")
+    if plan.max_acres is not None:  # the verdict's figure and method (issue 18, point 4)
+        text += (f"\nworst moment: {acres_text(plan.decided_acres, limit)} acres "
+                 f"({plan.area_method}) disturbed and not yet stabilised on "
+                 f"{plan.max_at.isoformat()} (limit {limit:g})\n")
     text += "\n" + "".join(f"{f.status.upper():<13} {f.rule}: {f.message}\n" for f in findings)
     text += f"\nproposal: {proposal.message}\n"
     if proposal.status == PROPOSED:

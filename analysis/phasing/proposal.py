@@ -18,7 +18,7 @@ from typing import Optional
 import numpy as np
 import shapely
 
-from ..checks.applicability import ellipsoidal_acres
+from ..checks.applicability import acres_text, ellipsoidal_acres
 from ..checks.phasing import faces, merge_intervals, natural_key
 from ..units import acres
 from ..dates import parse_date
@@ -113,10 +113,12 @@ def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
         return date.fromordinal(int(day)).isoformat()
 
     alone = [_peak(face_area[f], a_, b_) for f, a_, b_ in pieces]
-    too_big = [{"phase": k, "acres": peak} for k, peak in zip(keys, alone)
-               if profile.exceeds(peak, limit)]
+    over = [(k, float(peak)) for k, peak in zip(keys, alone) if profile.exceeds(peak, limit)]
+    too_big = [{"phase": k, "acres": peak} for k, peak in over]
     if too_big:
-        named = ", ".join(f"phase {t['phase']} ({t['acres']:.2f} acres)" for t in too_big[:5])
+        # ellipsoidal acres, with the decimals that keep 5.0009 from reading as the limit's 5.00
+        named = ", ".join(f"phase {k} ({acres_text(peak, limit)} acres, ellipsoidal)"
+                          for k, peak in over[:5])
         return Proposal(SPLIT, f"no shift of start dates can work: {named} alone "
                                f"disturb{'s' if len(too_big) == 1 else ''} more than the "
                                f"{limit:g} acres allowed at any one time; split "

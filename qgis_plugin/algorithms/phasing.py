@@ -142,7 +142,8 @@ class PhasingAlgorithm(SwpppAlgorithm):
             self.tr("PNG images (*.png);;SVG images (*.svg)"), optional=True,
             createByDefault=False))
         self.addOutput(QgsProcessingOutputNumber(
-            self.MAX_CONCURRENT_ACRES, self.tr("Most acres disturbed at one time")))
+            self.MAX_CONCURRENT_ACRES, self.tr("Most acres disturbed at one time (the verdict's "
+                                               "figure: ellipsoidal, as the log says)")))
         self.addOutput(QgsProcessingOutputString(
             self.MAX_CONCURRENT_AT, self.tr("When that first happens (YYYY-MM-DD)")))
         self.addOutput(QgsProcessingOutputString(
@@ -202,8 +203,12 @@ class PhasingAlgorithm(SwpppAlgorithm):
                                  f"</body></html>")
         for finding in findings:
             feedback.pushInfo(f"{finding.status.upper()} {finding.rule}: {finding.message}")
+        if plan.max_at is not None:  # the verdict's figure and method, as `swppp phasing` prints
+            feedback.pushInfo(f"worst moment: {plan.decided_acres!r} acres ({plan.area_method}) "
+                              f"on {plan.max_at.isoformat()}; timeline acres: "
+                              f"{plan.timeline_method}")
         feedback.pushInfo(f"proposal: {proposal.message}")
-        results = {self.MAX_CONCURRENT_ACRES: plan.max_acres,
+        results = {self.MAX_CONCURRENT_ACRES: plan.decided_acres,
                    self.MAX_CONCURRENT_AT: plan.max_at.isoformat() if plan.max_at else None,
                    self.STATUS: findings[0].status, self.PROPOSAL: proposal.status}
         if chart_path:
@@ -339,6 +344,7 @@ class PhasingAlgorithm(SwpppAlgorithm):
                 row["polygons"]]), QgsFeatureSink.Flag.FastInsert)
         kind, on = day_kind(self.OUTPUT_WORST), day(self.OUTPUT_WORST)
         worst_fields = fields_of(("status", "string"), ("acres", "double"),
+                                 ("area_method", "string"),
                                  ("limit_acres", "double"), ("at", kind),
                                  ("phases", "string"), ("features", "string"))
         worst, results[self.OUTPUT_WORST] = sink(
@@ -350,7 +356,8 @@ class PhasingAlgorithm(SwpppAlgorithm):
             geometry.fromWkb(shapely.to_wkb(plan.worst_geometry))
             geometry.convertToMultiType()
             worst.addFeature(feature(worst_fields, [
-                verdict.status, plan.max_acres, verdict.limit, on(plan.max_at.isoformat()),
+                verdict.status, plan.decided_acres, plan.area_method, verdict.limit,
+                on(plan.max_at.isoformat()),
                 ", ".join("(no phase)" if p is None else str(p) for p in plan.worst_phases),
                 "; ".join(plan.worst_features)], geometry), QgsFeatureSink.Flag.FastInsert)
         kind, on = day_kind(self.OUTPUT_PROPOSAL), day(self.OUTPUT_PROPOSAL)

@@ -146,7 +146,7 @@ def test_a_single_phase_over_the_limit_is_told_to_split(tmp_path):
     assert [t["phase"] for t in proposal["split"]] == ["1"]
     # on the ellipsoid, as the check decides the limit: 0.018% over the State Plane's 5.5
     assert proposal["split"][0]["acres"] == pytest.approx(5.5 * 1.00018, abs=1e-4)
-    assert "split it" in proposal["message"] and "phase 1 (5.50 acres)" in proposal["message"]
+    assert "split it" in proposal["message"] and "phase 1 (5.50 acres, ellipsoidal)" in proposal["message"]
 
 
 def test_a_dxf_without_a_crs_is_refused_naming_the_file(tmp_path, capsys):

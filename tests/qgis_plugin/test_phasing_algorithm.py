@@ -40,8 +40,9 @@ def test_phasing_on_the_demo_gives_the_reviews_figures(data_copy, tmp_path, load
     results = run_phasing({"DISTURBANCE": load_layer(site, "disturbance"), **outputs(tmp_path)})
 
     m = review.measurements
-    assert results["MAX_CONCURRENT_ACRES"] == pytest.approx(m["max_concurrent_disturbed_acres"],
-                                                            rel=1e-12)
+    # the verdict's figure (ellipsoidal), as the review decides it
+    assert results["MAX_CONCURRENT_ACRES"] == pytest.approx(
+        m["max_concurrent_disturbed_acres_ellipsoidal"], rel=1e-12)
     assert results["MAX_CONCURRENT_AT"] == m["max_concurrent_at"] == "2027-06-01"
     assert results["STATUS"] == "pass"
     phases = load_layer(tmp_path / "phases.gpkg", "phases")
@@ -62,6 +63,22 @@ def test_phasing_on_the_demo_gives_the_reviews_figures(data_copy, tmp_path, load
     assert feature["status"] == "pass" and feature["phases"] == "1, 2"
     svg = (tmp_path / "timeline.svg").read_text(encoding="utf-8")
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+
+
+def test_exactly_five_acres_shows_the_verdicts_figure_everywhere(data_copy, tmp_path, load_layer):
+    """5.0000000 planar, 5.0009056 on the ellipsoid: the output number, the worst moment's
+    feature, the timeline table and the chart all carry 5.0009, as the fail verdict does."""
+    site = data_copy("variants/exactly_five_acres.gpkg")
+    results = run_phasing({"DISTURBANCE": load_layer(site, "disturbance"), **outputs(tmp_path)})
+    assert results["STATUS"] == "fail"
+    assert results["MAX_CONCURRENT_ACRES"] == pytest.approx(5.0009056, abs=1e-6)
+    (worst,) = load_layer(tmp_path / "worst.gpkg", "worst").getFeatures()
+    assert worst["acres"] == results["MAX_CONCURRENT_ACRES"]
+    assert worst["area_method"] == "ellipsoidal area on GRS 1980, pyproj Geod"
+    timeline = load_layer(tmp_path / "timeline.gpkg", "timeline")
+    assert max(r[0] for r in rows(timeline, "acres")) == results["MAX_CONCURRENT_ACRES"]
+    svg = (tmp_path / "timeline.svg").read_text(encoding="utf-8")
+    assert "<!-- max 5.0009 ac -->" in svg and "<!-- acres (ellipsoidal) -->" in svg
 
 
 def memory_layer(features, crs="EPSG:4326"):
@@ -184,7 +201,7 @@ def test_phasing_from_a_dxf_with_a_schedule_proposes_and_outputs_are_optional(tm
                            "PHASE_PATTERN": r"C-PHAS-(\d+)",
                            "SCHEDULE": str(tmp_path / "schedule.csv"),
                            "OUTPUT_PROPOSAL": str(tmp_path / "proposal.gpkg")})
-    assert results["MAX_CONCURRENT_ACRES"] == pytest.approx(6.2, abs=1e-6)
+    assert results["MAX_CONCURRENT_ACRES"] == pytest.approx(6.2 * 1.00018, rel=2e-5)  # ellipsoid
     assert results["STATUS"] == "fail" and results["PROPOSAL"] == "proposed"
     assert "OUTPUT_PHASES" not in results and "OUTPUT_TIMELINE" not in results
     assert results["CHART_HTML"].endswith(".html")
