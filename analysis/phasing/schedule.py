@@ -34,7 +34,8 @@ def phase_name(value: Any) -> Any:
 def read_schedule(path: str | Path) -> dict[str, tuple[Any, Any]]:
     """``{phase: (start, stabilized)}`` of a CSV or XLSX schedule, values as read (text or dates).
 
-    Raises :class:`InputError` naming the file and row: a missing column, a blank or repeated
+    Raises :class:`InputError` naming the file and row: a missing column, a column given twice
+    (one name repeated, refused by ``read_csv``, or two spellings of it), a blank or repeated
     phase. The dates are parsed (and refused, naming the polygon) by the phasing check.
     """
     path = Path(path)
@@ -49,6 +50,11 @@ def read_schedule(path: str | Path) -> dict[str, tuple[Any, Any]]:
         if not found:
             raise InputError(f"no column '{key}' (columns: {', '.join(h for h in header if h)})",
                              path=path, row=1, parameter="schedule", fix=_HOW)
+        if len(found) > 1:  # two spellings of one column: which to read would be a guess
+            where = " and ".join(f"'{h}' (column {header.index(h) + 1})" for h in found)
+            raise InputError(f"the columns {where} both give the {key} date", path=path, row=1,
+                             column=found[1], parameter="schedule",
+                             fix=f"keep one of them; {_HOW}")
         columns[key] = found[0]
     out: dict[str, tuple[Any, Any]] = {}
     for number, cells in rows:

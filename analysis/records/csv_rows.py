@@ -18,7 +18,8 @@ __all__ = ["CsvRows", "read_csv", "parse_date", "parse_datetime", "parse_number"
 
 
 class CsvRows:
-    """The rows of one CSV file: header names lower-cased and stripped, values stripped.
+    """The rows of one CSV file: header names lower-cased and stripped (each used once),
+    values stripped.
 
     ``rows`` is a list of ``(line, {column: text})``; ``line`` is the row's line in the file
     (the header is line 1), which every error names.
@@ -53,10 +54,12 @@ def read_csv(path: str | Path, required: Iterable[str], what: str,
         with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.reader(handle)
             try:
-                header = [h.strip().lower() for h in next(reader)]
+                written = next(reader)
             except StopIteration:
                 raise InputError(f"the {what} is empty", path=path, parameter=parameter,
                                  fix="give a CSV file with a header row") from None
+            header = [h.strip().lower() for h in written]
+            _refuse_repeated_columns(path, what, written, header, parameter)
             rows = []
             for values in reader:
                 if not any(v.strip() for v in values):
@@ -84,6 +87,26 @@ def read_csv(path: str | Path, required: Iterable[str], what: str,
                          path=path, fix="the header row must name " + ", ".join(required)
                          + " (CONTRACT.md, Construction-phase records)", parameter=parameter)
     return CsvRows(path, header, rows, limits)
+
+
+def _refuse_repeated_columns(path: Path, what: str, written: list[str], header: list[str],
+                             parameter: Optional[str]) -> None:
+    """Refuse a header naming one column twice (names compared as read: stripped, any case):
+    each row is read by column name, so one of the two columns' values would be lost. Columns
+    without a name (a spreadsheet's empty trailing columns) are never read and may repeat."""
+    first: dict[str, int] = {}
+    for position, name in enumerate(header, start=1):
+        if not name:
+            continue
+        if name in first:
+            earlier = first[name]
+            raise InputError(
+                f"the {what}'s header names the column '{name}' twice: column {earlier} "
+                f"({written[earlier - 1].strip()!r}) and column {position} "
+                f"({written[position - 1].strip()!r}); only one of them could be read",
+                path=path, row=1, column=name, parameter=parameter,
+                fix="rename or delete one of the two columns, so that each name is used once")
+        first[name] = position
 
 
 def parse_date(rows: CsvRows, line: int, column: str, text: str) -> date:
