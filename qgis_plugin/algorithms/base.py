@@ -253,8 +253,11 @@ def append_downstream_catchments(layer, gpkg_path, hops, feedback=None):
     What a value means is :func:`analysis.reference.catchments.split_drains_to`'s: the
     ``catchment_id`` of a catchment of the layer, else a water. The ids are asked of the source
     by attribute (``"catchment_id" IN (...)``, values quoted by ``QgsExpression``), so a
-    statewide layer is not read whole. Returns ``(features appended, [their geometries in the
-    layer's CRS])``.
+    statewide layer is not read whole. Ids are compared trimmed, as the analysis compares them
+    (``Reference.lookup(..., normalise=str.strip)``): the exact request keeps the provider's
+    index; where an id is not found so, the layer's ids are read once (no geometry) by
+    :func:`_padded_ids` and those stored with white space around them fetched by feature id.
+    Returns ``(features appended, [their geometries in the layer's CRS])``.
     """
     from analysis.reference.catchments import drains_to_values, split_drains_to
 
@@ -266,6 +269,7 @@ def append_downstream_catchments(layer, gpkg_path, hops, feedback=None):
              if f[id_field] is not None]
     known = {own for own, _ in level}
     added, geometries = 0, []
+    padded = None  # {trimmed id: feature ids} of the ids stored with spaces, asked once
     for _depth in range(hops + 1):
         if feedback is not None and feedback.isCanceled():
             break
@@ -278,6 +282,13 @@ def append_downstream_catchments(layer, gpkg_path, hops, feedback=None):
                 f"({', '.join(QgsExpression.quotedValue(v) for v in batch)})")
             for feature in layer.getFeatures(request):
                 found.setdefault(str(feature[id_field]).strip(), QgsFeature(feature))
+        missing = [t for t in targets if t not in found]
+        if missing:
+            padded = _padded_ids(layer, id_field) if padded is None else padded
+            fids = sorted(fid for t in missing for fid in padded.get(t, ()))
+            if fids:
+                for feature in layer.getFeatures(QgsFeatureRequest().setFilterFids(fids)):
+                    found.setdefault(str(feature[id_field]).strip(), QgsFeature(feature))
         known |= set(found)
         added += _append_features(found.values(), copied)
         geometries += [QgsGeometry(f.geometry()) for f in found.values()]
@@ -288,6 +299,23 @@ def append_downstream_catchments(layer, gpkg_path, hops, feedback=None):
             break
     return added, geometries
 
+
+
+def _padded_ids(layer, id_field):
+    """``{trimmed id: [feature ids]}`` of ``layer``'s features whose ``id_field`` has white
+    space around it (usually none). The ids are read without geometry and trimmed in Python, as
+    the analysis trims them: an expression's ``trim()`` would be compiled to the provider's SQL,
+    whose trim removes spaces only (a tab would stay)."""
+    request = QgsFeatureRequest()
+    request.setFlags(QgsFeatureRequest.Flag.NoGeometry)
+    request.setSubsetOfAttributes([id_field], layer.fields())
+    out: dict = {}
+    for feature in layer.getFeatures(request):
+        value = feature[id_field]
+        text = str(value) if value is not None else ""
+        if text.strip() and text != text.strip():
+            out.setdefault(text.strip(), []).append(feature.id())
+    return out
 
 
 class SwpppAlgorithm(QgsProcessingAlgorithm):

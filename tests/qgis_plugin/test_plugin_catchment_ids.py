@@ -1,0 +1,77 @@
+"""Catchment ids stored with spaces around them: the plugin's copy of the catchments downstream
+finds them as the analysis does (ids compared trimmed, ``Reference.lookup(normalise=str.strip)``),
+so Condition A in QGIS follows the route `swppp review` follows."""
+import json
+
+import pytest
+
+from tests.qgis_plugin.test_plugin_catchment_route import CHAIN, FAR_SHED, condition_a, run
+
+pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
+
+# B and C stored padded; every drains_to names the trimmed id.
+PADDED = {"B": "  B ", "C": "C\t"}
+
+
+def test_ids_stored_with_spaces_are_found_downstream(tmp_path, load_layer):
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from qgis_plugin.algorithms.base import append_downstream_catchments
+
+    ids = ["A", " O'Brien Brook  ", "Z "]
+    source = tmp_path / "source.gpkg"
+    gpd.GeoDataFrame({"catchment_id": ids, "drains_to": ["O'Brien Brook", "Z; NY-1", None]},
+                     geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1), box(2, 0, 3, 1)],
+                     crs="EPSG:2260").to_file(source, layer="catchments", driver="GPKG")
+    copied = tmp_path / "copied.gpkg"
+    gpd.read_file(source, layer="catchments").iloc[:1].to_file(copied, layer="catchments",
+                                                               driver="GPKG")
+    added, geometries = append_downstream_catchments(load_layer(source, "catchments"),
+                                                     str(copied), hops=3)
+    assert added == 2 and len(geometries) == 2
+    result = gpd.read_file(copied, layer="catchments")
+    assert sorted(result["catchment_id"]) == sorted(ids)  # copied as stored
+
+
+def test_condition_a_follows_padded_ids_as_the_cli_does(data_copy, tmp_path, load_layer):
+    import geopandas as gpd
+    from shapely.geometry import LineString, box
+
+    from analysis.cli.app import main
+
+    site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
+    gpd.GeoDataFrame(
+        {"catchment_id": [PADDED.get(c, c) for c, *_ in CHAIN],
+         "name": [f"Catchment {c}" for c, *_ in CHAIN], "drains_to": [d for *_, d in CHAIN]},
+        geometry=[box(x0, 913000, x1, 915000) for _, x0, x1, _ in CHAIN], crs="EPSG:2260",
+    ).to_file(reference, layer="catchments", driver="GPKG")
+    gpd.GeoDataFrame(
+        {"watershed_id": ["TW-FAR"], "name": ["Far Lake watershed"], "pollutants": ["Phosphorus"],
+         "tmdl_id": ["NY-TMDL-FAR"], "stormwater_source": [1]},
+        geometry=[box(*FAR_SHED)], crs="EPSG:2260",
+    ).to_file(reference, layer="tmdl_watersheds", driver="GPKG")
+    gpd.GeoDataFrame(
+        {"waterbody_id": ["NY-ELSEWHERE"], "name": ["Nowhere Creek"], "pollutants": ["Mercury"],
+         "listing_cycle": ["2022"], "category": ["5"]},
+        geometry=[LineString([(700000, 900000), (701000, 900000)])], crs="EPSG:2260",
+    ).to_file(reference, layer="impaired_waters", driver="GPKG")
+
+    cli_json = tmp_path / "cli.json"
+    assert main(["review", str(site), "--reference", str(reference), "--json", str(cli_json),
+                 "--quiet"]) in (0, 1)
+    cli = condition_a(cli_json)
+    assert cli["status"] == "info", cli["message"]
+    assert ("lies in catchment A (Catchment A), which drains to catchment B, which drains to "
+            "catchment C, inside TMDL watershed TW-FAR") in cli["message"]
+
+    layers = {f"{role.upper()}_LAYER": load_layer(reference, role)
+              for role in ("impaired_waters", "tmdl_watersheds", "catchments")}
+    plugin_json = tmp_path / "plugin.json"
+    results = run("condition_a", {"SITE": str(site), **layers, "OUTPUT_JSON": str(plugin_json)})
+    plugin = condition_a(plugin_json)
+    assert (plugin["status"], plugin["message"]) == (cli["status"], cli["message"])
+    assert plugin["features"] == cli["features"]
+    assert results["CONDITION_A_APPLIES"] == 1
+    given = json.loads(plugin_json.read_text(encoding="utf-8"))["reference"]["project_layers"]
+    assert given["catchments"]["features_copied"] == 5  # A near the site, B to E downstream
