@@ -63,6 +63,7 @@ _DENSIFY_SEGMENT_M = 1_000.0
 # At most this many reaches are told apart when features are read to their own reach
 # (``Reference.read_boxes``): beyond, each reach is taken up to the next one kept.
 _REACH_LEVELS = 4
+_CHUNK = 2_000  # features whose vertices are looked at together
 
 
 def is_postgis_source(source) -> bool:
@@ -216,16 +217,17 @@ class Reference:
         frame = self._fetch_boxes(actual, own_boxes)
         if isinstance(frame, gpd.GeoDataFrame):
             self._check_finite(actual, frame)
-            if len(frame):  # only the features meeting a box (and in reach) are reprojected
+            if len(frame):  # only the features meeting a box (or in reach) are reprojected
                 geometries = np.asarray(frame.geometry.values, dtype=object)
-                keep = np.zeros(len(frame), dtype=bool)
-                keep[_meeting(geometries, own_boxes)] = True
-                if reach is not None:
+                if reach is None:
+                    keep = np.zeros(len(frame), dtype=bool)
+                    keep[_meeting(geometries, own_boxes)] = True
+                else:
                     frame = self._contract_frame(actual, spec, frame)
                     sites, distances = reach
-                    keep &= _within_reach(geometries, np.asarray(distances(frame), dtype=float),
-                                          np.asarray(sites, dtype=float).reshape(-1, 4),
-                                          area_crs, crs)
+                    keep = _within_reach(geometries, np.asarray(distances(frame), dtype=float),
+                                         np.asarray(sites, dtype=float).reshape(-1, 4),
+                                         area_crs, crs)
                 keep |= shapely.is_missing(geometries) | shapely.is_empty(geometries)
                 frame = frame[keep]
             frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
@@ -327,6 +329,10 @@ class Reference:
         """An InputError naming the first feature with a NaN or infinite vertex (no geometry
         to use)."""
         geometries = np.asarray(frame.geometry.values, dtype=object)
+        # Piece by piece: one small array reused rather than every vertex copied at once.
+        if all(np.isfinite(shapely.get_coordinates(geometries[k:k + _CHUNK])).all()
+               for k in range(0, len(geometries), _CHUNK)):
+            return
         coords = shapely.get_coordinates(geometries)
         if not np.isfinite(coords).all():
             owner = np.repeat(np.arange(len(frame)), shapely.get_num_coordinates(geometries))
@@ -387,11 +393,13 @@ class Reference:
 
 
 def _meeting(geometries: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """The positions in ``geometries`` of those intersecting one of ``boxes`` (once per box met)."""
+    """The positions in ``geometries`` of those intersecting one of ``boxes`` (sorted, once
+    each); the geometries whose envelope meets none are not looked at."""
     if not len(geometries) or not len(boxes):
         return np.zeros(0, dtype=int)
-    return shapely.STRtree(shapely.box(*np.asarray(boxes).T)).query(
-        geometries, predicate="intersects")[0]
+    tree = shapely.STRtree(shapely.box(*np.asarray(boxes).T))
+    near = np.unique(tree.query(geometries)[0])
+    return near[np.unique(tree.query(geometries[near], predicate="intersects")[0])]
 
 
 def _within_reach(geometries, distances, sites, area_crs, crs) -> np.ndarray:
