@@ -110,15 +110,31 @@ def boxes_in_crs(boxes: np.ndarray, from_crs, to_crs) -> np.ndarray:
     boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
     if same_crs(from_crs, to_crs) or not len(boxes):
         return boxes
+    moved, pad = _outlines_in_crs(boxes, from_crs, to_crs)
+    return shapely.bounds(moved) + np.column_stack([-pad, -pad, pad, pad])
+
+
+def _outlines_in_crs(boxes: np.ndarray, from_crs, to_crs) -> tuple[np.ndarray, np.ndarray]:
+    """The boxes' outlines, densified as :func:`boxes_in_crs` says, moved into ``to_crs``, and
+    the margin each needs to cover its box there."""
     size = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
     step = np.maximum(size, 1e-9) / (_DENSIFY_POINTS - 1)
     source = crs_of(from_crs)
     if source.is_projected:
         step = np.maximum(step, _DENSIFY_SEGMENT_M / unit_metres(source))
-    outlines = shapely.segmentize(shapely.box(*boxes.T), step)
-    moved = shapely.bounds(transform_geometries(outlines, from_crs, to_crs))
-    pad = _BOX_PAD * np.maximum(moved[:, 2] - moved[:, 0], moved[:, 3] - moved[:, 1])
-    return moved + np.column_stack([-pad, -pad, pad, pad])
+    moved = transform_geometries(shapely.segmentize(shapely.box(*boxes.T), step), from_crs, to_crs)
+    placed = shapely.bounds(moved)
+    return moved, _BOX_PAD * np.maximum(placed[:, 2] - placed[:, 0], placed[:, 3] - placed[:, 1])
+
+
+def _shapes_in_crs(boxes: np.ndarray, from_crs, to_crs) -> np.ndarray:
+    """Polygons covering each of ``boxes`` once moved into ``to_crs``: the moved outline
+    widened by the margin of :func:`boxes_in_crs` (tighter than its box where the grids are
+    turned from each other)."""
+    if same_crs(from_crs, to_crs) or not len(boxes):
+        return shapely.box(*boxes.T)
+    moved, pad = _outlines_in_crs(boxes, from_crs, to_crs)
+    return shapely.buffer(moved, pad, join_style="mitre")
 
 
 class Reference:
@@ -393,11 +409,12 @@ class Reference:
 
 
 def _meeting(geometries: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """The positions in ``geometries`` of those intersecting one of ``boxes`` (sorted, once
-    each); the geometries whose envelope meets none are not looked at."""
+    """The positions in ``geometries`` of those intersecting one of ``boxes`` ((n, 4) bounds,
+    or polygons) (sorted, once each); those whose envelope meets none are not looked at."""
     if not len(geometries) or not len(boxes):
         return np.zeros(0, dtype=int)
-    tree = shapely.STRtree(shapely.box(*np.asarray(boxes).T))
+    shapes = boxes if boxes.dtype == object else shapely.box(*np.asarray(boxes).T)
+    tree = shapely.STRtree(shapes)
     near = np.unique(tree.query(geometries)[0])
     return near[np.unique(tree.query(geometries[near], predicate="intersects")[0])]
 
@@ -405,9 +422,9 @@ def _meeting(geometries: np.ndarray, boxes: np.ndarray) -> np.ndarray:
 def _within_reach(geometries, distances, sites, area_crs, crs) -> np.ndarray:
     """Which of ``geometries`` (in ``crs``) come within their ``distances`` (``area_crs``
     units) of one of the boxes ``sites`` (``area_crs``), told by the boxes grown by each
-    distance and placed in ``crs`` (covering, as :func:`boxes_in_crs` places them): a True
-    may be a little too far, a False is never within reach. Where more than
-    ``_REACH_LEVELS`` distances occur, each is taken up to the next one told apart."""
+    distance and placed in ``crs`` by polygons that cover them: a True may be a little too
+    far, a False is never within reach. Where more than ``_REACH_LEVELS`` distances occur,
+    each is taken up to the next one told apart."""
     keep = np.zeros(len(geometries), dtype=bool)
     levels = np.unique(distances[np.isfinite(distances)])
     if len(levels) > _REACH_LEVELS:
@@ -417,8 +434,8 @@ def _within_reach(geometries, distances, sites, area_crs, crs) -> np.ndarray:
     for k, distance in enumerate(levels.tolist()):
         pick = np.flatnonzero(level == k)
         if len(pick):
-            grown = boxes_in_crs(sites + np.array([-distance, -distance, distance, distance]),
-                                 area_crs, crs)
+            grown = _shapes_in_crs(sites + np.array([-distance, -distance, distance, distance]),
+                                   area_crs, crs)
             keep[pick[_meeting(geometries[pick], grown)]] = True
     return keep
 
