@@ -19,6 +19,7 @@ __all__ = ["crs_of", "authority", "epsg_code", "crs_label", "same_crs", "transfo
 
 # What the functions take: a pyproj CRS, an authority string ("EPSG:2260"), WKT, or an EPSG code.
 CrsInput = Union[CRS, str, int]
+_PIECE_VERTICES = 1 << 16  # vertices transformed together by transform_geometries
 
 
 def _key(crs: CrsInput) -> Union[str, int]:
@@ -93,28 +94,44 @@ def _transformer(key_a, key_b, a: CRS, b: CRS) -> Transformer:
 
 def transform_geometries(geometries: np.ndarray, from_crs: CrsInput, to_crs: CrsInput) -> np.ndarray:
     """Shapely geometries (an object array) from ``from_crs`` into ``to_crs``; Z kept where
-    there is one (as geopandas transforms them)."""
+    there is one (as geopandas transforms them).
+
+    The vertices are moved a piece at a time (``_PIECE_VERTICES`` of them): the same few
+    small arrays serve every piece, where one array of every vertex (and its copies) would
+    be fresh memory to fault in, which costs as much as PROJ's own work."""
     geometries = np.asarray(geometries, dtype=object)
     if same_crs(from_crs, to_crs) or not len(geometries):
         return geometries
     move = transformer(from_crs, to_crs).transform
     result = geometries.copy()
     has_z = shapely.has_z(geometries)
-    for pick, include_z in ((~has_z, False), (has_z, True)):
-        if not pick.any():
-            continue
-        chosen = geometries[pick]
-        coords = shapely.get_coordinates(chosen, include_z=include_z)
-        if len(coords):  # each axis contiguous and moved in place: no copy made by pyproj
-            axes = [np.ascontiguousarray(coords[:, k]) for k in range(coords.shape[1])]
-            if include_z:
-                move(axes[0], axes[1], axes[2], inplace=True)
-            else:
-                move(axes[0], axes[1], inplace=True)
-            for k, axis in enumerate(axes):
-                coords[:, k] = axis
-        result[pick] = shapely.set_coordinates(chosen.copy(), coords)
+    counts = shapely.get_num_coordinates(geometries)
+    for include_z in (False, True):
+        chosen = np.flatnonzero(has_z == include_z)
+        for piece in _pieces(chosen, counts[chosen]):
+            result[piece] = _moved(geometries[piece], move, include_z)
     return result
+
+
+def _pieces(positions: np.ndarray, counts: np.ndarray) -> list:
+    """``positions`` cut into consecutive runs of about ``_PIECE_VERTICES`` vertices."""
+    if not len(positions):
+        return []
+    ends = np.cumsum(counts)
+    cuts = np.searchsorted(ends, np.arange(_PIECE_VERTICES, ends[-1], _PIECE_VERTICES)) + 1
+    return [p for p in np.split(positions, np.unique(cuts[cuts < len(positions)])) if len(p)]
+
+
+def _moved(geometries: np.ndarray, move, include_z: bool) -> np.ndarray:
+    """``geometries`` with each vertex moved by ``move`` (a transformer's ``transform``)."""
+    coords = shapely.get_coordinates(geometries, include_z=include_z)
+    if not len(coords):
+        return geometries
+    axes = [np.ascontiguousarray(coords[:, k]) for k in range(coords.shape[1])]
+    move(*axes, inplace=True)  # each axis contiguous and moved in place: no copy by pyproj
+    for k, axis in enumerate(axes):
+        coords[:, k] = axis
+    return shapely.set_coordinates(geometries.copy(), coords)
 
 
 def to_crs(frame, crs: CrsInput):

@@ -94,7 +94,8 @@ def step_screen(sites: str, reference: str) -> dict:
     rows = done.screen.rows
     return {"sites": len(rows), "applies": sum(r["condition_a"] == "applies" for r in rows),
             "wet": sum(r["wetland_status"] != "none" for r in rows),
-            "wetland_acres": round(sum(r["wetland_acres"] for r in rows), 6)}
+            "wetland_acres": round(sum(r["wetland_acres"] for r in rows), 6),
+            "wetlands_read": done.screen.reference["read"].get("wetlands")}
 
 
 def step_floor(sites: str, reference: str) -> dict:
@@ -286,7 +287,8 @@ def main(argv=None) -> int:
             screen = run_step("screen", str(sites), str(reference))
             floor = run_step("floor", str(sites), str(reference))
             show("screen (GeoPackage)", screen, floor,
-                 f"x the floor; {screen.get('applies')} Condition A, {screen.get('wet')} wetland")
+                 f"x the floor; {screen.get('applies')} Condition A, {screen.get('wet')} wetland, "
+                 f"{screen.get('wetlands_read')} wetlands read")
             show("floor: R-tree read + STRtree + areas", floor,
                  note=f"{floor.get('wetlands_read')} wetlands read, {floor.get('pairs')} pairs")
         if not args.skip_postgis:

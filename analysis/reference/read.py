@@ -25,6 +25,7 @@ import shapely
 from pyproj import CRS
 
 from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
+from ..units import unit_metres
 from ..errors import InputError
 from .store import GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
@@ -54,6 +55,15 @@ _NUMERIC = NUMERIC_FIELDS
 _FLAGS = {"regulated", "stormwater_source"}  # 1 or 0
 _DENSIFY_POINTS = 21  # points per edge when a box is transformed into another CRS
 _BOX_PAD = 1e-3  # relative margin: the box stays covering between the densified points
+# The shortest piece a projected box's edge is cut into for :func:`boxes_in_crs`: a chord this
+# long strays from the transformed edge by about 2 cm (its length squared over eight times the
+# earth's radius), a fiftieth of the margin ``_BOX_PAD`` gives a box with such edges (less for
+# a smaller box: a 300 m box's corners stray by 2 mm from its edges, against a 0.3 m margin).
+_DENSIFY_SEGMENT_M = 1_000.0
+# At most this many reaches are told apart when features are read to their own reach
+# (``Reference.read_boxes``): beyond, each reach is taken up to the next one kept.
+_REACH_LEVELS = 4
+_CHUNK = 2_000  # features whose vertices are looked at together
 
 
 def is_postgis_source(source) -> bool:
@@ -91,15 +101,40 @@ def bounds_in_crs(bounds: Sequence[float], from_crs, to_crs) -> tuple[float, flo
 
 
 def boxes_in_crs(boxes: np.ndarray, from_crs, to_crs) -> np.ndarray:
-    """:func:`bounds_in_crs` of many boxes at once (an (n, 4) array of minx, miny, maxx, maxy)."""
+    """:func:`bounds_in_crs` of many boxes at once (an (n, 4) array of minx, miny, maxx, maxy).
+
+    Each edge is densified as :func:`bounds_in_crs` densifies it, into at most
+    ``_DENSIFY_POINTS - 1`` pieces, but (in a projected CRS) into none shorter than
+    ``_DENSIFY_SEGMENT_M``: a site's box (hundreds of metres) is transformed by its corners,
+    whose chords stray from the curved edges by millimetres, far inside the margin added."""
     boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
     if same_crs(from_crs, to_crs) or not len(boxes):
         return boxes
+    moved, pad = _outlines_in_crs(boxes, from_crs, to_crs)
+    return shapely.bounds(moved) + np.column_stack([-pad, -pad, pad, pad])
+
+
+def _outlines_in_crs(boxes: np.ndarray, from_crs, to_crs) -> tuple[np.ndarray, np.ndarray]:
+    """The boxes' outlines, densified as :func:`boxes_in_crs` says, moved into ``to_crs``, and
+    the margin each needs to cover its box there."""
     size = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-    outlines = shapely.segmentize(shapely.box(*boxes.T), np.maximum(size, 1e-9) / (_DENSIFY_POINTS - 1))
-    moved = shapely.bounds(transform_geometries(outlines, from_crs, to_crs))
-    pad = _BOX_PAD * np.maximum(moved[:, 2] - moved[:, 0], moved[:, 3] - moved[:, 1])
-    return moved + np.column_stack([-pad, -pad, pad, pad])
+    step = np.maximum(size, 1e-9) / (_DENSIFY_POINTS - 1)
+    source = crs_of(from_crs)
+    if source.is_projected:
+        step = np.maximum(step, _DENSIFY_SEGMENT_M / unit_metres(source))
+    moved = transform_geometries(shapely.segmentize(shapely.box(*boxes.T), step), from_crs, to_crs)
+    placed = shapely.bounds(moved)
+    return moved, _BOX_PAD * np.maximum(placed[:, 2] - placed[:, 0], placed[:, 3] - placed[:, 1])
+
+
+def _shapes_in_crs(boxes: np.ndarray, from_crs, to_crs) -> np.ndarray:
+    """Polygons covering each of ``boxes`` once moved into ``to_crs``: the moved outline
+    widened by the margin of :func:`boxes_in_crs` (tighter than its box where the grids are
+    turned from each other)."""
+    if same_crs(from_crs, to_crs) or not len(boxes):
+        return shapely.box(*boxes.T)
+    moved, pad = _outlines_in_crs(boxes, from_crs, to_crs)
+    return shapely.buffer(moved, pad, join_style="mitre")
 
 
 class Reference:
@@ -177,22 +212,43 @@ class Reference:
         return frame
 
     def read_boxes(self, layer: str, boxes: np.ndarray, area_crs,
-                   needed_for: str = "the screen") -> gpd.GeoDataFrame:
+                   needed_for: str = "the screen",
+                   reach: Optional[tuple[np.ndarray, Callable[[pd.DataFrame], np.ndarray]]] = None
+                   ) -> gpd.GeoDataFrame:
         """The features of ``layer`` that intersect any of ``boxes`` (an (n, 4) array in
         ``area_crs``), in ``area_crs``: :meth:`read` for many sites at once, the source asked
-        once for the union of the boxes (a GeoPackage through its R-tree joined with them)."""
+        once for the union of the boxes (a GeoPackage through its R-tree joined with them).
+
+        ``reach``: (the sites' own boxes in ``area_crs``, a function giving each feature's
+        reach in ``area_crs`` units from its contract fields). A feature that comes within its
+        reach of no site's box is left unread (neither reprojected nor repaired): it can meet
+        no site at its own distance. What is read is always checked whole (fields, vertices,
+        geometry types), as :meth:`read` checks it."""
         spec = SPECS[layer]
         actual = self.require(layer, needed_for)
         area_crs = crs_of(area_crs)
         boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
         crs = self._required_crs(actual)
         own_boxes = boxes_in_crs(boxes, area_crs, crs)
-        frame = self._in_area_crs(actual, self._fetch_boxes(actual, own_boxes), crs, area_crs,
-                                  own_boxes)
+        frame = self._fetch_boxes(actual, own_boxes)
+        if isinstance(frame, gpd.GeoDataFrame):
+            self._check_finite(actual, frame)
+            if len(frame):  # only the features meeting a box (or in reach) are reprojected
+                geometries = np.asarray(frame.geometry.values, dtype=object)
+                if reach is None:
+                    keep = np.zeros(len(frame), dtype=bool)
+                    keep[_meeting(geometries, own_boxes)] = True
+                else:
+                    frame = self._contract_frame(actual, spec, frame)
+                    sites, distances = reach
+                    keep = _within_reach(geometries, np.asarray(distances(frame), dtype=float),
+                                         np.asarray(sites, dtype=float).reshape(-1, 4),
+                                         area_crs, crs)
+                keep |= shapely.is_missing(geometries) | shapely.is_empty(geometries)
+                frame = frame[keep]
+            frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
         frame = self._features(actual, spec, frame)
-        tree = shapely.STRtree(shapely.box(*boxes.T))
-        hit = np.unique(tree.query(np.asarray(frame.geometry.values, dtype=object),
-                                   predicate="intersects")[0])
+        hit = np.unique(_meeting(np.asarray(frame.geometry.values, dtype=object), boxes))
         frame = frame.iloc[hit]
         self._read_fids.setdefault(layer, set()).update(frame.index)
         return frame
@@ -278,30 +334,29 @@ class Reference:
                              fix="assign the layer's true CRS in QGIS and save it again")
         return crs
 
-    def _in_area_crs(self, actual, frame, crs, area_crs, own_boxes=None):
-        """What the source gave, its vertices checked finite, reprojected to the area CRS;
-        with ``own_boxes`` (the layer's CRS, covering the boxes asked for), only the features
-        meeting one of them are reprojected (an envelope's neighbour is not moved for nothing)."""
+    def _in_area_crs(self, actual, frame, crs, area_crs):
+        """What the source gave, its vertices checked finite, reprojected to the area CRS."""
         if isinstance(frame, gpd.GeoDataFrame):
-            coords = shapely.get_coordinates(np.asarray(frame.geometry.values, dtype=object))
-            if not np.isfinite(coords).all():  # NaN or infinite vertices: no geometry to use
-                geometries = np.asarray(frame.geometry.values, dtype=object)
-                owner = np.repeat(np.arange(len(frame)), shapely.get_num_coordinates(geometries))
-                first = int(np.flatnonzero(~np.isfinite(coords).all(axis=1))[0])
-                raise InputError(f"a vertex at ({coords[first][0]!r}, {coords[first][1]!r}) is "
-                                 "not a finite number", path=self.label, layer=actual,
-                                 feature=frame.index[owner[first]],
-                                 fix="correct or delete that vertex, and import the layer again")
-            if own_boxes is not None and len(frame):
-                geometries = np.asarray(frame.geometry.values, dtype=object)
-                hit = shapely.STRtree(shapely.box(*np.asarray(own_boxes).T)).query(
-                    geometries, predicate="intersects")[0]
-                keep = np.zeros(len(frame), dtype=bool)
-                keep[hit] = True
-                keep |= shapely.is_missing(geometries) | shapely.is_empty(geometries)
-                frame = frame[keep]
+            self._check_finite(actual, frame)
             frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
         return frame
+
+    def _check_finite(self, actual, frame) -> None:
+        """An InputError naming the first feature with a NaN or infinite vertex (no geometry
+        to use)."""
+        geometries = np.asarray(frame.geometry.values, dtype=object)
+        # Piece by piece: one small array reused rather than every vertex copied at once.
+        if all(np.isfinite(shapely.get_coordinates(geometries[k:k + _CHUNK])).all()
+               for k in range(0, len(geometries), _CHUNK)):
+            return
+        coords = shapely.get_coordinates(geometries)
+        if not np.isfinite(coords).all():
+            owner = np.repeat(np.arange(len(frame)), shapely.get_num_coordinates(geometries))
+            first = int(np.flatnonzero(~np.isfinite(coords).all(axis=1))[0])
+            raise InputError(f"a vertex at ({coords[first][0]!r}, {coords[first][1]!r}) is "
+                             "not a finite number", path=self.label, layer=actual,
+                             feature=frame.index[owner[first]],
+                             fix="correct or delete that vertex, and import the layer again")
 
     # Validation of what is read -------------------------------------------------------------
     def _contract_frame(self, actual, spec, frame):
@@ -351,6 +406,38 @@ class Reference:
         self.repaired.extend(feature_labels(spec.name, frame[invalid], spec.id_field))
         log.info("repaired %d invalid %s geometries", int(invalid.sum()), spec.name)
         return frame.set_geometry(gpd.GeoSeries(geometries, index=frame.index, crs=frame.crs))
+
+
+def _meeting(geometries: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """The positions in ``geometries`` of those intersecting one of ``boxes`` ((n, 4) bounds,
+    or polygons) (sorted, once each); those whose envelope meets none are not looked at."""
+    if not len(geometries) or not len(boxes):
+        return np.zeros(0, dtype=int)
+    shapes = boxes if boxes.dtype == object else shapely.box(*np.asarray(boxes).T)
+    tree = shapely.STRtree(shapes)
+    near = np.unique(tree.query(geometries)[0])
+    return near[np.unique(tree.query(geometries[near], predicate="intersects")[0])]
+
+
+def _within_reach(geometries, distances, sites, area_crs, crs) -> np.ndarray:
+    """Which of ``geometries`` (in ``crs``) come within their ``distances`` (``area_crs``
+    units) of one of the boxes ``sites`` (``area_crs``), told by the boxes grown by each
+    distance and placed in ``crs`` by polygons that cover them: a True may be a little too
+    far, a False is never within reach. Where more than ``_REACH_LEVELS`` distances occur,
+    each is taken up to the next one told apart."""
+    keep = np.zeros(len(geometries), dtype=bool)
+    levels = np.unique(distances[np.isfinite(distances)])
+    if len(levels) > _REACH_LEVELS:
+        levels = levels[np.unique(np.linspace(0, len(levels) - 1, _REACH_LEVELS).round().astype(int))]
+    level = np.searchsorted(levels, distances, side="left")
+    keep[level >= len(levels)] = True  # no distance told (NaN): kept
+    for k, distance in enumerate(levels.tolist()):
+        pick = np.flatnonzero(level == k)
+        if len(pick):
+            grown = _shapes_in_crs(sites + np.array([-distance, -distance, distance, distance]),
+                                   area_crs, crs)
+            keep[pick[_meeting(geometries[pick], grown)]] = True
+    return keep
 
 
 class GeoPackageReference(Reference):

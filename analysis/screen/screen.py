@@ -111,7 +111,12 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
                                          listed["category"]):
         overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants, category))
     progress.step(0.6, "reading wetlands")
-    wetlands = reference.read_boxes("wetlands", boxes, crs, needed_for="the screen's wetlands")
+    # A wetland is read only where it comes within its own reach (its adjacent area; 0 for one
+    # not regulated) of a site's box: one farther away meets no site's ground or zone.
+    to_units = FOOT_M / unit_metres(crs)
+    wetlands = reference.read_boxes(
+        "wetlands", boxes, crs, needed_for="the screen's wetlands",
+        reach=(sites.boxes, lambda frame: adjacent_distances_ft(frame, profile) * to_units))
     _wetlands(overlaps, geoms, wetlands, profile, crs)
     progress.step(0.95, "deciding")
     rows = decide(sites.ids, geoms, overlaps, profile, crs)

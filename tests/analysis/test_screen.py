@@ -315,6 +315,56 @@ def test_the_reference_is_read_by_the_sites_boxes_only(sites_file, tmp_path):
     assert len(sites) == 100
 
 
+@pytest.mark.parametrize("stored_crs", ["EPSG:2260", "EPSG:5070"])
+def test_wetlands_are_read_only_to_their_own_reach(tmp_path, stored_crs):
+    """A wetland within the 300-ft search distance of a site's box but beyond its own reach
+    (its adjacent area; none for one not regulated) is not read; the site's answer is still
+    its review's. Kept in Albers too (the NWI's; its grid turned 13 degrees from the site's),
+    where the reach is placed by polygons covering the grown boxes (their own boxes would
+    hold every one of these wetlands)."""
+    profile = load_profile()
+    x0, y0, side = 590000.0, 905000.0, 500.0  # a site clear of the demo's own wetlands
+    site = shapely.box(x0, y0, x0 + side, y0 + side)
+    east, top = x0 + side, y0 + side
+    wetlands = [  # (id, regulated, adjacent_area_ft, polygon in EPSG:2260 feet), in reach
+        ("A", 1, 100.0, shapely.box(east + 60, y0, east + 200, y0 + 200), True),
+        ("B", 1, 100.0, shapely.box(x0 - 300, y0, x0 - 150, y0 + 200), False),
+        ("C", 0, None, shapely.box(x0, top + 50, x0 + 100, top + 150), False),
+        ("D", 0, None, shapely.box(x0 + 100, y0 + 100, x0 + 200, y0 + 200), True),
+        ("E", 1, 250.0, shapely.box(x0, y0 - 400, x0 + 100, y0 - 200), True),
+        ("F", 1, None, shapely.box(east + 120, y0 + 300, east + 220, y0 + 400), False),
+        # an L whose envelope holds the site, its ground 220 ft away at the nearest
+        ("G", 1, 100.0, shapely.Polygon([(x0, top + 220), (east + 220, top + 220),
+                                          (east + 220, y0), (east + 280, y0),
+                                          (east + 280, top + 280), (x0, top + 280)]), False),
+    ]
+    path = tmp_path / "reference.gpkg"
+    for layer in ("impaired_waters", "tmdl_watersheds", "catchments"):
+        gpd.read_file(DEMO_REFERENCE, layer=layer).to_file(path, layer=layer, driver="GPKG")
+    gpd.GeoDataFrame({"wetland_id": [w[0] for w in wetlands], "source": "test",
+                      "wetland_class": "PFO", "regulated": [w[1] for w in wetlands],
+                      "adjacent_area_ft": [w[2] for w in wetlands]},
+                     geometry=[w[3] for w in wetlands], crs="EPSG:2260").to_crs(
+        stored_crs).to_file(path, layer="wetlands", driver="GPKG")
+    sites_path = tmp_path / "sites.gpkg"
+    gpd.GeoDataFrame({"site_id": ["S1"]}, geometry=[site], crs="EPSG:2260").to_file(
+        sites_path, layer="sites", driver="GPKG")
+    sites = read_sites(sites_path, profile.area_crs)
+    reference = open_reference(path)
+    row = screen_sites(sites, reference, profile).rows[0]
+    assert reference.features_read["wetlands"] == 3
+    assert row["wetlands"] == "A;D;E" and row["wetland_status"] == "wetland"
+    assert row["adjacent_area_acres"] > 0
+    _condition_a, measured = review_of(sites.geometries[0], profile, open_reference(path))
+    assert row["wetland_acres"] == pytest.approx(measured["wetland_acres"], abs=1e-9)
+    assert row["adjacent_area_acres"] == pytest.approx(
+        measured["wetland_adjacent_area_acres"], abs=1e-9)
+    # Every one lies within the search distance: it is the reach that left them unread.
+    whole = open_reference(path).read_boxes(
+        "wetlands", sites.boxes + np.array([-300.0, -300.0, 300.0, 300.0]), profile.area_crs)
+    assert sorted(whole["wetland_id"]) == [w[0] for w in wetlands]
+
+
 def test_cli_writes_csv_gpkg_and_json(sites_file, tmp_path, capsys):
     for ending in ("csv", "gpkg", "json"):
         out = tmp_path / f"screen.{ending}"
