@@ -47,6 +47,7 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
     overlaps = Overlaps()
     n = len(sites)
     with connect(store.conninfo) as con:
+        _session(con)
         srids = {}
         for layer in ("catchments", "tmdl_watersheds", "impaired_waters", "wetlands"):
             found = con.execute("SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
@@ -112,6 +113,15 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                              "versions": {r.layer: {"version": r.version, "source_date": r.source_date,
                                                     "imported_at": r.imported_at, "sha256": r.sha256}
                                           for r in store.versions()}})
+
+
+def _session(con) -> None:
+    """This connection's settings (the session only; measured at 200k wetlands / 10k sites):
+    no JIT (it compiled the wetland query for 0.7-1.5 s and the time is in PostGIS's functions,
+    which it cannot speed up), and sorts and hashes of the wetland steps in memory (at the
+    default 4 MB they went to disk: 11-20 MB external merges, a hash join in 16 batches)."""
+    con.execute("SET jit = off")
+    con.execute("SET work_mem = '64MB'")
 
 
 _ROUTE_FIELDS = {"catchments": ["catchment_id"],
@@ -188,10 +198,14 @@ def _features(sql, store, layer: str, fields, boxes, extra: str = ""):
     """The features of ``layer`` whose envelope meets a site's box (found box by box through
     the layer's GiST index, then fetched by id: no other feature's geometry is read), each
     transformed to the area CRS once and repaired as the reader repairs them."""
+    # The boxes drive the read, each one probing the layer's GiST index (OFFSET 0 keeps the
+    # planner from turning it round: it misjudged the join and scanned the whole layer,
+    # detoasting each feature to test it against the boxes' index, 3.6 s of a 200k layer).
     return sql.SQL(
         "SELECT {cfields}, {fixed} AS g FROM (SELECT {cfields}, ST_Transform(c.geom, %(area)s) "
-        "AS t FROM {table} c JOIN (SELECT DISTINCT m.fid FROM {boxes} b JOIN {table} m "
-        "ON m.geom && b.box) found USING (fid) WHERE c.geom IS NOT NULL {extra}) c").format(
+        "AS t FROM (SELECT DISTINCT near.fid FROM {boxes} b CROSS JOIN LATERAL "
+        "(SELECT m.fid FROM {table} m WHERE m.geom && b.box OFFSET 0) near) found "
+        "JOIN {table} c USING (fid) WHERE c.geom IS NOT NULL {extra}) c").format(
         cfields=sql.SQL(", ").join(sql.Identifier("c", f) for f in fields),
         fixed=sql.SQL(_FIXED.format(g="c.t")), table=store.ids.table(layer), boxes=boxes,
         extra=sql.SQL(extra))
@@ -204,32 +218,34 @@ def _ewkb(geometries, srid: int) -> list[str]:
 
 
 def _wetland_query(sql, store, boxes):
-    """Per site and wetland met: inside and adjacent areas, and the site's totals. Each wetland
-    is transformed, repaired and (if regulated) buffered once; the pairs within reach are found
-    through the sites' GiST index. The steps are MATERIALIZED, and each site's unions are
-    window aggregates over its rows, not joins: the planner, misjudging the steps' sizes (one
-    row), joined them in nested loops (14k x 5k rows at 200k wetlands / 10k sites)."""
+    """Per site and wetland met: inside and adjacent areas, and the site's totals, as the
+    GeoPackage screen computes them (``screen._wetlands``). Each wetland is transformed,
+    repaired and, if regulated, buffered once; the pairs within reach are found through the
+    sites' GiST index; a wetland that is not regulated has no adjacent area (no buffer, no
+    zone), and a zone is cut by the site's wetlands only where both hold something. The steps
+    are MATERIALIZED, and each site's unions are window aggregates over its rows, not joins: the
+    planner, misjudging the steps' sizes (one row), joined them in nested loops."""
     features = _features(sql, store, "wetlands",
                          ["fid", "wetland_id", "regulated", "adjacent_area_ft"], boxes,
                          "AND NOT ST_IsEmpty(c.geom)")
     return sql.SQL(
-        "WITH f AS MATERIALIZED ({features}), "
-        "w AS MATERIALIZED (SELECT fid, wetland_id, g, CASE WHEN regulated = 1 THEN "
+        "WITH w AS MATERIALIZED (SELECT fid, wetland_id, g, CASE WHEN regulated = 1 THEN "
         "CASE WHEN adjacent_area_ft IS NULL OR adjacent_area_ft <= 0 THEN %(default)s "
-        "ELSE adjacent_area_ft END ELSE 0 END * %(ft)s AS reach FROM f), "
+        "ELSE adjacent_area_ft END ELSE 0 END * %(ft)s AS reach FROM ({features}) f), "
         "p AS MATERIALIZED (SELECT s.k, w.fid FROM w JOIN pg_temp.swppp_sites s "
         "ON ST_DWithin(w.g, s.geom, w.reach)), "
         "z AS MATERIALIZED (SELECT w.fid, w.wetland_id, w.g, CASE WHEN w.reach > 0 THEN "
-        "ST_Buffer(w.g, w.reach) ELSE w.g END AS zone FROM w WHERE w.fid IN (SELECT fid FROM p)), "
+        "ST_Buffer(w.g, w.reach) END AS zone FROM w WHERE w.fid IN (SELECT fid FROM p)), "
         "hit AS MATERIALIZED (SELECT p.k, z.wetland_id, ST_Intersection(z.g, s.geom) AS inside, "
-        "ST_Intersection(z.zone, s.geom) AS near FROM p JOIN z USING (fid) "
-        "JOIN pg_temp.swppp_sites s USING (k) WHERE ST_Intersects(z.zone, s.geom)), "
+        "CASE WHEN z.zone IS NOT NULL THEN ST_Intersection(z.zone, s.geom) END AS near "
+        "FROM p JOIN z USING (fid) JOIN pg_temp.swppp_sites s USING (k) "
+        "WHERE ST_Intersects(coalesce(z.zone, z.g), s.geom)), "
         "wet AS MATERIALIZED (SELECT k, wetland_id, inside, near, "
         "ST_Union(inside) OVER (PARTITION BY k) AS wet FROM hit), "
-        "piece AS MATERIALIZED (SELECT k, wetland_id, inside, wet, "
-        "ST_Difference(near, wet) AS adjacent FROM wet) "
-        "SELECT k, wetland_id, ST_Area(inside), ST_Area(adjacent), ST_Area(wet), "
-        "ST_Area(ST_Union(adjacent) OVER (PARTITION BY k)) FROM piece "
+        "piece AS MATERIALIZED (SELECT k, wetland_id, inside, wet, CASE WHEN ST_IsEmpty(wet) "
+        "OR ST_IsEmpty(near) THEN near ELSE ST_Difference(near, wet) END AS adjacent FROM wet) "
+        "SELECT k, wetland_id, ST_Area(inside), coalesce(ST_Area(adjacent), 0), ST_Area(wet), "
+        "coalesce(ST_Area(ST_Union(adjacent) OVER (PARTITION BY k)), 0) FROM piece "
         "ORDER BY k, wetland_id").format(features=features)
 
 
