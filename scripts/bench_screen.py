@@ -174,8 +174,12 @@ def run_step(name: str, *args: str) -> dict:
 
 
 @contextlib.contextmanager
-def postgis():
-    """A PostgreSQL + PostGIS for this run only (unix socket in a temporary folder), or None."""
+def postgis(keep: str | None = None):
+    """A PostgreSQL + PostGIS for this run only (unix socket in a temporary folder), or None.
+
+    With ``keep`` (a folder) the server's data stays in that folder after the run and is
+    started again from it next time (the reference imported once, see ``--pg-keep``).
+    """
     from tests.postgis import _as_server_user, _binaries
 
     bin_dir = _binaries()
@@ -186,31 +190,70 @@ def postgis():
     if bin_dir is None or psycopg is None:
         yield None
         return
-    folder = tempfile.mkdtemp(prefix="swppp-bench-pg-")
+    folder = os.path.abspath(keep) if keep else tempfile.mkdtemp(prefix="swppp-bench-pg-")
+    os.makedirs(folder, exist_ok=True)
     if os.geteuid() == 0:
         import pwd
 
         user = pwd.getpwnam("postgres")
         os.chown(folder, user.pw_uid, user.pw_gid)
     data, port = os.path.join(folder, "data"), 54331
+    fresh = not os.path.isdir(data)
     try:
-        subprocess.run(_as_server_user([str(bin_dir / "initdb"), "-D", data, "-U", "postgres",
-                                        "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"]),
-                       check=True, capture_output=True, timeout=120)
+        if fresh:
+            subprocess.run(_as_server_user([str(bin_dir / "initdb"), "-D", data, "-U", "postgres",
+                                            "--auth=trust", "-E", "UTF8", "--no-sync",
+                                            "--locale=C"]),
+                           check=True, capture_output=True, timeout=120)
         options = f"-c listen_addresses='' -k {folder} -p {port} -c fsync=off"
         subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", data, "-l",
                                         os.path.join(folder, "log"), "-o", options, "-w", "start"]),
                        check=True, capture_output=True, timeout=120)
         conninfo = f"host={folder} port={port} user=postgres"
-        with psycopg.connect(f"{conninfo} dbname=postgres", autocommit=True) as con:
-            con.execute("CREATE DATABASE bench")
-        with psycopg.connect(f"{conninfo} dbname=bench", autocommit=True) as con:
-            con.execute("CREATE EXTENSION postgis")
+        if fresh:
+            with psycopg.connect(f"{conninfo} dbname=postgres", autocommit=True) as con:
+                con.execute("CREATE DATABASE bench")
+            with psycopg.connect(f"{conninfo} dbname=bench", autocommit=True) as con:
+                con.execute("CREATE EXTENSION postgis")
         yield f"{conninfo} dbname=bench"
     finally:
-        subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", data, "-m", "immediate",
-                                        "-w", "stop"]), check=False, capture_output=True, timeout=120)
-        shutil.rmtree(folder, ignore_errors=True)
+        # A kept server is stopped cleanly (its data is reused), a temporary one at once.
+        subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", data, "-m",
+                                        "fast" if keep else "immediate", "-w", "stop"]),
+                       check=False, capture_output=True, timeout=120)
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def pg_imported(conninfo: str) -> bool:
+    """Whether the bench database already holds the four layers (a kept server's earlier run)."""
+    import psycopg
+
+    with psycopg.connect(conninfo) as con:
+        found = con.execute("SELECT count(*) FROM geometry_columns WHERE f_table_name = ANY(%s)",
+                            (["catchments", "tmdl_watersheds", "impaired_waters", "wetlands"],)
+                            ).fetchone()
+    return bool(found and found[0] == 4)
+
+
+def server_cpu(conninfo: str) -> float:
+    """CPU seconds (user + system) the PostgreSQL of ``conninfo`` (a bench server: its socket
+    folder holds ``data``) has used so far: the postmaster, its live backends and those ended."""
+    folder = conninfo.split("host=", 1)[1].split()[0]
+    pid = Path(folder, "data", "postmaster.pid").read_text().split()[0]
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def fields(stat: str) -> list[str]:
+        return stat.rsplit(")", 1)[1].split()
+
+    own = fields(Path(f"/proc/{pid}/stat").read_text())
+    total = sum(int(x) for x in own[11:15])  # utime, stime, cutime, cstime
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError):
+            child = fields(stat.read_text())
+            if child[1] == pid:
+                total += int(child[11]) + int(child[12])
+    return total / tick
 
 
 def qgis_join(sites: Path, reference: Path, work: Path) -> dict:
@@ -254,6 +297,11 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-import", action="store_true")
     parser.add_argument("--import-only", action="store_true",
                         help="only the import against ogr2ogr (on this Python's stack)")
+    parser.add_argument("--pg-keep", metavar="DIR",
+                        help="keep the PostgreSQL of the PostGIS steps in DIR and reuse it (and "
+                             "the reference imported there) on the next run")
+    parser.add_argument("--pg-only", action="store_true",
+                        help="only the PostGIS screen (with the GeoPackage screen to compare)")
     parser.add_argument("--step", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.step:
@@ -274,6 +322,8 @@ def main(argv=None) -> int:
         if not reference.is_file():
             bench_reference.build(reference, args.polygons)
         sites = folder / f"sites_{args.sites}.gpkg"
+        if args.pg_only:
+            args.skip_qgis = args.skip_import = True
         if args.import_only:
             args.skip_postgis = args.skip_qgis = True
         elif not sites.is_file():
@@ -285,23 +335,30 @@ def main(argv=None) -> int:
         screen: dict = {"ok": False, "error": "--import-only"}
         if not args.import_only:
             screen = run_step("screen", str(sites), str(reference))
-            floor = run_step("floor", str(sites), str(reference))
+            floor = (run_step("floor", str(sites), str(reference)) if not args.pg_only else
+                     {"ok": False, "error": "--pg-only"})
             show("screen (GeoPackage)", screen, floor,
                  f"x the floor; {screen.get('applies')} Condition A, {screen.get('wet')} wetland, "
                  f"{screen.get('wetlands_read')} wetlands read")
             show("floor: R-tree read + STRtree + areas", floor,
                  note=f"{floor.get('wetlands_read')} wetlands read, {floor.get('pairs')} pairs")
         if not args.skip_postgis:
-            with postgis() as conninfo:
+            with postgis(args.pg_keep) as conninfo:
                 if conninfo is None:
                     show("screen (PostGIS)", {"ok": False, "error": "no PostgreSQL/PostGIS/psycopg"})
                 else:
-                    imported = run_step("pg_import", str(reference), conninfo)
-                    show("reference import into PostGIS", imported)
+                    if not (args.pg_keep and pg_imported(conninfo)):
+                        imported = run_step("pg_import", str(reference), conninfo)
+                        show("reference import into PostGIS", imported)
+                    before = server_cpu(conninfo)
                     pg = run_step("pg_screen", str(sites), conninfo)
-                    agrees = all(pg.get(k) == screen.get(k) for k in ("applies", "wet"))
-                    show("screen (PostGIS, SQL in the database)", pg, floor,
-                         f"x the floor; agrees: {agrees}")
+                    # The SQL runs in the server: its CPU counts with the client's.
+                    pg["cpu"] += server_cpu(conninfo) - before
+                    agrees = (all(pg.get(k) == screen.get(k) for k in ("applies", "wet"))
+                              and abs(pg.get("wetland_acres", -1) - screen.get("wetland_acres", 0))
+                              < 1e-3)
+                    show("screen (PostGIS, SQL in the database)", pg, screen,
+                         f"x the GeoPackage screen; agrees: {agrees}; CPU = client + server")
         if not args.skip_qgis:
             join = qgis_join(sites, reference, work)
             show("QGIS native:joinattributesbylocation", join, screen,

@@ -1,12 +1,13 @@
 """The screen run as SQL inside PostGIS: the sites uploaded once, one query per reference layer.
 
-The GiST index of each layer answers ``&&`` against each site's box (widened by
-``[reference] search_distance_ft``, densified and transformed once into the layer's SRID, in a
-GiST-indexed temporary table), as the GeoPackage screen reads; each feature found is
-transformed to the area CRS and repaired once, and met with the sites through a GiST index on
-their polygons. Overlaps, wetland buffers and their unions are computed by PostGIS in the
-area CRS, invalid reference polygons repaired as the reader repairs them. The rows are
-decided by the same ``screen.decide`` as the GeoPackage screen.
+Each site's box, widened by ``[reference] search_distance_ft``, is moved into each layer's SRID
+as the reader moves it (``reference.read.boxes_in_crs``) and kept in a GiST-indexed temporary
+table; the boxes drive the read, each one probing the layer's GiST index with ``&&``; each
+feature found is fetched by id, transformed to the area CRS and repaired once, and met with the
+sites through a GiST index on their polygons. Overlaps, wetland buffers and their unions are
+computed by PostGIS in the area CRS, invalid reference polygons repaired as the reader repairs
+them. The rows are decided by the same ``screen.decide`` as the GeoPackage screen.
+The session runs without JIT and with a larger ``work_mem`` (``_session``: measured).
 Identifiers are quoted by psycopg's ``sql`` module; values are parameters.
 """
 from __future__ import annotations
@@ -15,11 +16,12 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from ..crs import epsg_code
+from ..crs import crs_of, epsg_code
 from ..errors import InputError
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..reference.postgis import PostgisStore, connect
+from ..reference.read import boxes_in_crs
 from ..checks.condition_a import water_id
 from ..units import ACRE_M2, FOOT_M, unit_metres
 from .route import follow_routes
@@ -47,6 +49,7 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
     overlaps = Overlaps()
     n = len(sites)
     with connect(store.conninfo) as con:
+        _session(con)
         srids = {}
         for layer in ("catchments", "tmdl_watersheds", "impaired_waters", "wetlands"):
             found = con.execute("SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
@@ -58,8 +61,10 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                                  fix=f"import '{layer}' into the schema first")
             srids[layer] = int(found[0])
         progress.step(0.05, "sending the sites")
-        _upload(con, sites, profile, area)
-        boxes = {srid: _boxes(con, sql, srid) for srid in sorted(set(srids.values()))}
+        _upload(con, sites, area)
+        widened = _widened(sites.boxes, sites.crs, profile)
+        boxes = {srid: _box_table(con, sql, f"swppp_boxes_{srid}", widened, sites.crs, srid)
+                 for srid in sorted(set(srids.values()))}
 
         def pairs(layer, fields):
             query = sql.SQL(
@@ -80,12 +85,12 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
         progress.step(0.3, "following the catchments downstream")
         overlaps.routes = follow_routes(
             overlaps.catchments,
-            lambda: _read_boxes(con, sql, store, "catchments", ["catchment_id"],
-                                _widened(sites.boxes, sites.crs, profile), area, srids)
+            lambda: _read_boxes(con, sql, store, "catchments", ["catchment_id"], widened,
+                                sites.crs, srids)
             .pipe(lambda f: {str(c).strip(): g for c, g in zip(f["catchment_id"], f["geometry"])}),
             lambda wanted: _catchment_rows(con, sql, store, wanted),
             lambda layer, around: _read_boxes(con, sql, store, layer, _ROUTE_FIELDS[layer],
-                                              around, area, srids),
+                                              around, sites.crs, srids),
             profile, sites.crs)
         progress.step(0.4, "TMDL watersheds")
         overlaps.watersheds = [
@@ -114,6 +119,15 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                                           for r in store.versions()}})
 
 
+def _session(con) -> None:
+    """This connection's settings (the session only; measured at 200k wetlands / 10k sites):
+    no JIT (it compiled the wetland query for 0.7-1.5 s and the time is in PostGIS's functions,
+    which it cannot speed up), and sorts and hashes of the wetland steps in memory (at the
+    default 4 MB they went to disk: 11-20 MB external merges, a hash join in 16 batches)."""
+    con.execute("SET jit = off")
+    con.execute("SET work_mem = '64MB'")
+
+
 _ROUTE_FIELDS = {"catchments": ["catchment_id"],
                  "tmdl_watersheds": ["watershed_id", "stormwater_source", "pollutants"]}
 
@@ -127,23 +141,17 @@ def _catchment_rows(con, sql, store, wanted) -> dict:
     return {str(c).strip(): d for c, d in rows}
 
 
-def _read_boxes(con, sql, store, layer: str, fields, boxes, area: int, srids) -> pd.DataFrame:
+def _read_boxes(con, sql, store, layer: str, fields, boxes, area_crs, srids) -> pd.DataFrame:
     """``fields`` and shapes (area CRS, repaired) of the features of ``layer`` meeting any of
     ``boxes`` (area CRS): the boxes go up once into a temporary table, the layer's GiST index
     answers them (as the sites' boxes are read)."""
     boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
-    size = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-    outlines = shapely.segmentize(shapely.box(*boxes.T), np.maximum(size, 1e-9) / 20)
+    area = epsg_code(area_crs)
     con.execute("DROP TABLE IF EXISTS pg_temp.swppp_route_boxes")
-    con.execute("CREATE TEMP TABLE swppp_route_boxes (k integer, box geometry)")
-    with con.cursor() as cur, cur.copy("COPY pg_temp.swppp_route_boxes (k, box) FROM STDIN") as copy:
-        for k, outline in enumerate(_ewkb(outlines, area)):
-            copy.write_row((k, outline))
-    con.execute("UPDATE pg_temp.swppp_route_boxes SET box = ST_Transform(box, %s)",
-                (srids[layer],))
+    table = _box_table(con, sql, "swppp_route_boxes", boxes, area_crs, srids[layer])
     rows = con.execute(sql.SQL("SELECT {fields}, ST_AsBinary(f.g) FROM ({features}) f").format(
         fields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
-        features=_features(sql, store, layer, fields, sql.SQL("pg_temp.swppp_route_boxes"))),
+        features=_features(sql, store, layer, fields, table)),
         {"area": area}).fetchall()
     frame = pd.DataFrame([r[:-1] for r in rows], columns=list(fields))
     shapes = shapely.from_wkb([bytes(r[-1]) for r in rows]) if rows else np.array([], dtype=object)
@@ -155,32 +163,34 @@ def _read_boxes(con, sql, store, layer: str, fields, boxes, area: int, srids) ->
     return frame.iloc[hit].reset_index(drop=True)
 
 
-def _upload(con, sites: Sites, profile, area: int) -> None:
-    """The sites as a temporary table: index, polygon, and the box the layers are read by; a
-    GiST index on the polygons (the features met are joined with the sites through it)."""
-    boxes = _widened(sites.boxes, sites.crs, profile)
-    size = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-    outlines = shapely.segmentize(shapely.box(*boxes.T), np.maximum(size, 1e-9) / 20)
-    con.execute("CREATE TEMP TABLE swppp_sites (k integer PRIMARY KEY, geom geometry, box geometry) "
+def _upload(con, sites: Sites, area: int) -> None:
+    """The sites as a temporary table: index and polygon, GiST-indexed (the features met are
+    joined with the sites through it) and analysed."""
+    con.execute("CREATE TEMP TABLE swppp_sites (k integer PRIMARY KEY, geom geometry) "
                 "ON COMMIT PRESERVE ROWS")
-    polygons = _ewkb(sites.geometries, area)
-    searched = _ewkb(outlines, area)
-    with con.cursor() as cur, cur.copy("COPY pg_temp.swppp_sites (k, geom, box) FROM STDIN") as copy:
-        for k, (geom, outline) in enumerate(zip(polygons, searched)):
-            copy.write_row((k, geom, outline))
+    with con.cursor() as cur, cur.copy("COPY pg_temp.swppp_sites (k, geom) FROM STDIN") as copy:
+        for k, geom in enumerate(_ewkb(sites.geometries, area)):
+            copy.write_row((k, geom))
     con.execute("CREATE INDEX swppp_sites_geom ON pg_temp.swppp_sites USING gist (geom)")
     con.execute("ANALYZE pg_temp.swppp_sites")
 
 
-def _boxes(con, sql, srid: int):
-    """A temporary table of the sites' boxes transformed into ``srid`` (each densified box once),
-    GiST-indexed and analysed: the planner may drive the read from either side's index."""
-    table = sql.Identifier(f"swppp_boxes_{srid}")
-    con.execute(sql.SQL("CREATE TEMP TABLE {} ON COMMIT PRESERVE ROWS AS SELECT k, "
-                        "ST_Transform(box, %s) AS box FROM pg_temp.swppp_sites").format(table),
-                (srid,))
-    con.execute(sql.SQL("CREATE INDEX ON {} USING gist (box)").format(table))
-    con.execute(sql.SQL("ANALYZE {}").format(table))
+def _box_table(con, sql, name: str, boxes, area_crs, srid: int):
+    """A temporary table ``name`` of ``boxes`` (area CRS) as the reader moves them into the
+    layer's CRS ``srid`` (``reference.read.boxes_in_crs``: each densified box transformed once,
+    here, and padded), GiST-indexed and analysed: the layers are read box by box through their
+    index. Computed here rather than sent densified for PostGIS to transform (1.9 s of the 200k
+    / 10k screen went to 26 MB of densified outlines as hex text)."""
+    own = boxes_in_crs(boxes, area_crs, crs_of(srid))
+    table = sql.Identifier(name)
+    con.execute(sql.SQL("CREATE TEMP TABLE {} (k integer, box geometry) ON COMMIT PRESERVE ROWS"
+                        ).format(table))
+    with con.cursor() as cur, cur.copy(sql.SQL("COPY pg_temp.{} (k, box) FROM STDIN").format(
+            table)) as copy:
+        for k, box in enumerate(_ewkb(shapely.box(*own.T), srid)):
+            copy.write_row((k, box))
+    con.execute(sql.SQL("CREATE INDEX ON pg_temp.{} USING gist (box)").format(table))
+    con.execute(sql.SQL("ANALYZE pg_temp.{}").format(table))
     return sql.SQL("pg_temp.{}").format(table)
 
 
@@ -188,10 +198,16 @@ def _features(sql, store, layer: str, fields, boxes, extra: str = ""):
     """The features of ``layer`` whose envelope meets a site's box (found box by box through
     the layer's GiST index, then fetched by id: no other feature's geometry is read), each
     transformed to the area CRS once and repaired as the reader repairs them."""
+    # OFFSET 0 on the transformed features: pulled up into the CASE, ST_Transform ran once
+    # for ST_IsValid and again for the value (2.5-3.4 s of CPU at 200k wetlands / 10k sites).
+    # The boxes drive the read, each one probing the layer's GiST index (OFFSET 0 keeps the
+    # planner from turning it round: it misjudged the join and scanned the whole layer,
+    # detoasting each feature to test it against the boxes' index, 3.6 s of a 200k layer).
     return sql.SQL(
         "SELECT {cfields}, {fixed} AS g FROM (SELECT {cfields}, ST_Transform(c.geom, %(area)s) "
-        "AS t FROM {table} c JOIN (SELECT DISTINCT m.fid FROM {boxes} b JOIN {table} m "
-        "ON m.geom && b.box) found USING (fid) WHERE c.geom IS NOT NULL {extra}) c").format(
+        "AS t FROM (SELECT DISTINCT near.fid FROM {boxes} b CROSS JOIN LATERAL "
+        "(SELECT m.fid FROM {table} m WHERE m.geom && b.box OFFSET 0) near) found "
+        "JOIN {table} c USING (fid) WHERE c.geom IS NOT NULL {extra} OFFSET 0) c").format(
         cfields=sql.SQL(", ").join(sql.Identifier("c", f) for f in fields),
         fixed=sql.SQL(_FIXED.format(g="c.t")), table=store.ids.table(layer), boxes=boxes,
         extra=sql.SQL(extra))
@@ -204,32 +220,37 @@ def _ewkb(geometries, srid: int) -> list[str]:
 
 
 def _wetland_query(sql, store, boxes):
-    """Per site and wetland met: inside and adjacent areas, and the site's totals. Each wetland
-    is transformed, repaired and (if regulated) buffered once; the pairs within reach are found
-    through the sites' GiST index. The steps are MATERIALIZED, and each site's unions are
-    window aggregates over its rows, not joins: the planner, misjudging the steps' sizes (one
-    row), joined them in nested loops (14k x 5k rows at 200k wetlands / 10k sites)."""
+    """Per site and wetland met: inside and adjacent areas, and the site's totals, as the
+    GeoPackage screen computes them (``screen._wetlands``). Each wetland is transformed,
+    repaired and, if regulated, buffered once; the pairs within reach are found through the
+    sites' GiST index by box alone (the zone, or the wetland itself where it has none, must
+    meet the site, which implies being within reach: ST_DWithin first cost 2-3 s of exact
+    distances at 200k / 10k, and the meeting test alone decides the pairs); a wetland that is not
+    regulated has no adjacent area (no buffer, no zone), and a zone is cut by the site's
+    wetlands only where both hold something. The steps
+    are MATERIALIZED, and each site's unions are window aggregates over its rows, not joins: the
+    planner, misjudging the steps' sizes (one row), joined them in nested loops."""
     features = _features(sql, store, "wetlands",
                          ["fid", "wetland_id", "regulated", "adjacent_area_ft"], boxes,
                          "AND NOT ST_IsEmpty(c.geom)")
     return sql.SQL(
-        "WITH f AS MATERIALIZED ({features}), "
-        "w AS MATERIALIZED (SELECT fid, wetland_id, g, CASE WHEN regulated = 1 THEN "
+        "WITH w AS MATERIALIZED (SELECT fid, wetland_id, g, CASE WHEN regulated = 1 THEN "
         "CASE WHEN adjacent_area_ft IS NULL OR adjacent_area_ft <= 0 THEN %(default)s "
-        "ELSE adjacent_area_ft END ELSE 0 END * %(ft)s AS reach FROM f), "
+        "ELSE adjacent_area_ft END ELSE 0 END * %(ft)s AS reach FROM ({features}) f), "
         "p AS MATERIALIZED (SELECT s.k, w.fid FROM w JOIN pg_temp.swppp_sites s "
-        "ON ST_DWithin(w.g, s.geom, w.reach)), "
+        "ON s.geom && ST_Expand(w.g, w.reach)), "
         "z AS MATERIALIZED (SELECT w.fid, w.wetland_id, w.g, CASE WHEN w.reach > 0 THEN "
-        "ST_Buffer(w.g, w.reach) ELSE w.g END AS zone FROM w WHERE w.fid IN (SELECT fid FROM p)), "
+        "ST_Buffer(w.g, w.reach) END AS zone FROM w WHERE w.fid IN (SELECT fid FROM p)), "
         "hit AS MATERIALIZED (SELECT p.k, z.wetland_id, ST_Intersection(z.g, s.geom) AS inside, "
-        "ST_Intersection(z.zone, s.geom) AS near FROM p JOIN z USING (fid) "
-        "JOIN pg_temp.swppp_sites s USING (k) WHERE ST_Intersects(z.zone, s.geom)), "
+        "CASE WHEN z.zone IS NOT NULL THEN ST_Intersection(z.zone, s.geom) END AS near "
+        "FROM p JOIN z USING (fid) JOIN pg_temp.swppp_sites s USING (k) "
+        "WHERE ST_Intersects(coalesce(z.zone, z.g), s.geom)), "
         "wet AS MATERIALIZED (SELECT k, wetland_id, inside, near, "
         "ST_Union(inside) OVER (PARTITION BY k) AS wet FROM hit), "
-        "piece AS MATERIALIZED (SELECT k, wetland_id, inside, wet, "
-        "ST_Difference(near, wet) AS adjacent FROM wet) "
-        "SELECT k, wetland_id, ST_Area(inside), ST_Area(adjacent), ST_Area(wet), "
-        "ST_Area(ST_Union(adjacent) OVER (PARTITION BY k)) FROM piece "
+        "piece AS MATERIALIZED (SELECT k, wetland_id, inside, wet, CASE WHEN ST_IsEmpty(wet) "
+        "OR ST_IsEmpty(near) THEN near ELSE ST_Difference(near, wet) END AS adjacent FROM wet) "
+        "SELECT k, wetland_id, ST_Area(inside), coalesce(ST_Area(adjacent), 0), ST_Area(wet), "
+        "coalesce(ST_Area(ST_Union(adjacent) OVER (PARTITION BY k)), 0) FROM piece "
         "ORDER BY k, wetland_id").format(features=features)
 
 
