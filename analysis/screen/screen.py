@@ -30,6 +30,7 @@ from ..progress import SILENT, Progress
 from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
 from ..reference.read import Reference
 from ..siteplan.plan import has_text
+from ..threads import each
 from ..units import FOOT_M, acres, square_feet, unit_metres
 from .route import Routes, follow_routes
 from .sites import Sites
@@ -153,7 +154,7 @@ def _overlapping(sites, frame, minimum_sq_ft, crs):
     s, f = shapely.STRtree(sites).query(geometries, predicate="intersects")[::-1]
     order = np.lexsort((f, s))
     s, f = s[order], f[order]
-    shared = shapely.intersection(geometries[f], sites[s])
+    shared = each(shapely.intersection, geometries[f], sites[s])
     keep = np.atleast_1d(square_feet(shared, crs)) >= minimum_sq_ft
     return s[keep], f[keep], np.atleast_1d(acres(shared[keep], crs))
 
@@ -177,15 +178,15 @@ def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs) -> None:
     # A wetland that is not regulated has no adjacent area (reach 0): it is not buffered.
     used = np.unique(w[reach[w] > 0])
     zones = geometries.copy()
-    zones[used] = shapely.buffer(geometries[used], reach[used])
-    meet = shapely.intersects(zones[w], sites[s])
+    zones[used] = each(shapely.buffer, geometries[used], reach[used])
+    meet = each(shapely.intersects, zones[w], sites[s])
     s, w = s[meet], w[meet]
     if not len(s):
         return
-    inside = shapely.intersection(geometries[w], sites[s])
+    inside = each(shapely.intersection, geometries[w], sites[s])
     near = np.full(len(s), _EMPTY, dtype=object)
     zoned = reach[w] > 0
-    near[zoned] = shapely.intersection(zones[w[zoned]], sites[s[zoned]])
+    near[zoned] = each(shapely.intersection, zones[w[zoned]], sites[s[zoned]])
     starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
     counts = np.diff(np.r_[starts, len(s)])
     group = np.repeat(np.arange(len(starts)), counts)
@@ -193,7 +194,7 @@ def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs) -> None:
     wet_each = wet[group]
     adjacent = near.copy()
     cut = ~shapely.is_empty(wet_each) & ~shapely.is_empty(near)
-    adjacent[cut] = shapely.difference(near[cut], wet_each[cut])
+    adjacent[cut] = each(shapely.difference, near[cut], wet_each[cut])
     where = s[starts]
     overlaps.wetland_acres[where] = acres(wet, crs)
     overlaps.adjacent_acres[where] = acres(_grouped_union(adjacent, starts, counts), crs)
@@ -227,7 +228,7 @@ def _grouped_union(pieces, starts, counts):
         columns = np.arange(len(rows)) - np.searchsorted(rows, rows)
         table = np.full((rows.max() + 1, columns.max() + 1), None, dtype=object)
         table[rows, columns] = pieces[many]
-        result[np.unique(group[many])] = shapely.union_all(table, axis=1)
+        result[np.unique(group[many])] = each(shapely.union_all, table, axis=1)
     return result
 
 
