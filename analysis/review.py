@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 import logging
 from typing import Any, Optional
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 
 from .about import TOOL_NAME, __version__
 from .charts import LazyCharts
@@ -25,7 +25,7 @@ from .reference.read import REFERENCE_LAYERS, open_reference
 from .crs import crs_label
 from .siteplan.plan import SitePlan, load_site_plan
 
-__all__ = ["Review", "review_site", "review_paths"]
+__all__ = ["Review", "review_site", "review_paths", "MapLayers"]
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +52,9 @@ class Review(HasFindings):
     records: Optional[dict] = None  # construction-phase records checked, when given
     checklist: Optional[list] = None  # the SWPPP contents checklist (checklist.build_checklist)
     wetlands: Optional[object] = None  # reference wetlands read around the site (report's map)
-    # Every reference layer read around the site, name -> frame (the report's map and inset)
-    reference_layers: dict = field(default_factory=dict)
+    # Every reference layer read around the site, name -> frame (the report's map and inset):
+    # a MapLayers, which reads the layers no check read only when the map looks at them
+    reference_layers: Mapping = field(default_factory=dict)
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
     @property
@@ -198,15 +199,44 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                   reference=described,
                   charts=LazyCharts(*charts) if charts else {}, hydrology=extra.get("hydrology"),
                   records=extra.get("records"), checklist=extra.get("checklist"),
-                  wetlands=extra.get("wetlands"), reference_layers=_map_layers(context))
+                  wetlands=extra.get("wetlands"), reference_layers=MapLayers(context))
+
+
+class MapLayers(Mapping):
+    """A review's reference layers around the site for the report's map and inset, name ->
+    frame: those the checks read, and the others the source has, read at the first look.
+
+    A review written as JSON alone (or a findings GeoPackage) never looks, so it reads no
+    layer beyond what its checks read (issue 23: the one-site path). The reference must still
+    be readable when the map is drawn (the review's outputs are written before its inputs go).
+    """
+
+    def __init__(self, context: ReviewContext):
+        self._context: Optional[ReviewContext] = context
+        self._layers: dict = {}
+
+    def _all(self) -> dict:
+        if self._context is not None:
+            self._layers = _map_layers(self._context)
+            self._context = None  # read once; the site plan and the rest are not held on to
+        return self._layers
+
+    def __getitem__(self, name: str):
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def _map_layers(context: ReviewContext) -> dict:
     """Every spatial reference layer around the site, for the report's map: those the checks
-    read, and the others the source has (read after the JSON's record of what was read). A
-    layer no check read and the map cannot draw (impaired waters kept without shapes, looked up
-    by id and name; a copy of a QGIS layer's attribute table) is left off the map: it decided
-    nothing."""
+    read, and the others the source has (read after the JSON's record of what was read, when
+    the map first looks: :class:`MapLayers`). A layer no check read and the map cannot draw
+    (impaired waters kept without shapes, looked up by id and name; a copy of a QGIS layer's
+    attribute table) is left off the map: it decided nothing."""
     if context.reference is not None:
         read = context.layers_read()
         for spec in REFERENCE_LAYERS:

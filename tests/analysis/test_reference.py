@@ -198,3 +198,22 @@ def test_site_file_bounds_equal_the_loaded_site_plans(make_site, tmp_path):
     empty = tmp_path / "no_box_layers.gpkg"
     write_geopackage(empty, {"project": gpd.read_file(path, layer="project")})
     assert site_file_bounds(empty, PROFILE) is None
+
+
+def test_a_review_reads_the_layers_only_its_checks_need_until_the_map_looks(data_copy):
+    """Issue 23 (the one-site path): a review of some checks, or one written as JSON alone,
+    reads no reference layer beyond those checks; the report's map reads the others when it
+    first looks, and the JSON's record of what was read stays the checks' record."""
+    site = load_site_plan(data_copy("demo_site.gpkg"), PROFILE)
+    reference = open_reference(data_copy("demo_reference.gpkg"))
+    review = review_site(site, PROFILE, reference=reference, rules=["wetlands"])
+    assert set(reference.features_read) == {"wetlands"}
+    recorded = review.to_dict()["reference"]
+    assert sorted(review.reference_layers) == ["catchments", "impaired_waters", "tmdl_watersheds",
+                                               "wetlands"]
+    assert set(reference.features_read) == {"wetlands", "catchments", "impaired_waters",
+                                            "tmdl_watersheds"}
+    assert recorded["read"] == {"wetlands": {"features": 2, "version": 1,
+                                             "source_date": "2026-01-01"}}
+    assert review.to_dict()["reference"] == recorded
+    assert len(review.reference_layers["wetlands"]) == 2
