@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover
         fiona.supported_drivers.setdefault(_driver, "r")
 
 __all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
-           "read_geopackage_boxes", "gpkg_wkb", "read_layer_batches",
+           "read_geopackage_boxes", "read_geopackage_table", "gpkg_wkb", "read_layer_batches",
            "layer_feature_count", "stored_texts", "with_stored_texts"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
@@ -466,19 +466,13 @@ def read_geopackage_boxes(path: str | Path, layer: str,
     """
     try:
         with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
-            found = con.execute("SELECT table_name, column_name FROM gpkg_geometry_columns WHERE "
-                                "lower(table_name) = lower(?)", (layer,)).fetchone()
-            if found is None:
+            found = _gpkg_table(con, layer)
+            if found is None or found[1] is None:
                 return None
-            table, column = found
+            table, column, key, names = found
             rtree = f"rtree_{table}_{column}"
             if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (rtree,)).fetchone():
                 return None
-            info = con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
-            key = next((r[1] for r in info if r[5]), None)
-            if key is None:
-                return None
-            names = [r[1] for r in info if r[1] not in (key, column)]
             con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, maxy REAL)")
             con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)",
                             [tuple(map(float, b)) for b in boxes])
@@ -493,6 +487,45 @@ def read_geopackage_boxes(path: str | Path, layer: str,
     attributes = pd.DataFrame([r[1:-1] for r in rows], index=fids, columns=names)
     geometries = shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else []
     return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(list(geometries), index=fids))
+
+
+def read_geopackage_table(path: str | Path, layer: str) -> Optional[pd.DataFrame]:
+    """The attributes of a GeoPackage layer or table (no geometry), indexed by feature id, as
+    stored (text in a numeric column stays text), read by SQLite in one query; None where
+    ``path`` is no GeoPackage holding ``layer`` with an integer key (read it otherwise)."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return None
+    try:
+        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+            found = _gpkg_table(con, layer)
+            if found is None:
+                return None
+            table, _column, key, names = found
+            rows = con.execute(f"SELECT {', '.join(_quoted(c) for c in [key, *names])} FROM "
+                               f"{_quoted(table)} ORDER BY {_quoted(key)}").fetchall()
+    except sqlite3.Error:
+        return None
+    return pd.DataFrame([r[1:] for r in rows], columns=names,
+                        index=pd.Index([int(r[0]) for r in rows], name="fid"))
+
+
+def _gpkg_table(con, layer: str) -> Optional[tuple[str, Optional[str], str, list[str]]]:
+    """(table, geometry column or None, integer key, the other columns) of GeoPackage layer
+    ``layer`` (matched in any case); None where it is not listed in gpkg_contents or has no
+    integer primary key."""
+    found = con.execute("SELECT table_name FROM gpkg_contents WHERE lower(table_name) = lower(?)",
+                        (layer,)).fetchone()
+    if found is None:
+        return None
+    table = found[0]
+    geometry = con.execute("SELECT column_name FROM gpkg_geometry_columns WHERE table_name = ?",
+                           (table,)).fetchone()
+    column = geometry[0] if geometry else None
+    info = con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+    key = next((r[1] for r in info if r[5] and str(r[2]).upper() == "INTEGER"), None)
+    if key is None:
+        return None
+    return table, column, key, [r[1] for r in info if r[1] not in (key, column)]
 
 
 def _quoted(name: str) -> str:

@@ -33,7 +33,8 @@ from .contract import ADDED_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
 from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
-from ..io.vector import layer_crs, list_layers, read_geopackage_boxes, read_layer, with_stored_texts
+from ..io.vector import (layer_crs, list_layers, read_geopackage_boxes, read_geopackage_table,
+                         read_layer, with_stored_texts)
 
 __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
            "open_reference",
@@ -119,6 +120,7 @@ class Reference:
         self.repaired: list[str] = []
         self._actual = _match_layer_names(label, self._layer_names())
         self._tables: dict[str, pd.DataFrame] = {}  # attribute tables read for look-ups
+        self._crss: dict[str, CRS] = {}  # each layer's CRS, asked of the source once
 
     # Hooks for a backend ---------------------------------------------------------------
     def _layer_names(self) -> list[str]:
@@ -271,11 +273,12 @@ class Reference:
 
     def _required_crs(self, actual) -> CRS:
         """The layer's CRS; an InputError where it has none (nothing could be placed)."""
-        crs = self._layer_crs(actual)
+        crs = self._crss.get(actual) or self._layer_crs(actual)
         if crs is None:
             raise InputError("the layer has no coordinate reference system (or an undefined one)",
                              path=self.label, layer=actual,
                              fix="assign the layer's true CRS in QGIS and save it again")
+        self._crss[actual] = crs
         return crs
 
     def _in_area_crs(self, actual, frame, crs, area_crs, own_boxes=None):
@@ -314,12 +317,15 @@ class Reference:
                 frame[name] = frame[name].map(lambda v: BOOLEAN_WORDS.get(v.strip().lower(), v)
                                               if isinstance(v, str) else v)
             numbers = pd.to_numeric(frame[name], errors="coerce")
-            unread = numbers.isna()  # text that is no number (only these are looked at)
-            unread[unread] = frame[name][unread].map(_present).astype(bool)
-            bad = (unread | np.isinf(numbers)
-                   | (numbers.notna() & ~numbers.isin([0, 1]) if name in _FLAGS else False))
+            values = numbers.to_numpy(dtype=float, na_value=np.nan)
+            unread = np.isnan(values)  # text that is no number (only these are looked at)
+            if unread.any():
+                unread[unread] = frame[name][unread].map(_present).astype(bool).to_numpy()
+            bad = unread | np.isinf(values)
+            if name in _FLAGS:
+                bad |= ~np.isnan(values) & ~np.isin(values, (0, 1))
             if bad.any():
-                fid = frame.index[np.flatnonzero(bad.to_numpy())[0]]
+                fid = frame.index[np.flatnonzero(bad)[0]]
                 raise InputError(f"{name} is {frame.loc[fid, name]!r}, not a "
                                  + ("flag (1 or 0, yes or no)" if name in _FLAGS
                                     else "finite number"),
@@ -384,6 +390,10 @@ class GeoPackageReference(Reference):
         return with_stored_texts(self.path, actual, read_layer(self.path, actual, bbox=bbox).frame)
 
     def _attributes(self, actual):
+        # A GeoPackage's table read by SQLite (values as stored), another file through OGR.
+        found = read_geopackage_table(self.path, actual) if self._gpkg_store is not None else None
+        if found is not None:
+            return found
         return with_stored_texts(self.path, actual,
                                  read_layer(self.path, actual, read_geometry=False).frame)
 

@@ -453,7 +453,9 @@ def _normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
                 and c not in sources]
     renames = {by_lower[wanted[f]]: f for f in spec.field_names
                if wanted[f] in by_lower and by_lower[wanted[f]] != f}
-    return frame.drop(columns=shadowed).rename(columns=renames)
+    if shadowed:
+        frame = frame.drop(columns=shadowed)
+    return frame.rename(columns=renames) if renames else frame
 
 
 def _validate_project(path, layer, frame) -> dict:
