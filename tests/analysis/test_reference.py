@@ -3,6 +3,7 @@ import importlib.util
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pytest
 import shapely
 from shapely import Polygon
@@ -217,3 +218,43 @@ def test_a_review_reads_the_layers_only_its_checks_need_until_the_map_looks(data
                                              "source_date": "2026-01-01"}}
     assert review.to_dict()["reference"] == recorded
     assert len(review.reference_layers["wetlands"]) == 2
+
+
+@pytest.mark.parametrize("layer", ["impaired_waters", "catchments", "tmdl_watersheds",
+                                   "layer_versions"])
+def test_a_geopackage_table_read_by_sqlite_equals_the_driver_read(layer):
+    """The look-up tables (io.vector.read_geopackage_table, SQLite) hold what OGR reads with
+    the stored texts put back: same feature ids, columns and values."""
+    from analysis.io.vector import read_geopackage_table, read_layer, with_stored_texts
+    from tests.conftest import TEST_DATA
+
+    path = TEST_DATA / "demo_reference.gpkg"
+    fast = read_geopackage_table(path, layer)
+    driver = with_stored_texts(path, layer, read_layer(path, layer, read_geometry=False).frame)
+    driver = driver.drop(columns="geometry", errors="ignore")
+    assert list(fast.index) == list(driver.index) and fast.index.name == "fid"
+    assert list(fast.columns) == list(driver.columns)
+
+    def plain(value):
+        return None if value is None or (isinstance(value, float) and np.isnan(value)) else (
+            value.item() if hasattr(value, "item") else value)
+
+    for column in fast.columns:
+        assert [plain(v) for v in fast[column]] == [plain(v) for v in driver[column]], column
+
+
+def test_a_geopackage_table_keeps_text_typed_into_a_number_column(tmp_path):
+    import sqlite3
+    from contextlib import closing
+
+    from analysis.io.vector import read_geopackage_table
+
+    path = tmp_path / "ref.gpkg"
+    write_geopackage(path, {"tmdl_watersheds": pd.DataFrame(
+        {"watershed_id": ["T-1", "T-2"], "stormwater_source": [1, 0]})})
+    with closing(sqlite3.connect(path)) as con, con:
+        con.execute("UPDATE tmdl_watersheds SET stormwater_source = 'three' WHERE fid = 2")
+    table = read_geopackage_table(path, "TMDL_Watersheds")
+    assert table["stormwater_source"].tolist() == [1, "three"] and list(table.index) == [1, 2]
+    assert read_geopackage_table(path, "nothing") is None
+    assert read_geopackage_table(tmp_path / "ref.shp", "wetlands") is None
