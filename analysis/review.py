@@ -1,6 +1,7 @@
 """The review: runs the registered checks on a site plan and gathers their results."""
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -170,24 +171,26 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     unregulated = ""  # the applicability finding's reason, where the site is not regulated
     total = sum(check.weight for check, _asked in chosen) or 1.0
     done = 0.0
-    for check, asked in chosen:
-        start = _SHEETS + (1.0 - _SHEETS) * done / total
-        done += check.weight
-        part = progress.sub(start, min(1.0, _SHEETS + (1.0 - _SHEETS) * done / total))
-        part.step(0.0, check.doing or f"checking {check.name}")
-        if check.regulated and context.conditions.get("swppp_required") is False:
-            result = not_regulated(check, unregulated, profile)
-        else:
-            result = check.run(context, part)
-        if check.name == "applicability":
-            unregulated = result.findings[0].message
-        if asked:
-            findings += result.findings
-        measurements.update(result.measurements)
-        context.conditions.update(result.conditions)
-        if "charts" in result.extra:  # drawn when the report reads them
-            charts.append(result.extra["charts"])
-        extra.update({k: v for k, v in result.extra.items() if k != "charts"})
+    # One review's reads of a GeoPackage reference through one SQLite connection.
+    with context.reference.opened() if context.reference is not None else nullcontext():
+        for check, asked in chosen:
+            start = _SHEETS + (1.0 - _SHEETS) * done / total
+            done += check.weight
+            part = progress.sub(start, min(1.0, _SHEETS + (1.0 - _SHEETS) * done / total))
+            part.step(0.0, check.doing or f"checking {check.name}")
+            if check.regulated and context.conditions.get("swppp_required") is False:
+                result = not_regulated(check, unregulated, profile)
+            else:
+                result = check.run(context, part)
+            if check.name == "applicability":
+                unregulated = result.findings[0].message
+            if asked:
+                findings += result.findings
+            measurements.update(result.measurements)
+            context.conditions.update(result.conditions)
+            if "charts" in result.extra:  # drawn when the report reads them
+                charts.append(result.extra["charts"])
+            extra.update({k: v for k, v in result.extra.items() if k != "charts"})
     progress.step(1.0, "gathering findings")
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
     findings.sort(key=lambda f: order.get(f.rule, len(order)))

@@ -39,8 +39,8 @@ except ImportError:  # pragma: no cover
         fiona.supported_drivers.setdefault(_driver, "r")
 
 __all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
-           "read_geopackage_boxes", "read_geopackage_table", "gpkg_wkb", "read_layer_batches",
-           "layer_feature_count", "stored_texts", "with_stored_texts"]
+           "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader", "gpkg_wkb",
+           "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
@@ -266,12 +266,14 @@ def _batch(layer, frame, crs) -> LayerData:
     return LayerData(name=layer, frame=frame, crs=crs, spatial=True)
 
 
-def layer_crs(path: str | Path, layer: str) -> Optional[CRS]:
+def layer_crs(path: str | Path, layer: str, con: Optional[sqlite3.Connection] = None
+              ) -> Optional[CRS]:
     """A spatial layer's CRS without reading its features (None where it has none).
 
-    A GeoPackage's is read from its ``gpkg_spatial_ref_sys`` table (no driver opening).
+    A GeoPackage's is read from its ``gpkg_spatial_ref_sys`` table (no driver opening), through
+    ``con`` where given (:func:`geopackage_reader`).
     """
-    stored = _geopackage_crs(path, layer)
+    stored = _geopackage_crs(path, layer, con)
     if stored is not None:
         return stored or None
     try:
@@ -406,12 +408,29 @@ def with_stored_texts(path: str | Path, layer: str, frame: pd.DataFrame) -> pd.D
     return frame
 
 
-def _geopackage_crs(path, layer):
+def geopackage_reader(path: str | Path) -> sqlite3.Connection:
+    """A read-only SQLite connection to the GeoPackage at ``path`` (close it after use), for a
+    caller that asks several questions in a row: each new connection reads the file's schema
+    again (about a millisecond). The functions here that take ``con`` open their own without."""
+    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+
+
+@contextmanager
+def _reading(path, con: Optional[sqlite3.Connection]) -> Iterator[sqlite3.Connection]:
+    """``con``, or a connection of :func:`geopackage_reader` closed afterwards."""
+    if con is not None:
+        yield con
+        return
+    with closing(geopackage_reader(path)) as opened:
+        yield opened
+
+
+def _geopackage_crs(path, layer, con: Optional[sqlite3.Connection] = None):
     """The CRS a GeoPackage records for ``layer``: a CRS, False for none, None if not known."""
     if Path(path).suffix.lower() != ".gpkg":
         return None
     try:
-        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+        with _reading(path, con) as con:
             row = con.execute(
                 "SELECT g.srs_id, s.organization, s.organization_coordsys_id, s.definition "
                 "FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id "
@@ -456,16 +475,18 @@ def gpkg_wkb(blob) -> Optional[bytes]:
     return blob[8 + _ENVELOPE_BYTES[(blob[3] >> 1) & 0b111]:]
 
 
-def read_geopackage_boxes(path: str | Path, layer: str,
-                          boxes: Sequence[Sequence[float]]) -> Optional[gpd.GeoDataFrame]:
+def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence[float]],
+                          con: Optional[sqlite3.Connection] = None) -> Optional[gpd.GeoDataFrame]:
     """The features of a GeoPackage layer whose envelope meets any of ``boxes`` (minx, miny,
     maxx, maxy in the layer's CRS), indexed by feature id, read in one query that joins the
-    boxes with the layer's R-tree; None where the layer has no R-tree (read it otherwise).
+    boxes with the layer's R-tree (one box: the R-tree asked directly); None where the layer
+    has no R-tree (read it otherwise). Through ``con`` where given (:func:`geopackage_reader`).
 
     SQLite itself reads the file: the same on both stacks, and no feature passes through GDAL.
     """
+    boxes = [tuple(map(float, b)) for b in boxes]
     try:
-        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+        with _reading(path, con) as con:
             found = _gpkg_table(con, layer)
             if found is None or found[1] is None:
                 return None
@@ -473,14 +494,22 @@ def read_geopackage_boxes(path: str | Path, layer: str,
             rtree = f"rtree_{table}_{column}"
             if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (rtree,)).fetchone():
                 return None
-            con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, maxy REAL)")
-            con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)",
-                            [tuple(map(float, b)) for b in boxes])
+            if len(boxes) == 1:
+                minx, miny, maxx, maxy = boxes[0]
+                among, parameters = (f"SELECT id FROM {_quoted(rtree)} WHERE minx <= ? AND "
+                                     "maxx >= ? AND miny <= ? AND maxy >= ?"), (maxx, minx, maxy, miny)
+            else:
+                meets = "r.minx <= b.maxx AND r.maxx >= b.minx AND r.miny <= b.maxy AND r.maxy >= b.miny"
+                con.execute("DROP TABLE IF EXISTS temp.swppp_boxes")
+                con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, "
+                            "maxy REAL)")
+                con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)", boxes)
+                among, parameters = (f"SELECT r.id FROM temp.swppp_boxes b JOIN {_quoted(rtree)} "
+                                     f"r ON {meets}"), ()
             rows = con.execute(
                 f"SELECT {', '.join(_quoted(c) for c in [key, *names, column])} FROM "
-                f"{_quoted(table)} WHERE {_quoted(key)} IN (SELECT r.id FROM temp.swppp_boxes b "
-                f"JOIN {_quoted(rtree)} r ON r.minx <= b.maxx AND r.maxx >= b.minx "
-                f"AND r.miny <= b.maxy AND r.maxy >= b.miny) ORDER BY {_quoted(key)}").fetchall()
+                f"{_quoted(table)} WHERE {_quoted(key)} IN ({among}) ORDER BY {_quoted(key)}",
+                parameters).fetchall()
     except sqlite3.Error:
         return None
     fids = pd.Index([int(r[0]) for r in rows], name="fid")
@@ -489,14 +518,16 @@ def read_geopackage_boxes(path: str | Path, layer: str,
     return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(list(geometries), index=fids))
 
 
-def read_geopackage_table(path: str | Path, layer: str) -> Optional[pd.DataFrame]:
+def read_geopackage_table(path: str | Path, layer: str,
+                          con: Optional[sqlite3.Connection] = None) -> Optional[pd.DataFrame]:
     """The attributes of a GeoPackage layer or table (no geometry), indexed by feature id, as
-    stored (text in a numeric column stays text), read by SQLite in one query; None where
-    ``path`` is no GeoPackage holding ``layer`` with an integer key (read it otherwise)."""
+    stored (text in a numeric column stays text), read by SQLite in one query (through ``con``
+    where given); None where ``path`` is no GeoPackage holding ``layer`` with an integer key
+    (read it otherwise)."""
     if Path(path).suffix.lower() != ".gpkg":
         return None
     try:
-        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+        with _reading(path, con) as con:
             found = _gpkg_table(con, layer)
             if found is None:
                 return None

@@ -14,9 +14,10 @@ the hooks of :class:`Reference`; the checks see one interface.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Optional
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import geopandas as gpd
 import numpy as np
@@ -33,8 +34,8 @@ from .contract import ADDED_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
 from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
-from ..io.vector import (layer_crs, list_layers, read_geopackage_boxes, read_geopackage_table,
-                         read_layer, with_stored_texts)
+from ..io.vector import (geopackage_reader, layer_crs, list_layers, read_geopackage_boxes,
+                         read_geopackage_table, read_layer, with_stored_texts)
 
 __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
            "open_reference",
@@ -136,6 +137,12 @@ class Reference:
         raise NotImplementedError
 
     # What the checks use ----------------------------------------------------------------
+    @contextmanager
+    def opened(self) -> Iterator[Reference]:
+        """The source kept open while inside (one review's reads), where a backend can: a
+        GeoPackage is read through one SQLite connection, not one per question."""
+        yield self
+
     @property
     def features_read(self) -> dict[str, int]:
         """Per contract layer, how many features the review has read (each counted once)."""
@@ -369,7 +376,20 @@ class GeoPackageReference(Reference):
         self._gpkg_store = GeoPackageStore(self.path) if self.path.suffix.lower() == ".gpkg" else None
         if self._gpkg_store is not None:
             self._gpkg_store.recover()  # what a killed import left is rolled back first
+        self._con = None  # the SQLite connection kept while opened()
         super().__init__(str(self.path))
+
+    @contextmanager
+    def opened(self) -> Iterator[Reference]:
+        if self._gpkg_store is None or self._con is not None:
+            yield self
+            return
+        self._con = geopackage_reader(self.path)
+        try:
+            yield self
+        finally:
+            con, self._con = self._con, None
+            con.close()
 
     def _store(self):
         return self._gpkg_store
@@ -378,12 +398,12 @@ class GeoPackageReference(Reference):
         return list_layers(self.path)
 
     def _layer_crs(self, actual):
-        return layer_crs(self.path, actual)
+        return layer_crs(self.path, actual, self._con)
 
     def _fetch(self, actual, bbox):
         # A GeoPackage is read by SQLite through its R-tree, as for the screen's boxes (values
         # as stored: text in a numeric column stays text); another file through OGR.
-        found = (read_geopackage_boxes(self.path, actual, [bbox])
+        found = (read_geopackage_boxes(self.path, actual, [bbox], self._con)
                  if self._gpkg_store is not None else None)
         if found is not None:
             return found
@@ -391,14 +411,15 @@ class GeoPackageReference(Reference):
 
     def _attributes(self, actual):
         # A GeoPackage's table read by SQLite (values as stored), another file through OGR.
-        found = read_geopackage_table(self.path, actual) if self._gpkg_store is not None else None
+        found = (read_geopackage_table(self.path, actual, self._con)
+                 if self._gpkg_store is not None else None)
         if found is not None:
             return found
         return with_stored_texts(self.path, actual,
                                  read_layer(self.path, actual, read_geometry=False).frame)
 
     def _fetch_boxes(self, actual, boxes):
-        found = (read_geopackage_boxes(self.path, actual, boxes)
+        found = (read_geopackage_boxes(self.path, actual, boxes, self._con)
                  if self._gpkg_store is not None and len(boxes) else None)
         return super()._fetch_boxes(actual, boxes) if found is None else found
 

@@ -258,3 +258,31 @@ def test_a_geopackage_table_keeps_text_typed_into_a_number_column(tmp_path):
     assert table["stormwater_source"].tolist() == [1, "three"] and list(table.index) == [1, 2]
     assert read_geopackage_table(path, "nothing") is None
     assert read_geopackage_table(tmp_path / "ref.shp", "wetlands") is None
+
+
+def test_a_review_reads_a_geopackage_reference_through_one_connection_closed_after(
+        data_copy, monkeypatch):
+    """One review's reads (layer CRSs, the boxes, the look-up tables) share one read-only
+    SQLite connection (Reference.opened), closed when the checks are done; the map's later
+    reads open their own."""
+    import sqlite3
+
+    import analysis.reference.read as read_module
+
+    opened = []
+    real = read_module.geopackage_reader
+
+    def kept(path):
+        opened.append(real(path))
+        return opened[-1]
+
+    monkeypatch.setattr(read_module, "geopackage_reader", kept)
+    site = load_site_plan(data_copy("demo_site.gpkg"), PROFILE)
+    reference = open_reference(data_copy("demo_reference.gpkg"))
+    review = review_site(site, PROFILE, reference=reference, rules=["condition_a", "wetlands"])
+    assert len(opened) == 1 and reference._con is None
+    with pytest.raises(sqlite3.ProgrammingError):
+        opened[0].execute("SELECT 1")
+    assert set(reference.features_read) == {"wetlands", "catchments", "impaired_waters",
+                                            "tmdl_watersheds"}
+    assert len(review.reference_layers["wetlands"]) == 2 and len(opened) == 1
