@@ -39,7 +39,8 @@ except ImportError:  # pragma: no cover
         fiona.supported_drivers.setdefault(_driver, "r")
 
 __all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
-           "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader", "gpkg_wkb",
+           "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader",
+           "geopackage_layers", "gpkg_wkb",
            "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
@@ -415,6 +416,32 @@ def geopackage_reader(path: str | Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
 
 
+def geopackage_layers(path: str | Path, unlisted: Sequence[str] = ()) -> Optional[list[str]]:
+    """:func:`list_layers` of a plain GeoPackage answered by SQLite (no driver opening): its
+    feature and attribute tables. None (ask the driver) for anything GDAL might list otherwise:
+    a table or view not registered in gpkg_contents (but the ``unlisted`` ones the caller
+    knows GDAL leaves out: a reference store's history), other content types, a registered
+    table that is missing, a feature table without its geometry column row."""
+    if Path(path).suffix.lower() != ".gpkg" or not Path(path).is_file():
+        return None
+    try:
+        with closing(geopackage_reader(path)) as con:
+            contents = con.execute("SELECT table_name, data_type FROM gpkg_contents").fetchall()
+            tables = {r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE "
+                "'gpkg_%' AND name NOT LIKE 'rtree_%' AND name NOT LIKE 'sqlite_%'")}
+            geometries = {r[0] for r in con.execute("SELECT table_name FROM gpkg_geometry_columns")}
+    except sqlite3.Error:
+        return None
+    names = [str(name) for name, _kind in contents]
+    tables -= set(unlisted) - set(names)
+    if (set(names) != tables or len(names) != len(tables)
+            or any(kind not in ("features", "attributes") for _name, kind in contents)
+            or any(kind == "features" and name not in geometries for name, kind in contents)):
+        return None
+    return names
+
+
 @contextmanager
 def _reading(path, con: Optional[sqlite3.Connection]) -> Iterator[sqlite3.Connection]:
     """``con``, or a connection of :func:`geopackage_reader` closed afterwards."""
@@ -513,9 +540,10 @@ def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence
     except sqlite3.Error:
         return None
     fids = pd.Index([int(r[0]) for r in rows], name="fid")
-    attributes = pd.DataFrame([r[1:-1] for r in rows], index=fids, columns=names)
-    geometries = shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else []
-    return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(list(geometries), index=fids))
+    frame = pd.DataFrame([r[1:-1] for r in rows], index=fids, columns=names)
+    frame["geometry"] = gpd.array.from_shapely(  # an array: no Series built and re-indexed
+        shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else np.array([], dtype=object))
+    return gpd.GeoDataFrame(frame, geometry="geometry")
 
 
 def read_geopackage_table(path: str | Path, layer: str,

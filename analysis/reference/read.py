@@ -27,15 +27,16 @@ from pyproj import CRS
 
 from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
 from ..errors import InputError
-from .store import GeoPackageStore, is_postgres
+from .store import HISTORY_TABLE, GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
 from ..siteplan.contract import BOOLEAN_WORDS, FieldSpec, LayerSpec
 from .contract import ADDED_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
 from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
-from ..io.vector import (geopackage_reader, layer_crs, list_layers, read_geopackage_boxes,
-                         read_geopackage_table, read_layer, with_stored_texts)
+from ..io.vector import (geopackage_layers, geopackage_reader, layer_crs, list_layers,
+                         read_geopackage_boxes, read_geopackage_table, read_layer,
+                         with_stored_texts)
 
 __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
            "open_reference",
@@ -395,7 +396,8 @@ class GeoPackageReference(Reference):
         return self._gpkg_store
 
     def _layer_names(self):
-        return list_layers(self.path)
+        # A plain GeoPackage answered by SQLite; anything else (or odder) by the driver.
+        return geopackage_layers(self.path, unlisted=(HISTORY_TABLE,)) or list_layers(self.path)
 
     def _layer_crs(self, actual):
         return layer_crs(self.path, actual, self._con)

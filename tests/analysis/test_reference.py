@@ -286,3 +286,29 @@ def test_a_review_reads_a_geopackage_reference_through_one_connection_closed_aft
     assert set(reference.features_read) == {"wetlands", "catchments", "impaired_waters",
                                             "tmdl_watersheds"}
     assert len(review.reference_layers["wetlands"]) == 2 and len(opened) == 1
+
+
+def test_a_geopackage_s_layers_listed_by_sqlite_are_the_driver_s(tmp_path):
+    """io.vector.geopackage_layers (the reference's layer names without opening GDAL) gives
+    what the driver lists, for every shipped GeoPackage and a store with its history table;
+    and gives way to the driver (None) where a table is not registered."""
+    import sqlite3
+    from contextlib import closing
+
+    from analysis.cli.app import main
+    from analysis.io.vector import geopackage_layers, list_layers
+    from analysis.reference.store import HISTORY_TABLE
+    from tests.conftest import TEST_DATA
+
+    store = tmp_path / "store.gpkg"
+    assert main(["reference", "import", "catchments", str(TEST_DATA / "demo_reference.gpkg"),
+                 "--into", str(store)]) == 0
+    paths = sorted(TEST_DATA.rglob("*.gpkg")) + [store]
+    for path in paths:
+        assert sorted(geopackage_layers(path, unlisted=(HISTORY_TABLE,))) == sorted(
+            list_layers(path)), path
+    assert geopackage_layers(store) is None  # its history table is not registered
+    with closing(sqlite3.connect(store)) as con, con:
+        con.execute("CREATE TABLE notes (fid INTEGER PRIMARY KEY, text TEXT)")
+    assert geopackage_layers(store, unlisted=(HISTORY_TABLE,)) is None
+    assert open_reference(store).layers == sorted(list_layers(store))
