@@ -142,5 +142,5 @@ def to_crs(frame, crs: CrsInput):
         out = frame.copy()
         column = frame.geometry.name
         out[column] = type(frame.geometry)(moved, index=frame.index, crs=target)
-        return out.set_crs(target, allow_override=True)
+        return out  # its CRS is its geometry column's (geopandas 0.12 and 1.x): no second copy
     return type(frame)(moved, index=frame.index, crs=target, name=frame.name)

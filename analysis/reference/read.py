@@ -229,8 +229,9 @@ class Reference:
         frame = self._tables[layer]
         if not wanted or frame.empty:
             return frame.iloc[0:0]
-        keys = frame[field].map(lambda v: normalise(str(v)) if _present(v) else None)
-        found = frame[keys.isin(wanted)]
+        found = frame[np.fromiter((_present(v) and normalise(str(v)) in wanted
+                                   for v in frame[field].to_numpy(dtype=object)),
+                                  dtype=bool, count=len(frame))]
         self._read_fids.setdefault(layer, set()).update(found.index)
         return found
 
