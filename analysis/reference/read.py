@@ -182,7 +182,7 @@ class Reference:
         frame = self._features(actual, spec, self._fetch_around(actual, bounds, area_crs))
         inside = shapely.intersects(np.asarray(frame.geometry.values, dtype=object),
                                     shapely.box(*bounds))
-        frame = frame[inside]
+        frame = frame if inside.all() else frame[inside]  # a fresh frame either way
         self._read_fids.setdefault(layer, set()).update(frame.index)
         return frame
 
@@ -276,7 +276,8 @@ class Reference:
             raise InputError("the layer has no geometry", path=self.label, layer=actual,
                              fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")
         geometries = np.asarray(frame.geometry.values, dtype=object)
-        frame = frame[~(shapely.is_missing(geometries) | shapely.is_empty(geometries))]
+        none = shapely.is_missing(geometries) | shapely.is_empty(geometries)
+        frame = frame[~none] if none.any() else frame
         self._check_families(actual, spec, frame)
         return self._repair(spec, frame)
 
