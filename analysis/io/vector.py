@@ -515,12 +515,15 @@ def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence
     try:
         with _reading(path, con) as con:
             found = _gpkg_table(con, layer)
-            if found is None or found[1] is None:
+            if found is None:
                 return None
             table, column, key, names = found
+            if column is None:  # a table without geometry: no R-tree
+                return None
             rtree = f"rtree_{table}_{column}"
             if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (rtree,)).fetchone():
                 return None
+            parameters: tuple = ()
             if len(boxes) == 1:
                 minx, miny, maxx, maxy = boxes[0]
                 among, parameters = (f"SELECT id FROM {_quoted(rtree)} WHERE minx <= ? AND "
@@ -531,8 +534,7 @@ def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence
                 con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, "
                             "maxy REAL)")
                 con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)", boxes)
-                among, parameters = (f"SELECT r.id FROM temp.swppp_boxes b JOIN {_quoted(rtree)} "
-                                     f"r ON {meets}"), ()
+                among = f"SELECT r.id FROM temp.swppp_boxes b JOIN {_quoted(rtree)} r ON {meets}"
             rows = con.execute(
                 f"SELECT {', '.join(_quoted(c) for c in [key, *names, column])} FROM "
                 f"{_quoted(table)} WHERE {_quoted(key)} IN ({among}) ORDER BY {_quoted(key)}",
