@@ -27,6 +27,22 @@ def _key(crs: CrsInput) -> Union[str, int]:
     return crs.srs if isinstance(crs, CRS) else crs
 
 
+class _ByKey:
+    """A CRS handed to a cache by its definition text alone: hashing a pyproj CRS writes its
+    WKT and comparing two asks PROJ, which is the work the caches here are there to save."""
+
+    __slots__ = ("crs", "key")
+
+    def __init__(self, crs: CRS):
+        self.key, self.crs = _key(crs), crs
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _ByKey) and self.key == other.key
+
+
 def crs_of(value: CrsInput) -> CRS:
     """``CRS.from_user_input(value)``, read once per definition (a CRS is returned as is)."""
     if isinstance(value, CRS):
@@ -41,25 +57,23 @@ def _crs_of(value: Union[str, int]) -> CRS:
 
 def authority(crs: CrsInput) -> Optional[tuple[str, str]]:
     """``(authority, code)`` of ``crs`` (``("EPSG", "2260")``), or None where none matches."""
-    crs = crs_of(crs)
-    return _authority(_key(crs), crs)
+    return _authority(_ByKey(crs_of(crs)))
 
 
 @lru_cache(maxsize=256)
-def _authority(key: Union[str, int], crs: CRS) -> Optional[tuple[str, str]]:
-    found = crs.to_authority()
+def _authority(given: _ByKey) -> Optional[tuple[str, str]]:
+    found = given.crs.to_authority()
     return (str(found[0]), str(found[1])) if found else None
 
 
 def epsg_code(crs: CrsInput) -> Optional[int]:
     """The EPSG code of ``crs`` (``to_epsg``), or None where it has none."""
-    crs = crs_of(crs)
-    return _epsg(_key(crs), crs)
+    return _epsg(_ByKey(crs_of(crs)))
 
 
 @lru_cache(maxsize=256)
-def _epsg(key: Union[str, int], crs: CRS) -> Optional[int]:
-    found = crs.to_epsg()
+def _epsg(given: _ByKey) -> Optional[int]:
+    found = given.crs.to_epsg()
     return int(found) if found else None
 
 
@@ -71,25 +85,23 @@ def crs_label(crs: CrsInput) -> str:
 
 def same_crs(a: CrsInput, b: CrsInput) -> bool:
     """Whether ``a`` and ``b`` are the same CRS, axis order aside (then nothing is transformed)."""
-    a, b = crs_of(a), crs_of(b)
-    return _same(_key(a), _key(b), a, b)
+    return _same(_ByKey(crs_of(a)), _ByKey(crs_of(b)))
 
 
 @lru_cache(maxsize=256)
-def _same(key_a, key_b, a: CRS, b: CRS) -> bool:
-    return bool(a.equals(b, ignore_axis_order=True))
+def _same(a: _ByKey, b: _ByKey) -> bool:
+    return bool(a.crs.equals(b.crs, ignore_axis_order=True))
 
 
 def transformer(from_crs: CrsInput, to_crs: CrsInput) -> Transformer:
     """The transformer (x, y order whatever the CRS's axes) from ``from_crs`` to ``to_crs``,
     built once per pair."""
-    a, b = crs_of(from_crs), crs_of(to_crs)
-    return _transformer(_key(a), _key(b), a, b)
+    return _transformer(_ByKey(crs_of(from_crs)), _ByKey(crs_of(to_crs)))
 
 
 @lru_cache(maxsize=256)
-def _transformer(key_a, key_b, a: CRS, b: CRS) -> Transformer:
-    return Transformer.from_crs(a, b, always_xy=True)
+def _transformer(a: _ByKey, b: _ByKey) -> Transformer:
+    return Transformer.from_crs(a.crs, b.crs, always_xy=True)
 
 
 def transform_geometries(geometries: np.ndarray, from_crs: CrsInput, to_crs: CrsInput) -> np.ndarray:
@@ -147,5 +159,5 @@ def to_crs(frame, crs: CrsInput):
         out = frame.copy()
         column = frame.geometry.name
         out[column] = type(frame.geometry)(moved, index=frame.index, crs=target)
-        return out.set_crs(target, allow_override=True)
+        return out  # its CRS is its geometry column's (geopandas 0.12 and 1.x): no second copy
     return type(frame)(moved, index=frame.index, crs=target, name=frame.name)

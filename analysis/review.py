@@ -1,12 +1,13 @@
 """The review: runs the registered checks on a site plan and gathers their results."""
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 import logging
 from typing import Any, Optional
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 
 from .about import TOOL_NAME, __version__
 from .charts import LazyCharts
@@ -25,7 +26,7 @@ from .reference.read import REFERENCE_LAYERS, open_reference
 from .crs import crs_label
 from .siteplan.plan import SitePlan, load_site_plan
 
-__all__ = ["Review", "review_site", "review_paths"]
+__all__ = ["Review", "review_site", "review_paths", "MapLayers"]
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,9 @@ class Review(HasFindings):
     records: Optional[dict] = None  # construction-phase records checked, when given
     checklist: Optional[list] = None  # the SWPPP contents checklist (checklist.build_checklist)
     wetlands: Optional[object] = None  # reference wetlands read around the site (report's map)
-    # Every reference layer read around the site, name -> frame (the report's map and inset)
-    reference_layers: dict = field(default_factory=dict)
+    # Every reference layer read around the site, name -> frame (the report's map and inset):
+    # a MapLayers, which reads the layers no check read only when the map looks at them
+    reference_layers: Mapping = field(default_factory=dict)
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
 
     @property
@@ -169,24 +171,26 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     unregulated = ""  # the applicability finding's reason, where the site is not regulated
     total = sum(check.weight for check, _asked in chosen) or 1.0
     done = 0.0
-    for check, asked in chosen:
-        start = _SHEETS + (1.0 - _SHEETS) * done / total
-        done += check.weight
-        part = progress.sub(start, min(1.0, _SHEETS + (1.0 - _SHEETS) * done / total))
-        part.step(0.0, check.doing or f"checking {check.name}")
-        if check.regulated and context.conditions.get("swppp_required") is False:
-            result = not_regulated(check, unregulated, profile)
-        else:
-            result = check.run(context, part)
-        if check.name == "applicability":
-            unregulated = result.findings[0].message
-        if asked:
-            findings += result.findings
-        measurements.update(result.measurements)
-        context.conditions.update(result.conditions)
-        if "charts" in result.extra:  # drawn when the report reads them
-            charts.append(result.extra["charts"])
-        extra.update({k: v for k, v in result.extra.items() if k != "charts"})
+    # One review's reads of a GeoPackage reference through one SQLite connection.
+    with context.reference.opened() if context.reference is not None else nullcontext():
+        for check, asked in chosen:
+            start = _SHEETS + (1.0 - _SHEETS) * done / total
+            done += check.weight
+            part = progress.sub(start, min(1.0, _SHEETS + (1.0 - _SHEETS) * done / total))
+            part.step(0.0, check.doing or f"checking {check.name}")
+            if check.regulated and context.conditions.get("swppp_required") is False:
+                result = not_regulated(check, unregulated, profile)
+            else:
+                result = check.run(context, part)
+            if check.name == "applicability":
+                unregulated = result.findings[0].message
+            if asked:
+                findings += result.findings
+            measurements.update(result.measurements)
+            context.conditions.update(result.conditions)
+            if "charts" in result.extra:  # drawn when the report reads them
+                charts.append(result.extra["charts"])
+            extra.update({k: v for k, v in result.extra.items() if k != "charts"})
     progress.step(1.0, "gathering findings")
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
     findings.sort(key=lambda f: order.get(f.rule, len(order)))
@@ -198,15 +202,44 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                   reference=described,
                   charts=LazyCharts(*charts) if charts else {}, hydrology=extra.get("hydrology"),
                   records=extra.get("records"), checklist=extra.get("checklist"),
-                  wetlands=extra.get("wetlands"), reference_layers=_map_layers(context))
+                  wetlands=extra.get("wetlands"), reference_layers=MapLayers(context))
+
+
+class MapLayers(Mapping):
+    """A review's reference layers around the site for the report's map and inset, name ->
+    frame: those the checks read, and the others the source has, read at the first look.
+
+    A review written as JSON alone (or a findings GeoPackage) never looks, so it reads no
+    layer beyond what its checks read (issue 23: the one-site path). The reference must still
+    be readable when the map is drawn (the review's outputs are written before its inputs go).
+    """
+
+    def __init__(self, context: ReviewContext):
+        self._context: Optional[ReviewContext] = context
+        self._layers: dict = {}
+
+    def _all(self) -> dict:
+        if self._context is not None:
+            self._layers = _map_layers(self._context)
+            self._context = None  # read once; the site plan and the rest are not held on to
+        return self._layers
+
+    def __getitem__(self, name: str):
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def _map_layers(context: ReviewContext) -> dict:
     """Every spatial reference layer around the site, for the report's map: those the checks
-    read, and the others the source has (read after the JSON's record of what was read). A
-    layer no check read and the map cannot draw (impaired waters kept without shapes, looked up
-    by id and name; a copy of a QGIS layer's attribute table) is left off the map: it decided
-    nothing."""
+    read, and the others the source has (read after the JSON's record of what was read, when
+    the map first looks: :class:`MapLayers`). A layer no check read and the map cannot draw
+    (impaired waters kept without shapes, looked up by id and name; a copy of a QGIS layer's
+    attribute table) is left off the map: it decided nothing."""
     if context.reference is not None:
         read = context.layers_read()
         for spec in REFERENCE_LAYERS:

@@ -39,8 +39,9 @@ except ImportError:  # pragma: no cover
         fiona.supported_drivers.setdefault(_driver, "r")
 
 __all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
-           "read_geopackage_boxes", "gpkg_wkb", "read_layer_batches",
-           "layer_feature_count", "stored_texts", "with_stored_texts"]
+           "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader",
+           "geopackage_layers", "gpkg_wkb",
+           "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
@@ -266,12 +267,14 @@ def _batch(layer, frame, crs) -> LayerData:
     return LayerData(name=layer, frame=frame, crs=crs, spatial=True)
 
 
-def layer_crs(path: str | Path, layer: str) -> Optional[CRS]:
+def layer_crs(path: str | Path, layer: str, con: Optional[sqlite3.Connection] = None
+              ) -> Optional[CRS]:
     """A spatial layer's CRS without reading its features (None where it has none).
 
-    A GeoPackage's is read from its ``gpkg_spatial_ref_sys`` table (no driver opening).
+    A GeoPackage's is read from its ``gpkg_spatial_ref_sys`` table (no driver opening), through
+    ``con`` where given (:func:`geopackage_reader`).
     """
-    stored = _geopackage_crs(path, layer)
+    stored = _geopackage_crs(path, layer, con)
     if stored is not None:
         return stored or None
     try:
@@ -406,12 +409,55 @@ def with_stored_texts(path: str | Path, layer: str, frame: pd.DataFrame) -> pd.D
     return frame
 
 
-def _geopackage_crs(path, layer):
+def geopackage_reader(path: str | Path) -> sqlite3.Connection:
+    """A read-only SQLite connection to the GeoPackage at ``path`` (close it after use), for a
+    caller that asks several questions in a row: each new connection reads the file's schema
+    again (about a millisecond). The functions here that take ``con`` open their own without."""
+    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+
+
+def geopackage_layers(path: str | Path, unlisted: Sequence[str] = ()) -> Optional[list[str]]:
+    """:func:`list_layers` of a plain GeoPackage answered by SQLite (no driver opening): its
+    feature and attribute tables. None (ask the driver) for anything GDAL might list otherwise:
+    a table or view not registered in gpkg_contents (but the ``unlisted`` ones the caller
+    knows GDAL leaves out: a reference store's history), other content types, a registered
+    table that is missing, a feature table without its geometry column row."""
+    if Path(path).suffix.lower() != ".gpkg" or not Path(path).is_file():
+        return None
+    try:
+        with closing(geopackage_reader(path)) as con:
+            contents = con.execute("SELECT table_name, data_type FROM gpkg_contents").fetchall()
+            tables = {r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE "
+                "'gpkg_%' AND name NOT LIKE 'rtree_%' AND name NOT LIKE 'sqlite_%'")}
+            geometries = {r[0] for r in con.execute("SELECT table_name FROM gpkg_geometry_columns")}
+    except sqlite3.Error:
+        return None
+    names = [str(name) for name, _kind in contents]
+    tables -= set(unlisted) - set(names)
+    if (set(names) != tables or len(names) != len(tables)
+            or any(kind not in ("features", "attributes") for _name, kind in contents)
+            or any(kind == "features" and name not in geometries for name, kind in contents)):
+        return None
+    return names
+
+
+@contextmanager
+def _reading(path, con: Optional[sqlite3.Connection]) -> Iterator[sqlite3.Connection]:
+    """``con``, or a connection of :func:`geopackage_reader` closed afterwards."""
+    if con is not None:
+        yield con
+        return
+    with closing(geopackage_reader(path)) as opened:
+        yield opened
+
+
+def _geopackage_crs(path, layer, con: Optional[sqlite3.Connection] = None):
     """The CRS a GeoPackage records for ``layer``: a CRS, False for none, None if not known."""
     if Path(path).suffix.lower() != ".gpkg":
         return None
     try:
-        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+        with _reading(path, con) as con:
             row = con.execute(
                 "SELECT g.srs_id, s.organization, s.organization_coordsys_id, s.definition "
                 "FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id "
@@ -456,43 +502,91 @@ def gpkg_wkb(blob) -> Optional[bytes]:
     return blob[8 + _ENVELOPE_BYTES[(blob[3] >> 1) & 0b111]:]
 
 
-def read_geopackage_boxes(path: str | Path, layer: str,
-                          boxes: Sequence[Sequence[float]]) -> Optional[gpd.GeoDataFrame]:
+def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence[float]],
+                          con: Optional[sqlite3.Connection] = None) -> Optional[gpd.GeoDataFrame]:
     """The features of a GeoPackage layer whose envelope meets any of ``boxes`` (minx, miny,
     maxx, maxy in the layer's CRS), indexed by feature id, read in one query that joins the
-    boxes with the layer's R-tree; None where the layer has no R-tree (read it otherwise).
+    boxes with the layer's R-tree (one box: the R-tree asked directly); None where the layer
+    has no R-tree (read it otherwise). Through ``con`` where given (:func:`geopackage_reader`).
 
     SQLite itself reads the file: the same on both stacks, and no feature passes through GDAL.
     """
+    boxes = [tuple(map(float, b)) for b in boxes]
     try:
-        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
-            found = con.execute("SELECT table_name, column_name FROM gpkg_geometry_columns WHERE "
-                                "lower(table_name) = lower(?)", (layer,)).fetchone()
+        with _reading(path, con) as con:
+            found = _gpkg_table(con, layer)
             if found is None:
                 return None
-            table, column = found
+            table, column, key, names = found
+            if column is None:  # a table without geometry: no R-tree
+                return None
             rtree = f"rtree_{table}_{column}"
             if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (rtree,)).fetchone():
                 return None
-            info = con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
-            key = next((r[1] for r in info if r[5]), None)
-            if key is None:
-                return None
-            names = [r[1] for r in info if r[1] not in (key, column)]
-            con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, maxy REAL)")
-            con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)",
-                            [tuple(map(float, b)) for b in boxes])
+            parameters: tuple = ()
+            if len(boxes) == 1:
+                minx, miny, maxx, maxy = boxes[0]
+                among, parameters = (f"SELECT id FROM {_quoted(rtree)} WHERE minx <= ? AND "
+                                     "maxx >= ? AND miny <= ? AND maxy >= ?"), (maxx, minx, maxy, miny)
+            else:
+                meets = "r.minx <= b.maxx AND r.maxx >= b.minx AND r.miny <= b.maxy AND r.maxy >= b.miny"
+                con.execute("DROP TABLE IF EXISTS temp.swppp_boxes")
+                con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, "
+                            "maxy REAL)")
+                con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)", boxes)
+                among = f"SELECT r.id FROM temp.swppp_boxes b JOIN {_quoted(rtree)} r ON {meets}"
             rows = con.execute(
                 f"SELECT {', '.join(_quoted(c) for c in [key, *names, column])} FROM "
-                f"{_quoted(table)} WHERE {_quoted(key)} IN (SELECT r.id FROM temp.swppp_boxes b "
-                f"JOIN {_quoted(rtree)} r ON r.minx <= b.maxx AND r.maxx >= b.minx "
-                f"AND r.miny <= b.maxy AND r.maxy >= b.miny) ORDER BY {_quoted(key)}").fetchall()
+                f"{_quoted(table)} WHERE {_quoted(key)} IN ({among}) ORDER BY {_quoted(key)}",
+                parameters).fetchall()
     except sqlite3.Error:
         return None
     fids = pd.Index([int(r[0]) for r in rows], name="fid")
-    attributes = pd.DataFrame([r[1:-1] for r in rows], index=fids, columns=names)
-    geometries = shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else []
-    return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(list(geometries), index=fids))
+    frame = pd.DataFrame([r[1:-1] for r in rows], index=fids, columns=names)
+    frame["geometry"] = gpd.array.from_shapely(  # an array: no Series built and re-indexed
+        shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else np.array([], dtype=object))
+    return gpd.GeoDataFrame(frame, geometry="geometry")
+
+
+def read_geopackage_table(path: str | Path, layer: str,
+                          con: Optional[sqlite3.Connection] = None) -> Optional[pd.DataFrame]:
+    """The attributes of a GeoPackage layer or table (no geometry), indexed by feature id, as
+    stored (text in a numeric column stays text), read by SQLite in one query (through ``con``
+    where given); None where ``path`` is no GeoPackage holding ``layer`` with an integer key
+    (read it otherwise)."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return None
+    try:
+        with _reading(path, con) as con:
+            found = _gpkg_table(con, layer)
+            if found is None:
+                return None
+            table, _column, key, names = found
+            rows = con.execute(f"SELECT {', '.join(_quoted(c) for c in [key, *names])} FROM "
+                               f"{_quoted(table)} ORDER BY {_quoted(key)}").fetchall()
+    except sqlite3.Error:
+        return None
+    return pd.DataFrame([r[1:] for r in rows], columns=names,
+                        index=pd.Index([int(r[0]) for r in rows], name="fid"))
+
+
+def _gpkg_table(con, layer: str) -> Optional[tuple[str, Optional[str], str, list[str]]]:
+    """(table, geometry column or None, integer key, the other columns) of GeoPackage layer
+    ``layer`` (matched in any case); None where it is not listed in gpkg_contents or has no
+    integer primary key."""
+    found = con.execute("SELECT table_name FROM gpkg_contents WHERE lower(table_name) = lower(?)",
+                        (layer,)).fetchone()
+    if found is None:
+        return None
+    table = found[0]
+    geometry = con.execute("SELECT column_name FROM gpkg_geometry_columns WHERE table_name = ?",
+                           (table,)).fetchone()
+    column = geometry[0] if geometry else None
+    info = con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+    key = next((r[1] for r in info if r[5] and str(r[2]).upper() == "INTEGER"), None)
+    if key is None:
+        return None
+    return table, column, key, [r[1] for r in info if r[1] not in (key, column)]
 
 
 def _quoted(name: str) -> str:

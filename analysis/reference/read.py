@@ -14,9 +14,10 @@ the hooks of :class:`Reference`; the checks see one interface.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Optional
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import geopandas as gpd
 import numpy as np
@@ -27,14 +28,16 @@ from pyproj import CRS
 from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
 from ..units import unit_metres
 from ..errors import InputError
-from .store import GeoPackageStore, is_postgres
+from .store import HISTORY_TABLE, GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
 from ..siteplan.contract import BOOLEAN_WORDS, FieldSpec, LayerSpec
 from .contract import ADDED_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
 from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
-from ..io.vector import layer_crs, list_layers, read_geopackage_boxes, read_layer, with_stored_texts
+from ..io.vector import (geopackage_layers, geopackage_reader, layer_crs, list_layers,
+                         read_geopackage_boxes, read_geopackage_table, read_layer,
+                         with_stored_texts)
 
 __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
            "open_reference",
@@ -154,6 +157,7 @@ class Reference:
         self.repaired: list[str] = []
         self._actual = _match_layer_names(label, self._layer_names())
         self._tables: dict[str, pd.DataFrame] = {}  # attribute tables read for look-ups
+        self._crss: dict[str, CRS] = {}  # each layer's CRS, asked of the source once
 
     # Hooks for a backend ---------------------------------------------------------------
     def _layer_names(self) -> list[str]:
@@ -169,6 +173,12 @@ class Reference:
         raise NotImplementedError
 
     # What the checks use ----------------------------------------------------------------
+    @contextmanager
+    def opened(self) -> Iterator[Reference]:
+        """The source kept open while inside (one review's reads), where a backend can: a
+        GeoPackage is read through one SQLite connection, not one per question."""
+        yield self
+
     @property
     def features_read(self) -> dict[str, int]:
         """Per contract layer, how many features the review has read (each counted once)."""
@@ -207,7 +217,7 @@ class Reference:
         frame = self._features(actual, spec, self._fetch_around(actual, bounds, area_crs))
         inside = shapely.intersects(np.asarray(frame.geometry.values, dtype=object),
                                     shapely.box(*bounds))
-        frame = frame[inside]
+        frame = frame if inside.all() else frame[inside]  # a fresh frame either way
         self._read_fids.setdefault(layer, set()).update(frame.index)
         return frame
 
@@ -275,8 +285,9 @@ class Reference:
         frame = self._tables[layer]
         if not wanted or frame.empty:
             return frame.iloc[0:0]
-        keys = frame[field].map(lambda v: normalise(str(v)) if _present(v) else None)
-        found = frame[keys.isin(wanted)]
+        found = frame[np.fromiter((_present(v) and normalise(str(v)) in wanted
+                                   for v in frame[field].to_numpy(dtype=object)),
+                                  dtype=bool, count=len(frame))]
         self._read_fids.setdefault(layer, set()).update(found.index)
         return found
 
@@ -321,17 +332,19 @@ class Reference:
             raise InputError("the layer has no geometry", path=self.label, layer=actual,
                              fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")
         geometries = np.asarray(frame.geometry.values, dtype=object)
-        frame = frame[~(shapely.is_missing(geometries) | shapely.is_empty(geometries))]
+        none = shapely.is_missing(geometries) | shapely.is_empty(geometries)
+        frame = frame[~none] if none.any() else frame
         self._check_families(actual, spec, frame)
         return self._repair(spec, frame)
 
     def _required_crs(self, actual) -> CRS:
         """The layer's CRS; an InputError where it has none (nothing could be placed)."""
-        crs = self._layer_crs(actual)
+        crs = self._crss.get(actual) or self._layer_crs(actual)
         if crs is None:
             raise InputError("the layer has no coordinate reference system (or an undefined one)",
                              path=self.label, layer=actual,
                              fix="assign the layer's true CRS in QGIS and save it again")
+        self._crss[actual] = crs
         return crs
 
     def _in_area_crs(self, actual, frame, crs, area_crs):
@@ -369,12 +382,15 @@ class Reference:
                 frame[name] = frame[name].map(lambda v: BOOLEAN_WORDS.get(v.strip().lower(), v)
                                               if isinstance(v, str) else v)
             numbers = pd.to_numeric(frame[name], errors="coerce")
-            unread = numbers.isna()  # text that is no number (only these are looked at)
-            unread[unread] = frame[name][unread].map(_present).astype(bool)
-            bad = (unread | np.isinf(numbers)
-                   | (numbers.notna() & ~numbers.isin([0, 1]) if name in _FLAGS else False))
+            values = numbers.to_numpy(dtype=float, na_value=np.nan)
+            unread = np.isnan(values)  # text that is no number (only these are looked at)
+            if unread.any():
+                unread[unread] = frame[name][unread].map(_present).astype(bool).to_numpy()
+            bad = unread | np.isinf(values)
+            if name in _FLAGS:
+                bad |= ~np.isnan(values) & ~np.isin(values, (0, 1))
             if bad.any():
-                fid = frame.index[np.flatnonzero(bad.to_numpy())[0]]
+                fid = frame.index[np.flatnonzero(bad)[0]]
                 raise InputError(f"{name} is {frame.loc[fid, name]!r}, not a "
                                  + ("flag (1 or 0, yes or no)" if name in _FLAGS
                                     else "finite number"),
@@ -450,32 +466,51 @@ class GeoPackageReference(Reference):
         self._gpkg_store = GeoPackageStore(self.path) if self.path.suffix.lower() == ".gpkg" else None
         if self._gpkg_store is not None:
             self._gpkg_store.recover()  # what a killed import left is rolled back first
+        self._con = None  # the SQLite connection kept while opened()
         super().__init__(str(self.path))
+
+    @contextmanager
+    def opened(self) -> Iterator[Reference]:
+        if self._gpkg_store is None or self._con is not None:
+            yield self
+            return
+        self._con = geopackage_reader(self.path)
+        try:
+            yield self
+        finally:
+            con, self._con = self._con, None
+            con.close()
 
     def _store(self):
         return self._gpkg_store
 
     def _layer_names(self):
-        return list_layers(self.path)
+        # A plain GeoPackage answered by SQLite; anything else (or odder) by the driver.
+        return geopackage_layers(self.path, unlisted=(HISTORY_TABLE,)) or list_layers(self.path)
 
     def _layer_crs(self, actual):
-        return layer_crs(self.path, actual)
+        return layer_crs(self.path, actual, self._con)
 
     def _fetch(self, actual, bbox):
         # A GeoPackage is read by SQLite through its R-tree, as for the screen's boxes (values
         # as stored: text in a numeric column stays text); another file through OGR.
-        found = (read_geopackage_boxes(self.path, actual, [bbox])
+        found = (read_geopackage_boxes(self.path, actual, [bbox], self._con)
                  if self._gpkg_store is not None else None)
         if found is not None:
             return found
         return with_stored_texts(self.path, actual, read_layer(self.path, actual, bbox=bbox).frame)
 
     def _attributes(self, actual):
+        # A GeoPackage's table read by SQLite (values as stored), another file through OGR.
+        found = (read_geopackage_table(self.path, actual, self._con)
+                 if self._gpkg_store is not None else None)
+        if found is not None:
+            return found
         return with_stored_texts(self.path, actual,
                                  read_layer(self.path, actual, read_geometry=False).frame)
 
     def _fetch_boxes(self, actual, boxes):
-        found = (read_geopackage_boxes(self.path, actual, boxes)
+        found = (read_geopackage_boxes(self.path, actual, boxes, self._con)
                  if self._gpkg_store is not None and len(boxes) else None)
         return super()._fetch_boxes(actual, boxes) if found is None else found
 

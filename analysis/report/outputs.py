@@ -15,7 +15,6 @@ from ..checks.easements import recorded_flags
 from ..geometry import as_multi, in_family, polygon_part
 from .layer_style import (LINE, POINT, POLYGON, disturbance_qml, easement_qml, findings_qml, smp_qml,
                           store_default_style)
-from .html import render_html
 from ..review import Review
 from ..io.files import write_all
 from ..io.vector import write_geopackage
@@ -168,9 +167,17 @@ def write_outputs(review: Review, json_path: Optional[str | Path] = None,
                   findings_path: Optional[str | Path] = None) -> list[Path]:
     """Write the requested outputs; each lands under its name only once all are written."""
     writers = {json_path: lambda p: Path(p).write_text(review_json(review) + "\n", encoding="utf-8"),
-               html_path: lambda p: Path(p).write_text(render_html(review), encoding="utf-8"),
+               html_path: lambda p: Path(p).write_text(_html(review), encoding="utf-8"),
                findings_path: lambda p: _write_findings(p, review)}
     return write_all(writers)
+
+
+def _html(review: Review) -> str:
+    # Imported when a report is asked for: Jinja2, the map and the charts are not loaded for a
+    # review written as JSON alone (issue 23: the one-site path; tests/analysis/test_cli_startup).
+    from .html import render_html
+
+    return render_html(review)
 
 
 def write_hydrology_outputs(result, cn_path: Optional[str | Path] = None,

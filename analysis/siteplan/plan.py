@@ -11,10 +11,10 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
-from pyproj import CRS, Transformer
+from pyproj import CRS
 from pyproj.exceptions import CRSError
 
-from ..crs import crs_label, crs_of, to_crs
+from ..crs import crs_label, crs_of, epsg_code, to_crs, transformer
 
 from ..dates import in_range, require_date
 from ..errors import InputError
@@ -194,8 +194,7 @@ def check_coordinates(path, layer, frame, crs: CRS, profile: RulesProfile) -> No
     xs = np.concatenate([bounds[:, 0], bounds[:, 0], bounds[:, 2], bounds[:, 2]])
     ys = np.concatenate([bounds[:, 1], bounds[:, 3], bounds[:, 1], bounds[:, 3]])
     # Layers hold x = easting or longitude (GIS order), whatever the CRS's axis order.
-    lon, lat = Transformer.from_crs(crs, CRS.from_epsg(4326), always_xy=True).transform(
-        xs, ys, errcheck=False)
+    lon, lat = transformer(crs, 4326).transform(xs, ys, errcheck=False)  # built once per CRS
     lon, lat = np.asarray(lon, dtype=float), np.asarray(lat, dtype=float)
     margin = profile.inputs.crs_area_margin_degrees
     inside = (np.isfinite(lon) & np.isfinite(lat) & (lat >= area.south - margin)
@@ -220,8 +219,8 @@ def _area_of_use(crs: CRS):
     """The CRS's area of use; a CRS read from WKT often lacks it, and its EPSG twin has it."""
     if crs.area_of_use is not None:
         return crs.area_of_use
-    code = crs.to_epsg()
-    return CRS.from_epsg(code).area_of_use if code else None
+    code = epsg_code(crs)
+    return crs_of(code).area_of_use if code else None
 
 
 def _coerce(path, layer, spec: LayerSpec, frame, inputs: Optional[Inputs] = None):
@@ -454,7 +453,9 @@ def _normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
                 and c not in sources]
     renames = {by_lower[wanted[f]]: f for f in spec.field_names
                if wanted[f] in by_lower and by_lower[wanted[f]] != f}
-    return frame.drop(columns=shadowed).rename(columns=renames)
+    if shadowed:
+        frame = frame.drop(columns=shadowed)
+    return frame.rename(columns=renames) if renames else frame
 
 
 def _validate_project(path, layer, frame) -> dict:

@@ -31,6 +31,7 @@ def test_bench_reference_smoke(capsys):
     assert "one-site Condition A + wetlands check" in out and "Condition A True" in out
     assert "reading the whole wetlands layer" in out
     assert "QGIS" in out
+    assert "cold one-site `swppp review --json`" in out
 
 
 def test_bench_screen_smoke(capsys):

@@ -3,6 +3,7 @@ import importlib.util
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pytest
 import shapely
 from shapely import Polygon
@@ -198,3 +199,116 @@ def test_site_file_bounds_equal_the_loaded_site_plans(make_site, tmp_path):
     empty = tmp_path / "no_box_layers.gpkg"
     write_geopackage(empty, {"project": gpd.read_file(path, layer="project")})
     assert site_file_bounds(empty, PROFILE) is None
+
+
+def test_a_review_reads_the_layers_only_its_checks_need_until_the_map_looks(data_copy):
+    """Issue 23 (the one-site path): a review of some checks, or one written as JSON alone,
+    reads no reference layer beyond those checks; the report's map reads the others when it
+    first looks, and the JSON's record of what was read stays the checks' record."""
+    site = load_site_plan(data_copy("demo_site.gpkg"), PROFILE)
+    reference = open_reference(data_copy("demo_reference.gpkg"))
+    review = review_site(site, PROFILE, reference=reference, rules=["wetlands"])
+    assert set(reference.features_read) == {"wetlands"}
+    recorded = review.to_dict()["reference"]
+    assert sorted(review.reference_layers) == ["catchments", "impaired_waters", "tmdl_watersheds",
+                                               "wetlands"]
+    assert set(reference.features_read) == {"wetlands", "catchments", "impaired_waters",
+                                            "tmdl_watersheds"}
+    assert recorded["read"] == {"wetlands": {"features": 2, "version": 1,
+                                             "source_date": "2026-01-01"}}
+    assert review.to_dict()["reference"] == recorded
+    assert len(review.reference_layers["wetlands"]) == 2
+
+
+@pytest.mark.parametrize("layer", ["impaired_waters", "catchments", "tmdl_watersheds",
+                                   "layer_versions"])
+def test_a_geopackage_table_read_by_sqlite_equals_the_driver_read(layer):
+    """The look-up tables (io.vector.read_geopackage_table, SQLite) hold what OGR reads with
+    the stored texts put back: same feature ids, columns and values."""
+    from analysis.io.vector import read_geopackage_table, read_layer, with_stored_texts
+    from tests.conftest import TEST_DATA
+
+    path = TEST_DATA / "demo_reference.gpkg"
+    fast = read_geopackage_table(path, layer)
+    driver = with_stored_texts(path, layer, read_layer(path, layer, read_geometry=False).frame)
+    driver = driver.drop(columns="geometry", errors="ignore")
+    assert list(fast.index) == list(driver.index) and fast.index.name == "fid"
+    assert list(fast.columns) == list(driver.columns)
+
+    def plain(value):
+        return None if value is None or (isinstance(value, float) and np.isnan(value)) else (
+            value.item() if hasattr(value, "item") else value)
+
+    for column in fast.columns:
+        assert [plain(v) for v in fast[column]] == [plain(v) for v in driver[column]], column
+
+
+def test_a_geopackage_table_keeps_text_typed_into_a_number_column(tmp_path):
+    import sqlite3
+    from contextlib import closing
+
+    from analysis.io.vector import read_geopackage_table
+
+    path = tmp_path / "ref.gpkg"
+    write_geopackage(path, {"tmdl_watersheds": pd.DataFrame(
+        {"watershed_id": ["T-1", "T-2"], "stormwater_source": [1, 0]})})
+    with closing(sqlite3.connect(path)) as con, con:
+        con.execute("UPDATE tmdl_watersheds SET stormwater_source = 'three' WHERE fid = 2")
+    table = read_geopackage_table(path, "TMDL_Watersheds")
+    assert table["stormwater_source"].tolist() == [1, "three"] and list(table.index) == [1, 2]
+    assert read_geopackage_table(path, "nothing") is None
+    assert read_geopackage_table(tmp_path / "ref.shp", "wetlands") is None
+
+
+def test_a_review_reads_a_geopackage_reference_through_one_connection_closed_after(
+        data_copy, monkeypatch):
+    """One review's reads (layer CRSs, the boxes, the look-up tables) share one read-only
+    SQLite connection (Reference.opened), closed when the checks are done; the map's later
+    reads open their own."""
+    import sqlite3
+
+    import analysis.reference.read as read_module
+
+    opened = []
+    real = read_module.geopackage_reader
+
+    def kept(path):
+        opened.append(real(path))
+        return opened[-1]
+
+    monkeypatch.setattr(read_module, "geopackage_reader", kept)
+    site = load_site_plan(data_copy("demo_site.gpkg"), PROFILE)
+    reference = open_reference(data_copy("demo_reference.gpkg"))
+    review = review_site(site, PROFILE, reference=reference, rules=["condition_a", "wetlands"])
+    assert len(opened) == 1 and reference._con is None
+    with pytest.raises(sqlite3.ProgrammingError):
+        opened[0].execute("SELECT 1")
+    assert set(reference.features_read) == {"wetlands", "catchments", "impaired_waters",
+                                            "tmdl_watersheds"}
+    assert len(review.reference_layers["wetlands"]) == 2 and len(opened) == 1
+
+
+def test_a_geopackage_s_layers_listed_by_sqlite_are_the_driver_s(tmp_path):
+    """io.vector.geopackage_layers (the reference's layer names without opening GDAL) gives
+    what the driver lists, for every shipped GeoPackage and a store with its history table;
+    and gives way to the driver (None) where a table is not registered."""
+    import sqlite3
+    from contextlib import closing
+
+    from analysis.cli.app import main
+    from analysis.io.vector import geopackage_layers, list_layers
+    from analysis.reference.store import HISTORY_TABLE
+    from tests.conftest import TEST_DATA
+
+    store = tmp_path / "store.gpkg"
+    assert main(["reference", "import", "catchments", str(TEST_DATA / "demo_reference.gpkg"),
+                 "--into", str(store)]) == 0
+    paths = sorted(TEST_DATA.rglob("*.gpkg")) + [store]
+    for path in paths:
+        assert sorted(geopackage_layers(path, unlisted=(HISTORY_TABLE,))) == sorted(
+            list_layers(path)), path
+    assert geopackage_layers(store) is None  # its history table is not registered
+    with closing(sqlite3.connect(store)) as con, con:
+        con.execute("CREATE TABLE notes (fid INTEGER PRIMARY KEY, text TEXT)")
+    assert geopackage_layers(store, unlisted=(HISTORY_TABLE,)) is None
+    assert open_reference(store).layers == sorted(list_layers(store))
