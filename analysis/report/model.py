@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from ..checklist.contents import CONFIRMED, MISSING, STATUS_AS_FINDING
+from ..checks.applicability import acres_text
 from ..findings import (FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, REPORT_ORDER, WARN,
                         sorted_findings)
 from ..review import Review
@@ -270,14 +271,21 @@ def _findings(review: Review, data) -> Section:
 
 
 def _measurements(review: Review, data) -> Section:
-    m = data["measurements"]
+    m, profile = data["measurements"], review.profile
+    # The acres the limits are decided on (ellipsoidal where measured), written as the findings
+    # write them (never reading as a limit), the planar figure beside them.
+    disturbed = _decided(m, "disturbed_acres", "threshold_area_method",
+                         (profile.applicability.min_disturbed_acres,
+                          profile.condition_b.min_disturbed_acres,
+                          profile.condition_c.min_disturbed_acres))
+    worst = _decided(m, "max_concurrent_disturbed_acres", "threshold_area_method",
+                     (profile.phasing.max_concurrent_acres,))
     totals = _pairs([
-        ("Disturbed area (union of all disturbance)", f"{_number(m['disturbed_acres'])} acres"),
+        ("Disturbed area (union of all disturbance)", disturbed),
         ("Disturbance outside the site boundary",
          f"{_number(m['disturbed_outside_site_sq_ft'], 0)} sq ft"),
         ("Most disturbed and not yet stabilised at one time",
-         f"{_number(m.get('max_concurrent_disturbed_acres'))} acres on "
-         f"{m.get('max_concurrent_at')}" if m.get("max_concurrent_at") else "not known")])
+         f"{worst}, on {m.get('max_concurrent_at')}" if m.get("max_concurrent_at") else "not known")])
     blocks: list[Block] = [totals]
     if m.get("phases"):
         blocks.append(Table(("Phase", "Acres", "New acres", "Start", "Stabilized"), tuple(
@@ -290,8 +298,20 @@ def _measurements(review: Review, data) -> Section:
             _row(smp, _num(f"{_number(sq_ft, 1)} sq ft")) for smp, sq_ft in uncovered.items()),
             (100, 154), subtitle="SMP area outside maintenance easements"))
     blocks.append(Paragraph(f"Areas are planar in {data['site']['area_crs']}, in international "
-                            f"acres.", quiet=True))
+                            f"acres, except those the chapter's acre limits are decided on, which "
+                            f"are given as decided (the method named) with the planar beside "
+                            f"them.", quiet=True))
     return Section("measurements", "Measurements", tuple(blocks))
+
+
+def _decided(m: dict, key: str, method_key: str, limits) -> str:
+    """``m[key]``'s acres as a limit is decided on them: the ellipsoidal figure (``key`` +
+    ``_ellipsoidal``) with its method and the planar beside it, else the planar alone."""
+    planar, true = m.get(key), m.get(f"{key}_ellipsoidal")
+    if true is None or not m.get(method_key):
+        return f"{_number(planar)} acres"
+    text = max((acres_text(true, limit) for limit in limits), key=len)
+    return f"{text} acres ({m[method_key]}); {_number(planar)} planar"
 
 
 def _conditions(review: Review, data) -> Section:

@@ -63,3 +63,18 @@ def test_the_reviews_timeline_and_chart_carry_the_decisions_figure(data_copy):
     drawn = text_comments(review.charts["phasing_timeline"].svg)
     assert "max 5.0009 ac" in drawn
 
+
+
+def test_the_reports_measurements_show_the_acres_the_limits_are_decided_on(data_copy):
+    """The report's measurements table gave the planar 5.00 beside a finding of 5.0009: it now
+    gives the decided (ellipsoidal) acres with their method, the planar beside them."""
+    from analysis.report.model import build_report
+
+    review = review_paths(data_copy("variants/exactly_five_acres.gpkg"), profile=PROFILE)
+    totals = build_report(review, maps=False).section("measurements").blocks[0]
+    shown = {row[0].text: row[1].text for row in totals.rows}
+    method = review.measurements["threshold_area_method"]
+    assert shown["Disturbed area (union of all disturbance)"] == \
+        f"5.0009 acres ({method}); 5.00 planar"
+    assert shown["Most disturbed and not yet stabilised at one time"] == \
+        f"5.0009 acres ({method}); 5.00 planar, on 2027-04-01"
