@@ -128,6 +128,8 @@ def _session(con) -> None:
     con.execute("SET work_mem = '64MB'")
 
 
+_WHITESPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace())
+
 _ROUTE_FIELDS = {"catchments": ["catchment_id"],
                  "tmdl_watersheds": ["watershed_id", "stormwater_source", "pollutants"]}
 
@@ -135,9 +137,11 @@ _ROUTE_FIELDS = {"catchments": ["catchment_id"],
 def _catchment_rows(con, sql, store, wanted) -> dict:
     """{catchment_id: drains_to} of the catchments whose trimmed id is one of ``wanted`` (one
     parameterised query: the route's look-up by id for all sites at a level)."""
+    # Trimmed of what Python's str.strip trims (the GeoPackage screen's and the review's
+    # look-up), not only of spaces as btrim does by default.
     rows = con.execute(sql.SQL("SELECT catchment_id, drains_to FROM {} WHERE "
-                               "btrim(catchment_id::text) = ANY(%s)").format(
-        store.ids.table("catchments")), (sorted(wanted),)).fetchall()
+                               "btrim(catchment_id::text, %s) = ANY(%s)").format(
+        store.ids.table("catchments")), (_WHITESPACE, sorted(wanted))).fetchall()
     return {str(c).strip(): d for c, d in rows}
 
 

@@ -73,3 +73,25 @@ def test_the_boxes_are_the_readers(wetlands_plan):
     """The boxes sent are those the GeoPackage reader searches its R-tree with."""
     _, _, sent, reader = wetlands_plan
     assert sent == pytest.approx(reader, rel=1e-12, abs=1e-6)
+
+
+def test_a_catchment_id_padded_with_any_white_space_is_found_as_the_review_finds_it(pg_schema):
+    """The route's look-up by id trims as Python's ``str.strip`` trims (the GeoPackage screen
+    and the review): PostgreSQL's one-argument ``btrim`` trimmed spaces only, so an id ending
+    in a tab was not found downstream in a PostGIS store."""
+    from analysis.reference.postgis import PostgisStore
+    from analysis.screen import postgis
+
+    conninfo, schema = pg_schema
+    store = PostgisStore(conninfo, schema)
+    store.import_candidate(read_candidate("catchments", f"{DEMO_REFERENCE}|layername=catchments"))
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(conninfo, autocommit=True) as con:
+        (first, drains), = con.execute(sql.SQL(
+            "SELECT catchment_id, drains_to FROM {} ORDER BY catchment_id LIMIT 1").format(
+            store.ids.table("catchments"))).fetchall()
+        con.execute(sql.SQL("UPDATE {} SET catchment_id = %s WHERE catchment_id = %s").format(
+            store.ids.table("catchments")), (f" {first}\t\u00a0", first))
+        assert postgis._catchment_rows(con, sql, store, {first}) == {first: drains}
