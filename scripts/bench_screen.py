@@ -95,7 +95,7 @@ def step_screen(sites: str, reference: str) -> dict:
     return {"sites": len(rows), "applies": sum(r["condition_a"] == "applies" for r in rows),
             "wet": sum(r["wetland_status"] != "none" for r in rows),
             "wetland_acres": round(sum(r["wetland_acres"] for r in rows), 6),
-            "wetlands_read": done.screen.reference["read"].get("wetlands")}
+            "wetlands_read": done.screen.reference.get("read", {}).get("wetlands")}
 
 
 def step_floor(sites: str, reference: str) -> dict:
