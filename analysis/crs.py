@@ -7,12 +7,14 @@ here, which answer each CRS (by its definition text) and each pair of CRSs once 
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Optional, Union
 
 import numpy as np
 import shapely
 from pyproj import CRS, Transformer
+
+from .threads import each_piece
 
 __all__ = ["crs_of", "authority", "epsg_code", "crs_label", "same_crs", "transformer", "transform_geometries",
            "to_crs", "CrsInput"]
@@ -120,8 +122,11 @@ def transform_geometries(geometries: np.ndarray, from_crs: CrsInput, to_crs: Crs
     counts = shapely.get_num_coordinates(geometries)
     for include_z in (False, True):
         chosen = np.flatnonzero(has_z == include_z)
-        for piece in _pieces(chosen, counts[chosen]):
-            result[piece] = _moved(geometries[piece], move, include_z)
+        pieces = _pieces(chosen, counts[chosen])
+        # The pieces are independent: moved in threads (PROJ releases the GIL).
+        moved = each_piece(partial(_moved_at, geometries, move, include_z), pieces)
+        for piece, done in zip(pieces, moved):
+            result[piece] = done
     return result
 
 
@@ -132,6 +137,10 @@ def _pieces(positions: np.ndarray, counts: np.ndarray) -> list:
     ends = np.cumsum(counts)
     cuts = np.searchsorted(ends, np.arange(_PIECE_VERTICES, ends[-1], _PIECE_VERTICES)) + 1
     return [p for p in np.split(positions, np.unique(cuts[cuts < len(positions)])) if len(p)]
+
+
+def _moved_at(geometries: np.ndarray, move, include_z: bool, piece: np.ndarray) -> np.ndarray:
+    return _moved(geometries[piece], move, include_z)
 
 
 def _moved(geometries: np.ndarray, move, include_z: bool) -> np.ndarray:

@@ -27,6 +27,7 @@ from pyproj import CRS
 
 from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
 from ..units import unit_metres
+from .. import threads
 from ..errors import InputError
 from .store import HISTORY_TABLE, GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
@@ -411,7 +412,7 @@ class Reference:
 
     def _repair(self, spec, frame):
         geometries = np.asarray(frame.geometry.values, dtype=object)
-        invalid = ~shapely.is_valid(geometries)
+        invalid = ~threads.each(shapely.is_valid, geometries)
         if not invalid.any():
             return frame
         fixed = shapely.make_valid(geometries[invalid])
@@ -431,8 +432,8 @@ def _meeting(geometries: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=int)
     shapes = boxes if boxes.dtype == object else shapely.box(*np.asarray(boxes).T)
     tree = shapely.STRtree(shapes)
-    near = np.unique(tree.query(geometries)[0])
-    return near[np.unique(tree.query(geometries[near], predicate="intersects")[0])]
+    near = np.unique(threads.query(tree, geometries)[0])
+    return near[np.unique(threads.query(tree, geometries[near], predicate="intersects")[0])]
 
 
 def _within_reach(geometries, distances, sites, area_crs, crs) -> np.ndarray:

@@ -30,7 +30,7 @@ from ..progress import SILENT, Progress
 from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
 from ..reference.read import Reference
 from ..siteplan.plan import has_text
-from ..threads import each
+from ..threads import each, query
 from ..units import FOOT_M, acres, square_feet, unit_metres
 from .route import Routes, follow_routes
 from .sites import Sites
@@ -151,7 +151,7 @@ def _overlapping(sites, frame, minimum_sq_ft, crs):
     geometries = np.asarray(frame.geometry.values, dtype=object)
     if not len(geometries):
         return np.array([], dtype=int), np.array([], dtype=int), np.array([], dtype=float)
-    s, f = shapely.STRtree(sites).query(geometries, predicate="intersects")[::-1]
+    s, f = query(shapely.STRtree(sites), geometries, predicate="intersects")[::-1]
     order = np.lexsort((f, s))
     s, f = s[order], f[order]
     shared = each(shapely.intersection, geometries[f], sites[s])
@@ -172,7 +172,7 @@ def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs) -> None:
     reach = adjacent_distances_ft(wetlands, profile) * (FOOT_M / unit_metres(crs))
     # Pairs within reach first (no buffer needed), then the review's test on their zones only
     # (each site's pairs together, sorted by wetland).
-    s, w = shapely.STRtree(sites).query(geometries, predicate="dwithin", distance=reach)[::-1]
+    s, w = query(shapely.STRtree(sites), geometries, predicate="dwithin", distance=reach)[::-1]
     order = np.lexsort((w, s))
     s, w = s[order], w[order]
     # A wetland that is not regulated has no adjacent area (reach 0): it is not buffered.

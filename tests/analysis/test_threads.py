@@ -51,3 +51,23 @@ def test_small_or_unequal_arrays_are_one_call(monkeypatch):
     assert calls == [100, 2_000]
     threads.each(counted, _squares(4_000))
     assert sorted(calls[2:]) == [1_000] * 4
+
+
+def test_query_gives_the_single_calls_pairs_in_its_order(monkeypatch):
+    monkeypatch.setattr(threads, "cores", lambda: 3)
+    tree = shapely.STRtree(_squares(3_000))
+    geometries = _squares(2_500, seed=7)
+    reach = np.linspace(0.0, 30.0, 2_500)
+    for keywords in ({}, {"predicate": "intersects"}, {"predicate": "dwithin", "distance": 12.5},
+                     {"predicate": "dwithin", "distance": reach}):
+        got = threads.query(tree, geometries, **dict(keywords))
+        expected = tree.query(geometries, **dict(keywords))
+        assert got.shape == expected.shape and (got == expected).all(), keywords
+        assert got.shape[1] > 2_500  # enough pairs that a wrong offset or order would show
+
+
+def test_each_piece_keeps_the_pieces_order(monkeypatch):
+    monkeypatch.setattr(threads, "cores", lambda: 2)
+    pieces = [np.arange(k, k + 10) for k in range(0, 200, 10)]
+    assert [p.tolist() for p in threads.each_piece(lambda p: p * 2, pieces)] == \
+        [(p * 2).tolist() for p in pieces]
