@@ -512,35 +512,34 @@ def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence
     SQLite itself reads the file: the same on both stacks, and no feature passes through GDAL.
     """
     boxes = [tuple(map(float, b)) for b in boxes]
-    try:
-        with _reading(path, con) as con:
-            found = _gpkg_table(con, layer)
-            if found is None:
-                return None
-            table, column, key, names = found
-            if column is None:  # a table without geometry: no R-tree
-                return None
-            rtree = f"rtree_{table}_{column}"
-            if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (rtree,)).fetchone():
-                return None
-            parameters: tuple = ()
-            if len(boxes) == 1:
-                minx, miny, maxx, maxy = boxes[0]
-                among, parameters = (f"SELECT id FROM {_quoted(rtree)} WHERE minx <= ? AND "
-                                     "maxx >= ? AND miny <= ? AND maxy >= ?"), (maxx, minx, maxy, miny)
-            else:
-                meets = "r.minx <= b.maxx AND r.maxx >= b.minx AND r.miny <= b.maxy AND r.maxy >= b.miny"
-                con.execute("DROP TABLE IF EXISTS temp.swppp_boxes")
-                con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, "
-                            "maxy REAL)")
-                con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)", boxes)
-                among = f"SELECT r.id FROM temp.swppp_boxes b JOIN {_quoted(rtree)} r ON {meets}"
-            rows = con.execute(
-                f"SELECT {', '.join(_quoted(c) for c in [key, *names, column])} FROM "
-                f"{_quoted(table)} WHERE {_quoted(key)} IN ({among}) ORDER BY {_quoted(key)}",
-                parameters).fetchall()
-    except sqlite3.Error:
+
+    def meeting(con, table, column, key, names):
+        if column is None:  # a table without geometry: no R-tree
+            return None
+        rtree = f"rtree_{table}_{column}"
+        if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (rtree,)).fetchone():
+            return None
+        parameters: tuple = ()
+        if len(boxes) == 1:
+            minx, miny, maxx, maxy = boxes[0]
+            among, parameters = (f"SELECT id FROM {_quoted(rtree)} WHERE minx <= ? AND "
+                                 "maxx >= ? AND miny <= ? AND maxy >= ?"), (maxx, minx, maxy, miny)
+        else:
+            meets = "r.minx <= b.maxx AND r.maxx >= b.minx AND r.miny <= b.maxy AND r.maxy >= b.miny"
+            con.execute("DROP TABLE IF EXISTS temp.swppp_boxes")
+            con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, "
+                        "maxy REAL)")
+            con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)", boxes)
+            among = f"SELECT r.id FROM temp.swppp_boxes b JOIN {_quoted(rtree)} r ON {meets}"
+        return con.execute(
+            f"SELECT {', '.join(_quoted(c) for c in [key, *names, column])} FROM "
+            f"{_quoted(table)} WHERE {_quoted(key)} IN ({among}) ORDER BY {_quoted(key)}",
+            parameters).fetchall()
+
+    found = _table_rows(path, layer, con, meeting)
+    if found is None:
         return None
+    rows, names = found
     fids = pd.Index([int(r[0]) for r in rows], name="fid")
     frame = pd.DataFrame([r[1:-1] for r in rows], index=fids, columns=names)
     frame["geometry"] = gpd.array.from_shapely(  # an array: no Series built and re-indexed
@@ -556,18 +555,29 @@ def read_geopackage_table(path: str | Path, layer: str,
     (read it otherwise)."""
     if Path(path).suffix.lower() != ".gpkg":
         return None
+    found = _table_rows(path, layer, con, lambda con, table, _column, key, names: con.execute(
+        f"SELECT {', '.join(_quoted(c) for c in [key, *names])} FROM {_quoted(table)} "
+        f"ORDER BY {_quoted(key)}").fetchall())
+    if found is None:
+        return None
+    rows, names = found
+    return pd.DataFrame([r[1:] for r in rows], columns=names,
+                        index=pd.Index([int(r[0]) for r in rows], name="fid"))
+
+
+def _table_rows(path, layer: str, con: Optional[sqlite3.Connection], read) -> Optional[tuple]:
+    """(rows, the other columns' names) that ``read(con, table, geometry column, key, names)``
+    returns for GeoPackage layer ``layer`` (through ``con`` where given); None where the layer
+    is not one :func:`_gpkg_table` knows, ``read`` returns None, or SQLite fails."""
     try:
         with _reading(path, con) as con:
             found = _gpkg_table(con, layer)
             if found is None:
                 return None
-            table, _column, key, names = found
-            rows = con.execute(f"SELECT {', '.join(_quoted(c) for c in [key, *names])} FROM "
-                               f"{_quoted(table)} ORDER BY {_quoted(key)}").fetchall()
+            rows = read(con, *found)
     except sqlite3.Error:
         return None
-    return pd.DataFrame([r[1:] for r in rows], columns=names,
-                        index=pd.Index([int(r[0]) for r in rows], name="fid"))
+    return None if rows is None else (rows, found[3])
 
 
 def _gpkg_table(con, layer: str) -> Optional[tuple[str, Optional[str], str, list[str]]]:

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from tests.qgis_plugin.test_plugin_catchment_route import CHAIN, FAR_SHED, condition_a, run
+from tests.qgis_plugin.test_plugin_catchment_route import (CHAIN, FAR_SHED, condition_a, run,
+                                                          three_catchments)
 
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
@@ -15,18 +16,12 @@ PADDED = {"B": "  B ", "C": "C\t"}
 
 def test_ids_stored_with_spaces_are_found_downstream(tmp_path, load_layer):
     import geopandas as gpd
-    from shapely.geometry import box
 
     from qgis_plugin.algorithms.base import append_downstream_catchments
 
     ids = ["A", " O'Brien Brook  ", "Z "]
-    source = tmp_path / "source.gpkg"
-    gpd.GeoDataFrame({"catchment_id": ids, "drains_to": ["O'Brien Brook", "Z; NY-1", None]},
-                     geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1), box(2, 0, 3, 1)],
-                     crs="EPSG:2260").to_file(source, layer="catchments", driver="GPKG")
-    copied = tmp_path / "copied.gpkg"
-    gpd.read_file(source, layer="catchments").iloc[:1].to_file(copied, layer="catchments",
-                                                               driver="GPKG")
+    source, copied = three_catchments(tmp_path, {"catchment_id": ids,
+                                                 "drains_to": ["O'Brien Brook", "Z; NY-1", None]})
     added, geometries = append_downstream_catchments(load_layer(source, "catchments"),
                                                      str(copied), hops=3)
     assert added == 2 and len(geometries) == 2

@@ -131,22 +131,30 @@ def test_the_feedback_says_how_many_downstream_catchments_were_added(routed, tmp
     assert f"{int(on_route)} watersheds around the downstream catchments added" in said
 
 
+def three_catchments(folder, fields: dict):
+    """A catchments layer of three unit squares in a row with ``fields`` (source.gpkg) and a
+    copy of its first feature alone (copied.gpkg), as the plugin's export starts."""
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    source, copied = folder / "source.gpkg", folder / "copied.gpkg"
+    gpd.GeoDataFrame(fields, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1), box(2, 0, 3, 1)],
+                     crs="EPSG:2260").to_file(source, layer="catchments", driver="GPKG")
+    gpd.read_file(source, layer="catchments").iloc[:1].to_file(copied, layer="catchments",
+                                                               driver="GPKG")
+    return source, copied
+
+
 def test_ids_are_asked_quoted_and_whatever_the_fields_case(tmp_path, load_layer):
     """A catchment id holding a quote is found (the value is quoted, never formatted raw), in a
     layer whose fields are in capitals (matched as the analysis matches them)."""
     import geopandas as gpd
-    from shapely.geometry import box
 
     from qgis_plugin.algorithms.base import append_downstream_catchments
 
     ids = ["A", "O'Brien Brook", "Z"]
-    source = tmp_path / "source.gpkg"
-    gpd.GeoDataFrame({"CATCHMENT_ID": ids, "Drains_To": [ids[1], "Z; NY-1", None]},
-                     geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1), box(2, 0, 3, 1)],
-                     crs="EPSG:2260").to_file(source, layer="catchments", driver="GPKG")
-    copied = tmp_path / "copied.gpkg"
-    gpd.read_file(source, layer="catchments").iloc[:1].to_file(copied, layer="catchments",
-                                                               driver="GPKG")
+    source, copied = three_catchments(tmp_path, {"CATCHMENT_ID": ids,
+                                                 "Drains_To": [ids[1], "Z; NY-1", None]})
     added, geometries = append_downstream_catchments(load_layer(source, "catchments"),
                                                      str(copied), hops=0)
     assert added == 1 and len(geometries) == 1  # hops 0: the first step's catchment only
