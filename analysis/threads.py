@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from typing import Optional
 
 import numpy as np
 
@@ -25,6 +26,12 @@ def cores() -> int:
     return max(1, min(available, 8))
 
 
+def _bounds(n: int) -> Optional[np.ndarray]:
+    """Where ``n`` elements are cut into one share per core (None: not worth cutting)."""
+    shares = min(cores(), n // _SMALLEST_SHARE)
+    return np.linspace(0, n, shares + 1).astype(int) if shares >= 2 else None
+
+
 @lru_cache(maxsize=1)
 def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=cores(), thread_name_prefix="swppp-geos")
@@ -37,11 +44,10 @@ def each(function: Callable, *arrays, **keywords) -> np.ndarray:
     lengths = {len(a) for a in arrays if isinstance(a, np.ndarray) and a.ndim}
     if len(lengths) != 1:
         return function(*arrays, **keywords)
-    n = lengths.pop()
-    shares = min(cores(), n // _SMALLEST_SHARE)
-    if shares < 2:
+    bounds = _bounds(lengths.pop())
+    if bounds is None:
         return function(*arrays, **keywords)
-    bounds = np.linspace(0, n, shares + 1).astype(int)
+    shares = len(bounds) - 1
 
     def share(k: int):
         return function(*(a[bounds[k]:bounds[k + 1]]
@@ -62,11 +68,10 @@ def query(tree, geometries: np.ndarray, **keywords) -> np.ndarray:
     """``tree.query(geometries, **keywords)`` (a shapely STRtree; ``distance`` may be an array
     along ``geometries``) with ``geometries`` cut into one share per core: the (2, n) pairs in
     the single call's order (by input geometry, the tree's order within one)."""
-    n = len(geometries)
-    shares = min(cores(), n // _SMALLEST_SHARE)
-    if shares < 2:
+    bounds = _bounds(len(geometries))
+    if bounds is None:
         return tree.query(geometries, **keywords)
-    bounds = np.linspace(0, n, shares + 1).astype(int)
+    shares = len(bounds) - 1
     distance = keywords.pop("distance", None)
 
     def share(k: int):

@@ -259,7 +259,7 @@ class Reference:
                 frame = frame[keep]
             frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
         frame = self._features(actual, spec, frame)
-        hit = np.unique(_meeting(np.asarray(frame.geometry.values, dtype=object), boxes))
+        hit = _meeting(np.asarray(frame.geometry.values, dtype=object), boxes)  # sorted, once each
         frame = frame.iloc[hit]
         self._read_fids.setdefault(layer, set()).update(frame.index)
         return frame
