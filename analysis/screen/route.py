@@ -18,7 +18,9 @@ import shapely
 from ..checks.condition_a import water_id
 from ..profile import RulesProfile
 from ..reference.catchments import drains_to_values, split_drains_to
+from ..threads import each
 from ..units import FOOT_M, square_feet, unit_metres
+from .overlay import shared_parts
 
 __all__ = ["Routes", "follow_routes"]
 
@@ -64,6 +66,7 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
     hops = profile.condition_a.downstream_catchment_hops
     downstream: list[_Step] = []
     shaped = False
+    known: dict = {}  # catchment id -> shape, of every catchment read so far
     for depth in range(hops + 1):
         targets = {v for r in level for v in drains_to_values(r.drains_to)}
         rows = lookup(targets) if targets else {}
@@ -86,11 +89,11 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
                 following.append(_Step(here.site, target, rows[target],
                                        f"{here.route}, which drains to catchment {target}"))
         if following and not shaped:
-            shapes = start_shapes()
+            known.update(start_shapes())
             for here in level:
-                here.geometry = shapes.get(here.catchment_id)
+                here.geometry = known.get(here.catchment_id)
             shaped = True
-        _place(following, level, read, pad)
+        _place(following, level, read, pad, known)
         downstream += following
         level = following
     for step in downstream:
@@ -120,21 +123,25 @@ def _site_boxes(steps: list, pad: float) -> dict:
     return dict(zip(sites[starts].tolist(), boxes))
 
 
-def _place(following: list, upstream: list, read: Read, pad: float) -> None:
+def _place(following: list, upstream: list, read: Read, pad: float, known: dict) -> None:
     """Each step of ``following`` gets its shape where found in its site's box around the
-    catchments it drains out of (one read for all sites); None elsewhere."""
+    catchments it drains out of; None elsewhere. Only the boxes of sites whose catchment has
+    not been read yet are read (one read for all of them); ``known`` ({id: shape}) keeps what
+    was read for the next level."""
     boxes = _site_boxes(upstream, pad)
     wanted = [s for s in following if s.site in boxes]
     if not wanted:
         return
-    frame = read("catchments", np.array(list(boxes.values())))
-    found = {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])}
-    shapes = np.asarray([found.get(s.catchment_id) for s in wanted], dtype=object)
+    unread = sorted({s.site for s in wanted if s.catchment_id not in known})
+    if unread:
+        frame = read("catchments", np.array([boxes[site] for site in unread]))
+        known.update({str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])})
+    shapes = np.asarray([known.get(s.catchment_id) for s in wanted], dtype=object)
     there = np.flatnonzero(shapes != None)  # noqa: E711 - element-wise over the object array
     if not len(there):
         return
     around = shapely.box(*np.array([boxes[wanted[k].site] for k in there]).T)
-    meets = shapely.intersects(shapes[there], around)
+    meets = each(shapely.intersects, shapes[there], around)
     for k, placed in zip(there.tolist(), np.atleast_1d(meets).tolist()):
         if placed:
             wanted[k].geometry = shapes[k]
@@ -142,10 +149,13 @@ def _place(following: list, upstream: list, read: Read, pad: float) -> None:
 
 def _watersheds(out: Routes, placed: list, read: Read, pad: float, profile, crs) -> None:
     """The TMDL watersheds each placed downstream catchment overlaps by ``[condition_a]
-    min_overlap_sq_ft`` or more, per site by the first route that meets it."""
+    min_overlap_sq_ft`` or more, per site by the first route that meets it. Each catchment is
+    met with the watersheds once, however many sites' routes pass through it."""
     if not placed:
         return
-    shapes = np.asarray([s.geometry for s in placed], dtype=object)
+    names, first, inverse = np.unique([s.catchment_id for s in placed], return_index=True,
+                                      return_inverse=True)
+    shapes = np.asarray([placed[k].geometry for k in first], dtype=object)
     boxes = shapely.bounds(shapes) + np.array([-pad, -pad, pad, pad])
     sheds = read("tmdl_watersheds", boxes)
     if not len(sheds):
@@ -154,15 +164,18 @@ def _watersheds(out: Routes, placed: list, read: Read, pad: float, profile, crs)
     d, w = shapely.STRtree(geometries).query(shapes, predicate="intersects")
     order = np.lexsort((w, d))
     d, w = d[order], w[order]
-    shared = np.atleast_1d(square_feet(shapely.intersection(geometries[w], shapes[d]), crs))
+    shared = np.atleast_1d(square_feet(shared_parts(geometries[w], shapes[d]), crs))
     keep = shared >= profile.condition_a.min_overlap_sq_ft
+    met: list[list[int]] = [[] for _ in names]  # per catchment, the watersheds it overlaps
+    for catchment, k in zip(d[keep].tolist(), w[keep].tolist()):
+        met[catchment].append(k)
     ids = sheds["watershed_id"].to_numpy(dtype=object)
     sources = sheds["stormwater_source"].to_numpy(dtype=float)
     pollutants = sheds["pollutants"].to_numpy(dtype=object)
     taken = set()
-    for step, k in zip(d[keep].tolist(), w[keep].tolist()):
-        site = placed[step].site
-        if (site, str(ids[k])) in taken:
-            continue
-        taken.add((site, str(ids[k])))
-        out.sheds.append((site, ids[k], sources[k], pollutants[k], placed[step].route))
+    for step, catchment in zip(placed, np.ravel(inverse).tolist()):
+        for k in met[catchment]:
+            if (step.site, str(ids[k])) in taken:
+                continue
+            taken.add((step.site, str(ids[k])))
+            out.sheds.append((step.site, ids[k], sources[k], pollutants[k], step.route))
