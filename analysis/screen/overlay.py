@@ -12,10 +12,19 @@ __all__ = ["shared_parts"]
 def shared_parts(polygons: np.ndarray, parts: np.ndarray) -> np.ndarray:
     """``polygons ∩ parts`` element-wise, where a part its polygon covers is itself: no overlay
     of a large polygon's every vertex (a catchment's thousands) for each small part (a site, a
-    catchment inside a TMDL watershed) lying wholly in it. The polygons are prepared (in place)
-    for the test."""
-    shapely.prepare(polygons)
-    whole = np.asarray(each(shapely.covers, polygons, parts), dtype=bool)
+    catchment inside a TMDL watershed) lying wholly in it.
+
+    The test runs on prepared copies of the distinct polygons, in this thread: GEOS builds a
+    prepared geometry's indexes on first use, so one prepared geometry used from two threads
+    at once (or a caller's geometry prepared here and met later in ``threads``) is a data race.
+    """
+    if not len(polygons):
+        return parts.copy()
+    keys = np.fromiter(map(id, polygons), dtype=np.int64, count=len(polygons))
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    copies = shapely.from_wkb(shapely.to_wkb(polygons[first]))
+    shapely.prepare(copies)
+    whole = np.asarray(shapely.covers(copies[np.ravel(inverse)], parts), dtype=bool)
     shared = parts.copy()
     shared[~whole] = each(shapely.intersection, polygons[~whole], parts[~whole])
     return shared
