@@ -39,7 +39,8 @@ except ImportError:  # pragma: no cover
         fiona.supported_drivers.setdefault(_driver, "r")
 
 __all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
-           "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader",
+           "read_geopackage_boxes", "geopackage_box_rows", "read_geopackage_table",
+           "geopackage_reader",
            "geopackage_layers", "gpkg_wkb",
            "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts"]
 
@@ -416,16 +417,18 @@ def geopackage_reader(path: str | Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
 
 
-def geopackage_layers(path: str | Path, unlisted: Sequence[str] = ()) -> Optional[list[str]]:
+def geopackage_layers(path: str | Path, unlisted: Sequence[str] = (),
+                      con: Optional[sqlite3.Connection] = None) -> Optional[list[str]]:
     """:func:`list_layers` of a plain GeoPackage answered by SQLite (no driver opening): its
     feature and attribute tables. None (ask the driver) for anything GDAL might list otherwise:
     a table or view not registered in gpkg_contents (but the ``unlisted`` ones the caller
     knows GDAL leaves out: a reference store's history), other content types, a registered
-    table that is missing, a feature table without its geometry column row."""
+    table that is missing, a feature table without its geometry column row. Through ``con``
+    where given (:func:`geopackage_reader`)."""
     if Path(path).suffix.lower() != ".gpkg" or not Path(path).is_file():
         return None
     try:
-        with closing(geopackage_reader(path)) as con:
+        with _reading(path, con) as con:
             contents = con.execute("SELECT table_name, data_type FROM gpkg_contents").fetchall()
             tables = {r[0] for r in con.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE "
@@ -511,6 +514,22 @@ def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence
 
     SQLite itself reads the file: the same on both stacks, and no feature passes through GDAL.
     """
+    found = geopackage_box_rows(path, layer, boxes, con)
+    if found is None:
+        return None
+    fids, names, rows, geometries = found
+    frame = pd.DataFrame(rows, index=pd.Index(fids, name="fid"), columns=names)
+    frame["geometry"] = gpd.array.from_shapely(geometries)  # an array: no Series re-indexed
+    return gpd.GeoDataFrame(frame, geometry="geometry")
+
+
+def geopackage_box_rows(path: str | Path, layer: str, boxes: Sequence[Sequence[float]],
+                        con: Optional[sqlite3.Connection] = None
+                        ) -> Optional[tuple[list[int], list[str], list[tuple], np.ndarray]]:
+    """What :func:`read_geopackage_boxes` reads, before it is a frame: (the feature ids, the
+    attribute columns' names, each feature's attributes as a tuple in that order, the
+    geometries as an object array); None where it gives None. For a reader that picks
+    features by their geometry before it makes a frame of the few it keeps."""
     boxes = [tuple(map(float, b)) for b in boxes]
 
     def meeting(con, table, column, key, names):
@@ -540,11 +559,9 @@ def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence
     if found is None:
         return None
     rows, names = found
-    fids = pd.Index([int(r[0]) for r in rows], name="fid")
-    frame = pd.DataFrame([r[1:-1] for r in rows], index=fids, columns=names)
-    frame["geometry"] = gpd.array.from_shapely(  # an array: no Series built and re-indexed
-        shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else np.array([], dtype=object))
-    return gpd.GeoDataFrame(frame, geometry="geometry")
+    geometries = (shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows
+                  else np.array([], dtype=object))
+    return [int(r[0]) for r in rows], names, [r[1:-1] for r in rows], geometries
 
 
 def read_geopackage_table(path: str | Path, layer: str,

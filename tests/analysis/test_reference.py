@@ -168,11 +168,11 @@ def test_bbox_read_uses_the_spatial_index(make_reference):
     reference = open_reference(make_reference(wetlands=[wetland("in", local_box(1, 1, 9, 9)),
                                                         *far]))
     fetched = []
-    original = reference._fetch
-    reference._fetch = lambda actual, bbox: fetched.append(original(actual, bbox)) or fetched[-1]
+    original = reference._fetch_found
+    reference._fetch_found = lambda actual, bbox: fetched.append(original(actual, bbox)) or fetched[-1]
     read = reference.read("wetlands", BOX, AREA)
     assert list(read["wetland_id"]) == ["in"]
-    assert len(fetched[0]) == 1  # the source returned only what meets the box
+    assert len(fetched[0].fids) == 1  # the source returned only what meets the box
     assert np.isfinite(read.total_bounds).all()
 
 
