@@ -410,11 +410,32 @@ def with_stored_texts(path: str | Path, layer: str, frame: pd.DataFrame) -> pd.D
     return frame
 
 
+class _Reader(sqlite3.Connection):
+    """A read-only connection that keeps what it was told of the file's tables (their names,
+    geometry columns, keys and columns, R-trees, CRSs), asked once each: a reader's few
+    questions in a row (a review's) do not change the schema under it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.known: dict = {}
+
+
 def geopackage_reader(path: str | Path) -> sqlite3.Connection:
     """A read-only SQLite connection to the GeoPackage at ``path`` (close it after use), for a
     caller that asks several questions in a row: each new connection reads the file's schema
-    again (about a millisecond). The functions here that take ``con`` open their own without."""
-    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+    again (about a millisecond), and it keeps what it learns of the tables (``_known``). The
+    functions here that take ``con`` open their own without."""
+    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, factory=_Reader)
+
+
+def _known(con, key: str, ask):
+    """``ask(con)``, kept in ``con`` (a :func:`geopackage_reader`'s) under ``key``."""
+    known = getattr(con, "known", None)
+    if known is None:
+        return ask(con)
+    if key not in known:
+        known[key] = ask(con)
+    return known[key]
 
 
 def geopackage_layers(path: str | Path, unlisted: Sequence[str] = (),
@@ -461,12 +482,14 @@ def _geopackage_crs(path, layer, con: Optional[sqlite3.Connection] = None):
         return None
     try:
         with _reading(path, con) as con:
-            row = con.execute(
-                "SELECT g.srs_id, s.organization, s.organization_coordsys_id, s.definition "
-                "FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id "
-                "WHERE lower(g.table_name) = lower(?)", (layer,)).fetchone()
+            rows = _known(con, "srs", lambda con: {
+                str(r[0]).lower(): r[1:] for r in con.execute(
+                    "SELECT g.table_name, g.srs_id, s.organization, s.organization_coordsys_id, "
+                    "s.definition FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON "
+                    "s.srs_id = g.srs_id ORDER BY g.rowid DESC")})
     except sqlite3.Error:
         return None
+    row = rows.get(str(layer).lower())
     if row is None:
         return None
     srs_id, organization, code, definition = row
@@ -536,7 +559,8 @@ def geopackage_box_rows(path: str | Path, layer: str, boxes: Sequence[Sequence[f
         if column is None:  # a table without geometry: no R-tree
             return None
         rtree = f"rtree_{table}_{column}"
-        if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (rtree,)).fetchone():
+        if rtree not in _known(con, "rtrees", lambda con: {r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE name LIKE 'rtree%'")}):
             return None
         parameters: tuple = ()
         if len(boxes) == 1:
@@ -601,15 +625,16 @@ def _gpkg_table(con, layer: str) -> Optional[tuple[str, Optional[str], str, list
     """(table, geometry column or None, integer key, the other columns) of GeoPackage layer
     ``layer`` (matched in any case); None where it is not listed in gpkg_contents or has no
     integer primary key."""
-    found = con.execute("SELECT table_name FROM gpkg_contents WHERE lower(table_name) = lower(?)",
-                        (layer,)).fetchone()
+    contents = _known(con, "contents", lambda con: {
+        str(name).lower(): (name, column) for name, column in con.execute(
+            "SELECT c.table_name, g.column_name FROM gpkg_contents c LEFT JOIN "
+            "gpkg_geometry_columns g ON g.table_name = c.table_name ORDER BY c.rowid DESC")})
+    found = contents.get(str(layer).lower())
     if found is None:
         return None
-    table = found[0]
-    geometry = con.execute("SELECT column_name FROM gpkg_geometry_columns WHERE table_name = ?",
-                           (table,)).fetchone()
-    column = geometry[0] if geometry else None
-    info = con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+    table, column = found
+    info = _known(con, f"columns {table}",
+                  lambda con: con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall())
     key = next((r[1] for r in info if r[5] and str(r[2]).upper() == "INTEGER"), None)
     if key is None:
         return None
