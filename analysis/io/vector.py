@@ -424,8 +424,11 @@ def geopackage_reader(path: str | Path) -> sqlite3.Connection:
     """A read-only SQLite connection to the GeoPackage at ``path`` (close it after use), for a
     caller that asks several questions in a row: each new connection reads the file's schema
     again (about a millisecond), and it keeps what it learns of the tables (``_known``). The
-    functions here that take ``con`` open their own without."""
-    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, factory=_Reader)
+    functions here that take ``con`` open their own without. It may be closed, or used, in
+    another thread than the one that opened it (one at a time: a reference opened in one and
+    reviewed in another; SQLite's serialized mode, the module's default, allows it)."""
+    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, factory=_Reader,
+                           check_same_thread=False)
 
 
 def _known(con, key: str, ask):
