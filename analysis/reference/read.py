@@ -339,7 +339,8 @@ class Reference:
         wanted = {normalise(str(v)) for v in values}
         if layer not in self._tables:
             frame = self._contract_frame(actual, spec, self._attributes(actual))
-            self._tables[layer] = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
+            self._tables[layer] = (pd.DataFrame(frame.drop(columns="geometry"))
+                                   if "geometry" in frame.columns else frame)
         frame = self._tables[layer]
         if not wanted or frame.empty:
             return frame.iloc[0:0]
@@ -451,13 +452,16 @@ class Reference:
             if name not in frame.columns:
                 frame[name] = None
         for name in _NUMERIC & set(spec.field_names):
-            if name in _FLAGS:  # yes/no/true/false spell 1/0, as in the site plan
+            # A column of numbers already (a GeoPackage's REAL or INTEGER column as SQLite
+            # gives it) is checked as it is: converting it would give it back unchanged.
+            numeric = pd.api.types.is_numeric_dtype(frame[name].dtype)
+            if name in _FLAGS and not numeric:  # yes/no/true/false spell 1/0, as in the site plan
                 frame[name] = frame[name].map(lambda v: BOOLEAN_WORDS.get(v.strip().lower(), v)
                                               if isinstance(v, str) else v)
-            numbers = pd.to_numeric(frame[name], errors="coerce")
+            numbers = frame[name] if numeric else pd.to_numeric(frame[name], errors="coerce")
             values = numbers.to_numpy(dtype=float, na_value=np.nan)
-            unread = np.isnan(values)  # text that is no number (only these are looked at)
-            if unread.any():
+            unread = np.zeros(len(values), dtype=bool) if numeric else np.isnan(values)
+            if unread.any():  # text that is no number (only these are looked at)
                 unread[unread] = frame[name][unread].map(_present).astype(bool).to_numpy()
             bad = unread | np.isinf(values)
             if name in _FLAGS:
@@ -469,7 +473,8 @@ class Reference:
                                     else "finite number"),
                                  path=self.label, layer=actual, feature=fid, field=name,
                                  fix="enter a number (0/1 for a flag) or leave it empty")
-            frame[name] = numbers
+            if not numeric:
+                frame[name] = numbers
         return frame
 
     def _check_families(self, actual, spec, geometries: np.ndarray, fids: Sequence):
