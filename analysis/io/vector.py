@@ -39,10 +39,10 @@ except ImportError:  # pragma: no cover
         fiona.supported_drivers.setdefault(_driver, "r")
 
 __all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
-           "read_geopackage_boxes", "geopackage_box_rows", "read_geopackage_table",
-           "geopackage_reader",
+           "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader",
            "geopackage_layers", "gpkg_wkb",
-           "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts"]
+           "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts",
+           "geopackage_box_rows"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
