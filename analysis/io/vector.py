@@ -592,16 +592,17 @@ def geopackage_box_rows(path: str | Path, layer: str, boxes: Sequence[Sequence[f
 
 
 def read_geopackage_table(path: str | Path, layer: str,
-                          con: Optional[sqlite3.Connection] = None) -> Optional[pd.DataFrame]:
+                          con: Optional[sqlite3.Connection] = None,
+                          rows: bool = True) -> Optional[pd.DataFrame]:
     """The attributes of a GeoPackage layer or table (no geometry), indexed by feature id, as
     stored (text in a numeric column stays text), read by SQLite in one query (through ``con``
     where given); None where ``path`` is no GeoPackage holding ``layer`` with an integer key
-    (read it otherwise)."""
+    (read it otherwise). ``rows=False``: its columns alone, no row read."""
     if Path(path).suffix.lower() != ".gpkg":
         return None
     found = _table_rows(path, layer, con, lambda con, table, _column, key, names: con.execute(
         f"SELECT {', '.join(_quoted(c) for c in [key, *names])} FROM {_quoted(table)} "
-        f"ORDER BY {_quoted(key)}").fetchall())
+        f"ORDER BY {_quoted(key)}" + ("" if rows else " LIMIT 0")).fetchall())
     if found is None:
         return None
     rows, names = found

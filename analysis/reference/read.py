@@ -220,6 +220,10 @@ class Reference:
     def _attributes(self, actual: str) -> pd.DataFrame:
         raise NotImplementedError
 
+    def _columns(self, actual: str) -> pd.DataFrame:
+        """:meth:`_attributes` without its rows (a backend that can, reads none)."""
+        return self._attributes(actual).iloc[0:0]
+
     # What the checks use ----------------------------------------------------------------
     @contextmanager
     def opened(self) -> Iterator[Reference]:
@@ -337,10 +341,11 @@ class Reference:
         spec = SPECS[layer]
         actual = self.require(layer, needed_for)
         wanted = {normalise(str(v)) for v in values}
+        if not wanted and layer not in self._tables:  # nothing asked: the fields checked alone
+            return _without_geometry(self._contract_frame(actual, spec, self._columns(actual)))
         if layer not in self._tables:
-            frame = self._contract_frame(actual, spec, self._attributes(actual))
-            self._tables[layer] = (pd.DataFrame(frame.drop(columns="geometry"))
-                                   if "geometry" in frame.columns else frame)
+            self._tables[layer] = _without_geometry(
+                self._contract_frame(actual, spec, self._attributes(actual)))
         frame = self._tables[layer]
         if not wanted or frame.empty:
             return frame.iloc[0:0]
@@ -505,6 +510,11 @@ class Reference:
         return geometries
 
 
+def _without_geometry(frame: pd.DataFrame) -> pd.DataFrame:
+    """An attribute table as the look-ups keep it: a plain frame, no geometry column."""
+    return pd.DataFrame(frame.drop(columns="geometry")) if "geometry" in frame.columns else frame
+
+
 def _meeting(geometries: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """The positions in ``geometries`` of those intersecting one of ``boxes`` ((n, 4) bounds,
     or polygons) (sorted, once each); those whose envelope meets none are not looked at."""
@@ -618,6 +628,11 @@ class GeoPackageReference(Reference):
         rows = (geopackage_box_rows(self.path, actual, [bbox], self._connection())
                 if self._gpkg_store is not None else None)
         return super()._fetch_found(actual, bbox) if rows is None else Found.of_rows(*rows)
+
+    def _columns(self, actual):
+        found = (read_geopackage_table(self.path, actual, self._connection(), rows=False)
+                 if self._gpkg_store is not None else None)
+        return super()._columns(actual) if found is None else found
 
     def _attributes(self, actual):
         # A GeoPackage's table read by SQLite (values as stored), another file through OGR.
