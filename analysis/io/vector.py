@@ -605,9 +605,9 @@ def read_geopackage_table(path: str | Path, layer: str,
         f"ORDER BY {_quoted(key)}" + ("" if rows else " LIMIT 0")).fetchall())
     if found is None:
         return None
-    rows, names = found
-    return pd.DataFrame([r[1:] for r in rows], columns=names,
-                        index=pd.Index([int(r[0]) for r in rows], name="fid"))
+    read, names = found
+    return pd.DataFrame([r[1:] for r in read], columns=names,
+                        index=pd.Index([int(r[0]) for r in read], name="fid"))
 
 
 def _table_rows(path, layer: str, con: Optional[sqlite3.Connection], read) -> Optional[tuple]:
