@@ -41,7 +41,8 @@ except ImportError:  # pragma: no cover
 __all__ = ["LayerData", "list_layers", "read_layer", "first_row", "layer_crs", "write_geopackage", "ENGINE",
            "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader",
            "geopackage_layers", "gpkg_wkb",
-           "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts"]
+           "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts",
+           "geopackage_box_rows"]
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
@@ -431,23 +432,49 @@ def with_stored_texts(path: str | Path, layer: str, frame: pd.DataFrame) -> pd.D
     return frame
 
 
+class _Reader(sqlite3.Connection):
+    """A read-only connection that keeps what it was told of the file's tables (their names,
+    geometry columns, keys and columns, R-trees, CRSs), asked once each: a reader's few
+    questions in a row (a review's) do not change the schema under it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.known: dict = {}
+
+
 def geopackage_reader(path: str | Path) -> sqlite3.Connection:
     """A read-only SQLite connection to the GeoPackage at ``path`` (close it after use), for a
     caller that asks several questions in a row: each new connection reads the file's schema
-    again (about a millisecond). The functions here that take ``con`` open their own without."""
-    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+    again (about a millisecond), and it keeps what it learns of the tables (``_known``). The
+    functions here that take ``con`` open their own without. It may be closed, or used, in
+    another thread than the one that opened it (one at a time: a reference opened in one and
+    reviewed in another; SQLite's serialized mode, the module's default, allows it)."""
+    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, factory=_Reader,
+                           check_same_thread=False)
 
 
-def geopackage_layers(path: str | Path, unlisted: Sequence[str] = ()) -> Optional[list[str]]:
+def _known(con, key: str, ask):
+    """``ask(con)``, kept in ``con`` (a :func:`geopackage_reader`'s) under ``key``."""
+    known = getattr(con, "known", None)
+    if known is None:
+        return ask(con)
+    if key not in known:
+        known[key] = ask(con)
+    return known[key]
+
+
+def geopackage_layers(path: str | Path, unlisted: Sequence[str] = (),
+                      con: Optional[sqlite3.Connection] = None) -> Optional[list[str]]:
     """:func:`list_layers` of a plain GeoPackage answered by SQLite (no driver opening): its
     feature and attribute tables. None (ask the driver) for anything GDAL might list otherwise:
     a table or view not registered in gpkg_contents (but the ``unlisted`` ones the caller
     knows GDAL leaves out: a reference store's history), other content types, a registered
-    table that is missing, a feature table without its geometry column row."""
+    table that is missing, a feature table without its geometry column row. Through ``con``
+    where given (:func:`geopackage_reader`)."""
     if Path(path).suffix.lower() != ".gpkg" or not Path(path).is_file():
         return None
     try:
-        with closing(geopackage_reader(path)) as con:
+        with _reading(path, con) as con:
             contents = con.execute("SELECT table_name, data_type FROM gpkg_contents").fetchall()
             tables = {r[0] for r in con.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE "
@@ -480,12 +507,14 @@ def _geopackage_crs(path, layer, con: Optional[sqlite3.Connection] = None):
         return None
     try:
         with _reading(path, con) as con:
-            row = con.execute(
-                "SELECT g.srs_id, s.organization, s.organization_coordsys_id, s.definition "
-                "FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id "
-                "WHERE lower(g.table_name) = lower(?)", (layer,)).fetchone()
+            rows = _known(con, "srs", lambda con: {
+                str(r[0]).lower(): r[1:] for r in con.execute(
+                    "SELECT g.table_name, g.srs_id, s.organization, s.organization_coordsys_id, "
+                    "s.definition FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON "
+                    "s.srs_id = g.srs_id ORDER BY g.rowid DESC")})
     except sqlite3.Error:
         return None
+    row = rows.get(str(layer).lower())
     if row is None:
         return None
     srs_id, organization, code, definition = row
@@ -533,13 +562,30 @@ def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence
 
     SQLite itself reads the file: the same on both stacks, and no feature passes through GDAL.
     """
+    found = geopackage_box_rows(path, layer, boxes, con)
+    if found is None:
+        return None
+    fids, names, rows, geometries = found
+    frame = pd.DataFrame(rows, index=pd.Index(fids, name="fid"), columns=names)
+    frame["geometry"] = gpd.array.from_shapely(geometries)  # an array: no Series re-indexed
+    return gpd.GeoDataFrame(frame, geometry="geometry")
+
+
+def geopackage_box_rows(path: str | Path, layer: str, boxes: Sequence[Sequence[float]],
+                        con: Optional[sqlite3.Connection] = None
+                        ) -> Optional[tuple[list[int], list[str], list[tuple], np.ndarray]]:
+    """What :func:`read_geopackage_boxes` reads, before it is a frame: (the feature ids, the
+    attribute columns' names, each feature's attributes as a tuple in that order, the
+    geometries as an object array); None where it gives None. For a reader that picks
+    features by their geometry before it makes a frame of the few it keeps."""
     boxes = [tuple(map(float, b)) for b in boxes]
 
     def meeting(con, table, column, key, names):
         if column is None:  # a table without geometry: no R-tree
             return None
         rtree = f"rtree_{table}_{column}"
-        if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (rtree,)).fetchone():
+        if rtree not in _known(con, "rtrees", lambda con: {r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE name LIKE 'rtree%'")}):
             return None
         parameters: tuple = ()
         if len(boxes) == 1:
@@ -562,29 +608,28 @@ def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence
     if found is None:
         return None
     rows, names = found
-    fids = pd.Index([int(r[0]) for r in rows], name="fid")
-    frame = pd.DataFrame([r[1:-1] for r in rows], index=fids, columns=names)
-    frame["geometry"] = gpd.array.from_shapely(  # an array: no Series built and re-indexed
-        shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else np.array([], dtype=object))
-    return gpd.GeoDataFrame(frame, geometry="geometry")
+    geometries = (shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows
+                  else np.array([], dtype=object))
+    return [int(r[0]) for r in rows], names, [r[1:-1] for r in rows], geometries
 
 
 def read_geopackage_table(path: str | Path, layer: str,
-                          con: Optional[sqlite3.Connection] = None) -> Optional[pd.DataFrame]:
+                          con: Optional[sqlite3.Connection] = None,
+                          rows: bool = True) -> Optional[pd.DataFrame]:
     """The attributes of a GeoPackage layer or table (no geometry), indexed by feature id, as
     stored (text in a numeric column stays text), read by SQLite in one query (through ``con``
     where given); None where ``path`` is no GeoPackage holding ``layer`` with an integer key
-    (read it otherwise)."""
+    (read it otherwise). ``rows=False``: its columns alone, no row read."""
     if Path(path).suffix.lower() != ".gpkg":
         return None
     found = _table_rows(path, layer, con, lambda con, table, _column, key, names: con.execute(
         f"SELECT {', '.join(_quoted(c) for c in [key, *names])} FROM {_quoted(table)} "
-        f"ORDER BY {_quoted(key)}").fetchall())
+        f"ORDER BY {_quoted(key)}" + ("" if rows else " LIMIT 0")).fetchall())
     if found is None:
         return None
-    rows, names = found
-    return pd.DataFrame([r[1:] for r in rows], columns=names,
-                        index=pd.Index([int(r[0]) for r in rows], name="fid"))
+    read, names = found
+    return pd.DataFrame([r[1:] for r in read], columns=names,
+                        index=pd.Index([int(r[0]) for r in read], name="fid"))
 
 
 def _table_rows(path, layer: str, con: Optional[sqlite3.Connection], read) -> Optional[tuple]:
@@ -606,15 +651,16 @@ def _gpkg_table(con, layer: str) -> Optional[tuple[str, Optional[str], str, list
     """(table, geometry column or None, integer key, the other columns) of GeoPackage layer
     ``layer`` (matched in any case); None where it is not listed in gpkg_contents or has no
     integer primary key."""
-    found = con.execute("SELECT table_name FROM gpkg_contents WHERE lower(table_name) = lower(?)",
-                        (layer,)).fetchone()
+    contents = _known(con, "contents", lambda con: {
+        str(name).lower(): (name, column) for name, column in con.execute(
+            "SELECT c.table_name, g.column_name FROM gpkg_contents c LEFT JOIN "
+            "gpkg_geometry_columns g ON g.table_name = c.table_name ORDER BY c.rowid DESC")})
+    found = contents.get(str(layer).lower())
     if found is None:
         return None
-    table = found[0]
-    geometry = con.execute("SELECT column_name FROM gpkg_geometry_columns WHERE table_name = ?",
-                           (table,)).fetchone()
-    column = geometry[0] if geometry else None
-    info = con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+    table, column = found
+    info = _known(con, f"columns {table}",
+                  lambda con: con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall())
     key = next((r[1] for r in info if r[5] and str(r[2]).upper() == "INTEGER"), None)
     if key is None:
         return None

@@ -14,6 +14,7 @@ the hooks of :class:`Reference`; the checks see one interface.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Optional
@@ -36,8 +37,8 @@ from .contract import ADDED_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
 from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
-from ..io.vector import (geopackage_layers, geopackage_reader, layer_crs, list_layers,
-                         read_geopackage_boxes, read_geopackage_table, read_layer,
+from ..io.vector import (geopackage_box_rows, geopackage_layers, geopackage_reader, layer_crs,
+                         list_layers, read_geopackage_boxes, read_geopackage_table, read_layer,
                          with_stored_texts)
 
 __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
@@ -141,6 +142,52 @@ def _shapes_in_crs(boxes: np.ndarray, from_crs, to_crs) -> np.ndarray:
     return shapely.buffer(moved, pad, join_style="mitre")
 
 
+class Found:
+    """What a source gave for a box, before a frame is made of it: the features' ids, their
+    attributes (made into a frame only when asked, of the features still kept), their
+    geometries (None where the layer has no geometry column)."""
+
+    def __init__(self, fids: Sequence, attributes: Callable[[np.ndarray], pd.DataFrame],
+                 geometries: Optional[np.ndarray], positions: Optional[np.ndarray] = None):
+        self.fids = fids
+        self.geometries = geometries
+        self._attributes = attributes
+        self._positions = np.arange(len(fids)) if positions is None else positions
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame) -> Found:
+        """What a backend's frame (a GeoDataFrame, or a DataFrame of a table) holds."""
+        if not isinstance(frame, gpd.GeoDataFrame):
+            return cls(frame.index, frame.iloc.__getitem__, None)
+        geometries = np.asarray(frame.geometry.values, dtype=object)
+        attributes = pd.DataFrame(frame.drop(columns=frame.geometry.name))
+        return cls(frame.index, attributes.iloc.__getitem__, geometries)
+
+    @classmethod
+    def of_rows(cls, fids: Sequence[int], names: Sequence[str], rows: Sequence[tuple],
+                geometries: np.ndarray) -> Found:
+        """Rows read from a table (each feature's attributes a tuple in ``names`` order),
+        made into a frame indexed by ``fid`` as :func:`~analysis.io.vector.read_geopackage_boxes`
+        makes it."""
+        def attributes(positions: np.ndarray) -> pd.DataFrame:
+            return pd.DataFrame([rows[k] for k in positions], columns=list(names),
+                                index=pd.Index([fids[k] for k in positions], name="fid"))
+        return cls(fids, attributes, geometries)
+
+    def take(self, positions: np.ndarray) -> Found:
+        """The features at ``positions`` (of those still kept) alone."""
+        return Found([self.fids[k] for k in positions], self._attributes,
+                     None if self.geometries is None else self.geometries[positions],
+                     self._positions[positions])
+
+    def with_geometries(self, geometries: np.ndarray) -> Found:
+        return Found(self.fids, self._attributes, geometries, self._positions)
+
+    def attributes(self) -> pd.DataFrame:
+        """The kept features' attributes, one frame made."""
+        return self._attributes(self._positions)
+
+
 class Reference:
     """Reference layers from one source, read only around a site.
 
@@ -172,6 +219,10 @@ class Reference:
 
     def _attributes(self, actual: str) -> pd.DataFrame:
         raise NotImplementedError
+
+    def _columns(self, actual: str) -> pd.DataFrame:
+        """:meth:`_attributes` without its rows (a backend that can, reads none)."""
+        return self._attributes(actual).iloc[0:0]
 
     # What the checks use ----------------------------------------------------------------
     @contextmanager
@@ -209,16 +260,26 @@ class Reference:
         """The features of ``layer`` that intersect ``bounds``, in ``area_crs``.
 
         ``bounds`` is (minx, miny, maxx, maxy) in ``area_crs``. Only features whose envelope
-        meets the box are read from the source; the invalid ones among them are repaired
-        (make_valid, keeping the layer's geometry family).
+        meets the box are read from the source, and only those whose shape meets it (told in
+        the layer's own CRS, by the box placed there, as :meth:`read_boxes` tells it) are
+        reprojected, checked against the contract and repaired (make_valid, keeping the
+        layer's geometry family). One frame is made, of the features kept.
         """
         spec = SPECS[layer]
         actual = self.require(layer, needed_for)
         area_crs = crs_of(area_crs)
-        frame = self._features(actual, spec, self._fetch_around(actual, bounds, area_crs))
-        inside = shapely.intersects(np.asarray(frame.geometry.values, dtype=object),
-                                    shapely.box(*bounds))
-        frame = frame if inside.all() else frame[inside]  # a fresh frame either way
+        found = self._fetch_around(actual, bounds, area_crs)
+        attributes = self._contract_frame(actual, spec, found.attributes())
+        if found.geometries is None:
+            raise InputError("the layer has no geometry", path=self.label, layer=actual,
+                             fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")
+        self._check_families(actual, spec, found.geometries, attributes.index)
+        geometries = self._repaired(spec, found.geometries, attributes)
+        inside = shapely.intersects(geometries, shapely.box(*bounds))
+        if not inside.all():
+            attributes, geometries = attributes[inside], geometries[inside]
+        frame = gpd.GeoDataFrame(attributes, geometry=gpd.array.from_shapely(geometries,
+                                                                              crs=area_crs))
         self._read_fids.setdefault(layer, set()).update(frame.index)
         return frame
 
@@ -243,9 +304,9 @@ class Reference:
         own_boxes = boxes_in_crs(boxes, area_crs, crs)
         frame = self._fetch_boxes(actual, own_boxes)
         if isinstance(frame, gpd.GeoDataFrame):
-            self._check_finite(actual, frame)
+            geometries = np.asarray(frame.geometry.values, dtype=object)
+            self._check_finite(actual, geometries, frame.index)
             if len(frame):  # only the features meeting a box (or in reach) are reprojected
-                geometries = np.asarray(frame.geometry.values, dtype=object)
                 if reach is None:
                     keep = np.zeros(len(frame), dtype=bool)
                     keep[_meeting(geometries, own_boxes)] = True
@@ -280,9 +341,11 @@ class Reference:
         spec = SPECS[layer]
         actual = self.require(layer, needed_for)
         wanted = {normalise(str(v)) for v in values}
+        if not wanted and layer not in self._tables:  # nothing asked: the fields checked alone
+            return _without_geometry(self._contract_frame(actual, spec, self._columns(actual)))
         if layer not in self._tables:
-            frame = self._contract_frame(actual, spec, self._attributes(actual))
-            self._tables[layer] = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
+            self._tables[layer] = _without_geometry(
+                self._contract_frame(actual, spec, self._attributes(actual)))
         frame = self._tables[layer]
         if not wanted or frame.empty:
             return frame.iloc[0:0]
@@ -297,7 +360,7 @@ class Reference:
         store = self._store()
         if store is None or not self.has("layer_versions"):
             return {}
-        rows = {r.layer: r for r in store.versions()}  # by layer and version: the last is current
+        rows = {r.layer: r for r in self._current_versions()}  # by layer, version: the last is current
         return {layer: {"version": r.version, "source_date": r.source_date,
                         "imported_at": r.imported_at, "sha256": r.sha256}
                 for layer, r in sorted(rows.items())}
@@ -305,6 +368,10 @@ class Reference:
     def _store(self):
         """The reference store (``analysis.reference.store``) behind this source, if any."""
         return
+
+    def _current_versions(self) -> list:
+        """The store's ``layer_versions`` rows (:meth:`versions`)."""
+        return self._store().versions()
 
     def describe(self) -> dict:
         """What the review's JSON records under ``reference``: the source, its layers, each
@@ -318,12 +385,27 @@ class Reference:
         return {"path": self.label, "kind": self.kind, "layers": self.layers,
                 "versions": versions, "read": read, "repaired": list(self.repaired)}
 
-    def _fetch_around(self, actual, bounds, area_crs) -> pd.DataFrame:
-        """The features whose envelope meets ``bounds`` (area CRS), reprojected to the area CRS:
-        the box is transformed into the layer's own CRS for the source's spatial index."""
+    def _fetch_around(self, actual, bounds, area_crs) -> Found:
+        """The features whose shape meets ``bounds`` (area CRS), their geometries reprojected
+        to the area CRS: the box is transformed into the layer's own CRS for the source's
+        spatial index, which gives the features whose envelope meets it; of those, the ones
+        whose shape meets that box are kept (a feature with no geometry, or an empty one,
+        meets none), their vertices checked finite first, and only those are reprojected."""
         crs = self._required_crs(actual)
-        return self._in_area_crs(actual, self._fetch(actual, bounds_in_crs(bounds, area_crs, crs)),
-                                 crs, area_crs)
+        box = bounds_in_crs(bounds, area_crs, crs)
+        found = self._fetch_found(actual, box)
+        if found.geometries is None:
+            return found
+        self._check_finite(actual, found.geometries, found.fids)
+        meets = shapely.intersects(found.geometries, shapely.box(*box))
+        if not meets.all():
+            found = found.take(np.flatnonzero(meets))
+        return found.with_geometries(transform_geometries(found.geometries, crs, area_crs))
+
+    def _fetch_found(self, actual: str, bbox: tuple[float, float, float, float]) -> Found:
+        """:meth:`_fetch` as a :class:`Found`: a backend that can say what it read before
+        making a frame of it gives that instead."""
+        return Found.of(self._fetch(actual, bbox))
 
     def _features(self, actual, spec, frame) -> gpd.GeoDataFrame:
         """What the source gave, as the contract's features: fields checked, features without
@@ -334,9 +416,13 @@ class Reference:
                              fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")
         geometries = np.asarray(frame.geometry.values, dtype=object)
         none = shapely.is_missing(geometries) | shapely.is_empty(geometries)
-        frame = frame[~none] if none.any() else frame
-        self._check_families(actual, spec, frame)
-        return self._repair(spec, frame)
+        if none.any():
+            frame, geometries = frame[~none], geometries[~none]
+        self._check_families(actual, spec, geometries, frame.index)
+        repaired = self._repaired(spec, geometries, frame)
+        if repaired is geometries:
+            return frame
+        return frame.set_geometry(gpd.GeoSeries(repaired, index=frame.index, crs=frame.crs))
 
     def _required_crs(self, actual) -> CRS:
         """The layer's CRS; an InputError where it has none (nothing could be placed)."""
@@ -348,28 +434,20 @@ class Reference:
         self._crss[actual] = crs
         return crs
 
-    def _in_area_crs(self, actual, frame, crs, area_crs):
-        """What the source gave, its vertices checked finite, reprojected to the area CRS."""
-        if isinstance(frame, gpd.GeoDataFrame):
-            self._check_finite(actual, frame)
-            frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
-        return frame
-
-    def _check_finite(self, actual, frame) -> None:
-        """An InputError naming the first feature with a NaN or infinite vertex (no geometry
-        to use)."""
-        geometries = np.asarray(frame.geometry.values, dtype=object)
+    def _check_finite(self, actual, geometries: np.ndarray, fids: Sequence) -> None:
+        """An InputError naming the first of ``geometries`` (the features ``fids``) with a NaN
+        or infinite vertex (no geometry to use)."""
         # Piece by piece: one small array reused rather than every vertex copied at once.
         if all(np.isfinite(shapely.get_coordinates(geometries[k:k + _CHUNK])).all()
                for k in range(0, len(geometries), _CHUNK)):
             return
         coords = shapely.get_coordinates(geometries)
         if not np.isfinite(coords).all():
-            owner = np.repeat(np.arange(len(frame)), shapely.get_num_coordinates(geometries))
+            owner = np.repeat(np.arange(len(geometries)), shapely.get_num_coordinates(geometries))
             first = int(np.flatnonzero(~np.isfinite(coords).all(axis=1))[0])
             raise InputError(f"a vertex at ({coords[first][0]!r}, {coords[first][1]!r}) is "
                              "not a finite number", path=self.label, layer=actual,
-                             feature=frame.index[owner[first]],
+                             feature=fids[owner[first]],
                              fix="correct or delete that vertex, and import the layer again")
 
     # Validation of what is read -------------------------------------------------------------
@@ -379,13 +457,16 @@ class Reference:
             if name not in frame.columns:
                 frame[name] = None
         for name in _NUMERIC & set(spec.field_names):
-            if name in _FLAGS:  # yes/no/true/false spell 1/0, as in the site plan
+            # A column of numbers already (a GeoPackage's REAL or INTEGER column as SQLite
+            # gives it) is checked as it is: converting it would give it back unchanged.
+            numeric = pd.api.types.is_numeric_dtype(frame[name].dtype)
+            if name in _FLAGS and not numeric:  # yes/no/true/false spell 1/0, as in the site plan
                 frame[name] = frame[name].map(lambda v: BOOLEAN_WORDS.get(v.strip().lower(), v)
                                               if isinstance(v, str) else v)
-            numbers = pd.to_numeric(frame[name], errors="coerce")
+            numbers = frame[name] if numeric else pd.to_numeric(frame[name], errors="coerce")
             values = numbers.to_numpy(dtype=float, na_value=np.nan)
-            unread = np.isnan(values)  # text that is no number (only these are looked at)
-            if unread.any():
+            unread = np.zeros(len(values), dtype=bool) if numeric else np.isnan(values)
+            if unread.any():  # text that is no number (only these are looked at)
                 unread[unread] = frame[name][unread].map(_present).astype(bool).to_numpy()
             bad = unread | np.isinf(values)
             if name in _FLAGS:
@@ -397,24 +478,28 @@ class Reference:
                                     else "finite number"),
                                  path=self.label, layer=actual, feature=fid, field=name,
                                  fix="enter a number (0/1 for a flag) or leave it empty")
-            frame[name] = numbers
+            if not numeric:
+                frame[name] = numbers
         return frame
 
-    def _check_families(self, actual, spec, frame):
-        types = shapely.get_type_id(np.asarray(frame.geometry.values, dtype=object))
-        wrong = ~in_family(frame.geometry.values, *spec.geometry)
+    def _check_families(self, actual, spec, geometries: np.ndarray, fids: Sequence):
+        """An InputError naming the first of ``geometries`` (the features ``fids``) not of
+        the layer's geometry family."""
+        types = shapely.get_type_id(geometries)
+        wrong = ~in_family(geometries, *spec.geometry)
         if wrong.any():
-            fid = frame.index[np.flatnonzero(wrong)[0]]
+            fid = fids[np.flatnonzero(wrong)[0]]
             raise InputError(f"a {shapely.GeometryType(types[wrong][0]).name.title()} where "
                              f"{' or '.join(spec.geometry)} geometry is required",
                              path=self.label, layer=actual, feature=fid,
                              fix="keep only the contract's geometry in the layer")
 
-    def _repair(self, spec, frame):
-        geometries = np.asarray(frame.geometry.values, dtype=object)
+    def _repaired(self, spec, geometries: np.ndarray, frame: pd.DataFrame) -> np.ndarray:
+        """``geometries`` (those of the features of ``frame``) with the invalid ones repaired
+        and recorded by their labels; ``geometries`` itself where none is invalid."""
         invalid = ~threads.each(shapely.is_valid, geometries)
         if not invalid.any():
-            return frame
+            return geometries
         fixed = shapely.make_valid(geometries[invalid])
         if spec.geometry == ("polygon",):
             fixed = np.array([polygon_part(g) for g in fixed], dtype=object)
@@ -422,7 +507,12 @@ class Reference:
         geometries[invalid] = fixed
         self.repaired.extend(feature_labels(spec.name, frame[invalid], spec.id_field))
         log.info("repaired %d invalid %s geometries", int(invalid.sum()), spec.name)
-        return frame.set_geometry(gpd.GeoSeries(geometries, index=frame.index, crs=frame.crs))
+        return geometries
+
+
+def _without_geometry(frame: pd.DataFrame) -> pd.DataFrame:
+    """An attribute table as the look-ups keep it: a plain frame, no geometry column."""
+    return pd.DataFrame(frame.drop(columns="geometry")) if "geometry" in frame.columns else frame
 
 
 def _meeting(geometries: np.ndarray, boxes: np.ndarray) -> np.ndarray:
@@ -468,42 +558,85 @@ class GeoPackageReference(Reference):
         if self._gpkg_store is not None:
             self._gpkg_store.recover()  # what a killed import left is rolled back first
         self._con = None  # the SQLite connection kept while opened()
-        super().__init__(str(self.path))
+        # The connection that read the layer names, kept for the first opened() (a review's
+        # reads): each new connection reads the file's schema again, about as long as the
+        # reads of a one-site review themselves. Closed when that ends, or with this object.
+        self._first = (geopackage_reader(self.path)
+                       if self._gpkg_store is not None and self.path.is_file() else None)
+        self._version_rows: Optional[list] = None  # read through the open connection, once
+        try:
+            super().__init__(str(self.path))
+        except BaseException:
+            self._close_first()
+            raise
+
+    def _close_first(self) -> None:
+        first, self._first = getattr(self, "_first", None), None
+        if first is not None:
+            first.close()
+
+    def __del__(self):
+        self._close_first()
 
     @contextmanager
     def opened(self) -> Iterator[Reference]:
         if self._gpkg_store is None or self._con is not None:
             yield self
             return
-        self._con = geopackage_reader(self.path)
+        self._con, self._first = self._first or geopackage_reader(self.path), None
         try:
             yield self
         finally:
             con, self._con = self._con, None
+            try:  # the versions the reads came from, asked before the connection goes
+                if self.has("layer_versions"):
+                    self._version_rows = self._gpkg_store.versions_through(con)
+            except sqlite3.Error:
+                self._version_rows = None
             con.close()
 
     def _store(self):
         return self._gpkg_store
 
+    def _current_versions(self):
+        rows, self._version_rows = self._version_rows, None
+        return super()._current_versions() if rows is None else rows
+
+    def _connection(self) -> Optional[sqlite3.Connection]:
+        """The connection open to the file (opened(), or the one kept for it), if any."""
+        return self._con or self._first
+
     def _layer_names(self):
         # A plain GeoPackage answered by SQLite; anything else (or odder) by the driver.
-        return geopackage_layers(self.path, unlisted=(HISTORY_TABLE,)) or list_layers(self.path)
+        return (geopackage_layers(self.path, unlisted=(HISTORY_TABLE,), con=self._connection())
+                or list_layers(self.path))
 
     def _layer_crs(self, actual):
-        return layer_crs(self.path, actual, self._con)
+        return layer_crs(self.path, actual, self._connection())
 
     def _fetch(self, actual, bbox):
         # A GeoPackage is read by SQLite through its R-tree, as for the screen's boxes (values
         # as stored: text in a numeric column stays text); another file through OGR.
-        found = (read_geopackage_boxes(self.path, actual, [bbox], self._con)
+        found = (read_geopackage_boxes(self.path, actual, [bbox], self._connection())
                  if self._gpkg_store is not None else None)
         if found is not None:
             return found
         return with_stored_texts(self.path, actual, read_layer(self.path, actual, bbox=bbox).frame)
 
+    def _fetch_found(self, actual, bbox):
+        # As _fetch, the rows kept as SQLite gives them until the features are picked.
+        rows = (geopackage_box_rows(self.path, actual, [bbox], self._connection())
+                if self._gpkg_store is not None else None)
+        return super()._fetch_found(actual, bbox) if rows is None else Found.of_rows(*rows)
+
+    def _columns(self, actual):
+        found = (read_geopackage_table(self.path, actual, self._connection(), rows=False)
+                 if self._gpkg_store is not None else None)
+        return super()._columns(actual) if found is None else found
+
     def _attributes(self, actual):
         # A GeoPackage's table read by SQLite (values as stored), another file through OGR.
-        found = (read_geopackage_table(self.path, actual, self._con)
+        found = (read_geopackage_table(self.path, actual, self._connection())
                  if self._gpkg_store is not None else None)
         if found is not None:
             return found
@@ -511,7 +644,7 @@ class GeoPackageReference(Reference):
                                  read_layer(self.path, actual, read_geometry=False).frame)
 
     def _fetch_boxes(self, actual, boxes):
-        found = (read_geopackage_boxes(self.path, actual, boxes, self._con)
+        found = (read_geopackage_boxes(self.path, actual, boxes, self._connection())
                  if self._gpkg_store is not None and len(boxes) else None)
         return super()._fetch_boxes(actual, boxes) if found is None else found
 
@@ -539,7 +672,7 @@ class PostgisReference(Reference):
         return self._reader.layers()
 
     def _fetch_around(self, actual, bounds, area_crs):
-        return self._reader.read(actual, bounds, area_crs)
+        return Found.of(self._reader.read(actual, bounds, area_crs))
 
     def _attributes(self, actual):
         store = self._reader.store

@@ -424,13 +424,19 @@ class GeoPackageStore(ReferenceStore):
         if not self.path.exists():
             return []
         with closing(self._connect()) as con:
-            if VERSIONS_TABLE not in self._tables(con):
-                return []
-            columns = [r[1] for r in con.execute(f"PRAGMA table_info({_q(VERSIONS_TABLE)})")]
-            fields = [f if f in columns else f"NULL AS {f}" for f in VERSION_FIELDS]
-            sql = f"SELECT {', '.join(fields)} FROM {_q(VERSIONS_TABLE)}"
-            rows = con.execute(sql + (" WHERE layer = ?" if layer else "") + " ORDER BY layer, version",
-                               (layer,) if layer else ()).fetchall()
+            return self.versions_through(con, layer)
+
+    def versions_through(self, con: sqlite3.Connection,
+                         layer: Optional[str] = None) -> list[VersionRow]:
+        """:meth:`versions` read through ``con``, a connection already open to the file (a
+        reader's: no second connection, whose first question reads the file's schema again)."""
+        if VERSIONS_TABLE not in self._tables(con):
+            return []
+        columns = [r[1] for r in con.execute(f"PRAGMA table_info({_q(VERSIONS_TABLE)})")]
+        fields = [f if f in columns else f"NULL AS {f}" for f in VERSION_FIELDS]
+        sql = f"SELECT {', '.join(fields)} FROM {_q(VERSIONS_TABLE)}"
+        rows = con.execute(sql + (" WHERE layer = ?" if layer else "") + " ORDER BY layer, version",
+                           (layer,) if layer else ()).fetchall()
         return [VersionRow(*(int(v) if k in _INTEGERS and v is not None else v
                              for k, v in zip(VERSION_FIELDS, r))) for r in rows]
 

@@ -168,11 +168,11 @@ def test_bbox_read_uses_the_spatial_index(make_reference):
     reference = open_reference(make_reference(wetlands=[wetland("in", local_box(1, 1, 9, 9)),
                                                         *far]))
     fetched = []
-    original = reference._fetch
-    reference._fetch = lambda actual, bbox: fetched.append(original(actual, bbox)) or fetched[-1]
+    original = reference._fetch_found
+    reference._fetch_found = lambda actual, bbox: fetched.append(original(actual, bbox)) or fetched[-1]
     read = reference.read("wetlands", BOX, AREA)
     assert list(read["wetland_id"]) == ["in"]
-    assert len(fetched[0]) == 1  # the source returned only what meets the box
+    assert len(fetched[0].fids) == 1  # the source returned only what meets the box
     assert np.isfinite(read.total_bounds).all()
 
 
@@ -241,6 +241,32 @@ def test_a_geopackage_table_read_by_sqlite_equals_the_driver_read(layer):
 
     for column in fast.columns:
         assert [plain(v) for v in fast[column]] == [plain(v) for v in driver[column]], column
+
+
+def test_a_look_up_of_nothing_reads_no_row_but_checks_the_fields(data_copy, tmp_path):
+    """Reference.lookup with no value asked reads the table's columns alone (no row), and
+    still refuses a table missing a contract field; asked a value, it reads the table."""
+    import sqlite3
+    from contextlib import closing
+
+    reference = open_reference(data_copy("demo_reference.gpkg"))
+    read = []
+    original = reference._attributes
+    reference._attributes = lambda actual: read.append(actual) or original(actual)
+    empty = reference.lookup("impaired_waters", "waterbody_id", [])
+    assert read == [] and len(empty) == 0 and "waterbody_id" in empty.columns
+    assert "geometry" not in empty.columns
+    found = reference.lookup("impaired_waters", "waterbody_id", ["NY1301-0099"])
+    assert read == ["impaired_waters"] and list(found["waterbody_id"]) == ["NY1301-0099"]
+    assert list(reference.lookup("impaired_waters", "waterbody_id", []).columns) == \
+        list(found.columns)
+    broken = tmp_path / "broken.gpkg"
+    broken.write_bytes(data_copy("demo_reference.gpkg").read_bytes())
+    with closing(sqlite3.connect(broken)) as con, con:
+        con.execute("ALTER TABLE impaired_waters RENAME COLUMN waterbody_id TO water")
+    with pytest.raises(InputError, match="waterbody_id") as err:
+        open_reference(broken).lookup("impaired_waters", "waterbody_id", [])
+    assert err.value.layer == "impaired_waters"
 
 
 def test_a_geopackage_table_keeps_text_typed_into_a_number_column(tmp_path):
