@@ -16,7 +16,7 @@ from ..units import acres, crs_units, square_feet
 from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
 from ..profile import RulesProfile
-from ..reference.catchments import drains_to_values, split_drains_to
+from ..reference.route import place, walk, water_id
 from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
 from ..siteplan.plan import SitePlan, feature_labels, has_text
 
@@ -37,11 +37,6 @@ def normalise_name(text: str, qualifiers=()) -> str:
     words = re.sub(r"[^0-9a-z]+", " ", str(text).lower()).split()
     dropped = {q.lower() for q in qualifiers}
     return " ".join(w for w in words if w not in dropped)
-
-
-def water_id(text) -> str:
-    """A waterbody id as compared: trimmed, upper case (``" ny1301-0099"`` is ``NY1301-0099``)."""
-    return str(text).strip().upper()
 
 
 @dataclass(frozen=True)
@@ -135,41 +130,22 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
         return out
     starts = _starting_catchments(catchments, points, disturbed, site, profile)
     out.catchments = catchments.loc[list(starts)]
-    start_labels = dict(zip(out.catchments.index,
-                      feature_labels("catchments", out.catchments, "catchment_id")))
-    level = [Routed(str(row["catchment_id"]).strip(), f"{starts[fid]} {_catchment(row)}",
-                    row["drains_to"], row.geometry) for fid, row in out.catchments.iterrows()]
-    origin = [start_labels[fid] for fid in out.catchments.index]
-    seen = {r.catchment_id for r in level}
-    hops = profile.condition_a.downstream_catchment_hops
-    for depth in range(hops + 1):
-        targets = {v for r in level for v in drains_to_values(r.drains_to)}
-        known = (reference.lookup("catchments", "catchment_id", targets, normalise=str.strip,
-                                  needed_for="Condition A (SWPPP C(1))")
-                 if reference is not None and targets else None)
-        rows = {} if known is None else {str(k).strip(): d for k, d in
-                                          zip(known["catchment_id"], known["drains_to"])}
-        following: list[Routed] = []
-        for k, here in enumerate(level):
-            label = origin[k] if depth == 0 else f"catchments:{here.catchment_id}"
-            downstream, waters = split_drains_to(here.drains_to, rows, here.catchment_id)
-            for water in waters:
-                out.ids.setdefault(water_id(water), []).append(label)
-                out.water_routes.setdefault(water_id(water), f"{here.route}, which drains to "
-                                                             f"{water_id(water)}")
-            for target in downstream:
-                if target in seen:
-                    continue
-                if depth == hops:
-                    out.unfollowed.append(f"{here.route}, which drains to catchment {target}: "
-                                          f"not followed further ([condition_a] "
-                                          f"downstream_catchment_hops = {hops})")
-                    continue
-                seen.add(target)
-                following.append(Routed(target, f"{here.route}, which drains to catchment "
-                                                f"{target}", rows[target]))
-        level = _placed(following, level, reference, site, profile)
-        out.downstream += level
+    origin = feature_labels("catchments", out.catchments, "catchment_id")
+    rows = list(out.catchments.iterrows())
+    met = walk([(0, row["catchment_id"], row["drains_to"], f"{starts[fid]} {_catchment(row)}")
+                for fid, row in rows], _catchment_lookup(reference),
+               profile.condition_a.downstream_catchment_hops)
+    for water in met.waters:
+        here = water.step
+        out.ids.setdefault(water.water_id, []).append(
+            origin[here.start] if here.depth == 0 else f"catchments:{here.catchment_id}")
+        out.water_routes.setdefault(water.water_id, water.route)
+    out.unfollowed = [cut.note for cut in met.cut]
+    if len(met.levels) > 1:
+        shapes = place(met, [row.geometry for _, row in rows], _catchment_read(reference, site),
+                       crs_units(profile.reference.search_distance_ft, site.area_crs))
+        out.downstream = [Routed(s.catchment_id, s.route, s.drains_to, g) for level, found in
+                          zip(met.levels[1:], shapes[1:]) for s, g in zip(level, found)]
     if out.route == "none" and out.ids:
         out.route = "catchments"
     return out
@@ -207,18 +183,25 @@ def _outfalls_in(polygons, points) -> list:
     return pairs
 
 
-def _placed(following: list, upstream: list, reference, site, profile) -> list:
-    """``following`` with their shapes, read around the catchments they drain out of (a
-    catchment meets the one it drains into); a shape not found there stays None."""
-    shaped = [r.geometry for r in upstream if r.geometry is not None]
-    if not following or reference is None or not shaped:
-        return following
-    bounds = _widened_bounds(shaped, site, profile)
-    frame = reference.read("catchments", bounds, site.area_crs,
-                           needed_for="Condition A (SWPPP C(1))")
-    found = {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame.geometry.values)}
-    return [Routed(r.catchment_id, r.route, r.drains_to, found.get(r.catchment_id))
-            for r in following]
+def _catchment_lookup(reference):
+    """The walk's look-up of catchments by id (none without reference layers)."""
+    def lookup(wanted) -> dict:
+        if reference is None:
+            return {}
+        found = reference.lookup("catchments", "catchment_id", wanted, normalise=str.strip,
+                                 needed_for="Condition A (SWPPP C(1))")
+        return {str(c).strip(): d for c, d in zip(found["catchment_id"], found["drains_to"])}
+    return lookup
+
+
+def _catchment_read(reference, site):
+    """The walk's read of catchments' shapes: one read of the box around the boxes given."""
+    def read(layer, boxes) -> pd.DataFrame:
+        bounds = tuple(float(v) for v in shapely.total_bounds(shapely.box(*np.asarray(boxes).T)))
+        frame = reference.read(layer, bounds, site.area_crs, needed_for="Condition A (SWPPP C(1))")
+        return pd.DataFrame({"catchment_id": frame["catchment_id"].to_numpy(dtype=object),
+                             "geometry": np.asarray(frame.geometry.values, dtype=object)})
+    return read
 
 
 def _widened_bounds(geometries, site, profile) -> tuple:

@@ -1,10 +1,9 @@
 """The screen's catchment route: ``drains_to`` followed downstream for all sites at once.
 
-The review's rule (``checks.condition_a.receiving_waters`` / ``routed_watersheds``), level by
-level for every site together: one look-up by id per level (which ``drains_to`` values are
-catchments, :func:`analysis.reference.catchments.split_drains_to`), one read of the downstream
-catchments' shapes per level (around each site's catchments of the level above, as the review
-places them), and one read of the TMDL watersheds around all the downstream catchments.
+The review's rule (``checks.condition_a.receiving_waters`` / ``routed_watersheds``) for every
+site together: the walk and the downstream catchments' shapes are
+:mod:`analysis.reference.route`'s (one look-up by id per level, one read of shapes per level),
+then one read of the TMDL watersheds around all the downstream catchments.
 """
 from __future__ import annotations
 
@@ -12,21 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 import shapely
 
-from ..checks.condition_a import water_id
 from ..profile import RulesProfile
-from ..reference.catchments import drains_to_values, split_drains_to
+from ..reference.route import Lookup, Read, place, walk
 from ..units import FOOT_M, square_feet, unit_metres
 
 __all__ = ["Routes", "follow_routes"]
-
-# lookup(ids) -> {catchment_id: drains_to} of the layer's catchments with those ids (no shape).
-Lookup = Callable[[set], dict]
-# read(layer, boxes) -> DataFrame of the layer's features meeting any box (area CRS), with a
-# "geometry" column of shapely geometries.
-Read = Callable[[str, np.ndarray], pd.DataFrame]
 
 
 @dataclass
@@ -42,10 +33,8 @@ class Routes:
 @dataclass
 class _Step:
     site: int
-    catchment_id: str
-    drains_to: object
     route: str
-    geometry: object = None
+    geometry: object
 
 
 def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup, read: Read,
@@ -58,41 +47,19 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
     answered, the same first route is told)."""
     out = Routes()
     pad = profile.reference.search_distance_ft * FOOT_M / unit_metres(crs)
-    level = [_Step(int(s), str(c).strip(), d, f"the site lies in catchment {str(c).strip()}")
-             for s, c, d in sorted(starts, key=lambda t: (t[0], str(t[1]).strip()))]
-    seen = {(r.site, r.catchment_id) for r in level}
-    hops = profile.condition_a.downstream_catchment_hops
-    downstream: list[_Step] = []
-    shaped = False
-    for depth in range(hops + 1):
-        targets = {v for r in level for v in drains_to_values(r.drains_to)}
-        rows = lookup(targets) if targets else {}
-        following: list[_Step] = []
-        for here in level:
-            onward, waters = split_drains_to(here.drains_to, rows, here.catchment_id)
-            for water in waters:  # a starting catchment's water needs no route told
-                out.waters.append((here.site, water_id(water), here.catchment_id,
-                                   f"{here.route}, which drains to {water_id(water)}"
-                                   if depth else None))
-            for target in onward:
-                if (here.site, target) in seen:
-                    continue
-                if depth == hops:
-                    out.notes.append((here.site, f"{here.route}, which drains to catchment "
-                                      f"{target}: not followed further ([condition_a] "
-                                      f"downstream_catchment_hops = {hops})"))
-                    continue
-                seen.add((here.site, target))
-                following.append(_Step(here.site, target, rows[target],
-                                       f"{here.route}, which drains to catchment {target}"))
-        if following and not shaped:
-            shapes = start_shapes()
-            for here in level:
-                here.geometry = shapes.get(here.catchment_id)
-            shaped = True
-        _place(following, level, read, pad)
-        downstream += following
-        level = following
+    ordered = sorted(((int(s), str(c).strip(), d) for s, c, d in starts), key=lambda t: t[:2])
+    met = walk([(s, c, d, f"the site lies in catchment {c}") for s, c, d in ordered], lookup,
+               profile.condition_a.downstream_catchment_hops)
+    for water in met.waters:  # a starting catchment's water needs no route told
+        out.waters.append((water.step.key, water.water_id, water.step.catchment_id,
+                           water.route if water.step.depth else None))
+    out.notes += [(cut.step.key, cut.note) for cut in met.cut]
+    if len(met.levels) < 2:
+        return out
+    shapes = start_shapes()
+    placed = place(met, [shapes.get(s.catchment_id) for s in met.levels[0]], read, pad)
+    downstream = [_Step(s.key, s.route, g) for level, found in zip(met.levels[1:], placed[1:])
+                  for s, g in zip(level, found)]
     for step in downstream:
         if step.geometry is None:
             out.undecided.append((step.site, f"{step.route}: its shape was not found next to the "
@@ -100,44 +67,6 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
                                   "watershed is not known"))
     _watersheds(out, [s for s in downstream if s.geometry is not None], read, pad, profile, crs)
     return out
-
-
-def _site_boxes(steps: list, pad: float) -> dict:
-    """{site: the box around its steps' shapes, widened by ``pad``} (the review's read box),
-    all sites' boxes in one grouped reduction."""
-    shaped = [s for s in steps if s.geometry is not None]
-    if not shaped:
-        return {}
-    sites = np.array([s.site for s in shaped])
-    order = np.argsort(sites, kind="stable")
-    sites = sites[order]
-    bounds = shapely.bounds(np.asarray([s.geometry for s in shaped], dtype=object))[order]
-    starts = np.flatnonzero(np.r_[True, sites[1:] != sites[:-1]])
-    boxes = np.column_stack([np.minimum.reduceat(bounds[:, 0], starts) - pad,
-                             np.minimum.reduceat(bounds[:, 1], starts) - pad,
-                             np.maximum.reduceat(bounds[:, 2], starts) + pad,
-                             np.maximum.reduceat(bounds[:, 3], starts) + pad])
-    return dict(zip(sites[starts].tolist(), boxes))
-
-
-def _place(following: list, upstream: list, read: Read, pad: float) -> None:
-    """Each step of ``following`` gets its shape where found in its site's box around the
-    catchments it drains out of (one read for all sites); None elsewhere."""
-    boxes = _site_boxes(upstream, pad)
-    wanted = [s for s in following if s.site in boxes]
-    if not wanted:
-        return
-    frame = read("catchments", np.array(list(boxes.values())))
-    found = {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])}
-    shapes = np.asarray([found.get(s.catchment_id) for s in wanted], dtype=object)
-    there = np.flatnonzero(shapes != None)  # noqa: E711 - element-wise over the object array
-    if not len(there):
-        return
-    around = shapely.box(*np.array([boxes[wanted[k].site] for k in there]).T)
-    meets = shapely.intersects(shapes[there], around)
-    for k, placed in zip(there.tolist(), np.atleast_1d(meets).tolist()):
-        if placed:
-            wanted[k].geometry = shapes[k]
 
 
 def _watersheds(out: Routes, placed: list, read: Read, pad: float, profile, crs) -> None:
