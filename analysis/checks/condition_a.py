@@ -16,7 +16,7 @@ from ..units import acres, crs_units, square_feet
 from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
 from ..profile import RulesProfile
-from ..reference.route import place, walk, water_id
+from ..reference.route import catchment_lookup, overlapping, place, walk, water_id
 from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
 from ..siteplan.plan import SitePlan, feature_labels, has_text
 
@@ -133,7 +133,7 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
     origin = feature_labels("catchments", out.catchments, "catchment_id")
     rows = list(out.catchments.iterrows())
     met = walk([(0, row["catchment_id"], row["drains_to"], f"{starts[fid]} {_catchment(row)}")
-                for fid, row in rows], _catchment_lookup(reference),
+                for fid, row in rows], catchment_lookup(reference, "Condition A (SWPPP C(1))"),
                profile.condition_a.downstream_catchment_hops)
     for water in met.waters:
         here = water.step
@@ -142,8 +142,8 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
         out.water_routes.setdefault(water.water_id, water.route)
     out.unfollowed = [cut.note for cut in met.cut]
     if len(met.levels) > 1:
-        shapes = place(met, [row.geometry for _, row in rows], _catchment_read(reference, site),
-                       crs_units(profile.reference.search_distance_ft, site.area_crs))
+        shapes = place(met, [row.geometry for _, row in rows], _reader(reference, site),
+                       _pad(site, profile))
         out.downstream = [Routed(s.catchment_id, s.route, s.drains_to, g) for level, found in
                           zip(met.levels[1:], shapes[1:]) for s, g in zip(level, found)]
     if out.route == "none" and out.ids:
@@ -183,31 +183,19 @@ def _outfalls_in(polygons, points) -> list:
     return pairs
 
 
-def _catchment_lookup(reference):
-    """The walk's look-up of catchments by id (none without reference layers)."""
-    def lookup(wanted) -> dict:
-        if reference is None:
-            return {}
-        found = reference.lookup("catchments", "catchment_id", wanted, normalise=str.strip,
-                                 needed_for="Condition A (SWPPP C(1))")
-        return {str(c).strip(): d for c, d in zip(found["catchment_id"], found["drains_to"])}
-    return lookup
-
-
-def _catchment_read(reference, site):
-    """The walk's read of catchments' shapes: one read of the box around the boxes given."""
-    def read(layer, boxes) -> pd.DataFrame:
+def _reader(reference, site):
+    """The route's read of a layer (:data:`analysis.reference.route.Read`): one read of the
+    box around the boxes given (one site's)."""
+    def read(layer, boxes) -> gpd.GeoDataFrame:
         bounds = tuple(float(v) for v in shapely.total_bounds(shapely.box(*np.asarray(boxes).T)))
         frame = reference.read(layer, bounds, site.area_crs, needed_for="Condition A (SWPPP C(1))")
-        return pd.DataFrame({"catchment_id": frame["catchment_id"].to_numpy(dtype=object),
-                             "geometry": np.asarray(frame.geometry.values, dtype=object)})
+        return frame if frame.geometry.name == "geometry" else frame.rename_geometry("geometry")
     return read
 
 
-def _widened_bounds(geometries, site, profile) -> tuple:
-    minx, miny, maxx, maxy = shapely.total_bounds(np.asarray(geometries, dtype=object))
-    pad = crs_units(profile.reference.search_distance_ft, site.area_crs)
-    return (float(minx - pad), float(miny - pad), float(maxx + pad), float(maxy + pad))
+def _pad(site, profile) -> float:
+    """How far around a catchment the route reads: ``[reference] search_distance_ft``."""
+    return crs_units(profile.reference.search_distance_ft, site.area_crs)
 
 
 def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfile,
@@ -412,19 +400,15 @@ def routed_watersheds(receiving: ReceivingWaters, reference, site: SitePlan,
     placed = [r for r in receiving.downstream if r.geometry is not None]
     if not placed or reference is None:
         return []
-    sheds = reference.read("tmdl_watersheds",
-                           _widened_bounds([r.geometry for r in placed], site, profile),
-                           site.area_crs, needed_for="Condition A (SWPPP C(1))")
-    if sheds is None or not len(sheds):
-        return []
+    sheds, pairs = overlapping("tmdl_watersheds", [r.geometry for r in placed],
+                               _reader(reference, site), _pad(site, profile),
+                               profile.condition_a.min_overlap_sq_ft, site.area_crs)
     geometries = np.asarray(sheds.geometry.values, dtype=object)
     out, taken = [], set()
-    for here in placed:
-        shared = square_feet(shapely.intersection(geometries, here.geometry), site.area_crs)
-        for k in np.flatnonzero(np.atleast_1d(shared) >= profile.condition_a.min_overlap_sq_ft):
-            if k not in taken:
-                taken.add(k)
-                out.append((sheds.index[k], sheds.iloc[k], geometries[k], here.route))
+    for step, k in pairs:
+        if k not in taken:
+            taken.add(k)
+            out.append((sheds.index[k], sheds.iloc[k], geometries[k], placed[step].route))
     return out
 
 

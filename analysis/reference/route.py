@@ -23,15 +23,29 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from ..units import square_feet
 from .catchments import drains_to_values, split_drains_to
 
-__all__ = ["Lookup", "Read", "Step", "Water", "Cut", "Walk", "walk", "place", "water_id"]
+__all__ = ["Lookup", "Read", "Step", "Water", "Cut", "Walk", "walk", "place", "overlapping",
+           "catchment_lookup", "water_id"]
 
 # lookup(ids) -> {catchment_id: drains_to} of the layer's catchments with those ids (trimmed).
 Lookup = Callable[[set], Mapping]
 # read(layer, boxes) -> the layer's features meeting any of boxes ((n, 4), the area CRS): a
 # frame with the layer's fields and a "geometry" column of shapely geometries.
 Read = Callable[[str, np.ndarray], pd.DataFrame]
+
+
+def catchment_lookup(reference, needed_for: str) -> Lookup:
+    """The walk's :data:`Lookup` over a reference (``analysis.reference.read.Reference``): ids
+    compared trimmed; none found without a reference."""
+    def lookup(wanted) -> dict:
+        if reference is None:
+            return {}
+        found = reference.lookup("catchments", "catchment_id", wanted, normalise=str.strip,
+                                 needed_for=needed_for)
+        return {str(c).strip(): d for c, d in zip(found["catchment_id"], found["drains_to"])}
+    return lookup
 
 
 def water_id(text) -> str:
@@ -184,3 +198,22 @@ def _placed(level: list, boxes: dict, read: Read) -> list:
         if placed:
             out[wanted[k]] = shapes[k]
     return out
+
+
+def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq_ft: float,
+                crs) -> tuple:
+    """``(frame, pairs)``: the features of ``layer`` read around ``shapes`` (each one's box
+    widened by ``pad``; one read), and the (shape, feature) positions of each pair that overlaps
+    by ``minimum_sq_ft`` or more (``[condition_a] min_overlap_sq_ft``), by shape then feature:
+    the TMDL watersheds the downstream catchments lie in."""
+    shapes = np.asarray(shapes, dtype=object)
+    frame = read(layer, shapely.bounds(shapes) + np.array([-pad, -pad, pad, pad]))
+    if not len(frame):
+        return frame, []
+    geometries = np.asarray(list(frame["geometry"]), dtype=object)
+    d, w = shapely.STRtree(geometries).query(shapes, predicate="intersects")
+    order = np.lexsort((w, d))
+    d, w = d[order], w[order]
+    shared = np.atleast_1d(square_feet(shapely.intersection(geometries[w], shapes[d]), crs))
+    keep = shared >= minimum_sq_ft
+    return frame, list(zip(d[keep].tolist(), w[keep].tolist()))

@@ -10,12 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-import shapely
-
 from ..profile import RulesProfile
-from ..reference.route import Lookup, Read, place, walk
-from ..units import FOOT_M, square_feet, unit_metres
+from ..reference.route import Lookup, Read, overlapping, place, walk
+from ..units import FOOT_M, unit_metres
 
 __all__ = ["Routes", "follow_routes"]
 
@@ -74,22 +71,15 @@ def _watersheds(out: Routes, placed: list, read: Read, pad: float, profile, crs)
     min_overlap_sq_ft`` or more, per site by the first route that meets it."""
     if not placed:
         return
-    shapes = np.asarray([s.geometry for s in placed], dtype=object)
-    boxes = shapely.bounds(shapes) + np.array([-pad, -pad, pad, pad])
-    sheds = read("tmdl_watersheds", boxes)
-    if not len(sheds):
+    sheds, pairs = overlapping("tmdl_watersheds", [s.geometry for s in placed], read, pad,
+                               profile.condition_a.min_overlap_sq_ft, crs)
+    if not pairs:
         return
-    geometries = np.asarray(list(sheds["geometry"]), dtype=object)
-    d, w = shapely.STRtree(geometries).query(shapes, predicate="intersects")
-    order = np.lexsort((w, d))
-    d, w = d[order], w[order]
-    shared = np.atleast_1d(square_feet(shapely.intersection(geometries[w], shapes[d]), crs))
-    keep = shared >= profile.condition_a.min_overlap_sq_ft
     ids = sheds["watershed_id"].to_numpy(dtype=object)
     sources = sheds["stormwater_source"].to_numpy(dtype=float)
     pollutants = sheds["pollutants"].to_numpy(dtype=object)
     taken = set()
-    for step, k in zip(d[keep].tolist(), w[keep].tolist()):
+    for step, k in pairs:
         site = placed[step].site
         if (site, str(ids[k])) in taken:
             continue
