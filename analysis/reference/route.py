@@ -206,14 +206,14 @@ def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq
     widened by ``pad``; one read), and the (shape, feature) positions of each pair that overlaps
     by ``minimum_sq_ft`` or more (``[condition_a] min_overlap_sq_ft``), by shape then feature:
     the TMDL watersheds the downstream catchments lie in."""
-    shapes = np.asarray(shapes, dtype=object)
-    frame = read(layer, shapely.bounds(shapes) + np.array([-pad, -pad, pad, pad]))
+    shaped = np.asarray(shapes, dtype=object)
+    frame = read(layer, shapely.bounds(shaped) + np.array([-pad, -pad, pad, pad]))
     if not len(frame):
         return frame, []
     geometries = np.asarray(list(frame["geometry"]), dtype=object)
-    d, w = shapely.STRtree(geometries).query(shapes, predicate="intersects")
+    d, w = shapely.STRtree(geometries).query(shaped, predicate="intersects")
     order = np.lexsort((w, d))
     d, w = d[order], w[order]
-    shared = np.atleast_1d(square_feet(shapely.intersection(geometries[w], shapes[d]), crs))
+    shared = np.atleast_1d(square_feet(shapely.intersection(geometries[w], shaped[d]), crs))
     keep = shared >= minimum_sq_ft
     return frame, list(zip(d[keep].tolist(), w[keep].tolist()))
