@@ -16,7 +16,7 @@ from ..units import acres, crs_units, square_feet
 from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
 from ..profile import RulesProfile
-from ..reference.route import catchment_lookup, overlapping, place, walk, water_id
+from ..reference.route import catchment_lookup, overlapping, place, unplaced, walk, water_id
 from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
 from ..siteplan.plan import SitePlan, feature_labels, has_text
 
@@ -319,9 +319,7 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
                              f"watershed is met only through the catchments' drains_to: confirm "
                              f"the runoff reaches it ([condition_a] routed_tmdl_watershed = "
                              f"needs_review)")
-    undecided += [f"{r.route}: its shape was not found next to the catchment it drains out "
-                  f"of, so whether it lies in a TMDL watershed is not known"
-                  for r in receiving.downstream if r.geometry is None]
+    undecided += [unplaced(r.route) for r in receiving.downstream if r.geometry is None]
     notes += receiving.unfollowed
     if receiving.route == "none":
         undecided.append("the receiving waters are not known: no discharge point has a "

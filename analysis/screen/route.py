@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..profile import RulesProfile
-from ..reference.route import Lookup, Read, overlapping, place, walk
-from ..units import FOOT_M, unit_metres
+from ..reference.route import Lookup, Read, overlapping, place, unplaced, walk
+from ..units import crs_units
 
 __all__ = ["Routes", "follow_routes"]
 
@@ -43,7 +43,7 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
     where a route leaves them. Each site's catchments are taken by id (whichever store
     answered, the same first route is told)."""
     out = Routes()
-    pad = profile.reference.search_distance_ft * FOOT_M / unit_metres(crs)
+    pad = crs_units(profile.reference.search_distance_ft, crs)
     ordered = sorted(((int(s), str(c).strip(), d) for s, c, d in starts), key=lambda t: t[:2])
     met = walk([(s, c, d, f"the site lies in catchment {c}") for s, c, d in ordered], lookup,
                profile.condition_a.downstream_catchment_hops)
@@ -57,11 +57,7 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
     placed = place(met, [shapes.get(s.catchment_id) for s in met.levels[0]], read, pad)
     downstream = [_Step(s.key, s.route, g) for level, found in zip(met.levels[1:], placed[1:])
                   for s, g in zip(level, found)]
-    for step in downstream:
-        if step.geometry is None:
-            out.undecided.append((step.site, f"{step.route}: its shape was not found next to the "
-                                  "catchment it drains out of, so whether it lies in a TMDL "
-                                  "watershed is not known"))
+    out.undecided += [(s.site, unplaced(s.route)) for s in downstream if s.geometry is None]
     _watersheds(out, [s for s in downstream if s.geometry is not None], read, pad, profile, crs)
     return out
 
