@@ -3,17 +3,20 @@
     .venv/plain/bin/python scripts/bench_screen.py [--polygons N] [--sites N] [--smoke]
 
 Builds (once; reused) the statewide-sized reference of ``bench_reference.py`` (the real NWI
-extract tiled until the wetlands hold at least N polygons) and N five-acre sites spread over
-it, then prints side by side, each step in its own process with its peak memory (maximum
+extract tiled until the wetlands hold at least N polygons), with statewide catchments, 303(d)
+waters and TMDL watersheds over it (``add_condition_a_layers``: HUC12-sized, 4,000 vertices
+each, so that the screen's Condition A is decided at scale), and N five-acre sites spread
+over it, then prints side by side, each step in its own process with its peak memory (maximum
 resident set size):
 
 1. ``swppp screen`` against the GeoPackage (in-process call, reading and deciding included);
-2. the bare floor: the wetlands meeting the sites' boxes read through the R-tree, reprojected,
-   one shapely STRtree query, the intersection areas (no validation, no decision);
+2. the bare floor: for each polygon layer (catchments, TMDL watersheds, wetlands), the features
+   meeting the sites' boxes read through the R-tree, reprojected, one shapely STRtree query,
+   the intersection areas (no validation, no route, no adjacent areas, no decision);
 3. ``swppp screen`` against PostGIS (a PostgreSQL started for the run in a temporary folder,
    the layers imported by ``swppp reference import``), where PostgreSQL and PostGIS exist;
-4. QGIS's ``native:joinattributesbylocation`` of the sites with the wetlands through
-   ``qgis_process`` (its start-up measured apart and shown);
+4. QGIS's ``native:joinattributesbylocation`` of the sites with each polygon layer through
+   ``qgis_process`` (its start-ups measured apart and shown);
 5. ``swppp reference import wetlands`` of the layer into a new GeoPackage against
    ``ogr2ogr`` copying the same layer.
 
@@ -85,6 +88,74 @@ def build_sites(reference: Path, target: Path, count: int, seed: int = 23) -> No
                      geometry=squares, crs=area).to_file(target, layer="sites", driver="GPKG")
 
 
+# Statewide Condition A layers for the screen (the demo's two catchments meet few sites): a
+# grid of HUC12-sized catchments over the wetlands, each boundary as dense as a real one, in
+# rows of basins: a catchment drains into the next one east, the last of a basin into its
+# water. Every third basin's water is 303(d)-listed (category 5, phosphorus), every seventh's is
+# category 4a; every fifth basin lies in a TMDL watershed (stormwater a source in every other).
+CELL_M = 10_000.0      # a catchment's side (a HUC12 is about 100 km2)
+EDGE_VERTICES = 1_000  # vertices along each side (a real HUC12 boundary has thousands)
+BASIN = 4              # catchments in a row drained one into the next
+
+
+def add_condition_a_layers(reference: Path) -> None:
+    """Replace ``reference``'s catchments, impaired_waters and tmdl_watersheds (the demo's)
+    with statewide ones over its wetlands (EPSG of the wetlands), in place."""
+    import sqlite3
+    from contextlib import closing
+
+    import geopandas as gpd
+    import numpy as np
+    import pyogrio
+    import shapely
+
+    with closing(sqlite3.connect(str(reference))) as con:
+        minx, maxx, miny, maxy = con.execute(
+            "SELECT min(minx), max(maxx), min(miny), max(maxy) FROM rtree_wetlands_geom").fetchone()
+    crs = pyogrio.read_info(str(reference), layer="wetlands")["crs"]
+    columns = int(np.ceil((maxx - minx) / CELL_M))
+    rows = int(np.ceil((maxy - miny) / CELL_M))
+    cells, ids, drains, waters, sheds = [], [], [], {}, {}
+    for row in range(rows):
+        for column in range(columns):
+            x, y = minx + column * CELL_M, miny + row * CELL_M
+            box = shapely.box(x, y, x + CELL_M, y + CELL_M)
+            cells.append(shapely.segmentize(box, CELL_M / EDGE_VERTICES))
+            ids.append(f"C{row:03d}{column:03d}")
+            basin = column // BASIN
+            last = (column + 1) % BASIN == 0 or column + 1 == columns
+            water = f"NY-{row:03d}-{basin:03d}"
+            drains.append(water if last else f"C{row:03d}{column + 1:03d}")
+            if last:
+                waters[water] = shapely.LineString([(x + 100, y + 100), (x + CELL_M - 100,
+                                                                          y + CELL_M - 100)])
+            if basin % 5 == 0:
+                first = minx + basin * BASIN * CELL_M
+                sheds.setdefault((row, basin), shapely.box(
+                    first, y, min(first + BASIN * CELL_M, minx + columns * CELL_M), y + CELL_M))
+    catchments = gpd.GeoDataFrame({"catchment_id": ids, "name": ids, "drains_to": drains},
+                                  geometry=cells, crs=crs)
+    number = {w: k for k, w in enumerate(waters)}
+    listed = [w for w in waters if number[w] % 3 == 0 or number[w] % 7 == 0]
+    impaired = gpd.GeoDataFrame({
+        "waterbody_id": listed, "name": listed, "pollutants": "Phosphorus",
+        "listing_cycle": "2022",
+        "category": ["5" if number[w] % 3 == 0 else "4a" for w in listed]},
+        geometry=[waters[w] for w in listed], crs=crs)
+    keys = sorted(sheds)
+    watersheds = gpd.GeoDataFrame({
+        "watershed_id": [f"TW-{r:03d}-{b:03d}" for r, b in keys],
+        "name": [f"TW-{r:03d}-{b:03d}" for r, b in keys], "pollutants": "Phosphorus",
+        "tmdl_id": [f"NY-TMDL-{k:04d}" for k in range(len(keys))],
+        "stormwater_source": [k % 2 for k in range(len(keys))]},
+        geometry=[shapely.segmentize(sheds[k], CELL_M / EDGE_VERTICES) for k in keys], crs=crs)
+    for layer, frame in (("catchments", catchments), ("impaired_waters", impaired),
+                         ("tmdl_watersheds", watersheds)):
+        pyogrio.write_dataframe(frame, reference, layer=layer, driver="GPKG", append=False)
+    print(f"  {len(catchments):,} catchments ({EDGE_VERTICES * 4:,} vertices each), "
+          f"{len(impaired):,} 303(d) waters, {len(watersheds):,} TMDL watersheds", flush=True)
+
+
 # --- the steps, each run in its own process (python bench_screen.py --step NAME ARGS) -----------
 
 def step_screen(sites: str, reference: str) -> dict:
@@ -93,9 +164,14 @@ def step_screen(sites: str, reference: str) -> dict:
     done = run_screen(sites, reference)
     rows = done.screen.rows
     return {"sites": len(rows), "applies": sum(r["condition_a"] == "applies" for r in rows),
+            "not_decided": sum(r["condition_a"] == "not decided" for r in rows),
             "wet": sum(r["wetland_status"] != "none" for r in rows),
             "wetland_acres": round(sum(r["wetland_acres"] for r in rows), 6),
             "wetlands_read": done.screen.reference.get("read", {}).get("wetlands")}
+
+
+# The reference's polygon layers, each met with every site by the screen and by the floor.
+POLYGON_LAYERS = ("catchments", "tmdl_watersheds", "wetlands")
 
 
 def step_floor(sites: str, reference: str) -> dict:
@@ -106,16 +182,23 @@ def step_floor(sites: str, reference: str) -> dict:
     from analysis.io.vector import layer_crs, read_geopackage_boxes, read_layer
     from analysis.profile import load_profile
     from analysis.reference.read import boxes_in_crs
+    from analysis.screen.overlay import shared_parts
 
     area = crs_of(load_profile().area_crs)
     geoms = np.asarray(read_layer(sites, "sites").frame.geometry.values, dtype=object)
-    crs = layer_crs(reference, "wetlands")
-    boxes = boxes_in_crs(shapely.bounds(geoms), area, crs)
-    wetlands = read_geopackage_boxes(reference, "wetlands", boxes)
-    wetlands = np.asarray(to_crs(wetlands.set_crs(crs), area).geometry.values, dtype=object)
-    s, w = shapely.STRtree(geoms).query(wetlands, predicate="intersects")[::-1]
-    return {"pairs": len(s), "wetlands_read": len(wetlands),
-            "acres": float(shapely.area(shapely.intersection(wetlands[w], geoms[s])).sum())}
+    tree = shapely.STRtree(geoms)
+    out = {"pairs": 0}
+    for layer in POLYGON_LAYERS:  # the same overlays as the screen's, nothing decided
+        crs = layer_crs(reference, layer)
+        boxes = boxes_in_crs(shapely.bounds(geoms), area, crs)
+        shapes = read_geopackage_boxes(reference, layer, boxes)
+        shapes = np.asarray(to_crs(shapes.set_crs(crs), area).geometry.values, dtype=object)
+        s, f = tree.query(shapes, predicate="intersects")[::-1]
+        out[f"{layer}_read"] = len(shapes)
+        out["pairs"] += len(s)
+        # a site inside a polygon is itself (the screen's shortcut, so as not to flatter it)
+        out[f"{layer}_acres"] = float(shapely.area(shared_parts(shapes[f], geoms[s])).sum())
+    return out
 
 
 def step_import(source: str, target: str) -> dict:
@@ -134,7 +217,7 @@ def step_pg_import(source: str, conninfo: str) -> dict:
     from analysis.reference.operations import import_reference
 
     for layer in ("catchments", "tmdl_watersheds", "impaired_waters"):
-        import_reference(layer, f"{bench_reference.DEMO_REFERENCE}|layername={layer}", conninfo,
+        import_reference(layer, f"{source}|layername={layer}", conninfo,
                          source_date="2026-01-01")
     return step_import(source, conninfo)
 
@@ -263,11 +346,17 @@ def qgis_join(sites: Path, reference: Path, work: Path) -> dict:
         return {"ok": False, "error": "qgis_process is absent"}
     env = {"QT_QPA_PLATFORM": "offscreen", "PROJ_DATA": "/usr/share/proj"}
     start_up = measured([program, "help", "native:joinattributesbylocation"], env)
-    join = measured([program, "run", "native:joinattributesbylocation", "--",
-                     f"INPUT={sites}|layername=sites", f"JOIN={reference}|layername=wetlands",
-                     "PREDICATE=0", "METHOD=0", f"OUTPUT={work / 'qgis_join.gpkg'}"], env)
-    join["start_up"] = start_up["seconds"]
-    return join
+    # One join per polygon layer the screen meets the sites with (as a user would run them).
+    joins = [measured([program, "run", "native:joinattributesbylocation", "--",
+                       f"INPUT={sites}|layername=sites", f"JOIN={reference}|layername={layer}",
+                       "PREDICATE=0", "METHOD=0", f"OUTPUT={work / f'qgis_join_{layer}.gpkg'}"],
+                      env) for layer in POLYGON_LAYERS]
+    failed = [j for j in joins if not j["ok"]]
+    if failed:
+        return failed[0]
+    return {"ok": True, "seconds": sum(j["seconds"] for j in joins),
+            "cpu": sum(j["cpu"] for j in joins), "peak_mb": max(j["peak_mb"] for j in joins),
+            "start_up": start_up["seconds"] * len(joins)}
 
 
 def ogr2ogr(reference: Path, work: Path) -> dict:
@@ -318,9 +407,15 @@ def main(argv=None) -> int:
         else:
             folder = BENCH
         folder.mkdir(parents=True, exist_ok=True)
-        reference = folder / f"reference_{args.polygons // 1000}k.gpkg"
+        reference = folder / f"reference_{args.polygons // 1000}k_statewide.gpkg"
         if not reference.is_file():
-            bench_reference.build(reference, args.polygons)
+            built = folder / f"reference_{args.polygons // 1000}k.gpkg"
+            if not built.is_file():
+                bench_reference.build(built, args.polygons)
+            partial = reference.with_suffix(".partial.gpkg")
+            shutil.copyfile(built, partial)
+            add_condition_a_layers(partial)
+            partial.rename(reference)
         sites = folder / f"sites_{args.sites}.gpkg"
         if args.pg_only:
             args.skip_qgis = args.skip_import = True
@@ -338,10 +433,12 @@ def main(argv=None) -> int:
             floor = (run_step("floor", str(sites), str(reference)) if not args.pg_only else
                      {"ok": False, "error": "--pg-only"})
             show("screen (GeoPackage)", screen, floor,
-                 f"x the floor; {screen.get('applies')} Condition A, {screen.get('wet')} wetland, "
+                 f"x the floor; Condition A {screen.get('applies')} applies, "
+                 f"{screen.get('not_decided')} not decided; {screen.get('wet')} wetland, "
                  f"{screen.get('wetlands_read')} wetlands read")
             show("floor: R-tree read + STRtree + areas", floor,
-                 note=f"{floor.get('wetlands_read')} wetlands read, {floor.get('pairs')} pairs")
+                 note=", ".join(f"{floor.get(layer + '_read')} {layer}" for layer in POLYGON_LAYERS)
+                 + f" read, {floor.get('pairs')} pairs")
         if not args.skip_postgis:
             with postgis(args.pg_keep) as conninfo:
                 if conninfo is None:
@@ -354,7 +451,7 @@ def main(argv=None) -> int:
                     pg = run_step("pg_screen", str(sites), conninfo)
                     # The SQL runs in the server: its CPU counts with the client's.
                     pg["cpu"] += server_cpu(conninfo) - before
-                    agrees = (all(pg.get(k) == screen.get(k) for k in ("applies", "wet"))
+                    agrees = (all(pg.get(k) == screen.get(k) for k in ("applies", "not_decided", "wet"))
                               and abs(pg.get("wetland_acres", -1) - screen.get("wetland_acres", 0))
                               < 1e-3)
                     show("screen (PostGIS, SQL in the database)", pg, screen,
@@ -362,7 +459,8 @@ def main(argv=None) -> int:
         if not args.skip_qgis:
             join = qgis_join(sites, reference, work)
             show("QGIS native:joinattributesbylocation", join, screen,
-                 f"x the screen (qgis_process start-up {join.get('start_up', 0):.2f} s included)")
+                 f"x the screen ({len(POLYGON_LAYERS)} joins, one a layer; qgis_process "
+                 f"start-ups {join.get('start_up', 0):.2f} s included)")
         if not args.skip_import:
             copy = ogr2ogr(reference, work)
             show("ogr2ogr copy of the wetlands layer", copy)

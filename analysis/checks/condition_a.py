@@ -142,8 +142,10 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
         out.water_routes.setdefault(water.water_id, water.route)
     out.unfollowed = [cut.note for cut in met.cut]
     if len(met.levels) > 1:
+        read = {str(c).strip(): g for c, g in zip(catchments["catchment_id"],
+                                                   catchments.geometry.values)}
         shapes = place(met, [row.geometry for _, row in rows], _reader(reference, site),
-                       _pad(site, profile))
+                       _pad(site, profile), known=read)
         out.downstream = [Routed(s.catchment_id, s.route, s.drains_to, g) for level, found in
                           zip(met.levels[1:], shapes[1:]) for s, g in zip(level, found)]
     if out.route == "none" and out.ids:

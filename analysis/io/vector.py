@@ -38,7 +38,7 @@ except ImportError:  # pragma: no cover
     for _driver in ("XLSX", "ODS"):
         fiona.supported_drivers.setdefault(_driver, "r")
 
-__all__ = ["LayerData", "list_layers", "read_layer", "layer_crs", "write_geopackage", "ENGINE",
+__all__ = ["LayerData", "list_layers", "read_layer", "first_row", "layer_crs", "write_geopackage", "ENGINE",
            "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader",
            "geopackage_layers", "gpkg_wkb",
            "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts"]
@@ -287,6 +287,28 @@ def layer_crs(path: str | Path, layer: str, con: Optional[sqlite3.Connection] = 
         raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
                          layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
     return _defined_crs(path, layer, crs_wkt)
+
+
+def first_row(path: str | Path, layer: str) -> list[str]:
+    """The cells of a spreadsheet sheet's first row as written (``HEADERS=DISABLE``: GDAL's
+    XLSX/ODS drivers otherwise rename a repeated heading, or drop its column, so that what a
+    header holds twice can only be seen here)."""
+    try:
+        if ENGINE == "pyogrio":
+            frame = pyogrio.read_dataframe(str(path), layer=layer, max_features=1,
+                                           read_geometry=False, HEADERS="DISABLE")
+            cells = list(frame.iloc[0]) if len(frame) else []
+        else:
+            # Fiona's GDAL (3.6 on Debian 12) takes it as the drivers' configuration options.
+            with _gdal_log_muted(), fiona.Env(OGR_XLSX_HEADERS="DISABLE",
+                                              OGR_ODS_HEADERS="DISABLE"), \
+                    fiona.open(str(path), layer=layer) as src:
+                feature = next(iter(src), None)
+                cells = list(feature.properties.values()) if feature is not None else []
+    except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        raise InputError(f"the sheet could not be read ({_first_line(err)})", path=path,
+                         layer=layer, fix="open it in a spreadsheet and save it again") from None
+    return ["" if c is None or (isinstance(c, float) and c != c) else str(c) for c in cells]
 
 
 def _read_pyogrio(path, layer, bbox, read_geometry=True):

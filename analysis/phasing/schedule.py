@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..records.csv_rows import read_csv
+from ..records.csv_rows import read_csv, refuse_repeated_columns
 
 __all__ = ["read_schedule", "phase_name", "SCHEDULE_COLUMNS"]
 
@@ -99,13 +99,17 @@ def _xlsx_rows(path: Path) -> list[list]:
     """The first sheet's rows, header first, through GDAL's XLSX/ODS driver.
 
     GDAL takes the first row as the header where it looks like one; where it does not (every
-    cell text), the header is the first row of values.
+    cell text), the header is the first row of values. A heading written twice is refused as
+    a CSV's is: GDAL would keep one of the two columns (or rename one) without a word.
     """
-    from ..io.vector import list_layers, read_layer
+    from ..io.vector import first_row, list_layers, read_layer
 
     sheets = list_layers(path)
     if not sheets:
         raise InputError("the workbook has no sheet", path=path, parameter="schedule", fix=_HOW)
+    written = first_row(path, sheets[0])
+    refuse_repeated_columns(path, "schedule", written, [h.strip().lower() for h in written],
+                            "schedule")
     frame = read_layer(path, sheets[0], read_geometry=False).frame
     rows = [[_plain(v) for v in record] for record in frame.itertuples(index=False, name=None)]
     header = [str(c) for c in frame.columns if c != "geometry"]

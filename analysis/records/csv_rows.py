@@ -59,7 +59,7 @@ def read_csv(path: str | Path, required: Iterable[str], what: str,
                 raise InputError(f"the {what} is empty", path=path, parameter=parameter,
                                  fix="give a CSV file with a header row") from None
             header = [h.strip().lower() for h in written]
-            _refuse_repeated_columns(path, what, written, header, parameter)
+            refuse_repeated_columns(path, what, written, header, parameter)
             rows = []
             for values in reader:
                 if not any(v.strip() for v in values):
@@ -89,7 +89,7 @@ def read_csv(path: str | Path, required: Iterable[str], what: str,
     return CsvRows(path, header, rows, limits)
 
 
-def _refuse_repeated_columns(path: Path, what: str, written: list[str], header: list[str],
+def refuse_repeated_columns(path: Path, what: str, written: list[str], header: list[str],
                              parameter: Optional[str]) -> None:
     """Refuse a header naming one column twice (names compared as read: stripped, any case):
     each row is read by column name, so one of the two columns' values would be lost. Columns

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 import pandas as pd
 import shapely
 
+from ..threads import each
 from ..units import square_feet
 from .catchments import drains_to_values, split_drains_to
 
@@ -149,15 +151,20 @@ def walk(starts: Iterable[tuple], lookup: Lookup, hops: int) -> Walk:
     return out
 
 
-def place(met: Walk, start_shapes: Sequence, read: Read, pad: float) -> list:
+def place(met: Walk, start_shapes: Sequence, read: Read, pad: float,
+          known: Optional[dict] = None) -> list:
     """The shapes of the catchments of ``met``, level by level (``start_shapes``: those of
-    ``met.levels[0]``): each downstream catchment's is read around the catchments of its key
+    ``met.levels[0]``): each downstream catchment's is taken around the catchments of its key
     it drains out of (the box of their shapes widened by ``pad``: a catchment meets the one it
-    drains into), one read per level for all keys; None where not found there.
-    """
+    drains into); None where not found there.
+
+    ``known`` ({catchment_id: shape}: those read already, e.g. around the starts; filled with
+    what each level reads) spares reading again: a level reads, in one read, only the boxes of
+    the keys that want a catchment not known yet."""
+    known = {} if known is None else known
     shapes = [list(start_shapes)]
     for upstream, level in zip(met.levels, met.levels[1:]):
-        shapes.append(_placed(level, _key_boxes(upstream, shapes[-1], pad), read))
+        shapes.append(_placed(level, _key_boxes(upstream, shapes[-1], pad), read, known))
     return shapes
 
 
@@ -187,20 +194,22 @@ def _key_boxes(steps: list, shapes: list, pad: float) -> dict:
     return dict(zip(list(keys), boxes))
 
 
-def _placed(level: list, boxes: dict, read: Read) -> list:
-    """The shapes of ``level``'s catchments found in their key's box (one read for all keys)."""
+def _placed(level: list, boxes: dict, read: Read, known: dict) -> list:
+    """The shapes of ``level``'s catchments that meet their key's box."""
     out: list = [None] * len(level)
     wanted = [k for k, s in enumerate(level) if s.key in boxes]
     if not wanted:
         return out
-    frame = read("catchments", np.array(list(boxes.values())))
-    found = {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])}
-    shapes = np.asarray([found.get(level[k].catchment_id) for k in wanted], dtype=object)
+    unread = {level[k].key for k in wanted if level[k].catchment_id not in known}
+    if unread:
+        frame = read("catchments", np.array([box for key, box in boxes.items() if key in unread]))
+        known.update({str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])})
+    shapes = np.asarray([known.get(level[k].catchment_id) for k in wanted], dtype=object)
     there = np.flatnonzero(shapes != None)  # noqa: E711 - element-wise over the object array
     if not len(there):
         return out
     around = shapely.box(*np.array([boxes[level[wanted[k]].key] for k in there]).T)
-    meets = shapely.intersects(shapes[there], around)
+    meets = each(shapely.intersects, shapes[there], around)
     for k, placed in zip(there.tolist(), np.atleast_1d(meets).tolist()):
         if placed:
             out[wanted[k]] = shapes[k]
@@ -208,19 +217,28 @@ def _placed(level: list, boxes: dict, read: Read) -> list:
 
 
 def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq_ft: float,
-                crs) -> tuple:
+                crs, intersection: Callable = shapely.intersection) -> tuple:
     """``(frame, pairs)``: the features of ``layer`` read around ``shapes`` (each one's box
     widened by ``pad``; one read), and the (shape, feature) positions of each pair that overlaps
     by ``minimum_sq_ft`` or more (``[condition_a] min_overlap_sq_ft``), by shape then feature:
-    the TMDL watersheds the downstream catchments lie in."""
-    shaped = np.asarray(shapes, dtype=object)
-    frame = read(layer, shapely.bounds(shaped) + np.array([-pad, -pad, pad, pad]))
+    the TMDL watersheds the downstream catchments lie in. A shape given more than once (the
+    same object: one catchment on several routes) is met with the features once.
+    ``intersection(features, shapes)``: the shared parts, element-wise."""
+    given = np.asarray(shapes, dtype=object)
+    keys = np.fromiter(map(id, given), dtype=np.int64, count=len(given))
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    distinct = given[first]
+    frame = read(layer, shapely.bounds(distinct) + np.array([-pad, -pad, pad, pad]))
     if not len(frame):
         return frame, []
     geometries = np.asarray(list(frame["geometry"]), dtype=object)
-    d, w = shapely.STRtree(geometries).query(shaped, predicate="intersects")
+    d, w = shapely.STRtree(geometries).query(distinct, predicate="intersects")
     order = np.lexsort((w, d))
     d, w = d[order], w[order]
-    shared = np.atleast_1d(square_feet(shapely.intersection(geometries[w], shaped[d]), crs))
+    shared = np.atleast_1d(square_feet(intersection(geometries[w], distinct[d]), crs))
     keep = shared >= minimum_sq_ft
-    return frame, list(zip(d[keep].tolist(), w[keep].tolist()))
+    met: list = [[] for _ in distinct]  # per distinct shape, the features it overlaps
+    for k, feature in zip(d[keep].tolist(), w[keep].tolist()):
+        met[k].append(feature)
+    return frame, [(step, feature) for step, k in enumerate(np.ravel(inverse).tolist())
+                   for feature in met[k]]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ..profile import RulesProfile
 from ..reference.route import Lookup, Read, overlapping, place, unplaced, walk
 from ..units import crs_units
+from .overlay import shared_parts
 
 __all__ = ["Routes", "follow_routes"]
 
@@ -53,8 +54,8 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
     out.notes += [(cut.step.key, cut.note) for cut in met.cut]
     if len(met.levels) < 2:
         return out
-    shapes = start_shapes()
-    placed = place(met, [shapes.get(s.catchment_id) for s in met.levels[0]], read, pad)
+    known = start_shapes()  # {id: shape} of every catchment read around the sites, kept
+    placed = place(met, [known.get(s.catchment_id) for s in met.levels[0]], read, pad, known)
     downstream = [_Step(s.key, s.route, g) for level, found in zip(met.levels[1:], placed[1:])
                   for s, g in zip(level, found)]
     out.undecided += [(s.site, unplaced(s.route)) for s in downstream if s.geometry is None]
@@ -64,11 +65,13 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
 
 def _watersheds(out: Routes, placed: list, read: Read, pad: float, profile, crs) -> None:
     """The TMDL watersheds each placed downstream catchment overlaps by ``[condition_a]
-    min_overlap_sq_ft`` or more, per site by the first route that meets it."""
+    min_overlap_sq_ft`` or more, per site by the first route that meets it. Each catchment is
+    met with the watersheds once, however many sites' routes pass through it; a catchment a
+    watershed covers is its own overlap (``overlay.shared_parts``)."""
     if not placed:
         return
     sheds, pairs = overlapping("tmdl_watersheds", [s.geometry for s in placed], read, pad,
-                               profile.condition_a.min_overlap_sq_ft, crs)
+                               profile.condition_a.min_overlap_sq_ft, crs, shared_parts)
     if not pairs:
         return
     ids = sheds["watershed_id"].to_numpy(dtype=object)

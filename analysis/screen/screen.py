@@ -32,6 +32,7 @@ from ..reference.read import Reference
 from ..siteplan.plan import has_text
 from ..threads import each, query
 from ..units import FOOT_M, acres, square_feet, unit_metres
+from .overlay import shared_parts
 from .route import Routes, follow_routes
 from .sites import Sites
 
@@ -154,7 +155,7 @@ def _overlapping(sites, frame, minimum_sq_ft, crs):
     s, f = query(shapely.STRtree(sites), geometries, predicate="intersects")[::-1]
     order = np.lexsort((f, s))
     s, f = s[order], f[order]
-    shared = each(shapely.intersection, geometries[f], sites[s])
+    shared = shared_parts(geometries[f], sites[s])
     keep = np.atleast_1d(square_feet(shared, crs)) >= minimum_sq_ft
     return s[keep], f[keep], np.atleast_1d(acres(shared[keep], crs))
 

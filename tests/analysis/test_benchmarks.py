@@ -1,5 +1,6 @@
 """The benchmark scripts run in their smoke mode (tiny sizes), so that they cannot rot."""
 import importlib.util
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -42,6 +43,9 @@ def test_bench_screen_smoke(capsys):
     for step in ("screen (GeoPackage)", "floor: R-tree read + STRtree + areas",
                  "swppp reference import wetlands"):
         assert " MB" in lines[step], out
+    # The statewide catchments, waters and watersheds make the screen decide Condition A.
+    applies = re.search(r"Condition A (\d+) applies, (\d+) not decided", lines["screen (GeoPackage)"])
+    assert applies and int(applies[1]) > 0, out
     if shutil.which("ogr2ogr"):
         assert " MB" in lines["ogr2ogr copy of the wetlands layer"], out
     if "screen (PostGIS)" in lines:  # skipped only where nothing can run it

@@ -225,6 +225,25 @@ def test_an_xlsx_schedule_is_read_with_date_cells_and_text(tmp_path):
         ("1", "2027-04-01", "2027-07-01"), ("2", "2027-05-01", "2027-08-01")]
 
 
+@pytest.mark.parametrize("second", ["Start", " start ", "START"])
+def test_an_xlsx_schedule_heading_a_column_twice_is_refused_naming_both(tmp_path, capsys, second):
+    # GDAL's XLSX driver keeps one of two same-named columns (the QGIS stack read the second
+    # column's 2027-06-01 as phase 1's start, the first's 2027-04-01 lost without a word).
+    book = write_xlsx(tmp_path / "schedule.xlsx",
+                      [["Phase", "Start", "Stabilized", second],
+                       [1, date(2027, 4, 1), date(2027, 7, 1), date(2027, 6, 1)]])
+    with pytest.raises(InputError) as refused:
+        read_schedule(book)
+    message = str(refused.value)
+    assert "names the column 'start' twice: column 2 ('Start') and column 4" in message
+    assert str(book) in message and "each name is used once" in message
+    dxf, _ = cad_plan(tmp_path, [("1", 3.1, 0)], {})
+    assert main(["phasing", str(dxf), "--phase-from", "layer", "--pattern", PATTERN,
+                 "--schedule", str(book), "--crs", "EPSG:2260"]) == 2
+    error = capsys.readouterr().err
+    assert "twice" in error and "Traceback" not in error
+
+
 def test_outputs_csv_iso_dates_and_charts(tmp_path):
     dxf, schedule = cad_plan(tmp_path, [("1", 3.1, 0), ("2", 3.1, 2000)],
                              {"1": ("2027-04-01", "2027-07-01"), "2": ("2027-05-01", "2027-08-01")})

@@ -4,7 +4,7 @@ import pandas as pd
 import shapely
 from shapely.geometry import box
 
-from analysis.reference.route import place, walk
+from analysis.reference.route import overlapping, place, walk
 
 
 class Layer:
@@ -99,3 +99,42 @@ def test_place_reads_each_level_once_around_each_keys_catchments():
     assert reads == [("catchments", [[-0.5, -0.5, 1.5, 1.5], [49.5, 49.5, 51.5, 51.5]])]
     assert shapely.equals(shapes[1][0], box(1, 0, 2, 1)) and shapes[1][1] is None
     assert place(met, [None, None], read, pad=0.5)[1] == [None, None] and len(reads) == 1
+
+
+def test_place_reads_no_catchment_already_known():
+    layer = Layer({"B": "C", "C": "NY-1"})
+    met = walk([(1, "A", "B", "a")], layer, 2)
+    reads = []
+
+    def read(layer_name, boxes):
+        reads.append(layer_name)
+        return pd.DataFrame({"catchment_id": ["C"], "geometry": [box(2, 0, 3, 1)]})
+
+    known = {"B": box(1, 0, 2, 1), "Z": box(9, 9, 10, 10)}
+    shapes = place(met, [box(0, 0, 1, 1)], read, pad=0.5, known=known)
+    assert reads == ["catchments"]  # B known: only the level below it is read
+    assert shapes[1] == [known["B"]] and shapely.equals(shapes[2][0], box(2, 0, 3, 1))
+    far = place(met, [box(0, 0, 1, 1)], read, pad=0.5, known={"B": box(40, 0, 41, 1)})
+    assert far[1] == [None] and far[2] == [None]  # a known shape away from the box is not it
+
+
+def test_overlapping_meets_a_shape_given_twice_once():
+    """Two routes through one catchment: its watersheds are read and measured once, and told for
+    both; pairs by shape, then feature; a touch (no area) is not an overlap."""
+    shared, other = box(0, 0, 10, 10), box(20, 0, 30, 10)
+    sheds = pd.DataFrame({"watershed_id": ["W1", "W2", "W3"],
+                          "geometry": [box(5, 5, 15, 15), box(-5, -5, 50, 50), box(10, 0, 20, 10)]})
+    asked, measured = [], []
+
+    def read(layer_name, boxes):
+        asked.append(np.asarray(boxes).tolist())
+        return sheds
+
+    def intersection(a, b):
+        measured.append(len(a))
+        return shapely.intersection(a, b)
+
+    frame, pairs = overlapping("tmdl_watersheds", [shared, other, shared], read, 1.0, 1.0,
+                               "EPSG:2260", intersection)
+    assert len(asked[0]) == 2 and measured == [5]  # 2 distinct shapes; W3 touches both
+    assert pairs == [(0, 0), (0, 1), (1, 1), (2, 0), (2, 1)]
