@@ -13,6 +13,10 @@ downstream_catchment_hops``); the catchments named by the last ones are looked u
 that the route was cut there (:attr:`Walk.cut`) rather than read them as waters. A catchment
 already met by a key's routes (a cycle, or two of its routes joining) is not followed again,
 and not told again.
+
+:func:`place` then takes the downstream catchments' shapes (each read next to the catchments
+it drains out of) and :func:`overlapping` the TMDL watersheds they lie in: the review's and the
+screen's, through their own ``read``.
 """
 from __future__ import annotations
 
