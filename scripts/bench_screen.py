@@ -158,16 +158,50 @@ def add_condition_a_layers(reference: Path) -> None:
 
 # --- the steps, each run in its own process (python bench_screen.py --step NAME ARGS) -----------
 
-def step_screen(sites: str, reference: str) -> dict:
+def step_screen(sites: str, reference: str, rows_path: str | None = None) -> dict:
     from analysis.screen.operations import run_screen
 
     done = run_screen(sites, reference)
     rows = done.screen.rows
+    if rows_path:  # for step_agree (after the timing: this process's clock has stopped)
+        Path(rows_path).write_text(json.dumps({r["site_id"]: r for r in rows}))
     return {"sites": len(rows), "applies": sum(r["condition_a"] == "applies" for r in rows),
             "not_decided": sum(r["condition_a"] == "not decided" for r in rows),
             "wet": sum(r["wetland_status"] != "none" for r in rows),
             "wetland_acres": round(sum(r["wetland_acres"] for r in rows), 6),
             "wetlands_read": done.screen.reference.get("read", {}).get("wetlands")}
+
+
+AGREE_SITES = 20  # sites reviewed one by one (``swppp review``) against the screen's rows
+
+
+def step_agree(sites: str, reference: str, rows_path: str) -> dict:
+    """The screen's rows (``step_screen``'s file) against ``swppp review`` of AGREE_SITES
+    random sites: Condition A's status, wetland and adjacent-area acres (to 1e-9 acres)."""
+    import random
+
+    from analysis.profile import load_profile
+    from analysis.reference.read import open_reference
+    from analysis.screen.screen import APPLIES, DOES_NOT_APPLY, NOT_DECIDED
+    from analysis.screen.sites import read_sites
+    from tests.analysis.test_screen import review_of
+
+    profile = load_profile()
+    rows = json.loads(Path(rows_path).read_text())
+    found = read_sites(sites, profile.area_crs)
+    opened = open_reference(reference)
+    picked = random.Random(23).sample(range(len(found.ids)), min(AGREE_SITES, len(found.ids)))
+    differ, statuses = [], set()
+    for k in picked:
+        a, measured = review_of(found.geometries[k], profile, opened)
+        status = APPLIES if a.applies else NOT_DECIDED if not a.decided else DOES_NOT_APPLY
+        row = rows[str(found.ids[k])]
+        statuses.add(status)
+        if (row["condition_a"] != status
+                or abs(row["wetland_acres"] - measured["wetland_acres"]) > 1e-9
+                or abs(row["adjacent_area_acres"] - measured["wetland_adjacent_area_acres"]) > 1e-9):
+            differ.append(str(found.ids[k]))
+    return {"checked": len(picked), "differ": differ, "statuses": sorted(statuses)}
 
 
 # The reference's polygon layers, each met with every site by the screen and by the floor.
@@ -222,7 +256,7 @@ def step_pg_import(source: str, conninfo: str) -> dict:
     return step_import(source, conninfo)
 
 
-STEPS = {"screen": step_screen, "floor": step_floor, "import": step_import,
+STEPS = {"screen": step_screen, "agree": step_agree, "floor": step_floor, "import": step_import,
          "pg_screen": step_pg_screen, "pg_import": step_pg_import}
 
 
@@ -429,13 +463,19 @@ def main(argv=None) -> int:
               f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         screen: dict = {"ok": False, "error": "--import-only"}
         if not args.import_only:
-            screen = run_step("screen", str(sites), str(reference))
+            screen = run_step("screen", str(sites), str(reference), str(work / "rows.json"))
             floor = (run_step("floor", str(sites), str(reference)) if not args.pg_only else
                      {"ok": False, "error": "--pg-only"})
             show("screen (GeoPackage)", screen, floor,
                  f"x the floor; Condition A {screen.get('applies')} applies, "
                  f"{screen.get('not_decided')} not decided; {screen.get('wet')} wetland, "
                  f"{screen.get('wetlands_read')} wetlands read")
+            if screen.get("ok"):
+                agree = run_step("agree", str(sites), str(reference), str(work / "rows.json"))
+                show("screen = swppp review, site by site", agree,
+                     note=f"{agree.get('checked')} random sites reviewed one by one "
+                          f"({', '.join(agree.get('statuses', []))}): agrees with the review: "
+                          f"{agree.get('ok') and not agree.get('differ')} {agree.get('differ') or ''}")
             show("floor: R-tree read + STRtree + areas", floor,
                  note=", ".join(f"{floor.get(layer + '_read')} {layer}" for layer in POLYGON_LAYERS)
                  + f" read, {floor.get('pairs')} pairs")

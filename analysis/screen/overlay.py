@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
-from ..threads import each
+from ..threads import cores, each_piece
 
 __all__ = ["shared_parts"]
 
@@ -26,5 +26,9 @@ def shared_parts(polygons: np.ndarray, parts: np.ndarray) -> np.ndarray:
     shapely.prepare(copies)
     whole = np.asarray(shapely.covers(copies[np.ravel(inverse)], parts), dtype=bool)
     shared = parts.copy()
-    shared[~whole] = each(shapely.intersection, polygons[~whole], parts[~whole])
+    # The rest overlaid in one share per core, however few: each pair may be large.
+    rest = np.array_split(np.flatnonzero(~whole), cores())
+    for at, done in zip(rest, each_piece(lambda at: shapely.intersection(polygons[at], parts[at]),
+                                         rest)):
+        shared[at] = done
     return shared

@@ -69,7 +69,9 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
         def pairs(layer, fields):
             query = sql.SQL(
                 "WITH f AS MATERIALIZED ({features}), "
-                "x AS MATERIALIZED (SELECT s.k, {ffields}, ST_Area(ST_Intersection(f.g, s.geom)) AS a "
+                "x AS MATERIALIZED (SELECT s.k, {ffields}, CASE WHEN ST_Covers(f.g, s.geom) "
+                # a site inside a polygon is its own overlap (screen.overlay.shared_parts)
+                "THEN ST_Area(s.geom) ELSE ST_Area(ST_Intersection(f.g, s.geom)) END AS a "
                 "FROM f JOIN pg_temp.swppp_sites s ON f.g && s.geom AND ST_Intersects(f.g, s.geom)) "
                 "SELECT k, {fields}, a FROM x WHERE a >= %(minimum)s ORDER BY k").format(
                 features=_features(sql, store, layer, fields, boxes[srids[layer]]),

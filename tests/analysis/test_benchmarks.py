@@ -46,6 +46,7 @@ def test_bench_screen_smoke(capsys):
     # The statewide catchments, waters and watersheds make the screen decide Condition A.
     applies = re.search(r"Condition A (\d+) applies, (\d+) not decided", lines["screen (GeoPackage)"])
     assert applies and int(applies[1]) > 0, out
+    assert "agrees with the review: True" in lines["screen = swppp review, site by site"], out
     if shutil.which("ogr2ogr"):
         assert " MB" in lines["ogr2ogr copy of the wetlands layer"], out
     if "screen (PostGIS)" in lines:  # skipped only where nothing can run it
