@@ -16,7 +16,7 @@ from ..units import acres, crs_units, square_feet
 from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
 from ..profile import RulesProfile
-from ..reference.catchments import drains_to_values, split_drains_to
+from ..reference.route import catchment_lookup, overlapping, place, unplaced, walk, water_id
 from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
 from ..siteplan.plan import SitePlan, feature_labels, has_text
 
@@ -37,11 +37,6 @@ def normalise_name(text: str, qualifiers=()) -> str:
     words = re.sub(r"[^0-9a-z]+", " ", str(text).lower()).split()
     dropped = {q.lower() for q in qualifiers}
     return " ".join(w for w in words if w not in dropped)
-
-
-def water_id(text) -> str:
-    """A waterbody id as compared: trimmed, upper case (``" ny1301-0099"`` is ``NY1301-0099``)."""
-    return str(text).strip().upper()
 
 
 @dataclass(frozen=True)
@@ -135,41 +130,24 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
         return out
     starts = _starting_catchments(catchments, points, disturbed, site, profile)
     out.catchments = catchments.loc[list(starts)]
-    start_labels = dict(zip(out.catchments.index,
-                      feature_labels("catchments", out.catchments, "catchment_id")))
-    level = [Routed(str(row["catchment_id"]).strip(), f"{starts[fid]} {_catchment(row)}",
-                    row["drains_to"], row.geometry) for fid, row in out.catchments.iterrows()]
-    origin = [start_labels[fid] for fid in out.catchments.index]
-    seen = {r.catchment_id for r in level}
-    hops = profile.condition_a.downstream_catchment_hops
-    for depth in range(hops + 1):
-        targets = {v for r in level for v in drains_to_values(r.drains_to)}
-        known = (reference.lookup("catchments", "catchment_id", targets, normalise=str.strip,
-                                  needed_for="Condition A (SWPPP C(1))")
-                 if reference is not None and targets else None)
-        rows = {} if known is None else {str(k).strip(): d for k, d in
-                                          zip(known["catchment_id"], known["drains_to"])}
-        following: list[Routed] = []
-        for k, here in enumerate(level):
-            label = origin[k] if depth == 0 else f"catchments:{here.catchment_id}"
-            downstream, waters = split_drains_to(here.drains_to, rows, here.catchment_id)
-            for water in waters:
-                out.ids.setdefault(water_id(water), []).append(label)
-                out.water_routes.setdefault(water_id(water), f"{here.route}, which drains to "
-                                                             f"{water_id(water)}")
-            for target in downstream:
-                if target in seen:
-                    continue
-                if depth == hops:
-                    out.unfollowed.append(f"{here.route}, which drains to catchment {target}: "
-                                          f"not followed further ([condition_a] "
-                                          f"downstream_catchment_hops = {hops})")
-                    continue
-                seen.add(target)
-                following.append(Routed(target, f"{here.route}, which drains to catchment "
-                                                f"{target}", rows[target]))
-        level = _placed(following, level, reference, site, profile)
-        out.downstream += level
+    origin = feature_labels("catchments", out.catchments, "catchment_id")
+    rows = list(out.catchments.iterrows())
+    met = walk([(0, row["catchment_id"], row["drains_to"], f"{starts[fid]} {_catchment(row)}")
+                for fid, row in rows], catchment_lookup(reference, "Condition A (SWPPP C(1))"),
+               profile.condition_a.downstream_catchment_hops)
+    for water in met.waters:
+        here = water.step
+        out.ids.setdefault(water.water_id, []).append(
+            origin[here.start] if here.depth == 0 else f"catchments:{here.catchment_id}")
+        out.water_routes.setdefault(water.water_id, water.route)
+    out.unfollowed = [cut.note for cut in met.cut]
+    if len(met.levels) > 1:
+        read = {str(c).strip(): g for c, g in zip(catchments["catchment_id"],
+                                                   catchments.geometry.values)}
+        shapes = place(met, [row.geometry for _, row in rows], _reader(reference, site),
+                       _pad(site, profile), known=read)
+        out.downstream = [Routed(s.catchment_id, s.route, s.drains_to, g) for level, found in
+                          zip(met.levels[1:], shapes[1:]) for s, g in zip(level, found)]
     if out.route == "none" and out.ids:
         out.route = "catchments"
     return out
@@ -207,24 +185,19 @@ def _outfalls_in(polygons, points) -> list:
     return pairs
 
 
-def _placed(following: list, upstream: list, reference, site, profile) -> list:
-    """``following`` with their shapes, read around the catchments they drain out of (a
-    catchment meets the one it drains into); a shape not found there stays None."""
-    shaped = [r.geometry for r in upstream if r.geometry is not None]
-    if not following or reference is None or not shaped:
-        return following
-    bounds = _widened_bounds(shaped, site, profile)
-    frame = reference.read("catchments", bounds, site.area_crs,
-                           needed_for="Condition A (SWPPP C(1))")
-    found = {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame.geometry.values)}
-    return [Routed(r.catchment_id, r.route, r.drains_to, found.get(r.catchment_id))
-            for r in following]
+def _reader(reference, site):
+    """The route's read of a layer (:data:`analysis.reference.route.Read`): one read of the
+    box around the boxes given (one site's)."""
+    def read(layer, boxes) -> gpd.GeoDataFrame:
+        bounds = tuple(float(v) for v in shapely.total_bounds(shapely.box(*np.asarray(boxes).T)))
+        frame = reference.read(layer, bounds, site.area_crs, needed_for="Condition A (SWPPP C(1))")
+        return frame if frame.geometry.name == "geometry" else frame.rename_geometry("geometry")
+    return read
 
 
-def _widened_bounds(geometries, site, profile) -> tuple:
-    minx, miny, maxx, maxy = shapely.total_bounds(np.asarray(geometries, dtype=object))
-    pad = crs_units(profile.reference.search_distance_ft, site.area_crs)
-    return (float(minx - pad), float(miny - pad), float(maxx + pad), float(maxy + pad))
+def _pad(site, profile) -> float:
+    """How far around a catchment the route reads: ``[reference] search_distance_ft``."""
+    return crs_units(profile.reference.search_distance_ft, site.area_crs)
 
 
 def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfile,
@@ -348,9 +321,7 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
                              f"watershed is met only through the catchments' drains_to: confirm "
                              f"the runoff reaches it ([condition_a] routed_tmdl_watershed = "
                              f"needs_review)")
-    undecided += [f"{r.route}: its shape was not found next to the catchment it drains out "
-                  f"of, so whether it lies in a TMDL watershed is not known"
-                  for r in receiving.downstream if r.geometry is None]
+    undecided += [unplaced(r.route) for r in receiving.downstream if r.geometry is None]
     notes += receiving.unfollowed
     if receiving.route == "none":
         undecided.append("the receiving waters are not known: no discharge point has a "
@@ -429,19 +400,15 @@ def routed_watersheds(receiving: ReceivingWaters, reference, site: SitePlan,
     placed = [r for r in receiving.downstream if r.geometry is not None]
     if not placed or reference is None:
         return []
-    sheds = reference.read("tmdl_watersheds",
-                           _widened_bounds([r.geometry for r in placed], site, profile),
-                           site.area_crs, needed_for="Condition A (SWPPP C(1))")
-    if sheds is None or not len(sheds):
-        return []
+    sheds, pairs = overlapping("tmdl_watersheds", [r.geometry for r in placed],
+                               _reader(reference, site), _pad(site, profile),
+                               profile.condition_a.min_overlap_sq_ft, site.area_crs)
     geometries = np.asarray(sheds.geometry.values, dtype=object)
     out, taken = [], set()
-    for here in placed:
-        shared = square_feet(shapely.intersection(geometries, here.geometry), site.area_crs)
-        for k in np.flatnonzero(np.atleast_1d(shared) >= profile.condition_a.min_overlap_sq_ft):
-            if k not in taken:
-                taken.add(k)
-                out.append((sheds.index[k], sheds.iloc[k], geometries[k], here.route))
+    for step, k in pairs:
+        if k not in taken:
+            taken.add(k)
+            out.append((sheds.index[k], sheds.iloc[k], geometries[k], placed[step].route))
     return out
 
 

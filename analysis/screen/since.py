@@ -3,7 +3,8 @@
 The store keeps every imported version (``reference_history``). The sites are screened again
 against the layers as they were at version ``since`` (each layer that has a newer version;
 the others as they are now), and each site whose answer differs is named with the waters,
-watersheds or wetlands that made the difference.
+watersheds or wetlands that made the difference; a water whose category changed between the
+versions (5 to 4a: a TMDL approved) says what it was and what it is now.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from ..errors import InputError
 from ..profile import RulesProfile
 from ..reference.connect import open_store
 from ..reference.read import Reference
+from ..reference.route import water_id
+from ..siteplan.plan import has_text
 from .screen import Screen, screen_sites
 from .sites import Sites
 
@@ -65,7 +68,7 @@ def changes_since(sites: Sites, reference, since: int, profile: RulesProfile,
                          path=str(reference),
                          fix="give the reference GeoPackage or PostGIS schema the imports went into",
                          parameter="since")
-    frames, compared = {}, {}
+    frames, compared, categories = {}, {}, {}
     for layer in LAYERS:
         rows = store.versions(layer)
         if not rows:
@@ -80,15 +83,35 @@ def changes_since(sites: Sites, reference, since: int, profile: RulesProfile,
         if then != now_version:
             compared[layer] = {"from": then, "to": now_version}
         frames[layer] = store.read_version(layer, then)  # every imported version is kept
+        if layer == "impaired_waters" and then != now_version:
+            categories = category_changes(frames[layer], store.read_version(layer, now_version))
     label = f"version {since}"
     info = {"label": label, "version": since, "layers": compared}
     if not compared:
         return info, []
     before = screen_sites(sites, FrameReference(f"{store.label} ({label})", frames), profile)
-    return info, differences(before.by_site(), now.by_site())
+    return info, differences(before.by_site(), now.by_site(), categories)
 
 
-def differences(before: dict, after: dict) -> list[dict]:
+def category_changes(then: pd.DataFrame, now: pd.DataFrame) -> dict:
+    """{water id: (its category then, now)} of the impaired waters in both versions whose
+    category changed (several rows of one water: their categories, each once)."""
+    def categories(frame) -> dict:
+        out: dict = {}
+        recorded = frame["category"] if "category" in frame else [None] * len(frame)
+        for wid, category in zip(frame["waterbody_id"], recorded):
+            if has_text(wid):
+                text = str(category).strip() if has_text(category) else ""
+                out.setdefault(water_id(wid), {})[text] = None
+        return {k: ", ".join(v) for k, v in out.items()}
+    before, after = categories(then), categories(now)
+    return {k: (before[k], after[k]) for k in before.keys() & after.keys() if before[k] != after[k]}
+
+
+def differences(before: dict, after: dict, categories: Optional[dict] = None) -> list[dict]:
+    """Each site of ``after`` whose Condition A or wetland status differs from ``before``'s,
+    and why; ``categories`` (:func:`category_changes`) tells a listed water's change of
+    category."""
     out = []
     for site_id, new in after.items():
         old = before.get(site_id)
@@ -96,7 +119,7 @@ def differences(before: dict, after: dict) -> list[dict]:
             continue
         if old["condition_a"] != new["condition_a"]:
             out.append({"site_id": site_id, "what": "Condition A", "before": old["condition_a"],
-                        "after": new["condition_a"], "because": _because_a(old, new)})
+                        "after": new["condition_a"], "because": _because_a(old, new, categories or {})})
         if old["wetland_status"] != new["wetland_status"]:
             out.append({"site_id": site_id, "what": "wetlands", "before": old["wetland_status"],
                         "after": new["wetland_status"],
@@ -104,17 +127,27 @@ def differences(before: dict, after: dict) -> list[dict]:
     return out
 
 
-def _because_a(old: dict, new: dict) -> str:
+def _because_a(old: dict, new: dict, categories: dict) -> str:
     parts = [_moved("303(d)-listed water", old["listed_waters"], new["listed_waters"],
-                    ("newly listed", "no longer listed")),
+                    ("newly listed", "no longer listed"), lambda name: _recategorised(
+                        categories.get(water_id(name)))),
              _moved("TMDL watershed", old["tmdl_watersheds"], new["tmdl_watersheds"]),
              _moved("receiving water", old["receiving_waters"], new["receiving_waters"])]
     found = "; ".join(p for p in parts if p)
     return found or f"now: {new['why']}"
 
 
-def _moved(what: str, old: str, new: str, words=("now met", "no longer met")) -> str:
+def _moved(what: str, old: str, new: str, words=("now met", "no longer met"),
+           told=lambda name: "") -> str:
     before, after = set(filter(None, old.split(";"))), set(filter(None, new.split(";")))
-    parts = [f"{what} {name} {words[0]}" for name in sorted(after - before)]
-    parts += [f"{what} {name} {words[1]}" for name in sorted(before - after)]
+    parts = [f"{what} {name} {words[0]}{told(name)}" for name in sorted(after - before)]
+    parts += [f"{what} {name} {words[1]}{told(name)}" for name in sorted(before - after)]
     return "; ".join(parts)
+
+
+def _recategorised(change: Optional[tuple]) -> str:
+    """`` (was category 5, now category 4a)`` for a water whose category changed; else ""."""
+    if change is None:
+        return ""
+    was, now = (f"category {c}" if c else "no category recorded" for c in change)
+    return f" (was {was}, now {now})"

@@ -246,59 +246,65 @@ def _append_features(source_features, copied):
 
 def append_downstream_catchments(layer, gpkg_path, hops, feedback=None):
     """Append to the copied ``catchments`` layer of ``gpkg_path`` the catchments of ``layer``
-    downstream of those copied: ``drains_to`` followed ``hops`` steps and one more, the steps
-    Condition A takes (``analysis.checks.condition_a.receiving_waters``: it asks which of the
-    last step's values are catchments too, to say the route was cut, not read them as waters).
+    downstream of those copied: the walk Condition A takes (:func:`analysis.reference.route.
+    walk`, ``hops`` steps), which looks up the catchments the last step names too (to say the
+    route was cut, not read them as waters), all of them copied.
 
-    What a value means is :func:`analysis.reference.catchments.split_drains_to`'s: the
-    ``catchment_id`` of a catchment of the layer, else a water. The ids are asked of the source
-    by attribute (``"catchment_id" IN (...)``, values quoted by ``QgsExpression``), so a
-    statewide layer is not read whole. Ids are compared trimmed, as the analysis compares them
-    (``Reference.lookup(..., normalise=str.strip)``): the exact request keeps the provider's
-    index; where an id is not found so, the layer's ids are read once (no geometry) by
-    :func:`_padded_ids` and those stored with white space around them fetched by feature id.
+    The walk asks ``layer`` by attribute (:func:`_catchments_by_id`), so a statewide layer is
+    not read whole; the ids copied already are answered from the copy.
     Returns ``(features appended, [their geometries in the layer's CRS])``.
     """
-    from analysis.reference.catchments import drains_to_values, split_drains_to
+    from analysis.reference.route import walk
 
     id_field, drains_field = _field_named(layer, "catchment_id"), _field_named(layer, "drains_to")
     copied = QgsVectorLayer(f"{gpkg_path}|layername=catchments", "catchments", "ogr")
     if id_field is None or drains_field is None or not copied.isValid():
         return 0, []
-    level = [(str(f[id_field]).strip(), f[drains_field]) for f in copied.getFeatures()
-             if f[id_field] is not None]
-    known = {own for own, _ in level}
-    added, geometries = 0, []
-    padded = None  # {trimmed id: feature ids} of the ids stored with spaces, asked once
-    for _depth in range(hops + 1):
-        if feedback is not None and feedback.isCanceled():
-            break
-        targets = sorted({v for _, d in level for v in drains_to_values(d)} - known)
-        found = {}
-        for start in range(0, len(targets), _IDS_PER_REQUEST):
-            batch = targets[start:start + _IDS_PER_REQUEST]
-            request = QgsFeatureRequest().setFilterExpression(
-                f"{QgsExpression.quotedColumnRef(id_field)} IN "
-                f"({', '.join(QgsExpression.quotedValue(v) for v in batch)})")
-            for feature in layer.getFeatures(request):
-                found.setdefault(str(feature[id_field]).strip(), QgsFeature(feature))
-        missing = [t for t in targets if t not in found]
-        if missing:
-            padded = _padded_ids(layer, id_field) if padded is None else padded
-            fids = sorted(fid for t in missing for fid in padded.get(t, ()))
-            if fids:
-                for feature in layer.getFeatures(QgsFeatureRequest().setFilterFids(fids)):
-                    found.setdefault(str(feature[id_field]).strip(), QgsFeature(feature))
-        known |= set(found)
-        added += _append_features(found.values(), copied)
-        geometries += [QgsGeometry(f.geometry()) for f in found.values()]
-        # The next step: the catchments just found that the ones before drain into.
-        following = {t for own, d in level for t in split_drains_to(d, known, own)[0]}
-        level = [(own, f[drains_field]) for own, f in found.items() if own in following]
-        if not level:
-            break
-    return added, geometries
+    starts = [(None, str(f[id_field]).strip(), f[drains_field], "") for f in copied.getFeatures()
+              if f[id_field] is not None]
+    have = {own: drains for _, own, drains, _ in starts}
+    fetched = {}  # {trimmed id: QgsFeature} read from ``layer``, in the order read
+    padded = []   # [{trimmed id: feature ids}] of the ids stored with spaces, once asked
 
+    def lookup(wanted):
+        if feedback is not None and feedback.isCanceled():
+            return {}  # nothing more is followed
+        found = {t: have[t] for t in wanted if t in have}
+        new = _catchments_by_id(layer, id_field, sorted(set(wanted) - set(found)), padded)
+        fetched.update(new)
+        return {**found, **{t: f[drains_field] for t, f in new.items()}}
+
+    walk(starts, lookup, hops)
+    return (_append_features(fetched.values(), copied),
+            [QgsGeometry(f.geometry()) for f in fetched.values()])
+
+
+def _catchments_by_id(layer, id_field, ids, padded):
+    """{trimmed id: QgsFeature} of ``layer``'s features whose ``id_field`` is one of ``ids``.
+
+    Asked by attribute (``"catchment_id" IN (...)``, values quoted by ``QgsExpression``, at most
+    ``_IDS_PER_REQUEST`` at once). Ids are compared trimmed, as the analysis compares them
+    (``Reference.lookup(..., normalise=str.strip)``): the exact request keeps the provider's
+    index; where an id is not found so, the layer's ids are read once (``padded``, filled on
+    first need by :func:`_padded_ids`) and those stored with white space around them fetched by
+    feature id."""
+    found = {}
+    for start in range(0, len(ids), _IDS_PER_REQUEST):
+        batch = ids[start:start + _IDS_PER_REQUEST]
+        request = QgsFeatureRequest().setFilterExpression(
+            f"{QgsExpression.quotedColumnRef(id_field)} IN "
+            f"({', '.join(QgsExpression.quotedValue(v) for v in batch)})")
+        for feature in layer.getFeatures(request):
+            found.setdefault(str(feature[id_field]).strip(), QgsFeature(feature))
+    missing = [t for t in ids if t not in found]
+    if missing:
+        if not padded:
+            padded.append(_padded_ids(layer, id_field))
+        fids = sorted(fid for t in missing for fid in padded[0].get(t, ()))
+        if fids:
+            for feature in layer.getFeatures(QgsFeatureRequest().setFilterFids(fids)):
+                found.setdefault(str(feature[id_field]).strip(), QgsFeature(feature))
+    return found
 
 
 def _padded_ids(layer, id_field):

@@ -24,6 +24,7 @@ from analysis.reference.categories import CATEGORY_WORDS
 from analysis.reference.importer import read_candidate
 from analysis.reference.read import open_reference
 from analysis.screen.screen import APPLIES, NOT_DECIDED, screen_sites
+from analysis.screen.since import category_changes, differences
 from analysis.screen.sites import read_sites
 from tests.analysis.test_screen import DEMO_REFERENCE, stored
 
@@ -84,8 +85,10 @@ def test_a_water_moving_from_5_to_4a_is_no_longer_listed_for_exactly_the_sites_i
     assert since["layers"] == {"impaired_waters": {"from": 1, "to": 2}}
     assert since["changes"] == [{
         "site_id": "LISTED", "what": "Condition A", "before": APPLIES, "after": NOT_DECIDED,
-        "because": "303(d)-listed water NY1301-0099 no longer listed"}]
+        "because": "303(d)-listed water NY1301-0099 no longer listed (was category 5, now "
+                   "category 4a)"}]
     assert "since version 1: 1 site(s) changed" in text
+    assert "NY1301-0099 no longer listed (was category 5, now category 4a)" in text
 
     after = screen_sites(sites, open_reference(store.path), profile).by_site()
     assert {k: after[k]["condition_a"] for k in SITES} == \
@@ -95,3 +98,24 @@ def test_a_water_moving_from_5_to_4a_is_no_longer_listed_for_exactly_the_sites_i
     assert CATEGORY_WORDS["tmdl"] in after["LISTED"]["why"]
     # BOTH still meets C(1) through TW-1, not through the water that left the list.
     assert "TW-1" in after["BOTH"]["tmdl_watersheds"] and after["BOTH"]["listed_waters"] == ""
+
+
+def test_a_change_of_category_is_told_what_it_was_and_what_it_is_now():
+    """Back from 4a to 5 (a TMDL withdrawn): newly listed, and the categories said; a water that
+    left the list without a change of category (it is gone from the layer) says none."""
+    then = pd.DataFrame({"waterbody_id": ["NY-1", " ny-2", "NY-3", "NY-4"],
+                         "category": ["4a", "5", "5", None]})
+    now = pd.DataFrame({"waterbody_id": ["NY-1", "NY-2", "NY-4"], "category": [" 5", "5", "5"]})
+    categories = category_changes(then, now)
+    assert categories == {"NY-1": ("4a", "5"), "NY-4": ("", "5")}
+    row = {"condition_a": NOT_DECIDED, "wetland_status": "none", "wetlands": "",
+           "tmdl_watersheds": "", "receiving_waters": "NY-1;NY-3;NY-4", "why": "",
+           "listed_waters": "NY-3"}
+    changed = {**row, "condition_a": APPLIES, "listed_waters": "NY-1;NY-4"}
+    [change] = differences({"S": row}, {"S": changed}, categories)
+    assert change["because"] == (
+        "303(d)-listed water NY-1 newly listed (was category 4a, now category 5); "
+        "303(d)-listed water NY-4 newly listed (was no category recorded, now category 5); "
+        "303(d)-listed water NY-3 no longer listed")
+    [plain] = differences({"S": row}, {"S": changed})
+    assert plain["because"].startswith("303(d)-listed water NY-1 newly listed; ")
