@@ -106,7 +106,7 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
             "version": result.version.to_dict(), "validation": report.to_dict(),
             "rejections_file": str(listed[0]) if listed else None, "report": lines}
     if sites is not None:
-        done["rescreen"] = _rescreen(before, sites, target, schema, profile, layer, result)
+        done["rescreen"] = _rescreen(before, sites, target, schema, profile, layer, result, store)
     return done
 
 
@@ -137,11 +137,12 @@ def _screen_before(sites, target, schema, store, layer: str, profile):
     return run_screen(sites, _screen_target(target, schema), profile=profile)
 
 
-def _rescreen(before, sites, target, schema, profile, layer: str, result) -> dict:
+def _rescreen(before, sites, target, schema, profile, layer: str, result, store) -> dict:
     """Each site whose Condition A or wetland status differs between the screen before the
-    import and the screen after it, with the water, watershed or wetland that made it."""
+    import and the screen after it, with the water, watershed or wetland that made it (and a
+    303(d) water's change of category, as ``swppp screen --since`` tells it)."""
     from ..screen.operations import run_screen
-    from ..screen.since import differences  # what swppp screen --since names
+    from ..screen.since import category_changes, differences  # what --since names
 
     version = result.version.version
     compared = {"layer": layer, "to": version,
@@ -150,8 +151,11 @@ def _rescreen(before, sites, target, schema, profile, layer: str, result) -> dic
         return {**compared, "sites": None if before is None else len(before.screen.rows),
                 "changes": []}
     after = run_screen(sites, _screen_target(target, schema), profile=profile)
+    categories = (category_changes(store.read_version(layer, version - 1),
+                                   store.read_version(layer, version))
+                  if layer == "impaired_waters" else None)
     return {**compared, "sites": len(after.screen.rows),
-            "changes": differences(before.screen.by_site(), after.screen.by_site())}
+            "changes": differences(before.screen.by_site(), after.screen.by_site(), categories)}
 
 
 def rescreen_lines(rescreen: dict) -> list[str]:

@@ -29,6 +29,7 @@ from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
 from ..reference.read import Reference
+from ..reference.route import catchment_lookup
 from ..siteplan.plan import has_text
 from ..threads import each, query
 from ..units import FOOT_M, acres, square_feet, unit_metres
@@ -96,7 +97,7 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     overlaps.routes = follow_routes(
         overlaps.catchments,
         lambda: {str(c).strip(): g for c, g in zip(ids, catchments.geometry.values)},
-        lambda wanted: _catchment_rows(reference, wanted),
+        catchment_lookup(reference, NEEDED),
         lambda layer, around: _frame(reference.read_boxes(layer, around, crs, needed_for=NEEDED)),
         profile, crs)
     progress.step(0.3, "reading TMDL watersheds")
@@ -125,13 +126,6 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     return Screen(rows=rows, geometries=geoms, crs=crs,
                   reference={"path": reference.label, "kind": reference.kind,
                              "versions": reference.versions(), "read": reference.features_read})
-
-
-def _catchment_rows(reference: Reference, wanted) -> dict:
-    """{catchment_id: drains_to} of the layer's catchments whose id is one of ``wanted``."""
-    found = reference.lookup("catchments", "catchment_id", wanted, normalise=str.strip,
-                             needed_for=NEEDED)
-    return {str(c).strip(): d for c, d in zip(found["catchment_id"], found["drains_to"])}
 
 
 def _frame(frame) -> pd.DataFrame:

@@ -119,3 +119,20 @@ def test_a_change_of_category_is_told_what_it_was_and_what_it_is_now():
         "303(d)-listed water NY-3 no longer listed")
     [plain] = differences({"S": row}, {"S": changed})
     assert plain["because"].startswith("303(d)-listed water NY-1 newly listed; ")
+
+
+def test_the_import_re_screen_tells_the_change_of_category_as_since_does(tmp_path, capsys):
+    # `swppp reference import impaired_waters ... --sites` of version 2 names the same site,
+    # with the same words, as `swppp screen --since 1` does.
+    store = stored(DEMO_REFERENCE, tmp_path)
+    path = sites_file(tmp_path)
+    out = tmp_path / "import.json"
+    assert main(["reference", "import", "impaired_waters", str(moved_to_4a(tmp_path)), "--into",
+                 str(store.path), "--source-date", "2026-02-01", "--sites", str(path),
+                 "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert json.loads(out.read_text(encoding="utf-8"))["rescreen"]["changes"] == [{
+        "site_id": "LISTED", "what": "Condition A", "before": APPLIES, "after": NOT_DECIDED,
+        "because": "303(d)-listed water NY1301-0099 no longer listed (was category 5, now "
+                   "category 4a)"}]
+    assert "NY1301-0099 no longer listed (was category 5, now category 4a)" in printed
