@@ -148,6 +148,11 @@ def _moved(geometries: np.ndarray, move, include_z: bool) -> np.ndarray:
     coords = shapely.get_coordinates(geometries, include_z=include_z)
     if not len(coords):
         return geometries
+    if len(coords) == 1:
+        # One vertex (a point): pyproj's point call, given numbers. pyproj 3.7 tries arrays of
+        # one element as numbers first (NumPy's "ndim > 0 to a scalar" DeprecationWarning).
+        coords[0] = move(*coords[0].tolist())
+        return shapely.set_coordinates(geometries.copy(), coords)
     axes = [np.ascontiguousarray(coords[:, k]) for k in range(coords.shape[1])]
     move(*axes, inplace=True)  # each axis contiguous and moved in place: no copy by pyproj
     for k, axis in enumerate(axes):

@@ -6,10 +6,16 @@ plugin asks this module instead of testing versions itself.
 - Layer filters of a ``QgsMapLayerComboBox``: ``QgsMapLayerProxyModel.Filter``/``Filters`` up to
   3.32, ``Qgis.LayerFilter``/``Qgis.LayerFilters`` from 3.34 (3.40 no longer has
   ``QgsMapLayerProxyModel.Filters``).
-- Distance units: ``QgsUnitTypes.DistanceUnit`` up to 3.28, ``Qgis.DistanceUnit`` from 3.30; and
+- Distance and render units: ``QgsUnitTypes.DistanceUnit``/``RenderUnit`` up to 3.28,
+  ``Qgis.DistanceUnit``/``Qgis.RenderUnit`` from 3.30; and
   a CRS in US survey feet reports ``DistanceFeet`` in 3.22 but ``FeetUSSurvey`` from 3.30 (which
   has the survey foot as a unit of its own). ``is_feet`` and ``metres_per_unit`` compare what a
   unit means, never one enum value.
+- Fonts of layout items: ``QgsLayoutItemLabel.setFont`` is deprecated from 3.24 (its text format,
+  ``setTextFormat``), ``QgsLayoutItemLegend.setStyleFont`` from 3.30 (its styles' text formats):
+  ``set_label_font``, ``set_legend_font``.
+- A Processing parameter's list of field names: ``parameterAsFields`` is deprecated from 3.32
+  (``parameterAsStrings``): ``parameter_as_strings``.
 - pyproj 3.7 (Debian 13's, beside QGIS 3.40) crashes QGIS when a task thread uses it a second
   time: ``keep_pyproj_context``, called by every algorithm as it ends.
 """
@@ -17,8 +23,9 @@ import ctypes
 
 from qgis.core import Qgis, QgsMapLayerProxyModel, QgsUnitTypes
 
-__all__ = ["LAYER_FILTER", "layer_filters", "DISTANCE_FEET", "DISTANCE_METERS", "is_feet",
-           "metres_per_unit", "qgis_version", "keep_pyproj_context", "pyproj_needs_kept_context"]
+__all__ = ["LAYER_FILTER", "layer_filters", "DISTANCE_FEET", "DISTANCE_METERS", "RENDER_POINTS", "is_feet",
+           "metres_per_unit", "qgis_version", "keep_pyproj_context", "pyproj_needs_kept_context",
+           "set_label_font", "set_legend_font", "parameter_as_strings"]
 
 # The enum holding VectorLayer, PolygonLayer, PointLayer, LineLayer, HasGeometry, ...
 LAYER_FILTER = getattr(Qgis, "LayerFilter", QgsMapLayerProxyModel)
@@ -32,6 +39,11 @@ else:
     DISTANCE_FEET = QgsUnitTypes.DistanceFeet
     DISTANCE_METERS = QgsUnitTypes.DistanceMeters
 
+_RENDER_UNIT = getattr(Qgis, "RenderUnit", None)
+if _RENDER_UNIT is not None and hasattr(_RENDER_UNIT, "Points"):  # 3.30+
+    RENDER_POINTS = _RENDER_UNIT.Points
+else:
+    RENDER_POINTS = QgsUnitTypes.RenderPoints
 
 
 def qgis_version():
@@ -59,6 +71,42 @@ def is_feet(unit):
     Indian): what a CRS's map units in feet read as in every release."""
     # Every foot is within 0.5 mm of the international one (QGIS's own factor for it).
     return abs(metres_per_unit(unit) - metres_per_unit(DISTANCE_FEET)) < 0.0005
+
+
+def _with_font(text_format, font):
+    """``text_format`` given ``font`` as the deprecated ``setFont(QFont)`` calls give it: the
+    font, and its size in points when it has one."""
+    text_format.setFont(font)
+    if font.pointSizeF() > 0:
+        text_format.setSize(font.pointSizeF())
+        text_format.setSizeUnit(RENDER_POINTS)
+    return text_format
+
+
+def set_label_font(label, font):
+    """Draw the layout label ``label`` in ``font`` (a ``QFont``, size in points)."""
+    if hasattr(label, "setTextFormat"):  # 3.24+
+        label.setTextFormat(_with_font(label.textFormat(), font))
+    else:
+        label.setFont(font)
+
+
+def set_legend_font(legend, component, font):
+    """Draw the layout legend ``legend``'s ``component`` (title, group, symbol label, ...) in
+    ``font`` (a ``QFont``, size in points)."""
+    style = legend.style(component)
+    if hasattr(style, "setTextFormat"):  # 3.30+
+        style.setTextFormat(_with_font(style.textFormat(), font))
+        legend.setStyle(component, style)
+    else:
+        legend.setStyleFont(component, font)
+
+
+def parameter_as_strings(algorithm, parameters, name, context):
+    """The list of strings (field names) the Processing parameter ``name`` holds."""
+    if hasattr(algorithm, "parameterAsStrings"):  # 3.32+
+        return algorithm.parameterAsStrings(parameters, name, context)
+    return algorithm.parameterAsFields(parameters, name, context)
 
 
 # pyproj's PROJ contexts kept alive for the threads that made them (keep_pyproj_context).

@@ -58,7 +58,7 @@ from analysis.report.site_map import (LABEL_FIELDS as _LABEL_FIELDS, MAP_LAYER_T
                                      map_layers, map_scale, map_tiles, site_footprint,
                                      units_per_foot)
 
-from .compat import DISTANCE_FEET
+from .compat import DISTANCE_FEET, RENDER_POINTS, set_label_font, set_legend_font
 
 __all__ = ["build_layout", "write_report_pdf", "stage_pdf_report", "standalone_pdf_report",
            "MAP_FRAME_IN", "MapSheet", "PdfReport"]
@@ -222,7 +222,7 @@ def _text(layout, page, text, x, y, width, height, size=10, bold=False):
     """A label of the report's own words (labels evaluate [% %]: never input text here)."""
     label = QgsLayoutItemLabel(layout)
     label.setText(text)
-    label.setFont(QFont(_FONT, size, QFont.Weight.Bold if bold else QFont.Weight.Normal))
+    set_label_font(label, QFont(_FONT, size, QFont.Weight.Bold if bold else QFont.Weight.Normal))
     layout.addLayoutItem(label)
     _place(label, page, x, y, width, height)
     return label
@@ -232,7 +232,7 @@ def _text_format(size, bold=False):
     text = QgsTextFormat()
     text.setFont(QFont(_FONT, size, QFont.Weight.Bold if bold else QFont.Weight.Normal))
     text.setSize(size)
-    text.setSizeUnit(QgsUnitTypes.RenderUnit.RenderPoints)
+    text.setSizeUnit(RENDER_POINTS)
     return text
 
 
@@ -489,9 +489,10 @@ def _map_page(layout, tile, layers, crs, inset_layers=()):
     legend.setLegendFilterByMapEnabled(True)  # only what this sheet shows
     for style in (QgsLegendStyle.Style.Title, QgsLegendStyle.Style.Group, QgsLegendStyle.Style.Subgroup,
                   QgsLegendStyle.Style.SymbolLabel):
-        legend.setStyleFont(style, QFont(_FONT, 10 if style == QgsLegendStyle.Style.Title else 6,
-                                         QFont.Weight.Normal if style == QgsLegendStyle.Style.SymbolLabel
-                                         else QFont.Weight.Bold))
+        set_legend_font(legend, style,
+                        QFont(_FONT, 10 if style == QgsLegendStyle.Style.Title else 6,
+                              QFont.Weight.Normal if style == QgsLegendStyle.Style.SymbolLabel
+                              else QFont.Weight.Bold))
     legend.setSymbolWidth(5)
     legend.setSymbolHeight(2.6)
     legend.refresh()

@@ -24,6 +24,7 @@ from qgis.PyQt.QtCore import QDate, QDateTime, Qt, QVariant
 
 from analysis.profile import DEFAULT_PROFILE, help_text
 
+from ..compat import parameter_as_strings
 from .base import SwpppAlgorithm, feedback_progress
 
 __all__ = ["PhasingAlgorithm"]
@@ -170,7 +171,8 @@ class PhasingAlgorithm(SwpppAlgorithm):
             profile = load_profile(self.parameterAsString(parameters, self.PROFILE, context)
                                    or DEFAULT_PROFILE)
             source = self.parameterAsSource(parameters, self.DISTURBANCE, context)
-            fields = {contract: (self.parameterAsFields(parameters, parameter, context) or [contract])[0]
+            fields = {contract: (parameter_as_strings(self, parameters, parameter, context)
+                                 or [contract])[0]
                       for parameter, contract, _label in self.FIELD_PARAMETERS}
             schedule = self.parameterAsFile(parameters, self.SCHEDULE, context) or None
             read = [fields["phase"]] if schedule else list(fields.values())

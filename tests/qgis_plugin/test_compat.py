@@ -110,3 +110,49 @@ def test_the_pyproj_that_needs_it_does_crash_without_keeping_the_context(compat,
     else:
         assert completed.returncode == 0, completed.stderr[-3000:]
         assert completed.stdout.count("EPSG:4326") == 8
+
+
+def test_a_labels_font_sets_its_size_and_weight(compat, qgis_new_project):
+    """set_label_font draws the label in the font given (text format or font, whichever this
+    QGIS has): twice the points, about twice the height; bold, wider."""
+    from qgis.core import QgsLayoutItemLabel, QgsPrintLayout, QgsProject
+    from qgis.PyQt.QtGui import QFont
+
+    layout = QgsPrintLayout(QgsProject.instance())
+
+    def size(points, weight=QFont.Weight.Normal):
+        label = QgsLayoutItemLabel(layout)
+        label.setText("Site map: 1 inch = 100 feet")
+        compat.set_label_font(label, QFont("DejaVu Sans", points, weight))
+        label.adjustSizeToText()
+        return label.rect().width(), label.rect().height()
+
+    (width, height), (width2, height2) = size(10), size(20)
+    assert 1.7 < height2 / height < 2.3 and 1.7 < width2 / width < 2.3
+    assert size(10, QFont.Weight.Bold)[0] > width * 1.05
+
+
+def test_a_legends_font_sets_its_size_and_weight(compat, qgis_new_project):
+    """The same for a legend's title (the legend sized to it once drawn)."""
+    from qgis.core import (QgsLayoutExporter, QgsLayoutItemLegend, QgsLegendStyle,
+                           QgsPrintLayout, QgsProject)
+    from qgis.PyQt.QtGui import QFont
+
+    layout = QgsPrintLayout(QgsProject.instance())
+    layout.initializeDefaults()  # one page
+    legend = QgsLayoutItemLegend(layout)
+    layout.addLayoutItem(legend)
+    legend.setTitle("Findings and layers")
+
+    def size(points, weight=QFont.Weight.Normal):
+        compat.set_legend_font(legend, QgsLegendStyle.Style.Title,
+                               QFont("DejaVu Sans", points, weight))
+        legend.refresh()
+        QgsLayoutExporter(layout).renderPageToImage(0)
+        legend.adjustBoxSize()
+        return legend.rect().width(), legend.rect().height()
+
+    (width, height), (width2, height2) = size(10), size(20)
+    assert height2 - height > 3  # 10 points more: 3.5 mm
+    assert width2 > width * 1.5
+    assert size(10, QFont.Weight.Bold)[0] > width * 1.02
