@@ -66,17 +66,21 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
         boxes = {srid: _box_table(con, sql, f"swppp_boxes_{srid}", widened, sites.crs, srid)
                  for srid in sorted(set(srids.values()))}
 
-        def pairs(layer, fields):
+        def pairs(layer, fields, union=False):
+            """(k, fields..., area shared[, the site's area in all the kept polygons, each
+            part counted once]) per site and polygon sharing at least the minimum."""
             query = sql.SQL(
                 "WITH f AS MATERIALIZED ({features}), "
                 "x AS MATERIALIZED (SELECT s.k, {ffields}, CASE WHEN ST_Covers(f.g, s.geom) "
                 # a site inside a polygon is its own overlap (screen.overlay.shared_parts)
-                "THEN ST_Area(s.geom) ELSE ST_Area(ST_Intersection(f.g, s.geom)) END AS a "
-                "FROM f JOIN pg_temp.swppp_sites s ON f.g && s.geom AND ST_Intersects(f.g, s.geom)) "
-                "SELECT k, {fields}, a FROM x WHERE a >= %(minimum)s ORDER BY k").format(
+                "THEN s.geom ELSE ST_Intersection(f.g, s.geom) END AS part "
+                "FROM f JOIN pg_temp.swppp_sites s ON f.g && s.geom AND ST_Intersects(f.g, s.geom)), "
+                "y AS MATERIALIZED (SELECT *, ST_Area(part) AS a FROM x) "
+                "SELECT k, {fields}, a{union} FROM y WHERE a >= %(minimum)s ORDER BY k").format(
                 features=_features(sql, store, layer, fields, boxes[srids[layer]]),
                 ffields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
-                fields=sql.SQL(", ").join(map(sql.Identifier, fields)))
+                fields=sql.SQL(", ").join(map(sql.Identifier, fields)),
+                union=sql.SQL(", ST_Area(ST_Union(part) OVER (PARTITION BY k))" if union else ""))
             return con.execute(query, {"area": area,
                                        "minimum": profile.condition_a.min_overlap_sq_ft / to_ft2}
                                ).fetchall()
@@ -95,10 +99,13 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                                               around, sites.crs, srids),
             profile, sites.crs)
         progress.step(0.4, "TMDL watersheds")
-        overlaps.watersheds = [
-            (k, w, float("nan") if s is None else float(s), p, a * to_acres)
-            for k, w, s, p, a in pairs("tmdl_watersheds",
-                                       ["watershed_id", "stormwater_source", "pollutants"])]
+        found = pairs("tmdl_watersheds", ["watershed_id", "stormwater_source", "pollutants"],
+                      union=True)
+        overlaps.watersheds = [(k, w, float("nan") if s is None else float(s), p, a * to_acres)
+                               for k, w, s, p, a, _ in found]
+        overlaps.tmdl_acres = np.zeros(n)
+        for k, *_, held in found:
+            overlaps.tmdl_acres[k] = held * to_acres
         progress.step(0.5, "303(d)-listed waters")
         for wid, pollutants, category in con.execute(
                 sql.SQL("SELECT waterbody_id, pollutants, category FROM {}").format(

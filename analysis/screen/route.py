@@ -65,7 +65,8 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
 
 def _watersheds(out: Routes, placed: list, read: Read, pad: float, profile, crs) -> None:
     """The TMDL watersheds each placed downstream catchment overlaps by ``[condition_a]
-    min_overlap_sq_ft`` or more, per site by the first route that meets it. Each catchment is
+    min_overlap_sq_ft`` or more, per site by the first route that meets it: each TMDL (a
+    row; a watershed with two TMDLs has two) as the review tells it. Each catchment is
     met with the watersheds once, however many sites' routes pass through it; a catchment a
     watershed covers is its own overlap (``overlay.shared_parts``)."""
     if not placed:
@@ -77,10 +78,10 @@ def _watersheds(out: Routes, placed: list, read: Read, pad: float, profile, crs)
     ids = sheds["watershed_id"].to_numpy(dtype=object)
     sources = sheds["stormwater_source"].to_numpy(dtype=float)
     pollutants = sheds["pollutants"].to_numpy(dtype=object)
-    taken = set()
+    taken = set()   # (site, feature): each TMDL (a watershed's row) told once per site
     for step, k in pairs:
         site = placed[step].site
-        if (site, str(ids[k])) in taken:
+        if (site, k) in taken:
             continue
-        taken.add((site, str(ids[k])))
+        taken.add((site, k))
         out.sheds.append((site, ids[k], sources[k], pollutants[k], placed[step].route))

@@ -56,6 +56,9 @@ class Overlaps:
     catchments: list = field(default_factory=list)   # (site, catchment_id, drains_to)
     routes: Routes = field(default_factory=Routes)   # the catchments' route downstream
     watersheds: list = field(default_factory=list)   # (site, id, stormwater_source, pollutants, acres)
+    # per site, its acres in any TMDL watershed it overlaps, each acre counted once (watersheds
+    # overlap: two TMDLs of one watershed are two rows of one shape, a lake's inside a basin's)
+    tmdl_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))
     listed: dict = field(default_factory=dict)       # water id -> [(waterbody_id, pollutants, category)]
     wetland_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))   # per site
     adjacent_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per site
@@ -89,7 +92,7 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     geoms = sites.geometries
     minimum = profile.condition_a.min_overlap_sq_ft
     catchments = reference.read_boxes("catchments", boxes, crs, needed_for=NEEDED)
-    s, f, _ = _overlapping(geoms, catchments, minimum, crs)
+    s, f, _, _ = _overlapping(geoms, catchments, minimum, crs)
     ids = catchments["catchment_id"].to_numpy(dtype=object)
     drains = catchments["drains_to"].to_numpy(dtype=object)
     overlaps.catchments = list(zip(s.tolist(), ids[f], drains[f]))
@@ -102,10 +105,15 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
         profile, crs)
     progress.step(0.3, "reading TMDL watersheds")
     sheds = reference.read_boxes("tmdl_watersheds", boxes, crs, needed_for=NEEDED)
-    s, f, held = _overlapping(geoms, sheds, minimum, crs)
+    s, f, held, shared = _overlapping(geoms, sheds, minimum, crs)
     overlaps.watersheds = list(zip(s.tolist(), sheds["watershed_id"].to_numpy(dtype=object)[f],
                                    sheds["stormwater_source"].to_numpy(dtype=float)[f],
                                    sheds["pollutants"].to_numpy(dtype=object)[f], held.tolist()))
+    overlaps.tmdl_acres = np.zeros(len(geoms))
+    if len(s):
+        starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+        overlaps.tmdl_acres[s[starts]] = acres(
+            _grouped_union(shared, starts, np.diff(np.r_[starts, len(s)])), crs)
     progress.step(0.5, "looking up 303(d)-listed waters")
     wanted = {w for _, w, _, _ in overlaps.routes.waters}
     listed = reference.lookup("impaired_waters", "waterbody_id", wanted, normalise=water_id,
@@ -141,17 +149,19 @@ def _widened(boxes, crs, profile) -> np.ndarray:
 
 
 def _overlapping(sites, frame, minimum_sq_ft, crs):
-    """(site index, feature position, acres shared) for each site and polygon of ``frame``
-    sharing at least ``minimum_sq_ft`` (as ``checks.condition_a`` measures an overlap)."""
+    """(site index, feature position, acres shared, shared part) for each site and polygon of
+    ``frame`` sharing at least ``minimum_sq_ft`` (as ``checks.condition_a`` measures an
+    overlap), by site then feature."""
     geometries = np.asarray(frame.geometry.values, dtype=object)
     if not len(geometries):
-        return np.array([], dtype=int), np.array([], dtype=int), np.array([], dtype=float)
+        return (np.array([], dtype=int), np.array([], dtype=int), np.array([], dtype=float),
+                np.array([], dtype=object))
     s, f = query(shapely.STRtree(sites), geometries, predicate="intersects")[::-1]
     order = np.lexsort((f, s))
     s, f = s[order], f[order]
     shared = shared_parts(geometries[f], sites[s])
     keep = np.atleast_1d(square_feet(shared, crs)) >= minimum_sq_ft
-    return s[keep], f[keep], np.atleast_1d(acres(shared[keep], crs))
+    return s[keep], f[keep], np.atleast_1d(acres(shared[keep], crs)), shared[keep]
 
 
 def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs) -> None:
@@ -279,9 +289,8 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
                     concern += names.split(pollutants)
                 else:
                     undecided.append(f"{shown} is 303(d)-listed, but no pollutant is recorded for it")
-        triggering_sheds, held = [], 0.0
+        triggering_sheds = []
         for shed_id, source, pollutants, shed_acres in sheds[k]:
-            held += shed_acres
             if np.isnan(source):
                 undecided.append(f"TMDL watershed {shed_id}: whether stormwater is a source is "
                                  "not recorded")
@@ -323,7 +332,8 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
             "site_id": str(site_id), "site_acres": float(site_acres[k]), "condition_a": status,
             "receiving_waters": ";".join(sorted(receiving[k])),
             "listed_waters": ";".join(dict.fromkeys(listed)),
-            "tmdl_watersheds": ";".join(triggering_sheds), "tmdl_acres": float(held),
+            "tmdl_watersheds": ";".join(dict.fromkeys(triggering_sheds)),
+            "tmdl_acres": float(overlaps.tmdl_acres[k]) if sheds[k] else 0.0,
             "pollutants": ";".join(dict.fromkeys(concern)) if triggers else "",
             "why": "; ".join(why),
             "wetland_status": str(overlaps.wetland_status[k]),

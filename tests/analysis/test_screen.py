@@ -202,6 +202,16 @@ def routed_sites(tmp_path_factory, routed_file):
 
 
 @pytest.fixture(scope="module")
+def two_tmdl_file(tmp_path_factory):
+    return two_tmdl_reference(tmp_path_factory.mktemp("two_tmdl") / "reference.gpkg")
+
+
+@pytest.fixture(scope="module")
+def nested_tmdl_file(tmp_path_factory):
+    return two_tmdl_reference(tmp_path_factory.mktemp("nested_tmdl") / "reference.gpkg", "TW-1P")
+
+
+@pytest.fixture(scope="module")
 def reference_file(tmp_path_factory):
     return varied_reference(tmp_path_factory.mktemp("screen") / "reference.gpkg")
 
@@ -270,6 +280,62 @@ def test_each_site_is_decided_as_its_review_downstream(routed_file, routed_sites
     assert {rows[k]["condition_a"] for k in routed_only} == {expected}
     if reading == "applies":
         assert all(rows[k]["tmdl_watersheds"] == "TW-1" for k in routed_only)
+
+
+def two_tmdl_reference(path, other_id="TW-1"):
+    """The routed reference (``routed_reference``) whose watershed TW-1 carries two TMDLs, as
+    two rows of one shape: one for pathogens, of which stormwater is not a source (written
+    first, its id ``other_id``: TW-1 again in a layer not imported, which the import refuses),
+    and the phosphorus TMDL of which it is."""
+    routed_reference(path)
+    sheds = gpd.read_file(path, layer="tmdl_watersheds")
+    other = sheds.iloc[[0]].copy()
+    other["tmdl_id"], other["pollutants"], other["stormwater_source"] = "TMDL-P2", "Pathogens", 0
+    other["watershed_id"] = other_id
+    gpd.GeoDataFrame(pd.concat([other, sheds], ignore_index=True), crs=sheds.crs).to_file(
+        path, layer="tmdl_watersheds", driver="GPKG")
+    return path
+
+
+@pytest.mark.parametrize("reading", ["applies", "needs_review"])
+def test_a_routed_watershed_with_two_tmdls_is_decided_by_each(two_tmdl_file, routed_sites,
+                                                              reading):
+    """Each TMDL of a watershed met through the route counts, as in the review: the first row
+    (stormwater not a source) does not hide the second (stormwater a source)."""
+    path = two_tmdl_file
+    base = load_profile()
+    profile = replace(base, condition_a=replace(base.condition_a, routed_tmdl_watershed=reading))
+    reference = open_reference(path)
+    sites = read_sites(routed_sites, profile.area_crs)
+    rows = screen_sites(sites, reference, profile).by_site()
+    routed_only = [k for k, r in rows.items() if "catchment 020200060102, inside it" in r["why"]
+                   and r["listed_waters"] == "" and "NY1301-0099" not in r["why"]
+                   and "020200060102" not in r["receiving_waters"]]
+    assert routed_only
+    for site_id, geometry in zip(sites.ids, sites.geometries):
+        if site_id in routed_only:
+            a, _ = review_of(geometry, profile, reference)
+            status = APPLIES if a.applies else NOT_DECIDED if not a.decided else DOES_NOT_APPLY
+            assert rows[site_id]["condition_a"] == status, (site_id, rows[site_id]["why"], a)
+    expected = APPLIES if reading == "applies" else NOT_DECIDED
+    assert {rows[k]["condition_a"] for k in routed_only} == {expected}
+
+
+@pytest.mark.parametrize("fixture", ["two_tmdl_file", "nested_tmdl_file"])
+def test_tmdl_acres_count_each_acre_once(fixture, request, routed_file, routed_sites):
+    """A site in a watershed with two TMDLs (two rows of one shape, of one id or two) holds its
+    acres in TMDL watersheds once, as with one: not twice its own area; a watershed is named
+    once."""
+    profile = load_profile()
+    sites = read_sites(routed_sites, profile.area_crs)
+    two = screen_sites(sites, open_reference(request.getfixturevalue(fixture)), profile).by_site()
+    one = screen_sites(sites, open_reference(routed_file), profile).by_site()
+    inside = [k for k, row in one.items() if row["tmdl_acres"] > 0]
+    assert inside
+    for k in inside:
+        assert two[k]["tmdl_acres"] == pytest.approx(one[k]["tmdl_acres"], abs=1e-9), k
+        assert two[k]["tmdl_acres"] <= two[k]["site_acres"] + 1e-9, k
+        assert two[k]["tmdl_watersheds"] == one[k]["tmdl_watersheds"], k
 
 
 def test_each_site_is_decided_as_its_review_by_category(categories_file, categories_sites):
@@ -399,7 +465,7 @@ def test_repeated_site_ids_are_refused(tmp_path):
         read_sites(path, load_profile().area_crs)
 
 
-@pytest.mark.parametrize("layers", ["varied", "routed", "categories"])
+@pytest.mark.parametrize("layers", ["varied", "routed", "categories", "two TMDLs"])
 def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_path):
     """The same layers imported into a GeoPackage store and a PostGIS schema: the SQL screen
     in the database gives each site the GeoPackage screen's answer and acres (routed: the
@@ -407,6 +473,7 @@ def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_pa
     water's category read from the database as from the file)."""
     reference_file, sites_file = {
         "varied": ("reference_file", "sites_file"), "routed": ("routed_file", "routed_sites"),
+        "two TMDLs": ("nested_tmdl_file", "routed_sites"),
         "categories": ("categories_file", "categories_sites")}[layers]
     reference_file, sites_file = (request.getfixturevalue(reference_file),
                                   request.getfixturevalue(sites_file))
@@ -436,6 +503,9 @@ def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_pa
     assert main(["screen", str(sites_file), "--reference", f"{conninfo} schema={schema}",
                  "--output", str(tmp_path / "pg.csv"), "--quiet"]) == 0
     assert (tmp_path / "pg.csv").read_text().count("\n") == len(in_file) + 1
+    if layers == "two TMDLs":  # each acre in a TMDL watershed counted once in the database too
+        assert any(row["tmdl_acres"] > 0 for row in in_file.values())
+        assert all(row["tmdl_acres"] <= row["site_acres"] + 1e-6 for row in in_database.values())
     if layers == "routed":  # the route was followed: rows the catchments' drains_to decide
         assert any("which drains to catchment" in row["why"] for row in in_file.values())
     if layers == "categories":  # every category was met, and each said what it is
