@@ -216,7 +216,7 @@ def step_floor(sites: str, reference: str) -> dict:
     from analysis.io.vector import layer_crs, read_geopackage_boxes, read_layer
     from analysis.profile import load_profile
     from analysis.reference.read import boxes_in_crs
-    from analysis.screen.overlay import shared_parts
+    from analysis.overlay import shared_parts
 
     area = crs_of(load_profile().area_crs)
     geoms = np.asarray(read_layer(sites, "sites").frame.geometry.values, dtype=object)

@@ -12,6 +12,7 @@ import shapely
 
 from .applicability import DisturbedArea
 from .base import Check, CheckResult
+from ..overlay import shared_parts
 from ..units import acres, crs_units, square_feet
 from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
@@ -387,7 +388,8 @@ def _tmdl_overlaps(watersheds, disturbed, site, profile):
     frame = watersheds[inside]
     kept = [o for o, keep in zip(outfalls, inside) if keep]
     geometries = np.asarray(frame.geometry.values, dtype=object)
-    held = acres(shapely.intersection(geometries, disturbed.geometry), site.area_crs)
+    held = acres(shared_parts(geometries, _each(disturbed.geometry, len(geometries))),
+                 site.area_crs)
     return [(i, row, g, float(a), o) for (i, row), g, a, o in
             zip(frame.iterrows(), geometries, np.atleast_1d(held), kept)]
 
@@ -420,10 +422,18 @@ def _overlapping(frame, disturbed, site, profile) -> np.ndarray:
     candidates = tree.query(disturbed.geometry, predicate="intersects")
     keep = np.zeros(len(geometries), dtype=bool)
     if len(candidates):
-        shared = square_feet(shapely.intersection(geometries[candidates], disturbed.geometry),
+        shared = square_feet(shared_parts(geometries[candidates],
+                                          _each(disturbed.geometry, len(candidates))),
                              site.area_crs)
         keep[candidates[np.atleast_1d(shared) >= minimum]] = True
     return keep
+
+
+def _each(geometry, n: int) -> np.ndarray:
+    """``geometry`` ``n`` times, as the parts :func:`shared_parts` meets element-wise."""
+    out = np.empty(n, dtype=object)
+    out[:] = [geometry] * n
+    return out
 
 
 def _name(value) -> str:

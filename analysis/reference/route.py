@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from ..overlay import shared_parts
 from ..threads import each
 from ..units import square_feet
 from .catchments import drains_to_values, split_drains_to
@@ -221,13 +222,13 @@ def _placed(level: list, boxes: dict, read: Read, known: dict) -> list:
 
 
 def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq_ft: float,
-                crs, intersection: Callable = shapely.intersection) -> tuple:
+                crs) -> tuple:
     """``(frame, pairs)``: the features of ``layer`` read around ``shapes`` (each one's box
     widened by ``pad``; one read), and the (shape, feature) positions of each pair that overlaps
     by ``minimum_sq_ft`` or more (``[condition_a] min_overlap_sq_ft``), by shape then feature:
     the TMDL watersheds the downstream catchments lie in. A shape given more than once (the
-    same object: one catchment on several routes) is met with the features once.
-    ``intersection(features, shapes)``: the shared parts, element-wise."""
+    same object: one catchment on several routes) is met with the features once; a shape a
+    feature covers is its own overlap (:func:`analysis.overlay.shared_parts`)."""
     given = np.asarray(shapes, dtype=object)
     keys = np.fromiter(map(id, given), dtype=np.int64, count=len(given))
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
@@ -239,7 +240,7 @@ def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq
     d, w = shapely.STRtree(geometries).query(distinct, predicate="intersects")
     order = np.lexsort((w, d))
     d, w = d[order], w[order]
-    shared = np.atleast_1d(square_feet(intersection(geometries[w], distinct[d]), crs))
+    shared = np.atleast_1d(square_feet(shared_parts(geometries[w], distinct[d]), crs))
     keep = shared >= minimum_sq_ft
     met: list = [[] for _ in distinct]  # per distinct shape, the features it overlaps
     for k, feature in zip(d[keep].tolist(), w[keep].tolist()):

@@ -72,7 +72,7 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
             query = sql.SQL(
                 "WITH f AS MATERIALIZED ({features}), "
                 "x AS MATERIALIZED (SELECT s.k, {ffields}, CASE WHEN ST_Covers(f.g, s.geom) "
-                # a site inside a polygon is its own overlap (screen.overlay.shared_parts)
+                # a site inside a polygon is its own overlap (analysis.overlay.shared_parts)
                 "THEN s.geom ELSE ST_Intersection(f.g, s.geom) END AS part "
                 "FROM f JOIN pg_temp.swppp_sites s ON f.g && s.geom AND ST_Intersects(f.g, s.geom)), "
                 "y AS MATERIALIZED (SELECT *, ST_Area(part) AS a FROM x) "

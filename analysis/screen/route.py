@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from ..profile import RulesProfile
 from ..reference.route import Lookup, Read, overlapping, place, unplaced, walk
 from ..units import crs_units
-from .overlay import shared_parts
 
 __all__ = ["Routes", "follow_routes"]
 
@@ -68,11 +67,11 @@ def _watersheds(out: Routes, placed: list, read: Read, pad: float, profile, crs)
     min_overlap_sq_ft`` or more, per site by the first route that meets it: each TMDL (a
     row; a watershed with two TMDLs has two) as the review tells it. Each catchment is
     met with the watersheds once, however many sites' routes pass through it; a catchment a
-    watershed covers is its own overlap (``overlay.shared_parts``)."""
+    watershed covers is its own overlap (``analysis.overlay.shared_parts``)."""
     if not placed:
         return
     sheds, pairs = overlapping("tmdl_watersheds", [s.geometry for s in placed], read, pad,
-                               profile.condition_a.min_overlap_sq_ft, crs, shared_parts)
+                               profile.condition_a.min_overlap_sq_ft, crs)
     if not pairs:
         return
     ids = sheds["watershed_id"].to_numpy(dtype=object)

@@ -31,9 +31,9 @@ from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_k
 from ..reference.read import Reference
 from ..reference.route import catchment_lookup
 from ..siteplan.plan import has_text
+from ..overlay import shared_parts
 from ..threads import each, query
 from ..units import FOOT_M, acres, square_feet, unit_metres
-from .overlay import shared_parts
 from .route import Routes, follow_routes
 from .sites import Sites
 

@@ -1,10 +1,11 @@
-"""The screen's overlays of many small parts with few large polygons."""
+"""Overlays of many small parts with few large polygons: the review's and the screen's one way
+to measure what a site (or a downstream catchment) shares with the polygons it meets."""
 from __future__ import annotations
 
 import numpy as np
 import shapely
 
-from ..threads import cores, each_piece
+from .threads import cores, each_piece
 
 __all__ = ["shared_parts"]
 
