@@ -28,13 +28,14 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from ..errors import InputError
 from ..overlay import shared_parts
 from ..threads import each
 from ..units import square_feet
 from .catchments import drains_to_values, split_drains_to
 
 __all__ = ["Lookup", "Read", "Step", "Water", "Cut", "Walk", "walk", "place", "overlapping",
-           "catchment_lookup", "unplaced", "water_id"]
+           "catchment_lookup", "unique_catchments", "unplaced", "water_id"]
 
 # lookup(ids) -> {catchment_id: drains_to} of the layer's catchments with those ids (trimmed).
 Lookup = Callable[[set], Mapping]
@@ -45,14 +46,38 @@ Read = Callable[[str, np.ndarray], pd.DataFrame]
 
 def catchment_lookup(reference, needed_for: str) -> Lookup:
     """The walk's :data:`Lookup` over a reference (``analysis.reference.read.Reference``): ids
-    compared trimmed; none found without a reference."""
+    compared trimmed; none found without a reference. An id two catchments carry is refused
+    (:func:`unique_catchments`)."""
     def lookup(wanted) -> dict:
         if reference is None:
             return {}
         found = reference.lookup("catchments", "catchment_id", wanted, normalise=str.strip,
                                  needed_for=needed_for)
-        return {str(c).strip(): d for c, d in zip(found["catchment_id"], found["drains_to"])}
+        return unique_catchments(zip(found["catchment_id"], found["drains_to"]), reference.label)
     return lookup
+
+
+def unique_catchments(rows: Iterable[tuple], path) -> dict:
+    """``{trimmed catchment_id: drains_to}`` of ``rows`` ((catchment_id, drains_to) each),
+    refusing an id that two rows carry: the route could follow only one of their
+    ``drains_to``, and which one would be the reader's accident (``swppp reference import``
+    refuses such a layer; a layer read directly is refused here, when the route reaches it)."""
+    out: dict = {}
+    repeated: set = set()
+    for catchment, drains_to in rows:
+        key = str(catchment).strip()
+        if key in out:
+            repeated.add(key)
+        out[key] = drains_to
+    if repeated:
+        shown = sorted(repeated)[:10]
+        raise InputError(f"catchment_id is not unique: {len(repeated)} id(s) repeat "
+                         f"({', '.join(shown)}), so the route downstream cannot tell which "
+                         "catchment's drains_to to follow", path=path, layer="catchments",
+                         field="catchment_id",
+                         fix="give every catchment its own id (or merge the repeated ones "
+                             "into one feature); `swppp reference import` refuses such a layer")
+    return out
 
 
 def water_id(text) -> str:

@@ -22,6 +22,7 @@ from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..reference.postgis import PostgisStore, connect
 from ..reference.read import boxes_in_crs
+from ..reference.route import unique_catchments
 from ..checks.condition_a import water_id
 from ..units import ACRE_M2, FOOT_M, unit_metres
 from .route import follow_routes
@@ -151,7 +152,7 @@ def _catchment_rows(con, sql, store, wanted) -> dict:
     rows = con.execute(sql.SQL("SELECT catchment_id, drains_to FROM {} WHERE "
                                "btrim(catchment_id::text, %s) = ANY(%s)").format(
         store.ids.table("catchments")), (_WHITESPACE, sorted(wanted))).fetchall()
-    return {str(c).strip(): d for c, d in rows}
+    return unique_catchments(rows, store.label)
 
 
 def _read_boxes(con, sql, store, layer: str, fields, boxes, area_crs, srids) -> pd.DataFrame:

@@ -287,24 +287,27 @@ def _catchments_by_id(layer, id_field, ids, padded):
     (``Reference.lookup(..., normalise=str.strip)``): the exact request keeps the provider's
     index; where an id is not found so, the layer's ids are read once (``padded``, filled on
     first need by :func:`_padded_ids`) and those stored with white space around them fetched by
-    feature id."""
-    found = {}
+    feature id. An id two features carry is refused, as the analysis refuses it
+    (``analysis.reference.route.unique_catchments``)."""
+    from analysis.reference.route import unique_catchments
+
+    rows = []  # (trimmed id, feature)
     for start in range(0, len(ids), _IDS_PER_REQUEST):
         batch = ids[start:start + _IDS_PER_REQUEST]
         request = QgsFeatureRequest().setFilterExpression(
             f"{QgsExpression.quotedColumnRef(id_field)} IN "
             f"({', '.join(QgsExpression.quotedValue(v) for v in batch)})")
-        for feature in layer.getFeatures(request):
-            found.setdefault(str(feature[id_field]).strip(), QgsFeature(feature))
-    missing = [t for t in ids if t not in found]
+        rows += [(str(f[id_field]).strip(), QgsFeature(f)) for f in layer.getFeatures(request)]
+    missing = sorted(set(ids) - {t for t, _ in rows})
     if missing:
         if not padded:
             padded.append(_padded_ids(layer, id_field))
         fids = sorted(fid for t in missing for fid in padded[0].get(t, ()))
         if fids:
-            for feature in layer.getFeatures(QgsFeatureRequest().setFilterFids(fids)):
-                found.setdefault(str(feature[id_field]).strip(), QgsFeature(feature))
-    return found
+            rows += [(str(f[id_field]).strip(), QgsFeature(f))
+                     for f in layer.getFeatures(QgsFeatureRequest().setFilterFids(fids))]
+    unique_catchments(((t, None) for t, _ in rows), layer_source(layer))
+    return dict(rows)
 
 
 def _padded_ids(layer, id_field):

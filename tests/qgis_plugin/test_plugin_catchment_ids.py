@@ -70,3 +70,44 @@ def test_condition_a_follows_padded_ids_as_the_cli_does(data_copy, tmp_path, loa
     assert results["CONDITION_A_APPLIES"] == 1
     given = json.loads(plugin_json.read_text(encoding="utf-8"))["reference"]["project_layers"]
     assert given["catchments"]["features_copied"] == 5  # A near the site, B to E downstream
+
+
+def test_an_id_two_catchments_carry_is_refused_as_the_cli_refuses_it(data_copy, tmp_path,
+                                                                    load_layer):
+    """Catchment B stored twice with different drains_to: which one the route follows would be
+    the reader's accident (the plugin kept the first, the CLI the last). Both refuse it, naming
+    the field and the id."""
+    import geopandas as gpd
+    from shapely.geometry import LineString, box
+
+    from analysis.cli.app import main
+    from analysis.errors import InputError
+    from qgis.core import QgsProcessingException
+    from qgis_plugin.algorithms.base import append_downstream_catchments
+
+    source, copied = three_catchments(tmp_path, {"catchment_id": ["A", "B", "B"],
+                                                 "drains_to": ["B", "NY-1", "NY-2"]})
+    with pytest.raises(InputError, match=r"catchment_id is not unique: 1 id\(s\) repeat \(B\)"):
+        append_downstream_catchments(load_layer(source, "catchments"), str(copied), hops=3)
+
+    site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
+    chain = CHAIN + [("B", 700000, 701000, "NY-ELSEWHERE")]
+    gpd.GeoDataFrame(
+        {"catchment_id": [c for c, *_ in chain], "name": [f"Catchment {c}" for c, *_ in chain],
+         "drains_to": [d for *_, d in chain]},
+        geometry=[box(x0, 913000, x1, 915000) for _, x0, x1, _ in chain], crs="EPSG:2260",
+    ).to_file(reference, layer="catchments", driver="GPKG")
+    gpd.GeoDataFrame(
+        {"waterbody_id": ["NY-ELSEWHERE"], "name": ["Nowhere Creek"], "pollutants": ["Mercury"],
+         "listing_cycle": ["2022"], "category": ["5"]},
+        geometry=[LineString([(700000, 900000), (701000, 900000)])], crs="EPSG:2260",
+    ).to_file(reference, layer="impaired_waters", driver="GPKG")
+    out = tmp_path / "cli.json"
+    assert main(["review", str(site), "--reference", str(reference), "--json", str(out),
+                 "--quiet"]) == 2
+    assert not out.exists()
+    layers = {f"{role.upper()}_LAYER": load_layer(reference, role)
+              for role in ("impaired_waters", "tmdl_watersheds", "catchments")}
+    with pytest.raises(QgsProcessingException, match=r"catchment_id is not unique.*\(B\)"):
+        run("condition_a", {"SITE": str(site), **layers,
+                            "OUTPUT_JSON": str(tmp_path / "plugin.json")})
