@@ -14,6 +14,24 @@ pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 PADDED = {"B": "  B ", "C": "C\t"}
 
 
+def chain_reference(reference, chain):
+    """``reference``'s catchments replaced by ``chain`` ((id, x0, x1, drains_to) each: boxes in
+    a row), and its 303(d) list by one water far from them all (NY-ELSEWHERE)."""
+    import geopandas as gpd
+    from shapely.geometry import LineString, box
+
+    gpd.GeoDataFrame(
+        {"catchment_id": [c for c, *_ in chain], "name": [f"Catchment {c.strip()}" for c, *_ in chain],
+         "drains_to": [d for *_, d in chain]},
+        geometry=[box(x0, 913000, x1, 915000) for _, x0, x1, _ in chain], crs="EPSG:2260",
+    ).to_file(reference, layer="catchments", driver="GPKG")
+    gpd.GeoDataFrame(
+        {"waterbody_id": ["NY-ELSEWHERE"], "name": ["Nowhere Creek"], "pollutants": ["Mercury"],
+         "listing_cycle": ["2022"], "category": ["5"]},
+        geometry=[LineString([(700000, 900000), (701000, 900000)])], crs="EPSG:2260",
+    ).to_file(reference, layer="impaired_waters", driver="GPKG")
+
+
 def test_ids_stored_with_spaces_are_found_downstream(tmp_path, load_layer):
     import geopandas as gpd
 
@@ -31,26 +49,17 @@ def test_ids_stored_with_spaces_are_found_downstream(tmp_path, load_layer):
 
 def test_condition_a_follows_padded_ids_as_the_cli_does(data_copy, tmp_path, load_layer):
     import geopandas as gpd
-    from shapely.geometry import LineString, box
+    from shapely.geometry import box
 
     from analysis.cli.app import main
 
     site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
-    gpd.GeoDataFrame(
-        {"catchment_id": [PADDED.get(c, c) for c, *_ in CHAIN],
-         "name": [f"Catchment {c}" for c, *_ in CHAIN], "drains_to": [d for *_, d in CHAIN]},
-        geometry=[box(x0, 913000, x1, 915000) for _, x0, x1, _ in CHAIN], crs="EPSG:2260",
-    ).to_file(reference, layer="catchments", driver="GPKG")
+    chain_reference(reference, [(PADDED.get(c, c), *rest) for c, *rest in CHAIN])
     gpd.GeoDataFrame(
         {"watershed_id": ["TW-FAR"], "name": ["Far Lake watershed"], "pollutants": ["Phosphorus"],
          "tmdl_id": ["NY-TMDL-FAR"], "stormwater_source": [1]},
         geometry=[box(*FAR_SHED)], crs="EPSG:2260",
     ).to_file(reference, layer="tmdl_watersheds", driver="GPKG")
-    gpd.GeoDataFrame(
-        {"waterbody_id": ["NY-ELSEWHERE"], "name": ["Nowhere Creek"], "pollutants": ["Mercury"],
-         "listing_cycle": ["2022"], "category": ["5"]},
-        geometry=[LineString([(700000, 900000), (701000, 900000)])], crs="EPSG:2260",
-    ).to_file(reference, layer="impaired_waters", driver="GPKG")
 
     cli_json = tmp_path / "cli.json"
     assert main(["review", str(site), "--reference", str(reference), "--json", str(cli_json),
@@ -77,8 +86,6 @@ def test_an_id_two_catchments_carry_is_refused_as_the_cli_refuses_it(data_copy, 
     """Catchment B stored twice with different drains_to: which one the route follows would be
     the reader's accident (the plugin kept the first, the CLI the last). Both refuse it, naming
     the field and the id."""
-    import geopandas as gpd
-    from shapely.geometry import LineString, box
 
     from analysis.cli.app import main
     from analysis.errors import InputError
@@ -91,17 +98,7 @@ def test_an_id_two_catchments_carry_is_refused_as_the_cli_refuses_it(data_copy, 
         append_downstream_catchments(load_layer(source, "catchments"), str(copied), hops=3)
 
     site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
-    chain = CHAIN + [("B", 700000, 701000, "NY-ELSEWHERE")]
-    gpd.GeoDataFrame(
-        {"catchment_id": [c for c, *_ in chain], "name": [f"Catchment {c}" for c, *_ in chain],
-         "drains_to": [d for *_, d in chain]},
-        geometry=[box(x0, 913000, x1, 915000) for _, x0, x1, _ in chain], crs="EPSG:2260",
-    ).to_file(reference, layer="catchments", driver="GPKG")
-    gpd.GeoDataFrame(
-        {"waterbody_id": ["NY-ELSEWHERE"], "name": ["Nowhere Creek"], "pollutants": ["Mercury"],
-         "listing_cycle": ["2022"], "category": ["5"]},
-        geometry=[LineString([(700000, 900000), (701000, 900000)])], crs="EPSG:2260",
-    ).to_file(reference, layer="impaired_waters", driver="GPKG")
+    chain_reference(reference, CHAIN + [("B", 700000, 701000, "NY-ELSEWHERE")])
     out = tmp_path / "cli.json"
     assert main(["review", str(site), "--reference", str(reference), "--json", str(out),
                  "--quiet"]) == 2
