@@ -51,3 +51,33 @@ def test_the_screen_refuses_it_and_the_cli_exits_2(repeated, tmp_path, capsys):
                  "--quiet"]) == 2
     assert not out.exists()
     assert "catchment_id is not unique" in capsys.readouterr().err
+
+
+def test_the_postgis_screen_refuses_it_too(repeated, pg_schema):
+    """The import refuses a repeated id; a table another tool wrote may still hold one."""
+    import psycopg
+    from psycopg import sql
+
+    from analysis.reference.importer import read_candidate
+    from analysis.reference.postgis import PostgisStore
+    from analysis.screen.postgis import screen_postgis
+
+    path, sites = repeated
+    conninfo, schema = pg_schema
+    store = PostgisStore(conninfo, schema)
+    for layer in ("wetlands", "impaired_waters", "tmdl_watersheds"):
+        store.import_candidate(read_candidate(layer, f"{path}|layername={layer}"))
+    unique = gpd.read_file(path, layer="catchments").drop_duplicates("catchment_id")
+    folder = path.parent / "unique.gpkg"
+    unique.to_file(folder, layer="catchments", driver="GPKG")
+    store.import_candidate(read_candidate("catchments", f"{folder}|layername=catchments"))
+    with psycopg.connect(conninfo) as con:  # the second 020200060102, written behind the store
+        con.execute(sql.SQL("INSERT INTO {} (catchment_id, name, drains_to, geom) SELECT "
+                            "catchment_id, name, %s, ST_Translate(geom, 90000, 0) FROM {} "
+                            "WHERE catchment_id = %s").format(
+            store.ids.table("catchments"), store.ids.table("catchments")),
+            ("NY1301-0099", REPEATED))
+    profile = load_profile()
+    with pytest.raises(InputError, match=rf"catchment_id is not unique.*\({REPEATED}\)"):
+        screen_postgis(read_sites(sites, profile.area_crs), f"{conninfo} schema={schema}",
+                       profile)
