@@ -187,13 +187,18 @@ def holes(seed=303) -> Case:
              shed(rect(1700, 1700, 600, 600), "TW-LAKE", source=None)]
     wetlands = [wetland(rect(400 + 1200 * k, 450 + 1000 * (k % 4), 200 + 40 * k, 180), f"WH{k}",
                         int(k % 3 != 0), [None, 100.0, 40.0][k % 3]) for k in range(5)]
+    # A ring of wetland round an upland island, regulated and not, a site on each island.
+    for k, regulated in enumerate((1, 0)):
+        ring = rect(300 + 3000 * k, 5000, 800, 800)
+        wetlands.append(wetland(ring.difference(ring.buffer(-250)), f"WR{k}", regulated))
     sites = []  # a donut round each wetland, some holes holding its zone too
-    for k, (g, _) in enumerate(wetlands):
+    for k, (g, _) in enumerate(wetlands[:5]):
         inner = g.buffer([0, 30, 120, 5, 300][k], join_style="mitre")
         sites.append(inner.buffer(250, join_style="mitre").difference(inner))
     sites.append(rect(1200, 1200, 1600, 1600).difference(rect(1600, 1600, 800, 800)))
     sites.append(rect(1200, 1200, 1600, 1600).difference(rect(1500, 1500, 1000, 1000)))
     sites.append(rect(3700, 3700, 600, 600).difference(rect(3800, 3800, 400, 400)))
+    sites += [rect(600 + 3000 * k, 5300, 200, 200) for k in range(2)]
     for s in random_sites(rng, 24):
         hole = s.centroid.buffer(np.sqrt(s.area) / 4)
         sites.append(s.difference(hole) if hole.within(s) else s)
@@ -232,7 +237,7 @@ def odd_drains_to(seed=505) -> Case:
     cycles (A -> B -> A), itself, ids padded with spaces, a chain longer than the hops."""
     rng = np.random.default_rng(seed)
     drains = {"C00": " ny-w01 ; NY-W02;;", "C01": "C00; C02", "C02": "C01 ;NY-W22",
-              "C10": "C10", "C11": " c12 ", "C12": "C13", "C20": "C21;C21; ny-W20 ",
+              "C10": "C10", "C11": " c12 ", "C12": "C13", "C20": "C21;C21; ny-nope ",
               "C21": "C22", "C22": None}
     catchments = grid_catchments(drains=drains)
     # A chain C13 -> C14 -> C15 -> C16 -> C17 beyond the grid (longer than the 3 hops), ending
@@ -244,12 +249,24 @@ def odd_drains_to(seed=505) -> Case:
                             "drains_to": f"C1{k + 1}" if k < 7 else "NY-W22"}))
     catchments.append((rect(6000, 0, 2000, 2000), {"catchment_id": "C30", "name": None,
                                                    "drains_to": "CNOWHERE; ny-w00"}))
+    # A catchment without a shape (found by id, placed nowhere), one with an empty shape, and
+    # an id given to two catchments far apart (the second, far from C20 which drains into
+    # C21, lies beside other sites).
+    catchments.append((None, {"catchment_id": "C31", "name": None, "drains_to": "NY-W22"}))
+    catchments.append((shapely.Polygon(), {"catchment_id": "C32", "name": None,
+                                           "drains_to": "NY-W22"}))
+    catchments[2] = (catchments[2][0], {**catchments[2][1], "drains_to": "C31; ny-w02"})
+    catchments[5] = (catchments[5][0], {**catchments[5][1], "drains_to": "C32;C12"})
+    catchments.insert(0, (rect(6000, 4000, 2000, 2000), {"catchment_id": "C21", "name": "Twin",
+                                                      "drains_to": "NY-NOPE2"}))
     waters = listed_grid() + [water(" ny-w01 ", "5", "Silt/Sediment", k=20),
                               water("NY-W22", "5", "Nitrogen", k=21)]
     sheds = [shed(rect(-4000, 2000, 1000, 2000), "TW-CHAIN"),
-             shed(rect(4000, 4000, 2000, 2000), "TW-C22", source=None)]
+             shed(rect(4000, 4000, 2000, 2000), "TW-C22", source=None),
+             shed(cell(2, 1, inset=300), "TW-C21")]
     sites = random_sites(rng, 30, extent=3 * CELL, margin=1500.0)
     sites += [rect(-2900 + 1000 * k, 2400, 600, 600) for k in range(-2, 3)]
+    sites += [rect(6500, 4500, 500, 500), rect(4300, 300, 500, 500)]
     return Case({"catchments": catchments, "impaired_waters": waters,
                  "tmdl_watersheds": sheds, "wetlands": scattered_wetlands(rng, 3)}, sites)
 
@@ -310,7 +327,11 @@ def edges(seed=808) -> Case:
              rect(2900, 4400, 400, 400),                # covers WE2 (not regulated)
              rect(500, 4300, 200, 100),                 # its edge on WE1's zone (100 ft)
              rect(500, 4350, 200, 50),                  # inside WE1's zone, outside WE1
-             rect(4600 + 150 + 100, 3000, 200, 150)]    # touches WE3's zone
+             rect(4600 + 150 + 100, 3000, 200, 150),    # touches WE3's zone
+             rect(CELL - 1 / 300, 1700, 300, 300),      # shares 1 sq ft: the minimum
+             rect(CELL - 0.9 / 300, 2300, 300, 300),    # shares 0.9 sq ft
+             rect(3200, 4500, 200, 200),                # touches WE2 (not regulated)
+             rect(CELL - 100, CELL - 100, CELL + 200, CELL + 200)]  # covers C11 whole
     sites += random_sites(rng, 24)
     return Case({"catchments": grid_catchments(), "impaired_waters": listed_grid(),
                  "tmdl_watersheds": sheds, "wetlands": wetlands}, sites)
@@ -322,6 +343,9 @@ def other_crs(seed=909, crs="EPSG:4326") -> Case:
     case = nested_tmdl(seed)
     case.layers["wetlands"] = scattered_wetlands(rng, 10) + [
         wetland(bowtie(2500, 2500, 300, 300), "WBX", 1, 150.0)]
+    case.layers["tmdl_watersheds"].append(shed(bowtie(3000, 500, 1500, 1500), "TW-BOW"))
+    case.layers["catchments"][4] = (self_touching(CELL, CELL, CELL, CELL),
+                                    case.layers["catchments"][4][1])
     case.sites = case.sites[:20] + random_sites(rng, 14)
     case.crs = crs
     return case
@@ -336,6 +360,10 @@ CASES = {
     "odd_categories": odd_categories,
     "odd_wetlands": odd_wetlands,
     "edges": edges,
+    "odd_drains_to_one_hop": lambda: replace(
+        odd_drains_to(), profile_changes={"downstream_catchment_hops": 1}),
+    "nested_tmdl_needs_review": lambda: replace(
+        nested_tmdl(), profile_changes={"routed_tmdl_watershed": "needs_review"}),
     "crs_4326": lambda: other_crs(crs="EPSG:4326"),
     "crs_32618": lambda: other_crs(crs="EPSG:32618"),
 }
@@ -491,3 +519,97 @@ def test_geopackage_and_postgis_screens_agree(name, pg_schema, tmp_path):
             if abs(other[column] - row[column]) > 1e-6:
                 found.append((site_id, column, row[column], other[column]))
     assert not found, (name, len(found), found[:5])
+
+
+# --- the divergences found, kept -----------------------------------------------------------------
+
+def wide_wetland_case() -> Case:
+    """A regulated wetland whose adjacent area (5000 ft) is wider than the search distance
+    (300 ft): site NEAR 100 ft from it (the wetland is read for it), site FAR 1500 ft from it
+    (its review does not read the wetland: beyond the search distance of its box)."""
+    return Case({"catchments": grid_catchments(), "impaired_waters": listed_grid(),
+                 "tmdl_watersheds": [shed(cell(0, 0), "TW-0")],
+                 "wetlands": [wetland(rect(2000, 2000, 300, 300), "WIDE", 1, 5000.0)]},
+                [rect(2400, 2000, 300, 300), rect(3800, 2000, 300, 300)])
+
+
+def _far_rows(screen, reference, sites_path, profile):
+    """The FAR site's row screened with NEAR, and alone, and its review."""
+    sites = read_sites(sites_path, profile.area_crs)
+    alone = read_sites(sites_path, profile.area_crs)
+    alone.ids, alone.geometries = alone.ids[1:], alone.geometries[1:]
+    return (screen(sites, reference).by_site()["S001"], screen(alone, reference).by_site()["S001"],
+            review_row(sites.geometries[1], profile, open_reference(reference)))
+
+
+def test_a_wetland_wider_than_the_search_distance_meets_only_sites_whose_box_it_meets(tmp_path):
+    """Regression (s20-fuzz): the screen read the wide wetland for NEAR and met it with every
+    site within its 5000 ft, so FAR was put in its adjacent area (8 acres of a site in a
+    wetland's adjacent area that its review, and FAR screened alone, do not see)."""
+    case = wide_wetland_case()
+    profile = profile_for(case)
+    together, alone, review = _far_rows(
+        lambda sites, reference: screen_sites(sites, open_reference(reference), profile),
+        *write_case(case, tmp_path), profile)
+    assert review["wetland_status"] == "none" and review["adjacent_area_acres"] == 0
+    for row in (together, alone):
+        assert (row["wetland_status"], row["wetlands"], row["adjacent_area_acres"]) == \
+            ("none", "", 0.0)
+
+
+def test_a_wide_wetland_in_postgis_meets_only_sites_whose_box_it_meets(pg_schema, tmp_path):
+    """The same in the PostGIS screen (its wetland query met the zone with every site)."""
+    from analysis.reference.importer import read_candidate
+    from analysis.reference.postgis import PostgisStore
+    from analysis.screen.postgis import screen_postgis
+
+    conninfo, schema = pg_schema
+    case = wide_wetland_case()
+    reference, sites_path = write_case(case, tmp_path)
+    for layer in LAYERS:
+        PostgisStore(conninfo, schema).import_candidate(
+            read_candidate(layer, f"{reference}|layername={layer}"))
+    profile = profile_for(case)
+    together, alone, _ = _far_rows(
+        lambda sites, _: screen_postgis(sites, f"{conninfo} schema={schema}", profile),
+        reference, sites_path, profile)
+    for row in (together, alone):
+        assert (row["wetland_status"], row["wetlands"], row["adjacent_area_acres"]) == \
+            ("none", "", 0.0)
+
+
+@pytest.mark.parametrize("store", ["geopackage", "postgis"])
+def test_tmdl_watersheds_are_told_in_one_order_whatever_order_they_are_stored_in(
+        store, tmp_path, request):
+    """Regression (s20-fuzz): a site in two TMDL watersheds was told them in the order the
+    store gave them (a GeoPackage's feature order; PostgreSQL's, none), so the GeoPackage and
+    PostGIS screens wrote different ``tmdl_watersheds`` and ``why`` for one answer."""
+    sheds = [shed(rect(0, 0, 3000, 3000), "TW-A", pollutants="Phosphorus"),
+             shed(rect(500, 500, 3000, 3000), "TW-B", pollutants="Nitrogen"),
+             shed(rect(0, 0, 3000, 3000), "TW-A2", source=None)]
+    rows = []
+    for k, ordered in enumerate((sheds, sheds[::-1])):
+        case = Case({"catchments": grid_catchments(), "impaired_waters": listed_grid(),
+                     "tmdl_watersheds": ordered,
+                     "wetlands": [wetland(rect(-9000, 0, 10, 10), "W", 0)]},
+                    [rect(1000, 1000, 400, 400)])
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        reference, sites_path = write_case(case, folder)
+        profile = profile_for(case)
+        sites = read_sites(sites_path, profile.area_crs)
+        if store == "geopackage":
+            rows.append(screen_sites(sites, open_reference(reference), profile).rows[0])
+            continue
+        from analysis.reference.importer import read_candidate
+        from analysis.reference.postgis import PostgisStore
+        from analysis.screen.postgis import screen_postgis
+
+        conninfo, schema = request.getfixturevalue("pg_schema")
+        schema = f"{schema}_{k}"
+        for layer in LAYERS:
+            PostgisStore(conninfo, schema).import_candidate(
+                read_candidate(layer, f"{reference}|layername={layer}"))
+        rows.append(screen_postgis(sites, f"{conninfo} schema={schema}", profile).rows[0])
+    assert rows[0]["tmdl_watersheds"] == "TW-A;TW-B"
+    assert rows[0] == rows[1]
