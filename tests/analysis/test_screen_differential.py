@@ -47,6 +47,7 @@ class Case:
     sites: list
     crs: str = "EPSG:2260"
     profile_changes: dict = field(default_factory=dict)
+    every: int = 1  # every how many sites is reviewed (all, but in the case of many sites)
 
 
 def cell(i, j, inset=0.0):
@@ -146,7 +147,27 @@ def invalid_polygons(seed=101) -> Case:
                 for k in range(6)]
     wetlands += [wetland(self_touching(300 + 1000 * k, 4200, 600, 500), f"WS{k}", 1, 80.0)
                  for k in range(4)]
+    # A multipolygon of overlapping parts, a hole outside its shell, a spike, a polygon of
+    # no area (repaired to nothing), and a catchment draining into that one.
+    overlapping = shapely.MultiPolygon([rect(3200, 3200, 900, 900), rect(3700, 3700, 900, 900)])
+    outside = shapely.Polygon(rect(4300, 200, 600, 600).exterior.coords,
+                              [rect(5000, 300, 200, 200).exterior.coords])
+    spike = shapely.Polygon([(X0 + 200, Y0 + 5000), (X0 + 900, Y0 + 5000),
+                             (X0 + 900, Y0 + 5300), (X0 + 1500, Y0 + 5300),
+                             (X0 + 900, Y0 + 5300), (X0 + 900, Y0 + 5600), (X0 + 200, Y0 + 5600)])
+    flat = shapely.Polygon([(X0 + 2500, Y0 + 5000), (X0 + 3500, Y0 + 5000),
+                            (X0 + 3000, Y0 + 5000)])
+    sheds += [shed(overlapping, "TW-OV"), shed(outside, "TW-OUT"), shed(spike, "TW-SPIKE"),
+              shed(flat, "TW-FLAT")]
+    wetlands += [wetland(overlapping, "WOV", 1, 60.0), wetland(outside, "WOUT", 1),
+                 wetland(spike, "WSPIKE", 0), wetland(flat, "WFLAT", 1)]
+    catchments += [(flat, {"catchment_id": "CFLAT", "name": None, "drains_to": "NY-W00"}),
+                   (spike, {"catchment_id": "CSPIKE", "name": None, "drains_to": "CFLAT"}),
+                   (rect(6200, 0, 1500, 1500), {"catchment_id": "CEAST", "name": None,
+                                                "drains_to": "CSPIKE; CFLAT"})]
     sites = random_sites(rng, 30)
+    sites += [rect(3500, 3500, 400, 400), rect(4400, 300, 800, 300), rect(800, 5100, 900, 400),
+              rect(2600, 4900, 600, 200), rect(6300, 100, 300, 300)]
     sites += [bowtie(100 + 1100 * k, 200 + 700 * k, 700, 600) for k in range(4)]
     sites += [self_touching(900, 900, 1000, 900)]
     return Case({"catchments": catchments, "impaired_waters": listed_grid(),
@@ -337,6 +358,24 @@ def edges(seed=808) -> Case:
                  "tmdl_watersheds": sheds, "wetlands": wetlands}, sites)
 
 
+def many_sites(seed=1010) -> Case:
+    """1600 small sites over 400 wetlands and the grid: enough pairs for the screen's
+    element-wise work to be shared among threads (512 elements a share); every 16th site is
+    reviewed."""
+    rng = np.random.default_rng(seed)
+    wetlands = scattered_wetlands(rng, 400)
+    sites = []
+    for _ in range(1600):
+        x, y = rng.uniform(-200, 6000, 2)
+        w, h = rng.uniform(30, 250, 2)
+        sites.append(rect(x, y, w, h))
+    sheds = [shed(rect(0, 0, 3500, 2500), "TW-1"), shed(rect(2500, 2000, 3000, 3000), "TW-2",
+                                                        source=None)]
+    return Case({"catchments": grid_catchments(drains={"C00": "C01", "C01": "C11"}),
+                 "impaired_waters": listed_grid(), "tmdl_watersheds": sheds,
+                 "wetlands": wetlands}, sites, every=16)
+
+
 def other_crs(seed=909, crs="EPSG:4326") -> Case:
     """Every reference layer stored in another CRS than the area CRS (the profile's 2260)."""
     rng = np.random.default_rng(seed)
@@ -360,6 +399,9 @@ CASES = {
     "odd_categories": odd_categories,
     "odd_wetlands": odd_wetlands,
     "edges": edges,
+    "many_sites": many_sites,
+    "odd_drains_to_no_hop": lambda: replace(
+        odd_drains_to(), profile_changes={"downstream_catchment_hops": 0}),
     "odd_drains_to_one_hop": lambda: replace(
         odd_drains_to(), profile_changes={"downstream_catchment_hops": 1}),
     "nested_tmdl_needs_review": lambda: replace(
@@ -417,18 +459,21 @@ def review_row(geometry, profile, reference) -> dict:
     warned = [f.message for f in review.findings if f.rule == "wetlands" and f.status == WARN]
     status = ("wetland" if any("lie inside wetland" in m for m in warned) else
               "adjacent area" if any("adjacent area of" in m for m in warned) else "none")
+    concern = [line for line in a.evidence if line.startswith("pollutants of concern: ")]
     return {"condition_a": APPLIES if a.applies else NOT_DECIDED if not a.decided
             else DOES_NOT_APPLY,
+            "pollutants": sorted(concern[0].split(": ", 1)[1].split(", ")) if concern else [],
             "why": a.evidence,
             "wetland_acres": review.measurements["wetland_acres"],
             "adjacent_area_acres": review.measurements["wetland_adjacent_area_acres"],
             "wetland_status": status}
 
 
-def differences(screen_rows: dict, sites, profile, reference) -> list:
-    """(site, column, screen, review) for each answer the screen and the review differ on."""
+def differences(screen_rows: dict, sites, profile, reference, every=1) -> list:
+    """(site, column, screen, review) for each answer the screen and the review differ on
+    (of every ``every``-th site)."""
     out = []
-    for site_id, geometry in zip(sites.ids, sites.geometries):
+    for site_id, geometry in zip(sites.ids[::every], sites.geometries[::every]):
         row, review = screen_rows[site_id], review_row(geometry, profile, reference)
         for column in ("condition_a", "wetland_status"):
             if row[column] != review[column]:
@@ -437,6 +482,13 @@ def differences(screen_rows: dict, sites, profile, reference) -> list:
         for column in ("wetland_acres", "adjacent_area_acres"):
             if abs(row[column] - review[column]) > 1e-9:
                 out.append((site_id, column, row[column], review[column]))
+        # Where it applies, by the same waters and watersheds, for the same pollutants.
+        if sorted(filter(None, row["pollutants"].split(";"))) != review["pollutants"]:
+            out.append((site_id, "pollutants", row["pollutants"], review["pollutants"]))
+        told = " ".join(review["why"]) if row["condition_a"] == APPLIES else ""
+        for named in filter(None, (row["listed_waters"] + ";" + row["tmdl_watersheds"]).split(";")):
+            if named not in told:
+                out.append((site_id, "named", named, told))
     return out
 
 
@@ -455,10 +507,25 @@ def test_each_site_is_screened_as_its_review(written):
     sites = read_sites(sites_path, profile.area_crs)
     rows = screen_sites(sites, open_reference(reference_path), profile).by_site()
     assert len(rows) == len(case.sites)
-    found = differences(rows, sites, profile, open_reference(reference_path))
+    found = differences(rows, sites, profile, open_reference(reference_path), case.every)
     assert not found, (name, len(found), found[:5])
     # The comparison is not of empty answers: every case meets some of the reference.
     assert {r["condition_a"] for r in rows.values()} - {DOES_NOT_APPLY}
+
+
+def test_a_sites_row_does_not_hang_on_the_other_sites_screened(written):
+    """The sites screened in two batches (every other site, in turn): each row is the row of
+    the whole screen (what a site meets is its own, not what was read for its neighbours)."""
+    name, case, reference_path, sites_path = written
+    profile = profile_for(case)
+    sites = read_sites(sites_path, profile.area_crs)
+    whole = screen_sites(sites, open_reference(reference_path), profile).by_site()
+    for start in (0, 1):
+        part = read_sites(sites_path, profile.area_crs)
+        part.ids, part.geometries = part.ids[start::2], part.geometries[start::2]
+        rows = screen_sites(part, open_reference(reference_path), profile).by_site()
+        changed = [(k, row, whole[k]) for k, row in rows.items() if row != whole[k]]
+        assert not changed, (name, len(changed), changed[:3])
 
 
 ID_FIELDS = {"wetlands": "wetland_id", "impaired_waters": "waterbody_id",
