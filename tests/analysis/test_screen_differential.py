@@ -191,7 +191,7 @@ def multipart(seed=202) -> Case:
                         f"WM{k}", k % 2, [None, 60.0, 120.0][k % 3]) for k in range(5)]
     wetlands += scattered_wetlands(rng, 6)
     sites = random_sites(rng, 26, margin=1800.0)
-    for k in range(8):
+    for _ in range(8):
         a, b = random_sites(rng, 2, margin=1800.0)
         sites.append(shapely.MultiPolygon([a, b]) if not a.intersects(b) else a.union(b))
     return Case({"catchments": catchments, "impaired_waters": listed_grid(),
