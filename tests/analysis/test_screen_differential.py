@@ -48,6 +48,7 @@ class Case:
     crs: str = "EPSG:2260"
     profile_changes: dict = field(default_factory=dict)
     every: int = 1  # every how many sites is reviewed (all, but in the case of many sites)
+    area_crs: str = ""  # the profile's area CRS where another is wanted
 
 
 def cell(i, j, inset=0.0):
@@ -407,6 +408,8 @@ CASES = {
     "nested_tmdl_needs_review": lambda: replace(
         nested_tmdl(), profile_changes={"routed_tmdl_watershed": "needs_review"}),
     "crs_4326": lambda: other_crs(crs="EPSG:4326"),
+    "area_crs_metres": lambda: replace(odd_wetlands(), area_crs="EPSG:32618"),  # metres
+    "area_crs_metres_edges": lambda: replace(edges(), area_crs="EPSG:32618", crs="EPSG:4326"),
     "crs_32618": lambda: other_crs(crs="EPSG:32618"),
 }
 
@@ -438,6 +441,8 @@ def write_case(case: Case, folder):
 
 def profile_for(case: Case):
     profile = load_profile()
+    if case.area_crs:
+        profile = replace(profile, profile=replace(profile.profile, area_crs=case.area_crs))
     if case.profile_changes:
         profile = replace(profile, condition_a=replace(profile.condition_a,
                                                        **case.profile_changes))
