@@ -117,7 +117,9 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
         progress.step(0.6, "wetlands")
         rows = con.execute(_wetland_query(sql, store, boxes[srids["wetlands"]]), {
             "area": area, "ft": FOOT_M / unit_metres(sites.crs),
-            "default": profile.wetlands.default_adjacent_area_ft}).fetchall()
+            "default": profile.wetlands.default_adjacent_area_ft,
+            "search": profile.reference.search_distance_ft * FOOT_M / unit_metres(sites.crs)}
+            ).fetchall()
     _wetland_rows(overlaps, rows, n, to_ft2, to_acres, profile)
     progress.step(0.95, "deciding")
     overlaps.listed = {k: overlaps.listed[k] for k in sorted(overlaps.listed)}
@@ -253,12 +255,15 @@ def _wetland_query(sql, store, boxes):
         "ELSE adjacent_area_ft END ELSE 0 END * %(ft)s AS reach FROM ({features}) f), "
         "p AS MATERIALIZED (SELECT s.k, w.fid FROM w JOIN pg_temp.swppp_sites s "
         "ON s.geom && ST_Expand(w.g, w.reach)), "
-        "z AS MATERIALIZED (SELECT w.fid, w.wetland_id, w.g, CASE WHEN w.reach > 0 THEN "
+        "z AS MATERIALIZED (SELECT w.fid, w.wetland_id, w.g, w.reach, CASE WHEN w.reach > 0 THEN "
         "ST_Buffer(w.g, w.reach) END AS zone FROM w WHERE w.fid IN (SELECT fid FROM p)), "
         "hit AS MATERIALIZED (SELECT p.k, z.wetland_id, ST_Intersection(z.g, s.geom) AS inside, "
         "CASE WHEN z.zone IS NOT NULL THEN ST_Intersection(z.zone, s.geom) END AS near "
         "FROM p JOIN z USING (fid) JOIN pg_temp.swppp_sites s USING (k) "
-        "WHERE ST_Intersects(coalesce(z.zone, z.g), s.geom)), "
+        "WHERE ST_Intersects(coalesce(z.zone, z.g), s.geom) "
+        # a site meets the wetlands its review reads, those meeting its own box (a wetland
+        # within its reach of the site does, unless its reach is wider than the search distance)
+        "AND (z.reach <= %(search)s OR ST_Intersects(z.g, ST_Expand(s.geom, %(search)s)))), "
         "wet AS MATERIALIZED (SELECT k, wetland_id, inside, near, "
         "ST_Union(inside) OVER (PARTITION BY k) AS wet FROM hit), "
         "piece AS MATERIALIZED (SELECT k, wetland_id, inside, wet, CASE WHEN ST_IsEmpty(wet) "

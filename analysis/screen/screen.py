@@ -128,7 +128,7 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     wetlands = reference.read_boxes(
         "wetlands", boxes, crs, needed_for="the screen's wetlands",
         reach=(sites.boxes, lambda frame: adjacent_distances_ft(frame, profile) * to_units))
-    _wetlands(overlaps, geoms, wetlands, profile, crs)
+    _wetlands(overlaps, geoms, wetlands, profile, crs, boxes)
     progress.step(0.95, "deciding")
     rows = decide(sites.ids, geoms, overlaps, profile, crs)
     return Screen(rows=rows, geometries=geoms, crs=crs,
@@ -164,9 +164,14 @@ def _overlapping(sites, frame, minimum_sq_ft, crs):
     return s[keep], f[keep], np.atleast_1d(acres(shared[keep], crs)), shared[keep]
 
 
-def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs) -> None:
+def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs, boxes) -> None:
     """Per site: acres inside wetlands, acres in regulated wetlands' adjacent areas outside any
-    wetland (each counted once), the wetlands met, and the status (as ``checks.wetlands``)."""
+    wetland (each counted once), the wetlands met, and the status (as ``checks.wetlands``).
+
+    ``boxes``: each site's box widened by ``[reference] search_distance_ft``. A site meets
+    only the wetlands its review reads, those meeting its own box: a wetland whose adjacent
+    area is wider than the search distance, read for a site nearby, is not met by a site
+    farther away (its answer does not hang on the other sites screened with it)."""
     n = len(sites)
     overlaps.wetland_acres, overlaps.adjacent_acres = np.zeros(n), np.zeros(n)
     overlaps.wetland_status = np.full(n, "none", dtype=object)
@@ -180,6 +185,14 @@ def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs) -> None:
     s, w = query(shapely.STRtree(sites), geometries, predicate="dwithin", distance=reach)[::-1]
     order = np.lexsort((w, s))
     s, w = s[order], w[order]
+    # Within its reach of a site, a wetland whose reach is the search distance or less meets
+    # the site's box; a wider one is tested against the box.
+    wide = reach[w] > profile.reference.search_distance_ft * (FOOT_M / unit_metres(crs))
+    if wide.any():
+        keep = ~wide
+        keep[wide] = each(shapely.intersects, geometries[w[wide]],
+                          shapely.box(*np.asarray(boxes, dtype=float)[s[wide]].T))
+        s, w = s[keep], w[keep]
     # A wetland that is not regulated has no adjacent area (reach 0): it is not buffered.
     used = np.unique(w[reach[w] > 0])
     zones = geometries.copy()
@@ -237,6 +250,13 @@ def _grouped_union(pieces, starts, counts):
     return result
 
 
+def _told_order(shed) -> tuple:
+    """A TMDL watershed's place in a row, (id, pollutants, stormwater_source, acres or route):
+    whatever order the store gave the features in (a GeoPackage's, PostgreSQL's), one row."""
+    shed_id, source, pollutants, last = shed
+    return (str(shed_id), str(pollutants), -1.0 if np.isnan(source) else float(source), last)
+
+
 def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs) -> list[dict]:
     """Each site's row: Condition A decided as ``checks.condition_a`` decides it."""
     names = PollutantNames.from_profile(profile)
@@ -290,7 +310,7 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
                 else:
                     undecided.append(f"{shown} is 303(d)-listed, but no pollutant is recorded for it")
         triggering_sheds = []
-        for shed_id, source, pollutants, shed_acres in sheds[k]:
+        for shed_id, source, pollutants, shed_acres in sorted(sheds[k], key=_told_order):
             if np.isnan(source):
                 undecided.append(f"TMDL watershed {shed_id}: whether stormwater is a source is "
                                  "not recorded")
@@ -302,7 +322,7 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
             else:
                 notes.append(f"TMDL watershed {shed_id}: stormwater is not a source")
         met = {str(shed[0]) for shed in sheds[k]}
-        for shed_id, source, pollutants, route in routed[k]:
+        for shed_id, source, pollutants, route in sorted(routed[k], key=_told_order):
             if str(shed_id) in met:
                 continue
             line = (f"TMDL watershed {shed_id} for {names.describe(pollutants) or 'no pollutant'}"
