@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import sqlite3
+import struct
 import warnings
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ __all__ = ["LayerData", "list_layers", "read_layer", "first_row", "layer_crs", "
            "geopackage_layers", "gpkg_wkb",
            "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts",
            "geopackage_box_rows"]
+
+log = logging.getLogger(__name__)
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
@@ -93,6 +96,8 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
     crs = _defined_crs(path, layer, crs_wkt) if spatial else None
     if spatial and crs is not None:
         frame = frame.set_crs(crs, allow_override=True)
+    if spatial:
+        warn_altered_geometries(path, layer, frame.index)
     return LayerData(name=layer, frame=frame, crs=crs, spatial=spatial)
 
 
@@ -341,9 +346,15 @@ def _gdal_log_muted():
 def _read_fiona(path, layer, bbox, read_geometry=True):
     with _gdal_log_muted(), fiona.open(str(path), layer=layer,
                                        ignore_geometry=not read_geometry) as src:
-        has_geometry = src.schema.get("geometry") not in (None, "None") and read_geometry
+        try:
+            schema = src.schema
+        except fiona.errors.UnsupportedGeometryTypeError:
+            # Fiona 1.9 has no name for a curved layer's type (CurvePolygon, MultiSurface...)
+            # though it reads its features, arcs made straight by GDAL as pyogrio's are.
+            schema = {"geometry": "Curved", "properties": _ogr_field_names(path, layer)}
+        has_geometry = schema.get("geometry") not in (None, "None") and read_geometry
         features = list(src.filter(bbox=tuple(bbox)) if bbox else src)
-        columns = list(src.schema["properties"])
+        columns = list(schema["properties"])
         crs_wkt = (src.crs_wkt or None) if has_geometry else None  # fiona fails on a table's CRS
     fids = pd.Index([int(f.id) for f in features], name="fid")
     rows = [dict(f.properties) for f in features]
@@ -352,6 +363,138 @@ def _read_fiona(path, layer, bbox, read_geometry=True):
         return attributes, None
     geometries = [shapely.geometry.shape(f.geometry) if f.geometry else None for f in features]
     return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(geometries, index=fids)), crs_wkt
+
+
+def _ogr_field_names(path, layer) -> list[str]:
+    """The attribute fields of ``layer`` as GDAL's own bindings list them (QGIS's Python)."""
+    from osgeo import ogr
+
+    source = ogr.Open(str(path))
+    found = source.GetLayerByName(layer) if source is not None else None
+    if found is None:
+        raise OSError(f"GDAL cannot open layer {layer}")
+    definition = found.GetLayerDefn()
+    return [definition.GetFieldDefn(i).GetName() for i in range(definition.GetFieldCount())]
+
+
+# WKB geometry types (ISO, without their Z/M thousands) that hold arcs or curves.
+_CIRCULAR_STRING = 8
+_LINEAR_POINTS = {1: 1, 2: None, 8: None}  # point: one; line and arc: counted
+_RINGS = (3, 17)  # polygon, triangle: rings of counted points
+_PARTS = (4, 5, 6, 7, 9, 10, 11, 12, 15, 16)  # multi-, collections, compound, curve polygon...
+_CURVED_DECLARED = ("CIRCULARSTRING", "COMPOUNDCURVE", "CURVEPOLYGON", "MULTICURVE",
+                    "MULTISURFACE", "CURVE", "SURFACE", "GEOMETRY", "GEOMETRYCOLLECTION")
+
+
+def _wkb_arcs(wkb: bytes, at: int = 0) -> tuple[int, bool, bool]:
+    """(the offset after the geometry at ``at``, whether it holds an arc, whether it has M)."""
+    order = "<" if wkb[at] == 1 else ">"
+    (code,) = struct.unpack_from(order + "I", wkb, at + 1)
+    at += 5
+    z_flag, m_flag = bool(code & 0x80000000), bool(code & 0x40000000)
+    code &= 0x0FFFFFFF
+    kind, dims = code % 1000, code // 1000
+    z, m = z_flag or dims in (1, 3), m_flag or dims in (2, 3)
+    point = 8 * (2 + z + m)
+    if kind in _LINEAR_POINTS:
+        count = 1 if kind == 1 else struct.unpack_from(order + "I", wkb, at)[0]
+        at += 0 if kind == 1 else 4
+        return at + count * point, kind == _CIRCULAR_STRING, m
+    if kind in _RINGS:
+        (rings,) = struct.unpack_from(order + "I", wkb, at)
+        at += 4
+        for _ in range(rings):
+            (count,) = struct.unpack_from(order + "I", wkb, at)
+            at += 4 + count * point
+        return at, False, m
+    if kind in _PARTS:
+        (parts,) = struct.unpack_from(order + "I", wkb, at)
+        at += 4
+        arc = False
+        for _ in range(parts):
+            at, part_arc, part_m = _wkb_arcs(wkb, at)
+            arc, m = arc or part_arc, m or part_m
+        return at, arc, m
+    raise ValueError(f"WKB geometry type {code}")
+
+
+def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None
+                       ) -> tuple[list[int], list[int]]:
+    """(the features of GeoPackage layer ``layer`` with arcs, those with M values), among
+    ``fids`` where given: what every reader here alters on reading. GDAL makes each arc
+    straight segments (one every ``OGR_ARC_STEPSIZE`` degrees, 4 by default), on both stacks;
+    shapely has no M, which is dropped. Only a layer whose declared type may hold either is
+    scanned; any other source gives ([], [])."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return [], []
+    arcs: list[int] = []
+    measured: list[int] = []
+    try:
+        with closing(geopackage_reader(path)) as con:
+            row = con.execute("SELECT table_name, column_name, geometry_type_name, m FROM "
+                              "gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
+                              (layer,)).fetchone()
+            if row is None or (str(row[2]).upper() not in _CURVED_DECLARED and not row[3]):
+                return [], []
+            table = _gpkg_table(con, row[0])
+            key = table[2] if table is not None else "rowid"
+            among = ""
+            if fids is not None:
+                con.execute("CREATE TEMP TABLE swppp_fids (id INTEGER PRIMARY KEY)")
+                con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)",
+                                [(int(f),) for f in fids])
+                among = f" WHERE {_quoted(key)} IN (SELECT id FROM temp.swppp_fids)"
+            for fid, blob in con.execute(f"SELECT {_quoted(key)}, {_quoted(row[1])} FROM "
+                                         f"{_quoted(row[0])}{among} ORDER BY 1"):
+                wkb = gpkg_wkb(blob)
+                if not wkb:
+                    continue
+                try:
+                    _end, arc, m = _wkb_arcs(wkb)
+                except (ValueError, struct.error, IndexError):
+                    continue  # not ours to judge here: the driver reads it, or refuses it
+                if arc:
+                    arcs.append(int(fid))
+                if m:
+                    measured.append(int(fid))
+    except sqlite3.Error:
+        return [], []
+    return arcs, measured
+
+
+def warn_altered_geometries(path: str | Path, layer: str,
+                            fids: Optional[Sequence[int]] = None) -> None:
+    """A warning (logged, as the command line shows it) naming the features whose arcs were
+    made straight segments or whose M values were dropped on reading (:func:`altered_geometries`)."""
+    arcs, measured = altered_geometries(path, layer, fids)
+    shown = lambda fids: ", ".join(map(str, fids[:10])) + (" ..." if len(fids) > 10 else "")  # noqa: E731
+    if arcs:
+        log.warning("%s", InputError(
+            f"{len(arcs)} feature(s) ({shown(arcs)}) have arcs (curved geometry): each arc was "
+            f"read as straight segments, one every {_arc_step()} degrees of arc (GDAL's "
+            "OGR_ARC_STEPSIZE), and reviewed so: an area inside an arc is a little smaller (at "
+            "most about 0.1% of a whole circle's)", path=path, layer=layer,
+            fix="nothing, if that is close enough; else draw the arcs with more vertices "
+                "(QGIS: Processing > Segmentize by maximum angle) and save the layer again"))
+    if measured:
+        log.warning("%s", InputError(
+            f"{len(measured)} feature(s) ({shown(measured)}) have M (measure) values, which "
+            "were not read: the review does not use them", path=path, layer=layer,
+            fix="nothing, unless the measures matter; then put them in a field"))
+
+
+def _arc_step() -> str:
+    """GDAL's step along an arc when it makes it straight, in degrees (its default 4)."""
+    try:
+        if ENGINE == "pyogrio":
+            value = pyogrio.get_gdal_config_option("OGR_ARC_STEPSIZE")
+        else:
+            from osgeo import gdal
+
+            value = gdal.GetConfigOption("OGR_ARC_STEPSIZE")
+    except Exception:  # noqa: BLE001 - the figure only describes what GDAL did
+        value = None
+    return str(value or 4)
 
 
 def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
