@@ -39,7 +39,8 @@ except ImportError:  # pragma: no cover
     for _driver in ("XLSX", "ODS"):
         fiona.supported_drivers.setdefault(_driver, "r")
 
-__all__ = ["LayerData", "list_layers", "read_layer", "first_row", "layer_crs", "write_geopackage", "ENGINE",
+__all__ = ["LayerData", "list_layers", "read_layer", "first_row", "refuse_misread_text",
+           "altered_geometries", "warn_altered_geometries", "layer_crs", "write_geopackage", "ENGINE",
            "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader",
            "geopackage_layers", "gpkg_wkb",
            "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts",
@@ -98,7 +99,42 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
         frame = frame.set_crs(crs, allow_override=True)
     if spatial:
         warn_altered_geometries(path, layer, frame.index)
+    refuse_misread_text(path, layer, frame)
     return LayerData(name=layer, frame=frame, crs=crs, spatial=spatial)
+
+
+def refuse_misread_text(path: str | Path, layer: str, frame: pd.DataFrame) -> None:
+    """Refuse a shapefile (or a lone .dbf) without a ``.cpg`` whose text is UTF-8 read as
+    Latin-1: GDAL takes a .dbf without one (and without a code page in its header) to be
+    ISO-8859-1, so "Kiryas Joël" written as UTF-8 reads "Kiryas JoÃ«l" on both stacks."""
+    path = Path(path)
+    if path.suffix.lower() not in (".shp", ".dbf") or _cpg_of(path) is not None:
+        return
+    geometry = frame.geometry.name if isinstance(frame, gpd.GeoDataFrame) else None
+    for column in frame.columns:
+        if column == geometry or not (frame[column].dtype == object
+                                      or pd.api.types.is_string_dtype(frame[column].dtype)):
+            continue
+        for fid, value in frame[column].items():
+            if isinstance(value, str) and not value.isascii():
+                try:
+                    meant = value.encode("latin-1").decode("utf-8")
+                except (UnicodeEncodeError, UnicodeDecodeError):
+                    continue
+                raise InputError(
+                    f"the text {value!r} is UTF-8 read as Latin-1 ({meant!r} was meant): the "
+                    f"shapefile has no {path.with_suffix('.cpg').name} to say its encoding",
+                    path=path, layer=layer, feature=fid, field=str(column),
+                    fix=f"put a file {path.with_suffix('.cpg').name} holding the word UTF-8 "
+                        "beside it, or save the layer again as GeoPackage")
+
+
+def _cpg_of(path: Path) -> Optional[Path]:
+    """The shapefile's .cpg (any case of its suffix), None where there is none."""
+    for suffix in (".cpg", ".CPG"):
+        if path.with_suffix(suffix).exists():
+            return path.with_suffix(suffix)
+    return None
 
 
 def read_layer_batches(path: str | Path, layer: str, size: int) -> Iterator[LayerData]:
