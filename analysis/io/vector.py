@@ -337,8 +337,11 @@ def first_row(path: str | Path, layer: str) -> list[str]:
     header holds twice can only be seen here)."""
     try:
         if ENGINE == "pyogrio":
-            frame = pyogrio.read_dataframe(str(path), layer=layer, max_features=1,
-                                           read_geometry=False, HEADERS="DISABLE")
+            # As the drivers' configuration options too: GDAL 3.12 applies the HEADERS open
+            # option to a workbook's first sheet alone (a second is read with its header).
+            with _gdal_config(OGR_XLSX_HEADERS="DISABLE", OGR_ODS_HEADERS="DISABLE"):
+                frame = pyogrio.read_dataframe(str(path), layer=layer, max_features=1,
+                                               read_geometry=False, HEADERS="DISABLE")
             cells = list(frame.iloc[0]) if len(frame) else []
         else:
             # Fiona's GDAL (3.6 on Debian 12) takes it as the drivers' configuration options.
@@ -351,6 +354,17 @@ def first_row(path: str | Path, layer: str) -> list[str]:
         raise InputError(f"the sheet could not be read ({_first_line(err)})", path=path,
                          layer=layer, fix="open it in a spreadsheet and save it again") from None
     return ["" if c is None or (isinstance(c, float) and c != c) else str(c) for c in cells]
+
+
+@contextmanager
+def _gdal_config(**options: str) -> Iterator[None]:
+    """GDAL configuration options set (through pyogrio) for the block, then as they were."""
+    previous = {name: pyogrio.get_gdal_config_option(name) for name in options}
+    pyogrio.set_gdal_config_options(options)
+    try:
+        yield
+    finally:
+        pyogrio.set_gdal_config_options(previous)
 
 
 def _read_pyogrio(path, layer, bbox, read_geometry=True):
