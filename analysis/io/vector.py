@@ -108,7 +108,7 @@ def refuse_misread_text(path: str | Path, layer: str, frame: pd.DataFrame) -> No
     Latin-1: GDAL takes a .dbf without one (and without a code page in its header) to be
     ISO-8859-1, so "Kiryas Joël" written as UTF-8 reads "Kiryas JoÃ«l" on both stacks."""
     path = Path(path)
-    if path.suffix.lower() not in (".shp", ".dbf") or _cpg_of(path) is not None:
+    if not _without_cpg(path):
         return
     geometry = frame.geometry.name if isinstance(frame, gpd.GeoDataFrame) else None
     for column in frame.columns:
@@ -129,23 +129,33 @@ def refuse_misread_text(path: str | Path, layer: str, frame: pd.DataFrame) -> No
                         "beside it, or save the layer again as GeoPackage")
 
 
-def _cpg_of(path: Path) -> Optional[Path]:
-    """The shapefile's .cpg (any case of its suffix), None where there is none."""
-    for suffix in (".cpg", ".CPG"):
-        if path.with_suffix(suffix).exists():
-            return path.with_suffix(suffix)
-    return None
+def _without_cpg(path: str | Path) -> bool:
+    """Whether ``path`` is a shapefile (or a lone .dbf) without a .cpg beside it."""
+    path = Path(path)
+    return (path.suffix.lower() in (".shp", ".dbf")
+            and not any(path.with_suffix(s).exists() for s in (".cpg", ".CPG")))
 
 
 def read_layer_batches(path: str | Path, layer: str, size: int) -> Iterator[LayerData]:
     """One layer read ``size`` features at a time (each batch as :func:`read_layer` reads a
-    layer), so that a statewide layer is never whole in memory. GDAL's own Arrow stream where
+    layer, its text checked as there: :func:`refuse_misread_text`), so that a statewide layer
+    is never whole in memory (:func:`_layer_batches`)."""
+    for data in _layer_batches(path, layer, size):
+        refuse_misread_text(path, layer, data.frame)
+        yield data
+
+
+def _layer_batches(path: str | Path, layer: str, size: int) -> Iterator[LayerData]:
+    """The batches of :func:`read_layer_batches`. GDAL's own Arrow stream where
     it is there (GDAL >= 3.6 through ``osgeo.ogr``, as QGIS ships it; else pyogrio's, where
     pyarrow is installed): each batch comes as columns, its geometries as WKB made into shapely
     geometries in one vectorised call. Without either: pyogrio reads each batch in one call;
-    fiona iterates GDAL's reader, ``size`` features per frame."""
+    fiona iterates GDAL's reader, ``size`` features per frame. A shapefile without a .cpg is
+    read without Arrow: GDAL's Arrow stream passes its text through as bytes undecoded (UTF-8
+    read right, Latin-1 made U+FFFD or refused), where its reader decodes it as Latin-1, as
+    :func:`read_layer` reads it."""
     try:
-        arrow = _arrow_batches(path, layer, size)
+        arrow = None if _without_cpg(path) else _arrow_batches(path, layer, size)
         if arrow is not None:
             yield from arrow
             return

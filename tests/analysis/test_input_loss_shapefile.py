@@ -80,3 +80,31 @@ def test_a_shapefile_layer_with_cut_names_is_refused_and_read_once_mapped(tmp_pa
                                        'discharge_point = "discharge_"\n')
     plan = load_site_plan(site, PROFILE, read_field_map(tmp_path / "map.toml"))
     assert plan.layers["drainage_area"]["pond_swamp_pct"].iloc[0] == 12.0
+
+
+def test_utf8_text_without_cpg_is_refused_when_read_in_batches(tmp_path):
+    from analysis.io.vector import read_layer_batches
+
+    path = tmp_path / "wetlands.shp"
+    _shapefile(path, gpd.GeoDataFrame({"name": ["Pond", NAME]},
+                                      geometry=[square(1.0), square(1.0, x=X0 + 500)],
+                                      crs="EPSG:2260"))
+    assert [n for b in read_layer_batches(path, "wetlands", 1) for n in b.frame["name"]] == [
+        "Pond", NAME]
+    path.with_suffix(".cpg").unlink()
+    with pytest.raises(InputError, match=r"layer 'wetlands', feature 1, field 'name': the text "
+                                         r"'Kiryas JoÃ«l' is UTF-8 read as Latin-1"):
+        list(read_layer_batches(path, "wetlands", 1))
+
+
+def test_latin1_text_without_cpg_is_read_in_batches_as_whole(tmp_path):
+    from analysis.io.vector import read_layer_batches
+
+    path = tmp_path / "wetlands.shp"
+    _shapefile(path, gpd.GeoDataFrame({"name": ["Pond", NAME]},
+                                      geometry=[square(1.0), square(1.0, x=X0 + 500)],
+                                      crs="EPSG:2260"), "ISO-8859-1")
+    path.with_suffix(".cpg").unlink(missing_ok=True)
+    # GDAL's Arrow stream gave b"Jo\xebl" undecoded: "Jo\ufffdl" on one stack, an error on the other
+    assert [n for b in read_layer_batches(path, "wetlands", 1) for n in b.frame["name"]] == [
+        "Pond", NAME]
