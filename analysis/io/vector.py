@@ -91,6 +91,11 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
         else:
             frame, crs_wkt = _read_fiona(path, layer, bbox, read_geometry)
     except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        for column, values in stored_texts(path, layer, dates_only=True).items():
+            fid, value = next(iter(values.items()))  # pyogrio fails on '2027-02-30'
+            raise InputError(f"{column} is {value!r}, not a date (YYYY-MM-DD)", path=path,
+                             layer=layer, feature=fid, field=column,
+                             fix="write the date as YYYY-MM-DD, or leave it empty") from None
         raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
                          layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
     spatial = isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns
@@ -572,15 +577,20 @@ def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
 _NUMERIC_TYPES = ("INT", "REAL", "FLOA", "DOUB", "BOOLEAN", "NUMERIC")
 
 
-def stored_texts(path: str | Path, layer: str,
-                 fids: Optional[Sequence[int]] = None) -> dict[str, dict[int, str]]:
-    """Text that a GeoPackage holds in ``layer``'s numeric columns, by column and feature id
-    (of the features ``fids`` only, where given: a few features of a large layer are looked
-    up by their ids, the layer is not scanned).
+def stored_texts(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None,
+                 dates_only: bool = False) -> dict[str, dict[int, str]]:
+    """Text that a GeoPackage holds in ``layer``'s numeric columns, or in its date columns
+    where it is no ``YYYY-MM-DD`` day, by column and feature id (of the features ``fids`` only,
+    where given: a few features of a large layer are looked up by their ids, the layer is not
+    scanned).
 
-    SQLite keeps ``'three'`` in a REAL column as text, and GDAL then reads it as 0.0: read
-    here as stored, the value can be refused (or read as a spelling of 1/0) instead of being
-    taken silently. Any other source, or a file SQLite cannot open, gives ``{}``.
+    ``dates_only``: the date columns' alone.
+
+    SQLite keeps ``'three'`` in a REAL column as text, and GDAL then reads it as 0.0; it keeps
+    ``'04/01/2027'`` in a DATE column, and GDAL reads it as null (an empty date: "not yet
+    scheduled"): read here as stored, the value can be refused (or read as a spelling of 1/0)
+    instead of being taken silently. Any other source, or a file SQLite cannot open, gives
+    ``{}``.
     """
     if Path(path).suffix.lower() != ".gpkg":
         return {}
@@ -602,13 +612,22 @@ def stored_texts(path: str | Path, layer: str,
                 among = f" AND {_quoted(key)} IN (SELECT id FROM temp.swppp_fids)"
             for column in columns:
                 name, declared = column[1], str(column[2] or "").upper()
-                if key is None or column[5] or not any(t in declared for t in _NUMERIC_TYPES):
+                if key is None or column[5]:
                     continue
                 name_q = _quoted(name)
-                # A whole-number column read as int64 would drop a fraction (0.5 -> 0) too.
-                kinds = "('text', 'blob'" + (", 'real')" if "INT" in declared else ")")
+                if declared in ("DATE", "DATETIME"):
+                    # GDAL reads a date it cannot parse ('04/01/2027', 'soon') as null.
+                    day = f"substr({name_q}, 1, 10)"
+                    unread = (f"typeof({name_q}) != 'null' AND NOT (typeof({name_q}) = 'text' "
+                              f"AND length({name_q}) >= 10 AND date({day}, '+0 days') IS {day})")
+                elif any(t in declared for t in _NUMERIC_TYPES) and not dates_only:
+                    # A whole-number column read as int64 would drop a fraction (0.5 -> 0) too.
+                    kinds = "('text', 'blob'" + (", 'real')" if "INT" in declared else ")")
+                    unread = f"typeof({name_q}) IN {kinds}"
+                else:
+                    continue
                 rows = con.execute(f"SELECT {_quoted(key)}, {name_q} FROM {quoted} "
-                                   f"WHERE typeof({name_q}) IN {kinds}{among}").fetchall()
+                                   f"WHERE {unread}{among}").fetchall()
                 if rows:
                     found[name] = {int(fid): value if isinstance(value, str) else repr(value)
                                    for fid, value in rows}

@@ -47,7 +47,7 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
     overrides the file's and is required where it has none. Raises :class:`InputError` naming
     the file, layer, feature or field at fault.
     """
-    from ..io.vector import list_layers, read_layer
+    from ..io.vector import list_layers, read_layer, with_stored_texts
 
     path = Path(path)
     layers = list_layers(path)
@@ -61,7 +61,8 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
                          parameter="layer", fix="name one of the file's layers")
     data = read_layer(path, layer)
     area_crs = _crs(path, data.crs, crs)
-    frame = data.frame
+    # A date GDAL could not read ('04/01/2027' in a DATE column) as written, not as empty.
+    frame = with_stored_texts(path, layer, data.frame)
     if not isinstance(frame, gpd.GeoDataFrame):
         raise InputError("the layer has no geometry", path=path, layer=layer,
                          fix="choose the layer holding the phase boundaries")
