@@ -40,7 +40,8 @@ except ImportError:  # pragma: no cover
         fiona.supported_drivers.setdefault(_driver, "r")
 
 __all__ = ["LayerData", "list_layers", "read_layer", "first_row", "refuse_misread_text",
-           "altered_geometries", "warn_altered_geometries", "layer_crs", "write_geopackage", "ENGINE",
+           "altered_geometries", "warn_altered_geometries", "warn_unread_columns", "layer_crs",
+           "write_geopackage", "ENGINE",
            "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader",
            "geopackage_layers", "gpkg_wkb",
            "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts",
@@ -104,6 +105,7 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
         frame = frame.set_crs(crs, allow_override=True)
     if spatial:
         warn_altered_geometries(path, layer, frame.index)
+    warn_unread_columns(path, layer, frame)
     refuse_misread_text(path, layer, frame)
     return LayerData(name=layer, frame=frame, crs=crs, spatial=spatial)
 
@@ -546,6 +548,29 @@ def warn_altered_geometries(path: str | Path, layer: str,
             f"{len(measured)} feature(s) ({shown(measured)}) have M (measure) values, which "
             "were not read: the review does not use them", path=path, layer=layer,
             fix="nothing, unless the measures matter; then put them in a field"))
+
+
+def warn_unread_columns(path: str | Path, layer: str, frame: pd.DataFrame) -> None:
+    """A warning naming the columns of GeoPackage layer ``layer`` that the driver left out of
+    ``frame`` (read from it): GDAL reads one geometry column per table, and a second one
+    (declared ``POLYGON``, say, but not registered as the layer's) is dropped without a word."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return
+    try:
+        with closing(geopackage_reader(path)) as con:
+            found = _gpkg_table(con, layer)
+    except sqlite3.Error:
+        return
+    if found is None:
+        return
+    read = {str(c).lower() for c in frame.columns}
+    unread = [c for c in found[3] if str(c).lower() not in read]
+    if unread:
+        log.warning("%s", InputError(
+            f"the column(s) {', '.join(repr(c) for c in unread)} were not read (GDAL reads one "
+            f"geometry column per layer, '{found[1]}' here): the review does not see them",
+            path=path, layer=layer,
+            fix="move what they hold into a layer of its own, or into fields of this one"))
 
 
 def _arc_step() -> str:

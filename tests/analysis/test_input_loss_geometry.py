@@ -80,3 +80,25 @@ def test_a_plain_layer_warns_nothing(make_site, caplog):
     with caplog.at_level(logging.WARNING, logger="analysis.io.vector"):
         load_site_plan(make_site([square(1.0)]), PROFILE)
     assert not caplog.records
+
+
+def test_a_second_geometry_column_is_named_as_not_read(make_site, caplog):
+    path = make_site([square(1.0)])
+    with closing(sqlite3.connect(path)) as con:
+        srs_id = con.execute("SELECT srs_id FROM gpkg_geometry_columns WHERE "
+                             "table_name = 'disturbance'").fetchone()[0]
+        for (trigger,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' "
+                                      "AND tbl_name = 'disturbance'").fetchall():
+            con.execute(f'DROP TRIGGER "{trigger}"')
+        con.execute("ALTER TABLE disturbance ADD COLUMN proposed POLYGON")  # gpkg_geometry_columns
+        con.execute("UPDATE disturbance SET proposed = ?",  # holds one geometry column a table
+                    (b"GP\x00\x01" + struct.pack("<i", srs_id) + _measured_square_wkb(),))
+        con.commit()
+    with caplog.at_level(logging.WARNING, logger="analysis.io.vector"):
+        site = load_site_plan(path, PROFILE)
+    assert "proposed" not in site.layers["disturbance"].columns  # GDAL leaves it out
+    warned = [r.getMessage() for r in caplog.records if "not read" in r.getMessage()]
+    assert warned == [f"file {path}, layer 'disturbance': the column(s) 'proposed' were not read "
+                      "(GDAL reads one geometry column per layer, 'geom' here): the review does "
+                      "not see them. Fix: move what they hold into a layer of its own, or into "
+                      "fields of this one"]
