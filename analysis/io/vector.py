@@ -41,13 +41,17 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["LayerData", "list_layers", "read_layer", "first_row", "refuse_misread_text",
            "altered_geometries", "warn_altered_geometries", "warn_unread_columns", "layer_crs",
-           "write_geopackage", "ENGINE",
+           "write_geopackage", "ENGINE", "DBF_NAME_LENGTH",
            "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader",
            "geopackage_layers", "gpkg_wkb",
            "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts",
            "geopackage_box_rows"]
 
 log = logging.getLogger(__name__)
+
+# The longest field name a shapefile's .dbf holds: GDAL cuts longer ones (disturbance_id ->
+# disturban), so a reader that misses a field looks for its name cut to this length too.
+DBF_NAME_LENGTH = 10
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.

@@ -120,9 +120,16 @@ def _column(path, layer, frame, name, parameter) -> str:
     for column in frame.columns:
         if str(column).lower() == str(name).lower() and column != frame.geometry.name:
             return str(column)
+    from ..io.vector import DBF_NAME_LENGTH
+
     fields = [str(c) for c in frame.columns if c != frame.geometry.name]
-    raise InputError(f"no field '{name}' (fields: {', '.join(fields)})", path=path, layer=layer,
-                     field=name, parameter=parameter, fix="name the field holding it")
+    cut = next((f for f in fields if len(str(name)) > DBF_NAME_LENGTH
+                and f.lower() == str(name)[:DBF_NAME_LENGTH].lower()), None)
+    raise InputError(f"no field '{name}' (fields: {', '.join(fields)})"
+                     + (f"; '{cut}' looks like it cut to {DBF_NAME_LENGTH} characters, as a "
+                        "shapefile cuts field names" if cut else ""), path=path, layer=layer,
+                     field=name, parameter=parameter,
+                     fix=f"name the field holding it ('{cut}')" if cut else "name the field holding it")
 
 
 def _phases_from_cad_layers(path, layer, frame, pattern: Optional[str]) -> list:

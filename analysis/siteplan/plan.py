@@ -20,7 +20,7 @@ from ..dates import in_range, require_date
 from ..errors import InputError
 from ..geometry import in_family, polygon_part
 from ..profile import Inputs, RulesProfile
-from ..io.vector import LayerData, list_layers, read_layer, with_stored_texts
+from ..io.vector import DBF_NAME_LENGTH, LayerData, list_layers, read_layer, with_stored_texts
 from ..phasing.schedule import phase_name, read_schedule
 from .contract import (BOOLEAN, BOOLEAN_WORDS, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS,
                        FieldSpec, LayerSpec)
@@ -459,24 +459,20 @@ def _normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
     return frame.rename(columns=renames) if renames else frame
 
 
-# A shapefile's .dbf holds field names of at most this many characters; GDAL cuts longer ones.
-_DBF_NAME_LENGTH = 10
-
-
 def _refuse_cut_names(path, layer, spec, wanted, by_lower, mapped) -> None:
     """Contract fields missing where fields hold their names cut to a .dbf's 10 characters
     (``pond_swamp`` for ``pond_swamp_pct``): refused naming each pair, an optional field
     included, which would otherwise be left out without a word."""
     cut = {}
     for name in spec.field_names:
-        if name in mapped or wanted[name] in by_lower or len(name) <= _DBF_NAME_LENGTH:
+        if name in mapped or wanted[name] in by_lower or len(name) <= DBF_NAME_LENGTH:
             continue
-        found = by_lower.get(name[:_DBF_NAME_LENGTH].lower())
+        found = by_lower.get(name[:DBF_NAME_LENGTH].lower())
         if found is not None:
             cut[str(found)] = name
     if cut:
         pairs = ", ".join(f"'{found}' looks like '{name}'" for found, name in cut.items())
-        raise InputError(f"the field(s) {pairs} cut to {_DBF_NAME_LENGTH} characters (as a "
+        raise InputError(f"the field(s) {pairs} cut to {DBF_NAME_LENGTH} characters (as a "
                          f"shapefile cuts field names), and {', '.join(map(repr, cut.values()))} "
                          "missing", path=path, layer=layer, field=next(iter(cut)),
                          fix="rename the field(s) to the contract's names and save the layer as "

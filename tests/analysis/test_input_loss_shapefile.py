@@ -108,3 +108,17 @@ def test_latin1_text_without_cpg_is_read_in_batches_as_whole(tmp_path):
     # GDAL's Arrow stream gave b"Jo\xebl" undecoded: "Jo\ufffdl" on one stack, an error on the other
     assert [n for b in read_layer_batches(path, "wetlands", 1) for n in b.frame["name"]] == [
         "Pond", NAME]
+
+
+def test_the_phasing_reader_names_a_field_cut_to_10_characters(tmp_path):
+    from analysis.phasing.source import read_phasing_source
+
+    path = tmp_path / "phases.shp"
+    _shapefile(path, gpd.GeoDataFrame({"phase": ["1"], "start_date": ["2027-04-01"],
+                                       "stabilized_date": ["2027-06-01"]},
+                                      geometry=[square(1.0)], crs="EPSG:2260"))
+    with pytest.raises(InputError, match=r"phases\.shp, layer 'phases', field 'stabilized_date': "
+                                         r"no field 'stabilized_date' .*'stabilized' looks like "
+                                         r"it cut to 10 characters.*Fix: name the field holding "
+                                         r"it \('stabilized'\)"):
+        read_phasing_source(path)
