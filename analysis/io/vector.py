@@ -108,8 +108,9 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
     if spatial and crs is not None:
         frame = frame.set_crs(crs, allow_override=True)
     if spatial:
-        warn_altered_geometries(path, layer, frame.index)
-    warn_unread_columns(path, layer, frame)
+        _warn_geopackage_losses(path, layer, frame)
+    else:
+        warn_unread_columns(path, layer, frame)
     refuse_misread_text(path, layer, frame)
     return LayerData(name=layer, frame=frame, crs=crs, spatial=spatial)
 
@@ -489,19 +490,33 @@ def _wkb_arcs(wkb: bytes, at: int = 0) -> tuple[int, bool, bool]:
     raise ValueError(f"WKB geometry type {code}")
 
 
-def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None
-                       ) -> tuple[list[int], list[int]]:
+def _warn_geopackage_losses(path, layer: str, frame: pd.DataFrame) -> None:
+    """:func:`warn_altered_geometries` and :func:`warn_unread_columns` of a layer just read,
+    asked through one connection (a GeoPackage's; nothing for another source)."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return
+    try:
+        with closing(geopackage_reader(path)) as con:
+            warn_altered_geometries(path, layer, frame.index, con)
+            warn_unread_columns(path, layer, frame, con)
+    except sqlite3.Error:
+        return
+
+
+def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None,
+                       con: Optional[sqlite3.Connection] = None) -> tuple[list[int], list[int]]:
     """(the features of GeoPackage layer ``layer`` with arcs, those with M values), among
     ``fids`` where given: what every reader here alters on reading. GDAL makes each arc
     straight segments (one every ``OGR_ARC_STEPSIZE`` degrees, 4 by default), on both stacks;
     shapely has no M, which is dropped. Only a layer whose declared type may hold either is
-    scanned; any other source gives ([], [])."""
+    scanned; any other source gives ([], []). Through ``con`` where given
+    (:func:`geopackage_reader`)."""
     if Path(path).suffix.lower() != ".gpkg":
         return [], []
     arcs: list[int] = []
     measured: list[int] = []
     try:
-        with closing(geopackage_reader(path)) as con:
+        with _reading(path, con) as con:
             row = con.execute("SELECT table_name, column_name, geometry_type_name, m FROM "
                               "gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
                               (layer,)).fetchone()
@@ -511,6 +526,7 @@ def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int
             key = table[2] if table is not None else "rowid"
             among = ""
             if fids is not None:
+                con.execute("DROP TABLE IF EXISTS temp.swppp_fids")
                 con.execute("CREATE TEMP TABLE swppp_fids (id INTEGER PRIMARY KEY)")
                 con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)",
                                 [(int(f),) for f in fids])
@@ -533,11 +549,11 @@ def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int
     return arcs, measured
 
 
-def warn_altered_geometries(path: str | Path, layer: str,
-                            fids: Optional[Sequence[int]] = None) -> None:
+def warn_altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None,
+                            con: Optional[sqlite3.Connection] = None) -> None:
     """A warning (logged, as the command line shows it) naming the features whose arcs were
     made straight segments or whose M values were dropped on reading (:func:`altered_geometries`)."""
-    arcs, measured = altered_geometries(path, layer, fids)
+    arcs, measured = altered_geometries(path, layer, fids, con)
     shown = lambda fids: ", ".join(map(str, fids[:10])) + (" ..." if len(fids) > 10 else "")  # noqa: E731
     if arcs:
         log.warning("%s", InputError(
@@ -554,14 +570,15 @@ def warn_altered_geometries(path: str | Path, layer: str,
             fix="nothing, unless the measures matter; then put them in a field"))
 
 
-def warn_unread_columns(path: str | Path, layer: str, frame: pd.DataFrame) -> None:
+def warn_unread_columns(path: str | Path, layer: str, frame: pd.DataFrame,
+                        con: Optional[sqlite3.Connection] = None) -> None:
     """A warning naming the columns of GeoPackage layer ``layer`` that the driver left out of
     ``frame`` (read from it): GDAL reads one geometry column per table, and a second one
     (declared ``POLYGON``, say, but not registered as the layer's) is dropped without a word."""
     if Path(path).suffix.lower() != ".gpkg":
         return
     try:
-        with closing(geopackage_reader(path)) as con:
+        with _reading(path, con) as con:
             found = _gpkg_table(con, layer)
     except sqlite3.Error:
         return
