@@ -21,7 +21,8 @@ def register(commands) -> None:
     screen.add_argument("--reference", metavar="REF", required=True,
                         help="reference GeoPackage, or PostgreSQL (postgresql://... or service=NAME; "
                              "screened in the database)")
-    screen.add_argument("--layer", metavar="NAME", help="the sites' layer (default: the first spatial one)")
+    screen.add_argument("--layer", metavar="NAME",
+                        help="the sites' layer (default: the only one with geometry)")
     screen.add_argument("--id", dest="id_field", metavar="FIELD",
                         help="the sites' id field (default: site_id, parcel_id, permit_id or id; "
                              "else the feature id)")

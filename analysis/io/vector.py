@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import sqlite3
+import struct
 import warnings
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -38,11 +39,19 @@ except ImportError:  # pragma: no cover
     for _driver in ("XLSX", "ODS"):
         fiona.supported_drivers.setdefault(_driver, "r")
 
-__all__ = ["LayerData", "list_layers", "read_layer", "first_row", "layer_crs", "write_geopackage", "ENGINE",
+__all__ = ["LayerData", "list_layers", "read_layer", "first_row", "refuse_misread_text",
+           "altered_geometries", "warn_altered_geometries", "warn_unread_columns", "layer_crs",
+           "write_geopackage", "ENGINE", "DBF_NAME_LENGTH",
            "read_geopackage_boxes", "read_geopackage_table", "geopackage_reader",
            "geopackage_layers", "gpkg_wkb",
            "read_layer_batches", "layer_feature_count", "stored_texts", "with_stored_texts",
            "geopackage_box_rows"]
+
+log = logging.getLogger(__name__)
+
+# The longest field name a shapefile's .dbf holds: GDAL cuts longer ones (disturbance_id ->
+# disturban), so a reader that misses a field looks for its name cut to this length too.
+DBF_NAME_LENGTH = 10
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
@@ -87,24 +96,78 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
         else:
             frame, crs_wkt = _read_fiona(path, layer, bbox, read_geometry)
     except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
+        for column, values in stored_texts(path, layer, dates_only=True).items():
+            fid, value = next(iter(values.items()))  # pyogrio fails on '2027-02-30'
+            raise InputError(f"{column} is {value!r}, not a date (YYYY-MM-DD)", path=path,
+                             layer=layer, feature=fid, field=column,
+                             fix="write the date as YYYY-MM-DD, or leave it empty") from None
         raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
                          layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
     spatial = isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns
     crs = _defined_crs(path, layer, crs_wkt) if spatial else None
     if spatial and crs is not None:
         frame = frame.set_crs(crs, allow_override=True)
+    if spatial:
+        _warn_geopackage_losses(path, layer, frame)
+    else:
+        warn_unread_columns(path, layer, frame)
+    refuse_misread_text(path, layer, frame)
     return LayerData(name=layer, frame=frame, crs=crs, spatial=spatial)
+
+
+def refuse_misread_text(path: str | Path, layer: str, frame: pd.DataFrame) -> None:
+    """Refuse a shapefile (or a lone .dbf) without a ``.cpg`` whose text is UTF-8 read as
+    Latin-1: GDAL takes a .dbf without one (and without a code page in its header) to be
+    ISO-8859-1, so "Kiryas Joël" written as UTF-8 reads "Kiryas JoÃ«l" on both stacks."""
+    path = Path(path)
+    if not _without_cpg(path):
+        return
+    geometry = frame.geometry.name if isinstance(frame, gpd.GeoDataFrame) else None
+    for column in frame.columns:
+        if column == geometry or not (frame[column].dtype == object
+                                      or pd.api.types.is_string_dtype(frame[column].dtype)):
+            continue
+        for fid, value in frame[column].items():
+            if isinstance(value, str) and not value.isascii():
+                try:
+                    meant = value.encode("latin-1").decode("utf-8")
+                except (UnicodeEncodeError, UnicodeDecodeError):
+                    continue
+                raise InputError(
+                    f"the text {value!r} is UTF-8 read as Latin-1 ({meant!r} was meant): the "
+                    f"shapefile has no {path.with_suffix('.cpg').name} to say its encoding",
+                    path=path, layer=layer, feature=fid, field=str(column),
+                    fix=f"put a file {path.with_suffix('.cpg').name} holding the word UTF-8 "
+                        "beside it, or save the layer again as GeoPackage")
+
+
+def _without_cpg(path: str | Path) -> bool:
+    """Whether ``path`` is a shapefile (or a lone .dbf) without a .cpg beside it."""
+    path = Path(path)
+    return (path.suffix.lower() in (".shp", ".dbf")
+            and not any(path.with_suffix(s).exists() for s in (".cpg", ".CPG")))
 
 
 def read_layer_batches(path: str | Path, layer: str, size: int) -> Iterator[LayerData]:
     """One layer read ``size`` features at a time (each batch as :func:`read_layer` reads a
-    layer), so that a statewide layer is never whole in memory. GDAL's own Arrow stream where
+    layer, its text checked as there: :func:`refuse_misread_text`), so that a statewide layer
+    is never whole in memory (:func:`_layer_batches`)."""
+    for data in _layer_batches(path, layer, size):
+        refuse_misread_text(path, layer, data.frame)
+        yield data
+
+
+def _layer_batches(path: str | Path, layer: str, size: int) -> Iterator[LayerData]:
+    """The batches of :func:`read_layer_batches`. GDAL's own Arrow stream where
     it is there (GDAL >= 3.6 through ``osgeo.ogr``, as QGIS ships it; else pyogrio's, where
     pyarrow is installed): each batch comes as columns, its geometries as WKB made into shapely
     geometries in one vectorised call. Without either: pyogrio reads each batch in one call;
-    fiona iterates GDAL's reader, ``size`` features per frame."""
+    fiona iterates GDAL's reader, ``size`` features per frame. A shapefile without a .cpg is
+    read without Arrow: GDAL's Arrow stream passes its text through as bytes undecoded (UTF-8
+    read right, Latin-1 made U+FFFD or refused), where its reader decodes it as Latin-1, as
+    :func:`read_layer` reads it."""
     try:
-        arrow = _arrow_batches(path, layer, size)
+        arrow = None if _without_cpg(path) else _arrow_batches(path, layer, size)
         if arrow is not None:
             yield from arrow
             return
@@ -296,8 +359,11 @@ def first_row(path: str | Path, layer: str) -> list[str]:
     header holds twice can only be seen here)."""
     try:
         if ENGINE == "pyogrio":
-            frame = pyogrio.read_dataframe(str(path), layer=layer, max_features=1,
-                                           read_geometry=False, HEADERS="DISABLE")
+            # As the drivers' configuration options too: GDAL 3.12 applies the HEADERS open
+            # option to a workbook's first sheet alone (a second is read with its header).
+            with _gdal_config(OGR_XLSX_HEADERS="DISABLE", OGR_ODS_HEADERS="DISABLE"):
+                frame = pyogrio.read_dataframe(str(path), layer=layer, max_features=1,
+                                               read_geometry=False, HEADERS="DISABLE")
             cells = list(frame.iloc[0]) if len(frame) else []
         else:
             # Fiona's GDAL (3.6 on Debian 12) takes it as the drivers' configuration options.
@@ -310,6 +376,17 @@ def first_row(path: str | Path, layer: str) -> list[str]:
         raise InputError(f"the sheet could not be read ({_first_line(err)})", path=path,
                          layer=layer, fix="open it in a spreadsheet and save it again") from None
     return ["" if c is None or (isinstance(c, float) and c != c) else str(c) for c in cells]
+
+
+@contextmanager
+def _gdal_config(**options: str) -> Iterator[None]:
+    """GDAL configuration options set (through pyogrio) for the block, then as they were."""
+    previous = {name: pyogrio.get_gdal_config_option(name) for name in options}
+    pyogrio.set_gdal_config_options(options)
+    try:
+        yield
+    finally:
+        pyogrio.set_gdal_config_options(previous)
 
 
 def _read_pyogrio(path, layer, bbox, read_geometry=True):
@@ -341,9 +418,15 @@ def _gdal_log_muted():
 def _read_fiona(path, layer, bbox, read_geometry=True):
     with _gdal_log_muted(), fiona.open(str(path), layer=layer,
                                        ignore_geometry=not read_geometry) as src:
-        has_geometry = src.schema.get("geometry") not in (None, "None") and read_geometry
+        try:
+            schema = src.schema
+        except fiona.errors.UnsupportedGeometryTypeError:
+            # Fiona 1.9 has no name for a curved layer's type (CurvePolygon, MultiSurface...)
+            # though it reads its features, arcs made straight by GDAL as pyogrio's are.
+            schema = {"geometry": "Curved", "properties": _ogr_field_names(path, layer)}
+        has_geometry = schema.get("geometry") not in (None, "None") and read_geometry
         features = list(src.filter(bbox=tuple(bbox)) if bbox else src)
-        columns = list(src.schema["properties"])
+        columns = list(schema["properties"])
         crs_wkt = (src.crs_wkt or None) if has_geometry else None  # fiona fails on a table's CRS
     fids = pd.Index([int(f.id) for f in features], name="fid")
     rows = [dict(f.properties) for f in features]
@@ -352,6 +435,177 @@ def _read_fiona(path, layer, bbox, read_geometry=True):
         return attributes, None
     geometries = [shapely.geometry.shape(f.geometry) if f.geometry else None for f in features]
     return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(geometries, index=fids)), crs_wkt
+
+
+def _ogr_field_names(path, layer) -> list[str]:
+    """The attribute fields of ``layer`` as GDAL's own bindings list them (QGIS's Python)."""
+    from osgeo import ogr
+
+    source = ogr.Open(str(path))
+    found = source.GetLayerByName(layer) if source is not None else None
+    if found is None:
+        raise OSError(f"GDAL cannot open layer {layer}")
+    definition = found.GetLayerDefn()
+    return [definition.GetFieldDefn(i).GetName() for i in range(definition.GetFieldCount())]
+
+
+# WKB geometry types (ISO, without their Z/M thousands) that hold arcs or curves.
+_CIRCULAR_STRING = 8
+_LINEAR_POINTS = {1: 1, 2: None, 8: None}  # point: one; line and arc: counted
+_RINGS = (3, 17)  # polygon, triangle: rings of counted points
+_PARTS = (4, 5, 6, 7, 9, 10, 11, 12, 15, 16)  # multi-, collections, compound, curve polygon...
+_CURVED_DECLARED = ("CIRCULARSTRING", "COMPOUNDCURVE", "CURVEPOLYGON", "MULTICURVE",
+                    "MULTISURFACE", "CURVE", "SURFACE", "GEOMETRY", "GEOMETRYCOLLECTION")
+
+
+def _wkb_arcs(wkb: bytes, at: int = 0) -> tuple[int, bool, bool]:
+    """(the offset after the geometry at ``at``, whether it holds an arc, whether it has M)."""
+    order = "<" if wkb[at] == 1 else ">"
+    (code,) = struct.unpack_from(order + "I", wkb, at + 1)
+    at += 5
+    z_flag, m_flag = bool(code & 0x80000000), bool(code & 0x40000000)
+    code &= 0x0FFFFFFF
+    kind, dims = code % 1000, code // 1000
+    z, m = z_flag or dims in (1, 3), m_flag or dims in (2, 3)
+    point = 8 * (2 + z + m)
+    if kind in _LINEAR_POINTS:
+        count = 1 if kind == 1 else struct.unpack_from(order + "I", wkb, at)[0]
+        at += 0 if kind == 1 else 4
+        return at + count * point, kind == _CIRCULAR_STRING, m
+    if kind in _RINGS:
+        (rings,) = struct.unpack_from(order + "I", wkb, at)
+        at += 4
+        for _ in range(rings):
+            (count,) = struct.unpack_from(order + "I", wkb, at)
+            at += 4 + count * point
+        return at, False, m
+    if kind in _PARTS:
+        (parts,) = struct.unpack_from(order + "I", wkb, at)
+        at += 4
+        arc = False
+        for _ in range(parts):
+            at, part_arc, part_m = _wkb_arcs(wkb, at)
+            arc, m = arc or part_arc, m or part_m
+        return at, arc, m
+    raise ValueError(f"WKB geometry type {code}")
+
+
+def _warn_geopackage_losses(path, layer: str, frame: pd.DataFrame) -> None:
+    """:func:`warn_altered_geometries` and :func:`warn_unread_columns` of a layer just read,
+    asked through one connection (a GeoPackage's; nothing for another source)."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return
+    try:
+        with closing(geopackage_reader(path)) as con:
+            warn_altered_geometries(path, layer, frame.index, con)
+            warn_unread_columns(path, layer, frame, con)
+    except sqlite3.Error:
+        return
+
+
+def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None,
+                       con: Optional[sqlite3.Connection] = None) -> tuple[list[int], list[int]]:
+    """(the features of GeoPackage layer ``layer`` with arcs, those with M values), among
+    ``fids`` where given: what every reader here alters on reading. GDAL makes each arc
+    straight segments (one every ``OGR_ARC_STEPSIZE`` degrees, 4 by default), on both stacks;
+    shapely has no M, which is dropped. Only a layer whose declared type may hold either is
+    scanned; any other source gives ([], []). Through ``con`` where given
+    (:func:`geopackage_reader`)."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return [], []
+    arcs: list[int] = []
+    measured: list[int] = []
+    try:
+        with _reading(path, con) as con:
+            row = con.execute("SELECT table_name, column_name, geometry_type_name, m FROM "
+                              "gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
+                              (layer,)).fetchone()
+            if row is None or (str(row[2]).upper() not in _CURVED_DECLARED and not row[3]):
+                return [], []
+            table = _gpkg_table(con, row[0])
+            key = table[2] if table is not None else "rowid"
+            among = ""
+            if fids is not None:
+                con.execute("DROP TABLE IF EXISTS temp.swppp_fids")
+                con.execute("CREATE TEMP TABLE swppp_fids (id INTEGER PRIMARY KEY)")
+                con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)",
+                                [(int(f),) for f in fids])
+                among = f" WHERE {_quoted(key)} IN (SELECT id FROM temp.swppp_fids)"
+            for fid, blob in con.execute(f"SELECT {_quoted(key)}, {_quoted(row[1])} FROM "
+                                         f"{_quoted(row[0])}{among} ORDER BY 1"):
+                wkb = gpkg_wkb(blob)
+                if not wkb:
+                    continue
+                try:
+                    _end, arc, m = _wkb_arcs(wkb)
+                except (ValueError, struct.error, IndexError):
+                    continue  # not ours to judge here: the driver reads it, or refuses it
+                if arc:
+                    arcs.append(int(fid))
+                if m:
+                    measured.append(int(fid))
+    except sqlite3.Error:
+        return [], []
+    return arcs, measured
+
+
+def warn_altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None,
+                            con: Optional[sqlite3.Connection] = None) -> None:
+    """A warning (logged, as the command line shows it) naming the features whose arcs were
+    made straight segments or whose M values were dropped on reading (:func:`altered_geometries`)."""
+    arcs, measured = altered_geometries(path, layer, fids, con)
+    shown = lambda fids: ", ".join(map(str, fids[:10])) + (" ..." if len(fids) > 10 else "")  # noqa: E731
+    if arcs:
+        log.warning("%s", InputError(
+            f"{len(arcs)} feature(s) ({shown(arcs)}) have arcs (curved geometry): each arc was "
+            f"read as straight segments, one every {_arc_step()} degrees of arc (GDAL's "
+            "OGR_ARC_STEPSIZE), and reviewed so: an area inside an arc is a little smaller (at "
+            "most about 0.1% of a whole circle's)", path=path, layer=layer,
+            fix="nothing, if that is close enough; else draw the arcs with more vertices "
+                "(QGIS: Processing > Segmentize by maximum angle) and save the layer again"))
+    if measured:
+        log.warning("%s", InputError(
+            f"{len(measured)} feature(s) ({shown(measured)}) have M (measure) values, which "
+            "were not read: the review does not use them", path=path, layer=layer,
+            fix="nothing, unless the measures matter; then put them in a field"))
+
+
+def warn_unread_columns(path: str | Path, layer: str, frame: pd.DataFrame,
+                        con: Optional[sqlite3.Connection] = None) -> None:
+    """A warning naming the columns of GeoPackage layer ``layer`` that the driver left out of
+    ``frame`` (read from it): GDAL reads one geometry column per table, and a second one
+    (declared ``POLYGON``, say, but not registered as the layer's) is dropped without a word."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return
+    try:
+        with _reading(path, con) as con:
+            found = _gpkg_table(con, layer)
+    except sqlite3.Error:
+        return
+    if found is None:
+        return
+    read = {str(c).lower() for c in frame.columns}
+    unread = [c for c in found[3] if str(c).lower() not in read]
+    if unread:
+        log.warning("%s", InputError(
+            f"the column(s) {', '.join(repr(c) for c in unread)} were not read (GDAL reads one "
+            f"geometry column per layer, '{found[1]}' here): the review does not see them",
+            path=path, layer=layer,
+            fix="move what they hold into a layer of its own, or into fields of this one"))
+
+
+def _arc_step() -> str:
+    """GDAL's step along an arc when it makes it straight, in degrees (its default 4)."""
+    try:
+        if ENGINE == "pyogrio":
+            value = pyogrio.get_gdal_config_option("OGR_ARC_STEPSIZE")
+        else:
+            from osgeo import gdal
+
+            value = gdal.GetConfigOption("OGR_ARC_STEPSIZE")
+    except Exception:  # noqa: BLE001 - the figure only describes what GDAL did
+        value = None
+    return str(value or 4)
 
 
 def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
@@ -369,15 +623,20 @@ def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
 _NUMERIC_TYPES = ("INT", "REAL", "FLOA", "DOUB", "BOOLEAN", "NUMERIC")
 
 
-def stored_texts(path: str | Path, layer: str,
-                 fids: Optional[Sequence[int]] = None) -> dict[str, dict[int, str]]:
-    """Text that a GeoPackage holds in ``layer``'s numeric columns, by column and feature id
-    (of the features ``fids`` only, where given: a few features of a large layer are looked
-    up by their ids, the layer is not scanned).
+def stored_texts(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None,
+                 dates_only: bool = False) -> dict[str, dict[int, str]]:
+    """Text that a GeoPackage holds in ``layer``'s numeric columns, or in its date columns
+    where it is no ``YYYY-MM-DD`` day, by column and feature id (of the features ``fids`` only,
+    where given: a few features of a large layer are looked up by their ids, the layer is not
+    scanned).
 
-    SQLite keeps ``'three'`` in a REAL column as text, and GDAL then reads it as 0.0: read
-    here as stored, the value can be refused (or read as a spelling of 1/0) instead of being
-    taken silently. Any other source, or a file SQLite cannot open, gives ``{}``.
+    ``dates_only``: the date columns' alone.
+
+    SQLite keeps ``'three'`` in a REAL column as text, and GDAL then reads it as 0.0; it keeps
+    ``'04/01/2027'`` in a DATE column, and GDAL reads it as null (an empty date: "not yet
+    scheduled"): read here as stored, the value can be refused (or read as a spelling of 1/0)
+    instead of being taken silently. Any other source, or a file SQLite cannot open, gives
+    ``{}``.
     """
     if Path(path).suffix.lower() != ".gpkg":
         return {}
@@ -399,13 +658,22 @@ def stored_texts(path: str | Path, layer: str,
                 among = f" AND {_quoted(key)} IN (SELECT id FROM temp.swppp_fids)"
             for column in columns:
                 name, declared = column[1], str(column[2] or "").upper()
-                if key is None or column[5] or not any(t in declared for t in _NUMERIC_TYPES):
+                if key is None or column[5]:
                     continue
                 name_q = _quoted(name)
-                # A whole-number column read as int64 would drop a fraction (0.5 -> 0) too.
-                kinds = "('text', 'blob'" + (", 'real')" if "INT" in declared else ")")
+                if declared in ("DATE", "DATETIME"):
+                    # GDAL reads a date it cannot parse ('04/01/2027', 'soon') as null.
+                    day = f"substr({name_q}, 1, 10)"
+                    unread = (f"typeof({name_q}) != 'null' AND NOT (typeof({name_q}) = 'text' "
+                              f"AND length({name_q}) >= 10 AND date({day}, '+0 days') IS {day})")
+                elif any(t in declared for t in _NUMERIC_TYPES) and not dates_only:
+                    # A whole-number column read as int64 would drop a fraction (0.5 -> 0) too.
+                    kinds = "('text', 'blob'" + (", 'real')" if "INT" in declared else ")")
+                    unread = f"typeof({name_q}) IN {kinds}"
+                else:
+                    continue
                 rows = con.execute(f"SELECT {_quoted(key)}, {name_q} FROM {quoted} "
-                                   f"WHERE typeof({name_q}) IN {kinds}{among}").fetchall()
+                                   f"WHERE {unread}{among}").fetchall()
                 if rows:
                     found[name] = {int(fid): value if isinstance(value, str) else repr(value)
                                    for fid, value in rows}

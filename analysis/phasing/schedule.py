@@ -1,6 +1,7 @@
 """A phasing schedule table (``phase,start,stabilized``) read from CSV or XLSX."""
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ __all__ = ["read_schedule", "phase_name", "SCHEDULE_COLUMNS"]
 SCHEDULE_COLUMNS = {"phase": ("phase",), "start": ("start", "start_date"),
                     "stabilized": ("stabilized", "stabilized_date", "stabilised",
                                    "stabilised_date")}
+log = logging.getLogger(__name__)
 _GDAL_DATE = re.compile(r"^\d{4}/\d{2}/\d{2}$")
 _HOW = "a table with the columns phase,start,stabilized (dates YYYY-MM-DD), one row per phase"
 
@@ -96,27 +98,64 @@ def _xlsx_table(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
 
 
 def _xlsx_rows(path: Path) -> list[list]:
-    """The first sheet's rows, header first, through GDAL's XLSX/ODS driver.
+    """The schedule sheet's rows, header first, through GDAL's XLSX/ODS driver.
 
     GDAL takes the first row as the header where it looks like one; where it does not (every
     cell text), the header is the first row of values. A heading written twice is refused as
-    a CSV's is: GDAL would keep one of the two columns (or rename one) without a word.
+    a CSV's is: GDAL would keep one of the two columns (or rename one) without a word; so are
+    merged cells (GDAL reads a merged range's value in its first cell alone).
     """
-    from ..io.vector import first_row, list_layers, read_layer
+    from ..io.sheets import merged_cells
+    from ..io.vector import read_layer
+
+    sheet, written = _schedule_sheet(path)
+    refuse_repeated_columns(path, "schedule", written, [h.strip().lower() for h in written],
+                            "schedule")
+    merged = merged_cells(path, sheet)
+    if merged:
+        raise InputError(f"the sheet '{sheet}' has merged cells ({', '.join(merged[:10])}): a "
+                         "merged range is read as its first cell, the others empty (a date "
+                         "merged over two phases' rows would be read as the second having none)",
+                         path=path, layer=sheet, parameter="schedule",
+                         fix="unmerge the cells and write the value in each row's cell")
+    frame = read_layer(path, sheet, read_geometry=False).frame
+    rows = [[_plain(v) for v in record] for record in frame.itertuples(index=False, name=None)]
+    header = [str(c) for c in frame.columns if c != "geometry"]
+    if not _KNOWN & {h.strip().lower() for h in header} and rows:
+        return rows
+    return [header] + rows
+
+
+_KNOWN = {name for names in SCHEDULE_COLUMNS.values() for name in names}
+
+
+def _schedule_sheet(path: Path) -> tuple[str, list[str]]:
+    """(the sheet holding the schedule, its first row as written): the one sheet whose first
+    row names a phase column, else the first sheet. Two such sheets are refused (which one is
+    the schedule would be a guess); sheets without one that hold anything are named in a
+    warning, being left unread."""
+    from ..io.vector import first_row, list_layers
 
     sheets = list_layers(path)
     if not sheets:
         raise InputError("the workbook has no sheet", path=path, parameter="schedule", fix=_HOW)
-    written = first_row(path, sheets[0])
-    refuse_repeated_columns(path, "schedule", written, [h.strip().lower() for h in written],
-                            "schedule")
-    frame = read_layer(path, sheets[0], read_geometry=False).frame
-    rows = [[_plain(v) for v in record] for record in frame.itertuples(index=False, name=None)]
-    header = [str(c) for c in frame.columns if c != "geometry"]
-    known = {name for names in SCHEDULE_COLUMNS.values() for name in names}
-    if not known & {h.strip().lower() for h in header} and rows:
-        return rows
-    return [header] + rows
+    rows = {sheet: first_row(path, sheet) for sheet in sheets}
+    phases = SCHEDULE_COLUMNS["phase"]
+    found = [s for s, row in rows.items() if any(c.strip().lower() in phases for c in row)]
+    if len(found) > 1:
+        raise InputError(f"the sheets {', '.join(repr(s) for s in found)} each hold a schedule "
+                         "(a 'phase' column): which one to read would be a guess", path=path,
+                         parameter="schedule",
+                         fix="keep the schedule on one sheet: delete or rename the column "
+                             "'phase' on the others, or save that sheet alone")
+    chosen = found[0] if found else sheets[0]
+    unread = [s for s, row in rows.items() if s != chosen and any(c.strip() for c in row)]
+    if unread:
+        log.warning("%s", InputError(
+            f"the sheet(s) {', '.join(repr(s) for s in unread)} were not read: the schedule is "
+            f"the sheet '{chosen}'", path=path, layer=chosen,
+            fix="move any phase rows there onto that sheet"))
+    return chosen, rows[chosen]
 
 
 def _plain(value):

@@ -47,7 +47,7 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
     overrides the file's and is required where it has none. Raises :class:`InputError` naming
     the file, layer, feature or field at fault.
     """
-    from ..io.vector import list_layers, read_layer
+    from ..io.vector import list_layers, read_layer, with_stored_texts
 
     path = Path(path)
     layers = list_layers(path)
@@ -61,7 +61,8 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
                          parameter="layer", fix="name one of the file's layers")
     data = read_layer(path, layer)
     area_crs = _crs(path, data.crs, crs)
-    frame = data.frame
+    # A date GDAL could not read ('04/01/2027' in a DATE column) as written, not as empty.
+    frame = with_stored_texts(path, layer, data.frame)
     if not isinstance(frame, gpd.GeoDataFrame):
         raise InputError("the layer has no geometry", path=path, layer=layer,
                          fix="choose the layer holding the phase boundaries")
@@ -119,9 +120,16 @@ def _column(path, layer, frame, name, parameter) -> str:
     for column in frame.columns:
         if str(column).lower() == str(name).lower() and column != frame.geometry.name:
             return str(column)
+    from ..io.vector import DBF_NAME_LENGTH
+
     fields = [str(c) for c in frame.columns if c != frame.geometry.name]
-    raise InputError(f"no field '{name}' (fields: {', '.join(fields)})", path=path, layer=layer,
-                     field=name, parameter=parameter, fix="name the field holding it")
+    cut = next((f for f in fields if len(str(name)) > DBF_NAME_LENGTH
+                and f.lower() == str(name)[:DBF_NAME_LENGTH].lower()), None)
+    raise InputError(f"no field '{name}' (fields: {', '.join(fields)})"
+                     + (f"; '{cut}' looks like it cut to {DBF_NAME_LENGTH} characters, as a "
+                        "shapefile cuts field names" if cut else ""), path=path, layer=layer,
+                     field=name, parameter=parameter,
+                     fix=f"name the field holding it ('{cut}')" if cut else "name the field holding it")
 
 
 def _phases_from_cad_layers(path, layer, frame, pattern: Optional[str]) -> list:

@@ -45,7 +45,7 @@ class Sites:
 
 def read_sites(path: str | Path, area_crs, layer: Optional[str] = None,
                id_field: Optional[str] = None) -> Sites:
-    """The sites of ``path`` (its ``layer``; the only or first spatial layer by default) in
+    """The sites of ``path`` (its ``layer``; by default the only layer with geometry: two are refused) in
     ``area_crs``. Each feature must be a polygon with an id (``id_field``, else the first of
     ``ID_FIELDS`` present, else its feature id); a site without a CRS, a geometry or an id, or
     with an id another site has, is an InputError naming it. Invalid polygons are repaired."""
@@ -96,11 +96,19 @@ def read_sites(path: str | Path, area_crs, layer: Optional[str] = None,
 
 
 def _first_spatial(path, names) -> str:
-    """The only layer, else the first with a CRS (a table has none)."""
+    """The only layer, else the only one with a CRS (a table has none); two or more with one
+    are refused: which holds the sites would be a guess (the first was read without a word)."""
     if not names:
         raise InputError("the file holds no layer", path=path,
                          fix="give a polygon layer, one feature per site")
-    return next((n for n in names if len(names) == 1 or layer_crs(path, n) is not None), names[0])
+    if len(names) == 1:
+        return names[0]
+    spatial = [n for n in names if layer_crs(path, n) is not None]
+    if len(spatial) > 1:
+        raise InputError(f"the file has {len(spatial)} layers with geometry "
+                         f"({', '.join(spatial)}): which one holds the sites is not said",
+                         path=path, parameter="layer", fix="name the layer of the sites")
+    return spatial[0] if spatial else names[0]
 
 
 def _id_field(path, layer, frame, given) -> Optional[str]:

@@ -20,7 +20,7 @@ from ..dates import in_range, require_date
 from ..errors import InputError
 from ..geometry import in_family, polygon_part
 from ..profile import Inputs, RulesProfile
-from ..io.vector import LayerData, list_layers, read_layer, with_stored_texts
+from ..io.vector import DBF_NAME_LENGTH, LayerData, list_layers, read_layer, with_stored_texts
 from ..phasing.schedule import phase_name, read_schedule
 from .contract import (BOOLEAN, BOOLEAN_WORDS, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS,
                        FieldSpec, LayerSpec)
@@ -439,6 +439,7 @@ def _normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
                              f"names for '{contract}', is missing (fields found: {found})",
                              path=path, layer=layer, field=source,
                              fix="name one of the fields found in the mapping")
+    _refuse_cut_names(path, layer, spec, wanted, by_lower, mapped)
     missing = [f for f in spec.required_fields if wanted[f] not in by_lower]
     if missing:
         raise InputError(f"required field(s) {', '.join(repr(f) for f in missing)} missing "
@@ -456,6 +457,27 @@ def _normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
     if shadowed:
         frame = frame.drop(columns=shadowed)
     return frame.rename(columns=renames) if renames else frame
+
+
+def _refuse_cut_names(path, layer, spec, wanted, by_lower, mapped) -> None:
+    """Contract fields missing where fields hold their names cut to a .dbf's 10 characters
+    (``pond_swamp`` for ``pond_swamp_pct``): refused naming each pair, an optional field
+    included, which would otherwise be left out without a word."""
+    cut = {}
+    for name in spec.field_names:
+        if name in mapped or wanted[name] in by_lower or len(name) <= DBF_NAME_LENGTH:
+            continue
+        found = by_lower.get(name[:DBF_NAME_LENGTH].lower())
+        if found is not None:
+            cut[str(found)] = name
+    if cut:
+        pairs = ", ".join(f"'{found}' looks like '{name}'" for found, name in cut.items())
+        raise InputError(f"the field(s) {pairs} cut to {DBF_NAME_LENGTH} characters (as a "
+                         f"shapefile cuts field names), and {', '.join(map(repr, cut.values()))} "
+                         "missing", path=path, layer=layer, field=next(iter(cut)),
+                         fix="rename the field(s) to the contract's names and save the layer as "
+                             "GeoPackage, or map each contract field to its field in the "
+                             "mapping's [fields]")
 
 
 def _validate_project(path, layer, frame) -> dict:
