@@ -70,6 +70,13 @@ def read_csv(path: str | Path, required: Iterable[str], what: str,
                                      f"{len(header)} columns", path=path, row=line,
                                      fix="quote values that contain commas",
                                      parameter=parameter)
+                unnamed = [i for i, v in enumerate(values) if v.strip() and not header[i]]
+                if unnamed:
+                    raise InputError(f"the row has a value ({values[unnamed[0]].strip()!r}) in "
+                                     f"column {unnamed[0] + 1}, which the header row does not "
+                                     "name, so it could not be read", path=path, row=line,
+                                     fix="name the column in the header row, or move the value "
+                                         "into a named column", parameter=parameter)
                 rows.append((line, {h: (values[i].strip() if i < len(values) else "")
                                     for i, h in enumerate(header)}))
     except UnicodeDecodeError:

@@ -121,3 +121,18 @@ def test_a_schedule_giving_one_date_under_two_spellings_is_refused(tmp_path):
     assert "'start' (column 2) and 'start_date' (column 4) both give the start date" in \
         str(raised.value)
     assert raised.value.row == 1 and raised.value.parameters == ("schedule",)
+
+
+def test_a_value_under_no_heading_is_refused_naming_row_and_column(tmp_path, capsys):
+    """A note typed in a column the header row does not name was dropped without a word."""
+    path = tmp_path / "log.csv"
+    path.write_text("date,inspector,kind,\n2027-04-01,A,routine,\n"
+                    "2027-04-08,A,routine,silt fence down at SP-1\n", encoding="utf-8")
+    with pytest.raises(InputError) as raised:
+        read_csv(path, ("date", "inspector", "kind"), "inspection log", parameter="log")
+    assert raised.value.row == 3
+    assert "('silt fence down at SP-1') in column 4, which the header row does not name" in \
+        str(raised.value)
+    out_json = tmp_path / "out.json"
+    assert main([str(a) for a in command("--log", path, out_json)]) == 2
+    assert "Traceback" not in capsys.readouterr().err and not out_json.exists()
