@@ -8,6 +8,7 @@ lays it out. See docs/DESIGN.md, "The report".
 import os
 import tempfile
 from dataclasses import dataclass
+from typing import Optional
 
 from qgis.core import (
     Qgis,
@@ -60,8 +61,8 @@ from analysis.report.site_map import (LABEL_FIELDS as _LABEL_FIELDS, MAP_LAYER_T
 
 from .compat import DISTANCE_FEET, RENDER_POINTS, set_label_font, set_legend_font
 
-__all__ = ["build_layout", "export_pdf", "write_report_pdf", "stage_pdf_report", "standalone_pdf_report",
-           "MAP_FRAME_IN", "MapSheet", "PdfReport"]
+__all__ = ["build_layout", "export_pdf", "write_report_pdf", "stage_pdf_report",
+           "standalone_pdf_report", "MAP_FRAME_IN", "MapSheet", "PdfReport"]
 
 PAGE_MM = (279.4, 215.9)  # US Letter, landscape
 MARGIN_MM = 12.7
@@ -279,7 +280,7 @@ def _fitted(widths):
 
 
 @dataclass
-class _Made:
+class _Block:
     """A table or paragraph of the model as a QGIS table, not yet placed; ``height`` (mm): its
     subtitle's and all its rows' as QGIS lays them out at the page's width (None when that is
     more than a page's body)."""
@@ -288,7 +289,7 @@ class _Made:
     header: bool
     count: int
     subtitle: str
-    height: object
+    height: Optional[float]
 
     def room(self):
         """The least height (mm) left on a page to start this block there: all of it when it
@@ -299,7 +300,7 @@ class _Made:
         return _LONG_START_MM
 
 
-def _make(layout, header, rows, widths, subtitle="", grid=True, size=8, bold=False, heights=()):
+def _table(layout, header, rows, widths, subtitle="", grid=True, size=8, bold=False, heights=()):
     """A manual table (plain text cells), its header repeated on each page it runs on to; a
     row's text at least ``heights`` high (mm, 0: its text's) where given; measured, not yet
     placed (see ``_put``)."""
@@ -324,17 +325,17 @@ def _make(layout, header, rows, widths, subtitle="", grid=True, size=8, bold=Fal
     height = _height_of(layout, table, 0, len(rows), header is not None, _BODY_MM - _SLACK_MM)
     if height is not None:
         height += _SLACK_MM + (_SUBTITLE_MM if subtitle else 0)
-    return _Made(table, header is not None, len(rows), subtitle, height)
+    return _Block(table, header is not None, len(rows), subtitle, height)
 
 
-def _put(layout, made, page, y, title):
-    """Place ``made`` from ``y`` (mm) on ``page`` on, more pages added as it needs, the pages it
+def _put(layout, block, page, y, title):
+    """Place ``block`` from ``y`` (mm) on ``page`` on, more pages added as it needs, the pages it
     runs on to headed "``title`` (continued)"; each frame as high as the rows it shows, so
     nothing below it is covered. Returns ``(page, y)`` below its last frame."""
-    if made.subtitle:
-        _text(layout, page, made.subtitle, MARGIN_MM, y, _TABLE_W, 6, size=10, bold=True)
+    if block.subtitle:
+        _text(layout, page, block.subtitle, MARGIN_MM, y, _TABLE_W, 6, size=10, bold=True)
         y += _SUBTITLE_MM
-    table = made.table
+    table = block.table
     first_new = layout.pageCollection().pageCount()
     frame = QgsLayoutFrame(layout, table)
     _place(frame, page, MARGIN_MM, y, _TABLE_W, _BOTTOM_MM - y)
@@ -351,9 +352,9 @@ def _put(layout, made, page, y, title):
     shown = 0
     for frame in table.frames():
         most = frame.sizeWithUnits().height()
-        count = min(table.rowsVisible(context, most, shown, made.header, False),
-                    made.count - shown)
-        used = min(_height_of(layout, table, shown, count, made.header, most) + _SLACK_MM, most)
+        count = min(table.rowsVisible(context, most, shown, block.header, False),
+                    block.count - shown)
+        used = min(_height_of(layout, table, shown, count, block.header, most) + _SLACK_MM, most)
         position = frame.pagePositionWithUnits()
         _place(frame, frame.page(), position.x(), position.y(), _TABLE_W, used)
         shown += count
@@ -405,27 +406,27 @@ class _Sheets:
         self.items = []
 
 
-def _made(layout, block):
-    """A table or paragraph of the model as a measured QGIS table (see ``_make``)."""
+def _block(layout, block):
+    """A table or paragraph of the model as a measured QGIS table, not yet placed."""
     if isinstance(block, Paragraph):
-        return _make(layout, None, [[_cell(Cell(block.text))]], [1], grid=False,
+        return _table(layout, None, [[_cell(Cell(block.text))]], [1], grid=False,
                      size=11 if block.strong else 8, bold=block.strong)
     rows = [[_cell(c, bold=block.header is None and i == 0) for i, c in enumerate(row)]
             for row in block.rows]
     # A form's row with a blank cell (the reviewer's block) leaves room to write by hand.
     hand = [_HAND_MM if block.header is None and any(not c.lines for c in row) else 0
             for row in block.rows]
-    return _make(layout, block.header, rows, block.widths, subtitle=block.subtitle,
+    return _table(layout, block.header, rows, block.widths, subtitle=block.subtitle,
                  heights=hand)
 
 
 def _section(layout, section, review, folder, sheets, progress, lead=(), end=None):
     """One section of the report model: its title heads its first page; tables and paragraphs
-    follow one another (a new page where too little is left, see ``_Made.room``, from the
+    follow one another (a new page where too little is left, see ``_Block.room``, from the
     heights QGIS lays their rows out at); figures take their pages. A section not ``own_page``
     begins below ``end``, the ``(page, y)`` where the one before ended, when its first block
     fits there. Returns where this one ends, or None."""
-    blocks = [b if isinstance(b, Figure) else _made(layout, b) for b in (*lead, *section.blocks)]
+    blocks = [b if isinstance(b, Figure) else _block(layout, b) for b in (*lead, *section.blocks)]
     pages = 0
     if section.own_page or end is None or isinstance(blocks[0], Figure) or (
             end[1] + _HEADING_MM > _BOTTOM_MM - blocks[0].room()):
