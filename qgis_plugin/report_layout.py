@@ -8,6 +8,7 @@ lays it out. See docs/DESIGN.md, "The report".
 import os
 import tempfile
 from dataclasses import dataclass
+from typing import Optional
 
 from qgis.core import (
     Qgis,
@@ -60,8 +61,8 @@ from analysis.report.site_map import (LABEL_FIELDS as _LABEL_FIELDS, MAP_LAYER_T
 
 from .compat import DISTANCE_FEET, RENDER_POINTS, set_label_font, set_legend_font
 
-__all__ = ["build_layout", "write_report_pdf", "stage_pdf_report", "standalone_pdf_report",
-           "MAP_FRAME_IN", "MapSheet", "PdfReport"]
+__all__ = ["build_layout", "export_pdf", "write_report_pdf", "stage_pdf_report",
+           "standalone_pdf_report", "MAP_FRAME_IN", "MapSheet", "PdfReport"]
 
 PAGE_MM = (279.4, 215.9)  # US Letter, landscape
 MARGIN_MM = 12.7
@@ -240,35 +241,26 @@ _CELL_MARGIN = 1.0
 _GRID = 0.3
 
 
-_LINE_MM = 3.6  # a line of 8 pt table text
 _KEEP_WHOLE_MM = 90  # a table this high or less is never split: it starts where it all fits
+_LONG_START_MM = 40  # a longer table starts on a page only with this much room left
 _HEADING_MM = 10  # a section's heading in the page (a section that follows another)
+_SUBTITLE_MM = 7  # a table's subtitle above it
+_GAP_MM = 3.5  # below a table or paragraph (and its slack), before the next
+# A table's frame is this much higher than its rows as laid out: the PDF export measures text a
+# hair taller (some thousandths of a mm a row), and a row that no longer fits would move on to
+# a frame of its own on a later page, over what is there.
+_SLACK_MM = 0.5
+_BOTTOM_MM = PAGE_MM[1] - MARGIN_MM  # the foot of the page's content (page numbers below it)
+_BODY_MM = _BOTTOM_MM - _TOP_MM  # a page's height for tables under its heading
+# A form's blank cell, to write in by hand: its row a third of an inch high with its margins and
+# grid line, as the lines of ruled paper.
+_HAND_MM = MM_PER_INCH / 3 - 2 * _CELL_MARGIN - _GRID
 
 
-def _height_guess(block):
-    """About how high (mm) ``block``, a table, is: its subtitle, header and rows by their lines
-    (a blank form cell three), before any wrapping."""
-    def lines(row):
-        return max(len(c.lines) or (3 if block.header is None else 1) for c in row)
-
-    rows = sum(lines(row) * _LINE_MM + 2 * _CELL_MARGIN for row in block.rows)
-    header = _LINE_MM + 2 * _CELL_MARGIN if block.header is not None else 0
-    return (7 if block.subtitle else 0) + header + rows + 4
-
-
-def _room(block):
-    """The least height (mm) left on a page to start ``block`` there: a paragraph 12 mm, a
-    short table (a form: the reviewer's block) all of its height, a long one 40 mm."""
-    if isinstance(block, Paragraph):
-        return 12
-    height = _height_guess(block)
-    return height if height <= _KEEP_WHOLE_MM else 40
-
-
-def _cell(cell, bold=False, blank=""):
-    """A model cell as a plain-text table cell: its lines (``blank`` where it has none), its
-    status colour (the word and mark are in the text), numbers to the right."""
-    out = QgsTableCell("\n".join(cell.lines) or blank)
+def _cell(cell, bold=False):
+    """A model cell as a plain-text table cell: its lines, its status colour (the word and mark
+    are in the text), numbers to the right."""
+    out = QgsTableCell("\n".join(cell.lines))
     if cell.status is not None:
         out.setBackgroundColor(QColor(STATUS_COLOURS.get(cell.status, "#444444")))
         out.setForegroundColor(QColor("white"))
@@ -287,14 +279,31 @@ def _fitted(widths):
     return [room * w / total for w in widths]
 
 
-def _table(layout, page, title, header, rows, widths, y=_TOP_MM, grid=True, size=8, bold=False):
-    """A manual table (plain text cells) from ``page`` on, more pages added as it needs, its
-    header repeated on each; the pages it runs on to are headed "``title`` (continued)".
+@dataclass
+class _Block:
+    """A table or paragraph of the model as a QGIS table, not yet placed; ``height`` (mm): its
+    subtitle's and all its rows' as QGIS lays them out at the page's width (None when that is
+    more than a page's body)."""
 
-    ``y`` is where the table begins on ``page`` (mm). Returns ``end``: ``(page, y)`` below the
-    table when it ended on its first page, else None (the next block then takes a new page).
-    """
-    first_new = layout.pageCollection().pageCount()
+    table: QgsLayoutItemManualTable
+    header: bool
+    count: int
+    subtitle: str
+    height: Optional[float]
+
+    def room(self):
+        """The least height (mm) left on a page to start this block there: all of it when it
+        is short (a paragraph; a form, the reviewer's block, is never split), else
+        ``_LONG_START_MM``."""
+        if self.height is not None and self.height <= _KEEP_WHOLE_MM:
+            return self.height
+        return _LONG_START_MM
+
+
+def _table(layout, header, rows, widths, subtitle="", grid=True, size=8, bold=False, heights=()):
+    """A manual table (plain text cells), its header repeated on each page it runs on to; a
+    row's text at least ``heights`` high (mm, 0: its text's) where given; measured, not yet
+    placed (see ``_put``)."""
     table = QgsLayoutItemManualTable.create(layout)
     layout.addMultiFrame(table)
     table.setIncludeTableHeader(header is not None)
@@ -302,6 +311,8 @@ def _table(layout, page, title, header, rows, widths, y=_TOP_MM, grid=True, size
         table.setHeaders([QgsLayoutTableColumn(h) for h in header])
         table.setHeaderMode(QgsLayoutTable.HeaderMode.AllFrames)
     table.setTableContents(rows)
+    if any(heights):
+        table.setRowHeights(list(heights))
     table.setColumnWidths(_fitted(widths))
     table.setWrapBehavior(QgsLayoutTable.WrapBehavior.WrapText)
     table.setHeaderTextFormat(_text_format(size, bold=True))
@@ -310,23 +321,44 @@ def _table(layout, page, title, header, rows, widths, y=_TOP_MM, grid=True, size
     table.setShowGrid(grid)
     table.setGridStrokeWidth(_GRID if grid else 0.0)
     table.setResizeMode(QgsLayoutMultiFrame.ResizeMode.RepeatUntilFinished)
+    table.refreshAttributes()  # the rows' heights, wrapped at these widths
+    height = _height_of(layout, table, 0, len(rows), header is not None, _BODY_MM - _SLACK_MM)
+    if height is not None:
+        height += _SLACK_MM + (_SUBTITLE_MM if subtitle else 0)
+    return _Block(table, header is not None, len(rows), subtitle, height)
+
+
+def _put(layout, block, page, y, title):
+    """Place ``block`` from ``y`` (mm) on ``page`` on, more pages added as it needs, the pages it
+    runs on to headed "``title`` (continued)"; each frame as high as the rows it shows, so
+    nothing below it is covered. Returns ``(page, y)`` below its last frame."""
+    if block.subtitle:
+        _text(layout, page, block.subtitle, MARGIN_MM, y, _TABLE_W, 6, size=10, bold=True)
+        y += _SUBTITLE_MM
+    table = block.table
+    first_new = layout.pageCollection().pageCount()
     frame = QgsLayoutFrame(layout, table)
-    height = PAGE_MM[1] - y - MARGIN_MM
-    _place(frame, page, MARGIN_MM, y, _TABLE_W, height)
+    _place(frame, page, MARGIN_MM, y, _TABLE_W, _BOTTOM_MM - y)
     table.addFrame(frame)
     table.recalculateFrameSizes()  # adds the pages the rest of the table needs
     if table.frameCount() > 1 and y != _TOP_MM:
         # Frames added copy the first one's place: on their own pages they start at the top.
         for more in table.frames()[1:]:
-            _place(more, more.page(), MARGIN_MM, _TOP_MM, _TABLE_W,
-                   PAGE_MM[1] - _TOP_MM - MARGIN_MM)
+            _place(more, more.page(), MARGIN_MM, _TOP_MM, _TABLE_W, _BODY_MM)
         table.recalculateFrameSizes()
     for more in range(first_new, layout.pageCollection().pageCount()):
         _heading(layout, more, f"{title} (continued)")
-    if table.frameCount() == 1:
-        used = _height_of(layout, table, len(rows), header is not None, height)
-        return (page, y + used + 4) if used is not None else None
-    return None
+    context = QgsLayoutUtils.createRenderContextForLayout(layout, None)
+    shown = 0
+    for frame in table.frames():
+        most = frame.sizeWithUnits().height()
+        count = min(table.rowsVisible(context, most, shown, block.header, False),
+                    block.count - shown)
+        used = min(_height_of(layout, table, shown, count, block.header, most) + _SLACK_MM, most)
+        position = frame.pagePositionWithUnits()
+        _place(frame, frame.page(), position.x(), position.y(), _TABLE_W, used)
+        shown += count
+    return frame.page(), frame.pagePositionWithUnits().y() + used + _GAP_MM
 
 
 def _heading(layout, page, title):
@@ -334,18 +366,19 @@ def _heading(layout, page, title):
     _text(layout, page, title, MARGIN_MM, MARGIN_MM - 2, _TABLE_W, 8, size=13, bold=True)
 
 
-def _height_of(layout, table, count, header, most):
-    """The least frame height (mm, to 0.5 mm) that shows all ``count`` rows of ``table``, or
-    None when ``most`` does not (QGIS gives the rows that fit a height, not the height)."""
+def _height_of(layout, table, first, count, header, most):
+    """The least frame height (mm, to 0.1 mm) that shows the ``count`` rows of ``table`` from
+    row ``first`` on, or None when ``most`` does not (QGIS gives the rows that fit a height, not
+    the height)."""
     context = QgsLayoutUtils.createRenderContextForLayout(layout, None)
 
     def fits(height):
-        return table.rowsVisible(context, height, 0, header, False) >= count
+        return table.rowsVisible(context, height, first, header, False) >= count
 
     if not fits(most):
         return None
     low, high = 0.0, most
-    while high - low > 0.5:
+    while high - low > 0.1:
         middle = (low + high) / 2
         low, high = (low, middle) if fits(middle) else (middle, high)
     return high
@@ -373,15 +406,30 @@ class _Sheets:
         self.items = []
 
 
+def _block(layout, block):
+    """A table or paragraph of the model as a measured QGIS table, not yet placed."""
+    if isinstance(block, Paragraph):
+        return _table(layout, None, [[_cell(Cell(block.text))]], [1], grid=False,
+                     size=11 if block.strong else 8, bold=block.strong)
+    rows = [[_cell(c, bold=block.header is None and i == 0) for i, c in enumerate(row)]
+            for row in block.rows]
+    # A form's row with a blank cell (the reviewer's block) leaves room to write by hand.
+    hand = [_HAND_MM if block.header is None and any(not c.lines for c in row) else 0
+            for row in block.rows]
+    return _table(layout, block.header, rows, block.widths, subtitle=block.subtitle,
+                 heights=hand)
+
+
 def _section(layout, section, review, folder, sheets, progress, lead=(), end=None):
     """One section of the report model: its title heads its first page; tables and paragraphs
-    follow one another (a new page where too little is left, see ``_room``); figures take their
-    pages. A section not ``own_page`` begins below ``end``, the ``(page, y)`` where the one
-    before ended, when its first block fits there. Returns where this one ends, or None."""
-    blocks = (*lead, *section.blocks)
+    follow one another (a new page where too little is left, see ``_Block.room``, from the
+    heights QGIS lays their rows out at); figures take their pages. A section not ``own_page``
+    begins below ``end``, the ``(page, y)`` where the one before ended, when its first block
+    fits there. Returns where this one ends, or None."""
+    blocks = [b if isinstance(b, Figure) else _block(layout, b) for b in (*lead, *section.blocks)]
     pages = 0
     if section.own_page or end is None or isinstance(blocks[0], Figure) or (
-            end[1] + _HEADING_MM > PAGE_MM[1] - MARGIN_MM - _room(blocks[0])):
+            end[1] + _HEADING_MM > _BOTTOM_MM - blocks[0].room()):
         end = None
     else:
         page, y = end
@@ -401,24 +449,12 @@ def _section(layout, section, review, folder, sheets, progress, lead=(), end=Non
             pages += 1
             end = None
             continue
-        if end is None or end[1] > PAGE_MM[1] - MARGIN_MM - _room(block):
+        if end is None or end[1] > _BOTTOM_MM - block.room():
             page = _page(layout)
             _heading(layout, page, section.title if pages == 0 else f"{section.title} (continued)")
             pages += 1
             end = (page, _TOP_MM)
-        page, y = end
-        if isinstance(block, Paragraph):
-            end = _table(layout, page, section.title, None, [[_cell(Cell(block.text))]],
-                         [1], y, grid=False, size=11 if block.strong else 8, bold=block.strong)
-            continue
-        if block.subtitle:
-            _text(layout, page, block.subtitle, MARGIN_MM, y, _TABLE_W, 6, size=10, bold=True)
-            y += 7
-        # A blank cell of a form (the reviewer's block) leaves room to write by hand.
-        rows = [[_cell(c, bold=block.header is None and i == 0,
-                       blank=" \n \n " if block.header is None else "")
-                 for i, c in enumerate(row)] for row in block.rows]
-        end = _table(layout, page, section.title, block.header, rows, block.widths, y)
+        end = _put(layout, block, *end, section.title)
     return end
 
 
@@ -578,6 +614,20 @@ def _sheet(item):
                     item.scale())
 
 
+def export_pdf(layout, path):
+    """Export ``layout`` as a PDF at ``path``, its text as text (the PDF can be searched and its
+    words copied). Raises OSError when QGIS could not write the file."""
+    settings = QgsLayoutExporter.PdfExportSettings()
+    settings.dpi = 300
+    settings.rasterizeWholeImage = False
+    settings.appendGeoreference = False
+    settings.exportMetadata = True
+    settings.textRenderFormat = Qgis.TextRenderFormat.AlwaysText
+    result = QgsLayoutExporter(layout).exportToPdf(str(path), settings)
+    if result != QgsLayoutExporter.ExportResult.Success or not os.path.isfile(path):
+        raise OSError(f"QGIS could not write the PDF report {path} (layout export error {result})")
+
+
 def write_report_pdf(review, path, progress=None):
     """Lay out ``review``'s report and export it as a PDF at ``path``; a :class:`PdfReport`.
 
@@ -587,23 +637,15 @@ def write_report_pdf(review, path, progress=None):
         progress.step(0.95, "laying out the PDF report")
     with tempfile.TemporaryDirectory(prefix="swppp_report_") as folder:
         layout, project, maps = build_layout(review, folder, progress)
-        if progress is not None:
-            progress.check_canceled()
-        settings = QgsLayoutExporter.PdfExportSettings()
-        settings.dpi = 300
-        settings.rasterizeWholeImage = False
-        settings.appendGeoreference = False
-        settings.exportMetadata = True
-        # Text as text, not outlines: the PDF can be searched and its words copied.
-        settings.textRenderFormat = Qgis.TextRenderFormat.AlwaysText
-        result = QgsLayoutExporter(layout).exportToPdf(str(path), settings)
-        written = PdfReport(layout.pageCollection().pageCount(), [_sheet(m) for m in maps])
-        # Layers hold the GeoPackage open: let them go before the folder is removed.
-        project.removeAllMapLayers()
-        del layout
-    if result != QgsLayoutExporter.ExportResult.Success or not os.path.isfile(path):
-        raise OSError(f"QGIS could not write the PDF report {path} (layout export error {result})")
-    return written
+        try:
+            if progress is not None:
+                progress.check_canceled()
+            export_pdf(layout, path)
+            return PdfReport(layout.pageCollection().pageCount(), [_sheet(m) for m in maps])
+        finally:
+            # Layers hold the GeoPackage open: let them go before the folder is removed.
+            project.removeAllMapLayers()
+            del layout
 
 
 def stage_pdf_report(review, target, progress=None):

@@ -76,13 +76,13 @@ def test_review_pdf_pages_cover_maps_chart_tables(data_copy, tmp_path):
     assert titles[0] == "Decision"  # the decision page first
     assert "Forest Road Commons" in page_text(pdf, 1)
     site_map = titles.index("Site map: 1 inch = 100 feet (1:1200)")  # the demo fits one sheet
-    # The reviewer's block is never split over pages; the short summary follows the decision
-    # on its last page (not three rows alone on a page).
-    last = page_text(pdf, site_map)  # 1-based: the page before the site map
-    assert titles[site_map - 1] == "Decision (continued)"
-    assert all(label in last for label in ("Reviewer (name and title)", "Date", "Signature"))
-    assert last.index("Signature") < last.index("Summary") < last.index("Findings by status")
-    assert "Summary" not in titles
+    # The reviewer signs page 1: the sign-off below the decision (test_report_signoff.py); the
+    # short summary follows on the page before the site map.
+    assert all(label in page_text(pdf, 1) for label in ("Reviewer (name and title)", "Date",
+                                                         "Signature"))
+    summary = page_text(pdf, site_map)  # 1-based: the page before the site map
+    assert titles[site_map - 1] == "Summary" == titles[1]
+    assert summary.index("Findings by status") < summary.index("Land use")
     assert titles[site_map + 1] == "Phasing"
     findings = [i for i, t in enumerate(titles) if t.startswith("Findings")]
     assert titles[findings[0]] == "Findings" and findings[0] == site_map + 2
