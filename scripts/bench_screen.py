@@ -213,7 +213,8 @@ def step_floor(sites: str, reference: str) -> dict:
     import shapely
 
     from analysis.crs import crs_of, to_crs
-    from analysis.io.vector import layer_crs, read_geopackage_boxes, read_layer
+    from analysis.io.geopackage import read_geopackage_boxes
+    from analysis.io.vector import layer_crs, read_layer
     from analysis.profile import load_profile
     from analysis.reference.read import boxes_in_crs
     from analysis.overlay import shared_parts

@@ -1,3 +1,5 @@
-"""Reading and writing files: vector layers on either geopandas stack; every file written whole."""
+"""Reading and writing files: vector layers on either geopandas stack (``vector``), GeoPackages
+read by SQLite itself (``geopackage``), what a driver alters on reading told or refused
+(``losses``), spreadsheet sheets (``sheets``); every file written whole (``files``)."""
 
-__all__ = ['files', 'vector']
+__all__ = ['engine', 'files', 'geopackage', 'losses', 'sheets', 'vector']

@@ -47,7 +47,8 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
     overrides the file's and is required where it has none. Raises :class:`InputError` naming
     the file, layer, feature or field at fault.
     """
-    from ..io.vector import list_layers, read_layer, with_stored_texts
+    from ..io.geopackage import with_stored_texts
+    from ..io.vector import list_layers, read_layer
 
     path = Path(path)
     layers = list_layers(path)
@@ -120,7 +121,7 @@ def _column(path, layer, frame, name, parameter) -> str:
     for column in frame.columns:
         if str(column).lower() == str(name).lower() and column != frame.geometry.name:
             return str(column)
-    from ..io.vector import DBF_NAME_LENGTH
+    from ..io.losses import DBF_NAME_LENGTH
 
     fields = [str(c) for c in frame.columns if c != frame.geometry.name]
     cut = next((f for f in fields if len(str(name)) > DBF_NAME_LENGTH

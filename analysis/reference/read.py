@@ -37,9 +37,9 @@ from .contract import ADDED_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
 from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
-from ..io.vector import (geopackage_box_rows, geopackage_layers, geopackage_reader, layer_crs,
-                         list_layers, read_geopackage_boxes, read_geopackage_table, read_layer,
-                         with_stored_texts)
+from ..io.geopackage import (geopackage_box_rows, geopackage_layers, geopackage_reader,
+                             read_geopackage_boxes, read_geopackage_table, with_stored_texts)
+from ..io.vector import layer_crs, list_layers, read_layer
 
 __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
            "open_reference",
@@ -167,7 +167,7 @@ class Found:
     def of_rows(cls, fids: Sequence[int], names: Sequence[str], rows: Sequence[tuple],
                 geometries: np.ndarray) -> Found:
         """Rows read from a table (each feature's attributes a tuple in ``names`` order),
-        made into a frame indexed by ``fid`` as :func:`~analysis.io.vector.read_geopackage_boxes`
+        made into a frame indexed by ``fid`` as :func:`~analysis.io.geopackage.read_geopackage_boxes`
         makes it."""
         def attributes(positions: np.ndarray) -> pd.DataFrame:
             return pd.DataFrame([rows[k] for k in positions], columns=list(names),

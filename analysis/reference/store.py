@@ -37,7 +37,7 @@ from ..crs import crs_of, epsg_code
 from ..dates import parse_date
 from ..errors import InputError
 from ..io.files import discard, publish_new, stage
-from ..io.vector import gpkg_wkb
+from ..io.geopackage import gpkg_wkb
 from ..progress import SILENT, Progress
 from .importer import REFERENCE_LAYERS, Candidate
 

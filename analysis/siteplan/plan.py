@@ -20,7 +20,9 @@ from ..dates import in_range, require_date
 from ..errors import InputError
 from ..geometry import in_family, polygon_part
 from ..profile import Inputs, RulesProfile
-from ..io.vector import DBF_NAME_LENGTH, LayerData, list_layers, read_layer, with_stored_texts
+from ..io.geopackage import with_stored_texts
+from ..io.losses import DBF_NAME_LENGTH
+from ..io.vector import LayerData, list_layers, read_layer
 from ..phasing.schedule import phase_name, read_schedule
 from .contract import (BOOLEAN, BOOLEAN_WORDS, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS,
                        FieldSpec, LayerSpec)

@@ -13,7 +13,7 @@ import pytest
 
 from analysis.checks.phasing import FIELDS, disturbance_from_frame, review_phasing
 from analysis.errors import InputError
-from analysis.io.vector import stored_texts
+from analysis.io.geopackage import stored_texts
 from analysis.phasing.source import read_phasing_source
 from analysis.profile import load_profile
 from analysis.siteplan.plan import load_site_plan

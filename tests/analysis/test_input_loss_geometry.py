@@ -53,7 +53,7 @@ def _store(path, fid: int, wkb: bytes, declared: str, m: int = 0) -> None:
 def test_arcs_are_read_alike_on_both_stacks_and_named(make_site, caplog):
     path = make_site([square(1.0, x=X0 + 2000), square(1.0)], phases=["1", "2"])
     _store(path, 2, _circle_wkb(), "CURVEPOLYGON")
-    with caplog.at_level(logging.WARNING, logger="analysis.io.vector"):
+    with caplog.at_level(logging.WARNING, logger="analysis.io.losses"):
         site = load_site_plan(path, PROFILE)
     circle = site.layers["disturbance"].geometry.iloc[1]
     assert site.area_crs.to_epsg() == 2260  # the profile's area CRS: the layer's own feet
@@ -69,7 +69,7 @@ def test_arcs_are_read_alike_on_both_stacks_and_named(make_site, caplog):
 def test_measures_dropped_are_named(make_site, caplog):
     path = make_site([square(1.0, x=X0 + 2000), square(1.0)], phases=["1", "2"])
     _store(path, 1, _measured_square_wkb(), "POLYGON", m=1)
-    with caplog.at_level(logging.WARNING, logger="analysis.io.vector"):
+    with caplog.at_level(logging.WARNING, logger="analysis.io.losses"):
         site = load_site_plan(path, PROFILE)
     assert not site.layers["disturbance"].geometry.iloc[0].has_z
     warned = [r.getMessage() for r in caplog.records if "M (measure)" in r.getMessage()]
@@ -77,7 +77,7 @@ def test_measures_dropped_are_named(make_site, caplog):
 
 
 def test_a_plain_layer_warns_nothing(make_site, caplog):
-    with caplog.at_level(logging.WARNING, logger="analysis.io.vector"):
+    with caplog.at_level(logging.WARNING, logger="analysis.io.losses"):
         load_site_plan(make_site([square(1.0)]), PROFILE)
     assert not caplog.records
 
@@ -94,7 +94,7 @@ def test_a_second_geometry_column_is_named_as_not_read(make_site, caplog):
         con.execute("UPDATE disturbance SET proposed = ?",  # holds one geometry column a table
                     (b"GP\x00\x01" + struct.pack("<i", srs_id) + _measured_square_wkb(),))
         con.commit()
-    with caplog.at_level(logging.WARNING, logger="analysis.io.vector"):
+    with caplog.at_level(logging.WARNING, logger="analysis.io.losses"):
         site = load_site_plan(path, PROFILE)
     assert "proposed" not in site.layers["disturbance"].columns  # GDAL leaves it out
     warned = [r.getMessage() for r in caplog.records if "not read" in r.getMessage()]

@@ -223,9 +223,10 @@ def test_a_review_reads_the_layers_only_its_checks_need_until_the_map_looks(data
 @pytest.mark.parametrize("layer", ["impaired_waters", "catchments", "tmdl_watersheds",
                                    "layer_versions"])
 def test_a_geopackage_table_read_by_sqlite_equals_the_driver_read(layer):
-    """The look-up tables (io.vector.read_geopackage_table, SQLite) hold what OGR reads with
+    """The look-up tables (io.geopackage.read_geopackage_table, SQLite) hold what OGR reads with
     the stored texts put back: same feature ids, columns and values."""
-    from analysis.io.vector import read_geopackage_table, read_layer, with_stored_texts
+    from analysis.io.geopackage import read_geopackage_table, with_stored_texts
+    from analysis.io.vector import read_layer
     from tests.conftest import TEST_DATA
 
     path = TEST_DATA / "demo_reference.gpkg"
@@ -273,7 +274,7 @@ def test_a_geopackage_table_keeps_text_typed_into_a_number_column(tmp_path):
     import sqlite3
     from contextlib import closing
 
-    from analysis.io.vector import read_geopackage_table
+    from analysis.io.geopackage import read_geopackage_table
 
     path = tmp_path / "ref.gpkg"
     write_geopackage(path, {"tmdl_watersheds": pd.DataFrame(
@@ -315,14 +316,15 @@ def test_a_review_reads_a_geopackage_reference_through_one_connection_closed_aft
 
 
 def test_a_geopackage_s_layers_listed_by_sqlite_are_the_driver_s(tmp_path):
-    """io.vector.geopackage_layers (the reference's layer names without opening GDAL) gives
+    """io.geopackage.geopackage_layers (the reference's layer names without opening GDAL) gives
     what the driver lists, for every shipped GeoPackage and a store with its history table;
     and gives way to the driver (None) where a table is not registered."""
     import sqlite3
     from contextlib import closing
 
     from analysis.cli.app import main
-    from analysis.io.vector import geopackage_layers, list_layers
+    from analysis.io.geopackage import geopackage_layers
+    from analysis.io.vector import list_layers
     from analysis.reference.store import HISTORY_TABLE
     from tests.conftest import TEST_DATA
 

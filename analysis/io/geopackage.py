@@ -1,0 +1,369 @@
+"""GeoPackage files read by SQLite itself, no driver: their layers, CRSs, feature ids, boxes
+through the R-tree, attribute tables as stored (text in a numeric or date column kept as text).
+The same on both stacks, and cheap: a reference's reads and a review's look-ups go through here.
+"""
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Optional
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from ..crs import crs_of
+
+__all__ = ["geopackage_reader", "geopackage_layers", "gpkg_wkb", "read_geopackage_boxes",
+           "geopackage_box_rows", "read_geopackage_table", "stored_texts", "with_stored_texts"]
+
+
+# GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
+# that GDAL 3.9+ writes for a layer without one: no CRS at all.
+_UNDEFINED_CRS_NAMES = ("undefined geographic srs", "undefined cartesian srs", "undefined srs")
+
+
+_NUMERIC_TYPES = ("INT", "REAL", "FLOA", "DOUB", "BOOLEAN", "NUMERIC")
+
+
+def stored_texts(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None,
+                 dates_only: bool = False) -> dict[str, dict[int, str]]:
+    """Text that a GeoPackage holds in ``layer``'s numeric columns, or in its date columns
+    where it is no ``YYYY-MM-DD`` day, by column and feature id (of the features ``fids`` only,
+    where given: a few features of a large layer are looked up by their ids, the layer is not
+    scanned).
+
+    ``dates_only``: the date columns' alone.
+
+    SQLite keeps ``'three'`` in a REAL column as text, and GDAL then reads it as 0.0; it keeps
+    ``'04/01/2027'`` in a DATE column, and GDAL reads it as null (an empty date: "not yet
+    scheduled"): read here as stored, the value can be refused (or read as a spelling of 1/0)
+    instead of being taken silently. Any other source, or a file SQLite cannot open, gives
+    ``{}``.
+    """
+    if Path(path).suffix.lower() != ".gpkg":
+        return {}
+    found: dict[str, dict[int, str]] = {}
+    try:
+        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+            table = con.execute("SELECT table_name FROM gpkg_contents WHERE lower(table_name) = "
+                                "lower(?)", (layer,)).fetchone()
+            if table is None:
+                return {}
+            quoted = _quoted(table[0])
+            columns = con.execute(f"PRAGMA table_info({quoted})").fetchall()
+            key = next((c[1] for c in columns if c[5]), None)  # the primary key: the fid
+            among = ""
+            if fids is not None and key is not None:
+                con.execute("CREATE TEMP TABLE swppp_fids (id INTEGER PRIMARY KEY)")
+                con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)",
+                                [(int(f),) for f in fids])
+                among = f" AND {_quoted(key)} IN (SELECT id FROM temp.swppp_fids)"
+            for column in columns:
+                name, declared = column[1], str(column[2] or "").upper()
+                if key is None or column[5]:
+                    continue
+                name_q = _quoted(name)
+                if declared in ("DATE", "DATETIME"):
+                    # GDAL reads a date it cannot parse ('04/01/2027', 'soon') as null.
+                    day = f"substr({name_q}, 1, 10)"
+                    unread = (f"typeof({name_q}) != 'null' AND NOT (typeof({name_q}) = 'text' "
+                              f"AND length({name_q}) >= 10 AND date({day}, '+0 days') IS {day})")
+                elif any(t in declared for t in _NUMERIC_TYPES) and not dates_only:
+                    # A whole-number column read as int64 would drop a fraction (0.5 -> 0) too.
+                    kinds = "('text', 'blob'" + (", 'real')" if "INT" in declared else ")")
+                    unread = f"typeof({name_q}) IN {kinds}"
+                else:
+                    continue
+                rows = con.execute(f"SELECT {_quoted(key)}, {name_q} FROM {quoted} "
+                                   f"WHERE {unread}{among}").fetchall()
+                if rows:
+                    found[name] = {int(fid): value if isinstance(value, str) else repr(value)
+                                   for fid, value in rows}
+    except sqlite3.Error:
+        return {}
+    return found
+
+
+def with_stored_texts(path: str | Path, layer: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (read from ``layer``) with the text a GeoPackage holds in its numeric columns
+    put back in place of what the driver made of it (``'three'`` read as 0.0), so that the
+    contract's reader sees, and refuses or reads, what the user typed."""
+    texts = stored_texts(path, layer, frame.index)
+    if not texts:
+        return frame
+    frame = frame.copy()
+    declared = _declared(path, layer)
+    dates = [c for c in texts if c in frame.columns and declared.get(c) in ("DATE", "DATETIME")]
+    if dates:
+        # One unreadable date can make the driver give up the whole column (GDAL 3.10's, in
+        # QGIS 3.40: every value as its own text, '2027/04/01 00:00:00'): a date column holding
+        # one is taken as the file stores it, each day as 'YYYY-MM-DD[THH:MM:SS...]', on every
+        # stack.
+        stored = read_geopackage_table(path, layer)
+        if stored is not None:
+            for column in dates:
+                frame[column] = stored[column].reindex(frame.index).astype(object)
+    for column, values in texts.items():
+        if column in frame.columns and column not in dates:
+            series = frame[column].astype(object)
+            for fid, text in values.items():
+                if fid in series.index:
+                    series.at[fid] = text
+            frame[column] = series
+    return frame
+
+
+def _declared(path: str | Path, layer: str) -> dict[str, str]:
+    """{column: its declared type, upper case} of GeoPackage layer ``layer``."""
+    try:
+        with _reading(path, None) as con:
+            found = _gpkg_table(con, layer)
+            if found is None:
+                return {}
+            return {str(r[1]): str(r[2] or "").upper() for r in
+                    con.execute(f"PRAGMA table_info({_quoted(found[0])})").fetchall()}
+    except sqlite3.Error:
+        return {}
+
+
+class _Reader(sqlite3.Connection):
+    """A read-only connection that keeps what it was told of the file's tables (their names,
+    geometry columns, keys and columns, R-trees, CRSs), asked once each: a reader's few
+    questions in a row (a review's) do not change the schema under it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.known: dict = {}
+
+
+def geopackage_reader(path: str | Path) -> sqlite3.Connection:
+    """A read-only SQLite connection to the GeoPackage at ``path`` (close it after use), for a
+    caller that asks several questions in a row: each new connection reads the file's schema
+    again (about a millisecond), and it keeps what it learns of the tables (``_known``). The
+    functions here that take ``con`` open their own without. It may be closed, or used, in
+    another thread than the one that opened it (one at a time: a reference opened in one and
+    reviewed in another; SQLite's serialized mode, the module's default, allows it)."""
+    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, factory=_Reader,
+                           check_same_thread=False)
+
+
+def _known(con, key: str, ask):
+    """``ask(con)``, kept in ``con`` (a :func:`geopackage_reader`'s) under ``key``."""
+    known = getattr(con, "known", None)
+    if known is None:
+        return ask(con)
+    if key not in known:
+        known[key] = ask(con)
+    return known[key]
+
+
+def geopackage_layers(path: str | Path, unlisted: Sequence[str] = (),
+                      con: Optional[sqlite3.Connection] = None) -> Optional[list[str]]:
+    """:func:`list_layers` of a plain GeoPackage answered by SQLite (no driver opening): its
+    feature and attribute tables. None (ask the driver) for anything GDAL might list otherwise:
+    a table or view not registered in gpkg_contents (but the ``unlisted`` ones the caller
+    knows GDAL leaves out: a reference store's history), other content types, a registered
+    table that is missing, a feature table without its geometry column row. Through ``con``
+    where given (:func:`geopackage_reader`)."""
+    if Path(path).suffix.lower() != ".gpkg" or not Path(path).is_file():
+        return None
+    try:
+        with _reading(path, con) as con:
+            contents = con.execute("SELECT table_name, data_type FROM gpkg_contents").fetchall()
+            tables = {r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE "
+                "'gpkg_%' AND name NOT LIKE 'rtree_%' AND name NOT LIKE 'sqlite_%'")}
+            geometries = {r[0] for r in con.execute("SELECT table_name FROM gpkg_geometry_columns")}
+    except sqlite3.Error:
+        return None
+    names = [str(name) for name, _kind in contents]
+    tables -= set(unlisted) - set(names)
+    if (set(names) != tables or len(names) != len(tables)
+            or any(kind not in ("features", "attributes") for _name, kind in contents)
+            or any(kind == "features" and name not in geometries for name, kind in contents)):
+        return None
+    return names
+
+
+@contextmanager
+def _reading(path, con: Optional[sqlite3.Connection]) -> Iterator[sqlite3.Connection]:
+    """``con``, or a connection of :func:`geopackage_reader` closed afterwards."""
+    if con is not None:
+        yield con
+        return
+    with closing(geopackage_reader(path)) as opened:
+        yield opened
+
+
+def _geopackage_crs(path, layer, con: Optional[sqlite3.Connection] = None):
+    """The CRS a GeoPackage records for ``layer``: a CRS, False for none, None if not known."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return None
+    try:
+        with _reading(path, con) as con:
+            rows = _known(con, "srs", lambda con: {
+                str(r[0]).lower(): r[1:] for r in con.execute(
+                    "SELECT g.table_name, g.srs_id, s.organization, s.organization_coordsys_id, "
+                    "s.definition FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON "
+                    "s.srs_id = g.srs_id ORDER BY g.rowid DESC")})
+    except sqlite3.Error:
+        return None
+    row = rows.get(str(layer).lower())
+    if row is None:
+        return None
+    srs_id, organization, code, definition = row
+    if srs_id in (0, -1):
+        return False
+    try:
+        if str(organization).upper() == "EPSG" and code:
+            return crs_of(f"EPSG:{int(code)}")
+        crs = crs_of(definition)
+    except Exception:  # noqa: BLE001 - an odd definition: let the driver read it
+        return None
+    return False if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES else crs
+
+
+def _geopackage_srs_id(path, layer) -> Optional[int]:
+    if Path(path).suffix.lower() != ".gpkg":
+        return None
+    try:
+        with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
+            row = con.execute("SELECT srs_id FROM gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
+                              (layer,)).fetchone()
+    except sqlite3.Error:
+        return None
+    return int(row[0]) if row else None
+
+
+# Bytes of a GeoPackage geometry blob's envelope, by the envelope code in its flags.
+_ENVELOPE_BYTES = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}
+
+
+def gpkg_wkb(blob) -> Optional[bytes]:
+    """The WKB inside a GeoPackage geometry blob (after its header and envelope); None for none."""
+    if blob is None:
+        return None
+    blob = bytes(blob)
+    return blob[8 + _ENVELOPE_BYTES[(blob[3] >> 1) & 0b111]:]
+
+
+def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence[float]],
+                          con: Optional[sqlite3.Connection] = None) -> Optional[gpd.GeoDataFrame]:
+    """The features of a GeoPackage layer whose envelope meets any of ``boxes`` (minx, miny,
+    maxx, maxy in the layer's CRS), indexed by feature id, read in one query that joins the
+    boxes with the layer's R-tree (one box: the R-tree asked directly); None where the layer
+    has no R-tree (read it otherwise). Through ``con`` where given (:func:`geopackage_reader`).
+
+    SQLite itself reads the file: the same on both stacks, and no feature passes through GDAL.
+    """
+    found = geopackage_box_rows(path, layer, boxes, con)
+    if found is None:
+        return None
+    fids, names, rows, geometries = found
+    frame = pd.DataFrame(rows, index=pd.Index(fids, name="fid"), columns=names)
+    frame["geometry"] = gpd.array.from_shapely(geometries)  # an array: no Series re-indexed
+    return gpd.GeoDataFrame(frame, geometry="geometry")
+
+
+def geopackage_box_rows(path: str | Path, layer: str, boxes: Sequence[Sequence[float]],
+                        con: Optional[sqlite3.Connection] = None
+                        ) -> Optional[tuple[list[int], list[str], list[tuple], np.ndarray]]:
+    """What :func:`read_geopackage_boxes` reads, before it is a frame: (the feature ids, the
+    attribute columns' names, each feature's attributes as a tuple in that order, the
+    geometries as an object array); None where it gives None. For a reader that picks
+    features by their geometry before it makes a frame of the few it keeps."""
+    boxes = [tuple(map(float, b)) for b in boxes]
+
+    def meeting(con, table, column, key, names):
+        if column is None:  # a table without geometry: no R-tree
+            return None
+        rtree = f"rtree_{table}_{column}"
+        if rtree not in _known(con, "rtrees", lambda con: {r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE name LIKE 'rtree%'")}):
+            return None
+        parameters: tuple = ()
+        if len(boxes) == 1:
+            minx, miny, maxx, maxy = boxes[0]
+            among, parameters = (f"SELECT id FROM {_quoted(rtree)} WHERE minx <= ? AND "
+                                 "maxx >= ? AND miny <= ? AND maxy >= ?"), (maxx, minx, maxy, miny)
+        else:
+            meets = "r.minx <= b.maxx AND r.maxx >= b.minx AND r.miny <= b.maxy AND r.maxy >= b.miny"
+            con.execute("DROP TABLE IF EXISTS temp.swppp_boxes")
+            con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, "
+                        "maxy REAL)")
+            con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)", boxes)
+            among = f"SELECT r.id FROM temp.swppp_boxes b JOIN {_quoted(rtree)} r ON {meets}"
+        return con.execute(
+            f"SELECT {', '.join(_quoted(c) for c in [key, *names, column])} FROM "
+            f"{_quoted(table)} WHERE {_quoted(key)} IN ({among}) ORDER BY {_quoted(key)}",
+            parameters).fetchall()
+
+    found = _table_rows(path, layer, con, meeting)
+    if found is None:
+        return None
+    rows, names = found
+    geometries = (shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows
+                  else np.array([], dtype=object))
+    return [int(r[0]) for r in rows], names, [r[1:-1] for r in rows], geometries
+
+
+def read_geopackage_table(path: str | Path, layer: str,
+                          con: Optional[sqlite3.Connection] = None,
+                          rows: bool = True) -> Optional[pd.DataFrame]:
+    """The attributes of a GeoPackage layer or table (no geometry), indexed by feature id, as
+    stored (text in a numeric column stays text), read by SQLite in one query (through ``con``
+    where given); None where ``path`` is no GeoPackage holding ``layer`` with an integer key
+    (read it otherwise). ``rows=False``: its columns alone, no row read."""
+    if Path(path).suffix.lower() != ".gpkg":
+        return None
+    found = _table_rows(path, layer, con, lambda con, table, _column, key, names: con.execute(
+        f"SELECT {', '.join(_quoted(c) for c in [key, *names])} FROM {_quoted(table)} "
+        f"ORDER BY {_quoted(key)}" + ("" if rows else " LIMIT 0")).fetchall())
+    if found is None:
+        return None
+    read, names = found
+    return pd.DataFrame([r[1:] for r in read], columns=names,
+                        index=pd.Index([int(r[0]) for r in read], name="fid"))
+
+
+def _table_rows(path, layer: str, con: Optional[sqlite3.Connection], read) -> Optional[tuple]:
+    """(rows, the other columns' names) that ``read(con, table, geometry column, key, names)``
+    returns for GeoPackage layer ``layer`` (through ``con`` where given); None where the layer
+    is not one :func:`_gpkg_table` knows, ``read`` returns None, or SQLite fails."""
+    try:
+        with _reading(path, con) as con:
+            found = _gpkg_table(con, layer)
+            if found is None:
+                return None
+            rows = read(con, *found)
+    except sqlite3.Error:
+        return None
+    return None if rows is None else (rows, found[3])
+
+
+def _gpkg_table(con, layer: str) -> Optional[tuple[str, Optional[str], str, list[str]]]:
+    """(table, geometry column or None, integer key, the other columns) of GeoPackage layer
+    ``layer`` (matched in any case); None where it is not listed in gpkg_contents or has no
+    integer primary key."""
+    contents = _known(con, "contents", lambda con: {
+        str(name).lower(): (name, column) for name, column in con.execute(
+            "SELECT c.table_name, g.column_name FROM gpkg_contents c LEFT JOIN "
+            "gpkg_geometry_columns g ON g.table_name = c.table_name ORDER BY c.rowid DESC")})
+    found = contents.get(str(layer).lower())
+    if found is None:
+        return None
+    table, column = found
+    info = _known(con, f"columns {table}",
+                  lambda con: con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall())
+    key = next((r[1] for r in info if r[5] and str(r[2]).upper() == "INTEGER"), None)
+    if key is None:
+        return None
+    return table, column, key, [r[1] for r in info if r[1] not in (key, column)]
+
+
+def _quoted(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
