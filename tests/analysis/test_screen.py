@@ -53,14 +53,19 @@ def random_sites(reference_path, count, seed):
 def review_of(geometry, profile, reference):
     """``swppp review``'s Condition A and wetland measurements for a site plan whose boundary
     and disturbance are the site's polygon (no discharge points: the catchments decide)."""
+    review = site_review(geometry, profile, reference)
+    return review.conditions["A"], review.measurements
+
+
+def site_review(geometry, profile, reference):
+    """The review (Condition A and wetlands) of :func:`review_of`'s site plan."""
     frame = gpd.GeoDataFrame({"disturbance_id": ["D1"]}, geometry=[geometry],
                              crs=crs_of(profile.area_crs))
     site = SitePlan(path="screen-site", area_crs=crs_of(profile.area_crs), input_crs="",
                     project={"name": "screen"},
                     layers={"site_boundary": frame.rename(columns={"disturbance_id": "site_id"}),
                             "disturbance": frame})
-    review = review_site(site, profile, reference=reference, rules=["condition_a", "wetlands"])
-    return review.conditions["A"], review.measurements
+    return review_site(site, profile, reference=reference, rules=["condition_a", "wetlands"])
 
 
 def varied_reference(path):

@@ -20,16 +20,14 @@ import pytest
 import shapely
 from shapely import affinity, box
 
-from analysis.crs import crs_of
 from analysis.findings import WARN
 from analysis.io.vector import write_geopackage
 from analysis.profile import load_profile
 from analysis.reference.read import open_reference
-from analysis.review import review_site
 from analysis.screen.screen import APPLIES, DOES_NOT_APPLY, NOT_DECIDED, screen_sites
 from analysis.screen.sites import read_sites
-from analysis.siteplan.plan import SitePlan
 from tests.analysis.conftest import REFERENCE_FIELDS
+from tests.analysis.test_screen import site_review
 
 X0, Y0 = 600_000.0, 900_000.0  # EPSG:2260 (US survey feet), clear of the demo reference
 CELL = 2000.0                  # a catchment of the grid: CELL feet square
@@ -449,15 +447,9 @@ def profile_for(case: Case):
 
 def review_row(geometry, profile, reference) -> dict:
     """``swppp review``'s answers for a site plan whose boundary and disturbance are the
-    site's polygon (``tests.analysis.test_screen.review_of``'s plan), as a screen row's
+    site's polygon (``tests.analysis.test_screen.site_review``), as a screen row's
     columns: Condition A's status, the wetland measurements and the wetland status."""
-    frame = gpd.GeoDataFrame({"disturbance_id": ["D1"]}, geometry=[geometry],
-                             crs=crs_of(profile.area_crs))
-    site = SitePlan(path="screen-site", area_crs=crs_of(profile.area_crs), input_crs="",
-                    project={"name": "screen"},
-                    layers={"site_boundary": frame.rename(columns={"disturbance_id": "site_id"}),
-                            "disturbance": frame})
-    review = review_site(site, profile, reference=reference, rules=["condition_a", "wetlands"])
+    review = site_review(geometry, profile, reference)
     a = review.conditions["A"]
     warned = [f.message for f in review.findings if f.rule == "wetlands" and f.status == WARN]
     status = ("wetland" if any("lie inside wetland" in m for m in warned) else
