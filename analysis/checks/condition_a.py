@@ -388,7 +388,7 @@ def _tmdl_overlaps(watersheds, disturbed, site, profile):
     frame = watersheds[inside]
     kept = [o for o, keep in zip(outfalls, inside) if keep]
     geometries = np.asarray(frame.geometry.values, dtype=object)
-    held = acres(shared_parts(geometries, _each(disturbed.geometry, len(geometries))),
+    held = acres(shared_parts(geometries, np.full(len(geometries), disturbed.geometry, dtype=object)),
                  site.area_crs)
     return [(i, row, g, float(a), o) for (i, row), g, a, o in
             zip(frame.iterrows(), geometries, np.atleast_1d(held), kept)]
@@ -423,17 +423,11 @@ def _overlapping(frame, disturbed, site, profile) -> np.ndarray:
     keep = np.zeros(len(geometries), dtype=bool)
     if len(candidates):
         shared = square_feet(shared_parts(geometries[candidates],
-                                          _each(disturbed.geometry, len(candidates))),
+                                          np.full(len(candidates), disturbed.geometry,
+                                                  dtype=object)),
                              site.area_crs)
         keep[candidates[np.atleast_1d(shared) >= minimum]] = True
     return keep
-
-
-def _each(geometry, n: int) -> np.ndarray:
-    """``geometry`` ``n`` times, as the parts :func:`shared_parts` meets element-wise."""
-    out = np.empty(n, dtype=object)
-    out[:] = [geometry] * n
-    return out
 
 
 def _name(value) -> str:
