@@ -285,8 +285,8 @@ class Reference:
 
     def read_boxes(self, layer: str, boxes: np.ndarray, area_crs,
                    needed_for: str = "the screen",
-                   reach: Optional[tuple[np.ndarray, Callable[[pd.DataFrame], np.ndarray]]] = None
-                   ) -> gpd.GeoDataFrame:
+                   reach: Optional[tuple[np.ndarray, Callable[[pd.DataFrame], np.ndarray]]] = None,
+                   known: Optional[set] = None) -> gpd.GeoDataFrame:
         """The features of ``layer`` that intersect any of ``boxes`` (an (n, 4) array in
         ``area_crs``), in ``area_crs``: :meth:`read` for many sites at once, the source asked
         once for the union of the boxes (a GeoPackage through its R-tree joined with them).
@@ -295,7 +295,11 @@ class Reference:
         reach in ``area_crs`` units from its contract fields). A feature that comes within its
         reach of no site's box is left unread (neither reprojected nor repaired): it can meet
         no site at its own distance. What is read is always checked whole (fields, vertices,
-        geometry types), as :meth:`read` checks it."""
+        geometry types), as :meth:`read` checks it.
+
+        ``known``: features a caller holds already from earlier reads (their ids, as the
+        frames' index gave them), left out unread (neither reprojected nor checked again): the
+        screen's route, reading around downstream catchments next to those it holds."""
         spec = SPECS[layer]
         actual = self.require(layer, needed_for)
         area_crs = crs_of(area_crs)
@@ -303,6 +307,8 @@ class Reference:
         crs = self._required_crs(actual)
         own_boxes = boxes_in_crs(boxes, area_crs, crs)
         frame = self._fetch_boxes(actual, own_boxes)
+        if known:
+            frame = frame[~frame.index.isin(list(known))]
         if isinstance(frame, gpd.GeoDataFrame):
             geometries = np.asarray(frame.geometry.values, dtype=object)
             self._check_finite(actual, geometries, frame.index)

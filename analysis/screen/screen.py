@@ -19,6 +19,7 @@ points).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 import numpy as np
 import pandas as pd
 import shapely
@@ -97,14 +98,13 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     drains = catchments["drains_to"].to_numpy(dtype=object)
     overlaps.catchments = list(zip(s.tolist(), ids[f], drains[f]))
     progress.step(0.2, "following the catchments downstream")
+    read = _SharedRead(reference, crs, boxes, catchments)
     overlaps.routes = follow_routes(
         overlaps.catchments,
         lambda: {str(c).strip(): g for c, g in zip(ids, catchments.geometry.values)},
-        catchment_lookup(reference, NEEDED),
-        lambda layer, around: _frame(reference.read_boxes(layer, around, crs, needed_for=NEEDED)),
-        profile, crs)
+        catchment_lookup(reference, NEEDED), read, profile, crs)
     progress.step(0.3, "reading TMDL watersheds")
-    sheds = reference.read_boxes("tmdl_watersheds", boxes, crs, needed_for=NEEDED)
+    sheds = read.sheds()
     s, f, held, shared = _overlapping(geoms, sheds, minimum, crs)
     overlaps.watersheds = list(zip(s.tolist(), sheds["watershed_id"].to_numpy(dtype=object)[f],
                                    sheds["stormwater_source"].to_numpy(dtype=float)[f],
@@ -134,6 +134,40 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     return Screen(rows=rows, geometries=geoms, crs=crs,
                   reference={"path": reference.label, "kind": reference.kind,
                              "versions": reference.versions(), "read": reference.features_read})
+
+
+class _SharedRead:
+    """The route's reads (``reference.route.Read``) for the screen, each feature read once:
+
+    - a catchment the screen holds already (read around the sites, or by an earlier level of
+      the route: the route keeps them all) is not read again (its ``known``);
+    - the TMDL watersheds are read once for the route and the sites together: the route asks
+      for those around the downstream catchments and is given, in the same read, those around
+      the sites' boxes as well (one meeting a site's box but no downstream catchment meets none
+      of them in the route's overlay: the route's answer is the same)."""
+
+    def __init__(self, reference: Reference, crs, boxes: np.ndarray, catchments):
+        self._reference, self._crs, self._boxes = reference, crs, boxes
+        self._held = set(catchments.index)  # the catchments' ids (as the reads index them)
+        self._sheds = None
+
+    def __call__(self, layer: str, around: np.ndarray) -> pd.DataFrame:
+        if layer == "tmdl_watersheds":
+            self._sheds = self._read(layer, np.vstack([np.asarray(around, dtype=float).reshape(-1, 4),
+                                                       self._boxes]))
+            return _frame(self._sheds)
+        frame = self._read(layer, around, self._held if layer == "catchments" else None)
+        if layer == "catchments":
+            self._held.update(frame.index)
+        return _frame(frame)
+
+    def sheds(self):
+        """The TMDL watersheds meeting the sites' boxes (read with the route's, where it read)."""
+        return self._read("tmdl_watersheds", self._boxes) if self._sheds is None else self._sheds
+
+    def _read(self, layer: str, boxes: np.ndarray, known: Optional[set] = None):
+        return self._reference.read_boxes(layer, boxes, self._crs, needed_for=NEEDED,
+                                          known=known)
 
 
 def _frame(frame) -> pd.DataFrame:
