@@ -451,7 +451,8 @@ def main(argv=None) -> int:
             shutil.copyfile(built, partial)
             add_condition_a_layers(partial)
             partial.rename(reference)
-        sites = folder / f"sites_{args.sites}_{reference.stem.split('_')[1]}.gpkg"  # spread over this reference
+        # the sites are spread over this reference's extent: one file per reference size
+        sites = folder / f"sites_{args.sites}_{reference.stem.split('_')[1]}.gpkg"
         if args.pg_only:
             args.skip_qgis = args.skip_import = True
         if args.import_only:
