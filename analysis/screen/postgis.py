@@ -12,6 +12,8 @@ Identifiers are quoted by psycopg's ``sql`` module; values are parameters.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import pandas as pd
 import shapely
@@ -90,15 +92,21 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
         overlaps.catchments = [(k, c, d) for k, c, d, _ in
                                pairs("catchments", ["catchment_id", "drains_to"])]
         progress.step(0.3, "following the catchments downstream")
+        held: set = set()  # the catchments' trimmed ids the route holds: not read again
+
+        def read(layer, around, known=None):
+            frame = _read_boxes(con, sql, store, layer, _ROUTE_FIELDS[layer], around, sites.crs,
+                                srids, known if layer == "catchments" else None)
+            if layer == "catchments":
+                held.update(str(c).strip() for c in frame["catchment_id"])
+            return frame
+
         overlaps.routes = follow_routes(
             overlaps.catchments,
-            lambda: _read_boxes(con, sql, store, "catchments", ["catchment_id"], widened,
-                                sites.crs, srids)
-            .pipe(lambda f: {str(c).strip(): g for c, g in zip(f["catchment_id"], f["geometry"])}),
+            lambda: read("catchments", widened).pipe(
+                lambda f: {str(c).strip(): g for c, g in zip(f["catchment_id"], f["geometry"])}),
             lambda wanted: _catchment_rows(con, sql, store, wanted),
-            lambda layer, around: _read_boxes(con, sql, store, layer, _ROUTE_FIELDS[layer],
-                                              around, sites.crs, srids),
-            profile, sites.crs)
+            lambda layer, around: read(layer, around, held), profile, sites.crs)
         progress.step(0.4, "TMDL watersheds")
         found = pairs("tmdl_watersheds", ["watershed_id", "stormwater_source", "pollutants"],
                       union=True)
@@ -157,18 +165,22 @@ def _catchment_rows(con, sql, store, wanted) -> dict:
     return unique_catchments(rows, store.label)
 
 
-def _read_boxes(con, sql, store, layer: str, fields, boxes, area_crs, srids) -> pd.DataFrame:
+def _read_boxes(con, sql, store, layer: str, fields, boxes, area_crs, srids,
+                known: Optional[set] = None) -> pd.DataFrame:
     """``fields`` and shapes (area CRS, repaired) of the features of ``layer`` meeting any of
     ``boxes`` (area CRS): the boxes go up once into a temporary table, the layer's GiST index
-    answers them (as the sites' boxes are read)."""
+    answers them (as the sites' boxes are read). ``known``: catchments' trimmed ids the caller
+    holds already, left unread (neither transformed nor sent)."""
     boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
     area = epsg_code(area_crs)
     con.execute("DROP TABLE IF EXISTS pg_temp.swppp_route_boxes")
     table = _box_table(con, sql, "swppp_route_boxes", boxes, area_crs, srids[layer])
+    unread = ("AND (c.catchment_id IS NULL OR NOT btrim(c.catchment_id::text, %(space)s) = "
+              "ANY(%(known)s))" if known else "")
     rows = con.execute(sql.SQL("SELECT {fields}, ST_AsBinary(f.g) FROM ({features}) f").format(
         fields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
-        features=_features(sql, store, layer, fields, table)),
-        {"area": area}).fetchall()
+        features=_features(sql, store, layer, fields, table, unread)),
+        {"area": area, "space": _WHITESPACE, "known": sorted(known or ())}).fetchall()
     frame = pd.DataFrame([r[:-1] for r in rows], columns=list(fields))
     shapes = shapely.from_wkb([bytes(r[-1]) for r in rows]) if rows else np.array([], dtype=object)
     if "stormwater_source" in frame:
