@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import sqlite3
-from contextlib import closing
 
 import geopandas as gpd
 import pytest
@@ -14,21 +12,13 @@ from analysis.cli.app import main
 from analysis.io.csv_cells import csv_cell, csv_text, read_cell
 from analysis.phasing.schedule import read_schedule
 from tests.analysis.conftest import X0, square
+from tests.conftest import rename_text
 from tests.analysis.test_reference_stream import watersheds_file
 from tests.analysis.test_screen import DEMO_REFERENCE, random_sites
 
 LINK = '=HYPERLINK("http://x","click")'
 HOSTILE = (LINK, "@SUM(A1)", "+1+cmd|' /C calc'!A0", "-2+3", "\t=1+1", "\r=1+1")
 NUMBERS = ("-12", "-0.5", "+3", "-1e-3", "12")
-
-
-def update(path, sql, *params):
-    """An UPDATE of a GeoPackage's attributes by SQLite; its R-tree triggers name SpatiaLite's
-    functions, which only have to exist (the geometry is not changed, so they never run)."""
-    with closing(sqlite3.connect(path)) as con, con:
-        for name in ("ST_IsEmpty", "ST_MinX", "ST_MaxX", "ST_MinY", "ST_MaxY"):
-            con.create_function(name, 1, lambda geometry: None)
-        con.execute(sql, params)
 
 
 def rows_of(path):
@@ -66,8 +56,7 @@ def test_the_screen_csv_guards_hostile_site_ids_and_leaves_a_negative_number(tmp
 def test_the_rejections_csv_guards_hostile_feature_labels(tmp_path, capsys):
     source = watersheds_file(tmp_path / "sheds.gpkg")
     # The two features rejected (lines), one named as a formula, one as a negative number.
-    update(source, "UPDATE tmdl_watersheds SET watershed_id = ? WHERE watershed_id = 'T-03'", LINK)
-    update(source, "UPDATE tmdl_watersheds SET watershed_id = '-17' WHERE watershed_id = 'T-17'")
+    assert rename_text(source, "T-03", LINK) == rename_text(source, "T-17", "-17") == 1
     listed = tmp_path / "rejected.csv"
     assert main(["reference", "import", "tmdl_watersheds", str(source), "--into",
                  str(tmp_path / "ref.gpkg"), "--rejections", str(listed), "--source-date",
@@ -82,8 +71,7 @@ def test_the_hydrology_table_guards_a_hostile_drainage_area_name(data_copy, tmp_
     from analysis.report.outputs import write_hydrology_outputs
 
     site = data_copy("demo_site.gpkg")
-    for table, column in (("drainage_area", "name"), ("hydrology_claims", "drainage_area")):
-        update(site, f"UPDATE {table} SET {column} = ? WHERE {column} = 'DA-1'", LINK)
+    assert rename_text(site, "DA-1", LINK) >= 2  # the area and the claims naming it
     table = tmp_path / "table.csv"
     write_hydrology_outputs(hydrology_paths(site), table_path=table)
     header, *rows = rows_of(table)
