@@ -11,6 +11,7 @@ import pytest
 from analysis.cli.app import main
 from analysis.errors import InputError
 from analysis.io.vector import read_layer
+from tests.conftest import TEST_DATA
 
 
 def project_workbook(path, site, merge=None):
@@ -89,3 +90,18 @@ def test_a_schedule_workbook_with_merged_cells_is_refused_naming_the_option(tmp_
     err = capsys.readouterr().err
     assert "schedule.xlsx" in err and "merged cells (B2:B3)" in err and "--schedule" in err
     assert not (tmp_path / "out.json").exists()
+
+
+def test_checklist_confirmations_in_a_workbook_are_refused_saying_what_is_read(tmp_path, capsys):
+    # The checklist reads its confirmations from their JSON or a findings GeoPackage only: a
+    # workbook (merged cells or not) is refused whole, saying so, not read as JSON bytes.
+    book = openpyxl.Workbook()
+    book.active.append(["item", "reviewer", "date"])
+    book.active.append(["B(5)", "R. Levi", "2027-03-02"])
+    book.save(tmp_path / "confirmations.xlsx")
+    out = tmp_path / "review.json"
+    assert main(["review", str(TEST_DATA / "demo_site.gpkg"), "--confirmations",
+                 str(tmp_path / "confirmations.xlsx"), "--json", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "confirmations.xlsx" in err and "JSON file or a findings GeoPackage" in err
+    assert not out.exists()
