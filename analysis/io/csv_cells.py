@@ -1,12 +1,13 @@
 """The CSV files the project writes, and the text of one of their cells read back.
 
 A CSV opened in Excel or LibreOffice runs a cell that begins with ``=``, ``+``, ``-`` or ``@``
-(or a TAB or CR before one) as a formula: a site id ``=HYPERLINK("http://x","click")`` from a
-user's file would become a link in the reviewer's sheet. Every CSV writer writes its cells
-through :func:`csv_cell` (OWASP's advice: such a text is written with a leading ``'``, which the
-spreadsheet shows and does not evaluate); a number, and a text that is a plain number such as
-``-12`` or ``-0.5``, is written as it is. :func:`read_cell` gives a cell's text back, so that a
-CSV the project wrote (a phasing proposal given back as ``--schedule``) reads as it was.
+as a formula (and one beginning with a TAB or CR, which a spreadsheet may strip first): a site
+id ``=HYPERLINK("http://x","click")`` from a user's file would become a link in the reviewer's
+sheet. Every CSV writer writes its cells through :func:`csv_cell` (OWASP's advice: such a text
+is written with a leading ``'``, which the spreadsheet shows and does not evaluate); a number,
+and a text that is a plain number such as ``-12`` or ``-0.5``, is written as it is.
+:func:`read_cell` gives a cell's text back, so that a CSV the project wrote (a phasing proposal
+given back as ``--schedule``) reads as it was.
 """
 from __future__ import annotations
 

@@ -111,7 +111,8 @@ def _xlsx_rows(path: Path) -> list[list]:
     sheet, written = _schedule_sheet(path)
     refuse_repeated_columns(path, "schedule", written, [h.strip().lower() for h in written],
                             "schedule")
-    refuse_merged_cells(path, sheet, parameter="schedule")  # read_layer's, naming --schedule
+    # read_layer refuses them too; checked here first so that the refusal names --schedule
+    refuse_merged_cells(path, sheet, parameter="schedule")
     frame = read_layer(path, sheet, read_geometry=False).frame
     rows = [[_plain(v) for v in record] for record in frame.itertuples(index=False, name=None)]
     header = [str(c) for c in frame.columns if c != "geometry"]
