@@ -61,3 +61,34 @@ def write_long_site(source: Path, target: Path, length_ft: float = 3000.0) -> Pa
     for name, frame in (("site_boundary", boundary), ("disturbance", disturbance)):
         frame.to_file(target, layer=name, driver="GPKG")
     return target
+
+
+# Names a user's files give, as a QGIS expression or HTML would read them: "[% ... %]" in a
+# label's text is evaluated by QGIS (the user's name, 2), "<b>" read as markup in HTML mode.
+NAMES = {"BR-2": "[% @user_full_name %]",  # the failing SMP: findings, measurements, map label
+         "DA-1": "[% eval('1+1') %]",  # a drainage area: hydrology tables, map label
+         "Forest Road Commons": "<b>x</b>"}  # the project: the title, the decision page
+REFERENCE_NAMES = {"GO-12": "<i>GO</i>-[% 3*4 %]",  # a regulated wetland: conditions, map label
+                   "Seven Springs Creek tributary": "<b>Creek</b> [% @layout_name %]"}
+PLAN_FILE_NAME = "[% eval('1+1') %] <b>plan.gpkg"  # the reports give the plan's path
+
+
+def rename_text(path: Path, old: str, new: str) -> int:
+    """Replace the text ``old`` by ``new`` in every text column of every table of the
+    GeoPackage at ``path`` (an id renamed with the features that refer to it); the count of
+    cells changed. By SQLite: the R-tree triggers name SpatiaLite's functions, which only have
+    to exist (no geometry changes, so they never run)."""
+    import sqlite3
+    from contextlib import closing
+
+    changed = 0
+    with closing(sqlite3.connect(path)) as con, con:
+        for name in ("ST_IsEmpty", "ST_MinX", "ST_MaxX", "ST_MinY", "ST_MaxY"):
+            con.create_function(name, 1, lambda geometry: None)
+        tables = [t for (t,) in con.execute("SELECT table_name FROM gpkg_contents")]
+        for table in tables:
+            for column in [c[1] for c in con.execute(f'PRAGMA table_info("{table}")')
+                           if c[2].upper().startswith("TEXT")]:
+                changed += con.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE "{column}" = ?',
+                                       (new, old)).rowcount
+    return changed

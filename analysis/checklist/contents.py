@@ -145,6 +145,11 @@ def read_confirmations(path: str | Path) -> list[Confirmation]:
                                  "confirmations JSON")
         frame = read_layer(path, layers[CHECKLIST_LAYER], read_geometry=False).frame
         return confirmations_from_checklist(frame.to_dict("records"), path)
+    if path.suffix.lower() in (".xlsx", ".ods", ".xls", ".csv"):
+        raise InputError("the confirmations are read from their JSON file or a findings "
+                         "GeoPackage, not from a table", path=path,
+                         fix="save them from the plugin's checklist tab, or write the JSON as "
+                             "analysis.checklist.contents documents")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as err:

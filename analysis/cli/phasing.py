@@ -1,12 +1,12 @@
 """``swppp phasing``: a phasing plan from any vector file or CAD export checked, and a fix proposed."""
 from __future__ import annotations
 
-import csv
-import io
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import InputError
+from ..io.csv_cells import write_csv
 from ..profile import help_text
 from .options import add_json_option, add_profile_option, describe_on_help, emit_json, json_text
 
@@ -107,12 +107,9 @@ def _run(args) -> int:
     if args.chart:
         with plain_text():  # phase names are user text, never mathtext (as LazyCharts)
             chart = timeline_chart(plan, limit)
-    writers = {args.csv: lambda temp: temp.write_text(_phases_csv(plan, proposal),
-                                                      encoding="utf-8", newline=""),
-               args.proposal_csv: lambda temp: temp.write_text(_proposal_csv(proposal),
-                                                               encoding="utf-8", newline=""),
-               args.timeline_csv: lambda temp: temp.write_text(_timeline_csv(plan),
-                                                               encoding="utf-8", newline="")}
+    writers = {args.csv: lambda temp: write_csv(temp, *_phases_csv(plan, proposal)),
+               args.proposal_csv: lambda temp: write_csv(temp, *_proposal_csv(proposal)),
+               args.timeline_csv: lambda temp: write_csv(temp, *_timeline_csv(plan))}
     for path in args.chart:
         if chart is not None:
             kind = Path(path).suffix.lower()
@@ -130,40 +127,33 @@ def _run(args) -> int:
     return 1 if any(f.status == FAIL for f in findings) else 0
 
 
-def _phases_csv(plan, proposal) -> str:
+def _phases_csv(plan, proposal) -> tuple[tuple, Iterable]:
+    """The --csv table's header and rows (so are the two below: ``write_csv``'s arguments)."""
     proposed = {row["phase"]: row for row in proposal.rows}
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["phase", "acres", "new_acres", "start_date", "stabilized_date",
-                     "proposed_start", "proposed_stabilized", "shift_days"])
-    for row in plan.phases:
+
+    def cells(row):
         p = proposed.get(row["phase"], {})
-        writer.writerow([row["phase"] if row["phase"] is not None else "",
-                         f"{row['acres']:.6f}", f"{row['new_acres']:.6f}",
-                         row["start_date"] or "", row["stabilized_date"] or "",
-                         p.get("proposed_start", ""), p.get("proposed_stabilized", ""),
-                         p.get("shift_days", "")])
-    return buffer.getvalue()
+        return [row["phase"] if row["phase"] is not None else "",
+                f"{row['acres']:.6f}", f"{row['new_acres']:.6f}",
+                row["start_date"] or "", row["stabilized_date"] or "",
+                p.get("proposed_start", ""), p.get("proposed_stabilized", ""),
+                p.get("shift_days", "")]
+
+    return (("phase", "acres", "new_acres", "start_date", "stabilized_date", "proposed_start",
+             "proposed_stabilized", "shift_days"), map(cells, plan.phases))
 
 
-def _proposal_csv(proposal) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["phase", "start", "stabilized"])
-    for row in proposal.rows:
-        writer.writerow([_name(row["phase"]), row["proposed_start"], row["proposed_stabilized"]])
-    return buffer.getvalue()
+def _proposal_csv(proposal) -> tuple[tuple, Iterable]:
+    return (("phase", "start", "stabilized"),
+            ([_name(row["phase"]), row["proposed_start"], row["proposed_stabilized"]]
+             for row in proposal.rows))
 
 
-def _timeline_csv(plan) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["date", "acres", "polygons", "started", "stabilized"])
-    for row in plan.timeline:
-        writer.writerow([row["date"], f"{row['acres']:.6f}", row["polygons"],
-                         " ".join(map(_name, row["started"])),
-                         " ".join(map(_name, row["stabilized"]))])
-    return buffer.getvalue()
+def _timeline_csv(plan) -> tuple[tuple, Iterable]:
+    return (("date", "acres", "polygons", "started", "stabilized"),
+            ([row["date"], f"{row['acres']:.6f}", row["polygons"],
+              " ".join(map(_name, row["started"])), " ".join(map(_name, row["stabilized"]))]
+             for row in plan.timeline))
 
 
 def _name(phase) -> str:

@@ -9,9 +9,12 @@ from __future__ import annotations
 import posixpath
 import zipfile
 from pathlib import Path
+from typing import Optional
 from xml.etree import ElementTree
 
-__all__ = ["merged_cells"]
+from ..errors import InputError
+
+__all__ = ["merged_cells", "refuse_merged_cells"]
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
@@ -23,6 +26,8 @@ def merged_cells(path: str | Path, sheet: str) -> list[str]:
     """The merged ranges of ``sheet`` in the XLSX or ODS workbook at ``path``, in A1 notation
     (``B2:B3``); [] for another file, or one whose XML cannot be read (GDAL judges it then)."""
     suffix = Path(path).suffix.lower()
+    if suffix not in (".xlsx", ".ods"):
+        return []
     try:
         with zipfile.ZipFile(path) as archive:
             if suffix == ".xlsx":
@@ -32,6 +37,21 @@ def merged_cells(path: str | Path, sheet: str) -> list[str]:
     except (zipfile.BadZipFile, KeyError, ElementTree.ParseError, OSError):
         return []
     return []
+
+
+def refuse_merged_cells(path: str | Path, sheet: str, parameter: Optional[str] = None) -> None:
+    """Refuse a workbook sheet with merged cells, naming the file, the sheet and the ranges
+    (every reader of a sheet calls it: GDAL would read the range's value in its first cell
+    alone, the others empty, and a value merged down over two rows would be read as the
+    second row having none). Nothing for a file that is not a workbook."""
+    merged = merged_cells(path, sheet)
+    if merged:
+        shown = ", ".join(merged[:10]) + (f" and {len(merged) - 10} more" if len(merged) > 10 else "")
+        raise InputError(f"the sheet '{sheet}' has merged cells ({shown}): a merged range is "
+                         "read as its first cell, the others empty (a value merged down over "
+                         "two rows would be read as the second row having none)", path=path,
+                         layer=sheet, parameter=parameter,
+                         fix="unmerge the cells and write the value in each row's cell")
 
 
 def _xlsx_merged(archive: zipfile.ZipFile, sheet: str) -> list[str]:

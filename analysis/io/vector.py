@@ -27,6 +27,7 @@ from ..crs import crs_of
 from ..errors import InputError
 from .geopackage import _UNDEFINED_CRS_NAMES, _geopackage_crs, _geopackage_srs_id, stored_texts
 from .losses import _warn_geopackage_losses, _without_cpg, refuse_misread_text, warn_unread_columns
+from .sheets import refuse_merged_cells
 
 from .engine import ENGINE
 
@@ -69,8 +70,10 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
 
     ``bbox`` (minx, miny, maxx, maxy in the layer's CRS) reads only what lies in that box,
     through the data source's spatial index (a GeoPackage's R-tree). ``read_geometry=False``
-    reads the attributes alone, as a plain DataFrame.
+    reads the attributes alone, as a plain DataFrame. A workbook's sheet with merged cells is
+    refused (:func:`~analysis.io.sheets.refuse_merged_cells`).
     """
+    refuse_merged_cells(path, layer)
     try:
         if ENGINE == "pyogrio":
             frame, crs_wkt = _read_pyogrio(path, layer, bbox, read_geometry)
@@ -100,6 +103,7 @@ def read_layer_batches(path: str | Path, layer: str, size: int) -> Iterator[Laye
     """One layer read ``size`` features at a time (each batch as :func:`read_layer` reads a
     layer, its text checked as there: :func:`refuse_misread_text`), so that a statewide layer
     is never whole in memory (:func:`_layer_batches`)."""
+    refuse_merged_cells(path, layer)
     for data in _layer_batches(path, layer, size):
         refuse_misread_text(path, layer, data.frame)
         yield data

@@ -105,19 +105,14 @@ def _xlsx_rows(path: Path) -> list[list]:
     a CSV's is: GDAL would keep one of the two columns (or rename one) without a word; so are
     merged cells (GDAL reads a merged range's value in its first cell alone).
     """
-    from ..io.sheets import merged_cells
+    from ..io.sheets import refuse_merged_cells
     from ..io.vector import read_layer
 
     sheet, written = _schedule_sheet(path)
     refuse_repeated_columns(path, "schedule", written, [h.strip().lower() for h in written],
                             "schedule")
-    merged = merged_cells(path, sheet)
-    if merged:
-        raise InputError(f"the sheet '{sheet}' has merged cells ({', '.join(merged[:10])}): a "
-                         "merged range is read as its first cell, the others empty (a date "
-                         "merged over two phases' rows would be read as the second having none)",
-                         path=path, layer=sheet, parameter="schedule",
-                         fix="unmerge the cells and write the value in each row's cell")
+    # read_layer refuses them too; checked here first so that the refusal names --schedule
+    refuse_merged_cells(path, sheet, parameter="schedule")
     frame = read_layer(path, sheet, read_geometry=False).frame
     rows = [[_plain(v) for v in record] for record in frame.itertuples(index=False, name=None)]
     header = [str(c) for c in frame.columns if c != "geometry"]

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from .. import dates
 from ..errors import InputError
+from ..io.csv_cells import read_cell
 
 if TYPE_CHECKING:
     from ..profile import Inputs
@@ -19,7 +20,8 @@ __all__ = ["CsvRows", "read_csv", "parse_date", "parse_datetime", "parse_number"
 
 class CsvRows:
     """The rows of one CSV file: header names lower-cased and stripped (each used once),
-    values stripped.
+    values stripped, and given back as the project wrote them (a formula's guard ``'`` taken
+    off: :func:`~analysis.io.csv_cells.read_cell`).
 
     ``rows`` is a list of ``(line, {column: text})``; ``line`` is the row's line in the file
     (the header is line 1), which every error names.
@@ -77,7 +79,7 @@ def read_csv(path: str | Path, required: Iterable[str], what: str,
                                      "name, so it could not be read", path=path, row=line,
                                      fix="name the column in the header row, or move the value "
                                          "into a named column", parameter=parameter)
-                rows.append((line, {h: (values[i].strip() if i < len(values) else "")
+                rows.append((line, {h: (read_cell(values[i].strip()) if i < len(values) else "")
                                     for i, h in enumerate(header)}))
     except UnicodeDecodeError:
         raise InputError(f"the {what} is not UTF-8 text", path=path,

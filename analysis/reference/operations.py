@@ -1,7 +1,6 @@
 """The reference store's operations both front ends call: import a source as a new version, diff two."""
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Optional
 
@@ -201,6 +200,7 @@ def write_rejections(candidate, path) -> None:
     ``<layer>_rejected`` (with the geometry rejected, where it had one), written whole."""
     import geopandas as gpd
 
+    from ..io.csv_cells import write_csv
     from ..io.files import staged
     from ..io.vector import write_geopackage
 
@@ -214,10 +214,7 @@ def write_rejections(candidate, path) -> None:
             frame = gpd.GeoDataFrame(rows, geometry=geoms, crs=candidate.crs)
             write_geopackage(temp, {f"{candidate.layer}_rejected": frame})
         else:
-            with open(temp, "w", newline="", encoding="utf-8") as handle:
-                writer = csv.DictWriter(handle, fieldnames=["feature", "reason", "has_tmdl"])
-                writer.writeheader()
-                writer.writerows(rows)
+            write_csv(temp, ("feature", "reason", "has_tmdl"), rows)
 
 
 def diff_reference(layer: str, target, *, schema=None, old=None, new=None, profile=None,

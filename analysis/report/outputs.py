@@ -184,7 +184,8 @@ def write_hydrology_outputs(result, cn_path: Optional[str | Path] = None,
                             table_path: Optional[str | Path] = None) -> list[Path]:
     """The hydrology analysis's CN layer (GeoPackage) and its table (CSV); all or none."""
     from ..checks.hydrology import cn_layer, hydrology_table
+    from ..io.csv_cells import write_frame_csv
 
     writers = {cn_path: lambda p: write_geopackage(p, {"curve_numbers": cn_layer(result)}),
-               table_path: lambda p: hydrology_table(result).to_csv(p, index=False)}
+               table_path: lambda p: write_frame_csv(p, hydrology_table(result))}
     return write_all(writers)

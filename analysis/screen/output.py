@@ -1,15 +1,14 @@
 """The screen written out: a CSV table, a GeoPackage layer for QGIS, or JSON (each whole or not at all)."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
 import geopandas as gpd
 
 from ..errors import InputError
-from ..io.files import staged, write_text
+from ..io.csv_cells import write_csv
+from ..io.files import staged, write_all, write_text
 from ..io.vector import write_geopackage
 from .screen import COLUMNS, Screen
 
@@ -34,11 +33,7 @@ def write_screen(screen: Screen, path: str | Path) -> Path:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        text = io.StringIO()
-        writer = csv.DictWriter(text, fieldnames=list(COLUMNS), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(screen.rows)
-        return write_text(path, text.getvalue())
+        return write_all({path: lambda temp: write_csv(temp, COLUMNS, screen.rows)})[0]
     if suffix == ".json":
         return write_text(path, json.dumps(screen_json(screen), indent=2, default=str) + "\n")
     if suffix == ".gpkg":

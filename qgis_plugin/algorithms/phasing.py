@@ -289,6 +289,7 @@ class PhasingAlgorithm(SwpppAlgorithm):
         import shapely
 
         from analysis.checks.phasing import open_phases
+        from analysis.io.csv_cells import csv_cell
 
         def sink(name, fields, geometry_type=QgsWkbTypes.Type.NoGeometry, crs=None):
             return self.parameterAsSink(parameters, name, context, fields, geometry_type,
@@ -301,7 +302,11 @@ class PhasingAlgorithm(SwpppAlgorithm):
             definition = "&".join(f"field={name}:{kind}(0,0)" for name, kind in spec)
             return QgsVectorLayer(f"None?{definition}", "fields", "memory").fields()
 
-        def feature(fields, values, geometry=None):
+        def feature(fields, values, geometry=None, output=None):
+            """A feature of output ``output``: its text cells guarded against formulas where
+            that output is a CSV file (as every CSV the project writes: csv_cells)."""
+            if output is not None and to_csv(output):
+                values = [csv_cell(v) if isinstance(v, str) else v for v in values]
             out = QgsFeature(fields)
             out.setAttributes(values)
             if geometry is not None:
@@ -332,7 +337,7 @@ class PhasingAlgorithm(SwpppAlgorithm):
         for row in plan.phases if phases is not None else ():
             phases.addFeature(feature(phase_fields, [
                 row["phase"] if row["phase"] is not None else NULL, row["acres"], row["new_acres"],
-                on(row["start_date"]), on(row["stabilized_date"])]),
+                on(row["start_date"]), on(row["stabilized_date"])], output=self.OUTPUT_PHASES),
                 QgsFeatureSink.Flag.FastInsert)
         kind, on = day_kind(self.OUTPUT_TIMELINE), day(self.OUTPUT_TIMELINE)
         timeline_fields = fields_of(("date", kind), ("acres", "double"),
@@ -343,7 +348,7 @@ class PhasingAlgorithm(SwpppAlgorithm):
             timeline.addFeature(feature(timeline_fields, [
                 on(row["date"]), row["acres"],
                 ", ".join("(no phase)" if p is None else str(p) for p in open_now),
-                row["polygons"]]), QgsFeatureSink.Flag.FastInsert)
+                row["polygons"]], output=self.OUTPUT_TIMELINE), QgsFeatureSink.Flag.FastInsert)
         kind, on = day_kind(self.OUTPUT_WORST), day(self.OUTPUT_WORST)
         worst_fields = fields_of(("status", "string"), ("acres", "double"),
                                  ("area_method", "string"),
@@ -361,7 +366,8 @@ class PhasingAlgorithm(SwpppAlgorithm):
                 verdict.status, plan.decided_acres, plan.area_method, verdict.limit,
                 on(plan.max_at.isoformat()),
                 ", ".join("(no phase)" if p is None else str(p) for p in plan.worst_phases),
-                "; ".join(plan.worst_features)], geometry), QgsFeatureSink.Flag.FastInsert)
+                "; ".join(plan.worst_features)], geometry, self.OUTPUT_WORST),
+                QgsFeatureSink.Flag.FastInsert)
         kind, on = day_kind(self.OUTPUT_PROPOSAL), day(self.OUTPUT_PROPOSAL)
         proposal_fields = fields_of(("phase", "string"), ("start_date", kind),
                                     ("stabilized_date", kind), ("duration_days", "integer"),
@@ -372,6 +378,6 @@ class PhasingAlgorithm(SwpppAlgorithm):
             table.addFeature(feature(proposal_fields, [
                 row["phase"] if row["phase"] is not None else NULL, on(row["start_date"]),
                 on(row["stabilized_date"]), row["duration_days"], row["shift_days"],
-                on(row["proposed_start"]), on(row["proposed_stabilized"])]),
-                QgsFeatureSink.Flag.FastInsert)
+                on(row["proposed_start"]), on(row["proposed_stabilized"])],
+                output=self.OUTPUT_PROPOSAL), QgsFeatureSink.Flag.FastInsert)
         return {key: value for key, value in results.items() if value}  # outputs not asked for: none

@@ -80,6 +80,27 @@ def test_no_input_text_becomes_markup(data_copy):
     assert '"><img src=x onerror=alert(2)>' in text
 
 
+def test_names_from_the_plan_and_the_reference_are_text_not_markup(tmp_path):
+    """The names the PDF test gives (tests/qgis_plugin/test_report_pdf.py: an SMP, a drainage
+    area, the project, a wetland, a water, the plan's file name) are text in the HTML report,
+    its map included: Jinja2 escapes each, and no element comes of them."""
+    import shutil
+
+    from tests.conftest import NAMES, PLAN_FILE_NAME, REFERENCE_NAMES, rename_text
+
+    site = shutil.copyfile(TEST_DATA / "demo_site.gpkg", tmp_path / PLAN_FILE_NAME)
+    reference = shutil.copyfile(TEST_DATA / "demo_reference.gpkg", tmp_path / "reference.gpkg")
+    for path, names in ((site, NAMES), (reference, REFERENCE_NAMES)):
+        for old, new in names.items():
+            assert rename_text(path, old, new), old
+    html = render_html(review_paths(site, reference=reference))
+    parsed = parse(html)
+    assert not {tag for tag, _ in parsed.tags} & {"b", "i"}  # the report has none of its own
+    text = text_of(html)
+    for name in (*NAMES.values(), *REFERENCE_NAMES.values(), PLAN_FILE_NAME):
+        assert name in text, name
+
+
 def section_html(html, key):
     start = html.index(f'<section class="{key}">')
     return html[start:html.index("</section>", start)]

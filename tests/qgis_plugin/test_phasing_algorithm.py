@@ -219,3 +219,32 @@ def test_csv_outputs_write_iso_dates(data_copy, tmp_path, load_layer):
     text = (tmp_path / "phases.csv").read_text(encoding="utf-8")
     assert "2027-04-01" in text and "2027/04/01" not in text
     assert "2027-04-01" in (tmp_path / "proposal.csv").read_text(encoding="utf-8")
+
+
+def test_csv_outputs_guard_phase_names_a_spreadsheet_would_run(tmp_path):
+    """Phase names from the user's layer, in the outputs saved as CSV (GDAL writes them): a
+    name beginning as a formula gets a leading ' (every CSV the project writes: csv_cells);
+    a name that is a plain negative number stays as typed. The proposal CSV read back as a
+    schedule names the layer's phases."""
+    import csv
+
+    from analysis.phasing.schedule import read_schedule  # the staged plugin's copy
+
+    link = '=HYPERLINK("http://x","click")'
+    layer = memory_layer([(WEST, link, QDate(2027, 4, 1), QDate(2027, 7, 1)),
+                          (EAST, "-2", QDate(2027, 5, 1), QDate(2027, 8, 1))])
+    files = {name: tmp_path / f"{name}.csv" for name in ("phases", "timeline", "worst", "proposal")}
+    try:
+        run_phasing({"DISTURBANCE": layer, **CHOSEN,
+                     **{f"OUTPUT_{name.upper()}": str(path) for name, path in files.items()}})
+    finally:
+        QgsProject.instance().removeMapLayer(layer.id())
+
+    def column(name, field):
+        with open(files[name], newline="", encoding="utf-8") as handle:
+            return [row[field] for row in csv.DictReader(handle)]
+
+    assert column("phases", "phase") == column("proposal", "phase") == ["'" + link, "-2"]
+    assert column("worst", "phases") == ["'" + f"{link}, -2"]
+    assert all(not cell.startswith("=") for cell in column("timeline", "phases"))
+    assert list(read_schedule(files["proposal"])) == [link, "-2"]

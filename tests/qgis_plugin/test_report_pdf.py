@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.conftest import TEST_DATA, write_long_site
+from tests.conftest import (NAMES, PLAN_FILE_NAME, REFERENCE_NAMES, TEST_DATA, rename_text,
+                            write_long_site)
 from tests.qgis_plugin.test_qgis_process import qgis_process  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
@@ -228,6 +229,31 @@ def test_pdf_shows_input_text_as_text(layout_module, data_copy, tmp_path):
     layout_module.write_report_pdf(review_of(site), pdf)
     cover = page_text(pdf, 1)
     assert HOSTILE in cover and "[% 1 + 1 %]" in cover  # not evaluated as an expression
+
+
+def test_pdf_shows_names_and_the_plan_file_name_as_the_characters_they_are(layout_module,
+                                                                           data_copy, tmp_path):
+    """Every name from the plan and the reference (SMP, drainage area, project, wetland, water)
+    and the plan's file name (the decision page gives its path) is in the PDF's text as typed:
+    no layout item or map label evaluates it as an expression or reads it as HTML."""
+    import shutil
+
+    site = Path(shutil.copyfile(TEST_DATA / "demo_site.gpkg", tmp_path / PLAN_FILE_NAME))
+    reference = data_copy("demo_reference.gpkg")
+    for path, names in ((site, NAMES), (reference, REFERENCE_NAMES)):
+        for old, new in names.items():
+            assert rename_text(path, old, new), old
+    pdf = tmp_path / "report.pdf"
+    layout_module.write_report_pdf(review_of(site, reference), pdf)
+    text = squeezed(subprocess.run(["pdftotext", "-raw", str(pdf), "-"], check=True,
+                                   capture_output=True, text=True).stdout)
+    for name in (*NAMES.values(), *REFERENCE_NAMES.values(), site.name):
+        assert squeezed(name) in text, name
+    assert squeezed("<b>x</b>") in squeezed(page_text(pdf, 1))  # the title: a cell, not a label
+    # The map labels the drainage area and the wetland: text in the PDF, as typed.
+    site_map = first_lines(pdf).index("Site map: 1 inch = 100 feet (1:1200)") + 1
+    on_map = squeezed(page_text(pdf, site_map))
+    assert squeezed(NAMES["DA-1"]) in on_map and squeezed(REFERENCE_NAMES["GO-12"]) in on_map
 
 
 def test_review_pdf_under_qgis_process(qgis_process, data_copy, tmp_path):  # noqa: F811
