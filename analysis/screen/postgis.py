@@ -100,30 +100,30 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                             "drains_to::text, g FROM ({}) f").format(
             _features(sql, store, "catchments", ["catchment_id", "drains_to"],
                       boxes[srids["catchments"]])), {"area": area})
-        around = sql.SQL("SELECT * FROM pg_temp.swppp_catchments")
+        transformed = sql.SQL("SELECT * FROM pg_temp.swppp_catchments")
         overlaps.catchments = [(k, c, d) for k, c, d, _ in
-                               pairs("catchments", ["catchment_id", "drains_to"], features=around)]
+                               pairs("catchments", ["catchment_id", "drains_to"], features=transformed)]
         progress.step(0.3, "following the catchments downstream")
-        held: set = set()  # the catchments' trimmed ids the route holds: not read again
+        holding: set = set()  # the catchments' trimmed ids the route holds: not read again
 
         def read(layer, around, known=None):
             frame = _read_boxes(con, sql, store, layer, _ROUTE_FIELDS[layer], around, sites.crs,
                                 srids, known if layer == "catchments" else None)
             if layer == "catchments":
-                held.update(str(c).strip() for c in frame["catchment_id"])
+                holding.update(str(c).strip() for c in frame["catchment_id"])
             return frame
 
         def start_shapes() -> dict:
             rows = con.execute("SELECT catchment_id, ST_AsBinary(g) FROM pg_temp.swppp_catchments"
                                ).fetchall()
             frame = _shapes_meeting(rows, ["catchment_id"], widened)
-            held.update(str(c).strip() for c in frame["catchment_id"])
+            holding.update(str(c).strip() for c in frame["catchment_id"])
             return {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])}
 
         overlaps.routes = follow_routes(
             overlaps.catchments, start_shapes,
             lambda wanted: _catchment_rows(con, sql, store, wanted),
-            lambda layer, around: read(layer, around, held), profile, sites.crs)
+            lambda layer, around: read(layer, around, holding), profile, sites.crs)
         progress.step(0.4, "TMDL watersheds")
         found = pairs("tmdl_watersheds", ["watershed_id", "stormwater_source", "pollutants"],
                       union=True)
