@@ -462,21 +462,23 @@ class Reference:
         for name in _NUMERIC & set(spec.field_names):
             # A column of numbers already (a GeoPackage's REAL or INTEGER column as SQLite
             # gives it) is checked as it is: converting it would give it back unchanged.
-            numeric = pd.api.types.is_numeric_dtype(frame[name].dtype)
+            column = frame[name]
+            numeric = pd.api.types.is_numeric_dtype(column.dtype)
             if name in _FLAGS and not numeric:  # yes/no/true/false spell 1/0, as in the site plan
-                frame[name] = frame[name].map(lambda v: BOOLEAN_WORDS.get(v.strip().lower(), v)
-                                              if isinstance(v, str) else v)
-            numbers = frame[name] if numeric else pd.to_numeric(frame[name], errors="coerce")
+                column = column.map(lambda v: BOOLEAN_WORDS.get(v.strip().lower(), v)
+                                    if isinstance(v, str) else v)
+            # The column is put in the frame once, converted (each assignment copies on pandas 3).
+            numbers = column if numeric else pd.to_numeric(column, errors="coerce")
             values = numbers.to_numpy(dtype=float, na_value=np.nan)
             unread = np.zeros(len(values), dtype=bool) if numeric else np.isnan(values)
             if unread.any():  # text that is no number (only these are looked at)
-                unread[unread] = frame[name][unread].map(_present).astype(bool).to_numpy()
+                unread[unread] = column[unread].map(_present).astype(bool).to_numpy()
             bad = unread | np.isinf(values)
             if name in _FLAGS:
                 bad |= ~np.isnan(values) & ~np.isin(values, (0, 1))
             if bad.any():
                 fid = frame.index[np.flatnonzero(bad)[0]]
-                raise InputError(f"{name} is {frame.loc[fid, name]!r}, not a "
+                raise InputError(f"{name} is {column.loc[fid]!r}, not a "
                                  + ("flag (1 or 0, yes or no)" if name in _FLAGS
                                     else "finite number"),
                                  path=self.label, layer=actual, feature=fid, field=name,
