@@ -463,8 +463,9 @@ class Reference:
     # Validation of what is read -------------------------------------------------------------
     def _contract_frame(self, actual, spec, frame):
         frame = _normalise_fields(self.label, actual, spec, frame)
+        present = set(frame.columns)  # asked of a set: of pandas 3's Index, a lookup each
         for name in spec.field_names:  # a field added to the contract later: empty where absent
-            if name not in frame.columns:
+            if name not in present:
                 frame[name] = None
         for name in _NUMERIC & set(spec.field_names):
             # A column of numbers already (a GeoPackage's REAL or INTEGER column as SQLite
