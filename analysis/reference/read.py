@@ -359,10 +359,14 @@ class Reference:
         frame = self._tables[layer]
         if not wanted or frame.empty:
             return frame.iloc[0:0]
-        found = frame[np.fromiter((_present(v) and normalise(str(v)) in wanted
-                                   for v in frame[field].to_numpy(dtype=object)),
-                                  dtype=bool, count=len(frame))]
-        self._read_fids.setdefault(layer, set()).update(found.index)
+        matched = np.fromiter((_present(v) and normalise(str(v)) in wanted
+                               for v in frame[field].to_numpy(dtype=object)),
+                              dtype=bool, count=len(frame))
+        read = self._read_fids.setdefault(layer, set())  # the layer counted as read, if none
+        if not matched.any():  # none found: the table's first none (no rows copied)
+            return frame.iloc[0:0]
+        found = frame[matched]
+        read.update(found.index)
         return found
 
     def versions(self) -> dict[str, dict]:
