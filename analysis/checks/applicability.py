@@ -5,8 +5,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
-from pyproj import CRS, Geod, Transformer
+from pyproj import Geod
 
+from ..crs import crs_of, transformer
 from ..units import ACRE_M2, acres
 from .base import Check, CheckResult
 from ..findings import INFO, NEEDS_REVIEW, Finding
@@ -43,11 +44,11 @@ def disturbed_area(site: SitePlan) -> DisturbedArea:
 def ellipsoidal_acres(geometry, crs) -> tuple[float, str]:
     """The area of ``geometry`` (in ``crs``) on ``crs``'s ellipsoid (pyproj ``Geod``, as QGIS's
     measure tool), in acres, and the method said in words."""
-    crs = CRS.from_user_input(crs)
+    crs = crs_of(crs)
     geographic = crs.geodetic_crs
     if geometry is None or shapely.is_empty(geometry) or geographic is None:
         return float(acres(geometry, crs)) if geometry is not None else 0.0, "planar"
-    to_degrees = Transformer.from_crs(crs, geographic, always_xy=True)
+    to_degrees = transformer(crs, geographic)  # built once per CRS (cached)
     lonlat = shapely.transform(geometry, lambda xy: np.column_stack(
         to_degrees.transform(xy[:, 0], xy[:, 1])))
     ellipsoid = geographic.ellipsoid
