@@ -43,7 +43,8 @@ from ..io.vector import layer_crs, list_layers, read_layer
 
 __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
            "open_reference",
-           "is_postgis_source", "bounds_in_crs", "boxes_in_crs", "site_bounds", "site_file_bounds"]
+           "is_postgis_source", "bounds_in_crs", "boxes_in_crs", "meeting_boxes", "site_bounds",
+           "site_file_bounds"]
 
 log = logging.getLogger(__name__)
 
@@ -322,7 +323,7 @@ class Reference:
             if len(frame):  # only the features meeting a box (or in reach) are reprojected
                 if reach is None:
                     keep = np.zeros(len(frame), dtype=bool)
-                    keep[_meeting(geometries, own_boxes)] = True
+                    keep[meeting_boxes(geometries, own_boxes)] = True
                 else:
                     frame = self._contract_frame(actual, spec, frame)
                     sites, distances = reach
@@ -333,7 +334,7 @@ class Reference:
                 frame = frame[keep]
             frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
         frame = self._features(actual, spec, frame)
-        hit = _meeting(np.asarray(frame.geometry.values, dtype=object), boxes)  # sorted, once each
+        hit = meeting_boxes(np.asarray(frame.geometry.values, dtype=object), boxes)  # sorted, once each
         frame = frame.iloc[hit]
         self._read_fids.setdefault(layer, set()).update(frame.index)
         return frame
@@ -535,7 +536,7 @@ def _without_geometry(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(frame.drop(columns="geometry")) if "geometry" in frame.columns else frame
 
 
-def _meeting(geometries: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+def meeting_boxes(geometries: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """The positions in ``geometries`` of those intersecting one of ``boxes`` ((n, 4) bounds,
     or polygons) (sorted, once each); those whose envelope meets none are not looked at."""
     if not len(geometries) or not len(boxes):
@@ -563,7 +564,7 @@ def _within_reach(geometries, distances, sites, area_crs, crs) -> np.ndarray:
         if len(pick):
             grown = _shapes_in_crs(sites + np.array([-distance, -distance, distance, distance]),
                                    area_crs, crs)
-            keep[pick[_meeting(geometries[pick], grown)]] = True
+            keep[pick[meeting_boxes(geometries[pick], grown)]] = True
     return keep
 
 

@@ -23,7 +23,7 @@ from ..errors import InputError
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..reference.postgis import PostgisStore, connect
-from ..reference.read import boxes_in_crs
+from ..reference.read import boxes_in_crs, meeting_boxes
 from ..reference.route import unique_catchments
 from ..checks.condition_a import water_id
 from ..units import ACRE_M2, FOOT_M, unit_metres
@@ -106,9 +106,9 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
         progress.step(0.3, "following the catchments downstream")
         holding: set = set()  # the catchments' trimmed ids the route holds: not read again
 
-        def read(layer, around, known=None):
+        def read(layer, around):
             frame = _read_boxes(con, sql, store, layer, _ROUTE_FIELDS[layer], around, sites.crs,
-                                srids, known if layer == "catchments" else None)
+                                srids, holding if layer == "catchments" else None)
             if layer == "catchments":
                 holding.update(str(c).strip() for c in frame["catchment_id"])
             return frame
@@ -123,7 +123,7 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
         overlaps.routes = follow_routes(
             overlaps.catchments, start_shapes,
             lambda wanted: _catchment_rows(con, sql, store, wanted),
-            lambda layer, around: read(layer, around, holding), profile, sites.crs)
+            read, profile, sites.crs)
         progress.step(0.4, "TMDL watersheds")
         found = pairs("tmdl_watersheds", ["watershed_id", "stormwater_source", "pollutants"],
                       union=True)
@@ -209,9 +209,7 @@ def _shapes_meeting(rows, fields, boxes) -> pd.DataFrame:
     if "stormwater_source" in frame:
         frame["stormwater_source"] = pd.to_numeric(frame["stormwater_source"], errors="coerce")
     frame["geometry"] = np.asarray(shapes, dtype=object)
-    hit = np.unique(shapely.STRtree(shapely.box(*boxes.T)).query(
-        np.asarray(shapes, dtype=object), predicate="intersects")[0])
-    return frame.iloc[hit].reset_index(drop=True)
+    return frame.iloc[meeting_boxes(np.asarray(shapes, dtype=object), boxes)].reset_index(drop=True)
 
 
 def _upload(con, sites: Sites, area: int) -> None:
