@@ -184,11 +184,20 @@ def _outcome(data, before) -> str:
         return (f"Changes required: {len(before)} finding(s) must change before approval "
                 f"(listed below).")
     if conditions.get("swppp_required") is False:
-        return "Not regulated: no condition of SWPPP C applies, so no SWPPP is required."
+        return _not_regulated(data)
     if undecided:
         return (f"Approvable once the reviewer has settled the {len(undecided)} finding(s) "
                 f"that need review: nothing failed.")
     return "Approvable: no finding must change before approval."
+
+
+def _not_regulated(data) -> str:
+    """Why no SWPPP is required: the site is not a "land development activity" as the chapter
+    defines it (the acres, or a larger common plan of development or sale), so SWPPP A does not
+    reach it; the applicability finding gives the acres and the common plan as measured."""
+    why = next((f["message"] for f in data["findings"] if f["rule"] == "applicability"), "")
+    return ("Not regulated: not a land development activity as the chapter defines it "
+            "(Definitions), so SWPPP A requires no SWPPP" + (f": {why}." if why else "."))
 
 
 def _decision(review: Review, data) -> Section:
@@ -283,7 +292,8 @@ def _measurements(review: Review, data) -> Section:
     totals = _pairs([
         ("Disturbed area (union of all disturbance)", disturbed),
         ("Disturbance outside the site boundary",
-         f"{_number(m['disturbed_outside_site_sq_ft'], 0)} sq ft"),
+         f"{_number(m['disturbed_outside_site_sq_ft'], 0)} sq ft"
+         if "disturbed_outside_site_sq_ft" in m else "not measured (no SWPPP is required)"),
         ("Most disturbed and not yet stabilised at one time",
          f"{worst}, on {m.get('max_concurrent_at')}" if m.get("max_concurrent_at") else "not known")])
     blocks: list[Block] = [totals]

@@ -123,6 +123,23 @@ def test_decision_page_first_names_project_date_profile_and_version(demo_review,
         assert expected in text, expected
 
 
+def test_a_site_the_chapter_does_not_regulate_gets_a_report_that_says_why():
+    """Definitions, "Land development activity": "disturbance of one or more acre of land, or
+    activity that disturbs less than one acre of land area that is part of a common plan of
+    development or sale which will or has disturbed one or more acre"; SWPPP A asks a SWPPP of a
+    land development activity. Under one acre with no common plan: a report (no crash on the
+    measurements the gated checks never made), and the decision says it is the definition, not
+    SWPPP C, that leaves the site unregulated."""
+    review = review_paths(TEST_DATA / "variants" / "under_one_acre.gpkg",
+                          reference=TEST_DATA / "demo_reference.gpkg")
+    html = render_html(review)
+    decision = text_of(section_html(html, "decision"))
+    assert "Not regulated: not a land development activity as the chapter defines it" in decision
+    assert "SWPPP A requires no SWPPP" in decision and "under the 1-acre threshold" in decision
+    assert "SWPPP C" not in decision
+    assert "not measured (no SWPPP is required)" in text_of(section_html(html, "measurements"))
+
+
 def test_report_has_map_chart_findings_measurements_and_not_checked(data_copy):
     review = review_paths(data_copy("demo_site.gpkg"))  # no reference: A and wetlands undecided
     html = render_html(review)
