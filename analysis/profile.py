@@ -82,6 +82,9 @@ class SiteMapScale:
     max_scale_denominator: float
     scale_tolerance_ratio: float
     location_map_titles: Tuple[str, ...]  # words of a sheet's title that make it a location map
+    # A site map drawn smaller than the limit: "warn" (B(2) says it "should be" at that scale)
+    # or "fail" (the village holds plans to it as a requirement).
+    smaller_scale_status: Literal["warn", "fail"]
 
     @property
     def feet_per_inch(self) -> float:

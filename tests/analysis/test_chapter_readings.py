@@ -66,8 +66,8 @@ def test_p1_land_development_activities_as_defined_herein(under_one_acre, rule):
 @pytest.mark.parametrize("sheet, denominator, drawing, expected", [
     ("C-001 Location map", 2400.0, None, "info"),       # the demo's: read from its title
     ("USGS quad", 24000.0, "location_map", "info"),      # 1:24,000, said to be a location map
-    ("C-001 Location map", 2400.0, "site_map", "fail"),  # said to be the site map: held to it
-    ("C-101 Site plan", 2400.0, None, "fail"),
+    ("C-001 Location map", 2400.0, "site_map", "warn"),  # said to be the site map: held to it
+    ("C-101 Site plan", 2400.0, None, "warn"),             # B(2) "should": warn (round 3, 13)
     ("C-101 Site plan", 1200.0, "", "pass"),
 ], ids=["title-location-map", "usgs-quad-location_map", "drawing-site_map-wins",
         "site-map-1in200ft", "site-map-1in100ft"])
@@ -84,6 +84,25 @@ def test_p2_only_location_maps_leave_the_site_map_unchecked():
     stated = pd.DataFrame({"sheet": ["Vicinity map"], "scale_denominator": [24000.0]})
     findings, _ = check_site_map_scale([], stated, None, PROFILE)
     assert [f.status for f in findings] == ["info", "needs_review"]
+
+
+# --- round 3, point 13: the site map "should be at a scale no smaller than" ------------------
+@pytest.mark.parametrize("smaller, reading", [("warn", "a recommendation"),
+                                              ("fail", "a requirement")])
+def test_r3_13_site_map_scale_should_is_the_profiles_switch(smaller, reading):
+    """SWPPP B(2): "Site map should be at a scale no smaller than one inch equals 100 feet":
+    "should", not "shall". The default profile reads it as a recommendation (warn); a village
+    that holds plans to it says so in the profile (fail). Either way the finding quotes it."""
+    profile = replace(PROFILE, site_map_scale=replace(PROFILE.site_map_scale,
+                                                      smaller_scale_status=smaller))
+    stated = pd.DataFrame({"sheet": ["C-101 Site plan", "C-102"],
+                           "scale_denominator": [2400.0, 1200.0]})
+    findings, _ = check_site_map_scale([], stated, None, profile)
+    assert [f.status for f in findings] == [smaller, "pass"]
+    assert ('"Site map should be at a scale no smaller than one inch equals 100 feet"; read as '
+            f"{reading}") in findings[0].message
+    assert "should" not in findings[1].message
+    assert load_profile().site_map_scale.smaller_scale_status == "warn"
 
 
 # --- point 5: 'an impaired water identified on the Department's 303(d) list' -------------
