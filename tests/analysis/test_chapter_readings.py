@@ -347,6 +347,20 @@ def test_p4_exactly_five_acres_variant_is_over_five_on_the_ellipsoid(tmp_path):
         pytest.approx(5.0009056, abs=1e-6)
 
 
+def test_r3_10_the_five_acre_fail_carries_b4s_proviso(tmp_path):
+    """SWPPP B(4): "not more than five acres shall be disturbed at any one time unless pursuant
+    to an approved SWPPP". A plan over five acres fails as planned, and the finding carries the
+    proviso, so that a board's decision does not read as a violation already committed (round 3,
+    point 10); with the approval recorded (five_acre_waiver) it is a warn."""
+    _, result = review(tmp_path, TEST_DATA / "variants" / "phasing_over_five.gpkg")
+    [finding] = [f for f in result["findings"] if f["rule"] == "phasing_five_acres"]
+    assert finding["status"] == "fail"
+    assert ('"not more than five acres shall be disturbed at any one time unless pursuant to an '
+            'approved SWPPP"') in finding["message"] and "as planned" in finding["message"]
+    _, waived = review(tmp_path, TEST_DATA / "variants" / "phasing_waiver.gpkg")
+    assert [f["status"] for f in waived["findings"] if f["rule"] == "phasing_five_acres"] == ["warn"]
+
+
 # --- point 6: 'stormwater runoff ... discharging ... to ... a TMDL designated watershed' ----
 @pytest.mark.parametrize("outfall_x, expected", [(2000, "info"), (-2000, "not_applicable")],
                          ids=["outfall-inside-the-TMDL-watershed", "outfall-outside"])
