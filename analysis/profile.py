@@ -119,6 +119,9 @@ class EasementCoverage:
     uncovered_tolerance_sq_ft: float
     uncovered_tolerance_fraction: float
     snap_tolerance_ft: float
+    # Whose SMPs need easements and declarations (D(8); Maintenance and repair B, D): "required"
+    # (only where a condition of SWPPP C applies) or "shown" (every SMP the plan shows).
+    smps_held: Literal["required", "shown"]
 
 
 @dataclass(frozen=True)

@@ -320,14 +320,18 @@ def _submissions(site: SitePlan) -> dict[str, list[str]]:
     return out
 
 
-def _applies(item: ChecklistItem, conditions, has_smp: bool) -> str:
-    """yes, no or undecided."""
+def _applies(item: ChecklistItem, conditions, has_smp: bool, smps_held: str) -> str:
+    """yes, no or undecided. ``has_smp``: the plan shows SMPs; ``smps_held``: the profile's
+    ``[easement_coverage] smps_held`` ("shown": the required_facility items reach every SMP
+    shown; "required": only a condition's)."""
     if item.applies == "always":
         return "yes"
     if item.applies in ("on_request", "village_choice"):
         return "no"
     decided = [c for c in conditions.values() if c is not None and c.decided]
-    if any(c.applies for c in decided) or (item.applies == "facility" and has_smp):
+    held = item.applies == "facility" or (item.applies == "required_facility"
+                                          and smps_held == "shown")
+    if any(c.applies for c in decided) or (held and has_smp):
         return "yes"
     if len(decided) < len(conditions):
         return "undecided"
@@ -337,11 +341,13 @@ def _applies(item: ChecklistItem, conditions, has_smp: bool) -> str:
 def build_checklist(site: SitePlan, conditions: Mapping, certification: CertificationResult,
                     guarantees: GuaranteeResult,
                     confirmations: Sequence[Confirmation] = (),
-                    location_titles: Sequence[str] = ("location map",)) -> list[dict]:
+                    location_titles: Sequence[str] = ("location map",),
+                    smps_held: str = "required") -> list[dict]:
     """One entry per item: ``{"item", "text", "status", "evidence", "due", "applies",
     "confirmation"}`` (CONTRACT.md's four keys and three more); B(2)'s also ``contents``: each
     content of the site map with its own status. ``location_titles``: the profile's
-    ``[site_map_scale] location_map_titles``."""
+    ``[site_map_scale] location_map_titles``; ``smps_held``: ``[easement_coverage] smps_held``
+    ("required": the facility items apply only where a condition does)."""
     evidence = _Evidence(site, certification, guarantees, location_titles)
     submitted = _submissions(site)
     confirmed = {c.item: c for c in confirmations}
@@ -349,7 +355,7 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
     has_smp = smp is not None and len(smp) > 0
     entries = []
     for item in checklist_items():
-        applies = _applies(item, conditions, has_smp)
+        applies = _applies(item, conditions, has_smp, smps_held)
         shown, text = evidence.holds(item.evidence)
         optional = item.applies in ("on_request", "village_choice")
         if applies == "no" and not (optional and (item.item in submitted or shown)):
@@ -360,7 +366,11 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
                     "the chapter (if required, due before construction)"
                     if item.applies == "village_choice" else
                     "no condition (A, B or C) applies" + (
-                        " and the plan has no SMP" if item.applies == "facility" else ""))
+                        " and the plan has no SMP" if item.applies == "facility"
+                        or (item.applies == "required_facility" and smps_held == "shown") else
+                        ": no stormwater management facility is \"one of the requirements\" "
+                        "(Maintenance and repair B)" if item.applies == "required_facility"
+                        else ""))
         elif shown:
             status, said = PROVIDED, f"site plan: {text}"
         elif item.item in submitted:
@@ -444,7 +454,8 @@ def check_contents(site: SitePlan, conditions: Mapping, profile: RulesProfile,
     guarantees = check_guarantees(site, profile)
     esc = summarise_esc_practices(site)
     checklist = build_checklist(site, conditions, certification, guarantees, confirmations,
-                                profile.site_map_scale.location_map_titles)
+                                profile.site_map_scale.location_map_titles,
+                                profile.easement_coverage.smps_held)
     findings = [check_swppp_contents(checklist, profile, swppp_required)]
     if swppp_required is False:  # nothing of a SWPPP is owed: say so once per rule
         findings += [Finding(rule, NOT_APPLICABLE, profile.section(rule),

@@ -361,6 +361,34 @@ def test_r3_10_the_five_acre_fail_carries_b4s_proviso(tmp_path):
     assert [f["status"] for f in waived["findings"] if f["rule"] == "phasing_five_acres"] == ["warn"]
 
 
+def test_r3_5_easements_of_a_site_no_condition_reaches_are_told_not_failed(tmp_path,
+                                                                          make_reference):
+    """SWPPP D heads D(8) "SWPPP requirements for Conditions A, B and C": "Maintenance easements
+    to ensure access to all stormwater management practices"; Maintenance and repair B asks an
+    easement of "any approval that has a stormwater management facility as one of the
+    requirements". The single-family variant (C excluded: "exclusive of the construction of
+    single-family residences"; under five acres: no B) against a reference where its water is
+    not listed: no condition applies, so BR-2's strip outside its easement is info, saying why
+    (round 3, point 5). With Condition A applying (the demo reference), it fails as before."""
+    reference = make_reference()  # every layer, none with a feature: no listed water
+    status, result = review(tmp_path, TEST_DATA / "variants" / "single_family.gpkg",
+                            "--reference", reference)
+    conditions = result["conditions"]
+    assert result["conditions"]["swppp_required"] is True
+    assert not any(conditions[k]["applies"] for k in "ABC"), conditions
+    easements = [f for f in result["findings"] if f["rule"] == "easement_coverage"]
+    assert {f["status"] for f in easements} <= {"pass", "info"}
+    [strip] = [f for f in easements if "312 sq ft outside" in f["message"]]
+    assert "not a requirement here: no condition of SWPPP C applies" in strip["message"]
+    checklist = {e["item"]: e for e in result["checklist"]}
+    assert checklist["Maintenance B"]["status"] == checklist["Maintenance D"]["status"] \
+        == "not_applicable"
+    [contents] = [f for f in result["findings"] if f["rule"] == "swppp_contents"]
+    assert "Maintenance B" not in contents["message"]
+    _, applies = review(tmp_path, TEST_DATA / "variants" / "single_family.gpkg")
+    assert "fail" in {f["status"] for f in applies["findings"] if f["rule"] == "easement_coverage"}
+
+
 # --- point 6: 'stormwater runoff ... discharging ... to ... a TMDL designated watershed' ----
 @pytest.mark.parametrize("outfall_x, expected", [(2000, "info"), (-2000, "not_applicable")],
                          ids=["outfall-inside-the-TMDL-watershed", "outfall-outside"])

@@ -1,8 +1,10 @@
 """The SWPPP contents checklist: items as data, evidence from the plan, reviewer confirmations."""
 import json
 import re
+from dataclasses import replace
 
 import pandas as pd
+
 import pytest
 
 from analysis.checklist.contents import (CHECKLIST_LAYER, Confirmation, check_contents, checklist_items,
@@ -33,13 +35,13 @@ def words(text):
     return re.sub(r"\s+", " ", text).strip()
 
 
-def contents(variant, conditions=C_APPLIES, confirmations=(), change=None):
+def contents(variant, conditions=C_APPLIES, confirmations=(), change=None, profile=PROFILE):
     """check_contents on a test-data plan (``variants/<variant>``, or the demo by its name)."""
     path = TEST_DATA / variant if variant.startswith("demo") else TEST_DATA / "variants" / variant
-    site = load_site_plan(path, PROFILE)
+    site = load_site_plan(path, profile)
     if change:
         change(site)
-    return check_contents(site, conditions, PROFILE, True, confirmations)
+    return check_contents(site, conditions, profile, True, confirmations)
 
 
 def by_item(result):
@@ -104,8 +106,16 @@ def test_no_condition_applying_makes_the_d_items_not_applicable():
     for n in range(2, 9):
         assert entries[f"D({n})"]["status"] == "not_applicable", n
         assert entries[f"D({n})"]["evidence"] == "no condition (A, B or C) applies"
-    # The demo's plan has SMPs: the maintenance easement and declaration still apply.
-    assert entries["Maintenance B"]["applies"] == "yes"
+    # The demo's plan has SMPs, but none is "one of the requirements" of the approval
+    # (Maintenance and repair B) where no condition applies: the profile's default reading.
+    for item in ("Maintenance B", "Maintenance D"):
+        assert entries[item]["applies"] == "no" and entries[item]["status"] == "not_applicable"
+        assert '"one of the requirements"' in entries[item]["evidence"]
+    # A village holding every SMP shown to them says so in the profile.
+    shown = replace(PROFILE, easement_coverage=replace(PROFILE.easement_coverage,
+                                                       smps_held="shown"))
+    assert by_item(contents("demo_site.gpkg", NONE_APPLY, profile=shown))[
+        "Maintenance B"]["applies"] == "yes"
 
 
 def test_an_undecided_condition_leaves_a_missing_d_item_for_review():
