@@ -381,15 +381,24 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
                                      "no submission names a document for it")
             if item.due != "approval":
                 status, said = NOT_YET_DUE, f"{said}; {_DUE_WORDS[item.due]}"
-        confirmation = confirmed.get(item.item)
-        if confirmation is not None:
-            status = CONFIRMED
         contents = (_site_map_contents(evidence, item.item in submitted)
                     if item.item == "B(2)" else None)
         if contents is not None:
             count = sum(c["status"] == PROVIDED for c in contents)
             said += (f"; the site map shows {count} of {len(contents)} contents B(2) says it "
                      "\"should show\" (each listed)")
+            located = next(c for c in contents if c["content"] == "location_map")
+            if status == PROVIDED and located["status"] != PROVIDED:
+                # "shall provide ... Site map/construction drawing(s) for the project, including
+                # a general location map": unlike the contents the site map "should show", the
+                # location map is part of what B(2) requires (round 3, point 3).
+                status = MISSING
+                said = (f"no general location map: {located['evidence']} (B(2): \"including a "
+                        f"general location map\"; add a layout_scale sheet whose drawing is "
+                        f"location_map, or a submission for B(2)); {said}")
+        confirmation = confirmed.get(item.item)
+        if confirmation is not None:
+            status = CONFIRMED
         entry: dict[str, Any] = {
             "item": item.item, "text": item.text, "status": status, "evidence": said,
             "due": item.due, "applies": applies,

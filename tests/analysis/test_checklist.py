@@ -287,3 +287,24 @@ def test_the_checklist_alone_is_the_full_reviews_checklist():
              "maintenance_bond", "esc_practices"}
     assert ([f.to_dict() for f in alone.findings if f.rule in rules]
             == [f.to_dict() for f in full.findings if f.rule in rules])
+
+
+def test_r3_3_a_plan_without_a_general_location_map_does_not_provide_b2():
+    """SWPPP B(2): "All SWPPPs shall provide ... Site map/construction drawing(s) for the
+    project, including a general location map." The contents the site map "should show" are each
+    listed; the location map is part of what B(2) requires (round 3, point 3): without one, B(2)
+    is missing and swppp_contents fails on it, where it passed before."""
+    def no_location_map(site):
+        frame = site.layers["layout_scale"]
+        site.layers["layout_scale"] = frame[~frame["sheet"].str.contains("Location")]
+
+    complete = contents("contents_complete.gpkg")
+    assert by_item(complete)["B(2)"]["status"] == "provided"
+    assert finding(complete, "swppp_contents").status == "pass"
+    result = contents("contents_complete.gpkg", change=no_location_map)
+    entry = by_item(result)["B(2)"]
+    assert entry["status"] == "missing", entry
+    assert entry["evidence"].startswith("no general location map: ")
+    assert '"including a general location map"' in entry["evidence"]
+    f = finding(result, "swppp_contents")
+    assert f.status == "fail" and "B(2)" in f.message
