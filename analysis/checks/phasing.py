@@ -598,7 +598,9 @@ def _sequence_findings(plan: Phasing, profile: RulesProfile) -> list[Finding]:
             rule, WARN, section,
             f"{_phase_list([overlap['phase']])} is cleared from {overlap['from']} while "
             f"{'phase' if count == 1 else 'phases'} {named}{more} {verb} not yet "
-            f"stabilised; phasing stabilises each piece before the next is cleared",
+            f"stabilised. The chapter's definition of \"Phasing\" is \"with the stabilization of "
+            f"each piece completed before the clearing of the next\"; no section states it as a "
+            f"duty, so this is a warning about the plan's phasing, not a failure",
             features=overlap["features"]))
     return findings
 

@@ -389,6 +389,27 @@ def test_r3_5_easements_of_a_site_no_condition_reaches_are_told_not_failed(tmp_p
     assert "fail" in {f["status"] for f in applies["findings"] if f["rule"] == "easement_coverage"}
 
 
+def test_r3_14_15_the_tools_readings_and_the_texts_gaps_are_said_as_such(tmp_path):
+    """Round 3, point 14: the phasing-sequence duty exists only in the definition of "Phasing"
+    ("with the stabilization of each piece completed before the clearing of the next"); the
+    sediment clean-out's time is the tool's reading (Maintenance and repair A(1): "whenever their
+    design capacity has been reduced by 50%"); off-site disturbance is not in the chapter's
+    words. Point 15: the text's own gaps (no SWPPP D(1) or D(9); a "Town Board" in a village
+    law) are listed in every review's not_checked."""
+    _, result = review(tmp_path, TEST_DATA / "demo_site.gpkg")
+    said = {f["rule"]: f["message"] for f in result["findings"]}
+    assert "no section states it as a duty" in said["phasing_sequence"]
+    assert '"with the stabilization of each piece completed before the clearing of the next"' \
+        in said["phasing_sequence"]
+    assert "permission" not in said["disturbance_outside_site"]
+    assert "the tool's warning, not its words" in said["disturbance_outside_site"]
+    gaps = {row["section"]: row for row in result["not_checked"]}
+    assert "no item D(1) and no item D(9)" in gaps["SWPPP D"]["reason"]
+    assert '"Town Board"' in gaps['Definitions, "Stormwater Management Administrator"']["reason"]
+    from analysis.records.inspections import CLEANOUT_READING
+    assert '"by the next inspection" is this tool\'s reading' in CLEANOUT_READING
+
+
 # --- point 6: 'stormwater runoff ... discharging ... to ... a TMDL designated watershed' ----
 @pytest.mark.parametrize("outfall_x, expected", [(2000, "info"), (-2000, "not_applicable")],
                          ids=["outfall-inside-the-TMDL-watershed", "outfall-outside"])
