@@ -213,6 +213,10 @@ class _Evidence:
             if missing:
                 return False, "project " + ", ".join(missing) + " empty"
             return True, "; ".join(f"project {f}: {v}" for f, v in values.items())
+        if kind == "compared":
+            return self._compared(argument)
+        if kind == "stages":
+            return self._stages(argument.split("+"))
         if kind == "phasing":
             return self._phasing()
         if kind == "recorded_easement":
@@ -255,6 +259,38 @@ class _Evidence:
         return False, (f"{len(labels)} of {len(frame)} {name} features lack "
                        f"{' or '.join(names)}: {', '.join(labels[:5])}"
                        + (" ..." if len(labels) > 5 else ""))
+
+    def _compared(self, name: str) -> tuple[bool, str]:
+        """D(5): "Comparison of postdevelopment stormwater runoff conditions with predevelopment
+        conditions": a row with both figures of one quantity; post figures alone are none."""
+        frame = self.site.layer(name)
+        if frame is None or len(frame) == 0:
+            return False, f"no {name} rows"
+        pairs = (("peak", "pre_peak_cfs", "post_peak_cfs"),
+                 ("volume", "pre_volume_cf", "post_volume_cf"))
+        compared = [f"{label} ({quantity})"
+                    for label, (_, row) in zip(self.site.labels(name), frame.iterrows())
+                    for quantity, pre, post in pairs
+                    if pre in frame and post in frame and pd.notna(row[pre]) and pd.notna(row[post])]
+        if compared:
+            return True, (f"{name}: pre- and post-development figures compared for "
+                          + ", ".join(compared[:5]))
+        return False, (f"{name}: no row gives both a pre- and a post-development figure of one "
+                       "quantity (peak or volume); post-development figures alone are no comparison")
+
+    def _stages(self, wanted: Sequence[str]) -> tuple[bool, str]:
+        """B(7): "Temporary and permanent structural and vegetative measures": practices of each
+        stage (a practice converted from temporary to permanent counts as both)."""
+        frame = self.site.layer("esc_practice")
+        stages = set() if frame is None or "stage" not in frame else {
+            str(v).strip() for v in frame["stage"] if has_text(v)}
+        if "converted" in stages:
+            stages |= {"temporary", "permanent"}
+        missing = [w for w in wanted if w not in stages]
+        if missing:
+            return False, ("no " + " and no ".join(missing) + " measures in esc_practice (B(7): "
+                           "\"Temporary and permanent\" measures)")
+        return True, "esc_practice: " + " and ".join(wanted) + " measures"
 
     def _location_map(self) -> tuple[bool, str]:
         frame = self.site.layer("layout_scale")

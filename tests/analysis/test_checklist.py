@@ -308,3 +308,39 @@ def test_r3_3_a_plan_without_a_general_location_map_does_not_provide_b2():
     assert '"including a general location map"' in entry["evidence"]
     f = finding(result, "swppp_contents")
     assert f.status == "fail" and "B(2)" in f.message
+
+
+def test_r3_6_post_development_figures_alone_are_no_comparison():
+    """SWPPP D(5): "Comparison of postdevelopment stormwater runoff conditions with
+    predevelopment conditions": a claims table of post-development figures alone does not
+    provide it (round 3, point 6); one row with both figures of a quantity does."""
+    def post_only(site):
+        frame = site.layers["hydrology_claims"].copy()
+        frame["pre_peak_cfs"] = frame["pre_volume_cf"] = float("nan")
+        site.layers["hydrology_claims"] = frame
+
+    assert by_item(contents("contents_complete.gpkg"))["D(5)"]["status"] == "provided"
+    entry = by_item(contents("contents_complete.gpkg", change=post_only))["D(5)"]
+    assert entry["status"] == "missing"
+    assert "post-development figures alone are no comparison" in entry["evidence"]
+
+
+@pytest.mark.parametrize("stages, missing", [(["temporary"], "permanent"),
+                                             (["permanent"], "temporary"),
+                                             (["converted"], None)])
+def test_r3_7_b7_asks_temporary_and_permanent_measures(stages, missing):
+    """SWPPP B(7): "Temporary and permanent structural and vegetative measures to be used for
+    soil stabilization, runoff control and sediment control": one temporary silt fence does not
+    provide it, and the entry says which half is missing (round 3, point 7); a practice converted
+    from temporary to permanent is both."""
+    def only(site):
+        frame = site.layers["esc_practice"].iloc[:1].copy()
+        frame["stage"] = stages
+        site.layers["esc_practice"] = frame
+
+    entry = by_item(contents("contents_complete.gpkg", change=only))["B(7)"]
+    if missing is None:
+        assert entry["status"] == "provided", entry
+    else:
+        assert entry["status"] == "missing"
+        assert f"no {missing} measures in esc_practice" in entry["evidence"]
