@@ -208,6 +208,13 @@ class Reference:
 class Guarantees:
     construction_years_after_acceptance: int
     maintenance_years_after_completion: int
+    # The kinds of security each guarantee may be (E(1): "a cash escrow, or irrevocable letter
+    # of credit"; E(2): "a performance and maintenance bond").
+    construction_kinds: Tuple[str, ...]
+    maintenance_kinds: Tuple[str, ...]
+    # Whether the last stabilisation date stands for final acceptance and substantial
+    # completion (the dates E(1) and E(2) run from), so that a fixed end date can pass.
+    stabilization_stands_for_acceptance: bool
 
 
 @dataclass(frozen=True)
