@@ -62,14 +62,23 @@ class ReferenceField:
 
 @dataclass(frozen=True)
 class Style:
-    """How the layer is drawn (the site map, the PDF, QGIS): a colour, filled with this
-    opacity (0: an outline only), its outline's pattern and width (mm), an optional hatch."""
+    """How the layer is drawn (the report's site map, the PDF, QGIS): its colour, its
+    outline's colour (default: the colour), filled or an outline only, the opacity, the
+    outline's pattern and width (points), a hatch, and its place in the map's drawing order
+    among the context layers (bottom first)."""
 
     colour: str
-    fill_opacity: float = 0.0
-    outline: Literal["solid", "dash", "dot"] = "solid"
-    width_mm: float = 0.35
+    order: int
+    outline: str = ""
+    filled: bool = False
+    opacity: float = 1.0
+    pattern: Literal["solid", "dash", "dot"] = "solid"
+    width_pt: float = 1.0
     hatch: Literal["", "dots", "diagonal"] = ""
+
+    @property
+    def outline_colour(self) -> str:
+        return self.outline or self.colour
 
 
 @dataclass(frozen=True)
@@ -77,7 +86,8 @@ class ReferenceLayerSpec:
     """One reference layer of the contract."""
 
     name: str
-    label: str  # for people: the plugin's parameter, the map's legend
+    label: str  # for people: the plugin's parameter, the panel
+    legend: str  # the map's legend
     id_field: str
     columns: tuple[ReferenceField, ...]  # in contract order
     geometry_types: tuple[str, ...]
@@ -85,6 +95,7 @@ class ReferenceLayerSpec:
     style: Style
     label_field: str  # the field a map labels features with
     lookup_fields: tuple[str, ...] = ()  # the fields a review looks features up by
+    change_words: tuple[str, str] = ("added", "removed")  # a diff's words for a new, gone feature
     geometry_optional: bool = False  # a source may give the features without geometry
 
     def __post_init__(self) -> None:
@@ -137,35 +148,37 @@ _F = ReferenceField
 
 REFERENCE_LAYERS: dict[str, ReferenceLayerSpec] = {spec.name: spec for spec in (
     ReferenceLayerSpec(
-        "wetlands", "Wetlands", "wetland_id",
+        "wetlands", "Wetlands", "Wetlands (reference)", "wetland_id",
         (_F("wetland_id"), _F("source"), _F("wetland_class", optional=True),
          _F("regulated", "integer", flag=True), _F("adjacent_area_ft", "real", optional=True)),
-        POLYGONS, BOX, Style("#81d4fa", 0.45, outline="solid", width_mm=0.25, hatch="dots"),
+        POLYGONS, BOX, Style("#81d4fa", 30, outline="#0277bd", filled=True, opacity=0.45,
+                             width_pt=0.6, hatch="dots"),
         label_field="wetland_id"),
     # category: the Integrated Report category (5 = 303(d)-listed; the profile's [categories]);
     # tmdl_id: the TMDL actions linked to the water's causes (ATTAINS associatedActions).
     ReferenceLayerSpec(
-        "impaired_waters", "303(d) impaired waters", "waterbody_id",
+        "impaired_waters", "303(d) impaired waters", "Impaired water (reference)", "waterbody_id",
         (_F("waterbody_id"), _F("name", optional=True), _F("pollutants"),
          _F("listing_cycle", optional=True), _F("category", optional=True, category=True),
          _F("tmdl_id", optional=True, added=True)),
-        LINES + POLYGONS, BY_ID, Style("#1565c0", width_mm=0.9), label_field="name",
-        lookup_fields=("waterbody_id", "name"), geometry_optional=True),
+        LINES + POLYGONS, BY_ID, Style("#1565c0", 60, width_pt=2.5), label_field="name",
+        lookup_fields=("waterbody_id", "name"), geometry_optional=True,
+        change_words=("newly listed", "delisted")),
     # stormwater_source: 1 a source, 0 not, NULL unknown (the review: needs_review);
     # stormwater_source_evidence: the source's own words that decided it.
     ReferenceLayerSpec(
-        "tmdl_watersheds", "TMDL watersheds", "watershed_id",
+        "tmdl_watersheds", "TMDL watersheds", "TMDL watershed (reference)", "watershed_id",
         (_F("watershed_id"), _F("name", optional=True), _F("pollutants"),
          _F("tmdl_id", optional=True),
          _F("stormwater_source", "integer", flag=True),
          _F("stormwater_source_evidence", optional=True, added=True)),
-        POLYGONS, BOX, Style("#00838f", 0.0, width_mm=0.4, hatch="diagonal"),
+        POLYGONS, BOX, Style("#00838f", 20, opacity=0.5, hatch="diagonal"),
         label_field="watershed_id"),
     # drains_to: the catchment (or water) each catchment drains into: routes are looked up by it.
     ReferenceLayerSpec(
-        "catchments", "Catchments", "catchment_id",
+        "catchments", "Catchments", "Catchment (reference)", "catchment_id",
         (_F("catchment_id"), _F("name", optional=True), _F("drains_to", optional=True)),
-        POLYGONS, BOX, Style("#8d6e63", outline="dot", width_mm=0.35),
+        POLYGONS, BOX, Style("#8d6e63", 10, pattern="dot"),
         label_field="catchment_id", lookup_fields=("catchment_id",)),
 )}
 LAYER_NAMES: tuple[str, ...] = tuple(REFERENCE_LAYERS)

@@ -20,7 +20,6 @@ from .contract import REFERENCE_LAYERS
 
 __all__ = ["Change", "LayerDiff", "diff_versions", "diff_frames"]
 
-ADDED_NAMES = {"impaired_waters": ("newly listed", "delisted")}
 
 
 @dataclass
@@ -132,7 +131,7 @@ def diff_frames(layer: str, before: gpd.GeoDataFrame, after: gpd.GeoDataFrame, o
     if match == "geometry":
         return _diff_by_geometry(layer, before, after, old, new, tolerance)
     spec = REFERENCE_LAYERS[layer]
-    added_name, removed_name = ADDED_NAMES.get(layer, ("added", "removed"))
+    added_name, removed_name = spec.change_words
     key = spec.id_field
     old_frame, new_frame = before.set_index(key), after.set_index(key)
     changes = []

@@ -33,7 +33,7 @@ from ..errors import InputError
 from .store import HISTORY_TABLE, GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
 from ..siteplan.contract import BOOLEAN_WORDS, FieldSpec, LayerSpec
-from .contract import ADDED_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
+from .contract import FLAG_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
 from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
@@ -48,17 +48,19 @@ __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisRefer
 
 log = logging.getLogger(__name__)
 
+# The contract's layers as the site plan's reader checks them (a field added later: the
+# column may be missing), and the table of versions a store keeps.
 REFERENCE_LAYERS = tuple(
     LayerSpec(spec.name, spec.families,
-              tuple(FieldSpec(f, column_required=f not in ADDED_FIELDS.get(spec.name, ()))
-                    for f in spec.fields), id_field=spec.id_field)
+              tuple(FieldSpec(f.name, column_required=not f.added) for f in spec.columns),
+              id_field=spec.id_field, label=spec.label)
     for spec in CONTRACT.values()) + (
     LayerSpec("layer_versions", None, ("layer", "version", "source", "source_date", "imported_at",
                                        "feature_count", "sha256")),
 )
 SPECS = {spec.name: spec for spec in REFERENCE_LAYERS}
 _NUMERIC = NUMERIC_FIELDS
-_FLAGS = {"regulated", "stormwater_source"}  # 1 or 0
+_FLAGS = FLAG_FIELDS  # 1 or 0
 _DENSIFY_POINTS = 21  # points per edge when a box is transformed into another CRS
 _BOX_PAD = 1e-3  # relative margin: the box stays covering between the densified points
 # The shortest piece a projected box's edge is cut into for :func:`boxes_in_crs`: a chord this

@@ -39,7 +39,8 @@ from ..errors import InputError
 from ..io.files import discard, publish_new, stage
 from ..io.geopackage import gpkg_wkb
 from ..progress import SILENT, Progress
-from .importer import REFERENCE_LAYERS, Candidate
+from .contract import REFERENCE_LAYERS
+from .importer import Candidate
 
 __all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "is_postgres", "status",
            "HISTORY_TABLE", "VERSIONS_TABLE", "written_batches", "read_ahead", "history_rows",
