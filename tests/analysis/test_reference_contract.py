@@ -41,7 +41,7 @@ def _hand_lists(path: Path) -> list[int]:
         else:
             continue
         items += [e.elts[0] for e in items if isinstance(e, ast.Tuple) and e.elts]
-        if NAMES <= {e.value for e in items if isinstance(e, ast.Constant)}:
+        if {e.value for e in items if isinstance(e, ast.Constant)} >= NAMES:
             lines.append(node.lineno)
     return lines
 
@@ -83,8 +83,8 @@ def test_what_other_modules_use_is_derived_from_the_entries():
         assert name in site_map._CONTEXT_ORDER
     assert contract.ADDED_FIELDS == {"impaired_waters": ("tmdl_id",),
                                      "tmdl_watersheds": ("stormwater_source_evidence",)}
-    assert contract.FLAG_FIELDS == {"regulated", "stormwater_source"}
-    assert contract.NUMERIC_FIELDS == {"regulated", "adjacent_area_ft", "stormwater_source"}
+    assert {"regulated", "stormwater_source"} == contract.FLAG_FIELDS
+    assert {"regulated", "adjacent_area_ft", "stormwater_source"} == contract.NUMERIC_FIELDS
     assert REFERENCE_LAYERS["impaired_waters"].category_fields == ("category",)
 
 
