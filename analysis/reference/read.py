@@ -55,8 +55,8 @@ REFERENCE_LAYERS = tuple(
               tuple(FieldSpec(f.name, column_required=not f.added) for f in spec.columns),
               id_field=spec.id_field, label=spec.label)
     for spec in CONTRACT.values()) + (
-    LayerSpec("layer_versions", None, ("layer", "version", "source", "source_date", "imported_at",
-                                       "feature_count", "sha256")),
+    LayerSpec("layer_versions", None, tuple(FieldSpec(f) for f in (
+        "layer", "version", "source", "source_date", "imported_at", "feature_count", "sha256"))),
 )
 SPECS = {spec.name: spec for spec in REFERENCE_LAYERS}
 _NUMERIC = NUMERIC_FIELDS
@@ -100,10 +100,11 @@ def bounds_in_crs(bounds: Sequence[float], from_crs, to_crs) -> tuple[float, flo
     The edges are densified before transforming, so a box that curves in the other CRS is
     still covered, and a small margin is added.
     """
+    minx, miny, maxx, maxy = map(float, bounds)
     if same_crs(from_crs, to_crs):
-        return tuple(map(float, bounds))
+        return minx, miny, maxx, maxy
     minx, miny, maxx, maxy = transformer(from_crs, to_crs).transform_bounds(
-        *bounds, densify_pts=_DENSIFY_POINTS)
+        minx, miny, maxx, maxy, densify_pts=_DENSIFY_POINTS)
     pad = _BOX_PAD * max(maxx - minx, maxy - miny)
     return minx - pad, miny - pad, maxx + pad, maxy + pad
 
@@ -278,7 +279,8 @@ class Reference:
         attributes = self._contract_frame(actual, spec, found.attributes())
         if found.geometries is None:
             raise InputError("the layer has no geometry", path=self.label, layer=actual,
-                             fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")
+                             fix=f"'{spec.name}' must hold {' or '.join(spec.geometry or ())} "
+                                 "features")
         self._check_families(actual, spec, found.geometries, attributes.index)
         geometries = self._repaired(spec, found.geometries, attributes)
         inside = shapely.intersects(geometries, shapely.box(*bounds))
@@ -418,9 +420,11 @@ class Reference:
             return found
         self._check_finite(actual, found.geometries, found.fids)
         meets = shapely.intersects(found.geometries, shapely.box(*box))
-        if not meets.all():
-            found = found.take(np.flatnonzero(meets))
-        return found.with_geometries(transform_geometries(found.geometries, crs, area_crs))
+        kept = found if meets.all() else found.take(np.flatnonzero(meets))
+        geometries = kept.geometries
+        if geometries is None:  # not so: taken from a frame with geometries
+            return kept
+        return kept.with_geometries(transform_geometries(geometries, crs, area_crs))
 
     def _fetch_found(self, actual: str, bbox: tuple[float, float, float, float]) -> Found:
         """:meth:`_fetch` as a :class:`Found`: a backend that can say what it read before
