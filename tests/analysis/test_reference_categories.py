@@ -14,7 +14,7 @@ import json
 import geopandas as gpd
 import pandas as pd
 import pytest
-from shapely import LineString, box
+from shapely import LineString, Point, box
 
 from analysis.cli import main
 from analysis.errors import InputError
@@ -216,3 +216,33 @@ def test_listed_subcategories_decide_condition_a_from_a_postgis_store(
     for candidate in candidates(tmp_path, assessments):
         store.import_candidate(candidate)
     assert_listed(make_site, f"{conninfo} schema={schema}", tmp_path, capsys)
+
+
+@pytest.mark.parametrize("category, applies, words", [
+    ("5-ALT", True, "is 303(d)-listed"),
+    ("5 m", True, "is 303(d)-listed"),
+    ("6", None, "needs_review: Condition A not decided: NY-B Brook is impaired (listing cycle "
+                "2022, category 6) for Phosphorus; it receives the discharge (discharge_point:"
+                f"NY-B): {CATEGORY_WORDS['unrecognised']}"),
+])
+def test_a_layer_made_by_hand_is_read_through_the_vocabulary(make_site, make_reference, tmp_path,
+                                                             capsys, category, applies, words):
+    """A reference GeoPackage made by hand (no import to refuse its spellings): a 5-alt or 5M
+    water in any spelling decides Condition A in the review; a category the profile does not
+    name leaves it not decided, saying so (SWPPP C(1): "identified on the Department's 303(d)
+    list")."""
+    brook = LineString([(X0 - 5000, Y0 + 900), (X0 + 5000, Y0 + 900)])
+    reference = make_reference(impaired_waters=[(brook, {
+        "waterbody_id": "NY-B", "name": "Brook", "pollutants": "Phosphorus",
+        "listing_cycle": "2022", "category": category})])
+    plan = make_site([box(X0 - 150, Y0, X0 + 150, Y0 + 300)],  # 2 acres
+                     discharge_points=[(Point(X0 + 50, Y0 + 350), "Brook", "NY-B")])
+    out = tmp_path / "review.json"
+    assert main(["review", str(plan), "--reference", str(reference), "--json", str(out)]) in (0, 1)
+    capsys.readouterr()
+    result = json.loads(out.read_text(encoding="utf-8"))
+    a = result["conditions"]["A"]
+    assert (a["applies"] if a.get("decided", True) else None) is applies, a
+    messages = " ".join(f"{f['status']}: {f['message']}" for f in result["findings"]
+                        if f["rule"] == "condition_a")
+    assert words in messages, messages
