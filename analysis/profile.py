@@ -12,7 +12,7 @@ import re
 import typing
 from dataclasses import dataclass
 from datetime import date, datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Dict, Literal, Optional, Tuple
 from collections.abc import Mapping
@@ -124,6 +124,16 @@ class Categories:
     def __post_init__(self) -> None:
         _category_kinds(self)  # each spelling of one kind, each with a letter or digit
 
+    @cached_property
+    def _kinds(self) -> Dict[str, str]:
+        """Folded spelling -> its list, made once."""
+        return _category_kinds(self)
+
+    @cached_property
+    def _seen(self) -> Dict[object, Optional[str]]:
+        """Each value asked before -> its list (a layer's few values, asked row by row)."""
+        return {}
+
     def kind_of(self, category: object) -> Optional[str]:
         """The [categories] list (``listed``, ``tmdl``, ...) ``category`` is spelled in, case,
         spaces and punctuation folded; None where no list has it.
@@ -131,18 +141,27 @@ class Categories:
         >>> load_profile().categories.kind_of("5-ALT"), load_profile().categories.kind_of("6")
         ('listed', None)
         """
-        return _category_kinds(self).get(fold_category(category))
+        seen = self._seen
+        try:
+            return seen[category]
+        except KeyError:
+            kind = self._kinds.get(fold_category(category))
+            if len(seen) < _SEEN_MAX:
+                seen[category] = kind
+            return kind
+        except TypeError:  # a value that is not hashable
+            return self._kinds.get(fold_category(category))
 
     def spellings(self) -> str:
         """Every kind's spellings, for messages: ``listed: 5, 5m, ...; tmdl: 4a; ...``."""
         return "; ".join(f"{kind}: {', '.join(getattr(self, kind))}" for kind in CATEGORY_KINDS)
 
 
+_SEEN_MAX = 1_000  # values remembered by Categories.kind_of
 # The [categories] lists.
 CATEGORY_KINDS = ("listed", "tmdl", "other_controls", "not_a_pollutant", "not_impaired")
 
 
-@lru_cache(maxsize=8)
 def _category_kinds(categories: Categories) -> Dict[str, str]:
     """Folded spelling -> its [categories] list; a spelling of two kinds, or of no letter or
     digit, is refused (ValueError: the profile's reader names the table)."""
