@@ -45,6 +45,8 @@ class ReferenceField:
     hand) may lack the column: a review reads it where present. ``flag``: 1 or 0 (a review
     also reads yes/no, true/false). ``category``: an Integrated Report category, read through
     the rules profile's ``[categories]`` (an import refuses a spelling the profile does not name).
+    ``pollutants``: ``;``-separated pollutant names, folded at import by the profile's
+    ``[reference] pollutant_synonyms`` (a diff lists the names added and removed).
     """
 
     name: str
@@ -53,6 +55,7 @@ class ReferenceField:
     added: bool = False
     flag: bool = False
     category: bool = False
+    pollutants: bool = False
 
     @property
     def numeric(self) -> bool:
@@ -137,6 +140,11 @@ class ReferenceLayerSpec:
         return tuple(f.name for f in self.columns if f.category)
 
     @property
+    def pollutant_fields(self) -> tuple[str, ...]:
+        """The fields holding ``;``-separated pollutant names."""
+        return tuple(f.name for f in self.columns if f.pollutants)
+
+    @property
     def families(self) -> tuple[str, ...]:
         """The geometry families (``analysis.siteplan.contract.FAMILIES``) the layer holds."""
         return tuple(f for f, kinds in (("line", LINES), ("polygon", POLYGONS))
@@ -158,7 +166,7 @@ REFERENCE_LAYERS: dict[str, ReferenceLayerSpec] = {spec.name: spec for spec in (
     # tmdl_id: the TMDL actions linked to the water's causes (ATTAINS associatedActions).
     ReferenceLayerSpec(
         "impaired_waters", "303(d) impaired waters", "Impaired water (reference)", "waterbody_id",
-        (_F("waterbody_id"), _F("name", optional=True), _F("pollutants"),
+        (_F("waterbody_id"), _F("name", optional=True), _F("pollutants", pollutants=True),
          _F("listing_cycle", optional=True), _F("category", optional=True, category=True),
          _F("tmdl_id", optional=True, added=True)),
         LINES + POLYGONS, BY_ID, Style("#1565c0", 60, width_pt=2.5), label_field="name",
@@ -168,7 +176,7 @@ REFERENCE_LAYERS: dict[str, ReferenceLayerSpec] = {spec.name: spec for spec in (
     # stormwater_source_evidence: the source's own words that decided it.
     ReferenceLayerSpec(
         "tmdl_watersheds", "TMDL watersheds", "TMDL watershed (reference)", "watershed_id",
-        (_F("watershed_id"), _F("name", optional=True), _F("pollutants"),
+        (_F("watershed_id"), _F("name", optional=True), _F("pollutants", pollutants=True),
          _F("tmdl_id", optional=True),
          _F("stormwater_source", "integer", flag=True),
          _F("stormwater_source_evidence", optional=True, added=True)),

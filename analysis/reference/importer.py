@@ -963,7 +963,7 @@ def _validate_batch(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: I
     for name, kind in spec.fields.items():  # object columns: an empty value stays None, not NaN
         frame[name] = pd.Series(_typed(frame[name], kind, name, path, layer_label),
                                 index=frame.index, dtype=object)
-    for name in ("pollutants",):
+    for name in spec.pollutant_fields:
         if name in frame.columns:
             frame[name] = pd.Series([normalize_pollutants(v, synonyms) for v in frame[name]],
                                     index=frame.index, dtype=object)

@@ -86,6 +86,8 @@ def test_what_other_modules_use_is_derived_from_the_entries():
     assert {"regulated", "stormwater_source"} == contract.FLAG_FIELDS
     assert {"regulated", "adjacent_area_ft", "stormwater_source"} == contract.NUMERIC_FIELDS
     assert REFERENCE_LAYERS["impaired_waters"].category_fields == ("category",)
+    assert {n for n, s in REFERENCE_LAYERS.items() if s.pollutant_fields == ("pollutants",)} \
+        == {"impaired_waters", "tmdl_watersheds"}
 
 
 @pytest.mark.parametrize("name", LAYER_NAMES)
