@@ -149,25 +149,26 @@ def test_project_reference_layers_give_what_the_reference_file_gives(demo, data_
     assert w_layers["WETLAND_ADJACENT_AREA_ACRES"] == pytest.approx(
         w_file["WETLAND_ADJACENT_AREA_ACRES"], rel=1e-12)
 
-    # The JSON names the project layers read, never the temporary GeoPackage.
+    # The JSON names the project layers read (nothing is copied), and what was read of them:
+    # what the analysis read of the file.
     text = (tmp_path / "condition_a_layers.json").read_text(encoding="utf-8")
-    assert "qgis_reference" not in text
     recorded = json.loads(text)["reference"]
     assert recorded["path"] == "QGIS project layers" and recorded["kind"] == "qgis_layers"
     given = recorded["project_layers"]
     assert set(given) == set(REFERENCE_ROLES)
     for role in REFERENCE_ROLES:
-        assert given[role]["source"] == layers[f"{role.upper()}_LAYER"].source()
-        assert given[role]["layer"] == role and given[role]["provider"] == "ogr"
-        assert given[role]["version"] == "unknown"
-    assert given["impaired_waters"]["copied"] == "attributes"
-    assert given["impaired_waters"]["features_copied"] == load_layer(
-        path, "impaired_waters").featureCount()
+        assert given[role] == {"layer": role, "source": layers[f"{role.upper()}_LAYER"].source(),
+                               "provider": "ogr", "version": "unknown"}
+    file_read = json.loads((tmp_path / "condition_a_file.json").read_text(encoding="utf-8"))[
+        "reference"]["read"]
+    assert {layer: r["features"] for layer, r in recorded["read"].items()} == \
+        {layer: r["features"] for layer, r in file_read.items()}
 
 
-def test_only_the_reference_features_near_the_site_are_copied(demo, tmp_path, load_layer):
-    """A wetlands layer holding the demo's wetlands and copies of them 20 miles away: only the
-    features whose envelope meets the box the analysis reads are copied."""
+def test_only_the_reference_features_near_the_site_are_read(demo, tmp_path, load_layer):
+    """A wetlands layer holding the demo's wetlands and copies of them 20 miles away: the
+    analysis reads from the project layer the features it reads from the file (those meeting
+    the box around the site), none of the far ones."""
     import geopandas as gpd
     import pandas as pd
     import shapely
@@ -185,8 +186,7 @@ def test_only_the_reference_features_near_the_site_are_copied(demo, tmp_path, lo
     write_geopackage(wetlands, {"wetlands": pd.concat([near, far], ignore_index=True)})
     profile = load_profile("kiryas_joel")
     box = shapely.box(*site_bounds(load_site_plan(demo["SITE"], profile), profile))
-    envelopes = shapely.envelope(near.geometry.values)
-    expected = int(shapely.intersects(envelopes, box).sum())
+    expected = int(shapely.intersects(near.geometry.values, box).sum())
     assert 0 < expected < len(near)  # the demo itself has a wetland beyond the box
 
     layer = load_layer(wetlands, "wetlands")
@@ -194,9 +194,8 @@ def test_only_the_reference_features_near_the_site_are_copied(demo, tmp_path, lo
     results = run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer,
                                "OUTPUT_JSON": str(tmp_path / "w.json")})
     recorded = json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))["reference"]
-    assert recorded["project_layers"]["wetlands"]["features_copied"] == expected
-    assert recorded["project_layers"]["wetlands"]["copied"] == "near the site"
-    from_file = run("wetlands", {"SITE": demo["SITE"], "REFERENCE": demo["REFERENCE"]})
+    assert recorded["read"]["wetlands"]["features"] == expected
+    from_file = run("wetlands", {"SITE": demo["SITE"], "REFERENCE": str(wetlands)})
     assert results["WETLAND_ACRES"] == pytest.approx(from_file["WETLAND_ACRES"], rel=1e-12)
 
 
@@ -227,8 +226,10 @@ def test_a_needed_reference_layer_not_given_stops_with_its_name(demo, load_layer
     with pytest.raises(QgsProcessingException) as raised:
         run("condition_a", {"SITE": demo["SITE"], **layers})
     message = str(raised.value)
-    assert "the reference layer 'tmdl_watersheds' is missing" in message
-    assert "*_LAYER parameters (wetlands)" in message and "qgis_reference" not in message
+    assert message.startswith("no project layer is given as the reference layer "
+                              "'tmdl_watersheds', and Condition A")
+    assert "(reference layers given: wetlands ('wetlands'))" in message
+    assert "(parameter: 'Or reference layer: TMDL watersheds' (TMDL_WATERSHEDS_LAYER))" in message
 
 
 def test_reference_and_reference_layers_together_are_refused(demo, load_layer):
@@ -306,13 +307,14 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
     text = (tmp_path / "wetlands.json").read_text(encoding="utf-8")
     given = json.loads(text)["reference"]["project_layers"]["wetlands"]
     assert given["provider"] == "postgres" and f'"{schema}"."wetlands"' in given["source"]
+    assert given["layer"] == "PostGIS wetlands"
     assert "not-a-real-password" not in text
 
 
 def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(demo, tmp_path,
                                                                               load_layer):
-    """The analysis's own InputError, raised on the temporary copy, names the project layer,
-    its source, the feature and the field, never the temporary GeoPackage."""
+    """The analysis's own InputError, raised as it reads the project layer, names that layer
+    as the project names it, the feature (its id in QGIS) and the field."""
     from qgis.core import QgsProcessingException
 
     import shapely
@@ -337,9 +339,8 @@ def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(de
     with pytest.raises(QgsProcessingException) as raised:
         run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer})
     message = str(raised.value)
-    assert message.startswith(f"reference layer 'wetlands' (project layer 'County wetlands', "
-                              f"{county}|layername=wetlands), feature {bad[0]}, field 'regulated'")
-    assert "'maybe', not a flag" in message and "qgis_reference" not in message
+    assert message.startswith(f"layer 'County wetlands', feature {bad[0]}, field 'regulated': "
+                              "regulated is 'maybe', not a flag")
 
 
 def test_condition_a_and_wetlands_read_a_postgis_reference(demo, tmp_path, postgis_server):
