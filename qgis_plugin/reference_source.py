@@ -96,10 +96,13 @@ def snapshot(layer, role: str, selected_only: bool = False) -> LayerSnapshot:
                 else crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT_PREFERRED))
     features = (QgsVectorLayerSelectedFeatureSource(layer) if selected_only
                 else QgsVectorLayerFeatureSource(layer))
+    # A field "fid" (a GeoPackage's key, as OGR shows it, or a copy of it) is the features'
+    # id, as the analysis indexes them, not an attribute.
+    fields = tuple(name for name in layer.fields().names() if name.lower() != "fid")
     return LayerSnapshot(role=role, name=layer.name(), source=layer_source(layer),
                          provider=layer.providerType(), subset=layer.subsetString() or "",
-                         selected_only=bool(selected_only), crs=text,
-                         fields=tuple(layer.fields().names()), features=features)
+                         selected_only=bool(selected_only), crs=text, fields=fields,
+                         features=features)
 
 
 def _value(value):
@@ -266,13 +269,14 @@ class QgisReference(Reference):
         names = self._snaps[actual].fields
         needed = self._needed(actual)
         request.setSubsetOfAttributes(needed, features.fields())
-        positions = [names.index(name) for name in needed]
+        every = features.fields().names()
+        positions = [(names.index(name), every.index(name)) for name in needed]
         fids, rows, wkbs = [], [], []
         for feature in features.getFeatures(request):
             attributes = feature.attributes()
             row = [None] * len(names)
-            for k in positions:
-                row[k] = _value(attributes[k])
+            for k, source in positions:
+                row[k] = _value(attributes[source])
             fids.append(feature.id())
             rows.append(tuple(row))
             wkbs.append(_wkb(feature.geometry()))

@@ -366,8 +366,9 @@ class Reference:
             return _without_geometry(self._contract_frame(actual, spec, self._columns(actual)))
         rows = None if layer in self._tables else self._lookup_rows(actual, field, wanted,
                                                                      normalise)
-        if rows is not None:  # the backend's candidates, not kept
+        if rows is not None:  # the backend's candidates, not kept; the layer counted as read
             frame = _without_geometry(self._contract_frame(actual, spec, rows))
+            self._read_fids.setdefault(layer, set())
         else:
             if layer not in self._tables:
                 self._tables[layer] = _without_geometry(
