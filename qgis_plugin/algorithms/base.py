@@ -196,6 +196,20 @@ def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=
     return copied.featureCount() if copied.isValid() else 0
 
 
+def reference_parameter_layer(algorithm, parameters, name, context):
+    """``(layer, selected features only)`` of the feature-source parameter ``name`` (None where
+    not given). A value that is a ``QgsProcessingFeatureSourceDefinition`` (the dialog's
+    "Selected features only", or a caller's) is read for its layer and that flag: QGIS 3.22's
+    ``parameterAsVectorLayer`` does not resolve one given by layer id."""
+    value = parameters.get(name)
+    if isinstance(value, QgsProcessingFeatureSourceDefinition):
+        source, _ok = value.source.valueAsString(context.expressionContext())
+        layer = QgsProcessingUtils.mapLayerFromString(source, context) if source else None
+        if isinstance(layer, QgsVectorLayer):
+            return layer, bool(value.selectedFeaturesOnly)
+    return algorithm.parameterAsVectorLayer(parameters, name, context), False
+
+
 class SwpppAlgorithm(QgsProcessingAlgorithm):
     """Base of the ``swppp`` algorithms; a subclass adds name, help and ``processAlgorithm``."""
 
@@ -391,7 +405,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             return {}
         given = {}
         for role, name, _label, _types in self.REFERENCE_ROLE_LAYERS:
-            layer = self.parameterAsVectorLayer(parameters, name, context)
+            layer, _selected = reference_parameter_layer(self, parameters, name, context)
             if layer is not None:
                 given[role] = layer
         return given
@@ -463,9 +477,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         snaps = {}
         names = {role: name for role, name, *_ in self.REFERENCE_ROLE_LAYERS}
         for role, layer in given.items():
-            value = parameters.get(names[role])
-            selected = (isinstance(value, QgsProcessingFeatureSourceDefinition)
-                        and value.selectedFeaturesOnly)
+            _layer, selected = reference_parameter_layer(self, parameters, names[role], context)
             snaps[role] = snapshot(layer, role, selected_only=selected)
             feedback.pushInfo(self.tr("Reference layer {role}: '{name}' ({source}){how}, read "
                                       "where the review needs it.").format(
