@@ -15,7 +15,12 @@ layer, a selection, a layer with a subset string, a GeoPackage, PostGIS, a WFS..
   normalised (trimmed, upper case) that a layer stores otherwise (``"  B "``) are found through
   one read of that field alone, without geometry, then fetched by feature id.
 
-Each layer is read through a snapshot taken on the main thread (:func:`snapshot`: a
+A layer that is a GeoPackage table as it is on disk (no subset string, no selection, no unsaved
+edits) is read by its source instead, through the analysis's own GeoPackage reader (SQLite and
+the file's R-tree, values as stored): what ``swppp review`` reads of that file, and its
+``layer_versions`` where the table has the contract's name.
+
+Every other layer is read through a snapshot taken on the main thread (:func:`snapshot`: a
 ``QgsVectorLayerFeatureSource``, or the selection's ``QgsVectorLayerSelectedFeatureSource``),
 which QGIS lets another thread read: the analysis runs in Processing's task thread. The
 subset string and uncommitted edits are the snapshot's, as the layer shows them.
@@ -25,6 +30,7 @@ feature id QGIS shows and the field: ``layer 'County wetlands', feature 12, fiel
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -37,6 +43,7 @@ from qgis.core import (
     QgsExpression,
     QgsFeatureRequest,
     QgsGeometry,
+    QgsProviderRegistry,
     QgsRectangle,
     QgsVectorLayerFeatureSource,
     QgsVectorLayerSelectedFeatureSource,
@@ -46,7 +53,7 @@ from qgis.PyQt.QtCore import QDate, QDateTime, Qt, QTime, QVariant
 
 from analysis.crs import crs_of
 from analysis.errors import InputError
-from analysis.reference.read import SPECS, Found, Reference
+from analysis.reference.read import SPECS, Found, GeoPackageReference, Reference
 
 __all__ = ["LayerSnapshot", "QgisReference", "snapshot", "layer_source", "IDS_PER_REQUEST"]
 
@@ -74,10 +81,13 @@ class LayerSnapshot:
     crs: Optional[str]   # its CRS as the analysis names one (EPSG code, else WKT); None if none
     fields: tuple        # its field names
     features: Any        # a QgsFeatureSource another thread may read
+    # (GeoPackage path, table) where the layer is that table as it is on disk: read by source
+    geopackage: Optional[tuple] = None
 
     def describe(self) -> dict:
         out = {"layer": self.name, "source": self.source, "provider": self.provider,
-               # A project layer does not say which layer_versions row it came from.
+               "read_by": "geopackage" if self.geopackage else "qgis",
+               # Known only where read by source, from the file's layer_versions.
                "version": "unknown"}
         if self.subset:
             out["subset"] = self.subset
@@ -102,7 +112,21 @@ def snapshot(layer, role: str, selected_only: bool = False) -> LayerSnapshot:
     return LayerSnapshot(role=role, name=layer.name(), source=layer_source(layer),
                          provider=layer.providerType(), subset=layer.subsetString() or "",
                          selected_only=bool(selected_only), crs=text, fields=fields,
-                         features=features)
+                         features=features,
+                         geopackage=None if selected_only else _geopackage_table(layer))
+
+
+def _geopackage_table(layer) -> Optional[tuple]:
+    """``(path, table)`` where ``layer`` shows a GeoPackage table as it is on disk: the OGR
+    provider, a ``.gpkg`` file, a named table, no subset string and no unsaved edits."""
+    if layer.providerType() != "ogr" or layer.subsetString() or layer.isModified():
+        return None
+    parts = QgsProviderRegistry.instance().decodeUri("ogr", layer.source())
+    path, table = parts.get("path") or "", parts.get("layerName") or ""
+    if parts.get("subset") or not table or not path.lower().endswith(".gpkg") \
+            or not os.path.isfile(path):
+        return None
+    return os.path.abspath(path), table
 
 
 def _value(value):
@@ -146,6 +170,7 @@ class QgisReference(Reference):
                        for role, snap in self._given.items()}
         self._snaps = {self._names[role]: snap for role, snap in self._given.items()}
         self._odd: dict = {}  # (actual, field, normalise) -> {normalised id: [feature ids]}
+        self._files: dict = {}  # GeoPackage path -> its GeoPackageReference, opened on first read
         super().__init__("")  # no path: the layer's project name says where
         self._actual = dict(self._names)  # contract layer -> the project layer's name
 
@@ -162,20 +187,50 @@ class QgisReference(Reference):
                              parameter=f"{layer}_layer")
         return actual
 
-    def describe(self) -> dict:
-        return {**super().describe(), "path": PROJECT_LAYERS,
-                "project_layers": {role: snap.describe()
-                                   for role, snap in sorted(self._given.items())}}
+    def versions(self) -> dict[str, dict]:
+        """Per contract layer read by source from a table of its name, the file's current
+        ``layer_versions`` row of it (none for the others: a project layer does not say)."""
+        out = {}
+        for role, snap in self._given.items():
+            if snap.geopackage and snap.geopackage[1].lower() == role:
+                found = self._file(snap.geopackage[0]).versions()
+                row = found.get(snap.geopackage[1], found.get(role))
+                if row:
+                    out[role] = row
+        return out
 
-    # Hooks -------------------------------------------------------------------------------
+    def describe(self) -> dict:
+        described = super().describe()
+        layers = {role: snap.describe() for role, snap in sorted(self._given.items())}
+        for role, row in described["versions"].items():
+            layers[role]["version"] = row["version"]
+        return {**described, "path": PROJECT_LAYERS, "project_layers": layers}
+
+    def _file(self, path) -> GeoPackageReference:
+        if path not in self._files:
+            self._files[path] = GeoPackageReference(path)
+        return self._files[path]
+
+    def _by_source(self, actual):
+        """``(GeoPackageReference, table)`` of a layer read by source; ``(None, None)``."""
+        found = self._snaps[actual].geopackage
+        return (self._file(found[0]), found[1]) if found else (None, None)
+
+    # Hooks: a layer read by source is the GeoPackage backend's, any other read here --------
     def _layer_names(self):
         return list(self._given)  # the contract's names, renamed to the project's after
 
     def _layer_crs(self, actual):
+        source, table = self._by_source(actual)
+        if source is not None:
+            return source._layer_crs(table)
         text = self._snaps[actual].crs
         return crs_of(text) if text else None
 
     def _fetch(self, actual, bbox):
+        source, table = self._by_source(actual)
+        if source is not None:
+            return source._fetch(table, bbox)
         fids, names, rows, geometries = self._read(actual, self._box_request(bbox))
         frame = self._frame(fids, names, rows)
         import geopandas as gpd
@@ -184,12 +239,18 @@ class QgisReference(Reference):
                                 geometry="geometry", crs=self._required_crs(actual))
 
     def _fetch_found(self, actual, bbox):
+        source, table = self._by_source(actual)
+        if source is not None:
+            return source._fetch_found(table, bbox)
         return Found.of_rows(*self._read(actual, self._box_request(bbox)))
 
     def _fetch_boxes(self, actual, boxes):
         # Box by box, so a provider's spatial index answers each; a feature once.
         import geopandas as gpd
 
+        source, table = self._by_source(actual)
+        if source is not None:
+            return source._fetch_boxes(table, boxes)
         if len(boxes) < 2:
             return super()._fetch_boxes(actual, boxes)
         frame = pd.concat([self._fetch(actual, tuple(map(float, box))) for box in boxes])
@@ -197,11 +258,17 @@ class QgisReference(Reference):
                                 crs=self._required_crs(actual))
 
     def _attributes(self, actual):
+        source, table = self._by_source(actual)
+        if source is not None:
+            return source._attributes(table)
         request = QgsFeatureRequest()
         request.setFlags(QgsFeatureRequest.Flag.NoGeometry)
         return self._table(actual, request)
 
     def _columns(self, actual):
+        source, table = self._by_source(actual)
+        if source is not None:
+            return source._columns(table)
         return self._frame([], self._snaps[actual].fields, [])
 
     def _lookup_rows(self, actual, field, wanted, normalise):
@@ -209,6 +276,8 @@ class QgisReference(Reference):
         value (its index), and, for the values the layer stores otherwise than normalised
         (``"  B "`` for ``B``), by feature id after one read of that field alone."""
         snap = self._snaps[actual]
+        if snap.geopackage:
+            return None  # the table read whole once, by SQLite, as `swppp review` reads it
         column = next((name for name in snap.fields if name.lower() == field.lower()), None)
         if column is None:
             return None  # the contract check on the whole table says it is missing

@@ -149,7 +149,8 @@ def test_project_reference_layers_give_what_the_reference_file_gives(demo, data_
     assert w_layers["WETLAND_ADJACENT_AREA_ACRES"] == pytest.approx(
         w_file["WETLAND_ADJACENT_AREA_ACRES"], rel=1e-12)
 
-    # The JSON names the project layers read (nothing is copied), and what was read of them:
+    # The JSON names the project layers read (nothing is copied; GeoPackage tables as they are
+    # on disk are read by their source, with their layer_versions), and what was read of them:
     # what the analysis read of the file.
     text = (tmp_path / "condition_a_layers.json").read_text(encoding="utf-8")
     recorded = json.loads(text)["reference"]
@@ -158,11 +159,11 @@ def test_project_reference_layers_give_what_the_reference_file_gives(demo, data_
     assert set(given) == set(REFERENCE_ROLES)
     for role in REFERENCE_ROLES:
         assert given[role] == {"layer": role, "source": layers[f"{role.upper()}_LAYER"].source(),
-                               "provider": "ogr", "version": "unknown"}
-    file_read = json.loads((tmp_path / "condition_a_file.json").read_text(encoding="utf-8"))[
-        "reference"]["read"]
-    assert {layer: r["features"] for layer, r in recorded["read"].items()} == \
-        {layer: r["features"] for layer, r in file_read.items()}
+                               "provider": "ogr", "read_by": "geopackage", "version": 1}
+    from_file = json.loads((tmp_path / "condition_a_file.json").read_text(encoding="utf-8"))[
+        "reference"]
+    assert recorded["read"] == from_file["read"]
+    assert recorded["versions"] == from_file["versions"]
 
 
 def test_only_the_reference_features_near_the_site_are_read(demo, tmp_path, load_layer):
@@ -254,10 +255,10 @@ def test_the_review_on_project_reference_layers_equals_the_review_on_the_file(
     assert any(f["rule"] == "wetlands" and f["status"] == "warn" for f in file_run["findings"])
     for part in ("findings", "measurements", "conditions", "project"):
         assert layer_run[part] == file_run[part], part
-    # The same features read; the file's carry their layer_versions, the project layers' none.
-    assert {layer: read["features"] for layer, read in layer_run["reference"]["read"].items()} \
-        == {layer: read["features"] for layer, read in file_run["reference"]["read"].items()}
-    assert layer_run["reference"]["versions"] == {} and file_run["reference"]["versions"]
+    # The same features read, of the same layer_versions (the layers are the file's tables,
+    # read by their source).
+    assert layer_run["reference"]["read"] == file_run["reference"]["read"]
+    assert layer_run["reference"]["versions"] == file_run["reference"]["versions"] != {}
     assert contract_problems(outputs["layers"]) == []
     html = (tmp_path / "review_layers.html").read_text(encoding="utf-8")
     assert "QGIS project layers" in html and "qgis_reference" not in html
@@ -307,7 +308,7 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
     text = (tmp_path / "wetlands.json").read_text(encoding="utf-8")
     given = json.loads(text)["reference"]["project_layers"]["wetlands"]
     assert given["provider"] == "postgres" and f'"{schema}"."wetlands"' in given["source"]
-    assert given["layer"] == "PostGIS wetlands"
+    assert given["layer"] == "PostGIS wetlands" and given["read_by"] == "qgis"
     assert "not-a-real-password" not in text
 
 

@@ -123,7 +123,7 @@ def test_an_id_repeated_once_padded_is_refused(tmp_path, load_layer):
 
     source = three_catchments(tmp_path, {"catchment_id": ["A", "B", " B"],
                                          "drains_to": ["B", "NY-1", "NY-2"]})
-    for reference in (GeoPackageReference(source),
-                      catchments_reference(load_layer(source, "catchments"))):
+    layer = load_layer(source, "catchments")
+    for reference in (GeoPackageReference(source), catchments_reference(layer)):
         with pytest.raises(InputError, match=r"catchment_id is not unique: 1 id\(s\) repeat \(B\)"):
             catchment_lookup(reference, "the test")({"B"})

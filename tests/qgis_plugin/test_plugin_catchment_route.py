@@ -119,7 +119,8 @@ def test_condition_a_on_project_layers_follows_the_route_the_cli_follows(routed,
     # A (near the site) and B, C, D (followed) and E (the last step's, to know it a catchment).
     assert read["plugin"]["catchments"]["features"] == 5
     given = json.loads(plugin_json.read_text(encoding="utf-8"))["reference"]["project_layers"]
-    assert given["catchments"]["provider"] == ("memory" if memory else "ogr")
+    assert (given["catchments"]["provider"], given["catchments"]["read_by"]) == \
+        (("memory", "qgis") if memory else ("ogr", "geopackage"))
 
 
 def test_the_feedback_names_each_reference_layer_read_in_place(routed, tmp_path, load_layer):
@@ -162,11 +163,19 @@ def three_catchments(folder, fields: dict):
     return source
 
 
-def catchments_reference(layer, selected_only=False):
-    """``layer`` as the reference's catchments, read as the plugin reads a project layer."""
+def catchments_reference(layer):
+    """``layer`` copied into a memory layer of its name, as the reference's catchments, read as
+    the plugin reads a project layer with no file of its own (a GeoPackage layer as it is on
+    disk is read by its source, by the analysis's own reader)."""
+    from qgis.core import QgsFeatureRequest
+
     from qgis_plugin.reference_source import QgisReference, snapshot
 
-    return QgisReference({"catchments": snapshot(layer, "catchments", selected_only)})
+    copy = layer.materialize(QgsFeatureRequest())
+    copy.setName(layer.name())
+    snap = snapshot(copy, "catchments")
+    assert snap.geopackage is None and snap.provider == "memory"
+    return QgisReference({"catchments": snap})
 
 
 def test_ids_are_asked_quoted_and_whatever_the_fields_case(tmp_path, load_layer):

@@ -98,8 +98,8 @@ def test_memory_layers_review_as_the_cli_reviews_the_file(data_copy, tmp_path, p
     assert cli["conditions"]["A"]["applies"] is True
     assert_same_review(plugin, cli)
     given = plugin["reference"]["project_layers"]
-    assert {role: (g["layer"], g["provider"]) for role, g in given.items()} == \
-        {role: (f"memory {role}", "memory") for role in ROLES}
+    assert {role: (g["layer"], g["provider"], g["read_by"]) for role, g in given.items()} == \
+        {role: (f"memory {role}", "memory", "qgis") for role in ROLES}
     assert plugin["reference"]["layers"] == sorted(f"memory {role}" for role in ROLES)
 
 
@@ -123,6 +123,7 @@ def test_a_narrowed_layer_reviews_as_the_cli_reviews_what_it_shows(data_copy, tm
     whole = plugin_review(site, {**others, "WETLANDS_LAYER": wetlands}, tmp_path / "whole.json")
     assert whole["findings"] != cli["findings"]
     assert "DECOY" in json.dumps(whole["findings"])
+    assert whole["reference"]["project_layers"]["wetlands"]["read_by"] == "geopackage"
 
     if narrowed == "subset_string":
         assert wetlands.setSubsetString("\"wetland_id\" <> 'DECOY'")
@@ -134,6 +135,7 @@ def test_a_narrowed_layer_reviews_as_the_cli_reviews_what_it_shows(data_copy, tm
     plugin = plugin_review(site, {**others, "WETLANDS_LAYER": value}, tmp_path / "plugin.json")
     assert_same_review(plugin, cli)
     given = plugin["reference"]["project_layers"]["wetlands"]
+    assert given["read_by"] == "qgis"  # narrowed: read through QGIS, as the project shows it
     if narrowed == "subset_string":
         assert given["subset"] == "\"wetland_id\" <> 'DECOY'" and "selected_only" not in given
     else:
