@@ -18,7 +18,10 @@ layer, a selection, a layer with a subset string, a GeoPackage, PostGIS, a WFS..
 A layer that is a GeoPackage table as it is on disk (no subset string, no selection, no unsaved
 edits) is read by its source instead, through the analysis's own GeoPackage reader (SQLite and
 the file's R-tree, values as stored): what ``swppp review`` reads of that file, and its
-``layer_versions`` where the table has the contract's name.
+``layer_versions`` where the table has the contract's name. So is a table of a schema that
+``swppp reference import`` filled (the contract's table name, a ``geom`` column), through the
+analysis's PostGIS reader, where the connection QGIS has to it (credentials of an
+``authcfg`` expanded) reaches it from Python too.
 
 Every other layer is read through a snapshot taken on the main thread (:func:`snapshot`: a
 ``QgsVectorLayerFeatureSource``, or the selection's ``QgsVectorLayerSelectedFeatureSource``),
@@ -31,6 +34,7 @@ feature id QGIS shows and the field: ``layer 'County wetlands', feature 12, fiel
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -53,7 +57,8 @@ from qgis.PyQt.QtCore import QDate, QDateTime, Qt, QTime, QVariant
 
 from analysis.crs import crs_of
 from analysis.errors import InputError
-from analysis.reference.read import SPECS, Found, GeoPackageReference, Reference
+from analysis.reference.read import (SPECS, Found, GeoPackageReference, PostgisReference,
+                                     Reference)
 
 __all__ = ["LayerSnapshot", "QgisReference", "snapshot", "layer_source", "IDS_PER_REQUEST"]
 
@@ -81,12 +86,13 @@ class LayerSnapshot:
     crs: Optional[str]   # its CRS as the analysis names one (EPSG code, else WKT); None if none
     fields: tuple        # its field names
     features: Any        # a QgsFeatureSource another thread may read
-    # (GeoPackage path, table) where the layer is that table as it is on disk: read by source
-    geopackage: Optional[tuple] = None
+    # (kind, source, table) of a layer read by its source: ("geopackage", path, table), or
+    # ("postgis", connection with its schema, table); None: read through QGIS.
+    by_source: Optional[tuple] = None
 
     def describe(self) -> dict:
         out = {"layer": self.name, "source": self.source, "provider": self.provider,
-               "read_by": "geopackage" if self.geopackage else "qgis",
+               "read_by": self.by_source[0] if self.by_source else "qgis",
                # Known only where read by source, from the file's layer_versions.
                "version": "unknown"}
         if self.subset:
@@ -113,20 +119,39 @@ def snapshot(layer, role: str, selected_only: bool = False) -> LayerSnapshot:
                          provider=layer.providerType(), subset=layer.subsetString() or "",
                          selected_only=bool(selected_only), crs=text, fields=fields,
                          features=features,
-                         geopackage=None if selected_only else _geopackage_table(layer))
+                         by_source=None if selected_only else _table_of(layer, role))
 
 
-def _geopackage_table(layer) -> Optional[tuple]:
-    """``(path, table)`` where ``layer`` shows a GeoPackage table as it is on disk: the OGR
-    provider, a ``.gpkg`` file, a named table, no subset string and no unsaved edits."""
-    if layer.providerType() != "ogr" or layer.subsetString() or layer.isModified():
+def _table_of(layer, role) -> Optional[tuple]:
+    """``(kind, source, table)`` where ``layer`` shows a table as it is stored (no subset
+    string, no unsaved edits) that the analysis reads itself: a GeoPackage's named table, or
+    the ``role`` table of a PostGIS schema ``swppp reference import`` made."""
+    if layer.subsetString() or layer.isModified():
         return None
-    parts = QgsProviderRegistry.instance().decodeUri("ogr", layer.source())
-    path, table = parts.get("path") or "", parts.get("layerName") or ""
-    if parts.get("subset") or not table or not path.lower().endswith(".gpkg") \
-            or not os.path.isfile(path):
+    if layer.providerType() == "ogr":
+        parts = QgsProviderRegistry.instance().decodeUri("ogr", layer.source())
+        path, table = parts.get("path") or "", parts.get("layerName") or ""
+        if parts.get("subset") or not table or not path.lower().endswith(".gpkg") \
+                or not os.path.isfile(path):
+            return None
+        return "geopackage", os.path.abspath(path), table
+    if layer.providerType() == "postgres":
+        return _postgis_table(layer, role)
+    return None
+
+
+def _postgis_table(layer, role) -> Optional[tuple]:
+    uri = QgsDataSourceUri(layer.source())
+    if uri.table() != role or uri.geometryColumn() != "geom" or uri.sql() \
+            or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", uri.schema() or ""):
         return None
-    return os.path.abspath(path), table
+    source = f"{uri.connectionInfo(True)} schema={uri.schema()}"
+    try:  # QGIS reaches it; whether Python does (psycopg, the same credentials) is asked once
+        if role not in PostgisReference(source).layers:
+            return None
+    except Exception:  # noqa: BLE001 - any failure: read through QGIS, as the project does
+        return None
+    return "postgis", source, role
 
 
 def _value(value):
@@ -170,7 +195,7 @@ class QgisReference(Reference):
                        for role, snap in self._given.items()}
         self._snaps = {self._names[role]: snap for role, snap in self._given.items()}
         self._odd: dict = {}  # (actual, field, normalise) -> {normalised id: [feature ids]}
-        self._files: dict = {}  # GeoPackage path -> its GeoPackageReference, opened on first read
+        self._sources: dict = {}  # (kind, source) -> its Reference, opened on first read
         super().__init__("")  # no path: the layer's project name says where
         self._actual = dict(self._names)  # contract layer -> the project layer's name
 
@@ -192,9 +217,8 @@ class QgisReference(Reference):
         ``layer_versions`` row of it (none for the others: a project layer does not say)."""
         out = {}
         for role, snap in self._given.items():
-            if snap.geopackage and snap.geopackage[1].lower() == role:
-                found = self._file(snap.geopackage[0]).versions()
-                row = found.get(snap.geopackage[1], found.get(role))
+            if snap.by_source and snap.by_source[2].lower() == role:
+                row = self._source(*snap.by_source[:2]).versions().get(snap.by_source[2])
                 if row:
                     out[role] = row
         return out
@@ -206,29 +230,39 @@ class QgisReference(Reference):
             layers[role]["version"] = row["version"]
         return {**described, "path": PROJECT_LAYERS, "project_layers": layers}
 
-    def _file(self, path) -> GeoPackageReference:
-        if path not in self._files:
-            self._files[path] = GeoPackageReference(path)
-        return self._files[path]
+    def _source(self, kind, source) -> Reference:
+        if (kind, source) not in self._sources:
+            self._sources[kind, source] = (GeoPackageReference(source) if kind == "geopackage"
+                                           else PostgisReference(source))
+        return self._sources[kind, source]
 
-    def _by_source(self, actual):
-        """``(GeoPackageReference, table)`` of a layer read by source; ``(None, None)``."""
-        found = self._snaps[actual].geopackage
-        return (self._file(found[0]), found[1]) if found else (None, None)
+    def _by_source(self, actual, kinds=("geopackage", "postgis")):
+        """``(Reference, table)`` of a layer read by its source (of ``kinds``); else
+        ``(None, None)``."""
+        found = self._snaps[actual].by_source
+        if not found or found[0] not in kinds:
+            return None, None
+        return self._source(*found[:2]), found[2]
+
+    def _fetch_around(self, actual, bounds, area_crs):
+        source, table = self._by_source(actual)
+        if source is not None:
+            return source._fetch_around(table, bounds, area_crs)
+        return super()._fetch_around(actual, bounds, area_crs)
 
     # Hooks: a layer read by source is the GeoPackage backend's, any other read here --------
     def _layer_names(self):
         return list(self._given)  # the contract's names, renamed to the project's after
 
     def _layer_crs(self, actual):
-        source, table = self._by_source(actual)
+        source, table = self._by_source(actual, ("geopackage",))
         if source is not None:
             return source._layer_crs(table)
         text = self._snaps[actual].crs
         return crs_of(text) if text else None
 
     def _fetch(self, actual, bbox):
-        source, table = self._by_source(actual)
+        source, table = self._by_source(actual, ("geopackage",))
         if source is not None:
             return source._fetch(table, bbox)
         fids, names, rows, geometries = self._read(actual, self._box_request(bbox))
@@ -239,7 +273,7 @@ class QgisReference(Reference):
                                 geometry="geometry", crs=self._required_crs(actual))
 
     def _fetch_found(self, actual, bbox):
-        source, table = self._by_source(actual)
+        source, table = self._by_source(actual, ("geopackage",))
         if source is not None:
             return source._fetch_found(table, bbox)
         return Found.of_rows(*self._read(actual, self._box_request(bbox)))
@@ -248,7 +282,7 @@ class QgisReference(Reference):
         # Box by box, so a provider's spatial index answers each; a feature once.
         import geopandas as gpd
 
-        source, table = self._by_source(actual)
+        source, table = self._by_source(actual, ("geopackage",))
         if source is not None:
             return source._fetch_boxes(table, boxes)
         if len(boxes) < 2:
@@ -266,7 +300,7 @@ class QgisReference(Reference):
         return self._table(actual, request)
 
     def _columns(self, actual):
-        source, table = self._by_source(actual)
+        source, table = self._by_source(actual, ("geopackage",))
         if source is not None:
             return source._columns(table)
         return self._frame([], self._snaps[actual].fields, [])
@@ -276,8 +310,8 @@ class QgisReference(Reference):
         value (its index), and, for the values the layer stores otherwise than normalised
         (``"  B "`` for ``B``), by feature id after one read of that field alone."""
         snap = self._snaps[actual]
-        if snap.geopackage:
-            return None  # the table read whole once, by SQLite, as `swppp review` reads it
+        if snap.by_source:
+            return None  # the table read whole once by its source's reader, as `swppp review` reads it
         column = next((name for name in snap.fields if name.lower() == field.lower()), None)
         if column is None:
             return None  # the contract check on the whole table says it is missing

@@ -266,7 +266,8 @@ def test_the_review_on_project_reference_layers_equals_the_review_on_the_file(
 
 def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_path, request):
     """The demo's reference layers imported into a real PostGIS and added to the project as
-    PostGIS layers (the postgres provider, read around the site through the GiST index)."""
+    PostGIS layers: read by their source (the schema is the importer's), and, with a subset
+    string each, through QGIS's postgres provider (around the site through the GiST index)."""
     import uuid
 
     from qgis.core import QgsDataSourceUri, QgsProject, QgsVectorLayer, QgsWkbTypes
@@ -293,6 +294,11 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
         from_layers = {name: run(name, {"SITE": demo["SITE"], **layers,
                                         "OUTPUT_JSON": str(tmp_path / f"{name}.json")})
                        for name in ("condition_a", "wetlands")}
+        for layer in layers.values():
+            assert layer.setSubsetString('"fid" > 0')
+        through_qgis = {name: run(name, {"SITE": demo["SITE"], **layers,
+                                         "OUTPUT_JSON": str(tmp_path / f"{name}_qgis.json")})
+                        for name in ("condition_a", "wetlands")}
     finally:
         project.removeMapLayers([layer.id() for layer in layers.values()])
     # The import spells pollutants its own way: compared with the same schema as REFERENCE.
@@ -308,7 +314,16 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
     text = (tmp_path / "wetlands.json").read_text(encoding="utf-8")
     given = json.loads(text)["reference"]["project_layers"]["wetlands"]
     assert given["provider"] == "postgres" and f'"{schema}"."wetlands"' in given["source"]
-    assert given["layer"] == "PostGIS wetlands" and given["read_by"] == "qgis"
+    # Tables of a schema `swppp reference import` made: read by their source, with their versions.
+    assert given["layer"] == "PostGIS wetlands" and given["read_by"] == "postgis"
+    assert given["version"] == 1
+    for name, results in through_qgis.items():
+        assert {k: v for k, v in results.items() if k != "OUTPUT_JSON"} == \
+            {k: v for k, v in from_layers[name].items() if k != "OUTPUT_JSON"}, name
+    text = (tmp_path / "wetlands_qgis.json").read_text(encoding="utf-8")
+    given = json.loads(text)["reference"]["project_layers"]["wetlands"]
+    assert given["read_by"] == "qgis" and given["subset"] == '"fid" > 0'
+    assert "not-a-real-password" not in text
     assert "not-a-real-password" not in text
 
 

@@ -174,7 +174,7 @@ def catchments_reference(layer):
     copy = layer.materialize(QgsFeatureRequest())
     copy.setName(layer.name())
     snap = snapshot(copy, "catchments")
-    assert snap.geopackage is None and snap.provider == "memory"
+    assert snap.by_source is None and snap.provider == "memory"
     return QgisReference({"catchments": snap})
 
 
