@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
+import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
@@ -60,17 +61,14 @@ from analysis.errors import InputError
 from analysis.reference.read import (SPECS, Found, GeoPackageReference, PostgisReference,
                                      Reference)
 
-__all__ = ["LayerSnapshot", "QgisReference", "snapshot", "layer_source", "IDS_PER_REQUEST"]
+from .algorithms.base import layer_source
+
+__all__ = ["LayerSnapshot", "QgisReference", "snapshot", "IDS_PER_REQUEST"]
 
 # Values asked of a layer in one request (an IN list the provider is handed whole).
 IDS_PER_REQUEST = 500
 # What the review's JSON says its reference was (``reference.path``).
 PROJECT_LAYERS = "QGIS project layers"
-
-
-def layer_source(layer) -> str:
-    """``layer``'s data source as a person may read it: any password in the URI left out."""
-    return QgsDataSourceUri.removePassword(layer.source())
 
 
 @dataclass(frozen=True)
@@ -236,60 +234,18 @@ class QgisReference(Reference):
                                            else PostgisReference(source))
         return self._sources[kind, source]
 
-    def _by_source(self, actual, kinds=("geopackage", "postgis")):
-        """``(Reference, table)`` of a layer read by its source (of ``kinds``); else
-        ``(None, None)``."""
+    def _by_source(self, actual):
+        """``(Reference, table)`` of a layer read by its source; else ``(None, None)``."""
         found = self._snaps[actual].by_source
-        if not found or found[0] not in kinds:
-            return None, None
-        return self._source(*found[:2]), found[2]
+        return (self._source(*found[:2]), found[2]) if found else (None, None)
 
+    # Hooks. A layer read by its source: the review's reads around the site and look-ups are
+    # its backend's (the screen's read_boxes, not run from QGIS, reads it through QGIS).
     def _fetch_around(self, actual, bounds, area_crs):
         source, table = self._by_source(actual)
         if source is not None:
             return source._fetch_around(table, bounds, area_crs)
         return super()._fetch_around(actual, bounds, area_crs)
-
-    # Hooks: a layer read by source is the GeoPackage backend's, any other read here --------
-    def _layer_names(self):
-        return list(self._given)  # the contract's names, renamed to the project's after
-
-    def _layer_crs(self, actual):
-        source, table = self._by_source(actual, ("geopackage",))
-        if source is not None:
-            return source._layer_crs(table)
-        text = self._snaps[actual].crs
-        return crs_of(text) if text else None
-
-    def _fetch(self, actual, bbox):
-        source, table = self._by_source(actual, ("geopackage",))
-        if source is not None:
-            return source._fetch(table, bbox)
-        fids, names, rows, geometries = self._read(actual, self._box_request(bbox))
-        frame = self._frame(fids, names, rows)
-        import geopandas as gpd
-
-        return gpd.GeoDataFrame(frame.assign(geometry=gpd.array.from_shapely(geometries)),
-                                geometry="geometry", crs=self._required_crs(actual))
-
-    def _fetch_found(self, actual, bbox):
-        source, table = self._by_source(actual, ("geopackage",))
-        if source is not None:
-            return source._fetch_found(table, bbox)
-        return Found.of_rows(*self._read(actual, self._box_request(bbox)))
-
-    def _fetch_boxes(self, actual, boxes):
-        # Box by box, so a provider's spatial index answers each; a feature once.
-        import geopandas as gpd
-
-        source, table = self._by_source(actual, ("geopackage",))
-        if source is not None:
-            return source._fetch_boxes(table, boxes)
-        if len(boxes) < 2:
-            return super()._fetch_boxes(actual, boxes)
-        frame = pd.concat([self._fetch(actual, tuple(map(float, box))) for box in boxes])
-        return gpd.GeoDataFrame(frame[~frame.index.duplicated()], geometry="geometry",
-                                crs=self._required_crs(actual))
 
     def _attributes(self, actual):
         source, table = self._by_source(actual)
@@ -299,10 +255,31 @@ class QgisReference(Reference):
         request.setFlags(QgsFeatureRequest.Flag.NoGeometry)
         return self._table(actual, request)
 
+    def _layer_names(self):
+        return list(self._given)  # the contract's names, renamed to the project's after
+
+    def _layer_crs(self, actual):
+        text = self._snaps[actual].crs
+        return crs_of(text) if text else None
+
+    def _fetch(self, actual, bbox):
+        fids, names, rows, geometries = self._read(actual, self._box_request(bbox))
+        frame = self._frame(fids, names, rows)
+        return gpd.GeoDataFrame(frame.assign(geometry=gpd.array.from_shapely(geometries)),
+                                geometry="geometry", crs=self._required_crs(actual))
+
+    def _fetch_found(self, actual, bbox):
+        return Found.of_rows(*self._read(actual, self._box_request(bbox)))
+
+    def _fetch_boxes(self, actual, boxes):
+        # Box by box, so a provider's spatial index answers each; a feature once.
+        if len(boxes) < 2:
+            return super()._fetch_boxes(actual, boxes)
+        frame = pd.concat([self._fetch(actual, tuple(map(float, box))) for box in boxes])
+        return gpd.GeoDataFrame(frame[~frame.index.duplicated()], geometry="geometry",
+                                crs=self._required_crs(actual))
+
     def _columns(self, actual):
-        source, table = self._by_source(actual, ("geopackage",))
-        if source is not None:
-            return source._columns(table)
         return self._frame([], self._snaps[actual].fields, [])
 
     def _lookup_rows(self, actual, field, wanted, normalise):
@@ -311,7 +288,7 @@ class QgisReference(Reference):
         (``"  B "`` for ``B``), by feature id after one read of that field alone."""
         snap = self._snaps[actual]
         if snap.by_source:
-            return None  # the table read whole once by its source's reader, as `swppp review` reads it
+            return None  # the table read whole once by its source, as `swppp review` reads it
         column = next((name for name in snap.fields if name.lower() == field.lower()), None)
         if column is None:
             return None  # the contract check on the whole table says it is missing
@@ -358,11 +335,8 @@ class QgisReference(Reference):
 
     def _needed(self, actual) -> list[str]:
         """The layer's fields the contract reads (matched whatever their case)."""
-        contract = {name.lower() for name in SPECS[self._role(actual)].field_names}
+        contract = {name.lower() for name in SPECS[self._snaps[actual].role].field_names}
         return [name for name in self._snaps[actual].fields if name.lower() in contract]
-
-    def _role(self, actual) -> str:
-        return self._snaps[actual].role
 
     def _read(self, actual, request):
         """``(fids, field names, rows, geometries)`` of the features ``request`` gives, with

@@ -13,6 +13,7 @@ import tempfile
 import traceback
 
 from qgis.core import (
+    QgsDataSourceUri,
     QgsProcessing,
     QgsField,
     QgsProcessingAlgorithm,
@@ -47,7 +48,6 @@ from analysis.siteplan.mapping import parse_field_map as read_field_map_json
 from .. import PLUGIN_DIR
 from ..compat import keep_pyproj_context
 from ..layouts import project_layout_maps
-from ..reference_source import QgisReference, layer_source, snapshot
 
 __all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon",
            "parse_field_map", "role_layers", "role_parameter", "export_layer", "layer_source"]
@@ -143,6 +143,11 @@ class _RenameFields(QgsVectorFileWriter.FieldValueConverter):
 
     def clone(self):
         return _RenameFields(self._renames)
+
+
+def layer_source(layer):
+    """``layer``'s data source as a person may read it: any password in the URI left out."""
+    return QgsDataSourceUri.removePassword(layer.source())
 
 
 def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=None,
@@ -474,6 +479,9 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         given = self.given_reference_layers(parameters, context)
         if not given:
             return None
+        # Imported here: the backend loads the analysis's readers (geopandas, shapely).
+        from ..reference_source import QgisReference, snapshot
+
         snaps = {}
         names = {role: name for role, name, *_ in self.REFERENCE_ROLE_LAYERS}
         for role, layer in given.items():

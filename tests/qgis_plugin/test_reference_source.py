@@ -158,3 +158,30 @@ def test_an_error_in_a_memory_layer_names_the_project_layer(data_copy, project):
     assert message.startswith(f"layer 'Wetlands (edited)', feature {go12.id()}, field "
                               "'adjacent_area_ft': adjacent_area_ft is inf, not a finite number")
     assert "gpkg" not in message
+
+
+def test_many_boxes_read_from_a_memory_layer_as_from_the_file(data_copy, project):
+    """``read_boxes`` (the screen's read, many sites at once) on a memory layer: the features,
+    fields and shapes the GeoPackage backend reads of the same boxes."""
+    import geopandas as gpd
+    import numpy as np
+
+    from analysis.reference.read import GeoPackageReference
+    from qgis_plugin.reference_source import QgisReference, snapshot
+
+    reference = data_copy("demo_reference.gpkg")
+    wetlands = gpd.read_file(reference, layer="wetlands")
+    x0, y0, x1, y1 = wetlands.total_bounds
+    # Two boxes, each around a part of the wetlands, in the area CRS (EPSG:2260).
+    boxes = np.array([[x0, y0, (x0 + x1) / 2, (y0 + y1) / 2], [(x0 + x1) / 2, y0, x1, y1]])
+    from_file = GeoPackageReference(reference).read_boxes("wetlands", boxes, "EPSG:2260")
+    layer = memory_copy(reference, "wetlands", project)
+    snap = snapshot(layer, "wetlands")
+    assert snap.by_source is None
+    from_layer = QgisReference({"wetlands": snap}).read_boxes("wetlands", boxes, "EPSG:2260")
+    assert len(from_file) >= 2
+    key = "wetland_id"
+    a, b = from_file.sort_values(key), from_layer.sort_values(key)
+    columns = ["wetland_id", "source", "wetland_class", "regulated", "adjacent_area_ft"]
+    assert a[columns].reset_index(drop=True).equals(b[columns].reset_index(drop=True))
+    assert all(g.equals(h) for g, h in zip(a.geometry, b.geometry))
