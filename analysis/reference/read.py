@@ -227,6 +227,13 @@ class Reference:
     def _attributes(self, actual: str) -> pd.DataFrame:
         raise NotImplementedError
 
+    def _lookup_rows(self, actual: str, field: str, wanted: set,
+                     normalise: Callable[[str], str]) -> Optional[pd.DataFrame]:
+        """For :meth:`lookup`: attribute rows of the layer among which are all those whose
+        contract ``field`` normalised is one of ``wanted`` (a backend that can ask its source
+        by value); None (the default): the whole table is read once and kept."""
+        return None
+
     def _columns(self, actual: str) -> pd.DataFrame:
         """:meth:`_attributes` without its rows (a backend that can, reads none)."""
         return self._attributes(actual).iloc[0:0]
@@ -361,10 +368,16 @@ class Reference:
         wanted = {normalise(str(v)) for v in values}
         if not wanted and layer not in self._tables:  # nothing asked: the fields checked alone
             return _without_geometry(self._contract_frame(actual, spec, self._columns(actual)))
-        if layer not in self._tables:
-            self._tables[layer] = _without_geometry(
-                self._contract_frame(actual, spec, self._attributes(actual)))
-        frame = self._tables[layer]
+        rows = None if layer in self._tables else self._lookup_rows(actual, field, wanted,
+                                                                     normalise)
+        if rows is not None:  # the backend's candidates, not kept; the layer counted as read
+            frame = _without_geometry(self._contract_frame(actual, spec, rows))
+            self._read_fids.setdefault(layer, set())
+        else:
+            if layer not in self._tables:
+                self._tables[layer] = _without_geometry(
+                    self._contract_frame(actual, spec, self._attributes(actual)))
+            frame = self._tables[layer]
         if not wanted or frame.empty:
             return frame.iloc[0:0]
         matched = np.fromiter((_present(v) and normalise(str(v)) in wanted
