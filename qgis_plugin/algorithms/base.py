@@ -41,6 +41,7 @@ from qgis.PyQt.QtGui import QIcon
 from analysis.errors import InputError, SwpppError
 from analysis.findings import STATUSES
 from analysis.profile import DEFAULT_PROFILE
+from analysis.reference.contract import REFERENCE_LAYERS
 from analysis.progress import Progress
 from analysis.siteplan.contract import layer_spec, layers_of
 from analysis.siteplan.mapping import parse_field_map as read_field_map_json
@@ -96,12 +97,23 @@ def role_parameter(role):
     return f"{layer_spec(role).name.upper()}_LAYER"
 
 
+_KINDS = {"point": QgsProcessing.SourceType.TypeVectorPoint,
+          "line": QgsProcessing.SourceType.TypeVectorLine,
+          "polygon": QgsProcessing.SourceType.TypeVectorPolygon}
+
+
+def reference_role_layers():
+    """``(layer, parameter, label, accepted layer types)`` of each reference layer of the
+    contract: its parameter is ``<LAYER>_LAYER`` (``WETLANDS_LAYER``)."""
+    return tuple((spec.name, f"{spec.name.upper()}_LAYER", spec.label,
+                  [_KINDS[family] for family in spec.families])
+                 for spec in REFERENCE_LAYERS.values())
+
+
 def role_layers(*groups):
     """``(role, parameter, label, accepted layer types)`` of the contract's layers of ``groups``
     (``site``, ``hydrology``, ``checklist``): each site-plan layer's parameter is ``<ROLE>_LAYER``."""
-    kinds = {"point": QgsProcessing.SourceType.TypeVectorPoint,
-             "line": QgsProcessing.SourceType.TypeVectorLine,
-             "polygon": QgsProcessing.SourceType.TypeVectorPolygon}
+    kinds = _KINDS
     out = []
     for spec in layers_of(*groups):
         if spec.geometry is None:
@@ -257,15 +269,9 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     ROLE_LAYERS = role_layers("site")
     HYDROLOGY_ROLE_LAYERS = role_layers("hydrology")
 
-    # CONTRACT.md "Reference layers" chosen from the project instead of REFERENCE (any provider).
-    REFERENCE_ROLE_LAYERS = (
-        ("wetlands", WETLANDS_LAYER, "Wetlands", [QgsProcessing.SourceType.TypeVectorPolygon]),
-        ("impaired_waters", IMPAIRED_WATERS_LAYER, "303(d) impaired waters",
-         [QgsProcessing.SourceType.TypeVectorLine, QgsProcessing.SourceType.TypeVectorPolygon]),
-        ("tmdl_watersheds", TMDL_WATERSHEDS_LAYER, "TMDL watersheds",
-         [QgsProcessing.SourceType.TypeVectorPolygon]),
-        ("catchments", CATCHMENTS_LAYER, "Catchments", [QgsProcessing.SourceType.TypeVectorPolygon]),
-    )
+    # The reference layers chosen from the project instead of REFERENCE (any provider), from the
+    # reference-layer contract (analysis.reference.contract).
+    REFERENCE_ROLE_LAYERS = reference_role_layers()
 
     # An algorithm that checks map scales reads the project's print layouts (main thread).
     READS_LAYOUTS = False

@@ -18,9 +18,6 @@ NAMES = set(LAYER_NAMES)
 # session, with what they should read instead: each entry must still hold its list (so this
 # table shrinks as they go, never goes stale), and no other file may hold one.
 KNOWN_HAND_LISTS = {
-    # the plugin's reference parameters: (name, NAME.upper() + "_LAYER", spec.label, the
-    # QgsProcessing types of spec.families) for spec in REFERENCE_LAYERS.values()
-    "qgis_plugin/algorithms/base.py",
     # the PDF's map layers, inset and styles: spec.style.order, spec.legend,
     # analysis.report.layer_style.reference_qml(name) (the contract's style as QML)
     "qgis_plugin/report_layout.py",
