@@ -14,21 +14,13 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .values import has_text
 
 __all__ = ["parse_date", "require_date", "parse_datetime", "in_range", "ISO_HINT"]
 
 ISO_HINT = "write it as YYYY-MM-DD"
 # A date, optionally followed by a time (fiona reads a GeoPackage DateTime as such text).
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
-
-
-def _missing(value: object) -> bool:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return True
-    try:
-        return bool(pd.isna(value))  # NaN, NaT
-    except (TypeError, ValueError):
-        return False
 
 
 def parse_date(value: object) -> tuple[Optional[date], bool]:
@@ -44,7 +36,7 @@ def parse_date(value: object) -> tuple[Optional[date], bool]:
     """
     if isinstance(value, np.datetime64):
         value = pd.Timestamp(value)
-    if _missing(value):
+    if not has_text(value):  # None, NaN, NaT, blank text
         return None, True
     if isinstance(value, datetime):  # pandas.Timestamp too
         return value.date(), True

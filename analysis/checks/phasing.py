@@ -35,7 +35,7 @@ from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..siteplan.contract import SPECS
-from ..siteplan.plan import feature_labels
+from ..values import feature_labels
 
 __all__ = ["CHECKS", "DateProblem", "Phasing", "phasing_timeline", "review_phasing", "open_phases",
            "disturbance_from_frame", "check_phasing", "timeline_chart", "FIELDS", "faces",
@@ -474,7 +474,7 @@ def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path
     import geopandas as gpd
 
     from ..errors import InputError
-    from ..siteplan.plan import _repair, _validate_spatial
+    from ..siteplan.plan import repair_invalid, validate_spatial
 
     for key in FIELDS:
         if fields.get(key) not in frame.columns:
@@ -486,8 +486,8 @@ def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path
     chosen = gpd.GeoDataFrame({key: frame[fields[key]] for key in FIELDS}, index=frame.index,
                               geometry=geometry, crs=crs) if geometry is not None else frame
     spec = SPECS["disturbance"]
-    chosen = _validate_spatial(path, layer, spec, chosen, crs, profile)
-    return _repair(spec, to_crs(chosen, profile.area_crs))
+    chosen = validate_spatial(path, layer, spec, chosen, crs, profile)
+    return repair_invalid(spec, to_crs(chosen, profile.area_crs))
 
 
 def _phase_list(phases) -> str:

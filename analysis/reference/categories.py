@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..profile import RulesProfile
-from ..siteplan.plan import has_text
+from ..values import has_text
 
 __all__ = ["LISTED", "UNDECIDED", "CATEGORY_WORDS", "category_kind"]
 

@@ -22,7 +22,7 @@ from ..profile import RulesProfile
 from ..reference.connect import open_store
 from ..reference.read import Reference
 from ..reference.route import water_id
-from ..siteplan.plan import has_text
+from ..values import has_text
 from .screen import Screen, screen_sites
 from .sites import Sites
 
