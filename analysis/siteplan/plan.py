@@ -24,11 +24,11 @@ from ..values import feature_labels, has_text, present
 from ..io.geopackage import with_stored_texts
 from ..io.losses import DBF_NAME_LENGTH
 from ..io.vector import LayerData, list_layers, read_layer
-from ..phasing.schedule import phase_name, read_schedule
 from .contract import (BOOLEAN, BOOLEAN_WORDS, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS,
                        FieldSpec, LayerSpec)
 from .cad import cad_areas, cad_layer_matches
 from .mapping import NO_MAPPING, FieldMap
+from .schedule import phase_name, read_schedule
 
 __all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "check_coordinates",
            "match_layer_names", "normalise_fields", "validate_spatial", "repair_invalid"]

@@ -227,7 +227,7 @@ class PhasingAlgorithm(SwpppAlgorithm):
         import numpy as np
         import geopandas as gpd
 
-        from analysis.phasing.schedule import phase_name, read_schedule
+        from analysis.siteplan.schedule import phase_name, read_schedule
         from analysis.siteplan.cad import cad_areas, cad_layer_matches
 
         phase = fields["phase"]
