@@ -13,7 +13,7 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.checks.applicability import ellipsoidal_acres
+from analysis.units import ellipsoidal_acres
 from analysis.checks.phasing import phasing_timeline
 from analysis.cli.app import main
 from analysis.errors import InputError
