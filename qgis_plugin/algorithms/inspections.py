@@ -84,7 +84,7 @@ class InspectionsAlgorithm(RecordsAlgorithm):
         self.add_count_outputs()
 
     def processAlgorithm(self, parameters, context, feedback):
-        from analysis.cli.options import parse_day
+        from analysis.dates import given_day
         from analysis.records.inspections import check_record_files
         from analysis.report.outputs import write_outputs
         from analysis.profile import load_profile
@@ -97,8 +97,8 @@ class InspectionsAlgorithm(RecordsAlgorithm):
         with self.analysis_run(parameters, context, feedback) as inputs:
             result = check_record_files(
                 load_profile(inputs["profile"]), site=inputs["site"],
-                start=parse_day(self.parameterAsString(parameters, self.FROM, context) or None, "FROM"),
-                end=parse_day(self.parameterAsString(parameters, self.TO, context) or None, "TO"),
+                start=given_day(self.parameterAsString(parameters, self.FROM, context) or None, "FROM"),
+                end=given_day(self.parameterAsString(parameters, self.TO, context) or None, "TO"),
                 station=self.parameterAsString(parameters, self.STATION, context) or None,
                 rain_units=units, progress=inputs["progress"], **files)
             inputs["progress"].check_canceled()
