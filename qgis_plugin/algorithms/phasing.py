@@ -264,7 +264,9 @@ class PhasingAlgorithm(SwpppAlgorithm):
         from pyproj import CRS
 
         names = list(dict.fromkeys(names))
-        fids, geometries, rows = [], [], []
+        fids: list = []
+        geometries: list = []
+        rows: list = []
         total = max(source.featureCount(), 1)
         for count, feature in enumerate(source.getFeatures()):
             if count % 1000 == 0:
