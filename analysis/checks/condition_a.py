@@ -19,7 +19,8 @@ from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
 from ..profile import RulesProfile
 from ..reference.route import catchment_lookup, overlapping, place, unplaced, walk, water_id
 from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
-from ..siteplan.plan import SitePlan, feature_labels, has_text
+from ..siteplan.plan import SitePlan
+from ..values import feature_labels, has_text
 
 __all__ = ["CHECKS", "PollutantNames", "ReceivingWaters", "receiving_waters", "check_condition_a",
            "normalise_name", "water_id", "Routed", "routed_watersheds"]

@@ -13,7 +13,8 @@ from .base import Check, CheckResult
 from ..units import FOOT_M, acres, square_feet, unit_metres
 from ..findings import NEEDS_REVIEW, PASS, WARN, Finding
 from ..profile import RulesProfile
-from ..siteplan.plan import SitePlan, feature_labels, has_text
+from ..siteplan.plan import SitePlan
+from ..values import feature_labels, has_text
 
 __all__ = ["CHECKS", "check_wetlands", "adjacent_distances_ft"]
 

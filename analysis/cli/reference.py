@@ -79,15 +79,16 @@ def register(commands) -> None:
 
 
 def _run_import(args) -> int:
-    from ..reference.operations import import_reference, rescreen_lines
+    from ..screen.rescreen import import_and_rescreen, rescreen_lines
 
     progress = progress_bar(args.quiet)
-    done = import_reference(args.layer, args.source, args.target, schema=args.schema, fmt=args.format,
-                            geometry=args.geometry, mapping=args.mapping,
-                            source_date=args.source_date, profile=args.profile, progress=progress,
-                            causes=args.causes, accept_rejections=args.accept_rejections,
-                            rejections=args.rejections, derive_watersheds=args.derive_watersheds,
-                            sites=args.sites)
+    done = import_and_rescreen(args.layer, args.source, args.target, schema=args.schema,
+                               fmt=args.format, geometry=args.geometry, mapping=args.mapping,
+                               source_date=args.source_date, profile=args.profile,
+                               progress=progress, causes=args.causes,
+                               accept_rejections=args.accept_rejections,
+                               rejections=args.rejections,
+                               derive_watersheds=args.derive_watersheds, sites=args.sites)
     out = sys.stderr if args.json == "-" else sys.stdout
     if not args.quiet:
         clear_bar(progress)

@@ -31,7 +31,7 @@ from ..progress import SILENT, Progress
 from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
 from ..reference.read import Reference
 from ..reference.route import catchment_lookup
-from ..siteplan.plan import has_text
+from ..values import has_text
 from ..overlay import shared_parts
 from ..threads import each, query
 from ..units import FOOT_M, acres, square_feet, unit_metres

@@ -81,5 +81,5 @@ class ChecklistAlgorithm(SwpppAlgorithm):
             results = self.write_results(review, parameters, context, inputs["progress"])
         for name, status in ((self.PROVIDED_ITEMS, "provided"), (self.MISSING_ITEMS, "missing"),
                              (self.CONFIRMED_ITEMS, "confirmed")):
-            results[name] = sum(e["status"] == status for e in review.checklist)
+            results[name] = sum(e["status"] == status for e in review.checklist or ())
         return results
