@@ -3,7 +3,7 @@
 A site plan's date fields are read with :func:`parse_date` when the plan is loaded
 (``analysis.siteplan.plan``); records, command-line options and stored time stamps use
 :func:`require_date` and :func:`parse_datetime`; a day an option or parameter gives,
-:func:`given_day`. CONTRACT.md: dates are ISO ``YYYY-MM-DD``.
+:func:`given_day`. docs/CONTRACT.md: dates are ISO ``YYYY-MM-DD``.
 """
 from __future__ import annotations
 

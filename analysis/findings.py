@@ -24,7 +24,7 @@ BEFORE_APPROVAL, BEFORE_CONSTRUCTION = "before_approval", "before_construction"
 DURING_CONSTRUCTION, AFTER_APPROVAL = "during_construction", "after_approval"
 DUES = (BEFORE_APPROVAL, BEFORE_CONSTRUCTION, DURING_CONSTRUCTION, AFTER_APPROVAL)
 
-# RULES.md's map checks: each yields at least one finding on every review.
+# The map checks (docs/CHECKS.md): each yields at least one finding on every review.
 MAP_RULES = ("applicability", "site_map_scale", "phasing_five_acres", "condition_a",
              "condition_b", "condition_c", "postconstruction_controls", "easement_coverage",
              "wetlands", "disturbance_outside_site")
@@ -74,7 +74,7 @@ class HasFindings:
 
     @property
     def exit_status(self) -> int:
-        """0 when nothing failed, 1 when at least one finding is ``fail`` (CONTRACT.md)."""
+        """0 when nothing failed, 1 when at least one finding is ``fail`` (docs/CONTRACT.md)."""
         return 1 if any(f.status == FAIL for f in self.findings) else 0
 
     def counts(self) -> dict[str, int]:

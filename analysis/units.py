@@ -16,7 +16,7 @@ __all__ = ["ACRE_M2", "FOOT_M", "SQ_FT_PER_ACRE", "ACRES_PER_SQ_MI", "INCHES_PER
            "CM_PER_INCH", "MM_PER_INCH", "acres", "square_feet", "unit_metres", "feet", "crs_units",
            "ellipsoidal_acres", "acres_text"]
 
-ACRE_M2 = 4046.8564224  # international acre in square metres, exactly (CONTRACT.md)
+ACRE_M2 = 4046.8564224  # international acre in square metres, exactly (docs/CONTRACT.md)
 FOOT_M = 0.3048  # international foot in metres, exactly
 SQ_FT_PER_ACRE = 43560.0  # square feet in an acre (TR-55's unit conversion; = ACRE_M2 / FOOT_M**2)
 ACRES_PER_SQ_MI = 640.0  # acres in a square mile (TR-55's unit peak discharge is per sq mi)

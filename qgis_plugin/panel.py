@@ -522,7 +522,7 @@ class ReviewPanel(QDockWidget):
 
     # Findings -----------------------------------------------------------------------------
     def show_findings(self, result):
-        """Fill the list from a result JSON (CONTRACT.md's shape), the worst first, as the
+        """Fill the list from a result JSON (docs/CONTRACT.md's shape), the worst first, as the
         report lists them (``REPORT_ORDER``); ``self.findings`` keeps the review's order."""
         self.findings = list(result.get("findings", []))
         self.tree.clear()

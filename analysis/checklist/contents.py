@@ -381,7 +381,7 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
                     location_titles: Sequence[str] = ("location map",),
                     smps_held: str = "required") -> list[dict]:
     """One entry per item: ``{"item", "text", "status", "evidence", "due", "applies",
-    "confirmation"}`` (CONTRACT.md's four keys and three more); B(2)'s also ``contents``: each
+    "confirmation"}`` (docs/CONTRACT.md's four keys and three more); B(2)'s also ``contents``: each
     content of the site map with its own status. ``location_titles``: the profile's
     ``[site_map_scale] location_map_titles``; ``smps_held``: ``[easement_coverage] smps_held``
     ("required": the facility items apply only where a condition does)."""

@@ -38,7 +38,7 @@ __all__ = ["CHECKS", "COVER_KEYS", "HSG_GROUPS", "HYDROLOGY_LAYERS", "curve_numb
            "hydrology_paths", "hydrology_table", "cn_layer"]
 
 log = logging.getLogger(__name__)
-# Layers of CONTRACT.md "Hydrology inputs and API": the check needs the first four.
+# Layers of docs/CONTRACT.md "Hydrology inputs and API": the check needs the first four.
 HYDROLOGY_LAYERS = ("drainage_area", "soils", "land_cover_pre", "land_cover_post")
 
 
@@ -382,7 +382,7 @@ def hydrology_paths(site: str | Path, profile: RulesProfile | str | None = None,
     layers, _repairs = load_layers(site, rules, HYDROLOGY_LAYERS + ("hydrology_claims",))
     if layers.get("drainage_area") is None or layers.get("soils") is None:
         raise InputError("the hydrology needs a drainage_area and a soils layer", path=site,
-                         fix="add the layers CONTRACT.md's 'Hydrology inputs' describes")
+                         fix="add the layers docs/CONTRACT.md's 'Hydrology inputs' describes")
     land_cover = {}
     for condition, raster in (land_cover_rasters or {}).items():
         if raster:

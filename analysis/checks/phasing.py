@@ -93,7 +93,7 @@ class Phasing:
                 f"ellipsoidal/planar ratio")
 
     def measurements(self) -> dict:
-        """CONTRACT.md's names: max_concurrent_disturbed_acres (planar), max_concurrent_at,
+        """docs/CONTRACT.md's names: max_concurrent_disturbed_acres (planar), max_concurrent_at,
         phases (planar), timeline; and max_concurrent_disturbed_acres_ellipsoidal (the
         decision's, which the timeline's worst row equals), timeline_area_method."""
         return {"max_concurrent_disturbed_acres": self.max_acres,
@@ -338,7 +338,7 @@ def open_phases(timeline: Sequence[dict]):
 
 def review_phasing(disturbance, profile: RulesProfile, waiver: bool = False,
                    progress: Optional[Progress] = None) -> tuple[Phasing, list[Finding]]:
-    """The phasing of a disturbance layer (area CRS, CONTRACT.md fields) and its findings.
+    """The phasing of a disturbance layer (area CRS, docs/CONTRACT.md fields) and its findings.
 
     The full review and ``swppp:phasing`` both call this.
     """

@@ -1,4 +1,4 @@
-"""``swppp reference import | status | diff``: keeping the reference layers current (CONTRACT.md)."""
+"""``swppp reference import | status | diff``: keeping the reference layers current (docs/CONTRACT.md)."""
 from __future__ import annotations
 
 import sys

@@ -23,7 +23,7 @@ def register(commands) -> None:
         "review", help="review a site plan GeoPackage",
         description="Exit status: 0 nothing failed; 1 at least one finding is 'fail'; "
                     "2 the input could not be reviewed (nothing is written).")
-    review.add_argument("site", metavar="SITE", help="site plan GeoPackage (CONTRACT.md layers)")
+    review.add_argument("site", metavar="SITE", help="site plan GeoPackage (docs/CONTRACT.md layers)")
     review.add_argument("--reference", metavar="REF", help="reference layers GeoPackage")
     add_profile_option(review)
     add_map_option(review)

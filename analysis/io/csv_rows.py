@@ -95,7 +95,7 @@ def read_csv(path: str | Path, required: Iterable[str], what: str,
     if missing:
         raise InputError(f"the {what} lacks column(s) " + ", ".join(f"'{c}'" for c in missing),
                          path=path, fix="the header row must name " + ", ".join(required)
-                         + " (CONTRACT.md, Construction-phase records)", parameter=parameter)
+                         + " (docs/CLI.md, Construction-phase records)", parameter=parameter)
     return CsvRows(path, header, rows, limits)
 
 

@@ -72,7 +72,7 @@ class Assessment:
     continuing: Optional[dict] = None
 
     def to_dict(self) -> dict:
-        """CONTRACT.md's ``penalty --json`` (``continuing`` only where an end date is given)."""
+        """docs/CONTRACT.md's ``penalty --json`` (``continuing`` only where an end date is given)."""
         out = {"person": self.person, "on": self.on.isoformat(), "kind": self.kind,
                "section": SECTIONS[self.kind],
                "offence_number": self.offence_number, "fine_min": self.fine_min,

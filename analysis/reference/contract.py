@@ -1,4 +1,4 @@
-"""The reference layers' contract (CONTRACT.md, "Reference layers"): one entry per layer, here.
+"""The reference layers' contract (docs/CONTRACT.md, "Reference layers"): one entry per layer, here.
 
 Each :class:`ReferenceLayerSpec` says everything the code knows of a reference layer: its id
 field, its fields (type, and whether a source may leave one out, whether it was added after

@@ -1,7 +1,7 @@
 """Reading a reference-layer source (OGR file, ATTAINS JSON, PWL table) into the contract, validated.
 
 Every source becomes one :class:`Candidate`: a GeoDataFrame with exactly the contract's fields
-for the layer (CONTRACT.md, "Reference layers"), its CRS, the sha256 of what was read, and an
+for the layer (docs/CONTRACT.md, "Reference layers"), its CRS, the sha256 of what was read, and an
 :class:`ImportReport` saying what was repaired and what was rejected and why. Nothing here
 writes; :mod:`analysis.reference.store` stores a candidate as a new version.
 """

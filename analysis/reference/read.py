@@ -3,7 +3,7 @@
 A review never reads a statewide layer whole: :meth:`Reference.read` asks the source for the
 features in a box around the site only (a GeoPackage answers through its R-tree), then
 reprojects those to the area CRS and repairs the invalid ones among them. The contract of the
-layers (CONTRACT.md, "Reference layers") is checked on what is read; a missing layer or field
+layers (docs/CONTRACT.md, "Reference layers") is checked on what is read; a missing layer or field
 is an :class:`~analysis.errors.InputError` naming the file, the layer and the field.
 
 Sources are told apart by their kind: a GeoPackage path, or a PostgreSQL connection
@@ -264,7 +264,7 @@ class Reference:
             raise InputError(f"the reference layer '{layer}' is missing, and {needed_for} needs "
                              f"it (layers found: {', '.join(self.layers) or 'none'})",
                              path=self.label, layer=layer,
-                             fix=f"add a layer named '{layer}' as CONTRACT.md describes "
+                             fix=f"add a layer named '{layer}' as docs/CONTRACT.md describes "
                                  "(SWPPP Review's reference import makes one)")
         return actual
 

@@ -1,4 +1,4 @@
-"""The site-plan contract (CONTRACT.md), declared once: every layer, field, type, unit and code.
+"""The site-plan contract (docs/CONTRACT.md), declared once: every layer, field, type, unit and code.
 
 Loading (:mod:`analysis.siteplan.plan`), field mapping (:mod:`analysis.siteplan.mapping`), the
 plugin's parameters and panel, and the test fixtures all read it from here. Nothing here reads
@@ -67,7 +67,7 @@ class LayerSpec:
     fields: tuple[FieldSpec, ...]  # (a plain name is a text field)
     required: bool = False
     id_field: Optional[str] = None
-    group: str = "site"  # one of GROUPS: which part of CONTRACT.md declares it
+    group: str = "site"  # one of GROUPS: which part of docs/CONTRACT.md declares it
     label: str = ""  # what a person calls it (the plugin's parameter and panel labels)
     unique_ids: bool = False  # True: two features may not share an id (findings name them by it)
 
@@ -100,7 +100,7 @@ class LayerSpec:
         raise KeyError(f"layer {self.name} has no field {name}")
 
 
-# CONTRACT.md's sections: the site plan proper, "Hydrology inputs", "SWPPP contents checklist".
+# docs/CONTRACT.md's sections: the site plan proper, "Hydrology inputs", "SWPPP contents checklist".
 GROUPS = ("site", "hydrology", "checklist")
 
 _F = FieldSpec
@@ -141,7 +141,7 @@ SITE_PLAN_LAYERS = (
         _F("revision_date", DATE, column_required=False,
            description="the sheet's latest revision (the report's decision page)")),
         id_field="sheet", label="Stated sheet scales (table)"),
-    # CONTRACT.md "Hydrology inputs and API" (optional; needed for hydrology_pre_post).
+    # docs/CONTRACT.md "Hydrology inputs and API" (optional; needed for hydrology_pre_post).
     LayerSpec("soils", ("polygon",), (
         _F("hsg", CODED, allowed=HSG_CODES, may_be_empty=False),), group="hydrology",
         label="Soils (hsg)"),
@@ -164,7 +164,7 @@ SITE_PLAN_LAYERS = (
         _F("post_volume_cf", REAL, "cu ft", minimum=0.0),
         _F("wqv_cf", REAL, "cu ft", minimum=0.0)), group="hydrology",
         label="The SWPPP's stated hydrology figures (table)"),
-    # CONTRACT.md "SWPPP contents checklist" (optional): ESC practices, what the applicant's
+    # docs/CONTRACT.md "SWPPP contents checklist" (optional): ESC practices, what the applicant's
     # documents cover, contractors' certifications (SWPPP G), guarantees (Inspections E).
     LayerSpec("esc_practice", ("point", "line", "polygon"), (
         _F("practice"), _F("size"),

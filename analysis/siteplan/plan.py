@@ -1,4 +1,4 @@
-"""Loading and validating a site plan per CONTRACT.md, reprojected to the profile's area CRS."""
+"""Loading and validating a site plan per docs/CONTRACT.md, reprojected to the profile's area CRS."""
 from __future__ import annotations
 
 import logging
@@ -133,7 +133,7 @@ def _load(path, profile, specs, mapping: FieldMap):
             if spec.required:
                 raise InputError(f"the required layer '{spec.name}' is missing (layers found: "
                                  f"{found})", path=path,
-                                 fix=f"add a layer named '{spec.name}' as CONTRACT.md describes")
+                                 fix=f"add a layer named '{spec.name}' as docs/CONTRACT.md describes")
             continue
         if spec.name not in mapping.cad_layers:
             data = read_layer(path, actual)
@@ -439,7 +439,7 @@ def normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
         raise InputError(f"required field(s) {', '.join(repr(f) for f in missing)} missing "
                          f"(fields found: {found})",
                          path=path, layer=layer, field=missing[0],
-                         fix=f"add the field(s) to layer '{layer}' as CONTRACT.md describes"
+                         fix=f"add the field(s) to layer '{layer}' as docs/CONTRACT.md describes"
                              + (", or map them to fields of the layer" if mapping else ""),
                          parameter="map" if mapping else None)
     sources = {by_lower[wanted[f]] for f in mapped}

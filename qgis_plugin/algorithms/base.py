@@ -265,7 +265,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     CATCHMENTS_LAYER = "CATCHMENTS_LAYER"
 
     # (site-plan layer name, parameter, label, accepted layer types), from the contract
-    # (analysis.siteplan.contract): CONTRACT.md's site plan, and its "Hydrology inputs".
+    # (analysis.siteplan.contract): docs/CONTRACT.md's site plan, and its "Hydrology inputs".
     ROLE_LAYERS = role_layers("site")
     HYDROLOGY_ROLE_LAYERS = role_layers("hydrology")
 
@@ -446,7 +446,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             missing = [f for f in SPECS[role].required_fields if f not in have]  # added ones may lack
             if missing:
                 return False, self.tr(
-                    "{where}, has no field {missing} (CONTRACT.md, reference layers). Its "
+                    "{where}, has no field {missing} (docs/CONTRACT.md, reference layers). Its "
                     "fields: {names}. Add or rename the field.").format(
                         where=where, missing=", ".join(f"'{f}'" for f in missing),
                         names=", ".join(names) or "none")

@@ -9,7 +9,7 @@ __all__ = ["ChecklistAlgorithm", "CHECKLIST_ROLE_LAYERS", "add_confirmations_par
            "CONFIRMATIONS"]
 
 CONFIRMATIONS = "CONFIRMATIONS"
-# CONTRACT.md "SWPPP contents checklist": the optional layers, from the contract.
+# docs/CONTRACT.md "SWPPP contents checklist": the optional layers, from the contract.
 CHECKLIST_ROLE_LAYERS = role_layers("checklist")
 
 HELP = """<p>Fills in the SWPPP contents checklist: every item the chapter requires of a SWPPP \
