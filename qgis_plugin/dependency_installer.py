@@ -1,4 +1,5 @@
 """Installs the analysis's missing dependencies into the QGIS profile, with QGIS's own Python."""
+import contextlib
 import html
 import json
 import os
@@ -464,6 +465,53 @@ def _loaded_elsewhere(name, folder):
     return None if inside == os.path.realpath(folder) else os.path.dirname(location)
 
 
+class InstallOffer:
+    """The message bar item with the "Install…" button, and what its click needs: held by the
+    plugin for as long as the item is shown (a handler only Qt referenced was freed, and a
+    click crashed QGIS 3.22); :meth:`close` disconnects the button and removes the item."""
+
+    def __init__(self, bar, message, specs, folder, python, plugin_dir, host):
+        self.bar, self.specs, self.folder, self.python = bar, specs, folder, python
+        self.plugin_dir, self.host = plugin_dir, host
+        self.task = None  # kept referenced: a QgsTask only Python holds is deleted otherwise
+        # The message bar shows HTML: "shapely>=2,<2.1" would lose "<2.1 ..." as a tag.
+        self.item = bar.createMessage(TITLE, html.escape(message))
+        self.button = QPushButton(tr("Install…"), self.item)
+        self.button.setObjectName(BUTTON_NAME)
+        self.item.layout().addWidget(self.button)
+        self.button.clicked.connect(self.clicked)
+        bar.pushWidget(self.item, Qgis.MessageLevel.Critical)
+
+    def clicked(self):
+        # The question's parent is the main window: a child of the bar took its red style.
+        box = confirmation_box(self.bar.window(), self.specs, self.folder, self.python)
+        try:
+            if box.exec() != QMessageBox.StandardButton.Yes:
+                return
+        finally:
+            box.deleteLater()
+        self.button.setEnabled(False)
+        self.task = InstallTask(self.specs, self.folder, self.python, self.plugin_dir, self.host,
+                                self.done)
+        QgsApplication.taskManager().addTask(self.task)
+        self.bar.pushMessage(TITLE, html.escape(tr(
+            "Installing {}… (progress in the Log Messages panel, tab SWPPP Review)").format(
+                ", ".join(self.specs))), level=Qgis.MessageLevel.Info, duration=10)
+
+    def done(self, ok, text):
+        self.button.setEnabled(not ok)
+        self.bar.pushMessage(TITLE, html.escape(text),
+                             level=Qgis.MessageLevel.Success if ok else Qgis.MessageLevel.Critical,
+                             duration=0)
+        self.task = None
+
+    def close(self):
+        """Disconnect the button and take the item off the bar (the plugin's unload)."""
+        with contextlib.suppress(RuntimeError, TypeError):  # already gone with the bar
+            self.button.clicked.disconnect(self.clicked)
+            self.bar.popWidget(self.item)
+
+
 def message_with_install_button(bar, message, specs, folder, python, plugin_dir, host):
     """Push ``message`` to the message bar ``bar`` with an "Install…" button.
 
@@ -472,38 +520,11 @@ def message_with_install_button(bar, message, specs, folder, python, plugin_dir,
 
     Returns
     -------
-    QgsMessageBarItem
-        The pushed item (its button's object name is ``swpppInstallDependencies``).
+    InstallOffer
+        Keep it for as long as the item is shown (``.item``; its button's object name is
+        ``swpppInstallDependencies``); ``close()`` removes it.
     """
-    # The message bar shows HTML: "shapely>=2,<2.1" would lose "<2.1 ..." as a tag.
-    item = bar.createMessage(TITLE, html.escape(message))
-    button = QPushButton(tr("Install…"), item)
-    button.setObjectName(BUTTON_NAME)
-    item.layout().addWidget(button)
-    state: dict[str, object] = {}
-
-    def done(ok, text):
-        button.setEnabled(not ok)
-        bar.pushMessage(TITLE, html.escape(text),
-                        level=Qgis.MessageLevel.Success if ok else Qgis.MessageLevel.Critical,
-                        duration=0)
-        state.pop("task", None)
-
-    def clicked():
-        box = confirmation_box(bar, specs, folder, python)
-        if box.exec() != QMessageBox.StandardButton.Yes:
-            return
-        button.setEnabled(False)
-        # Kept referenced: a QgsTask only Python holds is deleted when the name goes away.
-        state["task"] = InstallTask(specs, folder, python, plugin_dir, host, done)
-        QgsApplication.taskManager().addTask(state["task"])
-        bar.pushMessage(TITLE, html.escape(tr("Installing {}… (progress in the Log Messages "
-                                              "panel, tab SWPPP Review)").format(", ".join(specs))),
-                        level=Qgis.MessageLevel.Info, duration=10)
-
-    button.clicked.connect(clicked)
-    bar.pushWidget(item, Qgis.MessageLevel.Critical)
-    return item
+    return InstallOffer(bar, message, specs, folder, python, plugin_dir, host)
 
 
 def confirmation_box(parent, specs, folder, python):

@@ -60,6 +60,9 @@ class SwpppReviewPlugin:
         self.problem = None  # why the plugin cannot run here, once checked
         self.offer = None  # the install of missing dependencies offered for it, if any
         self._checked = False
+        # The message bar item with the "Install…" button, kept (with its handler) for as long
+        # as it is shown: dropped, its Python handler was freed and a click crashed QGIS 3.22.
+        self.install_offer = None
 
     def _problem_once(self):
         """The startup problem, shown to the user the first time it is asked for."""
@@ -78,8 +81,8 @@ class SwpppReviewPlugin:
         elif offer:
             from .dependency_installer import message_with_install_button
 
-            message_with_install_button(self.iface.messageBar(), message, plugin_dir=PLUGIN_DIR,
-                                        **offer)
+            self.install_offer = message_with_install_button(
+                self.iface.messageBar(), message, plugin_dir=PLUGIN_DIR, **offer)
         else:
             # The message bar shows HTML; the message holds "<" ("shapely>=2,<2.1") and paths.
             self.iface.messageBar().pushMessage(TITLE, html.escape(message), level=Qgis.MessageLevel.Critical,
@@ -139,17 +142,25 @@ class SwpppReviewPlugin:
         processing.execAlgorithmDialog(REVIEW_ALGORITHM)
 
     def unload(self):
+        """Everything initGui and the start-up check made is undone: every connection
+        disconnected, every widget removed, so that a reload leaves nothing behind."""
+        if self.install_offer is not None:
+            self.install_offer.close()
+            self.install_offer = None
         if self.panel is not None:
+            self.panel.visibilityChanged.disconnect(self._panel_visibility)
             self.panel.unload()
             self.iface.removeDockWidget(self.panel)
             self.panel.deleteLater()
             self.panel = None
         if self.panel_action is not None:
+            self.panel_action.toggled.disconnect(self.show_panel)
             self.iface.removePluginMenu(tr("&SWPPP Review"), self.panel_action)
             self.iface.removeToolBarIcon(self.panel_action)
             self.panel_action.deleteLater()
             self.panel_action = None
         if self.action is not None:
+            self.action.triggered.disconnect(self.open_review_dialog)
             self.iface.removePluginMenu(tr("&SWPPP Review"), self.action)
             self.action.deleteLater()
             self.action = None

@@ -173,6 +173,57 @@ def test_the_message_bar_offers_install_and_the_question_lists_packages_and_fold
     assert box.detailedText().startswith(f"{python} -m pip install --target {folder}")
 
 
+def test_the_plugins_install_button_survives_and_asks_in_a_readable_dialog(
+        staged_plugin, installer, qgis_app, tmp_path):
+    """Issue 34, item 1: the plugin pushed the item and dropped it, so the button's handler was
+    freed and a click crashed QGIS 3.22. The plugin keeps the offer; after a garbage collection a
+    click still asks, in a question parented by the main window (a child of the red bar took its
+    style), and unload takes the item off the bar."""
+    import gc
+
+    from analysis.dependencies import Need
+    from qgis.gui import QgsMessageBar
+    from qgis.PyQt.QtCore import QTimer
+    from qgis.PyQt.QtWidgets import QApplication, QMainWindow, QMessageBox, QPushButton
+
+    class Iface:  # QGIS's main window and its message bar, as the plugin meets them
+        def __init__(self):
+            self.window = QMainWindow()
+            self.bar = QgsMessageBar(self.window)
+            self.window.setCentralWidget(self.bar)
+
+        def messageBar(self):
+            return self.bar
+
+        def mainWindow(self):
+            return self.window
+
+    found = [Need("shapely", "shapely >= 2.0 (found 1.8.5)", "shapely>=2,<2.1")]
+    folder, python = tmp_path / "swppp_review_deps", installer.find_python()
+    message, offer = installer.describe(found, (3, 11), gui=True, folder=folder, python=python)
+    iface = Iface()
+    plugin = staged_plugin.classFactory(iface)
+    plugin._show(message, offer)
+    gc.collect()
+    bar = iface.messageBar()
+    button = bar.currentItem().findChild(QPushButton, "swpppInstallDependencies")
+    asked = []
+
+    def answer_cancel():
+        box = QApplication.activeModalWidget()
+        asked.append((box.parent() is not bar, box.parent() is bar.window(), box.styleSheet()))
+        box.button(QMessageBox.StandardButton.Cancel).click()
+
+    QTimer.singleShot(200, answer_cancel)
+    button.click()
+    assert asked == [(True, True, "")] and button.isEnabled()  # cancelled: nothing installed
+    assert not folder.exists()
+    plugin.unload()
+    assert plugin.install_offer is None
+    assert all(i.findChild(QPushButton, "swpppInstallDependencies") is None
+               for i in bar.items())
+
+
 def test_nothing_pip_can_fix_is_said_without_an_offer(installer, qgis_app, host):
     from analysis.dependencies import Need, needs
 
@@ -209,7 +260,7 @@ def test_install_button_asks_then_installs_in_a_task_and_says_restart(
     QgsApplication.messageLog().messageReceived.connect(
         lambda text, tag, level: logged.append(text) if tag == "SWPPP Review" else None)
     item = installer.message_with_install_button(bar, message, plugin_dir=staged_plugin.PLUGIN_DIR,
-                                                 **offer)
+                                                 **offer).item
     asked = []
 
     def answer_yes():

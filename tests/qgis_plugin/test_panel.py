@@ -330,6 +330,31 @@ def test_plugin_offers_the_panel_in_menu_and_toolbar(staged_plugin, swppp_plugin
     assert iface.docks == [] and iface.menu == [] and iface.toolbar == []
 
 
+def test_the_plugin_loads_and_unloads_five_times_leaving_nothing(staged_plugin, swppp_plugin,
+                                                                qgis_iface):
+    """Issue 34, item 1: a reload leaves nothing behind: menu, toolbar and dock emptied, every
+    connection made by initGui and the panel disconnected (no handler of an unloaded plugin
+    answers a signal), the provider count unchanged."""
+    from qgis.core import QgsApplication
+
+    providers = len(QgsApplication.processingRegistry().providers())
+    for _ in range(5):
+        iface = _Iface(qgis_iface)
+        plugin = staged_plugin.classFactory(iface)
+        plugin.provider = swppp_plugin.provider
+        plugin.initGui()
+        action = plugin.panel_action
+        action.trigger()
+        panel = plugin.panel
+        assert panel is not None and action.receivers(action.toggled) == 1
+        plugin.provider = None
+        plugin.unload()
+        assert iface.docks == [] and iface.menu == [] and iface.toolbar == []
+        assert plugin.panel is None and plugin.panel_action is None and plugin.action is None
+        assert panel.receivers(panel.visibilityChanged) == 0
+    assert len(QgsApplication.processingRegistry().providers()) == providers
+
+
 def test_a_point_finding_is_selected_on_the_points_layer(panel, data_copy, tmp_path):
     review = run_review(panel(), data_copy("variants/smp_points.gpkg"), tmp_path)
     assert review.result is not None, review.status.text()
