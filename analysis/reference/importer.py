@@ -874,9 +874,20 @@ def _join_geometry(table: pd.DataFrame, shapes: gpd.GeoDataFrame, spec, report, 
             continue
         empty = ~frame[name].map(_filled).to_numpy()
         frame[name] = np.where(empty, given, frame[name].to_numpy())
-    for unit_id in frame.loc[~found, spec.id_field]:
-        report.reject(unit_id, f"no feature with this id in {Path(geometry_path).name}")
-    frame = frame[found]
+    if spec.geometry_optional:
+        # A water the source lists is kept whatever the geometry file holds: without a shape,
+        # a review finds it by id and name (dropped, a diff would call it delisted).
+        kept = [str(i) for i in frame.loc[~found, spec.id_field]]
+        if kept:
+            report.notes.append(
+                f"{len(kept)} of the source's {spec.name} have no feature in "
+                f"{Path(geometry_path).name}: kept without geometry (a review finds them by "
+                f"{' and '.join(spec.lookup_fields)}): {', '.join(kept[:10])}"
+                + (f" and {len(kept) - 10} more" if len(kept) > 10 else ""))
+    else:
+        for unit_id in frame.loc[~found, spec.id_field]:
+            report.reject(unit_id, f"no feature with this id in {Path(geometry_path).name}")
+        frame = frame[found]
     frame.attrs["source_layer"] = shapes.attrs.get("source_layer")
     return frame
 
@@ -958,8 +969,10 @@ def _validate_batch(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: I
     frame = frame[~blank]
     frame[spec.id_field] = frame[spec.id_field].astype(str).str.strip()
     if not frame.attrs.get("no_geometry"):
+        absent = frame.geometry.isna().to_numpy() if spec.geometry_optional else None
         frame = frame.set_geometry(_checked_geometries(frame, spec, report))
-        frame = frame[frame.geometry.notna()]
+        # Rejected shapes go; a layer whose geometry is optional keeps the rows that had none.
+        frame = frame[frame.geometry.notna().to_numpy() | (absent if absent is not None else False)]
     for name, kind in spec.fields.items():  # object columns: an empty value stays None, not NaN
         frame[name] = pd.Series(_typed(frame[name], kind, name, path, layer_label),
                                 index=frame.index, dtype=object)
@@ -1007,12 +1020,15 @@ def _checked_geometries(frame, spec, report) -> gpd.GeoSeries:
     labels = frame[spec.id_field].to_numpy()
     missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
     invalid = ~missing & ~shapely.is_valid(geoms)
+    # A layer whose geometry is optional keeps a row given none (found by id); empty: rejected.
+    absent = shapely.is_missing(geoms) if spec.geometry_optional else np.zeros(len(geoms), bool)
+    missing &= ~absent
     for index in np.flatnonzero(invalid):
         geoms[index] = _allowed_parts(shapely.make_valid(geoms[index]), spec.geometry_types)
         report.repaired.append(str(labels[index]))
     type_ids = shapely.get_type_id(geoms)  # -1 where missing
     kinds = np.where(type_ids < 0, None, np.array(_GEOMETRY_NAMES, dtype=object)[type_ids])
-    wrong = ~missing & ~np.isin(kinds, spec.geometry_types)
+    wrong = ~missing & ~absent & ~np.isin(kinds, spec.geometry_types)
     for index in np.flatnonzero(missing):
         report.reject(labels[index], "no geometry (null or empty)")
     for index in np.flatnonzero(wrong & (kinds != None)):  # noqa: E711 - numpy comparison

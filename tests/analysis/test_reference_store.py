@@ -80,12 +80,13 @@ def wetlands_source(path, count, x=X0, y=Y0):
 def test_two_pwl_releases_give_versions_and_a_correct_diff(target, capsys):
     status, out, _ = import_pwl(target, "2022", capsys)
     assert status == 0, out
-    assert "imported as version 1 (2 features)" in out
-    assert "rejected NY1301-0300: no feature with this id in waters.gpkg" in out
+    # NY1301-0300 has no feature in the geometry file: kept without geometry (issue 34, 5)
+    assert "imported as version 1 (3 features)" in out
+    assert "have no feature in waters.gpkg: kept without geometry" in out and "NY1301-0300" in out
     assert import_pwl(target, "2024", capsys)[0] == 0
     versions = target.store().versions("impaired_waters")
     assert [(v.version, v.feature_count, v.source_date) for v in versions] == [
-        (1, 2, "2022-04-01"), (2, 2, "2024-04-01")]
+        (1, 3, "2022-04-01"), (2, 2, "2024-04-01")]
 
     status, out, _ = reference("diff", "impaired_waters", "--in", *target.args(), "--json", "-",
                                capsys=capsys)
@@ -101,7 +102,8 @@ def test_two_pwl_releases_give_versions_and_a_correct_diff(target, capsys):
     assert by_id["NY1301-0099"]["pollutants_removed"] == []
     assert by_id["NY1301-0099"]["geometry_changed"] is False
     assert by_id["NY1301-0099"]["fields_changed"] == {"listing_cycle": ["2022", "2024"]}
-    assert set(by_id) == {"NY1301-0200", "NY1301-0123", "NY1301-0099"}
+    assert by_id["NY1301-0300"]["change"] == "delisted"  # listed in 2022 only, truly
+    assert set(by_id) == {"NY1301-0200", "NY1301-0123", "NY1301-0099", "NY1301-0300"}
 
 
 def test_diff_table_and_layer_for_qgis(target, tmp_path, capsys):
@@ -111,11 +113,13 @@ def test_diff_table_and_layer_for_qgis(target, tmp_path, capsys):
     status, out, _ = reference("diff", "impaired_waters", "--in", *target.args(), "--from", "1",
                                "--to", "2", "--output", layer, capsys=capsys)
     assert status == 0
-    assert "1 newly listed, 1 delisted" in out
+    assert "1 newly listed, 2 delisted" in out
     assert "NY1301-0099" in out and "pollutants added: PHOSPHORUS" in out
     frame = gpd.read_file(layer, layer="impaired_waters_diff")
-    assert sorted(frame.change) == ["changed", "delisted", "newly listed"]
-    assert frame.crs.to_epsg() == 2260 and frame.geometry.notna().all()
+    assert sorted(frame.change) == ["changed", "delisted", "delisted", "newly listed"]
+    # NY1301-0300 was kept without geometry: its row has none
+    assert frame.crs.to_epsg() == 2260
+    assert frame.geometry.notna().sum() == 3
 
 
 def test_geometry_moved_beyond_tolerance_is_a_change(target, tmp_path, capsys):
@@ -263,10 +267,9 @@ def test_status_lists_versions_and_warns_when_the_303d_list_is_older_than_the_pr
     assert layers["impaired_waters"]["listing_cycle"] == "2022"
     source_date = date.fromisoformat(layers["impaired_waters"]["versions"][-1]["source_date"][:10])
     assert layers["impaired_waters"]["source_days_old"] == (date.today() - source_date).days
-    # pwl_2022.csv names one water the geometry file lacks: rejected, and status says so.
-    assert [w for w in result["warnings"] if w.startswith("impaired_waters")] == [
-        "impaired_waters: version 1 rejected 1 feature(s) of the source (0 with a TMDL): reviews "
-        "do not see them"]
+    # pwl_2022.csv names one water the geometry file lacks: kept without geometry, not
+    # rejected (issue 34, item 5), so status warns of no rejection.
+    assert [w for w in result["warnings"] if w.startswith("impaired_waters")] == []
     assert "wetlands: no version stored; the checks that read it say needs_review" in result["warnings"]
 
     profile = tmp_path / "newer.toml"
@@ -293,7 +296,8 @@ def test_attains_assessments_and_pwl_give_the_same_layer(target, capsys):
     columns = ["waterbody_id", "pollutants", "listing_cycle", "category"]
     assert from_attains[columns].sort_values("waterbody_id").values.tolist() == \
         from_pwl[columns].sort_values("waterbody_id").values.tolist()
-    assert set(from_attains.name) == {"Seven Springs Creek tributary", "Example Brook"}
+    # The unit with no feature in the geometry file is kept, nameless (ATTAINS gives no name)
+    assert set(from_attains.name) == {"Seven Springs Creek tributary", "Example Brook", None}
 
 
 def test_a_review_records_the_versions_it_read(target, tmp_path, capsys):
