@@ -12,8 +12,9 @@ import shapely
 
 from .applicability import DisturbedArea
 from .base import Check, CheckResult
-from ..overlay import shared_parts
-from ..units import acres, crs_units, square_feet
+from ..overlay import overlap_pairs, shared_parts
+from ..reference.window import search_distance
+from ..units import acres
 from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
 from ..profile import RulesProfile
@@ -202,7 +203,7 @@ def _reader(reference, site):
 
 def _pad(site, profile) -> float:
     """How far around a catchment the route reads: ``[reference] search_distance_ft``."""
-    return crs_units(profile.reference.search_distance_ft, site.area_crs)
+    return search_distance(site.area_crs, profile)
 
 
 def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfile,
@@ -419,18 +420,10 @@ def routed_watersheds(receiving: ReceivingWaters, reference, site: SitePlan,
 
 
 def _overlapping(frame, disturbed, site, profile) -> np.ndarray:
-    """Which polygons of ``frame`` the disturbance overlaps (more than touches)."""
-    minimum = profile.condition_a.min_overlap_sq_ft
-    geometries = np.asarray(frame.geometry.values, dtype=object)
-    tree = shapely.STRtree(geometries)
-    candidates = tree.query(disturbed.geometry, predicate="intersects")
-    keep = np.zeros(len(geometries), dtype=bool)
-    if len(candidates):
-        shared = square_feet(shared_parts(geometries[candidates],
-                                          np.full(len(candidates), disturbed.geometry,
-                                                  dtype=object)),
-                             site.area_crs)
-        keep[candidates[np.atleast_1d(shared) >= minimum]] = True
+    """Which polygons of ``frame`` the disturbance overlaps (``overlay.overlap_pairs``)."""
+    keep = np.zeros(len(frame), dtype=bool)
+    keep[overlap_pairs([disturbed.geometry], frame.geometry.values,
+                       profile.condition_a.min_overlap_sq_ft, site.area_crs)[1]] = True
     return keep
 
 

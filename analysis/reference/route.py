@@ -29,9 +29,8 @@ import pandas as pd
 import shapely
 
 from ..errors import InputError
-from ..overlay import shared_parts
+from ..overlay import overlap_pairs
 from ..threads import each
-from ..units import square_feet
 from .catchments import drains_to_values, split_drains_to
 
 __all__ = ["Lookup", "Read", "Step", "Water", "Cut", "Walk", "walk", "place", "overlapping",
@@ -261,14 +260,9 @@ def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq
     frame = read(layer, shapely.bounds(distinct) + np.array([-pad, -pad, pad, pad]))
     if not len(frame):
         return frame, []
-    geometries = np.asarray(list(frame["geometry"]), dtype=object)
-    d, w = shapely.STRtree(geometries).query(distinct, predicate="intersects")
-    order = np.lexsort((w, d))
-    d, w = d[order], w[order]
-    shared = np.atleast_1d(square_feet(shared_parts(geometries[w], distinct[d]), crs))
-    keep = shared >= minimum_sq_ft
+    d, w, _, _ = overlap_pairs(distinct, list(frame["geometry"]), minimum_sq_ft, crs)
     met: list = [[] for _ in distinct]  # per distinct shape, the features it overlaps
-    for k, feature in zip(d[keep].tolist(), w[keep].tolist()):
+    for k, feature in zip(d.tolist(), w.tolist()):
         met[k].append(feature)
     return frame, [(step, feature) for step, k in enumerate(np.ravel(inverse).tolist())
                    for feature in met[k]]

@@ -26,9 +26,11 @@ from ..reference.postgis import PostgisStore, connect
 from ..reference.read import boxes_in_crs, meeting_boxes
 from ..reference.route import unique_catchments
 from ..checks.condition_a import water_id
-from ..units import ACRE_M2, FOOT_M, unit_metres
+from ..judge.measure import WetlandMeasures
+from ..reference.window import search_windows
+from ..units import ACRE_M2, FOOT_M, crs_units, unit_metres
 from .route import follow_routes
-from .screen import Overlaps, Screen, _widened, decide
+from .screen import Overlaps, Screen, decide
 from .sites import Sites
 
 __all__ = ["screen_postgis"]
@@ -65,7 +67,7 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
             srids[layer] = int(found[0])
         progress.step(0.05, "sending the sites")
         _upload(con, sites, area)
-        widened = _widened(sites.boxes, sites.crs, profile)
+        widened = search_windows(sites.boxes, sites.crs, profile)
         boxes = {srid: _box_table(con, sql, f"swppp_boxes_{srid}", widened, sites.crs, srid)
                  for srid in sorted(set(srids.values()))}
 
@@ -141,11 +143,11 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                     (str(wid), pollutants, category))
         progress.step(0.6, "wetlands")
         rows = con.execute(_wetland_query(sql, store, boxes[srids["wetlands"]]), {
-            "area": area, "ft": FOOT_M / unit_metres(sites.crs),
+            "area": area, "ft": crs_units(1.0, sites.crs),
             "default": profile.wetlands.default_adjacent_area_ft,
-            "search": profile.reference.search_distance_ft * FOOT_M / unit_metres(sites.crs)}
+            "search": profile.reference.search_distance_ft * crs_units(1.0, sites.crs)}
             ).fetchall()
-    _wetland_rows(overlaps, rows, n, to_ft2, to_acres, profile)
+    overlaps.wetlands = _wetland_measures(rows, n, to_ft2, to_acres)
     progress.step(0.95, "deciding")
     overlaps.listed = {k: overlaps.listed[k] for k in sorted(overlaps.listed)}
     return Screen(rows=decide(sites.ids, sites.geometries, overlaps, profile, sites.crs),
@@ -306,18 +308,16 @@ def _wetland_query(sql, store, boxes):
         "ORDER BY k, wetland_id").format(features=features)
 
 
-def _wetland_rows(overlaps: Overlaps, rows, n: int, to_ft2: float, to_acres: float,
-                  profile) -> None:
-    overlaps.wetland_acres, overlaps.adjacent_acres = np.zeros(n), np.zeros(n)
-    overlaps.wetland_status = np.full(n, "none", dtype=object)
-    overlaps.wetlands = [[] for _ in range(n)]
-    minimum = profile.wetlands.min_overlap_sq_ft
-    for k, wetland, inside, adjacent, wet_total, adjacent_total in rows:
-        overlaps.wetland_acres[k] = wet_total * to_acres
-        overlaps.adjacent_acres[k] = adjacent_total * to_acres
-        if inside * to_ft2 >= minimum or adjacent * to_ft2 >= minimum:
-            overlaps.wetlands[k].append(str(wetland))
-        if inside * to_ft2 >= minimum:
-            overlaps.wetland_status[k] = "wetland"
-        elif adjacent * to_ft2 >= minimum and overlaps.wetland_status[k] != "wetland":
-            overlaps.wetland_status[k] = "adjacent area"
+def _wetland_measures(rows, n: int, to_ft2: float, to_acres: float) -> WetlandMeasures:
+    """The wetland query's rows (per site and wetland met: inside and adjacent areas, and the
+    site's totals, in the area CRS's units) as the engine's measures: the same decision runs
+    on them as on the GeoPackage screen's."""
+    wetland_acres, adjacent_acres = np.zeros(n), np.zeros(n)
+    for k, _, _, _, wet_total, adjacent_total in rows:
+        wetland_acres[k] = wet_total * to_acres
+        adjacent_acres[k] = adjacent_total * to_acres
+    return WetlandMeasures(
+        np.array([r[0] for r in rows], dtype=np.int64), np.arange(len(rows), dtype=np.int64),
+        np.array([r[1] for r in rows], dtype=object),
+        np.array([r[2] * to_ft2 for r in rows], dtype=float),
+        np.array([r[3] * to_ft2 for r in rows], dtype=float), wetland_acres, adjacent_acres)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..profile import RulesProfile
 from ..reference.route import Lookup, Read, overlapping, place, unplaced, walk
-from ..units import crs_units
+from ..reference.window import search_distance
 
 __all__ = ["Routes", "follow_routes"]
 
@@ -43,7 +43,7 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
     where a route leaves them. Each site's catchments are taken by id (whichever store
     answered, the same first route is told)."""
     out = Routes()
-    pad = crs_units(profile.reference.search_distance_ft, crs)
+    pad = search_distance(crs, profile)
     ordered = sorted(((int(s), str(c).strip(), d) for s, c, d in starts), key=lambda t: t[:2])
     met = walk([(s, c, d, f"the site lies in catchment {c}") for s, c, d in ordered], lookup,
                profile.condition_a.downstream_catchment_hops)

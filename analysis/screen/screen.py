@@ -22,19 +22,18 @@ from dataclasses import dataclass, field
 from typing import Optional
 import numpy as np
 import pandas as pd
-import shapely
 
 from ..checks.condition_a import PollutantNames, water_id
-from ..checks.wetlands import adjacent_distances_ft
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
 from ..reference.read import Reference
 from ..reference.route import catchment_lookup
 from ..siteplan.plan import has_text
-from ..overlay import shared_parts
-from ..threads import each, query
-from ..units import FOOT_M, acres, square_feet, unit_metres
+from ..judge.measure import WetlandMeasures, adjacent_distances_ft, grouped_union, measure_wetlands
+from ..overlay import overlap_pairs
+from ..reference.window import search_windows
+from ..units import acres, crs_units
 from .route import Routes, follow_routes
 from .sites import Sites
 
@@ -47,7 +46,6 @@ COLUMNS = ("site_id", "site_acres", "condition_a", "receiving_waters", "listed_w
            "tmdl_watersheds", "tmdl_acres", "pollutants", "why", "wetland_status", "wetlands",
            "wetland_acres", "adjacent_area_acres")
 NEEDED = "the screen's Condition A (SWPPP C(1))"
-_EMPTY = shapely.Polygon()
 
 
 @dataclass
@@ -61,10 +59,7 @@ class Overlaps:
     # overlap: two TMDLs of one watershed are two rows of one shape, a lake's inside a basin's)
     tmdl_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))
     listed: dict = field(default_factory=dict)       # water id -> [(waterbody_id, pollutants, category)]
-    wetland_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))   # per site
-    adjacent_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per site
-    wetland_status: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
-    wetlands: list = field(default_factory=list)     # per site, the wetland ids met
+    wetlands: WetlandMeasures = field(default_factory=lambda: WetlandMeasures.empty(0))
 
 
 @dataclass
@@ -87,7 +82,7 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
                  progress: Progress = SILENT) -> Screen:
     """Screen every site of ``sites`` against ``reference`` (a GeoPackage or any reader)."""
     crs = sites.crs
-    boxes = _widened(sites.boxes, crs, profile)
+    boxes = search_windows(sites.boxes, crs, profile)
     progress.step(0.05, "reading catchments")
     overlaps = Overlaps()
     geoms = sites.geometries
@@ -113,7 +108,7 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     if len(s):
         starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
         overlaps.tmdl_acres[s[starts]] = acres(
-            _grouped_union(shared, starts, np.diff(np.r_[starts, len(s)])), crs)
+            grouped_union(shared, starts, np.diff(np.r_[starts, len(s)])), crs)
     progress.step(0.5, "looking up 303(d)-listed waters")
     wanted = {w for _, w, _, _ in overlaps.routes.waters}
     listed = reference.lookup("impaired_waters", "waterbody_id", wanted, normalise=water_id,
@@ -124,11 +119,11 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     progress.step(0.6, "reading wetlands")
     # A wetland is read only where it comes within its own reach (its adjacent area; 0 for one
     # not regulated) of a site's box: one farther away meets no site's ground or zone.
-    to_units = FOOT_M / unit_metres(crs)
+    to_units = crs_units(1.0, crs)
     wetlands = reference.read_boxes(
         "wetlands", boxes, crs, needed_for="the screen's wetlands",
         reach=(sites.boxes, lambda frame: adjacent_distances_ft(frame, profile) * to_units))
-    _wetlands(overlaps, geoms, wetlands, profile, crs, boxes)
+    overlaps.wetlands = measure_wetlands(geoms, wetlands, profile, crs, boxes)
     progress.step(0.95, "deciding")
     rows = decide(sites.ids, geoms, overlaps, profile, crs)
     return Screen(rows=rows, geometries=geoms, crs=crs,
@@ -177,111 +172,11 @@ def _frame(frame) -> pd.DataFrame:
     return out
 
 
-def _widened(boxes, crs, profile) -> np.ndarray:
-    distance = profile.reference.search_distance_ft * FOOT_M / unit_metres(crs)
-    return np.asarray(boxes, dtype=float) + np.array([-distance, -distance, distance, distance])
-
-
 def _overlapping(sites, frame, minimum_sq_ft, crs):
     """(site index, feature position, acres shared, shared part) for each site and polygon of
-    ``frame`` sharing at least ``minimum_sq_ft`` (as ``checks.condition_a`` measures an
-    overlap), by site then feature."""
-    geometries = np.asarray(frame.geometry.values, dtype=object)
-    if not len(geometries):
-        return (np.array([], dtype=int), np.array([], dtype=int), np.array([], dtype=float),
-                np.array([], dtype=object))
-    s, f = query(shapely.STRtree(sites), geometries, predicate="intersects")[::-1]
-    order = np.lexsort((f, s))
-    s, f = s[order], f[order]
-    shared = shared_parts(geometries[f], sites[s])
-    keep = np.atleast_1d(square_feet(shared, crs)) >= minimum_sq_ft
-    return s[keep], f[keep], np.atleast_1d(acres(shared[keep], crs)), shared[keep]
-
-
-def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs, boxes) -> None:
-    """Per site: acres inside wetlands, acres in regulated wetlands' adjacent areas outside any
-    wetland (each counted once), the wetlands met, and the status (as ``checks.wetlands``).
-
-    ``boxes``: each site's box widened by ``[reference] search_distance_ft``. A site meets
-    only the wetlands its review reads, those meeting its own box: a wetland whose adjacent
-    area is wider than the search distance, read for a site nearby, is not met by a site
-    farther away (its answer does not hang on the other sites screened with it)."""
-    n = len(sites)
-    overlaps.wetland_acres, overlaps.adjacent_acres = np.zeros(n), np.zeros(n)
-    overlaps.wetland_status = np.full(n, "none", dtype=object)
-    overlaps.wetlands = [[] for _ in range(n)]
-    geometries = np.asarray(wetlands.geometry.values, dtype=object)
-    if not len(geometries):
-        return
-    reach = adjacent_distances_ft(wetlands, profile) * (FOOT_M / unit_metres(crs))
-    # Pairs within reach first (no buffer needed), then the review's test on their zones only
-    # (each site's pairs together, sorted by wetland).
-    s, w = query(shapely.STRtree(sites), geometries, predicate="dwithin", distance=reach)[::-1]
-    order = np.lexsort((w, s))
-    s, w = s[order], w[order]
-    # Within its reach of a site, a wetland whose reach is the search distance or less meets
-    # the site's box; a wider one is tested against the box.
-    wide = reach[w] > profile.reference.search_distance_ft * (FOOT_M / unit_metres(crs))
-    if wide.any():
-        keep = ~wide
-        keep[wide] = each(shapely.intersects, geometries[w[wide]],
-                          shapely.box(*np.asarray(boxes, dtype=float)[s[wide]].T))
-        s, w = s[keep], w[keep]
-    # A wetland that is not regulated has no adjacent area (reach 0): it is not buffered.
-    used = np.unique(w[reach[w] > 0])
-    zones = geometries.copy()
-    zones[used] = each(shapely.buffer, geometries[used], reach[used])
-    meet = each(shapely.intersects, zones[w], sites[s])
-    s, w = s[meet], w[meet]
-    if not len(s):
-        return
-    inside = each(shapely.intersection, geometries[w], sites[s])
-    near = np.full(len(s), _EMPTY, dtype=object)
-    zoned = reach[w] > 0
-    near[zoned] = each(shapely.intersection, zones[w[zoned]], sites[s[zoned]])
-    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-    counts = np.diff(np.r_[starts, len(s)])
-    group = np.repeat(np.arange(len(starts)), counts)
-    wet = _grouped_union(inside, starts, counts)
-    wet_each = wet[group]
-    adjacent = near.copy()
-    cut = ~shapely.is_empty(wet_each) & ~shapely.is_empty(near)
-    adjacent[cut] = each(shapely.difference, near[cut], wet_each[cut])
-    where = s[starts]
-    overlaps.wetland_acres[where] = acres(wet, crs)
-    overlaps.adjacent_acres[where] = acres(_grouped_union(adjacent, starts, counts), crs)
-    minimum = profile.wetlands.min_overlap_sq_ft
-    in_wetland = np.atleast_1d(square_feet(inside, crs)) >= minimum
-    in_adjacent = np.atleast_1d(square_feet(adjacent, crs)) >= minimum
-    overlaps.wetland_status[where] = np.where(
-        np.logical_or.reduceat(in_wetland, starts), "wetland",
-        np.where(np.logical_or.reduceat(in_adjacent, starts), "adjacent area", "none"))
-    ids = np.asarray(wetlands["wetland_id"].to_numpy(dtype=object))
-    met = in_wetland | in_adjacent
-    for site, wetland in zip(s[met].tolist(), ids[w[met]].tolist()):
-        overlaps.wetlands[site].append(str(wetland))
-    for site in np.unique(s[met]).tolist():
-        overlaps.wetlands[site].sort()
-
-
-def _grouped_union(pieces, starts, counts):
-    """Per group of consecutive ``pieces`` (``starts``, ``counts``), the union of its non-empty
-    pieces (one C call for all groups: a table of them, one row per group, None elsewhere); a
-    group with one such piece is that piece, one with none an empty polygon."""
-    present = ~shapely.is_empty(pieces)
-    group = np.repeat(np.arange(len(starts)), counts)
-    kept = np.bincount(group[present], minlength=len(starts))
-    result = np.full(len(starts), _EMPTY, dtype=object)
-    one = kept == 1
-    result[group[present & one[group]]] = pieces[present & one[group]]
-    many = present & (kept > 1)[group]
-    if many.any():
-        rows = np.unique(group[many], return_inverse=True)[1].ravel()
-        columns = np.arange(len(rows)) - np.searchsorted(rows, rows)
-        table = np.full((rows.max() + 1, columns.max() + 1), None, dtype=object)
-        table[rows, columns] = pieces[many]
-        result[np.unique(group[many])] = each(shapely.union_all, table, axis=1)
-    return result
+    ``frame`` it overlaps (``overlay.overlap_pairs``), by site then feature."""
+    s, f, shared, _ = overlap_pairs(sites, frame.geometry.values, minimum_sq_ft, crs)
+    return s, f, np.atleast_1d(acres(shared, crs)) if len(s) else np.zeros(0), shared
 
 
 def _told_order(shed) -> tuple:
@@ -313,6 +208,8 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
     for site, note in overlaps.routes.notes:
         route_notes[site].append(note)
     reading = profile.condition_a.routed_tmdl_watershed
+    wet = overlaps.wetlands
+    wetland_status, wetlands_met = wet.status(profile), wet.met(profile)
     site_acres = np.atleast_1d(acres(geometries, crs)) if len(geometries) else np.zeros(0)
     rows = []
     for k, site_id in enumerate(site_ids):
@@ -390,10 +287,10 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
             "tmdl_acres": float(overlaps.tmdl_acres[k]) if sheds[k] else 0.0,
             "pollutants": ";".join(dict.fromkeys(concern)) if triggers else "",
             "why": "; ".join(why),
-            "wetland_status": str(overlaps.wetland_status[k]),
-            "wetlands": ";".join(overlaps.wetlands[k]),
-            "wetland_acres": float(overlaps.wetland_acres[k]),
-            "adjacent_area_acres": float(overlaps.adjacent_acres[k]),
+            "wetland_status": wetland_status[k].value,
+            "wetlands": ";".join(wetlands_met[k]),
+            "wetland_acres": float(wet.wetland_acres[k]),
+            "adjacent_area_acres": float(wet.adjacent_acres[k]),
         })
     return rows
 
