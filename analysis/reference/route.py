@@ -34,7 +34,7 @@ from ..threads import each
 from .catchments import drains_to_values, split_drains_to
 
 __all__ = ["Lookup", "Read", "Step", "Water", "Cut", "Walk", "walk", "place", "overlapping",
-           "catchment_lookup", "unique_catchments", "unplaced", "water_id"]
+           "catchment_lookup", "unique_catchments", "water_id"]
 
 # lookup(ids) -> {catchment_id: drains_to} of the layer's catchments with those ids (trimmed).
 Lookup = Callable[[set], Mapping]
@@ -195,13 +195,6 @@ def place(met: Walk, start_shapes: Sequence, read: Read, pad: float,
     for upstream, level in zip(met.levels, met.levels[1:]):
         shapes.append(_placed(level, _key_boxes(upstream, shapes[-1], pad), read, known))
     return shapes
-
-
-def unplaced(route: str) -> str:
-    """Why a downstream catchment whose shape :func:`place` did not find leaves Condition A
-    open (``route``: the route to it)."""
-    return (f"{route}: its shape was not found next to the catchment it drains out of, so "
-            "whether it lies in a TMDL watershed is not known")
 
 
 def _key_boxes(steps: list, shapes: list, pad: float) -> dict:

@@ -24,8 +24,7 @@ from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..reference.postgis import PostgisStore, connect
 from ..reference.read import boxes_in_crs, meeting_boxes
-from ..reference.route import unique_catchments
-from ..checks.condition_a import water_id
+from ..reference.route import unique_catchments, water_id
 from ..judge.measure import WetlandMeasures
 from ..reference.window import search_windows
 from ..units import ACRE_M2, FOOT_M, crs_units, unit_metres

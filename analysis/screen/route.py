@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..profile import RulesProfile
-from ..reference.route import Lookup, Read, overlapping, place, unplaced, walk
+from ..reference.route import Lookup, Read, overlapping, place, walk
 from ..reference.window import search_distance
 
 __all__ = ["Routes", "follow_routes"]
@@ -23,7 +23,7 @@ class Routes:
 
     waters: list = field(default_factory=list)      # (site, water id, catchment, route or None)
     sheds: list = field(default_factory=list)       # (site, id, stormwater_source, pollutants, route)
-    undecided: list = field(default_factory=list)   # (site, why)
+    unplaced: list = field(default_factory=list)    # (site, route to a catchment not found)
     notes: list = field(default_factory=list)       # (site, note)
 
 
@@ -57,7 +57,7 @@ def follow_routes(starts: list, start_shapes: Callable[[], dict], lookup: Lookup
     placed = place(met, [known.get(s.catchment_id) for s in met.levels[0]], read, pad, known)
     downstream = [_Step(s.key, s.route, g) for level, found in zip(met.levels[1:], placed[1:])
                   for s, g in zip(level, found)]
-    out.undecided += [(s.site, unplaced(s.route)) for s in downstream if s.geometry is None]
+    out.unplaced += [(s.site, s.route) for s in downstream if s.geometry is None]
     _watersheds(out, [s for s in downstream if s.geometry is not None], read, pad, profile, crs)
     return out
 

@@ -23,13 +23,16 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from ..checks.condition_a import PollutantNames, water_id
+from ..judge.decide import Verdict, decide_condition_a
+from ..judge.evidence import (CategoryKind, ConditionAEvidence, ListedRecord, Reach,
+                              WaterEvidence, WatershedEvidence, text_or_none)
+from ..judge.pollutants import PollutantNames
+from ..judge.wording import row_lines
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
-from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
+from ..reference.categories import category_kind
 from ..reference.read import Reference
-from ..reference.route import catchment_lookup
-from ..siteplan.plan import has_text
+from ..reference.route import catchment_lookup, water_id
 from ..judge.measure import WetlandMeasures, adjacent_distances_ft, grouped_union, measure_wetlands
 from ..overlay import overlap_pairs
 from ..reference.window import search_windows
@@ -40,7 +43,8 @@ from .sites import Sites
 __all__ = ["COLUMNS", "APPLIES", "NOT_DECIDED", "DOES_NOT_APPLY", "Screen", "screen_sites",
            "decide", "Overlaps"]
 
-APPLIES, NOT_DECIDED, DOES_NOT_APPLY = "applies", "not decided", "does not apply"
+APPLIES, NOT_DECIDED, DOES_NOT_APPLY = (Verdict.APPLIES.value, Verdict.NOT_DECIDED.value,
+                                        Verdict.DOES_NOT_APPLY.value)
 # The screen's table, one row per site (CSV header, GeoPackage fields, JSON keys).
 COLUMNS = ("site_id", "site_acres", "condition_a", "receiving_waters", "listed_waters",
            "tmdl_watersheds", "tmdl_acres", "pollutants", "why", "wetland_status", "wetlands",
@@ -187,110 +191,78 @@ def _told_order(shed) -> tuple:
 
 
 def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs) -> list[dict]:
-    """Each site's row: Condition A decided as ``checks.condition_a`` decides it."""
+    """Each site's row: its measurements as the engine's evidence, Condition A decided by
+    ``judge.decide.decide_condition_a`` (the review's decision), worded as a row."""
     names = PollutantNames.from_profile(profile)
-    receiving: list[dict] = [{} for _ in site_ids]  # water id -> catchments it came from
-    routes: list[dict] = [{} for _ in site_ids]     # water id -> its route, if downstream
+    records: dict[str, list[Optional[ListedRecord]]] = {
+        wid: [ListedRecord(shown, None, None, text_or_none(category),
+                           CategoryKind(category_kind(category, profile)),
+                           text_or_none(pollutants), tuple(names.split(pollutants)))
+              for shown, pollutants, category in found]
+        for wid, found in overlaps.listed.items()}
+    n = len(site_ids)
+    receiving: list[dict] = [{} for _ in range(n)]  # water id -> catchments it came from
+    routes: list[dict] = [{} for _ in range(n)]     # water id -> its route, if downstream
     for site, water, catchment, route in overlaps.routes.waters:
         receiving[site].setdefault(water, []).append(str(catchment))
         if route is not None and water not in routes[site]:
             routes[site][water] = route
-    sheds: list[list] = [[] for _ in site_ids]
-    for site, *shed in overlaps.watersheds:
-        sheds[site].append(shed)
-    routed: list[list] = [[] for _ in site_ids]
-    for site, *shed in overlaps.routes.sheds:
-        routed[site].append(shed)
-    route_undecided: list[list] = [[] for _ in site_ids]
-    for site, why in overlaps.routes.undecided:
-        route_undecided[site].append(why)
-    route_notes: list[list] = [[] for _ in site_ids]
+    split: dict = {}  # a pollutants field's names, each text split once
+
+    def shed(watershed_id, source, pollutants, **how) -> WatershedEvidence:
+        if pollutants not in split:
+            split[pollutants] = tuple(names.split(pollutants))
+        return WatershedEvidence(str(watershed_id), None, None, text_or_none(pollutants),
+                                 split[pollutants], WatershedEvidence.source_of(source), **how)
+
+    sheds: list[list] = [[] for _ in range(n)]
+    for site, *found in overlaps.watersheds:
+        sheds[site].append(found)
+    routed: list[list] = [[] for _ in range(n)]
+    for site, *found in overlaps.routes.sheds:
+        routed[site].append(found)
+    unplaced: list[list] = [[] for _ in range(n)]
+    for site, route in overlaps.routes.unplaced:
+        unplaced[site].append(route)
+    cut: list[list] = [[] for _ in range(n)]
     for site, note in overlaps.routes.notes:
-        route_notes[site].append(note)
-    reading = profile.condition_a.routed_tmdl_watershed
+        cut[site].append(note)
     wet = overlaps.wetlands
     wetland_status, wetlands_met = wet.status(profile), wet.met(profile)
     site_acres = np.atleast_1d(acres(geometries, crs)) if len(geometries) else np.zeros(0)
     rows = []
     for k, site_id in enumerate(site_ids):
-        triggers: list[str] = []
-        undecided: list[str] = []
-        notes: list[str] = []
-        concern = [names.sediment]
-        listed = []
+        waters = []
         for wid in sorted(receiving[k]):
-            found = overlaps.listed.get(wid)
-            if not found:
-                notes.append(f"{wid} is not on the 303(d) list")
-                continue
-            how = f" ({routes[k][wid]})" if wid in routes[k] else ""
-            for shown, pollutants, category in found:
-                kind = category_kind(category, profile)
-                if kind != LISTED:
-                    shown_category = (f"category {category}" if has_text(category)
-                                      else "category not recorded")
-                    (undecided if kind in UNDECIDED else notes).append(
-                        f"{shown} is impaired ({shown_category}) for "
-                        f"{names.describe(pollutants) or 'no pollutant'}{how}: "
-                        f"{CATEGORY_WORDS[kind]}")
-                elif names.split(pollutants):
-                    listed.append(shown)
-                    triggers.append(f"{shown} is 303(d)-listed for {names.describe(pollutants)}"
-                                    + how)
-                    concern += names.split(pollutants)
-                else:
-                    undecided.append(f"{shown} is 303(d)-listed, but no pollutant is recorded for it")
-        triggering_sheds = []
-        for shed_id, source, pollutants, shed_acres in sorted(sheds[k], key=_told_order):
-            if np.isnan(source):
-                undecided.append(f"TMDL watershed {shed_id}: whether stormwater is a source is "
-                                 "not recorded")
-            elif int(source) == 1:
-                triggering_sheds.append(str(shed_id))
-                triggers.append(f"TMDL watershed {shed_id} ({shed_acres:.2f} acres) for "
-                                f"{names.describe(pollutants) or 'no pollutant'}; stormwater is a source")
-                concern += names.split(pollutants)
-            else:
-                notes.append(f"TMDL watershed {shed_id}: stormwater is not a source")
-        met = {str(shed[0]) for shed in sheds[k]}
-        for shed_id, source, pollutants, route in sorted(routed[k], key=_told_order):
-            if str(shed_id) in met:
-                continue
-            line = (f"TMDL watershed {shed_id} for {names.describe(pollutants) or 'no pollutant'}"
-                    f": {route}, inside it")
-            if np.isnan(source):
-                undecided.append(f"{line}, but whether stormwater is a source is not recorded")
-            elif int(source) != 1:
-                notes.append(f"{line}, but stormwater is not a source")
-            elif reading == "applies":
-                triggering_sheds.append(str(shed_id))
-                triggers.append(f"{line}; stormwater is a source (met only through the "
-                                "catchments' drains_to: [condition_a] routed_tmdl_watershed = "
-                                "applies)")
-                concern += names.split(pollutants)
-            else:
-                undecided.append(f"{line}; stormwater is a source, but the watershed is met only "
-                                 "through the catchments' drains_to: confirm the runoff reaches "
-                                 "it ([condition_a] routed_tmdl_watershed = needs_review)")
-        undecided += route_undecided[k]
-        notes += route_notes[k]
-        if not receiving[k]:
-            undecided.append("the receiving waters are not known: the site lies in no catchment "
-                             "with drains_to")
-        status = APPLIES if triggers else NOT_DECIDED if undecided else DOES_NOT_APPLY
-        why = triggers if triggers else undecided + notes
+            route = routes[k].get(wid)
+            came = tuple(receiving[k][wid])
+            reach = Reach.DOWNSTREAM if route else Reach.CATCHMENT
+            waters += [WaterEvidence(wid, reach, came, route, record)
+                       for record in records.get(wid) or [None]]
+        evidence = ConditionAEvidence(
+            tuple(waters),
+            tuple(shed(i, source, p, acres=a) for i, source, p, a in
+                  sorted(sheds[k], key=_told_order)),
+            tuple(shed(i, source, p, route=r) for i, source, p, r in
+                  sorted(routed[k], key=_told_order)),
+            tuple(unplaced[k]), tuple(cut[k]), bool(receiving[k]))
+        decision = decide_condition_a(evidence, profile, names.sediment)
+        applies = decision.verdict is Verdict.APPLIES
+        triggers = decision.triggers
         rows.append({
-            "site_id": str(site_id), "site_acres": float(site_acres[k]), "condition_a": status,
+            "site_id": str(site_id), "site_acres": float(site_acres[k]),
+            "condition_a": decision.verdict.value,
             "receiving_waters": ";".join(sorted(receiving[k])),
-            "listed_waters": ";".join(dict.fromkeys(listed)),
-            "tmdl_watersheds": ";".join(dict.fromkeys(triggering_sheds)),
+            "listed_waters": ";".join(dict.fromkeys(r.record.waterbody_id for r in triggers
+                                                    if r.water is not None)),
+            "tmdl_watersheds": ";".join(dict.fromkeys(r.watershed.watershed_id for r in triggers
+                                                      if r.watershed is not None)),
             "tmdl_acres": float(overlaps.tmdl_acres[k]) if sheds[k] else 0.0,
-            "pollutants": ";".join(dict.fromkeys(concern)) if triggers else "",
-            "why": "; ".join(why),
+            "pollutants": ";".join(decision.pollutants) if applies else "",
+            "why": "; ".join(row_lines(decision, names)),
             "wetland_status": wetland_status[k].value,
             "wetlands": ";".join(wetlands_met[k]),
             "wetland_acres": float(wet.wetland_acres[k]),
             "adjacent_area_acres": float(wet.adjacent_acres[k]),
         })
     return rows
-
