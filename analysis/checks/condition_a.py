@@ -16,7 +16,7 @@ from ..reference.window import search_distance
 from ..units import acres
 from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
-from ..judge.decide import Verdict, decide_condition_a
+from ..judge.decide import ConditionADecision, Verdict, decide_condition_a
 from ..judge.evidence import (CategoryKind, ConditionAEvidence, ListedRecord, Reach,
                               WaterEvidence, WatershedEvidence, text_or_none)
 from ..judge.pollutants import PollutantNames, normalise_name
@@ -168,8 +168,10 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
                       receiving: Optional[ReceivingWaters], listed_by_id: pd.DataFrame,
                       listed_by_name: pd.DataFrame,
                       tmdl_watersheds: Optional[gpd.GeoDataFrame],
-                      routed: Optional[list] = None) -> tuple[list[Finding], Condition]:
-    """The ``condition_a`` findings and Condition A, with every piece of evidence: the site's
+                      routed: Optional[list] = None
+                      ) -> tuple[list[Finding], Condition, Optional[ConditionADecision]]:
+    """The ``condition_a`` findings, Condition A with every piece of evidence, and the decision
+    (None where no reference was given): the site's
     evidence (:mod:`analysis.judge.evidence`) decided by :func:`analysis.judge.decide.
     decide_condition_a`, as the screen decides it, and worded for findings.
 
@@ -190,7 +192,7 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
     if receiving is None:
         why = no_reference()
         return [Finding(RULE, NEEDS_REVIEW, section, f"Condition A not decided: {why}")], \
-            Condition(False, [why], decided=False)
+            Condition(False, [why], decided=False), None
     names = PollutantNames.from_profile(profile)
     waters = []
     found = set()
@@ -233,15 +235,16 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
         main = Finding(RULE, WARN if decision.by_name_only else INFO, section,
                        f"Condition A applies: {'; '.join(triggers)}{tail}",
                        features=_features(receiving, evidence_findings))
-        return [main, *evidence_findings], Condition(True, triggers + [concern(decision)])
+        return [main, *evidence_findings], Condition(True, triggers + [concern(decision)]), \
+            decision
     lines = review_lines(decision.why, names)
     why = "; ".join(lines)
     if decision.verdict is Verdict.NOT_DECIDED:
         return [Finding(RULE, NEEDS_REVIEW, section, f"Condition A not decided: {why}",
-                        features=_features(receiving, []))], Condition(False, lines,
-                                                                       decided=False)
+                        features=_features(receiving, []))], \
+            Condition(False, lines, decided=False), decision
     return [Finding(RULE, NOT_APPLICABLE, section, f"Condition A does not apply: {why}",
-                    features=_features(receiving, []))], Condition(False, [why])
+                    features=_features(receiving, []))], Condition(False, [why]), decision
 
 
 def listed_record(water: pd.Series, names: PollutantNames, profile: RulesProfile) -> ListedRecord:
@@ -344,7 +347,7 @@ def _run(context, progress) -> CheckResult:
     site, disturbed, profile, reference = (context.site, context.disturbed, context.profile,
                                            context.reference)
     if reference is None:
-        findings, a = check_condition_a(site, disturbed, profile, None, None, None, None)
+        findings, a, _ = check_condition_a(site, disturbed, profile, None, None, None, None)
         return CheckResult(findings, conditions={"A": a})
     needed = "Condition A (SWPPP C(1))"
     sheds = context.read("tmdl_watersheds", needed_for=needed)
@@ -359,9 +362,9 @@ def _run(context, progress) -> CheckResult:
                              normalise=water_id, needed_for=needed)
     by_name = reference.lookup("impaired_waters", "name", receiving.names,
                                normalise=normalise_name, needed_for=needed)
-    findings, a = check_condition_a(site, disturbed, profile, receiving, by_id, by_name, sheds,
-                                    routed)
-    return CheckResult(findings, conditions={"A": a})
+    findings, a, decision = check_condition_a(site, disturbed, profile, receiving, by_id,
+                                              by_name, sheds, routed)
+    return CheckResult(findings, conditions={"A": a}, extra={"condition_a": decision})
 
 
 CHECKS = (Check("condition_a", regulated=True, rules=("condition_a",),

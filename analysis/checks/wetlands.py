@@ -10,7 +10,7 @@ import shapely
 from .applicability import DisturbedArea
 from .base import Check, CheckResult
 from ..findings import NEEDS_REVIEW, PASS, WARN, Finding
-from ..judge.measure import adjacent_distances_ft, measure_wetlands
+from ..judge.measure import WetlandMeasures, adjacent_distances_ft, measure_wetlands
 from ..judge.wording import (PERMITS, inside_adjacent_area, inside_wetland, no_wetland_met,
                              wetland_evidence, wider_than_search)
 from ..profile import RulesProfile
@@ -23,9 +23,10 @@ RULE = "wetlands"
 
 
 def check_wetlands(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfile,
-                   wetlands: Optional[gpd.GeoDataFrame]) -> tuple[list[Finding], dict]:
-    """The ``wetlands`` findings and the measurements ``wetland_acres``,
-    ``wetland_adjacent_area_acres``.
+                   wetlands: Optional[gpd.GeoDataFrame]
+                   ) -> tuple[list[Finding], dict, Optional[WetlandMeasures]]:
+    """The ``wetlands`` findings, the measurements ``wetland_acres``,
+    ``wetland_adjacent_area_acres``, and the engine's measures (None without a reference).
 
     ``wetlands`` are the reference wetlands read around the site (area CRS), or None where no
     reference was given. The measure is the screen's (:func:`analysis.judge.measure.
@@ -38,7 +39,7 @@ def check_wetlands(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfi
         return [Finding(RULE, NEEDS_REVIEW, section,
                         "not checked: no reference layers were given; check the disturbance "
                         "against wetlands and their adjacent areas by hand")], \
-            {"wetland_acres": None, "wetland_adjacent_area_acres": None}
+            {"wetland_acres": None, "wetland_adjacent_area_acres": None}, None
     crs = site.area_crs
     measured = measure_wetlands(np.array([disturbed.geometry], dtype=object), wetlands, profile,
                                 crs)
@@ -75,17 +76,18 @@ def check_wetlands(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfi
             RULE, PASS, section, no_wetland_met(len(wetlands), search),
             value=measurements["wetland_acres"] + measurements["wetland_adjacent_area_acres"],
             limit=0.0, units="acres"))
-    return findings, measurements
+    return findings, measurements, measured
 
 
 # --- the review's check ------------------------------------------------------------------
 
 def _run(context, progress) -> CheckResult:
     wetlands = context.read("wetlands", needed_for="the wetlands check")
-    findings, measurements = check_wetlands(context.site, context.disturbed, context.profile,
-                                            wetlands)
+    findings, measurements, measured = check_wetlands(context.site, context.disturbed,
+                                                      context.profile, wetlands)
     return CheckResult(findings, measurements,
-                       extra={"wetlands": wetlands} if wetlands is not None else {})
+                       extra={"wetlands": wetlands, "wetland_measures": measured}
+                       if wetlands is not None else {})
 
 
 CHECKS = (Check("wetlands", regulated=True, rules=("wetlands",),
