@@ -26,6 +26,7 @@ from ..reference.postgis import PostgisStore, connect
 from ..reference.read import boxes_in_crs, meeting_boxes
 from ..reference.route import unique_catchments, water_id
 from ..judge.measure import WetlandMeasures
+from ..overlay import meets_minimum
 from ..reference.window import search_windows
 from ..units import ACRE_M2, FOOT_M, crs_units, unit_metres
 from .route import follow_routes
@@ -71,9 +72,11 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                  for srid in sorted(set(srids.values()))}
 
         def pairs(layer, fields, union=False, features=None):
-            """(k, fields..., area shared[, the site's area in all the kept polygons, each
-            part counted once]) per site and polygon sharing at least the minimum
-            (``features``: the layer's around the sites, if read already)."""
+            """(k, fields..., area shared[, the site's area in all the polygons it overlaps,
+            each part counted once]) per site and polygon it overlaps (``features``: the
+            layer's around the sites, if read already). The SQL measures every pair that
+            meets; which overlap is ``overlay.meets_minimum``'s (the union's filter is its
+            test, as the database runs it)."""
             query = sql.SQL(
                 "WITH f AS MATERIALIZED ({features}), "
                 "x AS MATERIALIZED (SELECT s.k, {ffields}, CASE WHEN ST_Covers(f.g, s.geom) "
@@ -81,14 +84,17 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                 "THEN s.geom ELSE ST_Intersection(f.g, s.geom) END AS part "
                 "FROM f JOIN pg_temp.swppp_sites s ON f.g && s.geom AND ST_Intersects(f.g, s.geom)), "
                 "y AS MATERIALIZED (SELECT *, ST_Area(part) AS a FROM x) "
-                "SELECT k, {fields}, a{union} FROM y WHERE a >= %(minimum)s ORDER BY k").format(
+                "SELECT k, {fields}, a{union} FROM y ORDER BY k").format(
                 features=features or _features(sql, store, layer, fields, boxes[srids[layer]]),
                 ffields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
                 fields=sql.SQL(", ").join(map(sql.Identifier, fields)),
-                union=sql.SQL(", ST_Area(ST_Union(part) OVER (PARTITION BY k))" if union else ""))
-            return con.execute(query, {"area": area,
-                                       "minimum": profile.condition_a.min_overlap_sq_ft / to_ft2}
-                               ).fetchall()
+                union=sql.SQL(", ST_Area(ST_Union(part) FILTER (WHERE a * %(ft2)s >= %(minimum)s) "
+                              "OVER (PARTITION BY k))" if union else ""))
+            minimum = profile.condition_a.min_overlap_sq_ft
+            rows = con.execute(query, {"area": area, "ft2": to_ft2, "minimum": minimum}).fetchall()
+            shared = np.array([row[len(fields) + 1] for row in rows], dtype=float)
+            return [row for row, keep in zip(rows, meets_minimum(shared * to_ft2, minimum))
+                    if keep]
 
         progress.step(0.2, "catchments")
         # The catchments around the sites, transformed once: met with the sites here, and
