@@ -12,7 +12,6 @@ import shapely
 from .applicability import DisturbedArea
 from .base import Check, CheckResult
 from ..overlay import overlap_pairs, shared_parts
-from ..reference.window import search_distance
 from ..units import acres
 from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
@@ -23,11 +22,12 @@ from ..judge.pollutants import PollutantNames, normalise_name
 from ..judge.wording import (catchment_drains_to_listed, concern, no_reference, review_line,
                              review_lines)
 from ..profile import RulesProfile
-from ..reference.route import catchment_lookup, overlapping, place, walk, water_id
+from ..judge.route import Routes, Start, follow_routes
+from ..reference.route import catchment_lookup, water_id
 from ..reference.categories import category_kind
 from ..siteplan.plan import SitePlan, feature_labels, has_text
 
-__all__ = ["CHECKS", "ReceivingWaters", "receiving_waters", "check_condition_a", "Routed",
+__all__ = ["CHECKS", "ReceivingWaters", "receiving_waters", "check_condition_a",
            "routed_watersheds", "listed_record"]
 
 RULE = "condition_a"
@@ -41,20 +41,9 @@ class ReceivingWaters:
     names: dict = field(default_factory=dict)  # folded name -> [where it was given]
     route: str = "none"  # "discharge_point", "catchments" or "none"
     catchments: Optional[gpd.GeoDataFrame] = None  # the catchments the runoff starts in
-    downstream: list = field(default_factory=list)  # [Routed]: catchments it flows on into
-    unfollowed: list = field(default_factory=list)  # why a route could not be followed
+    routes: Routes = field(default_factory=Routes)  # what the route downstream found
     water_routes: dict = field(default_factory=dict)  # waterbody_id -> how a catchment names it
     reaches: dict = field(default_factory=dict)  # waterbody_id -> Reach: how it is first reached
-
-
-@dataclass(frozen=True)
-class Routed:
-    """A catchment downstream of the site's, and the route by which the runoff reaches it."""
-
-    catchment_id: str
-    route: str  # "discharge_point:DP-1 lies in catchment X, which drains to catchment Y"
-    drains_to: object
-    geometry: object = None  # None where its shape was not found next to the one upstream
 
 
 def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
@@ -94,24 +83,20 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
                       else catchments.take(picked))
     origin = feature_labels("catchments", out.catchments, "catchment_id")
     rows = list(out.catchments.iterrows())
-    met = walk([(0, row["catchment_id"], row["drains_to"], f"{starts[fid]} {_catchment(row)}")
-                for fid, row in rows], catchment_lookup(reference, "Condition A (SWPPP C(1))"),
-               profile.condition_a.downstream_catchment_hops)
-    for water in met.waters:
-        here = water.step
+    out.routes = follow_routes(
+        [Start(0, row["catchment_id"], row["drains_to"], f"{starts[fid]} {_catchment(row)}")
+         for fid, row in rows],
+        lambda: ([row.geometry for _, row in rows],
+                 {str(c).strip(): g for c, g in zip(catchments["catchment_id"],
+                                                    catchments.geometry.values)}),
+        catchment_lookup(reference, "Condition A (SWPPP C(1))"), _reader(reference, site),
+        profile, site.area_crs)
+    for water in out.routes.waters:
         out.ids.setdefault(water.water_id, []).append(
-            origin[here.start] if here.depth == 0 else f"catchments:{here.catchment_id}")
+            origin[water.start] if water.depth == 0 else f"catchments:{water.catchment_id}")
         out.water_routes.setdefault(water.water_id, water.route)
         out.reaches.setdefault(water.water_id,
-                               Reach.CATCHMENT if here.depth == 0 else Reach.DOWNSTREAM)
-    out.unfollowed = [cut.note for cut in met.cut]
-    if len(met.levels) > 1:
-        read = {str(c).strip(): g for c, g in zip(catchments["catchment_id"],
-                                                   catchments.geometry.values)}
-        shapes = place(met, [row.geometry for _, row in rows], _reader(reference, site),
-                       _pad(site, profile), known=read)
-        out.downstream = [Routed(s.catchment_id, s.route, s.drains_to, g) for level, found in
-                          zip(met.levels[1:], shapes[1:]) for s, g in zip(level, found)]
+                               Reach.CATCHMENT if water.depth == 0 else Reach.DOWNSTREAM)
     if out.route == "none" and out.ids:
         out.route = "catchments"
     return out
@@ -157,11 +142,6 @@ def _reader(reference, site):
         frame = reference.read(layer, bounds, site.area_crs, needed_for="Condition A (SWPPP C(1))")
         return frame if frame.geometry.name == "geometry" else frame.rename_geometry("geometry")
     return read
-
-
-def _pad(site, profile) -> float:
-    """How far around a catchment the route reads: ``[reference] search_distance_ft``."""
-    return search_distance(site.area_crs, profile)
 
 
 def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfile,
@@ -216,8 +196,8 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
                              tuple(receiving.ids[wid])) for wid in sorted(set(receiving.ids) - found)]
     evidence = ConditionAEvidence(
         tuple(waters), tuple(_tmdl_overlaps(tmdl_watersheds, disturbed, site, profile, names)),
-        tuple(routed or ()), tuple(r.route for r in receiving.downstream if r.geometry is None),
-        tuple(receiving.unfollowed), bool(receiving.ids))
+        tuple(routed or ()), tuple(route for _, route in receiving.routes.unplaced),
+        tuple(note for _, note in receiving.routes.cut), bool(receiving.ids))
     decision = decide_condition_a(evidence, profile, names.sediment)
     if decision.verdict is Verdict.APPLIES:
         triggers = [review_line(r, names) for r in decision.triggers]
@@ -301,26 +281,16 @@ def _tmdl_overlaps(watersheds, disturbed, site, profile, names) -> list[Watershe
             for (i, row), g, a, o in zip(frame.iterrows(), geometries, np.atleast_1d(held), kept)]
 
 
-def routed_watersheds(receiving: ReceivingWaters, reference, site: SitePlan,
-                      profile: RulesProfile) -> list:
+def routed_watersheds(receiving: ReceivingWaters, profile: RulesProfile) -> list:
     """The evidence (its route) of each TMDL watershed a catchment downstream of the site's
     lies in (overlaps by ``[condition_a] min_overlap_sq_ft`` or more), by the first route that
-    meets it; read around those catchments."""
-    placed = [r for r in receiving.downstream if r.geometry is not None]
-    if not placed or reference is None:
+    meets it (``judge.route.follow_routes``, read around those catchments)."""
+    frame = receiving.routes.watersheds
+    if frame is None:
         return []
-    sheds, pairs = overlapping("tmdl_watersheds", [r.geometry for r in placed],
-                               _reader(reference, site), _pad(site, profile),
-                               profile.condition_a.min_overlap_sq_ft, site.area_crs)
-    geometries = np.asarray(sheds.geometry.values, dtype=object)
     names = PollutantNames.from_profile(profile)
-    out, taken = [], set()
-    for step, k in pairs:
-        if k not in taken:
-            taken.add(k)
-            out.append(watershed_evidence(sheds.index[k], sheds.iloc[k], geometries[k], names,
-                                          route=placed[step].route))
-    return out
+    return [watershed_evidence(frame.index[met.feature], frame.iloc[met.feature], met.geometry,
+                               names, route=met.route) for met in receiving.routes.sheds]
 
 
 def _overlapping(frame, disturbed, site, profile) -> np.ndarray:
@@ -357,7 +327,7 @@ def _run(context, progress) -> CheckResult:
     if receiving.route == "none" or reference.has("catchments"):
         catchments = context.read("catchments", needed_for=needed)
         receiving = receiving_waters(site, disturbed, catchments, profile, reference)
-    routed = routed_watersheds(receiving, reference, site, profile)
+    routed = routed_watersheds(receiving, profile)
     by_id = reference.lookup("impaired_waters", "waterbody_id", receiving.ids,
                              normalise=water_id, needed_for=needed)
     by_name = reference.lookup("impaired_waters", "name", receiving.names,

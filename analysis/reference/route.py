@@ -1,7 +1,7 @@
 """The catchment route: ``drains_to`` followed downstream, level by level, for many starts at once.
 
-The one walk of the review (``checks.condition_a.receiving_waters``: one site), the screen
-(``screen.route.follow_routes``: every site) and the plugin (``qgis_plugin.algorithms.base.
+The one walk of the engine (``judge.route.follow_routes``: one site for the review, every site
+for the screen) and the plugin (``qgis_plugin.algorithms.base.
 append_downstream_catchments``: the catchments it copies for the analysis). What a
 ``drains_to`` value means is :func:`analysis.reference.catchments.split_drains_to`'s: the
 ``catchment_id`` of a catchment of the layer is the catchment it drains into, any other value

@@ -26,10 +26,10 @@ from ..reference.postgis import PostgisStore, connect
 from ..reference.read import boxes_in_crs, meeting_boxes
 from ..reference.route import unique_catchments, water_id
 from ..judge.measure import WetlandMeasures
+from ..judge.route import follow_routes, site_starts
 from ..overlay import meets_minimum
 from ..reference.window import search_windows
 from ..units import ACRE_M2, FOOT_M, crs_units, unit_metres
-from .route import follow_routes
 from .screen import Overlaps, Screen, decide
 from .sites import Sites
 
@@ -120,16 +120,18 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                 holding.update(str(c).strip() for c in frame["catchment_id"])
             return frame
 
-        def start_shapes() -> dict:
+        starts = site_starts(overlaps.catchments)
+
+        def start_shapes() -> tuple[list, dict]:
             rows = con.execute("SELECT catchment_id, ST_AsBinary(g) FROM pg_temp.swppp_catchments"
                                ).fetchall()
             frame = _shapes_meeting(rows, ["catchment_id"], widened)
             holding.update(str(c).strip() for c in frame["catchment_id"])
-            return {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])}
+            known = {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])}
+            return [known.get(s.catchment_id) for s in starts], known
 
         overlaps.routes = follow_routes(
-            overlaps.catchments, start_shapes,
-            lambda wanted: _catchment_rows(con, sql, store, wanted),
+            starts, start_shapes, lambda wanted: _catchment_rows(con, sql, store, wanted),
             read, profile, sites.crs)
         progress.step(0.4, "TMDL watersheds")
         found = pairs("tmdl_watersheds", ["watershed_id", "stormwater_source", "pollutants"],

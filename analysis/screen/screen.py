@@ -1,18 +1,14 @@
-"""Condition A (SWPPP C(1)) and wetlands (SWPPP B(2); F) for many sites at once, vectorised.
+"""Condition A (SWPPP C(1)) and wetlands (SWPPP B(2); F) for many sites at once: the
+engine's (``analysis.judge``) adapter to table rows.
 
 Each site's polygon stands for its disturbance. The reference layers are read once, by the
-union of the sites' boxes (widened by ``[reference] search_distance_ft``), and each layer is
-met with every site in one STRtree query. The decision is the review's, site by site
-(``checks.condition_a``, ``checks.wetlands``): a site's receiving waters are the waters named
-by the ``drains_to`` of the catchments it overlaps by at least ``[condition_a]
-min_overlap_sq_ft`` and of those they drain into, followed up to ``[condition_a]
-downstream_catchment_hops`` steps (``screen.route``); Condition A applies where one of them is
-303(d)-listed for a pollutant (its ``category`` read by ``reference.categories``, as the review
-reads it: a 4a water, or one with no category, leaves it not decided; 4b and 4c do not count),
-or where the site overlaps a TMDL watershed whose stormwater is a source (or a downstream
-catchment does, per ``[condition_a] routed_tmdl_watershed``); it is not decided where a listed
-water records no pollutant, a watershed does not record whether stormwater is a source, or the
-site lies in no catchment that names its water. A screen has no discharge points or project
+sites' search windows (``reference.window``), and each layer is met with every site in one
+STRtree query (``overlay.overlap_pairs``, ``judge.measure.measure_wetlands``). A site's
+receiving waters are the waters named by the ``drains_to`` of the catchments it overlaps and of
+those they drain into (``judge.route.follow_routes``, as for the review). Its measurements
+become the engine's evidence and Condition A is decided by ``judge.decide.decide_condition_a``,
+the review's one decision; the PostGIS screen (``screen.postgis``) measures in SQL into the
+same :class:`Overlaps` and is decided here too. A screen has no discharge points or project
 names: the catchment route is the only one (the review of a site plan prefers its discharge
 points).
 """
@@ -27,6 +23,7 @@ from ..judge.decide import Verdict, decide_condition_a
 from ..judge.evidence import (CategoryKind, ConditionAEvidence, ListedRecord, Reach,
                               WaterEvidence, WatershedEvidence, text_or_none)
 from ..judge.pollutants import PollutantNames
+from ..judge.route import Routes, follow_routes, site_starts
 from ..judge.wording import row_lines
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
@@ -37,7 +34,6 @@ from ..judge.measure import WetlandMeasures, adjacent_distances_ft, grouped_unio
 from ..overlay import overlap_pairs
 from ..reference.window import search_windows
 from ..units import acres, crs_units
-from .route import Routes, follow_routes
 from .sites import Sites
 
 __all__ = ["COLUMNS", "APPLIES", "NOT_DECIDED", "DOES_NOT_APPLY", "Screen", "screen_sites",
@@ -98,9 +94,10 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     overlaps.catchments = list(zip(s.tolist(), ids[f], drains[f]))
     progress.step(0.2, "following the catchments downstream")
     read = _SharedRead(reference, crs, boxes, catchments)
+    held = {str(c).strip(): g for c, g in zip(ids, catchments.geometry.values)}
+    begin = site_starts(overlaps.catchments)
     overlaps.routes = follow_routes(
-        overlaps.catchments,
-        lambda: {str(c).strip(): g for c, g in zip(ids, catchments.geometry.values)},
+        begin, lambda: ([held.get(s.catchment_id) for s in begin], held),
         catchment_lookup(reference, NEEDED), read, profile, crs)
     progress.step(0.3, "reading TMDL watersheds")
     sheds = read.sheds()
@@ -114,7 +111,7 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
         overlaps.tmdl_acres[s[starts]] = acres(
             grouped_union(shared, starts, np.diff(np.r_[starts, len(s)])), crs)
     progress.step(0.5, "looking up 303(d)-listed waters")
-    wanted = {w for _, w, _, _ in overlaps.routes.waters}
+    wanted = {w.water_id for w in overlaps.routes.waters}
     listed = reference.lookup("impaired_waters", "waterbody_id", wanted, normalise=water_id,
                               needed_for=NEEDED)
     for wid, pollutants, category in zip(listed["waterbody_id"], listed["pollutants"],
@@ -203,10 +200,10 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
     n = len(site_ids)
     receiving: list[dict] = [{} for _ in range(n)]  # water id -> catchments it came from
     routes: list[dict] = [{} for _ in range(n)]     # water id -> its route, if downstream
-    for site, water, catchment, route in overlaps.routes.waters:
-        receiving[site].setdefault(water, []).append(str(catchment))
-        if route is not None and water not in routes[site]:
-            routes[site][water] = route
+    for water in overlaps.routes.waters:  # a starting catchment's water needs no route told
+        receiving[water.site].setdefault(water.water_id, []).append(str(water.catchment_id))
+        if water.depth and water.water_id not in routes[water.site]:
+            routes[water.site][water.water_id] = water.route
     split: dict = {}  # a pollutants field's names, each text split once
 
     def shed(watershed_id, source, pollutants, **how) -> WatershedEvidence:
@@ -219,13 +216,19 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
     for site, *found in overlaps.watersheds:
         sheds[site].append(found)
     routed: list[list] = [[] for _ in range(n)]
-    for site, *found in overlaps.routes.sheds:
-        routed[site].append(found)
+    frame = overlaps.routes.watersheds
+    if overlaps.routes.sheds and frame is not None:
+        ids, sources, pollutants = (frame["watershed_id"].to_numpy(dtype=object),
+                                    frame["stormwater_source"].to_numpy(dtype=float),
+                                    frame["pollutants"].to_numpy(dtype=object))
+        for met in overlaps.routes.sheds:
+            routed[met.site].append((ids[met.feature], sources[met.feature],
+                                     pollutants[met.feature], met.route))
     unplaced: list[list] = [[] for _ in range(n)]
     for site, route in overlaps.routes.unplaced:
         unplaced[site].append(route)
     cut: list[list] = [[] for _ in range(n)]
-    for site, note in overlaps.routes.notes:
+    for site, note in overlaps.routes.cut:
         cut[site].append(note)
     wet = overlaps.wetlands
     wetland_status, wetlands_met = wet.status(profile), wet.met(profile)
@@ -234,10 +237,10 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
     for k, site_id in enumerate(site_ids):
         waters = []
         for wid in sorted(receiving[k]):
-            route = routes[k].get(wid)
+            downstream = routes[k].get(wid)
             came = tuple(receiving[k][wid])
-            reach = Reach.DOWNSTREAM if route else Reach.CATCHMENT
-            waters += [WaterEvidence(wid, reach, came, route, record)
+            reach = Reach.DOWNSTREAM if downstream else Reach.CATCHMENT
+            waters += [WaterEvidence(wid, reach, came, downstream, record)
                        for record in records.get(wid) or [None]]
         evidence = ConditionAEvidence(
             tuple(waters),
