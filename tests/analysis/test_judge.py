@@ -5,14 +5,16 @@
 - The two measuring strategies agree: the PostGIS screen's SQL measures the pairs the local
   STRtree measures, and the one decision gives each site the same row (a real PostgreSQL:
   ``tests/postgis.py``).
-The sites are drawn by hypothesis (derandomised: the same examples every run); the layers are
-``test_screen_differential``'s nested TMDL watersheds, routes downstream and odd wetlands.
+The case (``test_screen_differential``'s adversarial reference layers) and the sites (some of
+the case's own, placed on its awkward parts, and random rectangles) are drawn by hypothesis,
+derandomised: the same examples every run.
 """
 from __future__ import annotations
 
 import uuid
 from dataclasses import replace
 
+import geopandas as gpd
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -27,86 +29,112 @@ from analysis.reference.read import open_reference
 from analysis.reference.window import search_windows
 from analysis.screen.screen import screen_sites
 from analysis.screen.sites import Sites
-from tests.analysis.test_screen_differential import (LAYERS, importable, nested_tmdl,
-                                                     odd_wetlands, rect, write_case)
+from tests.analysis.test_screen_differential import (CASES, LAYERS, importable, profile_for,
+                                                     rect, write_case)
 
 PROFILE = load_profile()
-SITE = st.builds(rect, st.floats(-500, 9500), st.floats(-500, 6000), st.floats(20, 1500),
+# Every adversarial case but the one of many sites (its sites are drawn here instead).
+CASE_NAMES = sorted(name for name in CASES if name != "many_sites")
+RECT = st.builds(rect, st.floats(-1500, 7500), st.floats(-1500, 7500), st.floats(20, 1500),
                  st.floats(20, 1500), st.sampled_from([0.0, 0.0, 33.0]))
-EXAMPLES = settings(max_examples=25, deadline=None, derandomize=True,
+EXAMPLES = settings(max_examples=30, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
+class Stores:
+    """Each case's layers imported (once, when first drawn) into a GeoPackage store (the local
+    strategy's) and, given a server, a PostGIS schema (the SQL strategy's)."""
+
+    def __init__(self, folder, server=None):
+        self.folder, self.server, self.done = folder, server, {}
+
+    def __call__(self, name):
+        if name not in self.done:
+            from analysis.reference.importer import read_candidate
+            from analysis.reference.postgis import PostgisStore
+            from analysis.reference.store import GeoPackageStore
+
+            case = importable(CASES[name]())
+            folder = self.folder / name
+            folder.mkdir()
+            reference, _ = write_case(case, folder)
+            store = GeoPackageStore(folder / "store.gpkg")
+            source = None
+            if self.server is not None:
+                source = (self.server.conninfo(), f"t_{uuid.uuid4().hex[:10]}")
+            for layer in LAYERS:
+                candidate = read_candidate(layer, f"{reference}|layername={layer}")
+                store.import_candidate(candidate)
+                if source is not None:
+                    PostgisStore(*source).import_candidate(candidate)
+            self.done[name] = (case, profile_for(case), store.path,
+                               source and f"{source[0]} schema={source[1]}")
+        return self.done[name]
+
+
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    """The layers imported into a GeoPackage store (the local strategy's)."""
-    from analysis.reference.importer import read_candidate
-    from analysis.reference.store import GeoPackageStore
-
-    case = nested_tmdl()
-    case = importable(replace(case, layers={**case.layers,
-                                            "wetlands": odd_wetlands().layers["wetlands"]}))
-    folder = tmp_path_factory.mktemp("judge")
-    reference, _ = write_case(case, folder)
-    store = GeoPackageStore(folder / "store.gpkg")
-    candidates = {layer: read_candidate(layer, f"{reference}|layername={layer}")
-                  for layer in LAYERS}
-    for candidate in candidates.values():
-        store.import_candidate(candidate)
-    return store.path, candidates
+def stores(tmp_path_factory):
+    return Stores(tmp_path_factory.mktemp("judge"))
 
 
-def sites_of(polygons, first=0) -> Sites:
+@pytest.fixture(scope="module")
+def pg_stores(tmp_path_factory, postgis_server):
+    return Stores(tmp_path_factory.mktemp("judge_pg"), postgis_server)
+
+
+def draw_sites(data, case, profile) -> Sites:
+    """Some of the case's own sites (placed on its awkward parts) and random rectangles, in
+    the profile's area CRS."""
+    picked = data.draw(st.lists(st.integers(0, len(case.sites) - 1), max_size=4, unique=True))
+    polygons = [case.sites[k] for k in picked] + data.draw(st.lists(RECT, max_size=4))
+    if not polygons:
+        polygons = [case.sites[0]]
+    area = crs_of(profile.area_crs)
+    shapes = gpd.GeoSeries(polygons, crs="EPSG:2260").to_crs(area).values
     return Sites(path="sites", layer="sites", id_field="site_id",
-                 ids=np.array([f"S{first + k:03d}" for k in range(len(polygons))], dtype=object),
-                 geometries=np.array(polygons, dtype=object), crs=crs_of(PROFILE.area_crs))
+                 ids=np.array([f"S{k:03d}" for k in range(len(polygons))], dtype=object),
+                 geometries=np.asarray(shapes, dtype=object), crs=area)
+
+
+def one(sites: Sites, k: int) -> Sites:
+    return replace(sites, ids=sites.ids[k:k + 1], geometries=sites.geometries[k:k + 1])
 
 
 @EXAMPLES
-@given(st.lists(SITE, min_size=2, max_size=6))
-def test_one_site_is_judged_as_among_many(store, polygons):
-    path, _ = store
-    many = screen_sites(sites_of(polygons), open_reference(path), PROFILE).rows
-    for k, polygon in enumerate(polygons):
-        assert screen_sites(sites_of([polygon], k), open_reference(path), PROFILE).rows == [many[k]]
+@given(st.sampled_from(CASE_NAMES), st.data())
+def test_one_site_is_judged_as_among_many(stores, name, data):
+    case, profile, path, _ = stores(name)
+    sites = draw_sites(data, case, profile)
+    many = screen_sites(sites, open_reference(path), profile).rows
+    for k in range(len(sites)):
+        assert screen_sites(one(sites, k), open_reference(path), profile).rows == [many[k]]
     # The wetland measure itself, on every wetland of the layer.
-    crs = crs_of(PROFILE.area_crs)
     reference = open_reference(path)
-    wetlands = reference.read("wetlands", (-1e9, -1e9, 1e9, 1e9), crs, needed_for="the test")
-    geometries = np.array(polygons, dtype=object)
-    windows = search_windows(sites_of(polygons).boxes, crs, PROFILE)
-    together = measure_wetlands(geometries, wetlands, PROFILE, crs, windows)
-    for k in range(len(polygons)):
-        alone = measure_wetlands(geometries[k:k + 1], wetlands, PROFILE, crs, windows[k:k + 1])
+    wetlands = reference.read("wetlands", (-1e9, -1e9, 1e9, 1e9), sites.crs,
+                              needed_for="the test")
+    windows = search_windows(sites.boxes, sites.crs, profile)
+    together = measure_wetlands(sites.geometries, wetlands, profile, sites.crs, windows)
+    for k in range(len(sites)):
+        alone = measure_wetlands(sites.geometries[k:k + 1], wetlands, profile, sites.crs,
+                                 windows[k:k + 1])
         mine = together.site == k
         assert alone.wetland_acres[0] == together.wetland_acres[k]
         assert alone.adjacent_acres[0] == together.adjacent_acres[k]
         assert alone.wetland_id.tolist() == together.wetland_id[mine].tolist()
         assert alone.inside_sq_ft.tolist() == together.inside_sq_ft[mine].tolist()
         assert alone.adjacent_sq_ft.tolist() == together.adjacent_sq_ft[mine].tolist()
-        assert alone.status(PROFILE) == [together.status(PROFILE)[k]]
-
-
-@pytest.fixture(scope="module")
-def postgis_source(postgis_server, store):
-    """The same layers imported into a PostGIS schema (the SQL strategy's)."""
-    from analysis.reference.postgis import PostgisStore
-
-    _, candidates = store
-    conninfo, schema = postgis_server.conninfo(), f"t_{uuid.uuid4().hex[:10]}"
-    for candidate in candidates.values():
-        PostgisStore(conninfo, schema).import_candidate(candidate)
-    return f"{conninfo} schema={schema}"
+        assert alone.status(profile) == [together.status(profile)[k]]
 
 
 @EXAMPLES
-@given(st.lists(SITE, min_size=1, max_size=8))
-def test_the_local_and_postgis_strategies_agree(store, postgis_source, polygons):
+@given(st.sampled_from(CASE_NAMES), st.data())
+def test_the_local_and_postgis_strategies_agree(pg_stores, name, data):
     from analysis.screen.postgis import screen_postgis
 
-    path, _ = store
-    local = screen_sites(sites_of(polygons), open_reference(path), PROFILE).rows
-    database = screen_postgis(sites_of(polygons), postgis_source, PROFILE).rows
+    case, profile, path, source = pg_stores(name)
+    sites = draw_sites(data, case, profile)
+    local = screen_sites(sites, open_reference(path), profile).rows
+    database = screen_postgis(sites, source, profile).rows
     assert [row["site_id"] for row in database] == [row["site_id"] for row in local]
     for mine, theirs in zip(local, database):
         for column, value in mine.items():
