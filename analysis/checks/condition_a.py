@@ -19,8 +19,8 @@ from ..judge.decide import ConditionADecision, Verdict, decide_condition_a
 from ..judge.evidence import (CategoryKind, ConditionAEvidence, ListedRecord, Reach,
                               WaterEvidence, WatershedEvidence, text_or_none)
 from ..judge.pollutants import PollutantNames, normalise_name
-from ..judge.wording import (catchment_drains_to_listed, concern, no_reference, review_line,
-                             review_lines)
+from ..judge.wording import (catchment_drains_to_listed, concern, in_catchment, no_reference,
+                             review_line, review_lines)
 from ..profile import RulesProfile
 from ..judge.route import Routes, Start, follow_routes
 from ..reference.route import catchment_lookup, water_id
@@ -84,7 +84,8 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
     origin = feature_labels("catchments", out.catchments, "catchment_id")
     rows = list(out.catchments.iterrows())
     out.routes = follow_routes(
-        [Start(0, row["catchment_id"], row["drains_to"], f"{starts[fid]} {_catchment(row)}")
+        [Start(0, row["catchment_id"], row["drains_to"],
+               in_catchment(starts[fid], row["catchment_id"], row.get("name")))
          for fid, row in rows],
         lambda: ([row.geometry for _, row in rows],
                  {str(c).strip(): g for c, g in zip(catchments["catchment_id"],
@@ -100,11 +101,6 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
     if out.route == "none" and out.ids:
         out.route = "catchments"
     return out
-
-
-def _catchment(row) -> str:
-    name = f" ({str(row['name']).strip()})" if has_text(row.get("name")) else ""
-    return f"catchment {str(row['catchment_id']).strip()}{name}"
 
 
 def _starting_catchments(catchments, points, disturbed, site, profile) -> dict:

@@ -19,6 +19,7 @@ from ..profile import RulesProfile
 from ..reference.route import Lookup, Read, overlapping, place, walk
 from ..reference.window import search_distance
 from ..units import CrsLike
+from .wording import in_catchment
 
 __all__ = ["Start", "RoutedWater", "RoutedWatershed", "Routes", "follow_routes", "site_starts"]
 
@@ -38,7 +39,7 @@ def site_starts(pairs: Sequence[tuple[int, Any, Any]]) -> list[Start]:
     drains_to) of each catchment a site overlaps, by site then id (whichever store answered,
     the same first route is told)."""
     ordered = sorted(((int(s), str(c).strip(), d) for s, c, d in pairs), key=lambda t: t[:2])
-    return [Start(s, c, d, f"the site lies in catchment {c}") for s, c, d in ordered]
+    return [Start(s, c, d, in_catchment("the site lies in", c)) for s, c, d in ordered]
 
 
 @dataclass(frozen=True)

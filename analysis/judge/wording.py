@@ -18,7 +18,7 @@ from .pollutants import PollutantNames
 
 __all__ = ["PERMITS", "wetland_evidence", "inside_wetland", "inside_adjacent_area",
            "wider_than_search", "no_wetland_met", "review_lines", "review_line", "row_lines",
-           "concern", "unplaced", "no_reference", "catchment_drains_to_listed"]
+           "concern", "unplaced", "no_reference", "catchment_drains_to_listed", "in_catchment"]
 
 # --- wetlands (SWPPP B(2); F) ----------------------------------------------------------------
 
@@ -69,6 +69,13 @@ def _name(value: Optional[str]) -> str:
 def _category(record: ListedRecord) -> str:
     return (f"category {record.category}" if record.category is not None
             else "category not recorded")
+
+
+def in_catchment(how: str, catchment_id: Any, name: Any = None) -> str:
+    """Where a route starts: ``how`` the runoff is in the catchment (``the site lies in``,
+    ``discharge_point:DP-1 lies in``), the catchment and its name."""
+    named = f" ({str(name).strip()})" if has_text(name) else ""
+    return f"{how} catchment {str(catchment_id).strip()}{named}"
 
 
 def unplaced(route: str) -> str:
