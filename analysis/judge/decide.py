@@ -115,28 +115,20 @@ def decide_condition_a(evidence: ConditionAEvidence, profile: RulesProfile,
             by_name_only = by_name_only or water.reach is Reach.NAME
         else:
             reasons.append(Reason(Weight.UNDECIDED, Why.NO_POLLUTANT, water))
-    for shed in evidence.watersheds:
-        if shed.stormwater_source is None:
-            reasons.append(Reason(Weight.UNDECIDED, Why.SOURCE_NOT_RECORDED, watershed=shed))
-        elif shed.stormwater_source:
-            reasons.append(Reason(Weight.TRIGGER, Why.SOURCE, watershed=shed))
-            concern += shed.pollutants
-        else:
-            reasons.append(Reason(Weight.NOTE, Why.NOT_A_SOURCE, watershed=shed))
+    # a watershed the site overlaps is told as overlapped, not again as met downstream
     met = {shed.watershed_id for shed in evidence.watersheds}
     applies = profile.condition_a.routed_tmdl_watershed == "applies"
-    for shed in evidence.routed_watersheds:
-        if shed.watershed_id in met:
-            continue
+    for shed in evidence.watersheds + tuple(s for s in evidence.routed_watersheds
+                                            if s.watershed_id not in met):
         if shed.stormwater_source is None:
             reasons.append(Reason(Weight.UNDECIDED, Why.SOURCE_NOT_RECORDED, watershed=shed))
         elif not shed.stormwater_source:
             reasons.append(Reason(Weight.NOTE, Why.NOT_A_SOURCE, watershed=shed))
-        elif applies:
+        elif shed.routed and not applies:
+            reasons.append(Reason(Weight.UNDECIDED, Why.ROUTED_NEEDS_REVIEW, watershed=shed))
+        else:
             reasons.append(Reason(Weight.TRIGGER, Why.SOURCE, watershed=shed))
             concern += shed.pollutants
-        else:
-            reasons.append(Reason(Weight.UNDECIDED, Why.ROUTED_NEEDS_REVIEW, watershed=shed))
     reasons += [Reason(Weight.UNDECIDED, Why.UNPLACED, route=route) for route in evidence.unplaced]
     reasons += [Reason(Weight.NOTE, Why.CUT, route=note) for note in evidence.cut]
     if not evidence.receiving_known:
