@@ -16,14 +16,15 @@ from enum import Enum
 from typing import Optional
 
 from ..profile import RulesProfile
+from ..reference.categories import UNDECIDED
 from .evidence import (CategoryKind, ConditionAEvidence, ListedRecord, Reach, WaterEvidence,
                        WatershedEvidence)
 
 __all__ = ["Verdict", "Weight", "Why", "Reason", "ConditionADecision", "decide_condition_a",
            "UNDECIDED_KINDS"]
 
-# The category kinds that cannot decide Condition A alone (``reference.categories.UNDECIDED``).
-UNDECIDED_KINDS = (CategoryKind.UNKNOWN, CategoryKind.TMDL)
+# The category kinds that cannot decide Condition A alone: a person confirms the category.
+UNDECIDED_KINDS = tuple(CategoryKind(kind) for kind in UNDECIDED)
 
 
 class Verdict(Enum):

@@ -52,6 +52,7 @@ class CategoryKind(Enum):
     B4 = "4b"
     C4 = "4c"
     OTHER = "other"
+    UNRECOGNISED = "unrecognised"   # a category the profile does not name
 
 
 @dataclass(frozen=True)
