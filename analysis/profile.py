@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import typing
 from dataclasses import dataclass
 from datetime import date, datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Dict, Literal, Optional, Tuple
 from collections.abc import Mapping
@@ -26,7 +27,8 @@ from .errors import InputError
 
 __all__ = ["RulesProfile", "load_profile", "profile_from", "DEFAULT_PROFILE", "available_profiles",
            "read_toml", "help_text", "ProfileInfo", "Measurement", "Applicability", "Phasing",
-           "ConditionB", "ConditionC", "SiteMapScale", "Wetlands", "ConditionA", "Pollutants",
+           "ConditionB", "ConditionC", "SiteMapScale", "Wetlands", "ConditionA", "Categories",
+           "CATEGORY_KINDS", "fold_category", "Pollutants",
            "EasementCoverage", "Inspections", "Penalty", "DesignStorm", "Hydrology", "Reference",
            "Guarantees", "EscPractices", "Inputs", "Rule"]
 
@@ -82,6 +84,9 @@ class SiteMapScale:
     max_scale_denominator: float
     scale_tolerance_ratio: float
     location_map_titles: Tuple[str, ...]  # words of a sheet's title that make it a location map
+    # A site map drawn smaller than the limit: "warn" (B(2) says it "should be" at that scale)
+    # or "fail" (the village holds plans to it as a requirement).
+    smaller_scale_status: Literal["warn", "fail"]
 
     @property
     def feet_per_inch(self) -> float:
@@ -98,10 +103,82 @@ class Wetlands:
 @dataclass(frozen=True)
 class ConditionA:
     min_overlap_sq_ft: float
-    listed_categories: Tuple[str, ...]  # impaired_waters.category on the 303(d) list
-    tmdl_categories: Tuple[str, ...]  # impaired with a TMDL: C(1)'s TMDL branch
     downstream_catchment_hops: int  # drains_to steps followed from the site's catchments
     routed_tmdl_watershed: Literal["applies", "needs_review"]  # one met only through them
+
+
+def fold_category(text: object) -> str:
+    """An Integrated Report category with case, spaces and punctuation folded, as
+    [categories] compares it: ``"5-ALT"``, ``"5 alt"`` -> ``"5alt"``; ``"4A"`` -> ``"4a"``."""
+    return re.sub(r"[^0-9a-z]", "", str(text).lower())
+
+
+@dataclass(frozen=True)
+class Categories:
+    """[categories]: the one vocabulary of a water's Integrated Report category, each kind's
+    spellings (read by the importer, the review and the screen: ``reference.categories``)."""
+
+    listed: Tuple[str, ...]  # on the 303(d) list: C(1)'s first branch
+    tmdl: Tuple[str, ...]  # impaired with an approved TMDL: C(1)'s TMDL branch
+    other_controls: Tuple[str, ...]  # 4b: on neither the list nor a TMDL
+    not_a_pollutant: Tuple[str, ...]  # 4c: on neither
+    not_impaired: Tuple[str, ...]  # 1, 2, 3: skipped at import
+
+    def __post_init__(self) -> None:
+        _category_kinds(self)  # each spelling of one kind, each with a letter or digit
+
+    @cached_property
+    def _kinds(self) -> Dict[str, str]:
+        """Folded spelling -> its list, made once."""
+        return _category_kinds(self)
+
+    @cached_property
+    def _seen(self) -> Dict[object, Optional[str]]:
+        """Each value asked before -> its list (a layer's few values, asked row by row)."""
+        return {}
+
+    def kind_of(self, category: object) -> Optional[str]:
+        """The [categories] list (``listed``, ``tmdl``, ...) ``category`` is spelled in, case,
+        spaces and punctuation folded; None where no list has it.
+
+        >>> load_profile().categories.kind_of("5-ALT"), load_profile().categories.kind_of("6")
+        ('listed', None)
+        """
+        seen = self._seen
+        try:
+            return seen[category]
+        except KeyError:
+            kind = self._kinds.get(fold_category(category))
+            if len(seen) < _SEEN_MAX:
+                seen[category] = kind
+            return kind
+        except TypeError:  # a value that is not hashable
+            return self._kinds.get(fold_category(category))
+
+    def spellings(self) -> str:
+        """Every kind's spellings, for messages: ``listed: 5, 5m, ...; tmdl: 4a; ...``."""
+        return "; ".join(f"{kind}: {', '.join(getattr(self, kind))}" for kind in CATEGORY_KINDS)
+
+
+_SEEN_MAX = 1_000  # values remembered by Categories.kind_of
+# The [categories] lists.
+CATEGORY_KINDS = ("listed", "tmdl", "other_controls", "not_a_pollutant", "not_impaired")
+
+
+def _category_kinds(categories: Categories) -> Dict[str, str]:
+    """Folded spelling -> its [categories] list; a spelling of two kinds, or of no letter or
+    digit, is refused (ValueError: the profile's reader names the table)."""
+    seen: Dict[str, str] = {}
+    for kind in CATEGORY_KINDS:
+        for spelling in getattr(categories, kind):
+            folded = fold_category(spelling)
+            if not folded:
+                raise ValueError(f"{kind} has {spelling!r}, which has no letter or digit")
+            if seen.get(folded, kind) != kind:
+                raise ValueError(f"{spelling!r} is in both {seen[folded]} and {kind}: a "
+                                 "category is of one kind")
+            seen[folded] = kind
+    return seen
 
 
 @dataclass(frozen=True)
@@ -116,6 +193,9 @@ class EasementCoverage:
     uncovered_tolerance_sq_ft: float
     uncovered_tolerance_fraction: float
     snap_tolerance_ft: float
+    # Whose SMPs need easements and declarations (D(8); Maintenance and repair B, D): "required"
+    # (only where a condition of SWPPP C applies) or "shown" (every SMP the plan shows).
+    smps_held: Literal["required", "shown"]
 
 
 @dataclass(frozen=True)
@@ -202,6 +282,13 @@ class Reference:
 class Guarantees:
     construction_years_after_acceptance: int
     maintenance_years_after_completion: int
+    # The kinds of security each guarantee may be (E(1): "a cash escrow, or irrevocable letter
+    # of credit"; E(2): "a performance and maintenance bond").
+    construction_kinds: Tuple[str, ...]
+    maintenance_kinds: Tuple[str, ...]
+    # Whether the last stabilisation date stands for final acceptance and substantial
+    # completion (the dates E(1) and E(2) run from), so that a fixed end date can pass.
+    stabilization_stands_for_acceptance: bool
 
 
 @dataclass(frozen=True)
@@ -247,6 +334,7 @@ class RulesProfile:
     site_map_scale: SiteMapScale
     wetlands: Wetlands
     condition_a: ConditionA
+    categories: Categories
     pollutants: Pollutants
     easement_coverage: EasementCoverage
     inspections: Inspections

@@ -13,7 +13,7 @@ status=0
   || status=$?
 case $status in
   0) echo "demo: review ran; nothing failed (exit 0)" ;;
-  1) echo "demo: review ran; at least one finding is 'fail' (exit 1, as CONTRACT.md says)" ;;
+  1) echo "demo: review ran; at least one finding is 'fail' (exit 1, as README.md says)" ;;
   *) echo "demo: the review could not run (exit $status)" >&2; exit "$status" ;;
 esac
 echo "demo: open build/demo/report.html in a browser"

@@ -78,6 +78,22 @@ else
 fi
 # Outside make_venv's stamp: a venv made before this existed gets it too.
 link_proj_data "$QGIS_VENV"
+
+# `swppp` on the PATH, as README.md and docs/ write it: /usr/local/bin/swppp -> this checkout's
+# QGIS venv (the last checkout set up wins). A `swppp` there that is not such a link (installed
+# by other means) is left alone, and said.
+link_swppp() {
+  local link=/usr/local/bin/swppp target="$QGIS_VENV/bin/swppp"
+  ((IN_RELEASE_ROOTFS)) || [ "$(id -u)" -ne 0 ] || [ ! -x "$target" ] && return 0
+  if [ -e "$link" ] && [ ! -L "$link" ]; then
+    echo "setup: $link exists and is not a link to a checkout's venv: left alone; run $target" >&2
+    return 0
+  fi
+  [ "$(readlink "$link" 2>/dev/null)" = "$target" ] && return 0
+  ln -sfn "$target" "$link"
+  echo "setup: swppp is on the PATH ($link -> $target)"
+}
+link_swppp
 # Debian's pyproj in a venv looks for PROJ data under the venv prefix otherwise.
 export PROJ_DATA=/usr/share/proj
 export ROOT QGIS_VENV

@@ -1019,6 +1019,52 @@ def checklist_files():
          "note": "Copy kept in the site trailer"}]}
     return {"checklist/confirmations.json": json.dumps(confirmations, indent=2) + "\n"}
 
+# --- the engineer's CAD path: a DXF of phase boundaries and its schedule (README, docs/CLI.md) --
+
+CAD_PHASES = (("1", 3.1, 0.0, "2027-04-01", "2027-07-01"), ("2", 3.1, 2000.0, "2027-05-01", "2027-08-01"))
+
+
+def write_cad(folder):
+    """``cad/plan.dxf`` (each phase's boundary a closed polyline on CAD layer C-PHAS-n, beside a
+    C-ANNO-TEXT point, as a CAD export has; no CRS: a drawing has none), and its schedule as
+    ``cad/schedule.csv`` and ``cad/schedule.xlsx`` (true date cells). Two 3.1-acre phases open
+    together in May and June: 6.2 acres at once, over the five-acre limit, so the proposal
+    delays phase 2 until phase 1 is stabilised."""
+    import zipfile
+    from datetime import date, datetime
+
+    from openpyxl import Workbook
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    side = math.sqrt(ACRE_SQFT)
+    boundaries = [box(X0 + dx, Y0, X0 + dx + side * math.sqrt(acres), Y0 + side * math.sqrt(acres))
+                  for _, acres, dx, _, _ in CAD_PHASES]
+    frame = gpd.GeoDataFrame({"Layer": [f"C-PHAS-{p[0]}" for p in CAD_PHASES] + ["C-ANNO-TEXT"]},
+                             geometry=[b.exterior for b in boundaries] + [Point(X0, Y0)])
+    frame.to_file(folder / "plan.dxf", driver="DXF")
+    rows = [("phase", "start", "stabilized")] + [(p[0], p[3], p[4]) for p in CAD_PHASES]
+    (folder / "schedule.csv").write_text("".join(",".join(r) + "\r\n" for r in rows), encoding="utf-8")
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Schedule"
+    for r, row in enumerate(rows, start=1):
+        for c, value in enumerate(row, start=1):
+            cell = sheet.cell(r, c, value if r == 1 or c == 1 else date.fromisoformat(value))
+            if r > 1 and c > 1:
+                cell.number_format = "yyyy-mm-dd"
+    book.properties.created = book.properties.modified = datetime(2026, 1, 1)
+    written = folder / "schedule.xlsx"
+    book.save(written)
+    # The same bytes every run: the zip's entries dated as the GeoPackages are.
+    with zipfile.ZipFile(written) as archive:
+        entries = [(i.filename, archive.read(i)) for i in archive.infolist()]
+    with zipfile.ZipFile(written, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries:
+            archive.writestr(zipfile.ZipInfo(name, (2026, 1, 1, 0, 0, 0)), data,
+                             zipfile.ZIP_DEFLATED)
+
+
 def main(outdir):
     outdir = Path(outdir)
     demo = demo_site_layers()
@@ -1042,6 +1088,7 @@ def main(outdir):
         (outdir / relative).write_text(text, encoding="utf-8")
     write_sheets(outdir / "sheets")
     check_sheets(outdir / "sheets")
+    write_cad(outdir / "cad")
 
 
 if __name__ == "__main__":

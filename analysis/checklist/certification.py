@@ -75,6 +75,7 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
             "`swppp certification-form` prints the form", due=BEFORE_CONSTRUCTION)],
             start=start)
     labels = feature_labels(LAYER, frame, "name")
+    phase_starts = _phase_starts(site)
     problems, undecided = {}, []
     incomplete = late = False
     for label, (_fid, row) in zip(labels, frame.iterrows()):
@@ -84,11 +85,16 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
             lacking.append(f"signed_on {row['signed_on']!r} is not a date (YYYY-MM-DD)")
         incomplete = incomplete or bool(lacking)
         late = late or signed is None
-        if signed is not None and start is not None and signed > start:
-            lacking.append(f"signed {signed.isoformat()}, after work started on "
-                           f"{start.isoformat()}")
+        # G(1) binds each contractor before its own work: the start of its phase where the
+        # record names one, else the project's first day (round 3, point 11).
+        phase = str(row["phase"]).strip() if "phase" in row and has_text(row["phase"]) else None
+        own_start = phase_starts.get(phase) if phase is not None else start
+        work = f"its phase {phase}'s work started" if phase is not None else "work started"
+        if signed is not None and own_start is not None and signed > own_start:
+            lacking.append(f"signed {signed.isoformat()}, after {work} on "
+                           f"{own_start.isoformat()}")
             late = True
-        elif signed is not None and start is None:
+        elif signed is not None and own_start is None:
             undecided.append(label)
         if lacking:
             problems[label] = lacking
@@ -100,8 +106,9 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
                 for label, lacking in problems.items()]
     if undecided:
         findings.append(Finding(RULE, NEEDS_REVIEW, section,
-                                "no disturbance start_date says when work starts, so whether "
-                                "these certifications were signed before it is not known",
+                                "no disturbance start_date says when their work starts (for a "
+                                "record naming a phase: that phase's), so whether these "
+                                "certifications were signed before it is not known",
                                 features=undecided, due=BEFORE_CONSTRUCTION))
     if not findings:
         findings.append(Finding(
@@ -112,6 +119,20 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
     return CertificationResult(findings, records=len(frame), complete=not incomplete,
                                signed_in_time=not (late or undecided),
                                problems=problems, start=start)
+
+
+def _phase_starts(site: SitePlan) -> dict:
+    """{phase: the first readable start_date of its disturbance}."""
+    frame = site.layer("disturbance")
+    starts: dict = {}
+    if frame is None or "phase" not in frame:
+        return starts
+    for phase, value in zip(frame["phase"], frame["start_date"]):
+        day, _readable = parse_date(value)
+        if has_text(phase) and day is not None:
+            key = str(phase).strip()
+            starts[key] = min(day, starts.get(key, day))
+    return starts
 
 
 def render_certification_form(profile: RulesProfile, site: Optional[SitePlan] = None) -> str:

@@ -213,6 +213,10 @@ class _Evidence:
             if missing:
                 return False, "project " + ", ".join(missing) + " empty"
             return True, "; ".join(f"project {f}: {v}" for f, v in values.items())
+        if kind == "compared":
+            return self._compared(argument)
+        if kind == "stages":
+            return self._stages(argument.split("+"))
         if kind == "phasing":
             return self._phasing()
         if kind == "recorded_easement":
@@ -255,6 +259,38 @@ class _Evidence:
         return False, (f"{len(labels)} of {len(frame)} {name} features lack "
                        f"{' or '.join(names)}: {', '.join(labels[:5])}"
                        + (" ..." if len(labels) > 5 else ""))
+
+    def _compared(self, name: str) -> tuple[bool, str]:
+        """D(5): "Comparison of postdevelopment stormwater runoff conditions with predevelopment
+        conditions": a row with both figures of one quantity; post figures alone are none."""
+        frame = self.site.layer(name)
+        if frame is None or len(frame) == 0:
+            return False, f"no {name} rows"
+        pairs = (("peak", "pre_peak_cfs", "post_peak_cfs"),
+                 ("volume", "pre_volume_cf", "post_volume_cf"))
+        compared = [f"{label} ({quantity})"
+                    for label, (_, row) in zip(self.site.labels(name), frame.iterrows())
+                    for quantity, pre, post in pairs
+                    if pre in frame and post in frame and pd.notna(row[pre]) and pd.notna(row[post])]
+        if compared:
+            return True, (f"{name}: pre- and post-development figures compared for "
+                          + ", ".join(compared[:5]))
+        return False, (f"{name}: no row gives both a pre- and a post-development figure of one "
+                       "quantity (peak or volume); post-development figures alone are no comparison")
+
+    def _stages(self, wanted: Sequence[str]) -> tuple[bool, str]:
+        """B(7): "Temporary and permanent structural and vegetative measures": practices of each
+        stage (a practice converted from temporary to permanent counts as both)."""
+        frame = self.site.layer("esc_practice")
+        stages = set() if frame is None or "stage" not in frame else {
+            str(v).strip() for v in frame["stage"] if has_text(v)}
+        if "converted" in stages:
+            stages |= {"temporary", "permanent"}
+        missing = [w for w in wanted if w not in stages]
+        if missing:
+            return False, ("no " + " and no ".join(missing) + " measures in esc_practice (B(7): "
+                           "\"Temporary and permanent\" measures)")
+        return True, "esc_practice: " + " and ".join(wanted) + " measures"
 
     def _location_map(self) -> tuple[bool, str]:
         frame = self.site.layer("layout_scale")
@@ -320,14 +356,18 @@ def _submissions(site: SitePlan) -> dict[str, list[str]]:
     return out
 
 
-def _applies(item: ChecklistItem, conditions, has_smp: bool) -> str:
-    """yes, no or undecided."""
+def _applies(item: ChecklistItem, conditions, has_smp: bool, smps_held: str) -> str:
+    """yes, no or undecided. ``has_smp``: the plan shows SMPs; ``smps_held``: the profile's
+    ``[easement_coverage] smps_held`` ("shown": the required_facility items reach every SMP
+    shown; "required": only a condition's)."""
     if item.applies == "always":
         return "yes"
     if item.applies in ("on_request", "village_choice"):
         return "no"
     decided = [c for c in conditions.values() if c is not None and c.decided]
-    if any(c.applies for c in decided) or (item.applies == "facility" and has_smp):
+    held = item.applies == "facility" or (item.applies == "required_facility"
+                                          and smps_held == "shown")
+    if any(c.applies for c in decided) or (held and has_smp):
         return "yes"
     if len(decided) < len(conditions):
         return "undecided"
@@ -337,11 +377,13 @@ def _applies(item: ChecklistItem, conditions, has_smp: bool) -> str:
 def build_checklist(site: SitePlan, conditions: Mapping, certification: CertificationResult,
                     guarantees: GuaranteeResult,
                     confirmations: Sequence[Confirmation] = (),
-                    location_titles: Sequence[str] = ("location map",)) -> list[dict]:
+                    location_titles: Sequence[str] = ("location map",),
+                    smps_held: str = "required") -> list[dict]:
     """One entry per item: ``{"item", "text", "status", "evidence", "due", "applies",
     "confirmation"}`` (CONTRACT.md's four keys and three more); B(2)'s also ``contents``: each
     content of the site map with its own status. ``location_titles``: the profile's
-    ``[site_map_scale] location_map_titles``."""
+    ``[site_map_scale] location_map_titles``; ``smps_held``: ``[easement_coverage] smps_held``
+    ("required": the facility items apply only where a condition does)."""
     evidence = _Evidence(site, certification, guarantees, location_titles)
     submitted = _submissions(site)
     confirmed = {c.item: c for c in confirmations}
@@ -349,7 +391,7 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
     has_smp = smp is not None and len(smp) > 0
     entries = []
     for item in checklist_items():
-        applies = _applies(item, conditions, has_smp)
+        applies = _applies(item, conditions, has_smp, smps_held)
         shown, text = evidence.holds(item.evidence)
         optional = item.applies in ("on_request", "village_choice")
         if applies == "no" and not (optional and (item.item in submitted or shown)):
@@ -360,7 +402,11 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
                     "the chapter (if required, due before construction)"
                     if item.applies == "village_choice" else
                     "no condition (A, B or C) applies" + (
-                        " and the plan has no SMP" if item.applies == "facility" else ""))
+                        " and the plan has no SMP" if item.applies == "facility"
+                        or (item.applies == "required_facility" and smps_held == "shown") else
+                        ": no stormwater management facility is \"one of the requirements\" "
+                        "(Maintenance and repair B)" if item.applies == "required_facility"
+                        else ""))
         elif shown:
             status, said = PROVIDED, f"site plan: {text}"
         elif item.item in submitted:
@@ -371,15 +417,24 @@ def build_checklist(site: SitePlan, conditions: Mapping, certification: Certific
                                      "no submission names a document for it")
             if item.due != "approval":
                 status, said = NOT_YET_DUE, f"{said}; {_DUE_WORDS[item.due]}"
-        confirmation = confirmed.get(item.item)
-        if confirmation is not None:
-            status = CONFIRMED
         contents = (_site_map_contents(evidence, item.item in submitted)
                     if item.item == "B(2)" else None)
         if contents is not None:
             count = sum(c["status"] == PROVIDED for c in contents)
             said += (f"; the site map shows {count} of {len(contents)} contents B(2) says it "
                      "\"should show\" (each listed)")
+            located = next(c for c in contents if c["content"] == "location_map")
+            if status == PROVIDED and located["status"] != PROVIDED:
+                # "shall provide ... Site map/construction drawing(s) for the project, including
+                # a general location map": unlike the contents the site map "should show", the
+                # location map is part of what B(2) requires (round 3, point 3).
+                status = MISSING
+                said = (f"no general location map: {located['evidence']} (B(2): \"including a "
+                        f"general location map\"; add a layout_scale sheet whose drawing is "
+                        f"location_map, or a submission for B(2)); {said}")
+        confirmation = confirmed.get(item.item)
+        if confirmation is not None:
+            status = CONFIRMED
         entry: dict[str, Any] = {
             "item": item.item, "text": item.text, "status": status, "evidence": said,
             "due": item.due, "applies": applies,
@@ -444,7 +499,8 @@ def check_contents(site: SitePlan, conditions: Mapping, profile: RulesProfile,
     guarantees = check_guarantees(site, profile)
     esc = summarise_esc_practices(site)
     checklist = build_checklist(site, conditions, certification, guarantees, confirmations,
-                                profile.site_map_scale.location_map_titles)
+                                profile.site_map_scale.location_map_titles,
+                                profile.easement_coverage.smps_held)
     findings = [check_swppp_contents(checklist, profile, swppp_required)]
     if swppp_required is False:  # nothing of a SWPPP is owed: say so once per rule
         findings += [Finding(rule, NOT_APPLICABLE, profile.section(rule),

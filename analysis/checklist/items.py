@@ -10,7 +10,8 @@ __all__ = ["ChecklistItem", "checklist_items", "item_ids", "site_map_contents"]
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "checklist.csv"
 CONTENTS = DATA.parent / "site_map_contents.csv"
-_APPLIES = ("always", "conditions", "facility", "on_request", "village_choice")
+_APPLIES = ("always", "conditions", "facility", "required_facility", "on_request",
+            "village_choice")
 _DUE = ("approval", "before_construction", "during_construction", "completion")
 
 
@@ -20,7 +21,7 @@ class ChecklistItem:
 
     item: str
     due: str  # approval | before_construction | during_construction | completion
-    applies: str  # always | conditions | facility | on_request
+    applies: str  # always | conditions | facility | required_facility | on_request | village_choice
     evidence: str  # the rule that finds it in the site plan (see the CSV's header)
     text: str  # the chapter's words
 

@@ -14,7 +14,7 @@ group holding it comes within the same tolerance of a ``public_row`` polygon.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -433,11 +433,34 @@ def _sq_ft(value: float) -> str:
 
 # --- the review's check ------------------------------------------------------------------
 
+# Where no condition of SWPPP C applies, the SMPs are not the chapter's requirement: D(8) is one
+# of the "SWPPP requirements for Conditions A, B and C", and Maintenance and repair B asks an
+# easement of "any approval that has a stormwater management facility as one of the
+# requirements". What the check finds is then told, as info, never failed (round 3, point 5).
+NOT_REQUIRED = ("; not a requirement here: no condition of SWPPP C applies, and D(8) (\"Maintenance "
+                "easements to ensure access to all stormwater management practices\") is one of "
+                "the \"SWPPP requirements for Conditions A, B and C\" (Maintenance and repair B: an "
+                "approval \"that has a stormwater management facility as one of the "
+                "requirements\"; the profile's [easement_coverage] smps_held = \"required\"); told for the "
+                "engineer, not failed")
+
+
+def not_required(findings: list[Finding]) -> list[Finding]:
+    """The findings as info where no condition applies: each ``fail`` or ``warn`` says why."""
+    return [replace(f, status=INFO, message=f.message + NOT_REQUIRED)
+            if f.status in (FAIL, WARN) else f for f in findings]
+
+
 def _run(context, progress) -> CheckResult:
     findings, uncovered_smp_sq_ft = check_easement_coverage(context.site, context.profile)
+    conditions = context.decided("A", "B", "C")
+    if context.profile.easement_coverage.smps_held == "required" and all(
+            c.decided and not c.applies for c in conditions.values()):
+        findings = not_required(findings)
     return CheckResult(findings, {"uncovered_smp_sq_ft": uncovered_smp_sq_ft})
 
 
 CHECKS = (Check("easement_coverage", regulated=True, rules=("easement_coverage",),
-                reads=("site:smp", "site:easement", "site:public_row"), run=_run,
+                reads=("site:smp", "site:easement", "site:public_row", "conditions"), run=_run,
+                needs=("condition_a", "condition_b", "condition_c"),
                 doing="checking maintenance easements over the SMPs", weight=3.0),)

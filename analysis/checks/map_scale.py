@@ -338,7 +338,7 @@ def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame]
     tolerance = profile.site_map_scale.scale_tolerance_ratio
     section = profile.section(RULE)
     area_crs = crs_of(area_crs or profile.area_crs)
-    judge = _Judge(limit, tolerance, section)
+    judge = _Judge(limit, tolerance, section, profile.site_map_scale.smaller_scale_status)
     titles = profile.site_map_scale.location_map_titles
     findings, scales = [], []
     located = []  # the location-map findings (SWPPP B(2): no scale asked of them)
@@ -461,11 +461,17 @@ class _Judge:
     limit: float
     tolerance: float
     section: str
+    smaller: str  # the profile's status for a smaller scale: "warn" ("should") or "fail"
 
     def verdict(self, denominator: float) -> str:
-        return PASS if denominator <= self.limit * (1 + self.tolerance) else FAIL
+        return PASS if denominator <= self.limit * (1 + self.tolerance) else self.smaller
 
     def finding(self, status, message, value, features, geometry=None) -> Finding:
+        if status == self.smaller:
+            reading = "a requirement" if status == FAIL else "a recommendation"
+            message += ('. SWPPP B(2): "Site map should be at a scale no smaller than one inch '
+                        f'equals 100 feet"; read as {reading} (the profile\'s [site_map_scale] '
+                        f'smaller_scale_status = "{status}")')
         return Finding(RULE, status, self.section, message, value=value, limit=self.limit,
                        units="scale denominator", features=features, geometry=geometry)
 

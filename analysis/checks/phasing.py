@@ -546,8 +546,13 @@ def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) ->
                                         "approved waiver (five_acre_waiver): confirm the approved "
                                         "SWPPP allows it", features=plan.worst_features, **common))
             else:
-                findings.append(Finding(rule, FAIL, section, text, features=plan.worst_features,
-                                        **common))
+                # B(4)'s proviso carried, so that the finding reads as the plan's state, not as
+                # a violation already committed (issue 33, round 3, point 10).
+                findings.append(Finding(rule, FAIL, section, text + (
+                    " as planned (SWPPP B(4): \"not more than five acres shall be disturbed at "
+                    "any one time unless pursuant to an approved SWPPP\"): re-phase the plan, or "
+                    "seek the SWPPP's approval for more (five_acre_waiver, once approved)"),
+                    features=plan.worst_features, **common))
             if bad:
                 findings.append(Finding(rule, NEEDS_REVIEW, section,
                                         f"{len(bad)} polygon(s) left out of the timeline ({why}); "
@@ -593,7 +598,9 @@ def _sequence_findings(plan: Phasing, profile: RulesProfile) -> list[Finding]:
             rule, WARN, section,
             f"{_phase_list([overlap['phase']])} is cleared from {overlap['from']} while "
             f"{'phase' if count == 1 else 'phases'} {named}{more} {verb} not yet "
-            f"stabilised; phasing stabilises each piece before the next is cleared",
+            f"stabilised. The chapter's definition of \"Phasing\" is \"with the stabilization of "
+            f"each piece completed before the clearing of the next\"; no section states it as a "
+            f"duty, so this is a warning about the plan's phasing, not a failure",
             features=overlap["features"]))
     return findings
 

@@ -33,7 +33,10 @@ def check_disturbance_outside_site(site: SitePlan, disturbed: DisturbedArea,
     labels = np.asarray(site.labels("disturbance"), dtype=object)[reaching].tolist()
     return Finding("disturbance_outside_site", WARN, section,
                    f"{outside_sq_ft:,.0f} sq ft of disturbance lies outside the site boundary "
-                   f"({', '.join(labels)}); show permission for off-site work or redraw it",
+                   f"({', '.join(labels)}). B(2) asks the site map to show \"the total site "
+                   f"area\" and \"areas of disturbance\"; the chapter says nothing of disturbance "
+                   f"beyond the site, so this is the tool's warning, not its words: redraw the "
+                   f"boundary or the disturbance, or note why the work leaves the site",
                    value=outside_sq_ft, limit=tolerance, units="sq ft", features=labels,
                    geometry=outside), outside_sq_ft
 

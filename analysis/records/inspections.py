@@ -343,6 +343,14 @@ def check_inspection_notice(notices: Sequence[Notice], profile: RulesProfile
     return findings, rows
 
 
+# Maintenance and repair A(1): "Sediment shall be removed from sediment traps or sediment ponds
+# whenever their design capacity has been reduced by 50%." The chapter gives no time; allowing
+# until the next inspection is this tool's reading, and every finding says so.
+CLEANOUT_READING = (' (Maintenance and repair A(1): removed "whenever their design capacity has '
+                    'been reduced by 50%"; the chapter sets no time, and "by the next '
+                    'inspection" is this tool\'s reading)')
+
+
 def check_sediment_cleanout(readings: Sequence[TrapReading], reports: Sequence[InspectionReport],
                             profile: RulesProfile) -> tuple[list[Finding], list[dict]]:
     """Maintenance and repair A(1): a trap at 50% of design capacity cleaned out by the next
@@ -367,12 +375,14 @@ def check_sediment_cleanout(readings: Sequence[TrapReading], reports: Sequence[I
             continue
         if following is None:
             findings.append(Finding(rule, WARN, section,
-                                    f"{what}: not yet cleaned out; it must be by the next inspection",
+                                    f"{what}: not yet cleaned out; it must be by the next inspection"
+                                    + CLEANOUT_READING,
                                     value=filled, limit=fraction, units="fraction", features=features))
             continue
         done = f"cleaned out only on {t.cleaned_on}" if t.cleaned_on else "not cleaned out"
         findings.append(Finding(rule, FAIL, section,
-                                f"{what}: {done} by the next inspection on {following}",
+                                f"{what}: {done} by the next inspection on {following}"
+                                + CLEANOUT_READING,
                                 value=filled, limit=fraction, units="fraction",
                                 features=features + [f"due:{following}"]))
     if not [f for f in findings if f.status == FAIL]:
@@ -380,7 +390,8 @@ def check_sediment_cleanout(readings: Sequence[TrapReading], reports: Sequence[I
             rule, PASS, section,
             f"{len(readings)} measurement(s) of {len({t.trap_id for t in readings})} trap(s): "
             f"each that reached {fraction:.0%} of its design capacity was cleaned out by the "
-            "next inspection" + (" (or has no next inspection yet)" if findings else "")))
+            "next inspection" + (" (or has no next inspection yet)" if findings else "")
+            + CLEANOUT_READING))
     return findings, rows
 
 

@@ -18,6 +18,7 @@ The record (TOML)::
     [violation]  # C(3)
     nature = "..."
     sections = ["Maintenance and repair A(2)"]   # the sections violated (at least one)
+    found_at_inspection = true          # optional (default true): Inspections A(1)(b) applies
     [remedy]     # C(4)
     measures = "..."
     complete_by = 2027-06-09            # or schedule = "within 7 days of this notice"
@@ -115,6 +116,12 @@ def read_violation(path: str | Path, limits: Optional[Inputs] = None) -> NoticeO
     if not isinstance(kinds, list) or any(k not in KINDS for k in kinds):
         raise InputError(f"penalties.kinds {kinds!r} must list criminal and/or civil", path=path,
                          field="penalties.kinds", fix='write kinds = ["criminal", "civil"]')
+    found = data["violation"].get("found_at_inspection", True)
+    if not isinstance(found, bool):
+        raise InputError(f"violation.found_at_inspection {found!r} is not true or false", path=path,
+                         field="violation.found_at_inspection",
+                         fix="write found_at_inspection = true (or false where the violation was "
+                             "not found at an inspection of the site)")
     sections = data["violation"]["sections"]
     if not isinstance(sections, list):
         raise InputError("violation.sections must be a list", path=path, field="violation.sections",
@@ -159,6 +166,13 @@ def penalty_statements(notice: NoticeOfViolation, profile: RulesProfile) -> list
     return out
 
 
+# Inspections A(1)(b), in the chapter's words: what follows a violation found at an inspection.
+STOP_BUT_STABILIZATION = (
+    "Inspections A(1)(b): \u201cNo further work shall be conducted except for site stabilization "
+    "until all violations are corrected and all work previously completed has received approval "
+    "by the Stormwater Management Administrator.\u201d")
+
+
 def render_notice_html(notice: NoticeOfViolation, profile: RulesProfile,
                        today: Optional[date] = None) -> str:
     """The notice as one HTML document; every text from the record is escaped."""
@@ -194,6 +208,8 @@ by {_e(d.get("issued_by") or "the Stormwater Management Administrator")} under E
 <h2>Remedial measures and schedule (C(4))</h2>
 <p>{_e(notice.get("remedy", "measures"))}</p>
 <p>{_e(schedule.strip())}</p>
+{f"<p><strong>{_e(STOP_BUT_STABILIZATION)}</strong></p>"
+ if notice.get("violation", "found_at_inspection") is not False else ""}
 <h2>Penalties that may be assessed (C(5))</h2>
 {"".join(f"<p>{s}</p>" for s in statements)}
 <p class="muted">Failure to comply may also lead to a stop-work order (Enforcement D).</p>

@@ -20,7 +20,6 @@ from .contract import REFERENCE_LAYERS
 
 __all__ = ["Change", "LayerDiff", "diff_versions", "diff_frames"]
 
-ADDED_NAMES = {"impaired_waters": ("newly listed", "delisted")}
 
 
 @dataclass
@@ -132,24 +131,24 @@ def diff_frames(layer: str, before: gpd.GeoDataFrame, after: gpd.GeoDataFrame, o
     if match == "geometry":
         return _diff_by_geometry(layer, before, after, old, new, tolerance)
     spec = REFERENCE_LAYERS[layer]
-    added_name, removed_name = ADDED_NAMES.get(layer, ("added", "removed"))
+    added_name, removed_name = spec.change_words
     key = spec.id_field
     old_frame, new_frame = before.set_index(key), after.set_index(key)
     changes = []
     for fid in new_frame.index.difference(old_frame.index, sort=False):
         changes.append(Change(added_name, fid, _name(new_frame, fid),
-                              pollutants_added=_pollutants(new_frame, fid),
+                              pollutants_added=_pollutants(new_frame, fid, spec),
                               geometry=new_frame.geometry.loc[fid]))
     for fid in old_frame.index.difference(new_frame.index, sort=False):
         changes.append(Change(removed_name, fid, _name(old_frame, fid),
-                              pollutants_removed=_pollutants(old_frame, fid),
+                              pollutants_removed=_pollutants(old_frame, fid, spec),
                               geometry=old_frame.geometry.loc[fid]))
     common = new_frame.index.intersection(old_frame.index, sort=False)
     moved = _moved(np.asarray(old_frame.geometry.loc[common].array),
                    np.asarray(new_frame.geometry.loc[common].array), tolerance)
-    others = [f for f in spec.fields if f not in (key, "pollutants")]
+    others = [f for f in spec.fields if f != key and f not in spec.pollutant_fields]
     for fid, geometry_changed in zip(common, moved):
-        was, now = _pollutants(old_frame, fid), _pollutants(new_frame, fid)
+        was, now = _pollutants(old_frame, fid, spec), _pollutants(new_frame, fid, spec)
         changed = {f: [_plain(old_frame.at[fid, f]), _plain(new_frame.at[fid, f])] for f in others
                    if _plain(old_frame.at[fid, f]) != _plain(new_frame.at[fid, f])}
         change = Change("changed", fid, _name(new_frame, fid),
@@ -175,13 +174,15 @@ def _moved(old, new, tolerance: float) -> np.ndarray:
     return out
 
 
-def _pollutants(frame, fid) -> list:
-    if "pollutants" not in frame.columns:
-        return []
-    value = frame.at[fid, "pollutants"]
-    # Upper case: a version kept from before the import folded names may spell them otherwise.
-    return sorted({p.strip().upper() for p in value.split(";") if p.strip()}) \
-        if isinstance(value, str) else []
+def _pollutants(frame, fid, spec) -> list:
+    """The pollutant names of feature ``fid`` (its layer's pollutant fields), each once."""
+    names = set()
+    for name in spec.pollutant_fields:
+        value = frame.at[fid, name] if name in frame.columns else None
+        # Upper case: a version kept from before the import folded names may spell them otherwise.
+        if isinstance(value, str):
+            names |= {p.strip().upper() for p in value.split(";") if p.strip()}
+    return sorted(names)
 
 
 def _name(frame, fid):

@@ -28,19 +28,15 @@ import shapely
 
 from ..errors import InputError
 from ..geometry import as_multi, in_family
-from ..profile import read_toml
+from ..profile import Categories, load_profile, read_toml
 from ..io.vector import layer_feature_count, list_layers, read_layer, read_layer_batches
 from ..siteplan.mapping import fill_template, template_fields
-from .contract import FORMATS, OPTIONAL_VALUES, POLYGONS, REFERENCE_LAYERS, ReferenceLayerSpec
+from .contract import FORMATS, POLYGONS, REFERENCE_LAYERS, ReferenceLayerSpec
 from .derive import upstream_watersheds
 
 __all__ = ["REFERENCE_LAYERS", "ReferenceLayerSpec", "Candidate", "ImportReport", "FORMATS",
            "StormwaterReading", "read_candidate", "stream_candidate", "normalize_pollutants",
-           "source_sha256", "normalize_category", "IMPAIRED_CATEGORIES", "BATCH"]
-
-# Integrated Report categories of an impaired water: 5 is 303(d)-listed; 4a/4b/4c impaired,
-# not listed (4a: a TMDL is approved; 4b: other controls; 4c: not caused by a pollutant).
-IMPAIRED_CATEGORIES = ("5", "5a", "5alt", "5r", "4a", "4b", "4c")
+           "source_sha256", "normalize_category", "BATCH"]
 
 
 @dataclass(frozen=True)
@@ -168,7 +164,8 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
                    geometry: str | Path | None = None, mapping: str | Path | None = None,
                    synonyms: Optional[dict] = None, causes: str | Path | None = None,
                    reading: Optional[StormwaterReading] = None,
-                   catchments: Optional[gpd.GeoDataFrame] = None) -> Candidate:
+                   catchments: Optional[gpd.GeoDataFrame] = None,
+                   categories: Optional[Categories] = None) -> Candidate:
     """Read ``source`` as reference layer ``layer`` and validate it against the contract.
 
     Parameters
@@ -190,6 +187,9 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
     catchments : for ``tmdl_watersheds`` from ``attains``: catchments (``catchment_id``,
         ``drains_to``) from which each unit's watershed is derived; ``geometry`` then gives
         the assessment units themselves (lines or polygons), not their watersheds.
+    categories : the rules profile's ``[categories]`` (by default the shipped profile's): a
+        water of a ``not_impaired`` category is skipped (reported); one of a category the
+        profile does not name is refused, naming the water, the value and the fix.
 
     Raises
     ------
@@ -198,6 +198,7 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
         repeated, nothing left): nothing is written then.
     """
     spec = _spec(layer)
+    categories = categories or load_profile().categories
     if fmt not in FORMATS:
         raise InputError(f"unknown source format '{fmt}'", fix="use one of " + ", ".join(FORMATS),
                          parameter="format")
@@ -222,9 +223,10 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
             report.tmdl_ids.update(_ids(frame, spec))
     else:
         if fmt == "attains":
-            table, dated = _attains_table(path, spec, report, reading or StormwaterReading())
+            table, dated = _attains_table(path, spec, report, reading or StormwaterReading(),
+                                          categories)
         else:
-            table = _pwl_table(path, spec, report, causes)
+            table = _pwl_table(path, spec, report, categories, causes)
         if spec.name == "tmdl_watersheds":
             report.tmdl_ids.update(_ids(table, spec))
         elif "tmdl_id" in table.columns:
@@ -247,7 +249,7 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
                              parameter="geometry",
                              fix="give a vector file with the ids as the geometry file (see "
                                  "docs/REFERENCE.md, 'TMDL watershed polygons')")
-    frame = _validate(frame, spec, report, str(path), synonyms or {})
+    frame = _validate(frame, spec, report, str(path), synonyms or {}, categories)
     return Candidate(layer=layer, frame=frame, source=str(source), sha256=source_sha256(hashed),
                      report=report, crs=frame.crs, expected=len(frame), source_date=dated[0],
                      source_date_from=dated[1],
@@ -278,7 +280,8 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
                      synonyms: Optional[dict] = None, causes: str | Path | None = None,
                      reading: Optional[StormwaterReading] = None,
                      catchments: Optional[gpd.GeoDataFrame] = None,
-                     batch: Optional[int] = None) -> Candidate:
+                     batch: Optional[int] = None,
+                     categories: Optional[Categories] = None) -> Candidate:
     """:func:`read_candidate`, streamed where the layer is large: an OGR source of a polygon
     layer (wetlands, TMDL watersheds, catchments; a zip as published included) is read,
     validated and repaired ``batch`` features at a time as the store writes it, so that memory
@@ -295,7 +298,7 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
             or tuple(spec.geometry_types) != POLYGONS:
         return read_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
                               synonyms=synonyms, causes=causes, reading=reading,
-                              catchments=catchments)
+                              catchments=catchments, categories=categories)
     batch = batch or BATCH
     path, source_layer, inner = _split_source(source)
     hashed = [path] + ([Path(mapping)] if mapping else [])
@@ -303,6 +306,7 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
     rules = _load_mapping(mapping) if mapping else {}
     report = ImportReport()
     synonyms = synonyms or {}
+    categories = categories or load_profile().categories
     opener = _Opened(path, inner, layer)
     opened = opener.__enter__()
     try:
@@ -311,7 +315,8 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
         if first is None:
             raise _nothing_left(spec, path, source_layer)
         first_frame = _apply_mapping(_checked_source(first, path, source_layer), rules, spec, path)
-        _validate_batch(first_frame, spec, ImportReport(), str(path), synonyms)  # fields, CRS
+        _validate_batch(first_frame, spec, ImportReport(), str(path), synonyms,
+                        categories)  # fields, CRS
         dated = _ogr_date(path, opened, source_layer)
         expected = _feature_count(opened, source_layer)
     except BaseException:
@@ -323,7 +328,7 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
             frame = _apply_mapping(_checked_source(data, path, source_layer), rules, spec, path)
             if spec.name == "tmdl_watersheds":  # every unit of this layer has a TMDL
                 into.tmdl_ids.update(_ids(frame, spec))
-            yield _validate_batch(frame, spec, into, str(path), synonyms)
+            yield _validate_batch(frame, spec, into, str(path), synonyms, categories)
 
     def stream() -> Iterator[gpd.GeoDataFrame]:
         report.clear()
@@ -617,7 +622,8 @@ def _read_json(path: Path, what: str) -> list:
 
 
 def _attains_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
-                   reading: StormwaterReading) -> tuple[pd.DataFrame, tuple]:
+                   reading: StormwaterReading,
+                   categories: Categories) -> tuple[pd.DataFrame, tuple]:
     """ATTAINS ``assessments`` (impaired waters) or ``actions`` (TMDL watersheds), one row per
     id, and the date the response gives itself (its reporting cycle; the latest action's)."""
     if spec.name not in ("impaired_waters", "tmdl_watersheds"):
@@ -628,7 +634,8 @@ def _attains_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
     items = _read_json(path, kind)
     try:  # an item whose parts are not the lists and objects ATTAINS sends
         if spec.name == "impaired_waters":
-            rows = [row for item in items for row in _assessment_rows(item, report)]
+            rows = [row for item in items
+                    for row in _assessment_rows(item, report, categories, path)]
             cycles = sorted({str(i.get("reportingCycleText")) for i in items
                              if i.get("reportingCycleText")})
             dated = ((cycles[-1], "the reporting cycle (reportingCycleText)") if cycles
@@ -659,18 +666,19 @@ def normalize_category(text) -> Optional[str]:
     return str(text).strip().lower()
 
 
-def _assessment_rows(item: dict, report: ImportReport):
-    """Impaired units (category 4a/4b/4c/5, or no category and a cause) with their causes,
-    category and the TMDL actions linked to the causes."""
+def _assessment_rows(item: dict, report: ImportReport, categories: Categories, path):
+    """Impaired units (a category of the profile's impaired kinds, or no category and a
+    cause) with their causes, category and the TMDL actions linked to the causes."""
     cycle = item.get("reportingCycleText")
     for unit in item.get("assessments") or []:
         unit_id = unit.get("assessmentUnitIdentifier")
         category = normalize_category(unit.get("epaIRCategory"))
         causes = [p for p in unit.get("parameters") or []
                   if str(p.get("parameterStatusName", "")).strip().lower() == "cause"]
-        if category is not None and category not in IMPAIRED_CATEGORIES:
-            report.skipped.append((str(unit_id), f"category {unit.get('epaIRCategory')} is not "
-                                                 "impaired (impaired: 4a, 4b, 4c, 5)"))
+        skip = _not_impaired(unit.get("epaIRCategory"), unit_id, categories, path,
+                             "epaIRCategory")
+        if skip:
+            report.skipped.append((str(unit_id), skip))
             continue
         if category is None and not causes:
             report.skipped.append((str(unit_id), "no parameter with status 'Cause' (not impaired)"))
@@ -755,7 +763,7 @@ PWL_CAUSE_COLUMNS = ("causes", "cause", "pollutants", "pollutant")
 
 
 def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
-               causes_path=None) -> pd.DataFrame:
+               categories: Categories, causes_path=None) -> pd.DataFrame:
     """NYSDEC PWL rows (``PWL_ID``, ``WIN``, ``NAME``, causes) as impaired waters, ``NY`` + PWL
     id. Without a causes column, the causes come from an ATTAINS ``assessments`` response
     (``causes_path``) joined by id, or every row is listed without causes (pollutants empty,
@@ -782,7 +790,7 @@ def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
         attains_report = ImportReport()
         attains = {_join_key(pd.Series([r["waterbody_id"]])).iloc[0]: r
                    for item in _read_json(Path(causes_path), "assessments")
-                   for r in _assessment_rows(item, attains_report)}
+                   for r in _assessment_rows(item, attains_report, categories, causes_path)}
         not_impaired = {_join_key(pd.Series([label])).iloc[0]: reason
                         for label, reason in attains_report.skipped}
     elif cause is None:
@@ -891,12 +899,12 @@ def normalize_pollutants(text, synonyms: dict) -> Optional[str]:
 
 
 def _validate(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportReport,
-              path: str, synonyms: dict) -> gpd.GeoDataFrame:
+              path: str, synonyms: dict, categories: Categories) -> gpd.GeoDataFrame:
     """The whole layer in the contract: each feature as :func:`_validate_batch` has it, ids
     unique, something left."""
     layer_label = frame.attrs.get("source_layer")
     rejected_before = len(report.rejected)  # rows the table refused before the join
-    frame = _validate_batch(frame, spec, report, path, synonyms)
+    frame = _validate_batch(frame, spec, report, path, synonyms, categories)
     report.read += rejected_before
     repeated = frame[spec.id_field][frame[spec.id_field].duplicated(keep=False)]
     if len(repeated):
@@ -924,14 +932,14 @@ def _feature_count(path, layer) -> Optional[int]:
 
 
 def _validate_batch(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportReport,
-                    path: str, synonyms: dict) -> gpd.GeoDataFrame:
+                    path: str, synonyms: dict, categories: Categories) -> gpd.GeoDataFrame:
     """One batch's features in the contract: ids present, geometries checked and repaired,
     values typed, pollutants folded (what does not need the whole layer)."""
     layer_label = frame.attrs.get("source_layer")
     if frame.crs is None:
         raise InputError("the source has no CRS", path=path, layer=layer_label,
                          fix="assign the CRS in QGIS and save the layer again")
-    missing = [f for f in spec.fields if f not in frame.columns and f not in OPTIONAL_VALUES]
+    missing = [f for f in spec.fields if f not in frame.columns and f not in spec.optional_values]
     if missing:
         raise InputError(f"a required field of '{spec.name}' is missing ({', '.join(missing)})",
                          path=path, layer=layer_label, field=missing[0],
@@ -955,11 +963,42 @@ def _validate_batch(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: I
     for name, kind in spec.fields.items():  # object columns: an empty value stays None, not NaN
         frame[name] = pd.Series(_typed(frame[name], kind, name, path, layer_label),
                                 index=frame.index, dtype=object)
-    for name in ("pollutants",):
+    for name in spec.pollutant_fields:
         if name in frame.columns:
             frame[name] = pd.Series([normalize_pollutants(v, synonyms) for v in frame[name]],
                                     index=frame.index, dtype=object)
+    for name in spec.category_fields:  # the profile's vocabulary: skip not impaired, refuse unknown
+        skip = [_not_impaired(c, i, categories, path, name, layer_label)
+                for c, i in zip(frame[name], frame[spec.id_field])]
+        frame[name] = pd.Series([normalize_category(v) for v in frame[name]], index=frame.index,
+                                dtype=object)
+        for unit_id, why in zip(frame[spec.id_field], skip):
+            if why:
+                report.skipped.append((str(unit_id), why))
+        frame = frame[np.array([not why for why in skip], dtype=bool)]
     return frame.reset_index(drop=True)
+
+
+def _not_impaired(given, unit_id, categories: Categories, path, field: str,
+                  layer_label: Optional[str] = None) -> Optional[str]:
+    """Why a water of category ``given`` is not imported (its kind is ``not_impaired``), None
+    where it is; a category the profile's ``[categories]`` does not name is refused by name."""
+    category = normalize_category(given)
+    if category is None:
+        return None
+    kind = categories.kind_of(category)
+    if kind is None:
+        raise InputError(f"water {unit_id} has category '{str(given).strip()}', which the rules "
+                         "profile's "
+                         "[categories] does not name (a category is never dropped unread)",
+                         path=path, layer=layer_label, feature=unit_id, field=field,
+                         fix=f"add the spelling '{str(given).strip()}' to the list of its kind in the "
+                             f"profile's [categories] ({categories.spellings()}), or correct "
+                             "the value, and import again")
+    if kind == "not_impaired":
+        return (f"category {str(given).strip()} is not impaired (the rules profile's [categories] "
+                f"not_impaired: {', '.join(categories.not_impaired)})")
+    return None
 
 
 def _checked_geometries(frame, spec, report) -> gpd.GeoSeries:

@@ -58,7 +58,7 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
                                  reading=StormwaterReading(
                                      point_source=rules.reference.tmdl_point_source_is_stormwater,
                                      nonpoint_source=rules.reference.tmdl_nonpoint_source_is_stormwater),
-                                 catchments=catchments)
+                                 catchments=catchments, categories=rules.categories)
     try:
         candidate.method = method
         report = candidate.report

@@ -21,7 +21,8 @@ import shapely
 from ..crs import crs_of, epsg_code, to_crs
 from ..errors import InputError
 from ..progress import Progress
-from .importer import REFERENCE_LAYERS, Candidate
+from .contract import REFERENCE_LAYERS
+from .importer import Candidate
 from .store import (ADDED_VERSION_COLUMNS, HISTORY_TABLE, VERSION_FIELDS, VERSIONS_TABLE,
                     ReferenceStore, VersionRow, check_still_current, finish_version,
                     frame_from_history, history_rows, written_batches)

@@ -33,7 +33,7 @@ from ..errors import InputError
 from .store import HISTORY_TABLE, GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
 from ..siteplan.contract import BOOLEAN_WORDS, FieldSpec, LayerSpec
-from .contract import ADDED_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
+from .contract import FLAG_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
 from ..siteplan.plan import (_match_layer_names, _normalise_fields,
                        load_layers,
                        _present, feature_labels)
@@ -48,17 +48,19 @@ __all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisRefer
 
 log = logging.getLogger(__name__)
 
+# The contract's layers as the site plan's reader checks them (a field added later: the
+# column may be missing), and the table of versions a store keeps.
 REFERENCE_LAYERS = tuple(
     LayerSpec(spec.name, spec.families,
-              tuple(FieldSpec(f, column_required=f not in ADDED_FIELDS.get(spec.name, ()))
-                    for f in spec.fields), id_field=spec.id_field)
+              tuple(FieldSpec(f.name, column_required=not f.added) for f in spec.columns),
+              id_field=spec.id_field, label=spec.label)
     for spec in CONTRACT.values()) + (
-    LayerSpec("layer_versions", None, ("layer", "version", "source", "source_date", "imported_at",
-                                       "feature_count", "sha256")),
+    LayerSpec("layer_versions", None, tuple(FieldSpec(f) for f in (
+        "layer", "version", "source", "source_date", "imported_at", "feature_count", "sha256"))),
 )
 SPECS = {spec.name: spec for spec in REFERENCE_LAYERS}
 _NUMERIC = NUMERIC_FIELDS
-_FLAGS = {"regulated", "stormwater_source"}  # 1 or 0
+_FLAGS = FLAG_FIELDS  # 1 or 0
 _DENSIFY_POINTS = 21  # points per edge when a box is transformed into another CRS
 _BOX_PAD = 1e-3  # relative margin: the box stays covering between the densified points
 # The shortest piece a projected box's edge is cut into for :func:`boxes_in_crs`: a chord this
@@ -98,10 +100,11 @@ def bounds_in_crs(bounds: Sequence[float], from_crs, to_crs) -> tuple[float, flo
     The edges are densified before transforming, so a box that curves in the other CRS is
     still covered, and a small margin is added.
     """
+    minx, miny, maxx, maxy = map(float, bounds)
     if same_crs(from_crs, to_crs):
-        return tuple(map(float, bounds))
+        return minx, miny, maxx, maxy
     minx, miny, maxx, maxy = transformer(from_crs, to_crs).transform_bounds(
-        *bounds, densify_pts=_DENSIFY_POINTS)
+        minx, miny, maxx, maxy, densify_pts=_DENSIFY_POINTS)
     pad = _BOX_PAD * max(maxx - minx, maxy - miny)
     return minx - pad, miny - pad, maxx + pad, maxy + pad
 
@@ -224,6 +227,13 @@ class Reference:
     def _attributes(self, actual: str) -> pd.DataFrame:
         raise NotImplementedError
 
+    def _lookup_rows(self, actual: str, field: str, wanted: set,
+                     normalise: Callable[[str], str]) -> Optional[pd.DataFrame]:
+        """For :meth:`lookup`: attribute rows of the layer among which are all those whose
+        contract ``field`` normalised is one of ``wanted`` (a backend that can ask its source
+        by value); None (the default): the whole table is read once and kept."""
+        return None
+
     def _columns(self, actual: str) -> pd.DataFrame:
         """:meth:`_attributes` without its rows (a backend that can, reads none)."""
         return self._attributes(actual).iloc[0:0]
@@ -276,7 +286,8 @@ class Reference:
         attributes = self._contract_frame(actual, spec, found.attributes())
         if found.geometries is None:
             raise InputError("the layer has no geometry", path=self.label, layer=actual,
-                             fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")
+                             fix=f"'{spec.name}' must hold {' or '.join(spec.geometry or ())} "
+                                 "features")
         self._check_families(actual, spec, found.geometries, attributes.index)
         geometries = self._repaired(spec, found.geometries, attributes)
         inside = shapely.intersects(geometries, shapely.box(*bounds))
@@ -357,10 +368,16 @@ class Reference:
         wanted = {normalise(str(v)) for v in values}
         if not wanted and layer not in self._tables:  # nothing asked: the fields checked alone
             return _without_geometry(self._contract_frame(actual, spec, self._columns(actual)))
-        if layer not in self._tables:
-            self._tables[layer] = _without_geometry(
-                self._contract_frame(actual, spec, self._attributes(actual)))
-        frame = self._tables[layer]
+        rows = None if layer in self._tables else self._lookup_rows(actual, field, wanted,
+                                                                     normalise)
+        if rows is not None:  # the backend's candidates, not kept; the layer counted as read
+            frame = _without_geometry(self._contract_frame(actual, spec, rows))
+            self._read_fids.setdefault(layer, set())
+        else:
+            if layer not in self._tables:
+                self._tables[layer] = _without_geometry(
+                    self._contract_frame(actual, spec, self._attributes(actual)))
+            frame = self._tables[layer]
         if not wanted or frame.empty:
             return frame.iloc[0:0]
         matched = np.fromiter((_present(v) and normalise(str(v)) in wanted
@@ -416,9 +433,11 @@ class Reference:
             return found
         self._check_finite(actual, found.geometries, found.fids)
         meets = shapely.intersects(found.geometries, shapely.box(*box))
-        if not meets.all():
-            found = found.take(np.flatnonzero(meets))
-        return found.with_geometries(transform_geometries(found.geometries, crs, area_crs))
+        kept = found if meets.all() else found.take(np.flatnonzero(meets))
+        geometries = kept.geometries
+        if geometries is None:  # not so: taken from a frame with geometries
+            return kept
+        return kept.with_geometries(transform_geometries(geometries, crs, area_crs))
 
     def _fetch_found(self, actual: str, bbox: tuple[float, float, float, float]) -> Found:
         """:meth:`_fetch` as a :class:`Found`: a backend that can say what it read before

@@ -1,8 +1,7 @@
 """The catchment route: ``drains_to`` followed downstream, level by level, for many starts at once.
 
-The one walk of the engine (``judge.route.follow_routes``: one site for the review, every site
-for the screen) and the plugin (``qgis_plugin.algorithms.base.
-append_downstream_catchments``: the catchments it copies for the analysis). What a
+The one walk of the engine (``judge.route.follow_routes``: one site for the review, whatever
+its reference's backend, QGIS project layers included; every site for the screen). What a
 ``drains_to`` value means is :func:`analysis.reference.catchments.split_drains_to`'s: the
 ``catchment_id`` of a catchment of the layer is the catchment it drains into, any other value
 a water's id. Catchments are looked up by id through the caller's ``lookup`` (a reference
@@ -52,11 +51,12 @@ def catchment_lookup(reference, needed_for: str) -> Lookup:
             return {}
         found = reference.lookup("catchments", "catchment_id", wanted, normalise=str.strip,
                                  needed_for=needed_for)
-        return unique_catchments(zip(found["catchment_id"], found["drains_to"]), reference.label)
+        return unique_catchments(zip(found["catchment_id"], found["drains_to"]), reference.label,
+                                 reference.require("catchments", needed_for))
     return lookup
 
 
-def unique_catchments(rows: Iterable[tuple], path) -> dict:
+def unique_catchments(rows: Iterable[tuple], path, layer: str = "catchments") -> dict:
     """``{trimmed catchment_id: drains_to}`` of ``rows`` ((catchment_id, drains_to) each),
     refusing an id that two rows carry: the route could follow only one of their
     ``drains_to``, and which one would be the reader's accident (``swppp reference import``
@@ -72,7 +72,7 @@ def unique_catchments(rows: Iterable[tuple], path) -> dict:
         shown = sorted(repeated)[:10]
         raise InputError(f"catchment_id is not unique: {len(repeated)} id(s) repeat "
                          f"({', '.join(shown)}), so the route downstream cannot tell which "
-                         "catchment's drains_to to follow", path=path, layer="catchments",
+                         "catchment's drains_to to follow", path=path, layer=layer,
                          field="catchment_id",
                          fix="give every catchment its own id (or merge the repeated ones "
                              "into one feature); `swppp reference import` refuses such a layer")

@@ -26,8 +26,8 @@ from contextlib import closing
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Optional
-from collections.abc import Iterator
+from typing import Any, Optional
+from collections.abc import Iterator, Sequence
 
 import geopandas as gpd
 import numpy as np
@@ -39,7 +39,8 @@ from ..errors import InputError
 from ..io.files import discard, publish_new, stage
 from ..io.geopackage import gpkg_wkb
 from ..progress import SILENT, Progress
-from .importer import REFERENCE_LAYERS, Candidate
+from .contract import REFERENCE_LAYERS
+from .importer import Candidate
 
 __all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "is_postgres", "status",
            "HISTORY_TABLE", "VERSIONS_TABLE", "written_batches", "read_ahead", "history_rows",
@@ -338,7 +339,14 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def gpkg_blob(geoms, srs_id: int, wkb=None, bounds=None) -> list[bytes]:
+def _version_row(row: Sequence[Any]) -> VersionRow:
+    """A ``layer_versions`` row as read (``VERSION_FIELDS`` in order), its counts as numbers."""
+    values: list[Any] = [int(v) if k in _INTEGERS and v is not None else v
+                         for k, v in zip(VERSION_FIELDS, row)]
+    return VersionRow(*values)
+
+
+def gpkg_blob(geoms, srs_id: int, wkb=None, bounds=None) -> list[Optional[bytes]]:
     """GeoPackage geometry blobs: header with the [minx, maxx, miny, maxy] envelope, then WKB
     (``wkb`` and ``bounds``, where already made, are not made again)."""
     wkb = shapely.to_wkb(geoms, byte_order=1) if wkb is None else wkb
@@ -437,8 +445,7 @@ class GeoPackageStore(ReferenceStore):
         sql = f"SELECT {', '.join(fields)} FROM {_q(VERSIONS_TABLE)}"
         rows = con.execute(sql + (" WHERE layer = ?" if layer else "") + " ORDER BY layer, version",
                            (layer,) if layer else ()).fetchall()
-        return [VersionRow(*(int(v) if k in _INTEGERS and v is not None else v
-                             for k, v in zip(VERSION_FIELDS, r))) for r in rows]
+        return [_version_row(r) for r in rows]
 
     def read_version(self, layer: str, version: int) -> gpd.GeoDataFrame:
         row = self.version_row(layer, version)

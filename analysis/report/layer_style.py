@@ -3,7 +3,8 @@
 QGIS reads a GeoPackage's ``layer_styles`` table (the QML of the style marked as default) when
 it loads a layer; writing that table needs no QGIS, only SQLite. The QML is written here as
 text: ``findings`` by status (the report's palette), ``disturbance`` by phase, ``smp`` and
-``easement`` (recorded or not), each labelled with its id where it has one.
+``easement`` (recorded or not), each labelled with its id where it has one; and each reference
+layer in its contract style (``reference.contract.Style``), labelled with its label field.
 """
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from collections.abc import Sequence
 
 from ..findings import FAIL, NEEDS_REVIEW, STATUS_COLOURS, STATUSES, WARN
 from ..markup import escape
+from ..reference.contract import REFERENCE_LAYERS
 
-__all__ = ["findings_qml", "disturbance_qml", "smp_qml", "easement_qml", "phase_colours",
+__all__ = ["findings_qml", "disturbance_qml", "smp_qml", "easement_qml", "reference_qml",
+           "phase_colours",
            "store_default_style", "POLYGON", "LINE", "POINT", "SMP_COLOUR", "RECORDED_COLOURS"]
 
 POINT, LINE, POLYGON = "point", "line", "polygon"
@@ -49,18 +52,20 @@ def _symbol_layer(cls: str, props: dict) -> str:
 
 
 def _fill_symbol(name: str, colour: str, opacity: float = _FILL_OPACITY, fill: bool = True,
-                 outline: str = "solid", outline_width: float = 0.6) -> str:
-    props = {"color": _rgba(colour), "outline_color": _rgba(colour), "outline_style": outline,
-             "outline_width": f"{outline_width:g}", "outline_width_unit": "MM",
-             "style": "solid" if fill else "no", "joinstyle": "bevel"}
+                 outline: str = "solid", outline_width: float = 0.6,
+                 outline_colour: Optional[str] = None, brush: str = "solid") -> str:
+    props = {"color": _rgba(colour), "outline_color": _rgba(outline_colour or colour),
+             "outline_style": outline, "outline_width": f"{outline_width:g}",
+             "outline_width_unit": "MM", "style": brush if fill else "no", "joinstyle": "bevel"}
     return (f'<symbol type="fill" name="{name}" alpha="{opacity:g}" clip_to_extent="1" '
             f'force_rhr="0">{_symbol_layer("SimpleFill", props)}</symbol>')
 
 
-def _line_symbol(name: str, colour: str, width: float = 0.8) -> str:
+def _line_symbol(name: str, colour: str, width: float = 0.8, opacity: float = 1.0,
+                 pattern: str = "solid") -> str:
     props = {"line_color": _rgba(colour), "line_width": f"{width:g}", "line_width_unit": "MM",
-             "line_style": "solid", "capstyle": "round", "joinstyle": "round"}
-    return (f'<symbol type="line" name="{name}" alpha="1" clip_to_extent="1" '
+             "line_style": pattern, "capstyle": "round", "joinstyle": "round"}
+    return (f'<symbol type="line" name="{name}" alpha="{opacity:g}" clip_to_extent="1" '
             f'force_rhr="0">{_symbol_layer("SimpleLine", props)}</symbol>')
 
 
@@ -166,6 +171,30 @@ def smp_qml(geometry: str, label_field: str = "smp_id") -> str:
                 f'forceraster="0" referencescale="-1"><symbols>{symbol}</symbols></renderer-v2>')
     # Over the SMP and before the easement's label: an SMP lies inside its easement.
     return _qml(renderer, geometry, _labels(label_field, _OVER, priority=8))
+
+
+# A contract style's hatch as QGIS's brush (a hatch fills the polygon with its pattern only).
+_BRUSHES = {"": "solid", "dots": "dense6", "diagonal": "b_diagonal"}
+_MM_PER_PT = 25.4 / 72
+
+
+def reference_qml(layer: str, geometry: str = POLYGON) -> str:
+    """Reference layer ``layer`` (a ``reference.contract`` name) drawn in its contract style
+    (one style for the report's map, the PDF and QGIS), labelled with its label field:
+    ``geometry`` (POLYGON or LINE) for a layer that may hold either."""
+    spec = REFERENCE_LAYERS[layer]
+    style = spec.style
+    width = round(style.width_pt * _MM_PER_PT, 3)
+    if geometry == LINE:
+        symbol = _line_symbol("0", style.colour, width, style.opacity, style.pattern)
+    else:
+        symbol = _fill_symbol("0", style.colour, style.opacity,
+                              fill=style.filled or bool(style.hatch), outline=style.pattern,
+                              outline_width=width, outline_colour=style.outline_colour,
+                              brush=_BRUSHES[style.hatch])
+    renderer = ('<renderer-v2 type="singleSymbol" symbollevels="0" enableorderby="0" '
+                f'forceraster="0" referencescale="-1"><symbols>{symbol}</symbols></renderer-v2>')
+    return _qml(renderer, geometry, _labels(spec.label_field))
 
 
 def easement_qml(field: str = "recorded", label_field: str = "easement_id") -> str:

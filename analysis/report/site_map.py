@@ -22,6 +22,7 @@ from ..judge.measure import adjacent_distances_ft
 from ..geometry import in_family, polygons
 from ..findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
 from .layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
+from ..reference.contract import REFERENCE_LAYERS, Style
 from ..profile import RulesProfile
 from ..units import FOOT_M, INCHES_PER_FOOT
 
@@ -36,10 +37,31 @@ _LEGEND_IN = 0.75
 _OVERLAP_IN = 0.5  # neighbouring tiles share this much paper, so nothing falls on a seam
 # The colours of the findings GeoPackage's stored styles (layer_style), so the map in the
 # report reads like the layers in QGIS.
+_PATTERNS = {"solid": "-", "dash": "--", "dot": ":"}
+_HATCHES = {"dots": "..", "diagonal": "\\\\"}
+
+
+def _matplotlib(style: Style, line: bool) -> dict[str, Any]:
+    """A reference layer's contract style (``reference.contract.Style``) as matplotlib's
+    keywords: a line's colour and width, or a polygon's face, edge, opacity, pattern, hatch."""
+    if line:
+        return dict(color=style.colour, linewidth=style.width_pt)
+    out: dict[str, Any] = dict(facecolor=style.colour if style.filled else "none",
+                               edgecolor=style.outline_colour, linewidth=style.width_pt)
+    if style.opacity < 1:
+        out["alpha"] = style.opacity
+    if style.pattern != "solid":
+        out["linestyle"] = _PATTERNS[style.pattern]
+    if style.hatch:
+        out["hatch"] = _HATCHES[style.hatch]
+    return out
+
+
+# The reference layers' styles, from the contract; lines where the layer may hold lines.
+_REFERENCE_STYLE = {name: _matplotlib(spec.style, "line" in spec.families)
+                    for name, spec in REFERENCE_LAYERS.items()}
 _STYLE: dict[str, dict[str, Any]] = {
     "site_boundary": dict(facecolor="none", edgecolor="#212121", linestyle="--", linewidth=1.2),
-    "wetlands": dict(facecolor="#81d4fa", edgecolor="#0277bd", alpha=0.45, hatch="..",
-                     linewidth=0.6),
     "easement": dict(facecolor="none", edgecolor=RECORDED_COLOURS[1], linewidth=1.2),
     "easement_unrecorded": dict(facecolor="none", edgecolor=RECORDED_COLOURS[0],
                                 linewidth=1.2, linestyle="--"),
@@ -58,31 +80,29 @@ _FINDING_STYLE: dict[str, dict[str, Any]] = {
 # What the findings talk about around the site: the plan's discharge points and public
 # right-of-way, the reference layers read around it (drawn under the plan's own layers).
 _CONTEXT_STYLE: dict[str, dict[str, Any]] = {
-    "wetlands": _STYLE["wetlands"],
-    "catchments": dict(facecolor="none", edgecolor="#8d6e63", linestyle=":", linewidth=1.0),
-    "tmdl_watersheds": dict(facecolor="none", edgecolor="#00838f", hatch="\\\\", linewidth=1.0,
-                            alpha=0.5),
+    **_REFERENCE_STYLE,
     "adjacent_areas": dict(facecolor="none", edgecolor="#0277bd", linestyle="--",
                            linewidth=0.8),
     "public_row": dict(facecolor="#bdbdbd", edgecolor="#616161", alpha=0.6, linewidth=0.8),
     "drainage_area": dict(facecolor="none", edgecolor="#6a1b9a", linestyle="-.", linewidth=1.0),
-    "impaired_waters": dict(color="#1565c0", linewidth=2.5),
     "discharge_point": dict(color="#d81b60", marker="v", s=60, edgecolors="white"),
 }
-_TITLES = {"site_boundary": "Site boundary", "wetlands": "Wetlands (reference)",
+_TITLES = {"site_boundary": "Site boundary",
            "easement": "Easement, recorded", "easement_unrecorded": "Easement, not recorded",
-           "smp": "SMP", "catchments": "Catchment (reference)",
-           "tmdl_watersheds": "TMDL watershed (reference)",
-           "adjacent_areas": "Wetland adjacent area (regulated)",
-           "public_row": "Public right-of-way", "impaired_waters": "Impaired water (reference)",
-           "discharge_point": "Discharge point", "drainage_area": "Drainage area"}
+           "smp": "SMP", "adjacent_areas": "Wetland adjacent area (regulated)",
+           "public_row": "Public right-of-way",
+           "discharge_point": "Discharge point", "drainage_area": "Drainage area",
+           **{name: spec.legend for name, spec in REFERENCE_LAYERS.items()}}
 # Each drawn layer's name field: its features are labelled on the map.
 _LABEL_FIELDS = {"public_row": "name", "discharge_point": "waterbody_id", "drainage_area": "name",
-                 "impaired_waters": "name", "catchments": "catchment_id",
-                 "tmdl_watersheds": "watershed_id", "wetlands": "wetland_id"}
+                 **{name: spec.label_field for name, spec in REFERENCE_LAYERS.items()}}
 _INSET_IN = 1.9  # the location inset's width and height, inches
-_CONTEXT_ORDER = ("catchments", "tmdl_watersheds", "adjacent_areas", "wetlands", "drainage_area",
-                  "public_row", "impaired_waters", "discharge_point")
+# The plan's context layers' places in the drawing order (bottom first), among the reference
+# layers' (their contract style's ``order``).
+_PLAN_CONTEXT_ORDER = {"adjacent_areas": 25, "drainage_area": 45, "public_row": 50,
+                       "discharge_point": 90}
+_DRAWN_AT = {**_PLAN_CONTEXT_ORDER, **{n: s.style.order for n, s in REFERENCE_LAYERS.items()}}
+_CONTEXT_ORDER = tuple(sorted(_DRAWN_AT, key=_DRAWN_AT.__getitem__))
 MAP_LAYER_TITLES = _TITLES  # the legend's words, the PDF's too
 LABEL_FIELDS = _LABEL_FIELDS
 
@@ -319,7 +339,8 @@ def _context(ax, review, tile, units_foot, handles):
     for zorder, (name, frame) in enumerate(layers.items()):
         style = _CONTEXT_STYLE[name]
         geometries = frame.geometry.values
-        if name == "impaired_waters":
+        spec = REFERENCE_LAYERS.get(name)
+        if spec is not None and "line" in spec.families:
             _draw_lines(ax, geometries, _TITLES[name], 1 + zorder / 10, **style)
             handles.append(Line2D([], [], label=_TITLES[name], **style))
         elif name == "discharge_point":
@@ -328,8 +349,8 @@ def _context(ax, review, tile, units_foot, handles):
             handles.append(Line2D([], [], linestyle="none", marker=style["marker"],
                                   color=style["color"], label=_TITLES[name]))
         else:
-            _draw(ax, geometries, _TITLES[name], 0.5 + zorder / 10 if name != "wetlands" else 1,
-                  **style)
+            filled = spec is not None and spec.style.filled  # a filled reference layer: under all
+            _draw(ax, geometries, _TITLES[name], 1 if filled else 0.5 + zorder / 10, **style)
             handles.append(Patch(label=_TITLES[name], **style))
         if name in _LABEL_FIELDS:
             _labels(ax, frame, _LABEL_FIELDS[name], tile.bounds, corner=name == "discharge_point")
@@ -361,8 +382,9 @@ def _inset(figure, review, tile, frame_in, height_total):
     ax.set_ylim(cy - side / 2, cy + side / 2)
     ax.set_aspect("equal", adjustable="box")
     for name, frame in layers.items():
-        if name == "impaired_waters":
-            _draw_lines(ax, frame.geometry.values, None, 1, color="#1565c0", linewidth=1.0)
+        spec = REFERENCE_LAYERS.get(name)
+        if spec is not None and "line" in spec.families:
+            _draw_lines(ax, frame.geometry.values, None, 1, color=spec.style.colour, linewidth=1.0)
         else:
             style = dict(_CONTEXT_STYLE.get(name, dict(facecolor="#81d4fa", edgecolor="#0277bd",
                                                        linewidth=0.5)))

@@ -22,6 +22,7 @@ from ..crs import crs_of, epsg_code
 from ..errors import InputError
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
+from ..reference.contract import LAYER_NAMES
 from ..reference.postgis import PostgisStore, connect
 from ..reference.read import boxes_in_crs, meeting_boxes
 from ..reference.route import unique_catchments, water_id
@@ -56,7 +57,7 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
     with connect(store.conninfo) as con:
         _session(con)
         srids = {}
-        for layer in ("catchments", "tmdl_watersheds", "impaired_waters", "wetlands"):
+        for layer in LAYER_NAMES:
             found = con.execute("SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
                                 "f_table_name = %s AND f_geometry_column = 'geom'",
                                 (store.schema, layer)).fetchone()

@@ -19,6 +19,7 @@ from pyproj import CRS
 from ..crs import crs_of
 from ..errors import InputError
 from ..profile import RulesProfile
+from ..reference.contract import LAYER_NAMES, REFERENCE_LAYERS, ReferenceLayerSpec
 from ..reference.connect import open_store
 from ..reference.read import Reference
 from ..reference.route import water_id
@@ -28,7 +29,7 @@ from .sites import Sites
 
 __all__ = ["changes_since", "differences", "FrameReference", "LAYERS"]
 
-LAYERS = ("catchments", "tmdl_watersheds", "impaired_waters", "wetlands")
+LAYERS = LAYER_NAMES  # the reference contract's layers
 
 
 class FrameReference(Reference):
@@ -83,8 +84,9 @@ def changes_since(sites: Sites, reference, since: int, profile: RulesProfile,
         if then != now_version:
             compared[layer] = {"from": then, "to": now_version}
         frames[layer] = store.read_version(layer, then)  # every imported version is kept
-        if layer == "impaired_waters" and then != now_version:
-            categories = category_changes(frames[layer], store.read_version(layer, now_version))
+        if REFERENCE_LAYERS[layer].category_fields and then != now_version:
+            categories = category_changes(frames[layer], store.read_version(layer, now_version),
+                                          REFERENCE_LAYERS[layer])
     label = f"version {since}"
     info = {"label": label, "version": since, "layers": compared}
     if not compared:
@@ -93,13 +95,16 @@ def changes_since(sites: Sites, reference, since: int, profile: RulesProfile,
     return info, differences(before.by_site(), now.by_site(), categories)
 
 
-def category_changes(then: pd.DataFrame, now: pd.DataFrame) -> dict:
-    """{water id: (its category then, now)} of the impaired waters in both versions whose
-    category changed (several rows of one water: their categories, each once)."""
+def category_changes(then: pd.DataFrame, now: pd.DataFrame,
+                     spec: ReferenceLayerSpec = REFERENCE_LAYERS["impaired_waters"]) -> dict:
+    """{water id: (its category then, now)} of the impaired waters (``spec``'s layer) in both
+    versions whose category changed (several rows of one water: their categories, each once)."""
+    field = spec.category_fields[0]
+
     def categories(frame) -> dict:
         out: dict = {}
-        recorded = frame["category"] if "category" in frame else [None] * len(frame)
-        for wid, category in zip(frame["waterbody_id"], recorded):
+        recorded = frame[field] if field in frame else [None] * len(frame)
+        for wid, category in zip(frame[spec.id_field], recorded):
             if has_text(wid):
                 text = str(category).strip() if has_text(category) else ""
                 out.setdefault(water_id(wid), {})[text] = None

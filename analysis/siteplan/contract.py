@@ -178,7 +178,12 @@ SITE_PLAN_LAYERS = (
               label="Submitted documents per checklist item (table)"),
     LayerSpec("contractor_certification", None, (
         _F("name"), _F("title"), _F("firm_address"), _F("phone"), _F("site_address"),
-        _F("signed_on", DATE)), id_field="name", group="checklist",
+        _F("signed_on", DATE),
+        # G(1): each signs "before undertaking any land development activity": the phase the
+        # contractor's own work starts with (empty: from the project's first day).
+        _F("phase", column_required=False,
+           description="the phase the contractor's work starts with (empty: the first)")),
+        id_field="name", group="checklist",
         label="Contractor certifications (table)"),
     LayerSpec("guarantee", None, (
         _F("kind", CODED, allowed=("escrow", "letter_of_credit", "bond"), may_be_empty=False),

@@ -13,20 +13,17 @@ import tempfile
 import traceback
 
 from qgis.core import (
-    QgsCoordinateReferenceSystem,
     QgsDataSourceUri,
-    QgsExpression,
-    QgsFeature,
-    QgsFeatureRequest,
     QgsProcessing,
     QgsField,
-    QgsGeometry,
     QgsProcessingAlgorithm,
     QgsProcessingParameterDefinition,
     QgsProcessingException,
     QgsProcessingFeedback,
     QgsProcessingLayerPostProcessorInterface,
     QgsProcessingOutputNumber,
+    QgsProcessingFeatureSourceDefinition,
+    QgsProcessingParameterFeatureSource,
     QgsProcessingParameterFile,
     QgsProcessingParameterFileDestination,
     QgsProcessingParameterMultipleLayers,
@@ -34,7 +31,6 @@ from qgis.core import (
     QgsProcessingParameterVectorDestination,
     QgsProcessingParameterVectorLayer,
     QgsProcessingUtils,
-    QgsRectangle,
     QgsVectorFileWriter,
     QgsVectorLayer,
     QgsWkbTypes,
@@ -45,6 +41,7 @@ from qgis.PyQt.QtGui import QIcon
 from analysis.errors import InputError, SwpppError
 from analysis.findings import STATUSES
 from analysis.profile import DEFAULT_PROFILE
+from analysis.reference.contract import REFERENCE_LAYERS
 from analysis.progress import Progress
 from analysis.siteplan.contract import layer_spec, layers_of
 from analysis.siteplan.mapping import parse_field_map as read_field_map_json
@@ -54,8 +51,7 @@ from ..compat import keep_pyproj_context
 from ..layouts import project_layout_maps
 
 __all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon",
-           "parse_field_map", "role_layers", "role_parameter", "export_layer", "layer_source",
-           "append_downstream_catchments"]
+           "parse_field_map", "role_layers", "role_parameter", "export_layer", "layer_source"]
 
 GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
 # The analysis's name of an input (InputError.parameters) -> this plugin's parameter, where it
@@ -101,12 +97,23 @@ def role_parameter(role):
     return f"{layer_spec(role).name.upper()}_LAYER"
 
 
+_KINDS = {"point": QgsProcessing.SourceType.TypeVectorPoint,
+          "line": QgsProcessing.SourceType.TypeVectorLine,
+          "polygon": QgsProcessing.SourceType.TypeVectorPolygon}
+
+
+def reference_role_layers():
+    """``(layer, parameter, label, accepted layer types)`` of each reference layer of the
+    contract: its parameter is ``<LAYER>_LAYER`` (``WETLANDS_LAYER``)."""
+    return tuple((spec.name, f"{spec.name.upper()}_LAYER", spec.label,
+                  [_KINDS[family] for family in spec.families])
+                 for spec in REFERENCE_LAYERS.values())
+
+
 def role_layers(*groups):
     """``(role, parameter, label, accepted layer types)`` of the contract's layers of ``groups``
     (``site``, ``hydrology``, ``checklist``): each site-plan layer's parameter is ``<ROLE>_LAYER``."""
-    kinds = {"point": QgsProcessing.SourceType.TypeVectorPoint,
-             "line": QgsProcessing.SourceType.TypeVectorLine,
-             "polygon": QgsProcessing.SourceType.TypeVectorPolygon}
+    kinds = _KINDS
     out = []
     for spec in layers_of(*groups):
         if spec.geometry is None:
@@ -206,125 +213,18 @@ def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=
     return copied.featureCount() if copied.isValid() else 0
 
 
-# Source ids asked of a layer in one request (an IN list the provider is handed whole).
-_IDS_PER_REQUEST = 500
-
-
-def _crs_text(layer):
-    """``layer``'s CRS as the analysis names one: its EPSG code, else its WKT."""
-    crs = layer.crs()
-    return (crs.authid() if crs.authid().upper().startswith("EPSG:")
-            else crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT_PREFERRED))
-
-
-def _field_named(layer, name):
-    """``layer``'s field read as the contract field ``name`` (matched whatever its case, as the
-    analysis matches reference fields); None when it has none."""
-    return next((f for f in layer.fields().names() if f.lower() == name), None)
-
-
-def _append_features(source_features, copied):
-    """Append ``source_features`` (with geometry) to the GeoPackage layer ``copied``, each
-    attribute by name (its own fid left to the GeoPackage); the number appended."""
-    keys = set(copied.dataProvider().pkAttributeIndexes())
-    names = [(i, name) for i, name in enumerate(copied.fields().names()) if i not in keys]
-    out = []
-    for source in source_features:
-        feature = QgsFeature(copied.fields())
-        have = source.fields().names()
-        for i, name in names:
-            if name in have:
-                feature.setAttribute(i, source[name])
-        feature.setGeometry(source.geometry())
-        out.append(feature)
-    if out and not copied.dataProvider().addFeatures(out):
-        raise QgsProcessingException(
-            f"Could not add {len(out)} features to the copied layer {copied.name()}: "
-            f"{'; '.join(copied.dataProvider().errors())}")
-    return len(out)
-
-
-def append_downstream_catchments(layer, gpkg_path, hops, feedback=None):
-    """Append to the copied ``catchments`` layer of ``gpkg_path`` the catchments of ``layer``
-    downstream of those copied: the walk Condition A takes (:func:`analysis.reference.route.
-    walk`, ``hops`` steps), which looks up the catchments the last step names too (to say the
-    route was cut, not read them as waters), all of them copied.
-
-    The walk asks ``layer`` by attribute (:func:`_catchments_by_id`), so a statewide layer is
-    not read whole; the ids copied already are answered from the copy.
-    Returns ``(features appended, [their geometries in the layer's CRS])``.
-    """
-    from analysis.reference.route import walk
-
-    id_field, drains_field = _field_named(layer, "catchment_id"), _field_named(layer, "drains_to")
-    copied = QgsVectorLayer(f"{gpkg_path}|layername=catchments", "catchments", "ogr")
-    if id_field is None or drains_field is None or not copied.isValid():
-        return 0, []
-    starts = [(None, str(f[id_field]).strip(), f[drains_field], "") for f in copied.getFeatures()
-              if f[id_field] is not None]
-    have = {own: drains for _, own, drains, _ in starts}
-    fetched = {}  # {trimmed id: QgsFeature} read from ``layer``, in the order read
-    padded = []   # [{trimmed id: feature ids}] of the ids stored with spaces, once asked
-
-    def lookup(wanted):
-        if feedback is not None and feedback.isCanceled():
-            return {}  # nothing more is followed
-        found = {t: have[t] for t in wanted if t in have}
-        new = _catchments_by_id(layer, id_field, sorted(set(wanted) - set(found)), padded)
-        fetched.update(new)
-        return {**found, **{t: f[drains_field] for t, f in new.items()}}
-
-    walk(starts, lookup, hops)
-    return (_append_features(fetched.values(), copied),
-            [QgsGeometry(f.geometry()) for f in fetched.values()])
-
-
-def _catchments_by_id(layer, id_field, ids, padded):
-    """{trimmed id: QgsFeature} of ``layer``'s features whose ``id_field`` is one of ``ids``.
-
-    Asked by attribute (``"catchment_id" IN (...)``, values quoted by ``QgsExpression``, at most
-    ``_IDS_PER_REQUEST`` at once). Ids are compared trimmed, as the analysis compares them
-    (``Reference.lookup(..., normalise=str.strip)``): the exact request keeps the provider's
-    index; where an id is not found so, the layer's ids are read once (``padded``, filled on
-    first need by :func:`_padded_ids`) and those stored with white space around them fetched by
-    feature id. An id two features carry is refused, as the analysis refuses it
-    (``analysis.reference.route.unique_catchments``)."""
-    from analysis.reference.route import unique_catchments
-
-    rows = []  # (trimmed id, feature)
-    for start in range(0, len(ids), _IDS_PER_REQUEST):
-        batch = ids[start:start + _IDS_PER_REQUEST]
-        request = QgsFeatureRequest().setFilterExpression(
-            f"{QgsExpression.quotedColumnRef(id_field)} IN "
-            f"({', '.join(QgsExpression.quotedValue(v) for v in batch)})")
-        rows += [(str(f[id_field]).strip(), QgsFeature(f)) for f in layer.getFeatures(request)]
-    missing = sorted(set(ids) - {t for t, _ in rows})
-    if missing:
-        if not padded:
-            padded.append(_padded_ids(layer, id_field))
-        fids = sorted(fid for t in missing for fid in padded[0].get(t, ()))
-        if fids:
-            rows += [(str(f[id_field]).strip(), QgsFeature(f))
-                     for f in layer.getFeatures(QgsFeatureRequest().setFilterFids(fids))]
-    unique_catchments(((t, None) for t, _ in rows), layer_source(layer))
-    return dict(rows)
-
-
-def _padded_ids(layer, id_field):
-    """``{trimmed id: [feature ids]}`` of ``layer``'s features whose ``id_field`` has white
-    space around it (usually none). The ids are read without geometry and trimmed in Python, as
-    the analysis trims them: an expression's ``trim()`` would be compiled to the provider's SQL,
-    whose trim removes spaces only (a tab would stay)."""
-    request = QgsFeatureRequest()
-    request.setFlags(QgsFeatureRequest.Flag.NoGeometry)
-    request.setSubsetOfAttributes([id_field], layer.fields())
-    out: dict = {}
-    for feature in layer.getFeatures(request):
-        value = feature[id_field]
-        text = str(value) if value is not None else ""
-        if text.strip() and text != text.strip():
-            out.setdefault(text.strip(), []).append(feature.id())
-    return out
+def reference_parameter_layer(algorithm, parameters, name, context):
+    """``(layer, selected features only)`` of the feature-source parameter ``name`` (None where
+    not given). A value that is a ``QgsProcessingFeatureSourceDefinition`` (the dialog's
+    "Selected features only", or a caller's) is read for its layer and that flag: QGIS 3.22's
+    ``parameterAsVectorLayer`` does not resolve one given by layer id."""
+    value = parameters.get(name)
+    if isinstance(value, QgsProcessingFeatureSourceDefinition):
+        source, _ok = value.source.valueAsString(context.expressionContext())
+        layer = QgsProcessingUtils.mapLayerFromString(source, context) if source else None
+        if isinstance(layer, QgsVectorLayer):
+            return layer, bool(value.selectedFeaturesOnly)
+    return algorithm.parameterAsVectorLayer(parameters, name, context), False
 
 
 class SwpppAlgorithm(QgsProcessingAlgorithm):
@@ -369,18 +269,9 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     ROLE_LAYERS = role_layers("site")
     HYDROLOGY_ROLE_LAYERS = role_layers("hydrology")
 
-    # CONTRACT.md "Reference layers" chosen from the project instead of REFERENCE (any provider).
-    REFERENCE_ROLE_LAYERS = (
-        ("wetlands", WETLANDS_LAYER, "Wetlands", [QgsProcessing.SourceType.TypeVectorPolygon]),
-        ("impaired_waters", IMPAIRED_WATERS_LAYER, "303(d) impaired waters",
-         [QgsProcessing.SourceType.TypeVectorLine, QgsProcessing.SourceType.TypeVectorPolygon]),
-        ("tmdl_watersheds", TMDL_WATERSHEDS_LAYER, "TMDL watersheds",
-         [QgsProcessing.SourceType.TypeVectorPolygon]),
-        ("catchments", CATCHMENTS_LAYER, "Catchments", [QgsProcessing.SourceType.TypeVectorPolygon]),
-    )
-    # Read by id and name wherever they lie (a discharge point's water may be listed miles
-    # downstream), never by place: their attribute table is copied whole, without geometry.
-    LOOKED_UP_REFERENCE_LAYERS = ("impaired_waters",)
+    # The reference layers chosen from the project instead of REFERENCE (any provider), from the
+    # reference-layer contract (analysis.reference.contract).
+    REFERENCE_ROLE_LAYERS = reference_role_layers()
 
     # An algorithm that checks map scales reads the project's print layouts (main thread).
     READS_LAYOUTS = False
@@ -391,9 +282,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         self._site_path = None
         self._layers_dir = None
         self._layout_maps = None
-        self._reference_dir = None
-        self._reference_path = None
-        self._reference_layers = {}  # contract layer -> what was copied from the project layer
+        self._reference = None  # the reference layers given as project layers (QgisReference)
         self._prepare_error = None
 
     def createInstance(self):
@@ -431,7 +320,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 self.REFERENCE, self.tr("Reference layers (GeoPackage or PostGIS connection)"),
                 behavior=QgsProcessingParameterFile.Behavior.File, fileFilter=GPKG_FILTER, optional=True))
             for _role, name, label, types in self.REFERENCE_ROLE_LAYERS:
-                self.addParameter(QgsProcessingParameterVectorLayer(
+                # A feature source: "Selected features only" is the parameter's to say.
+                self.addParameter(QgsProcessingParameterFeatureSource(
                     name, self.tr("Or reference layer: {label}").format(label=self.tr(label)),
                     types, optional=True))
         self.add_profile_parameter()
@@ -526,7 +416,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             return {}
         given = {}
         for role, name, _label, _types in self.REFERENCE_ROLE_LAYERS:
-            layer = self.parameterAsVectorLayer(parameters, name, context)
+            layer, _selected = reference_parameter_layer(self, parameters, name, context)
             if layer is not None:
                 given[role] = layer
         return given
@@ -583,17 +473,31 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         # On the main thread: project layers and layouts are read here, never from the worker.
         if self.READS_LAYOUTS:
             self.read_layouts(parameters, context, feedback)
-        self._reference_path, self._reference_layers, self._prepare_error = None, {}, None
+        self._reference, self._prepare_error = None, None
         self.prepare_site(parameters, context, feedback)
-        given = self.given_reference_layers(parameters, context)
-        if given:
-            try:
-                self.export_reference(given, parameters, context, feedback)
-            except (QgsProcessingException, SwpppError) as err:
-                # Processing shows an error raised here only in the log: it is raised again
-                # from processAlgorithm, where the user sees it.
-                self._prepare_error = self._for_person(str(err)) + self.parameter_hint(err)
+        self._reference = self.reference_layers(parameters, context, feedback)
         return True
+
+    def reference_layers(self, parameters, context, feedback):
+        """The reference layers given as project layers, as the analysis reads a reference
+        (``reference_source.QgisReference``: each layer read where the analysis asks, by box or
+        by id, through a snapshot another thread may read); None where none is given."""
+        given = self.given_reference_layers(parameters, context)
+        if not given:
+            return None
+        # Imported here: the backend loads the analysis's readers (geopandas, shapely).
+        from ..reference_source import QgisReference, snapshot
+
+        snaps = {}
+        names = {role: name for role, name, *_ in self.REFERENCE_ROLE_LAYERS}
+        for role, layer in given.items():
+            _layer, selected = reference_parameter_layer(self, parameters, names[role], context)
+            snaps[role] = snapshot(layer, role, selected_only=selected)
+            feedback.pushInfo(self.tr("Reference layer {role}: '{name}' ({source}){how}, read "
+                                      "where the review needs it.").format(
+                role=role, name=layer.name(), source=layer_source(layer),
+                how=self.tr(", its selected features only") if selected else ""))
+        return QgisReference(snaps, names)
 
     def prepare_site(self, parameters, context, feedback):
         """``self._site_path``: SITE, or a temporary GeoPackage of the site plan's layers."""
@@ -612,104 +516,6 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 export_layer(layer, role, self._site_path, context, feedback,
                              fields=field_map.get(role))
 
-    def export_reference(self, given, parameters, context, feedback):
-        """Copy the features of the ``given`` project layers near the site into a temporary
-        reference GeoPackage, ``self._reference_path``, with the contract's layer names.
-
-        Near: the box the analysis reads (the site's boundary, disturbance and discharge
-        points widened by ``[reference] search_distance_ft``), transformed into each layer's
-        CRS the way the analysis transforms it, so everything the analysis would read from the
-        layer itself is copied and nothing far away is; but for where Condition A follows the
-        runoff beyond the box: :meth:`copy_downstream`.
-        """
-        from analysis.profile import load_profile
-        from analysis.reference.read import bounds_in_crs, site_file_bounds
-        from analysis.siteplan.plan import load_site_plan
-
-        profile = load_profile(self.parameterAsString(parameters, self.PROFILE, context)
-                               or DEFAULT_PROFILE)
-        # Only the layers that make the box: the main thread is not held up reading the plan.
-        bounds = site_file_bounds(self._site_path, profile)
-        if bounds is None:
-            load_site_plan(self._site_path, profile)  # raises the review's own message
-        self._reference_dir = tempfile.mkdtemp(prefix="swppp_reference_",
-                                               dir=QgsProcessingUtils.tempFolder())
-        self._reference_path = os.path.join(self._reference_dir, "qgis_reference.gpkg")
-        for role, layer in given.items():
-            if feedback.isCanceled():
-                return
-            whole = role in self.LOOKED_UP_REFERENCE_LAYERS
-            extent = None
-            if not whole:
-                extent = QgsRectangle(*bounds_in_crs(bounds, profile.area_crs, _crs_text(layer)))
-            copied = export_layer(layer, role, self._reference_path, context, feedback,
-                                  extent=extent, geometry=not whole,
-                                  given_as=f"the reference layer '{role}'")
-            # No total: counting a PostGIS table would read it whole.
-            feedback.pushInfo(self.tr("Reference layer {role}: {n} features of '{name}' "
-                                      "copied ({how}).").format(
-                role=role, n=copied, name=layer.name(),
-                how=self.tr("its attribute table, looked up by id and name") if whole
-                else self.tr("those near the site")))
-            self._reference_layers[role] = {
-                "layer": layer.name(), "source": layer_source(layer),
-                "provider": layer.providerType(), "features_copied": copied,
-                "copied": "attributes" if whole else "near the site",
-                # A project layer does not say which layer_versions row it came from.
-                "version": "unknown"}
-        if "catchments" in given and not feedback.isCanceled():
-            self.copy_downstream(given, bounds, profile, feedback)
-
-    def copy_downstream(self, given, bounds, profile, feedback):
-        """Append to the copied reference what Condition A reads beyond the site's box: the
-        catchments downstream by ``drains_to`` (:func:`append_downstream_catchments`) and the
-        TMDL watersheds around them (read around each downstream catchment widened by
-        ``[reference] search_distance_ft``, as ``routed_watersheds`` reads them)."""
-        from analysis.reference.read import bounds_in_crs
-        from analysis.units import crs_units
-
-        catchments = given["catchments"]
-        added, geometries = append_downstream_catchments(
-            catchments, self._reference_path, profile.condition_a.downstream_catchment_hops,
-            feedback)
-        if added:
-            self._reference_layers["catchments"]["features_copied"] += added
-            self._reference_layers["catchments"]["copied"] = "near the site and downstream"
-        feedback.pushInfo(self.tr("Reference layer catchments: {n} catchments downstream of "
-                                  "those near the site added (drains_to followed at most {hops} "
-                                  "steps, [condition_a] downstream_catchment_hops, and the "
-                                  "last step's catchments named).").format(
-            n=added, hops=profile.condition_a.downstream_catchment_hops))
-        sheds = given.get("tmdl_watersheds")
-        if sheds is None or not geometries:
-            return
-        pad = crs_units(profile.reference.search_distance_ft, profile.area_crs)
-        boxes = []
-        for geometry in geometries:
-            box = geometry.boundingBox()
-            x0, y0, x1, y1 = bounds_in_crs((box.xMinimum(), box.yMinimum(), box.xMaximum(),
-                                            box.yMaximum()), _crs_text(catchments),
-                                           profile.area_crs)
-            boxes.append(QgsRectangle(*bounds_in_crs((x0 - pad, y0 - pad, x1 + pad, y1 + pad),
-                                                     profile.area_crs, _crs_text(sheds))))
-        near = QgsRectangle(*bounds_in_crs(bounds, profile.area_crs, _crs_text(sheds)))
-        taken = {f.id() for f in sheds.getFeatures(QgsFeatureRequest().setFilterRect(near)
-                                                    .setNoAttributes())}
-        more = {}
-        for box in boxes:
-            for feature in sheds.getFeatures(QgsFeatureRequest().setFilterRect(box)):
-                if feature.id() not in taken:
-                    more.setdefault(feature.id(), QgsFeature(feature))
-        copied = QgsVectorLayer(f"{self._reference_path}|layername=tmdl_watersheds",
-                                "tmdl_watersheds", "ogr")
-        n = _append_features(more.values(), copied)
-        if n:
-            self._reference_layers["tmdl_watersheds"]["features_copied"] += n
-            self._reference_layers["tmdl_watersheds"]["copied"] = (
-                "near the site and around the catchments downstream")
-        feedback.pushInfo(self.tr("Reference layer tmdl_watersheds: {n} watersheds around the "
-                                  "downstream catchments added.").format(n=n))
-
     @contextlib.contextmanager
     def analysis_run(self, parameters, context, feedback):
         """Yield the analysis call's keyword arguments (site, reference, profile, sheets, progress,
@@ -725,7 +531,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                   or DEFAULT_PROFILE,
                   "progress": feedback_progress(feedback)}
         if self.parameterDefinition(self.REFERENCE) is not None:
-            inputs["reference"] = (self._reference_path or
+            inputs["reference"] = (self._reference or
                                    self.parameterAsFile(parameters, self.REFERENCE, context)
                                    or None)
         if self.parameterDefinition(self.SHEETS) is not None:
@@ -739,10 +545,9 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             with self.analysis_errors(feedback):
                 yield inputs
         finally:
-            for folder in (self._layers_dir, self._reference_dir):
-                if folder:
-                    shutil.rmtree(folder, ignore_errors=True)
-            self._layers_dir = self._reference_dir = None
+            if self._layers_dir:
+                shutil.rmtree(self._layers_dir, ignore_errors=True)
+            self._layers_dir = None
 
     @contextlib.contextmanager
     def analysis_errors(self, feedback):
@@ -775,36 +580,19 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         return self.tr(" (parameter: {})").format(", ".join(shown)) if shown else ""
 
     def _for_person(self, message):
-        # The temporary GeoPackages made from project layers mean nothing to the user.
+        # The temporary GeoPackage made from the site plan's project layers means nothing to
+        # the user (the reference layers are read where they are: their errors name them).
         if self._layers_dir and self._site_path:
             given = self.tr("the site-plan layers given as *_LAYER parameters")
             message = message.replace(f"file {self._site_path}", given)
             message = message.replace(self._site_path, given)
-        if self._reference_path:
-            for role, copied in self._reference_layers.items():
-                message = message.replace(
-                    f"file {self._reference_path}, layer '{role}'",
-                    f"reference layer '{role}' (project layer '{copied['layer']}', "
-                    f"{copied['source']})")
-            given = self.tr("the reference layers given as *_LAYER parameters ({})").format(
-                ", ".join(self._reference_layers) or "none")
-            message = message.replace(f"file {self._reference_path}", given)
-            message = message.replace(self._reference_path, given)
         return message
-
-    def describe_reference(self, review):
-        """The review's JSON ``reference`` naming the project layers read, not the temporary
-        GeoPackage they were copied into (a no-op when REFERENCE was given)."""
-        if self._reference_path and review.reference is not None:
-            review.reference = {**review.reference, "path": "QGIS project layers",
-                                "kind": "qgis_layers", "project_layers": self._reference_layers}
 
     def write_results(self, review, parameters, context, progress):
         """Write the requested outputs (all or none) and return the algorithm's results."""
         from analysis.io.files import discard, publish
         from analysis.report.outputs import write_outputs
 
-        self.describe_reference(review)
         paths = {name: self.parameterAsFileOutput(parameters, name, context)
                  if self.parameterDefinition(name) is not None else ""
                  for name in (self.OUTPUT_JSON, self.OUTPUT_HTML, self.OUTPUT_PDF)}

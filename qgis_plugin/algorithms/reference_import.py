@@ -9,13 +9,11 @@ from qgis.core import (
 )
 
 from analysis.profile import DEFAULT_PROFILE
-from analysis.reference.contract import FORMATS
+from analysis.reference.contract import FORMATS, LAYER_NAMES as LAYERS
 
 from .base import SwpppAlgorithm
 
 __all__ = ["ReferenceAlgorithm", "ReferenceImportAlgorithm"]
-
-LAYERS = ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments")
 
 HELP = """<p>Imports a new version of one reference layer (wetlands, impaired waters, TMDL \
 watersheds, catchments) into a reference GeoPackage or a PostGIS schema, the way \

@@ -10,6 +10,7 @@ import pytest
 from shapely import box
 
 from analysis.io.vector import write_geopackage
+from analysis.reference.contract import LAYER_NAMES
 from analysis.reference.read import SPECS as REFERENCE_SPECS
 from analysis.siteplan.contract import SPECS
 from tests.conftest import square_side_us_ft
@@ -81,8 +82,7 @@ def make_site(tmp_path):
 from tests.postgis import pg_schema, postgis_server  # noqa: E402,F401 - fixtures for the PostGIS tests
 
 
-REFERENCE_FIELDS = {name: REFERENCE_SPECS[name].field_names
-                    for name in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments")}
+REFERENCE_FIELDS = {name: REFERENCE_SPECS[name].field_names for name in LAYER_NAMES}
 
 
 def local_box(x1, y1, x2, y2):

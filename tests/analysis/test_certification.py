@@ -91,3 +91,23 @@ def test_cli_writes_the_form_and_refuses_another_suffix(tmp_path, capsys):
     assert main(["certification-form", "--out", str(tmp_path / "form.pdf")]) == 2
     assert "--out must name an .html file" in capsys.readouterr().err
     assert not (tmp_path / "form.pdf").exists()
+
+
+def test_r3_11_a_subcontractor_signs_before_its_own_phase_starts():
+    """SWPPP G(1): "Each contractor and subcontractor ... shall sign a copy of the following
+    certification statement before undertaking any land development activity". A phase-3
+    subcontractor signing before phase 3 starts (2027-09-01 in the plan) signed in time, though
+    after the project's first day (round 3, point 11); without a phase the first day counts; a
+    phase the plan does not have leaves it not known."""
+    in_time = check_contractor_certification(
+        site(signed_on=(1, "2027-08-01"), phase=(1, "3")), PROFILE)
+    assert [f.status for f in in_time.findings] == ["pass"] and in_time.signed_in_time
+    late = check_contractor_certification(site(signed_on=(1, "2027-09-02"), phase=(1, "3")),
+                                          PROFILE)
+    assert "signed 2027-09-02, after its phase 3's work started on 2027-09-01" in \
+        late.findings[0].message
+    no_phase = check_contractor_certification(site(signed_on=(1, "2027-08-01")), PROFILE)
+    assert "signed 2027-08-01, after work started on 2027-04-01" in no_phase.findings[0].message
+    unknown = check_contractor_certification(site(signed_on=(1, "2027-08-01"), phase=(1, "9")),
+                                             PROFILE)
+    assert [f.status for f in unknown.findings] == ["needs_review"]

@@ -66,8 +66,8 @@ def test_p1_land_development_activities_as_defined_herein(under_one_acre, rule):
 @pytest.mark.parametrize("sheet, denominator, drawing, expected", [
     ("C-001 Location map", 2400.0, None, "info"),       # the demo's: read from its title
     ("USGS quad", 24000.0, "location_map", "info"),      # 1:24,000, said to be a location map
-    ("C-001 Location map", 2400.0, "site_map", "fail"),  # said to be the site map: held to it
-    ("C-101 Site plan", 2400.0, None, "fail"),
+    ("C-001 Location map", 2400.0, "site_map", "warn"),  # said to be the site map: held to it
+    ("C-101 Site plan", 2400.0, None, "warn"),             # B(2) "should": warn (round 3, 13)
     ("C-101 Site plan", 1200.0, "", "pass"),
 ], ids=["title-location-map", "usgs-quad-location_map", "drawing-site_map-wins",
         "site-map-1in200ft", "site-map-1in100ft"])
@@ -84,6 +84,25 @@ def test_p2_only_location_maps_leave_the_site_map_unchecked():
     stated = pd.DataFrame({"sheet": ["Vicinity map"], "scale_denominator": [24000.0]})
     findings, _ = check_site_map_scale([], stated, None, PROFILE)
     assert [f.status for f in findings] == ["info", "needs_review"]
+
+
+# --- round 3, point 13: the site map "should be at a scale no smaller than" ------------------
+@pytest.mark.parametrize("smaller, reading", [("warn", "a recommendation"),
+                                              ("fail", "a requirement")])
+def test_r3_13_site_map_scale_should_is_the_profiles_switch(smaller, reading):
+    """SWPPP B(2): "Site map should be at a scale no smaller than one inch equals 100 feet":
+    "should", not "shall". The default profile reads it as a recommendation (warn); a village
+    that holds plans to it says so in the profile (fail). Either way the finding quotes it."""
+    profile = replace(PROFILE, site_map_scale=replace(PROFILE.site_map_scale,
+                                                      smaller_scale_status=smaller))
+    stated = pd.DataFrame({"sheet": ["C-101 Site plan", "C-102"],
+                           "scale_denominator": [2400.0, 1200.0]})
+    findings, _ = check_site_map_scale([], stated, None, profile)
+    assert [f.status for f in findings] == [smaller, "pass"]
+    assert ('"Site map should be at a scale no smaller than one inch equals 100 feet"; read as '
+            f"{reading}") in findings[0].message
+    assert "should" not in findings[1].message
+    assert load_profile().site_map_scale.smaller_scale_status == "warn"
 
 
 # --- point 5: 'an impaired water identified on the Department's 303(d) list' -------------
@@ -172,7 +191,10 @@ def test_p7_shall_cover_the_estimated_cost_of_maintaining_the_system(estimate, e
     site.layers["guarantee"] = pd.DataFrame([
         {"kind": "bond", "amount": 120000.0, "starts_on": "2027-03-15", "ends_on": "2032-11-15",
          "covers": "maintenance", "estimated_cost": estimate}])
-    [f] = [f for f in check_guarantees(site, PROFILE).findings if f.rule == "maintenance_bond"]
+    # The last stabilisation standing for substantial completion (not the default: round 3, 8).
+    stands = replace(PROFILE, guarantees=replace(PROFILE.guarantees,
+                                                 stabilization_stands_for_acceptance=True))
+    [f] = [f for f in check_guarantees(site, stands).findings if f.rule == "maintenance_bond"]
     assert f.status == expected and f.due == "before_construction"
     if expected != "pass":
         assert "estimated cost" in f.message
@@ -326,6 +348,69 @@ def test_p4_exactly_five_acres_variant_is_over_five_on_the_ellipsoid(tmp_path):
     assert result["measurements"]["max_concurrent_disturbed_acres"] == pytest.approx(5.0, abs=1e-6)
     assert result["measurements"]["max_concurrent_disturbed_acres_ellipsoidal"] == \
         pytest.approx(5.0009056, abs=1e-6)
+
+
+def test_r3_10_the_five_acre_fail_carries_b4s_proviso(tmp_path):
+    """SWPPP B(4): "not more than five acres shall be disturbed at any one time unless pursuant
+    to an approved SWPPP". A plan over five acres fails as planned, and the finding carries the
+    proviso, so that a board's decision does not read as a violation already committed (round 3,
+    point 10); with the approval recorded (five_acre_waiver) it is a warn."""
+    _, result = review(tmp_path, TEST_DATA / "variants" / "phasing_over_five.gpkg")
+    [finding] = [f for f in result["findings"] if f["rule"] == "phasing_five_acres"]
+    assert finding["status"] == "fail"
+    assert ('"not more than five acres shall be disturbed at any one time unless pursuant to an '
+            'approved SWPPP"') in finding["message"] and "as planned" in finding["message"]
+    _, waived = review(tmp_path, TEST_DATA / "variants" / "phasing_waiver.gpkg")
+    assert [f["status"] for f in waived["findings"] if f["rule"] == "phasing_five_acres"] == ["warn"]
+
+
+def test_r3_5_easements_of_a_site_no_condition_reaches_are_told_not_failed(tmp_path,
+                                                                          make_reference):
+    """SWPPP D heads D(8) "SWPPP requirements for Conditions A, B and C": "Maintenance easements
+    to ensure access to all stormwater management practices"; Maintenance and repair B asks an
+    easement of "any approval that has a stormwater management facility as one of the
+    requirements". The single-family variant (C excluded: "exclusive of the construction of
+    single-family residences"; under five acres: no B) against a reference where its water is
+    not listed: no condition applies, so BR-2's strip outside its easement is info, saying why
+    (round 3, point 5). With Condition A applying (the demo reference), it fails as before."""
+    reference = make_reference()  # every layer, none with a feature: no listed water
+    status, result = review(tmp_path, TEST_DATA / "variants" / "single_family.gpkg",
+                            "--reference", reference)
+    conditions = result["conditions"]
+    assert result["conditions"]["swppp_required"] is True
+    assert not any(conditions[k]["applies"] for k in "ABC"), conditions
+    easements = [f for f in result["findings"] if f["rule"] == "easement_coverage"]
+    assert {f["status"] for f in easements} <= {"pass", "info"}
+    [strip] = [f for f in easements if "312 sq ft outside" in f["message"]]
+    assert "not a requirement here: no condition of SWPPP C applies" in strip["message"]
+    checklist = {e["item"]: e for e in result["checklist"]}
+    assert checklist["Maintenance B"]["status"] == checklist["Maintenance D"]["status"] \
+        == "not_applicable"
+    [contents] = [f for f in result["findings"] if f["rule"] == "swppp_contents"]
+    assert "Maintenance B" not in contents["message"]
+    _, applies = review(tmp_path, TEST_DATA / "variants" / "single_family.gpkg")
+    assert "fail" in {f["status"] for f in applies["findings"] if f["rule"] == "easement_coverage"}
+
+
+def test_r3_14_15_the_tools_readings_and_the_texts_gaps_are_said_as_such(tmp_path):
+    """Round 3, point 14: the phasing-sequence duty exists only in the definition of "Phasing"
+    ("with the stabilization of each piece completed before the clearing of the next"); the
+    sediment clean-out's time is the tool's reading (Maintenance and repair A(1): "whenever their
+    design capacity has been reduced by 50%"); off-site disturbance is not in the chapter's
+    words. Point 15: the text's own gaps (no SWPPP D(1) or D(9); a "Town Board" in a village
+    law) are listed in every review's not_checked."""
+    _, result = review(tmp_path, TEST_DATA / "demo_site.gpkg")
+    said = {f["rule"]: f["message"] for f in result["findings"]}
+    assert "no section states it as a duty" in said["phasing_sequence"]
+    assert '"with the stabilization of each piece completed before the clearing of the next"' \
+        in said["phasing_sequence"]
+    assert "permission" not in said["disturbance_outside_site"]
+    assert "the tool's warning, not its words" in said["disturbance_outside_site"]
+    gaps = {row["section"]: row for row in result["not_checked"]}
+    assert "no item D(1) and no item D(9)" in gaps["SWPPP D"]["reason"]
+    assert '"Town Board"' in gaps['Definitions, "Stormwater Management Administrator"']["reason"]
+    from analysis.records.inspections import CLEANOUT_READING
+    assert '"by the next inspection" is this tool\'s reading' in CLEANOUT_READING
 
 
 # --- point 6: 'stormwater runoff ... discharging ... to ... a TMDL designated watershed' ----

@@ -28,6 +28,9 @@ X0, Y0 = 582_777.0, 913_839.0  # near the demo parcel, EPSG:2260
 UTM = (560_000.0, 4_577_000.0)  # the same neighbourhood in UTM 18N
 PROFILE = load_profile()
 LIMIT = PROFILE.site_map_scale.max_scale_denominator
+# A site map smaller than the limit: "warn" by the default profile (SWPPP B(2) "should"; the
+# switch is tested in test_chapter_readings.py).
+SMALLER = "warn"
 
 
 def write_sheet(path, crs="EPSG:2260", transform=None, tags=None, driver="GTiff", size=(20, 16)):
@@ -134,7 +137,7 @@ def test_sheet_scale_from_transform_crs_unit_and_resolution(tmp_path, case, crs,
     finding = only(check_sheets(sheet))
     worst = max(across, down)
     assert finding.value == pytest.approx(worst, rel=1e-7)
-    assert finding.status == ("pass" if worst <= LIMIT * 1.0001 else "fail")
+    assert finding.status == ("pass" if worst <= LIMIT * 1.0001 else SMALLER)
     assert finding.features == ["sheet:s.tif"] and finding.limit == LIMIT
     assert finding.units == "scale denominator"
 
@@ -145,7 +148,7 @@ def test_exactly_100_us_feet_passes_and_101_fails(tmp_path):
         path = write_sheet(tmp_path / f"s{feet}.tif", "EPSG:2260",
                            Affine(feet / 100, 0, X0, 0, -feet / 100, Y0), ppi_tags(100))
         statuses[feet] = only(check_sheets(read_sheet(path))).status
-    assert statuses == {50: "pass", 100: "pass", 101: "fail", 200: "fail"}
+    assert statuses == {50: "pass", 100: "pass", 101: SMALLER, 200: SMALLER}
 
 
 @pytest.mark.parametrize("tags, said", [
@@ -240,7 +243,7 @@ def test_multi_page_geopdf_gives_a_finding_per_page(tmp_path):
     sheets = read_sheets([vector_geopdf(tmp_path / "set.pdf", [50, 100, 200])])
     findings = check_sheets(*sheets)
     assert [(f.features, f.status) for f in findings] == [
-        (["sheet:set.pdf#1"], "pass"), (["sheet:set.pdf#2"], "pass"), (["sheet:set.pdf#3"], "fail")]
+        (["sheet:set.pdf#1"], "pass"), (["sheet:set.pdf#2"], "pass"), (["sheet:set.pdf#3"], SMALLER)]
     assert [f.value for f in findings] == pytest.approx([ft * 12 * US_FT / FT for ft in (50, 100, 200)],
                                                         rel=1e-9)
 
@@ -278,11 +281,11 @@ def test_missing_sheet_exits_2(data_copy, tmp_path, capsys):
 COMMITTED = [  # name, status, denominator computed from the generator's stated ground and ppi
     ("sheet_2260_50ft.tif", "pass", 600 * US_FT / FT),
     ("sheet_2260_100ft.tif", "pass", 1200 * US_FT / FT),
-    ("sheet_2260_200ft.tif", "fail", 2400 * US_FT / FT),
+    ("sheet_2260_200ft.tif", SMALLER, 2400 * US_FT / FT),
     ("sheet_2260_no_resolution.tif", "needs_review", None),
     ("sheet_utm18n_50ft_cm.tif", "pass", 600.0),
     ("sheet_utm18n_100ft.tif", "pass", 1200.0),
-    ("sheet_utm18n_200ft.tif", "fail", 2400.0),
+    ("sheet_utm18n_200ft.tif", SMALLER, 2400.0),
     ("sheet_utm18n_no_resolution.tif", "needs_review", None),
     ("sheet_2260_100ft.pdf", "pass", 1200 * US_FT / FT),
 ]
@@ -326,7 +329,7 @@ def test_stated_scales_table():
     findings = check_sheets(stated=stated)
     assert [(f.features, f.status, f.value) for f in findings] == [
         (["layout_scale:A"], "pass", 600.0), (["layout_scale:B"], "pass", 1200.0),
-        (["layout_scale:C"], "pass", 1200.1), (["layout_scale:D"], "fail", 1212.0),
+        (["layout_scale:C"], "pass", 1200.1), (["layout_scale:D"], SMALLER, 1212.0),
         (["layout_scale:E"], "needs_review", None)]
 
 
@@ -336,7 +339,7 @@ def test_layout_maps_one_finding_per_map_and_a_layout_without_one():
     findings = check_sheets(layout_maps=maps)
     assert [(f.features, f.status, f.value) for f in findings] == [
         (["layout:Site plan/Main map"], "pass", 1000.0),
-        (["layout:Site plan/Inset"], "fail", 2500.0),
+        (["layout:Site plan/Inset"], SMALLER, 2500.0),
         (["layout:Cover"], "needs_review", None)]
     assert "no map item" in findings[2].message
 
@@ -394,4 +397,4 @@ def test_map_scale_check_alone_has_the_review_shape():
     data = result.to_dict()
     assert {"tool", "profile", "measurements", "findings"} <= set(data)
     assert [m["scale_denominator"] for m in data["measurements"]["site_map_scales"]] == [600, 2400]
-    assert result.exit_status == 1 and result.counts() == {"pass": 1, "fail": 1}
+    assert result.exit_status == 0 and result.counts() == {"pass": 1, SMALLER: 1}

@@ -24,6 +24,8 @@ def toml_text(record):
     def value(v):
         if isinstance(v, list):
             return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, bool):
+            return "true" if v else "false"
         if isinstance(v, int):
             return str(v)
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -88,3 +90,21 @@ def test_shipped_violation_record():
     html = render_notice_html(read_violation(TEST_DATA / "records" / "violation.toml"), PROFILE)
     assert "NOV-2027-014" in html and "&lt;Attn: J. Example &amp; Partners&gt;" in html
     assert "third or subsequent violation: a civil penalty of not less than $700 nor more than $1,000" in html
+
+
+def test_a_violation_found_at_an_inspection_stops_all_but_stabilization(tmp_path):
+    """Inspections A(1)(b): "If any violations are found, the applicant and developer shall be
+    notified in writing of the nature of the violation and the required corrective actions. No
+    further work shall be conducted except for site stabilization until all violations are
+    corrected and all work previously completed has received approval by the Stormwater
+    Management Administrator." The notice says so (round 3, point 12), unless the record says
+    the violation was not found at an inspection."""
+    words = ("No further work shall be conducted except for site stabilization until all "
+             "violations are corrected")
+    html = render_notice_html(read_violation(write(tmp_path, COMPLETE)), PROFILE)
+    assert words in html and "Inspections A(1)(b)" in html
+    elsewhere = {**COMPLETE, "violation": {**COMPLETE["violation"], "found_at_inspection": False}}
+    assert words not in render_notice_html(read_violation(write(tmp_path, elsewhere)), PROFILE)
+    bad = {**COMPLETE, "violation": {**COMPLETE["violation"], "found_at_inspection": "yes"}}
+    with pytest.raises(InputError, match="found_at_inspection"):
+        read_violation(write(tmp_path, bad))

@@ -13,7 +13,7 @@ from analysis.checklist.guarantees import COVERS
 from analysis.cli.records import PENALTY_DESCRIPTION
 from analysis.errors import InputError
 from analysis.findings import MAP_RULES
-from analysis.profile import RulesProfile, available_profiles, help_text, load_profile
+from analysis.profile import CATEGORY_KINDS, RulesProfile, available_profiles, help_text, load_profile
 
 PACKAGE = Path(analysis.__file__).resolve().parent
 ROOT = PACKAGE.parent
@@ -28,7 +28,9 @@ THROUGH = {"profile.name": r"\bprofile\.name\b", "profile.area_crs": r"\bprofile
            "penalty.criminal_separate_violation_days": r"\.penalty\.separate_violation_days\(",
            "penalty.civil_separate_violation_days": r"\.penalty\.separate_violation_days\(",
            "penalty.criminal_continuing_violations_escalate": r"\.penalty\.escalates\(",
-           "penalty.civil_continuing_violations_escalate": r"\.penalty\.escalates\("}
+           "penalty.civil_continuing_violations_escalate": r"\.penalty\.escalates\(",
+           # the vocabulary's lists, each read by Categories.kind_of (through CATEGORY_KINDS)
+           **{f"categories.{kind}": r"\.categories\.kind_of\(" for kind in CATEGORY_KINDS}}
 
 
 def test_default_profile_holds_the_chapter_thresholds():

@@ -149,25 +149,27 @@ def test_project_reference_layers_give_what_the_reference_file_gives(demo, data_
     assert w_layers["WETLAND_ADJACENT_AREA_ACRES"] == pytest.approx(
         w_file["WETLAND_ADJACENT_AREA_ACRES"], rel=1e-12)
 
-    # The JSON names the project layers read, never the temporary GeoPackage.
+    # The JSON names the project layers read (nothing is copied; GeoPackage tables as they are
+    # on disk are read by their source, with their layer_versions), and what was read of them:
+    # what the analysis read of the file.
     text = (tmp_path / "condition_a_layers.json").read_text(encoding="utf-8")
-    assert "qgis_reference" not in text
     recorded = json.loads(text)["reference"]
     assert recorded["path"] == "QGIS project layers" and recorded["kind"] == "qgis_layers"
     given = recorded["project_layers"]
     assert set(given) == set(REFERENCE_ROLES)
     for role in REFERENCE_ROLES:
-        assert given[role]["source"] == layers[f"{role.upper()}_LAYER"].source()
-        assert given[role]["layer"] == role and given[role]["provider"] == "ogr"
-        assert given[role]["version"] == "unknown"
-    assert given["impaired_waters"]["copied"] == "attributes"
-    assert given["impaired_waters"]["features_copied"] == load_layer(
-        path, "impaired_waters").featureCount()
+        assert given[role] == {"layer": role, "source": layers[f"{role.upper()}_LAYER"].source(),
+                               "provider": "ogr", "read_by": "geopackage", "version": 1}
+    from_file = json.loads((tmp_path / "condition_a_file.json").read_text(encoding="utf-8"))[
+        "reference"]
+    assert recorded["read"] == from_file["read"]
+    assert recorded["versions"] == from_file["versions"]
 
 
-def test_only_the_reference_features_near_the_site_are_copied(demo, tmp_path, load_layer):
-    """A wetlands layer holding the demo's wetlands and copies of them 20 miles away: only the
-    features whose envelope meets the box the analysis reads are copied."""
+def test_only_the_reference_features_near_the_site_are_read(demo, tmp_path, load_layer):
+    """A wetlands layer holding the demo's wetlands and copies of them 20 miles away: the
+    analysis reads from the project layer the features it reads from the file (those meeting
+    the box around the site), none of the far ones."""
     import geopandas as gpd
     import pandas as pd
     import shapely
@@ -185,8 +187,7 @@ def test_only_the_reference_features_near_the_site_are_copied(demo, tmp_path, lo
     write_geopackage(wetlands, {"wetlands": pd.concat([near, far], ignore_index=True)})
     profile = load_profile("kiryas_joel")
     box = shapely.box(*site_bounds(load_site_plan(demo["SITE"], profile), profile))
-    envelopes = shapely.envelope(near.geometry.values)
-    expected = int(shapely.intersects(envelopes, box).sum())
+    expected = int(shapely.intersects(near.geometry.values, box).sum())
     assert 0 < expected < len(near)  # the demo itself has a wetland beyond the box
 
     layer = load_layer(wetlands, "wetlands")
@@ -194,9 +195,8 @@ def test_only_the_reference_features_near_the_site_are_copied(demo, tmp_path, lo
     results = run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer,
                                "OUTPUT_JSON": str(tmp_path / "w.json")})
     recorded = json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))["reference"]
-    assert recorded["project_layers"]["wetlands"]["features_copied"] == expected
-    assert recorded["project_layers"]["wetlands"]["copied"] == "near the site"
-    from_file = run("wetlands", {"SITE": demo["SITE"], "REFERENCE": demo["REFERENCE"]})
+    assert recorded["read"]["wetlands"]["features"] == expected
+    from_file = run("wetlands", {"SITE": demo["SITE"], "REFERENCE": str(wetlands)})
     assert results["WETLAND_ACRES"] == pytest.approx(from_file["WETLAND_ACRES"], rel=1e-12)
 
 
@@ -227,8 +227,10 @@ def test_a_needed_reference_layer_not_given_stops_with_its_name(demo, load_layer
     with pytest.raises(QgsProcessingException) as raised:
         run("condition_a", {"SITE": demo["SITE"], **layers})
     message = str(raised.value)
-    assert "the reference layer 'tmdl_watersheds' is missing" in message
-    assert "*_LAYER parameters (wetlands)" in message and "qgis_reference" not in message
+    assert message.startswith("no project layer is given as the reference layer "
+                              "'tmdl_watersheds', and Condition A")
+    assert "(reference layers given: wetlands ('wetlands'))" in message
+    assert "(parameter: 'Or reference layer: TMDL watersheds' (TMDL_WATERSHEDS_LAYER))" in message
 
 
 def test_reference_and_reference_layers_together_are_refused(demo, load_layer):
@@ -253,10 +255,10 @@ def test_the_review_on_project_reference_layers_equals_the_review_on_the_file(
     assert any(f["rule"] == "wetlands" and f["status"] == "warn" for f in file_run["findings"])
     for part in ("findings", "measurements", "conditions", "project"):
         assert layer_run[part] == file_run[part], part
-    # The same features read; the file's carry their layer_versions, the project layers' none.
-    assert {layer: read["features"] for layer, read in layer_run["reference"]["read"].items()} \
-        == {layer: read["features"] for layer, read in file_run["reference"]["read"].items()}
-    assert layer_run["reference"]["versions"] == {} and file_run["reference"]["versions"]
+    # The same features read, of the same layer_versions (the layers are the file's tables,
+    # read by their source).
+    assert layer_run["reference"]["read"] == file_run["reference"]["read"]
+    assert layer_run["reference"]["versions"] == file_run["reference"]["versions"] != {}
     assert contract_problems(outputs["layers"]) == []
     html = (tmp_path / "review_layers.html").read_text(encoding="utf-8")
     assert "QGIS project layers" in html and "qgis_reference" not in html
@@ -264,7 +266,8 @@ def test_the_review_on_project_reference_layers_equals_the_review_on_the_file(
 
 def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_path, request):
     """The demo's reference layers imported into a real PostGIS and added to the project as
-    PostGIS layers (the postgres provider, read around the site through the GiST index)."""
+    PostGIS layers: read by their source (the schema is the importer's), and, with a subset
+    string each, through QGIS's postgres provider (around the site through the GiST index)."""
     import uuid
 
     from qgis.core import QgsDataSourceUri, QgsProject, QgsVectorLayer, QgsWkbTypes
@@ -291,6 +294,11 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
         from_layers = {name: run(name, {"SITE": demo["SITE"], **layers,
                                         "OUTPUT_JSON": str(tmp_path / f"{name}.json")})
                        for name in ("condition_a", "wetlands")}
+        for layer in layers.values():
+            assert layer.setSubsetString('"fid" > 0')
+        through_qgis = {name: run(name, {"SITE": demo["SITE"], **layers,
+                                         "OUTPUT_JSON": str(tmp_path / f"{name}_qgis.json")})
+                        for name in ("condition_a", "wetlands")}
     finally:
         project.removeMapLayers([layer.id() for layer in layers.values()])
     # The import spells pollutants its own way: compared with the same schema as REFERENCE.
@@ -306,13 +314,23 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
     text = (tmp_path / "wetlands.json").read_text(encoding="utf-8")
     given = json.loads(text)["reference"]["project_layers"]["wetlands"]
     assert given["provider"] == "postgres" and f'"{schema}"."wetlands"' in given["source"]
+    # Tables of a schema `swppp reference import` made: read by their source, with their versions.
+    assert given["layer"] == "PostGIS wetlands" and given["read_by"] == "postgis"
+    assert given["version"] == 1
+    for name, results in through_qgis.items():
+        assert {k: v for k, v in results.items() if k != "OUTPUT_JSON"} == \
+            {k: v for k, v in from_layers[name].items() if k != "OUTPUT_JSON"}, name
+    text = (tmp_path / "wetlands_qgis.json").read_text(encoding="utf-8")
+    given = json.loads(text)["reference"]["project_layers"]["wetlands"]
+    assert given["read_by"] == "qgis" and given["subset"] == '"fid" > 0'
+    assert "not-a-real-password" not in text
     assert "not-a-real-password" not in text
 
 
 def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(demo, tmp_path,
                                                                               load_layer):
-    """The analysis's own InputError, raised on the temporary copy, names the project layer,
-    its source, the feature and the field, never the temporary GeoPackage."""
+    """The analysis's own InputError, raised as it reads the project layer, names that layer
+    as the project names it, the feature (its id in QGIS) and the field."""
     from qgis.core import QgsProcessingException
 
     import shapely
@@ -337,9 +355,8 @@ def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(de
     with pytest.raises(QgsProcessingException) as raised:
         run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer})
     message = str(raised.value)
-    assert message.startswith(f"reference layer 'wetlands' (project layer 'County wetlands', "
-                              f"{county}|layername=wetlands), feature {bad[0]}, field 'regulated'")
-    assert "'maybe', not a flag" in message and "qgis_reference" not in message
+    assert message.startswith(f"layer 'County wetlands', feature {bad[0]}, field 'regulated': "
+                              "regulated is 'maybe', not a flag")
 
 
 def test_condition_a_and_wetlands_read_a_postgis_reference(demo, tmp_path, postgis_server):

@@ -1,12 +1,12 @@
-"""Catchment ids stored with spaces around them: the plugin's copy of the catchments downstream
-finds them as the analysis does (ids compared trimmed, ``Reference.lookup(normalise=str.strip)``),
-so Condition A in QGIS follows the route `swppp review` follows."""
+"""Catchment ids stored with spaces around them: the plugin's reading of a project layer finds
+them as the analysis does (ids compared trimmed, ``Reference.lookup(normalise=str.strip)``), so
+Condition A in QGIS follows the route `swppp review` follows."""
 import json
 
 import pytest
 
-from tests.qgis_plugin.test_plugin_catchment_route import (CHAIN, FAR_SHED, condition_a, run,
-                                                          three_catchments)
+from tests.qgis_plugin.test_plugin_catchment_route import (CHAIN, FAR_SHED, catchments_reference,
+                                                          condition_a, run, three_catchments)
 
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
@@ -33,18 +33,17 @@ def chain_reference(reference, chain):
 
 
 def test_ids_stored_with_spaces_are_found_downstream(tmp_path, load_layer):
-    import geopandas as gpd
-
-    from qgis_plugin.algorithms.base import append_downstream_catchments
+    from analysis.reference.route import catchment_lookup
 
     ids = ["A", " O'Brien Brook  ", "Z "]
-    source, copied = three_catchments(tmp_path, {"catchment_id": ids,
-                                                 "drains_to": ["O'Brien Brook", "Z; NY-1", None]})
-    added, geometries = append_downstream_catchments(load_layer(source, "catchments"),
-                                                     str(copied), hops=3)
-    assert added == 2 and len(geometries) == 2
-    result = gpd.read_file(copied, layer="catchments")
-    assert sorted(result["catchment_id"]) == sorted(ids)  # copied as stored
+    source = three_catchments(tmp_path, {"catchment_id": ids,
+                                         "drains_to": ["O'Brien Brook", "Z; NY-1", None]})
+    reference = catchments_reference(load_layer(source, "catchments"))
+    lookup = catchment_lookup(reference, "the test")
+    assert lookup({"O'Brien Brook", "Z", "A"}) == {"A": "O'Brien Brook", "O'Brien Brook": "Z; NY-1",
+                                                   "Z": None}
+    found = reference.lookup("catchments", "catchment_id", ["Z"], normalise=str.strip)
+    assert list(found["catchment_id"]) == ["Z "]  # as stored
 
 
 def test_condition_a_follows_padded_ids_as_the_cli_does(data_copy, tmp_path, load_layer):
@@ -77,8 +76,8 @@ def test_condition_a_follows_padded_ids_as_the_cli_does(data_copy, tmp_path, loa
     assert (plugin["status"], plugin["message"]) == (cli["status"], cli["message"])
     assert plugin["features"] == cli["features"]
     assert results["CONDITION_A_APPLIES"] == 1
-    given = json.loads(plugin_json.read_text(encoding="utf-8"))["reference"]["project_layers"]
-    assert given["catchments"]["features_copied"] == 5  # A near the site, B to E downstream
+    read = json.loads(plugin_json.read_text(encoding="utf-8"))["reference"]["read"]
+    assert read["catchments"]["features"] == 5  # A near the site, B to E downstream
 
 
 def test_an_id_two_catchments_carry_is_refused_as_the_cli_refuses_it(data_copy, tmp_path,
@@ -90,12 +89,16 @@ def test_an_id_two_catchments_carry_is_refused_as_the_cli_refuses_it(data_copy, 
     from analysis.cli.app import main
     from analysis.errors import InputError
     from qgis.core import QgsProcessingException
-    from qgis_plugin.algorithms.base import append_downstream_catchments
+    from analysis.reference.route import catchment_lookup
 
-    source, copied = three_catchments(tmp_path, {"catchment_id": ["A", "B", "B"],
-                                                 "drains_to": ["B", "NY-1", "NY-2"]})
-    with pytest.raises(InputError, match=r"catchment_id is not unique: 1 id\(s\) repeat \(B\)"):
-        append_downstream_catchments(load_layer(source, "catchments"), str(copied), hops=3)
+    source = three_catchments(tmp_path, {"catchment_id": ["A", "B", "B"],
+                                         "drains_to": ["B", "NY-1", "NY-2"]})
+    layer = load_layer(source, "catchments")
+    layer.setName("County catchments")
+    lookup = catchment_lookup(catchments_reference(layer), "the test")
+    with pytest.raises(InputError, match=r"^layer 'County catchments', field 'catchment_id': "
+                                         r"catchment_id is not unique: 1 id\(s\) repeat \(B\)"):
+        lookup({"B"})
 
     site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
     chain_reference(reference, CHAIN + [("B", 700000, 701000, "NY-ELSEWHERE")])
@@ -108,3 +111,19 @@ def test_an_id_two_catchments_carry_is_refused_as_the_cli_refuses_it(data_copy, 
     with pytest.raises(QgsProcessingException, match=r"catchment_id is not unique.*\(B\)"):
         run("condition_a", {"SITE": str(site), **layers,
                             "OUTPUT_JSON": str(tmp_path / "plugin.json")})
+
+
+def test_an_id_repeated_once_padded_is_refused(tmp_path, load_layer):
+    """B stored once as "B" and once as " B": found exactly, the padded copy is found too (the
+    layer's ids not stored as compared are read once), and the repeat refused as the CLI
+    refuses it, not one of the two followed by accident."""
+    from analysis.errors import InputError
+    from analysis.reference.read import GeoPackageReference
+    from analysis.reference.route import catchment_lookup
+
+    source = three_catchments(tmp_path, {"catchment_id": ["A", "B", " B"],
+                                         "drains_to": ["B", "NY-1", "NY-2"]})
+    layer = load_layer(source, "catchments")
+    for reference in (GeoPackageReference(source), catchments_reference(layer)):
+        with pytest.raises(InputError, match=r"catchment_id is not unique: 1 id\(s\) repeat \(B\)"):
+            catchment_lookup(reference, "the test")({"B"})

@@ -1,14 +1,15 @@
 """The plugin follows the runoff downstream as ``swppp review`` does (issue 18 point 6): the
-catchments downstream of the site's by ``drains_to`` are copied from the project layer, however
-far from the site, and Condition A gives the CLI's status and route."""
+catchments downstream of the site's by ``drains_to`` are read from the project layer (by id,
+``qgis_plugin.reference_source``), however far from the site, and Condition A gives the CLI's
+status and route, from GeoPackage layers and from memory layers alike."""
 import json
 
 import pytest
 
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
-# The demo's discharge point is at (582927, 913809) in EPSG:2260 (US feet); the box the plugin
-# copies around the site ends near x = 583800. The outfall's catchment A reaches far east;
+# The demo's discharge point is at (582927, 913809) in EPSG:2260 (US feet); the box the
+# analysis reads around the site ends near x = 583800. The outfall's catchment A reaches far east;
 # B lies far outside the box, C inside a TMDL watershed 5 miles away, D and E beyond:
 # with [condition_a] downstream_catchment_hops = 3 the route A -> B -> C -> D stops at D, and E
 # (D's drains_to) is a catchment the route was cut at, not a water.
@@ -30,8 +31,8 @@ def run(name, parameters):
 def routed(data_copy, request):
     """The demo site, and a reference whose catchments route the runoff far from the site into
     a TMDL watershed; its listed water is none of the site's (A is decided by the route). The
-    reference layers are written in the param's CRS (a layer in degrees: the boxes the plugin
-    copies are transformed as the analysis transforms them)."""
+    reference layers are written in the param's CRS (a layer in degrees: the boxes the analysis
+    asks the project layer for are placed in its CRS)."""
     import geopandas as gpd
     from shapely.geometry import LineString, box
 
@@ -60,8 +61,19 @@ def condition_a(path):
     return next(f for f in data["findings"] if f["rule"] == "condition_a")
 
 
+def in_memory(layer):
+    """A memory layer holding ``layer``'s features (its fields, CRS and name), in the project."""
+    from qgis.core import QgsFeatureRequest, QgsProject
+
+    copy = layer.materialize(QgsFeatureRequest())
+    copy.setName(f"{layer.name()} (memory)")
+    QgsProject.instance().addMapLayer(copy, False)
+    return copy
+
+
+@pytest.mark.parametrize("memory", [False, True], ids=["geopackage_layers", "memory_layers"])
 def test_condition_a_on_project_layers_follows_the_route_the_cli_follows(routed, tmp_path,
-                                                                          load_layer):
+                                                                          load_layer, memory):
     from analysis.cli.app import main
 
     site, reference, on_route = routed
@@ -83,29 +95,35 @@ def test_condition_a_on_project_layers_follows_the_route_the_cli_follows(routed,
 
     layers = {f"{role.upper()}_LAYER": load_layer(reference, role)
               for role in ("impaired_waters", "tmdl_watersheds", "catchments")}
+    if memory:
+        layers = {name: in_memory(layer) for name, layer in layers.items()}
     plugin_json = tmp_path / "plugin.json"
-    results = run("condition_a", {"SITE": site, **layers, "OUTPUT_JSON": str(plugin_json)})
+    try:
+        results = run("condition_a", {"SITE": site, **layers, "OUTPUT_JSON": str(plugin_json)})
+    finally:
+        if memory:
+            from qgis.core import QgsProject
+
+            QgsProject.instance().removeMapLayers([layer.id() for layer in layers.values()])
     plugin = condition_a(plugin_json)
     assert (plugin["status"], plugin["message"]) == (cli["status"], cli["message"])
     assert plugin["features"] == cli["features"]
     assert results["CONDITION_A_APPLIES"] == int(on_route) and results["CONDITION_A_DECIDED"] == 1
 
-    # The analysis read the same features from the copy as from the whole layers.
+    # The analysis read the same features of the project layers as of the file.
     read = {run: json.loads(path.read_text(encoding="utf-8"))["reference"]["read"]
             for run, path in (("cli", cli_json), ("plugin", plugin_json))}
     assert {layer: r["features"] for layer, r in read["plugin"].items()} == \
         {layer: read["cli"][layer]["features"] for layer in read["plugin"]}
-    given = json.loads(plugin_json.read_text(encoding="utf-8"))["reference"]["project_layers"]
+    assert set(read["plugin"]) == {"impaired_waters", "tmdl_watersheds", "catchments"}
     # A (near the site) and B, C, D (followed) and E (the last step's, to know it a catchment).
-    assert given["catchments"]["features_copied"] == 5
-    assert given["catchments"]["copied"] == "near the site and downstream"
-    assert given["tmdl_watersheds"]["features_copied"] == int(on_route)
-    assert given["tmdl_watersheds"]["copied"] == (
-        "near the site and around the catchments downstream" if on_route else "near the site")
+    assert read["plugin"]["catchments"]["features"] == 5
+    given = json.loads(plugin_json.read_text(encoding="utf-8"))["reference"]["project_layers"]
+    assert (given["catchments"]["provider"], given["catchments"]["read_by"]) == \
+        (("memory", "qgis") if memory else ("ogr", "geopackage"))
 
 
-def test_the_feedback_says_how_many_downstream_catchments_were_added(routed, tmp_path,
-                                                                      load_layer):
+def test_the_feedback_names_each_reference_layer_read_in_place(routed, tmp_path, load_layer):
     from qgis.core import QgsProcessingFeedback
 
     import processing
@@ -119,7 +137,7 @@ def test_the_feedback_says_how_many_downstream_catchments_were_added(routed, tmp
             self.lines.append(info)
             super().pushInfo(info)
 
-    site, reference, on_route = routed
+    site, reference, _on_route = routed
     layers = {f"{role.upper()}_LAYER": load_layer(reference, role)
               for role in ("impaired_waters", "tmdl_watersheds", "catchments")}
     feedback = Heard()
@@ -127,40 +145,53 @@ def test_the_feedback_says_how_many_downstream_catchments_were_added(routed, tmp
                                          "OUTPUT_JSON": str(tmp_path / "a.json")},
                    feedback=feedback)
     said = "\n".join(feedback.lines)
-    assert "4 catchments downstream of those near the site added" in said
-    assert f"{int(on_route)} watersheds around the downstream catchments added" in said
+    assert (f"Reference layer catchments: 'catchments' ({reference}|layername=catchments), "
+            "read where the review needs it.") in said
 
 
 def three_catchments(folder, fields: dict):
-    """A catchments layer of three unit squares in a row with ``fields`` (source.gpkg) and a
-    copy of its first feature alone (copied.gpkg), as the plugin's export starts."""
+    """A catchments layer of three unit squares in a row with ``fields`` (source.gpkg; a
+    ``name`` each where ``fields`` has none)."""
     import geopandas as gpd
     from shapely.geometry import box
 
-    source, copied = folder / "source.gpkg", folder / "copied.gpkg"
+    if not any(key.lower() == "name" for key in fields):
+        fields = {**fields, "name": ["one", "two", "three"]}
+    source = folder / "source.gpkg"
     gpd.GeoDataFrame(fields, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1), box(2, 0, 3, 1)],
                      crs="EPSG:2260").to_file(source, layer="catchments", driver="GPKG")
-    gpd.read_file(source, layer="catchments").iloc[:1].to_file(copied, layer="catchments",
-                                                               driver="GPKG")
-    return source, copied
+    return source
+
+
+def catchments_reference(layer):
+    """``layer`` copied into a memory layer of its name, as the reference's catchments, read as
+    the plugin reads a project layer with no file of its own (a GeoPackage layer as it is on
+    disk is read by its source, by the analysis's own reader)."""
+    from qgis.core import QgsFeatureRequest
+
+    from qgis_plugin.reference_source import QgisReference, snapshot
+
+    copy = layer.materialize(QgsFeatureRequest())
+    copy.setName(layer.name())
+    snap = snapshot(copy, "catchments")
+    assert snap.by_source is None and snap.provider == "memory"
+    return QgisReference({"catchments": snap})
 
 
 def test_ids_are_asked_quoted_and_whatever_the_fields_case(tmp_path, load_layer):
     """A catchment id holding a quote is found (the value is quoted, never formatted raw), in a
-    layer whose fields are in capitals (matched as the analysis matches them)."""
-    import geopandas as gpd
-
-    from qgis_plugin.algorithms.base import append_downstream_catchments
+    layer whose fields are in capitals (matched as the analysis matches them), by the walk the
+    analysis takes."""
+    from analysis.reference.route import catchment_lookup, walk
 
     ids = ["A", "O'Brien Brook", "Z"]
-    source, copied = three_catchments(tmp_path, {"CATCHMENT_ID": ids,
-                                                 "Drains_To": [ids[1], "Z; NY-1", None]})
-    added, geometries = append_downstream_catchments(load_layer(source, "catchments"),
-                                                     str(copied), hops=0)
-    assert added == 1 and len(geometries) == 1  # hops 0: the first step's catchment only
-    added, _ = append_downstream_catchments(load_layer(source, "catchments"), str(copied),
-                                            hops=3)
-    assert added == 1  # Z; NY-1 is a water, and the rest already copied
-    result = gpd.read_file(copied, layer="catchments")
-    assert sorted(result["CATCHMENT_ID"]) == sorted(ids)
-    assert result.geometry.notna().all()
+    source = three_catchments(tmp_path, {"CATCHMENT_ID": ids, "NAME": ids,
+                                         "Drains_To": [ids[1], "Z; NY-1", None]})
+    reference = catchments_reference(load_layer(source, "catchments"))
+    lookup = catchment_lookup(reference, "the test")
+    assert lookup({"O'Brien Brook", "nowhere"}) == {"O'Brien Brook": "Z; NY-1"}
+    done = walk([(None, "A", "O'Brien Brook", "")], lookup, 3)
+    assert [[s.catchment_id for s in level] for level in done.levels] == \
+        [["A"], ["O'Brien Brook"], ["Z"]]
+    assert [w.water_id for w in done.waters] == ["NY-1"]
+    assert reference.features_read == {"catchments": 2}  # A was the start, not asked
