@@ -14,7 +14,7 @@ from .charts import LazyCharts
 from .checklist.contents import read_confirmations
 from .checklist.not_checked import not_checked
 from .checks.context import ReviewContext
-from .checks.gating import not_regulated
+from .checks.gating import missing_reference_layers, not_regulated, without_layers
 from .checks.hydrology import land_cover_from_raster
 from .checks.map_scale import LayoutMap, Sheet, read_sheets
 from .checks.registry import select
@@ -178,8 +178,11 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
             done += check.weight
             part = progress.sub(start, min(1.0, _SHEETS + (1.0 - _SHEETS) * done / total))
             part.step(0.0, check.doing or f"checking {check.name}")
+            missing = missing_reference_layers(check, context.reference)
             if check.regulated and context.conditions.get("swppp_required") is False:
                 result = not_regulated(check, unregulated, profile)
+            elif missing:  # a store without a layer serves the checks it can (issue 34, 4)
+                result = without_layers(check, missing, context.reference, profile)
             else:
                 result = check.run(context, part)
             if check.name == "applicability":

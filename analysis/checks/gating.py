@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from .base import Check, CheckResult
 from .conditions import Condition
-from ..findings import NOT_APPLICABLE, Finding
+from ..findings import NEEDS_REVIEW, NOT_APPLICABLE, Finding
 from ..profile import RulesProfile
 
-__all__ = ["QUOTE", "not_regulated"]
+__all__ = ["QUOTE", "not_regulated", "missing_reference_layers", "without_layers"]
 
 # SWPPP C, and the definitions: the chapter's requirements are for "land development
 # activities as defined herein" (the definition of "Land development activity").
@@ -33,4 +33,34 @@ def not_regulated(check: Check, why: str, profile: RulesProfile) -> CheckResult:
         findings.append(Finding(rule, NOT_APPLICABLE, profile.section(rule),
                                 f"{head}: the site is not a land development activity ({why}); "
                                 f"{QUOTE}"))
+    return CheckResult(findings, conditions=conditions)
+
+
+def missing_reference_layers(check: Check, reference) -> list[str]:
+    """The reference layers ``check`` reads (its ``reads``: ``reference:<layer>``) that the
+    given reference lacks; none without a reference (each check says that itself)."""
+    if reference is None:
+        return []
+    return [r.split(":", 1)[1] for r in check.reads
+            if r.startswith("reference:") and not reference.has(r.split(":", 1)[1])]
+
+
+def without_layers(check: Check, missing: list[str], reference, profile: RulesProfile) -> CheckResult:
+    """``check``'s result where the reference lacks layers it reads: each of its rules
+    ``needs_review`` naming them and the import that adds each (the review uses what the store
+    has; the other checks run), and the conditions it decides left not decided."""
+    names = ", ".join(f"'{m}'" for m in missing)
+    imports = "; ".join(f"swppp reference import {m} SOURCE --into {reference.label}"
+                        for m in missing)
+    findings, conditions = [], {}
+    for rule in check.rules:
+        head = (f"Condition {rule[-1].upper()} not decided" if rule.startswith("condition_")
+                else f"{profile.title(rule)}: not checked")
+        if rule.startswith("condition_"):
+            conditions[rule[-1].upper()] = Condition(
+                False, [f"the reference {reference.label} has no {names} layer"], decided=False)
+        findings.append(Finding(rule, NEEDS_REVIEW, profile.section(rule),
+                                f"{head}: the reference {reference.label} has no {names} layer "
+                                f"(layers found: {', '.join(reference.layers) or 'none'}); decide "
+                                f"it by hand, or add the layer ({imports}) and review again"))
     return CheckResult(findings, conditions=conditions)

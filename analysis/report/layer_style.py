@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from ..findings import FAIL, NEEDS_REVIEW, STATUS_COLOURS, STATUSES, WARN
 from ..markup import escape
 from ..reference.contract import REFERENCE_LAYERS
+from ..units import MM_PER_INCH
 
 __all__ = ["findings_qml", "disturbance_qml", "smp_qml", "easement_qml", "reference_qml",
            "phase_colours",
@@ -175,7 +176,7 @@ def smp_qml(geometry: str, label_field: str = "smp_id") -> str:
 
 # A contract style's hatch as QGIS's brush (a hatch fills the polygon with its pattern only).
 _BRUSHES = {"": "solid", "dots": "dense6", "diagonal": "b_diagonal"}
-_MM_PER_PT = 25.4 / 72
+_MM_PER_PT = MM_PER_INCH / 72  # a typographic point is 1/72 inch
 
 
 def reference_qml(layer: str, geometry: str = POLYGON) -> str:

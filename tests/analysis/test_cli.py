@@ -163,10 +163,16 @@ def test_outputs_get_ordinary_file_permissions(data_copy, tmp_path, capsys):
     assert result.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
-def test_a_reference_missing_a_layer_exits_2_naming_it(data_copy, tmp_path, capsys):
-    status, _, err = run([data_copy("demo_site.gpkg"), "--reference",
-                          data_copy("variants/reference_missing_layer.gpkg"),
+def test_a_reference_missing_a_layer_serves_the_checks_it_can(data_copy, tmp_path, capsys):
+    """Issue 34, item 4: a store without one layer is not refused whole: the checks that read
+    the missing layer say needs_review, naming it and the import that adds it; the others run."""
+    reference = data_copy("variants/reference_missing_layer.gpkg")
+    status, _, err = run([data_copy("demo_site.gpkg"), "--reference", reference,
                           "--json", tmp_path / "r.json"], capsys)
-    assert status == 2 and "'tmdl_watersheds' is missing" in err
-    assert "reference_missing_layer.gpkg" in err and "Traceback" not in err
-    assert not (tmp_path / "r.json").exists()
+    assert status in (0, 1) and "Traceback" not in err
+    result = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    [a] = [f for f in result["findings"] if f["rule"] == "condition_a"]
+    assert a["status"] == "needs_review" and "no 'tmdl_watersheds' layer" in a["message"]
+    assert f"swppp reference import tmdl_watersheds SOURCE --into {reference}" in a["message"]
+    assert result["conditions"]["A"]["decided"] is False
+    assert {f["status"] for f in result["findings"] if f["rule"] == "wetlands"} == {"warn"}

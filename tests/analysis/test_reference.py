@@ -59,16 +59,18 @@ def test_invalid_geometries_are_repaired_only_where_read(make_reference):
     assert reference.features_read == {"wetlands": 1}
 
 
-def test_a_missing_layer_is_an_error_naming_it(make_reference, make_site):
+def test_a_missing_layer_leaves_its_checks_undecided_naming_it(make_reference, make_site):
     from tests.analysis.conftest import square
 
     path = make_reference(omit=("tmdl_watersheds",))
     site = load_site_plan(make_site([square(1.0)]), PROFILE)
-    with pytest.raises(InputError) as err:
-        review_site(site, PROFILE, reference=open_reference(path))
-    message = str(err.value)
-    assert "'tmdl_watersheds' is missing" in message and path.name in message
-    assert "Condition A" in message
+    review = review_site(site, PROFILE, reference=open_reference(path))
+    [a] = [f for f in review.findings if f.rule == "condition_a"]
+    assert a.status == "needs_review" and "no 'tmdl_watersheds' layer" in a.message
+    assert path.name in a.message and not review.conditions["A"].decided
+    # Reading the layer itself is still an error naming it.
+    with pytest.raises(InputError, match="'tmdl_watersheds' is missing"):
+        open_reference(path).read("tmdl_watersheds", (0, 0, 1, 1), site.area_crs)
 
 
 def test_a_missing_field_is_an_error_naming_file_layer_and_field(tmp_path):
