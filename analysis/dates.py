@@ -2,33 +2,29 @@
 
 A site plan's date fields are read with :func:`parse_date` when the plan is loaded
 (``analysis.siteplan.plan``); records, command-line options and stored time stamps use
-:func:`require_date` and :func:`parse_datetime`. CONTRACT.md: dates are ISO ``YYYY-MM-DD``.
+:func:`require_date` and :func:`parse_datetime`; a day an option or parameter gives,
+:func:`given_day`. CONTRACT.md: dates are ISO ``YYYY-MM-DD``.
 """
 from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, overload
 
 import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .values import has_text
+
+if TYPE_CHECKING:
+    from .profile import Inputs
 
 __all__ = ["parse_date", "require_date", "parse_datetime", "in_range", "ISO_HINT"]
 
 ISO_HINT = "write it as YYYY-MM-DD"
 # A date, optionally followed by a time (fiona reads a GeoPackage DateTime as such text).
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
-
-
-def _missing(value: object) -> bool:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return True
-    try:
-        return bool(pd.isna(value))  # NaN, NaT
-    except (TypeError, ValueError):
-        return False
 
 
 def parse_date(value: object) -> tuple[Optional[date], bool]:
@@ -44,7 +40,7 @@ def parse_date(value: object) -> tuple[Optional[date], bool]:
     """
     if isinstance(value, np.datetime64):
         value = pd.Timestamp(value)
-    if _missing(value):
+    if not has_text(value):  # None, NaN, NaT, blank text
         return None, True
     if isinstance(value, datetime):  # pandas.Timestamp too
         return value.date(), True
@@ -99,3 +95,23 @@ def parse_datetime(text: str) -> datetime:
     (local time at the site, as construction records keep it); ValueError where it is not one."""
     moment = datetime.fromisoformat(str(text).strip())
     return moment.replace(tzinfo=None) if moment.tzinfo is not None else moment
+
+
+@overload
+def given_day(text: str, name: str, limits: Optional[Inputs] = None) -> date: ...
+@overload
+def given_day(text: None, name: str, limits: Optional[Inputs] = None) -> None: ...
+def given_day(text: Optional[str], name: str, limits: Optional[Inputs] = None) -> Optional[date]:
+    """An ISO date given as the option or parameter ``name`` (``--from``, ``FROM``; None stays
+    None; blank text is not a date), inside the profile's range of dates (``limits``, its
+    [inputs]) where given."""
+    if text is None:
+        return None
+    day = require_date(text, name, fix=f"write {name} YYYY-MM-DD")
+    if day is None:  # given, but blank: not the option left out
+        raise InputError(f"{name} {text!r} is not an ISO date (YYYY-MM-DD)",
+                         fix=f"write {name} YYYY-MM-DD")
+    if limits is not None:
+        in_range(day, limits.earliest_date, limits.latest_date, name,
+                 fix=f"correct {name} (the profile's [inputs] gives the range)")
+    return day

@@ -17,7 +17,7 @@ from .checks.context import ReviewContext
 from .checks.gating import missing_reference_layers, not_regulated, without_layers
 from .checks.hydrology import land_cover_from_raster
 from .checks.map_scale import LayoutMap, Sheet, read_sheets
-from .checks.registry import select
+from .registry import select
 from .errors import InputError
 from .findings import MAP_RULES, Finding, HasFindings
 from .profile import RulesProfile, load_profile
@@ -140,7 +140,7 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
                 layout_maps: Optional[Sequence[LayoutMap]] = None,
                 land_cover: Optional[dict] = None, confirmations: Sequence = (), *,
                 rules: Optional[Sequence[str]] = None, records: Optional[dict] = None) -> Review:
-    """Run the registered checks (``checks.registry``) on a loaded site plan.
+    """Run the registered checks (``registry``) on a loaded site plan.
 
     ``rules`` (check names or rule ids, e.g. ``["easement_coverage"]``; None: every check)
     runs only those checks, and the checks whose conditions they read: the result holds the

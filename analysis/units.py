@@ -3,17 +3,18 @@ acres and feet from the profile's area CRS (whose own unit, metre or US survey f
 from the CRS itself)."""
 from __future__ import annotations
 
-from typing import Union
+from typing import Optional, Union
 
 import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
-from pyproj import CRS
+from pyproj import CRS, Geod
 
-from .crs import crs_of
+from .crs import crs_of, transformer
 
 __all__ = ["ACRE_M2", "FOOT_M", "SQ_FT_PER_ACRE", "ACRES_PER_SQ_MI", "INCHES_PER_FOOT",
-           "CM_PER_INCH", "MM_PER_INCH", "acres", "square_feet", "unit_metres", "feet", "crs_units"]
+           "CM_PER_INCH", "MM_PER_INCH", "acres", "square_feet", "unit_metres", "feet", "crs_units",
+           "ellipsoidal_acres", "acres_text"]
 
 ACRE_M2 = 4046.8564224  # international acre in square metres, exactly (CONTRACT.md)
 FOOT_M = 0.3048  # international foot in metres, exactly
@@ -57,6 +58,35 @@ def square_feet(geometries: Geometries, crs: CrsLike) -> NDArray[np.float64] | f
     """Planar area of each geometry (or of one geometry) in international square feet."""
     result = _area_m2(geometries, crs) / FOOT_M**2
     return float(result) if np.ndim(result) == 0 else result
+
+
+def ellipsoidal_acres(geometry: Optional[shapely.Geometry], crs: CrsLike) -> tuple[float, str]:
+    """The area of ``geometry`` (in ``crs``) on ``crs``'s ellipsoid (pyproj ``Geod``, as QGIS's
+    measure tool), in acres, and the method said in words."""
+    crs = crs_of(crs)
+    geographic = crs.geodetic_crs
+    ellipsoid = geographic.ellipsoid if geographic is not None else None
+    if geometry is None or shapely.is_empty(geometry) or geographic is None or ellipsoid is None:
+        return float(acres(geometry, crs)) if geometry is not None else 0.0, "planar"
+    to_degrees = transformer(crs, geographic)  # built once per CRS (cached)
+    lonlat = shapely.transform(geometry, lambda xy: np.column_stack(
+        to_degrees.transform(xy[:, 0], xy[:, 1])))
+    geod = Geod(a=ellipsoid.semi_major_metre, rf=ellipsoid.inverse_flattening)
+    area, _perimeter = geod.geometry_area_perimeter(lonlat)
+    return abs(area) / ACRE_M2, f"ellipsoidal area on {ellipsoid.name}, pyproj Geod"
+
+
+def acres_text(value: float, threshold: float) -> str:
+    """``value`` in acres, with the decimals it needs not to read as ``threshold``
+    (0.99982 is "0.9998", never "1.00" beside "under 1").
+
+    >>> acres_text(0.99982, 1.0), acres_text(2.5, 1.0)
+    ('0.9998', '2.50')
+    """
+    for decimals in (2, 4, 6):
+        if round(value, decimals) != threshold or value == threshold:
+            return f"{value:.{decimals}f}"
+    return f"{value:.8f}"
 
 
 def feet(lengths: ArrayLike, crs: CrsLike) -> NDArray[np.float64] | float:

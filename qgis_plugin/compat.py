@@ -110,7 +110,7 @@ def parameter_as_strings(algorithm, parameters, name, context):
 
 
 # pyproj's PROJ contexts kept alive for the threads that made them (keep_pyproj_context).
-_KEPT_PYPROJ_CONTEXTS = []
+_KEPT_PYPROJ_CONTEXTS: list[object] = []
 
 
 def pyproj_needs_kept_context():
@@ -144,7 +144,9 @@ def keep_pyproj_context():
         return
     from pyproj import _context
 
-    manager = _context.get_context_manager()
+    # pyproj 3.7's alone (pyproj_needs_kept_context checked it is there)
+    get_context_manager = getattr(_context, "get_context_manager", None)
+    manager = get_context_manager() if get_context_manager is not None else None
     if manager is not None and all(kept is not manager for kept in _KEPT_PYPROJ_CONTEXTS):
         _KEPT_PYPROJ_CONTEXTS.append(manager)
         # Never freed, not even as Python ends: by then QGIS has closed PROJ (exitQgis), and

@@ -270,7 +270,7 @@ def _run_logged(command, log, is_canceled):
 
 def _follow(process, log, is_canceled):
     """Each line ``process`` prints to ``log`` until it ends; the last lines, for an error."""
-    lines = queue.Queue()
+    lines: queue.Queue[str] = queue.Queue()
 
     def read():
         for text in process.stdout:
@@ -279,7 +279,7 @@ def _follow(process, log, is_canceled):
     # A reader thread, so that cancelling does not wait for pip's next line.
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    last = []
+    last: list[str] = []
     while True:
         try:
             line = lines.get(timeout=0.2)
@@ -345,7 +345,7 @@ def _tail(text, lines=8):
 
 def _no_window():
     """On Windows, no console window flashing up for each subprocess."""
-    if os.name == "nt":
+    if sys.platform == "win32":  # the flag exists there only
         return {"creationflags": subprocess.CREATE_NO_WINDOW}
     return {}
 
@@ -480,7 +480,7 @@ def message_with_install_button(bar, message, specs, folder, python, plugin_dir,
     button = QPushButton(tr("Install…"), item)
     button.setObjectName(BUTTON_NAME)
     item.layout().addWidget(button)
-    state = {}
+    state: dict[str, object] = {}
 
     def done(ok, text):
         button.setEnabled(not ok)

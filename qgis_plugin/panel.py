@@ -11,6 +11,7 @@ The panel is a ``QTabWidget`` (Review, Findings): further tabs (the checklist) a
 import json
 import os
 import time
+from typing import Any, Optional
 
 from qgis.core import (
     Qgis,
@@ -133,7 +134,8 @@ class ReviewPanel(QDockWidget):
         super().__init__(QCoreApplication.translate("ReviewPanel", "SWPPP Review"), parent)
         self.setObjectName("SwpppReviewPanel")
         self.iface = iface
-        self._run = None  # (task, context, feedback) while a review runs: kept alive here
+        # (task, context, feedback) while a review runs: kept alive here
+        self._run: Optional[tuple[Any, Any, Any]] = None
         self.findings = []
         self.result = None  # the last run's result JSON (dict)
         self.result_paths = {}
@@ -474,6 +476,8 @@ class ReviewPanel(QDockWidget):
             self.status.setText(text)
 
     def _finished(self, successful, results):
+        if self._run is None:  # no run of this panel's (a task reports its end once)
+            return
         _task, _context, feedback = self._run
         self._run = None
         self.run_button.setEnabled(True)

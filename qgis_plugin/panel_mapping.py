@@ -64,7 +64,7 @@ class RoleMappingWidget(QWidget):
         self._specs = specs
         self._key = key  # the project entry it is kept under
         self._layers = {}  # role -> QgsMapLayerComboBox
-        self._fields = {}  # role -> {contract field: QgsFieldComboBox}
+        self._fields: dict[str, dict] = {}  # role -> {contract field: QgsFieldComboBox}
         self._restoring = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -8,7 +8,7 @@ lays it out. See docs/DESIGN.md, "The report".
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from qgis.core import (
     Qgis,
@@ -420,7 +420,8 @@ def _block(layout, block):
                  heights=hand)
 
 
-def _section(layout, section, review, folder, sheets, progress, lead=(), end=None):
+def _section(layout, section, review, folder, sheets, progress, lead=(),
+             end: Optional[tuple[Any, float]] = None):
     """One section of the report model: its title heads its first page; tables and paragraphs
     follow one another (a new page where too little is left, see ``_Block.room``, from the
     heights QGIS lays their rows out at); figures take their pages. A section not ``own_page``
@@ -659,7 +660,7 @@ def stage_pdf_report(review, target, progress=None):
     return str(staged)
 
 
-_STANDALONE = []  # the command line's QgsApplication, kept alive for the process
+_STANDALONE: list = []  # the command line's QgsApplication, kept alive for the process
 
 
 def standalone_pdf_report(review, target, progress=None):

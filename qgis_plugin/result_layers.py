@@ -69,7 +69,7 @@ def _parse(label):
 def feature_selection(features, layers):
     """Which result features a finding's ``features`` (``smp:BR-2``, ``disturbance:3``,
     ``smp:#4``) name: ``{layer name: [feature ids]}``, for the layers loaded."""
-    out = {}
+    out: dict[str, list] = {}
     for label in features:
         name, value = _parse(label)
         candidates = [n for n in (name, f"{name}_points") if n in layers]

@@ -12,7 +12,8 @@ from ..records.inspections import construction_period
 from ..dates import parse_date
 from ..profile import RulesProfile
 from .items import checklist_items
-from ..siteplan.plan import SitePlan, feature_labels, has_text
+from ..siteplan.plan import SitePlan
+from ..values import feature_labels, has_text
 
 __all__ = ["RULE", "G2_FIELDS", "CertificationResult", "certification_statement",
            "check_contractor_certification", "render_certification_form"]

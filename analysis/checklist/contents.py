@@ -36,7 +36,8 @@ from ..findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, Finding
 from .guarantees import GuaranteeResult, check_guarantees
 from ..dates import parse_date
 from ..profile import RulesProfile
-from ..siteplan.plan import SitePlan, has_text
+from ..siteplan.plan import SitePlan
+from ..values import has_text
 
 __all__ = ["CHECKS", "ChecklistItem", "Confirmation", "Contents", "checklist_items", "item_ids",
            "CONFIRMATIONS_FORMAT", "CHECKLIST_LAYER", "read_confirmations",

@@ -8,7 +8,8 @@ from ..units import feet, square_feet
 from ..geometry import in_family
 from ..findings import NEEDS_REVIEW, PASS, WARN, Finding
 from ..profile import RulesProfile
-from ..siteplan.plan import SitePlan, feature_labels, has_text
+from ..siteplan.plan import SitePlan
+from ..values import feature_labels, has_text
 
 __all__ = ["RULE", "STAGES", "summarise_esc_practices", "check_esc_practices"]
 

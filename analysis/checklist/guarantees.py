@@ -10,7 +10,8 @@ from ..records.inspections import construction_period
 from ..records.penalty import years_after
 from ..dates import parse_date
 from ..profile import RulesProfile
-from ..siteplan.plan import SitePlan, feature_labels, has_text
+from ..siteplan.plan import SitePlan
+from ..values import feature_labels, has_text
 
 __all__ = ["GuaranteeResult", "check_guarantees", "COVERS"]
 

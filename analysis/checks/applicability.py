@@ -5,17 +5,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
-from pyproj import Geod
 
-from ..crs import crs_of, transformer
-from ..units import ACRE_M2, acres
+from ..units import acres, acres_text, ellipsoidal_acres
 from .base import Check, CheckResult
 from ..findings import INFO, NEEDS_REVIEW, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
 
-__all__ = ["CHECKS", "DisturbedArea", "disturbed_area", "ellipsoidal_acres", "acres_text",
-           "check_applicability"]
+__all__ = ["CHECKS", "DisturbedArea", "disturbed_area", "check_applicability"]
 
 
 @dataclass
@@ -39,31 +36,6 @@ def disturbed_area(site: SitePlan) -> DisturbedArea:
     true, method = ellipsoidal_acres(union, site.area_crs)
     return DisturbedArea(geometry=union, acres=acres(union, site.area_crs), true_acres=true,
                          method=method)
-
-
-def ellipsoidal_acres(geometry, crs) -> tuple[float, str]:
-    """The area of ``geometry`` (in ``crs``) on ``crs``'s ellipsoid (pyproj ``Geod``, as QGIS's
-    measure tool), in acres, and the method said in words."""
-    crs = crs_of(crs)
-    geographic = crs.geodetic_crs
-    if geometry is None or shapely.is_empty(geometry) or geographic is None:
-        return float(acres(geometry, crs)) if geometry is not None else 0.0, "planar"
-    to_degrees = transformer(crs, geographic)  # built once per CRS (cached)
-    lonlat = shapely.transform(geometry, lambda xy: np.column_stack(
-        to_degrees.transform(xy[:, 0], xy[:, 1])))
-    ellipsoid = geographic.ellipsoid
-    geod = Geod(a=ellipsoid.semi_major_metre, rf=ellipsoid.inverse_flattening)
-    area, _perimeter = geod.geometry_area_perimeter(lonlat)
-    return abs(area) / ACRE_M2, f"ellipsoidal area on {ellipsoid.name}, pyproj Geod"
-
-
-def acres_text(value: float, threshold: float) -> str:
-    """``value`` in acres, with the decimals it needs not to read as ``threshold``
-    (0.99982 is "0.9998", never "1.00" beside "under 1")."""
-    for decimals in (2, 4, 6):
-        if round(value, decimals) != threshold or value == threshold:
-            return f"{value:.{decimals}f}"
-    return f"{value:.8f}"
 
 
 def check_applicability(site: SitePlan, disturbed: DisturbedArea,

@@ -25,7 +25,8 @@ from ..profile import RulesProfile
 from ..judge.route import Routes, Start, follow_routes
 from ..reference.route import catchment_lookup, water_id
 from ..reference.categories import category_kind
-from ..siteplan.plan import SitePlan, feature_labels, has_text
+from ..siteplan.plan import SitePlan
+from ..values import feature_labels, has_text
 
 __all__ = ["CHECKS", "ReceivingWaters", "receiving_waters", "check_condition_a",
            "routed_watersheds", "listed_record"]

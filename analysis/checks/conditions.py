@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .applicability import DisturbedArea, acres_text
+from ..units import acres_text
+from .applicability import DisturbedArea
 from .base import Check, CheckResult
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, Finding
 from ..profile import RulesProfile

@@ -26,6 +26,7 @@ from ..geometry import as_multi, in_family, polygon_part
 from .base import Check, CheckResult
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
 from ..profile import DesignStorm, RulesProfile
+from ..values import present
 from ..tr55 import (COVER_KEYS, HSG_GROUPS, cn_table, pond_swamp_table, unit_peak_table,
                     nlcd_cover_table, resolve_hsg, valid_hsg)
 
@@ -566,16 +567,16 @@ def _claim_findings(result, claims, profile, section) -> list[Finding]:
                              f"({', '.join(wqv)})", layer="hydrology_claims", feature=fid,
                              field="drainage_area", fix="use the drainage area's name")
         checks = []
-        if _present(claim.get("wqv_cf")):
+        if present(claim.get("wqv_cf")):
             checks.append(("wqv_cf", float(claim["wqv_cf"]), wqv[key[0]]["wqv_cf"], "cu ft"))
-        if any(_present(claim.get(f)) for f, *_ in _CLAIMS):
+        if any(present(claim.get(f)) for f, *_ in _CLAIMS):
             if key not in rows:
                 raise InputError(f"storm {key[1]!r} is not a design storm of the profile "
                                  f"({', '.join(s.name for s in _storms(profile))})",
                                  layer="hydrology_claims", feature=fid, field="storm",
                                  fix="name the storm as the profile does")
             for name, condition, figure, units in _CLAIMS:
-                if _present(claim.get(name)):
+                if present(claim.get(name)):
                     checks.append((name, float(claim[name]), rows[key][condition][figure], units))
         for name, stated, ours, units in checks:
             what = f"{key[0]}, {key[1]}: {name}"
@@ -597,10 +598,6 @@ def _claim_findings(result, claims, profile, section) -> list[Finding]:
                            f"{len(agreed)} figure(s) the SWPPP states agree with TR-55 from the "
                            f"map within {tolerance:.0%}: " + "; ".join(agreed)))
     return out
-
-
-def _present(value) -> bool:
-    return value is not None and not bool(pd.isna(value))
 
 
 def check_hydrology_pre_post(layers: dict, conditions: dict, profile: RulesProfile,

@@ -39,7 +39,7 @@ from ..units import CM_PER_INCH, FOOT_M, INCHES_PER_FOOT
 from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, Finding, HasFindings
 from ..profile import RulesProfile
-from ..siteplan.plan import has_text
+from ..values import has_text
 
 __all__ = ["CHECKS", "Sheet", "SheetScale", "LayoutMap", "read_sheet", "read_sheets", "sheet_scale",
            "sheet_footprint", "check_site_map_scale", "MapScaleCheck"]

@@ -14,8 +14,9 @@ from ..judge.measure import WetlandMeasures, adjacent_distances_ft, measure_wetl
 from ..judge.wording import (PERMITS, inside_adjacent_area, inside_wetland, no_wetland_met,
                              wetland_evidence, wider_than_search)
 from ..profile import RulesProfile
-from ..siteplan.plan import SitePlan, feature_labels
+from ..siteplan.plan import SitePlan
 from ..units import acres
+from ..values import feature_labels
 
 __all__ = ["CHECKS", "check_wetlands"]
 

@@ -4,19 +4,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import date
-from typing import TYPE_CHECKING, Any, Callable, Optional, overload
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ..errors import InputError
 from ..profile import DEFAULT_PROFILE
 from ..progress import SILENT, Progress
 
 if TYPE_CHECKING:
-    from ..profile import Inputs
     from ..siteplan.mapping import FieldMap
 
 __all__ = ["add_profile_option", "add_json_option", "add_map_option", "site_mapping",
-           "emit_json", "json_text", "progress_bar", "clear_bar", "parse_day",
+           "emit_json", "json_text", "progress_bar", "clear_bar",
            "describe_on_help", "refuse_clashes", "INPUTS", "OUTPUTS"]
 
 # The destinations of the options (and positionals) that name files read, and files written.
@@ -107,28 +105,6 @@ def clear_bar(progress: Progress) -> None:
     """Wipe the bar's line once the work is done."""
     if progress is not SILENT:
         sys.stderr.write("\r" + " " * 78 + "\r")
-
-
-@overload
-def parse_day(text: str, option: str, limits: Optional[Inputs] = None) -> date: ...
-@overload
-def parse_day(text: None, option: str, limits: Optional[Inputs] = None) -> None: ...
-def parse_day(text: Optional[str], option: str,
-              limits: Optional[Inputs] = None) -> Optional[date]:
-    """An ISO date given on the command line as ``option`` (None stays None; blank text is not
-    a date), inside the profile's range of dates (``limits``, its [inputs]) where given."""
-    if text is None:
-        return None
-    from ..dates import in_range, require_date  # dates reads pandas values: loaded once a date is given
-
-    day = require_date(text, option, fix=f"write {option} YYYY-MM-DD")
-    if day is None:  # given, but blank: not the option left out
-        raise InputError(f"{option} {text!r} is not an ISO date (YYYY-MM-DD)",
-                         fix=f"write {option} YYYY-MM-DD")
-    if limits is not None:
-        in_range(day, limits.earliest_date, limits.latest_date, option,
-                 fix=f"correct {option} (the profile's [inputs] gives the range)")
-    return day
 
 
 def _paths(args: argparse.Namespace, dests: tuple[str, ...],

@@ -171,7 +171,7 @@ def _table(header, rows) -> str:
 def _terminal(plan, findings, proposal, limit, no_chart) -> str:
     from ..phasing.proposal import PROPOSED
 
-    from ..checks.applicability import acres_text
+    from ..units import acres_text
 
     text = _table(["phase", "acres (planar)", "new acres (planar)", "start", "stabilized"],
                   [[_name(p["phase"]), f"{p['acres']:.2f}", f"{p['new_acres']:.2f}",

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..markup import terminal
 from .options import (add_json_option, add_map_option, add_profile_option, describe_on_help,
-                      emit_json, parse_day, site_mapping)
+                      emit_json, site_mapping)
 
 __all__ = ["register", "add_record_options"]
 
@@ -84,6 +84,7 @@ def _penalty_description() -> str:
 
 
 def _run_inspections(args) -> int:
+    from ..dates import given_day
     from ..records.inspections import check_record_files
     from ..profile import load_profile
     from ..siteplan.plan import load_site_plan
@@ -93,8 +94,8 @@ def _run_inspections(args) -> int:
     site = load_site_plan(args.site, profile, mapping=mapping) if mapping else args.site
     result = check_record_files(
         profile, args.log, args.rain, site=site,
-        start=parse_day(args.start, "--from", profile.inputs),
-        end=parse_day(args.end, "--to", profile.inputs),
+        start=given_day(args.start, "--from", profile.inputs),
+        end=given_day(args.end, "--to", profile.inputs),
         notices=args.notices, traps=args.traps, station=args.station, rain_units=args.rain_units)
     emit_json(result.to_dict(), args.json)
     if not args.quiet:
@@ -110,13 +111,14 @@ def _run_inspections(args) -> int:
 
 
 def _run_penalty(args) -> int:
+    from ..dates import given_day
     from ..records.penalty import SECTIONS, assess_penalty, read_history
     from ..profile import load_profile
 
     profile = load_profile(args.profile)
     assessment = assess_penalty(read_history(args.history, profile.inputs), args.person,
-                                parse_day(args.on, "--on", profile.inputs), args.kind, profile,
-                                until=parse_day(args.until, "--until", profile.inputs))
+                                given_day(args.on, "--on", profile.inputs), args.kind, profile,
+                                until=given_day(args.until, "--until", profile.inputs))
     emit_json(assessment.to_dict(), args.json)
     if args.json != "-":
         a = assessment

@@ -79,15 +79,16 @@ def register(commands) -> None:
 
 
 def _run_import(args) -> int:
-    from ..reference.operations import import_reference, rescreen_lines
+    from ..screen.rescreen import import_and_rescreen, rescreen_lines
 
     progress = progress_bar(args.quiet)
-    done = import_reference(args.layer, args.source, args.target, schema=args.schema, fmt=args.format,
-                            geometry=args.geometry, mapping=args.mapping,
-                            source_date=args.source_date, profile=args.profile, progress=progress,
-                            causes=args.causes, accept_rejections=args.accept_rejections,
-                            rejections=args.rejections, derive_watersheds=args.derive_watersheds,
-                            sites=args.sites)
+    done = import_and_rescreen(args.layer, args.source, args.target, schema=args.schema,
+                               fmt=args.format, geometry=args.geometry, mapping=args.mapping,
+                               source_date=args.source_date, profile=args.profile,
+                               progress=progress, causes=args.causes,
+                               accept_rejections=args.accept_rejections,
+                               rejections=args.rejections,
+                               derive_watersheds=args.derive_watersheds, sites=args.sites)
     out = sys.stderr if args.json == "-" else sys.stdout
     if not args.quiet:
         clear_bar(progress)
@@ -113,6 +114,7 @@ def _run_status(args) -> int:
     from ..reference.store import status
 
     result = status(open_store(args.target, args.schema), load_profile(args.profile))
+    result["checks"] = _checks_served(result)
     if args.json:
         emit_json(result, args.json)
     if args.json != "-":
@@ -129,9 +131,29 @@ def _run_status(args) -> int:
                   f"imported {str(current['imported_at'])[:10]} ({_age(entry['imported_days_ago'])})"
                   + (f", listing cycle {entry['listing_cycle']}" if "listing_cycle" in entry else "")
                   + _rejected(current))
+        print("checks a review can make with it")
+        for check in result["checks"]:
+            print(f"  {check['check']:<16} " + ("yes" if check["serves"] else
+                  "no: lacks " + ", ".join(check["lacks"]) + " (needs_review in a review)"))
     for warning in result["warnings"]:
         print(f"  WARNING {terminal(warning)}", file=sys.stderr if args.json == "-" else sys.stdout)
     return 0
+
+
+def _checks_served(result: dict) -> list:
+    """Each check that reads reference layers (its ``Check.reads``), and whether the store has
+    every one of them: a review makes the checks it can and says needs_review for the others."""
+    from ..registry import REGISTRY
+
+    stored = {entry["layer"] for entry in result["layers"] if entry["current"] is not None}
+    out = []
+    for check in REGISTRY:
+        wanted = [r.split(":", 1)[1] for r in check.reads if r.startswith("reference:")]
+        if wanted:
+            lacks = [layer for layer in wanted if layer not in stored]
+            out.append({"check": check.name, "reads": wanted, "serves": not lacks,
+                        "lacks": lacks})
+    return out
 
 
 def _run_diff(args) -> int:

@@ -18,12 +18,14 @@ import shapely
 from ..crs import crs_of
 
 __all__ = ["geopackage_reader", "geopackage_layers", "gpkg_wkb", "read_geopackage_boxes",
-           "geopackage_box_rows", "read_geopackage_table", "stored_texts", "with_stored_texts"]
+           "geopackage_box_rows", "read_geopackage_table", "stored_texts", "with_stored_texts",
+           "gpkg_table", "quote_name", "reader_connection", "UNDEFINED_CRS_NAMES",
+           "geopackage_crs", "geopackage_srs_id"]
 
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
 # that GDAL 3.9+ writes for a layer without one: no CRS at all.
-_UNDEFINED_CRS_NAMES = ("undefined geographic srs", "undefined cartesian srs", "undefined srs")
+UNDEFINED_CRS_NAMES = ("undefined geographic srs", "undefined cartesian srs", "undefined srs")
 
 
 _NUMERIC_TYPES = ("INT", "REAL", "FLOA", "DOUB", "BOOLEAN", "NUMERIC")
@@ -53,7 +55,7 @@ def stored_texts(path: str | Path, layer: str, fids: Optional[Sequence[int]] = N
                                 "lower(?)", (layer,)).fetchone()
             if table is None:
                 return {}
-            quoted = _quoted(table[0])
+            quoted = quote_name(table[0])
             columns = con.execute(f"PRAGMA table_info({quoted})").fetchall()
             key = next((c[1] for c in columns if c[5]), None)  # the primary key: the fid
             among = ""
@@ -61,12 +63,12 @@ def stored_texts(path: str | Path, layer: str, fids: Optional[Sequence[int]] = N
                 con.execute("CREATE TEMP TABLE swppp_fids (id INTEGER PRIMARY KEY)")
                 con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)",
                                 [(int(f),) for f in fids])
-                among = f" AND {_quoted(key)} IN (SELECT id FROM temp.swppp_fids)"
+                among = f" AND {quote_name(key)} IN (SELECT id FROM temp.swppp_fids)"
             for column in columns:
                 name, declared = column[1], str(column[2] or "").upper()
                 if key is None or column[5]:
                     continue
-                name_q = _quoted(name)
+                name_q = quote_name(name)
                 if declared in ("DATE", "DATETIME"):
                     # GDAL reads a date it cannot parse ('04/01/2027', 'soon') as null.
                     day = f"substr({name_q}, 1, 10)"
@@ -78,7 +80,7 @@ def stored_texts(path: str | Path, layer: str, fids: Optional[Sequence[int]] = N
                     unread = f"typeof({name_q}) IN {kinds}"
                 else:
                     continue
-                rows = con.execute(f"SELECT {_quoted(key)}, {name_q} FROM {quoted} "
+                rows = con.execute(f"SELECT {quote_name(key)}, {name_q} FROM {quoted} "
                                    f"WHERE {unread}{among}").fetchall()
                 if rows:
                     found[name] = {int(fid): value if isinstance(value, str) else repr(value)
@@ -120,12 +122,12 @@ def with_stored_texts(path: str | Path, layer: str, frame: pd.DataFrame) -> pd.D
 def _declared(path: str | Path, layer: str) -> dict[str, str]:
     """{column: its declared type, upper case} of GeoPackage layer ``layer``."""
     try:
-        with _reading(path, None) as con:
-            found = _gpkg_table(con, layer)
+        with reader_connection(path, None) as con:
+            found = gpkg_table(con, layer)
             if found is None:
                 return {}
             return {str(r[1]): str(r[2] or "").upper() for r in
-                    con.execute(f"PRAGMA table_info({_quoted(found[0])})").fetchall()}
+                    con.execute(f"PRAGMA table_info({quote_name(found[0])})").fetchall()}
     except sqlite3.Error:
         return {}
 
@@ -172,7 +174,7 @@ def geopackage_layers(path: str | Path, unlisted: Sequence[str] = (),
     if Path(path).suffix.lower() != ".gpkg" or not Path(path).is_file():
         return None
     try:
-        with _reading(path, con) as con:
+        with reader_connection(path, con) as con:
             contents = con.execute("SELECT table_name, data_type FROM gpkg_contents").fetchall()
             tables = {r[0] for r in con.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE "
@@ -190,7 +192,7 @@ def geopackage_layers(path: str | Path, unlisted: Sequence[str] = (),
 
 
 @contextmanager
-def _reading(path, con: Optional[sqlite3.Connection]) -> Iterator[sqlite3.Connection]:
+def reader_connection(path, con: Optional[sqlite3.Connection]) -> Iterator[sqlite3.Connection]:
     """``con``, or a connection of :func:`geopackage_reader` closed afterwards."""
     if con is not None:
         yield con
@@ -199,12 +201,12 @@ def _reading(path, con: Optional[sqlite3.Connection]) -> Iterator[sqlite3.Connec
         yield opened
 
 
-def _geopackage_crs(path, layer, con: Optional[sqlite3.Connection] = None):
+def geopackage_crs(path, layer, con: Optional[sqlite3.Connection] = None):
     """The CRS a GeoPackage records for ``layer``: a CRS, False for none, None if not known."""
     if Path(path).suffix.lower() != ".gpkg":
         return None
     try:
-        with _reading(path, con) as con:
+        with reader_connection(path, con) as con:
             rows = _known(con, "srs", lambda con: {
                 str(r[0]).lower(): r[1:] for r in con.execute(
                     "SELECT g.table_name, g.srs_id, s.organization, s.organization_coordsys_id, "
@@ -224,10 +226,10 @@ def _geopackage_crs(path, layer, con: Optional[sqlite3.Connection] = None):
         crs = crs_of(definition)
     except Exception:  # noqa: BLE001 - an odd definition: let the driver read it
         return None
-    return False if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES else crs
+    return False if (crs.name or "").strip().lower() in UNDEFINED_CRS_NAMES else crs
 
 
-def _geopackage_srs_id(path, layer) -> Optional[int]:
+def geopackage_srs_id(path, layer) -> Optional[int]:
     if Path(path).suffix.lower() != ".gpkg":
         return None
     try:
@@ -288,7 +290,7 @@ def geopackage_box_rows(path: str | Path, layer: str, boxes: Sequence[Sequence[f
         parameters: tuple = ()
         if len(boxes) == 1:
             minx, miny, maxx, maxy = boxes[0]
-            among, parameters = (f"SELECT id FROM {_quoted(rtree)} WHERE minx <= ? AND "
+            among, parameters = (f"SELECT id FROM {quote_name(rtree)} WHERE minx <= ? AND "
                                  "maxx >= ? AND miny <= ? AND maxy >= ?"), (maxx, minx, maxy, miny)
         else:
             meets = "r.minx <= b.maxx AND r.maxx >= b.minx AND r.miny <= b.maxy AND r.maxy >= b.miny"
@@ -296,10 +298,10 @@ def geopackage_box_rows(path: str | Path, layer: str, boxes: Sequence[Sequence[f
             con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, "
                         "maxy REAL)")
             con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)", boxes)
-            among = f"SELECT r.id FROM temp.swppp_boxes b JOIN {_quoted(rtree)} r ON {meets}"
+            among = f"SELECT r.id FROM temp.swppp_boxes b JOIN {quote_name(rtree)} r ON {meets}"
         return con.execute(
-            f"SELECT {', '.join(_quoted(c) for c in [key, *names, column])} FROM "
-            f"{_quoted(table)} WHERE {_quoted(key)} IN ({among}) ORDER BY {_quoted(key)}",
+            f"SELECT {', '.join(quote_name(c) for c in [key, *names, column])} FROM "
+            f"{quote_name(table)} WHERE {quote_name(key)} IN ({among}) ORDER BY {quote_name(key)}",
             parameters).fetchall()
 
     found = _table_rows(path, layer, con, meeting)
@@ -321,8 +323,8 @@ def read_geopackage_table(path: str | Path, layer: str,
     if Path(path).suffix.lower() != ".gpkg":
         return None
     found = _table_rows(path, layer, con, lambda con, table, _column, key, names: con.execute(
-        f"SELECT {', '.join(_quoted(c) for c in [key, *names])} FROM {_quoted(table)} "
-        f"ORDER BY {_quoted(key)}" + ("" if rows else " LIMIT 0")).fetchall())
+        f"SELECT {', '.join(quote_name(c) for c in [key, *names])} FROM {quote_name(table)} "
+        f"ORDER BY {quote_name(key)}" + ("" if rows else " LIMIT 0")).fetchall())
     if found is None:
         return None
     read, names = found
@@ -333,10 +335,10 @@ def read_geopackage_table(path: str | Path, layer: str,
 def _table_rows(path, layer: str, con: Optional[sqlite3.Connection], read) -> Optional[tuple]:
     """(rows, the other columns' names) that ``read(con, table, geometry column, key, names)``
     returns for GeoPackage layer ``layer`` (through ``con`` where given); None where the layer
-    is not one :func:`_gpkg_table` knows, ``read`` returns None, or SQLite fails."""
+    is not one :func:`gpkg_table` knows, ``read`` returns None, or SQLite fails."""
     try:
-        with _reading(path, con) as con:
-            found = _gpkg_table(con, layer)
+        with reader_connection(path, con) as con:
+            found = gpkg_table(con, layer)
             if found is None:
                 return None
             rows = read(con, *found)
@@ -345,7 +347,7 @@ def _table_rows(path, layer: str, con: Optional[sqlite3.Connection], read) -> Op
     return None if rows is None else (rows, found[3])
 
 
-def _gpkg_table(con, layer: str) -> Optional[tuple[str, Optional[str], str, list[str]]]:
+def gpkg_table(con, layer: str) -> Optional[tuple[str, Optional[str], str, list[str]]]:
     """(table, geometry column or None, integer key, the other columns) of GeoPackage layer
     ``layer`` (matched in any case); None where it is not listed in gpkg_contents or has no
     integer primary key."""
@@ -358,12 +360,13 @@ def _gpkg_table(con, layer: str) -> Optional[tuple[str, Optional[str], str, list
         return None
     table, column = found
     info = _known(con, f"columns {table}",
-                  lambda con: con.execute(f"PRAGMA table_info({_quoted(table)})").fetchall())
+                  lambda con: con.execute(f"PRAGMA table_info({quote_name(table)})").fetchall())
     key = next((r[1] for r in info if r[5] and str(r[2]).upper() == "INTEGER"), None)
     if key is None:
         return None
     return table, column, key, [r[1] for r in info if r[1] not in (key, column)]
 
 
-def _quoted(name: str) -> str:
+def quote_name(name: str) -> str:
+    """A table or column name quoted for SQLite (a double quote inside doubled)."""
     return '"' + str(name).replace('"', '""') + '"'

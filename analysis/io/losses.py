@@ -17,10 +17,10 @@ import pandas as pd
 
 from ..errors import InputError
 from .engine import ENGINE
-from .geopackage import _gpkg_table, _quoted, _reading, geopackage_reader, gpkg_wkb
+from .geopackage import gpkg_table, quote_name, reader_connection, geopackage_reader, gpkg_wkb
 
 __all__ = ["DBF_NAME_LENGTH", "refuse_misread_text", "altered_geometries",
-           "warn_altered_geometries", "warn_unread_columns"]
+           "warn_altered_geometries", "warn_unread_columns", "warn_geopackage_losses", "without_cpg"]
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def refuse_misread_text(path: str | Path, layer: str, frame: pd.DataFrame) -> No
     Latin-1: GDAL takes a .dbf without one (and without a code page in its header) to be
     ISO-8859-1, so "Kiryas Joël" written as UTF-8 reads "Kiryas JoÃ«l" on both stacks."""
     path = Path(path)
-    if not _without_cpg(path):
+    if not without_cpg(path):
         return
     geometry = frame.geometry.name if isinstance(frame, gpd.GeoDataFrame) else None
     for column in frame.columns:
@@ -56,7 +56,7 @@ def refuse_misread_text(path: str | Path, layer: str, frame: pd.DataFrame) -> No
                         "beside it, or save the layer again as GeoPackage")
 
 
-def _without_cpg(path: str | Path) -> bool:
+def without_cpg(path: str | Path) -> bool:
     """Whether ``path`` is a shapefile (or a lone .dbf) without a .cpg beside it."""
     path = Path(path)
     return (path.suffix.lower() in (".shp", ".dbf")
@@ -112,7 +112,7 @@ def _wkb_arcs(wkb: bytes, at: int = 0) -> tuple[int, bool, bool]:
     raise ValueError(f"WKB geometry type {code}")
 
 
-def _warn_geopackage_losses(path, layer: str, frame: pd.DataFrame) -> None:
+def warn_geopackage_losses(path, layer: str, frame: pd.DataFrame) -> None:
     """:func:`warn_altered_geometries` and :func:`warn_unread_columns` of a layer just read,
     asked through one connection (a GeoPackage's; nothing for another source)."""
     if Path(path).suffix.lower() != ".gpkg":
@@ -138,13 +138,13 @@ def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int
     arcs: list[int] = []
     measured: list[int] = []
     try:
-        with _reading(path, con) as con:
+        with reader_connection(path, con) as con:
             row = con.execute("SELECT table_name, column_name, geometry_type_name, m FROM "
                               "gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
                               (layer,)).fetchone()
             if row is None or (str(row[2]).upper() not in _CURVED_DECLARED and not row[3]):
                 return [], []
-            table = _gpkg_table(con, row[0])
+            table = gpkg_table(con, row[0])
             key = table[2] if table is not None else "rowid"
             among = ""
             if fids is not None:
@@ -152,9 +152,9 @@ def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int
                 con.execute("CREATE TEMP TABLE swppp_fids (id INTEGER PRIMARY KEY)")
                 con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)",
                                 [(int(f),) for f in fids])
-                among = f" WHERE {_quoted(key)} IN (SELECT id FROM temp.swppp_fids)"
-            for fid, blob in con.execute(f"SELECT {_quoted(key)}, {_quoted(row[1])} FROM "
-                                         f"{_quoted(row[0])}{among} ORDER BY 1"):
+                among = f" WHERE {quote_name(key)} IN (SELECT id FROM temp.swppp_fids)"
+            for fid, blob in con.execute(f"SELECT {quote_name(key)}, {quote_name(row[1])} FROM "
+                                         f"{quote_name(row[0])}{among} ORDER BY 1"):
                 wkb = gpkg_wkb(blob)
                 if not wkb:
                     continue
@@ -200,8 +200,8 @@ def warn_unread_columns(path: str | Path, layer: str, frame: pd.DataFrame,
     if Path(path).suffix.lower() != ".gpkg":
         return
     try:
-        with _reading(path, con) as con:
-            found = _gpkg_table(con, layer)
+        with reader_connection(path, con) as con:
+            found = gpkg_table(con, layer)
     except sqlite3.Error:
         return
     if found is None:

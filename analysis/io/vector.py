@@ -25,8 +25,8 @@ from pyproj import CRS
 
 from ..crs import crs_of
 from ..errors import InputError
-from .geopackage import _UNDEFINED_CRS_NAMES, _geopackage_crs, _geopackage_srs_id, stored_texts
-from .losses import _warn_geopackage_losses, _without_cpg, refuse_misread_text, warn_unread_columns
+from .geopackage import UNDEFINED_CRS_NAMES, geopackage_crs, geopackage_srs_id, stored_texts
+from .losses import warn_geopackage_losses, without_cpg, refuse_misread_text, warn_unread_columns
 from .sheets import refuse_merged_cells
 
 from .engine import ENGINE
@@ -92,7 +92,7 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
     if spatial and crs is not None:
         frame = frame.set_crs(crs, allow_override=True)
     if spatial:
-        _warn_geopackage_losses(path, layer, frame)
+        warn_geopackage_losses(path, layer, frame)
     else:
         warn_unread_columns(path, layer, frame)
     refuse_misread_text(path, layer, frame)
@@ -119,7 +119,7 @@ def _layer_batches(path: str | Path, layer: str, size: int) -> Iterator[LayerDat
     read right, Latin-1 made U+FFFD or refused), where its reader decodes it as Latin-1, as
     :func:`read_layer` reads it."""
     try:
-        arrow = None if _without_cpg(path) else _arrow_batches(path, layer, size)
+        arrow = None if without_cpg(path) else _arrow_batches(path, layer, size)
         if arrow is not None:
             yield from arrow
             return
@@ -290,7 +290,7 @@ def layer_crs(path: str | Path, layer: str, con: Optional[sqlite3.Connection] = 
     A GeoPackage's is read from its ``gpkg_spatial_ref_sys`` table (no driver opening), through
     ``con`` where given (:func:`geopackage_reader`).
     """
-    stored = _geopackage_crs(path, layer, con)
+    stored = geopackage_crs(path, layer, con)
     if stored is not None:
         return stored or None
     try:
@@ -403,12 +403,12 @@ def _ogr_field_names(path, layer) -> list[str]:
 
 def _defined_crs(path, layer, crs_wkt) -> Optional[CRS]:
     """The layer's CRS, or None where it has none or an undefined one (srs_id 0 or -1)."""
-    if _geopackage_srs_id(path, layer) in (0, -1):
+    if geopackage_srs_id(path, layer) in (0, -1):
         return None
     if not crs_wkt:
         return None
     crs = crs_of(crs_wkt)
-    if (crs.name or "").strip().lower() in _UNDEFINED_CRS_NAMES:
+    if (crs.name or "").strip().lower() in UNDEFINED_CRS_NAMES:
         return None
     return crs
 

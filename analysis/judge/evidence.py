@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Optional
 
-from ..siteplan.plan import has_text
+from ..values import has_text
 
 __all__ = ["WetlandEvidence", "Reach", "CategoryKind", "ListedRecord", "WaterEvidence",
            "WatershedEvidence", "ConditionAEvidence", "text_or_none"]

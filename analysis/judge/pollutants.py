@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..profile import RulesProfile
-from ..siteplan.plan import has_text
+from ..values import has_text
 
 __all__ = ["PollutantNames", "normalise_name"]
 

@@ -10,7 +10,7 @@ from typing import Any, Optional
 import pandas as pd
 
 from ..reference.categories import CATEGORY_WORDS
-from ..siteplan.plan import has_text
+from ..values import has_text
 from .decide import ConditionADecision, Reason, Why
 from .evidence import (CategoryKind, ListedRecord, Reach, WaterEvidence, WatershedEvidence,
                        WetlandEvidence, text_or_none)

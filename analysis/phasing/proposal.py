@@ -18,9 +18,8 @@ from typing import Optional
 import numpy as np
 import shapely
 
-from ..checks.applicability import acres_text, ellipsoidal_acres
-from ..checks.phasing import faces, merge_intervals, natural_key
-from ..units import acres
+from ..units import acres, acres_text, ellipsoidal_acres
+from .measure import faces, merge_intervals, natural_key
 from ..dates import parse_date
 from ..profile import RulesProfile
 

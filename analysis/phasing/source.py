@@ -18,7 +18,7 @@ from pyproj.exceptions import CRSError
 
 from ..errors import InputError
 from ..siteplan.cad import CAD_LAYER_FIELD, cad_areas, cad_layer_matches
-from .schedule import phase_name, read_schedule
+from ..siteplan.schedule import phase_name, read_schedule
 
 __all__ = ["PhasingSource", "read_phasing_source"]
 

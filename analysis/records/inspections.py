@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from ..about import TOOL_NAME, __version__
 from ..checks.base import Check, CheckResult
-from .csv_rows import parse_date, parse_datetime, parse_number, read_csv
+from ..io.csv_rows import parse_date, parse_datetime, parse_number, read_csv
 from ..dates import in_range, parse_date as parse_field_date
 from ..errors import InputError
 from ..findings import FAIL, NEEDS_REVIEW, PASS, WARN, Finding, HasFindings

@@ -27,7 +27,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Optional
 
-from .csv_rows import parse_date, read_csv
+from ..io.csv_rows import parse_date, read_csv
 from ..errors import InputError
 from ..profile import Inputs, RulesProfile
 

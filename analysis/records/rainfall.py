@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..units import MM_PER_INCH
-from .csv_rows import CsvRows, parse_date, parse_datetime, parse_number, read_csv
+from ..io.csv_rows import CsvRows, parse_date, parse_datetime, parse_number, read_csv
 
 
 if TYPE_CHECKING:

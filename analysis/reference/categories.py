@@ -17,7 +17,7 @@ decided, the rest are notes.
 from __future__ import annotations
 
 from ..profile import RulesProfile
-from ..siteplan.plan import has_text
+from ..values import has_text
 
 __all__ = ["LISTED", "UNDECIDED", "CATEGORY_WORDS", "category_kind", "KINDS"]
 

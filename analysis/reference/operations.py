@@ -13,14 +13,14 @@ from .importer import StormwaterReading, stream_candidate
 from .store import is_postgres
 
 __all__ = ["import_reference", "diff_reference", "write_diff_layer", "write_rejections",
-           "default_rejections_path", "rescreen_lines"]
+           "default_rejections_path"]
 
 
 def import_reference(layer: str, source, target, *, schema: Optional[str] = None, fmt: str = "ogr",
                      geometry=None, mapping=None, source_date: Optional[str] = None, profile=None,
                      progress: Optional[Progress] = None, causes=None,
                      accept_rejections: bool = False, rejections=None,
-                     derive_watersheds: bool = False, sites=None) -> dict:
+                     derive_watersheds: bool = False) -> dict:
     """Validate ``source`` and store it as a new version of ``layer``; what was done, as a dict.
 
     The one import the CLI and the QGIS algorithm both call. Rejected features are written to
@@ -30,16 +30,13 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
     (ATTAINS cycle or action date, GeoPackage/DBF/zip metadata); a source that states none
     needs one given. ``derive_watersheds``: TMDL watersheds derived from the store's current
     ``catchments`` (analysis.reference.derive), the method recorded in ``layer_versions``.
-    ``sites`` (a vector file of sites, as ``swppp screen`` reads them): the sites are screened
-    against the store before and after the import, and those whose Condition A or wetland
-    status changed are named with the water or wetland that changed it (``rescreen``).
+    (Sites re-screened around the import: :mod:`analysis.screen.rescreen`.)
     """
     from .connect import open_store
 
     progress = progress or SILENT
     rules = load_profile(profile)
     store = open_store(target, schema)
-    before = _screen_before(sites, target, schema, store, layer, profile)
     given = _given_date(source_date)
     progress.step(0.0, f"reading {Path(str(source).split('|')[0]).name}")
     catchments, method = None, None
@@ -101,73 +98,9 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
     if listed:
         lines.append(f"  rejected features listed in {listed[0]}"
                      + (" (accepted: --accept-rejections)" if candidate.rejections_accepted else ""))
-    done = {"layer": layer, "store": store.label, "new_version": result.new,
+    return {"layer": layer, "store": store.label, "new_version": result.new,
             "version": result.version.to_dict(), "validation": report.to_dict(),
             "rejections_file": str(listed[0]) if listed else None, "report": lines}
-    if sites is not None:
-        done["rescreen"] = _rescreen(before, sites, target, schema, profile, layer, result, store)
-    return done
-
-
-def _screen_target(target, schema):
-    """The store as ``swppp screen`` names it (a PostGIS schema inside the connection)."""
-    if schema and is_postgres(target):
-        return f"{target} schema={schema}"
-    return target
-
-
-def _screen_before(sites, target, schema, store, layer: str, profile):
-    """The sites screened against the store as it is, before the import (None where the layer
-    has no version yet: nothing to compare); the sites file is read, and refused, here, before
-    anything is written."""
-    if sites is None:
-        return None
-    if schema and is_postgres(target) and "://" in str(target):
-        raise InputError("re-screening sites in a named PostGIS schema needs the connection as "
-                         "key=value words", parameter="sites",
-                         fix="give the target as 'service=NAME' or 'host=... dbname=...'")
-    from ..screen.operations import run_screen, split_source
-    from ..screen.sites import read_sites
-
-    if not store.versions(layer):
-        path, given_layer = split_source(sites)
-        read_sites(path, load_profile(profile).area_crs, layer=given_layer)  # refused now
-        return None
-    return run_screen(sites, _screen_target(target, schema), profile=profile)
-
-
-def _rescreen(before, sites, target, schema, profile, layer: str, result, store) -> dict:
-    """Each site whose Condition A or wetland status differs between the screen before the
-    import and the screen after it, with the water, watershed or wetland that made it (and a
-    303(d) water's change of category, as ``swppp screen --since`` tells it)."""
-    from ..screen.operations import run_screen
-    from ..screen.since import category_changes, differences  # what --since names
-
-    version = result.version.version
-    compared = {"layer": layer, "to": version,
-                "from": None if before is None else version - 1 if result.new else version}
-    if before is None or not result.new:
-        return {**compared, "sites": None if before is None else len(before.screen.rows),
-                "changes": []}
-    after = run_screen(sites, _screen_target(target, schema), profile=profile)
-    categories = (category_changes(store.read_version(layer, version - 1),
-                                   store.read_version(layer, version))
-                  if layer == "impaired_waters" else None)
-    return {**compared, "sites": len(after.screen.rows),
-            "changes": differences(before.screen.by_site(), after.screen.by_site(), categories)}
-
-
-def rescreen_lines(rescreen: dict) -> list[str]:
-    """What ``import_reference(..., sites=...)`` found, as lines for a terminal."""
-    if rescreen["from"] is None:
-        return [f"sites re-screened: none compared ({rescreen['layer']} had no earlier version)"]
-    if rescreen["from"] == rescreen["to"]:
-        return ["sites re-screened: nothing changed (this source was already imported)"]
-    changes = rescreen["changes"]
-    lines = [f"{rescreen['sites']} site(s) re-screened, {rescreen['layer']} version "
-             f"{rescreen['from']} -> {rescreen['to']}: {len(changes)} site(s) changed"]
-    return lines + [f"  {c['site_id']}: {c['what']} {c['before']} -> {c['after']} ({c['because']})"
-                    for c in changes]
 
 
 def _over_limits(report, profile) -> Optional[str]:

@@ -34,9 +34,8 @@ from .store import HISTORY_TABLE, GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
 from ..siteplan.contract import BOOLEAN_WORDS, FieldSpec, LayerSpec
 from .contract import FLAG_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
-from ..siteplan.plan import (_match_layer_names, _normalise_fields,
-                       load_layers,
-                       _present, feature_labels)
+from ..siteplan.plan import load_layers, match_layer_names, normalise_fields
+from ..values import feature_labels, present
 from ..io.geopackage import (geopackage_box_rows, geopackage_layers, geopackage_reader,
                              read_geopackage_boxes, read_geopackage_table, with_stored_texts)
 from ..io.vector import layer_crs, list_layers, read_layer
@@ -210,7 +209,7 @@ class Reference:
         self.label = label
         self._read_fids: dict[str, set] = {}  # per contract layer, the features read
         self.repaired: list[str] = []
-        self._actual = _match_layer_names(label, self._layer_names())
+        self._actual = match_layer_names(label, self._layer_names())
         self._tables: dict[str, pd.DataFrame] = {}  # attribute tables read for look-ups
         self._crss: dict[str, CRS] = {}  # each layer's CRS, asked of the source once
 
@@ -380,7 +379,7 @@ class Reference:
             frame = self._tables[layer]
         if not wanted or frame.empty:
             return frame.iloc[0:0]
-        matched = np.fromiter((_present(v) and normalise(str(v)) in wanted
+        matched = np.fromiter((present(v) and normalise(str(v)) in wanted
                                for v in frame[field].to_numpy(dtype=object)),
                               dtype=bool, count=len(frame))
         read = self._read_fids.setdefault(layer, set())  # the layer counted as read, if none
@@ -489,10 +488,10 @@ class Reference:
 
     # Validation of what is read -------------------------------------------------------------
     def _contract_frame(self, actual, spec, frame):
-        frame = _normalise_fields(self.label, actual, spec, frame)
-        present = set(frame.columns)  # asked of a set: of pandas 3's Index, a lookup each
+        frame = normalise_fields(self.label, actual, spec, frame)
+        columns = set(frame.columns)  # asked of a set: of pandas 3's Index, a lookup each
         for name in spec.field_names:  # a field added to the contract later: empty where absent
-            if name not in present:
+            if name not in columns:
                 frame[name] = None
         for name in _NUMERIC & set(spec.field_names):
             # A column of numbers already (a GeoPackage's REAL or INTEGER column as SQLite
@@ -507,7 +506,7 @@ class Reference:
             values = numbers.to_numpy(dtype=float, na_value=np.nan)
             unread = np.zeros(len(values), dtype=bool) if numeric else np.isnan(values)
             if unread.any():  # text that is no number (only these are looked at)
-                unread[unread] = column[unread].map(_present).astype(bool).to_numpy()
+                unread[unread] = column[unread].map(present).astype(bool).to_numpy()
             bad = unread | np.isinf(values)
             if name in _FLAGS:
                 bad |= ~np.isnan(values) & ~np.isin(values, (0, 1))

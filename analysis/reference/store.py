@@ -672,7 +672,7 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
     for layer in REFERENCE_LAYERS:
         mine = [r for r in rows if r.layer == layer]
         if not mine:
-            warnings.append(f"{layer}: no version stored; reviews cannot use it")
+            warnings.append(f"{layer}: no version stored; the checks that read it say needs_review")
             layers.append({"layer": layer, "current": None, "versions": []})
             continue
         current = mine[-1]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from ..checklist.contents import CONFIRMED, MISSING, STATUS_AS_FINDING
-from ..checks.applicability import acres_text
+from ..units import acres_text
 from ..findings import (FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, REPORT_ORDER, WARN,
                         sorted_findings)
 from ..review import Review

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import Any, Callable, Optional, Protocol
 
 import geopandas as gpd
 import numpy as np
@@ -19,8 +19,8 @@ from ..review import Review
 from ..io.files import write_all
 from ..io.vector import write_geopackage
 
-__all__ = ["write_outputs", "write_hydrology_outputs", "review_json", "findings_frame",
-           "findings_frames", "site_frames", "FINDINGS_LAYER",
+__all__ = ["write_outputs", "write_json", "write_hydrology_outputs", "review_json", "Reported",
+           "findings_frame", "findings_frames", "site_frames", "FINDINGS_LAYER",
            "FINDINGS_POINTS", "FINDINGS_LINES", "FINDING", "SITE_LAYERS", "PLAN_FID"]
 
 FINDINGS_LAYER = "findings"
@@ -32,8 +32,24 @@ SITE_LAYERS = ("disturbance", "smp", "easement")
 PLAN_FID = "plan_fid"
 
 
-def review_json(review: Review) -> str:
+class Reported(Protocol):
+    """What is written as JSON: a review, or one check's result (the records, the map scale)."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def review_json(review: Reported) -> str:
     return json.dumps(review.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def write_json(result: Reported, json_path: Optional[str | Path]) -> list[Path]:
+    """``result`` alone as JSON at ``json_path`` (None: nothing), written whole or not at all:
+    a check's result that is not a review (``swppp:inspections``, ``swppp:map_scale``)."""
+    return write_all({json_path: _json_writer(result)})
+
+
+def _json_writer(result: Reported) -> Callable[[Path], object]:
+    return lambda p: Path(p).write_text(review_json(result) + "\n", encoding="utf-8")
 
 
 def findings_frame(review: Review) -> gpd.GeoDataFrame:
@@ -166,7 +182,7 @@ def write_outputs(review: Review, json_path: Optional[str | Path] = None,
                   html_path: Optional[str | Path] = None,
                   findings_path: Optional[str | Path] = None) -> list[Path]:
     """Write the requested outputs; each lands under its name only once all are written."""
-    writers = {json_path: lambda p: Path(p).write_text(review_json(review) + "\n", encoding="utf-8"),
+    writers = {json_path: _json_writer(review),
                html_path: lambda p: Path(p).write_text(_html(review), encoding="utf-8"),
                findings_path: lambda p: _write_findings(p, review)}
     return write_all(writers)

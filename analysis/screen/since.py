@@ -23,7 +23,7 @@ from ..reference.contract import LAYER_NAMES, REFERENCE_LAYERS, ReferenceLayerSp
 from ..reference.connect import open_store
 from ..reference.read import Reference
 from ..reference.route import water_id
-from ..siteplan.plan import has_text
+from ..values import has_text
 from .screen import Screen, screen_sites
 from .sites import Sites
 

@@ -14,7 +14,7 @@ from ..crs import crs_of, to_crs
 from ..errors import InputError
 from ..geometry import in_family, polygon_part
 from ..io.vector import layer_crs, list_layers, read_layer
-from ..siteplan.plan import has_text
+from ..values import has_text
 
 __all__ = ["Sites", "read_sites", "ID_FIELDS"]
 

@@ -20,17 +20,18 @@ from ..dates import in_range, require_date
 from ..errors import InputError
 from ..geometry import in_family, polygon_part
 from ..profile import Inputs, RulesProfile
+from ..values import feature_labels, has_text, present
 from ..io.geopackage import with_stored_texts
 from ..io.losses import DBF_NAME_LENGTH
 from ..io.vector import LayerData, list_layers, read_layer
-from ..phasing.schedule import phase_name, read_schedule
 from .contract import (BOOLEAN, BOOLEAN_WORDS, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS,
                        FieldSpec, LayerSpec)
 from .cad import cad_areas, cad_layer_matches
 from .mapping import NO_MAPPING, FieldMap
+from .schedule import phase_name, read_schedule
 
-__all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "has_text",
-           "feature_labels", "check_coordinates"]
+__all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "check_coordinates",
+           "match_layer_names", "normalise_fields", "validate_spatial", "repair_invalid"]
 
 log = logging.getLogger(__name__)
 
@@ -69,15 +70,6 @@ class SitePlan:
         return str(self.project.get("name") or Path(self.path).stem)
 
 
-def feature_labels(layer: str, frame: pd.DataFrame, id_field: Optional[str]) -> list[str]:
-    if id_field is None or id_field not in frame.columns:
-        return [f"{layer}:{fid}" for fid in frame.index]
-    return [f"{layer}:{value}" if _present(value) else f"{layer}:#{fid}"
-            for fid, value in zip(frame.index, frame[id_field])]
-
-
-
-
 def load_site_plan(path: str | Path, profile: RulesProfile,
                    mapping: Optional[FieldMap] = None) -> SitePlan:
     """Read and validate every contract layer of the site plan at ``path``.
@@ -109,7 +101,7 @@ def load_layers(path: str | Path, profile: RulesProfile, names,
 
 
 def _load(path, profile, specs, mapping: FieldMap):
-    present = _match_layer_names(path, list_layers(path))
+    layer_names = match_layer_names(path, list_layers(path))
     area_crs = crs_of(profile.area_crs)
     layers, actual_names, input_crss, repairs = {}, {}, [], []
     project = None
@@ -120,7 +112,7 @@ def _load(path, profile, specs, mapping: FieldMap):
         wanted = mapping.source_layer(spec.name)
         if spec.name in mapping.files:
             path = Path(mapping.files[spec.name])
-            elsewhere = _match_layer_names(path, list_layers(path))
+            elsewhere = match_layer_names(path, list_layers(path))
             actual = elsewhere.get(wanted.lower()) or (
                 next(iter(elsewhere.values())) if len(elsewhere) == 1 else None)
             if actual is None:
@@ -128,12 +120,12 @@ def _load(path, profile, specs, mapping: FieldMap):
                                  f"{', '.join(elsewhere.values())})", path=path,
                                  fix="give a file of one layer, or name its layer in [layers]")
         elif spec.name in mapping.cad_layers:
-            data = _cad_layer(path, present, spec, mapping, cad_entities)
+            data = _cad_layer(path, layer_names, spec, mapping, cad_entities)
             actual = data.name
         else:
-            actual = present.get(wanted.lower())
+            actual = layer_names.get(wanted.lower())
         if actual is None:
-            found = ", ".join(sorted(present.values())) or "none"
+            found = ", ".join(sorted(layer_names.values())) or "none"
             if wanted != spec.name:
                 raise InputError(f"the layer '{wanted}', which {mapping.given_by(spec.name)} "
                                  f"names for '{spec.name}', is missing (layers found: {found})",
@@ -148,7 +140,7 @@ def _load(path, profile, specs, mapping: FieldMap):
             data.frame = with_stored_texts(path, actual, data.frame)
         if spec.name in mapping.files:
             data.frame = _blank_as_missing(data.frame)
-        frame = _normalise_fields(path, actual, spec, data.frame, mapping)
+        frame = normalise_fields(path, actual, spec, data.frame, mapping)
         actual_names[spec.name] = actual
         if spec.geometry is None:
             if spec.name == "project":
@@ -156,10 +148,10 @@ def _load(path, profile, specs, mapping: FieldMap):
                 project = _validate_project(path, actual, frame)
             layers[spec.name] = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
             continue
-        frame = _validate_spatial(path, actual, spec, frame, data.crs, profile)
+        frame = validate_spatial(path, actual, spec, frame, data.crs, profile)
         input_crss.append(crs_label(data.crs))
         frame = to_crs(frame, area_crs)
-        frame, layer_repairs = _repair(spec, frame)
+        frame, layer_repairs = repair_invalid(spec, frame)
         repairs.extend(layer_repairs)
         layers[spec.name] = frame
     path = main_path
@@ -252,7 +244,7 @@ class _Where:
 
     def number(self, fid, value, word="a number", minimum=None):
         return _number(self.path, self.layer, fid, self.spec.name,
-                       value if _present(value) else None, minimum=minimum, word=word)
+                       value if present(value) else None, minimum=minimum, word=word)
 
 
 def _numbers(where: _Where, index, values):
@@ -360,7 +352,7 @@ def _blank_as_missing(frame):
     return frame
 
 
-def _cad_layer(path, present, spec, mapping: FieldMap, cache: dict) -> LayerData:
+def _cad_layer(path, layer_names, spec, mapping: FieldMap, cache: dict) -> LayerData:
     """The entities of a CAD export on the CAD layers ``mapping`` names for ``spec``, as a layer.
 
     Boundaries become polygons; the drawing's CRS is ``[cad] crs`` (a DXF has none); the
@@ -370,11 +362,11 @@ def _cad_layer(path, present, spec, mapping: FieldMap, cache: dict) -> LayerData
     pattern = mapping.cad_layers[spec.name]
     given_by = mapping.given_by(spec.name).replace("[layers]", "[cad.layers]")
     if "entities" not in cache:
-        if len(present) != 1:
+        if len(layer_names) != 1:
             raise InputError(f"[cad.layers] maps CAD layer names, and the file has "
-                             f"{len(present)} layers, not a drawing's one layer of entities",
+                             f"{len(layer_names)} layers, not a drawing's one layer of entities",
                              path=path, fix="give the DXF or DWG export itself")
-        cache["entities"] = read_layer(path, next(iter(present.values())))
+        cache["entities"] = read_layer(path, next(iter(layer_names.values())))
     entities = cache["entities"]
     layer_name = f"{entities.name} ({pattern})"
     matched, groups = cad_layer_matches(path, entities.name, entities.frame, pattern,
@@ -412,7 +404,7 @@ def _cad_layer(path, present, spec, mapping: FieldMap, cache: dict) -> LayerData
     return LayerData(name=layer_name, frame=out, crs=crs, spatial=True)
 
 
-def _match_layer_names(path, names) -> dict[str, str]:
+def match_layer_names(path, names) -> dict[str, str]:
     """Lower-case name -> actual layer name, for matching case-insensitively."""
     matched: dict[str, str] = {}
     for name in names:
@@ -424,7 +416,7 @@ def _match_layer_names(path, names) -> dict[str, str]:
     return matched
 
 
-def _normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
+def normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
     """Contract fields renamed to their contract names (matched in any case, or as ``mapping``
     says); a missing one is an error naming it."""
     geometry_name = frame.geometry.name if isinstance(frame, gpd.GeoDataFrame) else None
@@ -487,11 +479,11 @@ def _validate_project(path, layer, frame) -> dict:
     if len(frame) != 1:
         raise InputError(f"the project table has {len(frame)} rows; it must have exactly one",
                          path=path, layer=layer, fix="keep one row describing the project")
-    return {k: (None if not _present(v) else v.item() if isinstance(v, np.generic) else v)
+    return {k: (None if not present(v) else v.item() if isinstance(v, np.generic) else v)
             for k, v in frame.iloc[0].items() if k != "geometry"}
 
 
-def _validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile) -> gpd.GeoDataFrame:
+def validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile) -> gpd.GeoDataFrame:
     if crs is None:
         raise InputError("the layer has no coordinate reference system (or an undefined one)",
                          path=path, layer=layer,
@@ -520,7 +512,7 @@ def _validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile) -> g
     return frame
 
 
-def _repair(spec, frame):
+def repair_invalid(spec, frame):
     """make_valid for invalid geometries only, keeping the layer's geometry family."""
     geometries = np.asarray(frame.geometry.values, dtype=object)
     invalid = ~shapely.is_valid(geometries)
@@ -557,21 +549,3 @@ def _number(path, layer, fid, field_name, value, minimum=None, word="a number"):
         raise InputError(f"{field_name} is {number}, below {minimum}", path=path, layer=layer,
                          feature=fid, field=field_name, fix="enter the true value")
     return number
-
-
-def _present(value) -> bool:
-    if value is None:
-        return False
-    try:
-        return not bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return True
-
-
-def has_text(value) -> bool:
-    """Whether a field's value says something: not null, not NaN, not blank.
-
-    >>> [has_text(v) for v in (None, float("nan"), "  ", "E-2", 0)]
-    [False, False, False, True, True]
-    """
-    return _present(value) and bool(str(value).strip())

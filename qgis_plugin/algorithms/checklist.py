@@ -21,11 +21,13 @@ the checklist tab writes, or a findings GeoPackage of an earlier review).</p>
 <ul>
 <li><b>swppp_contents</b>: fail naming each item required before approval that is missing.</li>
 <li><b>contractor_certification</b> (SWPPP G): each record with every field of G(2), signed on \
-or before the first disturbance start date.</li>
+or before its own work starts (its phase's first start date, else the first disturbance \
+start date).</li>
 <li><b>construction_guarantee</b>, <b>maintenance_bond</b> (Inspections E(1), E(2)): at least \
 {p.guarantees.construction_years_after_acceptance} year(s) after final acceptance, and \
-{p.guarantees.maintenance_years_after_completion} year(s) after substantial completion (the last \
-stabilisation date stands for both).</li>
+{p.guarantees.maintenance_years_after_completion} year(s) after substantial completion; the plan \
+records neither date, so a fixed end date needs review unless the profile lets the last \
+stabilisation date stand for them, and each is the security the chapter names.</li>
 <li><b>esc_practices</b> (SWPPP B(7)-(11)): each practice with a stage, a size or length, and \
 its implementation schedule.</li>
 </ul>
@@ -79,5 +81,5 @@ class ChecklistAlgorithm(SwpppAlgorithm):
             results = self.write_results(review, parameters, context, inputs["progress"])
         for name, status in ((self.PROVIDED_ITEMS, "provided"), (self.MISSING_ITEMS, "missing"),
                              (self.CONFIRMED_ITEMS, "confirmed")):
-            results[name] = sum(e["status"] == status for e in review.checklist)
+            results[name] = sum(e["status"] == status for e in review.checklist or ())
         return results

@@ -84,26 +84,26 @@ class InspectionsAlgorithm(RecordsAlgorithm):
         self.add_count_outputs()
 
     def processAlgorithm(self, parameters, context, feedback):
-        from analysis.cli.options import parse_day
+        from analysis.dates import given_day
         from analysis.records.inspections import check_record_files
-        from analysis.report.outputs import write_outputs
+        from analysis.report.outputs import write_json
         from analysis.profile import load_profile
 
-        files = {name: self.parameterAsFile(parameters, key, context) or None
-                 for name, key in (("log", self.LOG), ("rain", self.RAIN),
-                                   ("notices", self.NOTICES), ("traps", self.TRAPS))}
+        log, rain = (self.parameterAsFile(parameters, key, context) for key in (self.LOG, self.RAIN))
+        optional = {name: self.parameterAsFile(parameters, key, context) or None
+                    for name, key in (("notices", self.NOTICES), ("traps", self.TRAPS))}
         units = RAIN_UNITS[self.parameterAsEnum(parameters, self.RAIN_UNITS, context)] or None
         json_path = self.parameterAsFileOutput(parameters, self.OUTPUT_JSON, context) or None
         with self.analysis_run(parameters, context, feedback) as inputs:
             result = check_record_files(
-                load_profile(inputs["profile"]), site=inputs["site"],
-                start=parse_day(self.parameterAsString(parameters, self.FROM, context) or None, "FROM"),
-                end=parse_day(self.parameterAsString(parameters, self.TO, context) or None, "TO"),
+                load_profile(inputs["profile"]), log, rain, site=inputs["site"],
+                start=given_day(self.parameterAsString(parameters, self.FROM, context) or None, "FROM"),
+                end=given_day(self.parameterAsString(parameters, self.TO, context) or None, "TO"),
                 station=self.parameterAsString(parameters, self.STATION, context) or None,
-                rain_units=units, progress=inputs["progress"], **files)
+                rain_units=units, progress=inputs["progress"], **optional)
             inputs["progress"].check_canceled()
             if json_path:
-                write_outputs(result, json_path=json_path)
+                write_json(result, json_path)
         for finding in result.findings:
             if finding.status in ("fail", "warn", "needs_review"):
                 feedback.pushInfo(f"{finding.status.upper()} {finding.rule} [{finding.section}]: "

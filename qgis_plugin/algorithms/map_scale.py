@@ -112,7 +112,7 @@ class MapScaleAlgorithm(SwpppAlgorithm):
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads pandas, shapely and pyproj.
         from analysis.checks.map_scale import MapScaleCheck, check_site_map_scale, read_sheets
-        from analysis.report.outputs import write_outputs
+        from analysis.report.outputs import write_json
         from analysis.profile import load_profile
         from analysis.siteplan.plan import load_site_plan
 
@@ -133,7 +133,7 @@ class MapScaleAlgorithm(SwpppAlgorithm):
             result = MapScaleCheck(profile=rules, findings=findings, scales=scales)
             progress.check_canceled()
             if json_path:
-                write_outputs(result, json_path=json_path)
+                write_json(result, json_path)
         for finding in result.findings:
             feedback.pushInfo(f"{finding.status.upper()}: {finding.message}")
         results = self.count_results(result)

@@ -76,7 +76,7 @@ class NoticeOfViolationAlgorithm(RecordsAlgorithm):
                     write_pdf(html, staged, title=notice.data.get("notice_id") or "Notice of violation")
                 if html_path:
                     write_text(html_path, html)
-                if staged:
+                if staged is not None and pdf_path:
                     publish(staged, pdf_path)
                     staged = None
             except OSError as err:

@@ -227,7 +227,7 @@ class PhasingAlgorithm(SwpppAlgorithm):
         import numpy as np
         import geopandas as gpd
 
-        from analysis.phasing.schedule import phase_name, read_schedule
+        from analysis.siteplan.schedule import phase_name, read_schedule
         from analysis.siteplan.cad import cad_areas, cad_layer_matches
 
         phase = fields["phase"]
@@ -264,7 +264,9 @@ class PhasingAlgorithm(SwpppAlgorithm):
         from pyproj import CRS
 
         names = list(dict.fromkeys(names))
-        fids, geometries, rows = [], [], []
+        fids: list = []
+        geometries: list = []
+        rows: list = []
         total = max(source.featureCount(), 1)
         for count, feature in enumerate(source.getFeatures()):
             if count % 1000 == 0:

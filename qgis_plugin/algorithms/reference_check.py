@@ -8,7 +8,7 @@ class ReferenceCheckAlgorithm(SwpppAlgorithm):
     """One check of the site against the reference layers; a subclass names its ``RULE``, adds
     its outputs in :meth:`add_check_outputs` and fills them in :meth:`check_results`."""
 
-    RULE = None
+    RULE: str  # each subclass names its rule
 
     def name(self):
         return self.RULE

@@ -10,7 +10,8 @@ import pytest
 from shapely import LineString, Point
 
 from analysis.checklist.guarantees import check_guarantees
-from analysis.checks.applicability import check_applicability, disturbed_area, ellipsoidal_acres
+from analysis.checks.applicability import check_applicability, disturbed_area
+from analysis.units import ellipsoidal_acres
 from analysis.checks.conditions import check_condition_b, check_condition_c
 from analysis.checks.map_scale import check_site_map_scale
 from analysis.checks.phasing import review_phasing

@@ -176,3 +176,19 @@ def test_a_reference_missing_a_layer_serves_the_checks_it_can(data_copy, tmp_pat
     assert f"swppp reference import tmdl_watersheds SOURCE --into {reference}" in a["message"]
     assert result["conditions"]["A"]["decided"] is False
     assert {f["status"] for f in result["findings"] if f["rule"] == "wetlands"} == {"warn"}
+
+
+def test_reference_status_says_which_checks_a_store_serves(data_copy, tmp_path, capsys):
+    """Issue 34, item 4: `reference status` names, for each check that reads reference layers,
+    whether the store holds them all, and which it lacks."""
+    store = tmp_path / "ref.gpkg"
+    assert main(["reference", "import", "wetlands",
+                 f"{data_copy('demo_reference.gpkg')}|layername=wetlands", "--into", str(store),
+                 "--source-date", "2026-01-01", "--quiet"]) == 0
+    out = tmp_path / "status.json"
+    assert main(["reference", "status", "--in", str(store), "--json", str(out)]) == 0
+    checks = {c["check"]: c for c in json.loads(out.read_text(encoding="utf-8"))["checks"]}
+    assert checks["wetlands"]["serves"] and not checks["condition_a"]["serves"]
+    assert set(checks["condition_a"]["lacks"]) == {"impaired_waters", "tmdl_watersheds",
+                                                   "catchments"}
+    assert "condition_a      no: lacks" in capsys.readouterr().out

@@ -10,7 +10,7 @@ import pytest
 
 from analysis.cli.app import main
 from analysis.io.csv_cells import csv_cell, csv_text, read_cell
-from analysis.phasing.schedule import read_schedule
+from analysis.siteplan.schedule import read_schedule
 from tests.analysis.conftest import X0, square
 from tests.conftest import rename_text
 from tests.analysis.test_reference_stream import watersheds_file

@@ -1,5 +1,5 @@
 """A CSV whose header names a column twice is refused (exit 2, nothing written), for every CSV
-the product reads through ``records.csv_rows.read_csv``: one of the two columns' values would
+the product reads through ``io.csv_rows.read_csv``: one of the two columns' values would
 otherwise be lost without a word."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from analysis.cli.app import main
 from analysis.errors import InputError
-from analysis.records.csv_rows import read_csv
+from analysis.io.csv_rows import read_csv
 from tests.conftest import TEST_DATA
 
 RECORDS = TEST_DATA / "records"
@@ -111,7 +111,7 @@ def test_unnamed_columns_may_repeat(tmp_path):
 
 
 def test_a_schedule_giving_one_date_under_two_spellings_is_refused(tmp_path):
-    from analysis.phasing.schedule import read_schedule
+    from analysis.siteplan.schedule import read_schedule
 
     path = tmp_path / "schedule.csv"
     path.write_text("phase,start,stabilized,start_date\n1,2027-04-01,2027-07-01,2027-05-01\n",

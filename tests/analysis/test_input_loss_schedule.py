@@ -10,7 +10,7 @@ from datetime import date
 import pytest
 
 from analysis.errors import InputError
-from analysis.phasing.schedule import read_schedule
+from analysis.siteplan.schedule import read_schedule
 from tests.analysis.xlsx import write_xlsx
 
 ROWS = [["phase", "start", "stabilized"], ["1", date(2027, 4, 1), date(2027, 6, 1)],
@@ -67,7 +67,7 @@ def test_two_sheets_each_a_schedule_are_refused(tmp_path):
 def test_the_schedule_is_the_sheet_with_a_phase_column_others_named(tmp_path, caplog):
     notes = [["note"], ["dates as agreed with the engineer"]]
     path = _workbook(tmp_path / "notes_first.xlsx", notes, ROWS, "Notes", "Schedule")
-    with caplog.at_level(logging.WARNING, logger="analysis.phasing.schedule"):
+    with caplog.at_level(logging.WARNING, logger="analysis.siteplan.schedule"):
         dates = read_schedule(path)
     assert sorted(dates) == ["1", "2"]
     assert [r.getMessage() for r in caplog.records] == [

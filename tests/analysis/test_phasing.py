@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from shapely import box
 
 from analysis.checks import phasing
+from analysis.phasing import measure
 from analysis.units import acres
 from analysis.charts import Chart
 from analysis.errors import InputError
@@ -333,14 +334,14 @@ def test_maximum_is_bounded_by_the_union_and_the_largest_polygon_whatever_the_ro
 
     order = list(range(len(rows)))
     rng.shuffle(order)
-    previous = phasing.TILE_POLYGONS
-    phasing.TILE_POLYGONS = 2  # many tiles: the tiled arrangement gives the same faces' areas
+    previous = measure.TILE_POLYGONS
+    measure.TILE_POLYGONS = 2  # many tiles: the tiled arrangement gives the same faces' areas
     try:
         shuffled = phasing_timeline([geometries[i] for i in order], [phases[i] for i in order],
                                     [starts[i] for i in order], [ends[i] for i in order],
                                     [labels[i] for i in order], CRS)
     finally:
-        phasing.TILE_POLYGONS = previous
+        measure.TILE_POLYGONS = previous
     assert shuffled.max_acres == pytest.approx(plan.max_acres, rel=1e-9)
     assert shuffled.max_at == plan.max_at
     assert sorted(shuffled.worst_features) == sorted(plan.worst_features)

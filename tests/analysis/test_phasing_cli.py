@@ -13,12 +13,12 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.checks.applicability import ellipsoidal_acres
+from analysis.units import ellipsoidal_acres
 from analysis.checks.phasing import phasing_timeline
 from analysis.cli.app import main
 from analysis.errors import InputError
 from analysis.phasing.proposal import NOT_NEEDED, SPLIT, propose_schedule, shifted_dates
-from analysis.phasing.schedule import read_schedule
+from analysis.siteplan.schedule import read_schedule
 from analysis.phasing.source import read_phasing_source
 from analysis.profile import load_profile
 from tests.analysis.conftest import PROJECT, X0, Y0, square

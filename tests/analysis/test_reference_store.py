@@ -267,7 +267,7 @@ def test_status_lists_versions_and_warns_when_the_303d_list_is_older_than_the_pr
     assert [w for w in result["warnings"] if w.startswith("impaired_waters")] == [
         "impaired_waters: version 1 rejected 1 feature(s) of the source (0 with a TMDL): reviews "
         "do not see them"]
-    assert "wetlands: no version stored; reviews cannot use it" in result["warnings"]
+    assert "wetlands: no version stored; the checks that read it say needs_review" in result["warnings"]
 
     profile = tmp_path / "newer.toml"
     text = (ROOT / "analysis/profiles/kiryas_joel.toml").read_text(encoding="utf-8")

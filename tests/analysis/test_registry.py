@@ -1,9 +1,9 @@
-"""One check shape and a registry: the review is a loop over ``checks.registry.REGISTRY``."""
+"""One check shape and a registry: the review is a loop over ``registry.REGISTRY``."""
 import pytest
 
 from analysis.checks.base import INPUTS, CheckResult
 from analysis.checks.context import ReviewContext
-from analysis.checks.registry import REGISTRY, select
+from analysis.registry import REGISTRY, select
 from analysis.errors import Cancelled, InputError
 from analysis.profile import load_profile
 from analysis.progress import Progress

@@ -228,7 +228,7 @@ def test_csv_outputs_guard_phase_names_a_spreadsheet_would_run(tmp_path):
     schedule names the layer's phases."""
     import csv
 
-    from analysis.phasing.schedule import read_schedule  # the staged plugin's copy
+    from analysis.siteplan.schedule import read_schedule  # the staged plugin's copy
 
     link = '=HYPERLINK("http://x","click")'
     layer = memory_layer([(WEST, link, QDate(2027, 4, 1), QDate(2027, 7, 1)),

@@ -1,4 +1,5 @@
-"""Construction-phase records as CSV: rows, their dates and numbers; errors name row and column."""
+"""A CSV table's rows (the records, a phasing schedule), their dates and numbers; errors name
+row and column."""
 from __future__ import annotations
 
 import csv
@@ -10,7 +11,7 @@ from collections.abc import Iterable
 
 from .. import dates
 from ..errors import InputError
-from ..io.csv_cells import read_cell
+from .csv_cells import read_cell
 
 if TYPE_CHECKING:
     from ..profile import Inputs

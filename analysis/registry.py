@@ -1,5 +1,9 @@
 """Every check the review runs, in its order: where each rule lives and what it reads.
 
+It sits above the three packages whose checks it lists (``checks``, ``checklist``, ``records``;
+each check a :class:`~analysis.checks.base.Check`), so that ``checks`` imports neither of the
+other two.
+
 Each entry is a module's ``CHECKS`` (:class:`~analysis.checks.base.Check`): its name, the rule
 ids it emits, what it reads, the checks it needs first, and its share of the progress bar.
 The order is the review's: the conditions before the checks that read them, and the findings
@@ -10,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Optional
 
-from . import (applicability, condition_a, conditions, easements, hydrology, input_geometry,
-               map_scale, phasing, postconstruction, site_boundary, wetlands)
-from .base import Check
-from ..checklist import contents
-from ..errors import InputError
-from ..records import inspections
+from .checklist import contents
+from .checks import (applicability, condition_a, conditions, easements, hydrology, input_geometry,
+                     map_scale, phasing, postconstruction, site_boundary, wetlands)
+from .checks.base import Check
+from .errors import InputError
+from .records import inspections
 
 __all__ = ["REGISTRY", "select"]
 

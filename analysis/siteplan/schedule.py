@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..records.csv_rows import read_csv, refuse_repeated_columns
+from ..io.csv_rows import read_csv, refuse_repeated_columns
 
 __all__ = ["read_schedule", "phase_name", "SCHEDULE_COLUMNS"]
 
@@ -81,7 +81,7 @@ def _blank(value):
 
 def _csv_table(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
     """The header and ``(line, {column: text})`` rows of a CSV schedule: the records' one
-    reader (:func:`~analysis.records.csv_rows.read_csv`), blank lines left out."""
+    reader (:func:`~analysis.io.csv_rows.read_csv`), blank lines left out."""
     table = read_csv(path, (), "schedule", parameter="schedule")
     return table.header, table.rows
 
