@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
-from .threads import cores, each_piece
+from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["shared_parts"]
+from .threads import cores, each_piece, query
+from .units import CrsLike, square_feet
+
+__all__ = ["shared_parts", "meets_minimum", "overlap_pairs"]
 
 _EMPTY = shapely.Polygon()
 # DE-9IM: the interiors meet. Two polygons share an area (however small) exactly when they do.
@@ -46,7 +49,7 @@ def shared_parts(polygons: np.ndarray, parts: np.ndarray) -> np.ndarray:
     """
     parts = np.asarray(parts, dtype=object)
     if not len(polygons):
-        return parts.copy()
+        return np.array(parts, dtype=object)
     keys = np.fromiter(map(id, polygons), dtype=np.int64, count=len(polygons))
     order = np.argsort(keys, kind="stable")  # a polygon's pairs together, in one share
     shares = [at for at in np.array_split(order, cores()) if len(at)]
@@ -82,4 +85,32 @@ def _shared(polygons: np.ndarray, parts: np.ndarray, keys: np.ndarray) -> np.nda
     out[apart] = _EMPTY
     overlaid = np.setdiff1d(rest, apart)
     out[overlaid] = shapely.intersection(mine[overlaid], parts[overlaid])
-    return out
+    return np.asarray(out, dtype=object)
+
+
+def meets_minimum(shared_sq_ft: ArrayLike, minimum_sq_ft: float) -> NDArray[np.bool_]:
+    """Which shared areas (square feet) count as an overlap: at least the profile's minimum
+    (``[condition_a] min_overlap_sq_ft``, ``[wetlands] min_overlap_sq_ft``); a touch along an
+    edge, or a sliver below it, does not. The one test of "overlaps" for every layer."""
+    return np.atleast_1d(np.asarray(shared_sq_ft, dtype=float)) >= minimum_sq_ft
+
+
+def overlap_pairs(shapes: ArrayLike, polygons: ArrayLike, minimum_sq_ft: float,
+                  crs: CrsLike) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.object_],
+                                         NDArray[np.float64]]:
+    """``(shape, polygon, shared part, square feet shared)`` for each of ``shapes`` (sites, a
+    disturbance, downstream catchments) and each of ``polygons`` it overlaps
+    (:func:`meets_minimum`), by shape then polygon: one STRtree query of all pairs, the shared
+    parts measured by :func:`shared_parts` (a shape a polygon covers is its own overlap)."""
+    shapes = np.asarray(shapes, dtype=object)
+    polygons = np.asarray(polygons, dtype=object)
+    if not len(shapes) or not len(polygons):
+        return (np.array([], dtype=np.int64), np.array([], dtype=np.int64),
+                np.array([], dtype=object), np.array([], dtype=float))
+    s, f = query(shapely.STRtree(shapes), polygons, predicate="intersects")[::-1]
+    order = np.lexsort((f, s))
+    s, f = s[order].astype(np.int64), f[order].astype(np.int64)
+    shared = shared_parts(polygons[f], shapes[s])
+    sq_ft = np.atleast_1d(np.asarray(square_feet(shared, crs), dtype=float))
+    keep = meets_minimum(sq_ft, minimum_sq_ft)
+    return s[keep], f[keep], shared[keep], sq_ft[keep]

@@ -1,7 +1,6 @@
 """Condition A (SWPPP C(1)): a pollutant of concern discharged to an impaired water or a TMDL watershed."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -12,71 +11,27 @@ import shapely
 
 from .applicability import DisturbedArea
 from .base import Check, CheckResult
-from ..overlay import shared_parts
-from ..units import acres, crs_units, square_feet
+from ..overlay import overlap_pairs, shared_parts
+from ..units import acres
 from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, WARN, Finding
+from ..judge.decide import ConditionADecision, Verdict, decide_condition_a
+from ..judge.evidence import (CategoryKind, ConditionAEvidence, ListedRecord, Reach,
+                              WaterEvidence, WatershedEvidence, text_or_none)
+from ..judge.pollutants import PollutantNames, normalise_name
+from ..judge.wording import (catchment_drains_to_listed, concern, in_catchment, no_reference,
+                             review_line, review_lines)
 from ..profile import RulesProfile
-from ..reference.route import catchment_lookup, overlapping, place, unplaced, walk, water_id
-from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
+from ..judge.route import Routes, Start, follow_routes
+from ..reference.route import catchment_lookup, water_id
+from ..reference.categories import category_kind
 from ..siteplan.plan import SitePlan
 from ..values import feature_labels, has_text
 
-__all__ = ["CHECKS", "PollutantNames", "ReceivingWaters", "receiving_waters", "check_condition_a",
-           "normalise_name", "water_id", "Routed", "routed_watersheds"]
+__all__ = ["CHECKS", "ReceivingWaters", "receiving_waters", "check_condition_a",
+           "routed_watersheds", "listed_record"]
 
 RULE = "condition_a"
-
-
-def normalise_name(text: str, qualifiers=()) -> str:
-    """``text`` folded for comparison: lower case, punctuation as spaces, one space, no qualifiers.
-
-    >>> normalise_name("  PHOSPHORUS, Total ", ["total"])
-    'phosphorus'
-    >>> normalise_name("Seven-Springs  Creek")
-    'seven springs creek'
-    """
-    words = re.sub(r"[^0-9a-z]+", " ", str(text).lower()).split()
-    dropped = {q.lower() for q in qualifiers}
-    return " ".join(w for w in words if w not in dropped)
-
-
-@dataclass(frozen=True)
-class PollutantNames:
-    """The profile's pollutant names: each spelling mapped to one name, and the sediment family."""
-
-    aliases: dict  # normalised spelling -> pollutant name
-    qualifiers: tuple
-    sediment: str
-
-    @classmethod
-    def from_profile(cls, profile: RulesProfile) -> PollutantNames:
-        qualifiers = profile.pollutants.qualifiers
-        aliases = {}
-        for name, spellings in profile.pollutants.aliases.items():
-            for spelling in [name, *spellings]:
-                aliases[normalise_name(spelling, qualifiers)] = name
-        return cls(aliases, qualifiers, profile.pollutants.sediment_family)
-
-    def canonical(self, spelling: str) -> str:
-        """The pollutant ``spelling`` names (itself, folded, where the profile has no alias)."""
-        key = normalise_name(spelling, self.qualifiers)
-        return self.aliases.get(key, key)
-
-    def split(self, text) -> list[str]:
-        """The ``;``-separated pollutants of a reference field, each once, as their names."""
-        if not has_text(text):
-            return []
-        names = [self.canonical(part) for part in str(text).split(";") if part.strip()]
-        return list(dict.fromkeys(n for n in names if n))
-
-    def describe(self, text) -> str:
-        """``Silt/Sediment (sediment), Phosphorus``: the field's spelling, with the family named."""
-        if not has_text(text):
-            return ""
-        parts = [p.strip() for p in str(text).split(";") if p.strip()]
-        return ", ".join(f"{p} ({self.sediment})" if self.canonical(p) == self.sediment
-                         and normalise_name(p) != self.sediment else p for p in parts)
 
 
 @dataclass
@@ -87,19 +42,9 @@ class ReceivingWaters:
     names: dict = field(default_factory=dict)  # folded name -> [where it was given]
     route: str = "none"  # "discharge_point", "catchments" or "none"
     catchments: Optional[gpd.GeoDataFrame] = None  # the catchments the runoff starts in
-    downstream: list = field(default_factory=list)  # [Routed]: catchments it flows on into
-    unfollowed: list = field(default_factory=list)  # why a route could not be followed
+    routes: Routes = field(default_factory=Routes)  # what the route downstream found
     water_routes: dict = field(default_factory=dict)  # waterbody_id -> how a catchment names it
-
-
-@dataclass(frozen=True)
-class Routed:
-    """A catchment downstream of the site's, and the route by which the runoff reaches it."""
-
-    catchment_id: str
-    route: str  # "discharge_point:DP-1 lies in catchment X, which drains to catchment Y"
-    drains_to: object
-    geometry: object = None  # None where its shape was not found next to the one upstream
+    reaches: dict = field(default_factory=dict)  # waterbody_id -> Reach: how it is first reached
 
 
 def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
@@ -121,6 +66,7 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
         for label, value in zip(labels, points["waterbody_id"]):
             if has_text(value):
                 out.ids.setdefault(water_id(value), []).append(label)
+                out.reaches.setdefault(water_id(value), Reach.DISCHARGE_POINT)
         for label, value in zip(labels, points["receiving_water"]):
             if has_text(value):
                 out.names.setdefault(normalise_name(value), []).append(label)
@@ -138,30 +84,24 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
                       else catchments.take(picked))
     origin = feature_labels("catchments", out.catchments, "catchment_id")
     rows = list(out.catchments.iterrows())
-    met = walk([(0, row["catchment_id"], row["drains_to"], f"{starts[fid]} {_catchment(row)}")
-                for fid, row in rows], catchment_lookup(reference, "Condition A (SWPPP C(1))"),
-               profile.condition_a.downstream_catchment_hops)
-    for water in met.waters:
-        here = water.step
+    out.routes = follow_routes(
+        [Start(0, row["catchment_id"], row["drains_to"],
+               in_catchment(starts[fid], row["catchment_id"], row.get("name")))
+         for fid, row in rows],
+        lambda: ([row.geometry for _, row in rows],
+                 {str(c).strip(): g for c, g in zip(catchments["catchment_id"],
+                                                    catchments.geometry.values)}),
+        catchment_lookup(reference, "Condition A (SWPPP C(1))"), _reader(reference, site),
+        profile, site.area_crs)
+    for water in out.routes.waters:
         out.ids.setdefault(water.water_id, []).append(
-            origin[here.start] if here.depth == 0 else f"catchments:{here.catchment_id}")
+            origin[water.start] if water.depth == 0 else f"catchments:{water.catchment_id}")
         out.water_routes.setdefault(water.water_id, water.route)
-    out.unfollowed = [cut.note for cut in met.cut]
-    if len(met.levels) > 1:
-        read = {str(c).strip(): g for c, g in zip(catchments["catchment_id"],
-                                                   catchments.geometry.values)}
-        shapes = place(met, [row.geometry for _, row in rows], _reader(reference, site),
-                       _pad(site, profile), known=read)
-        out.downstream = [Routed(s.catchment_id, s.route, s.drains_to, g) for level, found in
-                          zip(met.levels[1:], shapes[1:]) for s, g in zip(level, found)]
+        out.reaches.setdefault(water.water_id,
+                               Reach.CATCHMENT if water.depth == 0 else Reach.DOWNSTREAM)
     if out.route == "none" and out.ids:
         out.route = "catchments"
     return out
-
-
-def _catchment(row) -> str:
-    name = f" ({str(row['name']).strip()})" if has_text(row.get("name")) else ""
-    return f"catchment {str(row['catchment_id']).strip()}{name}"
 
 
 def _starting_catchments(catchments, points, disturbed, site, profile) -> dict:
@@ -201,17 +141,16 @@ def _reader(reference, site):
     return read
 
 
-def _pad(site, profile) -> float:
-    """How far around a catchment the route reads: ``[reference] search_distance_ft``."""
-    return crs_units(profile.reference.search_distance_ft, site.area_crs)
-
-
 def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfile,
                       receiving: Optional[ReceivingWaters], listed_by_id: pd.DataFrame,
                       listed_by_name: pd.DataFrame,
                       tmdl_watersheds: Optional[gpd.GeoDataFrame],
-                      routed: Optional[list] = None) -> tuple[list[Finding], Condition]:
-    """The ``condition_a`` findings and Condition A, with every piece of evidence.
+                      routed: Optional[list] = None
+                      ) -> tuple[list[Finding], Condition, Optional[ConditionADecision]]:
+    """The ``condition_a`` findings, Condition A with every piece of evidence, and the decision
+    (None where no reference was given): the site's
+    evidence (:mod:`analysis.judge.evidence`) decided by :func:`analysis.judge.decide.
+    decide_condition_a`, as the screen decides it, and worded for findings.
 
     Parameters
     ----------
@@ -223,41 +162,24 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
     tmdl_watersheds
         The TMDL watersheds read around the site.
     routed
-        From :func:`routed_watersheds`: (index, row, geometry, route) per TMDL watershed met
-        only through a catchment downstream of the site's.
+        From :func:`routed_watersheds`: a WatershedEvidence per TMDL watershed met only
+        through a catchment downstream of the site's.
     """
     section = profile.section(RULE)
     if receiving is None:
-        why = "no reference layers were given: check the receiving waters against the 303(d) " \
-              "list and TMDL watersheds by hand, or give the reference layers"
+        why = no_reference()
         return [Finding(RULE, NEEDS_REVIEW, section, f"Condition A not decided: {why}")], \
-            Condition(False, [why], decided=False)
+            Condition(False, [why], decided=False), None
     names = PollutantNames.from_profile(profile)
-    triggers: list[str] = []
-    undecided: list[str] = []
-    notes: list[str] = []
-    evidence_findings: list[Finding] = []
-    by_name_only = False
-    concern = [names.sediment]
+    waters = []
     found = set()
     for _, water in listed_by_id.iterrows():
         wid = water_id(water["waterbody_id"])
         found.add(wid)
-        came_from = receiving.ids.get(wid, [])
-        kind = category_kind(water.get("category"), profile)
-        route = receiving.water_routes.get(wid)
-        line = _water_evidence(water, names, f"receives the discharge ({', '.join(came_from)})"
-                               + (f": {route}" if route else ""), kind)
-        if kind != LISTED:
-            (undecided if kind in UNDECIDED else notes).append(f"{line}: {CATEGORY_WORDS[kind]}")
-            continue
-        if names.split(water["pollutants"]):
-            triggers.append(line)
-            concern += names.split(water["pollutants"])
-            if receiving.route == "catchments":
-                evidence_findings += _catchment_findings(receiving, wid, water, section, site)
-        else:
-            undecided.append(f"{line}, but no pollutant is recorded for it")
+        waters.append(WaterEvidence(wid, receiving.reaches.get(wid, Reach.CATCHMENT),
+                                    tuple(receiving.ids.get(wid, [])),
+                                    receiving.water_routes.get(wid),
+                                    listed_record(water, names, profile)))
     for _, water in listed_by_name.iterrows():
         wid = water_id(water["waterbody_id"])
         if wid in found:
@@ -265,120 +187,77 @@ def check_condition_a(site: SitePlan, disturbed: DisturbedArea, profile: RulesPr
         found.add(wid)
         given = sorted({g for key, where in receiving.names.items()
                         if key == normalise_name(water["name"]) for g in where})
-        kind = category_kind(water.get("category"), profile)
-        line = _water_evidence(water, names, f"matched by name only ({', '.join(given)}): "
-                                             "confirm it receives the discharge", kind)
-        if kind != LISTED:
-            (undecided if kind in UNDECIDED else notes).append(f"{line}: {CATEGORY_WORDS[kind]}")
-            continue
-        if names.split(water["pollutants"]):
-            triggers.append(line)
-            concern += names.split(water["pollutants"])
-            by_name_only = True
-        else:
-            undecided.append(f"{line}, but no pollutant is recorded for it")
-    unlisted = sorted(set(receiving.ids) - found)
-    if unlisted:
-        notes.append(f"receiving water(s) {', '.join(unlisted)} not on the 303(d) list")
-    overlaps = _tmdl_overlaps(tmdl_watersheds, disturbed, site, profile)
-    for fid, shed, shed_geometry, held, outfalls in overlaps:
-        where = (f"holds {held:.2f} acres of the disturbance" if held > 0 else
-                 f"receives the site's runoff at its discharge point(s) {', '.join(outfalls)}")
-        if held > 0 and outfalls:
-            where += f" and its discharge point(s) {', '.join(outfalls)}"
-        line = (f"TMDL {shed['tmdl_id']} for {names.describe(shed['pollutants']) or 'no pollutant'}"
-                f": watershed {shed['watershed_id']} {_name(shed['name'])} {where}")
-        source = shed["stormwater_source"]
-        label = _label("tmdl_watersheds", fid, shed["watershed_id"])
-        if pd.isna(source):
-            undecided.append(f"{line}, but whether stormwater is a source is not recorded")
-        elif int(source) == 1:
-            triggers.append(f"{line}; stormwater is a source of the impairment")
-            concern += names.split(shed["pollutants"])
-            evidence_findings.append(Finding(
-                RULE, INFO, section, f"Condition A: {line}; stormwater is a source of the "
-                f"impairment", features=[label], geometry=shed_geometry))
-        else:
-            notes.append(f"{line}, but stormwater is not a source of its impairment")
-    reading = profile.condition_a.routed_tmdl_watershed
-    met = {str(shed["watershed_id"]) for _, shed, *_rest in overlaps}
-    for fid, shed, shed_geometry, route in routed or []:
-        if str(shed["watershed_id"]) in met:
-            continue
-        line = (f"TMDL {shed['tmdl_id']} for {names.describe(shed['pollutants']) or 'no pollutant'}"
-                f": {route}, inside TMDL watershed {shed['watershed_id']} {_name(shed['name'])}")
-        source = shed["stormwater_source"]
-        if pd.isna(source):
-            undecided.append(f"{line}, but whether stormwater is a source is not recorded")
-        elif int(source) != 1:
-            notes.append(f"{line}, but stormwater is not a source of its impairment")
-        elif reading == "applies":
-            routed_line = (f"{line}; stormwater is a source of the impairment (met only through "
-                           f"the catchments' drains_to: the runoff is \"discharging ... to\" "
-                           f"the watershed, [condition_a] routed_tmdl_watershed = applies)")
-            triggers.append(routed_line)
-            concern += names.split(shed["pollutants"])
-            evidence_findings.append(Finding(
-                RULE, INFO, section, f"Condition A: {routed_line}",
-                features=[_label("tmdl_watersheds", fid, shed["watershed_id"])],
-                geometry=shed_geometry))
-        else:
-            undecided.append(f"{line}; stormwater is a source of the impairment, but the "
-                             f"watershed is met only through the catchments' drains_to: confirm "
-                             f"the runoff reaches it ([condition_a] routed_tmdl_watershed = "
-                             f"needs_review)")
-    undecided += [unplaced(r.route) for r in receiving.downstream if r.geometry is None]
-    notes += receiving.unfollowed
-    if receiving.route == "none":
-        undecided.append("the receiving waters are not known: no discharge point has a "
-                         "waterbody_id and the disturbance lies in no catchment with drains_to")
-    concern_text = f"pollutants of concern: {', '.join(dict.fromkeys(concern))}"
-    if triggers:
-        evidence = triggers + [concern_text]
-        status = WARN if by_name_only else INFO
+        waters.append(WaterEvidence(wid, Reach.NAME, tuple(given),
+                                    record=listed_record(water, names, profile)))
+    waters += [WaterEvidence(wid, receiving.reaches.get(wid, Reach.CATCHMENT),
+                             tuple(receiving.ids[wid])) for wid in sorted(set(receiving.ids) - found)]
+    evidence = ConditionAEvidence(
+        tuple(waters), tuple(_tmdl_overlaps(tmdl_watersheds, disturbed, site, profile, names)),
+        tuple(routed or ()), tuple(route for _, route in receiving.routes.unplaced),
+        tuple(note for _, note in receiving.routes.cut), bool(receiving.ids))
+    decision = decide_condition_a(evidence, profile, names.sediment)
+    if decision.verdict is Verdict.APPLIES:
+        triggers = [review_line(r, names) for r in decision.triggers]
+        evidence_findings: list[Finding] = []
+        for reason, line in zip(decision.triggers, triggers):
+            if reason.water is not None and reason.water.reach is not Reach.NAME \
+                    and receiving.route == "catchments":
+                evidence_findings += _catchment_findings(receiving, reason.water, section)
+            if reason.watershed is not None:
+                evidence_findings.append(Finding(
+                    RULE, INFO, section, f"Condition A: {line}",
+                    features=[reason.watershed.label], geometry=reason.watershed.geometry))
         tail = ("; confirm that the water matched by name only receives the discharge (advice: "
-                "the chapter says nothing of names)") if by_name_only else ""
-        main = Finding(RULE, status, section, f"Condition A applies: {'; '.join(triggers)}{tail}",
+                "the chapter says nothing of names)") if decision.by_name_only else ""
+        main = Finding(RULE, WARN if decision.by_name_only else INFO, section,
+                       f"Condition A applies: {'; '.join(triggers)}{tail}",
                        features=_features(receiving, evidence_findings))
-        return [main, *evidence_findings], Condition(True, evidence)
-    if undecided:
-        why = "; ".join(undecided + notes)
+        return [main, *evidence_findings], Condition(True, triggers + [concern(decision)]), \
+            decision
+    lines = review_lines(decision.why, names)
+    why = "; ".join(lines)
+    if decision.verdict is Verdict.NOT_DECIDED:
         return [Finding(RULE, NEEDS_REVIEW, section, f"Condition A not decided: {why}",
-                        features=_features(receiving, []))], Condition(False, undecided + notes,
-                                                                       decided=False)
-    if not overlaps:
-        notes.append("the disturbance lies in no TMDL watershed")
-    why = "; ".join(notes)
+                        features=_features(receiving, []))], \
+            Condition(False, lines, decided=False), decision
     return [Finding(RULE, NOT_APPLICABLE, section, f"Condition A does not apply: {why}",
-                    features=_features(receiving, []))], Condition(False, [why])
+                    features=_features(receiving, []))], Condition(False, [why]), decision
 
 
-def _water_evidence(water, names, how, kind=LISTED) -> str:
-    cycle = f"listing cycle {water['listing_cycle']}" if has_text(water["listing_cycle"]) else \
-        "listing cycle not recorded"
-    category = (f"category {water['category']}" if has_text(water["category"])
-                else "category not recorded")
-    listed = "is 303(d)-listed" if kind == LISTED else "is impaired"
-    return (f"{water['waterbody_id']} {_name(water['name'])} {listed} ({cycle}, {category}) for "
-            f"{names.describe(water['pollutants']) or 'no pollutant'}; it {how}")
+def listed_record(water: pd.Series, names: PollutantNames, profile: RulesProfile) -> ListedRecord:
+    """A row of ``impaired_waters`` as evidence."""
+    return ListedRecord(str(water["waterbody_id"]), text_or_none(water["name"]),
+                        text_or_none(water["listing_cycle"]), text_or_none(water["category"]),
+                        CategoryKind(category_kind(water.get("category"), profile)),
+                        text_or_none(water["pollutants"]), tuple(names.split(water["pollutants"])))
 
 
-def _catchment_findings(receiving, wid, water, section, site) -> list[Finding]:
+def _catchment_findings(receiving, water: WaterEvidence, section) -> list[Finding]:
     frame = receiving.catchments
     out = []
     for fid, row in frame.iterrows():
         label = _label("catchments", fid, row["catchment_id"])
-        if has_text(row["drains_to"]) and wid in [water_id(w) for w in str(row["drains_to"]).split(";")]:
-            out.append(Finding(RULE, INFO, section,
-                               f"Condition A: catchment {row['catchment_id']} {_name(row['name'])}, "
-                               f"where the disturbance lies, drains to {wid} {_name(water['name'])}, "
-                               f"which is 303(d)-listed", features=[label],
-                               geometry=row.geometry))
+        if has_text(row["drains_to"]) and water.water_id in [
+                water_id(w) for w in str(row["drains_to"]).split(";")]:
+            out.append(Finding(RULE, INFO, section, catchment_drains_to_listed(
+                row["catchment_id"], row["name"], water.water_id,
+                water.record.name if water.record else None), features=[label],
+                geometry=row.geometry))
     return out
 
 
-def _tmdl_overlaps(watersheds, disturbed, site, profile):
-    """(index, row, geometry, acres of disturbance held, discharge points inside) per watershed
+def watershed_evidence(fid, shed, geometry, names: PollutantNames, **how) -> WatershedEvidence:
+    """A TMDL watershed read (``fid``, its row and shape) as evidence; ``how``: its acres and
+    outfalls (overlapped), or its route (met downstream)."""
+    return WatershedEvidence(
+        str(shed["watershed_id"]), str(shed["tmdl_id"]), text_or_none(shed["name"]),
+        text_or_none(shed["pollutants"]), tuple(names.split(shed["pollutants"])),
+        WatershedEvidence.source_of(shed["stormwater_source"]),
+        label=_label("tmdl_watersheds", fid, shed["watershed_id"]), geometry=geometry, **how)
+
+
+def _tmdl_overlaps(watersheds, disturbed, site, profile, names) -> list[WatershedEvidence]:
+    """The evidence (acres of disturbance held, discharge points inside) of each watershed
     the disturbance overlaps or a discharge point lies in: C(1) is about runoff "discharging
     ... to ... a TMDL designated watershed", so an outfall inside one counts though the site
     lies outside it."""
@@ -395,48 +274,28 @@ def _tmdl_overlaps(watersheds, disturbed, site, profile):
     geometries = np.asarray(frame.geometry.values, dtype=object)
     held = acres(shared_parts(geometries, np.full(len(geometries), disturbed.geometry, dtype=object)),
                  site.area_crs)
-    return [(i, row, g, float(a), o) for (i, row), g, a, o in
-            zip(frame.iterrows(), geometries, np.atleast_1d(held), kept)]
+    return [watershed_evidence(i, row, g, names, acres=float(a), outfalls=tuple(o))
+            for (i, row), g, a, o in zip(frame.iterrows(), geometries, np.atleast_1d(held), kept)]
 
 
-def routed_watersheds(receiving: ReceivingWaters, reference, site: SitePlan,
-                      profile: RulesProfile) -> list:
-    """(index, row, geometry, route) per TMDL watershed a catchment downstream of the site's
+def routed_watersheds(receiving: ReceivingWaters, profile: RulesProfile) -> list:
+    """The evidence (its route) of each TMDL watershed a catchment downstream of the site's
     lies in (overlaps by ``[condition_a] min_overlap_sq_ft`` or more), by the first route that
-    meets it; read around those catchments."""
-    placed = [r for r in receiving.downstream if r.geometry is not None]
-    if not placed or reference is None:
+    meets it (``judge.route.follow_routes``, read around those catchments)."""
+    frame = receiving.routes.watersheds
+    if frame is None:
         return []
-    sheds, pairs = overlapping("tmdl_watersheds", [r.geometry for r in placed],
-                               _reader(reference, site), _pad(site, profile),
-                               profile.condition_a.min_overlap_sq_ft, site.area_crs)
-    geometries = np.asarray(sheds.geometry.values, dtype=object)
-    out, taken = [], set()
-    for step, k in pairs:
-        if k not in taken:
-            taken.add(k)
-            out.append((sheds.index[k], sheds.iloc[k], geometries[k], placed[step].route))
-    return out
+    names = PollutantNames.from_profile(profile)
+    return [watershed_evidence(frame.index[met.feature], frame.iloc[met.feature], met.geometry,
+                               names, route=met.route) for met in receiving.routes.sheds]
 
 
 def _overlapping(frame, disturbed, site, profile) -> np.ndarray:
-    """Which polygons of ``frame`` the disturbance overlaps (more than touches)."""
-    minimum = profile.condition_a.min_overlap_sq_ft
-    geometries = np.asarray(frame.geometry.values, dtype=object)
-    tree = shapely.STRtree(geometries)
-    candidates = tree.query(disturbed.geometry, predicate="intersects")
-    keep = np.zeros(len(geometries), dtype=bool)
-    if len(candidates):
-        shared = square_feet(shared_parts(geometries[candidates],
-                                          np.full(len(candidates), disturbed.geometry,
-                                                  dtype=object)),
-                             site.area_crs)
-        keep[candidates[np.atleast_1d(shared) >= minimum]] = True
+    """Which polygons of ``frame`` the disturbance overlaps (``overlay.overlap_pairs``)."""
+    keep = np.zeros(len(frame), dtype=bool)
+    keep[overlap_pairs([disturbed.geometry], frame.geometry.values,
+                       profile.condition_a.min_overlap_sq_ft, site.area_crs)[1]] = True
     return keep
-
-
-def _name(value) -> str:
-    return str(value).strip() if has_text(value) else "(no name)"
 
 
 def _label(layer, fid, value) -> str:
@@ -455,7 +314,7 @@ def _run(context, progress) -> CheckResult:
     site, disturbed, profile, reference = (context.site, context.disturbed, context.profile,
                                            context.reference)
     if reference is None:
-        findings, a = check_condition_a(site, disturbed, profile, None, None, None, None)
+        findings, a, _ = check_condition_a(site, disturbed, profile, None, None, None, None)
         return CheckResult(findings, conditions={"A": a})
     needed = "Condition A (SWPPP C(1))"
     sheds = context.read("tmdl_watersheds", needed_for=needed)
@@ -465,14 +324,14 @@ def _run(context, progress) -> CheckResult:
     if receiving.route == "none" or reference.has("catchments"):
         catchments = context.read("catchments", needed_for=needed)
         receiving = receiving_waters(site, disturbed, catchments, profile, reference)
-    routed = routed_watersheds(receiving, reference, site, profile)
+    routed = routed_watersheds(receiving, profile)
     by_id = reference.lookup("impaired_waters", "waterbody_id", receiving.ids,
                              normalise=water_id, needed_for=needed)
     by_name = reference.lookup("impaired_waters", "name", receiving.names,
                                normalise=normalise_name, needed_for=needed)
-    findings, a = check_condition_a(site, disturbed, profile, receiving, by_id, by_name, sheds,
-                                    routed)
-    return CheckResult(findings, conditions={"A": a})
+    findings, a, decision = check_condition_a(site, disturbed, profile, receiving, by_id,
+                                              by_name, sheds, routed)
+    return CheckResult(findings, conditions={"A": a}, extra={"condition_a": decision})
 
 
 CHECKS = (Check("condition_a", regulated=True, rules=("condition_a",),

@@ -749,10 +749,10 @@ def site_file_bounds(path, profile) -> Optional[tuple[float, float, float, float
 
 
 def _widened(frames, area_crs, profile) -> tuple[float, float, float, float]:
-    from ..units import FOOT_M, unit_metres
+    from .window import search_windows
 
     boxes = np.array([f.total_bounds for f in frames if f is not None and len(f)])
-    distance = profile.reference.search_distance_ft * FOOT_M \
-        / unit_metres(area_crs)
-    return (float(boxes[:, 0].min() - distance), float(boxes[:, 1].min() - distance),
-            float(boxes[:, 2].max() + distance), float(boxes[:, 3].max() + distance))
+    minx, miny, maxx, maxy = search_windows([boxes[:, 0].min(), boxes[:, 1].min(),
+                                             boxes[:, 2].max(), boxes[:, 3].max()],
+                                            area_crs, profile).tolist()
+    return (minx, miny, maxx, maxy)

@@ -1,8 +1,7 @@
 """The catchment route: ``drains_to`` followed downstream, level by level, for many starts at once.
 
-The one walk of the review (``checks.condition_a.receiving_waters``: one site, whatever its
-reference's backend, QGIS project layers included) and the screen (``screen.route.
-follow_routes``: every site). What a
+The one walk of the engine (``judge.route.follow_routes``: one site for the review, whatever
+its reference's backend, QGIS project layers included; every site for the screen). What a
 ``drains_to`` value means is :func:`analysis.reference.catchments.split_drains_to`'s: the
 ``catchment_id`` of a catchment of the layer is the catchment it drains into, any other value
 a water's id. Catchments are looked up by id through the caller's ``lookup`` (a reference
@@ -29,13 +28,12 @@ import pandas as pd
 import shapely
 
 from ..errors import InputError
-from ..overlay import shared_parts
+from ..overlay import overlap_pairs
 from ..threads import each
-from ..units import square_feet
 from .catchments import drains_to_values, split_drains_to
 
 __all__ = ["Lookup", "Read", "Step", "Water", "Cut", "Walk", "walk", "place", "overlapping",
-           "catchment_lookup", "unique_catchments", "unplaced", "water_id"]
+           "catchment_lookup", "unique_catchments", "water_id"]
 
 # lookup(ids) -> {catchment_id: drains_to} of the layer's catchments with those ids (trimmed).
 Lookup = Callable[[set], Mapping]
@@ -199,13 +197,6 @@ def place(met: Walk, start_shapes: Sequence, read: Read, pad: float,
     return shapes
 
 
-def unplaced(route: str) -> str:
-    """Why a downstream catchment whose shape :func:`place` did not find leaves Condition A
-    open (``route``: the route to it)."""
-    return (f"{route}: its shape was not found next to the catchment it drains out of, so "
-            "whether it lies in a TMDL watershed is not known")
-
-
 def _key_boxes(steps: list, shapes: list, pad: float) -> dict:
     """{key: the box around its steps' shapes, widened by ``pad``}, all keys' boxes in one
     grouped reduction (keys in the order first met)."""
@@ -262,14 +253,9 @@ def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq
     frame = read(layer, shapely.bounds(distinct) + np.array([-pad, -pad, pad, pad]))
     if not len(frame):
         return frame, []
-    geometries = np.asarray(list(frame["geometry"]), dtype=object)
-    d, w = shapely.STRtree(geometries).query(distinct, predicate="intersects")
-    order = np.lexsort((w, d))
-    d, w = d[order], w[order]
-    shared = np.atleast_1d(square_feet(shared_parts(geometries[w], distinct[d]), crs))
-    keep = shared >= minimum_sq_ft
+    d, w, _, _ = overlap_pairs(distinct, list(frame["geometry"]), minimum_sq_ft, crs)
     met: list = [[] for _ in distinct]  # per distinct shape, the features it overlaps
-    for k, feature in zip(d[keep].tolist(), w[keep].tolist()):
+    for k, feature in zip(d.tolist(), w.tolist()):
         met[k].append(feature)
     return frame, [(step, feature) for step, k in enumerate(np.ravel(inverse).tolist())
                    for feature in met[k]]

@@ -25,11 +25,13 @@ from ..progress import SILENT, Progress
 from ..reference.contract import LAYER_NAMES
 from ..reference.postgis import PostgisStore, connect
 from ..reference.read import boxes_in_crs, meeting_boxes
-from ..reference.route import unique_catchments
-from ..checks.condition_a import water_id
-from ..units import ACRE_M2, FOOT_M, unit_metres
-from .route import follow_routes
-from .screen import Overlaps, Screen, _widened, decide
+from ..reference.route import unique_catchments, water_id
+from ..judge.measure import WetlandMeasures
+from ..judge.route import follow_routes, site_starts
+from ..overlay import meets_minimum
+from ..reference.window import search_windows
+from ..units import ACRE_M2, FOOT_M, crs_units, unit_metres
+from .screen import Overlaps, Screen, decide
 from .sites import Sites
 
 __all__ = ["screen_postgis"]
@@ -66,14 +68,16 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
             srids[layer] = int(found[0])
         progress.step(0.05, "sending the sites")
         _upload(con, sites, area)
-        widened = _widened(sites.boxes, sites.crs, profile)
+        widened = search_windows(sites.boxes, sites.crs, profile)
         boxes = {srid: _box_table(con, sql, f"swppp_boxes_{srid}", widened, sites.crs, srid)
                  for srid in sorted(set(srids.values()))}
 
         def pairs(layer, fields, union=False, features=None):
-            """(k, fields..., area shared[, the site's area in all the kept polygons, each
-            part counted once]) per site and polygon sharing at least the minimum
-            (``features``: the layer's around the sites, if read already)."""
+            """(k, fields..., area shared[, the site's area in all the polygons it overlaps,
+            each part counted once]) per site and polygon it overlaps (``features``: the
+            layer's around the sites, if read already). The SQL measures every pair that
+            meets; which overlap is ``overlay.meets_minimum``'s (the union's filter is its
+            test, as the database runs it)."""
             query = sql.SQL(
                 "WITH f AS MATERIALIZED ({features}), "
                 "x AS MATERIALIZED (SELECT s.k, {ffields}, CASE WHEN ST_Covers(f.g, s.geom) "
@@ -81,14 +85,17 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                 "THEN s.geom ELSE ST_Intersection(f.g, s.geom) END AS part "
                 "FROM f JOIN pg_temp.swppp_sites s ON f.g && s.geom AND ST_Intersects(f.g, s.geom)), "
                 "y AS MATERIALIZED (SELECT *, ST_Area(part) AS a FROM x) "
-                "SELECT k, {fields}, a{union} FROM y WHERE a >= %(minimum)s ORDER BY k").format(
+                "SELECT k, {fields}, a{union} FROM y ORDER BY k").format(
                 features=features or _features(sql, store, layer, fields, boxes[srids[layer]]),
                 ffields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
                 fields=sql.SQL(", ").join(map(sql.Identifier, fields)),
-                union=sql.SQL(", ST_Area(ST_Union(part) OVER (PARTITION BY k))" if union else ""))
-            return con.execute(query, {"area": area,
-                                       "minimum": profile.condition_a.min_overlap_sq_ft / to_ft2}
-                               ).fetchall()
+                union=sql.SQL(", ST_Area(ST_Union(part) FILTER (WHERE a * %(ft2)s >= %(minimum)s) "
+                              "OVER (PARTITION BY k))" if union else ""))
+            minimum = profile.condition_a.min_overlap_sq_ft
+            rows = con.execute(query, {"area": area, "ft2": to_ft2, "minimum": minimum}).fetchall()
+            shared = np.array([row[len(fields) + 1] for row in rows], dtype=float)
+            return [row for row, keep in zip(rows, meets_minimum(shared * to_ft2, minimum))
+                    if keep]
 
         progress.step(0.2, "catchments")
         # The catchments around the sites, transformed once: met with the sites here, and
@@ -114,16 +121,18 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                 holding.update(str(c).strip() for c in frame["catchment_id"])
             return frame
 
-        def start_shapes() -> dict:
+        starts = site_starts(overlaps.catchments)
+
+        def start_shapes() -> tuple[list, dict]:
             rows = con.execute("SELECT catchment_id, ST_AsBinary(g) FROM pg_temp.swppp_catchments"
                                ).fetchall()
             frame = _shapes_meeting(rows, ["catchment_id"], widened)
             holding.update(str(c).strip() for c in frame["catchment_id"])
-            return {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])}
+            known = {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])}
+            return [known.get(s.catchment_id) for s in starts], known
 
         overlaps.routes = follow_routes(
-            overlaps.catchments, start_shapes,
-            lambda wanted: _catchment_rows(con, sql, store, wanted),
+            starts, start_shapes, lambda wanted: _catchment_rows(con, sql, store, wanted),
             read, profile, sites.crs)
         progress.step(0.4, "TMDL watersheds")
         found = pairs("tmdl_watersheds", ["watershed_id", "stormwater_source", "pollutants"],
@@ -142,11 +151,11 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                     (str(wid), pollutants, category))
         progress.step(0.6, "wetlands")
         rows = con.execute(_wetland_query(sql, store, boxes[srids["wetlands"]]), {
-            "area": area, "ft": FOOT_M / unit_metres(sites.crs),
+            "area": area, "ft": crs_units(1.0, sites.crs),
             "default": profile.wetlands.default_adjacent_area_ft,
-            "search": profile.reference.search_distance_ft * FOOT_M / unit_metres(sites.crs)}
+            "search": profile.reference.search_distance_ft * crs_units(1.0, sites.crs)}
             ).fetchall()
-    _wetland_rows(overlaps, rows, n, to_ft2, to_acres, profile)
+    overlaps.wetlands = _wetland_measures(rows, n, to_ft2, to_acres)
     progress.step(0.95, "deciding")
     overlaps.listed = {k: overlaps.listed[k] for k in sorted(overlaps.listed)}
     return Screen(rows=decide(sites.ids, sites.geometries, overlaps, profile, sites.crs),
@@ -307,18 +316,16 @@ def _wetland_query(sql, store, boxes):
         "ORDER BY k, wetland_id").format(features=features)
 
 
-def _wetland_rows(overlaps: Overlaps, rows, n: int, to_ft2: float, to_acres: float,
-                  profile) -> None:
-    overlaps.wetland_acres, overlaps.adjacent_acres = np.zeros(n), np.zeros(n)
-    overlaps.wetland_status = np.full(n, "none", dtype=object)
-    overlaps.wetlands = [[] for _ in range(n)]
-    minimum = profile.wetlands.min_overlap_sq_ft
-    for k, wetland, inside, adjacent, wet_total, adjacent_total in rows:
-        overlaps.wetland_acres[k] = wet_total * to_acres
-        overlaps.adjacent_acres[k] = adjacent_total * to_acres
-        if inside * to_ft2 >= minimum or adjacent * to_ft2 >= minimum:
-            overlaps.wetlands[k].append(str(wetland))
-        if inside * to_ft2 >= minimum:
-            overlaps.wetland_status[k] = "wetland"
-        elif adjacent * to_ft2 >= minimum and overlaps.wetland_status[k] != "wetland":
-            overlaps.wetland_status[k] = "adjacent area"
+def _wetland_measures(rows, n: int, to_ft2: float, to_acres: float) -> WetlandMeasures:
+    """The wetland query's rows (per site and wetland met: inside and adjacent areas, and the
+    site's totals, in the area CRS's units) as the engine's measures: the same decision runs
+    on them as on the GeoPackage screen's."""
+    wetland_acres, adjacent_acres = np.zeros(n), np.zeros(n)
+    for k, _, _, _, wet_total, adjacent_total in rows:
+        wetland_acres[k] = wet_total * to_acres
+        adjacent_acres[k] = adjacent_total * to_acres
+    return WetlandMeasures(
+        np.array([r[0] for r in rows], dtype=np.int64), np.arange(len(rows), dtype=np.int64),
+        np.array([r[1] for r in rows], dtype=object),
+        np.array([r[2] * to_ft2 for r in rows], dtype=float),
+        np.array([r[3] * to_ft2 for r in rows], dtype=float), wetland_acres, adjacent_acres)

@@ -1,18 +1,14 @@
-"""Condition A (SWPPP C(1)) and wetlands (SWPPP B(2); F) for many sites at once, vectorised.
+"""Condition A (SWPPP C(1)) and wetlands (SWPPP B(2); F) for many sites at once: the
+engine's (``analysis.judge``) adapter to table rows.
 
 Each site's polygon stands for its disturbance. The reference layers are read once, by the
-union of the sites' boxes (widened by ``[reference] search_distance_ft``), and each layer is
-met with every site in one STRtree query. The decision is the review's, site by site
-(``checks.condition_a``, ``checks.wetlands``): a site's receiving waters are the waters named
-by the ``drains_to`` of the catchments it overlaps by at least ``[condition_a]
-min_overlap_sq_ft`` and of those they drain into, followed up to ``[condition_a]
-downstream_catchment_hops`` steps (``screen.route``); Condition A applies where one of them is
-303(d)-listed for a pollutant (its ``category`` read by ``reference.categories``, as the review
-reads it: a 4a water, or one with no category, leaves it not decided; 4b and 4c do not count),
-or where the site overlaps a TMDL watershed whose stormwater is a source (or a downstream
-catchment does, per ``[condition_a] routed_tmdl_watershed``); it is not decided where a listed
-water records no pollutant, a watershed does not record whether stormwater is a source, or the
-site lies in no catchment that names its water. A screen has no discharge points or project
+sites' search windows (``reference.window``), and each layer is met with every site in one
+STRtree query (``overlay.overlap_pairs``, ``judge.measure.measure_wetlands``). A site's
+receiving waters are the waters named by the ``drains_to`` of the catchments it overlaps and of
+those they drain into (``judge.route.follow_routes``, as for the review). Its measurements
+become the engine's evidence and Condition A is decided by ``judge.decide.decide_condition_a``,
+the review's one decision; the PostGIS screen (``screen.postgis``) measures in SQL into the
+same :class:`Overlaps` and is decided here too. A screen has no discharge points or project
 names: the catchment route is the only one (the review of a site plan prefers its discharge
 points).
 """
@@ -22,32 +18,34 @@ from dataclasses import dataclass, field
 from typing import Optional
 import numpy as np
 import pandas as pd
-import shapely
 
-from ..checks.condition_a import PollutantNames, water_id
-from ..checks.wetlands import adjacent_distances_ft
+from ..judge.decide import Verdict, decide_condition_a
+from ..judge.evidence import (CategoryKind, ConditionAEvidence, ListedRecord, Reach,
+                              WaterEvidence, WatershedEvidence, text_or_none)
+from ..judge.pollutants import PollutantNames
+from ..judge.route import Routes, follow_routes, site_starts
+from ..judge.wording import row_lines
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
-from ..reference.categories import CATEGORY_WORDS, LISTED, UNDECIDED, category_kind
+from ..reference.categories import category_kind
 from ..reference.read import Reference
-from ..reference.route import catchment_lookup
-from ..values import has_text
-from ..overlay import shared_parts
-from ..threads import each, query
-from ..units import FOOT_M, acres, square_feet, unit_metres
-from .route import Routes, follow_routes
+from ..reference.route import catchment_lookup, water_id
+from ..judge.measure import WetlandMeasures, adjacent_distances_ft, grouped_union, measure_wetlands
+from ..overlay import overlap_pairs
+from ..reference.window import search_windows
+from ..units import acres, crs_units
 from .sites import Sites
 
 __all__ = ["COLUMNS", "APPLIES", "NOT_DECIDED", "DOES_NOT_APPLY", "Screen", "screen_sites",
            "decide", "Overlaps"]
 
-APPLIES, NOT_DECIDED, DOES_NOT_APPLY = "applies", "not decided", "does not apply"
+APPLIES, NOT_DECIDED, DOES_NOT_APPLY = (Verdict.APPLIES.value, Verdict.NOT_DECIDED.value,
+                                        Verdict.DOES_NOT_APPLY.value)
 # The screen's table, one row per site (CSV header, GeoPackage fields, JSON keys).
 COLUMNS = ("site_id", "site_acres", "condition_a", "receiving_waters", "listed_waters",
            "tmdl_watersheds", "tmdl_acres", "pollutants", "why", "wetland_status", "wetlands",
            "wetland_acres", "adjacent_area_acres")
 NEEDED = "the screen's Condition A (SWPPP C(1))"
-_EMPTY = shapely.Polygon()
 
 
 @dataclass
@@ -61,10 +59,7 @@ class Overlaps:
     # overlap: two TMDLs of one watershed are two rows of one shape, a lake's inside a basin's)
     tmdl_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))
     listed: dict = field(default_factory=dict)       # water id -> [(waterbody_id, pollutants, category)]
-    wetland_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))   # per site
-    adjacent_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per site
-    wetland_status: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
-    wetlands: list = field(default_factory=list)     # per site, the wetland ids met
+    wetlands: WetlandMeasures = field(default_factory=lambda: WetlandMeasures.empty(0))
 
 
 @dataclass
@@ -87,7 +82,7 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
                  progress: Progress = SILENT) -> Screen:
     """Screen every site of ``sites`` against ``reference`` (a GeoPackage or any reader)."""
     crs = sites.crs
-    boxes = _widened(sites.boxes, crs, profile)
+    boxes = search_windows(sites.boxes, crs, profile)
     progress.step(0.05, "reading catchments")
     overlaps = Overlaps()
     geoms = sites.geometries
@@ -99,9 +94,10 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     overlaps.catchments = list(zip(s.tolist(), ids[f], drains[f]))
     progress.step(0.2, "following the catchments downstream")
     read = _SharedRead(reference, crs, boxes, catchments)
+    held = {str(c).strip(): g for c, g in zip(ids, catchments.geometry.values)}
+    begin = site_starts(overlaps.catchments)
     overlaps.routes = follow_routes(
-        overlaps.catchments,
-        lambda: {str(c).strip(): g for c, g in zip(ids, catchments.geometry.values)},
+        begin, lambda: ([held.get(s.catchment_id) for s in begin], held),
         catchment_lookup(reference, NEEDED), read, profile, crs)
     progress.step(0.3, "reading TMDL watersheds")
     sheds = read.sheds()
@@ -113,9 +109,9 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     if len(s):
         starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
         overlaps.tmdl_acres[s[starts]] = acres(
-            _grouped_union(shared, starts, np.diff(np.r_[starts, len(s)])), crs)
+            grouped_union(shared, starts, np.diff(np.r_[starts, len(s)])), crs)
     progress.step(0.5, "looking up 303(d)-listed waters")
-    wanted = {w for _, w, _, _ in overlaps.routes.waters}
+    wanted = {w.water_id for w in overlaps.routes.waters}
     listed = reference.lookup("impaired_waters", "waterbody_id", wanted, normalise=water_id,
                               needed_for=NEEDED)
     for wid, pollutants, category in zip(listed["waterbody_id"], listed["pollutants"],
@@ -124,11 +120,11 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     progress.step(0.6, "reading wetlands")
     # A wetland is read only where it comes within its own reach (its adjacent area; 0 for one
     # not regulated) of a site's box: one farther away meets no site's ground or zone.
-    to_units = FOOT_M / unit_metres(crs)
+    to_units = crs_units(1.0, crs)
     wetlands = reference.read_boxes(
         "wetlands", boxes, crs, needed_for="the screen's wetlands",
         reach=(sites.boxes, lambda frame: adjacent_distances_ft(frame, profile) * to_units))
-    _wetlands(overlaps, geoms, wetlands, profile, crs, boxes)
+    overlaps.wetlands = measure_wetlands(geoms, wetlands, profile, crs, boxes)
     progress.step(0.95, "deciding")
     rows = decide(sites.ids, geoms, overlaps, profile, crs)
     return Screen(rows=rows, geometries=geoms, crs=crs,
@@ -177,111 +173,11 @@ def _frame(frame) -> pd.DataFrame:
     return out
 
 
-def _widened(boxes, crs, profile) -> np.ndarray:
-    distance = profile.reference.search_distance_ft * FOOT_M / unit_metres(crs)
-    return np.asarray(boxes, dtype=float) + np.array([-distance, -distance, distance, distance])
-
-
 def _overlapping(sites, frame, minimum_sq_ft, crs):
     """(site index, feature position, acres shared, shared part) for each site and polygon of
-    ``frame`` sharing at least ``minimum_sq_ft`` (as ``checks.condition_a`` measures an
-    overlap), by site then feature."""
-    geometries = np.asarray(frame.geometry.values, dtype=object)
-    if not len(geometries):
-        return (np.array([], dtype=int), np.array([], dtype=int), np.array([], dtype=float),
-                np.array([], dtype=object))
-    s, f = query(shapely.STRtree(sites), geometries, predicate="intersects")[::-1]
-    order = np.lexsort((f, s))
-    s, f = s[order], f[order]
-    shared = shared_parts(geometries[f], sites[s])
-    keep = np.atleast_1d(square_feet(shared, crs)) >= minimum_sq_ft
-    return s[keep], f[keep], np.atleast_1d(acres(shared[keep], crs)), shared[keep]
-
-
-def _wetlands(overlaps: Overlaps, sites, wetlands, profile, crs, boxes) -> None:
-    """Per site: acres inside wetlands, acres in regulated wetlands' adjacent areas outside any
-    wetland (each counted once), the wetlands met, and the status (as ``checks.wetlands``).
-
-    ``boxes``: each site's box widened by ``[reference] search_distance_ft``. A site meets
-    only the wetlands its review reads, those meeting its own box: a wetland whose adjacent
-    area is wider than the search distance, read for a site nearby, is not met by a site
-    farther away (its answer does not hang on the other sites screened with it)."""
-    n = len(sites)
-    overlaps.wetland_acres, overlaps.adjacent_acres = np.zeros(n), np.zeros(n)
-    overlaps.wetland_status = np.full(n, "none", dtype=object)
-    overlaps.wetlands = [[] for _ in range(n)]
-    geometries = np.asarray(wetlands.geometry.values, dtype=object)
-    if not len(geometries):
-        return
-    reach = adjacent_distances_ft(wetlands, profile) * (FOOT_M / unit_metres(crs))
-    # Pairs within reach first (no buffer needed), then the review's test on their zones only
-    # (each site's pairs together, sorted by wetland).
-    s, w = query(shapely.STRtree(sites), geometries, predicate="dwithin", distance=reach)[::-1]
-    order = np.lexsort((w, s))
-    s, w = s[order], w[order]
-    # Within its reach of a site, a wetland whose reach is the search distance or less meets
-    # the site's box; a wider one is tested against the box.
-    wide = reach[w] > profile.reference.search_distance_ft * (FOOT_M / unit_metres(crs))
-    if wide.any():
-        keep = ~wide
-        keep[wide] = each(shapely.intersects, geometries[w[wide]],
-                          shapely.box(*np.asarray(boxes, dtype=float)[s[wide]].T))
-        s, w = s[keep], w[keep]
-    # A wetland that is not regulated has no adjacent area (reach 0): it is not buffered.
-    used = np.unique(w[reach[w] > 0])
-    zones = geometries.copy()
-    zones[used] = each(shapely.buffer, geometries[used], reach[used])
-    meet = each(shapely.intersects, zones[w], sites[s])
-    s, w = s[meet], w[meet]
-    if not len(s):
-        return
-    inside = each(shapely.intersection, geometries[w], sites[s])
-    near = np.full(len(s), _EMPTY, dtype=object)
-    zoned = reach[w] > 0
-    near[zoned] = each(shapely.intersection, zones[w[zoned]], sites[s[zoned]])
-    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-    counts = np.diff(np.r_[starts, len(s)])
-    group = np.repeat(np.arange(len(starts)), counts)
-    wet = _grouped_union(inside, starts, counts)
-    wet_each = wet[group]
-    adjacent = near.copy()
-    cut = ~shapely.is_empty(wet_each) & ~shapely.is_empty(near)
-    adjacent[cut] = each(shapely.difference, near[cut], wet_each[cut])
-    where = s[starts]
-    overlaps.wetland_acres[where] = acres(wet, crs)
-    overlaps.adjacent_acres[where] = acres(_grouped_union(adjacent, starts, counts), crs)
-    minimum = profile.wetlands.min_overlap_sq_ft
-    in_wetland = np.atleast_1d(square_feet(inside, crs)) >= minimum
-    in_adjacent = np.atleast_1d(square_feet(adjacent, crs)) >= minimum
-    overlaps.wetland_status[where] = np.where(
-        np.logical_or.reduceat(in_wetland, starts), "wetland",
-        np.where(np.logical_or.reduceat(in_adjacent, starts), "adjacent area", "none"))
-    ids = np.asarray(wetlands["wetland_id"].to_numpy(dtype=object))
-    met = in_wetland | in_adjacent
-    for site, wetland in zip(s[met].tolist(), ids[w[met]].tolist()):
-        overlaps.wetlands[site].append(str(wetland))
-    for site in np.unique(s[met]).tolist():
-        overlaps.wetlands[site].sort()
-
-
-def _grouped_union(pieces, starts, counts):
-    """Per group of consecutive ``pieces`` (``starts``, ``counts``), the union of its non-empty
-    pieces (one C call for all groups: a table of them, one row per group, None elsewhere); a
-    group with one such piece is that piece, one with none an empty polygon."""
-    present = ~shapely.is_empty(pieces)
-    group = np.repeat(np.arange(len(starts)), counts)
-    kept = np.bincount(group[present], minlength=len(starts))
-    result = np.full(len(starts), _EMPTY, dtype=object)
-    one = kept == 1
-    result[group[present & one[group]]] = pieces[present & one[group]]
-    many = present & (kept > 1)[group]
-    if many.any():
-        rows = np.unique(group[many], return_inverse=True)[1].ravel()
-        columns = np.arange(len(rows)) - np.searchsorted(rows, rows)
-        table = np.full((rows.max() + 1, columns.max() + 1), None, dtype=object)
-        table[rows, columns] = pieces[many]
-        result[np.unique(group[many])] = each(shapely.union_all, table, axis=1)
-    return result
+    ``frame`` it overlaps (``overlay.overlap_pairs``), by site then feature."""
+    s, f, shared, _ = overlap_pairs(sites, frame.geometry.values, minimum_sq_ft, crs)
+    return s, f, np.atleast_1d(acres(shared, crs)) if len(s) else np.zeros(0), shared
 
 
 def _told_order(shed) -> tuple:
@@ -292,108 +188,84 @@ def _told_order(shed) -> tuple:
 
 
 def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs) -> list[dict]:
-    """Each site's row: Condition A decided as ``checks.condition_a`` decides it."""
+    """Each site's row: its measurements as the engine's evidence, Condition A decided by
+    ``judge.decide.decide_condition_a`` (the review's decision), worded as a row."""
     names = PollutantNames.from_profile(profile)
-    receiving: list[dict] = [{} for _ in site_ids]  # water id -> catchments it came from
-    routes: list[dict] = [{} for _ in site_ids]     # water id -> its route, if downstream
-    for site, water, catchment, route in overlaps.routes.waters:
-        receiving[site].setdefault(water, []).append(str(catchment))
-        if route is not None and water not in routes[site]:
-            routes[site][water] = route
-    sheds: list[list] = [[] for _ in site_ids]
-    for site, *shed in overlaps.watersheds:
-        sheds[site].append(shed)
-    routed: list[list] = [[] for _ in site_ids]
-    for site, *shed in overlaps.routes.sheds:
-        routed[site].append(shed)
-    route_undecided: list[list] = [[] for _ in site_ids]
-    for site, why in overlaps.routes.undecided:
-        route_undecided[site].append(why)
-    route_notes: list[list] = [[] for _ in site_ids]
-    for site, note in overlaps.routes.notes:
-        route_notes[site].append(note)
-    reading = profile.condition_a.routed_tmdl_watershed
+    records: dict[str, list[Optional[ListedRecord]]] = {
+        wid: [ListedRecord(shown, None, None, text_or_none(category),
+                           CategoryKind(category_kind(category, profile)),
+                           text_or_none(pollutants), tuple(names.split(pollutants)))
+              for shown, pollutants, category in found]
+        for wid, found in overlaps.listed.items()}
+    n = len(site_ids)
+    receiving: list[dict] = [{} for _ in range(n)]  # water id -> catchments it came from
+    routes: list[dict] = [{} for _ in range(n)]     # water id -> its route, if downstream
+    for water in overlaps.routes.waters:  # a starting catchment's water needs no route told
+        receiving[water.site].setdefault(water.water_id, []).append(str(water.catchment_id))
+        if water.depth and water.water_id not in routes[water.site]:
+            routes[water.site][water.water_id] = water.route
+    split: dict = {}  # a pollutants field's names, each text split once
+
+    def shed(watershed_id, source, pollutants, **how) -> WatershedEvidence:
+        if pollutants not in split:
+            split[pollutants] = tuple(names.split(pollutants))
+        return WatershedEvidence(str(watershed_id), None, None, text_or_none(pollutants),
+                                 split[pollutants], WatershedEvidence.source_of(source), **how)
+
+    sheds: list[list] = [[] for _ in range(n)]
+    for site, *found in overlaps.watersheds:
+        sheds[site].append(found)
+    routed: list[list] = [[] for _ in range(n)]
+    frame = overlaps.routes.watersheds
+    if overlaps.routes.sheds and frame is not None:
+        ids, sources, pollutants = (frame["watershed_id"].to_numpy(dtype=object),
+                                    frame["stormwater_source"].to_numpy(dtype=float),
+                                    frame["pollutants"].to_numpy(dtype=object))
+        for met in overlaps.routes.sheds:
+            routed[met.site].append((ids[met.feature], sources[met.feature],
+                                     pollutants[met.feature], met.route))
+    unplaced: list[list] = [[] for _ in range(n)]
+    for site, route in overlaps.routes.unplaced:
+        unplaced[site].append(route)
+    cut: list[list] = [[] for _ in range(n)]
+    for site, note in overlaps.routes.cut:
+        cut[site].append(note)
+    wet = overlaps.wetlands
+    wetland_status, wetlands_met = wet.status(profile), wet.met(profile)
     site_acres = np.atleast_1d(acres(geometries, crs)) if len(geometries) else np.zeros(0)
     rows = []
     for k, site_id in enumerate(site_ids):
-        triggers: list[str] = []
-        undecided: list[str] = []
-        notes: list[str] = []
-        concern = [names.sediment]
-        listed = []
+        waters = []
         for wid in sorted(receiving[k]):
-            found = overlaps.listed.get(wid)
-            if not found:
-                notes.append(f"{wid} is not on the 303(d) list")
-                continue
-            how = f" ({routes[k][wid]})" if wid in routes[k] else ""
-            for shown, pollutants, category in found:
-                kind = category_kind(category, profile)
-                if kind != LISTED:
-                    shown_category = (f"category {category}" if has_text(category)
-                                      else "category not recorded")
-                    (undecided if kind in UNDECIDED else notes).append(
-                        f"{shown} is impaired ({shown_category}) for "
-                        f"{names.describe(pollutants) or 'no pollutant'}{how}: "
-                        f"{CATEGORY_WORDS[kind]}")
-                elif names.split(pollutants):
-                    listed.append(shown)
-                    triggers.append(f"{shown} is 303(d)-listed for {names.describe(pollutants)}"
-                                    + how)
-                    concern += names.split(pollutants)
-                else:
-                    undecided.append(f"{shown} is 303(d)-listed, but no pollutant is recorded for it")
-        triggering_sheds = []
-        for shed_id, source, pollutants, shed_acres in sorted(sheds[k], key=_told_order):
-            if np.isnan(source):
-                undecided.append(f"TMDL watershed {shed_id}: whether stormwater is a source is "
-                                 "not recorded")
-            elif int(source) == 1:
-                triggering_sheds.append(str(shed_id))
-                triggers.append(f"TMDL watershed {shed_id} ({shed_acres:.2f} acres) for "
-                                f"{names.describe(pollutants) or 'no pollutant'}; stormwater is a source")
-                concern += names.split(pollutants)
-            else:
-                notes.append(f"TMDL watershed {shed_id}: stormwater is not a source")
-        met = {str(shed[0]) for shed in sheds[k]}
-        for shed_id, source, pollutants, route in sorted(routed[k], key=_told_order):
-            if str(shed_id) in met:
-                continue
-            line = (f"TMDL watershed {shed_id} for {names.describe(pollutants) or 'no pollutant'}"
-                    f": {route}, inside it")
-            if np.isnan(source):
-                undecided.append(f"{line}, but whether stormwater is a source is not recorded")
-            elif int(source) != 1:
-                notes.append(f"{line}, but stormwater is not a source")
-            elif reading == "applies":
-                triggering_sheds.append(str(shed_id))
-                triggers.append(f"{line}; stormwater is a source (met only through the "
-                                "catchments' drains_to: [condition_a] routed_tmdl_watershed = "
-                                "applies)")
-                concern += names.split(pollutants)
-            else:
-                undecided.append(f"{line}; stormwater is a source, but the watershed is met only "
-                                 "through the catchments' drains_to: confirm the runoff reaches "
-                                 "it ([condition_a] routed_tmdl_watershed = needs_review)")
-        undecided += route_undecided[k]
-        notes += route_notes[k]
-        if not receiving[k]:
-            undecided.append("the receiving waters are not known: the site lies in no catchment "
-                             "with drains_to")
-        status = APPLIES if triggers else NOT_DECIDED if undecided else DOES_NOT_APPLY
-        why = triggers if triggers else undecided + notes
+            downstream = routes[k].get(wid)
+            came = tuple(receiving[k][wid])
+            reach = Reach.DOWNSTREAM if downstream else Reach.CATCHMENT
+            waters += [WaterEvidence(wid, reach, came, downstream, record)
+                       for record in records.get(wid) or [None]]
+        evidence = ConditionAEvidence(
+            tuple(waters),
+            tuple(shed(i, source, p, acres=a) for i, source, p, a in
+                  sorted(sheds[k], key=_told_order)),
+            tuple(shed(i, source, p, route=r) for i, source, p, r in
+                  sorted(routed[k], key=_told_order)),
+            tuple(unplaced[k]), tuple(cut[k]), bool(receiving[k]))
+        decision = decide_condition_a(evidence, profile, names.sediment)
+        applies = decision.verdict is Verdict.APPLIES
+        triggers = decision.triggers
         rows.append({
-            "site_id": str(site_id), "site_acres": float(site_acres[k]), "condition_a": status,
+            "site_id": str(site_id), "site_acres": float(site_acres[k]),
+            "condition_a": decision.verdict.value,
             "receiving_waters": ";".join(sorted(receiving[k])),
-            "listed_waters": ";".join(dict.fromkeys(listed)),
-            "tmdl_watersheds": ";".join(dict.fromkeys(triggering_sheds)),
+            "listed_waters": ";".join(dict.fromkeys(r.record.waterbody_id for r in triggers
+                                                    if r.water is not None)),
+            "tmdl_watersheds": ";".join(dict.fromkeys(r.watershed.watershed_id for r in triggers
+                                                      if r.watershed is not None)),
             "tmdl_acres": float(overlaps.tmdl_acres[k]) if sheds[k] else 0.0,
-            "pollutants": ";".join(dict.fromkeys(concern)) if triggers else "",
-            "why": "; ".join(why),
-            "wetland_status": str(overlaps.wetland_status[k]),
-            "wetlands": ";".join(overlaps.wetlands[k]),
-            "wetland_acres": float(overlaps.wetland_acres[k]),
-            "adjacent_area_acres": float(overlaps.adjacent_acres[k]),
+            "pollutants": ";".join(decision.pollutants) if applies else "",
+            "why": "; ".join(row_lines(decision, names)),
+            "wetland_status": wetland_status[k].value,
+            "wetlands": ";".join(wetlands_met[k]),
+            "wetland_acres": float(wet.wetland_acres[k]),
+            "adjacent_area_acres": float(wet.adjacent_acres[k]),
         })
     return rows
-

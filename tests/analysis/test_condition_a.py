@@ -2,7 +2,7 @@
 import pytest
 from shapely import LineString, Point
 
-from analysis.checks.condition_a import PollutantNames, normalise_name
+from analysis.judge.pollutants import PollutantNames, normalise_name
 from analysis.profile import load_profile
 from analysis.reference.read import open_reference
 from analysis.review import review_site

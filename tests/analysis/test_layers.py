@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("siteplan",),        # what a site plan is, and loading it
     ("phasing",),         # a phasing plan from any source, its schedule, the disturbed faces
     ("reference",),       # reference layers: contract, read, import, store
+    ("judge",),           # the engine: sites judged against the reference (evidence, decision)
     ("checks",),          # the chapter's checks on a site plan (Check, CheckResult)
     ("records",),         # construction-phase records and enforcement
     ("checklist",),       # the SWPPP contents checklist, certifications, guarantees
@@ -40,7 +41,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__.py",),     # the package: its lazy names
 )
 # Not even through a layer's order: the checks judge, they do not read files or write outputs.
-FORBIDDEN = {"checks": ("io", "report", "cli")}
+# The engine neither: it measures, decides and words; its adapters (checks, screen) read.
+FORBIDDEN = {"checks": ("io", "report", "cli"), "judge": ("io",)}
 
 
 def _node(module: str) -> str | None:

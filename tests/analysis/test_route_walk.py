@@ -122,7 +122,7 @@ def test_place_reads_no_catchment_already_known():
 def test_overlapping_meets_a_shape_given_twice_once(monkeypatch):
     """Two routes through one catchment: its watersheds are read and measured once, and told for
     both; pairs by shape, then feature; a touch (no area) is not an overlap."""
-    import analysis.reference.route as route
+    import analysis.overlay as overlay
     shared, other = box(0, 0, 10, 10), box(20, 0, 30, 10)
     sheds = pd.DataFrame({"watershed_id": ["W1", "W2", "W3"],
                           "geometry": [box(5, 5, 15, 15), box(-5, -5, 50, 50), box(10, 0, 20, 10)]})
@@ -136,7 +136,7 @@ def test_overlapping_meets_a_shape_given_twice_once(monkeypatch):
         measured.append(len(a))
         return shared_parts(a, b)
 
-    monkeypatch.setattr(route, "shared_parts", counted)
+    monkeypatch.setattr(overlay, "shared_parts", counted)
     frame, pairs = overlapping("tmdl_watersheds", [shared, other, shared], read, 1.0, 1.0,
                                "EPSG:2260")
     assert len(asked[0]) == 2 and measured == [5]  # 2 distinct shapes; W3 touches both

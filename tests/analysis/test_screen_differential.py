@@ -5,8 +5,12 @@ Each case is a named generator (a fixed seed) of small reference layers built to
 kind of awkward data (invalid polygons the reader repairs, multipart and holed polygons,
 nested TMDL watersheds, odd ``drains_to``, odd categories, odd wetland attributes, sites on
 edges, a reference in another CRS), and of random sites over them plus sites placed on the
-awkward parts. For every site the screen's row must be the review's answer: Condition A's
-status, ``wetland_acres`` and ``adjacent_area_acres`` (to 1e-9) and the wetland status.
+awkward parts. For every site the screen's row must be the review's answer, read from what
+the review's JSON is made of and the checks' typed results, never from their words: Condition
+A's status, the listed waters and TMDL watersheds that trigger it and the pollutants of
+concern, ``wetland_acres`` and ``adjacent_area_acres`` (to 1e-9), the wetland status and the
+wetlands met. The engine's own properties (one site as many, local as PostGIS) are
+``test_judge.py``'s.
 """
 from __future__ import annotations
 
@@ -20,14 +24,17 @@ import pytest
 import shapely
 from shapely import affinity, box
 
-from analysis.findings import WARN
+from analysis.checks import condition_a, wetlands
+from analysis.checks.context import ReviewContext
+from analysis.crs import crs_of
 from analysis.io.vector import write_geopackage
 from analysis.profile import load_profile
+from analysis.progress import SILENT
 from analysis.reference.read import open_reference
 from analysis.screen.screen import APPLIES, DOES_NOT_APPLY, NOT_DECIDED, screen_sites
 from analysis.screen.sites import read_sites
+from analysis.siteplan.plan import SitePlan
 from tests.analysis.conftest import REFERENCE_FIELDS
-from tests.analysis.test_screen import site_review
 
 X0, Y0 = 600_000.0, 900_000.0  # EPSG:2260 (US survey feet), clear of the demo reference
 CELL = 2000.0                  # a catchment of the grid: CELL feet square
@@ -445,45 +452,55 @@ def profile_for(case: Case):
     return profile
 
 
+def site_plan(geometry, profile) -> SitePlan:
+    """A site plan whose boundary and disturbance are the site's polygon (no discharge points:
+    the catchments decide), as ``tests.analysis.test_screen.site_review`` builds it."""
+    frame = gpd.GeoDataFrame({"disturbance_id": ["D1"]}, geometry=[geometry],
+                             crs=crs_of(profile.area_crs))
+    return SitePlan(path="screen-site", area_crs=crs_of(profile.area_crs), input_crs="",
+                    project={"name": "screen"},
+                    layers={"site_boundary": frame.rename(columns={"disturbance_id": "site_id"}),
+                            "disturbance": frame})
+
+
 def review_row(geometry, profile, reference) -> dict:
-    """``swppp review``'s answers for a site plan whose boundary and disturbance are the
-    site's polygon (``tests.analysis.test_screen.site_review``), as a screen row's
-    columns: Condition A's status, the wetland measurements and the wetland status."""
-    review = site_review(geometry, profile, reference)
-    a = review.conditions["A"]
-    warned = [f.message for f in review.findings if f.rule == "wetlands" and f.status == WARN]
-    status = ("wetland" if any("lie inside wetland" in m for m in warned) else
-              "adjacent area" if any("adjacent area of" in m for m in warned) else "none")
-    concern = [line for line in a.evidence if line.startswith("pollutants of concern: ")]
-    return {"condition_a": APPLIES if a.applies else NOT_DECIDED if not a.decided
-            else DOES_NOT_APPLY,
-            "pollutants": sorted(concern[0].split(": ", 1)[1].split(", ")) if concern else [],
-            "why": a.evidence,
-            "wetland_acres": review.measurements["wetland_acres"],
-            "adjacent_area_acres": review.measurements["wetland_adjacent_area_acres"],
-            "wetland_status": status}
+    """The review's answers for the site (its own checks, ``condition_a`` and ``wetlands``, on
+    one review's context) as a screen row's columns, read from what the review's JSON is made
+    of (Condition A, the measurements) and the checks' typed results (the decision, the
+    wetland measures): no finding's words are read."""
+    context = ReviewContext(site_plan(geometry, profile), profile, reference)
+    a = condition_a.CHECKS[0].run(context, SILENT)
+    w = wetlands.CHECKS[0].run(context, SILENT)
+    condition, decision = a.conditions["A"], a.extra["condition_a"]
+    measured = w.extra["wetland_measures"]
+    triggers = decision.triggers if condition.applies else []
+    return {"condition_a": APPLIES if condition.applies else NOT_DECIDED
+            if not condition.decided else DOES_NOT_APPLY,
+            "pollutants": ";".join(decision.pollutants) if condition.applies else "",
+            "listed_waters": ";".join(dict.fromkeys(r.record.waterbody_id for r in triggers
+                                                    if r.water is not None)),
+            "tmdl_watersheds": ";".join(dict.fromkeys(r.watershed.watershed_id for r in triggers
+                                                      if r.watershed is not None)),
+            "wetland_acres": w.measurements["wetland_acres"],
+            "adjacent_area_acres": w.measurements["wetland_adjacent_area_acres"],
+            "wetland_status": measured.status(profile)[0].value,
+            "wetlands": ";".join(measured.met(profile)[0])}
 
 
 def differences(screen_rows: dict, sites, profile, reference, every=1) -> list:
     """(site, column, screen, review) for each answer the screen and the review differ on
-    (of every ``every``-th site)."""
+    (of every ``every``-th site). The waters, watersheds and pollutants are compared as sets:
+    the review tells them in the order the reference gave them, the screen in one order."""
     out = []
     for site_id, geometry in zip(sites.ids[::every], sites.geometries[::every]):
         row, review = screen_rows[site_id], review_row(geometry, profile, reference)
-        for column in ("condition_a", "wetland_status"):
-            if row[column] != review[column]:
-                out.append((site_id, column, row[column], review[column], row["why"],
-                            review["why"]))
-        for column in ("wetland_acres", "adjacent_area_acres"):
-            if abs(row[column] - review[column]) > 1e-9:
-                out.append((site_id, column, row[column], review[column]))
-        # Where it applies, by the same waters and watersheds, for the same pollutants.
-        if sorted(filter(None, row["pollutants"].split(";"))) != review["pollutants"]:
-            out.append((site_id, "pollutants", row["pollutants"], review["pollutants"]))
-        told = " ".join(review["why"]) if row["condition_a"] == APPLIES else ""
-        for named in filter(None, (row["listed_waters"] + ";" + row["tmdl_watersheds"]).split(";")):
-            if named not in told:
-                out.append((site_id, "named", named, told))
+        for column, value in review.items():
+            same = (abs(row[column] - value) <= 1e-9 if isinstance(value, float) else
+                    sorted(row[column].split(";")) == sorted(value.split(";"))
+                    if column in ("pollutants", "listed_waters", "tmdl_watersheds")
+                    else row[column] == value)
+            if not same:
+                out.append((site_id, column, row[column], value))
     return out
 
 

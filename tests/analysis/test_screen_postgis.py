@@ -16,7 +16,7 @@ import pytest
 from analysis.profile import load_profile
 from analysis.reference.importer import read_candidate
 from analysis.reference.read import boxes_in_crs
-from analysis.screen.screen import _widened
+from analysis.reference.window import search_windows
 from analysis.screen.sites import read_sites
 
 DEMO_REFERENCE = Path(__file__).resolve().parents[2] / "test_data" / "demo_reference.gpkg"
@@ -43,7 +43,7 @@ def wetlands_plan(pg_schema, tmp_path):
         srid = con.execute("SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
                            "f_table_name = 'wetlands'", (schema,)).fetchone()[0]
         postgis._upload(con, sites, area)
-        widened = _widened(sites.boxes, sites.crs, profile)
+        widened = search_windows(sites.boxes, sites.crs, profile)
         boxes = postgis._box_table(con, store.sql, "swppp_boxes_test", widened, sites.crs, srid)
         own = con.execute(store.sql.SQL("SELECT ST_XMin(box), ST_YMin(box), ST_XMax(box), "
                                         "ST_YMax(box) FROM {} ORDER BY k").format(boxes)).fetchall()
