@@ -201,14 +201,21 @@ class QgisReference(Reference):
     def require(self, layer: str, needed_for: str) -> str:
         actual = self._actual.get(layer)
         if actual is None:
-            given = ", ".join(f"{role} ('{self._names[role]}')" for role in sorted(self._given))
-            raise InputError(f"no project layer is given as the reference layer '{layer}', and "
-                             f"{needed_for} needs it (reference layers given: {given or 'none'})",
-                             fix=f"choose the project layer holding the {layer} as "
-                                 f"{self._parameters.get(layer, layer.upper() + '_LAYER')}, or "
-                                 "give a reference GeoPackage or PostGIS connection instead",
+            raise InputError(f"{self.lacks([layer])}, and {needed_for} needs it",
+                             fix=f"{self.adds(layer)}, or give a reference GeoPackage or "
+                                 "PostGIS connection instead",
                              parameter=f"{layer}_layer")
         return actual
+
+    def lacks(self, layers) -> str:
+        given = ", ".join(f"{role} ('{self._names[role]}')" for role in sorted(self._given))
+        return (f"no project layer is given as the reference layer "
+                f"{', '.join(repr(m) for m in layers)} (reference layers given: "
+                f"{given or 'none'})")
+
+    def adds(self, layer: str) -> str:
+        return (f"choose the project layer holding the {layer} as "
+                f"{self._parameters.get(layer, layer.upper() + '_LAYER')}")
 
     def versions(self) -> dict[str, dict]:
         """Per contract layer read by source from a table of its name, the file's current

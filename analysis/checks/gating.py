@@ -49,18 +49,15 @@ def without_layers(check: Check, missing: list[str], reference, profile: RulesPr
     """``check``'s result where the reference lacks layers it reads: each of its rules
     ``needs_review`` naming them and the import that adds each (the review uses what the store
     has; the other checks run), and the conditions it decides left not decided."""
-    names = ", ".join(f"'{m}'" for m in missing)
-    imports = "; ".join(f"swppp reference import {m} SOURCE --into {reference.label}"
-                        for m in missing)
+    lacks = reference.lacks(missing)
+    adds = "; ".join(reference.adds(m) for m in missing)
     findings, conditions = [], {}
     for rule in check.rules:
         head = (f"Condition {rule[-1].upper()} not decided" if rule.startswith("condition_")
                 else f"{profile.title(rule)}: not checked")
         if rule.startswith("condition_"):
-            conditions[rule[-1].upper()] = Condition(
-                False, [f"the reference {reference.label} has no {names} layer"], decided=False)
+            conditions[rule[-1].upper()] = Condition(False, [lacks], decided=False)
         findings.append(Finding(rule, NEEDS_REVIEW, profile.section(rule),
-                                f"{head}: the reference {reference.label} has no {names} layer "
-                                f"(layers found: {', '.join(reference.layers) or 'none'}); decide "
-                                f"it by hand, or add the layer ({imports}) and review again"))
+                                f"{head}: {lacks}; decide it by hand, or add the layer "
+                                f"({adds}) and review again"))
     return CheckResult(findings, conditions=conditions)

@@ -257,6 +257,15 @@ class Reference:
     def has(self, layer: str) -> bool:
         return layer in self._actual
 
+    def lacks(self, layers: Sequence[str]) -> str:
+        """How a finding says this reference lacks the contract layers ``layers``."""
+        return (f"the reference {self.label} has no {', '.join(repr(m) for m in layers)} layer "
+                f"(layers found: {', '.join(self.layers) or 'none'})")
+
+    def adds(self, layer: str) -> str:
+        """What adds contract layer ``layer`` to this reference."""
+        return f"swppp reference import {layer} SOURCE --into {self.label}"
+
     def require(self, layer: str, needed_for: str) -> str:
         """The source's name of contract layer ``layer``; an error naming it where it is missing."""
         actual = self._actual.get(layer)

@@ -48,16 +48,22 @@ def test_wetlands_on_project_layers_draws_the_disturbance_in_wetlands(demo, tmp_
                                           results["WETLAND_ADJACENT_AREA_ACRES"]]), rel=1e-6)
 
 
-def test_a_reference_without_a_needed_layer_stops_with_its_name(demo, tmp_path):
+def test_a_reference_without_a_needed_layer_says_needs_review_naming_it(demo, tmp_path):
+    """A store missing a layer serves the checks it can: Condition A is not decided, and the
+    finding names the missing layers and the import that adds each (no refusal)."""
     import geopandas as gpd
-    from qgis.core import QgsProcessingException
 
     from analysis.io.vector import write_geopackage
 
     partial = tmp_path / "partial.gpkg"
     write_geopackage(partial, {"wetlands": gpd.read_file(demo["REFERENCE"], layer="wetlands")})
-    with pytest.raises(QgsProcessingException, match="'tmdl_watersheds' is missing"):
-        run("condition_a", {"SITE": demo["SITE"], "REFERENCE": str(partial)})
+    results = run("condition_a", {"SITE": demo["SITE"], "REFERENCE": str(partial),
+                                  "OUTPUT_JSON": str(tmp_path / "a.json")})
+    assert results["CONDITION_A_DECIDED"] == 0 and results["NEEDS_REVIEW_COUNT"] == 1
+    [finding] = json.loads((tmp_path / "a.json").read_text())["findings"]
+    assert finding["status"] == "needs_review"
+    assert f"the reference {partial} has no 'tmdl_watersheds', 'catchments'" in finding["message"]
+    assert f"swppp reference import tmdl_watersheds SOURCE --into {partial}" in finding["message"]
 
 
 @pytest.mark.filterwarnings("ignore:You are attempting to write an empty DataFrame")
@@ -220,17 +226,18 @@ def test_a_reference_layer_lacking_a_contract_field_is_refused_naming_it(demo, t
     assert "no field 'wetland_id'" in message and "'source'" not in message.split("Its fields")[0]
 
 
-def test_a_needed_reference_layer_not_given_stops_with_its_name(demo, load_layer):
-    from qgis.core import QgsProcessingException
-
+def test_a_needed_reference_layer_not_given_says_needs_review_naming_its_parameter(
+        demo, load_layer, tmp_path):
     layers = reference_layers(load_layer, demo["REFERENCE"], roles=("wetlands",))
-    with pytest.raises(QgsProcessingException) as raised:
-        run("condition_a", {"SITE": demo["SITE"], **layers})
-    message = str(raised.value)
-    assert message.startswith("no project layer is given as the reference layer "
-                              "'tmdl_watersheds', and Condition A")
+    results = run("condition_a", {"SITE": demo["SITE"], **layers,
+                                  "OUTPUT_JSON": str(tmp_path / "a.json")})
+    assert results["CONDITION_A_DECIDED"] == 0 and results["NEEDS_REVIEW_COUNT"] == 1
+    [finding] = json.loads((tmp_path / "a.json").read_text())["findings"]
+    message = finding["message"]
+    assert message.startswith("Condition A not decided: no project layer is given as the "
+                              "reference layer 'tmdl_watersheds', 'catchments'")
     assert "(reference layers given: wetlands ('wetlands'))" in message
-    assert "(parameter: 'Or reference layer: TMDL watersheds' (TMDL_WATERSHEDS_LAYER))" in message
+    assert "choose the project layer holding the tmdl_watersheds as TMDL_WATERSHEDS_LAYER" in message
 
 
 def test_reference_and_reference_layers_together_are_refused(demo, load_layer):

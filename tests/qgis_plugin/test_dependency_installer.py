@@ -259,8 +259,10 @@ def test_install_button_asks_then_installs_in_a_task_and_says_restart(
     logged = []
     QgsApplication.messageLog().messageReceived.connect(
         lambda text, tag, level: logged.append(text) if tag == "SWPPP Review" else None)
-    item = installer.message_with_install_button(bar, message, plugin_dir=staged_plugin.PLUGIN_DIR,
-                                                 **offer).item
+    # Held for as long as the item is shown, as the plugin holds it (InstallOffer's docstring).
+    shown = installer.message_with_install_button(bar, message, plugin_dir=staged_plugin.PLUGIN_DIR,
+                                                  **offer)
+    item = shown.item
     asked = []
 
     def answer_yes():
