@@ -119,10 +119,10 @@ def _review_water(water: WaterEvidence, names: PollutantNames) -> str:
 def _inside(share: Optional[CatchmentShare]) -> str:
     """How the last catchment of a route lies in a watershed: "inside" (by a real share of
     its area, ``judge.decide.real_share``: the share is not told), or, where it only grazes it, its
-    share ("2.3% (0.41 acres) of it inside")."""
+    share ("3.8% (0.46 acres) of it inside")."""
     if share is None or share.real:
         return "inside"
-    percent = f"{share.percent:.0f}" if share.percent >= 1 else f"{share.percent:.2g}"
+    percent = f"{share.percent:.0f}" if share.percent >= 10 else f"{share.percent:.2g}"
     return f"{percent}% ({share.acres:.2f} acres) of it inside"
 
 
