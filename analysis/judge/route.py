@@ -142,7 +142,8 @@ def _watersheds(out: Routes, placed: list[_Step], read: Read, pad: float,
         return
     shares = _Shares(placed, pairs, profile, crs)
     geometries = list(sheds["geometry"])
-    best: dict = {}   # (site, feature) -> (rank, step): rank 0 lies in it, 1 may, 2 not
+    # (site, feature) -> (rank, step): rank 0 lies in it, 1 may, 2 does not
+    best: dict[tuple[int, int], tuple[int, int]] = {}
     for step, k, _ in pairs:
         rank = {True: 0, None: 1, False: 2}[shares.lies_in(step, k)]
         key = (placed[step].site, k)
@@ -161,22 +162,24 @@ class _Shares:
     names was placed and lies outside it; None where one is a water, or a catchment not
     followed or not found: the layers do not say where its outlet lies)."""
 
-    def __init__(self, placed: list[_Step], pairs: list, profile: RulesProfile, crs: CrsLike):
+    def __init__(self, placed: list[_Step], pairs: list[tuple[int, int, float]],
+                 profile: RulesProfile, crs: CrsLike):
         self._placed, self._profile = placed, profile
         self._shared = {(step, k): sq_ft for step, k, sq_ft in pairs}
         self._area = np.atleast_1d(square_feet(np.asarray([s.geometry for s in placed],
                                                           dtype=object), crs))
-        self._by_id: dict = {}   # (site, catchment_id) -> its placed step (the first)
+        self._by_id: dict[tuple[int, str], int] = {}   # (site, catchment_id) -> its step
         for k, s in enumerate(placed):
             self._by_id.setdefault((s.site, s.catchment_id), k)
-        self._known: dict = {}
+        self._known: dict[tuple[int, int], Optional[bool]] = {}
 
     def _measure(self, step: int, k: int) -> tuple[float, float]:
         shared = self._shared.get((step, k), 0.0)
         area = float(self._area[step])
         return shared / SQ_FT_PER_ACRE, 100.0 * shared / area if area > 0 else 0.0
 
-    def lies_in(self, step: int, k: int, visiting: frozenset = frozenset()):
+    def lies_in(self, step: int, k: int,
+                visiting: frozenset[int] = frozenset()) -> Optional[bool]:
         """Whether the route's water goes into watershed ``k`` through catchment ``step``."""
         if (step, k) in self._known:
             return self._known[(step, k)]
@@ -188,9 +191,9 @@ class _Shares:
         self._known[(step, k)] = found
         return found
 
-    def _outlet(self, step: int, k: int, visiting: frozenset):
+    def _outlet(self, step: int, k: int, visiting: frozenset[int]) -> Optional[bool]:
         here = self._placed[step]
-        told = []
+        told: list[Optional[bool]] = []
         for target in drains_to_values(here.drains_to):
             onward = self._by_id.get((here.site, target))
             told.append(None if onward is None or onward in visiting else
