@@ -16,13 +16,30 @@ from .evidence import (CatchmentShare, CategoryKind, ListedRecord, Reach, WaterE
                        WatershedEvidence, WetlandEvidence, text_or_none)
 from .pollutants import PollutantNames
 
-__all__ = ["PERMITS", "wetland_evidence", "inside_wetland", "inside_adjacent_area",
+__all__ = ["F_ASSURANCE", "permits", "wetland_evidence", "inside_wetland", "inside_adjacent_area",
            "wider_than_search", "no_wetland_met", "review_lines", "review_line", "row_lines",
            "concern", "unplaced", "no_reference", "catchment_drains_to_listed", "in_catchment"]
 
 # --- wetlands (SWPPP B(2); F) ----------------------------------------------------------------
 
-PERMITS = "other environmental permits are needed before approval (SWPPP F)"
+# SWPPP F, the chapter's words: what the SWPPP must assure of the permits a wetland may need.
+F_ASSURANCE = ("SWPPP F: the applicant \"shall assure that all other applicable environmental "
+               "permits have been or will be acquired for the land development activity prior "
+               "to approval of the final stormwater design plan\"")
+
+
+def permits(wetland: WetlandEvidence) -> str:
+    """What a wetland met says of permits, per what the layer records of its regulation (it
+    records whether the wetland is regulated, not by whom): no permit is claimed where the data
+    cannot tell, and F's assurance is asked for whatever permits apply."""
+    if wetland.regulated:
+        said = ("the reference records the wetland as regulated (not by whom), so a permit for "
+                "this work may apply")
+    else:
+        said = ("the reference does not record the wetland as regulated; a mapped wetland may or "
+                "may not be regulated (as a federal wetland, under Clean Water Act section 404, "
+                "or by the State), so whether a permit applies is not known from the data")
+    return f"{said}; {F_ASSURANCE}"
 
 
 def wetland_evidence(row: pd.Series, adjacent_area_ft: float) -> WetlandEvidence:
