@@ -103,9 +103,8 @@ class ConditionADecision:
 def real_share(acres: float, percent: float, profile: RulesProfile) -> bool:
     """A downstream catchment's share of a TMDL watershed is a real one: ``[condition_a]
     routed_watershed_min_share_percent`` of its area or ``routed_watershed_min_share_acres``."""
-    a = profile.condition_a
-    return percent >= a.routed_watershed_min_share_percent or \
-        acres >= a.routed_watershed_min_share_acres
+    return percent >= profile.condition_a.routed_watershed_min_share_percent or \
+        acres >= profile.condition_a.routed_watershed_min_share_acres
 
 
 def lies_in(share: CatchmentShare) -> Optional[bool]:
