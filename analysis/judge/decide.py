@@ -53,7 +53,7 @@ class Why(Enum):
     NOT_A_SOURCE = "stormwater is not a source"
     ROUTED_NEEDS_REVIEW = "a TMDL watershed is met only downstream"
     GRAZED_OUTSIDE = "a downstream catchment grazes a TMDL watershed and drains outside it"
-    GRAZED_UNKNOWN = "a downstream catchment grazes a TMDL watershed, draining who knows where"
+    GRAZED_UNKNOWN = "a downstream catchment grazes a TMDL watershed; where it drains is unknown"
     UNPLACED = "a downstream catchment's shape was not found"
     CUT = "the route downstream was cut"
     RECEIVING_UNKNOWN = "no water is known to receive the runoff"
