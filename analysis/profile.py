@@ -105,6 +105,10 @@ class ConditionA:
     min_overlap_sq_ft: float
     downstream_catchment_hops: int  # drains_to steps followed from the site's catchments
     routed_tmdl_watershed: Literal["applies", "needs_review"]  # one met only through them
+    # a downstream catchment lies in a TMDL watershed by a real share of its area: this
+    # percent of it, or this many acres (below both, only where it drains to is decided)
+    routed_watershed_min_share_percent: float
+    routed_watershed_min_share_acres: float
 
 
 def fold_category(text: object) -> str:

@@ -279,15 +279,17 @@ def _tmdl_overlaps(watersheds, disturbed, site, profile, names) -> list[Watershe
 
 
 def routed_watersheds(receiving: ReceivingWaters, profile: RulesProfile) -> list:
-    """The evidence (its route) of each TMDL watershed a catchment downstream of the site's
-    lies in (overlaps by ``[condition_a] min_overlap_sq_ft`` or more), by the first route that
-    meets it (``judge.route.follow_routes``, read around those catchments)."""
+    """The evidence (its route, the catchment's share of it) of each TMDL watershed a
+    catchment downstream of the site's meets (overlaps by ``[condition_a] min_overlap_sq_ft``
+    or more), by the route ``judge.route.follow_routes`` tells (read around those
+    catchments)."""
     frame = receiving.routes.watersheds
     if frame is None:
         return []
     names = PollutantNames.from_profile(profile)
     return [watershed_evidence(frame.index[met.feature], frame.iloc[met.feature], met.geometry,
-                               names, route=met.route) for met in receiving.routes.sheds]
+                               names, route=met.route, share=met.share)
+            for met in receiving.routes.sheds]
 
 
 def _overlapping(frame, disturbed, site, profile) -> np.ndarray:

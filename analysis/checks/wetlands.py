@@ -11,7 +11,7 @@ from .applicability import DisturbedArea
 from .base import Check, CheckResult
 from ..findings import NEEDS_REVIEW, PASS, WARN, Finding
 from ..judge.measure import WetlandMeasures, adjacent_distances_ft, measure_wetlands
-from ..judge.wording import (PERMITS, inside_adjacent_area, inside_wetland, no_wetland_met,
+from ..judge.wording import (inside_adjacent_area, inside_wetland, no_wetland_met, permits,
                              wetland_evidence, wider_than_search)
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
@@ -63,7 +63,8 @@ def check_wetlands(site: SitePlan, disturbed: DisturbedArea, profile: RulesProfi
                                  (adjacent_met[k], measured.adjacent[k], inside_adjacent_area)):
             if met:
                 held = float(acres(part, crs))
-                findings.append(Finding(RULE, WARN, section, f"{words(held, evidence)}: {PERMITS}",
+                findings.append(Finding(RULE, WARN, section,
+                                        f"{words(held, evidence)}: {permits(evidence)}",
                                         value=held, limit=0.0, units="acres",
                                         features=[labels[i], *causes], geometry=part))
     search = profile.reference.search_distance_ft

@@ -5,9 +5,11 @@ C(1) applies where the site's runoff discharges to a water on the 303(d) list fo
 (its category read by ``reference.categories.category_kind``: a water with no category, or
 impaired with a TMDL (4a), leaves it not decided; 4b, 4c and others do not count), or to a TMDL
 watershed whose stormwater is a source of the impairment (a watershed met only downstream
-counts per ``[condition_a] routed_tmdl_watershed``). It is not decided where a listed water
-records no pollutant, a watershed does not record whether stormwater is a source, a downstream
-catchment's shape was not found, or no water is known to receive the runoff.
+counts per ``[condition_a] routed_tmdl_watershed``, where the catchment lies in it: by a real
+share of its area, :func:`lies_in`, or draining into a catchment that does). It is not decided
+where a listed water records no pollutant, a watershed does not record whether stormwater is a
+source, a downstream catchment's shape was not found, a downstream catchment only grazes a
+watershed and where it drains is not known, or no water is known to receive the runoff.
 """
 from __future__ import annotations
 
@@ -17,11 +19,11 @@ from typing import Optional
 
 from ..profile import RulesProfile
 from ..reference.categories import UNDECIDED
-from .evidence import (CategoryKind, ConditionAEvidence, ListedRecord, Reach, WaterEvidence,
-                       WatershedEvidence)
+from .evidence import (CatchmentShare, CategoryKind, ConditionAEvidence, ListedRecord, Reach,
+                       WaterEvidence, WatershedEvidence)
 
 __all__ = ["Verdict", "Weight", "Why", "Reason", "ConditionADecision", "decide_condition_a",
-           "UNDECIDED_KINDS"]
+           "UNDECIDED_KINDS", "real_share", "lies_in"]
 
 # The category kinds that cannot decide Condition A alone: a person confirms the category.
 UNDECIDED_KINDS = tuple(CategoryKind(kind) for kind in UNDECIDED)
@@ -50,6 +52,8 @@ class Why(Enum):
     SOURCE_NOT_RECORDED = "whether stormwater is a source is not recorded"
     NOT_A_SOURCE = "stormwater is not a source"
     ROUTED_NEEDS_REVIEW = "a TMDL watershed is met only downstream"
+    GRAZED_OUTSIDE = "a downstream catchment grazes a TMDL watershed and drains outside it"
+    GRAZED_UNKNOWN = "a downstream catchment grazes a TMDL watershed; where it drains is unknown"
     UNPLACED = "a downstream catchment's shape was not found"
     CUT = "the route downstream was cut"
     RECEIVING_UNKNOWN = "no water is known to receive the runoff"
@@ -96,6 +100,24 @@ class ConditionADecision:
         return self.weighed(Weight.UNDECIDED) + self.weighed(Weight.NOTE)
 
 
+def real_share(acres: float, percent: float, profile: RulesProfile) -> bool:
+    """A downstream catchment's share of a TMDL watershed is a real one: ``[condition_a]
+    routed_watershed_min_share_percent`` of its area or ``routed_watershed_min_share_acres``."""
+    return percent >= profile.condition_a.routed_watershed_min_share_percent or \
+        acres >= profile.condition_a.routed_watershed_min_share_acres
+
+
+def lies_in(share: CatchmentShare) -> Optional[bool]:
+    """Whether the route's water goes into the watershed through this catchment (SWPPP C(1):
+    "discharging ... to ... a TMDL designated watershed"): by a real share of its area, or by
+    its outlet (the catchment it drains into lies in the watershed); False where it only
+    grazes the watershed and drains outside it; None where it grazes it and where it drains
+    is not known."""
+    if share.real or share.outlet:
+        return True
+    return None if share.outlet is None else False
+
+
 def decide_condition_a(evidence: ConditionAEvidence, profile: RulesProfile,
                        sediment: str) -> ConditionADecision:
     """Condition A for one site, every reason in the order of its evidence (waters,
@@ -121,10 +143,15 @@ def decide_condition_a(evidence: ConditionAEvidence, profile: RulesProfile,
     applies = profile.condition_a.routed_tmdl_watershed == "applies"
     for shed in evidence.watersheds + tuple(s for s in evidence.routed_watersheds
                                             if s.watershed_id not in met):
-        if shed.stormwater_source is None:
+        inside = True if shed.share is None else lies_in(shed.share)
+        if inside is False:
+            reasons.append(Reason(Weight.NOTE, Why.GRAZED_OUTSIDE, watershed=shed))
+        elif shed.stormwater_source is None:
             reasons.append(Reason(Weight.UNDECIDED, Why.SOURCE_NOT_RECORDED, watershed=shed))
         elif not shed.stormwater_source:
             reasons.append(Reason(Weight.NOTE, Why.NOT_A_SOURCE, watershed=shed))
+        elif inside is None:
+            reasons.append(Reason(Weight.UNDECIDED, Why.GRAZED_UNKNOWN, watershed=shed))
         elif shed.routed and not applies:
             reasons.append(Reason(Weight.UNDECIDED, Why.ROUTED_NEEDS_REVIEW, watershed=shed))
         else:

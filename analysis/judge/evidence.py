@@ -14,7 +14,7 @@ from typing import Any, Optional
 from ..values import has_text
 
 __all__ = ["WetlandEvidence", "Reach", "CategoryKind", "ListedRecord", "WaterEvidence",
-           "WatershedEvidence", "ConditionAEvidence", "text_or_none"]
+           "CatchmentShare", "WatershedEvidence", "ConditionAEvidence", "text_or_none"]
 
 
 def text_or_none(value: Any) -> Optional[str]:
@@ -82,9 +82,26 @@ class WaterEvidence:
 
 
 @dataclass(frozen=True)
+class CatchmentShare:
+    """How a downstream catchment on a site's route lies in a TMDL watershed: the acres of it
+    inside the watershed and their percent of its area, whether that is a real share
+    (``judge.decide.real_share``; not: it only grazes the watershed), and, where it only grazes
+    it, where it drains (``outlet``: True into a catchment that lies in the watershed, False
+    into catchments that all lie outside it, None not known from the reference layers: a
+    water, a catchment not followed or not found)."""
+
+    catchment_id: str
+    acres: float
+    percent: float
+    real: bool
+    outlet: Optional[bool] = None
+
+
+@dataclass(frozen=True)
 class WatershedEvidence:
     """A TMDL watershed a site meets: by overlap (``acres`` of the site in it, ``outfalls``:
-    discharge points inside it) or through a downstream catchment (``route``)."""
+    discharge points inside it) or through a downstream catchment (``route``; ``share``: how
+    that catchment lies in it)."""
 
     watershed_id: str
     tmdl_id: Optional[str]
@@ -95,6 +112,7 @@ class WatershedEvidence:
     acres: float = 0.0
     outfalls: tuple[str, ...] = ()
     route: Optional[str] = None
+    share: Optional[CatchmentShare] = None   # met downstream: the catchment's share of it
     label: str = ""                      # the feature's label (``tmdl_watersheds:<id>``)
     geometry: Any = None
 

@@ -6,6 +6,12 @@ look-up by id per level, one read of shapes per level for all sites), then the T
 around every placed downstream catchment are read once and met with them. What it finds is
 evidence (:class:`Routes`): the waters named on the way, the watersheds met downstream, the
 routes cut at the last hop and the catchments whose shape was not found.
+
+A downstream catchment that meets a TMDL watershed is told with its share of it
+(:class:`~.evidence.CatchmentShare`): the acres inside and their percent of its area, and, where
+that share is not a real one (``judge.decide.real_share``: it only grazes the watershed),
+whether the catchment it drains into lies in the watershed (SWPPP C(1): runoff "discharging ...
+to ... a TMDL designated watershed" goes where the catchment drains).
 """
 from __future__ import annotations
 
@@ -15,10 +21,15 @@ from typing import Any, Optional
 
 import pandas as pd
 
+import numpy as np
+
 from ..profile import RulesProfile
+from ..reference.catchments import drains_to_values
 from ..reference.route import Lookup, Read, overlapping, place, walk
 from ..reference.window import search_distance
-from ..units import CrsLike
+from ..units import SQ_FT_PER_ACRE, CrsLike, square_feet
+from .decide import real_share
+from .evidence import CatchmentShare
 from .wording import in_catchment
 
 __all__ = ["Start", "RoutedWater", "RoutedWatershed", "Routes", "follow_routes", "site_starts"]
@@ -56,13 +67,16 @@ class RoutedWater:
 
 @dataclass(frozen=True)
 class RoutedWatershed:
-    """A TMDL watershed a downstream catchment on a site's route lies in, by the first route
-    that meets it (``feature``: its position in :attr:`Routes.watersheds`)."""
+    """A TMDL watershed a downstream catchment on a site's route meets (``feature``: its
+    position in :attr:`Routes.watersheds`), by the first route whose catchment lies in it
+    (else the first whose catchment may, else the first that meets it), and that catchment's
+    ``share`` of it."""
 
     site: int
     feature: int
     route: str
     geometry: Any
+    share: CatchmentShare
 
 
 @dataclass
@@ -81,6 +95,8 @@ class _Step:
     site: int
     route: str
     geometry: Any
+    catchment_id: str = ""
+    drains_to: Any = None
 
 
 def follow_routes(starts: Sequence[Start],
@@ -103,8 +119,8 @@ def follow_routes(starts: Sequence[Start],
         return out
     shapes, known = start_shapes()
     placed = place(met, shapes, read, pad, known)
-    downstream = [_Step(s.key, s.route, g) for level, found in zip(met.levels[1:], placed[1:])
-                  for s, g in zip(level, found)]
+    downstream = [_Step(s.key, s.route, g, s.catchment_id, s.drains_to)
+                  for level, found in zip(met.levels[1:], placed[1:]) for s, g in zip(level, found)]
     out.unplaced = [(s.site, s.route) for s in downstream if s.geometry is None]
     _watersheds(out, [s for s in downstream if s.geometry is not None], read, pad, profile, crs)
     return out
@@ -112,10 +128,11 @@ def follow_routes(starts: Sequence[Start],
 
 def _watersheds(out: Routes, placed: list[_Step], read: Read, pad: float,
                 profile: RulesProfile, crs: CrsLike) -> None:
-    """The TMDL watersheds each placed downstream catchment overlaps, per site by the first
-    route that meets it: each TMDL (a row; a watershed with two TMDLs has two) once per site.
-    Each catchment is met with the watersheds once, however many sites' routes pass through
-    it."""
+    """The TMDL watersheds each placed downstream catchment meets, per site: each TMDL (a
+    row; a watershed with two TMDLs has two) once per site, by the first route whose catchment
+    lies in it (:class:`_Shares`), else the first whose catchment may, else the first that
+    meets it. Each catchment is met with the watersheds once, however many sites' routes pass
+    through it."""
     if not placed:
         return
     sheds, pairs = overlapping("tmdl_watersheds", [s.geometry for s in placed], read, pad,
@@ -123,10 +140,70 @@ def _watersheds(out: Routes, placed: list[_Step], read: Read, pad: float,
     out.watersheds = sheds
     if not pairs:
         return
+    shares = _Shares(placed, pairs, profile, crs)
     geometries = list(sheds["geometry"])
-    taken = set()   # (site, feature)
-    for step, k in pairs:
-        site = placed[step].site
-        if (site, k) not in taken:
-            taken.add((site, k))
-            out.sheds.append(RoutedWatershed(site, k, placed[step].route, geometries[k]))
+    # (site, feature) -> (rank, step): rank 0 lies in it, 1 may, 2 does not
+    best: dict[tuple[int, int], tuple[int, int]] = {}
+    for step, k, _ in pairs:
+        rank = {True: 0, None: 1, False: 2}[shares.lies_in(step, k)]
+        key = (placed[step].site, k)
+        if key not in best or rank < best[key][0]:
+            best[key] = (rank, step)
+    for (site, k), (_, step) in best.items():
+        out.sheds.append(RoutedWatershed(site, k, placed[step].route, geometries[k],
+                                         shares.share(step, k)))
+
+
+class _Shares:
+    """Each placed downstream catchment's share of each TMDL watershed it meets, and whether
+    the route's water goes into the watershed through it: by a real share of its area
+    (``judge.decide.real_share``), else by the catchment its ``drains_to`` names on the same
+    site's route (True where that one lies in the watershed; False where every catchment it
+    names was placed and lies outside it; None where one is a water, or a catchment not
+    followed or not found: the layers do not say where its outlet lies)."""
+
+    def __init__(self, placed: list[_Step], pairs: list[tuple[int, int, float]],
+                 profile: RulesProfile, crs: CrsLike):
+        self._placed, self._profile = placed, profile
+        self._shared = {(step, k): sq_ft for step, k, sq_ft in pairs}
+        self._area = np.atleast_1d(square_feet(np.asarray([s.geometry for s in placed],
+                                                          dtype=object), crs))
+        self._by_id: dict[tuple[int, str], int] = {}   # (site, catchment_id) -> its step
+        for k, s in enumerate(placed):
+            self._by_id.setdefault((s.site, s.catchment_id), k)
+        self._known: dict[tuple[int, int], Optional[bool]] = {}
+
+    def _measure(self, step: int, k: int) -> tuple[float, float]:
+        shared = self._shared.get((step, k), 0.0)
+        area = float(self._area[step])
+        return shared / SQ_FT_PER_ACRE, 100.0 * shared / area if area > 0 else 0.0
+
+    def lies_in(self, step: int, k: int,
+                visiting: frozenset[int] = frozenset()) -> Optional[bool]:
+        """Whether the route's water goes into watershed ``k`` through catchment ``step``."""
+        if (step, k) in self._known:
+            return self._known[(step, k)]
+        if (step, k) not in self._shared:
+            return False   # placed, and outside the watershed
+        acres, percent = self._measure(step, k)
+        found = True if real_share(acres, percent, self._profile) else \
+            self._outlet(step, k, visiting | {step})
+        self._known[(step, k)] = found
+        return found
+
+    def _outlet(self, step: int, k: int, visiting: frozenset[int]) -> Optional[bool]:
+        here = self._placed[step]
+        told: list[Optional[bool]] = []
+        for target in drains_to_values(here.drains_to):
+            onward = self._by_id.get((here.site, target))
+            told.append(None if onward is None or onward in visiting else
+                        self.lies_in(onward, k, visiting))
+        if True in told:
+            return True
+        return False if told and all(t is False for t in told) else None
+
+    def share(self, step: int, k: int) -> CatchmentShare:
+        acres, percent = self._measure(step, k)
+        real = real_share(acres, percent, self._profile)
+        outlet = None if real else self._outlet(step, k, frozenset({step}))
+        return CatchmentShare(self._placed[step].catchment_id, acres, percent, real, outlet)

@@ -12,17 +12,34 @@ import pandas as pd
 from ..reference.categories import CATEGORY_WORDS
 from ..values import has_text
 from .decide import ConditionADecision, Reason, Why
-from .evidence import (CategoryKind, ListedRecord, Reach, WaterEvidence, WatershedEvidence,
-                       WetlandEvidence, text_or_none)
+from .evidence import (CatchmentShare, CategoryKind, ListedRecord, Reach, WaterEvidence,
+                       WatershedEvidence, WetlandEvidence, text_or_none)
 from .pollutants import PollutantNames
 
-__all__ = ["PERMITS", "wetland_evidence", "inside_wetland", "inside_adjacent_area",
+__all__ = ["F_ASSURANCE", "permits", "wetland_evidence", "inside_wetland", "inside_adjacent_area",
            "wider_than_search", "no_wetland_met", "review_lines", "review_line", "row_lines",
            "concern", "unplaced", "no_reference", "catchment_drains_to_listed", "in_catchment"]
 
 # --- wetlands (SWPPP B(2); F) ----------------------------------------------------------------
 
-PERMITS = "other environmental permits are needed before approval (SWPPP F)"
+# SWPPP F, the chapter's words: what the SWPPP must assure of the permits a wetland may need.
+F_ASSURANCE = ("SWPPP F: the applicant \"shall assure that all other applicable environmental "
+               "permits have been or will be acquired for the land development activity prior "
+               "to approval of the final stormwater design plan\"")
+
+
+def permits(wetland: WetlandEvidence) -> str:
+    """What a wetland met says of permits, per what the layer records of its regulation (it
+    records whether the wetland is regulated, not by whom): no permit is claimed where the data
+    cannot tell, and F's assurance is asked for whatever permits apply."""
+    if wetland.regulated:
+        said = ("the reference records the wetland as regulated (not by whom), so a permit for "
+                "this work may apply")
+    else:
+        said = ("the reference does not record the wetland as regulated; a mapped wetland may or "
+                "may not be regulated (as a federal wetland, under Clean Water Act section 404, "
+                "or by the State), so whether a permit applies is not known from the data")
+    return f"{said}; {F_ASSURANCE}"
 
 
 def wetland_evidence(row: pd.Series, adjacent_area_ft: float) -> WetlandEvidence:
@@ -116,10 +133,36 @@ def _review_water(water: WaterEvidence, names: PollutantNames) -> str:
             f"for {names.describe(record.pollutants_text) or 'no pollutant'}; it {how}")
 
 
+def _inside(share: Optional[CatchmentShare]) -> str:
+    """How the last catchment of a route lies in a watershed: "inside" (by a real share of
+    its area, ``judge.decide.real_share``: the share is not told), or, where it only grazes it, its
+    share ("3.8% (0.46 acres) of it inside")."""
+    if share is None or share.real:
+        return "inside"
+    percent = f"{share.percent:.0f}" if share.percent >= 10 else f"{share.percent:.2g}"
+    return f"{percent}% ({share.acres:.2f} acres) of it inside"
+
+
+# Why a downstream catchment's share of a watershed does not decide alone (SWPPP C(1)).
+_GRAZES = ("less than [condition_a] routed_watershed_min_share_percent and "
+           "routed_watershed_min_share_acres: the catchment only grazes the watershed, and")
+_GRAZED = {
+    Why.GRAZED_OUTSIDE: f"{_GRAZES} the catchment(s) its drains_to names lie outside it, so the "
+                        f"runoff is not \"discharging ... to\" the watershed",
+    Why.GRAZED_UNKNOWN: f"{_GRAZES} where it drains is not known from the reference layers (its "
+                        f"drains_to names a water, whose place they do not give, or a catchment "
+                        f"not followed or not found): confirm whether the runoff is "
+                        f"\"discharging ... to\" the watershed",
+}
+_BY_OUTLET = ("; the catchment only grazes it, but drains into a catchment that lies in it")
+
+
 def _review_watershed(shed: WatershedEvidence, names: PollutantNames) -> str:
     told = f"TMDL {shed.tmdl_id} for {names.describe(shed.pollutants_text) or 'no pollutant'}"
     if shed.routed:
-        return f"{told}: {shed.route}, inside TMDL watershed {shed.watershed_id} {_name(shed.name)}"
+        outlet = _BY_OUTLET if shed.share is not None and shed.share.outlet else ""
+        return (f"{told}: {shed.route}, {_inside(shed.share)} TMDL watershed {shed.watershed_id} "
+                f"{_name(shed.name)}{outlet}")
     outfalls = ", ".join(shed.outfalls)
     where = (f"holds {shed.acres:.2f} acres of the disturbance" if shed.acres > 0 else
              f"receives the site's runoff at its discharge point(s) {outfalls}")
@@ -138,6 +181,8 @@ def review_line(reason: Reason, names: PollutantNames) -> str:
         return line if why is Why.LISTED else f"{line}, but no pollutant is recorded for it"
     if reason.watershed is not None:
         line = _review_watershed(reason.watershed, names)
+        if why in _GRAZED:
+            return f"{line}: {_GRAZED[why]}"
         if why is Why.SOURCE_NOT_RECORDED:
             return f"{line}, but whether stormwater is a source is not recorded"
         if why is Why.NOT_A_SOURCE:
@@ -208,7 +253,11 @@ def _row_line(reason: Reason, names: PollutantNames) -> Optional[str]:
                                       f"a source",
                     Why.SOURCE: f"TMDL watershed {shed.watershed_id} ({shed.acres:.2f} acres) "
                                 f"for {described}; stormwater is a source"}[why]
-        line = f"TMDL watershed {shed.watershed_id} for {described}: {shed.route}, inside it"
+        outlet = _BY_OUTLET if shed.share is not None and shed.share.outlet else ""
+        line = (f"TMDL watershed {shed.watershed_id} for {described}: {shed.route}, "
+                f"{_inside(shed.share)} it{outlet}")
+        if why in _GRAZED:
+            return f"{line}: {_GRAZED[why]}"
         return {Why.SOURCE_NOT_RECORDED: f"{line}, but whether stormwater is a source is not "
                                          f"recorded",
                 Why.NOT_A_SOURCE: f"{line}, but stormwater is not a source",

@@ -241,9 +241,9 @@ def _placed(level: list, boxes: dict, read: Read, known: dict) -> list:
 def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq_ft: float,
                 crs) -> tuple:
     """``(frame, pairs)``: the features of ``layer`` read around ``shapes`` (each one's box
-    widened by ``pad``; one read), and the (shape, feature) positions of each pair that overlaps
-    by ``minimum_sq_ft`` or more (``[condition_a] min_overlap_sq_ft``), by shape then feature:
-    the TMDL watersheds the downstream catchments lie in. A shape given more than once (the
+    widened by ``pad``; one read), and the (shape, feature, square feet shared) of each pair
+    that overlaps by ``minimum_sq_ft`` or more (``[condition_a] min_overlap_sq_ft``), by shape
+    then feature: the TMDL watersheds the downstream catchments meet. A shape given more than once (the
     same object: one catchment on several routes) is met with the features once; a shape a
     feature covers is its own overlap (:func:`analysis.overlay.shared_parts`)."""
     given = np.asarray(shapes, dtype=object)
@@ -253,9 +253,9 @@ def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq
     frame = read(layer, shapely.bounds(distinct) + np.array([-pad, -pad, pad, pad]))
     if not len(frame):
         return frame, []
-    d, w, _, _ = overlap_pairs(distinct, list(frame["geometry"]), minimum_sq_ft, crs)
-    met: list = [[] for _ in distinct]  # per distinct shape, the features it overlaps
-    for k, feature in zip(d.tolist(), w.tolist()):
-        met[k].append(feature)
-    return frame, [(step, feature) for step, k in enumerate(np.ravel(inverse).tolist())
-                   for feature in met[k]]
+    d, w, _, sq_ft = overlap_pairs(distinct, list(frame["geometry"]), minimum_sq_ft, crs)
+    met: list = [[] for _ in distinct]  # per distinct shape, (feature, square feet shared)
+    for k, feature, shared in zip(d.tolist(), w.tolist(), sq_ft.tolist()):
+        met[k].append((feature, shared))
+    return frame, [(step, feature, shared) for step, k in enumerate(np.ravel(inverse).tolist())
+                   for feature, shared in met[k]]

@@ -183,7 +183,7 @@ def _overlapping(sites, frame, minimum_sq_ft, crs):
 def _told_order(shed) -> tuple:
     """A TMDL watershed's place in a row, (id, pollutants, stormwater_source, acres or route):
     whatever order the store gave the features in (a GeoPackage's, PostgreSQL's), one row."""
-    shed_id, source, pollutants, last = shed
+    shed_id, source, pollutants, last = shed[:4]
     return (str(shed_id), str(pollutants), -1.0 if np.isnan(source) else float(source), last)
 
 
@@ -223,7 +223,7 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
                                     frame["pollutants"].to_numpy(dtype=object))
         for met in overlaps.routes.sheds:
             routed[met.site].append((ids[met.feature], sources[met.feature],
-                                     pollutants[met.feature], met.route))
+                                     pollutants[met.feature], met.route, met.share))
     unplaced: list[list] = [[] for _ in range(n)]
     for site, route in overlaps.routes.unplaced:
         unplaced[site].append(route)
@@ -246,7 +246,7 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
             tuple(waters),
             tuple(shed(i, source, p, acres=a) for i, source, p, a in
                   sorted(sheds[k], key=_told_order)),
-            tuple(shed(i, source, p, route=r) for i, source, p, r in
+            tuple(shed(i, source, p, route=r, share=share) for i, source, p, r, share in
                   sorted(routed[k], key=_told_order)),
             tuple(unplaced[k]), tuple(cut[k]), bool(receiving[k]))
         decision = decide_condition_a(evidence, profile, names.sediment)

@@ -10,8 +10,12 @@ __all__ = ["WetlandsAlgorithm"]
 HELP = """<p>Wetlands (SWPPP B(2); SWPPP F): the acres of disturbance inside each wetland, and \
 inside the adjacent area of each regulated wetland (its <i>adjacent_area_ft</i>, else the rules \
 profile's default, {p.wetlands.default_adjacent_area_ft:g} ft) but outside any wetland. Where \
-wetlands or adjacent areas overlap, ground is counted once. Any such disturbance is a warning: \
-other environmental permits are needed (SWPPP F).</p>
+wetlands or adjacent areas overlap, ground is counted once. Any such disturbance is a warning \
+that asks for SWPPP F's assurance: the applicant "shall assure that all other applicable \
+environmental permits have been or will be acquired for the land development activity prior to \
+approval of the final stormwater design plan". A permit may apply to a wetland the layer records \
+as regulated; one it does not (an NWI wetland) may or may not be regulated, and no permit is \
+claimed for it.</p>
 <p>REFERENCE holds the reference layer <i>wetlands</i>, read only around the site; or choose it \
 from the project (WETLANDS_LAYER, any provider): only its features near the site are copied for \
 the check. The findings layer shows the disturbance inside each wetland and adjacent area. Figures \

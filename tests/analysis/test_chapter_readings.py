@@ -501,6 +501,81 @@ def test_p6_a_drains_to_naming_no_catchment_is_a_water(make_site, make_reference
     assert "receiving water(s) NY-B, Q not on the 303(d) list" in finding.message
 
 
+# Issue 33, item 4: a route that only grazes a TMDL watershed. SWPPP C(1): "stormwater runoff
+# from land development activities discharging a pollutant of concern to ... a total maximum
+# daily load (TMDL) designated watershed": the route's water goes where the downstream catchment
+# drains, so a catchment touching ROUTED_SHED (x 1000..4000) by a thin strip carries the runoff
+# "to" it only where the catchment it drains into lies in it.
+def grazed_review(make_site, make_reference, y_drains_to, y_east=1020, profile=PROFILE):
+    """Condition A of routed_review's site (outfall in catchment X, x -500..500), X draining
+    into Y (x 500..``y_east``: a 20-ft strip of it inside ROUTED_SHED by default), Y into
+    ``y_drains_to``: Z (x 500..1000, north of Y: outside the shed), IN (x 1020..2000: inside
+    it) or a water."""
+    chain = [(local_box(-500, -500, 500, 500), "X", "Y"),
+             (local_box(500, -500, y_east, 500), "Y", y_drains_to),
+             (local_box(500, 500, 1000, 1500), "Z", "NY-OUT"),
+             (local_box(y_east, -500, 2000, 500), "IN", "NY-IN")]
+    catchments = [(g, {"catchment_id": cid, "name": f"Catchment {cid}", "drains_to": drains})
+                  for g, cid, drains in chain]
+    site = load_site_plan(make_site([local_box(-100, 0, 100, 100)], discharge_points=[
+        (Point(X0 + 50, Y0 + 150), "Brook", "NY-B")]), profile)
+    review = review_site(site, profile, reference=open_reference(
+        make_reference(catchments=catchments, tmdl_watersheds=[ROUTED_SHED])),
+        rules=["condition_a"])
+    return review.conditions["A"], next(f for f in review.findings if f.rule == "condition_a")
+
+
+def test_i33_4_a_catchment_grazing_a_watershed_and_draining_outside_it_is_not_discharging_to_it(
+        make_site, make_reference):
+    a, finding = grazed_review(make_site, make_reference, "Z")
+    assert finding.status == "not_applicable" and not a.applies and a.decided, finding.message
+    assert ("which drains to catchment Y, 3.8% (0.46 acres) of it inside TMDL watershed W Shed"
+            in finding.message), finding.message
+    assert ("the catchment only grazes the watershed, and the catchment(s) its drains_to names "
+            "lie outside it, so the runoff is not \"discharging ... to\" the watershed"
+            in finding.message), finding.message
+
+
+def test_i33_4_a_grazing_catchment_draining_to_a_water_is_needs_review(make_site,
+                                                                       make_reference):
+    """The reference layers do not place a water (nor so the catchment's outlet): not decided."""
+    a, finding = grazed_review(make_site, make_reference, "NY-Q")
+    assert finding.status == "needs_review" and not a.decided, finding.message
+    assert "where it drains is not known from the reference layers" in finding.message
+    assert "confirm whether the runoff is \"discharging ... to\" the watershed" in finding.message
+
+
+def test_i33_4_a_grazing_catchment_draining_into_the_watershed_discharges_to_it(make_site,
+                                                                              make_reference):
+    """Y drains into IN, which lies in the watershed: the runoff goes there. With
+    downstream_catchment_hops = 1 the route stops at Y (IN is not followed, so not placed):
+    where Y drains is not known, and Condition A is not decided."""
+    a, finding = grazed_review(make_site, make_reference, "IN")
+    assert finding.status == "info" and a.applies, finding.message
+    assert ("which drains to catchment Y, 3.8% (0.46 acres) of it inside TMDL watershed W Shed; "
+            "the catchment only grazes it, but drains into a catchment that lies in it"
+            in finding.message), finding.message
+    one = replace(PROFILE, condition_a=replace(PROFILE.condition_a, downstream_catchment_hops=1))
+    a, finding = grazed_review(make_site, make_reference, "IN", profile=one)
+    assert finding.status == "needs_review" and not a.decided, finding.message
+
+
+def test_i33_4_a_catchment_mostly_inside_the_watershed_discharges_to_it(make_site,
+                                                                      make_reference):
+    a, finding = grazed_review(make_site, make_reference, "Z", y_east=3000)
+    assert finding.status == "info" and a.applies, finding.message
+    assert "which drains to catchment Y, inside TMDL watershed W Shed" in finding.message
+
+
+@pytest.mark.parametrize("key, value", [("routed_watershed_min_share_percent", 3.0),
+                                        ("routed_watershed_min_share_acres", 0.4)])
+def test_i33_4_the_share_that_counts_is_the_profiles(make_site, make_reference, key, value):
+    """3.8% and 0.46 acres of Y lie in the watershed: a real share by either threshold."""
+    profile = replace(PROFILE, condition_a=replace(PROFILE.condition_a, **{key: value}))
+    a, finding = grazed_review(make_site, make_reference, "Z", profile=profile)
+    assert finding.status == "info" and a.applies, finding.message
+
+
 # --- point 11: 'At a minimum, the site map should show ...' --------------------------------
 @pytest.mark.parametrize("content, status", [
     ("location_map", "provided"), ("total_site_area", "provided"),

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from analysis.crs import crs_of
 from analysis.judge.decide import Verdict, Weight, Why, decide_condition_a
-from analysis.judge.evidence import (CategoryKind, ConditionAEvidence, ListedRecord, Reach,
-                                     WaterEvidence, WatershedEvidence)
+from analysis.judge.evidence import (CatchmentShare, CategoryKind, ConditionAEvidence,
+                                     ListedRecord, Reach, WaterEvidence, WatershedEvidence)
 from analysis.judge.measure import measure_wetlands
 from analysis.profile import load_profile
 from analysis.reference.read import open_reference
@@ -185,6 +185,27 @@ def test_a_watershed_met_downstream_weighs_by_the_profiles_reading():
     decision = decide_condition_a(replace(evidence, watersheds=(overlapped,)), PROFILE,
                                   "sediment")
     assert [r.watershed for r in decision.reasons] == [overlapped]
+
+
+@pytest.mark.parametrize("real, outlet, verdict, why", [
+    (True, None, Verdict.APPLIES, Why.SOURCE),
+    (False, True, Verdict.APPLIES, Why.SOURCE),
+    (False, False, Verdict.DOES_NOT_APPLY, Why.GRAZED_OUTSIDE),
+    (False, None, Verdict.NOT_DECIDED, Why.GRAZED_UNKNOWN)])
+def test_a_watershed_met_downstream_counts_where_the_route_goes(real, outlet, verdict, why):
+    """SWPPP C(1), "discharging ... to ... a TMDL designated watershed": a catchment that only
+    grazes it (no real share) carries the runoff there only where it drains into it."""
+    share = CatchmentShare("Y", 0.46, 3.8, real, outlet)
+    shed = WatershedEvidence("TW-1", "T1", None, "Mercury", ("mercury",), True, route="r",
+                             share=share)
+    decision = decide_condition_a(ConditionAEvidence(routed_watersheds=(shed,),
+                                                     receiving_known=True), PROFILE, "sediment")
+    assert decision.verdict is verdict and decision.reasons[0].why is why
+    # a grazed watershed whose stormwater is not a source decides nothing either way
+    other = replace(shed, stormwater_source=False)
+    decided = decide_condition_a(ConditionAEvidence(routed_watersheds=(other,),
+                                                    receiving_known=True), PROFILE, "sediment")
+    assert decided.verdict is Verdict.DOES_NOT_APPLY
 
 
 def test_no_known_receiving_water_leaves_it_open():

@@ -1,5 +1,6 @@
 """The one catchment-route walk (analysis.reference.route) the review, the screen and the plugin share."""
 import numpy as np
+import pytest
 import pandas as pd
 import shapely
 from shapely.geometry import box
@@ -140,4 +141,7 @@ def test_overlapping_meets_a_shape_given_twice_once(monkeypatch):
     frame, pairs = overlapping("tmdl_watersheds", [shared, other, shared], read, 1.0, 1.0,
                                "EPSG:2260")
     assert len(asked[0]) == 2 and measured == [5]  # 2 distinct shapes; W3 touches both
-    assert pairs == [(0, 0), (0, 1), (1, 1), (2, 0), (2, 1)]
+    assert [(step, k) for step, k, _ in pairs] == [(0, 0), (0, 1), (1, 1), (2, 0), (2, 1)]
+    # each pair with the square feet shared (EPSG:2260 is in US survey feet): W1 a quarter
+    assert [shared_sq_ft for _, _, shared_sq_ft in pairs] == pytest.approx(
+        [25.0, 100.0, 100.0, 25.0, 100.0], rel=1e-5)

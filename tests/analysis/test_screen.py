@@ -186,6 +186,80 @@ def _sites_file(folder, reference, count, seed):
     return path
 
 
+# Issue 33, item 4: routes that only graze a TMDL watershed (SWPPP C(1): runoff "discharging
+# ... to ... a TMDL designated watershed" goes where the downstream catchment drains). Per row
+# (30,000 ft apart in y): the site's own catchment S drains into Y; Y touches the watershed GW
+# (x >= 1000 ft) by a 20-ft strip (3.8% of it) and drains into ``drains`` (Z: north of it,
+# outside GW; IN: inside GW; or a water), or Y lies mostly inside GW; and the answer expected.
+GRAZES = {"G-OUT": (1020, "Z", DOES_NOT_APPLY), "G-WATER": (1020, "NY-Q", NOT_DECIDED),
+          "G-IN": (1020, "IN", APPLIES), "G-MOST": (3000, "NY-M", APPLIES)}
+
+
+def grazed_reference(path):
+    """The GRAZES layout (EPSG:2260, feet east/north of the village's X0, Y0)."""
+    from tests.analysis.conftest import local_box
+
+    catchments, sites = [], []
+    for k, (site_id, (east, drains, _)) in enumerate(GRAZES.items()):
+        dy = 30000 * k
+        catchments += [(local_box(-500, -500 + dy, 500, 500 + dy), f"S{k}", f"Y{k}"),
+                       (local_box(500, -500 + dy, east, 500 + dy), f"Y{k}",
+                        {"Z": f"Z{k}", "IN": f"IN{k}"}.get(drains, drains)),
+                       (local_box(500, 500 + dy, 1000, 1500 + dy), f"Z{k}", "NY-OUT"),
+                       (local_box(east, -500 + dy, 2000, 500 + dy), f"IN{k}", "NY-IN")]
+        sites.append((site_id, local_box(-100, dy, 100, 100 + dy)))
+    crs = "EPSG:2260"
+    gpd.GeoDataFrame({"catchment_id": [c for _, c, _ in catchments],
+                      "name": [None] * len(catchments),
+                      "drains_to": [d for _, _, d in catchments]},
+                     geometry=[g for g, _, _ in catchments], crs=crs).to_file(
+        path, layer="catchments", driver="GPKG")
+    gpd.GeoDataFrame({"watershed_id": ["GW"], "name": ["Grazed"], "pollutants": ["Phosphorus"],
+                      "tmdl_id": ["T-GW"], "stormwater_source": [1]},
+                     geometry=[local_box(1000, -3000, 4000, 30000 * len(GRAZES))], crs=crs
+                     ).to_file(path, layer="tmdl_watersheds", driver="GPKG")
+    far = local_box(-9000, -9000, -8000, -8000)  # one feature each, met by no site
+    gpd.GeoDataFrame({"waterbody_id": ["NY-FAR"], "name": ["Far"], "pollutants": ["Phosphorus"],
+                      "listing_cycle": ["2022"], "category": ["5"], "tmdl_id": [None]},
+                     geometry=[far.boundary], crs=crs).to_file(path, layer="impaired_waters",
+                                                                driver="GPKG")
+    gpd.GeoDataFrame({"wetland_id": ["WF"], "source": ["NWI"], "wetland_class": ["PEM"],
+                      "regulated": [0], "adjacent_area_ft": [None]}, geometry=[far],
+                     crs=crs).to_file(path, layer="wetlands", driver="GPKG")
+    sites_path = path.with_name("sites.gpkg")
+    gpd.GeoDataFrame({"site_id": [i for i, _ in sites]}, geometry=[g for _, g in sites],
+                     crs=crs).to_file(sites_path, layer="parcels", driver="GPKG")
+    return path
+
+
+@pytest.fixture(scope="module")
+def grazed_file(tmp_path_factory):
+    return grazed_reference(tmp_path_factory.mktemp("grazed") / "reference.gpkg")
+
+
+@pytest.fixture(scope="module")
+def grazed_sites(grazed_file):
+    return grazed_file.with_name("sites.gpkg")
+
+
+def test_a_route_that_only_grazes_a_watershed_is_decided_where_it_drains(grazed_file,
+                                                                        grazed_sites):
+    """The screen decides each GRAZES row as expected, and as the review of the same site."""
+    profile = load_profile()
+    reference = open_reference(grazed_file)
+    sites = read_sites(grazed_sites, profile.area_crs)
+    rows = screen_sites(sites, reference, profile).by_site()
+    assert {k: r["condition_a"] for k, r in rows.items()} == {
+        k: expected for k, (_, _, expected) in GRAZES.items()}
+    assert ("catchment Y0, 3.8% (0.46 acres) of it inside it: less than [condition_a] "
+            "routed_watershed_min_share_percent" in rows["G-OUT"]["why"]), rows["G-OUT"]["why"]
+    assert "where it drains is not known" in rows["G-WATER"]["why"]
+    for site_id, geometry in zip(sites.ids, sites.geometries):
+        a, _ = review_of(geometry, profile, reference)
+        status = APPLIES if a.applies else NOT_DECIDED if not a.decided else DOES_NOT_APPLY
+        assert rows[site_id]["condition_a"] == status, (site_id, rows[site_id]["why"], a)
+
+
 @pytest.fixture(scope="module")
 def categories_file(tmp_path_factory):
     return categories_reference(tmp_path_factory.mktemp("categories") / "reference.gpkg")
@@ -470,7 +544,7 @@ def test_repeated_site_ids_are_refused(tmp_path):
         read_sites(path, load_profile().area_crs)
 
 
-@pytest.mark.parametrize("layers", ["varied", "routed", "categories", "two TMDLs"])
+@pytest.mark.parametrize("layers", ["varied", "routed", "categories", "two TMDLs", "grazed"])
 def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_path):
     """The same layers imported into a GeoPackage store and a PostGIS schema: the SQL screen
     in the database gives each site the GeoPackage screen's answer and acres (routed: the
@@ -479,7 +553,8 @@ def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_pa
     reference_file, sites_file = {
         "varied": ("reference_file", "sites_file"), "routed": ("routed_file", "routed_sites"),
         "two TMDLs": ("nested_tmdl_file", "routed_sites"),
-        "categories": ("categories_file", "categories_sites")}[layers]
+        "categories": ("categories_file", "categories_sites"),
+        "grazed": ("grazed_file", "grazed_sites")}[layers]
     reference_file, sites_file = (request.getfixturevalue(reference_file),
                                   request.getfixturevalue(sites_file))
     from analysis.reference.importer import read_candidate
@@ -513,6 +588,9 @@ def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_pa
         assert all(row["tmdl_acres"] <= row["site_acres"] + 1e-6 for row in in_database.values())
     if layers == "routed":  # the route was followed: rows the catchments' drains_to decide
         assert any("which drains to catchment" in row["why"] for row in in_file.values())
+    if layers == "grazed":  # each grazing route decided where it drains, in the database too
+        assert {k: r["condition_a"] for k, r in in_database.items()} == {
+            k: expected for k, (_, _, expected) in GRAZES.items()}
     if layers == "categories":  # every category was met, and each said what it is
         assert {w for row in in_file.values() for w in row["receiving_waters"].split(";")} \
             >= set(CATEGORY_WATERS)

@@ -87,6 +87,48 @@ def test_each_wetland_is_named_with_its_acres(make_site, make_reference):
     assert nwi[0].features == ["wetlands:NWI-9", "disturbance:1"]
 
 
+# SWPPP F, the chapter's words (stormwater chapter, "Other environmental permits").
+SWPPP_F = ("The applicant shall assure that all other applicable environmental permits have been "
+           "or will be acquired for the land development activity prior to approval of the final "
+           "stormwater design plan.")
+
+
+def test_wetland_findings_ask_for_swppp_fs_assurance_per_regulation(make_site, make_reference):
+    """Issue 33, item 9: a finding words SWPPP F as F does (the assurance that permits "have
+    been or will be acquired"), and claims no permit the data cannot tell of: a wetland the
+    layer records as regulated "may" need one; one it does not (an NWI wetland) may or may not
+    be regulated at all."""
+    _, findings = wetlands_review(make_site, make_reference, [
+        wetland("GO-1", local_box(-500, 50, 1500, 300)),
+        wetland("NWI-9", local_box(200, -50, 300, 20), regulated=0, adjacent=None, source="NWI")])
+    quoted = ('SWPPP F: the applicant "shall assure that all other applicable environmental '
+              'permits have been or will be acquired for the land development activity prior to '
+              'approval of the final stormwater design plan"')
+    assert quoted[len('SWPPP F: the applicant "'):-1] in SWPPP_F.lower()
+    warned = [f for f in findings if f.status == "warn"]
+    assert len(warned) == 3 and all(quoted in f.message for f in warned)
+    assert not any("are needed" in f.message or "needs a permit" in f.message for f in warned)
+    regulated = [f for f in warned if f.features[0] == "wetlands:GO-1"]
+    assert len(regulated) == 2 and all(
+        "records the wetland as regulated (not by whom), so a permit for this work may apply"
+        in f.message for f in regulated)
+    nwi = next(f for f in warned if f.features[0] == "wetlands:NWI-9")
+    assert ("does not record the wetland as regulated; a mapped wetland may or may not be "
+            "regulated (as a federal wetland, under Clean Water Act section 404, or by the "
+            "State), so whether a permit applies is not known from the data") in nwi.message
+
+
+def test_the_quoted_swppp_f_is_the_checklists():
+    """The words quoted are the checklist's item F (the chapter's text), verbatim."""
+    from analysis.checklist.items import checklist_items
+    from analysis.judge.wording import F_ASSURANCE
+
+    item = next(i for i in checklist_items() if i.item == "F")
+    assert item.text == f"Other environmental permits. {SWPPP_F}"
+    said = F_ASSURANCE.split('"')[1]
+    assert f"The applicant {said}." == SWPPP_F
+
+
 def test_a_wider_adjacent_area_than_the_search_distance_needs_review(make_site, make_reference):
     search = PROFILE.reference.search_distance_ft
     _, findings = wetlands_review(make_site, make_reference, [
