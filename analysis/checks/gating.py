@@ -50,7 +50,7 @@ def without_layers(check: Check, missing: list[str], reference, profile: RulesPr
     ``needs_review`` naming them and the import that adds each (the review uses what the store
     has; the other checks run), and the conditions it decides left not decided."""
     names = ", ".join(f"'{m}'" for m in missing)
-    imports = "; ".join(f"swppp reference import {m} SOURCE --into {reference.label}"
+    imports = "; ".join(f"swppp reference import {m} SOURCE --reference {reference.label}"
                         for m in missing)
     findings, conditions = [], {}
     for rule in check.rules:

@@ -351,12 +351,13 @@ def review_phasing(disturbance, profile: RulesProfile, waiver: bool = False,
 
 
 def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path=None,
-                           layer: str = "disturbance"):
+                           layer: str = "disturbance", crs_given_by: Optional[str] = None):
     """A disturbance layer read elsewhere (any CRS, its own field names) as ``review_phasing`` takes it.
 
     ``fields`` maps each of :data:`FIELDS` to the frame's column holding it. The layer is
     validated, reprojected to the profile's area CRS and repaired as a site plan's is; returns
-    ``(frame, repairs)``. Raises :class:`InputError` naming the layer and field at fault.
+    ``(frame, repairs)``. Raises :class:`InputError` naming the layer and field at fault (and
+    ``crs_given_by``, where the CRS was given, when the coordinates do not fit it).
     """
     import geopandas as gpd
 
@@ -373,7 +374,7 @@ def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path
     chosen = gpd.GeoDataFrame({key: frame[fields[key]] for key in FIELDS}, index=frame.index,
                               geometry=geometry, crs=crs) if geometry is not None else frame
     spec = SPECS["disturbance"]
-    chosen = validate_spatial(path, layer, spec, chosen, crs, profile)
+    chosen = validate_spatial(path, layer, spec, chosen, crs, profile, crs_given_by=crs_given_by)
     return repair_invalid(spec, to_crs(chosen, profile.area_crs))
 
 

@@ -173,7 +173,7 @@ def test_a_reference_missing_a_layer_serves_the_checks_it_can(data_copy, tmp_pat
     result = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     [a] = [f for f in result["findings"] if f["rule"] == "condition_a"]
     assert a["status"] == "needs_review" and "no 'tmdl_watersheds' layer" in a["message"]
-    assert f"swppp reference import tmdl_watersheds SOURCE --into {reference}" in a["message"]
+    assert f"swppp reference import tmdl_watersheds SOURCE --reference {reference}" in a["message"]
     assert result["conditions"]["A"]["decided"] is False
     assert {f["status"] for f in result["findings"] if f["rule"] == "wetlands"} == {"warn"}
 
@@ -183,10 +183,10 @@ def test_reference_status_says_which_checks_a_store_serves(data_copy, tmp_path, 
     whether the store holds them all, and which it lacks."""
     store = tmp_path / "ref.gpkg"
     assert main(["reference", "import", "wetlands",
-                 f"{data_copy('demo_reference.gpkg')}|layername=wetlands", "--into", str(store),
+                 f"{data_copy('demo_reference.gpkg')}|layername=wetlands", "--reference", str(store),
                  "--source-date", "2026-01-01", "--quiet"]) == 0
     out = tmp_path / "status.json"
-    assert main(["reference", "status", "--in", str(store), "--json", str(out)]) == 0
+    assert main(["reference", "status", "--reference", str(store), "--json", str(out)]) == 0
     checks = {c["check"]: c for c in json.loads(out.read_text(encoding="utf-8"))["checks"]}
     assert checks["wetlands"]["serves"] and not checks["condition_a"]["serves"]
     assert set(checks["condition_a"]["lacks"]) == {"impaired_waters", "tmdl_watersheds",
