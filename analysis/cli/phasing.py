@@ -69,7 +69,8 @@ def register(commands) -> None:
 
 
 def run_phasing(source, profile, **options):
-    """``(plan, findings, proposal)`` of a phasing source (:mod:`analysis.phasing.source`)."""
+    """``(plan, findings, proposal, frame)`` of a phasing source (:mod:`analysis.phasing.source`),
+    the frame as checked (area CRS, repaired)."""
     from ..checks.phasing import disturbance_from_frame, review_phasing
     from ..phasing.proposal import propose_schedule
     from ..checks.phasing import FIELDS
@@ -80,7 +81,7 @@ def run_phasing(source, profile, **options):
                                              crs_given_by=options.get("crs_given_by"))
     plan, findings = review_phasing(frame, profile, waiver=options.get("waiver", False))
     proposal = propose_schedule(frame, profile)
-    return plan, findings, proposal
+    return plan, findings, proposal, frame
 
 
 def _run(args) -> int:
@@ -89,7 +90,7 @@ def _run(args) -> int:
     from ..phasing.source import read_phasing_source
     from ..profile import load_profile
     from ..charts import plain_text
-    from ..checks.phasing import timeline_chart
+    from ..checks.phasing import proposed_phasing, timeline_chart
 
     for option, paths, suffixes in (("--csv", [args.csv], (".csv",)),
                                     ("--timeline-csv", [args.timeline_csv], (".csv",)),
@@ -106,8 +107,8 @@ def _run(args) -> int:
                                  stabilized_field=args.stabilized_field,
                                  schedule=args.schedule, crs=args.crs,
                                  sheet=args.schedule_sheet)
-    plan, findings, proposal = run_phasing(source, profile, waiver=args.waiver,
-                                           crs_given_by="--crs" if args.crs else None)
+    plan, findings, proposal, frame = run_phasing(source, profile, waiver=args.waiver,
+                                                  crs_given_by="--crs" if args.crs else None)
     limit = profile.phasing.max_concurrent_acres
     result = {"source": source.path, "layer": source.layer, "profile": profile.name,
               "limit_acres": limit, "waiver": bool(args.waiver),
@@ -116,7 +117,8 @@ def _run(args) -> int:
     chart = None
     if args.chart:
         with plain_text():  # phase names are user text, never mathtext (as LazyCharts)
-            chart = timeline_chart(plan, limit)
+            chart = timeline_chart(plan, limit, proposed=proposed_phasing(frame, proposal,
+                                                                          profile))
     writers = {args.csv: lambda temp: write_csv(temp, *_phases_csv(plan, proposal)),
                args.proposal_csv: lambda temp: write_csv(temp, *_proposal_csv(proposal)),
                args.timeline_csv: lambda temp: write_csv(temp, *_timeline_csv(plan))}

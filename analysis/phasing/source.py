@@ -57,12 +57,13 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
     layers = list_layers(path)
     if layer is None:
         contract = [name for name in layers if name.lower() == "disturbance"]
-        if len(layers) != 1 and len(contract) == 1:  # a site plan in the project's contract
+        if len(layers) == 1:
+            layer = layers[0]
+        elif len(contract) == 1:  # a site plan in the project's contract
             layer = contract[0]
-        elif len(layers) != 1:
+        else:
             raise InputError(f"the file has {len(layers)} layers ({', '.join(layers)})", path=path,
                              parameter="layer", fix="choose the layer holding the phases")
-        layer = layers[0]
     elif layer not in layers:
         raise InputError(f"no layer '{layer}' (layers: {', '.join(layers)})", path=path,
                          parameter="layer", fix="name one of the file's layers")

@@ -945,7 +945,7 @@ def _nothing_left(spec, path, layer_label, report: ImportReport) -> InputError:
                       f"{len(report.rejected)} were rejected ({shown}"
                       + (f"; and {more} more" if more > 0 else "") + ")",
                       path=path, layer=layer_label,
-                      fix="correct the features as their reasons say (or the --map file's field "
+                      fix="correct the features as their reasons say (or the mapping file's field "
                           "names), and import again")
 
 

@@ -121,3 +121,19 @@ def test_the_exit_statuses_are_one_text():
     assert EXIT_STATUS.count("{") == 2
     review = COMMANDS["review"].format_help()
     assert "need review are printed and counted" in " ".join(review.split())
+
+
+def test_an_import_rejecting_every_feature_says_why_not_see_above(tmp_path, data_copy, capsys):
+    """Issue 34, item 9: the import stops before its report or rejections file is written, so
+    the reasons are in the message itself."""
+    import geopandas as gpd
+    import shapely
+
+    frame = gpd.read_file(data_copy("demo_reference.gpkg"), layer="wetlands")
+    frame["geometry"] = [shapely.Polygon()] * len(frame)
+    frame.to_file(tmp_path / "empty.gpkg", layer="wetlands")
+    assert main(["reference", "import", "wetlands", str(tmp_path / "empty.gpkg"), "--reference",
+                 str(tmp_path / "ref.gpkg"), "--source-date", "2026-01-01"]) == 2
+    error = capsys.readouterr().err
+    assert "all 3 were rejected (" in error and "no geometry (null or empty)" in error
+    assert "above" not in error
