@@ -87,7 +87,7 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
         raise InputError("the layer has no features", path=path, layer=layer,
                          fix="choose the layer holding the phase boundaries")
     if len(frame) == 0:
-        raise none_matched(path, layer, data.frame, pattern, "the pattern", "pattern",
+        raise none_matched(path, layer, data.frame, str(pattern), "the pattern", "pattern",
                            fix="give the pattern of the phase layers' names (one of those "
                                "listed), its first group the phase: C-PHAS-(\\d+)")
     geometry = cad_areas(path, layer, frame)
