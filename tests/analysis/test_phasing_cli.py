@@ -476,7 +476,9 @@ def test_the_chart_shows_the_proposed_schedule_beside_the_planned(tmp_path):
     text = over.read_text(encoding="utf-8")
     assert 'id="axes_2"' in text  # a second panel: the proposed schedule
     assert "as planned" in text and "as proposed" in text
-    small, schedule = cad_plan(tmp_path, [("1", 1.0, 0)], {"1": ("2027-04-01", "2027-07-01")})
+    (tmp_path / "small").mkdir()
+    small, schedule = cad_plan(tmp_path / "small", [("1", 1.0, 0)],
+                               {"1": ("2027-04-01", "2027-07-01")})
     assert phasing(tmp_path, small, "--phase-from", "layer", "--pattern", PATTERN, "--schedule",
                    schedule, "--crs", "EPSG:2260", "--chart", within)[0] == 0
     assert 'id="axes_2"' not in within.read_text(encoding="utf-8")  # nothing proposed
