@@ -109,7 +109,7 @@ def add_map_option(parser: argparse.ArgumentParser) -> None:
     """``--map FILE.toml``: the site plan's layer and field names, where they are not the contract's."""
     parser.add_argument("--map", metavar="FILE.toml", default=None,
                         help="the site plan's own layer and field names mapped to the contract's "
-                             "(README, 'The command line')")
+                             "(docs/CLI.md, 'The command line')")
 
 
 def site_mapping(args: argparse.Namespace, site_option: str = "SITE") -> Optional[FieldMap]:

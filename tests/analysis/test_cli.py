@@ -192,3 +192,23 @@ def test_reference_status_says_which_checks_a_store_serves(data_copy, tmp_path, 
     assert set(checks["condition_a"]["lacks"]) == {"impaired_waters", "tmdl_watersheds",
                                                    "catchments"}
     assert "condition_a      no: lacks" in capsys.readouterr().out
+
+
+def test_needs_review_findings_are_printed_and_counted(data_copy, capsys):
+    """Issue 34, item 11: what the tool could not decide is on the console, where the decision
+    is made, beside the failures; the illustrative design rainfall is named with the way out."""
+    status, out, _ = run([data_copy("demo_site.gpkg"), "--reference",
+                          data_copy("demo_reference.gpkg")], capsys)
+    assert status == 1
+    lines = out.splitlines()
+    review = [line for line in lines if line.startswith("  NEEDS REVIEW ")]
+    assert any("hydrology_pre_post" in line and "illustrative" in line
+               and "NOAA Atlas 14" in line and "illustrative_rainfall = false" in line
+               for line in review)
+    # fail first, then needs review, then warn
+    kinds = [line.split()[0] for line in lines[1:] if line.startswith("  ") and
+             line.split()[0] in ("FAIL", "NEEDS", "WARN")]
+    assert kinds == sorted(kinds, key=["FAIL", "NEEDS", "WARN"].index) and "NEEDS" in kinds
+    count = next(line for line in lines if line.startswith("  findings: "))
+    assert f"{len(review)} needs_review" in count
+    assert f"  {len(review)} finding(s) need review: the tool could not decide them" in out
