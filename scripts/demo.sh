@@ -17,3 +17,6 @@ case $status in
   *) echo "demo: the review could not run (exit $status)" >&2; exit "$status" ;;
 esac
 echo "demo: open build/demo/report.html in a browser"
+echo "demo: the design rainfall is the shipped profile's illustrative depths, not the site's" \
+  "(hydrology: NEEDS REVIEW); README.md, 'First steps: the engineer', says how to set the" \
+  "site's NOAA Atlas 14 values"

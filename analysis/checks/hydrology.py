@@ -520,9 +520,13 @@ def _peak_findings(result, profile, section) -> list[Finding]:
                                value=post, limit=pre, units="cfs", features=features))
     if _illustrative(profile):
         out.append(Finding("hydrology_pre_post", NEEDS_REVIEW, section,
-                           "the design rainfall depths in the profile are illustrative, not the "
-                           "site's: replace them with NOAA Atlas 14 values before relying on "
-                           "these figures"))
+                           f"the design rainfall depths of the rules profile '{profile.name}' "
+                           "are illustrative, not the site's: before relying on these figures, "
+                           f"copy the profile ({Path(profile.source).name}), set its "
+                           "[hydrology] storms' depth_in to the site's NOAA Atlas 14 24-hour "
+                           "point estimates (NOAA's Precipitation Frequency Data Server) and "
+                           "water_quality_rain_in to the site's 90% rainfall depth, set "
+                           "illustrative_rainfall = false, and review with that profile"))
     return out
 
 

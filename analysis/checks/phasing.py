@@ -36,7 +36,8 @@ from ..siteplan.contract import SPECS
 from ..values import feature_labels
 
 __all__ = ["CHECKS", "DateProblem", "Phasing", "phasing_timeline", "review_phasing", "open_phases",
-           "disturbance_from_frame", "check_phasing", "timeline_chart", "FIELDS"]
+           "disturbance_from_frame", "check_phasing", "timeline_chart", "proposed_phasing",
+           "FIELDS"]
 
 FIELDS = SPECS["disturbance"].field_names  # phase, start_date, stabilized_date
 # Floating-point noise of summing face areas (acres), for "when does the maximum first occur".
@@ -351,12 +352,13 @@ def review_phasing(disturbance, profile: RulesProfile, waiver: bool = False,
 
 
 def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path=None,
-                           layer: str = "disturbance"):
+                           layer: str = "disturbance", crs_given_by: Optional[str] = None):
     """A disturbance layer read elsewhere (any CRS, its own field names) as ``review_phasing`` takes it.
 
     ``fields`` maps each of :data:`FIELDS` to the frame's column holding it. The layer is
     validated, reprojected to the profile's area CRS and repaired as a site plan's is; returns
-    ``(frame, repairs)``. Raises :class:`InputError` naming the layer and field at fault.
+    ``(frame, repairs)``. Raises :class:`InputError` naming the layer and field at fault (and
+    ``crs_given_by``, where the CRS was given, when the coordinates do not fit it).
     """
     import geopandas as gpd
 
@@ -373,7 +375,7 @@ def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path
     chosen = gpd.GeoDataFrame({key: frame[fields[key]] for key in FIELDS}, index=frame.index,
                               geometry=geometry, crs=crs) if geometry is not None else frame
     spec = SPECS["disturbance"]
-    chosen = validate_spatial(path, layer, spec, chosen, crs, profile)
+    chosen = validate_spatial(path, layer, spec, chosen, crs, profile, crs_given_by=crs_given_by)
     return repair_invalid(spec, to_crs(chosen, profile.area_crs))
 
 
@@ -492,8 +494,11 @@ def _sequence_findings(plan: Phasing, profile: RulesProfile) -> list[Finding]:
     return findings
 
 
-def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not yet stabilised"):
-    """A step plot of disturbed acres over time: the limit, the phases as bands, the worst moment.
+def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not yet stabilised",
+                   proposed: Optional[Phasing] = None):
+    """A step plot of disturbed acres over time: the limit, the phases as bands, the worst moment;
+    with ``proposed`` (the plan on the proposed schedule, :func:`proposed_phasing`) a second
+    panel below it on the same dates, so the two schedules are read side by side.
 
     Returns an :class:`analysis.charts.Chart`, or None where the plan has no timeline.
     """
@@ -501,12 +506,28 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
         return None
     from ..charts import figure_chart, new_figure
 
+    plans = [(plan, "as planned")] + ([(proposed, "as proposed")]
+                                      if proposed is not None and proposed.timeline else [])
+    days = [parse_date(row["date"])[0] for p, _ in plans for row in p.timeline]
+    first, last = min(days), max(days)
+    span = max((last - first).days, 1)
+    tail = date.fromordinal(last.toordinal() + max(1, span // 20))
+    figure = new_figure(width=8.0, height=3.6 * len(plans))
+    top = max(max(limit, p.decided_acres or 0.0) for p, _ in plans) * 1.4
+    for i, (shown, label) in enumerate(plans):
+        axes = figure.add_subplot(len(plans), 1, i + 1)
+        _draw_timeline(axes, shown, limit, tail, top)
+        axes.set_xlim(first, tail)
+        axes.set_title(title if len(plans) == 1 else f"{title}: {label}", fontsize=10)
+    bottom = 0.2 if len(plans) == 1 else 0.1
+    figure.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=bottom,
+                           hspace=0.45)  # fixed: no layout engine
+    return figure_chart(figure, title)
+
+
+def _draw_timeline(axes, plan: Phasing, limit: float, tail: date, top: float) -> None:
     days = [parse_date(row["date"])[0] for row in plan.timeline]
     values = [row["acres"] for row in plan.timeline]
-    span = max((days[-1] - days[0]).days, 1)
-    tail = date.fromordinal(days[-1].toordinal() + max(1, span // 20))
-    figure = new_figure(width=8.0, height=3.6)
-    axes = figure.add_subplot(1, 1, 1)
     bands = _phase_bands(plan)
     colours = ("#90caf9", "#a5d6a7", "#ffe082", "#ce93d8", "#ffab91", "#80deea")
     for i, (phase, first, last) in enumerate(bands):
@@ -521,14 +542,25 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
     axes.annotate(f"max {acres_text(worst, limit)} ac\n{plan.max_at.isoformat()}",
                   (plan.max_at, worst), textcoords="offset points", xytext=(6, 6),
                   fontsize=8)
-    axes.set_ylim(0, max(limit, worst) * 1.4)  # room for the legend above the limit
-    axes.set_xlim(days[0], tail)
+    axes.set_ylim(0, top)  # room for the legend above the limit
     axes.set_ylabel("acres (ellipsoidal)" if plan.timeline_method != "planar" else "acres (planar)")
-    axes.set_title(title, fontsize=10)
     axes.legend(loc="upper right", fontsize=7, ncol=2, frameon=False)
     axes.tick_params(axis="x", labelrotation=30, labelsize=8)
-    figure.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.2)  # fixed: no layout engine
-    return figure_chart(figure, title)
+
+
+def proposed_phasing(frame, proposal, profile: RulesProfile) -> Optional[Phasing]:
+    """The plan with the proposal's dates (each phase moved by its delay), checked as the plan
+    is: what the chart shows beside the planned schedule. None where no phase moves."""
+    from ..phasing.proposal import shifted_dates
+
+    if not any(proposal.shifts.values()):
+        return None
+    moved = frame.copy()
+    moved["start_date"], moved["stabilized_date"] = shifted_dates(
+        list(frame["phase"]), list(frame["start_date"]), list(frame["stabilized_date"]),
+        proposal.shifts)
+    plan, _findings = review_phasing(moved, profile)
+    return plan
 
 
 def _phase_bands(plan: Phasing):

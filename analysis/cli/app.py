@@ -22,7 +22,10 @@ EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="swppp", description="Review a construction site plan against the stormwater chapter.")
+        prog="swppp", description="Review a construction site plan against the stormwater chapter.",
+        epilog="Every command takes --json PATH ('-': standard output), --quiet and --profile; "
+               "each command's --help gives its exit statuses (docs/CLI.md, 'One name per "
+               "thing').")
     parser.add_argument("--version", action="version", version=f"swppp-review {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for group in (review, phasing, reference, records, screen):
@@ -54,8 +57,10 @@ def option_hint(parser: argparse.ArgumentParser, args: argparse.Namespace, err: 
         action = by_dest.get(name)
         if action is None:
             continue
-        metavar = action.metavar or ("{" + ",".join(action.choices) + "}" if action.choices
-                                     else action.dest.upper())
+        if action.nargs == 0:  # a switch (--accept-rejections) takes no value
+            shown.append(action.option_strings[0])
+            continue
+        metavar = action.metavar or action.dest.upper()
         if isinstance(metavar, tuple):  # nargs=N options name each value
             metavar = " ".join(metavar)
         shown.append(f"{action.option_strings[0]} {metavar}" if action.option_strings

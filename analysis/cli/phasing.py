@@ -8,16 +8,15 @@ from pathlib import Path
 from ..errors import InputError
 from ..io.csv_cells import write_csv
 from ..profile import help_text
-from .options import add_json_option, add_profile_option, describe_on_help, emit_json, json_text
+from .options import (add_json_option, add_profile_option, add_quiet_option, describe_on_help,
+                      emit_json, exit_status, json_text)
 
 __all__ = ["register", "run_phasing"]
 
 DESCRIPTION = ("The disturbance of a phasing plan over time (SWPPP B(4): not more than "
                "{p.phasing.max_concurrent_acres:g} acres disturbed at any one time): acres per "
                "phase, the timeline, the worst moment and the verdict; where the limit is "
-               "exceeded, the smallest delays of phase start dates that keep within it. Exit "
-               "status: 0 nothing failed; 1 the limit is exceeded; 2 the input could not be read "
-               "(nothing is written).")
+               "exceeded, the smallest delays of phase start dates that keep within it.")
 
 
 def register(commands) -> None:
@@ -25,11 +24,15 @@ def register(commands) -> None:
     parser = commands.add_parser("phasing", help="check a phasing plan (any vector file, DXF "
                                                  "included) and propose a schedule within the limit")
     describe_on_help(parser, lambda: help_text(DESCRIPTION))  # the profile is read for --help only
+    exit_status(parser, ok="within the limit (or a waiver)", fail="the limit is exceeded")
     parser.add_argument("source", metavar="FILE",
                         help="the phase boundaries: GeoPackage, shapefile, GeoJSON, DXF, ...")
-    parser.add_argument("--layer", metavar="NAME", help="the layer (where the file has several)")
-    parser.add_argument("--phase-from", choices=("field", "layer"), default="field",
-                        help="the phase from a field (default) or from the CAD layer name")
+    parser.add_argument("--layer", metavar="NAME",
+                        help="the layer (where the file has several; default for a site plan: "
+                             "its disturbance layer)")
+    parser.add_argument("--phase-from", choices=("field", "layer"), default="field", metavar="FROM",
+                        help="the phase from a field (field, the default) or from the CAD layer "
+                             "name (layer)")
     parser.add_argument("--phase-field", metavar="NAME", default="phase",
                         help="the field holding the phase (default: phase)")
     parser.add_argument("--pattern", metavar="REGEX",
@@ -39,8 +42,12 @@ def register(commands) -> None:
                         help="the field holding each polygon's start date (default: start_date)")
     parser.add_argument("--stabilized-field", metavar="NAME", default="stabilized_date",
                         help="the field holding its stabilisation date (default: stabilized_date)")
-    parser.add_argument("--schedule", metavar="TABLE.csv|.xlsx",
-                        help="the dates per phase from a table: phase,start,stabilized")
+    parser.add_argument("--schedule", metavar="TABLE",
+                        help="the dates per phase from a table (.csv or .xlsx): "
+                             "phase,start,stabilized")
+    parser.add_argument("--sheet", dest="schedule_sheet", metavar="NAME",
+                        help="the --schedule workbook's sheet (default: the one whose header "
+                             "names phase)")
     parser.add_argument("--crs", metavar="CRS",
                         help="the file's coordinate reference system (required where it has none, "
                              "as a DXF), e.g. EPSG:2260")
@@ -55,24 +62,26 @@ def register(commands) -> None:
                              "--schedule format: paste it into the schedule, or check it again)")
     parser.add_argument("--timeline-csv", metavar="PATH.csv",
                         help="write the timeline as CSV, ISO dates")
-    parser.add_argument("--chart", metavar="PATH.png|.svg", action="append", default=[],
+    parser.add_argument("--chart", metavar="PATH", action="append", default=[],
                         help="write the timeline chart (PNG or SVG by the extension; repeatable)")
-    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    add_quiet_option(parser)
     parser.set_defaults(handler=_run)
 
 
 def run_phasing(source, profile, **options):
-    """``(plan, findings, proposal)`` of a phasing source (:mod:`analysis.phasing.source`)."""
+    """``(plan, findings, proposal, frame)`` of a phasing source (:mod:`analysis.phasing.source`),
+    the frame as checked (area CRS, repaired)."""
     from ..checks.phasing import disturbance_from_frame, review_phasing
     from ..phasing.proposal import propose_schedule
     from ..checks.phasing import FIELDS
 
     frame, _repairs = disturbance_from_frame(source.frame, source.crs,
                                              {key: key for key in FIELDS}, profile,
-                                             path=source.path, layer=source.layer)
+                                             path=source.path, layer=source.layer,
+                                             crs_given_by=options.get("crs_given_by"))
     plan, findings = review_phasing(frame, profile, waiver=options.get("waiver", False))
     proposal = propose_schedule(frame, profile)
-    return plan, findings, proposal
+    return plan, findings, proposal, frame
 
 
 def _run(args) -> int:
@@ -81,7 +90,7 @@ def _run(args) -> int:
     from ..phasing.source import read_phasing_source
     from ..profile import load_profile
     from ..charts import plain_text
-    from ..checks.phasing import timeline_chart
+    from ..checks.phasing import proposed_phasing, timeline_chart
 
     for option, paths, suffixes in (("--csv", [args.csv], (".csv",)),
                                     ("--timeline-csv", [args.timeline_csv], (".csv",)),
@@ -96,8 +105,10 @@ def _run(args) -> int:
                                  phase_field=args.phase_field, pattern=args.pattern,
                                  start_field=args.start_field,
                                  stabilized_field=args.stabilized_field,
-                                 schedule=args.schedule, crs=args.crs)
-    plan, findings, proposal = run_phasing(source, profile, waiver=args.waiver)
+                                 schedule=args.schedule, crs=args.crs,
+                                 sheet=args.schedule_sheet)
+    plan, findings, proposal, frame = run_phasing(source, profile, waiver=args.waiver,
+                                                  crs_given_by="--crs" if args.crs else None)
     limit = profile.phasing.max_concurrent_acres
     result = {"source": source.path, "layer": source.layer, "profile": profile.name,
               "limit_acres": limit, "waiver": bool(args.waiver),
@@ -106,7 +117,8 @@ def _run(args) -> int:
     chart = None
     if args.chart:
         with plain_text():  # phase names are user text, never mathtext (as LazyCharts)
-            chart = timeline_chart(plan, limit)
+            chart = timeline_chart(plan, limit, proposed=proposed_phasing(frame, proposal,
+                                                                          profile))
     writers = {args.csv: lambda temp: write_csv(temp, *_phases_csv(plan, proposal)),
                args.proposal_csv: lambda temp: write_csv(temp, *_proposal_csv(proposal)),
                args.timeline_csv: lambda temp: write_csv(temp, *_timeline_csv(plan))}

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..markup import terminal
-from .options import (add_json_option, add_map_option, add_profile_option, describe_on_help,
-                      emit_json, site_mapping)
+from .options import (add_json_option, add_map_option, add_output_option, add_profile_option,
+                      add_quiet_option, describe_on_help, emit_json, exit_status, site_mapping)
 
 __all__ = ["register", "add_record_options"]
 
@@ -16,6 +16,26 @@ PENALTY_DESCRIPTION = ("The offence number within the previous {p.penalty.lookba
                        "the ranges that may be assessed; with --until, the separate violations "
                        "of a continuing one. Figures from the rules profile ({p.name} unless "
                        "--profile gives another).")
+
+
+# The findings a person must act on, in this order, on every command that prints findings.
+SHOWN = (("fail", "FAIL"), ("needs_review", "NEEDS REVIEW"), ("warn", "WARN"))
+
+
+def print_findings(findings, out) -> None:
+    """The failing, needs-review and warning findings (in that order), then the count of each
+    status: what needs review is decided by a person, so it is printed, never left to the JSON."""
+    counts: dict = {}
+    for f in findings:
+        counts[f.status] = counts.get(f.status, 0) + 1
+    for status, label in SHOWN:
+        for f in findings:
+            if f.status == status:
+                print(f"  {label} {f.rule} [{f.section}]: {terminal(f.message)}", file=out)
+    print("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
+    if counts.get("needs_review"):
+        print(f"  {counts['needs_review']} finding(s) need review: the tool could not decide "
+              "them, a reviewer must (they do not change the exit status)", file=out)
 
 
 def add_record_options(parser, required: bool) -> None:
@@ -30,8 +50,9 @@ def add_record_options(parser, required: bool) -> None:
     parser.add_argument("--traps", metavar="TRAPS.csv",
                         help="sediment traps: trap_id, date, design_capacity_cf, sediment_cf, cleaned_on")
     parser.add_argument("--station", metavar="ID", help="GHCN-Daily station to use (several in the file)")
-    parser.add_argument("--rain-units", choices=RAIN_UNITS,
-                        help="GHCN-Daily PRCP units: in or mm (CDO exports), tenths_mm (NCEI access files)")
+    parser.add_argument("--rain-units", choices=RAIN_UNITS, metavar="UNITS",
+                        help="GHCN-Daily PRCP units: in or mm (CDO exports), tenths_mm (NCEI "
+                             "access files)")
 
 
 def register(commands) -> None:
@@ -40,8 +61,11 @@ def register(commands) -> None:
     actions = inspections.add_subparsers(dest="action", metavar="ACTION", required=True)
     check = actions.add_parser(
         "check", help="inspection frequency, milestone notices and sediment cleanout",
-        description="Exit status: 0 nothing failed; 1 at least one finding is 'fail'; "
-                    "2 the records could not be read (nothing is written).")
+        description="The records of a site under way checked against the chapter's "
+                    "inspection, notice and cleanout duties.")
+    exit_status(check, ok="nothing failed (findings that need review are printed and counted: "
+                          "a person decides them; they do not change the status)",
+                fail="at least one finding is 'fail'")
     add_record_options(check, required=True)
     check.add_argument("--site", metavar="SITE.gpkg",
                        help="site plan: the period runs from its first start to its final stabilisation")
@@ -50,7 +74,7 @@ def register(commands) -> None:
     check.add_argument("--to", dest="end", metavar="YYYY-MM-DD", help="last day of the period")
     add_profile_option(check)
     add_json_option(check)
-    check.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    add_quiet_option(check)
     check.set_defaults(handler=_run_inspections)
 
     penalty = commands.add_parser(
@@ -63,17 +87,23 @@ def register(commands) -> None:
                          help="date of the offence (first day of a continuing one)")
     penalty.add_argument("--until", metavar="YYYY-MM-DD",
                          help="last day of a continuing violation")
-    penalty.add_argument("--kind", choices=("criminal", "civil"), required=True)
+    penalty.add_argument("--kind", choices=("criminal", "civil"), metavar="KIND", required=True,
+                         help="criminal (Enforcement E) or civil (Enforcement F)")
+    exit_status(penalty, ok="assessed")
     add_profile_option(penalty)
     add_json_option(penalty)
+    add_quiet_option(penalty)
     penalty.set_defaults(handler=_run_penalty)
 
     nov = commands.add_parser("nov", help="write a notice of violation (Enforcement C)")
     nov.add_argument("record", metavar="VIOLATION.toml",
                      help="the violation record with the five contents of Enforcement C(1)-(5)")
-    nov.add_argument("--out", metavar="NOTICE.html", required=True,
-                     help="the notice as HTML (PDF: QGIS's swppp:nov algorithm)")
+    exit_status(nov, ok="the notice was written")
+    add_output_option(nov, "NOTICE.html", "the notice as HTML (PDF: QGIS's swppp:nov algorithm)",
+                      required=True, old=("--out",))
     add_profile_option(nov)
+    add_json_option(nov)
+    add_quiet_option(nov)
     nov.set_defaults(handler=_run_nov)
 
 
@@ -101,12 +131,7 @@ def _run_inspections(args) -> int:
     if not args.quiet:
         out = sys.stderr if args.json == "-" else sys.stdout
         print(f"records from {result.period['from']} to {result.period['to']}", file=out)
-        for f in result.findings:
-            if f.status in ("fail", "warn", "needs_review"):
-                print(f"  {f.status.upper():5} {f.rule} [{f.section}]: {terminal(f.message)}",
-                      file=out)
-        print("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(result.counts().items())),
-              file=out)
+        print_findings(result.findings, out)
     return result.exit_status
 
 
@@ -120,7 +145,7 @@ def _run_penalty(args) -> int:
                                 given_day(args.on, "--on", profile.inputs), args.kind, profile,
                                 until=given_day(args.until, "--until", profile.inputs))
     emit_json(assessment.to_dict(), args.json)
-    if args.json != "-":
+    if args.json != "-" and not args.quiet:
         a = assessment
         counted = ", ".join(d.isoformat() for d in a.counted) or "none"
         print(f"{terminal(a.person)}, {a.kind} offence on {a.on}: offence number {a.offence_number} "
@@ -142,16 +167,19 @@ def _run_nov(args) -> int:
     from ..io.files import write_text
     from ..profile import load_profile
 
-    suffix = Path(args.out).suffix.lower()
+    suffix = Path(args.output).suffix.lower()
     if suffix == ".pdf":
-        raise InputError("the command line writes the notice as HTML only", path=args.out,
-                         fix="use --out NOTICE.html and print it, or run the QGIS algorithm "
+        raise InputError("the command line writes the notice as HTML only", path=args.output,
+                         fix="use --output NOTICE.html and print it, or run the QGIS algorithm "
                              "swppp:nov with OUTPUT_PDF")
     if suffix not in (".html", ".htm"):
-        raise InputError("--out must name a .html file", path=args.out,
+        raise InputError("--output must name a .html file", path=args.output,
                          fix="use a file name ending in .html")
     profile = load_profile(args.profile)
     notice = read_violation(args.record, profile.inputs)
-    write_text(args.out, render_notice_html(notice, profile))
-    print(f"wrote {terminal(args.out)}")
+    write_text(args.output, render_notice_html(notice, profile))
+    emit_json({"output": str(args.output), "record": str(args.record),
+               "profile": profile.name}, args.json)
+    if not args.quiet:
+        print(f"wrote {terminal(args.output)}", file=sys.stderr if args.json == "-" else sys.stdout)
     return 0

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from ..markup import terminal
 from ..reference.contract import FORMATS, REFERENCE_LAYERS  # no I/O: cheap at --help
-from .options import add_json_option, add_profile_option, clear_bar, emit_json, progress_bar
+from .options import (add_json_option, add_output_option, add_profile_option, add_quiet_option,
+                      add_store_option, clear_bar, emit_json, exit_status, progress_bar)
 
 __all__ = ["register"]
 
@@ -14,24 +15,24 @@ __all__ = ["register"]
 def register(commands) -> None:
     """Add ``reference`` and its sub-commands to the ``swppp`` parser's sub-commands."""
     reference = commands.add_parser(
-        "reference", help="import, check and compare the reference layers (GIS staff)",
-        description="Exit status: 0 done; 2 the input was refused (nothing changed).")
+        "reference", help="import, check and compare the reference layers (GIS staff)")
     sub = reference.add_subparsers(dest="reference_command", metavar="COMMAND", required=True)
     layers = sorted(REFERENCE_LAYERS)
 
-    def target(parser, flag):
-        parser.add_argument(flag, dest="target", metavar="TARGET", required=True,
-                            help="reference GeoPackage, or PostgreSQL (postgresql://... or service=NAME)")
-        parser.add_argument("--schema", help="PostgreSQL schema (default public)")
+    def target(parser, old, ok):
+        add_store_option(parser, dest="target", required=True, old=old)
+        parser.add_argument("--schema", metavar="NAME", help="PostgreSQL schema (default public)")
         add_profile_option(parser)
         add_json_option(parser)
+        add_quiet_option(parser)
+        exit_status(parser, ok=ok)
 
     imp = sub.add_parser("import", help="import a new version of a reference layer",
                          description="Validates the source, then stores it as a new version in one "
                                      "transaction; a refused source (exit 2) changes nothing.")
     imp.add_argument("layer", metavar="LAYER", choices=layers, help="%(choices)s")
     imp.add_argument("source", metavar="SOURCE", help="source file (path or path|layername=NAME)")
-    target(imp, "--into")
+    target(imp, ("--into",), "imported (or already there: nothing changed)")
     imp.add_argument("--format", default="ogr", choices=FORMATS, metavar="FORMAT",
                      help="source format: %(choices)s (default ogr)")
     imp.add_argument("--geometry", metavar="FILE", help="geometries joined by id (attains, pwl)")
@@ -50,31 +51,31 @@ def register(commands) -> None:
                      help="tmdl_watersheds from attains: derive each unit's watershed from the "
                           "store's catchments (the unit's own and all upstream by drains_to); "
                           "--geometry gives the assessment units")
-    imp.add_argument("--rejections", metavar="PATH.csv|PATH.gpkg",
-                     help="where to list the rejected features (default: beside the target, "
-                          "TARGET.LAYER_rejected.csv)")
+    imp.add_argument("--rejections", metavar="PATH",
+                     help="where to list the rejected features, .csv or .gpkg (default: beside "
+                          "the store, "
+                          "STORE.LAYER_rejected.csv)")
     imp.add_argument("--sites", metavar="SITES",
                      help="sites on file (a vector file, one polygon per site, as swppp screen "
                           "reads it): name those whose Condition A or wetland status this "
                           "import changes, and the water, watershed or wetland that changed it")
-    imp.add_argument("--quiet", action="store_true", help="print nothing but errors")
     imp.set_defaults(handler=_run_import)
 
     st = sub.add_parser("status", help="each layer's versions and ages; warnings")
-    target(st, "--in")
+    target(st, ("--in",), "done")
     st.set_defaults(handler=_run_status)
 
     diff = sub.add_parser("diff", help="what changed between two versions of a layer")
     diff.add_argument("layer", metavar="LAYER", choices=layers, help="%(choices)s")
-    target(diff, "--in")
+    target(diff, ("--in",), "done")
     diff.add_argument("--from", dest="old", type=int, metavar="VERSION",
                       help="older version (default: the one before --to)")
     diff.add_argument("--to", dest="new", type=int, metavar="VERSION",
                       help="newer version (default: the current one)")
-    diff.add_argument("--output", metavar="PATH.gpkg", help="write the changes as a layer for QGIS")
-    diff.add_argument("--match", choices=("id", "geometry"),
-                      help="match features by id or by geometry (default: by geometry where the "
-                           "ids were made from feature numbers, as NWI's are)")
+    add_output_option(diff, "PATH.gpkg", "write the changes as a layer for QGIS")
+    diff.add_argument("--match", choices=("id", "geometry"), metavar="BY",
+                      help="match features by id or by geometry: id, geometry (default: by "
+                           "geometry where the ids were made from feature numbers, as NWI's are)")
     diff.set_defaults(handler=_run_diff)
 
 
@@ -117,6 +118,8 @@ def _run_status(args) -> int:
     result["checks"] = _checks_served(result)
     if args.json:
         emit_json(result, args.json)
+    if args.quiet:
+        return 0
     if args.json != "-":
         print(f"reference layers in {terminal(result['store'])}")
         for entry in result["layers"]:
@@ -159,13 +162,16 @@ def _checks_served(result: dict) -> list:
 def _run_diff(args) -> int:
     from ..reference.operations import diff_reference, write_diff_layer
 
+    progress = progress_bar(args.quiet)
     diff = diff_reference(args.layer, args.target, schema=args.schema, old=args.old, new=args.new,
-                          profile=args.profile, match=args.match)
+                          profile=args.profile, match=args.match, progress=progress)
     if args.output:
+        progress.step(0.95, f"writing {args.output}")
         write_diff_layer(diff, args.output)
+    clear_bar(progress)
     if args.json:
         emit_json(diff.to_dict(), args.json)
-    if args.json != "-":
+    if args.json != "-" and not args.quiet:
         print("\n".join(terminal(line) for line in diff.table()))
         if args.output:
             print(f"  wrote {terminal(args.output)}")

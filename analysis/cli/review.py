@@ -6,8 +6,10 @@ from pathlib import Path
 
 from ..errors import InputError, OutputError
 from ..markup import terminal
-from .options import add_map_option, add_profile_option, clear_bar, progress_bar, site_mapping
-from .records import add_record_options
+from .options import (add_json_option, add_map_option, add_output_option, add_profile_option,
+                      add_quiet_option, add_store_option, clear_bar, emit_json, exit_status,
+                      progress_bar, site_mapping)
+from .records import add_record_options, print_findings
 
 __all__ = ["register", "PDF_WRITERS"]
 
@@ -21,15 +23,19 @@ def register(commands) -> None:
     """Add ``review`` and ``certification-form`` to the ``swppp`` sub-command parser."""
     review = commands.add_parser(
         "review", help="review a site plan GeoPackage",
-        description="Exit status: 0 nothing failed; 1 at least one finding is 'fail'; "
-                    "2 the input could not be reviewed (nothing is written).")
+        description="A site plan reviewed against the chapter: the findings printed (fail, "
+                    "needs review, warn), and the JSON, HTML, PDF and findings GeoPackage "
+                    "outputs written.")
+    exit_status(review, ok="nothing failed (findings that need review are printed and counted: "
+                           "a reviewer decides them; they do not change the status)",
+                fail="at least one finding is 'fail'")
     review.add_argument("site", metavar="SITE", help="site plan GeoPackage (docs/CONTRACT.md layers)")
-    review.add_argument("--reference", metavar="REF", help="reference layers GeoPackage")
+    add_store_option(review)
     add_profile_option(review)
     add_map_option(review)
     review.add_argument("--sheet", metavar="PATH", action="append", default=[],
                         help="a georeferenced plan sheet (repeatable)")
-    review.add_argument("--json", metavar="PATH|-", help="write the result as JSON ('-' for stdout)")
+    add_json_option(review)
     review.add_argument("--report", metavar="PATH.html", help="write the HTML report")
     review.add_argument("--findings", metavar="PATH.gpkg", help="write the findings GeoPackage")
     review.add_argument("--pdf", metavar="PATH.pdf",
@@ -42,24 +48,26 @@ def register(commands) -> None:
     review.add_argument("--confirmations", metavar="PATH",
                         help="the reviewer's checklist confirmations: their JSON file, or the "
                              "JSON result or findings GeoPackage of an earlier review")
-    review.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    add_quiet_option(review)
     add_record_options(review, required=False)  # construction-phase records, optional
     review.set_defaults(handler=_run_review)
     form = commands.add_parser(
         "certification-form", help="write the contractor certification form (SWPPP G)",
         description="A printable HTML form: the statement of SWPPP G(1) word for word and the "
                     "fields of G(2); --site fills in the site's name and address.")
-    form.add_argument("--out", metavar="FORM.html", required=True, help="the HTML file to write")
+    exit_status(form, ok="the form was written")
+    add_output_option(form, "FORM.html", "the HTML file to write", required=True, old=("--out",))
     form.add_argument("--site", metavar="SITE", help="site plan GeoPackage (fills in the site)")
     add_map_option(form)
     add_profile_option(form)
+    add_json_option(form)
+    add_quiet_option(form)
     form.set_defaults(handler=_run_certification_form)
 
 
 def _run_review(args) -> int:
     from ..io.files import discard, publish
     from ..report.outputs import review_json, write_outputs
-    from ..progress import Progress
     from ..review import review_paths
 
     for option, path, suffix in (("--report", args.report, ".html"), ("--findings", args.findings, ".gpkg"),
@@ -78,12 +86,12 @@ def _run_review(args) -> int:
                           land_cover_rasters={"pre": args.land_cover_pre,
                                               "post": args.land_cover_post},
                           confirmations=args.confirmations, mapping=mapping)
-    clear_bar(progress)
     to_stdout = args.json == "-"
     staged = None
     try:
         if stage_pdf is not None:  # laid out first, moved in once the rest is written
-            staged = stage_pdf(review, args.pdf, Progress(None))
+            progress.step(0.95, "laying out the PDF report")  # the bar stays up meanwhile
+            staged = stage_pdf(review, args.pdf, progress)
         write_outputs(review, json_path=None if to_stdout else args.json, html_path=args.report,
                       findings_path=args.findings)
         if staged is not None:
@@ -96,6 +104,7 @@ def _run_review(args) -> int:
                           "file path in a folder you can write to") from None
     finally:
         discard(staged)
+        clear_bar(progress)
     if to_stdout:
         sys.stdout.write(review_json(review) + "\n")
     if not args.quiet:
@@ -111,14 +120,17 @@ def _run_certification_form(args) -> int:
     from ..profile import load_profile
     from ..siteplan.plan import load_site_plan
 
-    if Path(args.out).suffix.lower() not in (".html", ".htm"):
-        raise InputError("--out must name an .html file", path=args.out,
+    if Path(args.output).suffix.lower() not in (".html", ".htm"):
+        raise InputError("--output must name an .html file", path=args.output,
                          fix="use a file name ending in .html (print it, or save it as PDF)")
     mapping = site_mapping(args, "--site")
     profile = load_profile(args.profile)
     site = load_site_plan(args.site, profile, mapping=mapping) if args.site else None
-    write_text(args.out, render_certification_form(profile, site))
-    print(f"wrote {terminal(args.out)}")
+    write_text(args.output, render_certification_form(profile, site))
+    emit_json({"output": str(args.output), "site": site.name if site else None,
+               "profile": profile.name}, args.json)
+    if not args.quiet:
+        print(f"wrote {terminal(args.output)}", file=sys.stderr if args.json == "-" else sys.stdout)
     return 0
 
 
@@ -153,12 +165,7 @@ def _summary(review, written, out) -> None:
           f"{'required' if review.swppp_required else 'not required'}; conditions applying: "
           f"{', '.join(conditions) or 'none'}"
           + (f" (not decided: {', '.join(undecided)})" if undecided else ""), file=out)
-    for f in review.findings:
-        if f.status in ("fail", "warn"):
-            print(f"  {f.status.upper():5} {f.rule} [{f.section}]: {terminal(f.message)}",
-                  file=out)
-    counts = review.counts()
-    print("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
+    print_findings(review.findings, out)
     for path in written:
         print(f"  wrote {terminal(path)}", file=out)
 

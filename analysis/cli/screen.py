@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from .options import add_json_option, add_profile_option, clear_bar, emit_json, progress_bar
+from .options import (add_json_option, add_output_option, add_profile_option, add_quiet_option,
+                      add_store_option, clear_bar, emit_json, exit_status, progress_bar)
 
 __all__ = ["register"]
 
@@ -15,24 +16,25 @@ def register(commands) -> None:
         description="Each site (one polygon per feature, e.g. parcels or permits on file) is "
                     "screened as if it were all disturbed: Condition A from the catchments it "
                     "lies in and the TMDL watersheds it overlaps, and its acres inside wetlands "
-                    "and regulated wetlands' adjacent areas. Exit status: 0 done; 2 an input "
-                    "was refused (nothing written).")
+                    "and regulated wetlands' adjacent areas.")
+    exit_status(screen, ok="screened (a site the tool could not decide says needs_review in "
+                           "the table)")
     screen.add_argument("sites", metavar="SITES", help="vector file of sites (path or path|layername=NAME)")
-    screen.add_argument("--reference", metavar="REF", required=True,
-                        help="reference GeoPackage, or PostgreSQL (postgresql://... or service=NAME; "
-                             "screened in the database)")
+    add_store_option(screen, required=True,
+                     help="the reference store: a GeoPackage, or PostgreSQL (postgresql://... or "
+                          "service=NAME; screened in the database)")
     screen.add_argument("--layer", metavar="NAME",
                         help="the sites' layer (default: the only one with geometry)")
     screen.add_argument("--id", dest="id_field", metavar="FIELD",
                         help="the sites' id field (default: site_id, parcel_id, permit_id or id; "
                              "else the feature id)")
-    screen.add_argument("--output", metavar="PATH", help="the table: .csv, .gpkg (a layer for QGIS) or .json")
+    add_output_option(screen, "PATH", "the table: .csv, .gpkg (a layer for QGIS) or .json")
     screen.add_argument("--since", type=int, metavar="VERSION",
                         help="also name the sites whose Condition A or wetland status changed "
                              "since this version of each reference layer")
     add_profile_option(screen)
     add_json_option(screen)
-    screen.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    add_quiet_option(screen)
     screen.set_defaults(handler=_run)
 
 

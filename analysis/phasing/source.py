@@ -17,8 +17,8 @@ from pyproj import CRS
 from pyproj.exceptions import CRSError
 
 from ..errors import InputError
-from ..siteplan.cad import CAD_LAYER_FIELD, cad_areas, cad_layer_matches
-from ..siteplan.schedule import phase_name, read_schedule
+from ..siteplan.cad import CAD_LAYER_FIELD, cad_areas, cad_layer_matches, none_matched
+from ..siteplan.schedule import dates_by_phase, phase_name, read_schedule
 
 __all__ = ["PhasingSource", "read_phasing_source"]
 
@@ -38,12 +38,15 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
                         pattern: Optional[str] = None, start_field: str = "start_date",
                         stabilized_field: str = "stabilized_date",
                         schedule: Optional[str | Path] = None,
-                        crs: Optional[str] = None) -> PhasingSource:
-    """The phasing plan of one layer of ``path`` (the only layer where ``layer`` is None).
+                        crs: Optional[str] = None,
+                        sheet: Optional[str] = None) -> PhasingSource:
+    """The phasing plan of one layer of ``path`` (where ``layer`` is None: the only layer, or
+    the contract's ``disturbance`` layer of a site plan with several).
 
     ``phase_from`` is ``"field"`` (``phase_field``) or ``"layer"`` (the CAD layer name matched
     by ``pattern``; entities on other CAD layers are left out). With ``schedule`` the dates come
-    from that table by phase, otherwise from ``start_field`` and ``stabilized_field``. ``crs``
+    from that table by phase (``sheet``: a workbook's sheet), otherwise from ``start_field``
+    and ``stabilized_field``. ``crs``
     overrides the file's and is required where it has none. Raises :class:`InputError` naming
     the file, layer, feature or field at fault.
     """
@@ -53,10 +56,14 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
     path = Path(path)
     layers = list_layers(path)
     if layer is None:
-        if len(layers) != 1:
+        contract = [name for name in layers if name.lower() == "disturbance"]
+        if len(layers) == 1:
+            layer = layers[0]
+        elif len(contract) == 1:  # a site plan in the project's contract
+            layer = contract[0]
+        else:
             raise InputError(f"the file has {len(layers)} layers ({', '.join(layers)})", path=path,
                              parameter="layer", fix="choose the layer holding the phases")
-        layer = layers[0]
     elif layer not in layers:
         raise InputError(f"no layer '{layer}' (layers: {', '.join(layers)})", path=path,
                          parameter="layer", fix="name one of the file's layers")
@@ -80,20 +87,13 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
         raise InputError("the layer has no features", path=path, layer=layer,
                          fix="choose the layer holding the phase boundaries")
     if len(frame) == 0:
-        raise InputError(f"no entity's CAD layer matches the pattern {pattern!r}", path=path,
-                         layer=layer, parameter="pattern",
-                         fix="give the pattern of the phase layers' names, its first group the "
-                             "phase (C-PHAS-(\\d+))")
+        raise none_matched(path, layer, data.frame, str(pattern), "the pattern", "pattern",
+                           fix="give the pattern of the phase layers' names (one of those "
+                               "listed), its first group the phase: C-PHAS-(\\d+)")
     geometry = cad_areas(path, layer, frame)
     if schedule is not None:
-        dates = read_schedule(schedule)
-        missing = sorted({p for p in phases if p not in dates}, key=str)
-        if missing:
-            raise InputError(f"phase(s) {', '.join(map(str, missing[:10]))} of {path} have no row",
-                             path=schedule, parameter="schedule",
-                             fix="add a row per phase: phase,start,stabilized")
-        starts = [dates[p][0] for p in phases]
-        ends = [dates[p][1] for p in phases]
+        starts, ends = dates_by_phase(phases, read_schedule(schedule, sheet), path, schedule,
+                                      "schedule")
     else:
         starts = list(frame[_column(path, layer, frame, start_field, "start_field")])
         ends = list(frame[_column(path, layer, frame, stabilized_field, "stabilized_field")])

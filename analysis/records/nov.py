@@ -2,7 +2,7 @@
 
 The analysis writes HTML only (it imports no Qt). The PDF is laid out from the same HTML by
 the QGIS side (``swppp:nov``'s ``OUTPUT_PDF``, through ``qgis_plugin/report_pdf.py``); the
-command line refuses ``--out NOTICE.pdf`` and says so.
+command line refuses ``--output NOTICE.pdf`` and says so.
 
 The record (TOML)::
 

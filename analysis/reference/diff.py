@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from ..progress import SILENT
 from .contract import REFERENCE_LAYERS
 
 __all__ = ["Change", "LayerDiff", "diff_versions", "diff_frames"]
@@ -100,7 +101,7 @@ class LayerDiff:
 
 
 def diff_versions(store, layer: str, old: Optional[int], new: Optional[int], profile,
-                  match: Optional[str] = None) -> LayerDiff:
+                  match: Optional[str] = None, progress=None) -> LayerDiff:
     """The diff of ``layer`` between two versions of ``store`` (default: the last two), matched
     by id, or by geometry (``match``; default: by geometry where a version's ids were made
     from feature numbers, as ``layer_versions.stable_ids`` records)."""
@@ -112,11 +113,15 @@ def diff_versions(store, layer: str, old: Optional[int], new: Optional[int], pro
     else:
         old_row = store.version_row(layer, old)
     area_crs = profile.area_crs
+    step = (progress or SILENT).step
+    step(0.0, f"reading {layer} version {old_row.version}")
     before = store.read_version(layer, old_row.version).to_crs(area_crs)
+    step(0.3, f"reading {layer} version {new_row.version}")
     after = store.read_version(layer, new_row.version).to_crs(area_crs)
     tolerance = profile.reference.geometry_change_tolerance_ft
     if match is None:  # ids made from feature numbers ({fid}) are not stable between releases
         match = "geometry" if _unstable(old_row) or _unstable(new_row) else "id"
+    step(0.6, f"comparing by {match}")
     return diff_frames(layer, before, after, old_row.version, new_row.version, tolerance, match)
 
 

@@ -313,7 +313,7 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
         source_layer = _source_layer(opened, source_layer, layer)
         first = next(iter(read_layer_batches(opened, source_layer, 1)), None)
         if first is None:
-            raise _nothing_left(spec, path, source_layer)
+            raise _nothing_left(spec, path, source_layer, ImportReport())
         first_frame = _apply_mapping(_checked_source(first, path, source_layer), rules, spec, path)
         _validate_batch(first_frame, spec, ImportReport(), str(path), synonyms,
                         categories)  # fields, CRS
@@ -338,7 +338,7 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
             yield frame
         hashed = np.sort(np.concatenate(hashes)) if hashes else np.zeros(0, np.uint64)
         if not len(hashed):
-            raise _nothing_left(spec, path, source_layer)
+            raise _nothing_left(spec, path, source_layer, report)
         twice = np.unique(hashed[1:][hashed[1:] == hashed[:-1]])
         if len(twice):  # rare: the ids behind the repeated hashes, read again to name them
             counts: dict = {}
@@ -921,7 +921,7 @@ def _validate(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportR
     if len(repeated):
         raise _repeated_ids(spec, set(repeated), path, layer_label)
     if frame.empty:
-        raise _nothing_left(spec, path, layer_label)
+        raise _nothing_left(spec, path, layer_label, report)
     return frame
 
 
@@ -932,9 +932,21 @@ def _repeated_ids(spec, repeated, path, layer_label) -> InputError:
                       fix="give every feature its own id (or merge the repeated ones)")
 
 
-def _nothing_left(spec, path, layer_label) -> InputError:
-    return InputError(f"no feature of the source can be imported into '{spec.name}'",
-                      path=path, layer=layer_label, fix="see the rejected features above")
+def _nothing_left(spec, path, layer_label, report: ImportReport) -> InputError:
+    """Nothing to import: the reasons are in the message (the import stops before its report or
+    rejections file is written, so there is nothing "above" to see)."""
+    if not report.rejected:
+        return InputError(f"the source holds no feature to import into '{spec.name}'",
+                          path=path, layer=layer_label,
+                          fix="check that the file (and its layer) is the one meant")
+    shown = "; ".join(f"{label}: {reason}" for label, reason in report.rejected[:3])
+    more = len(report.rejected) - 3
+    return InputError(f"no feature of the source can be imported into '{spec.name}': all "
+                      f"{len(report.rejected)} were rejected ({shown}"
+                      + (f"; and {more} more" if more > 0 else "") + ")",
+                      path=path, layer=layer_label,
+                      fix="correct the features as their reasons say (or the mapping file's field "
+                          "names), and import again")
 
 
 def _feature_count(path, layer) -> Optional[int]:

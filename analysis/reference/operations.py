@@ -151,12 +151,13 @@ def write_rejections(candidate, path) -> None:
 
 
 def diff_reference(layer: str, target, *, schema=None, old=None, new=None, profile=None,
-                   match=None):
+                   match=None, progress=None):
     """The :class:`~analysis.reference.diff.LayerDiff` of ``layer`` in the store at ``target``."""
     from .diff import diff_versions
     from .connect import open_store
 
-    return diff_versions(open_store(target, schema), layer, old, new, load_profile(profile), match)
+    return diff_versions(open_store(target, schema), layer, old, new, load_profile(profile), match,
+                         progress=progress)
 
 
 def _given_date(given: Optional[str]) -> Optional[str]:

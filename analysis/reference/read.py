@@ -264,7 +264,7 @@ class Reference:
 
     def adds(self, layer: str) -> str:
         """What adds contract layer ``layer`` to this reference."""
-        return f"swppp reference import {layer} SOURCE --into {self.label}"
+        return f"swppp reference import {layer} SOURCE --reference {self.label}"
 
     def require(self, layer: str, needed_for: str) -> str:
         """The source's name of contract layer ``layer``; an error naming it where it is missing."""

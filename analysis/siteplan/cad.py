@@ -44,6 +44,25 @@ def cad_layer_matches(path, layer, frame, pattern: str, parameter: Optional[str]
     return np.array(matched, dtype=bool), groups
 
 
+def cad_layer_names(frame) -> list[str]:
+    """The CAD layer names the drawing's entities are on, sorted, each once."""
+    column = next((str(c) for c in frame.columns if str(c).lower() == CAD_LAYER_FIELD.lower()),
+                  None)
+    if column is None:
+        return []
+    return sorted({str(name) for name in frame[column] if name is not None})
+
+
+def none_matched(path, layer, frame, pattern: str, given_by: str, parameter: Optional[str],
+                 fix: str) -> InputError:
+    """The error of a CAD layer pattern no entity's layer matches: it lists the layers present."""
+    names = cad_layer_names(frame)
+    shown = ", ".join(names[:30]) + (f" and {len(names) - 30} more" if len(names) > 30 else "")
+    return InputError(f"no entity's CAD layer matches {given_by} {pattern!r} (the whole name "
+                      f"must match; the drawing's CAD layers: {shown or 'none'})", path=path,
+                      layer=layer, parameter=parameter, fix=fix)
+
+
 def cad_areas(path, layer, frame) -> np.ndarray:
     """Polygons as they are; a closed line (a CAD polyline boundary) as the polygon it encloses.
 

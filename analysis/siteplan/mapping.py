@@ -63,7 +63,7 @@ __all__ = ["FieldMap", "read_field_map", "parse_field_map", "field_map", "NO_MAP
            "template_fields", "fill_template"]
 
 _TOML_HOW = ('a [layers] table of contract layer = "source layer" and [fields.<layer>] tables '
-             'of contract field = "source field" (README, "The command line")')
+             'of contract field = "source field" (docs/CLI.md, "The command line")')
 _JSON_HOW = ('FIELD_MAP is a JSON object of "role.field": "source field", e.g. '
              '{"disturbance.phase": "PHASE_NO"}')
 

@@ -26,9 +26,9 @@ from ..io.losses import DBF_NAME_LENGTH
 from ..io.vector import LayerData, list_layers, read_layer
 from .contract import (BOOLEAN, BOOLEAN_WORDS, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS,
                        FieldSpec, LayerSpec)
-from .cad import cad_areas, cad_layer_matches
+from .cad import cad_areas, cad_layer_matches, none_matched
 from .mapping import NO_MAPPING, FieldMap
-from .schedule import phase_name, read_schedule
+from .schedule import dates_by_phase, phase_name, read_schedule
 
 __all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "check_coordinates",
            "match_layer_names", "normalise_fields", "validate_spatial", "repair_invalid"]
@@ -100,6 +100,9 @@ def load_layers(path: str | Path, profile: RulesProfile, names,
     return layers, repairs
 
 
+CAD_SUFFIXES = (".dxf", ".dwg")  # drawings GDAL reads as one layer of entities
+
+
 def _load(path, profile, specs, mapping: FieldMap):
     layer_names = match_layer_names(path, list_layers(path))
     area_crs = crs_of(profile.area_crs)
@@ -130,6 +133,14 @@ def _load(path, profile, specs, mapping: FieldMap):
                 raise InputError(f"the layer '{wanted}', which {mapping.given_by(spec.name)} "
                                  f"names for '{spec.name}', is missing (layers found: {found})",
                                  path=path, fix="name one of the layers found in the mapping")
+            if spec.required and not mapping.cad_layers and path.suffix.lower() in CAD_SUFFIXES:
+                raise InputError(
+                    f"a CAD drawing holds no contract layers by name: GDAL reads it as one "
+                    f"layer of entities ({found}), each on a CAD layer", path=path,
+                    parameter="map",
+                    fix="give a mapping file whose [cad.layers] maps each contract layer to "
+                        "its CAD layer names, with [cad] crs and schedule, and [files] project "
+                        "(docs/CLI.md: 'A CAD export')")
             if spec.required:
                 raise InputError(f"the required layer '{spec.name}' is missing (layers found: "
                                  f"{found})", path=path,
@@ -148,7 +159,9 @@ def _load(path, profile, specs, mapping: FieldMap):
                 project = _validate_project(path, actual, frame)
             layers[spec.name] = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
             continue
-        frame = validate_spatial(path, actual, spec, frame, data.crs, profile)
+        given_by = (f"the [cad] crs of {mapping.source}"
+                    if spec.name in mapping.cad_layers and mapping.cad_crs else None)
+        frame = validate_spatial(path, actual, spec, frame, data.crs, profile, crs_given_by=given_by)
         input_crss.append(crs_label(data.crs))
         frame = to_crs(frame, area_crs)
         frame, layer_repairs = repair_invalid(spec, frame)
@@ -164,11 +177,14 @@ def _load(path, profile, specs, mapping: FieldMap):
     return layers, input_crss, repairs, project
 
 
-def check_coordinates(path, layer, frame, crs: CRS, profile: RulesProfile) -> None:
+def check_coordinates(path, layer, frame, crs: CRS, profile: RulesProfile,
+                      crs_given_by: Optional[str] = None) -> None:
     """Every vertex a finite number, and each feature's extent inside the area where ``crs`` is
     used (EPSG's bounds, widened by the profile's [inputs] crs_area_margin_degrees): coordinates
     that do not fit their CRS (state-plane feet labelled EPSG:4326, UTM metres labelled
-    EPSG:2260, a vertex typed as 1e15) are refused here, before any geometry work."""
+    EPSG:2260, a vertex typed as 1e15) are refused here, before any geometry work.
+    ``crs_given_by`` names where the CRS was given (``--crs``, a mapping file's ``[cad] crs``):
+    the fix then points there, not to the layer's properties in QGIS."""
     geometries = np.asarray(frame.geometry.values, dtype=object)
     if len(geometries) == 0:
         return
@@ -205,8 +221,11 @@ def check_coordinates(path, layer, frame, crs: CRS, profile: RulesProfile) -> No
             f"latitude {area.south:g} to {area.north:g}, widened by {margin:g} degree(s), the "
             "profile's [inputs] crs_area_margin_degrees): the coordinates are not in that CRS, "
             "or a coordinate is mistyped", path=path, layer=layer, feature=frame.index[i],
-            fix="set the CRS the coordinates are really in (QGIS: Layer Properties > Source, "
-                "then save the layer again), or correct the coordinate")
+            parameter=("crs", "map") if crs_given_by else None,  # the command's, whichever
+            fix=(f"give {crs_given_by} the CRS the coordinates are really in (the area's is "
+                 f"{crs_label(profile.area_crs)}), or correct the coordinate") if crs_given_by
+            else "set the CRS the coordinates are really in (QGIS: Layer Properties > Source, "
+                 "then save the layer again), or correct the coordinate")
 
 
 def _area_of_use(crs: CRS):
@@ -371,6 +390,11 @@ def _cad_layer(path, layer_names, spec, mapping: FieldMap, cache: dict) -> Layer
     layer_name = f"{entities.name} ({pattern})"
     matched, groups = cad_layer_matches(path, entities.name, entities.frame, pattern,
                                         parameter="map", given_by=given_by)
+    if not matched.any():
+        raise none_matched(path, entities.name, entities.frame, pattern, given_by, "map",
+                           fix=f"give [cad.layers] {spec.name} in {mapping.source} as the name "
+                               "of one of the drawing's CAD layers listed (or a pattern "
+                               "matching them)")
     frame = entities.frame[matched]
     crs = entities.crs
     if mapping.cad_crs:
@@ -391,14 +415,8 @@ def _cad_layer(path, layer_names, spec, mapping: FieldMap, cache: dict) -> Layer
         phases = [phase_name(g) for g, hit in zip(groups, matched) if hit]
         columns["phase"] = phases
         if mapping.cad_schedule:
-            dates = read_schedule(mapping.cad_schedule)
-            missing = sorted({p for p in phases if p not in dates}, key=str)
-            if missing:
-                raise InputError(f"phase(s) {', '.join(map(str, missing[:10]))} of {path} have "
-                                 f"no row", path=mapping.cad_schedule, parameter="map",
-                                 fix="add a row per phase: phase,start,stabilized")
-            columns["start_date"] = [dates[p][0] for p in phases]
-            columns["stabilized_date"] = [dates[p][1] for p in phases]
+            columns["start_date"], columns["stabilized_date"] = dates_by_phase(
+                phases, read_schedule(mapping.cad_schedule), path, mapping.cad_schedule, "map")
     out = gpd.GeoDataFrame(columns, geometry=list(geometry), index=frame.index,
                            crs=crs)
     return LayerData(name=layer_name, frame=out, crs=crs, spatial=True)
@@ -483,7 +501,8 @@ def _validate_project(path, layer, frame) -> dict:
             for k, v in frame.iloc[0].items() if k != "geometry"}
 
 
-def validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile) -> gpd.GeoDataFrame:
+def validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile,
+                     crs_given_by: Optional[str] = None) -> gpd.GeoDataFrame:
     if crs is None:
         raise InputError("the layer has no coordinate reference system (or an undefined one)",
                          path=path, layer=layer,
@@ -508,7 +527,7 @@ def validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile) -> gp
         raise InputError(f"a {shapely.GeometryType(kind).name.title()} where "
                          f"{' or '.join(spec.geometry)} geometry is required", path=path,
                          layer=layer, feature=fid, fix="move the feature to the right layer")
-    check_coordinates(path, layer, frame, crs, profile)
+    check_coordinates(path, layer, frame, crs, profile, crs_given_by)
     return frame
 
 

@@ -162,7 +162,8 @@ class PhasingAlgorithm(SwpppAlgorithm):
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: they load geopandas and matplotlib.
         from analysis.charts import plain_text
-        from analysis.checks.phasing import disturbance_from_frame, review_phasing, timeline_chart
+        from analysis.checks.phasing import (disturbance_from_frame, proposed_phasing,
+                                             review_phasing, timeline_chart)
         from analysis.phasing.proposal import propose_schedule
         from analysis.profile import load_profile
 
@@ -194,7 +195,8 @@ class PhasingAlgorithm(SwpppAlgorithm):
             progress.step(0.8, "writing the tables and the chart")
             chart_path = self.parameterAsFileOutput(parameters, self.OUTPUT_CHART, context)
             with plain_text():  # phase names are user text, never mathtext (as LazyCharts)
-                chart = timeline_chart(plan, profile.phasing.max_concurrent_acres)
+                chart = timeline_chart(plan, profile.phasing.max_concurrent_acres,
+                                       proposed=proposed_phasing(prepared, proposal, profile))
             if chart_path and chart is not None:
                 chart.write(chart_path)
             html = None

@@ -85,11 +85,11 @@ def test_the_form_fills_in_the_site_escaped(tmp_path):
 
 def test_cli_writes_the_form_and_refuses_another_suffix(tmp_path, capsys):
     out = tmp_path / "form.html"
-    assert main(["certification-form", "--out", str(out), "--site",
+    assert main(["certification-form", "--output", str(out), "--site",
                  str(TEST_DATA / "demo_site.gpkg")]) == 0
     assert certification_statement() in out.read_text(encoding="utf-8")
-    assert main(["certification-form", "--out", str(tmp_path / "form.pdf")]) == 2
-    assert "--out must name an .html file" in capsys.readouterr().err
+    assert main(["certification-form", "--output", str(tmp_path / "form.pdf")]) == 2
+    assert "--output must name an .html file" in capsys.readouterr().err
     assert not (tmp_path / "form.pdf").exists()
 
 

@@ -173,7 +173,7 @@ def test_a_reference_missing_a_layer_serves_the_checks_it_can(data_copy, tmp_pat
     result = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     [a] = [f for f in result["findings"] if f["rule"] == "condition_a"]
     assert a["status"] == "needs_review" and "no 'tmdl_watersheds' layer" in a["message"]
-    assert f"swppp reference import tmdl_watersheds SOURCE --into {reference}" in a["message"]
+    assert f"swppp reference import tmdl_watersheds SOURCE --reference {reference}" in a["message"]
     assert result["conditions"]["A"]["decided"] is False
     assert {f["status"] for f in result["findings"] if f["rule"] == "wetlands"} == {"warn"}
 
@@ -183,12 +183,32 @@ def test_reference_status_says_which_checks_a_store_serves(data_copy, tmp_path, 
     whether the store holds them all, and which it lacks."""
     store = tmp_path / "ref.gpkg"
     assert main(["reference", "import", "wetlands",
-                 f"{data_copy('demo_reference.gpkg')}|layername=wetlands", "--into", str(store),
+                 f"{data_copy('demo_reference.gpkg')}|layername=wetlands", "--reference", str(store),
                  "--source-date", "2026-01-01", "--quiet"]) == 0
     out = tmp_path / "status.json"
-    assert main(["reference", "status", "--in", str(store), "--json", str(out)]) == 0
+    assert main(["reference", "status", "--reference", str(store), "--json", str(out)]) == 0
     checks = {c["check"]: c for c in json.loads(out.read_text(encoding="utf-8"))["checks"]}
     assert checks["wetlands"]["serves"] and not checks["condition_a"]["serves"]
     assert set(checks["condition_a"]["lacks"]) == {"impaired_waters", "tmdl_watersheds",
                                                    "catchments"}
     assert "condition_a      no: lacks" in capsys.readouterr().out
+
+
+def test_needs_review_findings_are_printed_and_counted(data_copy, capsys):
+    """Issue 34, item 11: what the tool could not decide is on the console, where the decision
+    is made, beside the failures; the illustrative design rainfall is named with the way out."""
+    status, out, _ = run([data_copy("demo_site.gpkg"), "--reference",
+                          data_copy("demo_reference.gpkg")], capsys)
+    assert status == 1
+    lines = out.splitlines()
+    review = [line for line in lines if line.startswith("  NEEDS REVIEW ")]
+    assert any("hydrology_pre_post" in line and "illustrative" in line
+               and "NOAA Atlas 14" in line and "illustrative_rainfall = false" in line
+               for line in review)
+    # fail first, then needs review, then warn
+    kinds = [line.split()[0] for line in lines[1:] if line.startswith("  ") and
+             line.split()[0] in ("FAIL", "NEEDS", "WARN")]
+    assert kinds == sorted(kinds, key=["FAIL", "NEEDS", "WARN"].index) and "NEEDS" in kinds
+    count = next(line for line in lines if line.startswith("  findings: "))
+    assert f"{len(review)} needs_review" in count
+    assert f"  {len(review)} finding(s) need review: the tool could not decide them" in out

@@ -87,9 +87,9 @@ def test_penalty_blank_date_is_refused_naming_the_option(capsys, option):
 
 def test_nov_writes_html_and_refuses_pdf(tmp_path, capsys):
     out = tmp_path / "notice.html"
-    assert run(capsys, "nov", RECORDS / "violation.toml", "--out", out)[0] == 0
+    assert run(capsys, "nov", RECORDS / "violation.toml", "--output", out)[0] == 0
     assert "Notice of violation NOV-2027-014" in out.read_text(encoding="utf-8")
-    code, _, err = run(capsys, "nov", RECORDS / "violation.toml", "--out", tmp_path / "n.pdf")
+    code, _, err = run(capsys, "nov", RECORDS / "violation.toml", "--output", tmp_path / "n.pdf")
     assert code == 2 and "swppp:nov" in err and not (tmp_path / "n.pdf").exists()
 
 
@@ -97,7 +97,7 @@ def test_nov_refuses_incomplete_record(tmp_path, capsys):
     record = tmp_path / "v.toml"
     text = (RECORDS / "violation.toml").read_text(encoding="utf-8")
     record.write_text(text.replace('nature = "', 'described = "'), encoding="utf-8")
-    code, _, err = run(capsys, "nov", record, "--out", tmp_path / "n.html")
+    code, _, err = run(capsys, "nov", record, "--output", tmp_path / "n.html")
     assert code == 2 and "Enforcement C(3)" in err and "violation.nature" in err
     assert not (tmp_path / "n.html").exists()
 

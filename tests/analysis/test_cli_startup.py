@@ -35,7 +35,7 @@ def _loaded(argv, modules=HEAVY):
 @pytest.mark.parametrize("argv", [
     ["--help"],
     ["review"],                                      # a required argument missing
-    ["reference", "import", "--into", "r.gpkg"],    # the layer and source missing
+    ["reference", "import", "--reference", "r.gpkg"],    # the layer and source missing
     ["penalty", "--person", "A"],                    # required options missing
     ["screen"],
     ["reference", "import", "--help"],               # its choices expanded in the help
@@ -49,7 +49,7 @@ def test_help_and_argument_errors_import_no_heavy_library(argv):
 
 def test_a_command_that_runs_does_load_them():
     """The probe sees the libraries when a command needs them (the test above can fail)."""
-    loaded, done = _loaded(["reference", "status", "--in", "/nowhere/ref.gpkg"])
+    loaded, done = _loaded(["reference", "status", "--reference", "/nowhere/ref.gpkg"])
     assert "geopandas" in loaded, done.stderr
 
 

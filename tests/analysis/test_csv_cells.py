@@ -58,7 +58,7 @@ def test_the_rejections_csv_guards_hostile_feature_labels(tmp_path, capsys):
     # The two features rejected (lines), one named as a formula, one as a negative number.
     assert rename_text(source, "T-03", LINK) == rename_text(source, "T-17", "-17") == 1
     listed = tmp_path / "rejected.csv"
-    assert main(["reference", "import", "tmdl_watersheds", str(source), "--into",
+    assert main(["reference", "import", "tmdl_watersheds", str(source), "--reference",
                  str(tmp_path / "ref.gpkg"), "--rejections", str(listed), "--source-date",
                  "2024-05-01", "--accept-rejections", "--quiet"]) == 0
     rows = rows_of(listed)

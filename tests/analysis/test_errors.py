@@ -76,13 +76,14 @@ def test_command_line_hint_follows_each_commands_own_flag(capsys, tmp_path):
     assert not (tmp_path / "r.json").exists()
 
 
-@pytest.mark.parametrize("command, flag", [(["import", "wetlands", "source.gpkg"], "--into"),
-                                           (["diff", "wetlands"], "--in"), (["status"], "--in")])
+@pytest.mark.parametrize("command, flag", [(["import", "wetlands", "source.gpkg"], "--reference"),
+                                           (["diff", "wetlands"], "--reference"),
+                                           (["status"], "--reference")])
 def test_command_line_hint_names_the_target_option_of_each_reference_command(capsys, tmp_path,
                                                                            command, flag):
     store = tmp_path / "reference.gpkg"
     code = main(["reference", *command, flag, str(store), "--schema", "gis"])
     err = capsys.readouterr().err
     assert code == 2 and "a schema is for a PostgreSQL target, not a GeoPackage" in err
-    assert err.rstrip().endswith(f"(command line: --schema SCHEMA, {flag} TARGET)")
+    assert err.rstrip().endswith(f"(command line: --schema NAME, {flag} STORE)")
     assert not store.exists()

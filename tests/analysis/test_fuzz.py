@@ -204,9 +204,9 @@ for kind in ("text", "empty", "zeroed", "truncated", "half"):
                                                     "--json", "{out}/r.json"], "ref.gpkg")
     case(f"import into a {kind} store", lambda f, refm=refm: [
         "reference", "import", "catchments", SOURCES / "wbd_huc12.gpkg", "--map",
-        SOURCES / "wbd_mapping.toml", "--into", refm(f), "--quiet"], "ref.gpkg")
+        SOURCES / "wbd_mapping.toml", "--reference", refm(f), "--quiet"], "ref.gpkg")
     case(f"status of a {kind} store", lambda f, refm=refm: [
-        "reference", "status", "--in", refm(f)], "ref.gpkg")
+        "reference", "status", "--reference", refm(f)], "ref.gpkg")
 
 
 # -- the rules profile ---------------------------------------------------------------------
@@ -269,7 +269,7 @@ def wbd_map(old: str, new: str) -> Callable[[Path], list]:
         assert old in WBD_MAP, old
         (folder / "m.toml").write_text(WBD_MAP.replace(old, new, 1), encoding="utf-8")
         return ["reference", "import", "catchments", SOURCES / "wbd_huc12.gpkg",
-                "--map", folder / "m.toml", "--into", "{out}/ref.gpkg", "--quiet"]
+                "--map", folder / "m.toml", "--reference", "{out}/ref.gpkg", "--quiet"]
     return build
 
 
@@ -294,7 +294,7 @@ def attains(text: str) -> Callable[[Path], list]:
     def build(folder: Path) -> list:
         (folder / "a.json").write_text(text)
         return ["reference", "import", "impaired_waters", folder / "a.json", "--format",
-                "attains", "--geometry", SOURCES / "waters.gpkg", "--into", "{out}/ref.gpkg"]
+                "attains", "--geometry", SOURCES / "waters.gpkg", "--reference", "{out}/ref.gpkg"]
     return build
 
 
@@ -368,7 +368,7 @@ def nov(old: str, new: str) -> Callable[[Path], list]:
         text = (RECORDS / "violation.toml").read_text(encoding="utf-8")
         assert old in text, old
         (folder / "v.toml").write_text(text.replace(old, new, 1), encoding="utf-8")
-        return ["nov", folder / "v.toml", "--out", "{out}/n.html"]
+        return ["nov", folder / "v.toml", "--output", "{out}/n.html"]
     return build
 
 
@@ -477,27 +477,27 @@ for name, argv, copies, link, expect in (
                                          "--on", "2027-06-01", "--kind", "civil", "--json",
                                          "{in}/h.csv"),
          (("h.csv", RECORDS / "history.csv"),), None, ("--history",)),
-        ("nov out on the record", ("nov", "{in}/v.html", "--out", "{in}/v.html"),
+        ("nov out on the record", ("nov", "{in}/v.html", "--output", "{in}/v.html"),
          (("v.html", RECORDS / "violation.toml"),), None, ("VIOLATION.toml",)),
-        ("form out on the site", ("certification-form", "--site", "{in}/s.html", "--out",
+        ("form out on the site", ("certification-form", "--site", "{in}/s.html", "--output",
                                   "{in}/s.html"), (("s.html", SITE),), None, ("--site",)),
         ("import json on the store", ("reference", "import", "catchments",
-                                      str(SOURCES / "wbd_huc12.gpkg"), "--into", "{in}/ref.gpkg",
+                                      str(SOURCES / "wbd_huc12.gpkg"), "--reference", "{in}/ref.gpkg",
                                       "--json", "{in}/ref.gpkg"), (("ref.gpkg", REFERENCE),),
-         None, ("--into",)),
+         None, ("--reference",)),
         ("import json on a new store", ("reference", "import", "catchments",
-                                        str(SOURCES / "wbd_huc12.gpkg"), "--into",
+                                        str(SOURCES / "wbd_huc12.gpkg"), "--reference",
                                         "{out}/new.gpkg", "--json", "{out}/new.gpkg"), (), None,
-         ("--into",)),
+         ("--reference",)),
         ("import json on the source", ("reference", "import", "wetlands", "{in}/w.gpkg",
-                                       "--into", "{out}/new.gpkg", "--json", "{in}/w.gpkg"),
+                                       "--reference", "{out}/new.gpkg", "--json", "{in}/w.gpkg"),
          (("w.gpkg", SOURCES / "waters.gpkg"),), None, ("SOURCE",)),
-        ("status json on the store", ("reference", "status", "--in", "{in}/ref.gpkg", "--json",
+        ("status json on the store", ("reference", "status", "--reference", "{in}/ref.gpkg", "--json",
                                       "{in}/ref.gpkg"), (("ref.gpkg", REFERENCE),), None,
-         ("--in",)),
-        ("diff output on the store", ("reference", "diff", "wetlands", "--in", "{in}/ref.gpkg",
+         ("--reference",)),
+        ("diff output on the store", ("reference", "diff", "wetlands", "--reference", "{in}/ref.gpkg",
                                       "--output", "{in}/ref.gpkg"), (("ref.gpkg", REFERENCE),),
-         None, ("--output", "--in")),
+         None, ("--output", "--reference")),
 ):
     case(f"clash: {name}", clash(*argv, copies=(("site.gpkg", SITE),) + tuple(copies or ()),
                                  link=link), "same file", *expect)
@@ -613,7 +613,7 @@ def _import(args) -> str:
     time.sleep(max(0.0, start - time.time()))
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        code = main(["reference", "import", layer, str(source), "--into", str(target), "--quiet",
+        code = main(["reference", "import", layer, str(source), "--reference", str(target), "--quiet",
                      *(["--schema", schema[0]] if schema else [])])
     return f"{code} {err.getvalue().strip()}"
 

@@ -60,8 +60,13 @@ def test_two_sheets_each_a_schedule_are_refused(tmp_path):
     revised = ROWS + [["3", date(2027, 6, 1), date(2027, 8, 1)]]
     path = _workbook(tmp_path / "two.xlsx", ROWS, revised)
     with pytest.raises(InputError, match=r"two\.xlsx: the sheets 'Schedule', 'Revised' each hold "
-                                         r"a schedule.*Fix: keep the schedule on one sheet"):
+                                         r"a schedule.*Fix: name the schedule's sheet"):
         read_schedule(path)
+    # --sheet (issue 34, item 10) chooses; a sheet the workbook lacks is refused naming its sheets
+    assert sorted(read_schedule(path, "Revised")) == ["1", "2", "3"]
+    assert sorted(read_schedule(path, "Schedule")) == ["1", "2"]
+    with pytest.raises(InputError, match=r"no sheet 'Rev' \(sheets: Schedule, Revised\)"):
+        read_schedule(path, "Rev")
 
 
 def test_the_schedule_is_the_sheet_with_a_phase_column_others_named(tmp_path, caplog):

@@ -162,7 +162,7 @@ def test_map_without_a_site_is_refused(tmp_path, capsys):
 
     mapping = tmp_path / "m.toml"
     mapping.write_text(MAP_TOML, encoding="utf-8")
-    assert main(["certification-form", "--map", str(mapping), "--out",
+    assert main(["certification-form", "--map", str(mapping), "--output",
                  str(tmp_path / "f.html")]) == 2
     assert "no site plan is given" in capsys.readouterr().err
 

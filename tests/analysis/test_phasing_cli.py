@@ -22,6 +22,7 @@ from analysis.siteplan.schedule import read_schedule
 from analysis.phasing.source import read_phasing_source
 from analysis.profile import load_profile
 from tests.analysis.conftest import PROJECT, X0, Y0, square
+from tests.analysis.test_input_loss_schedule import _workbook
 from tests.analysis.xlsx import write_xlsx
 
 PROFILE = load_profile()
@@ -402,3 +403,108 @@ def test_a_proposal_past_the_calendar_says_so():
                              geometry=[square(3.0), square(3.0, x=X0 + 2000)], crs="EPSG:2260")
     proposal = propose_schedule(frame, PROFILE)
     assert proposal.status == "cannot_propose" and "year 9999" in proposal.message
+
+
+# --- issue 34, items 9 and 10: messages that point the right way; the schedule explained ----
+
+def test_a_site_plan_in_the_contract_needs_no_layer(data_copy):
+    """The demo site plan has many layers; its disturbance layer is the phasing plan."""
+    site = data_copy("demo_site.gpkg")
+    source = read_phasing_source(site)
+    assert source.layer == "disturbance"
+    assert sorted(set(source.frame["phase"])) == ["1", "2", "3"]
+
+
+def test_a_schedule_row_for_a_phase_the_plan_lacks_is_explained(tmp_path, capsys):
+    dxf, schedule = cad_plan(tmp_path, [("1", 1.0, 0), ("2", 1.0, 2000)],
+                             {"1": ("2027-04-01", "2027-07-01"), "2": ("2027-05-01", "2027-08-01"),
+                              "3": ("2027-06-01", "2027-09-01")})
+    assert main(["phasing", str(dxf), "--phase-from", "layer", "--pattern", PATTERN,
+                 "--schedule", str(schedule), "--crs", "EPSG:2260"]) == 2
+    error = capsys.readouterr().err
+    assert "the schedule's row(s) for phase(s) 3 name no phase the plan draws" in error
+    assert "(plan: 1, 2; schedule: 1, 2, 3)" in error and "(command line: --schedule" in error
+
+
+@pytest.mark.parametrize("written", ["Phase 1", "01"])
+def test_two_spellings_of_one_phase_are_named_not_matched(tmp_path, capsys, written):
+    dxf, schedule = cad_plan(tmp_path, [("1", 1.0, 0)], {written: ("2027-04-01", "2027-07-01")})
+    assert main(["phasing", str(dxf), "--phase-from", "layer", "--pattern", PATTERN,
+                 "--schedule", str(schedule), "--crs", "EPSG:2260"]) == 2
+    error = capsys.readouterr().err
+    assert f"phases are matched as written: the schedule's '{written}' is not the plan's '1'" \
+        in error
+    assert "Fix: write the schedule's phases as the plan does (1)" in error
+
+
+def test_the_sheet_of_a_workbook_is_chosen(tmp_path):
+    dxf, _ = cad_plan(tmp_path, [("1", 1.0, 0)], {"1": ("2027-04-01", "2027-07-01")})
+    book = _workbook(tmp_path / "schedule.xlsx",
+                     [["phase", "start", "stabilized"], ["1", "2026-04-01", "2026-07-01"]],
+                     [["phase", "start", "stabilized"], ["1", "2027-04-01", "2027-07-01"]],
+                     "Old", "Current")
+    base = ("--phase-from", "layer", "--pattern", PATTERN, "--schedule", book, "--crs", "EPSG:2260")
+    assert phasing(tmp_path, dxf, *base) == (2, None)  # two schedules: which is a guess
+    status, got = phasing(tmp_path, dxf, *base, "--sheet", "Current")
+    assert status == 0 and got["phases"][0]["start_date"] == "2027-04-01"
+
+
+def test_a_pattern_matching_nothing_lists_the_drawings_cad_layers(tmp_path, capsys):
+    dxf, schedule = cad_plan(tmp_path, [("1", 1.0, 0)], {"1": ("2027-04-01", "2027-07-01")})
+    assert main(["phasing", str(dxf), "--phase-from", "layer", "--pattern", r"PHASE-(\d+)",
+                 "--schedule", str(schedule), "--crs", "EPSG:2260"]) == 2
+    error = capsys.readouterr().err
+    assert "the drawing's CAD layers: C-ANNO-TEXT, C-PHAS-1)" in error
+    assert "(command line: --pattern REGEX)" in error
+
+
+def test_coordinates_outside_the_given_crs_point_to_crs_not_qgis(tmp_path, capsys):
+    dxf, schedule = cad_plan(tmp_path, [("1", 1.0, 0)], {"1": ("2027-04-01", "2027-07-01")})
+    assert main(["phasing", str(dxf), "--phase-from", "layer", "--pattern", PATTERN,
+                 "--schedule", str(schedule), "--crs", "EPSG:4326"]) == 2
+    error = capsys.readouterr().err
+    assert "Fix: give --crs the CRS the coordinates are really in" in error
+    assert "QGIS" not in error and error.rstrip().endswith("(command line: --crs CRS)")
+
+
+def test_the_chart_shows_the_proposed_schedule_beside_the_planned(tmp_path):
+    dxf, schedule = cad_plan(tmp_path, [("1", 3.1, 0), ("2", 3.1, 2000)],
+                             {"1": ("2027-04-01", "2027-07-01"), "2": ("2027-05-01", "2027-08-01")})
+    over, within = tmp_path / "over.svg", tmp_path / "within.svg"
+    assert phasing(tmp_path, dxf, "--phase-from", "layer", "--pattern", PATTERN, "--schedule",
+                   schedule, "--crs", "EPSG:2260", "--chart", over)[0] == 1
+    text = over.read_text(encoding="utf-8")
+    assert 'id="axes_2"' in text  # a second panel: the proposed schedule
+    assert "as planned" in text and "as proposed" in text
+    (tmp_path / "small").mkdir()
+    small, schedule = cad_plan(tmp_path / "small", [("1", 1.0, 0)],
+                               {"1": ("2027-04-01", "2027-07-01")})
+    assert phasing(tmp_path, small, "--phase-from", "layer", "--pattern", PATTERN, "--schedule",
+                   schedule, "--crs", "EPSG:2260", "--chart", within)[0] == 0
+    assert 'id="axes_2"' not in within.read_text(encoding="utf-8")  # nothing proposed
+
+
+def test_a_dxf_reviewed_without_map_is_told_about_map(data_copy, capsys):
+    assert main(["review", str(data_copy("cad/plan.dxf"))]) == 2
+    error = capsys.readouterr().err
+    assert "a CAD drawing holds no contract layers by name" in error
+    assert "[cad.layers]" in error and error.rstrip().endswith("(command line: --map FILE.toml)")
+    assert "add a layer named" not in error
+
+
+@pytest.mark.parametrize("cad, told", [
+    ('crs = "EPSG:2260"', "the drawing's CAD layers: C-ANNO-TEXT, C-PHAS-1, C-PHAS-2)"),
+    ('crs = "EPSG:4326"', "Fix: give the [cad] crs of "),
+])
+def test_a_dxf_review_points_to_the_mapping_file(tmp_path, data_copy, capsys, cad, told):
+    dxf = data_copy("cad/plan.dxf")
+    gpd.read_file(data_copy("demo_site.gpkg"), layer="project").drop(
+        columns="geometry", errors="ignore").to_csv(tmp_path / "project.csv", index=False)
+    phases = r"PHASE-(\d+)" if cad.endswith('2260"') else PATTERN
+    (tmp_path / "map.toml").write_text(
+        f'[cad]\n{cad}\n\n[cad.layers]\nsite_boundary = "C-PHAS-1"\n'
+        f"disturbance = '{phases}'\n\n[files]\nproject = \"project.csv\"\n", encoding="utf-8")
+    assert main(["review", str(dxf), "--map", str(tmp_path / "map.toml")]) == 2
+    error = capsys.readouterr().err
+    assert told in error and "QGIS" not in error
+    assert "(command line: --map FILE.toml)" in error

@@ -76,7 +76,7 @@ def test_a_hostile_schema_name_is_quoted_not_executed(postgis_server, tmp_path, 
         con.execute("CREATE TABLE IF NOT EXISTS public.y (id integer)")
     source = grid_wetlands(tmp_path / "g.gpkg", "EPSG:2260")
 
-    status = main(["reference", "import", "wetlands", str(source), "--into", conninfo,
+    status = main(["reference", "import", "wetlands", str(source), "--reference", conninfo,
                    "--schema", HOSTILE])
     assert status == 0, capsys.readouterr()
     with psycopg.connect(conninfo) as con:
@@ -90,13 +90,13 @@ def test_a_hostile_schema_name_is_quoted_not_executed(postgis_server, tmp_path, 
         PostgisReference(conninfo, HOSTILE).read(HOSTILE, (X0, Y0, X0 + 50, Y0 + 50), "EPSG:2260")
     with psycopg.connect(conninfo) as con:
         assert con.execute("SELECT to_regclass('public.y') IS NOT NULL").fetchone()[0]
-    assert main(["reference", "status", "--in", conninfo, "--schema", HOSTILE]) == 0
+    assert main(["reference", "status", "--reference", conninfo, "--schema", HOSTILE]) == 0
 
 
 def test_the_schema_can_ride_in_the_connection_text(postgis_server, tmp_path):
     source = grid_wetlands(tmp_path / "g.gpkg", "EPSG:2260")
     uri = postgis_server.uri() + "&schema=in_uri"
-    assert main(["reference", "import", "wetlands", str(source), "--into", uri, "--quiet"]) == 0
+    assert main(["reference", "import", "wetlands", str(source), "--reference", uri, "--quiet"]) == 0
     assert PostgisStore(postgis_server.conninfo(), "in_uri").current("wetlands").version == 1
     keyvalue = postgis_server.conninfo() + " schema=in_uri"
     assert PostgisReference(keyvalue).versions() == {"wetlands": 1}

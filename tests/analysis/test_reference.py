@@ -332,7 +332,7 @@ def test_a_geopackage_s_layers_listed_by_sqlite_are_the_driver_s(tmp_path):
 
     store = tmp_path / "store.gpkg"
     assert main(["reference", "import", "catchments", str(TEST_DATA / "demo_reference.gpkg"),
-                 "--into", str(store)]) == 0
+                 "--reference", str(store)]) == 0
     paths = sorted(TEST_DATA.rglob("*.gpkg")) + [store]
     for path in paths:
         assert sorted(geopackage_layers(path, unlisted=(HISTORY_TABLE,))) == sorted(

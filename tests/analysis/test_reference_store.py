@@ -59,7 +59,7 @@ def reference(*args, capsys=None):
 
 
 def import_pwl(target, cycle, capsys):
-    return reference("import", "impaired_waters", SOURCES / f"pwl_{cycle}.csv", "--into",
+    return reference("import", "impaired_waters", SOURCES / f"pwl_{cycle}.csv", "--reference",
                      *target.args(), "--format", "pwl", "--geometry", SOURCES / "waters.gpkg",
                      "--map", SOURCES / "pwl_geometry_mapping.toml", "--source-date", f"{cycle}-04-01",
                      # one water lacks a geometry: its listing goes to a temporary file, not the cwd
@@ -88,7 +88,7 @@ def test_two_pwl_releases_give_versions_and_a_correct_diff(target, capsys):
     assert [(v.version, v.feature_count, v.source_date) for v in versions] == [
         (1, 3, "2022-04-01"), (2, 2, "2024-04-01")]
 
-    status, out, _ = reference("diff", "impaired_waters", "--in", *target.args(), "--json", "-",
+    status, out, _ = reference("diff", "impaired_waters", "--reference", *target.args(), "--json", "-",
                                capsys=capsys)
     assert status == 0
     diff = json.loads(out)
@@ -110,7 +110,7 @@ def test_diff_table_and_layer_for_qgis(target, tmp_path, capsys):
     import_pwl(target, "2022", capsys)
     import_pwl(target, "2024", capsys)
     layer = tmp_path / "diff.gpkg"
-    status, out, _ = reference("diff", "impaired_waters", "--in", *target.args(), "--from", "1",
+    status, out, _ = reference("diff", "impaired_waters", "--reference", *target.args(), "--from", "1",
                                "--to", "2", "--output", layer, capsys=capsys)
     assert status == 0
     assert "1 newly listed, 2 delisted" in out
@@ -130,8 +130,8 @@ def test_geometry_moved_beyond_tolerance_is_a_change(target, tmp_path, capsys):
     frame.loc[2, "geometry"] = box(X0 + 300, Y0, X0 + 400 + 0.01, Y0 + 100)  # round-off
     write_geopackage(second, {"wetlands": frame})
     for source in (first, second):
-        assert reference("import", "wetlands", source, "--into", *target.args(), capsys=capsys)[0] == 0
-    diff = json.loads(reference("diff", "wetlands", "--in", *target.args(), "--json", "-",
+        assert reference("import", "wetlands", source, "--reference", *target.args(), capsys=capsys)[0] == 0
+    diff = json.loads(reference("diff", "wetlands", "--reference", *target.args(), "--json", "-",
                                 capsys=capsys)[1])
     assert [(c["id"], c["geometry_changed"]) for c in diff["changes"]] == [("W-1", True)]
 
@@ -146,13 +146,13 @@ def test_reimport_of_the_same_file_is_recognised_by_sha256(target, capsys):
 
 def test_a_source_lacking_a_required_field_is_refused_and_nothing_changes(target, tmp_path, capsys):
     good = wetlands_source(tmp_path / "good.gpkg", 3)
-    assert reference("import", "wetlands", good, "--into", *target.args(), capsys=capsys)[0] == 0
+    assert reference("import", "wetlands", good, "--reference", *target.args(), capsys=capsys)[0] == 0
     before = target.store().versions()
     snapshot = Path(target.into).read_bytes() if target.schema is None else None
     bad = tmp_path / "bad.gpkg"
     write_geopackage(bad, {"wetlands": gpd.read_file(good).drop(columns=["regulated"])})
 
-    status, _, err = reference("import", "wetlands", bad, "--into", *target.args(), capsys=capsys)
+    status, _, err = reference("import", "wetlands", bad, "--reference", *target.args(), capsys=capsys)
 
     assert status == 2
     assert "field 'regulated'" in err and "--map" in err
@@ -169,7 +169,7 @@ def _paused_import(target, source, tmp_path, after):
            "PROJ_DATA": "/usr/share/proj"}
     with open(log, "wb") as errors:  # the child keeps its own copy of the descriptor
         child = subprocess.Popen([sys.executable, "-m", "analysis.cli", "reference", "import",
-                                  "wetlands", str(source), "--into", *target.args(), "--quiet"],
+                                  "wetlands", str(source), "--reference", *target.args(), "--quiet"],
                                  cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=errors)
     deadline = time.monotonic() + 120
     while not marker.exists():
@@ -183,7 +183,7 @@ def _paused_import(target, source, tmp_path, after):
 
 def test_an_import_killed_part_way_leaves_the_previous_version_intact(target, tmp_path, capsys):
     old = wetlands_source(tmp_path / "old.gpkg", 3)
-    assert reference("import", "wetlands", old, "--into", *target.args(), capsys=capsys)[0] == 0
+    assert reference("import", "wetlands", old, "--reference", *target.args(), capsys=capsys)[0] == 0
     new = wetlands_source(tmp_path / "new.gpkg", 40, y=Y0 + 1000)
     child = _paused_import(target, new, tmp_path, after=25)
     try:
@@ -200,7 +200,7 @@ def test_an_import_killed_part_way_leaves_the_previous_version_intact(target, tm
     assert [v.version for v in target.store().versions("wetlands")] == [1]
     assert len(target.store().read_version("wetlands", 1)) == 3
     # And the store takes the next import as if nothing had happened.
-    assert reference("import", "wetlands", new, "--into", *target.args(), capsys=capsys)[0] == 0
+    assert reference("import", "wetlands", new, "--reference", *target.args(), capsys=capsys)[0] == 0
     assert [v.version for v in target.store().versions("wetlands")] == [1, 2]
     assert len(_current_ids(target)) == 40
 
@@ -225,7 +225,7 @@ def test_an_import_killed_in_its_commit_is_rolled_back_before_a_review_reads(tmp
 
     target = Target(str(tmp_path / "reference.gpkg"), None)
     old = wetlands_source(tmp_path / "old.gpkg", 3)
-    assert reference("import", "wetlands", old, "--into", *target.args(), capsys=capsys)[0] == 0
+    assert reference("import", "wetlands", old, "--reference", *target.args(), capsys=capsys)[0] == 0
     killed = subprocess.run([sys.executable, "-c", KILLED_IN_COMMIT, target.into], check=False)
     assert killed.returncode == -signal.SIGKILL
     journal = Path(f"{target.into}-journal")
@@ -237,7 +237,7 @@ def test_an_import_killed_in_its_commit_is_rolled_back_before_a_review_reads(tmp
     assert sorted(read.wetland_id) == ["W-0", "W-1", "W-2"]
     assert not journal.exists() or journal.stat().st_size == 0
     assert [(v.version, v.feature_count) for v in target.store().versions("wetlands")] == [(1, 3)]
-    assert reference("import", "wetlands", wetlands_source(tmp_path / "new.gpkg", 5), "--into",
+    assert reference("import", "wetlands", wetlands_source(tmp_path / "new.gpkg", 5), "--reference",
                      *target.args(), capsys=capsys)[0] == 0
     assert [v.version for v in target.store().versions("wetlands")] == [1, 2]
 
@@ -259,7 +259,7 @@ def _current_ids(target) -> list[str]:
 def test_status_lists_versions_and_warns_when_the_303d_list_is_older_than_the_profile(
         target, tmp_path, capsys):
     import_pwl(target, "2022", capsys)
-    status, out, _ = reference("status", "--in", *target.args(), "--json", "-", capsys=capsys)
+    status, out, _ = reference("status", "--reference", *target.args(), "--json", "-", capsys=capsys)
     assert status == 0
     result = json.loads(out)
     layers = {e["layer"]: e for e in result["layers"]}
@@ -276,7 +276,7 @@ def test_status_lists_versions_and_warns_when_the_303d_list_is_older_than_the_pr
     text = (ROOT / "analysis/profiles/kiryas_joel.toml").read_text(encoding="utf-8")
     profile.write_text(text.replace('current_listing_cycle = "2018"', 'current_listing_cycle = "2024"'),
                        encoding="utf-8")
-    status, out, _ = reference("status", "--in", *target.args(), "--profile", profile, capsys=capsys)
+    status, out, _ = reference("status", "--reference", *target.args(), "--profile", profile, capsys=capsys)
     assert status == 0
     assert "WARNING impaired_waters: version 1 lists cycle 2022, older than the current listing " \
            "cycle 2024" in out
@@ -284,7 +284,7 @@ def test_status_lists_versions_and_warns_when_the_303d_list_is_older_than_the_pr
 
 def test_attains_assessments_and_pwl_give_the_same_layer(target, capsys):
     status, out, _ = reference("import", "impaired_waters", SOURCES / "attains_assessments_2022.json",
-                               "--into", *target.args(), "--format", "attains", "--geometry",
+                               "--reference", *target.args(), "--format", "attains", "--geometry",
                                SOURCES / "waters.gpkg", "--map", SOURCES / "pwl_geometry_mapping.toml",
                                "--rejections", Path(tempfile.mkdtemp()) / "rejected.csv",
                                capsys=capsys)
@@ -303,7 +303,7 @@ def test_attains_assessments_and_pwl_give_the_same_layer(target, capsys):
 def test_a_review_records_the_versions_it_read(target, tmp_path, capsys):
     demo = TEST_DATA / "demo_reference.gpkg"
     for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
-        status, _, err = reference("import", layer, f"{demo}|layername={layer}", "--into",
+        status, _, err = reference("import", layer, f"{demo}|layername={layer}", "--reference",
                                    *target.args(), "--source-date", "2026-01-01", capsys=capsys)
         assert status == 0, err
     import_pwl(target, "2022", capsys)  # impaired_waters version 2
@@ -337,7 +337,7 @@ def test_a_version_made_before_swppp_imports_is_kept_for_diff(data_copy, capsys)
     target = Target(str(demo), None)
     assert import_pwl(target, "2022", capsys)[0] == 0
     assert [v.version for v in target.store().versions("impaired_waters")] == [1, 2]
-    diff = json.loads(reference("diff", "impaired_waters", "--in", demo, "--json", "-",
+    diff = json.loads(reference("diff", "impaired_waters", "--reference", demo, "--json", "-",
                                 capsys=capsys)[1])
     by_id = {c["id"]: c for c in diff["changes"]}
     assert by_id["NY1301-0099"]["pollutants_removed"] == ["PHOSPHORUS"]  # demo: Silt/Sediment;Phosphorus
@@ -351,7 +351,7 @@ def test_a_cancelled_import_changes_nothing(target, tmp_path, capsys):
     from analysis.progress import Progress
     from analysis.reference.importer import read_candidate
 
-    assert reference("import", "wetlands", wetlands_source(tmp_path / "a.gpkg", 3), "--into",
+    assert reference("import", "wetlands", wetlands_source(tmp_path / "a.gpkg", 3), "--reference",
                      *target.args(), capsys=capsys)[0] == 0
     candidate = read_candidate("wetlands", wetlands_source(tmp_path / "b.gpkg", 5, y=Y0 + 500))
     asked = []
@@ -367,7 +367,7 @@ def test_an_import_that_raced_another_is_refused(target, tmp_path, capsys, monke
     from analysis.reference.importer import read_candidate
 
     first = wetlands_source(tmp_path / "a.gpkg", 3)
-    assert reference("import", "wetlands", first, "--into", *target.args(), capsys=capsys)[0] == 0
+    assert reference("import", "wetlands", first, "--reference", *target.args(), capsys=capsys)[0] == 0
     store = target.store()
     monkeypatch.setattr(store, "current", lambda layer: None)  # as if read before the first import
     with pytest.raises(InputError, match="another import of 'wetlands' finished"):
@@ -382,7 +382,7 @@ def test_waters_imported_without_geometry_are_stored_and_found_by_id(target, cap
     from tests.conftest import shared_path
 
     real = shared_path("data/attains/sd_SDDENR_assessments.json")
-    assert reference("import", "impaired_waters", real, "--format", "attains", "--into",
+    assert reference("import", "impaired_waters", real, "--format", "attains", "--reference",
                      *target.args(), "--quiet", capsys=capsys)[0] == 0
     assert target.store().current("impaired_waters").feature_count == 4
     assert len(target.store().read_version("impaired_waters", 1)) == 4

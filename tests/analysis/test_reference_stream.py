@@ -119,9 +119,9 @@ def test_streamed_rejections_are_counted_over_the_batches_and_refuse_the_import_
     listed = tmp_path / "rejected.csv"
     if postgis:
         conninfo, schema = request.getfixturevalue("pg_schema")
-        target = ["--into", conninfo, "--schema", schema]
+        target = ["--reference", conninfo, "--schema", schema]
     else:
-        target = ["--into", str(tmp_path / "ref.gpkg")]
+        target = ["--reference", str(tmp_path / "ref.gpkg")]
     argv = ["reference", "import", "tmdl_watersheds", str(source), *target,
             "--rejections", str(listed), "--source-date", "2024-05-01"]
     assert main(argv) == 2
@@ -132,7 +132,7 @@ def test_streamed_rejections_are_counted_over_the_batches_and_refuse_the_import_
     assert [(r["feature"], r["has_tmdl"]) for r in rows] == [("T-03", "1"), ("T-17", "1")]
     status = tmp_path / "status.json"
     if postgis:  # nothing imported: the transaction was rolled back
-        assert main(["reference", "status", "--in", *target[1:], "--json", str(status)]) == 0
+        assert main(["reference", "status", "--reference", *target[1:], "--json", str(status)]) == 0
         layers = json.loads(status.read_text(encoding="utf-8"))["layers"]
         assert all(e["current"] is None for e in layers if e["layer"] == "tmdl_watersheds")
     else:
@@ -140,7 +140,7 @@ def test_streamed_rejections_are_counted_over_the_batches_and_refuse_the_import_
     listed.unlink()
     assert main(argv + ["--accept-rejections", "--quiet"]) == 0
     assert listed.exists()
-    status_argv = ["reference", "status", "--in", *target[1:], "--json", str(status)]
+    status_argv = ["reference", "status", "--reference", *target[1:], "--json", str(status)]
     assert main(status_argv) == 0
     assert "2 rejected (2 with a TMDL), accepted" in capsys.readouterr().out
     layers = json.loads(status.read_text(encoding="utf-8"))["layers"]
@@ -176,7 +176,7 @@ def test_an_import_with_sites_names_exactly_the_sites_whose_water_it_newly_lists
     assert expected  # the random sites do reach that catchment
 
     out = tmp_path / "import.json"
-    args = ["reference", "import", "impaired_waters", str(listed), "--into", str(store.path),
+    args = ["reference", "import", "impaired_waters", str(listed), "--reference", str(store.path),
             "--source-date", "2026-02-01", "--sites", str(sites_file)]
     assert main(args + ["--json", str(out)]) == 0
     printed = capsys.readouterr().out

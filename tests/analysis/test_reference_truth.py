@@ -83,7 +83,7 @@ def test_sd_units_keep_their_category_and_tmdl_links_without_a_geometry_file(tmp
     # Stored without geometry; a review finds the water by id wherever it lies.
     target = tmp_path / "ref.gpkg"
     assert main(["reference", "import", "impaired_waters", str(real), "--format", "attains",
-                 "--into", str(target), "--quiet"]) == 0
+                 "--reference", str(target), "--quiet"]) == 0
     found = GeoPackageReference(target).lookup("impaired_waters", "waterbody_id",
                                                ["SD-BS-R-BIG_SIOUX_15"])
     assert found.category.tolist() == ["4a"] and "ESCHERICHIA COLI (E. COLI)" in found.pollutants.iloc[0]
@@ -93,7 +93,7 @@ def test_an_import_rejecting_tmdl_units_is_refused_then_accepted_and_status_coun
     actions = shared_path("data/attains/ny_21NYDECA_tmdl_actions.json")
     target = tmp_path / "ref.gpkg"
     argv = ["reference", "import", "tmdl_watersheds", str(actions), "--format", "attains",
-            "--geometry", str(SOURCES / "tmdl_watersheds.gpkg"), "--into", str(target)]
+            "--geometry", str(SOURCES / "tmdl_watersheds.gpkg"), "--reference", str(target)]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "321 of 324 feature(s) rejected (321 with a TMDL)" in err and "--accept-rejections" in err
@@ -103,7 +103,7 @@ def test_an_import_rejecting_tmdl_units_is_refused_then_accepted_and_status_coun
         rows = list(csv.DictReader(handle))
     assert len(rows) == 321 and {r["has_tmdl"] for r in rows} == {"1"}
     assert main(argv + ["--accept-rejections", "--quiet"]) == 0
-    assert main(["reference", "status", "--in", str(target), "--json", str(tmp_path / "s.json")]) == 0
+    assert main(["reference", "status", "--reference", str(target), "--json", str(tmp_path / "s.json")]) == 0
     out = capsys.readouterr().out
     assert "321 rejected (321 with a TMDL), accepted" in out
     status = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
@@ -203,11 +203,11 @@ def test_an_nwi_diff_after_deleting_3_and_reclassifying_1_reports_exactly_that(t
     write_geopackage(tmp_path / "nwi2.gpkg", {"wetlands": edited})
     target = tmp_path / "ref.gpkg"
     mapping = str(SOURCES / "nwi_mapping.toml")
-    assert main(["reference", "import", "wetlands", str(archive), "--into", str(target), "--map",
+    assert main(["reference", "import", "wetlands", str(archive), "--reference", str(target), "--map",
                  mapping, "--quiet"]) == 0
-    assert main(["reference", "import", "wetlands", str(tmp_path / "nwi2.gpkg"), "--into",
+    assert main(["reference", "import", "wetlands", str(tmp_path / "nwi2.gpkg"), "--reference",
                  str(target), "--map", mapping, "--source-date", "2026-01-01", "--quiet"]) == 0
-    assert main(["reference", "diff", "wetlands", "--in", str(target), "--json", "-"]) == 0
+    assert main(["reference", "diff", "wetlands", "--reference", str(target), "--json", "-"]) == 0
     diff = json.loads(capsys.readouterr().out)
     kinds = [c["change"] for c in diff["changes"]]
     assert sorted(kinds) == ["reclassified", "removed", "removed", "removed"]
@@ -224,14 +224,14 @@ def test_tmdl_watersheds_derived_from_catchments_upstream_of_the_unit(tmp_path, 
                                   geometry=[box(0, 0, 100, 100), box(100, 0, 200, 100),
                                             box(200, 0, 300, 100)], crs="EPSG:2260")
     write_geopackage(tmp_path / "c.gpkg", {"catchments": catchments})
-    assert main(["reference", "import", "catchments", str(tmp_path / "c.gpkg"), "--into",
+    assert main(["reference", "import", "catchments", str(tmp_path / "c.gpkg"), "--reference",
                  str(target), "--quiet"]) == 0
     units = gpd.GeoDataFrame({"watershed_id": ["NY1201-0003", "NY0905-0022"]},
                              geometry=[LineString([(250, 40), (260, 50)]), LineString([(900, 0), (910, 10)])],
                              crs="EPSG:2260")
     write_geopackage(tmp_path / "units.gpkg", {"units": units})
     assert main(["reference", "import", "tmdl_watersheds", str(actions), "--format", "attains",
-                 "--geometry", str(tmp_path / "units.gpkg"), "--derive-watersheds", "--into",
+                 "--geometry", str(tmp_path / "units.gpkg"), "--derive-watersheds", "--reference",
                  str(target), "--accept-rejections", "--json", str(tmp_path / "d.json"),
                  "--quiet"]) == 0
     done = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))

@@ -127,7 +127,7 @@ def test_the_import_re_screen_tells_the_change_of_category_as_since_does(tmp_pat
     store = stored(DEMO_REFERENCE, tmp_path)
     path = sites_file(tmp_path)
     out = tmp_path / "import.json"
-    assert main(["reference", "import", "impaired_waters", str(moved_to_4a(tmp_path)), "--into",
+    assert main(["reference", "import", "impaired_waters", str(moved_to_4a(tmp_path)), "--reference",
                  str(store.path), "--source-date", "2026-02-01", "--sites", str(path),
                  "--json", str(out)]) == 0
     printed = capsys.readouterr().out

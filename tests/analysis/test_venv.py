@@ -28,7 +28,7 @@ def venv():
 
 def test_the_venvs_swppp_finds_proj_data_without_proj_data(venv, tmp_path):
     # A command that imports geopandas and pyproj, refused at once (exit 2): a missing store.
-    done = subprocess.run([str(venv / "swppp"), "reference", "status", "--in",
+    done = subprocess.run([str(venv / "swppp"), "reference", "status", "--reference",
                            str(tmp_path / "nowhere.gpkg")], env=_without_proj_data(),
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 2, done.stderr

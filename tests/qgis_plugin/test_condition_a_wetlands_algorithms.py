@@ -286,7 +286,7 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
     layers, project = {}, QgsProject.instance()
     for role in REFERENCE_ROLES:
         assert main(["reference", "import", role, f"{demo['REFERENCE']}|layername={role}",
-                     "--into", f"{server.uri()}&schema={schema}", "--quiet"]) == 0
+                     "--reference", f"{server.uri()}&schema={schema}", "--quiet"]) == 0
         uri = QgsDataSourceUri()
         uri.setConnection(server.socket_dir, str(server.port), server.database, "postgres",
                           "not-a-real-password")

@@ -87,7 +87,7 @@ def test_nov_refuses_a_date_outside_the_profiles_range_as_the_cli_does(tmp_path,
     record.write_text((RECORDS / "violation.toml").read_text(encoding="utf-8")
                       .replace("issued_on = 2027-06-14", "issued_on = 2301-06-14"),
                       encoding="utf-8")
-    assert main(["nov", str(record), "--out", str(tmp_path / "cli.html")]) == 2
+    assert main(["nov", str(record), "--output", str(tmp_path / "cli.html")]) == 2
     cli_error = capsys.readouterr().err
     assert "issued_on" in cli_error and "2301-06-14" in cli_error
     with pytest.raises(QgsProcessingException, match=r"issued_on(.|\n)*2301-06-14"):
