@@ -25,10 +25,10 @@ __all__ = ["Start", "RoutedWater", "RoutedWatershed", "Routes", "follow_routes",
            "UNLINKED"]
 
 # Where the route met no water and the reference links no catchment to the waters in it.
-UNLINKED = ("no water is linked to the catchments on this route (the catchments name only "
-            "catchments, as WBD's tohuc does): import impaired_waters with --geometry (the "
-            "PWL layer) into the store that holds the catchments, which links each catchment "
-            "to the waters in it")
+UNLINKED = ("no water is named by, or lies in, the catchments on this route (WBD's tohuc "
+            "names only catchments; a catchment is linked to the listed waters whose shapes lie "
+            "in it when impaired_waters is imported with --geometry, the PWL layer, into the "
+            "store that holds the catchments)")
 
 
 @dataclass(frozen=True)

@@ -565,14 +565,14 @@ class GeoPackageStore(ReferenceStore):
         if layer not in ("catchments", "impaired_waters"):
             return
         tables = self._tables(con)
-        if LINKS_TABLE not in tables:
-            con.execute(f"CREATE TABLE {_q(LINKS_TABLE)} (catchment_id TEXT NOT NULL, "
-                        "waterbody_id TEXT NOT NULL, basis TEXT, "
-                        "PRIMARY KEY (catchment_id, waterbody_id))")
-        if layer == "catchments":
+        if layer == "catchments" and LINKS_TABLE in tables:
             con.execute(f"DELETE FROM {_q(LINKS_TABLE)}")
         if not {"catchments", "impaired_waters"} <= tables:
             return
+        if LINKS_TABLE not in tables:  # not in gpkg_contents: QGIS lists only the layers
+            con.execute(f"CREATE TABLE {_q(LINKS_TABLE)} (catchment_id TEXT NOT NULL, "
+                        "waterbody_id TEXT NOT NULL, basis TEXT, "
+                        "PRIMARY KEY (catchment_id, waterbody_id))")
         waters = con.execute("SELECT waterbody_id, gpkg_wkb(geom) FROM impaired_waters").fetchall()
         shapes = shapely.from_wkb(np.array([w for _, w in waters], dtype=object))
         found: list = []
