@@ -17,7 +17,7 @@ Nothing here opens a store: the stores call :func:`links` with the features they
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 import numpy as np
 import shapely
@@ -28,8 +28,8 @@ LINKS_TABLE = "catchment_waters"
 BASIS = "shape"  # the water's shape meets the catchment's interior
 
 
-def links(catchment_ids: Sequence, catchment_shapes: Sequence, water_ids: Sequence,
-          water_shapes: Sequence) -> list[tuple[str, str]]:
+def links(catchment_ids: Iterable, catchment_shapes: Iterable, water_ids: Iterable,
+          water_shapes: Iterable) -> list[tuple[str, str]]:
     """``(catchment_id, waterbody_id)`` of each water whose shape meets a catchment's interior
     (a line only touching its edge is the next catchment's), both in one CRS, ids trimmed; a
     water meeting two catchments is in both.
@@ -46,8 +46,7 @@ def links(catchment_ids: Sequence, catchment_shapes: Sequence, water_ids: Sequen
     waters = np.asarray(list(water_shapes), dtype=object)
     if not len(shapes) or not len(waters):
         return []
-    placed = np.flatnonzero(~shapely.is_missing(waters) & ~shapely.is_empty(
-        np.where(shapely.is_missing(waters), None, waters)))
+    placed = np.flatnonzero(~shapely.is_missing(waters) & ~shapely.is_empty(waters))
     if not len(placed):
         return []
     tree = shapely.STRtree(shapes)

@@ -192,3 +192,15 @@ def test_the_postgis_store_builds_the_same_links(pg_schema, tmp_path):
     finding = next(f for f in json.loads(out.read_text())["findings"]
                    if f["rule"] == "condition_a")
     assert finding["message"].startswith("Condition A applies: NY1301-0099"), finding["message"]
+
+
+def test_the_route_modules_doctests_pass():
+    import doctest
+
+    import analysis.reference.catchments
+    import analysis.reference.links
+    import analysis.reference.route
+
+    for module in (analysis.reference.links, analysis.reference.catchments,
+                   analysis.reference.route):
+        assert doctest.testmod(module).failed == 0, module.__name__
