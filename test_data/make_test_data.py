@@ -772,9 +772,97 @@ name = "NAME"
 """
 
 
-def write_reference_sources(outdir):
+# NWI's state download (FWS Wetlands Mapper, "Download by State", shapefile) as published: a
+# zip holding NY_shapefile_wetlands/NY_Wetlands.shp in NWI's Albers CRS with NWI's fields.
+# Synthetic wetlands in that shape (the project ships no third-party data): the demo's NWI
+# wetland and two more nearby; the member dates are the release's (the import's source date).
+NWI_STATE, NWI_DATE = "NY", (2025, 5, 1, 0, 0, 0)
+NWI_CRS = "EPSG:5070"  # NAD83 / Conus Albers, NWI's projection
+NWI_TYPES = {"PFO1A": "Freshwater Forested/Shrub Wetland", "PEM1E": "Freshwater Emergent Wetland",
+             "PUBHh": "Freshwater Pond"}
+
+
+def nwi_wetlands(reference):
+    """The NWI wetlands around the demo site, as NWI's shapefile carries them."""
+    nwi = reference["wetlands"]
+    shapes = [nwi.geometry[nwi["wetland_id"] == "NWI-0001"].iloc[0],
+              poly((-1500, 1000), (-1100, 980), (-1050, 1250), (-1450, 1300)),
+              poly((1200, -1400), (1500, -1420), (1520, -1150), (1180, -1160))]
+    albers = gpd.GeoSeries(shapes, crs=AREA_CRS).to_crs(NWI_CRS)
+    codes = ["PFO1A", "PEM1E", "PUBHh"]
+    return gpd.GeoDataFrame({
+        "ATTRIBUTE": codes, "WETLAND_TY": [NWI_TYPES[c] for c in codes],
+        "ACRES": [round(g.area / 4046.8564224, 2) for g in albers],
+        "Shape_Leng": [round(g.length, 3) for g in albers],
+        "Shape_Area": [round(g.area, 3) for g in albers]}, geometry=list(albers), crs=NWI_CRS)
+
+
+def write_nwi_zip(folder, reference):
+    """``NY_shapefile_wetlands.zip`` as NWI publishes a state (the import reads it zipped)."""
+    import tempfile
+    import zipfile
+
+    member = f"{NWI_STATE}_shapefile_wetlands"
+    with tempfile.TemporaryDirectory() as tmp:
+        shp = Path(tmp) / f"{NWI_STATE}_Wetlands.shp"
+        nwi_wetlands(reference).to_file(shp, driver="ESRI Shapefile", encoding="UTF-8",
+                                        DBF_DATE_LAST_UPDATE="2025-05-01")
+        with zipfile.ZipFile(folder / f"{member}.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(zipfile.ZipInfo(f"{member}/", NWI_DATE), b"")
+            for path in sorted(Path(tmp).iterdir()):
+                archive.writestr(zipfile.ZipInfo(f"{member}/{path.name}", NWI_DATE),
+                                 path.read_bytes(), zipfile.ZIP_DEFLATED)
+
+
+# An ATTAINS `actions` response (actionTypeCode TMDL) for the demo's waters, in the service's
+# shape: Example Brook's phosphorus TMDL (the 4a water of the 2022 list), its load from point
+# and nonpoint sources ("Both": a wasteload allocation covers permitted stormwater).
+TMDL_ACTIONS = [("NY-TMDL-0001", "Example_Brook_Phosphorus_2021", "2021-03-15", "NY1301-0123",
+                 "PHOSPHORUS, TOTAL", "Both")]
+
+
+def attains_tmdl_actions():
+    actions = []
+    for action_id, name, completed, unit, pollutant, source in TMDL_ACTIONS:
+        actions.append({
+            "actionIdentifier": action_id, "actionName": name, "agencyCode": "S",
+            "actionTypeCode": "TMDL", "actionStatusCode": "EPA Final Action",
+            "completionDate": completed, "organizationId": "21NYDECA", "documents": [],
+            "associatedWaters": {"specificWaters": [{
+                "assessmentUnitIdentifier": unit,
+                "associatedPollutants": [{
+                    "pollutantName": pollutant, "pollutantSourceTypeCode": source,
+                    "explicitMarginofSafetyText": None, "implicitMarginofSafetyText": None,
+                    "loadAllocationDetails": [], "permits": [], "TMDLEndPointText": None}],
+                "parameters": [{"parameterName": pollutant,
+                                "associatedPollutants": [{"pollutantName": pollutant}]}],
+                "sources": []}]},
+            "TMDLReportDetails": {"TMDLOtherIdentifier": None, "TMDLDate": completed,
+                                  "indianCountryIndicator": "N"},
+            "pollutants": [], "associatedActions": [], "histories": []})
+    return {"items": [{"organizationIdentifier": "21NYDECA", "organizationName": "New York",
+                       "organizationTypeText": "State", "actions": actions}], "count": 1}
+
+
+def permits_layer(reference):
+    """``permits.gpkg``: the sites on file for ``swppp screen`` (one polygon per permit): the
+    demo parcel, a parcel up the same HUC-12, and one in Example Brook's HUC-12 (in its derived
+    TMDL watershed)."""
+    return frame([
+        {"permit_id": "P-001", "name": "Forest Road Commons", "geometry": site_boundary_geom()},
+        {"permit_id": "P-002", "name": "Seven Springs Lane lots",
+         "geometry": poly((-2200, -1600), (-1800, -1600), (-1800, -1250), (-2200, -1250))},
+        {"permit_id": "P-003", "name": "Example Brook Road warehouse",
+         "geometry": poly((3600, -900), (4100, -900), (4100, -500), (3600, -500))},
+    ])
+
+
+def write_reference_sources(outdir, reference):
     folder = outdir / "reference_sources"
     folder.mkdir(parents=True, exist_ok=True)
+    write_nwi_zip(folder, reference)
+    (folder / "attains_tmdl_actions.json").write_text(
+        json.dumps(attains_tmdl_actions(), indent=1) + "\n", encoding="utf-8")
     write_gpkg(folder / "waters.gpkg", {"waters": reference_source_waters()})
     write_gpkg(folder / "tmdl_watersheds.gpkg", {"watersheds": reference_source_watersheds()})
     write_gpkg(folder / "wbd_huc12.gpkg", {"wbdhu12": reference_source_huc12()})
@@ -1081,7 +1169,8 @@ def main(outdir):
         write_gpkg(path, layers)
     for path, layers, acres in files:
         check_file(path, layers, acres)
-    write_reference_sources(outdir)
+    write_reference_sources(outdir, reference)
+    write_gpkg(outdir / "permits.gpkg", {"permits": permits_layer(reference)})
     write_records(outdir)
     for relative, text in checklist_files().items():
         (outdir / relative).parent.mkdir(parents=True, exist_ok=True)

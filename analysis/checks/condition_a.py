@@ -92,7 +92,7 @@ def receiving_waters(site: SitePlan, disturbed: DisturbedArea,
                  {str(c).strip(): g for c, g in zip(catchments["catchment_id"],
                                                     catchments.geometry.values)}),
         catchment_lookup(reference, "Condition A (SWPPP C(1))"), _reader(reference, site),
-        profile, site.area_crs)
+        profile, site.area_crs, None if reference is None else reference.water_links)
     for water in out.routes.waters:
         out.ids.setdefault(water.water_id, []).append(
             origin[water.start] if water.depth == 0 else f"catchments:{water.catchment_id}")

@@ -25,14 +25,21 @@ import numpy as np
 
 from ..profile import RulesProfile
 from ..reference.catchments import drains_to_values
-from ..reference.route import Lookup, Read, overlapping, place, walk
+from ..reference.route import Links, Lookup, Read, overlapping, place, walk
 from ..reference.window import search_distance
 from ..units import SQ_FT_PER_ACRE, CrsLike, square_feet
 from .decide import real_share
 from .evidence import CatchmentShare
 from .wording import in_catchment
 
-__all__ = ["Start", "RoutedWater", "RoutedWatershed", "Routes", "follow_routes", "site_starts"]
+__all__ = ["Start", "RoutedWater", "RoutedWatershed", "Routes", "follow_routes", "site_starts",
+           "UNLINKED"]
+
+# Where the route met no water and the reference links no catchment to the waters in it.
+UNLINKED = ("no water is named by, or lies in, the catchments on this route (WBD's tohuc "
+            "names only catchments; a catchment is linked to the listed waters whose shapes lie "
+            "in it when impaired_waters is imported with --geometry, the PWL layer, into the "
+            "store that holds the catchments)")
 
 
 @dataclass(frozen=True)
@@ -101,8 +108,14 @@ class _Step:
 
 def follow_routes(starts: Sequence[Start],
                   start_shapes: Callable[[], tuple[list[Any], dict[str, Any]]],
-                  lookup: Lookup, read: Read, profile: RulesProfile, crs: CrsLike) -> Routes:
+                  lookup: Lookup, read: Read, profile: RulesProfile, crs: CrsLike,
+                  links: Optional[Links] = None) -> Routes:
     """What the catchments ``starts`` name, and those downstream of them.
+
+    ``links``: the waters the import placed in each catchment (the reference's
+    ``water_links``). A route leaving the catchments layer (a catchment code not in it) is
+    told as unplaced (Condition A not decided), and a site whose route met no water where the
+    reference links none says what import links them (:data:`UNLINKED`).
 
     ``start_shapes()`` gives the starts' shapes (in their order) and {catchment_id: shape} of
     every catchment held already (not read again); it is asked only where a route leaves
@@ -111,17 +124,22 @@ def follow_routes(starts: Sequence[Start],
     out = Routes()
     pad = search_distance(crs, profile)
     met = walk([(s.site, s.catchment_id, s.drains_to, s.route) for s in starts], lookup,
-               profile.condition_a.downstream_catchment_hops)
+               profile.condition_a.downstream_catchment_hops, links)
     out.waters = [RoutedWater(w.step.key, w.water_id, w.step.catchment_id, w.route, w.step.depth,
                               w.step.start) for w in met.waters]
     out.cut = [(cut.step.key, cut.note) for cut in met.cut]
+    out.unplaced = [(left.step.key, left.note) for left in met.outside]
+    if links is not None:
+        reached = {w.site for w in out.waters}
+        out.cut += [(site, UNLINKED) for site in dict.fromkeys(s.site for s in starts)
+                    if site not in reached]
     if len(met.levels) < 2:
         return out
     shapes, known = start_shapes()
     placed = place(met, shapes, read, pad, known)
     downstream = [_Step(s.key, s.route, g, s.catchment_id, s.drains_to)
                   for level, found in zip(met.levels[1:], placed[1:]) for s, g in zip(level, found)]
-    out.unplaced = [(s.site, s.route) for s in downstream if s.geometry is None]
+    out.unplaced += [(s.site, s.route) for s in downstream if s.geometry is None]
     _watersheds(out, [s for s in downstream if s.geometry is not None], read, pad, profile, crs)
     return out
 

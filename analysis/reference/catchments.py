@@ -3,7 +3,22 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-__all__ = ["drains_to_values", "split_drains_to"]
+import re
+
+__all__ = ["drains_to_values", "split_drains_to", "catchment_code"]
+
+# A hydrologic unit code (WBD: HUC-8 to HUC-16, digits only, as ``tohuc`` gives them): no
+# water's id has that form (ATTAINS ids carry the state's letters, PWL ids a dash).
+_HUC = re.compile(r"\d{8,16}")
+
+
+def catchment_code(value) -> bool:
+    """Whether a ``drains_to`` value is a catchment's code (a HUC), not a water's id.
+
+    >>> catchment_code("020200060103"), catchment_code("NY1301-0099"), catchment_code("1301-0099")
+    (True, False, False)
+    """
+    return bool(_HUC.fullmatch(str(value).strip()))
 
 
 def drains_to_values(value) -> list[str]:

@@ -23,6 +23,7 @@ from ..errors import InputError
 from ..progress import Progress
 from .contract import REFERENCE_LAYERS
 from .importer import Candidate
+from .links import LINKS_TABLE, link_note
 from .store import (ADDED_VERSION_COLUMNS, HISTORY_TABLE, VERSION_FIELDS, VERSIONS_TABLE,
                     ReferenceStore, VersionRow, check_still_current, finish_version,
                     frame_from_history, history_rows, written_batches)
@@ -201,7 +202,51 @@ class PostgisStore(ReferenceStore):
             con.execute(sql.SQL("ALTER INDEX {} RENAME TO {}").format(
                 sql.Identifier(self.schema, f"{staged}_geom_idx"), sql.Identifier(f"{layer}_geom_idx")))
             con.execute(sql.SQL("ANALYZE {}").format(ids.table(layer)))
+            self._link_waters(con, layer, candidate)
             progress.check_canceled()  # the last moment a cancel leaves nothing written
+
+    def _link_waters(self, con, layer: str, candidate: Candidate) -> None:
+        """The route from catchments to the waters in them (:mod:`analysis.reference.links`,
+        the GeoPackage store's rule: a water whose shape meets a catchment's interior), in the
+        import's transaction: a catchments import rebuilds every link, an impaired_waters
+        import adds its waters'."""
+        if layer not in ("catchments", "impaired_waters"):
+            return
+        sql, ids = self.sql, self.ids
+        con.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (catchment_id text NOT NULL, "
+                            "waterbody_id text NOT NULL, basis text, "
+                            "PRIMARY KEY (catchment_id, waterbody_id))").format(ids.table(LINKS_TABLE)))
+        if layer == "catchments":
+            con.execute(sql.SQL("DELETE FROM {}").format(ids.table(LINKS_TABLE)))
+        if not (self._exists(con, "catchments") and self._exists(con, "impaired_waters")):
+            return
+        found = con.execute(sql.SQL(
+            "WITH w AS (SELECT waterbody_id, ST_Transform(geom, Find_SRID(%s, 'catchments', 'geom')) "
+            "AS g FROM {w} WHERE geom IS NOT NULL AND NOT ST_IsEmpty(geom)), "
+            "l AS (SELECT DISTINCT btrim(c.catchment_id::text) AS c, btrim(w.waterbody_id::text) AS w "
+            "FROM w JOIN {c} c ON c.geom && w.g AND ST_Intersects(c.geom, w.g) "
+            "AND NOT ST_Touches(c.geom, w.g)), "
+            "n AS (INSERT INTO {t} SELECT c, w, 'shape' FROM l ON CONFLICT DO NOTHING) "
+            "SELECT (SELECT count(*) FROM l), (SELECT count(DISTINCT w) FROM l), "
+            "(SELECT count(*) FROM {w} WHERE geom IS NULL OR ST_IsEmpty(geom))").format(
+            w=ids.table("impaired_waters"), c=ids.table("catchments"), t=ids.table(LINKS_TABLE)),
+            (self.schema,)).fetchone()
+        candidate.report.note(link_note(int(found[0]), int(found[1]), int(found[2])))
+
+    def links(self, wanted: set) -> Optional[dict]:
+        """{catchment_id: [waterbody_id]} of ``wanted`` (trimmed ids) from the route table;
+        None where the schema has none."""
+        with connect(self.conninfo) as con:
+            if not self._exists(con, LINKS_TABLE):
+                return None
+            rows = con.execute(self.sql.SQL(
+                "SELECT btrim(catchment_id), waterbody_id FROM {} WHERE btrim(catchment_id) = "
+                "ANY(%s) ORDER BY 1, 2").format(self.ids.table(LINKS_TABLE)),
+                (sorted(wanted),)).fetchall() if wanted else []
+        out: dict = {}
+        for catchment, water in rows:
+            out.setdefault(str(catchment).strip(), []).append(str(water).strip())
+        return out
 
     def _archive_unkept(self, con, layer, spec, version) -> None:
         """Keep the current version's features in the history where no import kept them."""
@@ -268,6 +313,9 @@ class PostgisReference:
             rows = con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
                                (self.store.schema,)).fetchall()
         return sorted(r[0] for r in rows if r[0] in REFERENCE_LAYERS or r[0] == VERSIONS_TABLE)
+
+    def links(self, wanted: set) -> Optional[dict]:
+        return self.store.links(wanted)
 
     def versions(self) -> dict[str, int]:
         """The current version of each layer (where ``layer_versions`` has one)."""

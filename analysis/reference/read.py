@@ -30,6 +30,7 @@ from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
 from ..units import unit_metres
 from .. import threads
 from ..errors import InputError
+from .links import LINKS_TABLE
 from .store import HISTORY_TABLE, GeoPackageStore, is_postgres
 from ..geometry import in_family, polygon_part
 from ..siteplan.contract import BOOLEAN_WORDS, FieldSpec, LayerSpec
@@ -237,7 +238,17 @@ class Reference:
         """:meth:`_attributes` without its rows (a backend that can, reads none)."""
         return self._attributes(actual).iloc[0:0]
 
+    def _links(self, wanted: set) -> Optional[dict]:
+        """For :meth:`water_links`: {catchment_id: [waterbody_id]} of ``wanted`` from the
+        store's route table; None where the source has none (a layer file, QGIS layers)."""
+        return None
+
     # What the checks use ----------------------------------------------------------------
+    def water_links(self, wanted: Iterable[str]) -> Optional[dict]:
+        """The waters in each catchment of ``wanted`` (trimmed ids), as the import linked them
+        (:mod:`analysis.reference.links`); None where the source holds no such links."""
+        return self._links({str(c).strip() for c in wanted})
+
     @contextmanager
     def opened(self) -> Iterator[Reference]:
         """The source kept open while inside (one review's reads), where a backend can: a
@@ -558,6 +569,14 @@ class Reference:
         return geometries
 
 
+def _grouped(rows) -> dict:
+    """{catchment_id: [waterbody_id, ...]} of (catchment_id, waterbody_id) rows."""
+    out: dict = {}
+    for catchment, water in rows:
+        out.setdefault(str(catchment).strip(), []).append(str(water).strip())
+    return out
+
+
 def _without_geometry(frame: pd.DataFrame) -> pd.DataFrame:
     """An attribute table as the look-ups keep it: a plain frame, no geometry column."""
     return pd.DataFrame(frame.drop(columns="geometry")) if "geometry" in frame.columns else frame
@@ -656,7 +675,8 @@ class GeoPackageReference(Reference):
 
     def _layer_names(self):
         # A plain GeoPackage answered by SQLite; anything else (or odder) by the driver.
-        return (geopackage_layers(self.path, unlisted=(HISTORY_TABLE,), con=self._connection())
+        return (geopackage_layers(self.path, unlisted=(HISTORY_TABLE, LINKS_TABLE),
+                                  con=self._connection())
                 or list_layers(self.path))
 
     def _layer_crs(self, actual):
@@ -691,6 +711,24 @@ class GeoPackageReference(Reference):
         return with_stored_texts(self.path, actual,
                                  read_layer(self.path, actual, read_geometry=False).frame)
 
+    def _links(self, wanted):
+        if self._gpkg_store is None:
+            return None
+        con = self._connection()
+        closing_it = con is None
+        con = con or geopackage_reader(self.path)
+        try:
+            if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?",
+                               (LINKS_TABLE,)).fetchone():
+                return None
+            return _grouped(con.execute(
+                f'SELECT trim(catchment_id), waterbody_id FROM "{LINKS_TABLE}" WHERE '
+                f"trim(catchment_id) IN ({', '.join('?' * len(wanted))}) ORDER BY 1, 2",
+                sorted(wanted)).fetchall() if wanted else [])
+        finally:
+            if closing_it:
+                con.close()
+
     def _fetch_boxes(self, actual, boxes):
         found = (read_geopackage_boxes(self.path, actual, boxes, self._connection())
                  if self._gpkg_store is not None and len(boxes) else None)
@@ -721,6 +759,9 @@ class PostgisReference(Reference):
 
     def _fetch_around(self, actual, bounds, area_crs):
         return Found.of(self._reader.read(actual, bounds, area_crs))
+
+    def _links(self, wanted):
+        return self._reader.links(wanted)
 
     def _attributes(self, actual):
         store = self._reader.store

@@ -30,13 +30,16 @@ import shapely
 from ..errors import InputError
 from ..overlay import overlap_pairs
 from ..threads import each
-from .catchments import drains_to_values, split_drains_to
+from .catchments import catchment_code, drains_to_values, split_drains_to
 
-__all__ = ["Lookup", "Read", "Step", "Water", "Cut", "Walk", "walk", "place", "overlapping",
+__all__ = ["Lookup", "Links", "Read", "Step", "Water", "Cut", "Walk", "walk", "place", "overlapping",
            "catchment_lookup", "unique_catchments", "water_id"]
 
 # lookup(ids) -> {catchment_id: drains_to} of the layer's catchments with those ids (trimmed).
 Lookup = Callable[[set], Mapping]
+# links(ids) -> {catchment_id: [waterbody_id]}: the waters the import placed in each catchment
+# (analysis.reference.links); None where the reference holds no such links.
+Links = Callable[[set], Optional[Mapping]]
 # read(layer, boxes) -> the layer's features meeting any of boxes ((n, 4), the area CRS): a
 # frame with the layer's fields and a "geometry" column of shapely geometries.
 Read = Callable[[str, np.ndarray], pd.DataFrame]
@@ -126,11 +129,18 @@ class Walk:
     levels: list = field(default_factory=list)   # [[Step]] per depth; levels[0]: the starts
     waters: list = field(default_factory=list)   # [Water]
     cut: list = field(default_factory=list)      # [Cut]
+    outside: list = field(default_factory=list)  # [Cut]: a catchment code not in the layer
 
 
-def walk(starts: Iterable[tuple], lookup: Lookup, hops: int) -> Walk:
+def walk(starts: Iterable[tuple], lookup: Lookup, hops: int,
+         links: Optional[Links] = None) -> Walk:
     """Follow ``drains_to`` from ``starts`` ((key, catchment_id, drains_to, route) each; the
     route text tells how the runoff is in it) up to ``hops`` steps.
+
+    ``links`` gives the waters the import placed in each catchment met (WBD names none: its
+    HUC-12s reach the waters this way); a ``drains_to`` value that is a catchment code
+    (:func:`analysis.reference.catchments.catchment_code`, WBD's ``tohuc``) but no catchment
+    of the layer is where the route leaves the layer (:attr:`Walk.outside`), not a water.
 
     >>> layer = {"B": "C", "C": "NY-2; A", "A": "B"}
     >>> asked = []
@@ -151,6 +161,7 @@ def walk(starts: Iterable[tuple], lookup: Lookup, hops: int) -> Walk:
     seen = {(s.key, s.catchment_id) for s in level}
     catchments: dict = {}   # {catchment_id: drains_to} of the ids found catchments
     asked: set = set()
+    held: dict = {}         # {catchment_id: [waterbody_id]} the import linked
     for depth in range(hops + 1):
         if not level:
             break
@@ -159,11 +170,23 @@ def walk(starts: Iterable[tuple], lookup: Lookup, hops: int) -> Walk:
         if wanted:
             catchments.update((str(c).strip(), d) for c, d in lookup(wanted).items())
             asked |= wanted
+        unlinked = {s.catchment_id for s in level} - set(held)
+        if links is not None and unlinked:
+            held.update({c: [] for c in unlinked})
+            held.update(links(unlinked) or {})
         following: list[Step] = []
         for here in level:
             onward, waters = split_drains_to(here.drains_to, catchments, here.catchment_id)
-            out.waters += [Water(here, water_id(w), f"{here.route}, which drains to "
-                                                     f"{water_id(w)}") for w in waters]
+            named = [water_id(w) for w in waters if not catchment_code(w)]
+            out.waters += [Water(here, w, f"{here.route}, which drains to {w}") for w in named]
+            out.waters += [Water(here, water_id(w), f"{here.route}, which holds {water_id(w)} "
+                                                    "(the import placed it there by its shape)")
+                           for w in held.get(here.catchment_id, ())
+                           if water_id(w) not in named]
+            out.outside += [Cut(here, w, f"{here.route}, which drains to catchment {w}, not in "
+                                         "the reference's catchments (import the catchments "
+                                         "downstream of it)")
+                            for w in waters if catchment_code(w)]
             for target in onward:
                 if (here.key, target) in seen:
                     continue

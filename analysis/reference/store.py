@@ -33,7 +33,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
-from ..crs import crs_of, epsg_code
+from ..crs import crs_of, epsg_code, transform_geometries
 from ..dates import parse_date
 from ..errors import InputError
 from ..io.files import discard, publish_new, stage
@@ -41,6 +41,7 @@ from ..io.geopackage import gpkg_wkb
 from ..progress import SILENT, Progress
 from .contract import REFERENCE_LAYERS
 from .importer import Candidate
+from .links import LINKS_TABLE, link_note, links
 
 __all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "is_postgres", "status",
            "HISTORY_TABLE", "VERSIONS_TABLE", "written_batches", "read_ahead", "history_rows",
@@ -537,6 +538,7 @@ class GeoPackageStore(ReferenceStore):
                     bounds = box if bounds is None else np.r_[np.fmin(bounds[:2], box[:2]),
                                                               np.fmax(bounds[2:], box[2:])]
                 finish_version(candidate, row)  # may refuse: rolled back below
+                self._link_waters(con, layer, candidate)
                 for statement in _RTREE_TRIGGERS.format(t=layer).strip().split(";\n"):
                     con.execute(statement.rstrip(";"))
                 if bounds is not None and not np.isnan(bounds).any():
@@ -555,6 +557,49 @@ class GeoPackageStore(ReferenceStore):
                 if created:
                     self.path.unlink(missing_ok=True)  # the store this import began: none
                 raise
+
+    def _link_waters(self, con, layer: str, candidate: Candidate) -> None:
+        """The route from catchments to the waters in them (:mod:`analysis.reference.links`),
+        built inside the import's transaction where the store holds both layers: a catchments
+        import rebuilds every link, an impaired_waters import adds its waters' links."""
+        if layer not in ("catchments", "impaired_waters"):
+            return
+        tables = self._tables(con)
+        if layer == "catchments" and LINKS_TABLE in tables:
+            con.execute(f"DELETE FROM {_q(LINKS_TABLE)}")
+        if not {"catchments", "impaired_waters"} <= tables:
+            return
+        if LINKS_TABLE not in tables:  # not in gpkg_contents: QGIS lists only the layers
+            con.execute(f"CREATE TABLE {_q(LINKS_TABLE)} (catchment_id TEXT NOT NULL, "
+                        "waterbody_id TEXT NOT NULL, basis TEXT, "
+                        "PRIMARY KEY (catchment_id, waterbody_id))")
+        waters = con.execute("SELECT waterbody_id, gpkg_wkb(geom) FROM impaired_waters").fetchall()
+        shapes = shapely.from_wkb(np.array([w for _, w in waters], dtype=object))
+        found: list = []
+        placed: set = set()
+        to_crs = self._table_crs(con, "catchments")
+        if len(waters):
+            shapes = transform_geometries(shapes, self._table_crs(con, "impaired_waters"), to_crs)
+            box = "SELECT c.catchment_id, gpkg_wkb(c.geom) FROM catchments c JOIN " \
+                  f"{_q('rtree_catchments_geom')} r ON c.fid = r.id WHERE r.maxx >= ? AND " \
+                  "r.minx <= ? AND r.maxy >= ? AND r.miny <= ?"
+            for (wid, _), shape in zip(waters, shapes):
+                if shape is None or shape.is_empty:
+                    continue
+                near = con.execute(box, tuple(shapely.bounds(shape).tolist())).fetchall()
+                pairs = links([c for c, _ in near], shapely.from_wkb(
+                    np.array([g for _, g in near], dtype=object)), [wid], [shape])
+                placed.update(w for _, w in pairs)
+                found += pairs
+        con.executemany(f"INSERT OR IGNORE INTO {_q(LINKS_TABLE)} VALUES (?, ?, 'shape')", found)
+        candidate.report.note(link_note(len(found), len(placed), sum(
+            1 for s in shapes if s is None or s.is_empty)))
+
+    def _table_crs(self, con, table: str):
+        srs = con.execute("SELECT s.organization, s.organization_coordsys_id, s.definition FROM "
+                          "gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s USING (srs_id) "
+                          "WHERE lower(g.table_name) = lower(?)", (table,)).fetchone()
+        return f"EPSG:{srs[1]}" if str(srs[0]).upper() == "EPSG" else srs[2]
 
     def _srs_id(self, con, crs) -> int:
         crs = crs_of(crs)

@@ -133,7 +133,7 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
 
         overlaps.routes = follow_routes(
             starts, start_shapes, lambda wanted: _catchment_rows(con, sql, store, wanted),
-            read, profile, sites.crs)
+            read, profile, sites.crs, store.links)
         progress.step(0.4, "TMDL watersheds")
         found = pairs("tmdl_watersheds", ["watershed_id", "stormwater_source", "pollutants"],
                       union=True)

@@ -98,7 +98,7 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     begin = site_starts(overlaps.catchments)
     overlaps.routes = follow_routes(
         begin, lambda: ([held.get(s.catchment_id) for s in begin], held),
-        catchment_lookup(reference, NEEDED), read, profile, crs)
+        catchment_lookup(reference, NEEDED), read, profile, crs, reference.water_links)
     progress.step(0.3, "reading TMDL watersheds")
     sheds = read.sheds()
     s, f, held, shared = _overlapping(geoms, sheds, minimum, crs)

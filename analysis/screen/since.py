@@ -16,11 +16,12 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
-from ..crs import crs_of
+from ..crs import crs_of, transform_geometries
 from ..errors import InputError
 from ..profile import RulesProfile
 from ..reference.contract import LAYER_NAMES, REFERENCE_LAYERS, ReferenceLayerSpec
 from ..reference.connect import open_store
+from ..reference.links import links
 from ..reference.read import Reference
 from ..reference.route import water_id
 from ..values import has_text
@@ -39,6 +40,7 @@ class FrameReference(Reference):
 
     def __init__(self, label: str, frames: dict[str, gpd.GeoDataFrame]):
         self._frames = {name: frame.rename_axis("fid") for name, frame in frames.items()}
+        self._linked: Optional[dict] = None
         super().__init__(label)
 
     def _layer_names(self) -> list[str]:
@@ -56,6 +58,26 @@ class FrameReference(Reference):
 
     def _attributes(self, actual: str) -> pd.DataFrame:
         return pd.DataFrame(self._frames[actual].drop(columns="geometry"))
+
+    def _links(self, wanted: set) -> Optional[dict]:
+        """The waters in each catchment, linked as the import links them
+        (:func:`analysis.reference.links.links`), from the versions held: a version's links
+        are its own waters'."""
+        if self._linked is None:
+            catchments = self._frames.get("catchments")
+            waters = self._frames.get("impaired_waters")
+            if catchments is None or waters is None:
+                self._linked = {}
+            else:
+                shapes = np.asarray(waters.geometry.values, dtype=object)
+                if waters.crs is not None and catchments.crs is not None:
+                    shapes = transform_geometries(shapes, waters.crs, catchments.crs)
+                self._linked = {}
+                for catchment, water in links(catchments["catchment_id"],
+                                              catchments.geometry.values,
+                                              waters["waterbody_id"], shapes):
+                    self._linked.setdefault(catchment, []).append(water)
+        return {c: self._linked[c] for c in wanted if c in self._linked}
 
 
 def changes_since(sites: Sites, reference, since: int, profile: RulesProfile,

@@ -327,18 +327,20 @@ def test_a_geopackage_s_layers_listed_by_sqlite_are_the_driver_s(tmp_path):
     from analysis.cli.app import main
     from analysis.io.geopackage import geopackage_layers
     from analysis.io.vector import list_layers
+    from analysis.reference.links import LINKS_TABLE
     from analysis.reference.store import HISTORY_TABLE
     from tests.conftest import TEST_DATA
 
     store = tmp_path / "store.gpkg"
-    assert main(["reference", "import", "catchments", str(TEST_DATA / "demo_reference.gpkg"),
-                 "--reference", str(store)]) == 0
+    for layer in ("catchments", "impaired_waters"):  # both: the route's links table is made
+        assert main(["reference", "import", layer, f"{TEST_DATA / 'demo_reference.gpkg'}|"
+                     f"layername={layer}", "--reference", str(store)]) == 0
     paths = sorted(TEST_DATA.rglob("*.gpkg")) + [store]
+    side = (HISTORY_TABLE, LINKS_TABLE)
     for path in paths:
-        assert sorted(geopackage_layers(path, unlisted=(HISTORY_TABLE,))) == sorted(
-            list_layers(path)), path
-    assert geopackage_layers(store) is None  # its history table is not registered
+        assert sorted(geopackage_layers(path, unlisted=side)) == sorted(list_layers(path)), path
+    assert geopackage_layers(store) is None  # its history and links tables are not registered
     with closing(sqlite3.connect(store)) as con, con:
         con.execute("CREATE TABLE notes (fid INTEGER PRIMARY KEY, text TEXT)")
-    assert geopackage_layers(store, unlisted=(HISTORY_TABLE,)) is None
+    assert geopackage_layers(store, unlisted=side) is None
     assert open_reference(store).layers == sorted(list_layers(store))
