@@ -12,14 +12,18 @@ import contextlib
 import io
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # matplotlib is imported where a chart is drawn
+    from matplotlib.typing import RcKeyType
 
 __all__ = ["Chart", "LazyCharts", "new_figure", "figure_chart", "plain_text"]
 
 _PNG_DPI = 150
 # Fixed ids and no date in the SVG: the same chart gives the same text on every run. Text is
 # plain text: a phase named "$\\foo{$" is drawn as typed, never parsed as mathtext or TeX.
-_DETERMINISTIC = {"svg.hashsalt": "swppp-review", "svg.fonttype": "path",
-                  "text.parse_math": False, "text.usetex": False}
+_DETERMINISTIC: dict[RcKeyType, Any] = {"svg.hashsalt": "swppp-review", "svg.fonttype": "path",
+                                         "text.parse_math": False, "text.usetex": False}
 
 
 @dataclass(frozen=True)

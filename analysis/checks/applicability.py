@@ -34,7 +34,7 @@ def disturbed_area(site: SitePlan) -> DisturbedArea:
     frame = site.layers["disturbance"]
     union = shapely.union_all(np.asarray(frame.geometry.values, dtype=object))
     true, method = ellipsoidal_acres(union, site.area_crs)
-    return DisturbedArea(geometry=union, acres=acres(union, site.area_crs), true_acres=true,
+    return DisturbedArea(geometry=union, acres=float(acres(union, site.area_crs)), true_acres=true,
                          method=method)
 
 

@@ -104,7 +104,7 @@ def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Cover
     tree = shapely.STRtree(easements)
     s, e = _holders(tree, smps, easements, is_point, snap)
     uncovered = _outside(smps, _grown(_grouped_union(easements, s, e, n), is_point, snap))
-    uncovered_sq_ft = square_feet(uncovered, crs)
+    uncovered_sq_ft = np.asarray(square_feet(uncovered, crs), dtype=float)  # one per SMP
     tolerance = np.maximum(min_sq_ft, fraction * square_feet(smps, crs))
     failing = np.where(is_point, ~shapely.is_empty(uncovered), uncovered_sq_ft > tolerance)
 
@@ -112,7 +112,7 @@ def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Cover
     outside_recorded = _outside(
         smps, _grown(_grouped_union(easements, s[on_record], e[on_record], n), is_point, snap))
     unrecorded_part = shapely.difference(outside_recorded, uncovered)
-    unrecorded_sq_ft = square_feet(unrecorded_part, crs)
+    unrecorded_sq_ft = np.asarray(square_feet(unrecorded_part, crs), dtype=float)
     relies = np.where(is_point, ~shapely.is_empty(unrecorded_part), unrecorded_sq_ft > tolerance)
 
     nearest = np.full(n, -1)

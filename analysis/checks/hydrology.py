@@ -220,7 +220,8 @@ def composite(drainage: gpd.GeoDataFrame, soils: gpd.GeoDataFrame, cover: gpd.Ge
     no cover, or with a cover the tables give no CN for, gets ``cn=None`` and the problem named.
     """
     pieces = cover_pieces(drainage, soils, cover, dual).assign(condition=condition)
-    totals = dict(zip(drainage["name"], square_feet(drainage.geometry.values, drainage.crs)))
+    totals = dict(zip(drainage["name"],
+                      np.asarray(square_feet(drainage.geometry.values, drainage.crs), dtype=float)))
     results = []
     for name, total in totals.items():
         mine = pieces[pieces["name"] == name]

@@ -188,9 +188,9 @@ def _pixels_per_inch(driver: str, tags: dict) -> tuple[Optional[tuple[float, flo
         dpi = _positive(tags.get("DPI"))
         return ((dpi, dpi), f"the PDF's {dpi:g} DPI") if dpi else (None, "the PDF states no DPI")
     x = _positive(tags.get("TIFFTAG_XRESOLUTION"))
-    y = _positive(tags.get("TIFFTAG_YRESOLUTION")) or x
     if x is None:
         return None, "the file has no resolution tags (TIFFTAG_XRESOLUTION/YRESOLUTION)"
+    y = _positive(tags.get("TIFFTAG_YRESOLUTION")) or x
     unit_text = str(tags.get("TIFFTAG_RESOLUTIONUNIT", "2")).strip()
     unit = unit_text.split()[0] if unit_text else "2"
     if unit == "2":  # inch; also TIFF's default where the unit tag is absent
@@ -231,21 +231,24 @@ def sheet_scale(sheet: Sheet) -> SheetScale:
     """
     if sheet.transform is None or sheet.crs_wkt is None:
         return SheetScale(None, None, "the sheet is not georeferenced (no CRS and transform)")
-    ground = _ground_ft_per_pixel(sheet)
+    ground = _ground_ft_per_pixel(sheet, sheet.transform, sheet.crs_wkt)
     if isinstance(ground, str):
         return SheetScale(None, None, ground)
     if sheet.pixels_per_inch is None:
         return SheetScale(ground, None, f"resolution unknown ({sheet.resolution_source})")
-    denominators = tuple(g * ppi * INCHES_PER_FOOT for g, ppi in zip(ground, sheet.pixels_per_inch))
-    return SheetScale(ground, denominators)
+    (ground_x, ground_y), (ppi_x, ppi_y) = ground, sheet.pixels_per_inch
+    return SheetScale(ground, (ground_x * ppi_x * INCHES_PER_FOOT,
+                               ground_y * ppi_y * INCHES_PER_FOOT))
 
 
-def _ground_ft_per_pixel(sheet: Sheet):
-    a, b, _, d, e, _ = sheet.transform
-    crs = _horizontal(crs_of(sheet.crs_wkt))
+def _ground_ft_per_pixel(sheet: Sheet, transform: tuple[float, ...],
+                         crs_wkt: str) -> tuple[float, float] | str:
+    """Ground feet per pixel (across, down), or why there is no measure (the CRS's unit)."""
+    a, b, _, d, e, _ = transform
+    crs = _horizontal(crs_of(crs_wkt))
     across, down = math.hypot(a, d), math.hypot(b, e)  # CRS units per pixel along col / row
     if crs.is_geographic:
-        return _geodesic_ft_per_pixel(sheet, crs)
+        return _geodesic_ft_per_pixel(sheet, transform, crs)
     axis = crs.axis_info[0] if crs.axis_info else None
     if axis is None or not axis.unit_conversion_factor or axis.unit_name in ("degree", "radian"):
         return f"its CRS ({crs.name}) has no linear unit"
@@ -257,24 +260,27 @@ def _horizontal(crs: CRS) -> CRS:
     return crs.sub_crs_list[0] if crs.is_compound and crs.sub_crs_list else crs
 
 
-def _geodesic_ft_per_pixel(sheet: Sheet, crs: CRS):
+def _geodesic_ft_per_pixel(sheet: Sheet, transform: tuple[float, ...],
+                           crs: CRS) -> tuple[float, float] | str:
     """Ground length of the pixel's column and row vectors at the sheet's centre."""
-    a, b, c, d, e, f = sheet.transform
+    a, b, c, d, e, f = transform
     to_degrees = math.degrees(crs.axis_info[0].unit_conversion_factor) if crs.axis_info else 1.0
     geod = crs.get_geod()
+    if geod is None:  # pyproj gives a geographic CRS no Geod only where it has no ellipsoid
+        return f"its CRS ({crs.name}) has no ellipsoid to measure on"
     col, row = sheet.width / 2.0, sheet.height / 2.0
 
-    def lonlat(dc, dr):  # GDAL's transform is in x = longitude, y = latitude order
+    def lonlat(dc: float, dr: float) -> tuple[float, float]:  # GDAL's x = longitude, y = latitude
         return ((a * (col + dc) + b * (row + dr) + c) * to_degrees,
                 (d * (col + dc) + e * (row + dr) + f) * to_degrees)
 
-    lengths = []
-    for span, (dc, dr) in ((sheet.width, (1, 0)), (sheet.height, (0, 1))):
+    def length(span: int, dc: int, dr: int) -> float:
         (lon0, lat0), (lon1, lat1) = lonlat(-dc * span / 2, -dr * span / 2), lonlat(dc * span / 2,
                                                                                     dr * span / 2)
         _, _, metres = geod.inv(lon0, lat0, lon1, lat1)
-        lengths.append(metres / span / FOOT_M)
-    return tuple(lengths)
+        return float(metres) / span / FOOT_M
+
+    return length(sheet.width, 1, 0), length(sheet.height, 0, 1)
 
 
 def sheet_footprint(sheet: Sheet, area_crs: CRS):
@@ -482,13 +488,15 @@ class _Judge:
 
     def sheet(self, sheet: Sheet, measured: SheetScale, footprint) -> Finding:
         feature = [f"sheet:{sheet.name}"]
-        if measured.denominator is None:
+        # a sheet_scale with denominators has its ground and the sheet's resolution
+        if (measured.denominators is None or measured.ground_ft_per_pixel is None
+                or sheet.pixels_per_inch is None):
             return self.finding(NEEDS_REVIEW, f"plan sheet {sheet.name}: its scale cannot be "
                                 f"measured: {measured.missing}; check its scale by hand or give a "
                                 "georeferenced sheet with its resolution (DPI)", None, feature,
                                 footprint)
-        den = measured.denominator
         across, down = measured.denominators
+        den = max(across, down)  # the smaller scale counts (SheetScale.denominator)
         ground_x, ground_y = measured.ground_ft_per_pixel
         ppi_x, ppi_y = sheet.pixels_per_inch
         detail = (f"{ground_x:.4g} ft per pixel at {ppi_x:g} pixels per inch, from "

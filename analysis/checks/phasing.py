@@ -136,14 +136,14 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     """
     progress = progress or SILENT
     geometries = np.asarray(geometries, dtype=object)
-    labels = np.asarray(labels, dtype=object)
+    named = np.asarray(labels, dtype=object)  # indexable by masks
     names = np.array([None if not isinstance(p, str) and pd.isna(p) else str(p) for p in phases],
                      dtype=object)
     start, start_ok = _parse_column(starts)
     end, end_ok = _parse_column(stabilized)
-    problems = _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok)
+    problems = _date_problems(named, starts, stabilized, start, start_ok, end, end_ok)
     bad = {p.feature for p in problems}
-    dated = np.array([label not in bad for label in labels], dtype=bool)
+    dated = np.array([label not in bad for label in named], dtype=bool)
     open_ended = dated & np.array([e is None for e in end], dtype=bool)
     plan_dates = [d for d, ok in zip(start, dated) if ok] + [e for e, ok in zip(end, dated)
                                                                if ok and e is not None]
@@ -177,7 +177,7 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
 
     if not placed.any():
         return Phasing(phases=summary, timeline=[], max_acres=None, max_at=None, plan_end=plan_end,
-                       open_ended=list(labels[open_ended]), problems=problems)
+                       open_ended=list(named[open_ended]), problems=problems)
     timed = placed[pair_polygon]
     face, fs, fe = merge_intervals(pair_face[timed], s[pair_polygon[timed]], e[pair_polygon[timed]])
     moments = np.unique(np.concatenate([s[placed], e[placed & ~open_ended]]))
@@ -196,7 +196,7 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     started, stabilized, overlaps = _phase_sweep(moments, p_rank, p_start, p_end,
                                                  ordered_phases, never)
     by_rank = np.argsort(rank, kind="stable")
-    members = np.split(labels[by_rank], np.flatnonzero(np.diff(rank[by_rank])) + 1)
+    members = np.split(named[by_rank], np.flatnonzero(np.diff(rank[by_rank])) + 1)
     for overlap in overlaps:
         overlap["features"] = list(members[overlap.pop("rank")])
     worst = int(np.flatnonzero(total >= total.max() - _TIE_ACRES)[0])
@@ -216,8 +216,8 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
         phases=summary, timeline=timeline, max_acres=float(total[worst]),
         max_at=date.fromordinal(int(moment)),
         worst_phases=[ordered_phases[r] for r in worst_ranks],
-        worst_features=list(labels[active]), worst_geometry=worst_geometry,
-        plan_end=plan_end, open_ended=list(labels[open_ended]), problems=problems,
+        worst_features=list(named[active]), worst_geometry=worst_geometry,
+        plan_end=plan_end, open_ended=list(named[open_ended]), problems=problems,
         overlaps=overlaps, max_true_acres=float(true), area_method=method)
 
 
@@ -401,15 +401,15 @@ def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) ->
     why = "; ".join(f"{p.feature}: {p.reason}" for p in plan.problems[:5])
     why += f"; and {len(plan.problems) - 5} more" if len(plan.problems) > 5 else ""
     findings = []
-    if plan.max_acres is None:
+    decided, max_at = plan.decided_acres, plan.max_at  # both None where nothing is placed
+    if decided is None or max_at is None:
         findings.append(Finding(rule, NEEDS_REVIEW, section,
                                 f"no disturbance polygon can be placed in time "
                                 f"({why or 'each is stabilised the day it starts'}): give each "
                                 f"an ISO start_date (YYYY-MM-DD) and stabilized_date",
                                 limit=limit, units="acres", features=bad))
     else:
-        at = f"on {plan.max_at.isoformat()} ({_phase_list(plan.worst_phases)})"
-        decided = plan.decided_acres
+        at = f"on {max_at.isoformat()} ({_phase_list(plan.worst_phases)})"
         size = f"{acres_text(decided, limit)} acres ({plan.area_method})"
         common: dict[str, Any] = dict(value=decided, limit=limit, units="acres",
                                       geometry=plan.worst_geometry)
@@ -455,7 +455,7 @@ def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) ->
                                     f"at most {size} disturbed and not yet "
                                     f"stabilised at any one time, first {at}; the limit is "
                                     f"{limit:g}", features=plan.worst_features, **common))
-    if plan.open_ended:
+    if plan.open_ended and plan.plan_end is not None:  # an open end has a plan end to run to
         findings.append(Finding(rule, INFO, section,
                                 f"{len(plan.open_ended)} polygon(s) have no stabilized_date and "
                                 f"count as disturbed until the plan's last date, "
@@ -497,11 +497,12 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
 
     Returns an :class:`analysis.charts.Chart`, or None where the plan has no timeline.
     """
-    if not plan.timeline:
+    worst, max_at = plan.decided_acres, plan.max_at  # the verdict's figure and its day
+    if not plan.timeline or worst is None or max_at is None:
         return None
     from ..charts import figure_chart, new_figure
 
-    days = [parse_date(row["date"])[0] for row in plan.timeline]
+    days = [date.fromisoformat(row["date"]) for row in plan.timeline]  # written ISO above
     values = [row["acres"] for row in plan.timeline]
     span = max((days[-1] - days[0]).days, 1)
     tail = date.fromordinal(days[-1].toordinal() + max(1, span // 20))
@@ -516,10 +517,10 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
     axes.step(days + [tail], values + [values[-1]], where="post", color="#212121", linewidth=1.6,
               label="disturbed acres")
     axes.axhline(limit, color="#c62828", linestyle="--", linewidth=1.2, label=f"limit {limit:g} ac")
-    worst = plan.decided_acres  # the verdict's figure, which the timeline's worst row equals
-    axes.plot([plan.max_at], [worst], marker="o", color="#c62828", markersize=6)
-    axes.annotate(f"max {acres_text(worst, limit)} ac\n{plan.max_at.isoformat()}",
-                  (plan.max_at, worst), textcoords="offset points", xytext=(6, 6),
+    # the verdict's figure, which the timeline's worst row equals
+    axes.plot([max_at], [worst], marker="o", color="#c62828", markersize=6)
+    axes.annotate(f"max {acres_text(worst, limit)} ac\n{max_at.isoformat()}",
+                  (max_at, worst), textcoords="offset points", xytext=(6, 6),
                   fontsize=8)
     axes.set_ylim(0, max(limit, worst) * 1.4)  # room for the legend above the limit
     axes.set_xlim(days[0], tail)

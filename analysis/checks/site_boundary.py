@@ -21,7 +21,7 @@ def check_disturbance_outside_site(site: SitePlan, disturbed: DisturbedArea,
     boundary = site.layers["site_boundary"]
     site_area = shapely.union_all(np.asarray(boundary.geometry.values, dtype=object))
     outside = shapely.difference(disturbed.geometry, site_area)
-    outside_sq_ft = square_feet(outside, site.area_crs)
+    outside_sq_ft = float(square_feet(outside, site.area_crs))  # one geometry: one area
     section = profile.section("disturbance_outside_site")
     if outside_sq_ft <= tolerance:
         return Finding("disturbance_outside_site", PASS, section,

@@ -86,7 +86,8 @@ def findings_frames(review: Review) -> dict[str, gpd.GeoDataFrame]:
             shapes = geometries[mine]
         else:  # every finding, so its fid is its number; its place where that is polygonal
             part = frame
-            shapes = np.where(mine, geometries, None)
+            shapes = geometries.copy()
+            shapes[~mine] = None
         shapes = _multi_polygons(shapes) if kind == POLYGON else shapes
         out[name] = part.set_geometry(gpd.GeoSeries(shapes, crs=review.site.area_crs))
     return out

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
@@ -148,8 +149,9 @@ def _load(path, profile, specs, mapping: FieldMap):
                 project = _validate_project(path, actual, frame)
             layers[spec.name] = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
             continue
-        frame = validate_spatial(path, actual, spec, frame, data.crs, profile)
-        input_crss.append(crs_label(data.crs))
+        crs = layer_crs(path, actual, data.crs)
+        frame = validate_spatial(path, actual, spec, frame, crs, profile)
+        input_crss.append(crs_label(crs))
         frame = to_crs(frame, area_crs)
         frame, layer_repairs = repair_invalid(spec, frame)
         repairs.extend(layer_repairs)
@@ -232,7 +234,7 @@ def _coerce(path, layer, spec: LayerSpec, frame, inputs: Optional[Inputs] = None
 class _Where:
     """The file, layer and field whose values are being read, for the errors."""
 
-    path: object
+    path: str | os.PathLike[str]
     layer: str
     spec: FieldSpec
     inputs: Optional[Inputs] = None  # the profile's range of dates
@@ -483,12 +485,18 @@ def _validate_project(path, layer, frame) -> dict:
             for k, v in frame.iloc[0].items() if k != "geometry"}
 
 
-def validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile) -> gpd.GeoDataFrame:
+def layer_crs(path: str | os.PathLike[str], layer: str, crs: Optional[CRS]) -> CRS:
+    """The layer's CRS; InputError where it has none."""
     if crs is None:
         raise InputError("the layer has no coordinate reference system (or an undefined one)",
                          path=path, layer=layer,
                          fix="assign the layer's true CRS in QGIS (Layer Properties > Source) "
                              "and save it again")
+    return crs
+
+
+def validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile) -> gpd.GeoDataFrame:
+    crs = layer_crs(path, layer, crs)
     if not isinstance(frame, gpd.GeoDataFrame):
         raise InputError("the layer has no geometry", path=path, layer=layer,
                          fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")
