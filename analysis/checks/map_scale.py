@@ -25,7 +25,7 @@ import math
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,7 +39,11 @@ from ..units import CM_PER_INCH, FOOT_M, INCHES_PER_FOOT
 from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, Finding, HasFindings
 from ..profile import RulesProfile
+from ..progress import Progress
 from ..values import has_text
+
+if TYPE_CHECKING:  # for the annotations only: the context imports the checks
+    from .context import ReviewContext
 
 __all__ = ["CHECKS", "Sheet", "SheetScale", "LayoutMap", "read_sheet", "read_sheets", "sheet_scale",
            "sheet_footprint", "check_site_map_scale", "MapScaleCheck"]
@@ -151,7 +155,7 @@ def _is_pdf(path: Path) -> bool:
         return False
 
 
-def read_sheets(paths: Sequence[str | Path], progress=None) -> list[Sheet]:
+def read_sheets(paths: Sequence[str | Path], progress: Optional[Progress] = None) -> list[Sheet]:
     """:func:`read_sheet` for each path; a path that is no file is an :class:`InputError`."""
     sheets = []
     for path in paths:
@@ -166,7 +170,7 @@ def read_sheets(paths: Sequence[str | Path], progress=None) -> list[Sheet]:
     return sheets
 
 
-def _sheet(name: str, src, driver: str, tags: dict) -> Sheet:
+def _sheet(name: str, src: Any, driver: str, tags: dict[str, str]) -> Sheet:  # src: rasterio's
     crs, transform = src.crs, None
     if crs is not None and not src.transform.is_identity:
         transform = tuple(src.transform)[:6]
@@ -183,7 +187,7 @@ def _sheet(name: str, src, driver: str, tags: dict) -> Sheet:
                  pixels_per_inch=ppi, resolution_source=source, pages=pages)
 
 
-def _pixels_per_inch(driver: str, tags: dict) -> tuple[Optional[tuple[float, float]], str]:
+def _pixels_per_inch(driver: str, tags: dict[str, str]) -> tuple[Optional[tuple[float, float]], str]:
     if driver == "PDF":
         dpi = _positive(tags.get("DPI"))
         return ((dpi, dpi), f"the PDF's {dpi:g} DPI") if dpi else (None, "the PDF states no DPI")
@@ -202,7 +206,9 @@ def _pixels_per_inch(driver: str, tags: dict) -> tuple[Optional[tuple[float, flo
                   f"(TIFFTAG_RESOLUTIONUNIT {unit_text})")
 
 
-def _positive(text) -> Optional[float]:
+def _positive(text: Optional[str | float]) -> Optional[float]:
+    if text is None:
+        return None
     try:
         value = float(text)
     except (TypeError, ValueError):
@@ -210,7 +216,7 @@ def _positive(text) -> Optional[float]:
     return value if math.isfinite(value) and value > 0 else None
 
 
-def _first_line(err) -> str:
+def _first_line(err: BaseException) -> str:
     text = str(err).strip()
     return text.splitlines()[0] if text else type(err).__name__
 
@@ -283,7 +289,7 @@ def _geodesic_ft_per_pixel(sheet: Sheet, transform: tuple[float, ...],
     return length(sheet.width, 1, 0), length(sheet.height, 0, 1)
 
 
-def sheet_footprint(sheet: Sheet, area_crs: CRS):
+def sheet_footprint(sheet: Sheet, area_crs: CRS) -> Optional[shapely.Polygon]:
     """The sheet's outline in ``area_crs`` (None where it is not georeferenced)."""
     if sheet.transform is None or sheet.crs_wkt is None:
         return None
@@ -293,7 +299,8 @@ def sheet_footprint(sheet: Sheet, area_crs: CRS):
     return _in_area_crs(a * cols + b * rows + c, d * cols + e * rows + f, sheet.crs_wkt, area_crs)
 
 
-def _in_area_crs(x, y, crs_wkt, area_crs):
+def _in_area_crs(x: np.ndarray, y: np.ndarray, crs_wkt: str,
+                 area_crs: CRS) -> Optional[shapely.Polygon]:
     try:
         x, y = transformer(crs_of(crs_wkt), area_crs).transform(x, y)
     except Exception as err:  # noqa: BLE001 - a footprint is decoration, never a reason to stop
@@ -308,7 +315,7 @@ def _in_area_crs(x, y, crs_wkt, area_crs):
 def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame],
                          layout_maps: Optional[Sequence[LayoutMap]], profile: RulesProfile,
                          area_crs: Optional[CRS] = None,
-                         stated_labels: Sequence[str] = ()) -> tuple[list[Finding], list[dict]]:
+                         stated_labels: Sequence[str] = ()) -> tuple[list[Finding], list[dict[str, Any]]]:
     """One ``site_map_scale`` finding per sheet, stated scale and layout map; and the scales.
 
     Parameters
@@ -346,7 +353,8 @@ def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame]
     area_crs = crs_of(area_crs or profile.area_crs)
     judge = _Judge(limit, tolerance, section, profile.site_map_scale.smaller_scale_status)
     titles = profile.site_map_scale.location_map_titles
-    findings, scales = [], []
+    findings: list[Finding] = []
+    scales: list[dict[str, Any]] = []
     located = []  # the location-map findings (SWPPP B(2): no scale asked of them)
     for sheet in sheets:
         measured = sheet_scale(sheet)
@@ -403,9 +411,9 @@ class MapScaleCheck(HasFindings):
 
     profile: RulesProfile
     findings: list[Finding]
-    scales: list[dict]
+    scales: list[dict[str, Any]]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The review's JSON shape, its map-scale parts only."""
         from ..about import TOOL_NAME, __version__
 
@@ -415,7 +423,7 @@ class MapScaleCheck(HasFindings):
                 "findings": [f.to_dict() for f in self.findings]}
 
 
-def _location_map(title: str, drawing, titles: Sequence[str]) -> str:
+def _location_map(title: str, drawing: object, titles: Sequence[str]) -> str:
     """Why the sheet ``title`` is a location map ('' where it is not one)."""
     if has_text(drawing):
         return ("the layout_scale table says it is a location map"
@@ -441,7 +449,7 @@ def _as_location_map(finding: Finding, why: str) -> Finding:
                    features=finding.features, geometry=finding.geometry)
 
 
-def _nothing_given(layout_maps) -> str:
+def _nothing_given(layout_maps: Optional[Sequence[LayoutMap]]) -> str:
     where = ("the QGIS project has no print layouts (or no project is open)"
              if layout_maps is not None else "print layouts are read only when the review runs in QGIS")
     return ("no site map scale to check: no plan sheet, no stated scale and no print layout "
@@ -451,7 +459,9 @@ def _nothing_given(layout_maps) -> str:
             "(1 inch = 100 feet or larger)")
 
 
-def _layout_footprint(item: LayoutMap, area_crs: CRS):
+def _layout_footprint(item: LayoutMap, area_crs: CRS) -> Optional[shapely.Polygon]:
+    if item.footprint_wkt is None or item.crs_wkt is None:
+        return None
     try:
         shape = shapely.from_wkt(item.footprint_wkt)
     except shapely.errors.GEOSException:
@@ -472,7 +482,8 @@ class _Judge:
     def verdict(self, denominator: float) -> str:
         return PASS if denominator <= self.limit * (1 + self.tolerance) else self.smaller
 
-    def finding(self, status, message, value, features, geometry=None) -> Finding:
+    def finding(self, status: str, message: str, value: Optional[float], features: list[str],
+                geometry: object = None) -> Finding:
         if status == self.smaller:
             reading = "a requirement" if status == FAIL else "a recommendation"
             message += ('. SWPPP B(2): "Site map should be at a scale no smaller than one inch '
@@ -486,7 +497,7 @@ class _Judge:
         limit = f'1:{self.limit:g} (1" = {self.limit / INCHES_PER_FOOT:g}\')'
         return ("no smaller than " if verdict == PASS else "smaller than ") + limit
 
-    def sheet(self, sheet: Sheet, measured: SheetScale, footprint) -> Finding:
+    def sheet(self, sheet: Sheet, measured: SheetScale, footprint: object) -> Finding:
         feature = [f"sheet:{sheet.name}"]
         # a sheet_scale with denominators has its ground and the sheet's resolution
         if (measured.denominators is None or measured.ground_ft_per_pixel is None
@@ -518,7 +529,7 @@ class _Judge:
                             f'sheet {sheet}: stated scale 1" = {denominator / INCHES_PER_FOOT:g}\' '
                             f"(1:{denominator:g}), {self.words(denominator)}", denominator, [label])
 
-    def layout(self, item: LayoutMap, geometry) -> Finding:
+    def layout(self, item: LayoutMap, geometry: object) -> Finding:
         if item.item_id is None:
             return self.finding(NEEDS_REVIEW, f"print layout '{item.layout}' has no map item: "
                                 "its scale cannot be read; add a map item or check the sheet by "
@@ -535,7 +546,7 @@ class _Judge:
 
 # --- the review's check ------------------------------------------------------------------
 
-def _run(context, progress) -> CheckResult:
+def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     site = context.site
     stated = site.layer("layout_scale")
     findings, scales = check_site_map_scale(
