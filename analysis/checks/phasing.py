@@ -17,16 +17,17 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Optional
-from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Optional
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 import shapely
+from numpy.typing import ArrayLike
 
 from ..crs import to_crs
 from ..dates import parse_date
-from ..units import acres_text, ellipsoidal_acres
+from ..units import CrsLike, acres_text, ellipsoidal_acres
 from ..phasing.measure import dissolve_faces, faces, merge_intervals, natural_key
 from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
@@ -34,6 +35,17 @@ from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..siteplan.contract import SPECS
 from ..values import feature_labels
+
+if TYPE_CHECKING:  # for the annotations only: the context imports the checks
+    import os
+
+    import geopandas as gpd
+
+    from .context import ReviewContext
+    from ..charts import Chart
+    from ..siteplan.plan import Repair
+
+Phase = Optional[str]  # a phase's name; None for polygons that name none
 
 __all__ = ["CHECKS", "DateProblem", "Phasing", "phasing_timeline", "review_phasing", "open_phases",
            "disturbance_from_frame", "check_phasing", "timeline_chart", "FIELDS"]
@@ -58,21 +70,21 @@ class DateProblem:
 class Phasing:
     """Phases, the disturbed-at-once timeline and its worst moment, for one disturbance layer."""
 
-    phases: list[dict]  # phase, acres, new_acres, start_date, stabilized_date (ISO or None)
+    phases: list[dict[str, Any]]  # phase, acres, new_acres, start_date, stabilized_date (ISO or None)
     # date, acres, polygons (the state from that date on), started, stabilized (the phases that
     # open and close that day): each phase appears once per spell, so the timeline stays linear.
     # Its acres are on the decision's measure (``timeline_method``): the worst row is decided_acres.
-    timeline: list[dict]
+    timeline: list[dict[str, Any]]
     max_acres: Optional[float]  # planar, in the area CRS; None where nothing can be placed in time
     max_at: Optional[date]
-    worst_phases: list = field(default_factory=list)
+    worst_phases: list[Phase] = field(default_factory=list)
     worst_features: list[str] = field(default_factory=list)
     worst_geometry: object = None  # the union of the polygons active at the worst moment
     plan_end: Optional[date] = None
     open_ended: list[str] = field(default_factory=list)  # counted until plan_end
     problems: list[DateProblem] = field(default_factory=list)
     # later phase -> (earlier phases it runs alongside, first shared day, earlier's stabilisation)
-    overlaps: list[dict] = field(default_factory=list)
+    overlaps: list[dict[str, Any]] = field(default_factory=list)
     # The worst moment's ground on the ellipsoid (applicability's method): the five-acre
     # decision reads it; None where nothing can be placed in time.
     max_true_acres: Optional[float] = None
@@ -92,7 +104,7 @@ class Phasing:
         return (f"{self.area_method}; each moment's planar acres scaled by the worst moment's "
                 f"ellipsoidal/planar ratio")
 
-    def measurements(self) -> dict:
+    def measurements(self) -> dict[str, Any]:
         """docs/CONTRACT.md's names: max_concurrent_disturbed_acres (planar), max_concurrent_at,
         phases (planar), timeline; and max_concurrent_disturbed_acres_ellipsoidal (the
         decision's, which the timeline's worst row equals), timeline_area_method."""
@@ -103,9 +115,11 @@ class Phasing:
                 "timeline_area_method": self.timeline_method}
 
 
-def _parse_column(values) -> tuple[list, list]:
+def _parse_column(values: Iterable[object]) -> tuple[list[Optional[date]], list[bool]]:
     """Parsed dates and readability of a column, each distinct value parsed once."""
-    cache, dates, readable = {}, [], []
+    cache: dict[tuple[type, str], tuple[Optional[date], bool]] = {}
+    dates: list[Optional[date]] = []
+    readable: list[bool] = []
     for value in values:
         key = (type(value), str(value))
         if key not in cache:
@@ -116,8 +130,9 @@ def _parse_column(values) -> tuple[list, list]:
     return dates, readable
 
 
-def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized: Sequence,
-                     labels: Sequence[str], crs, progress: Optional[Progress] = None) -> Phasing:
+def phasing_timeline(geometries: ArrayLike, phases: Iterable[object], starts: Sequence[object],
+                     stabilized: Sequence[object], labels: Sequence[str], crs: CrsLike,
+                     progress: Optional[Progress] = None) -> Phasing:
     """Phases, the disturbed-at-once timeline and its worst moment.
 
     Parameters
@@ -145,12 +160,14 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     bad = {p.feature for p in problems}
     dated = np.array([label not in bad for label in named], dtype=bool)
     open_ended = dated & np.array([e is None for e in end], dtype=bool)
-    plan_dates = [d for d, ok in zip(start, dated) if ok] + [e for e, ok in zip(end, dated)
-                                                               if ok and e is not None]
+    # a dated polygon has its start (a missing one is a date problem)
+    plan_dates = [d for d, ok in zip(start, dated) if ok and d is not None] + [
+        e for e, ok in zip(end, dated) if ok and e is not None]
     plan_end = max(plan_dates) if plan_dates else None
     # Days as ordinals; an open end is one day past the plan's last date (never reached).
     never = plan_end.toordinal() + 1 if plan_end else 0
-    s = np.array([d.toordinal() if ok else 0 for d, ok in zip(start, dated)], dtype=np.int64)
+    s = np.array([d.toordinal() if (ok and d is not None) else 0 for d, ok in zip(start, dated)],
+                 dtype=np.int64)
     e = np.array([d.toordinal() if (ok and d is not None) else never for d, ok in zip(end, dated)],
                  dtype=np.int64)
     placed = dated & (e > s)  # stabilised the day it starts: never disturbed at a moment
@@ -221,7 +238,7 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
         overlaps=overlaps, max_true_acres=float(true), area_method=method)
 
 
-def _on_the_decisions_measure(total, worst: int, true: float):
+def _on_the_decisions_measure(total: np.ndarray, worst: int, true: float) -> np.ndarray:
     """The timeline's planar acres on the five-acre decision's measure: each moment scaled by
     the worst moment's ellipsoidal/planar ratio (constant across one site to many decimals), the
     worst moment itself exactly the decision's figure, so the chart, the timeline and the verdict
@@ -232,7 +249,9 @@ def _on_the_decisions_measure(total, worst: int, true: float):
     return shown
 
 
-def _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok) -> list[DateProblem]:
+def _date_problems(labels: Iterable[str], starts: Iterable[object], stabilized: Iterable[object],
+                   start: Iterable[Optional[date]], start_ok: Iterable[bool],
+                   end: Iterable[Optional[date]], end_ok: Iterable[bool]) -> list[DateProblem]:
     problems = []
     for label, raw_s, raw_e, s, s_ok, e, e_ok in zip(labels, starts, stabilized, start, start_ok,
                                                      end, end_ok):
@@ -250,7 +269,8 @@ def _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok) -> 
     return problems
 
 
-def _phase_ranks(names, start, placed):
+def _phase_ranks(names: np.ndarray, start: np.ndarray,
+                 placed: np.ndarray) -> tuple[list[Phase], np.ndarray]:
     """Phases in the plan's sequence (first start, then name) and each polygon's phase rank.
 
     "Earlier phase" means this order: a phase's new acres are the ground no earlier phase
@@ -266,7 +286,9 @@ def _phase_ranks(names, start, placed):
     return keys, np.array([position[n] for n in names], dtype=np.int64)
 
 
-def _phase_rows(phases, rank, phase_area, new_area, s, e, placed, open_ended, never):
+def _phase_rows(phases: Sequence[Phase], rank: np.ndarray, phase_area: np.ndarray,
+                new_area: np.ndarray, s: np.ndarray, e: np.ndarray, placed: np.ndarray,
+                open_ended: np.ndarray, never: int) -> list[dict[str, Any]]:
     """One row per phase: acres, new acres, first start, last stabilisation (None if any is open)."""
     count = len(phases)
     first = np.full(count, np.iinfo(np.int64).max)
@@ -275,7 +297,7 @@ def _phase_rows(phases, rank, phase_area, new_area, s, e, placed, open_ended, ne
     np.maximum.at(last, rank[placed & ~open_ended], e[placed & ~open_ended])
     unscheduled = np.bincount(rank[open_ended], minlength=count) > 0
 
-    def iso(day):
+    def iso(day: int) -> str:
         return date.fromordinal(int(day)).isoformat()
 
     return [{"phase": phase, "acres": float(phase_area[i]), "new_acres": float(new_area[i]),
@@ -284,7 +306,9 @@ def _phase_rows(phases, rank, phase_area, new_area, s, e, placed, open_ended, ne
             for i, phase in enumerate(phases)]
 
 
-def _phase_sweep(moments, rank, start, end, phases, never):
+def _phase_sweep(moments: np.ndarray, rank: np.ndarray, start: np.ndarray, end: np.ndarray,
+                 phases: Sequence[Phase], never: int
+                 ) -> tuple[list[list[Phase]], list[list[Phase]], list[dict[str, Any]]]:
     """The phases opening and closing at each moment, and each later phase cleared alongside
     earlier ones.
 
@@ -296,8 +320,8 @@ def _phase_sweep(moments, rank, start, end, phases, never):
     events = sorted([(int(t), 1, int(r)) for t, r in zip(start, rank)]
                     + [(int(t), 0, int(r)) for t, r in zip(end, rank) if t < never])
     slot = {int(t): i for i, t in enumerate(moments)}
-    started: list[list] = [[] for _ in moments]
-    stabilized: list[list] = [[] for _ in moments]
+    started: list[list[Phase]] = [[] for _ in moments]
+    stabilized: list[list[Phase]] = [[] for _ in moments]
     active: list[int] = []
     first: dict[int, tuple[int, list[int], int]] = {}  # later rank -> (day, earlier ranks, count)
     for day, starting, r in events:
@@ -319,24 +343,24 @@ def _phase_sweep(moments, rank, start, end, phases, never):
     return started, stabilized, overlaps
 
 
-def open_phases(timeline: Sequence[dict]):
+def open_phases(timeline: Sequence[dict[str, Any]]) -> Iterator[list[Phase]]:
     """The phases open from each moment of a timeline, replayed from what starts and stops.
 
     Yields one list per row, in the plan's order of phases as first started (for tables of a
     few phases: over a long plan with many open phases, the lists together grow quadratically).
     """
-    order: dict = {}
+    order: dict[Phase, int] = {}
     for row in timeline:
         for phase in row["started"]:
             order.setdefault(phase, len(order))
-    open_now: set = set()
+    open_now: set[Phase] = set()
     for row in timeline:
         open_now.difference_update(row["stabilized"])
         open_now.update(row["started"])
         yield sorted(open_now, key=order.__getitem__)
 
 
-def review_phasing(disturbance, profile: RulesProfile, waiver: bool = False,
+def review_phasing(disturbance: gpd.GeoDataFrame, profile: RulesProfile, waiver: bool = False,
                    progress: Optional[Progress] = None) -> tuple[Phasing, list[Finding]]:
     """The phasing of a disturbance layer (area CRS, docs/CONTRACT.md fields) and its findings.
 
@@ -350,8 +374,9 @@ def review_phasing(disturbance, profile: RulesProfile, waiver: bool = False,
     return plan, check_phasing(plan, profile, waiver)
 
 
-def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path=None,
-                           layer: str = "disturbance"):
+def disturbance_from_frame(frame: pd.DataFrame, crs: Optional[CrsLike], fields: dict[str, str],
+                           profile: RulesProfile, path: Optional[str | os.PathLike[str]] = None,
+                           layer: str = "disturbance") -> tuple[gpd.GeoDataFrame, list[Repair]]:
     """A disturbance layer read elsewhere (any CRS, its own field names) as ``review_phasing`` takes it.
 
     ``fields`` maps each of :data:`FIELDS` to the frame's column holding it. The layer is
@@ -377,12 +402,12 @@ def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path
     return repair_invalid(spec, to_crs(chosen, profile.area_crs))
 
 
-def _phase_list(phases) -> str:
+def _phase_list(phases: Sequence[Phase]) -> str:
     names = ["(no phase)" if p is None else str(p) for p in phases]
     return ("phase " if len(names) == 1 else "phases ") + ", ".join(names)
 
 
-def _features_text(labels, most=5) -> str:
+def _features_text(labels: Sequence[str], most: int = 5) -> str:
     shown = ", ".join(labels[:most])
     return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
 
@@ -492,7 +517,8 @@ def _sequence_findings(plan: Phasing, profile: RulesProfile) -> list[Finding]:
     return findings
 
 
-def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not yet stabilised"):
+def timeline_chart(plan: Phasing, limit: float,
+                   title: str = "Disturbed and not yet stabilised") -> Optional[Chart]:
     """A step plot of disturbed acres over time: the limit, the phases as bands, the worst moment.
 
     Returns an :class:`analysis.charts.Chart`, or None where the plan has no timeline.
@@ -532,7 +558,7 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
     return figure_chart(figure, title)
 
 
-def _phase_bands(plan: Phasing):
+def _phase_bands(plan: Phasing) -> list[tuple[Phase, Optional[date], Optional[date]]]:
     """(phase, first start, last stabilisation or None) of each phase with dates."""
     return [(p["phase"], parse_date(p["start_date"])[0], parse_date(p["stabilized_date"])[0])
             for p in plan.phases if p["start_date"]]
@@ -540,7 +566,7 @@ def _phase_bands(plan: Phasing):
 
 # --- the review's check ------------------------------------------------------------------
 
-def _run(context, progress) -> CheckResult:
+def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     site, profile = context.site, context.profile
     plan, findings = review_phasing(site.layer("disturbance"), profile,
                                     waiver=bool(site.project.get("five_acre_waiver")),
@@ -549,7 +575,7 @@ def _run(context, progress) -> CheckResult:
                        extra={"charts": lambda: _phasing_charts(plan, profile)})
 
 
-def _phasing_charts(phasing, profile: RulesProfile) -> dict:
+def _phasing_charts(phasing: Phasing, profile: RulesProfile) -> dict[str, Chart]:
     chart = timeline_chart(phasing, profile.phasing.max_concurrent_acres)
     return {"phasing_timeline": chart} if chart else {}
 

@@ -520,7 +520,8 @@ def validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile) -> gp
     return frame
 
 
-def repair_invalid(spec, frame):
+def repair_invalid(spec: LayerSpec,
+                   frame: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, list[Repair]]:
     """make_valid for invalid geometries only, keeping the layer's geometry family."""
     geometries = np.asarray(frame.geometry.values, dtype=object)
     invalid = ~shapely.is_valid(geometries)
