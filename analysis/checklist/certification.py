@@ -39,7 +39,7 @@ class CertificationResult:
     records: int = 0
     complete: bool = False  # every record carries every G(2) field
     signed_in_time: bool = False  # every record dated on or before work started (G(1))
-    problems: dict = field(default_factory=dict)  # feature label -> [problems]
+    problems: dict[str, list[str]] = field(default_factory=dict)  # feature label -> problems
     start: Optional[date] = None
 
 
@@ -126,10 +126,10 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
                                problems=problems, start=start)
 
 
-def _phase_starts(site: SitePlan) -> dict:
+def _phase_starts(site: SitePlan) -> dict[str, date]:
     """{phase: the first readable start_date of its disturbance}."""
     frame = site.layer("disturbance")
-    starts: dict = {}
+    starts: dict[str, date] = {}
     if frame is None or "phase" not in frame:
         return starts
     for phase, value in zip(frame["phase"], frame["start_date"]):

@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Optional
 
+import pandas as pd
+
 from ..findings import BEFORE_CONSTRUCTION, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..records.inspections import construction_period
 from ..records.penalty import years_after
@@ -30,8 +32,8 @@ class GuaranteeResult:
     """Findings, and per ``covers`` whether a guarantee meets the chapter (for the checklist)."""
 
     findings: list[Finding]
-    met: dict = field(default_factory=dict)  # covers -> bool
-    evidence: dict = field(default_factory=dict)  # covers -> text for the checklist
+    met: dict[str, bool] = field(default_factory=dict)  # covers -> bool
+    evidence: dict[str, str] = field(default_factory=dict)  # covers -> text for the checklist
 
 
 def check_guarantees(site: SitePlan, profile: RulesProfile) -> GuaranteeResult:
@@ -94,8 +96,9 @@ _KIND_WORDS = {"construction": "E(1): \"a cash escrow, or irrevocable letter of 
                "maintenance": "E(2): \"a performance and maintenance bond\""}
 
 
-def _one(label, row, covers, name, runs_from, years, start: Optional[date],
-         end: Optional[date], rule, section, profile: RulesProfile) -> Finding:
+def _one(label: str, row: pd.Series, covers: str, name: str, runs_from: str, years: int,
+         start: Optional[date], end: Optional[date], rule: str, section: str,
+         profile: RulesProfile) -> Finding:
     code = str(row["kind"]).strip().lower()
     kind = code.replace("_", " ")
     amount = row["amount"]
