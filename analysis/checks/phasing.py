@@ -27,6 +27,8 @@ from numpy.typing import ArrayLike
 
 from ..crs import to_crs
 from ..dates import parse_date
+from pyproj import CRS
+
 from ..units import CrsLike, acres_text, ellipsoidal_acres
 from ..phasing.measure import dissolve_faces, faces, merge_intervals, natural_key
 from .base import Check, CheckResult
@@ -374,7 +376,7 @@ def review_phasing(disturbance: gpd.GeoDataFrame, profile: RulesProfile, waiver:
     return plan, check_phasing(plan, profile, waiver)
 
 
-def disturbance_from_frame(frame: pd.DataFrame, crs: Optional[CrsLike], fields: dict[str, str],
+def disturbance_from_frame(frame: pd.DataFrame, crs: Optional[CRS], fields: dict[str, str],
                            profile: RulesProfile, path: Optional[str | os.PathLike[str]] = None,
                            layer: str = "disturbance") -> tuple[gpd.GeoDataFrame, list[Repair]]:
     """A disturbance layer read elsewhere (any CRS, its own field names) as ``review_phasing`` takes it.
