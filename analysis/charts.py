@@ -10,16 +10,23 @@ from __future__ import annotations
 import base64
 import contextlib
 import io
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # matplotlib is imported where a chart is drawn
+    from pathlib import Path
+
+    from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 __all__ = ["Chart", "LazyCharts", "new_figure", "figure_chart", "plain_text"]
 
 _PNG_DPI = 150
 # Fixed ids and no date in the SVG: the same chart gives the same text on every run. Text is
 # plain text: a phase named "$\\foo{$" is drawn as typed, never parsed as mathtext or TeX.
-_DETERMINISTIC = {"svg.hashsalt": "swppp-review", "svg.fonttype": "path",
-                  "text.parse_math": False, "text.usetex": False}
+_DETERMINISTIC: dict[RcKeyType, Any] = {"svg.hashsalt": "swppp-review", "svg.fonttype": "path",
+                                         "text.parse_math": False, "text.usetex": False}
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,7 @@ class Chart:
             return "data:image/svg+xml;base64," + base64.b64encode(self.svg.encode()).decode("ascii")
         return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
 
-    def write(self, path) -> None:
+    def write(self, path: str | Path) -> None:
         """Write the chart to ``path`` (whole or not at all): SVG where it ends in ``.svg``,
         PNG otherwise."""
         from pathlib import Path
@@ -62,11 +69,14 @@ def plain_text() -> Iterator[None]:
         yield
 
 
-def new_figure(width: float = 8.0, height: float = 4.0):
+def new_figure(width: float = 8.0, height: float = 4.0) -> Any:
     """A :class:`matplotlib.figure.Figure` of ``width`` x ``height`` inches on its own Agg canvas.
 
     Draw user text (names from the site plan) with ``parse_math=False``; :func:`figure_chart`
-    makes every text of the figure plain text anyway before rendering it."""
+    makes every text of the figure plain text anyway before rendering it.
+
+    Typed ``Any``, not ``Figure``: matplotlib's stubs take floats where its unit converters take
+    the dates the phasing timeline draws with (``axvspan``, ``step``, ``set_xlim``)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -75,7 +85,7 @@ def new_figure(width: float = 8.0, height: float = 4.0):
     return figure
 
 
-def figure_chart(figure, title: str) -> Chart:
+def figure_chart(figure: Figure, title: str) -> Chart:
     """Render ``figure`` as PNG and SVG.
 
     >>> figure = new_figure(2, 1)
@@ -96,41 +106,45 @@ def figure_chart(figure, title: str) -> Chart:
     return Chart(png=png.getvalue(), svg=svg.getvalue(), title=title)
 
 
-class LazyCharts(MutableMapping):
+# What draws charts: a callable returning {name: Chart}
+Producer = Callable[[], "dict[str, Chart]"]
+
+
+class LazyCharts(MutableMapping[str, Chart]):
     """A review's charts by name, drawn only when something reads them (the report).
 
     ``LazyCharts(producer, ...)``: each producer is a callable returning ``{name: Chart}``;
     drawing costs about a second a review, which a JSON-only run need not pay.
     """
 
-    def __init__(self, *producers):
-        self._charts: dict = {}
+    def __init__(self, *producers: Producer) -> None:
+        self._charts: dict[str, Chart] = {}
         self._pending = list(producers)
 
-    def add(self, producer) -> None:
+    def add(self, producer: Producer) -> None:
         """Queue another producer (a callable returning ``{name: Chart}``)."""
         self._pending.append(producer)
 
-    def _draw(self):
+    def _draw(self) -> None:
         while self._pending:
             with plain_text():
                 self._charts.update(self._pending.pop(0)())
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> Chart:
         self._draw()
         return self._charts[name]
 
-    def __setitem__(self, name, chart):
+    def __setitem__(self, name: str, chart: Chart) -> None:
         self._charts[name] = chart
 
-    def __delitem__(self, name):
+    def __delitem__(self, name: str) -> None:
         self._draw()
         del self._charts[name]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         self._draw()
         return iter(self._charts)
 
-    def __len__(self):
+    def __len__(self) -> int:
         self._draw()
         return len(self._charts)

@@ -181,7 +181,8 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
             missing = missing_reference_layers(check, context.reference)
             if check.regulated and context.conditions.get("swppp_required") is False:
                 result = not_regulated(check, unregulated, profile)
-            elif missing:  # a store without a layer serves the checks it can (issue 34, 4)
+            elif missing and context.reference is not None:  # (missing: only with a reference)
+                # a store without a layer serves the checks it can (issue 34, 4)
                 result = without_layers(check, missing, context.reference, profile)
             else:
                 result = check.run(context, part)

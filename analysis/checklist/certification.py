@@ -39,7 +39,7 @@ class CertificationResult:
     records: int = 0
     complete: bool = False  # every record carries every G(2) field
     signed_in_time: bool = False  # every record dated on or before work started (G(1))
-    problems: dict = field(default_factory=dict)  # feature label -> [problems]
+    problems: dict[str, list[str]] = field(default_factory=dict)  # feature label -> problems
     start: Optional[date] = None
 
 
@@ -50,7 +50,10 @@ def certification_statement() -> str:
     'I certify under penalty of law that I understand'
     """
     text = next(i.text for i in checklist_items() if i.item == "G(1)")
-    return re.search(r'"(.+)"', text).group(1)
+    quoted = re.search(r'"(.+)"', text)
+    if quoted is None:
+        raise ValueError("the checklist's G(1) item quotes no statement")
+    return quoted.group(1)
 
 
 def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> CertificationResult:
@@ -115,17 +118,18 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
         findings.append(Finding(
             RULE, PASS, section,
             f"{len(frame)} contractor certification{'s' * (len(frame) != 1)} carry every field "
-            f"of SWPPP G(2) and were signed on or before work started ({start.isoformat()})",
+            f"of SWPPP G(2) and were signed on or before work started"
+            + (f" ({start.isoformat()})" if start is not None else ""),
             value=0.0, limit=0.0, units="problems", features=labels, due=BEFORE_CONSTRUCTION))
     return CertificationResult(findings, records=len(frame), complete=not incomplete,
                                signed_in_time=not (late or undecided),
                                problems=problems, start=start)
 
 
-def _phase_starts(site: SitePlan) -> dict:
+def _phase_starts(site: SitePlan) -> dict[str, date]:
     """{phase: the first readable start_date of its disturbance}."""
     frame = site.layer("disturbance")
-    starts: dict = {}
+    starts: dict[str, date] = {}
     if frame is None or "phase" not in frame:
         return starts
     for phase, value in zip(frame["phase"], frame["start_date"]):

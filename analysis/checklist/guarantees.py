@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Optional
 
+import pandas as pd
+
 from ..findings import BEFORE_CONSTRUCTION, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..records.inspections import construction_period
 from ..records.penalty import years_after
@@ -30,8 +32,8 @@ class GuaranteeResult:
     """Findings, and per ``covers`` whether a guarantee meets the chapter (for the checklist)."""
 
     findings: list[Finding]
-    met: dict = field(default_factory=dict)  # covers -> bool
-    evidence: dict = field(default_factory=dict)  # covers -> text for the checklist
+    met: dict[str, bool] = field(default_factory=dict)  # covers -> bool
+    evidence: dict[str, str] = field(default_factory=dict)  # covers -> text for the checklist
 
 
 def check_guarantees(site: SitePlan, profile: RulesProfile) -> GuaranteeResult:
@@ -94,8 +96,9 @@ _KIND_WORDS = {"construction": "E(1): \"a cash escrow, or irrevocable letter of 
                "maintenance": "E(2): \"a performance and maintenance bond\""}
 
 
-def _one(label, row, covers, name, runs_from, years, start: Optional[date],
-         end: Optional[date], rule, section, profile: RulesProfile) -> Finding:
+def _one(label: str, row: pd.Series, covers: str, name: str, runs_from: str, years: int,
+         start: Optional[date], end: Optional[date], rule: str, section: str,
+         profile: RulesProfile) -> Finding:
     code = str(row["kind"]).strip().lower()
     kind = code.replace("_", " ")
     amount = row["amount"]
@@ -131,7 +134,7 @@ def _one(label, row, covers, name, runs_from, years, start: Optional[date],
     # acceptance follows the last stabilisation; substantial completion follows the start.
     floor = end if stands or covers == "construction" else start
     least = years_after(floor, years) if floor is not None else None
-    if least is not None and ends is not None and ends < least:
+    if floor is not None and least is not None and ends is not None and ends < least:
         since = (ends - floor).days / 365.25
         basis = ("the last stabilisation date" if floor == end and stands else
                  "the last stabilisation date, before which it cannot be" if floor == end else
@@ -151,7 +154,8 @@ def _one(label, row, covers, name, runs_from, years, start: Optional[date],
         (end is None, "no stabilisation date says when construction ends"),
         (starts is None, "it has no start date (starts_on): whether it is in place prior to "
                          "construction is not known")) if missing]
-    if not stands and not unknown:
+    # with nothing unknown every date is there (unknown names each missing one)
+    if not stands and not unknown and end is not None and ends is not None and needed is not None:
         unknown.append(f"the plan does not record {runs_from}; the last stabilisation date "
                        f"({end.isoformat()}) is not it (the profile's reading: [guarantees] "
                        f"stabilization_stands_for_acceptance = false), so whether a guarantee "
@@ -164,6 +168,7 @@ def _one(label, row, covers, name, runs_from, years, start: Optional[date],
                        f"year{'s' * (years != 1)} after {runs_from})", value=covered,
                        limit=float(years), units="years", features=[label],
                        due=BEFORE_CONSTRUCTION)
+    assert ends is not None and end is not None and covered is not None, "unknown names each"
     return Finding(rule, PASS, section,
                    f"{what} runs to {ends.isoformat()}, {covered:.1f} years after {runs_from} "
                    f"({end.isoformat()}, the last stabilisation date); at least {years} required"

@@ -1,6 +1,7 @@
 """Is this a land development activity that needs a SWPPP? (Definitions; SWPPP A)"""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,6 +12,10 @@ from .base import Check, CheckResult
 from ..findings import INFO, NEEDS_REVIEW, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
+
+if TYPE_CHECKING:  # for the annotations only: the context imports the checks
+    from .context import ReviewContext
+    from ..progress import Progress
 
 __all__ = ["CHECKS", "DisturbedArea", "disturbed_area", "check_applicability"]
 
@@ -34,7 +39,7 @@ def disturbed_area(site: SitePlan) -> DisturbedArea:
     frame = site.layers["disturbance"]
     union = shapely.union_all(np.asarray(frame.geometry.values, dtype=object))
     true, method = ellipsoidal_acres(union, site.area_crs)
-    return DisturbedArea(geometry=union, acres=acres(union, site.area_crs), true_acres=true,
+    return DisturbedArea(geometry=union, acres=float(acres(union, site.area_crs)), true_acres=true,
                          method=method)
 
 
@@ -72,7 +77,7 @@ def check_applicability(site: SitePlan, disturbed: DisturbedArea,
 
 # --- the review's check ------------------------------------------------------------------
 
-def _run(context, progress) -> CheckResult:
+def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     finding, required = check_applicability(context.site, context.disturbed, context.profile)
     disturbed = context.disturbed
     return CheckResult([finding], {"disturbed_acres": disturbed.acres,

@@ -1,6 +1,7 @@
 """Conditions B and C of SWPPP C: which sites need postconstruction controls by their size."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -11,6 +12,10 @@ from .base import Check, CheckResult
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
+
+if TYPE_CHECKING:  # for the annotations only: the context imports the checks
+    from .context import ReviewContext
+    from ..progress import Progress
 
 __all__ = ["CHECKS", "Condition", "ProjectSize", "project_size", "check_condition_b",
            "check_condition_c"]
@@ -24,8 +29,8 @@ class Condition:
     evidence: list[str] = field(default_factory=list)
     decided: bool = True
 
-    def to_dict(self) -> dict:
-        out = {"applies": self.applies, "evidence": list(self.evidence)}
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"applies": self.applies, "evidence": list(self.evidence)}
         if not self.decided:
             out["decided"] = False
         return out
@@ -127,7 +132,8 @@ def check_condition_c(site: SitePlan, disturbed: DisturbedArea,
     return _decided("condition_c", applies, why, site, size, low, profile)
 
 
-def _decided(rule, applies, why, site, size, limit, profile) -> tuple[Finding, Condition]:
+def _decided(rule: str, applies: bool, why: str, site: SitePlan, size: ProjectSize, limit: float,
+             profile: RulesProfile) -> tuple[Finding, Condition]:
     """The finding and condition for a size-based condition (B or C) that was decided."""
     letter = rule[-1].upper()
     finding = Finding(rule, INFO if applies else NOT_APPLICABLE, profile.section(rule),
@@ -137,7 +143,8 @@ def _decided(rule, applies, why, site, size, limit, profile) -> tuple[Finding, C
     return finding, Condition(applies, [why] if applies else [])
 
 
-def _undecided(rule, why, site, size, limit, profile) -> tuple[Finding, Condition]:
+def _undecided(rule: str, why: str, site: SitePlan, size: ProjectSize, limit: float,
+               profile: RulesProfile) -> tuple[Finding, Condition]:
     """The finding and condition for a size-based condition the plan leaves open."""
     letter = rule[-1].upper()
     finding = Finding(rule, NEEDS_REVIEW, profile.section(rule),
@@ -148,12 +155,12 @@ def _undecided(rule, why, site, size, limit, profile) -> tuple[Finding, Conditio
 
 # --- the review's checks -----------------------------------------------------------------
 
-def _run_b(context, progress) -> CheckResult:
+def _run_b(context: ReviewContext, progress: Progress) -> CheckResult:
     finding, b = check_condition_b(context.site, context.disturbed, context.profile)
     return CheckResult([finding], conditions={"B": b})
 
 
-def _run_c(context, progress) -> CheckResult:
+def _run_c(context: ReviewContext, progress: Progress) -> CheckResult:
     finding, c = check_condition_c(context.site, context.disturbed, context.profile)
     return CheckResult([finding], conditions={"C": c})
 

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 from collections.abc import Sequence
+
+import geopandas as gpd
 
 from .applicability import DisturbedArea, disturbed_area
 from .map_scale import LayoutMap, Sheet
@@ -28,13 +30,13 @@ class ReviewContext:
     reference: Optional[Reference] = None
     sheets: Sequence[Sheet] = ()
     layout_maps: Optional[Sequence[LayoutMap]] = None
-    land_cover: dict = field(default_factory=dict)
-    confirmations: Sequence = ()
-    records: Optional[dict] = None
-    conditions: dict = field(default_factory=dict)
+    land_cover: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)  # condition -> cover polygons
+    confirmations: Sequence[Any] = ()  # checklist.contents.Confirmation, a layer above the checks
+    records: Optional[dict[str, Any]] = None  # check_record_files' keyword arguments
+    conditions: dict[str, Any] = field(default_factory=dict)  # as CheckResult.conditions
     _disturbed: Optional[DisturbedArea] = field(default=None, repr=False)
-    _bounds: Optional[tuple] = field(default=None, repr=False)
-    _read: dict = field(default_factory=dict, repr=False)
+    _bounds: Optional[tuple[float, float, float, float]] = field(default=None, repr=False)
+    _read: dict[str, Optional[gpd.GeoDataFrame]] = field(default_factory=dict, repr=False)
 
     @property
     def disturbed(self) -> DisturbedArea:
@@ -44,21 +46,21 @@ class ReviewContext:
         return self._disturbed
 
     @property
-    def bounds(self) -> tuple:
+    def bounds(self) -> tuple[float, float, float, float]:
         """The box (area CRS) the reference layers are read from."""
         if self._bounds is None:
             self._bounds = site_bounds(self.site, self.profile)
         return self._bounds
 
-    def decided(self, *names: str) -> dict:
+    def decided(self, *names: str) -> dict[str, Any]:
         """The conditions ``names``, in that order (the checks that decide them ran first)."""
         return {name: self.conditions[name] for name in names}
 
-    def layers_read(self) -> dict:
+    def layers_read(self) -> dict[str, gpd.GeoDataFrame]:
         """The reference layers read so far (by :meth:`read`): name -> frame."""
         return {name: frame for name, frame in self._read.items() if frame is not None}
 
-    def read(self, layer: str, needed_for: str):
+    def read(self, layer: str, needed_for: str) -> Optional[gpd.GeoDataFrame]:
         """Reference layer ``layer`` around the site (read once); None without a reference."""
         if self.reference is None:
             return None

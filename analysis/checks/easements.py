@@ -14,19 +14,26 @@ group holding it comes within the same tolerance of a ``public_row`` polygon.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 import pandas as pd
 import shapely
+from numpy.typing import ArrayLike
 
-from ..units import crs_units, feet, square_feet
+from ..units import CrsLike, crs_units, feet, square_feet
 from ..errors import InputError
 from ..geometry import in_family
 from .base import Check, CheckResult
 from ..findings import AFTER_APPROVAL, FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
+
+if TYPE_CHECKING:  # for the annotations only: the context imports the checks
+    from .context import ReviewContext
+    from ..progress import Progress
 
 __all__ = ["CHECKS", "Coverage", "smp_coverage", "Access", "easement_access", "connected_components",
            "recorded_flags", "check_easement_coverage"]
@@ -73,7 +80,8 @@ class Access:
     component: np.ndarray  # per easement: the label of its connected group
 
 
-def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Coverage:
+def smp_coverage(smps: ArrayLike, easements: ArrayLike, recorded: ArrayLike, crs: CrsLike,
+                 profile: RulesProfile) -> Coverage:
     """Measure each SMP against the union of the easements that hold it.
 
     Parameters
@@ -104,7 +112,7 @@ def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Cover
     tree = shapely.STRtree(easements)
     s, e = _holders(tree, smps, easements, is_point, snap)
     uncovered = _outside(smps, _grown(_grouped_union(easements, s, e, n), is_point, snap))
-    uncovered_sq_ft = square_feet(uncovered, crs)
+    uncovered_sq_ft = np.asarray(square_feet(uncovered, crs), dtype=float)  # one per SMP
     tolerance = np.maximum(min_sq_ft, fraction * square_feet(smps, crs))
     failing = np.where(is_point, ~shapely.is_empty(uncovered), uncovered_sq_ft > tolerance)
 
@@ -112,7 +120,7 @@ def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Cover
     outside_recorded = _outside(
         smps, _grown(_grouped_union(easements, s[on_record], e[on_record], n), is_point, snap))
     unrecorded_part = shapely.difference(outside_recorded, uncovered)
-    unrecorded_sq_ft = square_feet(unrecorded_part, crs)
+    unrecorded_sq_ft = np.asarray(square_feet(unrecorded_part, crs), dtype=float)
     relies = np.where(is_point, ~shapely.is_empty(unrecorded_part), unrecorded_sq_ft > tolerance)
 
     nearest = np.full(n, -1)
@@ -130,7 +138,8 @@ def smp_coverage(smps, easements, recorded, crs, profile: RulesProfile) -> Cover
                     nearest_easement=nearest, nearest_distance_ft=distance_ft)
 
 
-def easement_access(easements, rows, holder_smp, holder_easement, n_smps: int, crs,
+def easement_access(easements: ArrayLike, rows: ArrayLike, holder_smp: np.ndarray,
+                    holder_easement: np.ndarray, n_smps: int, crs: CrsLike,
                     profile: RulesProfile) -> Access:
     """Whether each SMP's easements connect to a public right-of-way (``rows``).
 
@@ -177,7 +186,7 @@ def easement_access(easements, rows, holder_smp, holder_easement, n_smps: int, c
                   component=component)
 
 
-def connected_components(count: int, first, second) -> np.ndarray:
+def connected_components(count: int, first: ArrayLike, second: ArrayLike) -> np.ndarray:
     """Label each of ``count`` nodes with the smallest node of its connected component.
 
     ``first[k]`` and ``second[k]`` are the ends of edge ``k``. Vectorised union-find: every
@@ -187,7 +196,7 @@ def connected_components(count: int, first, second) -> np.ndarray:
     >>> connected_components(5, np.array([0, 3, 2]), np.array([1, 4, 3])).tolist()
     [0, 0, 2, 2, 2]
     """
-    labels = np.arange(count)
+    labels: np.ndarray = np.arange(count)
     first, second = np.asarray(first, dtype=np.intp), np.asarray(second, dtype=np.intp)
     while True:
         a, b = labels[first], labels[second]
@@ -217,10 +226,12 @@ def recorded_flags(site: SitePlan) -> np.ndarray:
         raise InputError(f"recorded is {raw.iloc[at]!r}; it must be 1 or 0", path=site.path,
                          layer="easement", feature=frame.index[at], field="recorded",
                          fix="use 1 for a recorded easement, 0 (or empty) for one not yet recorded")
-    return (value == 1).to_numpy()
+    flags: np.ndarray = (value == 1).to_numpy()
+    return flags
 
 
-def check_easement_coverage(site: SitePlan, profile: RulesProfile) -> tuple[list[Finding], dict]:
+def check_easement_coverage(site: SitePlan,
+                            profile: RulesProfile) -> tuple[list[Finding], dict[str, float]]:
     """The ``easement_coverage`` findings and the ``uncovered_smp_sq_ft`` measurement.
 
     One ``fail`` per SMP outside the easements (its uncovered part as geometry), one ``warn``
@@ -256,7 +267,8 @@ def check_easement_coverage(site: SitePlan, profile: RulesProfile) -> tuple[list
 
 # --- findings ------------------------------------------------------------------------------
 
-def _coverage_findings(coverage, smps, smp_labels, easement_labels, section) -> list[Finding]:
+def _coverage_findings(coverage: Coverage, smps: np.ndarray, smp_labels: np.ndarray,
+                       easement_labels: np.ndarray, section: str) -> list[Finding]:
     failing = np.flatnonzero(coverage.failing)
     if not len(failing):
         worst = float(coverage.uncovered_sq_ft.max())
@@ -287,8 +299,9 @@ def _coverage_findings(coverage, smps, smp_labels, easement_labels, section) -> 
     return findings
 
 
-def _recording_findings(coverage, smp_labels, easement_labels, holders, recorded,
-                        section) -> list[Finding]:
+def _recording_findings(coverage: Coverage, smp_labels: np.ndarray, easement_labels: np.ndarray,
+                        holders: list[np.ndarray], recorded: np.ndarray,
+                        section: str) -> list[Finding]:
     findings = []
     for k in np.flatnonzero(coverage.relies_on_unrecorded):
         pending = [easement_labels[e] for e in holders[k] if not recorded[e]]
@@ -309,8 +322,10 @@ def _recording_findings(coverage, smp_labels, easement_labels, holders, recorded
     return findings
 
 
-def _access_findings(site, coverage, easements, smps, smp_labels, easement_labels, holders,
-                     profile, section) -> list[Finding]:
+def _access_findings(site: SitePlan, coverage: Coverage, easements: np.ndarray, smps: np.ndarray,
+                     smp_labels: np.ndarray, easement_labels: np.ndarray,
+                     holders: list[np.ndarray], profile: RulesProfile,
+                     section: str) -> list[Finding]:
     held = np.zeros(len(smps), dtype=bool)
     held[coverage.holder_smp] = True
     if not held.any():
@@ -350,13 +365,14 @@ def _access_findings(site, coverage, easements, smps, smp_labels, easement_label
 
 # --- helpers -------------------------------------------------------------------------------
 
-def _geometries(frame) -> np.ndarray:
+def _geometries(frame: Optional[pd.DataFrame]) -> np.ndarray:
     if frame is None:
         return np.empty(0, dtype=object)
     return np.asarray(frame.geometry.values, dtype=object)
 
 
-def _holders(tree, smps, easements, is_point, snap):
+def _holders(tree: shapely.STRtree, smps: np.ndarray, easements: np.ndarray, is_point: np.ndarray,
+             snap: float) -> tuple[np.ndarray, np.ndarray]:
     """(SMP, easement) index pairs, sorted by SMP: a polygon SMP shares area with the easement
     (touching along an edge is not holding); a point lies within ``snap`` of it."""
     polygons, points = np.flatnonzero(~is_point), np.flatnonzero(is_point)
@@ -369,7 +385,7 @@ def _holders(tree, smps, easements, is_point, snap):
     return s[order], e[order]
 
 
-def _outside(smps, unions) -> np.ndarray:
+def _outside(smps: np.ndarray, unions: np.ndarray) -> np.ndarray:
     """Each SMP minus its union; the overlay runs only where the union does not cover the SMP."""
     shapely.prepare(unions)
     outside = np.full(len(smps), shapely.from_wkt("GEOMETRYCOLLECTION EMPTY"), dtype=object)
@@ -378,7 +394,8 @@ def _outside(smps, unions) -> np.ndarray:
     return outside
 
 
-def _grouped_union(geometries, groups, members, n: int) -> np.ndarray:
+def _grouped_union(geometries: np.ndarray, groups: np.ndarray, members: np.ndarray,
+                   n: int) -> np.ndarray:
     """For each group 0..n-1, the union of ``geometries[members]`` of its pairs (empty if none)."""
     collections = np.empty(n, dtype=object)
     if len(members):
@@ -386,18 +403,19 @@ def _grouped_union(geometries, groups, members, n: int) -> np.ndarray:
         shapely.geometrycollections(geometries[members[order]], indices=groups[order],
                                     out=collections)
     # union_all along axis 1 unions each row's collection: one GEOS call per SMP, no Python loop
-    return shapely.union_all(collections[:, None], axis=1)
+    unions: np.ndarray = shapely.union_all(collections[:, None], axis=1)
+    return unions
 
 
-def _grown(unions, is_point, snap) -> np.ndarray:
+def _grown(unions: np.ndarray, is_point: np.ndarray, snap: float) -> np.ndarray:
     """The unions, grown by the snapping tolerance where the SMP is a point."""
-    out = unions.copy()
+    out: np.ndarray = unions.copy()
     if is_point.any():
         out[is_point] = shapely.buffer(unions[is_point], snap)
     return out
 
 
-def _first_per_group(groups, values):
+def _first_per_group(groups: ArrayLike, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(group ids, index of each group's smallest value), over parallel arrays."""
     groups = np.asarray(groups)
     if not len(groups):
@@ -408,14 +426,14 @@ def _first_per_group(groups, values):
     return ordered[first], order[first]
 
 
-def _members(groups, members, n: int) -> list[np.ndarray]:
+def _members(groups: np.ndarray, members: np.ndarray, n: int) -> list[np.ndarray]:
     """For each group 0..n-1, its members (pairs given as two parallel arrays)."""
     order = np.argsort(groups, kind="stable")
     bounds = np.searchsorted(groups[order], np.arange(1, n))
     return np.split(np.asarray(members)[order], bounds)
 
 
-def _measurement_keys(labels, fids) -> list[str]:
+def _measurement_keys(labels: Iterable[str], fids: Iterable[object]) -> list[str]:
     """smp_id per SMP (``#fid`` where it has none); a repeated id gets its row: ``BR-1#5``."""
     names = [_name(label) for label in labels]
     counts = Counter(names)
@@ -451,7 +469,7 @@ def not_required(findings: list[Finding]) -> list[Finding]:
             if f.status in (FAIL, WARN) else f for f in findings]
 
 
-def _run(context, progress) -> CheckResult:
+def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     findings, uncovered_smp_sq_ft = check_easement_coverage(context.site, context.profile)
     conditions = context.decided("A", "B", "C")
     if context.profile.easement_coverage.smps_held == "required" and all(

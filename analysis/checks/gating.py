@@ -1,10 +1,13 @@
 """Checks that apply only to a land development activity: their verdict where the site is none."""
 from __future__ import annotations
 
+from typing import Optional
+
 from .base import Check, CheckResult
 from .conditions import Condition
 from ..findings import NEEDS_REVIEW, NOT_APPLICABLE, Finding
 from ..profile import RulesProfile
+from ..reference.read import Reference
 
 __all__ = ["QUOTE", "not_regulated", "missing_reference_layers", "without_layers"]
 
@@ -36,7 +39,7 @@ def not_regulated(check: Check, why: str, profile: RulesProfile) -> CheckResult:
     return CheckResult(findings, conditions=conditions)
 
 
-def missing_reference_layers(check: Check, reference) -> list[str]:
+def missing_reference_layers(check: Check, reference: Optional[Reference]) -> list[str]:
     """The reference layers ``check`` reads (its ``reads``: ``reference:<layer>``) that the
     given reference lacks; none without a reference (each check says that itself)."""
     if reference is None:
@@ -45,7 +48,8 @@ def missing_reference_layers(check: Check, reference) -> list[str]:
             if r.startswith("reference:") and not reference.has(r.split(":", 1)[1])]
 
 
-def without_layers(check: Check, missing: list[str], reference, profile: RulesProfile) -> CheckResult:
+def without_layers(check: Check, missing: list[str], reference: Reference,
+                   profile: RulesProfile) -> CheckResult:
     """``check``'s result where the reference lacks layers it reads: each of its rules
     ``needs_review`` naming them and the import that adds each (the review uses what the store
     has; the other checks run), and the conditions it decides left not decided."""

@@ -10,25 +10,32 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
+from numpy.typing import ArrayLike
 
 from ..units import ACRES_PER_SQ_MI, INCHES_PER_FOOT, SQ_FT_PER_ACRE, square_feet
 from ..charts import Chart, figure_chart, new_figure
 from ..errors import InputError
 from ..geometry import as_multi, in_family, polygon_part
 from .base import Check, CheckResult
+from .conditions import Condition
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
-from ..profile import DesignStorm, RulesProfile
+from ..profile import DesignStorm, Pair, RulesProfile
+from ..progress import Progress
 from ..values import present
 from ..tr55 import (COVER_KEYS, HSG_GROUPS, cn_table, pond_swamp_table, unit_peak_table,
                     nlcd_cover_table, resolve_hsg, valid_hsg)
+
+if TYPE_CHECKING:  # for the annotations only: the context imports the checks
+    from .context import ReviewContext
 
 __all__ = ["CHECKS", "COVER_KEYS", "HSG_GROUPS", "HYDROLOGY_LAYERS", "curve_number", "runoff_depth",
            "initial_abstraction", "water_quality_volume", "unit_peak_discharge", "peak_discharge",
@@ -53,7 +60,7 @@ def curve_number(cover: str, hsg: str, dual: str = "undrained") -> int:
     """
     if cover not in cn_table():
         raise KeyError(f"{cover!r} is not a cover key (one of {', '.join(COVER_KEYS)})")
-    value = cn_table()[cover]["cn"][resolve_hsg(hsg, dual)]
+    value: Optional[int] = cn_table()[cover]["cn"][resolve_hsg(hsg, dual)]
     if value is None:
         raise ValueError(f"TR-55 Tables 2-2a and 2-2c give no curve number for {cover!r}")
     return value
@@ -61,12 +68,12 @@ def curve_number(cover: str, hsg: str, dual: str = "undrained") -> int:
 
 # --- runoff, volume, peak ---------------------------------------------------------------------
 
-def initial_abstraction(cn):
+def initial_abstraction(cn: ArrayLike) -> np.ndarray:
     """Ia = 0.2 S, S = 1000/CN - 10 (inches; TR-55 eq. 2-2 and 2-4; Table 4-1 lists it)."""
     return 0.2 * (1000.0 / np.asarray(cn, dtype=float) - 10.0)
 
 
-def runoff_depth(rain_in, cn):
+def runoff_depth(rain_in: ArrayLike, cn: ArrayLike) -> float | np.ndarray:
     """Runoff depth Q in inches (TR-55 eq. 2-3), 0 where P <= Ia = 0.2S.
 
     Q = (P - 0.2S)^2 / (P + 0.8S), S = 1000/CN - 10. Arrays broadcast; scalars give a float.
@@ -102,9 +109,9 @@ def water_quality_volume(rain_in: float, impervious_fraction: float, area_acres:
 class MethodLimits:
     """TR-55 graphical method's stated limits (Chapter 4), read from the profile."""
 
-    tc_hours: tuple
-    cn: tuple
-    ia_p: tuple
+    tc_hours: Pair
+    cn: Pair
+    ia_p: Pair
     max_pond_swamp_pct: float
 
     @classmethod
@@ -167,7 +174,7 @@ def peak_discharge(area_acres: float, cn: float, rain_in: float, tc_hours: Optio
                                      f"limiting value {used:g} used")
     qu = unit_peak_discharge(tc_hours, used, rainfall_type)
     fp = float(np.interp(pond_swamp_pct, *pond_swamp_table()))
-    q = runoff_depth(rain_in, cn)
+    q = float(runoff_depth(rain_in, cn))  # scalars: one depth
     return Peak(qu * (area_acres / ACRES_PER_SQ_MI) * q * fp, qu, ratio, fp, note)
 
 
@@ -182,8 +189,8 @@ class Composite:
     area_sq_ft: float
     cn: Optional[float]
     impervious_fraction: float
-    areas: list = field(default_factory=list)  # {"cover", "hsg", "sq_ft", "cn"}
-    problems: list = field(default_factory=list)
+    areas: list[dict[str, Any]] = field(default_factory=list)  # {"cover", "hsg", "sq_ft", "cn"}
+    problems: list[str] = field(default_factory=list)
 
     @property
     def area_acres(self) -> float:
@@ -205,7 +212,7 @@ def cover_pieces(drainage: gpd.GeoDataFrame, soils: gpd.GeoDataFrame, cover: gpd
     return pieces
 
 
-def _only(frame, column):
+def _only(frame: gpd.GeoDataFrame, column: str) -> gpd.GeoDataFrame:
     out = frame[[column, frame.geometry.name]]
     if frame.geometry.name != "geometry":
         out = out.rename_geometry("geometry")
@@ -213,14 +220,16 @@ def _only(frame, column):
 
 
 def composite(drainage: gpd.GeoDataFrame, soils: gpd.GeoDataFrame, cover: gpd.GeoDataFrame,
-              condition: str, dual: str, unmapped_tolerance: float) -> tuple[list, gpd.GeoDataFrame]:
+              condition: str, dual: str,
+              unmapped_tolerance: float) -> tuple[list[Composite], gpd.GeoDataFrame]:
     """Area-weighted CN per drainage area (TR-55 Worksheet 2) and the pieces it was made of.
 
     A drainage area more than ``unmapped_tolerance`` (a fraction) of which has no soil group or
     no cover, or with a cover the tables give no CN for, gets ``cn=None`` and the problem named.
     """
     pieces = cover_pieces(drainage, soils, cover, dual).assign(condition=condition)
-    totals = dict(zip(drainage["name"], square_feet(drainage.geometry.values, drainage.crs)))
+    totals = dict(zip(drainage["name"],
+                      np.asarray(square_feet(drainage.geometry.values, drainage.crs), dtype=float)))
     results = []
     for name, total in totals.items():
         mine = pieces[pieces["name"] == name]
@@ -250,7 +259,7 @@ def composite(drainage: gpd.GeoDataFrame, soils: gpd.GeoDataFrame, cover: gpd.Ge
 
 
 def land_cover_from_raster(path: str | Path, drainage: gpd.GeoDataFrame,
-                           classes: Optional[dict] = None) -> gpd.GeoDataFrame:
+                           classes: Optional[dict[int, Optional[str]]] = None) -> gpd.GeoDataFrame:
     """Cover polygons (area CRS, ``cover`` and ``nlcd`` columns) from an NLCD raster.
 
     Each pixel inside a drainage area counts whole; a pixel the drainage area's edge cuts counts
@@ -323,13 +332,13 @@ def land_cover_from_raster(path: str | Path, drainage: gpd.GeoDataFrame,
 class HydrologyResult:
     """Everything the hydrology analysis found, for the review, the report and the algorithm."""
 
-    rows: list = field(default_factory=list)  # one per drainage area x storm (CONTRACT name)
-    composites: list = field(default_factory=list)
-    water_quality: list = field(default_factory=list)
-    findings: list = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)  # per drainage area x storm (CONTRACT)
+    composites: list[Composite] = field(default_factory=list)
+    water_quality: list[dict[str, Any]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     pieces: Optional[gpd.GeoDataFrame] = None  # the CN layer
 
-    def measurements(self) -> dict:
+    def measurements(self) -> dict[str, Any]:
         return {"hydrology": self.rows,
                 "hydrology_cover_areas": [
                     {"drainage_area": c.drainage_area, "condition": c.condition, **a}
@@ -366,7 +375,8 @@ def cn_layer(result: HydrologyResult) -> gpd.GeoDataFrame:
 
 
 def hydrology_paths(site: str | Path, profile: RulesProfile | str | None = None,
-                    land_cover_rasters: Optional[dict] = None, progress=None) -> HydrologyResult:
+                    land_cover_rasters: Optional[dict[str, Optional[str | Path]]] = None,
+                    progress: Optional[Progress] = None) -> HydrologyResult:
     """Read the hydrology layers of a site-plan GeoPackage (and rasters) and analyse them.
 
     For ``swppp:hydrology``: needs ``drainage_area``, ``soils`` and a land cover (layer or
@@ -401,8 +411,8 @@ def _storms(profile: RulesProfile) -> list[DesignStorm]:
     return list(profile.hydrology.storms)
 
 
-def analyse_hydrology(layers: dict, profile: RulesProfile,
-                      land_cover: Optional[dict] = None) -> HydrologyResult:
+def analyse_hydrology(layers: dict[str, Any], profile: RulesProfile,
+                      land_cover: Optional[dict[str, gpd.GeoDataFrame]] = None) -> HydrologyResult:
     """Runoff, peaks and WQv per drainage area and storm, pre and post, and the claims' check.
 
     ``layers`` holds the site plan's layers by contract name (``drainage_area``, ``soils``,
@@ -451,15 +461,16 @@ def analyse_hydrology(layers: dict, profile: RulesProfile,
     return result
 
 
-def _figures(comp: Composite, storm: DesignStorm, tc_hours, pond_pct, rain_type, limits) -> dict:
-    out = {"cn": comp.cn, "area_acres": comp.area_acres, "runoff_in": None, "volume_cf": None,
+def _figures(comp: Composite, storm: DesignStorm, tc_hours: Optional[float], pond_pct: float,
+             rain_type: str, limits: MethodLimits) -> dict[str, Any]:
+    out: dict[str, Any] = {"cn": comp.cn, "area_acres": comp.area_acres, "runoff_in": None, "volume_cf": None,
            "peak_cfs": None, "note": "; ".join(comp.problems)}
     rain = storm.depth_in
     if comp.cn is None or rain is None:
         if rain is None:
             out["note"] = "no design rainfall depth in the profile"
         return out
-    q = runoff_depth(rain, comp.cn)
+    q = float(runoff_depth(rain, comp.cn))  # scalars: one depth
     out["runoff_in"] = q
     out["volume_cf"] = q / INCHES_PER_FOOT * comp.area_sq_ft
     peak = peak_discharge(comp.area_acres, comp.cn, rain, tc_hours, rain_type, limits, pond_pct)
@@ -469,9 +480,9 @@ def _figures(comp: Composite, storm: DesignStorm, tc_hours, pond_pct, rain_type,
     return out
 
 
-def _wqv(comp: Composite, profile: RulesProfile) -> dict:
+def _wqv(comp: Composite, profile: RulesProfile) -> dict[str, Any]:
     rain = profile.hydrology.water_quality_rain_in
-    out = {"drainage_area": comp.drainage_area, "rain_in": rain,
+    out: dict[str, Any] = {"drainage_area": comp.drainage_area, "rain_in": rain,
            "rainfall_source": profile.hydrology.water_quality_rain_source,
            "impervious_fraction": comp.impervious_fraction, "area_acres": comp.area_acres,
            "wqv_cf": None}
@@ -482,11 +493,11 @@ def _wqv(comp: Composite, profile: RulesProfile) -> dict:
     return out
 
 
-def _illustrative(profile) -> bool:
+def _illustrative(profile: RulesProfile) -> bool:
     return profile.hydrology.illustrative_rainfall
 
 
-def _peak_findings(result, profile, section) -> list[Finding]:
+def _peak_findings(result: HydrologyResult, profile: RulesProfile, section: str) -> list[Finding]:
     control = profile.hydrology.peak_control_storms
     out = []
     caveat = (" (computed with the profile's illustrative design rainfall: replace it with NOAA "
@@ -530,7 +541,7 @@ def _peak_findings(result, profile, section) -> list[Finding]:
     return out
 
 
-def _wqv_findings(result, profile) -> list[Finding]:
+def _wqv_findings(result: HydrologyResult, profile: RulesProfile) -> list[Finding]:
     section = profile.section("water_quality_volume")
     out = []
     for row in result.water_quality:
@@ -555,7 +566,8 @@ _CLAIMS = (("pre_peak_cfs", "pre", "peak_cfs", "cfs"), ("post_peak_cfs", "post",
            ("post_volume_cf", "post", "volume_cf", "cu ft"))
 
 
-def _claim_findings(result, claims, profile, section) -> list[Finding]:
+def _claim_findings(result: HydrologyResult, claims: Optional[pd.DataFrame], profile: RulesProfile,
+                    section: str) -> list[Finding]:
     """Each figure the SWPPP states against ours; beyond the tolerance is needs_review."""
     if claims is None or len(claims) == 0:
         return []
@@ -604,8 +616,9 @@ def _claim_findings(result, claims, profile, section) -> list[Finding]:
     return out
 
 
-def check_hydrology_pre_post(layers: dict, conditions: dict, profile: RulesProfile,
-                             land_cover: Optional[dict] = None) -> HydrologyResult:
+def check_hydrology_pre_post(layers: dict[str, Any], conditions: Mapping[str, Condition],
+                             profile: RulesProfile,
+                             land_cover: Optional[dict[str, gpd.GeoDataFrame]] = None) -> HydrologyResult:
     """The review's hydrology: applies where Condition A, B or C applies (SWPPP C, D(4)-(5))."""
     section = profile.section("hydrology_pre_post")
     applies = [k for k, c in conditions.items() if c.applies]
@@ -662,7 +675,7 @@ def hydrology_charts(result: HydrologyResult) -> dict[str, Chart]:
 
 # --- the review's check ------------------------------------------------------------------
 
-def _run(context, progress) -> CheckResult:
+def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     result = check_hydrology_pre_post(context.site.layers, context.decided("A", "B", "C"),
                                       context.profile, context.land_cover)
     return CheckResult(result.findings, result.measurements(),

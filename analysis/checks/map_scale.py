@@ -25,7 +25,7 @@ import math
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,7 +39,11 @@ from ..units import CM_PER_INCH, FOOT_M, INCHES_PER_FOOT
 from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, Finding, HasFindings
 from ..profile import RulesProfile
+from ..progress import Progress
 from ..values import has_text
+
+if TYPE_CHECKING:  # for the annotations only: the context imports the checks
+    from .context import ReviewContext
 
 __all__ = ["CHECKS", "Sheet", "SheetScale", "LayoutMap", "read_sheet", "read_sheets", "sheet_scale",
            "sheet_footprint", "check_site_map_scale", "MapScaleCheck"]
@@ -151,7 +155,7 @@ def _is_pdf(path: Path) -> bool:
         return False
 
 
-def read_sheets(paths: Sequence[str | Path], progress=None) -> list[Sheet]:
+def read_sheets(paths: Sequence[str | Path], progress: Optional[Progress] = None) -> list[Sheet]:
     """:func:`read_sheet` for each path; a path that is no file is an :class:`InputError`."""
     sheets = []
     for path in paths:
@@ -166,7 +170,7 @@ def read_sheets(paths: Sequence[str | Path], progress=None) -> list[Sheet]:
     return sheets
 
 
-def _sheet(name: str, src, driver: str, tags: dict) -> Sheet:
+def _sheet(name: str, src: Any, driver: str, tags: dict[str, str]) -> Sheet:  # src: rasterio's
     crs, transform = src.crs, None
     if crs is not None and not src.transform.is_identity:
         transform = tuple(src.transform)[:6]
@@ -183,14 +187,14 @@ def _sheet(name: str, src, driver: str, tags: dict) -> Sheet:
                  pixels_per_inch=ppi, resolution_source=source, pages=pages)
 
 
-def _pixels_per_inch(driver: str, tags: dict) -> tuple[Optional[tuple[float, float]], str]:
+def _pixels_per_inch(driver: str, tags: dict[str, str]) -> tuple[Optional[tuple[float, float]], str]:
     if driver == "PDF":
         dpi = _positive(tags.get("DPI"))
         return ((dpi, dpi), f"the PDF's {dpi:g} DPI") if dpi else (None, "the PDF states no DPI")
     x = _positive(tags.get("TIFFTAG_XRESOLUTION"))
-    y = _positive(tags.get("TIFFTAG_YRESOLUTION")) or x
     if x is None:
         return None, "the file has no resolution tags (TIFFTAG_XRESOLUTION/YRESOLUTION)"
+    y = _positive(tags.get("TIFFTAG_YRESOLUTION")) or x
     unit_text = str(tags.get("TIFFTAG_RESOLUTIONUNIT", "2")).strip()
     unit = unit_text.split()[0] if unit_text else "2"
     if unit == "2":  # inch; also TIFF's default where the unit tag is absent
@@ -202,7 +206,9 @@ def _pixels_per_inch(driver: str, tags: dict) -> tuple[Optional[tuple[float, flo
                   f"(TIFFTAG_RESOLUTIONUNIT {unit_text})")
 
 
-def _positive(text) -> Optional[float]:
+def _positive(text: Optional[str | float]) -> Optional[float]:
+    if text is None:
+        return None
     try:
         value = float(text)
     except (TypeError, ValueError):
@@ -210,7 +216,7 @@ def _positive(text) -> Optional[float]:
     return value if math.isfinite(value) and value > 0 else None
 
 
-def _first_line(err) -> str:
+def _first_line(err: BaseException) -> str:
     text = str(err).strip()
     return text.splitlines()[0] if text else type(err).__name__
 
@@ -231,21 +237,24 @@ def sheet_scale(sheet: Sheet) -> SheetScale:
     """
     if sheet.transform is None or sheet.crs_wkt is None:
         return SheetScale(None, None, "the sheet is not georeferenced (no CRS and transform)")
-    ground = _ground_ft_per_pixel(sheet)
+    ground = _ground_ft_per_pixel(sheet, sheet.transform, sheet.crs_wkt)
     if isinstance(ground, str):
         return SheetScale(None, None, ground)
     if sheet.pixels_per_inch is None:
         return SheetScale(ground, None, f"resolution unknown ({sheet.resolution_source})")
-    denominators = tuple(g * ppi * INCHES_PER_FOOT for g, ppi in zip(ground, sheet.pixels_per_inch))
-    return SheetScale(ground, denominators)
+    (ground_x, ground_y), (ppi_x, ppi_y) = ground, sheet.pixels_per_inch
+    return SheetScale(ground, (ground_x * ppi_x * INCHES_PER_FOOT,
+                               ground_y * ppi_y * INCHES_PER_FOOT))
 
 
-def _ground_ft_per_pixel(sheet: Sheet):
-    a, b, _, d, e, _ = sheet.transform
-    crs = _horizontal(crs_of(sheet.crs_wkt))
+def _ground_ft_per_pixel(sheet: Sheet, transform: tuple[float, ...],
+                         crs_wkt: str) -> tuple[float, float] | str:
+    """Ground feet per pixel (across, down), or why there is no measure (the CRS's unit)."""
+    a, b, _, d, e, _ = transform
+    crs = _horizontal(crs_of(crs_wkt))
     across, down = math.hypot(a, d), math.hypot(b, e)  # CRS units per pixel along col / row
     if crs.is_geographic:
-        return _geodesic_ft_per_pixel(sheet, crs)
+        return _geodesic_ft_per_pixel(sheet, transform, crs)
     axis = crs.axis_info[0] if crs.axis_info else None
     if axis is None or not axis.unit_conversion_factor or axis.unit_name in ("degree", "radian"):
         return f"its CRS ({crs.name}) has no linear unit"
@@ -257,27 +266,30 @@ def _horizontal(crs: CRS) -> CRS:
     return crs.sub_crs_list[0] if crs.is_compound and crs.sub_crs_list else crs
 
 
-def _geodesic_ft_per_pixel(sheet: Sheet, crs: CRS):
+def _geodesic_ft_per_pixel(sheet: Sheet, transform: tuple[float, ...],
+                           crs: CRS) -> tuple[float, float] | str:
     """Ground length of the pixel's column and row vectors at the sheet's centre."""
-    a, b, c, d, e, f = sheet.transform
+    a, b, c, d, e, f = transform
     to_degrees = math.degrees(crs.axis_info[0].unit_conversion_factor) if crs.axis_info else 1.0
     geod = crs.get_geod()
+    if geod is None:  # pyproj gives a geographic CRS no Geod only where it has no ellipsoid
+        return f"its CRS ({crs.name}) has no ellipsoid to measure on"
     col, row = sheet.width / 2.0, sheet.height / 2.0
 
-    def lonlat(dc, dr):  # GDAL's transform is in x = longitude, y = latitude order
+    def lonlat(dc: float, dr: float) -> tuple[float, float]:  # GDAL's x = longitude, y = latitude
         return ((a * (col + dc) + b * (row + dr) + c) * to_degrees,
                 (d * (col + dc) + e * (row + dr) + f) * to_degrees)
 
-    lengths = []
-    for span, (dc, dr) in ((sheet.width, (1, 0)), (sheet.height, (0, 1))):
+    def length(span: int, dc: int, dr: int) -> float:
         (lon0, lat0), (lon1, lat1) = lonlat(-dc * span / 2, -dr * span / 2), lonlat(dc * span / 2,
                                                                                     dr * span / 2)
         _, _, metres = geod.inv(lon0, lat0, lon1, lat1)
-        lengths.append(metres / span / FOOT_M)
-    return tuple(lengths)
+        return float(metres) / span / FOOT_M
+
+    return length(sheet.width, 1, 0), length(sheet.height, 0, 1)
 
 
-def sheet_footprint(sheet: Sheet, area_crs: CRS):
+def sheet_footprint(sheet: Sheet, area_crs: CRS) -> Optional[shapely.Polygon]:
     """The sheet's outline in ``area_crs`` (None where it is not georeferenced)."""
     if sheet.transform is None or sheet.crs_wkt is None:
         return None
@@ -287,7 +299,8 @@ def sheet_footprint(sheet: Sheet, area_crs: CRS):
     return _in_area_crs(a * cols + b * rows + c, d * cols + e * rows + f, sheet.crs_wkt, area_crs)
 
 
-def _in_area_crs(x, y, crs_wkt, area_crs):
+def _in_area_crs(x: np.ndarray, y: np.ndarray, crs_wkt: str,
+                 area_crs: CRS) -> Optional[shapely.Polygon]:
     try:
         x, y = transformer(crs_of(crs_wkt), area_crs).transform(x, y)
     except Exception as err:  # noqa: BLE001 - a footprint is decoration, never a reason to stop
@@ -302,7 +315,7 @@ def _in_area_crs(x, y, crs_wkt, area_crs):
 def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame],
                          layout_maps: Optional[Sequence[LayoutMap]], profile: RulesProfile,
                          area_crs: Optional[CRS] = None,
-                         stated_labels: Sequence[str] = ()) -> tuple[list[Finding], list[dict]]:
+                         stated_labels: Sequence[str] = ()) -> tuple[list[Finding], list[dict[str, Any]]]:
     """One ``site_map_scale`` finding per sheet, stated scale and layout map; and the scales.
 
     Parameters
@@ -340,7 +353,8 @@ def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame]
     area_crs = crs_of(area_crs or profile.area_crs)
     judge = _Judge(limit, tolerance, section, profile.site_map_scale.smaller_scale_status)
     titles = profile.site_map_scale.location_map_titles
-    findings, scales = [], []
+    findings: list[Finding] = []
+    scales: list[dict[str, Any]] = []
     located = []  # the location-map findings (SWPPP B(2): no scale asked of them)
     for sheet in sheets:
         measured = sheet_scale(sheet)
@@ -397,9 +411,9 @@ class MapScaleCheck(HasFindings):
 
     profile: RulesProfile
     findings: list[Finding]
-    scales: list[dict]
+    scales: list[dict[str, Any]]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The review's JSON shape, its map-scale parts only."""
         from ..about import TOOL_NAME, __version__
 
@@ -409,7 +423,7 @@ class MapScaleCheck(HasFindings):
                 "findings": [f.to_dict() for f in self.findings]}
 
 
-def _location_map(title: str, drawing, titles: Sequence[str]) -> str:
+def _location_map(title: str, drawing: object, titles: Sequence[str]) -> str:
     """Why the sheet ``title`` is a location map ('' where it is not one)."""
     if has_text(drawing):
         return ("the layout_scale table says it is a location map"
@@ -435,7 +449,7 @@ def _as_location_map(finding: Finding, why: str) -> Finding:
                    features=finding.features, geometry=finding.geometry)
 
 
-def _nothing_given(layout_maps) -> str:
+def _nothing_given(layout_maps: Optional[Sequence[LayoutMap]]) -> str:
     where = ("the QGIS project has no print layouts (or no project is open)"
              if layout_maps is not None else "print layouts are read only when the review runs in QGIS")
     return ("no site map scale to check: no plan sheet, no stated scale and no print layout "
@@ -445,7 +459,9 @@ def _nothing_given(layout_maps) -> str:
             "(1 inch = 100 feet or larger)")
 
 
-def _layout_footprint(item: LayoutMap, area_crs: CRS):
+def _layout_footprint(item: LayoutMap, area_crs: CRS) -> Optional[shapely.Polygon]:
+    if item.footprint_wkt is None or item.crs_wkt is None:
+        return None
     try:
         shape = shapely.from_wkt(item.footprint_wkt)
     except shapely.errors.GEOSException:
@@ -466,7 +482,8 @@ class _Judge:
     def verdict(self, denominator: float) -> str:
         return PASS if denominator <= self.limit * (1 + self.tolerance) else self.smaller
 
-    def finding(self, status, message, value, features, geometry=None) -> Finding:
+    def finding(self, status: str, message: str, value: Optional[float], features: list[str],
+                geometry: object = None) -> Finding:
         if status == self.smaller:
             reading = "a requirement" if status == FAIL else "a recommendation"
             message += ('. SWPPP B(2): "Site map should be at a scale no smaller than one inch '
@@ -480,15 +497,17 @@ class _Judge:
         limit = f'1:{self.limit:g} (1" = {self.limit / INCHES_PER_FOOT:g}\')'
         return ("no smaller than " if verdict == PASS else "smaller than ") + limit
 
-    def sheet(self, sheet: Sheet, measured: SheetScale, footprint) -> Finding:
+    def sheet(self, sheet: Sheet, measured: SheetScale, footprint: object) -> Finding:
         feature = [f"sheet:{sheet.name}"]
-        if measured.denominator is None:
+        # a sheet_scale with denominators has its ground and the sheet's resolution
+        if (measured.denominators is None or measured.ground_ft_per_pixel is None
+                or sheet.pixels_per_inch is None):
             return self.finding(NEEDS_REVIEW, f"plan sheet {sheet.name}: its scale cannot be "
                                 f"measured: {measured.missing}; check its scale by hand or give a "
                                 "georeferenced sheet with its resolution (DPI)", None, feature,
                                 footprint)
-        den = measured.denominator
         across, down = measured.denominators
+        den = max(across, down)  # the smaller scale counts (SheetScale.denominator)
         ground_x, ground_y = measured.ground_ft_per_pixel
         ppi_x, ppi_y = sheet.pixels_per_inch
         detail = (f"{ground_x:.4g} ft per pixel at {ppi_x:g} pixels per inch, from "
@@ -510,7 +529,7 @@ class _Judge:
                             f'sheet {sheet}: stated scale 1" = {denominator / INCHES_PER_FOOT:g}\' '
                             f"(1:{denominator:g}), {self.words(denominator)}", denominator, [label])
 
-    def layout(self, item: LayoutMap, geometry) -> Finding:
+    def layout(self, item: LayoutMap, geometry: object) -> Finding:
         if item.item_id is None:
             return self.finding(NEEDS_REVIEW, f"print layout '{item.layout}' has no map item: "
                                 "its scale cannot be read; add a map item or check the sheet by "
@@ -527,7 +546,7 @@ class _Judge:
 
 # --- the review's check ------------------------------------------------------------------
 
-def _run(context, progress) -> CheckResult:
+def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     site = context.site
     stated = site.layer("layout_scale")
     findings, scales = check_site_map_scale(

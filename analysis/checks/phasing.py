@@ -17,16 +17,19 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Optional
-from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Optional
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 import shapely
+from numpy.typing import ArrayLike
 
 from ..crs import to_crs
 from ..dates import parse_date
-from ..units import acres_text, ellipsoidal_acres
+from pyproj import CRS
+
+from ..units import CrsLike, acres_text, ellipsoidal_acres
 from ..phasing.measure import dissolve_faces, faces, merge_intervals, natural_key
 from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
@@ -34,6 +37,17 @@ from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..siteplan.contract import SPECS
 from ..values import feature_labels
+
+if TYPE_CHECKING:  # for the annotations only: the context imports the checks
+    import os
+
+    import geopandas as gpd
+
+    from .context import ReviewContext
+    from ..charts import Chart
+    from ..siteplan.plan import Repair
+
+Phase = Optional[str]  # a phase's name; None for polygons that name none
 
 __all__ = ["CHECKS", "DateProblem", "Phasing", "phasing_timeline", "review_phasing", "open_phases",
            "disturbance_from_frame", "check_phasing", "timeline_chart", "proposed_phasing",
@@ -59,21 +73,21 @@ class DateProblem:
 class Phasing:
     """Phases, the disturbed-at-once timeline and its worst moment, for one disturbance layer."""
 
-    phases: list[dict]  # phase, acres, new_acres, start_date, stabilized_date (ISO or None)
+    phases: list[dict[str, Any]]  # phase, acres, new_acres, start_date, stabilized_date (ISO or None)
     # date, acres, polygons (the state from that date on), started, stabilized (the phases that
     # open and close that day): each phase appears once per spell, so the timeline stays linear.
     # Its acres are on the decision's measure (``timeline_method``): the worst row is decided_acres.
-    timeline: list[dict]
+    timeline: list[dict[str, Any]]
     max_acres: Optional[float]  # planar, in the area CRS; None where nothing can be placed in time
     max_at: Optional[date]
-    worst_phases: list = field(default_factory=list)
+    worst_phases: list[Phase] = field(default_factory=list)
     worst_features: list[str] = field(default_factory=list)
     worst_geometry: object = None  # the union of the polygons active at the worst moment
     plan_end: Optional[date] = None
     open_ended: list[str] = field(default_factory=list)  # counted until plan_end
     problems: list[DateProblem] = field(default_factory=list)
     # later phase -> (earlier phases it runs alongside, first shared day, earlier's stabilisation)
-    overlaps: list[dict] = field(default_factory=list)
+    overlaps: list[dict[str, Any]] = field(default_factory=list)
     # The worst moment's ground on the ellipsoid (applicability's method): the five-acre
     # decision reads it; None where nothing can be placed in time.
     max_true_acres: Optional[float] = None
@@ -93,7 +107,7 @@ class Phasing:
         return (f"{self.area_method}; each moment's planar acres scaled by the worst moment's "
                 f"ellipsoidal/planar ratio")
 
-    def measurements(self) -> dict:
+    def measurements(self) -> dict[str, Any]:
         """docs/CONTRACT.md's names: max_concurrent_disturbed_acres (planar), max_concurrent_at,
         phases (planar), timeline; and max_concurrent_disturbed_acres_ellipsoidal (the
         decision's, which the timeline's worst row equals), timeline_area_method."""
@@ -104,9 +118,11 @@ class Phasing:
                 "timeline_area_method": self.timeline_method}
 
 
-def _parse_column(values) -> tuple[list, list]:
+def _parse_column(values: Iterable[object]) -> tuple[list[Optional[date]], list[bool]]:
     """Parsed dates and readability of a column, each distinct value parsed once."""
-    cache, dates, readable = {}, [], []
+    cache: dict[tuple[type, str], tuple[Optional[date], bool]] = {}
+    dates: list[Optional[date]] = []
+    readable: list[bool] = []
     for value in values:
         key = (type(value), str(value))
         if key not in cache:
@@ -117,8 +133,9 @@ def _parse_column(values) -> tuple[list, list]:
     return dates, readable
 
 
-def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized: Sequence,
-                     labels: Sequence[str], crs, progress: Optional[Progress] = None) -> Phasing:
+def phasing_timeline(geometries: ArrayLike, phases: Iterable[object], starts: Sequence[object],
+                     stabilized: Sequence[object], labels: Sequence[str], crs: CrsLike,
+                     progress: Optional[Progress] = None) -> Phasing:
     """Phases, the disturbed-at-once timeline and its worst moment.
 
     Parameters
@@ -137,21 +154,23 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     """
     progress = progress or SILENT
     geometries = np.asarray(geometries, dtype=object)
-    labels = np.asarray(labels, dtype=object)
+    named = np.asarray(labels, dtype=object)  # indexable by masks
     names = np.array([None if not isinstance(p, str) and pd.isna(p) else str(p) for p in phases],
                      dtype=object)
     start, start_ok = _parse_column(starts)
     end, end_ok = _parse_column(stabilized)
-    problems = _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok)
+    problems = _date_problems(named, starts, stabilized, start, start_ok, end, end_ok)
     bad = {p.feature for p in problems}
-    dated = np.array([label not in bad for label in labels], dtype=bool)
+    dated = np.array([label not in bad for label in named], dtype=bool)
     open_ended = dated & np.array([e is None for e in end], dtype=bool)
-    plan_dates = [d for d, ok in zip(start, dated) if ok] + [e for e, ok in zip(end, dated)
-                                                               if ok and e is not None]
+    # a dated polygon has its start (a missing one is a date problem)
+    plan_dates = [d for d, ok in zip(start, dated) if ok and d is not None] + [
+        e for e, ok in zip(end, dated) if ok and e is not None]
     plan_end = max(plan_dates) if plan_dates else None
     # Days as ordinals; an open end is one day past the plan's last date (never reached).
     never = plan_end.toordinal() + 1 if plan_end else 0
-    s = np.array([d.toordinal() if ok else 0 for d, ok in zip(start, dated)], dtype=np.int64)
+    s = np.array([d.toordinal() if (ok and d is not None) else 0 for d, ok in zip(start, dated)],
+                 dtype=np.int64)
     e = np.array([d.toordinal() if (ok and d is not None) else never for d, ok in zip(end, dated)],
                  dtype=np.int64)
     placed = dated & (e > s)  # stabilised the day it starts: never disturbed at a moment
@@ -178,7 +197,7 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
 
     if not placed.any():
         return Phasing(phases=summary, timeline=[], max_acres=None, max_at=None, plan_end=plan_end,
-                       open_ended=list(labels[open_ended]), problems=problems)
+                       open_ended=list(named[open_ended]), problems=problems)
     timed = placed[pair_polygon]
     face, fs, fe = merge_intervals(pair_face[timed], s[pair_polygon[timed]], e[pair_polygon[timed]])
     moments = np.unique(np.concatenate([s[placed], e[placed & ~open_ended]]))
@@ -197,7 +216,7 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
     started, stabilized, overlaps = _phase_sweep(moments, p_rank, p_start, p_end,
                                                  ordered_phases, never)
     by_rank = np.argsort(rank, kind="stable")
-    members = np.split(labels[by_rank], np.flatnonzero(np.diff(rank[by_rank])) + 1)
+    members = np.split(named[by_rank], np.flatnonzero(np.diff(rank[by_rank])) + 1)
     for overlap in overlaps:
         overlap["features"] = list(members[overlap.pop("rank")])
     worst = int(np.flatnonzero(total >= total.max() - _TIE_ACRES)[0])
@@ -217,12 +236,12 @@ def phasing_timeline(geometries, phases: Sequence, starts: Sequence, stabilized:
         phases=summary, timeline=timeline, max_acres=float(total[worst]),
         max_at=date.fromordinal(int(moment)),
         worst_phases=[ordered_phases[r] for r in worst_ranks],
-        worst_features=list(labels[active]), worst_geometry=worst_geometry,
-        plan_end=plan_end, open_ended=list(labels[open_ended]), problems=problems,
+        worst_features=list(named[active]), worst_geometry=worst_geometry,
+        plan_end=plan_end, open_ended=list(named[open_ended]), problems=problems,
         overlaps=overlaps, max_true_acres=float(true), area_method=method)
 
 
-def _on_the_decisions_measure(total, worst: int, true: float):
+def _on_the_decisions_measure(total: np.ndarray, worst: int, true: float) -> np.ndarray:
     """The timeline's planar acres on the five-acre decision's measure: each moment scaled by
     the worst moment's ellipsoidal/planar ratio (constant across one site to many decimals), the
     worst moment itself exactly the decision's figure, so the chart, the timeline and the verdict
@@ -233,7 +252,9 @@ def _on_the_decisions_measure(total, worst: int, true: float):
     return shown
 
 
-def _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok) -> list[DateProblem]:
+def _date_problems(labels: Iterable[str], starts: Iterable[object], stabilized: Iterable[object],
+                   start: Iterable[Optional[date]], start_ok: Iterable[bool],
+                   end: Iterable[Optional[date]], end_ok: Iterable[bool]) -> list[DateProblem]:
     problems = []
     for label, raw_s, raw_e, s, s_ok, e, e_ok in zip(labels, starts, stabilized, start, start_ok,
                                                      end, end_ok):
@@ -251,7 +272,8 @@ def _date_problems(labels, starts, stabilized, start, start_ok, end, end_ok) -> 
     return problems
 
 
-def _phase_ranks(names, start, placed):
+def _phase_ranks(names: np.ndarray, start: np.ndarray,
+                 placed: np.ndarray) -> tuple[list[Phase], np.ndarray]:
     """Phases in the plan's sequence (first start, then name) and each polygon's phase rank.
 
     "Earlier phase" means this order: a phase's new acres are the ground no earlier phase
@@ -267,7 +289,9 @@ def _phase_ranks(names, start, placed):
     return keys, np.array([position[n] for n in names], dtype=np.int64)
 
 
-def _phase_rows(phases, rank, phase_area, new_area, s, e, placed, open_ended, never):
+def _phase_rows(phases: Sequence[Phase], rank: np.ndarray, phase_area: np.ndarray,
+                new_area: np.ndarray, s: np.ndarray, e: np.ndarray, placed: np.ndarray,
+                open_ended: np.ndarray, never: int) -> list[dict[str, Any]]:
     """One row per phase: acres, new acres, first start, last stabilisation (None if any is open)."""
     count = len(phases)
     first = np.full(count, np.iinfo(np.int64).max)
@@ -276,7 +300,7 @@ def _phase_rows(phases, rank, phase_area, new_area, s, e, placed, open_ended, ne
     np.maximum.at(last, rank[placed & ~open_ended], e[placed & ~open_ended])
     unscheduled = np.bincount(rank[open_ended], minlength=count) > 0
 
-    def iso(day):
+    def iso(day: int) -> str:
         return date.fromordinal(int(day)).isoformat()
 
     return [{"phase": phase, "acres": float(phase_area[i]), "new_acres": float(new_area[i]),
@@ -285,7 +309,9 @@ def _phase_rows(phases, rank, phase_area, new_area, s, e, placed, open_ended, ne
             for i, phase in enumerate(phases)]
 
 
-def _phase_sweep(moments, rank, start, end, phases, never):
+def _phase_sweep(moments: np.ndarray, rank: np.ndarray, start: np.ndarray, end: np.ndarray,
+                 phases: Sequence[Phase], never: int
+                 ) -> tuple[list[list[Phase]], list[list[Phase]], list[dict[str, Any]]]:
     """The phases opening and closing at each moment, and each later phase cleared alongside
     earlier ones.
 
@@ -297,8 +323,8 @@ def _phase_sweep(moments, rank, start, end, phases, never):
     events = sorted([(int(t), 1, int(r)) for t, r in zip(start, rank)]
                     + [(int(t), 0, int(r)) for t, r in zip(end, rank) if t < never])
     slot = {int(t): i for i, t in enumerate(moments)}
-    started: list[list] = [[] for _ in moments]
-    stabilized: list[list] = [[] for _ in moments]
+    started: list[list[Phase]] = [[] for _ in moments]
+    stabilized: list[list[Phase]] = [[] for _ in moments]
     active: list[int] = []
     first: dict[int, tuple[int, list[int], int]] = {}  # later rank -> (day, earlier ranks, count)
     for day, starting, r in events:
@@ -320,24 +346,24 @@ def _phase_sweep(moments, rank, start, end, phases, never):
     return started, stabilized, overlaps
 
 
-def open_phases(timeline: Sequence[dict]):
+def open_phases(timeline: Sequence[dict[str, Any]]) -> Iterator[list[Phase]]:
     """The phases open from each moment of a timeline, replayed from what starts and stops.
 
     Yields one list per row, in the plan's order of phases as first started (for tables of a
     few phases: over a long plan with many open phases, the lists together grow quadratically).
     """
-    order: dict = {}
+    order: dict[Phase, int] = {}
     for row in timeline:
         for phase in row["started"]:
             order.setdefault(phase, len(order))
-    open_now: set = set()
+    open_now: set[Phase] = set()
     for row in timeline:
         open_now.difference_update(row["stabilized"])
         open_now.update(row["started"])
         yield sorted(open_now, key=order.__getitem__)
 
 
-def review_phasing(disturbance, profile: RulesProfile, waiver: bool = False,
+def review_phasing(disturbance: gpd.GeoDataFrame, profile: RulesProfile, waiver: bool = False,
                    progress: Optional[Progress] = None) -> tuple[Phasing, list[Finding]]:
     """The phasing of a disturbance layer (area CRS, docs/CONTRACT.md fields) and its findings.
 
@@ -351,8 +377,10 @@ def review_phasing(disturbance, profile: RulesProfile, waiver: bool = False,
     return plan, check_phasing(plan, profile, waiver)
 
 
-def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path=None,
-                           layer: str = "disturbance", crs_given_by: Optional[str] = None):
+def disturbance_from_frame(frame: pd.DataFrame, crs: Optional[CRS], fields: dict[str, str],
+                           profile: RulesProfile, path: Optional[str | os.PathLike[str]] = None,
+                           layer: str = "disturbance", crs_given_by: Optional[str] = None
+                           ) -> tuple[gpd.GeoDataFrame, list[Repair]]:
     """A disturbance layer read elsewhere (any CRS, its own field names) as ``review_phasing`` takes it.
 
     ``fields`` maps each of :data:`FIELDS` to the frame's column holding it. The layer is
@@ -379,12 +407,12 @@ def disturbance_from_frame(frame, crs, fields: dict, profile: RulesProfile, path
     return repair_invalid(spec, to_crs(chosen, profile.area_crs))
 
 
-def _phase_list(phases) -> str:
+def _phase_list(phases: Sequence[Phase]) -> str:
     names = ["(no phase)" if p is None else str(p) for p in phases]
     return ("phase " if len(names) == 1 else "phases ") + ", ".join(names)
 
 
-def _features_text(labels, most=5) -> str:
+def _features_text(labels: Sequence[str], most: int = 5) -> str:
     shown = ", ".join(labels[:most])
     return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
 
@@ -403,15 +431,15 @@ def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) ->
     why = "; ".join(f"{p.feature}: {p.reason}" for p in plan.problems[:5])
     why += f"; and {len(plan.problems) - 5} more" if len(plan.problems) > 5 else ""
     findings = []
-    if plan.max_acres is None:
+    decided, max_at = plan.decided_acres, plan.max_at  # both None where nothing is placed
+    if decided is None or max_at is None:
         findings.append(Finding(rule, NEEDS_REVIEW, section,
                                 f"no disturbance polygon can be placed in time "
                                 f"({why or 'each is stabilised the day it starts'}): give each "
                                 f"an ISO start_date (YYYY-MM-DD) and stabilized_date",
                                 limit=limit, units="acres", features=bad))
     else:
-        at = f"on {plan.max_at.isoformat()} ({_phase_list(plan.worst_phases)})"
-        decided = plan.decided_acres
+        at = f"on {max_at.isoformat()} ({_phase_list(plan.worst_phases)})"
         size = f"{acres_text(decided, limit)} acres ({plan.area_method})"
         common: dict[str, Any] = dict(value=decided, limit=limit, units="acres",
                                       geometry=plan.worst_geometry)
@@ -457,7 +485,7 @@ def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) ->
                                     f"at most {size} disturbed and not yet "
                                     f"stabilised at any one time, first {at}; the limit is "
                                     f"{limit:g}", features=plan.worst_features, **common))
-    if plan.open_ended:
+    if plan.open_ended and plan.plan_end is not None:  # an open end has a plan end to run to
         findings.append(Finding(rule, INFO, section,
                                 f"{len(plan.open_ended)} polygon(s) have no stabilized_date and "
                                 f"count as disturbed until the plan's last date, "
@@ -495,20 +523,21 @@ def _sequence_findings(plan: Phasing, profile: RulesProfile) -> list[Finding]:
 
 
 def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not yet stabilised",
-                   proposed: Optional[Phasing] = None):
+                   proposed: Optional[Phasing] = None) -> Optional[Chart]:
     """A step plot of disturbed acres over time: the limit, the phases as bands, the worst moment;
     with ``proposed`` (the plan on the proposed schedule, :func:`proposed_phasing`) a second
     panel below it on the same dates, so the two schedules are read side by side.
 
     Returns an :class:`analysis.charts.Chart`, or None where the plan has no timeline.
     """
-    if not plan.timeline:
+    worst, max_at = plan.decided_acres, plan.max_at  # the verdict's figure and its day
+    if not plan.timeline or worst is None or max_at is None:
         return None
     from ..charts import figure_chart, new_figure
 
     plans = [(plan, "as planned")] + ([(proposed, "as proposed")]
                                       if proposed is not None and proposed.timeline else [])
-    days = [parse_date(row["date"])[0] for p, _ in plans for row in p.timeline]
+    days = [date.fromisoformat(row["date"]) for p, _ in plans for row in p.timeline]  # ISO
     first, last = min(days), max(days)
     span = max((last - first).days, 1)
     tail = date.fromordinal(last.toordinal() + max(1, span // 20))
@@ -525,8 +554,8 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
     return figure_chart(figure, title)
 
 
-def _draw_timeline(axes, plan: Phasing, limit: float, tail: date, top: float) -> None:
-    days = [parse_date(row["date"])[0] for row in plan.timeline]
+def _draw_timeline(axes: Any, plan: Phasing, limit: float, tail: date, top: float) -> None:
+    days = [date.fromisoformat(row["date"]) for row in plan.timeline]  # written ISO above
     values = [row["acres"] for row in plan.timeline]
     bands = _phase_bands(plan)
     colours = ("#90caf9", "#a5d6a7", "#ffe082", "#ce93d8", "#ffab91", "#80deea")
@@ -537,20 +566,23 @@ def _draw_timeline(axes, plan: Phasing, limit: float, tail: date, top: float) ->
     axes.step(days + [tail], values + [values[-1]], where="post", color="#212121", linewidth=1.6,
               label="disturbed acres")
     axes.axhline(limit, color="#c62828", linestyle="--", linewidth=1.2, label=f"limit {limit:g} ac")
-    worst = plan.decided_acres  # the verdict's figure, which the timeline's worst row equals
-    axes.plot([plan.max_at], [worst], marker="o", color="#c62828", markersize=6)
-    axes.annotate(f"max {acres_text(worst, limit)} ac\n{plan.max_at.isoformat()}",
-                  (plan.max_at, worst), textcoords="offset points", xytext=(6, 6),
-                  fontsize=8)
+    worst, max_at = plan.decided_acres, plan.max_at  # the verdict's figure and its day
+    if worst is not None and max_at is not None:
+        axes.plot([max_at], [worst], marker="o", color="#c62828", markersize=6)
+        axes.annotate(f"max {acres_text(worst, limit)} ac\n{max_at.isoformat()}",
+                      (max_at, worst), textcoords="offset points", xytext=(6, 6), fontsize=8)
     axes.set_ylim(0, top)  # room for the legend above the limit
     axes.set_ylabel("acres (ellipsoidal)" if plan.timeline_method != "planar" else "acres (planar)")
     axes.legend(loc="upper right", fontsize=7, ncol=2, frameon=False)
     axes.tick_params(axis="x", labelrotation=30, labelsize=8)
 
 
-def proposed_phasing(frame, proposal, profile: RulesProfile) -> Optional[Phasing]:
+def proposed_phasing(frame: pd.DataFrame, proposal: Any, profile: RulesProfile) -> Optional[Phasing]:
     """The plan with the proposal's dates (each phase moved by its delay), checked as the plan
-    is: what the chart shows beside the planned schedule. None where no phase moves."""
+    is: what the chart shows beside the planned schedule. None where no phase moves.
+
+    ``proposal`` is a :class:`analysis.phasing.proposal.Proposal` (typed ``Any``: the phasing
+    package sits above the checks, which cannot import it even for a type)."""
     from ..phasing.proposal import shifted_dates
 
     if not any(proposal.shifts.values()):
@@ -563,7 +595,7 @@ def proposed_phasing(frame, proposal, profile: RulesProfile) -> Optional[Phasing
     return plan
 
 
-def _phase_bands(plan: Phasing):
+def _phase_bands(plan: Phasing) -> list[tuple[Phase, Optional[date], Optional[date]]]:
     """(phase, first start, last stabilisation or None) of each phase with dates."""
     return [(p["phase"], parse_date(p["start_date"])[0], parse_date(p["stabilized_date"])[0])
             for p in plan.phases if p["start_date"]]
@@ -571,7 +603,7 @@ def _phase_bands(plan: Phasing):
 
 # --- the review's check ------------------------------------------------------------------
 
-def _run(context, progress) -> CheckResult:
+def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     site, profile = context.site, context.profile
     plan, findings = review_phasing(site.layer("disturbance"), profile,
                                     waiver=bool(site.project.get("five_acre_waiver")),
@@ -580,7 +612,7 @@ def _run(context, progress) -> CheckResult:
                        extra={"charts": lambda: _phasing_charts(plan, profile)})
 
 
-def _phasing_charts(phasing, profile: RulesProfile) -> dict:
+def _phasing_charts(phasing: Phasing, profile: RulesProfile) -> dict[str, Chart]:
     chart = timeline_chart(phasing, profile.phasing.max_concurrent_acres)
     return {"phasing_timeline": chart} if chart else {}
 

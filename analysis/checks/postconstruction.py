@@ -1,13 +1,18 @@
 """Where Condition A, B or C applies, the plan shows postconstruction SMPs and easements."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 from .conditions import Condition
 from .base import Check, CheckResult
 from ..findings import FAIL, NEEDS_REVIEW, NOT_APPLICABLE, PASS, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
+
+if TYPE_CHECKING:  # for the annotations only: the context imports the checks
+    from .context import ReviewContext
+    from ..progress import Progress
 
 __all__ = ["CHECKS", "check_postconstruction_controls"]
 
@@ -72,13 +77,13 @@ def _count(site: SitePlan, layer: str) -> int:
     return 0 if frame is None else len(frame)
 
 
-def _named(letters) -> str:
+def _named(letters: Sequence[str]) -> str:
     return ("Condition " if len(letters) == 1 else "Conditions ") + " and ".join(letters)
 
 
 # --- the review's check ------------------------------------------------------------------
 
-def _run(context, progress) -> CheckResult:
+def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     return CheckResult([check_postconstruction_controls(
         context.site, context.decided("A", "B", "C"), context.profile)])
 

@@ -1,6 +1,7 @@
 """Disturbance that reaches beyond the site boundary (SWPPP B(2))."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 import numpy as np
 import shapely
 
@@ -10,6 +11,10 @@ from ..units import square_feet
 from ..findings import PASS, WARN, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
+
+if TYPE_CHECKING:  # for the annotations only: the context imports the checks
+    from .context import ReviewContext
+    from ..progress import Progress
 
 __all__ = ["CHECKS", "check_disturbance_outside_site"]
 
@@ -21,7 +26,7 @@ def check_disturbance_outside_site(site: SitePlan, disturbed: DisturbedArea,
     boundary = site.layers["site_boundary"]
     site_area = shapely.union_all(np.asarray(boundary.geometry.values, dtype=object))
     outside = shapely.difference(disturbed.geometry, site_area)
-    outside_sq_ft = square_feet(outside, site.area_crs)
+    outside_sq_ft = float(square_feet(outside, site.area_crs))  # one geometry: one area
     section = profile.section("disturbance_outside_site")
     if outside_sq_ft <= tolerance:
         return Finding("disturbance_outside_site", PASS, section,
@@ -43,7 +48,7 @@ def check_disturbance_outside_site(site: SitePlan, disturbed: DisturbedArea,
 
 # --- the review's check ------------------------------------------------------------------
 
-def _run(context, progress) -> CheckResult:
+def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     finding, outside_sq_ft = check_disturbance_outside_site(context.site, context.disturbed,
                                                             context.profile)
     return CheckResult([finding], {"disturbed_outside_site_sq_ft": outside_sq_ft})

@@ -4,12 +4,13 @@ intervals, and phases in their natural order."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import numpy as np
 import shapely
 
 from ..geometry import polygons
-from ..units import acres
+from ..units import CrsLike, acres
 
 __all__ = ["faces", "dissolve_faces", "merge_intervals", "natural_key", "TILE_POLYGONS"]
 
@@ -17,13 +18,14 @@ __all__ = ["faces", "dissolve_faces", "merge_intervals", "natural_key", "TILE_PO
 TILE_POLYGONS = 256
 
 
-def natural_key(text: str):
+def natural_key(text: str) -> list[tuple[int, int, str]]:
     """Phase "2" before "10"; numbers before words."""
     return [(0, int(part), "") if part.isdigit() else (1, 0, part)
             for part in re.split(r"(\d+)", text) if part]
 
 
-def merge_intervals(group, start, end):
+def merge_intervals(group: np.ndarray, start: np.ndarray,
+                    end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Union of half-open intervals per group: ``(group, start, end)`` arrays, disjoint per group.
 
     Intervals that meet (one ends the day the next starts) merge: no gap lies between them.
@@ -42,7 +44,8 @@ def merge_intervals(group, start, end):
     return group[first], start[first], np.maximum.reduceat(end, first)
 
 
-def faces(geometries, crs):
+def faces(geometries: np.ndarray,
+          crs: CrsLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The faces covering ``geometries``: face acres, (face, polygon) pairs, the faces and their tiles.
 
     Returns arrays ``(acres, pair_face, pair_polygon, face_geometry, face_tile)``; a polygon that
@@ -76,13 +79,14 @@ def faces(geometries, crs):
             np.concatenate(tiles))
 
 
-def dissolve_faces(face_geometry, face_tile, chosen):
+def dissolve_faces(face_geometry: np.ndarray, face_tile: np.ndarray,
+                   chosen: np.ndarray) -> shapely.Geometry:
     """The union of the ``chosen`` faces: each tile's dissolved as a coverage, then the tiles
     and the lone polygons together (far fewer, larger pieces than the polygons themselves)."""
     tile = face_tile[chosen]
     order = np.argsort(tile, kind="stable")
     chosen, tile = chosen[order], tile[order]
-    pieces: list = []
+    pieces: list[shapely.Geometry] = []
     for group in np.split(np.arange(len(chosen)), np.flatnonzero(np.diff(tile)) + 1):
         if len(group) == 0:
             continue
@@ -91,7 +95,7 @@ def dissolve_faces(face_geometry, face_tile, chosen):
     return shapely.union_all(np.asarray(pieces, dtype=object))
 
 
-def _arrangement(geometries):
+def _arrangement(geometries: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Faces of the overlapping ``geometries``, tile by tile: ``(faces, face, polygon)`` per tile.
 
     Noding and polygonising grow faster than linearly with the size of one network, so the

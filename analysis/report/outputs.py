@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol
 
 import geopandas as gpd
 import numpy as np
@@ -18,6 +18,9 @@ from .layer_style import (LINE, POINT, POLYGON, disturbance_qml, easement_qml, f
 from ..review import Review
 from ..io.files import write_all
 from ..io.vector import write_geopackage
+
+if TYPE_CHECKING:  # imported where the hydrology outputs are written
+    from ..checks.hydrology import HydrologyResult
 
 __all__ = ["write_outputs", "write_json", "write_hydrology_outputs", "review_json", "Reported",
            "findings_frame", "findings_frames", "site_frames", "FINDINGS_LAYER",
@@ -86,7 +89,8 @@ def findings_frames(review: Review) -> dict[str, gpd.GeoDataFrame]:
             shapes = geometries[mine]
         else:  # every finding, so its fid is its number; its place where that is polygonal
             part = frame
-            shapes = np.where(mine, geometries, None)
+            shapes = geometries.copy()
+            shapes[~mine] = None
         shapes = _multi_polygons(shapes) if kind == POLYGON else shapes
         out[name] = part.set_geometry(gpd.GeoSeries(shapes, crs=review.site.area_crs))
     return out
@@ -159,7 +163,7 @@ def site_frames(review: Review) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
     return out
 
 
-def _write_findings(path, review: Review) -> None:
+def _write_findings(path: str | Path, review: Review) -> None:
     """The findings, the site's layers and the checklist, in the area CRS, each with its style."""
     from ..checklist.contents import CHECKLIST_LAYER, checklist_frame
 
@@ -196,7 +200,7 @@ def _html(review: Review) -> str:
     return render_html(review)
 
 
-def write_hydrology_outputs(result, cn_path: Optional[str | Path] = None,
+def write_hydrology_outputs(result: HydrologyResult, cn_path: Optional[str | Path] = None,
                             table_path: Optional[str | Path] = None) -> list[Path]:
     """The hydrology analysis's CN layer (GeoPackage) and its table (CSV); all or none."""
     from ..checks.hydrology import cn_layer, hydrology_table

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Optional
+from collections.abc import Collection, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional, Union
 
 import geopandas as gpd
 import numpy as np
@@ -30,11 +32,18 @@ from .cad import cad_areas, cad_layer_matches, none_matched
 from .mapping import NO_MAPPING, FieldMap
 from .schedule import dates_by_phase, phase_name, read_schedule
 
+if TYPE_CHECKING:  # what CRS.area_of_use returns, as pyproj's stubs name it
+    from pyproj._crs import AreaOfUse
+
 __all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "check_coordinates",
            "match_layer_names", "normalise_fields", "validate_spatial", "repair_invalid"]
 
 log = logging.getLogger(__name__)
 
+
+
+# A file's path as the errors take it
+PathArg = Union[str, "os.PathLike[str]"]
 
 
 @dataclass
@@ -53,7 +62,7 @@ class SitePlan:
     path: str
     area_crs: CRS
     input_crs: str
-    project: dict
+    project: dict[str, Any]
     layers: dict[str, pd.DataFrame] = field(default_factory=dict)
     repairs: list[Repair] = field(default_factory=list)
 
@@ -83,13 +92,14 @@ def load_site_plan(path: str | Path, profile: RulesProfile,
     path = Path(path)
     layers, input_crss, repairs, project = _load(path, profile, SITE_PLAN_LAYERS,
                                                  mapping or NO_MAPPING)
+    assert project is not None, "the project layer is required (SITE_PLAN_LAYERS)"
     input_crs = ", ".join(dict.fromkeys(input_crss))
     return SitePlan(path=str(path), area_crs=crs_of(profile.area_crs),
                     input_crs=input_crs, project=project, layers=layers, repairs=repairs)
 
 
-def load_layers(path: str | Path, profile: RulesProfile, names,
-                mapping: Optional[FieldMap] = None) -> tuple[dict, list]:
+def load_layers(path: str | Path, profile: RulesProfile, names: Collection[str],
+                mapping: Optional[FieldMap] = None) -> tuple[dict[str, pd.DataFrame], list[Repair]]:
     """Only the contract layers ``names`` of ``path`` (each optional), validated as a site plan's.
 
     Returns the layers (area CRS) and the repairs made; for an algorithm that needs a few
@@ -103,12 +113,16 @@ def load_layers(path: str | Path, profile: RulesProfile, names,
 CAD_SUFFIXES = (".dxf", ".dwg")  # drawings GDAL reads as one layer of entities
 
 
-def _load(path, profile, specs, mapping: FieldMap):
+def _load(path: Path, profile: RulesProfile, specs: Sequence[LayerSpec], mapping: FieldMap
+          ) -> tuple[dict[str, pd.DataFrame], list[str], list[Repair], Optional[dict[str, Any]]]:
     layer_names = match_layer_names(path, list_layers(path))
     area_crs = crs_of(profile.area_crs)
-    layers, actual_names, input_crss, repairs = {}, {}, [], []
-    project = None
-    cad_entities: dict = {}  # the drawing's entities, read once
+    layers: dict[str, pd.DataFrame] = {}
+    actual_names: dict[str, str] = {}
+    input_crss: list[str] = []
+    repairs: list[Repair] = []
+    project: Optional[dict[str, Any]] = None
+    cad_entities: dict[str, LayerData] = {}  # the drawing's entities, read once
     main_path = path
     for spec in specs:
         path = main_path
@@ -161,8 +175,9 @@ def _load(path, profile, specs, mapping: FieldMap):
             continue
         given_by = (f"the [cad] crs of {mapping.source}"
                     if spec.name in mapping.cad_layers and mapping.cad_crs else None)
-        frame = validate_spatial(path, actual, spec, frame, data.crs, profile, crs_given_by=given_by)
-        input_crss.append(crs_label(data.crs))
+        crs = layer_crs(path, actual, data.crs)
+        frame = validate_spatial(path, actual, spec, frame, crs, profile, crs_given_by=given_by)
+        input_crss.append(crs_label(crs))
         frame = to_crs(frame, area_crs)
         frame, layer_repairs = repair_invalid(spec, frame)
         repairs.extend(layer_repairs)
@@ -177,8 +192,8 @@ def _load(path, profile, specs, mapping: FieldMap):
     return layers, input_crss, repairs, project
 
 
-def check_coordinates(path, layer, frame, crs: CRS, profile: RulesProfile,
-                      crs_given_by: Optional[str] = None) -> None:
+def check_coordinates(path: Optional[PathArg], layer: str, frame: gpd.GeoDataFrame, crs: CRS,
+                      profile: RulesProfile, crs_given_by: Optional[str] = None) -> None:
     """Every vertex a finite number, and each feature's extent inside the area where ``crs`` is
     used (EPSG's bounds, widened by the profile's [inputs] crs_area_margin_degrees): coordinates
     that do not fit their CRS (state-plane feet labelled EPSG:4326, UTM metres labelled
@@ -228,7 +243,7 @@ def check_coordinates(path, layer, frame, crs: CRS, profile: RulesProfile,
                  "then save the layer again), or correct the coordinate")
 
 
-def _area_of_use(crs: CRS):
+def _area_of_use(crs: CRS) -> Optional[AreaOfUse]:
     """The CRS's area of use; a CRS read from WKT often lacks it, and its EPSG twin has it."""
     if crs.area_of_use is not None:
         return crs.area_of_use
@@ -236,7 +251,8 @@ def _area_of_use(crs: CRS):
     return crs_of(code).area_of_use if code else None
 
 
-def _coerce(path, layer, spec: LayerSpec, frame, inputs: Optional[Inputs] = None):
+def _coerce(path: PathArg, layer: str, spec: LayerSpec, frame: pd.DataFrame,
+            inputs: Optional[Inputs] = None) -> pd.DataFrame:
     """Each contract field of ``frame`` as its type; InputError naming the feature and field."""
     frame = frame.copy()
     for field_spec in spec.fields:
@@ -251,23 +267,24 @@ def _coerce(path, layer, spec: LayerSpec, frame, inputs: Optional[Inputs] = None
 class _Where:
     """The file, layer and field whose values are being read, for the errors."""
 
-    path: object
+    path: PathArg
     layer: str
     spec: FieldSpec
     inputs: Optional[Inputs] = None  # the profile's range of dates
 
-    def refuse(self, fid, problem: str, fix: str):
+    def refuse(self, fid: object, problem: str, fix: str) -> NoReturn:
         name = self.spec.name
         raise InputError(f"{name} is {problem}", path=self.path, layer=self.layer, feature=fid,
                          field=name, fix=fix)
 
-    def number(self, fid, value, word="a number", minimum=None):
+    def number(self, fid: object, value: object, word: str = "a number",
+               minimum: Optional[float] = None) -> Optional[float]:
         return _number(self.path, self.layer, fid, self.spec.name,
                        value if present(value) else None, minimum=minimum, word=word)
 
 
-def _numbers(where: _Where, index, values):
-    out = []
+def _numbers(where: _Where, index: pd.Index, values: Iterable[object]) -> pd.Series:
+    out: list[Optional[float]] = []
     for fid, value in zip(index, values):
         number = where.number(fid, value, minimum=where.spec.minimum)
         if where.spec.type == INTEGER and number is not None:
@@ -280,7 +297,7 @@ def _numbers(where: _Where, index, values):
     return pd.Series(out, index=index, dtype=object if None in out else np.int64)
 
 
-def _booleans(where: _Where, index, values):
+def _booleans(where: _Where, index: pd.Index, values: Iterable[object]) -> pd.Series:
     """0/1 (as numbers or text, or a spelling of BOOLEAN_WORDS) as False/True; empty is False."""
     out = []
     for fid, value in zip(index, values):
@@ -296,7 +313,7 @@ def _booleans(where: _Where, index, values):
     return pd.Series(out, index=index, dtype=bool)
 
 
-def _dates(where: _Where, index, values):
+def _dates(where: _Where, index: pd.Index, values: Iterable[object]) -> pd.Series:
     name = where.spec.name
     out = []
     for fid, value in zip(index, values):
@@ -311,7 +328,7 @@ def _dates(where: _Where, index, values):
     return pd.Series(out, index=index, dtype=object)
 
 
-def _codes(where: _Where, index, values):
+def _codes(where: _Where, index: pd.Index, values: Iterable[object]) -> pd.Series:
     """A listed code, matched whatever its case and spacing, as the contract spells it."""
     allowed = where.spec.allowed
     canonical = {code.lower(): code for code in allowed}
@@ -330,7 +347,7 @@ def _codes(where: _Where, index, values):
     return pd.Series(out, index=index, dtype=object)
 
 
-def _texts(where: _Where, index, values):
+def _texts(where: _Where, index: pd.Index, values: pd.Series) -> pd.Series:
     """Text as read; where the field may not be empty, every feature must give some."""
     if not where.spec.may_be_empty:
         for fid, value in zip(index, values):
@@ -339,10 +356,11 @@ def _texts(where: _Where, index, values):
     return values
 
 
-_READERS = {REAL: _numbers, INTEGER: _numbers, BOOLEAN: _booleans, DATE: _dates, CODED: _codes}
+_READERS: dict[str, Callable[[_Where, pd.Index, pd.Series], pd.Series]] = {
+    REAL: _numbers, INTEGER: _numbers, BOOLEAN: _booleans, DATE: _dates, CODED: _codes}
 
 
-def _validate_values(path, layer, spec: LayerSpec, frame):
+def _validate_values(path: PathArg, layer: str, spec: LayerSpec, frame: pd.DataFrame) -> None:
     """What a field's type alone does not say: where the contract says so, ids are unique
     (findings name features by them; two easements both 'E-1' would be ambiguous)."""
     if not spec.unique_ids or spec.id_field not in frame.columns:
@@ -360,7 +378,7 @@ def _validate_values(path, layer, spec: LayerSpec, frame):
         seen[key] = fid
 
 
-def _blank_as_missing(frame):
+def _blank_as_missing(frame: pd.DataFrame) -> pd.DataFrame:
     """Blank text as a missing value (a CSV table's empty cells are empty text)."""
     for column in frame.columns:
         values = frame[column]
@@ -371,7 +389,8 @@ def _blank_as_missing(frame):
     return frame
 
 
-def _cad_layer(path, layer_names, spec, mapping: FieldMap, cache: dict) -> LayerData:
+def _cad_layer(path: Path, layer_names: dict[str, str], spec: LayerSpec, mapping: FieldMap,
+               cache: dict[str, LayerData]) -> LayerData:
     """The entities of a CAD export on the CAD layers ``mapping`` names for ``spec``, as a layer.
 
     Boundaries become polygons; the drawing's CRS is ``[cad] crs`` (a DXF has none); the
@@ -410,7 +429,7 @@ def _cad_layer(path, layer_names, spec, mapping: FieldMap, cache: dict) -> Layer
                          fix=f"give it as crs = \"EPSG:...\" in the [cad] table of {mapping.source}")
     geometry = (cad_areas(path, layer_name, frame) if spec.geometry == ("polygon",)
                 else np.asarray(frame.geometry.values, dtype=object))
-    columns: dict = {name: [None] * len(frame) for name in spec.field_names}
+    columns: dict[str, list[Any]] = {name: [None] * len(frame) for name in spec.field_names}
     if spec.name == "disturbance":
         phases = [phase_name(g) for g, hit in zip(groups, matched) if hit]
         columns["phase"] = phases
@@ -422,7 +441,7 @@ def _cad_layer(path, layer_names, spec, mapping: FieldMap, cache: dict) -> Layer
     return LayerData(name=layer_name, frame=out, crs=crs, spatial=True)
 
 
-def match_layer_names(path, names) -> dict[str, str]:
+def match_layer_names(path: PathArg, names: Iterable[str]) -> dict[str, str]:
     """Lower-case name -> actual layer name, for matching case-insensitively."""
     matched: dict[str, str] = {}
     for name in names:
@@ -434,7 +453,8 @@ def match_layer_names(path, names) -> dict[str, str]:
     return matched
 
 
-def normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
+def normalise_fields(path: PathArg, layer: str, spec: LayerSpec, frame: pd.DataFrame,
+                     mapping: FieldMap = NO_MAPPING) -> pd.DataFrame:
     """Contract fields renamed to their contract names (matched in any case, or as ``mapping``
     says); a missing one is an error naming it."""
     geometry_name = frame.geometry.name if isinstance(frame, gpd.GeoDataFrame) else None
@@ -471,11 +491,12 @@ def normalise_fields(path, layer, spec, frame, mapping: FieldMap = NO_MAPPING):
     return frame.rename(columns=renames) if renames else frame
 
 
-def _refuse_cut_names(path, layer, spec, wanted, by_lower, mapped) -> None:
+def _refuse_cut_names(path: PathArg, layer: str, spec: LayerSpec, wanted: dict[str, str],
+                      by_lower: dict[str, object], mapped: dict[str, str]) -> None:
     """Contract fields missing where fields hold their names cut to a .dbf's 10 characters
     (``pond_swamp`` for ``pond_swamp_pct``): refused naming each pair, an optional field
     included, which would otherwise be left out without a word."""
-    cut = {}
+    cut: dict[str, str] = {}
     for name in spec.field_names:
         if name in mapped or wanted[name] in by_lower or len(name) <= DBF_NAME_LENGTH:
             continue
@@ -492,7 +513,7 @@ def _refuse_cut_names(path, layer, spec, wanted, by_lower, mapped) -> None:
                              "mapping's [fields]")
 
 
-def _validate_project(path, layer, frame) -> dict:
+def _validate_project(path: PathArg, layer: str, frame: pd.DataFrame) -> dict[str, Any]:
     """The project table's one row, its fields already read as their types."""
     if len(frame) != 1:
         raise InputError(f"the project table has {len(frame)} rows; it must have exactly one",
@@ -501,13 +522,22 @@ def _validate_project(path, layer, frame) -> dict:
             for k, v in frame.iloc[0].items() if k != "geometry"}
 
 
-def validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile,
-                     crs_given_by: Optional[str] = None) -> gpd.GeoDataFrame:
+def layer_crs(path: Optional[PathArg], layer: str, crs: Optional[CRS]) -> CRS:
+    """The layer's CRS; InputError where it has none."""
     if crs is None:
         raise InputError("the layer has no coordinate reference system (or an undefined one)",
                          path=path, layer=layer,
                          fix="assign the layer's true CRS in QGIS (Layer Properties > Source) "
                              "and save it again")
+    return crs
+
+
+def validate_spatial(path: Optional[PathArg], layer: str, spec: LayerSpec, frame: pd.DataFrame,
+                     crs: Optional[CRS], profile: RulesProfile,
+                     crs_given_by: Optional[str] = None) -> gpd.GeoDataFrame:
+    if spec.geometry is None:
+        raise ValueError(f"'{spec.name}' is a table of the contract, not a spatial layer")
+    crs = layer_crs(path, layer, crs)
     if not isinstance(frame, gpd.GeoDataFrame):
         raise InputError("the layer has no geometry", path=path, layer=layer,
                          fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")
@@ -531,7 +561,8 @@ def validate_spatial(path, layer, spec, frame, crs, profile: RulesProfile,
     return frame
 
 
-def repair_invalid(spec, frame):
+def repair_invalid(spec: LayerSpec,
+                   frame: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, list[Repair]]:
     """make_valid for invalid geometries only, keeping the layer's geometry family."""
     geometries = np.asarray(frame.geometry.values, dtype=object)
     invalid = ~shapely.is_valid(geometries)
@@ -551,7 +582,9 @@ def repair_invalid(spec, frame):
     return frame, repairs
 
 
-def _number(path, layer, fid, field_name, value, minimum=None, word="a number"):
+def _number(path: PathArg, layer: str, fid: object, field_name: str,
+            value: Any,  # whatever the file holds: float() decides, its errors are the user's
+            minimum: Optional[float] = None, word: str = "a number") -> Optional[float]:
     if value is None:
         return None
     try:

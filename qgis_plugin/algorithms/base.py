@@ -11,6 +11,9 @@ import os
 import shutil
 import tempfile
 import traceback
+import weakref
+from collections.abc import Callable
+from typing import Any
 
 from qgis.core import (
     QgsDataSourceUri,
@@ -57,6 +60,8 @@ GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
 # The analysis's name of an input (InputError.parameters) -> this plugin's parameter, where it
 # is not the same name in capitals.
 PARAMETER_NAMES = {"start": "FROM", "end": "TO"}
+# The processAlgorithm wrappers SwpppAlgorithm made: a subclass reusing one is not wrapped twice
+_KEEPING_CONTEXT: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
 
 
 def plugin_icon():
@@ -236,7 +241,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         the thread's PROJ context and crash the next run."""
         super().__init_subclass__(**kwargs)
         process = cls.__dict__.get("processAlgorithm")
-        if process is None or getattr(process, "_keeps_pyproj_context", False):
+        if process is None or process in _KEEPING_CONTEXT:
             return
 
         @functools.wraps(process)
@@ -246,7 +251,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             finally:
                 keep_pyproj_context()
 
-        processAlgorithm._keeps_pyproj_context = True
+        _KEEPING_CONTEXT.add(processAlgorithm)
         cls.processAlgorithm = processAlgorithm
 
     SITE = "SITE"
