@@ -125,11 +125,13 @@ def _normalise_text(text: str, tmp: str, today: str) -> str:
 
 def _run(case: list[list], tmp_path: Path, capsys) -> list[dict]:
     steps = []
+    today = date.today().isoformat()
     for argv in case:
         args = [str(a).replace("{tmp}", str(tmp_path)) for a in argv]
         status = main(args)
         out, err = capsys.readouterr()
-        step: dict = {"argv": [_normalise_text(a, str(tmp_path), "-") for a in args], "exit": status}
+        step: dict = {"argv": [_normalise_text(a, str(tmp_path), today) for a in args],
+                      "exit": status}
         written = tmp_path / "out.json"
         if written.is_file():
             step["json"] = json.loads(written.read_text(encoding="utf-8"))
@@ -144,7 +146,7 @@ def _run(case: list[list], tmp_path: Path, capsys) -> list[dict]:
         if status == 2:  # a refusal: that it is refused, and on what (not the wording)
             step["refused"] = True
         steps.append(step)
-    return _normalise(steps, str(tmp_path), date.today().isoformat())
+    return _normalise(steps, str(tmp_path), today)
 
 
 def _close(actual, expected, where="") -> list[str]:
