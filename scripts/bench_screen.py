@@ -2,7 +2,7 @@
 
     .venv/plain/bin/python scripts/bench_screen.py [--polygons N] [--sites N] [--smoke]
 
-Builds (once; reused) the statewide-sized reference of ``bench_reference.py`` (the real NWI
+Builds (once; reused) the statewide-sized reference of ``bench_reference.py`` (an NWI
 extract tiled until the wetlands hold at least N polygons), with statewide catchments, 303(d)
 waters and TMDL watersheds over it (``add_condition_a_layers``: HUC12-sized, 4,000 vertices
 each, so that the screen's Condition A is decided at scale), and N five-acre sites spread
@@ -432,8 +432,8 @@ def main(argv=None) -> int:
         print(json.dumps(STEPS[args.step[0]](*args.step[1:])))
         return 0
     if not bench_reference.NWI.is_file():
-        print(f"{bench_reference.NWI} is absent: the benchmark tiles the real NWI extract",
-              file=sys.stderr)
+        print(f"{bench_reference.NWI} is absent: SWPPP_NWI_EXTRACT names an NWI state zip to "
+              "tile", file=sys.stderr)
         return 2
     with contextlib.ExitStack() as stack:
         if args.smoke:

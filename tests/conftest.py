@@ -27,10 +27,12 @@ def data_copy(tmp_path):
 
 
 def shared_path(relative: str) -> Path:
-    """A file of ../shared, or a skip saying why where a fresh clone has none."""
+    """A file of the public data kept beside the checkout (not in the repository), or a skip
+    saying why where a fresh clone has none."""
     path = SHARED / relative
     if not path.exists():
-        pytest.skip(f"{path} is absent (../shared is beside the project only in CI and sessions)")
+        pytest.skip(f"{path} is absent (public data kept outside the repository, "
+                    "beside the checkout in this project's CI only)")
     return path
 
 

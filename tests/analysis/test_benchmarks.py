@@ -21,7 +21,7 @@ def _script(name):
     finally:
         sys.path.remove(str(SCRIPTS))
     if not module.NWI.is_file():
-        pytest.skip("the NWI extract the benchmarks tile is absent (../shared/data)")
+        pytest.skip(f"the NWI extract the benchmarks tile ({module.NWI}) is absent")
     return module
 
 

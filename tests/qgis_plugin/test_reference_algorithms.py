@@ -66,7 +66,8 @@ def test_an_import_rejecting_tmdl_units_is_refused_then_accepted_explicitly(tmp_
     before = (tmp_path / "reference.gpkg").read_bytes()
     actions = TEST_DATA.parent.parent / "shared" / "data" / "attains" / "ny_21NYDECA_tmdl_actions.json"
     if not actions.exists():
-        pytest.skip(f"{actions} is absent (../shared is beside the project only in CI and sessions)")
+        pytest.skip(f"{actions} is absent (public data kept outside the repository, "
+                    "beside the checkout in this project's CI only)")
     parameters = {"LAYER": LAYERS.index("tmdl_watersheds"), "TARGET": target,
                   "SOURCE": str(actions), "FORMAT": 1,
                   "GEOMETRY": str(SOURCES / "tmdl_watersheds.gpkg"),
