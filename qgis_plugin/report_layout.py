@@ -46,6 +46,7 @@ from qgis.core import (
     QgsUnitTypes,
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
+    QgsWkbTypes,
 )
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QColor, QFont
@@ -62,7 +63,8 @@ from analysis.report.site_map import (LABEL_FIELDS as _LABEL_FIELDS, MAP_LAYER_T
 from .compat import DISTANCE_FEET, RENDER_POINTS, set_label_font, set_legend_font
 
 __all__ = ["build_layout", "export_pdf", "write_report_pdf", "stage_pdf_report",
-           "standalone_pdf_report", "MAP_FRAME_IN", "MapSheet", "PdfReport"]
+           "standalone_pdf_report", "style_context_layer", "MAP_FRAME_IN", "MapSheet",
+           "PdfReport"]
 
 PAGE_MM = (279.4, 215.9)  # US Letter, landscape
 MARGIN_MM = 12.7
@@ -190,9 +192,7 @@ def _load_layers(sources, project):
             raise OSError(f"the report's map layer {name} could not be read back from "
                           f"{sources[name]}")
         if name in _CONTEXT_STYLES:
-            layer.setRenderer(QgsSingleSymbolRenderer(_CONTEXT_STYLES[name]()))
-            if name in _LABEL_FIELDS and layer.fields().indexOf(_LABEL_FIELDS[name]) >= 0:
-                _label(layer, _LABEL_FIELDS[name])
+            style_context_layer(layer, name)
         else:
             _message, loaded = layer.loadDefaultStyle()
             if not loaded:
@@ -204,6 +204,33 @@ def _load_layers(sources, project):
         layers.append(layer)
     project.addMapLayers(layers)
     return layers
+
+
+# The geometry each kind of symbol draws: Qgis.GeometryType from 3.30, QgsWkbTypes' before.
+_GEOMETRY = getattr(Qgis, "GeometryType", None)
+if _GEOMETRY is not None and hasattr(_GEOMETRY, "Polygon"):
+    _SYMBOL_FITS = {Qgis.SymbolType.Fill: _GEOMETRY.Polygon, Qgis.SymbolType.Line: _GEOMETRY.Line,
+                    Qgis.SymbolType.Marker: _GEOMETRY.Point}
+else:
+    _SYMBOL_FITS = {Qgis.SymbolType.Fill: QgsWkbTypes.PolygonGeometry,
+                    Qgis.SymbolType.Line: QgsWkbTypes.LineGeometry,
+                    Qgis.SymbolType.Marker: QgsWkbTypes.PointGeometry}
+
+
+def style_context_layer(layer, name):
+    """Style ``layer``, the plan's or the reference's layer ``name`` (site_boundary, wetlands,
+    ...), as the report's map draws it, labelled by its contract's label field; a layer whose
+    geometry the style does not fit (a polygon impaired_waters) keeps QGIS's default.
+    Returns whether it was styled."""
+    if name not in _CONTEXT_STYLES:
+        return False
+    symbol = _CONTEXT_STYLES[name]()
+    if _SYMBOL_FITS.get(symbol.type()) != layer.geometryType():
+        return False
+    layer.setRenderer(QgsSingleSymbolRenderer(symbol))
+    if name in _LABEL_FIELDS and layer.fields().indexOf(_LABEL_FIELDS[name]) >= 0:
+        _label(layer, _LABEL_FIELDS[name])
+    return True
 
 
 # Layout items -------------------------------------------------------------------------------
