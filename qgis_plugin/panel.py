@@ -6,7 +6,8 @@ appear as a list (status icon, rule, section, message, wrapped at the dock's wid
 finding in a tooltip and in the detail pane below the list); choosing one selects and zooms to
 its features in the result layers, which load as one styled group, the plan's and the
 reference's layers (from their GeoPackages) under them as context. The run writes the report
-as HTML and as PDF (a QGIS print layout), each opened by its button.
+as HTML and as PDF (a QGIS print layout), each opened by its button; the layout itself opens in
+QGIS's layout designer, added to the project's layouts, for editing.
 
 The panel is a ``QTabWidget`` (Review, Findings): further tabs (the checklist) are added with
 :meth:`ReviewPanel.add_tab`.
@@ -374,6 +375,13 @@ class ReviewPanel(QDockWidget):
         reports.addWidget(self.open_report)
         reports.addWidget(self.open_pdf)
         layout.addLayout(reports)
+        self.edit_layout = QPushButton(self.tr("Edit the report layout"))
+        self.edit_layout.setObjectName("editLayout")
+        self.edit_layout.setToolTip(self.tr("The PDF's print layout, added to this project's "
+                                            "layouts and opened in the layout designer"))
+        self.edit_layout.setEnabled(False)
+        self.edit_layout.clicked.connect(self.open_layout)
+        layout.addWidget(self.edit_layout)
         return tab
 
     def _source_changed(self, from_file):
@@ -468,6 +476,7 @@ class ReviewPanel(QDockWidget):
         self.result_paths = {"OUTPUT_JSON": os.path.join(folder, "review.json"),
                              "OUTPUT_HTML": os.path.join(folder, "report.html"),
                              "OUTPUT_PDF": os.path.join(folder, "report.pdf"),
+                             "OUTPUT_LAYOUT": os.path.join(folder, "report_layout.qpt"),
                              "OUTPUT_FINDINGS": os.path.join(folder, "findings.gpkg")}
         params.update(self.result_paths)
         self._context_files = {
@@ -582,6 +591,7 @@ class ReviewPanel(QDockWidget):
             counts=counts, folder=os.path.dirname(self.result_paths["OUTPUT_JSON"])))
         self.open_report.setEnabled(os.path.exists(self.result_paths["OUTPUT_HTML"]))
         self.open_pdf.setEnabled(os.path.exists(self.result_paths["OUTPUT_PDF"]))
+        self.edit_layout.setEnabled(os.path.exists(self.result_paths["OUTPUT_LAYOUT"]))
         self.tabs.setCurrentIndex(1)
         self.finished.emit(True)
 
@@ -653,6 +663,24 @@ class ReviewPanel(QDockWidget):
         path = self.result_paths.get(output)
         if path and os.path.exists(path):
             QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+
+    def open_layout(self):
+        """Add the last run's report layout to this project's layouts (its map layers in a
+        group of their own) and open it in QGIS's layout designer; returns the layout."""
+        from .report_layout import load_layout_template
+
+        path = self.result_paths.get("OUTPUT_LAYOUT")
+        if not path:
+            return None
+        name = self.tr("SWPPP review {}").format(os.path.basename(os.path.dirname(path)))
+        try:
+            layout = load_layout_template(path, QgsProject.instance(), name=name)
+        except OSError as err:
+            self._say(str(err), Qgis.MessageLevel.Warning)
+            return None
+        if self.iface is not None and hasattr(self.iface, "openLayoutDesigner"):
+            self.iface.openLayoutDesigner(layout)
+        return layout
 
     def closeEvent(self, event):
         self.save_to_project()

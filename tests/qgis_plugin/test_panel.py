@@ -445,6 +445,43 @@ def test_findings_and_the_checklist_read_whole_at_the_docks_default_width(panel,
     assert names.count("site_boundary") == 1 and names.count("wetlands") == 1
 
 
+def test_the_report_layout_opens_in_the_project_for_the_layout_designer(panel, data_copy,
+                                                                       tmp_path):
+    """Issue 34 item 13: the run keeps the PDF's layout as a template; Edit the report layout
+    adds it to the project's layouts with its map layers (in a group, unticked), every map item
+    drawing them, and it exports as the PDF did: the decision and the sign-off on page 1."""
+    import subprocess
+
+    from qgis.core import QgsLayoutItemMap
+    from swppp_review.report_layout import LAYOUT_LAYERS_GROUP, export_pdf
+
+    review = panel()
+    review.reference.setFilePath(str(data_copy("demo_reference.gpkg")))
+    run_review(review, data_copy("demo_site.gpkg"), tmp_path)
+    assert review.edit_layout.isEnabled(), review.status.text()
+    layout = review.open_layout()
+    project = QgsProject.instance()
+    assert layout is not None and layout.name() in [
+        lay.name() for lay in project.layoutManager().printLayouts()]
+    group = project.layerTreeRoot().findGroup(LAYOUT_LAYERS_GROUP)
+    assert group is not None and group.findLayers()
+    assert not any(node.isVisible() for node in group.findLayers())
+    maps = [item for item in layout.items() if isinstance(item, QgsLayoutItemMap)]
+    assert len(maps) >= 2  # the sheet and its inset
+    for item in maps:
+        assert item.layers() and all(layer.isValid() for layer in item.layers())
+    pdf = tmp_path / "edited.pdf"
+    export_pdf(layout, pdf)  # its text as text, as the report's PDF
+    first = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(pdf), "-"], check=True,
+                           capture_output=True, text=True).stdout
+    assert "Issuing authority" in first and "Signature" in first
+    # A second time: another layout, the same layers group.
+    again = review.open_layout()
+    assert again.name() != layout.name()
+    assert len(project.layerTreeRoot().findGroups()) == len(
+        {g.name() for g in project.layerTreeRoot().findGroups()})
+
+
 def test_an_added_tab_adds_its_parameters_to_the_run(panel, data_copy, tmp_path):
     """How the checklist tab plugs in: a tab, and parameters for each run (here PROFILE: a
     profile file the provider writes into the run's folder, which the review then uses)."""
