@@ -79,8 +79,9 @@ INDEX_ROLE = Qt.ItemDataRole.UserRole + 1  # its position in the review (its ``f
 # line, its message wrapped below, so that the message has the dock's width (a column of its
 # own beside status and rule was a few characters wide at the dock's default width).
 COLUMNS = ("Finding",)
-# The dock's width when QGIS first shows it (it keeps the user's width after): a finding's
-# line reads whole at it.
+# The width the panel asks for (its size hint). QGIS's main window may give a new dock less
+# (about 370 px under Xvfb at 1600 px wide, scripts/qgis_screenshot.sh): the rows wrap to
+# whatever it gets.
 DOCK_WIDTH = 440
 # Panel settings kept in the project beside the layer mapping (panel_mapping.MAPPING_KEY).
 _SETTINGS = ("source", "site", "reference", "sheets", "profile", "output_folder")
