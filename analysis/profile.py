@@ -44,9 +44,15 @@ class ProfileInfo:
     """[profile]: which chapter, and the CRS every area is measured in (projected, linear units)."""
 
     name: str
-    title: str
+    authority: str  # who issues the decision: the village
+    chapter_title: str  # the chapter the village reviews under
     chapter: str  # for people: the code does not read it
     area_crs: str
+
+    @property
+    def title(self) -> str:
+        """The authority and its chapter in one line (the NOV's, the certification's)."""
+        return f"{self.authority}, {self.chapter_title}"
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,10 @@ The review fills the checklist in as far as the map and the records tell (the JS
 ``checklist``); the reviewer ticks what they confirmed and types a note. The confirmations are
 kept in the QGIS project (``QgsProject.writeEntry``, scope ``swppp_review``, as the JSON text of
 ``analysis.checklist.contents``) and written as the file ``swppp:review``'s CONFIRMATIONS takes.
+The chosen item's chapter text and evidence show whole, wrapped, below the table (a dock is
+narrower than the table's columns).
 """
+import html
 import json
 from datetime import date
 
@@ -16,8 +19,10 @@ from qgis.PyQt.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -68,7 +73,18 @@ class ChecklistTab(QWidget):
                               (EVIDENCE, 280)):
             self.table.setColumnWidth(column, width)
         self.table.itemChanged.connect(self._item_changed)
-        layout.addWidget(self.table)
+        self.table.currentCellChanged.connect(self._show_detail)
+        # The current item's chapter text and evidence, wrapped at the dock's width.
+        self.detail = QTextBrowser()
+        self.detail.setObjectName("checklistDetail")
+        self.detail.setPlaceholderText(self.tr("Choose an item to read what the chapter "
+                                               "requires."))
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        layout.addWidget(split, 1)
         self.summary = QLabel()
         layout.addWidget(self.summary)
 
@@ -93,12 +109,30 @@ class ChecklistTab(QWidget):
             self._filling = False
         self._pending = {}
         self._update_summary()
+        if self.table.rowCount():
+            self.table.setCurrentCell(0, ITEM)
+            self._show_detail(0)
+        else:
+            self.detail.clear()
+
+    def detail_text(self, row):
+        """Row ``row``'s item as the detail pane shows it (plain text)."""
+        def text(column):
+            return self.table.item(row, column).text()
+
+        return (f"{text(ITEM)} ({text(STATUS)})\n\n{self.tr('The chapter requires')}: "
+                f"{text(TEXT)}\n\n{self.tr('Evidence')}: {text(EVIDENCE) or '-'}")
+
+    def _show_detail(self, row, *_columns):
+        if 0 <= row < self.table.rowCount():
+            self.detail.setPlainText(self.detail_text(row))
 
     def _fill_row(self, row, entry, confirmation):
         def cell(text, tooltip=None):
             item = QTableWidgetItem(text)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
-            item.setToolTip(tooltip or text)
+            # Rich text, escaped: Qt wraps it (a plain tooltip is one line as wide as the text).
+            item.setToolTip(f"<p>{html.escape(tooltip or text)}</p>" if tooltip or text else "")
             return item
 
         self.table.setItem(row, ITEM, cell(entry["item"]))

@@ -2,12 +2,17 @@
 
 The run goes through ``swppp:review`` as a ``QgsProcessingAlgRunnerTask`` in QGIS's task
 manager, so QGIS stays responsive; the panel shows its progress and can cancel it. The findings
-appear as a list (status icon, rule, section, message); choosing one selects and zooms to its
-features in the result layers, which load as one styled group.
+appear as a list (status icon, rule, section, message, wrapped at the dock's width; the whole
+finding in a tooltip and in the detail pane below the list); choosing one selects and zooms to
+its features in the result layers, which load as one styled group, the plan's and the
+reference's layers (from their GeoPackages) under them as context. The run writes the report
+as HTML and as PDF (a QGIS print layout), each opened by its button; the layout itself opens in
+QGIS's layout designer, added to the project's layouts, for editing.
 
 The panel is a ``QTabWidget`` (Review, Findings): further tabs (the checklist) are added with
 :meth:`ReviewPanel.add_tab`.
 """
+import html
 import json
 import os
 import time
@@ -33,15 +38,18 @@ from qgis.PyQt.QtWidgets import (
     QDockWidget,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
     QRadioButton,
     QScrollArea,
+    QSplitter,
     QStackedWidget,
+    QStyle,
     QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTabWidget,
+    QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -55,22 +63,51 @@ from analysis.profile import DEFAULT_PROFILE, available_profiles
 from .checklist_tab import ChecklistTab
 from .panel_mapping import (PROJECT_SCOPE, REFERENCE_MAPPING_KEY, RoleMappingWidget,
                             role_specs)
-from .result_layers import (feature_selection, finding_selection, load_result_layers,
-                            select_and_zoom)
+from .result_layers import (feature_selection, finding_selection, load_context_layers,
+                            load_result_layers, select_and_zoom)
 import contextlib
 
-__all__ = ["ReviewPanel", "PanelFeedback", "status_icon", "REVIEW_ALGORITHM", "RESULT_GROUP"]
+__all__ = ["ReviewPanel", "PanelFeedback", "status_icon", "rich_tooltip", "REVIEW_ALGORITHM",
+           "RESULT_GROUP"]
 
 REVIEW_ALGORITHM = "swppp:review"
 RESULT_GROUP = "SWPPP Review results"
 NEEDS_ACTION = (FAIL, WARN, NEEDS_REVIEW)  # what "only what needs action" keeps in the list
 FINDING_ROLE = Qt.ItemDataRole.UserRole  # the finding's dict, on its tree item
 INDEX_ROLE = Qt.ItemDataRole.UserRole + 1  # its position in the review (its ``finding`` number - 1)
-# Columns of the list; the rule and the section it cites share one (two lines), so the
-# message keeps the width in a narrow dock.
-COLUMNS = ("Status", "Rule / section", "Message")
+# The list's one column: each finding's status (word and icon), rule and section on its first
+# line, its message wrapped below, so that the message has the dock's width (a column of its
+# own beside status and rule was a few characters wide at the dock's default width).
+COLUMNS = ("Finding",)
+# The width the panel asks for (its size hint). QGIS's main window may give a new dock less
+# (about 370 px under Xvfb at 1600 px wide, scripts/qgis_screenshot.sh): the rows wrap to
+# whatever it gets.
+DOCK_WIDTH = 440
 # Panel settings kept in the project beside the layer mapping (panel_mapping.MAPPING_KEY).
 _SETTINGS = ("source", "site", "reference", "sheets", "profile", "output_folder")
+
+
+def rich_tooltip(text):
+    """``text`` as a tooltip Qt wraps (rich text wraps; a plain one is one line as wide as the
+    text): escaped, so nothing in it is read as markup."""
+    return f"<p>{html.escape(text)}</p>" if text else ""
+
+
+def finding_row(finding):
+    """A finding as its row in the list: status, rule and section, then the message."""
+    return (f"{finding.get('status', '').replace('_', ' ')} \u00b7 {finding.get('rule', '')} "
+            f"\u00b7 {finding.get('section', '')}\n{finding.get('message', '')}")
+
+
+def finding_text(finding):
+    """A finding whole, as the detail pane shows it (plain text)."""
+    lines = [f"{finding.get('status', '').replace('_', ' ')}: {finding.get('rule', '')} "
+             f"[{finding.get('section', '')}]", "", finding.get("message", "")]
+    if finding.get("features"):
+        lines += ["", "Features: " + ", ".join(finding["features"])]
+    if finding.get("due"):
+        lines += ["", "Due: " + finding["due"].replace("_", " ")]
+    return "\n".join(lines)
 
 
 def status_icon(status, size=14):
@@ -96,15 +133,24 @@ class _WrappedRows(QStyledItemDelegate):
 
     def sizeHint(self, option, index):
         hint = super().sizeHint(option, index)
-        # The text's width: the column less the cell's margins (generously: a line short here
-        # would elide the message's end).
-        width = self._tree.header().sectionSize(index.column()) - 24
-        if index.column() == 0:
-            width -= self._tree.iconSize().width() + 4
-        text = index.data() or ""
-        needed = option.fontMetrics.boundingRect(QRect(0, 0, max(width, 40), 100000),
-                                                 Qt.TextFlag.TextWordWrap, text).height() + 8
-        return QSize(hint.width(), max(hint.height(), needed))
+        # Qt's own measure of a wrapped cell (the style's, as it draws it), given what the view
+        # leaves out: the column's width and the wrapping. A few pixels narrower than the column,
+        # so that a line short here never elides the message's end.
+        cell = QStyleOptionViewItem(option)
+        self.initStyleOption(cell, index)
+        cell.rect = QRect(0, 0, self._tree.header().sectionSize(index.column()) - 6, 100000)
+        cell.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
+        needed = self._tree.style().sizeFromContents(QStyle.ContentsType.CT_ItemViewItem, cell,
+                                                     QSize(), self._tree)
+        return QSize(hint.width(), max(hint.height(), needed.height() + 4))
+
+
+class _Tabs(QTabWidget):
+    """The panel's tabs, asking for ``DOCK_WIDTH`` when the dock is first laid out."""
+
+    def sizeHint(self):
+        hint = super().sizeHint()
+        return QSize(max(hint.width(), DOCK_WIDTH), hint.height())
 
 
 class PanelFeedback(QgsProcessingFeedback):
@@ -140,6 +186,9 @@ class ReviewPanel(QDockWidget):
         self.result = None  # the last run's result JSON (dict)
         self.result_paths = {}
         self.result_layers = {}
+        self.context_layers = {}
+        # The files the plan's and the reference's context layers load from after a run.
+        self._context_files = {}
         self._restoring = False
         self._cancelled = False
         # Callables ``provider(folder) -> dict`` adding parameters to each run (the checklist's
@@ -153,7 +202,7 @@ class ReviewPanel(QDockWidget):
         project = QgsProject.instance()
         project.layersWillBeRemoved.connect(self._suspend_saving)
         project.layersRemoved.connect(self._resume_saving)
-        self.tabs = QTabWidget(self)
+        self.tabs = _Tabs(self)
         self.tabs.setObjectName("swpppTabs")
         self.setWidget(self.tabs)
         self.mapping = RoleMappingWidget(role_specs(ReviewAlgorithm))
@@ -296,20 +345,44 @@ class ReviewPanel(QDockWidget):
         self.tree.setUniformRowHeights(False)
         self.tree.setIconSize(QSize(14, 14))
         self.tree.setTextElideMode(Qt.TextElideMode.ElideNone)
+        # Always there: a scroll bar appearing after the rows were measured would narrow the
+        # message column under them.
+        self.tree.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         header = self.tree.header()
         header.setStretchLastSection(True)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(1, 190)
-        # Rows are as tall as their wrapped text at the columns' current widths.
+        # Rows are as tall as their wrapped text at the column's current width.
         header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())
         self.tree.itemSelectionChanged.connect(self._finding_chosen)
-        layout.addWidget(self.tree, 1)
+        # The chosen finding whole, wrapped at the dock's width, below the list (drag to share).
+        self.detail = QTextBrowser()
+        self.detail.setObjectName("findingDetail")
+        self.detail.setPlaceholderText(self.tr("Choose a finding to read it whole here."))
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setObjectName("findingsSplit")
+        split.addWidget(self.tree)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        layout.addWidget(split, 1)
+        reports = QHBoxLayout()
         self.open_report = QPushButton(self.tr("Open the HTML report"))
         self.open_report.setObjectName("openReport")
         self.open_report.setEnabled(False)
-        self.open_report.clicked.connect(self._open_report)
-        layout.addWidget(self.open_report)
+        self.open_report.clicked.connect(lambda: self._open("OUTPUT_HTML"))
+        self.open_pdf = QPushButton(self.tr("Open the PDF report"))
+        self.open_pdf.setObjectName("openPdf")
+        self.open_pdf.setEnabled(False)
+        self.open_pdf.clicked.connect(lambda: self._open("OUTPUT_PDF"))
+        reports.addWidget(self.open_report)
+        reports.addWidget(self.open_pdf)
+        layout.addLayout(reports)
+        self.edit_layout = QPushButton(self.tr("Edit the report layout"))
+        self.edit_layout.setObjectName("editLayout")
+        self.edit_layout.setToolTip(self.tr("The PDF's print layout, added to this project's "
+                                            "layouts and opened in the layout designer"))
+        self.edit_layout.setEnabled(False)
+        self.edit_layout.clicked.connect(self.open_layout)
+        layout.addWidget(self.edit_layout)
         return tab
 
     def _source_changed(self, from_file):
@@ -403,8 +476,13 @@ class ReviewPanel(QDockWidget):
         params["PROFILE"] = self.profile.currentText().strip() or DEFAULT_PROFILE
         self.result_paths = {"OUTPUT_JSON": os.path.join(folder, "review.json"),
                              "OUTPUT_HTML": os.path.join(folder, "report.html"),
+                             "OUTPUT_PDF": os.path.join(folder, "report.pdf"),
+                             "OUTPUT_LAYOUT": os.path.join(folder, "report_layout.qpt"),
                              "OUTPUT_FINDINGS": os.path.join(folder, "findings.gpkg")}
         params.update(self.result_paths)
+        self._context_files = {
+            "site": params.get("SITE"),
+            "reference": reference if reference.lower().endswith(".gpkg") else None}
         if self.parameter_providers:
             os.makedirs(folder, exist_ok=True)
             for provider in self.parameter_providers:
@@ -506,11 +584,15 @@ class ReviewPanel(QDockWidget):
         self.checklist.show_checklist(self.result.get("checklist") or [])
         self.result_layers = load_result_layers(self.result_paths["OUTPUT_FINDINGS"],
                                                 RESULT_GROUP)
+        # The plan and the reference around the results (layers of this project already are).
+        self.context_layers = load_context_layers(RESULT_GROUP, **self._context_files)
         counts = ", ".join(f"{results.get(f'{s.upper()}_COUNT', 0):g} {s.replace('_', ' ')}"
                            for s in REPORT_ORDER if results.get(f"{s.upper()}_COUNT"))
         self.status.setText(self.tr("Done: {counts}. Results in {folder}").format(
             counts=counts, folder=os.path.dirname(self.result_paths["OUTPUT_JSON"])))
         self.open_report.setEnabled(os.path.exists(self.result_paths["OUTPUT_HTML"]))
+        self.open_pdf.setEnabled(os.path.exists(self.result_paths["OUTPUT_PDF"]))
+        self.edit_layout.setEnabled(os.path.exists(self.result_paths["OUTPUT_LAYOUT"]))
         self.tabs.setCurrentIndex(1)
         self.finished.emit(True)
 
@@ -526,16 +608,14 @@ class ReviewPanel(QDockWidget):
         report lists them (``REPORT_ORDER``); ``self.findings`` keeps the review's order."""
         self.findings = list(result.get("findings", []))
         self.tree.clear()
+        self.detail.clear()
         position = {id(finding): index for index, finding in enumerate(self.findings)}
         for finding in sorted_findings(self.findings):
             index = position[id(finding)]
             status = finding.get("status", "")
-            item = QTreeWidgetItem([status.replace("_", " "),
-                                    f"{finding.get('rule', '')}\n{finding.get('section', '')}",
-                                    finding.get("message", "")])
+            item = QTreeWidgetItem([finding_row(finding)])
             item.setIcon(0, status_icon(status))
-            item.setToolTip(1, finding.get("section", ""))
-            item.setToolTip(2, finding.get("message", ""))
+            item.setToolTip(0, rich_tooltip(finding_text(finding)))
             item.setData(0, FINDING_ROLE, finding)
             item.setData(0, INDEX_ROLE, index)
             self.tree.addTopLevelItem(item)
@@ -564,6 +644,8 @@ class ReviewPanel(QDockWidget):
 
     def _finding_chosen(self):
         items = self.tree.selectedItems()
+        if items:
+            self.detail.setPlainText(finding_text(items[0].data(0, FINDING_ROLE)))
         if not items or not self.result_layers:
             return
         finding = items[0].data(0, FINDING_ROLE)
@@ -577,10 +659,29 @@ class ReviewPanel(QDockWidget):
             for name, layer in self.result_layers.items():
                 layer.selectByIds(selection.get(name, []))
 
-    def _open_report(self):
-        path = self.result_paths.get("OUTPUT_HTML")
+    def _open(self, output):
+        """Open the last run's ``output`` (OUTPUT_HTML, OUTPUT_PDF) in the desktop's viewer."""
+        path = self.result_paths.get(output)
         if path and os.path.exists(path):
             QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+
+    def open_layout(self):
+        """Add the last run's report layout to this project's layouts (its map layers in a
+        group of their own) and open it in QGIS's layout designer; returns the layout."""
+        from .report_layout import load_layout_template
+
+        path = self.result_paths.get("OUTPUT_LAYOUT")
+        if not path:
+            return None
+        name = self.tr("SWPPP review {}").format(os.path.basename(os.path.dirname(path)))
+        try:
+            layout = load_layout_template(path, QgsProject.instance(), name=name)
+        except OSError as err:
+            self._say(str(err), Qgis.MessageLevel.Warning)
+            return None
+        if self.iface is not None and hasattr(self.iface, "openLayoutDesigner"):
+            self.iface.openLayoutDesigner(layout)
+        return layout
 
     def closeEvent(self, event):
         self.save_to_project()

@@ -5,7 +5,9 @@ page at the profile's site map scale; the tables are manual tables (plain text c
 markup, so nothing from the inputs is interpreted). Every word is the model's: this module only
 lays it out. See docs/DESIGN.md, "The report".
 """
+import contextlib
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -39,6 +41,7 @@ from qgis.core import (
     QgsPalLayerSettings,
     QgsPrintLayout,
     QgsProject,
+    QgsReadWriteContext,
     QgsRectangle,
     QgsSingleSymbolRenderer,
     QgsTableCell,
@@ -46,6 +49,7 @@ from qgis.core import (
     QgsUnitTypes,
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
+    QgsWkbTypes,
 )
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QColor, QFont
@@ -62,7 +66,9 @@ from analysis.report.site_map import (LABEL_FIELDS as _LABEL_FIELDS, MAP_LAYER_T
 from .compat import DISTANCE_FEET, RENDER_POINTS, set_label_font, set_legend_font
 
 __all__ = ["build_layout", "export_pdf", "write_report_pdf", "stage_pdf_report",
-           "standalone_pdf_report", "MAP_FRAME_IN", "MapSheet", "PdfReport"]
+           "standalone_pdf_report", "style_context_layer", "layout_data_folder",
+           "write_layout_template", "load_layout_template", "LAYOUT_LAYERS_GROUP",
+           "MAP_FRAME_IN", "MapSheet", "PdfReport"]
 
 PAGE_MM = (279.4, 215.9)  # US Letter, landscape
 MARGIN_MM = 12.7
@@ -96,11 +102,10 @@ def _map_sources(review, folder):
     the site and the regulated wetlands' adjacent areas (each with its label field).
     """
     from analysis.report.outputs import write_outputs
-    from analysis.io.vector import list_layers, write_geopackage
+    from analysis.io.vector import write_geopackage
 
     findings = os.path.join(folder, "findings.gpkg")
     write_outputs(review, findings_path=findings)
-    sources = dict.fromkeys(list_layers(findings), findings)
     boundary = review.site.layer("site_boundary")
     context = {"site_boundary": boundary[[boundary.geometry.name]]}
     for name, frame in map_layers(review).items():
@@ -108,9 +113,19 @@ def _map_sources(review, folder):
         keep = [field] if field in frame.columns else []
         context[name] = frame[keep + [frame.geometry.name]]
     if context:
-        path = os.path.join(folder, "context.gpkg")
-        write_geopackage(path, context)
-        sources.update(dict.fromkeys(context, path))
+        write_geopackage(os.path.join(folder, "context.gpkg"), context)
+    return _sources_in(folder)
+
+
+def _sources_in(folder):
+    """The map's layers written in ``folder``: name -> GeoPackage path."""
+    from analysis.io.vector import list_layers
+
+    sources = {}
+    for name in ("findings.gpkg", "context.gpkg"):
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            sources.update(dict.fromkeys(list_layers(path), path))
     return sources
 
 
@@ -179,8 +194,9 @@ _CONTEXT_STYLES = {
 }
 
 
-def _load_layers(sources, project):
-    """The map's layers, top first, styled: stored styles where the GeoPackage has them."""
+def _load_layers(sources, project, group=None):
+    """The map's layers, top first, styled: stored styles where the GeoPackage has them; added
+    to ``project`` (in the layer tree's ``group``, unticked, where given)."""
     layers = []
     for name in _MAP_LAYERS:
         if name not in sources:
@@ -190,9 +206,7 @@ def _load_layers(sources, project):
             raise OSError(f"the report's map layer {name} could not be read back from "
                           f"{sources[name]}")
         if name in _CONTEXT_STYLES:
-            layer.setRenderer(QgsSingleSymbolRenderer(_CONTEXT_STYLES[name]()))
-            if name in _LABEL_FIELDS and layer.fields().indexOf(_LABEL_FIELDS[name]) >= 0:
-                _label(layer, _LABEL_FIELDS[name])
+            style_context_layer(layer, name)
         else:
             _message, loaded = layer.loadDefaultStyle()
             if not loaded:
@@ -202,8 +216,37 @@ def _load_layers(sources, project):
             if name == "disturbance":
                 _label(layer, "'Phase ' || \"phase\"", expression=True)
         layers.append(layer)
-    project.addMapLayers(layers)
+    project.addMapLayers(layers, group is None)
+    for layer in layers if group is not None else ():
+        group.addLayer(layer).setItemVisibilityChecked(False)
     return layers
+
+
+# The geometry each kind of symbol draws: Qgis.GeometryType from 3.30, QgsWkbTypes' before.
+_GEOMETRY = getattr(Qgis, "GeometryType", None)
+if _GEOMETRY is not None and hasattr(_GEOMETRY, "Polygon"):
+    _SYMBOL_FITS = {Qgis.SymbolType.Fill: _GEOMETRY.Polygon, Qgis.SymbolType.Line: _GEOMETRY.Line,
+                    Qgis.SymbolType.Marker: _GEOMETRY.Point}
+else:
+    _SYMBOL_FITS = {Qgis.SymbolType.Fill: QgsWkbTypes.PolygonGeometry,
+                    Qgis.SymbolType.Line: QgsWkbTypes.LineGeometry,
+                    Qgis.SymbolType.Marker: QgsWkbTypes.PointGeometry}
+
+
+def style_context_layer(layer, name):
+    """Style ``layer``, the plan's or the reference's layer ``name`` (site_boundary, wetlands,
+    ...), as the report's map draws it, labelled by its contract's label field; a layer whose
+    geometry the style does not fit (a polygon impaired_waters) keeps QGIS's default.
+    Returns whether it was styled."""
+    if name not in _CONTEXT_STYLES:
+        return False
+    symbol = _CONTEXT_STYLES[name]()
+    if _SYMBOL_FITS.get(symbol.type()) != layer.geometryType():
+        return False
+    layer.setRenderer(QgsSingleSymbolRenderer(symbol))
+    if name in _LABEL_FIELDS and layer.fields().indexOf(_LABEL_FIELDS[name]) >= 0:
+        _label(layer, _LABEL_FIELDS[name])
+    return True
 
 
 # Layout items -------------------------------------------------------------------------------
@@ -629,19 +672,31 @@ def export_pdf(layout, path):
         raise OSError(f"QGIS could not write the PDF report {path} (layout export error {result})")
 
 
-def write_report_pdf(review, path, progress=None):
-    """Lay out ``review``'s report and export it as a PDF at ``path``; a :class:`PdfReport`.
+def write_report_pdf(review, path, progress=None, template=None):
+    """Lay out ``review``'s report and export it as a PDF at ``path`` (None: no PDF); a
+    :class:`PdfReport`. ``template`` (a .qpt path, optional): the layout is also kept as a QGIS
+    layout template there, its layers and charts in :func:`layout_data_folder` beside it, for
+    :func:`load_layout_template` (the layout designer).
 
-    Raises OSError when QGIS could not write the file.
+    Raises OSError when QGIS could not write a file.
     """
     if progress is not None:
         progress.step(0.95, "laying out the PDF report")
-    with tempfile.TemporaryDirectory(prefix="swppp_report_") as folder:
+    with contextlib.ExitStack() as stack:
+        if template:
+            folder = layout_data_folder(template)
+            shutil.rmtree(folder, ignore_errors=True)  # an earlier layout's
+            os.makedirs(folder)
+        else:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="swppp_report_"))
         layout, project, maps = build_layout(review, folder, progress)
         try:
             if progress is not None:
                 progress.check_canceled()
-            export_pdf(layout, path)
+            if path:
+                export_pdf(layout, path)
+            if template:
+                _save_template(layout, template)
             return PdfReport(layout.pageCollection().pageCount(), [_sheet(m) for m in maps])
         finally:
             # Layers hold the GeoPackage open: let them go before the folder is removed.
@@ -649,11 +704,81 @@ def write_report_pdf(review, path, progress=None):
             del layout
 
 
-def stage_pdf_report(review, target, progress=None):
-    """The review's report as a PDF in a hidden temporary file beside ``target``; its path."""
+LAYOUT_LAYERS_GROUP = "SWPPP report layout layers"
+
+
+def layout_data_folder(template):
+    """Where the layout template ``template`` keeps its map layers and charts."""
+    return os.path.splitext(str(template))[0] + "_data"
+
+
+def _save_template(layout, template):
+    if not layout.saveAsTemplate(str(template), QgsReadWriteContext()):
+        raise OSError(f"QGIS could not write the layout template {template}")
+
+
+def write_layout_template(review, template, progress=None):
+    """The report's print layout as a QGIS layout template at ``template`` (no PDF)."""
+    return write_report_pdf(review, None, progress, template=template)
+
+
+def load_layout_template(template, project=None, name=None):
+    """The report's layout from ``template`` (:func:`write_report_pdf`'s) in ``project`` (the
+    current one), to edit in QGIS's layout designer: its map layers, styled as in the PDF, in
+    the layer tree's group ``LAYOUT_LAYERS_GROUP`` (unticked: the map items draw them), the
+    layout added to the project's layouts as ``name`` (made unique). Returns the layout.
+
+    Raises OSError where the template or its layers cannot be read."""
+    from qgis.PyQt.QtXml import QDomDocument
+
+    project = project or QgsProject.instance()
+    folder = layout_data_folder(template)
+    sources = _sources_in(folder)
+    try:
+        with open(template, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as err:
+        raise OSError(f"cannot read the layout template {template}: {err}") from None
+    document = QDomDocument()
+    if not sources or not document.setContent(text):
+        raise OSError(f"the layout template {template} or its layers ({folder}) are not there "
+                      "or not readable: run the review again")
+    root = project.layerTreeRoot()
+    group = root.findGroup(LAYOUT_LAYERS_GROUP) or root.addGroup(LAYOUT_LAYERS_GROUP)
+    group.setExpanded(False)
+    # The template's map items find their layers by name and source: these (loaded once per
+    # layout folder; a layout opened again finds them in the group).
+    loaded = {(layer.name(), layer.source()) for layer in
+              (node.layer() for node in group.findLayers()) if layer is not None}
+    if not any(source.startswith(folder) for _name, source in loaded):
+        _load_layers(sources, project, group)
+    layout = QgsPrintLayout(project)
+    layout.initializeDefaults()
+    _items, ok = layout.loadFromTemplate(document, QgsReadWriteContext())
+    if not ok:
+        raise OSError(f"QGIS could not read the layout template {template}")
+    manager = project.layoutManager()
+    layout.setName(manager.generateUniqueTitle() if name is None
+                   else _unique(manager, name))
+    manager.addLayout(layout)
+    return layout
+
+
+def _unique(manager, name):
+    taken = {layout.name() for layout in manager.layouts()}
+    title, number = name, 1
+    while title in taken:
+        number += 1
+        title = f"{name} ({number})"
+    return title
+
+
+def stage_pdf_report(review, target, progress=None, template=None):
+    """The review's report as a PDF in a hidden temporary file beside ``target``; its path.
+    ``template``: the layout kept there too (:func:`write_report_pdf`)."""
     staged = stage(target)
     try:
-        write_report_pdf(review, staged, progress)
+        write_report_pdf(review, staged, progress, template=template)
     except BaseException:
         discard(staged)
         raise

@@ -13,8 +13,9 @@ from qgis.core import (
     QgsVectorLayer,
 )
 
-__all__ = ["RESULT_LAYERS", "FINDINGS_LAYERS", "load_result_layers", "remove_group",
-           "feature_selection", "finding_selection", "select_and_zoom"]
+__all__ = ["RESULT_LAYERS", "FINDINGS_LAYERS", "PLAN_CONTEXT", "CONTEXT_GROUP",
+           "load_result_layers", "load_context_layers", "remove_group", "feature_selection",
+           "finding_selection", "select_and_zoom"]
 
 # Top to bottom in the group: verdicts over what they are about.
 FINDINGS_LAYERS = ("findings_points", "findings_lines", "findings")
@@ -22,6 +23,10 @@ RESULT_LAYERS = FINDINGS_LAYERS + ("smp", "smp_points", "easement", "disturbance
 PLAN_FID = "plan_fid"  # analysis.report.outputs.PLAN_FID: a feature's fid in the reviewed plan
 FINDING = "finding"  # analysis.report.outputs.FINDING: a finding's number in the review (1, 2, ...)
 _ID_FIELDS = {"smp": "smp_id", "smp_points": "smp_id", "easement": "easement_id"}
+# The map's context under the results: the plan's layers the findings GeoPackage does not carry,
+# and the reference layers (the report's map shows the same).
+PLAN_CONTEXT = ("discharge_point", "site_boundary", "public_row", "drainage_area")
+CONTEXT_GROUP = "Plan and reference (context)"
 _ZOOM_MARGIN = 0.25  # of the larger side, around what is shown; a point gets 100 map units
 
 
@@ -58,6 +63,41 @@ def load_result_layers(gpkg, title, project=None):
         project.addMapLayer(layer, False)
         group.addLayer(layer)
         layers[name] = layer
+    return layers
+
+
+def load_context_layers(title, site=None, reference=None, project=None):
+    """Add the plan's context layers (``PLAN_CONTEXT``, from the site plan GeoPackage ``site``)
+    and the reference layers (from the reference GeoPackage ``reference``), those present, as
+    the subgroup ``CONTEXT_GROUP`` at the bottom of the group ``title`` (the results), styled
+    as the report's map; the reference layers drawn where the map shows them (a statewide
+    layer is read only where the map is). Returns ``{layer name: QgsVectorLayer}``."""
+    from analysis.io.vector import list_layers
+    from analysis.reference.contract import REFERENCE_LAYERS
+
+    from .report_layout import style_context_layer
+
+    project = project or QgsProject.instance()
+    group = project.layerTreeRoot().findGroup(title)
+    if group is None:
+        return {}
+    wanted = [(site, name) for name in PLAN_CONTEXT] + [
+        (reference, name) for name in REFERENCE_LAYERS]
+    present = {path: set(list_layers(path)) for path in {site, reference} if path}
+    context = group.addGroup(CONTEXT_GROUP)
+    layers = {}
+    for path, name in wanted:
+        if not path or name not in present[path] or name in layers:
+            continue
+        layer = QgsVectorLayer(f"{path}|layername={name}", name, "ogr")
+        if not layer.isValid():
+            continue
+        style_context_layer(layer, name)
+        project.addMapLayer(layer, False)
+        context.addLayer(layer)
+        layers[name] = layer
+    if not layers:
+        group.removeChildNode(context)
     return layers
 
 

@@ -5,7 +5,9 @@ Run by scripts/qgis_screenshot.sh inside Xvfb. The submitted plan's layers are i
 build; the SWPPP Review panel opens, each role is mapped to its project layer, the reference
 layers chosen: ``<name>_inputs.png`` shows that. Run review is pressed; when the background run
 is over the findings list and the styled result group are shown, the failing SMP's finding is
-chosen (selected on the map) and the map shows the whole site: ``<name>.png``. Then QGIS quits.
+chosen (selected on the map, read whole in the detail pane) and the map shows the whole site:
+``<name>.png``; then the checklist tab: ``<name>_checklist.png``. Then QGIS quits. The panel
+keeps the dock's default width.
 """
 import json
 import os
@@ -21,6 +23,7 @@ REFERENCE = os.environ["SWPPP_REFERENCE"]
 RESULTS = os.environ["SWPPP_RESULTS"]
 OUT = os.environ["SWPPP_SCREENSHOT"]
 INPUTS = os.path.splitext(OUT)[0] + "_inputs.png"
+CHECKLIST = os.path.splitext(OUT)[0] + "_checklist.png"
 STATUS = os.path.splitext(OUT)[0] + ".json"  # what the panel showed, for the shell script
 SHOWN = {"ok": False}
 ROLES = ("project", "site_boundary", "disturbance", "smp", "easement", "discharge_point",
@@ -65,7 +68,6 @@ def open_panel():
     plugin = plugins["swppp_review"]
     plugin.panel_action.setChecked(True)  # the toolbar button
     panel = plugin.panel
-    panel.setMinimumWidth(620)
     panel.from_layers.setChecked(True)
     for role, layer in LAYERS.items():
         panel.mapping.set_layer(role, layer)
@@ -98,6 +100,10 @@ def show_results(ok):
 
 def finish():
     shoot(OUT)
+    panel = plugins["swppp_review"].panel
+    panel.tabs.setCurrentWidget(panel.checklist)  # the chapter's text of the first item
+    QApplication.processEvents()
+    shoot(CHECKLIST)
     with open(STATUS, "w", encoding="utf-8") as handle:
         json.dump(SHOWN, handle)
     QApplication.instance().exit(0)

@@ -13,7 +13,7 @@ shot="build/screenshots/qgis_review_$release"
 results="build/screenshots/results_$release"
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
-rm -rf "$results" "$shot.png" "${shot}_inputs.png" "$shot.json" "$shot.log"
+rm -rf "$results" "$shot.png" "${shot}_inputs.png" "${shot}_checklist.png" "$shot.json" "$shot.log"
 # Under Xvfb: a real X display (test.sh exports QT_QPA_PLATFORM=offscreen for the tests).
 SWPPP_SITE="$ROOT/test_data/demo_site.gpkg" SWPPP_REFERENCE="$ROOT/test_data/demo_reference.gpkg" \
 SWPPP_RESULTS="$ROOT/$results" \
@@ -22,7 +22,7 @@ PYTHONPATH="$("$QGIS_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_
   env -u QT_QPA_PLATFORM timeout 150 xvfb-run -a -s "-screen 0 1600x1000x24" \
   qgis --nologo --noversioncheck --profiles-path "$profile" --code scripts/qgis_screenshot.py \
   >"$shot.log" 2>&1 || true  # QGIS's own output, for when it goes wrong
-ls -l "$shot.png" "${shot}_inputs.png"
+ls -l "$shot.png" "${shot}_inputs.png" "${shot}_checklist.png"
 # The run from the panel must have finished with its findings listed and its layers loaded.
 # Into the results folder chosen in the panel: the panel's settings took effect.
 "$QGIS_VENV/bin/python" - "$shot.json" "$ROOT/$results" <<'PY'

@@ -177,9 +177,8 @@ def _reference_versions(reference) -> str:
                      f"sha256 {str(v.get('sha256') or '')[:12]})" for layer, v in versions.items())
 
 
-def _outcome(data, before) -> str:
+def _outcome(data, before, warned, undecided) -> str:
     conditions = data.get("conditions") or {}
-    undecided = [f for f in data["findings"] if f["status"] == NEEDS_REVIEW]
     if before:
         return (f"Changes required: {len(before)} finding(s) must change before approval "
                 f"(listed below).")
@@ -187,7 +186,10 @@ def _outcome(data, before) -> str:
         return _not_regulated(data)
     if undecided:
         return (f"Approvable once the reviewer has settled the {len(undecided)} finding(s) "
-                f"that need review: nothing failed.")
+                f"that need review (listed below): nothing failed.")
+    if warned:
+        return (f"Approvable once the {len(warned)} warning(s) due before approval are "
+                f"answered (listed below): nothing failed.")
     return "Approvable: no finding must change before approval."
 
 
@@ -200,31 +202,61 @@ def _not_regulated(data) -> str:
             "(Definitions), so SWPPP A requires no SWPPP" + (f": {why}." if why else "."))
 
 
+def _before_approval(data, status) -> list:
+    """The findings of ``status`` whose duty falls due before approval, the review's order."""
+    return [f for f in data["findings"] if f["status"] == status and _due(f) == BEFORE_APPROVAL]
+
+
+def _decision_list(review: Review, findings, what: str, subtitle: str) -> Table:
+    # The features are in the findings table: here what it is and where the law is.
+    return Table(("Section", what, "Rule"), tuple(
+        _row(f["section"], f["message"], Cell(review.profile.title(f["rule"]), (f["rule"],)))
+        for f in findings), (50, 150, 54), subtitle=subtitle)
+
+
 def _decision(review: Review, data) -> Section:
-    """The decision page: the plan, the outcome, what must change, what was confirmed, sign."""
+    """The decision page: who decides under which chapter, the application, the outcome and the
+    reviewer's block first (so that they print on the first page, whatever follows), then what
+    stands before approval (what must change, the warnings due before it, what needs review),
+    what the reviewer confirmed by hand, and the files and versions reviewed."""
     project, site, tool = data["project"], data["site"], data["tool"]
-    reference = data.get("reference")
-    plan = _pairs([
+    reference, profile = data.get("reference"), review.profile
+    application = _pairs([
+        ("Issuing authority", f"{profile.profile.authority}, under its chapter on "
+                              f"{profile.profile.chapter_title}"),
         ("Project", _text(project.get("name"))), ("Address", _text(project.get("address"))),
         ("Tax map / parcel id", _parcels(review, project)),
         ("Applicant", _text(project.get("applicant"))),
         ("Engineer of record", _text(project.get("engineer_of_record"))),
         ("Submission date", _text(project.get("submission_date"))),
+        ("Date of review", data["reviewed_on"])])
+    reviewed = Table(None, tuple(_row(label, value) for label, value in (
         ("Plan sheets", _sheets(review)),
         ("Site plan file", f"{site['path']} ({site['input_crs']})"),
         ("Reference layers", f"{reference['path']}: {', '.join(reference['layers'])}"
          if reference else "none given"),
         ("Reference versions", _reference_versions(reference)),
-        ("Rules profile", data["profile"]), ("Tool", f"{tool['name']} {tool['version']}"),
-        ("Date of review", data["reviewed_on"])])
-    before = [f for f in sorted_findings(data["findings"])
-              if f["status"] == FAIL and _due(f) == BEFORE_APPROVAL]
-    blocks: list[Block] = [plan, Paragraph(_outcome(data, before), strong=True)]
+        ("Rules profile", data["profile"]), ("Tool", f"{tool['name']} {tool['version']}"))),
+        (70, 184), subtitle="Files and versions reviewed")
+    before = _before_approval(data, FAIL)
+    warned = _before_approval(data, WARN)
+    undecided = [f for f in data["findings"] if f["status"] == NEEDS_REVIEW]
+    sign = Table(None, tuple(_row(label, "") for label in (
+        "Reviewer (name and title)", "Decision", "Date", "Signature")), (70, 184),
+        subtitle="Reviewer")
+    blocks: list[Block] = [
+        application, Paragraph(_outcome(data, before, warned, undecided), strong=True), sign]
     if before:
-        # The features are in the findings table: here what to change and where the law is.
-        blocks.append(Table(("Section", "What must change", "Rule"), tuple(
-            _row(f["section"], f["message"], Cell(review.profile.title(f["rule"]), (f["rule"],)))
-            for f in before), (50, 150, 54), subtitle="Must change before approval"))
+        blocks.append(_decision_list(review, before, "What must change",
+                                     "Must change before approval"))
+    if warned:
+        # Warnings whose duty falls before approval: e.g. the other environmental permits
+        # SWPPP F wants "acquired ... prior to approval" where the plan disturbs a wetland.
+        blocks.append(_decision_list(review, warned, "Warning",
+                                     "Warnings to answer before approval"))
+    if undecided:
+        blocks.append(_decision_list(review, undecided, "Why it needs review",
+                                     "Needs review: the checks could not decide"))
     confirmed = [e for e in data.get("checklist") or [] if e.get("confirmation")]
     if confirmed:
         blocks.append(Table(("Item", "Confirmed by", "On", "Note"), tuple(
@@ -234,9 +266,7 @@ def _decision(review: Review, data) -> Section:
     else:
         blocks.append(Paragraph("Confirmed by the reviewer by hand: nothing (no checklist "
                                 "confirmations were given).", quiet=True))
-    blocks.append(Table(None, tuple(_row(label, "") for label in (
-        "Reviewer (name and title)", "Decision", "Date", "Signature")), (70, 184),
-        subtitle="Reviewer"))
+    blocks.append(reviewed)
     return Section("decision", "Decision", tuple(blocks))
 
 

@@ -261,6 +261,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     OUTPUT_JSON = "OUTPUT_JSON"
     OUTPUT_HTML = "OUTPUT_HTML"
     OUTPUT_PDF = "OUTPUT_PDF"
+    OUTPUT_LAYOUT = "OUTPUT_LAYOUT"
     OUTPUT_FINDINGS = "OUTPUT_FINDINGS"
     EXIT_STATUS = "EXIT_STATUS"
     FIELD_MAP = "FIELD_MAP"
@@ -344,10 +345,11 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             QgsProcessing.SourceType.TypeFile, optional=True))
 
     def add_outputs(self, reports=True):
-        """OUTPUT_JSON, OUTPUT_HTML, OUTPUT_PDF, OUTPUT_FINDINGS (each optional), finding counts.
+        """OUTPUT_JSON, OUTPUT_HTML, OUTPUT_PDF, OUTPUT_LAYOUT, OUTPUT_FINDINGS (each
+        optional), finding counts.
 
-        ``reports=False`` leaves out the HTML and PDF reports (a single check's result has no
-        full report).
+        ``reports=False`` leaves out the HTML and PDF reports and the layout (a single check's
+        result has no full report).
         """
         self.addParameter(QgsProcessingParameterFileDestination(
             self.OUTPUT_JSON, self.tr("Result (JSON)"), self.tr("JSON files (*.json)"),
@@ -359,6 +361,11 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             self.addParameter(QgsProcessingParameterFileDestination(
                 self.OUTPUT_PDF, self.tr("Report (PDF)"), self.tr("PDF files (*.pdf)"),
                 optional=True, createByDefault=False))
+            self.addParameter(QgsProcessingParameterFileDestination(
+                self.OUTPUT_LAYOUT, self.tr("Report layout (QGIS layout template; its layers "
+                                            "in the folder <name>_data beside it)"),
+                self.tr("QGIS layout templates (*.qpt)"), optional=True,
+                createByDefault=False))
         self.addParameter(QgsProcessingParameterVectorDestination(
             self.OUTPUT_FINDINGS, self.tr("Findings"), QgsProcessing.SourceType.TypeVectorAnyGeometry,
             optional=True, createByDefault=False))
@@ -600,7 +607,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
 
         paths = {name: self.parameterAsFileOutput(parameters, name, context)
                  if self.parameterDefinition(name) is not None else ""
-                 for name in (self.OUTPUT_JSON, self.OUTPUT_HTML, self.OUTPUT_PDF)}
+                 for name in (self.OUTPUT_JSON, self.OUTPUT_HTML, self.OUTPUT_PDF,
+                              self.OUTPUT_LAYOUT)}
         paths[self.OUTPUT_FINDINGS] = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS,
                                                                   context)
         progress.check_canceled()
@@ -610,8 +618,14 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
                 # Imported here: the layout module loads the analysis (shapely, matplotlib).
                 from ..report_layout import stage_pdf_report
 
-                # Laid out first beside its target, moved in once the analysis wrote the rest.
-                staged_pdf = stage_pdf_report(review, paths[self.OUTPUT_PDF], progress)
+                # Laid out first beside its target, moved in once the analysis wrote the rest;
+                # the layout kept as a template where asked (one layout for both).
+                staged_pdf = stage_pdf_report(review, paths[self.OUTPUT_PDF], progress,
+                                              template=paths[self.OUTPUT_LAYOUT] or None)
+            elif paths[self.OUTPUT_LAYOUT]:
+                from ..report_layout import write_layout_template
+
+                write_layout_template(review, paths[self.OUTPUT_LAYOUT], progress)
             write_outputs(review, json_path=paths[self.OUTPUT_JSON] or None,
                           html_path=paths[self.OUTPUT_HTML] or None,
                           findings_path=paths[self.OUTPUT_FINDINGS] or None)

@@ -243,6 +243,64 @@ def test_must_change_lists_only_failures_due_before_approval(demo_review):
     assert outcome.startswith("Approvable once the reviewer has settled")
 
 
+def _decision_table(report, subtitle):
+    return next((b for b in report.section("decision").blocks
+                 if getattr(b, "subtitle", "") == subtitle), None)
+
+
+def test_decision_page_names_the_issuing_authority_from_the_profile(demo_review, demo_html):
+    """Issue 34 item 12: the village and its chapter, as the profile names them."""
+    from dataclasses import replace
+
+    from analysis.report.model import build_report
+
+    first = build_report(demo_review, maps=False).section("decision").blocks[0]
+    assert (first.rows[0][0].text, first.rows[0][1].text) == (
+        "Issuing authority", "Village of Kiryas Joel, under its chapter on stormwater "
+                             "management and erosion and sediment control")
+    assert "Issuing authority" in text_of(section_html(demo_html, "decision"))
+    neighbour = replace(demo_review.profile, profile=replace(
+        demo_review.profile.profile, authority="Village of Elsewhere", chapter_title="storm"))
+    row = build_report(replace(demo_review, profile=neighbour),
+                       maps=False).section("decision").blocks[0].rows[0]
+    assert row[1].text == "Village of Elsewhere, under its chapter on storm"
+
+
+def test_decision_page_lists_warnings_due_before_approval_and_what_needs_review(demo_review):
+    """Issue 34 items 11 and 12: the demo's wetland findings (warn, SWPPP F's permits due
+    before approval) are in the before-approval warnings, placed by their status and due, not
+    their words; a warning due later is not; every needs_review finding is listed; the
+    reviewer's block comes before the lists (it prints on page 1)."""
+    data = demo_review.to_dict()
+    findings = [dict(f) for f in data["findings"]]
+    warned = [f for f in findings if f["status"] == "warn"]
+    wetlands = [f for f in warned if f["rule"] == "wetlands"]
+    assert wetlands  # the demo disturbs a wetland and an adjacent area
+    later = next(f for f in warned if f["rule"] != "wetlands")
+    later["due"] = "during_construction"
+    report = _with(data, demo_review, findings=findings)
+    table = _decision_table(report, "Warnings to answer before approval")
+    listed = [(row[0].text, row[1].text) for row in table.rows]
+    assert all((f["section"], f["message"]) in listed for f in wetlands)
+    assert (later["section"], later["message"]) not in listed
+    assert len(listed) == len(warned) - 1
+    undecided = [f["message"] for f in findings if f["status"] == "needs_review"]
+    needs = _decision_table(report, "Needs review: the checks could not decide")
+    assert undecided and [row[1].text for row in needs.rows] == undecided
+    subtitles = [getattr(b, "subtitle", "") for b in report.section("decision").blocks]
+    assert subtitles.index("Reviewer") < subtitles.index("Must change before approval") \
+        < subtitles.index("Warnings to answer before approval") \
+        < subtitles.index("Needs review: the checks could not decide")
+    # Nothing failed nor needs review: approvable once the warnings are answered.
+    calm = [f for f in findings if f["status"] not in ("fail", "needs_review")]
+    outcome = next(b.text for b in _with(data, demo_review, findings=calm)
+                   .section("decision").blocks if getattr(b, "strong", False))
+    assert outcome.startswith(f"Approvable once the {len(warned) - 1} warning(s) due before "
+                              f"approval are answered")
+    assert _decision_table(_with(data, demo_review, findings=calm),
+                           "Needs review: the checks could not decide") is None
+
+
 def test_checklist_item_due_after_construction_is_not_red(demo_review):
     from analysis.report.model import build_report
 

@@ -148,11 +148,11 @@ def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_laye
     assert ranks == sorted(ranks) and len(set(ranks)) >= 4
     assert order != sorted(order)  # the demo's review order is not the report's
     assert all(order[k] < order[k + 1] for k in range(len(order) - 1) if ranks[k] == ranks[k + 1])
-    rows = [[item.text(c) for c in range(3)] for item in items]
-    assert rows == [[findings[i]["status"].replace("_", " "),
-                     f"{findings[i]['rule']}\n{findings[i]['section']}", findings[i]["message"]]
-                    for i in order]
-    assert rows[0][0] == "fail"
+    # One column: status, rule and section on the first line, the message below, wrapped.
+    rows = [item.text(0) for item in items]
+    assert rows == [f"{findings[i]['status'].replace('_', ' ')} \u00b7 {findings[i]['rule']} "
+                    f"\u00b7 {findings[i]['section']}\n{findings[i]['message']}" for i in order]
+    assert rows[0].startswith("fail")
     failed = [i for i, f in enumerate(findings)
               if f["rule"] == "easement_coverage" and f["status"] == "fail"]
     assert len(failed) == 1 and findings[failed[0]]["features"] == ["smp:BR-2"]
@@ -171,11 +171,21 @@ def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_laye
     review.action_only.setChecked(False)
     assert not any(review.tree.topLevelItem(i).isHidden() for i in range(len(findings)))
 
-    # The results: one group, styled from the GeoPackage.
+    # The results: one group, styled from the GeoPackage; the reference file's layers under
+    # them as context (the plan's layers are the project's own here).
     group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
     assert group is not None
-    assert [n.layer().name() for n in group.findLayers()] == ["findings", "smp", "easement",
-                                                              "disturbance"]
+    assert [n.layer().name() for n in group.children() if hasattr(n, "layer")] == [
+        "findings", "smp", "easement", "disturbance"]
+    context = group.findGroup("Plan and reference (context)")
+    assert [n.layer().name() for n in context.findLayers()] == [
+        "wetlands", "impaired_waters", "tmdl_watersheds", "catchments"]
+    assert group.children()[-1] is context  # drawn under the results
+    assert context.findLayers()[0].layer().renderer().symbol().color().name() == "#81d4fa"
+    # Both reports written, each with its button.
+    assert review.open_report.isEnabled() and review.open_pdf.isEnabled()
+    with open(review.result_paths["OUTPUT_PDF"], "rb") as pdf:
+        assert pdf.read(5) == b"%PDF-"
     renderers = {n.layer().name(): n.layer().renderer() for n in group.findLayers()}
     assert renderers["findings"].type() == "categorizedSymbol"
     assert renderers["findings"].classAttribute() == "status"
@@ -359,7 +369,7 @@ def test_a_point_finding_is_selected_on_the_points_layer(panel, data_copy, tmp_p
     review = run_review(panel(), data_copy("variants/smp_points.gpkg"), tmp_path)
     assert review.result is not None, review.status.text()
     group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
-    assert [n.layer().name() for n in group.findLayers()] == [
+    assert [n.layer().name() for n in group.children() if hasattr(n, "layer")] == [
         "findings_points", "findings", "smp", "easement", "disturbance"]
     points = review.result_layers["findings_points"]
     numbers = sorted(f["finding"] for f in points.getFeatures())
@@ -371,6 +381,105 @@ def test_a_point_finding_is_selected_on_the_points_layer(panel, data_copy, tmp_p
     smp_ids = [label.split(":", 1)[1] for label in review.findings[numbers[0] - 1]["features"]
                if label.startswith("smp:")]
     assert [f["smp_id"] for f in review.result_layers["smp"].selectedFeatures()] == smp_ids
+
+
+def test_findings_and_the_checklist_read_whole_at_the_docks_default_width(panel, data_copy,
+                                                                          tmp_path):
+    """Issue 34 item 13: at the width the dock first opens at, each finding's row is as tall as
+    its text wrapped at the list's one column (nothing cut), the tooltip and the detail pane
+    hold the finding whole, the checklist's chapter text reads in its detail pane; the site
+    plan's and the reference's layers are on the map as context."""
+    import html
+
+    from qgis.PyQt.QtCore import QRect, Qt
+    from qgis.PyQt.QtWidgets import QStyle, QStyleOptionViewItem
+    from swppp_review.panel import DOCK_WIDTH, FINDING_ROLE
+
+    review = panel()
+    review.reference.setFilePath(str(data_copy("demo_reference.gpkg")))
+    run_review(review, data_copy("demo_site.gpkg"), tmp_path)
+    assert review.result is not None, review.status.text()
+    review.resize(review.sizeHint())
+    review.show()
+    QgsApplication.processEvents()
+    assert review.width() >= DOCK_WIDTH
+    tree = review.tree
+    column = tree.header().sectionSize(0)
+    assert column > DOCK_WIDTH * 0.75  # the message has (nearly) the dock's width
+    metrics, style = tree.fontMetrics(), tree.style()
+    margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, tree) + 1
+    for i in range(tree.topLevelItemCount()):
+        item = tree.topLevelItem(i)
+        # Where the style draws the row's text (the icon beside it), and the height its lines
+        # take wrapped at that width less the text's margins: the row holds them all.
+        cell = QStyleOptionViewItem()
+        cell.initFrom(tree)
+        cell.rect = tree.visualItemRect(item)
+        cell.features = (QStyleOptionViewItem.ViewItemFeature.HasDecoration
+                         | QStyleOptionViewItem.ViewItemFeature.HasDisplay
+                         | QStyleOptionViewItem.ViewItemFeature.WrapText)
+        cell.decorationSize = tree.iconSize()
+        cell.text = item.text(0)
+        text = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, cell, tree)
+        lines = metrics.boundingRect(QRect(0, 0, text.width() - 2 * margin, 100000),
+                                     Qt.TextFlag.TextWordWrap, item.text(0)).height()
+        assert cell.rect.height() >= lines, item.text(0)
+        finding = item.data(0, FINDING_ROLE)
+        assert item.toolTip(0).startswith("<p>")
+        assert html.escape(finding["message"]) in item.toolTip(0)
+    failed = next(i for i, f in enumerate(review.findings) if f["status"] == "fail")
+    review.select_finding(failed)
+    shown = review.detail.toPlainText()
+    assert review.findings[failed]["message"] in shown
+    assert "Features: " + ", ".join(review.findings[failed]["features"]) in shown
+    first = review.result["checklist"][0]
+    assert first["text"] in review.checklist.detail.toPlainText()
+    group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
+    context = group.findGroup("Plan and reference (context)")
+    assert [n.layer().name() for n in context.findLayers()] == [
+        "discharge_point", "site_boundary", "public_row", "drainage_area", "wetlands",
+        "impaired_waters", "tmdl_watersheds", "catchments"]
+    # A second run replaces the group, context and all: nothing twice.
+    run_review(review, data_copy("demo_site.gpkg"), tmp_path)
+    names = [layer.name() for layer in QgsProject.instance().mapLayers().values()]
+    assert names.count("site_boundary") == 1 and names.count("wetlands") == 1
+
+
+def test_the_report_layout_opens_in_the_project_for_the_layout_designer(panel, data_copy,
+                                                                       tmp_path):
+    """Issue 34 item 13: the run keeps the PDF's layout as a template; Edit the report layout
+    adds it to the project's layouts with its map layers (in a group, unticked), every map item
+    drawing them, and it exports as the PDF did: the decision and the sign-off on page 1."""
+    import subprocess
+
+    from qgis.core import QgsLayoutItemMap
+    from swppp_review.report_layout import LAYOUT_LAYERS_GROUP, export_pdf
+
+    review = panel()
+    review.reference.setFilePath(str(data_copy("demo_reference.gpkg")))
+    run_review(review, data_copy("demo_site.gpkg"), tmp_path)
+    assert review.edit_layout.isEnabled(), review.status.text()
+    layout = review.open_layout()
+    project = QgsProject.instance()
+    assert layout is not None and layout.name() in [
+        lay.name() for lay in project.layoutManager().printLayouts()]
+    group = project.layerTreeRoot().findGroup(LAYOUT_LAYERS_GROUP)
+    assert group is not None and group.findLayers()
+    assert not any(node.isVisible() for node in group.findLayers())
+    maps = [item for item in layout.items() if isinstance(item, QgsLayoutItemMap)]
+    assert len(maps) >= 2  # the sheet and its inset
+    for item in maps:
+        assert item.layers() and all(layer.isValid() for layer in item.layers())
+    pdf = tmp_path / "edited.pdf"
+    export_pdf(layout, pdf)  # its text as text, as the report's PDF
+    first = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(pdf), "-"], check=True,
+                           capture_output=True, text=True).stdout
+    assert "Issuing authority" in first and "Signature" in first
+    # A second time: another layout, the same layers group.
+    again = review.open_layout()
+    assert again.name() != layout.name()
+    assert len(project.layerTreeRoot().findGroups()) == len(
+        {g.name() for g in project.layerTreeRoot().findGroups()})
 
 
 def test_an_added_tab_adds_its_parameters_to_the_run(panel, data_copy, tmp_path):

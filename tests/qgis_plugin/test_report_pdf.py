@@ -77,13 +77,15 @@ def test_review_pdf_pages_cover_maps_chart_tables(data_copy, tmp_path):
     assert titles[0] == "Decision"  # the decision page first
     assert "Forest Road Commons" in page_text(pdf, 1)
     site_map = titles.index("Site map: 1 inch = 100 feet (1:1200)")  # the demo fits one sheet
-    # The reviewer signs page 1: the sign-off below the decision (test_report_signoff.py); the
-    # short summary follows on the page before the site map.
+    # The reviewer signs page 1: the sign-off below the outcome (test_report_signoff.py); the
+    # decision's lists run on, the short summary follows them before the site map.
     assert all(label in page_text(pdf, 1) for label in ("Reviewer (name and title)", "Date",
                                                          "Signature"))
-    summary = page_text(pdf, site_map)  # 1-based: the page before the site map
-    assert titles[site_map - 1] == "Summary" == titles[1]
-    assert summary.index("Findings by status") < summary.index("Land use")
+    assert set(titles[1:site_map]) <= {"Decision (continued)", "Summary",
+                                       "Summary (continued)"}
+    before_map = "".join(page_text(pdf, p) for p in range(2, site_map + 1))
+    assert before_map.index("Needs review") < before_map.index("Summary") \
+        < before_map.index("Findings by status") < before_map.index("Land use")
     assert titles[site_map + 1] == "Phasing"
     findings = [i for i, t in enumerate(titles) if t.startswith("Findings")]
     assert titles[findings[0]] == "Findings" and findings[0] == site_map + 2
