@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,6 @@ pytestmark = pytest.mark.qgis
 
 QGIS_PROCESS = Path("/usr/bin/qgis_process.bin")
 SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's, the one QGIS embeds: shapely 1.8
-INDEX = "https://pypi.org/simple/shapely/"
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +46,25 @@ def debian_shapely_1():
 
 @pytest.fixture(scope="module")
 def pypi():
-    """Skips, saying why, where the Python Package Index cannot be reached (asked once, 10 s)."""
+    """Skips, saying why, where pip, as this user configures it (pip.conf, PIP_* variables: the
+    installer's own pip names no index), cannot list shapely's releases (asked once)."""
     try:
-        with urllib.request.urlopen(urllib.request.Request(INDEX, method="HEAD"), timeout=10):
-            pass
-    except OSError as err:
-        pytest.skip(f"the Python Package Index ({INDEX}) cannot be reached: {err}")
+        listed = subprocess.run([SYSTEM_PYTHON, "-m", "pip", "index", "versions", "shapely"],
+                                capture_output=True, text=True, check=False, timeout=120)
+    except (OSError, subprocess.SubprocessError) as err:
+        pytest.skip(f"{SYSTEM_PYTHON} -m pip cannot be run: {err}")
+    if listed.returncode != 0 or "2." not in listed.stdout:
+        pytest.skip("pip as configured on this machine cannot list shapely's releases: "
+                    + (listed.stderr.strip().splitlines() or ["no output"])[-1])
+
+
+def test_the_installers_pip_uses_the_users_own_configuration(installer, tmp_path):
+    """No index, no isolation: pip reads where to install from as the user set it up."""
+    command = installer.pip_command(SYSTEM_PYTHON, tmp_path, ["shapely>=2,<2.1"])
+    assert command[:4] == [SYSTEM_PYTHON, "-m", "pip", "install"]
+    assert not {"-i", "--index-url", "--extra-index-url", "--no-index", "--isolated",
+                "--find-links", "-f", "--config-file"} & set(command)
+    assert command[-1] == "shapely>=2,<2.1"
 
 
 @pytest.fixture
