@@ -109,7 +109,7 @@ def test_debian_mirror_set_is_taken_as_it_is():
 def test_this_machines_apt_names_the_archive_the_root_filesystems_come_from():
     found = debian_archive()
     assert found.returncode == 0, found.stderr
-    assert found.stdout.startswith(("http://", "https://", "file:")) and "\n" == found.stdout[-1]
+    assert found.stdout.startswith(("http://", "https://", "file:")) and found.stdout.endswith("\n")
 
 
 def test_no_registry_host_is_written_in_the_project():
