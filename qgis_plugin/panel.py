@@ -596,19 +596,20 @@ class ReviewPanel(QDockWidget):
         run = self._run  # a task not started yet ends inside cancel(), which forgets it
         self.cancel()
         project = QgsProject.instance()
-        connections = [(project.layersWillBeRemoved, self._suspend_saving),
-                       (project.layersRemoved, self._resume_saving),
-                       (project.readProject, self._project_read),
-                       (project.cleared, self._project_read)]
+        with contextlib.suppress(TypeError):  # unloaded before
+            project.layersWillBeRemoved.disconnect(self._suspend_saving)
+            project.layersRemoved.disconnect(self._resume_saving)
+            project.readProject.disconnect(self._project_read)
+            project.cleared.disconnect(self._project_read)
         if run is not None:
             task, _context, feedback = run
-            connections += [(task.executed, self._finished),
-                            (feedback.progressChanged, self._progress),
-                            (feedback.message, self._step)]
+            with contextlib.suppress(TypeError, RuntimeError):  # ended already; task deleted
+                task.executed.disconnect(self._finished)
+            with contextlib.suppress(TypeError):
+                feedback.progressChanged.disconnect(self._progress)
+                feedback.message.disconnect(self._step)
             key = id(task)
             ReviewPanel._ending_runs[key] = run
+            # Ends with the task: the only connection left, and it holds nothing of the panel.
             task.destroyed.connect(lambda *_: ReviewPanel._ending_runs.pop(key, None))
             self._run = None
-        for signal, slot in connections:
-            with contextlib.suppress(TypeError, RuntimeError):  # not connected; task deleted
-                signal.disconnect(slot)
