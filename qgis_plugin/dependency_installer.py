@@ -11,6 +11,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 from qgis.core import Qgis, QgsApplication, QgsMessageLog, QgsTask
 from qgis.PyQt.QtCore import QCoreApplication
@@ -499,17 +500,28 @@ class InstallOffer:
                 ", ".join(self.specs))), level=Qgis.MessageLevel.Info, duration=10)
 
     def done(self, ok, text):
-        self.button.setEnabled(not ok)
+        with contextlib.suppress(RuntimeError):  # the item is gone (closed while installing)
+            self.button.setEnabled(not ok)
         self.bar.pushMessage(TITLE, html.escape(text),
                              level=Qgis.MessageLevel.Success if ok else Qgis.MessageLevel.Critical,
                              duration=0)
         self.task = None
 
+    # Installs under way when their offer was closed, held until the task manager deletes the
+    # task (a QgsTask subclass only Python held would be freed while pip runs).
+    _installing: ClassVar[dict] = {}
+
     def close(self):
-        """Disconnect the button and take the item off the bar (the plugin's unload)."""
+        """Disconnect the button and take the item off the bar (the plugin's unload). An install
+        under way finishes (it was asked for) and says so in the bar (QGIS's)."""
         with contextlib.suppress(RuntimeError, TypeError):  # already gone with the bar
             self.button.clicked.disconnect(self.clicked)
             self.bar.popWidget(self.item)
+        task, self.task = self.task, None
+        if task is not None:
+            key = id(task)
+            InstallOffer._installing[key] = task
+            task.destroyed.connect(lambda *_: InstallOffer._installing.pop(key, None))
 
 
 def message_with_install_button(bar, message, specs, folder, python, plugin_dir, host):
@@ -535,8 +547,8 @@ def confirmation_box(parent, specs, folder, python):
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     box.setInformativeText(tr(
         "{packages}\n\ninto the folder\n{folder}\n\nof this QGIS profile, with pip of QGIS's "
-        "Python ({python}), from the Python Package Index. Other Python programs are not "
-        "affected. Restart QGIS afterwards.").format(
+        "Python ({python}), from the package index pip is set up to use. Other Python "
+        "programs are not affected. Restart QGIS afterwards.").format(
             packages="\n".join(specs), folder=folder, python=python))
     box.setDetailedText(command_text(pip_command(python, folder, specs)))
     return box

@@ -16,7 +16,7 @@ import html
 import json
 import os
 import time
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 from qgis.core import (
     Qgis,
@@ -687,13 +687,30 @@ class ReviewPanel(QDockWidget):
         self.save_to_project()
         super().closeEvent(event)
 
+    # Runs of unloaded panels: the task (the task manager's) runs on until it sees the cancel,
+    # reading its context and feedback, so they are held here until the task is deleted.
+    _ending_runs: ClassVar[dict] = {}
+
     def unload(self):
-        """Cancel a running review and stop following the project (the plugin is unloading)."""
+        """Cancel a running review and stop following the project and the run's task (the
+        plugin is unloading): no signal of what outlives the panel reaches it afterwards."""
+        run = self._run  # a task not started yet ends inside cancel(), which forgets it
         self.cancel()
         project = QgsProject.instance()
-        for signal, slot in ((project.layersWillBeRemoved, self._suspend_saving),
-                             (project.layersRemoved, self._resume_saving),
-                             (project.readProject, self._project_read),
-                             (project.cleared, self._project_read)):
+        with contextlib.suppress(TypeError):  # unloaded before
+            project.layersWillBeRemoved.disconnect(self._suspend_saving)
+            project.layersRemoved.disconnect(self._resume_saving)
+            project.readProject.disconnect(self._project_read)
+            project.cleared.disconnect(self._project_read)
+        if run is not None:
+            task, _context, feedback = run
+            with contextlib.suppress(TypeError, RuntimeError):  # ended already; task deleted
+                task.executed.disconnect(self._finished)
             with contextlib.suppress(TypeError):
-                signal.disconnect(slot)
+                feedback.progressChanged.disconnect(self._progress)
+                feedback.message.disconnect(self._step)
+            key = id(task)
+            ReviewPanel._ending_runs[key] = run
+            # Ends with the task: the only connection left, and it holds nothing of the panel.
+            task.destroyed.connect(lambda *_: ReviewPanel._ending_runs.pop(key, None))
+            self._run = None

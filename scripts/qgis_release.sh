@@ -15,12 +15,91 @@
 set -euo pipefail
 
 SWPPP_CACHE="${SWPPP_CACHE:-/var/cache/swppp-review}"
-DEBIAN_MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# The Debian archive the root filesystems come from: DEBIAN_MIRROR where set, else the one this
+# machine's apt reads (debian_archive below); no archive's address is written here.
+
 # Everything the plugin's and the analysis's tests use, from the release's own archive.
 ROOTFS_PACKAGES=(qgis python3-qgis qgis-providers python3-geopandas python3-shapely python3-pyproj
   python3-fiona python3-rasterio python3-matplotlib python3-psycopg python3-venv python3-pip
   ca-certificates xvfb xauth poppler-utils gdal-bin sqlite3 postgresql postgresql-postgis
   python3-pyqt6)  # python3-pyqt6: tests/qgis_plugin/test_qt6_names.py checks names against it
+
+# debian_archive [SOURCES_LIST [SOURCES_PARTS]]: the Debian archive this machine's apt reads,
+# as mmdebstrap takes it (no trailing "/"): the first enabled "deb" source of a release suite
+# (a suite without "-" or "/": not -security, -updates or -backports) with an http, https or file
+# address, in SOURCES_LIST (one-line format) then SOURCES_PARTS/*.list (one-line) and *.sources
+# (deb822), in apt's order. The paths default to apt's own (apt-config: Dir::Etc::sourcelist,
+# Dir::Etc::sourceparts). Prints nothing and returns 2, saying what to do, when there is none.
+debian_archive() {
+  local list="${1:-}" parts="${2:-}" found="" file files=()
+  if [ $# -eq 0 ]; then
+    list=/etc/apt/sources.list parts=/etc/apt/sources.list.d
+    if command -v apt-config >/dev/null; then
+      eval "$(apt-config shell list Dir::Etc::sourcelist/f parts Dir::Etc::sourceparts/d)"
+    fi
+  fi
+  parts="${parts%/}"
+  [ -f "$list" ] && files+=("$list")
+  for file in "$parts"/*; do
+    case "$file" in *.list | *.sources) [ -f "$file" ] && files+=("$file") ;; esac
+  done
+  for file in "${files[@]}"; do
+    case "$file" in
+      *.sources) found="$(_archive_in_deb822 "$file")" ;;
+      *) found="$(_archive_in_one_line "$file")" ;;
+    esac
+    [ -n "$found" ] && break
+  done
+  if [ -z "$found" ]; then
+    echo "qgis_release: this machine's apt names no Debian archive (no enabled 'deb' source of" \
+      "a release suite in $list or $parts/*.list, *.sources); add the Debian archive to" \
+      "apt's sources, or set DEBIAN_MIRROR to one" >&2
+    return 2
+  fi
+  echo "${found%/}"
+}
+
+# DEBIAN_MIRROR where set, else debian_archive.
+_debian_mirror() {
+  if [ -n "${DEBIAN_MIRROR:-}" ]; then
+    echo "$DEBIAN_MIRROR"
+  else
+    debian_archive
+  fi
+}
+
+# The first address of an enabled "deb" line of a release suite in a one-line sources file.
+_archive_in_one_line() {
+  sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$1" | awk '
+    $1 == "deb" && $3 !~ /[-\/]/ && $2 ~ /^(https?|file):/ { print $2; exit }'
+}
+
+# The first address of an enabled "deb" stanza of a release suite in a deb822 .sources file.
+_archive_in_deb822() {
+  awk '
+    function flush() {
+      if (!done && types ~ /(^| )deb( |$)/ && enabled !~ /^(no|false|0)$/) {
+        n = split(suites, s, " "); release = 0
+        for (i = 1; i <= n; i++) if (s[i] !~ /[-\/]/) release = 1
+        m = split(uris, u, " ")
+        for (i = 1; release && i <= m; i++) if (u[i] ~ /^(https?|file):/) { print u[i]; done = 1; exit }
+      }
+      types = ""; uris = ""; suites = ""; enabled = ""; field = ""
+    }
+    /^#/ { next }
+    /^[ \t]*$/ { flush(); next }
+    /^[ \t]/ { value = $0; sub(/^[ \t]+/, "", value)
+               if (field == "uris") uris = uris " " value
+               else if (field == "suites") suites = suites " " value
+               next }
+    { line = $0; key = tolower(line); sub(/:.*/, "", key)
+      value = line; sub(/^[^:]*:[ \t]*/, "", value); sub(/[ \t]+$/, "", value); field = key
+      if (key == "types") types = value
+      else if (key == "uris") uris = value
+      else if (key == "suites") suites = value
+      else if (key == "enabled") enabled = tolower(value) }
+    END { flush() }' "$1"
+}
 
 # release -> Debian suite ("" for this machine's own QGIS).
 release_suite() {
@@ -39,9 +118,10 @@ _suite_aptopts() {
   return 0
 }
 
+# _rootfs_stamp SUITE ARCHIVE
 _rootfs_stamp() {
-  local suite="$1"
-  { echo "$suite $DEBIAN_MIRROR"; _suite_aptopts "$suite"; printf '%s\n' "${ROOTFS_PACKAGES[@]}"; } \
+  local suite="$1" mirror="$2"
+  { echo "$suite $mirror"; _suite_aptopts "$suite"; printf '%s\n' "${ROOTFS_PACKAGES[@]}"; } \
     | sha256sum | cut -c1-16
 }
 
@@ -66,16 +146,18 @@ _need_mmdebstrap() {
 
 # Whether RELEASE's root filesystem is built, with the current package list.
 release_ready() {
-  local dir="$SWPPP_CACHE/rootfs/$1"
+  local dir="$SWPPP_CACHE/rootfs/$1" mirror
+  mirror="$(_debian_mirror 2>/dev/null)" || return 1
   [ -f "$dir/.swppp-rootfs-stamp" ] \
-    && [ "$(cat "$dir/.swppp-rootfs-stamp")" = "$(_rootfs_stamp "$(release_suite "$1")")" ]
+    && [ "$(cat "$dir/.swppp-rootfs-stamp")" = "$(_rootfs_stamp "$(release_suite "$1")" "$mirror")" ]
 }
 
 release_rootfs() {
-  local release="$1" suite stamp dir tmp opts=()
+  local release="$1" suite stamp dir tmp mirror opts=()
   suite="$(release_suite "$release")"
   dir="$SWPPP_CACHE/rootfs/$release"
-  stamp="$(_rootfs_stamp "$suite")"
+  mirror="$(_debian_mirror)" || return 2
+  stamp="$(_rootfs_stamp "$suite" "$mirror")"
   mkdir -p "$SWPPP_CACHE/rootfs"
   # One builder per release at a time.
   exec {lock}>"$SWPPP_CACHE/rootfs/$release.lock"
@@ -96,7 +178,7 @@ release_rootfs() {
   local started=$SECONDS
   if ! mmdebstrap --variant=apt --quiet "${opts[@]}" \
       --include="$(IFS=,; echo "${ROOTFS_PACKAGES[*]}")" \
-      "$suite" "$tmp" "$DEBIAN_MIRROR" >"$SWPPP_CACHE/rootfs/$release.log" 2>&1; then
+      "$suite" "$tmp" "$mirror" >"$SWPPP_CACHE/rootfs/$release.log" 2>&1; then
     tail -n 30 "$SWPPP_CACHE/rootfs/$release.log" >&2
     echo "qgis_release: building the QGIS $release root filesystem failed" \
          "(log: $SWPPP_CACHE/rootfs/$release.log)" >&2

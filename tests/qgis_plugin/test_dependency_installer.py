@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,6 @@ pytestmark = pytest.mark.qgis
 
 QGIS_PROCESS = Path("/usr/bin/qgis_process.bin")
 SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's, the one QGIS embeds: shapely 1.8
-INDEX = "https://pypi.org/simple/shapely/"
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +46,48 @@ def debian_shapely_1():
 
 @pytest.fixture(scope="module")
 def pypi():
-    """Skips, saying why, where the Python Package Index cannot be reached (asked once, 10 s)."""
+    """Skips, saying why, where pip, as this user configures it (pip.conf, PIP_* variables: the
+    installer's own pip names no index), cannot list shapely's releases (asked once)."""
     try:
-        with urllib.request.urlopen(urllib.request.Request(INDEX, method="HEAD"), timeout=10):
-            pass
-    except OSError as err:
-        pytest.skip(f"the Python Package Index ({INDEX}) cannot be reached: {err}")
+        listed = subprocess.run([SYSTEM_PYTHON, "-m", "pip", "index", "versions", "shapely"],
+                                capture_output=True, text=True, check=False, timeout=120)
+    except (OSError, subprocess.SubprocessError) as err:
+        pytest.skip(f"{SYSTEM_PYTHON} -m pip cannot be run: {err}")
+    if listed.returncode != 0 or "2." not in listed.stdout:
+        pytest.skip("pip as configured on this machine cannot list shapely's releases: "
+                    + (listed.stderr.strip().splitlines() or ["no output"])[-1])
+
+
+def answer_question(choice, seen=None, tries=50):
+    """Click ``choice`` (a ``QMessageBox.StandardButton`` name) in the installer's question once
+    it shows, giving the box to ``seen`` first. The question's parent is the bar's window, which
+    in a test is no shown window: Qt may name no active modal widget, so it is also looked for
+    among the windows. Never raises (an exception in a timer's slot aborts QGIS)."""
+    from qgis.PyQt.QtCore import QTimer
+    from qgis.PyQt.QtWidgets import QApplication, QMessageBox
+
+    def attempt(left):
+        shown = [w for w in QApplication.topLevelWidgets()
+                 if isinstance(w, QMessageBox) and w.isVisible()]
+        box = QApplication.activeModalWidget() or (shown[0] if shown else None)
+        if not isinstance(box, QMessageBox):
+            if left:
+                QTimer.singleShot(100, lambda: attempt(left - 1))
+            return
+        if seen is not None:
+            seen(box)
+        box.button(getattr(QMessageBox.StandardButton, choice)).click()
+
+    QTimer.singleShot(100, lambda: attempt(tries))
+
+
+def test_the_installers_pip_uses_the_users_own_configuration(installer, tmp_path):
+    """No index, no isolation: pip reads where to install from as the user set it up."""
+    command = installer.pip_command(SYSTEM_PYTHON, tmp_path, ["shapely>=2,<2.1"])
+    assert command[:4] == [SYSTEM_PYTHON, "-m", "pip", "install"]
+    assert not {"-i", "--index-url", "--extra-index-url", "--no-index", "--isolated",
+                "--find-links", "-f", "--config-file"} & set(command)
+    assert command[-1] == "shapely>=2,<2.1"
 
 
 @pytest.fixture
@@ -183,8 +217,7 @@ def test_the_plugins_install_button_survives_and_asks_in_a_readable_dialog(
 
     from analysis.dependencies import Need
     from qgis.gui import QgsMessageBar
-    from qgis.PyQt.QtCore import QTimer
-    from qgis.PyQt.QtWidgets import QApplication, QMainWindow, QMessageBox, QPushButton
+    from qgis.PyQt.QtWidgets import QMainWindow, QPushButton
 
     class Iface:  # QGIS's main window and its message bar, as the plugin meets them
         def __init__(self):
@@ -209,12 +242,8 @@ def test_the_plugins_install_button_survives_and_asks_in_a_readable_dialog(
     button = bar.currentItem().findChild(QPushButton, "swpppInstallDependencies")
     asked = []
 
-    def answer_cancel():
-        box = QApplication.activeModalWidget()
-        asked.append((box.parent() is not bar, box.parent() is bar.window(), box.styleSheet()))
-        box.button(QMessageBox.StandardButton.Cancel).click()
-
-    QTimer.singleShot(200, answer_cancel)
+    answer_question("Cancel", lambda box: asked.append(
+        (box.parent() is not bar, box.parent() is bar.window(), box.styleSheet())))
     button.click()
     assert asked == [(True, True, "")] and button.isEnabled()  # cancelled: nothing installed
     assert not folder.exists()
@@ -244,8 +273,7 @@ def test_install_button_asks_then_installs_in_a_task_and_says_restart(
     fitting this QGIS's GEOS, so that the path runs on every release."""
     from qgis.core import QgsApplication
     from qgis.gui import QgsMessageBar
-    from qgis.PyQt.QtCore import QTimer
-    from qgis.PyQt.QtWidgets import QApplication, QMessageBox, QPushButton
+    from qgis.PyQt.QtWidgets import QPushButton
 
     from analysis.dependencies import Need, shapely_spec
 
@@ -259,18 +287,13 @@ def test_install_button_asks_then_installs_in_a_task_and_says_restart(
     logged = []
     QgsApplication.messageLog().messageReceived.connect(
         lambda text, tag, level: logged.append(text) if tag == "SWPPP Review" else None)
-    # Held for as long as the item is shown, as the plugin holds it (InstallOffer's docstring).
-    shown = installer.message_with_install_button(bar, message, plugin_dir=staged_plugin.PLUGIN_DIR,
-                                                  **offer)
-    item = shown.item
+    # Kept, as the plugin keeps it: the button's handler is the offer's (dropped, no click).
+    install_offer = installer.message_with_install_button(
+        bar, message, plugin_dir=staged_plugin.PLUGIN_DIR, **offer)
+    item = install_offer.item
     asked = []
 
-    def answer_yes():
-        box = QApplication.activeModalWidget()
-        asked.append(box.informativeText())
-        box.button(QMessageBox.StandardButton.Yes).click()
-
-    QTimer.singleShot(200, answer_yes)
+    answer_question("Yes", lambda box: asked.append(box.informativeText()))
     item.findChild(QPushButton, "swpppInstallDependencies").click()
     deadline = time.monotonic() + 300
     while "Restart QGIS" not in bar.currentItem().text() and time.monotonic() < deadline:
@@ -282,6 +305,49 @@ def test_install_button_asks_then_installs_in_a_task_and_says_restart(
         f"Installed {offer['specs'][0]} into {folder}")
     assert any(line.startswith("Successfully installed shapely-2.") for line in logged)
     assert next(p.name for p in folder.glob("shapely-*.dist-info")).startswith("shapely-2.")
+
+
+def test_an_install_under_way_finishes_after_its_offer_is_closed(
+        installer, staged_plugin, host, qgis_app, pypi, tmp_path):
+    """Issue 34, item 1: the plugin's unload closes the offer while pip may be running. The
+    install that was asked for finishes (its task held until the task manager deletes it, not
+    freed with the offer) and says so in QGIS's message bar; nothing is held afterwards."""
+    import gc
+
+    from qgis.core import QgsApplication
+    from qgis.gui import QgsMessageBar
+    from qgis.PyQt.QtCore import QCoreApplication, QEvent
+
+    from analysis.dependencies import Need, shapely_spec
+
+    folder = tmp_path / "profile" / "python" / "swppp_review_deps"
+    found = [Need("shapely", "shapely >= 2.0", shapely_spec(host))]
+    message, offer = installer.describe(found, host, gui=True, folder=folder,
+                                        python=SYSTEM_PYTHON)
+    bar = QgsMessageBar()
+    install_offer = installer.message_with_install_button(
+        bar, message, plugin_dir=staged_plugin.PLUGIN_DIR, **offer)
+    answer_question("Yes")
+    install_offer.button.click()
+    assert install_offer.task is not None  # pip is running
+    install_offer.close()
+    del install_offer
+    gc.collect()
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and (bar.currentItem() is None
+                                           or "Restart QGIS" not in bar.currentItem().text()):
+        qgis_app.processEvents()
+        time.sleep(0.05)
+    assert bar.currentItem() is not None, "the install said nothing"
+    assert html.unescape(bar.currentItem().text()).startswith(
+        f"Installed {offer['specs'][0]} into {folder}")
+    assert next(p.name for p in folder.glob("shapely-*.dist-info")).startswith("shapely-2.")
+    while QgsApplication.taskManager().countActiveTasks():
+        qgis_app.processEvents()
+    for _ in range(3):
+        qgis_app.processEvents()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert installer.InstallOffer._installing == {}
 
 
 def test_the_qgis_venv_pins_the_shapely_the_installer_would_install(host):

@@ -49,12 +49,16 @@ def test_the_zip_qgis_plugin_ci_built_is_the_plugin_the_tests_load(staged_plugin
                if p.is_file() and "__pycache__" not in p.parts}
     assert sorted(shipped) == sorted(on_disk)
     assert [name for name in shipped if shipped[name] != on_disk[name]] == []
-    # ... and it is this checkout's source, metadata.txt as written (the tool adds nothing here).
+    # ... and it is this checkout's source, metadata.txt as written plus the addresses package.sh
+    # adds (from SWPPP_HOMEPAGE etc., else the ones that say "not published"); the tool adds nothing.
+    written = (root / "metadata.txt").read_bytes()
+    added = shipped.pop("swppp_review/metadata.txt").removeprefix(written).decode("utf-8")
+    assert sorted(line.split("=")[0] for line in added.splitlines()) in (
+        ["email", "homepage", "repository", "tracker"], ["homepage", "repository", "tracker"])
     sources = {f"swppp_review/{p.relative_to(root / 'qgis_plugin')}": p
                for p in (root / "qgis_plugin").rglob("*") if p.is_file()}
     sources.update({f"swppp_review/{p.relative_to(root)}": p for p in (root / "analysis").rglob("*")
                     if p.is_file()})
-    sources["swppp_review/metadata.txt"] = root / "metadata.txt"
     sources["swppp_review/LICENSE"] = root / "LICENSE"
     sources = {name: path for name, path in sources.items()  # what package.sh leaves out
                if not {"__pycache__", ".pytest_cache"} & set(path.parts)
@@ -78,7 +82,8 @@ def test_plugins_xml_names_the_version_and_the_zip(staged_plugin):
     # QGIS's plugin manager takes the plugin's id from the file name up to its first dot
     # (pyplugin_installer/installer_data.py): it must be the folder the zip installs.
     assert zip_name.partition(".")[0] == Path(staged_plugin.PLUGIN_DIR).name == "swppp_review"
-    served_from = os.environ.get("PLUGIN_REPO_URL", "https://example.org/swppp-review/plugins/")
+    # By default the repository's own folder, as a file:// address QGIS's plugin manager reads.
+    served_from = os.environ.get("PLUGIN_REPO_URL", f"file://{build / 'repository'}/")
     assert plugin.findtext("download_url") == f"{served_from.rstrip('/')}/{zip_name}"
     assert plugin.findtext("qgis_minimum_version") == metadata["qgisMinimumVersion"]
     assert (build / "repository" / zip_name).is_file()
