@@ -63,7 +63,7 @@ def test_a_reference_without_a_needed_layer_says_needs_review_naming_it(demo, tm
     [finding] = json.loads((tmp_path / "a.json").read_text())["findings"]
     assert finding["status"] == "needs_review"
     assert f"the reference {partial} has no 'tmdl_watersheds', 'catchments'" in finding["message"]
-    assert f"swppp reference import tmdl_watersheds SOURCE --into {partial}" in finding["message"]
+    assert f"swppp reference import tmdl_watersheds SOURCE --reference {partial}" in finding["message"]
 
 
 @pytest.mark.filterwarnings("ignore:You are attempting to write an empty DataFrame")
