@@ -1,4 +1,5 @@
 """Version from metadata.txt, the single source of the plugin's and the library's version."""
+
 import configparser
 from pathlib import Path
 

@@ -12,6 +12,7 @@ read, import, store, diff, PostGIS), ``report`` (JSON, HTML, findings GeoPackage
 ``profile``, ``findings``, ``errors``, ``progress``, ``units``, ``geometry``, ``markup``,
 ``charts`` and ``review``.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -21,13 +22,21 @@ from .about import TOOL_NAME, __version__
 
 # public name -> the module that defines it
 _EXPORTS = {
-    "review_paths": "review", "review_site": "review", "Review": "review",
-    "load_site_plan": "siteplan.plan", "SitePlan": "siteplan.plan",
-    "load_profile": "profile", "RulesProfile": "profile",
+    "review_paths": "review",
+    "review_site": "review",
+    "Review": "review",
+    "load_site_plan": "siteplan.plan",
+    "SitePlan": "siteplan.plan",
+    "load_profile": "profile",
+    "RulesProfile": "profile",
     "Finding": "findings",
-    "SwpppError": "errors", "InputError": "errors", "OutputError": "errors", "Cancelled": "errors",
+    "SwpppError": "errors",
+    "InputError": "errors",
+    "OutputError": "errors",
+    "Cancelled": "errors",
     "Progress": "progress",
-    "open_reference": "reference.read", "import_reference": "reference.operations",
+    "open_reference": "reference.read",
+    "import_reference": "reference.operations",
     "write_outputs": "report.outputs",
 }
 

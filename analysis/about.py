@@ -1,4 +1,5 @@
 """The tool's name and version (metadata.txt beside the package is the one source)."""
+
 import configparser
 from pathlib import Path
 

@@ -5,6 +5,7 @@ the library draws the same in the CLI, in QGIS and in tests, leaks no figures, a
 backend of a user's QGIS Python console as it was. matplotlib is imported only when a chart is
 drawn, so a review that writes no report does not load it.
 """
+
 from __future__ import annotations
 
 import base64
@@ -25,8 +26,12 @@ __all__ = ["Chart", "LazyCharts", "new_figure", "figure_chart", "plain_text"]
 _PNG_DPI = 150
 # Fixed ids and no date in the SVG: the same chart gives the same text on every run. Text is
 # plain text: a phase named "$\\foo{$" is drawn as typed, never parsed as mathtext or TeX.
-_DETERMINISTIC: dict[RcKeyType, Any] = {"svg.hashsalt": "swppp-review", "svg.fonttype": "path",
-                                         "text.parse_math": False, "text.usetex": False}
+_DETERMINISTIC: dict[RcKeyType, Any] = {
+    "svg.hashsalt": "swppp-review",
+    "svg.fonttype": "path",
+    "text.parse_math": False,
+    "text.usetex": False,
+}
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ identifying it with ``to_authority`` and building a transformer from it each tak
 hundreds of milliseconds). Every CRS question of the package goes through the functions
 here, which answer each CRS (by its definition text) and each pair of CRSs once per process.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache, partial
@@ -16,8 +17,17 @@ from pyproj import CRS, Transformer
 
 from .threads import each_piece
 
-__all__ = ["crs_of", "authority", "epsg_code", "crs_label", "same_crs", "transformer", "transform_geometries",
-           "to_crs", "CrsInput"]
+__all__ = [
+    "crs_of",
+    "authority",
+    "epsg_code",
+    "crs_label",
+    "same_crs",
+    "transformer",
+    "transform_geometries",
+    "to_crs",
+    "CrsInput",
+]
 
 # What the functions take: a pyproj CRS, an authority string ("EPSG:2260"), WKT, or an EPSG code.
 CrsInput = Union[CRS, str, int]

@@ -5,6 +5,7 @@ A site plan's date fields are read with :func:`parse_date` when the plan is load
 :func:`require_date` and :func:`parse_datetime`; a day an option or parameter gives,
 :func:`given_day`. docs/CONTRACT.md: dates are ISO ``YYYY-MM-DD``.
 """
+
 from __future__ import annotations
 
 import re
@@ -67,13 +68,13 @@ def require_date(value: object, what: str, **where: Any) -> Optional[date]:
     """
     day, readable = parse_date(value)
     if not readable:
-        raise InputError(f"{what} {value!r} is not an ISO date (YYYY-MM-DD)",
-                         fix=where.pop("fix", ISO_HINT), **where)
+        raise InputError(
+            f"{what} {value!r} is not an ISO date (YYYY-MM-DD)", fix=where.pop("fix", ISO_HINT), **where
+        )
     return day
 
 
-def in_range(day: Optional[date], earliest: date, latest: date, what: str,
-             **where: Any) -> Optional[date]:
+def in_range(day: Optional[date], earliest: date, latest: date, what: str, **where: Any) -> Optional[date]:
     """``day`` where it lies from ``earliest`` to ``latest`` (the profile's [inputs]), None
     where it is None; an InputError naming ``where`` otherwise (9999-12-31 is a typing error,
     and no date arithmetic is done on it).
@@ -84,9 +85,11 @@ def in_range(day: Optional[date], earliest: date, latest: date, what: str,
     analysis.errors.InputError: --to is 9999-12-31, outside 1900-01-01 to 2199-12-31. Fix: correct the date
     """
     if day is not None and not earliest <= day <= latest:
-        raise InputError(f"{what} is {day.isoformat()}, outside {earliest.isoformat()} to "
-                         f"{latest.isoformat()}", fix=where.pop("fix", "correct the date"),
-                         **where)
+        raise InputError(
+            f"{what} is {day.isoformat()}, outside {earliest.isoformat()} to {latest.isoformat()}",
+            fix=where.pop("fix", "correct the date"),
+            **where,
+        )
     return day
 
 
@@ -109,9 +112,13 @@ def given_day(text: Optional[str], name: str, limits: Optional[Inputs] = None) -
         return None
     day = require_date(text, name, fix=f"write {name} YYYY-MM-DD")
     if day is None:  # given, but blank: not the option left out
-        raise InputError(f"{name} {text!r} is not an ISO date (YYYY-MM-DD)",
-                         fix=f"write {name} YYYY-MM-DD")
+        raise InputError(f"{name} {text!r} is not an ISO date (YYYY-MM-DD)", fix=f"write {name} YYYY-MM-DD")
     if limits is not None:
-        in_range(day, limits.earliest_date, limits.latest_date, name,
-                 fix=f"correct {name} (the profile's [inputs] gives the range)")
+        in_range(
+            day,
+            limits.earliest_date,
+            limits.latest_date,
+            name,
+            fix=f"correct {name} (the profile's [inputs] gives the range)",
+        )
     return day

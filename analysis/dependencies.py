@@ -5,6 +5,7 @@ dependencies (pyproject.toml reads it too), which ships inside the plugin's bund
 What a distribution's package reports as its version is not trusted alone: a shapely whose
 version is unknown (Debian testing's ``0+unknown``) is accepted when it works as shapely 2.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -14,9 +15,20 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["REQUIREMENTS_FILE", "REQUIREMENTS", "OPTIONAL", "SHAPELY_WHEEL_GEOS", "Need",
-           "Requirement", "read_requirements", "needs", "missing", "geos_conflict",
-           "shapely_spec", "shapely_2_api"]
+__all__ = [
+    "REQUIREMENTS_FILE",
+    "REQUIREMENTS",
+    "OPTIONAL",
+    "SHAPELY_WHEEL_GEOS",
+    "Need",
+    "Requirement",
+    "read_requirements",
+    "needs",
+    "missing",
+    "geos_conflict",
+    "shapely_spec",
+    "shapely_2_api",
+]
 
 REQUIREMENTS_FILE = Path(__file__).with_name("data") / "requirements.txt"
 
@@ -43,12 +55,19 @@ class Requirement:
 
 _LINE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*([^;]*?)\s*(?:;\s*(.*))?$")
 _MARKER = re.compile(r"""^\s*(python_version|sys_platform)\s*(<=|>=|==|!=|<|>)\s*["']([^"']*)["']\s*$""")
-_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-            "==": operator.eq, "!=": operator.ne}
+_COMPARE = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 
 
-def read_requirements(path: Path = REQUIREMENTS_FILE, python: tuple = sys.version_info[:2],
-                      platform: str = sys.platform) -> list[Requirement]:
+def read_requirements(
+    path: Path = REQUIREMENTS_FILE, python: tuple = sys.version_info[:2], platform: str = sys.platform
+) -> list[Requirement]:
     """The requirements of ``path`` (pip's format: ``name>=x,<y; marker``), in their order.
 
     Markers may compare ``python_version`` or ``sys_platform`` (joined by ``and``); anything else
@@ -91,8 +110,7 @@ def read_requirements(path: Path = REQUIREMENTS_FILE, python: tuple = sys.versio
 
 
 # distribution name -> (import name, minimum version or None), for this Python (markers applied).
-REQUIREMENTS = {r.name: (r.name.replace("-", "_"), r.minimum)
-                for r in read_requirements() if r.applies}
+REQUIREMENTS = {r.name: (r.name.replace("-", "_"), r.minimum) for r in read_requirements() if r.applies}
 
 # Requirements the plugin can start without: the analysis imports them only for one feature
 # (rasterio: map sheets given as rasters; matplotlib: the hydrology charts) and says so there.
@@ -158,8 +176,7 @@ def needs(host_geos: tuple[int, ...] | None = None, platform: str = sys.platform
             # "0+unknown"): what it can do decides.
             if dist != "shapely" or shapely_2_api() is None:
                 continue
-            problem = f"shapely 2 (found shapely {found or 'of unknown version'}: " \
-                      f"{shapely_2_api()})"
+            problem = f"shapely 2 (found shapely {found or 'of unknown version'}: {shapely_2_api()})"
         elif minimum is not None and _as_tuple(found) < _as_tuple(minimum):
             problem = f"{dist} >= {minimum} (found {found})"
         elif requirement.below is not None and _as_tuple(found) >= _as_tuple(requirement.below):
@@ -168,14 +185,16 @@ def needs(host_geos: tuple[int, ...] | None = None, platform: str = sys.platform
             continue
         found_needs.append(_with_spec(dist, problem, minimum, host_geos, platform))
     if importlib.util.find_spec("pyogrio") is None and importlib.util.find_spec("fiona") is None:
-        found_needs.append(_with_spec("pyogrio", "fiona or pyogrio (not installed)", None,
-                                      host_geos, platform))
+        found_needs.append(
+            _with_spec("pyogrio", "fiona or pyogrio (not installed)", None, host_geos, platform)
+        )
     if host_geos is not None and not any(n.name in ("shapely", "numpy") for n in found_needs):
         try:
             import shapely
         except ImportError as err:  # e.g. a shapely built for another numpy
-            found_needs.append(_with_spec("shapely", f"a working shapely 2 ({err})", "2.0",
-                                          host_geos, platform))
+            found_needs.append(
+                _with_spec("shapely", f"a working shapely 2 ({err})", "2.0", host_geos, platform)
+            )
         else:
             conflict = geos_conflict(shapely.__version__, shapely.geos_version, host_geos)
             if conflict:
@@ -199,8 +218,9 @@ def shapely_2_api() -> str | None:
 
         points = shapely.points(np.array([[0.0, 0.0], [10.0, 10.0]]))
         areas = shapely.area(shapely.buffer(points, 1.0, quad_segs=16))
-        if not (isinstance(areas, np.ndarray) and areas.shape == (2,)
-                and abs(float(areas[0]) - 3.1365) < 0.01):
+        if not (
+            isinstance(areas, np.ndarray) and areas.shape == (2,) and abs(float(areas[0]) - 3.1365) < 0.01
+        ):
             return "shapely.area is not vectorised"
         hits = shapely.STRtree(points).query(shapely.box(-1, -1, 1, 1), predicate="intersects")
         if list(np.asarray(hits).tolist()) != [0]:
@@ -234,8 +254,7 @@ def shapely_spec(host_geos: tuple[int, ...] | None) -> str | None:
     """
     if host_geos is None:
         return "shapely>=2"
-    fitting = [release for release, geos in SHAPELY_WHEEL_GEOS.items()
-               if geos <= tuple(host_geos[:2])]
+    fitting = [release for release, geos in SHAPELY_WHEEL_GEOS.items() if geos <= tuple(host_geos[:2])]
     if not fitting:
         return None
     # Capped at the newest release known to fit: a later one may be built for a newer GEOS.
@@ -260,9 +279,11 @@ def geos_conflict(shapely_version: str, shapely_geos: tuple, host_geos: tuple) -
     host = f"{host_geos[0]}.{host_geos[1]}"
     spec = shapely_spec(host_geos)
     fits = f"that is {spec}" if spec else "no PyPI wheel fits: use a shapely built for it"
-    return (f"a shapely 2 built for GEOS {host} or older (found shapely {shapely_version}, built "
-            f"for GEOS {shapely_geos[0]}.{shapely_geos[1]}: this QGIS uses GEOS {host} and the "
-            f"two would mix; for GEOS {host} {fits})")
+    return (
+        f"a shapely 2 built for GEOS {host} or older (found shapely {shapely_version}, built "
+        f"for GEOS {shapely_geos[0]}.{shapely_geos[1]}: this QGIS uses GEOS {host} and the "
+        f"two would mix; for GEOS {host} {fits})"
+    )
 
 
 def _known(version) -> bool:
@@ -271,8 +292,11 @@ def _known(version) -> bool:
     >>> _known("2.1.1"), _known("0+unknown"), _known(None), _known("2.0.7+ds")
     (True, False, False, True)
     """
-    return bool(version) and re.match(r"\d+", str(version)) is not None \
+    return (
+        bool(version)
+        and re.match(r"\d+", str(version)) is not None
         and _as_tuple(str(version).split("+")[0]) > (0, 0, 0)
+    )
 
 
 def _found_version(dist: str, module: str):
@@ -297,14 +321,24 @@ def _with_spec(dist, problem, minimum, host_geos, platform) -> Need:
     if dist == "shapely":
         spec = shapely_spec(host_geos)
         if spec is None:
-            return Need(dist, problem, instead=(
-                f"no shapely 2 wheel on PyPI is built for GEOS {host_geos[0]}.{host_geos[1]} "
-                "or older: install your distribution's shapely 2, built for QGIS's GEOS"))
+            return Need(
+                dist,
+                problem,
+                instead=(
+                    f"no shapely 2 wheel on PyPI is built for GEOS {host_geos[0]}.{host_geos[1]} "
+                    "or older: install your distribution's shapely 2, built for QGIS's GEOS"
+                ),
+            )
         return Need(dist, problem, spec)
     if dist in OWN_LIBRARY and platform.startswith("linux"):
-        return Need(dist, problem, instead=(
-            f"its PyPI wheel carries its own {OWN_LIBRARY[dist]} beside QGIS's: install your "
-            f"distribution's package (e.g. python3-{dist})"))
+        return Need(
+            dist,
+            problem,
+            instead=(
+                f"its PyPI wheel carries its own {OWN_LIBRARY[dist]} beside QGIS's: install your "
+                f"distribution's package (e.g. python3-{dist})"
+            ),
+        )
     if dist == "numpy":
         # GDAL's Python bindings (osgeo.gdal_array) on Debian 12 are built for numpy 1.
         spec = "numpy<2" if importlib.util.find_spec("osgeo") is not None else "numpy"

@@ -1,4 +1,5 @@
 """The exceptions the analysis raises: one root, specific subclasses."""
+
 from __future__ import annotations
 
 import os
@@ -22,13 +23,21 @@ class InputError(SwpppError, ValueError):
     maps it to its own option or parameter and adds that hint.
     """
 
-    def __init__(self, problem: str, *, path: Optional[Union[str, os.PathLike[str]]] = None,
-                 layer: Optional[str] = None, feature: object = None, field: Optional[str] = None,
-                 fix: Optional[str] = None, row: Optional[int] = None, column: Optional[str] = None,
-                 parameter: Optional[Union[str, Iterable[str]]] = None) -> None:
+    def __init__(
+        self,
+        problem: str,
+        *,
+        path: Optional[Union[str, os.PathLike[str]]] = None,
+        layer: Optional[str] = None,
+        feature: object = None,
+        field: Optional[str] = None,
+        fix: Optional[str] = None,
+        row: Optional[int] = None,
+        column: Optional[str] = None,
+        parameter: Optional[Union[str, Iterable[str]]] = None,
+    ) -> None:
         self.problem = problem
-        self.parameters = ((parameter,) if isinstance(parameter, str)
-                           else tuple(parameter or ()))
+        self.parameters = (parameter,) if isinstance(parameter, str) else tuple(parameter or ())
         self.row = row  # CSV records: the line number in the file (the header is line 1)
         self.column = column
         self.path = str(path) if path is not None else None

@@ -1,13 +1,30 @@
 """A finding: one rule's verdict on one thing, with the section it cites."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["Finding", "HasFindings", "STATUSES", "STATUS_COLOURS", "PASS", "FAIL", "WARN", "INFO",
-           "NEEDS_REVIEW", "DUES", "BEFORE_APPROVAL", "BEFORE_CONSTRUCTION",
-           "DURING_CONSTRUCTION", "AFTER_APPROVAL",
-           "NOT_APPLICABLE", "MAP_RULES", "REPORT_ORDER", "sorted_findings"]
+__all__ = [
+    "Finding",
+    "HasFindings",
+    "STATUSES",
+    "STATUS_COLOURS",
+    "PASS",
+    "FAIL",
+    "WARN",
+    "INFO",
+    "NEEDS_REVIEW",
+    "DUES",
+    "BEFORE_APPROVAL",
+    "BEFORE_CONSTRUCTION",
+    "DURING_CONSTRUCTION",
+    "AFTER_APPROVAL",
+    "NOT_APPLICABLE",
+    "MAP_RULES",
+    "REPORT_ORDER",
+    "sorted_findings",
+]
 
 PASS, FAIL, WARN, INFO = "pass", "fail", "warn", "info"
 NEEDS_REVIEW, NOT_APPLICABLE = "needs_review", "not_applicable"
@@ -16,8 +33,14 @@ STATUSES = (FAIL, WARN, NEEDS_REVIEW, PASS, INFO, NOT_APPLICABLE)
 # keeps the review's order.
 REPORT_ORDER = (FAIL, NEEDS_REVIEW, WARN, PASS, INFO, NOT_APPLICABLE)
 # One palette for the report and the findings layer: fail red, warn amber, pass green.
-STATUS_COLOURS = {FAIL: "#c62828", WARN: "#ef8f00", NEEDS_REVIEW: "#6a1b9a", PASS: "#2e7d32",
-                  INFO: "#1565c0", NOT_APPLICABLE: "#757575"}
+STATUS_COLOURS = {
+    FAIL: "#c62828",
+    WARN: "#ef8f00",
+    NEEDS_REVIEW: "#6a1b9a",
+    PASS: "#2e7d32",
+    INFO: "#1565c0",
+    NOT_APPLICABLE: "#757575",
+}
 
 # When the duty a finding judges falls due (the JSON's optional "due"; absent: before approval).
 BEFORE_APPROVAL, BEFORE_CONSTRUCTION = "before_approval", "before_construction"
@@ -25,9 +48,18 @@ DURING_CONSTRUCTION, AFTER_APPROVAL = "during_construction", "after_approval"
 DUES = (BEFORE_APPROVAL, BEFORE_CONSTRUCTION, DURING_CONSTRUCTION, AFTER_APPROVAL)
 
 # The map checks (docs/CHECKS.md): each yields at least one finding on every review.
-MAP_RULES = ("applicability", "site_map_scale", "phasing_five_acres", "condition_a",
-             "condition_b", "condition_c", "postconstruction_controls", "easement_coverage",
-             "wetlands", "disturbance_outside_site")
+MAP_RULES = (
+    "applicability",
+    "site_map_scale",
+    "phasing_five_acres",
+    "condition_a",
+    "condition_b",
+    "condition_c",
+    "postconstruction_controls",
+    "easement_coverage",
+    "wetlands",
+    "disturbance_outside_site",
+)
 
 
 def sorted_findings(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -59,9 +91,16 @@ class Finding:
             raise ValueError(f"due must be one of {DUES}, not {self.due!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"rule": self.rule, "status": self.status, "section": self.section,
-               "message": self.message, "value": self.value, "limit": self.limit,
-               "units": self.units, "features": list(self.features)}
+        out = {
+            "rule": self.rule,
+            "status": self.status,
+            "section": self.section,
+            "message": self.message,
+            "value": self.value,
+            "limit": self.limit,
+            "units": self.units,
+            "features": list(self.features),
+        }
         if self.due is not None and self.due != BEFORE_APPROVAL:
             out["due"] = self.due
         return out

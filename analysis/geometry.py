@@ -1,4 +1,5 @@
 """Geometry families and polygon parts, by ``shapely.GeometryType``: written once, used everywhere."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -17,11 +18,17 @@ FAMILIES = {
     "line": (GeometryType.LINESTRING, GeometryType.LINEARRING, GeometryType.MULTILINESTRING),
     "polygon": (GeometryType.POLYGON, GeometryType.MULTIPOLYGON),
 }
-_MULTI = {"point": (GeometryType.POINT, shapely.multipoints),
-          "line": (GeometryType.LINESTRING, shapely.multilinestrings),
-          "polygon": (GeometryType.POLYGON, shapely.multipolygons)}
-_COLLECTIONS = (GeometryType.MULTIPOINT, GeometryType.MULTILINESTRING, GeometryType.MULTIPOLYGON,
-                GeometryType.GEOMETRYCOLLECTION)
+_MULTI = {
+    "point": (GeometryType.POINT, shapely.multipoints),
+    "line": (GeometryType.LINESTRING, shapely.multilinestrings),
+    "polygon": (GeometryType.POLYGON, shapely.multipolygons),
+}
+_COLLECTIONS = (
+    GeometryType.MULTIPOINT,
+    GeometryType.MULTILINESTRING,
+    GeometryType.MULTIPOLYGON,
+    GeometryType.GEOMETRYCOLLECTION,
+)
 
 
 def type_ids(*families: str) -> list[int]:
@@ -41,10 +48,12 @@ def in_family(geometries: ArrayLike, *families: str) -> NDArray[np.bool_]:
 @overload
 def polygons(geometries: ArrayLike, return_index: Literal[False] = ...) -> NDArray[np.object_]: ...
 @overload
-def polygons(geometries: ArrayLike,
-             return_index: Literal[True]) -> tuple[NDArray[np.object_], NDArray[np.intp]]: ...
-def polygons(geometries: ArrayLike, return_index: bool = False
-             ) -> NDArray[np.object_] | tuple[NDArray[np.object_], NDArray[np.intp]]:
+def polygons(
+    geometries: ArrayLike, return_index: Literal[True]
+) -> tuple[NDArray[np.object_], NDArray[np.intp]]: ...
+def polygons(
+    geometries: ArrayLike, return_index: bool = False
+) -> NDArray[np.object_] | tuple[NDArray[np.object_], NDArray[np.intp]]:
     """Every single Polygon in ``geometries``, multi-parts and collections taken apart (nested
     ones too), lines and points left out; with ``return_index``, also each one's geometry index.
 

@@ -1,5 +1,6 @@
 """Text made safe inside HTML and XML (element text and quoted attributes), and on a terminal:
 one way to escape each."""
+
 from __future__ import annotations
 
 import html
@@ -32,8 +33,12 @@ def breakable(value: object, longer_than: int = 16) -> str:
     'smp:BR-2 and hydrology_<wbr>claims:<wbr>2 &lt;b&gt;'
     """
     words = re.split(r"(\s+)", "" if value is None else str(value))
-    return "".join("<wbr>".join(escape(part) for part in _SEPARATOR.split(word))
-                   if len(word) > longer_than else escape(word) for word in words)
+    return "".join(
+        "<wbr>".join(escape(part) for part in _SEPARATOR.split(word))
+        if len(word) > longer_than
+        else escape(word)
+        for word in words
+    )
 
 
 def terminal(value: object) -> str:
@@ -43,5 +48,7 @@ def terminal(value: object) -> str:
     >>> terminal("Site\\x1b[2J\\rname\\n")
     'Site\\\\x1b[2J\\\\rname\\\\n'
     """
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1] if m.group() not in "\u2028\u2029"
-                        else f"\\u{ord(m.group()):04x}", "" if value is None else str(value))
+    return _CONTROL.sub(
+        lambda m: repr(m.group())[1:-1] if m.group() not in "\u2028\u2029" else f"\\u{ord(m.group()):04x}",
+        "" if value is None else str(value),
+    )

@@ -1,10 +1,10 @@
 """Overlays of many small parts with few large polygons: the review's and the screen's one way
 to measure what a site (or a downstream catchment) shares with the polygons it meets."""
+
 from __future__ import annotations
 
 import numpy as np
 import shapely
-
 from numpy.typing import ArrayLike, NDArray
 
 from .threads import cores, each_piece, query
@@ -54,8 +54,7 @@ def shared_parts(polygons: np.ndarray, parts: np.ndarray) -> np.ndarray:
     order = np.argsort(keys, kind="stable")  # a polygon's pairs together, in one share
     shares = [at for at in np.array_split(order, cores()) if len(at)]
     shared = np.empty(len(parts), dtype=object)
-    for at, done in zip(shares, each_piece(lambda at: _shared(polygons[at], parts[at],
-                                                              keys[at]), shares)):
+    for at, done in zip(shares, each_piece(lambda at: _shared(polygons[at], parts[at], keys[at]), shares)):
         shared[at] = done
     return shared
 
@@ -80,8 +79,7 @@ def _shared(polygons: np.ndarray, parts: np.ndarray, keys: np.ndarray) -> np.nda
     del tested  # the prepared indexes freed before the overlay
     mine = plain[inverse]
     large = rest[shapely.get_num_coordinates(parts[rest]) >= _MANY_VERTICES]
-    apart = large[~np.asarray(shapely.relate_pattern(mine[large], parts[large], _INTERIORS_MEET),
-                              dtype=bool)]
+    apart = large[~np.asarray(shapely.relate_pattern(mine[large], parts[large], _INTERIORS_MEET), dtype=bool)]
     out[apart] = _EMPTY
     overlaid = np.setdiff1d(rest, apart)
     out[overlaid] = shapely.intersection(mine[overlaid], parts[overlaid])
@@ -95,9 +93,9 @@ def meets_minimum(shared_sq_ft: ArrayLike, minimum_sq_ft: float) -> NDArray[np.b
     return np.atleast_1d(np.asarray(shared_sq_ft, dtype=float)) >= minimum_sq_ft
 
 
-def overlap_pairs(shapes: ArrayLike, polygons: ArrayLike, minimum_sq_ft: float,
-                  crs: CrsLike) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.object_],
-                                         NDArray[np.float64]]:
+def overlap_pairs(
+    shapes: ArrayLike, polygons: ArrayLike, minimum_sq_ft: float, crs: CrsLike
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.object_], NDArray[np.float64]]:
     """``(shape, polygon, shared part, square feet shared)`` for each of ``shapes`` (sites, a
     disturbance, downstream catchments) and each of ``polygons`` it overlaps
     (:func:`meets_minimum`), by shape then polygon: one STRtree query of all pairs, the shared
@@ -105,8 +103,12 @@ def overlap_pairs(shapes: ArrayLike, polygons: ArrayLike, minimum_sq_ft: float,
     shapes = np.asarray(shapes, dtype=object)
     polygons = np.asarray(polygons, dtype=object)
     if not len(shapes) or not len(polygons):
-        return (np.array([], dtype=np.int64), np.array([], dtype=np.int64),
-                np.array([], dtype=object), np.array([], dtype=float))
+        return (
+            np.array([], dtype=np.int64),
+            np.array([], dtype=np.int64),
+            np.array([], dtype=object),
+            np.array([], dtype=float),
+        )
     s, f = query(shapely.STRtree(shapes), polygons, predicate="intersects")[::-1]
     order = np.lexsort((f, s))
     s, f = s[order].astype(np.int64), f[order].astype(np.int64)

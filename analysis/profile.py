@@ -4,18 +4,19 @@ Every table and key of the TOML file is a field of a frozen dataclass below; loa
 each (missing, wrong type, unknown key) and refuses the file naming the key's path, so a typo
 in a profile stops the run at once instead of a check reading a default or failing later.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import math
 import re
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Dict, Literal, Optional, Tuple
-from collections.abc import Mapping
 
 try:
     import tomllib
@@ -25,12 +26,38 @@ except ImportError:  # Python < 3.11 (QGIS on Windows ships 3.9)
 
 from .errors import InputError
 
-__all__ = ["RulesProfile", "load_profile", "profile_from", "DEFAULT_PROFILE", "available_profiles",
-           "read_toml", "help_text", "ProfileInfo", "Measurement", "Applicability", "Phasing",
-           "ConditionB", "ConditionC", "SiteMapScale", "Wetlands", "ConditionA", "Categories",
-           "CATEGORY_KINDS", "fold_category", "Pollutants",
-           "EasementCoverage", "Inspections", "Penalty", "DesignStorm", "Hydrology", "Reference",
-           "Guarantees", "EscPractices", "Inputs", "Rule"]
+__all__ = [
+    "RulesProfile",
+    "load_profile",
+    "profile_from",
+    "DEFAULT_PROFILE",
+    "available_profiles",
+    "read_toml",
+    "help_text",
+    "ProfileInfo",
+    "Measurement",
+    "Applicability",
+    "Phasing",
+    "ConditionB",
+    "ConditionC",
+    "SiteMapScale",
+    "Wetlands",
+    "ConditionA",
+    "Categories",
+    "CATEGORY_KINDS",
+    "fold_category",
+    "Pollutants",
+    "EasementCoverage",
+    "Inspections",
+    "Penalty",
+    "DesignStorm",
+    "Hydrology",
+    "Reference",
+    "Guarantees",
+    "EscPractices",
+    "Inputs",
+    "Rule",
+]
 
 DEFAULT_PROFILE = "kiryas_joel"
 _PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
@@ -185,8 +212,9 @@ def _category_kinds(categories: Categories) -> Dict[str, str]:
             if not folded:
                 raise ValueError(f"{kind} has {spelling!r}, which has no letter or digit")
             if seen.get(folded, kind) != kind:
-                raise ValueError(f"{spelling!r} is in both {seen[folded]} and {kind}: a "
-                                 "category is of one kind")
+                raise ValueError(
+                    f"{spelling!r} is in both {seen[folded]} and {kind}: a category is of one kind"
+                )
             seen[folded] = kind
     return seen
 
@@ -235,8 +263,11 @@ class Penalty:
 
     def escalates(self, kind: str) -> bool:
         """Whether a continuing ``kind`` violation's separate violations take higher ranges."""
-        return (self.criminal_continuing_violations_escalate if kind == "criminal"
-                else self.civil_continuing_violations_escalate)
+        return (
+            self.criminal_continuing_violations_escalate
+            if kind == "criminal"
+            else self.civil_continuing_violations_escalate
+        )
 
     def fines(self, kind: str) -> Tuple[Pair, ...]:
         """The fine schedule of ``kind`` (criminal or civil)."""
@@ -244,8 +275,11 @@ class Penalty:
 
     def separate_violation_days(self, kind: str) -> int:
         """Days of a continuing ``kind`` violation that make one separate violation."""
-        return (self.criminal_separate_violation_days if kind == "criminal"
-                else self.civil_separate_violation_days)
+        return (
+            self.criminal_separate_violation_days
+            if kind == "criminal"
+            else self.civil_separate_violation_days
+        )
 
 
 @dataclass(frozen=True)
@@ -391,8 +425,11 @@ class RulesProfile:
         try:
             return self.rules[rule]
         except KeyError:
-            raise InputError(f"the profile has no [rules.{rule}]", path=self.source,
-                             fix=f'add [rules.{rule}] with section = "..." and title = "..."') from None
+            raise InputError(
+                f"the profile has no [rules.{rule}]",
+                path=self.source,
+                fix=f'add [rules.{rule}] with section = "..." and title = "..."',
+            ) from None
 
 
 # Reading ---------------------------------------------------------------------------------
@@ -423,9 +460,10 @@ def load_profile(name_or_path: str | Path | None = None) -> RulesProfile:
     if path.suffix.lower() != ".toml":
         path = _PROFILE_DIR / f"{name_or_path}.toml"
         if not path.is_file():
-            raise InputError(f"no rules profile named '{name_or_path}'",
-                             fix="use one of " + ", ".join(available_profiles())
-                             + " or the path of a .toml profile")
+            raise InputError(
+                f"no rules profile named '{name_or_path}'",
+                fix="use one of " + ", ".join(available_profiles()) + " or the path of a .toml profile",
+            )
     data = read_toml(path, "rules profile")
     return profile_from(data, str(path))
 
@@ -458,9 +496,12 @@ def _check_choices(profile: RulesProfile) -> None:
     """Switches that take one of a few words."""
     value = profile.applicability.common_plan_acres_means
     if value not in ("disturbed", "total"):
-        raise InputError(f"the profile's [applicability] common_plan_acres_means is {value!r}, "
-                         "not \"disturbed\" or \"total\"", path=profile.source,
-                         fix='give common_plan_acres_means = "disturbed" or "total"')
+        raise InputError(
+            f"the profile's [applicability] common_plan_acres_means is {value!r}, "
+            'not "disturbed" or "total"',
+            path=profile.source,
+            fix='give common_plan_acres_means = "disturbed" or "total"',
+        )
 
 
 def _check_area_crs(profile: RulesProfile) -> None:
@@ -473,13 +514,24 @@ def _check_area_crs(profile: RulesProfile) -> None:
     try:
         crs = CRS.from_user_input(value)
     except CRSError:
-        raise InputError(f"the profile's [profile] area_crs is '{value}', not a CRS pyproj knows",
-                         path=profile.source, fix=fix) from None
+        raise InputError(
+            f"the profile's [profile] area_crs is '{value}', not a CRS pyproj knows",
+            path=profile.source,
+            fix=fix,
+        ) from None
     axis = crs.axis_info[0] if crs.axis_info else None
-    if not crs.is_projected or axis is None or axis.unit_conversion_factor <= 0 \
-            or axis.unit_name in ("degree", "radian", "unknown"):
-        raise InputError(f"the profile's [profile] area_crs is '{value}' ({crs.name}), not a "
-                         "projected CRS with a linear unit", path=profile.source, fix=fix)
+    if (
+        not crs.is_projected
+        or axis is None
+        or axis.unit_conversion_factor <= 0
+        or axis.unit_name in ("degree", "radian", "unknown")
+    ):
+        raise InputError(
+            f"the profile's [profile] area_crs is '{value}' ({crs.name}), not a "
+            "projected CRS with a linear unit",
+            path=profile.source,
+            fix=fix,
+        )
 
 
 class _Reader:
@@ -502,23 +554,30 @@ class _Reader:
             if key not in names:
                 inner = _down(where, key, data[key])
                 what = "unknown table" if inner[0] != where[0] else "unknown key"
-                raise InputError(f"{_show(inner)}: {what}", path=self.source,
-                                 fix=f"remove it or correct its name ({_show(where)} takes "
-                                     + ", ".join(sorted(names)) + ")")
+                raise InputError(
+                    f"{_show(inner)}: {what}",
+                    path=self.source,
+                    fix=f"remove it or correct its name ({_show(where)} takes "
+                    + ", ".join(sorted(names))
+                    + ")",
+                )
         values = dict(extra or {})
         for f in fields:
             if f.name in data:
-                values[f.name] = self.value(hints[f.name], data[f.name],
-                                            _down(where, f.name, data[f.name]))
+                values[f.name] = self.value(hints[f.name], data[f.name], _down(where, f.name, data[f.name]))
             elif f.default is dataclasses.MISSING:
                 missing = _down(where, f.name, {} if _is_table(hints[f.name]) else None)
-                raise InputError(f"the profile lacks {_show(missing)}", path=self.source,
-                                 fix=_add(where, f.name, hints[f.name]))
+                raise InputError(
+                    f"the profile lacks {_show(missing)}",
+                    path=self.source,
+                    fix=_add(where, f.name, hints[f.name]),
+                )
         try:
             return cls(**values)
         except ValueError as err:  # a table's own consistency (__post_init__)
-            raise InputError(f"the profile's {_show(where)}: {err}", path=self.source,
-                             fix="correct the values") from None
+            raise InputError(
+                f"the profile's {_show(where)}: {err}", path=self.source, fix="correct the values"
+            ) from None
 
     def value(self, kind, value, where: tuple):
         origin, args = typing.get_origin(kind), typing.get_args(kind)
@@ -532,12 +591,12 @@ class _Reader:
                 self._wrong(where, value, _expected(kind))
             return value
         if origin is tuple:
-            if not isinstance(value, (list, tuple)) or \
-                    (args[-1] is not Ellipsis and len(value) != len(args)):
+            if not isinstance(value, (list, tuple)) or (args[-1] is not Ellipsis and len(value) != len(args)):
                 self._wrong(where, value, _expected(kind))
             kinds = [args[0]] * len(value) if args[-1] is Ellipsis else list(args)
-            return tuple(self.value(k, v, _down(where, i + 1, v))
-                         for i, (k, v) in enumerate(zip(kinds, value)))
+            return tuple(
+                self.value(k, v, _down(where, i + 1, v)) for i, (k, v) in enumerate(zip(kinds, value))
+            )
         if origin in (dict, Mapping):
             if not isinstance(value, Mapping):
                 self._wrong(where, value, _expected(kind))
@@ -547,8 +606,7 @@ class _Reader:
         elif kind is int:
             ok = isinstance(value, int) and not isinstance(value, bool)
         elif kind is float:  # TOML's inf and nan are no threshold
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
-                and math.isfinite(value)
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
             value = float(value) if ok else value
         elif kind is date:  # a TOML date, not a date-time
             ok = isinstance(value, date) and not isinstance(value, datetime)
@@ -560,8 +618,11 @@ class _Reader:
 
     def _wrong(self, where, value, expected):
         shown = f"'{value}'" if isinstance(value, str) else repr(value)
-        raise InputError(f"the profile's {_show(where)} is {shown}, not {expected}",
-                         path=self.source, fix=f"write {expected} there")
+        raise InputError(
+            f"the profile's {_show(where)} is {shown}, not {expected}",
+            path=self.source,
+            fix=f"write {expected} there",
+        )
 
 
 def _down(where: tuple, key, value) -> tuple:
@@ -588,8 +649,10 @@ def _is_table(kind) -> bool:
 
 def _add(where: tuple, key: str, kind) -> str:
     if _is_table(kind) and not where[1]:
-        return (f"add the table [{'.'.join(where[0] + (key,))}] (start from a shipped profile "
-                "and change its values)")
+        return (
+            f"add the table [{'.'.join(where[0] + (key,))}] (start from a shipped profile "
+            "and change its values)"
+        )
     return f"add {key} = <{_expected(kind)}> under {_show(where)}"
 
 
@@ -606,6 +669,10 @@ def _expected(kind) -> str:
         if args[-1] is Ellipsis:
             return f"a list, each {_expected(args[0])}"
         return f"a list of {len(args)} " + ("numbers" if set(args) == {float} else "values")
-    return {bool: "true or false", int: "a whole number", float: "a number", str: "text",
-            date: "a date (YYYY-MM-DD, unquoted)"}.get(
-        kind, getattr(kind, "__name__", str(kind)))
+    return {
+        bool: "true or false",
+        int: "a whole number",
+        float: "a number",
+        str: "text",
+        date: "a date (YYYY-MM-DD, unquoted)",
+    }.get(kind, getattr(kind, "__name__", str(kind)))

@@ -1,4 +1,5 @@
 """Progress reporting and cancellation, shared by the CLI and the QGIS algorithms."""
+
 from __future__ import annotations
 
 from typing import Callable, Optional
@@ -19,8 +20,11 @@ class Progress:
         Asked between steps; when it answers True the run raises :class:`Cancelled`.
     """
 
-    def __init__(self, report: Optional[Callable[[float, str], None]] = None,
-                 is_canceled: Optional[Callable[[], bool]] = None) -> None:
+    def __init__(
+        self,
+        report: Optional[Callable[[float, str], None]] = None,
+        is_canceled: Optional[Callable[[], bool]] = None,
+    ) -> None:
         self._report = report
         self._is_canceled = is_canceled
 
@@ -41,8 +45,10 @@ class Progress:
         parent = self._report
         report: Optional[Callable[[float, str], None]] = None
         if parent is not None:
+
             def report_part(fraction: float, message: str) -> None:
                 parent(start + (end - start) * fraction, message)
+
             report = report_part
         return Progress(report, self._is_canceled)
 

@@ -9,14 +9,26 @@ ids it emits, what it reads, the checks it needs first, and its share of the pro
 The order is the review's: the conditions before the checks that read them, and the findings
 come out in it (then sorted by ``findings.MAP_RULES``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Optional
 
 from .checklist import contents
-from .checks import (applicability, condition_a, conditions, easements, hydrology, input_geometry,
-                     map_scale, phasing, postconstruction, site_boundary, wetlands)
+from .checks import (
+    applicability,
+    condition_a,
+    conditions,
+    easements,
+    hydrology,
+    input_geometry,
+    map_scale,
+    phasing,
+    postconstruction,
+    site_boundary,
+    wetlands,
+)
 from .checks.base import Check
 from .errors import InputError
 from .records import inspections
@@ -24,19 +36,19 @@ from .records import inspections
 __all__ = ["REGISTRY", "select"]
 
 REGISTRY: tuple[Check, ...] = (
-    *applicability.CHECKS,      # applicability: disturbed acres, whether a SWPPP is required
-    *conditions.CHECKS,         # condition_b, condition_c
-    *site_boundary.CHECKS,      # disturbance_outside_site
-    *input_geometry.CHECKS,     # input_geometry: geometries repaired on loading
-    *phasing.CHECKS,            # phasing_five_acres, phasing_sequence
-    *map_scale.CHECKS,          # site_map_scale: plan sheets, stated scales, print layouts
-    *wetlands.CHECKS,           # wetlands (reference)
-    *condition_a.CHECKS,        # condition_a (reference)
-    *postconstruction.CHECKS,   # postconstruction_controls (Conditions A, B, C)
-    *easements.CHECKS,          # easement_coverage
-    *hydrology.CHECKS,          # hydrology_pre_post, water_quality_volume (Conditions A, B, C)
-    *contents.CHECKS,           # checklist: swppp_contents and the four it gathers
-    *inspections.CHECKS,        # records: inspection_frequency, inspection_notice, sediment_cleanout
+    *applicability.CHECKS,  # applicability: disturbed acres, whether a SWPPP is required
+    *conditions.CHECKS,  # condition_b, condition_c
+    *site_boundary.CHECKS,  # disturbance_outside_site
+    *input_geometry.CHECKS,  # input_geometry: geometries repaired on loading
+    *phasing.CHECKS,  # phasing_five_acres, phasing_sequence
+    *map_scale.CHECKS,  # site_map_scale: plan sheets, stated scales, print layouts
+    *wetlands.CHECKS,  # wetlands (reference)
+    *condition_a.CHECKS,  # condition_a (reference)
+    *postconstruction.CHECKS,  # postconstruction_controls (Conditions A, B, C)
+    *easements.CHECKS,  # easement_coverage
+    *hydrology.CHECKS,  # hydrology_pre_post, water_quality_volume (Conditions A, B, C)
+    *contents.CHECKS,  # checklist: swppp_contents and the four it gathers
+    *inspections.CHECKS,  # records: inspection_frequency, inspection_notice, sediment_cleanout
 )
 
 
@@ -52,8 +64,10 @@ def select(rules: Optional[Iterable[str]] = None) -> list[tuple[Check, bool]]:
     for rule in rules:
         check = by_name.get(rule) or by_rule.get(rule)
         if check is None:
-            raise InputError(f"no check emits the rule '{rule}'",
-                             fix="name one of: " + ", ".join(sorted(set(by_name) | set(by_rule))))
+            raise InputError(
+                f"no check emits the rule '{rule}'",
+                fix="name one of: " + ", ".join(sorted(set(by_name) | set(by_rule))),
+            )
         asked.add(check.name)
     wanted, stack = set(asked), list(asked)
     while stack:

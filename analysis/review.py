@@ -1,13 +1,14 @@
 """The review: runs the registered checks on a site plan and gathers their results."""
+
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-import logging
 from typing import Any, Optional
-from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 
 from .about import TOOL_NAME, __version__
 from .charts import LazyCharts
@@ -17,13 +18,13 @@ from .checks.context import ReviewContext
 from .checks.gating import missing_reference_layers, not_regulated, without_layers
 from .checks.hydrology import land_cover_from_raster
 from .checks.map_scale import LayoutMap, Sheet, read_sheets
-from .registry import select
+from .crs import crs_label
 from .errors import InputError
 from .findings import MAP_RULES, Finding, HasFindings
 from .profile import RulesProfile, load_profile
 from .progress import SILENT, Progress
 from .reference.read import REFERENCE_LAYERS, open_reference
-from .crs import crs_label
+from .registry import select
 from .siteplan.plan import SitePlan, load_site_plan
 
 __all__ = ["Review", "review_site", "review_paths", "MapLayers"]
@@ -67,12 +68,18 @@ class Review(HasFindings):
             "tool": {"name": TOOL_NAME, "version": __version__},
             "profile": self.profile.name,
             "reviewed_on": self.reviewed_on,
-            "site": {"name": self.site.name, "path": Path(self.site.path).name,
-                     "input_crs": self.site.input_crs, "area_crs": self.area_crs},
+            "site": {
+                "name": self.site.name,
+                "path": Path(self.site.path).name,
+                "input_crs": self.site.input_crs,
+                "area_crs": self.area_crs,
+            },
             "project": _json_safe(self.site.project),
             "measurements": self.measurements,
-            "conditions": {"swppp_required": self.swppp_required,
-                           **{k: c.to_dict() for k, c in self.conditions.items()}},
+            "conditions": {
+                "swppp_required": self.swppp_required,
+                **{k: c.to_dict() for k, c in self.conditions.items()},
+            },
             "findings": [f.to_dict() for f in self.findings],
         }
         if self.swppp_required is not None:  # a whole review: what no check covers, said
@@ -90,13 +97,19 @@ class Review(HasFindings):
         return out
 
 
-def review_paths(site: str | Path, reference: str | Path | None = None,
-                 profile: str | Path | RulesProfile | None = None, sheets: Sequence = (),
-                 progress: Optional[Progress] = None, records: Optional[dict] = None,
-                 layout_maps: Optional[Sequence[LayoutMap]] = None,
-                 land_cover_rasters: Optional[dict] = None,
-                 confirmations: str | Path | None = None, mapping=None,
-                 rules: Optional[Sequence[str]] = None) -> Review:
+def review_paths(
+    site: str | Path,
+    reference: str | Path | None = None,
+    profile: str | Path | RulesProfile | None = None,
+    sheets: Sequence = (),
+    progress: Optional[Progress] = None,
+    records: Optional[dict] = None,
+    layout_maps: Optional[Sequence[LayoutMap]] = None,
+    land_cover_rasters: Optional[dict] = None,
+    confirmations: str | Path | None = None,
+    mapping=None,
+    rules: Optional[Sequence[str]] = None,
+) -> Review:
     """Load the site plan (and reference layers, plan sheets) from files and review it
     (:func:`review_site`).
 
@@ -128,18 +141,33 @@ def review_paths(site: str | Path, reference: str | Path | None = None,
         if raster and drainage is not None:
             loading.step(0.7, f"reading land-cover raster {Path(raster).name}")
             land_cover[condition] = land_cover_from_raster(raster, drainage)
-    return review_site(plan, profile, reference=opened,
-                       sheets=read_sheets(sheets, loading.sub(0.8, 1.0)),
-                       progress=progress.sub(_LOADING, 1.0), layout_maps=layout_maps,
-                       land_cover=land_cover, confirmations=confirmed, rules=rules,
-                       records=records)
+    return review_site(
+        plan,
+        profile,
+        reference=opened,
+        sheets=read_sheets(sheets, loading.sub(0.8, 1.0)),
+        progress=progress.sub(_LOADING, 1.0),
+        layout_maps=layout_maps,
+        land_cover=land_cover,
+        confirmations=confirmed,
+        rules=rules,
+        records=records,
+    )
 
 
-def review_site(site: SitePlan, profile: RulesProfile, reference=None,
-                sheets: Sequence[Sheet | str | Path] = (), progress: Optional[Progress] = None,
-                layout_maps: Optional[Sequence[LayoutMap]] = None,
-                land_cover: Optional[dict] = None, confirmations: Sequence = (), *,
-                rules: Optional[Sequence[str]] = None, records: Optional[dict] = None) -> Review:
+def review_site(
+    site: SitePlan,
+    profile: RulesProfile,
+    reference=None,
+    sheets: Sequence[Sheet | str | Path] = (),
+    progress: Optional[Progress] = None,
+    layout_maps: Optional[Sequence[LayoutMap]] = None,
+    land_cover: Optional[dict] = None,
+    confirmations: Sequence = (),
+    *,
+    rules: Optional[Sequence[str]] = None,
+    records: Optional[dict] = None,
+) -> Review:
     """Run the registered checks (``registry``) on a loaded site plan.
 
     ``rules`` (check names or rule ids, e.g. ``["easement_coverage"]``; None: every check)
@@ -157,13 +185,20 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     paths = [s for s in sheets if not isinstance(s, Sheet)]
     read = iter(read_sheets(paths, progress.sub(0.0, _SHEETS)) if paths else ())
     context = ReviewContext(
-        site=site, profile=profile,
+        site=site,
+        profile=profile,
         reference=open_reference(reference) if reference is not None else None,
         sheets=[s if isinstance(s, Sheet) else next(read) for s in sheets],
-        layout_maps=layout_maps, land_cover=land_cover or {}, confirmations=confirmations,
-        records=records or None)
-    chosen = [(check, asked) for check, asked in chosen
-              if check.only_with is None or getattr(context, check.only_with)]
+        layout_maps=layout_maps,
+        land_cover=land_cover or {},
+        confirmations=confirmations,
+        records=records or None,
+    )
+    chosen = [
+        (check, asked)
+        for check, asked in chosen
+        if check.only_with is None or getattr(context, check.only_with)
+    ]
     findings: list[Finding] = []
     measurements: dict = {}
     extra: dict = {}
@@ -198,15 +233,25 @@ def review_site(site: SitePlan, profile: RulesProfile, reference=None,
     progress.step(1.0, "gathering findings")
     order = {rule: i for i, rule in enumerate(MAP_RULES)}
     findings.sort(key=lambda f: order.get(f.rule, len(order)))
-    conditions = {k: context.conditions[k] for k in sorted(context.conditions)
-                  if k != "swppp_required"}  # A, B, C
+    conditions = {
+        k: context.conditions[k] for k in sorted(context.conditions) if k != "swppp_required"
+    }  # A, B, C
     described = context.reference.describe() if context.reference is not None else None
-    return Review(profile=profile, site=site, measurements=measurements, conditions=conditions,
-                  swppp_required=context.conditions.get("swppp_required"), findings=findings,
-                  reference=described,
-                  charts=LazyCharts(*charts) if charts else {}, hydrology=extra.get("hydrology"),
-                  records=extra.get("records"), checklist=extra.get("checklist"),
-                  wetlands=extra.get("wetlands"), reference_layers=MapLayers(context))
+    return Review(
+        profile=profile,
+        site=site,
+        measurements=measurements,
+        conditions=conditions,
+        swppp_required=context.conditions.get("swppp_required"),
+        findings=findings,
+        reference=described,
+        charts=LazyCharts(*charts) if charts else {},
+        hydrology=extra.get("hydrology"),
+        records=extra.get("records"),
+        checklist=extra.get("checklist"),
+        wetlands=extra.get("wetlands"),
+        reference_layers=MapLayers(context),
+    )
 
 
 class MapLayers(Mapping):

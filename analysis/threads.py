@@ -1,6 +1,7 @@
 """Element-wise shapely and pyproj work shared among the machine's cores (GEOS and PROJ release
 the GIL; pyproj's transformers are thread-safe from 3.1): the same answers as one call, in about
 1/n of the wall time on n free cores."""
+
 from __future__ import annotations
 
 import os
@@ -50,9 +51,10 @@ def each(function: Callable, *arrays, **keywords) -> np.ndarray:
     shares = len(bounds) - 1
 
     def share(k: int):
-        return function(*(a[bounds[k]:bounds[k + 1]]
-                          if isinstance(a, np.ndarray) and a.ndim else a for a in arrays),
-                        **keywords)
+        return function(
+            *(a[bounds[k] : bounds[k + 1]] if isinstance(a, np.ndarray) and a.ndim else a for a in arrays),
+            **keywords,
+        )
 
     return np.concatenate(list(_pool().map(share, range(shares))))
 

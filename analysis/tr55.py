@@ -3,6 +3,7 @@ classes and hydrologic soil groups, as data (``analysis/data/tr55_*.csv``, ``nlc
 
 Shared by the site plan's validation of coded values and the hydrology check.
 """
+
 from __future__ import annotations
 
 import csv
@@ -13,14 +14,23 @@ from typing import Any, Optional
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["COVER_KEYS", "HSG_GROUPS", "valid_hsg", "resolve_hsg", "nlcd_cover_table", "cn_table",
-           "unit_peak_table", "pond_swamp_table"]
+__all__ = [
+    "COVER_KEYS",
+    "HSG_GROUPS",
+    "valid_hsg",
+    "resolve_hsg",
+    "nlcd_cover_table",
+    "cn_table",
+    "unit_peak_table",
+    "pond_swamp_table",
+]
 
 DATA = Path(__file__).resolve().parent / "data"
 HSG_GROUPS = ("A", "B", "C", "D")
 
 
 # --- the published tables, as data ------------------------------------------------------------
+
 
 def _rows(name: str) -> list[dict[str, str]]:
     """The rows of ``analysis/data/<name>`` (lines starting with # are the source notes)."""
@@ -34,9 +44,11 @@ def cn_table() -> dict[str, dict[str, Any]]:
     out = {}
     for row in _rows("tr55_cn.csv"):
         out[row["cover"]] = {
-            "table": row["table"], "description": row["description"],
+            "table": row["table"],
+            "description": row["description"],
             "impervious": float(row["impervious_pct"]) / 100.0 if row["impervious_pct"] else 0.0,
-            "cn": {g: (int(row[g]) if row[g] else None) for g in HSG_GROUPS}}
+            "cn": {g: (int(row[g]) if row[g] else None) for g in HSG_GROUPS},
+        }
     return out
 
 
@@ -46,15 +58,15 @@ def unit_peak_table() -> dict[str, tuple[NDArray[np.float64], ...]]:
     grouped: dict[str, list[list[float]]] = {}
     for row in _rows("tr55_unit_peak.csv"):
         grouped.setdefault(row["rainfall_type"], []).append(
-            [float(row[k]) for k in ("ia_p", "c0", "c1", "c2")])
+            [float(row[k]) for k in ("ia_p", "c0", "c1", "c2")]
+        )
     return {k: tuple(np.array(sorted(v)).T) for k, v in grouped.items()}
 
 
 @cache
 def pond_swamp_table() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     rows = _rows("tr55_pond_swamp.csv")
-    return (np.array([float(r["pond_swamp_pct"]) for r in rows]),
-            np.array([float(r["fp"]) for r in rows]))
+    return (np.array([float(r["pond_swamp_pct"]) for r in rows]), np.array([float(r["fp"]) for r in rows]))
 
 
 @cache
@@ -71,7 +83,8 @@ def valid_hsg(value: object) -> bool:
     text = str(value).strip().upper()
     parts = text.split("/")
     return (len(parts) == 1 and text in HSG_GROUPS) or (
-        len(parts) == 2 and parts[0] in HSG_GROUPS[:3] and parts[1] == "D")
+        len(parts) == 2 and parts[0] in HSG_GROUPS[:3] and parts[1] == "D"
+    )
 
 
 def resolve_hsg(value: object, dual: str = "undrained") -> str:

@@ -1,6 +1,7 @@
 """Units: every conversion constant, written once; planar areas and lengths in international
 acres and feet from the profile's area CRS (whose own unit, metre or US survey foot, is read
 from the CRS itself)."""
+
 from __future__ import annotations
 
 from typing import Optional, Union
@@ -12,9 +13,22 @@ from pyproj import CRS, Geod
 
 from .crs import crs_of, transformer
 
-__all__ = ["ACRE_M2", "FOOT_M", "SQ_FT_PER_ACRE", "ACRES_PER_SQ_MI", "INCHES_PER_FOOT",
-           "CM_PER_INCH", "MM_PER_INCH", "acres", "square_feet", "unit_metres", "feet", "crs_units",
-           "ellipsoidal_acres", "acres_text"]
+__all__ = [
+    "ACRE_M2",
+    "FOOT_M",
+    "SQ_FT_PER_ACRE",
+    "ACRES_PER_SQ_MI",
+    "INCHES_PER_FOOT",
+    "CM_PER_INCH",
+    "MM_PER_INCH",
+    "acres",
+    "square_feet",
+    "unit_metres",
+    "feet",
+    "crs_units",
+    "ellipsoidal_acres",
+    "acres_text",
+]
 
 ACRE_M2 = 4046.8564224  # international acre in square metres, exactly (docs/CONTRACT.md)
 FOOT_M = 0.3048  # international foot in metres, exactly
@@ -69,8 +83,7 @@ def ellipsoidal_acres(geometry: Optional[shapely.Geometry], crs: CrsLike) -> tup
     if geometry is None or shapely.is_empty(geometry) or geographic is None or ellipsoid is None:
         return float(acres(geometry, crs)) if geometry is not None else 0.0, "planar"
     to_degrees = transformer(crs, geographic)  # built once per CRS (cached)
-    lonlat = shapely.transform(geometry, lambda xy: np.column_stack(
-        to_degrees.transform(xy[:, 0], xy[:, 1])))
+    lonlat = shapely.transform(geometry, lambda xy: np.column_stack(to_degrees.transform(xy[:, 0], xy[:, 1])))
     geod = Geod(a=ellipsoid.semi_major_metre, rf=ellipsoid.inverse_flattening)
     area, _perimeter = geod.geometry_area_perimeter(lonlat)
     return abs(area) / ACRE_M2, f"ellipsoidal area on {ellipsoid.name}, pyproj Geod"

@@ -1,5 +1,6 @@
 """What a field's value says: whether it is there, whether it says anything, and the label that
 names a feature by its id (the one way each; every layer reads values through these)."""
+
 from __future__ import annotations
 
 from typing import Optional
@@ -37,5 +38,7 @@ def feature_labels(layer: str, frame: pd.DataFrame, id_field: Optional[str]) -> 
     (findings name features by them: ``smp:BR-2``, ``smp:#4``)."""
     if id_field is None or id_field not in frame.columns:
         return [f"{layer}:{fid}" for fid in frame.index]
-    return [f"{layer}:{value}" if present(value) else f"{layer}:#{fid}"
-            for fid, value in zip(frame.index, frame[id_field])]
+    return [
+        f"{layer}:{value}" if present(value) else f"{layer}:#{fid}"
+        for fid, value in zip(frame.index, frame[id_field])
+    ]

@@ -1,4 +1,5 @@
 """SWPPP Review, the QGIS plugin: entry point and the bundled ``analysis`` package's import path."""
+
 import importlib
 import os
 import sys
@@ -33,15 +34,19 @@ def use_bundled_analysis():
     try:
         analysis = importlib.import_module("analysis")
     except ImportError as err:
-        return (f"SWPPP Review cannot import its analysis package from {PLUGIN_DIR}: {err}. "
-                "Reinstall the plugin from its ZIP file.")
+        return (
+            f"SWPPP Review cannot import its analysis package from {PLUGIN_DIR}: {err}. "
+            "Reinstall the plugin from its ZIP file."
+        )
     location = getattr(analysis, "__file__", None) or repr(analysis)
     if getattr(analysis, "__file__", None) and _is_inside(location, PLUGIN_DIR):
         return None
     # Using a foreign module of the same name would give wrong results or odd tracebacks later.
-    return (f"SWPPP Review is disabled: another Python module named 'analysis' is already loaded "
-            f"(from {location}), so the plugin cannot use its own copy in {PLUGIN_DIR}. "
-            "Disable the plugin or script that loads it, then restart QGIS.")
+    return (
+        f"SWPPP Review is disabled: another Python module named 'analysis' is already loaded "
+        f"(from {location}), so the plugin cannot use its own copy in {PLUGIN_DIR}. "
+        "Disable the plugin or script that loads it, then restart QGIS."
+    )
 
 
 def classFactory(iface):

@@ -7,6 +7,7 @@ kept in the QGIS project (``QgsProject.writeEntry``, scope ``swppp_review``, as 
 The chosen item's chapter text and evidence show whole, wrapped, below the table (a dock is
 narrower than the table's columns).
 """
+
 import html
 import json
 from datetime import date
@@ -35,8 +36,12 @@ REVIEWER_KEY = "checklist/reviewer"
 COLUMNS = ("Item", "Status", "Confirmed", "Note", "Evidence", "The chapter requires")
 ITEM, STATUS, CONFIRMED, NOTE, EVIDENCE, TEXT = range(len(COLUMNS))
 # The status colours of the report (analysis.findings.STATUS_COLOURS), as the checklist uses them.
-STATUS_COLOURS = {"provided": "#2e7d32", "missing": "#c62828", "confirmed": "#1565c0",
-                  "not applicable": "#757575"}
+STATUS_COLOURS = {
+    "provided": "#2e7d32",
+    "missing": "#c62828",
+    "confirmed": "#1565c0",
+    "not applicable": "#757575",
+}
 # Per row, what a loaded confirmation said (reviewer, date), kept while the tick stays.
 _HELD = Qt.ItemDataRole.UserRole + 1
 
@@ -69,16 +74,14 @@ class ChecklistTab(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for column, width in ((ITEM, 110), (STATUS, 100), (CONFIRMED, 100), (NOTE, 260),
-                              (EVIDENCE, 280)):
+        for column, width in ((ITEM, 110), (STATUS, 100), (CONFIRMED, 100), (NOTE, 260), (EVIDENCE, 280)):
             self.table.setColumnWidth(column, width)
         self.table.itemChanged.connect(self._item_changed)
         self.table.currentCellChanged.connect(self._show_detail)
         # The current item's chapter text and evidence, wrapped at the dock's width.
         self.detail = QTextBrowser()
         self.detail.setObjectName("checklistDetail")
-        self.detail.setPlaceholderText(self.tr("Choose an item to read what the chapter "
-                                               "requires."))
+        self.detail.setPlaceholderText(self.tr("Choose an item to read what the chapter requires."))
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.detail)
@@ -117,11 +120,14 @@ class ChecklistTab(QWidget):
 
     def detail_text(self, row):
         """Row ``row``'s item as the detail pane shows it (plain text)."""
+
         def text(column):
             return self.table.item(row, column).text()
 
-        return (f"{text(ITEM)} ({text(STATUS)})\n\n{self.tr('The chapter requires')}: "
-                f"{text(TEXT)}\n\n{self.tr('Evidence')}: {text(EVIDENCE) or '-'}")
+        return (
+            f"{text(ITEM)} ({text(STATUS)})\n\n{self.tr('The chapter requires')}: "
+            f"{text(TEXT)}\n\n{self.tr('Evidence')}: {text(EVIDENCE) or '-'}"
+        )
 
     def _show_detail(self, row, *_columns):
         if 0 <= row < self.table.rowCount():
@@ -142,12 +148,15 @@ class ChecklistTab(QWidget):
         self.table.setItem(row, TEXT, cell(entry["text"]))
         self.table.setItem(row, EVIDENCE, cell(entry.get("evidence", "")))
         tick = QTableWidgetItem()
-        tick.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-                      | Qt.ItemFlag.ItemIsUserCheckable)
+        tick.setFlags(
+            Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
+        )
         tick.setCheckState(Qt.CheckState.Checked if confirmation else Qt.CheckState.Unchecked)
         if confirmation:
-            tick.setData(_HELD, {"reviewer": confirmation.get("reviewer") or "",
-                                 "date": confirmation.get("date") or ""})
+            tick.setData(
+                _HELD,
+                {"reviewer": confirmation.get("reviewer") or "", "date": confirmation.get("date") or ""},
+            )
         self.table.setItem(row, CONFIRMED, tick)
         note = QTableWidgetItem((confirmation or {}).get("note") or "")
         note.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable)
@@ -168,7 +177,8 @@ class ChecklistTab(QWidget):
         if note is not None:
             self.table.item(row, NOTE).setText(note)
         self.table.item(row, CONFIRMED).setCheckState(
-            Qt.CheckState.Checked if confirmed else Qt.CheckState.Unchecked)
+            Qt.CheckState.Checked if confirmed else Qt.CheckState.Unchecked
+        )
 
     def _item_changed(self, cell):
         if self._filling:
@@ -190,10 +200,14 @@ class ChecklistTab(QWidget):
     def _update_summary(self):
         statuses = [self.table.item(r, STATUS).text() for r in range(self.table.rowCount())]
         ticked = len(self.confirmations())
-        self.summary.setText(self.tr("{n} items: {provided} provided, {missing} missing; {ticked} "
-                                     "confirmed here").format(
-            n=len(statuses), provided=statuses.count("provided"),
-            missing=statuses.count("missing"), ticked=ticked))
+        self.summary.setText(
+            self.tr("{n} items: {provided} provided, {missing} missing; {ticked} confirmed here").format(
+                n=len(statuses),
+                provided=statuses.count("provided"),
+                missing=statuses.count("missing"),
+                ticked=ticked,
+            )
+        )
 
     def confirmations(self):
         """The ticked items as ``{"item", "reviewer", "date", "note"}``, in checklist order."""
@@ -203,10 +217,14 @@ class ChecklistTab(QWidget):
             if tick is None or tick.checkState() != Qt.CheckState.Checked:
                 continue
             held = tick.data(_HELD) or {}
-            out.append({"item": self.table.item(row, ITEM).text(),
-                        "reviewer": held.get("reviewer") or self.reviewer.text().strip(),
-                        "date": held.get("date") or date.today().isoformat(),
-                        "note": self.table.item(row, NOTE).text()})
+            out.append(
+                {
+                    "item": self.table.item(row, ITEM).text(),
+                    "reviewer": held.get("reviewer") or self.reviewer.text().strip(),
+                    "date": held.get("date") or date.today().isoformat(),
+                    "note": self.table.item(row, NOTE).text(),
+                }
+            )
         return out
 
     # Keeping them -------------------------------------------------------------------------
@@ -223,9 +241,18 @@ class ChecklistTab(QWidget):
         typed; the confirmations file (``write_confirmations_file``) requires the name.
         """
         project.writeEntry(SCOPE, REVIEWER_KEY, self.reviewer.text())
-        project.writeEntry(SCOPE, KEY, json.dumps(
-            {"format": "swppp-checklist-confirmations", "version": 1,
-             "confirmations": self.confirmations()}, ensure_ascii=False))
+        project.writeEntry(
+            SCOPE,
+            KEY,
+            json.dumps(
+                {
+                    "format": "swppp-checklist-confirmations",
+                    "version": 1,
+                    "confirmations": self.confirmations(),
+                },
+                ensure_ascii=False,
+            ),
+        )
 
     def load_from_project(self, project):
         """Read the confirmations stored in ``project``; they tick the items shown (or those
@@ -240,13 +267,20 @@ class ChecklistTab(QWidget):
             return 0
         try:
             entries = json.loads(text)["confirmations"]
-            read = {str(c["item"]): {"item": str(c["item"]), "reviewer": c.get("reviewer") or "",
-                                     "date": c.get("date") or "", "note": c.get("note") or ""}
-                    for c in entries}
+            read = {
+                str(c["item"]): {
+                    "item": str(c["item"]),
+                    "reviewer": c.get("reviewer") or "",
+                    "date": c.get("date") or "",
+                    "note": c.get("note") or "",
+                }
+                for c in entries
+            }
         except (ValueError, KeyError, TypeError, AttributeError):
-            raise InputError(f"the project's entry {SCOPE}/{KEY} is not valid JSON of checklist "
-                             "confirmations",
-                             fix="tick the items again and save the project") from None
+            raise InputError(
+                f"the project's entry {SCOPE}/{KEY} is not valid JSON of checklist confirmations",
+                fix="tick the items again and save the project",
+            ) from None
         if self.table.rowCount():
             self._filling = True
             try:
@@ -254,8 +288,12 @@ class ChecklistTab(QWidget):
                     confirmation = read.get(self.table.item(row, ITEM).text())
                     tick = self.table.item(row, CONFIRMED)
                     tick.setCheckState(Qt.CheckState.Checked if confirmation else Qt.CheckState.Unchecked)
-                    tick.setData(_HELD, {"reviewer": confirmation["reviewer"],
-                                         "date": confirmation["date"]} if confirmation else None)
+                    tick.setData(
+                        _HELD,
+                        {"reviewer": confirmation["reviewer"], "date": confirmation["date"]}
+                        if confirmation
+                        else None,
+                    )
                     self.table.item(row, NOTE).setText((confirmation or {}).get("note") or "")
             finally:
                 self._filling = False

@@ -19,13 +19,26 @@ plugin asks this module instead of testing versions itself.
 - pyproj 3.7 (Debian 13's, beside QGIS 3.40) crashes QGIS when a task thread uses it a second
   time: ``keep_pyproj_context``, called by every algorithm as it ends.
 """
+
 import ctypes
 
 from qgis.core import Qgis, QgsMapLayerProxyModel, QgsUnitTypes
 
-__all__ = ["LAYER_FILTER", "layer_filters", "DISTANCE_FEET", "DISTANCE_METERS", "RENDER_POINTS", "is_feet",
-           "metres_per_unit", "qgis_version", "keep_pyproj_context", "pyproj_needs_kept_context",
-           "set_label_font", "set_legend_font", "parameter_as_strings"]
+__all__ = [
+    "LAYER_FILTER",
+    "layer_filters",
+    "DISTANCE_FEET",
+    "DISTANCE_METERS",
+    "RENDER_POINTS",
+    "is_feet",
+    "metres_per_unit",
+    "qgis_version",
+    "keep_pyproj_context",
+    "pyproj_needs_kept_context",
+    "set_label_font",
+    "set_legend_font",
+    "parameter_as_strings",
+]
 
 # The enum holding VectorLayer, PolygonLayer, PointLayer, LineLayer, HasGeometry, ...
 LAYER_FILTER = getattr(Qgis, "LayerFilter", QgsMapLayerProxyModel)

@@ -1,4 +1,5 @@
 """Installs the analysis's missing dependencies into the QGIS profile, with QGIS's own Python."""
+
 import contextlib
 import html
 import json
@@ -17,9 +18,22 @@ from qgis.core import Qgis, QgsApplication, QgsMessageLog, QgsTask
 from qgis.PyQt.QtCore import QCoreApplication
 from qgis.PyQt.QtWidgets import QMessageBox, QPushButton
 
-__all__ = ["FOLDER_NAME", "InstallError", "InstallTask", "dependency_folder",
-           "use_dependency_folder", "host_geos", "find_python", "pip_command", "command_text",
-           "check_with", "install", "describe", "message_with_install_button", "confirmation_box"]
+__all__ = [
+    "FOLDER_NAME",
+    "InstallError",
+    "InstallTask",
+    "dependency_folder",
+    "use_dependency_folder",
+    "host_geos",
+    "find_python",
+    "pip_command",
+    "command_text",
+    "check_with",
+    "install",
+    "describe",
+    "message_with_install_button",
+    "confirmation_box",
+]
 
 TITLE = "SWPPP Review"
 FOLDER_NAME = "swppp_review_deps"
@@ -94,14 +108,17 @@ def find_python():
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     base = Path(sys.base_prefix)
     beside = Path(sys.executable).parent if sys.executable else None
-    candidates = [base / "bin" / f"python{version}", base / "bin" / "python3",
-                  base / "python.exe", base / "python3.exe"]
+    candidates = [
+        base / "bin" / f"python{version}",
+        base / "bin" / "python3",
+        base / "python.exe",
+        base / "python3.exe",
+    ]
     if beside is not None:
         candidates += [beside / "python3.exe", beside / "python.exe"]
     if sys.executable:
         candidates.append(Path(sys.executable))
-    candidates += [Path(p) for p in (shutil.which(f"python{version}"), shutil.which("python3"))
-                   if p]
+    candidates += [Path(p) for p in (shutil.which(f"python{version}"), shutil.which("python3")) if p]
     seen = set()
     for candidate in candidates:
         if candidate in seen or not candidate.is_file():
@@ -116,15 +133,23 @@ def _is_this_python(python, version):
     """True when ``python`` runs Python ``version`` (major.minor) from this ``sys.base_prefix``."""
     try:
         completed = subprocess.run(
-            [str(python), "-c", "import json, sys; print(json.dumps(["
-             "'%d.%d' % sys.version_info[:2], sys.base_prefix]))"],
-            capture_output=True, text=True, timeout=30, check=False, **_no_window())
+            [
+                str(python),
+                "-c",
+                "import json, sys; print(json.dumps(['%d.%d' % sys.version_info[:2], sys.base_prefix]))",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+            **_no_window(),
+        )
         found_version, prefix = json.loads(completed.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return False
-    return (found_version == version
-            and os.path.normcase(os.path.realpath(prefix))
-            == os.path.normcase(os.path.realpath(sys.base_prefix)))
+    return found_version == version and os.path.normcase(os.path.realpath(prefix)) == os.path.normcase(
+        os.path.realpath(sys.base_prefix)
+    )
 
 
 def pip_command(python, target, specs):
@@ -137,9 +162,24 @@ def pip_command(python, target, specs):
     another GEOS. ``--target`` also lifts PEP 668's "externally managed" refusal of Debian's
     pip (it guards the system's site-packages, which this does not touch).
     """
-    return [str(python), "-m", "pip", "install", "--target", str(target), "--upgrade",
-            "--no-deps", "--only-binary", ":all:", "--no-warn-script-location",
-            "--disable-pip-version-check", "--no-input", "--progress-bar", "off", *specs]
+    return [
+        str(python),
+        "-m",
+        "pip",
+        "install",
+        "--target",
+        str(target),
+        "--upgrade",
+        "--no-deps",
+        "--only-binary",
+        ":all:",
+        "--no-warn-script-location",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--progress-bar",
+        "off",
+        *specs,
+    ]
 
 
 def command_text(command):
@@ -181,13 +221,18 @@ def check_with(python, plugin_dir, folders=(), host=None):
     """
     argument = json.dumps([[str(f) for f in folders], str(plugin_dir), list(host or [])])
     try:
-        completed = subprocess.run([str(python), "-c", _CHECK, argument], capture_output=True,
-                                   text=True, timeout=120, check=False, **_no_window())
+        completed = subprocess.run(
+            [str(python), "-c", _CHECK, argument],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            **_no_window(),
+        )
     except (OSError, subprocess.SubprocessError) as err:
         raise InstallError(f"could not run {python} to check the dependencies: {err}") from err
     if completed.returncode != 0:
-        raise InstallError(f"{python} could not check the dependencies: "
-                           f"{_tail(completed.stderr)}")
+        raise InstallError(f"{python} could not check the dependencies: {_tail(completed.stderr)}")
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
@@ -238,13 +283,18 @@ def install(specs, folder, python, plugin_dir, host=None, log=print, is_canceled
         still = check_with(python, plugin_dir, [staging], host)
         unfixed = [n for n in still if n["spec"]]
         if unfixed:
-            raise InstallError("after installing {}, {} still lacks: {}".format(
-                ", ".join(specs), python, "; ".join(n["problem"] for n in unfixed)))
+            raise InstallError(
+                "after installing {}, {} still lacks: {}".format(
+                    ", ".join(specs), python, "; ".join(n["problem"] for n in unfixed)
+                )
+            )
         try:
             _replace(folder, staging)
         except OSError as err:  # e.g. Windows: a library there is loaded by this QGIS
-            raise InstallError(f"could not replace {folder} ({err}); close QGIS and run: "
-                               f"{command_text(pip_command(python, folder, specs))}") from err
+            raise InstallError(
+                f"could not replace {folder} ({err}); close QGIS and run: "
+                f"{command_text(pip_command(python, folder, specs))}"
+            ) from err
         log(f"Installed {', '.join(specs)} into {folder}")
         return still
     finally:
@@ -254,9 +304,15 @@ def install(specs, folder, python, plugin_dir, host=None, log=print, is_canceled
 def _run_logged(command, log, is_canceled):
     """Run ``command``, each output line to ``log``; stop it when ``is_canceled()`` says so."""
     try:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, text=True, errors="replace",
-                                   **_no_window())
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+            **_no_window(),
+        )
     except OSError as err:
         raise InstallError(f"could not start {command[0]}: {err}") from err
     with process:  # closes pip's output pipe however this ends
@@ -264,10 +320,14 @@ def _run_logged(command, log, is_canceled):
     if process.returncode != 0:
         hint = ""
         if any("No module named pip" in line for line in last):
-            hint = ("\nThis Python has no pip: install it (Debian/Ubuntu: the package "
-                    "python3-pip; OSGeo4W: python3-pip in the OSGeo4W installer).")
-        raise InstallError(f"pip failed (exit status {process.returncode}): "
-                           f"{command_text(command)}\n" + "\n".join(last) + hint)
+            hint = (
+                "\nThis Python has no pip: install it (Debian/Ubuntu: the package "
+                "python3-pip; OSGeo4W: python3-pip in the OSGeo4W installer)."
+            )
+        raise InstallError(
+            f"pip failed (exit status {process.returncode}): "
+            f"{command_text(command)}\n" + "\n".join(last) + hint
+        )
 
 
 def _follow(process, log, is_canceled):
@@ -321,7 +381,7 @@ def _dist_of(name):
     """The normalised distribution name of a ``*.dist-info`` folder name, else None."""
     if not name.endswith(".dist-info"):
         return None
-    return name[:-len(".dist-info")].rsplit("-", 1)[0].replace("-", "_").lower()
+    return name[: -len(".dist-info")].rsplit("-", 1)[0].replace("-", "_").lower()
 
 
 def _replace(folder, staging):
@@ -360,8 +420,7 @@ class InstallTask(QgsTask):
     """
 
     def __init__(self, specs, folder, python, plugin_dir, host, on_done):
-        super().__init__(tr("SWPPP Review: installing {}").format(", ".join(specs)),
-                         QgsTask.Flag.CanCancel)
+        super().__init__(tr("SWPPP Review: installing {}").format(", ".join(specs)), QgsTask.Flag.CanCancel)
         self.specs, self.folder, self.python = list(specs), Path(folder), python
         self.plugin_dir, self.host, self.on_done = plugin_dir, host, on_done
         self.text = ""
@@ -371,24 +430,34 @@ class InstallTask(QgsTask):
             QgsMessageLog.logMessage(line, TITLE, Qgis.MessageLevel.Info)
 
         try:
-            still = install(self.specs, self.folder, self.python, self.plugin_dir, self.host,
-                            log=log, is_canceled=self.isCanceled)
+            still = install(
+                self.specs,
+                self.folder,
+                self.python,
+                self.plugin_dir,
+                self.host,
+                log=log,
+                is_canceled=self.isCanceled,
+            )
         except InstallError as err:
             self.text = str(err)
             return False
         except Exception as err:  # noqa: BLE001 - said in the message bar, never a traceback
             self.text = f"{type(err).__name__}: {err}"
             return False
-        self.text = tr("Installed {specs} into {folder}. Restart QGIS to use SWPPP Review."
-                       ).format(specs=", ".join(self.specs), folder=self.folder)
+        self.text = tr("Installed {specs} into {folder}. Restart QGIS to use SWPPP Review.").format(
+            specs=", ".join(self.specs), folder=self.folder
+        )
         if still:
             self.text += " " + tr("Still needed: {}.").format(
-                "; ".join(f"{n['problem']}: {n['instead']}" for n in still))
+                "; ".join(f"{n['problem']}: {n['instead']}" for n in still)
+            )
         return True
 
     def finished(self, ok):
-        QgsMessageLog.logMessage(self.text, TITLE,
-                                 Qgis.MessageLevel.Success if ok else Qgis.MessageLevel.Critical)
+        QgsMessageLog.logMessage(
+            self.text, TITLE, Qgis.MessageLevel.Success if ok else Qgis.MessageLevel.Critical
+        )
         self.on_done(ok, self.text)
 
 
@@ -416,37 +485,39 @@ def describe(found, host, gui=False, folder=None, python=None):
     """
     if not found:
         return None, None
-    message = tr("SWPPP Review needs {needed}.").format(
-        needed="; ".join(n.problem for n in found))
+    message = tr("SWPPP Review needs {needed}.").format(needed="; ".join(n.problem for n in found))
     folder = Path(folder or dependency_folder())
     loaded = {n.name: _loaded_elsewhere(n.name, folder) for n in found if n.spec}
     for name, location in loaded.items():
         if location:
             # Installing again would not help: Python uses the module it has imported already.
-            message += " " + tr("{name} is installed in {folder}, but QGIS had loaded another "
-                                "{name} from {location} before SWPPP Review started (another "
-                                "plugin or a startup script): disable that, then restart "
-                                "QGIS.").format(name=name, folder=folder, location=location)
+            message += " " + tr(
+                "{name} is installed in {folder}, but QGIS had loaded another "
+                "{name} from {location} before SWPPP Review started (another "
+                "plugin or a startup script): disable that, then restart "
+                "QGIS."
+            ).format(name=name, folder=folder, location=location)
     for need in found:
         if need.spec is None:
-            message += " " + tr("For {name}, {instead}.").format(name=need.name,
-                                                                instead=need.instead)
+            message += " " + tr("For {name}, {instead}.").format(name=need.name, instead=need.instead)
     specs = [n.spec for n in found if n.spec and not loaded[n.name]]
     if any(loaded.values()) and not specs:
         return message, None
     python = python or (find_python() if specs else None)
     if not specs or python is None:
         if specs:
-            message += " " + tr("Install {specs} with pip of the Python QGIS runs (OSGeo4W Shell "
-                                "on Windows).").format(specs=" ".join(specs))
+            message += " " + tr(
+                "Install {specs} with pip of the Python QGIS runs (OSGeo4W Shell on Windows)."
+            ).format(specs=" ".join(specs))
         return message + " " + tr("Then restart QGIS."), None
     if gui:
-        message += " " + tr("Install… puts {specs} in {folder} for this QGIS profile. Then "
-                            "restart QGIS.").format(specs=", ".join(specs), folder=folder)
+        message += " " + tr(
+            "Install… puts {specs} in {folder} for this QGIS profile. Then restart QGIS."
+        ).format(specs=", ".join(specs), folder=folder)
     else:
-        message += " " + tr("To install it for this QGIS profile, run:\n{command}\nThen "
-                            "restart QGIS.").format(
-            command=command_text(pip_command(python, folder, specs)))
+        message += " " + tr(
+            "To install it for this QGIS profile, run:\n{command}\nThen restart QGIS."
+        ).format(command=command_text(pip_command(python, folder, specs)))
     return message, {"specs": specs, "folder": folder, "python": python, "host": host}
 
 
@@ -492,19 +563,28 @@ class InstallOffer:
         finally:
             box.deleteLater()
         self.button.setEnabled(False)
-        self.task = InstallTask(self.specs, self.folder, self.python, self.plugin_dir, self.host,
-                                self.done)
+        self.task = InstallTask(self.specs, self.folder, self.python, self.plugin_dir, self.host, self.done)
         QgsApplication.taskManager().addTask(self.task)
-        self.bar.pushMessage(TITLE, html.escape(tr(
-            "Installing {}… (progress in the Log Messages panel, tab SWPPP Review)").format(
-                ", ".join(self.specs))), level=Qgis.MessageLevel.Info, duration=10)
+        self.bar.pushMessage(
+            TITLE,
+            html.escape(
+                tr("Installing {}… (progress in the Log Messages panel, tab SWPPP Review)").format(
+                    ", ".join(self.specs)
+                )
+            ),
+            level=Qgis.MessageLevel.Info,
+            duration=10,
+        )
 
     def done(self, ok, text):
         with contextlib.suppress(RuntimeError):  # the item is gone (closed while installing)
             self.button.setEnabled(not ok)
-        self.bar.pushMessage(TITLE, html.escape(text),
-                             level=Qgis.MessageLevel.Success if ok else Qgis.MessageLevel.Critical,
-                             duration=0)
+        self.bar.pushMessage(
+            TITLE,
+            html.escape(text),
+            level=Qgis.MessageLevel.Success if ok else Qgis.MessageLevel.Critical,
+            duration=0,
+        )
         self.task = None
 
     # Installs under way when their offer was closed, held until the task manager deletes the
@@ -541,14 +621,20 @@ def message_with_install_button(bar, message, specs, folder, python, plugin_dir,
 
 def confirmation_box(parent, specs, folder, python):
     """The (not yet shown) question listing exactly what will be installed, where and how."""
-    box = QMessageBox(QMessageBox.Icon.Question, TITLE,
-                      tr("Install these packages for SWPPP Review?"),
-                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, parent)
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        TITLE,
+        tr("Install these packages for SWPPP Review?"),
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+        parent,
+    )
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-    box.setInformativeText(tr(
-        "{packages}\n\ninto the folder\n{folder}\n\nof this QGIS profile, with pip of QGIS's "
-        "Python ({python}), from the package index pip is set up to use. Other Python "
-        "programs are not affected. Restart QGIS afterwards.").format(
-            packages="\n".join(specs), folder=folder, python=python))
+    box.setInformativeText(
+        tr(
+            "{packages}\n\ninto the folder\n{folder}\n\nof this QGIS profile, with pip of QGIS's "
+            "Python ({python}), from the package index pip is set up to use. Other Python "
+            "programs are not affected. Restart QGIS afterwards."
+        ).format(packages="\n".join(specs), folder=folder, python=python)
+    )
     box.setDetailedText(command_text(pip_command(python, folder, specs)))
     return box

@@ -2,6 +2,7 @@
 
 Read on the main thread (``prepareAlgorithm``): layouts and their items are GUI-thread objects.
 """
+
 from qgis.core import QgsCoordinateReferenceSystem, QgsGeometry, QgsLayoutItemMap
 
 __all__ = ["project_layout_maps", "layout_names"]
@@ -31,8 +32,10 @@ def project_layout_maps(project, names=None):
     for layout in project.layoutManager().printLayouts():
         if names is not None and layout.name() not in names:
             continue
-        maps = sorted((item for item in layout.items() if isinstance(item, QgsLayoutItemMap)),
-                      key=lambda item: item.displayName())
+        maps = sorted(
+            (item for item in layout.items() if isinstance(item, QgsLayoutItemMap)),
+            key=lambda item: item.displayName(),
+        )
         if not maps:
             records.append(LayoutMap(layout=layout.name(), item_id=None, scale=None))
         records.extend(_record(LayoutMap, layout.name(), item) for item in maps)
@@ -42,7 +45,10 @@ def project_layout_maps(project, names=None):
 def _record(LayoutMap, layout_name, item):  # noqa: N803 - the class, imported late
     footprint = QgsGeometry.fromQPolygonF(item.visibleExtentPolygon())
     crs = item.crs()
-    return LayoutMap(layout=layout_name, item_id=item.displayName(), scale=float(item.scale()),
-                     footprint_wkt=None if footprint.isEmpty() else footprint.asWkt(),
-                     crs_wkt=(crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT_PREFERRED)
-                              if crs.isValid() else None))
+    return LayoutMap(
+        layout=layout_name,
+        item_id=item.displayName(),
+        scale=float(item.scale()),
+        footprint_wkt=None if footprint.isEmpty() else footprint.asWkt(),
+        crs_wkt=(crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT_PREFERRED) if crs.isValid() else None),
+    )

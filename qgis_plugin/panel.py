@@ -12,6 +12,8 @@ QGIS's layout designer, added to the project's layouts, for editing.
 The panel is a ``QTabWidget`` (Review, Findings): further tabs (the checklist) are added with
 :meth:`ReviewPanel.add_tab`.
 """
+
+import contextlib
 import html
 import json
 import os
@@ -56,19 +58,20 @@ from qgis.PyQt.QtWidgets import (
     QWidget,
 )
 
-from analysis.findings import (FAIL, NEEDS_REVIEW, REPORT_ORDER, STATUS_COLOURS, WARN,
-                               sorted_findings)
+from analysis.findings import FAIL, NEEDS_REVIEW, REPORT_ORDER, STATUS_COLOURS, WARN, sorted_findings
 from analysis.profile import DEFAULT_PROFILE, available_profiles
 
 from .checklist_tab import ChecklistTab
-from .panel_mapping import (PROJECT_SCOPE, REFERENCE_MAPPING_KEY, RoleMappingWidget,
-                            role_specs)
-from .result_layers import (feature_selection, finding_selection, load_context_layers,
-                            load_result_layers, select_and_zoom)
-import contextlib
+from .panel_mapping import PROJECT_SCOPE, REFERENCE_MAPPING_KEY, RoleMappingWidget, role_specs
+from .result_layers import (
+    feature_selection,
+    finding_selection,
+    load_context_layers,
+    load_result_layers,
+    select_and_zoom,
+)
 
-__all__ = ["ReviewPanel", "PanelFeedback", "status_icon", "rich_tooltip", "REVIEW_ALGORITHM",
-           "RESULT_GROUP"]
+__all__ = ["ReviewPanel", "PanelFeedback", "status_icon", "rich_tooltip", "REVIEW_ALGORITHM", "RESULT_GROUP"]
 
 REVIEW_ALGORITHM = "swppp:review"
 RESULT_GROUP = "SWPPP Review results"
@@ -95,14 +98,20 @@ def rich_tooltip(text):
 
 def finding_row(finding):
     """A finding as its row in the list: status, rule and section, then the message."""
-    return (f"{finding.get('status', '').replace('_', ' ')} \u00b7 {finding.get('rule', '')} "
-            f"\u00b7 {finding.get('section', '')}\n{finding.get('message', '')}")
+    return (
+        f"{finding.get('status', '').replace('_', ' ')} \u00b7 {finding.get('rule', '')} "
+        f"\u00b7 {finding.get('section', '')}\n{finding.get('message', '')}"
+    )
 
 
 def finding_text(finding):
     """A finding whole, as the detail pane shows it (plain text)."""
-    lines = [f"{finding.get('status', '').replace('_', ' ')}: {finding.get('rule', '')} "
-             f"[{finding.get('section', '')}]", "", finding.get("message", "")]
+    lines = [
+        f"{finding.get('status', '').replace('_', ' ')}: {finding.get('rule', '')} "
+        f"[{finding.get('section', '')}]",
+        "",
+        finding.get("message", ""),
+    ]
     if finding.get("features"):
         lines += ["", "Features: " + ", ".join(finding["features"])]
     if finding.get("due"):
@@ -140,8 +149,9 @@ class _WrappedRows(QStyledItemDelegate):
         self.initStyleOption(cell, index)
         cell.rect = QRect(0, 0, self._tree.header().sectionSize(index.column()) - 6, 100000)
         cell.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
-        needed = self._tree.style().sizeFromContents(QStyle.ContentsType.CT_ItemViewItem, cell,
-                                                     QSize(), self._tree)
+        needed = self._tree.style().sizeFromContents(
+            QStyle.ContentsType.CT_ItemViewItem, cell, QSize(), self._tree
+        )
         return QSize(hint.width(), max(hint.height(), needed.height() + 4))
 
 
@@ -207,10 +217,14 @@ class ReviewPanel(QDockWidget):
         self.setWidget(self.tabs)
         self.mapping = RoleMappingWidget(role_specs(ReviewAlgorithm))
         self.reference_mapping = RoleMappingWidget(
-            role_specs(ReviewAlgorithm, reference=True), key=REFERENCE_MAPPING_KEY,
-            hint=self.tr("Or choose reference layers of this project (any provider: "
-                         "GeoPackage, PostGIS, ...) instead of the reference file above; only "
-                         "their features near the site are read."))
+            role_specs(ReviewAlgorithm, reference=True),
+            key=REFERENCE_MAPPING_KEY,
+            hint=self.tr(
+                "Or choose reference layers of this project (any provider: "
+                "GeoPackage, PostGIS, ...) instead of the reference file above; only "
+                "their features near the site are read."
+            ),
+        )
         self.tabs.addTab(self._review_tab(), self.tr("Review"))
         self.tabs.addTab(self._findings_tab(), self.tr("Findings"))
         self.checklist = ChecklistTab()
@@ -267,9 +281,13 @@ class ReviewPanel(QDockWidget):
         self.reference = QgsFileWidget()
         self.reference.setObjectName("referenceFile")
         self.reference.setFilter(self.tr("GeoPackage (*.gpkg *.GPKG)"))
-        self.reference.setToolTip(self.tr("Wetlands, impaired waters, TMDL watersheds, catchments: "
-                                          "a GeoPackage, or type a PostGIS connection "
-                                          "(service=NAME or postgresql://...)"))
+        self.reference.setToolTip(
+            self.tr(
+                "Wetlands, impaired waters, TMDL watersheds, catchments: "
+                "a GeoPackage, or type a PostGIS connection "
+                "(service=NAME or postgresql://...)"
+            )
+        )
         form.addRow(self.tr("Reference layers"), self.reference)
         reference_box = QgsCollapsibleGroupBox(self.tr("Reference layers of this project"))
         reference_box.setObjectName("referenceLayers")
@@ -280,8 +298,9 @@ class ReviewPanel(QDockWidget):
         self.sheets.setObjectName("sheetFiles")
         self.sheets.setStorageMode(QgsFileWidget.StorageMode.GetMultipleFiles)
         self.sheets.setFilter(self.tr("Plan sheets (*.tif *.tiff *.pdf *.TIF *.TIFF *.PDF)"))
-        self.sheets.setToolTip(self.tr("Georeferenced GeoTIFF or GeoPDF plan sheets, for the "
-                                       "site map scale (SWPPP B(2))"))
+        self.sheets.setToolTip(
+            self.tr("Georeferenced GeoTIFF or GeoPDF plan sheets, for the site map scale (SWPPP B(2))")
+        )
         form.addRow(self.tr("Plan sheets"), self.sheets)
         self.profile = QComboBox()
         self.profile.setObjectName("profile")
@@ -378,8 +397,11 @@ class ReviewPanel(QDockWidget):
         layout.addLayout(reports)
         self.edit_layout = QPushButton(self.tr("Edit the report layout"))
         self.edit_layout.setObjectName("editLayout")
-        self.edit_layout.setToolTip(self.tr("The PDF's print layout, added to this project's "
-                                            "layouts and opened in the layout designer"))
+        self.edit_layout.setToolTip(
+            self.tr(
+                "The PDF's print layout, added to this project's layouts and opened in the layout designer"
+            )
+        )
         self.edit_layout.setEnabled(False)
         self.edit_layout.clicked.connect(self.open_layout)
         layout.addWidget(self.edit_layout)
@@ -391,11 +413,14 @@ class ReviewPanel(QDockWidget):
 
     # Settings kept in the project ---------------------------------------------------------
     def settings(self):
-        return {"source": "file" if self.from_file.isChecked() else "layers",
-                "site": self.site_file.filePath(), "reference": self.reference.filePath(),
-                "sheets": self.sheets.filePath(),
-                "profile": self.profile.currentText(),
-                "output_folder": self.output_folder.filePath()}
+        return {
+            "source": "file" if self.from_file.isChecked() else "layers",
+            "site": self.site_file.filePath(),
+            "reference": self.reference.filePath(),
+            "sheets": self.sheets.filePath(),
+            "profile": self.profile.currentText(),
+            "output_folder": self.output_folder.filePath(),
+        }
 
     def save_to_project(self, *_args):
         """Write the panel's choices and the layer mapping into the current project."""
@@ -414,8 +439,7 @@ class ReviewPanel(QDockWidget):
         try:
             values = {key: project.readEntry(PROJECT_SCOPE, key, "") for key in _SETTINGS}
             values = {key: text for key, (text, found) in values.items() if found}
-            (self.from_layers if values.get("source") == "layers" else self.from_file
-             ).setChecked(True)
+            (self.from_layers if values.get("source") == "layers" else self.from_file).setChecked(True)
             self.source_stack.setCurrentIndex(1 if values.get("source") == "layers" else 0)
             self.site_file.setFilePath(values.get("site", ""))
             self.reference.setFilePath(values.get("reference", ""))
@@ -460,13 +484,21 @@ class ReviewPanel(QDockWidget):
         else:
             params.update(self.mapping.parameters())
             if not any(key.endswith("_LAYER") for key in params):
-                raise ValueError(self.tr("Choose the project's layers for the site plan (at "
-                                         "least project, site boundary and disturbance)."))
+                raise ValueError(
+                    self.tr(
+                        "Choose the project's layers for the site plan (at "
+                        "least project, site boundary and disturbance)."
+                    )
+                )
         reference = self.reference.filePath().strip()
         reference_layers = self.reference_mapping.parameters()
         if reference and reference_layers:
-            raise ValueError(self.tr("Give the reference as a file or as project layers, not "
-                                     "both: clear the reference file, or the reference layers."))
+            raise ValueError(
+                self.tr(
+                    "Give the reference as a file or as project layers, not "
+                    "both: clear the reference file, or the reference layers."
+                )
+            )
         if reference:
             params["REFERENCE"] = reference
         params.update(reference_layers)
@@ -474,15 +506,18 @@ class ReviewPanel(QDockWidget):
         if sheets:
             params["SHEETS"] = sheets
         params["PROFILE"] = self.profile.currentText().strip() or DEFAULT_PROFILE
-        self.result_paths = {"OUTPUT_JSON": os.path.join(folder, "review.json"),
-                             "OUTPUT_HTML": os.path.join(folder, "report.html"),
-                             "OUTPUT_PDF": os.path.join(folder, "report.pdf"),
-                             "OUTPUT_LAYOUT": os.path.join(folder, "report_layout.qpt"),
-                             "OUTPUT_FINDINGS": os.path.join(folder, "findings.gpkg")}
+        self.result_paths = {
+            "OUTPUT_JSON": os.path.join(folder, "review.json"),
+            "OUTPUT_HTML": os.path.join(folder, "report.html"),
+            "OUTPUT_PDF": os.path.join(folder, "report.pdf"),
+            "OUTPUT_LAYOUT": os.path.join(folder, "report_layout.qpt"),
+            "OUTPUT_FINDINGS": os.path.join(folder, "findings.gpkg"),
+        }
         params.update(self.result_paths)
         self._context_files = {
             "site": params.get("SITE"),
-            "reference": reference if reference.lower().endswith(".gpkg") else None}
+            "reference": reference if reference.lower().endswith(".gpkg") else None,
+        }
         if self.parameter_providers:
             os.makedirs(folder, exist_ok=True)
             for provider in self.parameter_providers:
@@ -513,8 +548,12 @@ class ReviewPanel(QDockWidget):
         self.save_to_project()
         algorithm = QgsApplication.processingRegistry().createAlgorithmById(REVIEW_ALGORITHM)
         if algorithm is None:
-            self._say(self.tr("The swppp:review algorithm is not registered (see the plugin's "
-                              "message at start-up)."), Qgis.MessageLevel.Critical)
+            self._say(
+                self.tr(
+                    "The swppp:review algorithm is not registered (see the plugin's message at start-up)."
+                ),
+                Qgis.MessageLevel.Critical,
+            )
             return
         context = QgsProcessingContext()
         context.setProject(QgsProject.instance())
@@ -576,20 +615,27 @@ class ReviewPanel(QDockWidget):
             with open(self.result_paths["OUTPUT_JSON"], encoding="utf-8") as handle:
                 self.result = json.load(handle)
         except (OSError, ValueError) as err:
-            self._say(self.tr("The review ran but its result could not be read: {}").format(err),
-                      Qgis.MessageLevel.Critical)
+            self._say(
+                self.tr("The review ran but its result could not be read: {}").format(err),
+                Qgis.MessageLevel.Critical,
+            )
             self.finished.emit(False)
             return
         self.show_findings(self.result)
         self.checklist.show_checklist(self.result.get("checklist") or [])
-        self.result_layers = load_result_layers(self.result_paths["OUTPUT_FINDINGS"],
-                                                RESULT_GROUP)
+        self.result_layers = load_result_layers(self.result_paths["OUTPUT_FINDINGS"], RESULT_GROUP)
         # The plan and the reference around the results (layers of this project already are).
         self.context_layers = load_context_layers(RESULT_GROUP, **self._context_files)
-        counts = ", ".join(f"{results.get(f'{s.upper()}_COUNT', 0):g} {s.replace('_', ' ')}"
-                           for s in REPORT_ORDER if results.get(f"{s.upper()}_COUNT"))
-        self.status.setText(self.tr("Done: {counts}. Results in {folder}").format(
-            counts=counts, folder=os.path.dirname(self.result_paths["OUTPUT_JSON"])))
+        counts = ", ".join(
+            f"{results.get(f'{s.upper()}_COUNT', 0):g} {s.replace('_', ' ')}"
+            for s in REPORT_ORDER
+            if results.get(f"{s.upper()}_COUNT")
+        )
+        self.status.setText(
+            self.tr("Done: {counts}. Results in {folder}").format(
+                counts=counts, folder=os.path.dirname(self.result_paths["OUTPUT_JSON"])
+            )
+        )
         self.open_report.setEnabled(os.path.exists(self.result_paths["OUTPUT_HTML"]))
         self.open_pdf.setEnabled(os.path.exists(self.result_paths["OUTPUT_PDF"]))
         self.edit_layout.setEnabled(os.path.exists(self.result_paths["OUTPUT_LAYOUT"]))
@@ -599,8 +645,7 @@ class ReviewPanel(QDockWidget):
     def _say(self, text, level):
         self.status.setText(text)
         if self.iface is not None and hasattr(self.iface, "messageBar"):
-            self.iface.messageBar().pushMessage(self.tr("SWPPP Review"), text, level=level,
-                                                duration=8)
+            self.iface.messageBar().pushMessage(self.tr("SWPPP Review"), text, level=level, duration=8)
 
     # Findings -----------------------------------------------------------------------------
     def show_findings(self, result):

@@ -6,6 +6,7 @@ field that holds it. The mapping becomes ``swppp:review``'s ``*_LAYER`` paramete
 ``FIELD_MAP``, and is written into the project (``QgsProject.writeEntry``) so it comes back
 with the project.
 """
+
 import json
 
 from qgis.core import QgsProcessing, QgsProject
@@ -15,19 +16,20 @@ from qgis.PyQt.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from .compat import layer_filters
 
-__all__ = ["RoleMappingWidget", "role_specs", "PROJECT_SCOPE", "MAPPING_KEY",
-           "REFERENCE_MAPPING_KEY"]
+__all__ = ["RoleMappingWidget", "role_specs", "PROJECT_SCOPE", "MAPPING_KEY", "REFERENCE_MAPPING_KEY"]
 
 PROJECT_SCOPE = "swppp_review"
 MAPPING_KEY = "layer_mapping"
 REFERENCE_MAPPING_KEY = "reference_layer_mapping"
 
 # Processing's layer types as the layer combo box's filters (named: compat.layer_filters).
-_FILTERS = {QgsProcessing.SourceType.TypeVector: "VectorLayer",
-            QgsProcessing.SourceType.TypeVectorPolygon: "PolygonLayer",
-            QgsProcessing.SourceType.TypeVectorPoint: "PointLayer",
-            QgsProcessing.SourceType.TypeVectorLine: "LineLayer",
-            QgsProcessing.SourceType.TypeVectorAnyGeometry: "HasGeometry"}
+_FILTERS = {
+    QgsProcessing.SourceType.TypeVector: "VectorLayer",
+    QgsProcessing.SourceType.TypeVectorPolygon: "PolygonLayer",
+    QgsProcessing.SourceType.TypeVectorPoint: "PointLayer",
+    QgsProcessing.SourceType.TypeVectorLine: "LineLayer",
+    QgsProcessing.SourceType.TypeVectorAnyGeometry: "HasGeometry",
+}
 
 
 def role_specs(algorithm_class, reference=False):
@@ -68,9 +70,14 @@ class RoleMappingWidget(QWidget):
         self._restoring = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        hint = QLabel(hint or self.tr("Choose the project's layer for each part of the site "
-                                      "plan, and the field holding each of its attributes where "
-                                      "it is named differently."))
+        hint = QLabel(
+            hint
+            or self.tr(
+                "Choose the project's layer for each part of the site "
+                "plan, and the field holding each of its attributes where "
+                "it is named differently."
+            )
+        )
         hint.setWordWrap(True)
         layout.addWidget(hint)
         self._boxes = {}  # role -> (group box, its label)
@@ -115,8 +122,9 @@ class RoleMappingWidget(QWidget):
     def _layer_chosen(self, role, layer):
         box, label = self._boxes[role]
         # The choice shows in the title, so it reads with the group collapsed.
-        box.setTitle(f"{label}: {layer.name()}" if layer is not None
-                     else self.tr("{label}: none").format(label=label))
+        box.setTitle(
+            f"{label}: {layer.name()}" if layer is not None else self.tr("{label}: none").format(label=label)
+        )
         for field, combo in self._fields[role].items():
             combo.setLayer(layer)
             if layer is not None and not self._restoring:
@@ -132,8 +140,11 @@ class RoleMappingWidget(QWidget):
     # What the algorithm takes -------------------------------------------------------------
     def chosen_layers(self):
         """``{role: layer}`` for every role with a layer."""
-        return {role: combo.currentLayer() for role, combo in self._layers.items()
-                if combo.currentLayer() is not None}
+        return {
+            role: combo.currentLayer()
+            for role, combo in self._layers.items()
+            if combo.currentLayer() is not None
+        }
 
     def field_map(self):
         """``{"role.field": "source field"}`` where the chosen field is not the contract's name."""
@@ -159,8 +170,11 @@ class RoleMappingWidget(QWidget):
         """The mapping as JSON-able data: ``{role: {"layer": id, "name": name, "fields": {...}}}``."""
         out = {}
         for role, layer in self.chosen_layers().items():
-            fields = {field: combo.currentField() for field, combo in self._fields[role].items()
-                      if combo.currentField()}
+            fields = {
+                field: combo.currentField()
+                for field, combo in self._fields[role].items()
+                if combo.currentField()
+            }
             out[role] = {"layer": layer.id(), "name": layer.name(), "fields": fields}
         return out
 
@@ -183,8 +197,9 @@ class RoleMappingWidget(QWidget):
             self._restoring = False
 
     def save_to_project(self, project=None):
-        (project or QgsProject.instance()).writeEntry(PROJECT_SCOPE, self._key,
-                                                      json.dumps(self.state(), sort_keys=True))
+        (project or QgsProject.instance()).writeEntry(
+            PROJECT_SCOPE, self._key, json.dumps(self.state(), sort_keys=True)
+        )
 
     def load_from_project(self, project=None):
         text, found = (project or QgsProject.instance()).readEntry(PROJECT_SCOPE, self._key, "")

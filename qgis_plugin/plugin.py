@@ -1,10 +1,12 @@
 """The plugin object QGIS starts: registers the Processing provider, the panel and menu entries."""
+
 import html
 import os
 
 from qgis.core import Qgis, QgsApplication, QgsMessageLog
 from qgis.PyQt.QtCore import QCoreApplication
 from qgis.PyQt.QtGui import QIcon
+
 try:  # Qt 6 (QGIS 4) has QAction in QtGui, Qt 5 in QtWidgets
     from qgis.PyQt.QtGui import QAction
 except ImportError:
@@ -38,8 +40,9 @@ def startup_check(gui=False):
     conflict = use_bundled_analysis()
     if conflict:
         return conflict, None
-    from . import dependency_installer as installer
     from analysis.dependencies import needs
+
+    from . import dependency_installer as installer
 
     # Before asking: what the installer put in this profile comes first on the path.
     installer.use_dependency_folder()
@@ -82,11 +85,13 @@ class SwpppReviewPlugin:
             from .dependency_installer import message_with_install_button
 
             self.install_offer = message_with_install_button(
-                self.iface.messageBar(), message, plugin_dir=PLUGIN_DIR, **offer)
+                self.iface.messageBar(), message, plugin_dir=PLUGIN_DIR, **offer
+            )
         else:
             # The message bar shows HTML; the message holds "<" ("shapely>=2,<2.1") and paths.
-            self.iface.messageBar().pushMessage(TITLE, html.escape(message), level=Qgis.MessageLevel.Critical,
-                                                duration=0)
+            self.iface.messageBar().pushMessage(
+                TITLE, html.escape(message), level=Qgis.MessageLevel.Critical, duration=0
+            )
 
     def initProcessing(self):
         if self.provider is not None or self._problem_once():
@@ -109,8 +114,7 @@ class SwpppReviewPlugin:
         self.panel_action.toggled.connect(self.show_panel)
         self.iface.addPluginToMenu(tr("&SWPPP Review"), self.panel_action)
         self.iface.addToolBarIcon(self.panel_action)
-        self.action = QAction(icon, tr("Review site plan (Processing dialog)…"),
-                              self.iface.mainWindow())
+        self.action = QAction(icon, tr("Review site plan (Processing dialog)…"), self.iface.mainWindow())
         self.action.setObjectName("swpppReviewAction")
         self.action.triggered.connect(self.open_review_dialog)
         self.iface.addPluginToMenu(tr("&SWPPP Review"), self.action)

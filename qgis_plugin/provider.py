@@ -1,15 +1,16 @@
 """The ``swppp`` Processing provider: one line per algorithm."""
+
 from qgis.core import QgsProcessingProvider
 
 from .algorithms.base import plugin_icon
 from .algorithms.checklist import ChecklistAlgorithm
 from .algorithms.condition_a import ConditionAAlgorithm
-from .algorithms.phasing import PhasingAlgorithm
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.hydrology import HydrologyAlgorithm
 from .algorithms.inspections import InspectionsAlgorithm
-from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.map_scale import MapScaleAlgorithm
+from .algorithms.nov import NoticeOfViolationAlgorithm
+from .algorithms.phasing import PhasingAlgorithm
 from .algorithms.reference_diff import ReferenceDiffAlgorithm
 from .algorithms.reference_import import ReferenceImportAlgorithm
 from .algorithms.review import ReviewAlgorithm
@@ -20,7 +21,6 @@ __all__ = ["SwpppProvider"]
 
 
 class SwpppProvider(QgsProcessingProvider):
-
     def id(self):
         return "swppp"
 

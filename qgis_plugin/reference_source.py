@@ -31,6 +31,7 @@ subset string and uncommitted edits are the snapshot's, as the layer shows them.
 Errors name the project layer as the project names it (its name in the Layers panel), with the
 feature id QGIS shows and the field: ``layer 'County wetlands', feature 12, field 'regulated'``.
 """
+
 from __future__ import annotations
 
 import os
@@ -58,8 +59,7 @@ from qgis.PyQt.QtCore import QDate, QDateTime, Qt, QTime, QVariant
 
 from analysis.crs import crs_of
 from analysis.errors import InputError
-from analysis.reference.read import (SPECS, Found, GeoPackageReference, PostgisReference,
-                                     Reference)
+from analysis.reference.read import SPECS, Found, GeoPackageReference, PostgisReference, Reference
 
 from .algorithms.base import layer_source
 
@@ -75,24 +75,28 @@ PROJECT_LAYERS = "QGIS project layers"
 class LayerSnapshot:
     """A project layer as the review reads it, taken on the main thread (:func:`snapshot`)."""
 
-    role: str            # the contract's layer it is given as
-    name: str            # its name in the project
-    source: str          # its data source (no password)
-    provider: str        # its provider ("ogr", "postgres", "memory", ...)
-    subset: str          # its subset string ("" where none)
+    role: str  # the contract's layer it is given as
+    name: str  # its name in the project
+    source: str  # its data source (no password)
+    provider: str  # its provider ("ogr", "postgres", "memory", ...)
+    subset: str  # its subset string ("" where none)
     selected_only: bool  # the selected features only
-    crs: Optional[str]   # its CRS as the analysis names one (EPSG code, else WKT); None if none
-    fields: tuple        # its field names
-    features: Any        # a QgsFeatureSource another thread may read
+    crs: Optional[str]  # its CRS as the analysis names one (EPSG code, else WKT); None if none
+    fields: tuple  # its field names
+    features: Any  # a QgsFeatureSource another thread may read
     # (kind, source, table) of a layer read by its source: ("geopackage", path, table), or
     # ("postgis", connection with its schema, table); None: read through QGIS.
     by_source: Optional[tuple] = None
 
     def describe(self) -> dict:
-        out = {"layer": self.name, "source": self.source, "provider": self.provider,
-               "read_by": self.by_source[0] if self.by_source else "qgis",
-               # Known only where read by source, from the file's layer_versions.
-               "version": "unknown"}
+        out = {
+            "layer": self.name,
+            "source": self.source,
+            "provider": self.provider,
+            "read_by": self.by_source[0] if self.by_source else "qgis",
+            # Known only where read by source, from the file's layer_versions.
+            "version": "unknown",
+        }
         if self.subset:
             out["subset"] = self.subset
         if self.selected_only:
@@ -106,18 +110,29 @@ def snapshot(layer, role: str, selected_only: bool = False) -> LayerSnapshot:
     crs = layer.crs()
     text = None
     if crs.isValid():
-        text = (crs.authid() if crs.authid().upper().startswith("EPSG:")
-                else crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT_PREFERRED))
-    features = (QgsVectorLayerSelectedFeatureSource(layer) if selected_only
-                else QgsVectorLayerFeatureSource(layer))
+        text = (
+            crs.authid()
+            if crs.authid().upper().startswith("EPSG:")
+            else crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT_PREFERRED)
+        )
+    features = (
+        QgsVectorLayerSelectedFeatureSource(layer) if selected_only else QgsVectorLayerFeatureSource(layer)
+    )
     # A field "fid" (a GeoPackage's key, as OGR shows it, or a copy of it) is the features'
     # id, as the analysis indexes them, not an attribute.
     fields = tuple(name for name in layer.fields().names() if name.lower() != "fid")
-    return LayerSnapshot(role=role, name=layer.name(), source=layer_source(layer),
-                         provider=layer.providerType(), subset=layer.subsetString() or "",
-                         selected_only=bool(selected_only), crs=text, fields=fields,
-                         features=features,
-                         by_source=None if selected_only else _table_of(layer, role))
+    return LayerSnapshot(
+        role=role,
+        name=layer.name(),
+        source=layer_source(layer),
+        provider=layer.providerType(),
+        subset=layer.subsetString() or "",
+        selected_only=bool(selected_only),
+        crs=text,
+        fields=fields,
+        features=features,
+        by_source=None if selected_only else _table_of(layer, role),
+    )
 
 
 def _table_of(layer, role) -> Optional[tuple]:
@@ -129,8 +144,7 @@ def _table_of(layer, role) -> Optional[tuple]:
     if layer.providerType() == "ogr":
         parts = QgsProviderRegistry.instance().decodeUri("ogr", layer.source())
         path, table = parts.get("path") or "", parts.get("layerName") or ""
-        if parts.get("subset") or not table or not path.lower().endswith(".gpkg") \
-                or not os.path.isfile(path):
+        if parts.get("subset") or not table or not path.lower().endswith(".gpkg") or not os.path.isfile(path):
             return None
         return "geopackage", os.path.abspath(path), table
     if layer.providerType() == "postgres":
@@ -140,8 +154,12 @@ def _table_of(layer, role) -> Optional[tuple]:
 
 def _postgis_table(layer, role) -> Optional[tuple]:
     uri = QgsDataSourceUri(layer.source())
-    if uri.table() != role or uri.geometryColumn() != "geom" or uri.sql() \
-            or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", uri.schema() or ""):
+    if (
+        uri.table() != role
+        or uri.geometryColumn() != "geom"
+        or uri.sql()
+        or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", uri.schema() or "")
+    ):
         return None
     source = f"{uri.connectionInfo(True)} schema={uri.schema()}"
     try:  # QGIS reaches it; whether Python does (psycopg, the same credentials) is asked once
@@ -182,15 +200,15 @@ class QgisReference(Reference):
 
     kind = "qgis_layers"
 
-    def __init__(self, layers: dict[str, LayerSnapshot],
-                 parameters: Optional[dict[str, str]] = None):
+    def __init__(self, layers: dict[str, LayerSnapshot], parameters: Optional[dict[str, str]] = None):
         self._given = dict(layers)
         self._parameters = dict(parameters or {})
         # The name each layer goes by in errors: its project name, told apart where two share it.
         names = [snap.name for snap in self._given.values()]
-        self._names = {role: (snap.name if names.count(snap.name) == 1
-                              else f"{snap.name} ({role})")
-                       for role, snap in self._given.items()}
+        self._names = {
+            role: (snap.name if names.count(snap.name) == 1 else f"{snap.name} ({role})")
+            for role, snap in self._given.items()
+        }
         self._snaps = {self._names[role]: snap for role, snap in self._given.items()}
         self._odd: dict = {}  # (actual, field, normalise) -> {normalised id: [feature ids]}
         self._sources: dict = {}  # (kind, source) -> its Reference, opened on first read
@@ -201,21 +219,26 @@ class QgisReference(Reference):
     def require(self, layer: str, needed_for: str) -> str:
         actual = self._actual.get(layer)
         if actual is None:
-            raise InputError(f"{self.lacks([layer])}, and {needed_for} needs it",
-                             fix=f"{self.adds(layer)}, or give a reference GeoPackage or "
-                                 "PostGIS connection instead",
-                             parameter=f"{layer}_layer")
+            raise InputError(
+                f"{self.lacks([layer])}, and {needed_for} needs it",
+                fix=f"{self.adds(layer)}, or give a reference GeoPackage or PostGIS connection instead",
+                parameter=f"{layer}_layer",
+            )
         return actual
 
     def lacks(self, layers) -> str:
         given = ", ".join(f"{role} ('{self._names[role]}')" for role in sorted(self._given))
-        return (f"no project layer is given as the reference layer "
-                f"{', '.join(repr(m) for m in layers)} (reference layers given: "
-                f"{given or 'none'})")
+        return (
+            f"no project layer is given as the reference layer "
+            f"{', '.join(repr(m) for m in layers)} (reference layers given: "
+            f"{given or 'none'})"
+        )
 
     def adds(self, layer: str) -> str:
-        return (f"choose the project layer holding the {layer} as "
-                f"{self._parameters.get(layer, layer.upper() + '_LAYER')}")
+        return (
+            f"choose the project layer holding the {layer} as "
+            f"{self._parameters.get(layer, layer.upper() + '_LAYER')}"
+        )
 
     def versions(self) -> dict[str, dict]:
         """Per contract layer read by source from a table of its name, the file's current
@@ -237,8 +260,9 @@ class QgisReference(Reference):
 
     def _source(self, kind, source) -> Reference:
         if (kind, source) not in self._sources:
-            self._sources[kind, source] = (GeoPackageReference(source) if kind == "geopackage"
-                                           else PostgisReference(source))
+            self._sources[kind, source] = (
+                GeoPackageReference(source) if kind == "geopackage" else PostgisReference(source)
+            )
         return self._sources[kind, source]
 
     def _by_source(self, actual):
@@ -272,8 +296,11 @@ class QgisReference(Reference):
     def _fetch(self, actual, bbox):
         fids, names, rows, geometries = self._read(actual, self._box_request(bbox))
         frame = self._frame(fids, names, rows)
-        return gpd.GeoDataFrame(frame.assign(geometry=gpd.array.from_shapely(geometries)),
-                                geometry="geometry", crs=self._required_crs(actual))
+        return gpd.GeoDataFrame(
+            frame.assign(geometry=gpd.array.from_shapely(geometries)),
+            geometry="geometry",
+            crs=self._required_crs(actual),
+        )
 
     def _fetch_found(self, actual, bbox):
         return Found.of_rows(*self._read(actual, self._box_request(bbox)))
@@ -283,8 +310,9 @@ class QgisReference(Reference):
         if len(boxes) < 2:
             return super()._fetch_boxes(actual, boxes)
         frame = pd.concat([self._fetch(actual, tuple(map(float, box))) for box in boxes])
-        return gpd.GeoDataFrame(frame[~frame.index.duplicated()], geometry="geometry",
-                                crs=self._required_crs(actual))
+        return gpd.GeoDataFrame(
+            frame[~frame.index.duplicated()], geometry="geometry", crs=self._required_crs(actual)
+        )
 
     def _columns(self, actual):
         return self._frame([], self._snaps[actual].fields, [])
@@ -302,10 +330,11 @@ class QgisReference(Reference):
         values = sorted(wanted)
         rows = []
         for start in range(0, len(values), IDS_PER_REQUEST):
-            batch = values[start:start + IDS_PER_REQUEST]
+            batch = values[start : start + IDS_PER_REQUEST]
             request = QgsFeatureRequest().setFilterExpression(
                 f"{QgsExpression.quotedColumnRef(column)} IN "
-                f"({', '.join(QgsExpression.quotedValue(v) for v in batch)})")
+                f"({', '.join(QgsExpression.quotedValue(v) for v in batch)})"
+            )
             request.setFlags(QgsFeatureRequest.Flag.NoGeometry)
             rows.append(self._table(actual, request))
         odd = self._odd_values(actual, column, normalise)
@@ -364,8 +393,7 @@ class QgisReference(Reference):
             fids.append(feature.id())
             rows.append(tuple(row))
             wkbs.append(_wkb(feature.geometry()))
-        geometries = shapely.from_wkb(np.array(wkbs, dtype=object)) if wkbs \
-            else np.empty(0, dtype=object)
+        geometries = shapely.from_wkb(np.array(wkbs, dtype=object)) if wkbs else np.empty(0, dtype=object)
         return fids, names, rows, np.asarray(geometries, dtype=object)
 
     def _table(self, actual, request) -> pd.DataFrame:

@@ -5,6 +5,7 @@ page at the profile's site map scale; the tables are manual tables (plain text c
 markup, so nothing from the inputs is interpreted). Every word is the model's: this module only
 lays it out. See docs/DESIGN.md, "The report".
 """
+
 import contextlib
 import os
 import shutil
@@ -54,21 +55,37 @@ from qgis.core import (
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QColor, QFont
 
+from analysis.findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
 from analysis.io.files import discard, stage
-from analysis.findings import (FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS,
-                               STATUSES, WARN)
 from analysis.report.model import SITE_MAP, Cell, Figure, Paragraph, build_report
+from analysis.report.site_map import LABEL_FIELDS as _LABEL_FIELDS
+from analysis.report.site_map import (
+    MAP_LAYER_TITLES,
+    map_layers,
+    map_scale,
+    map_tiles,
+    site_footprint,
+    units_per_foot,
+)
 from analysis.units import INCHES_PER_FOOT, MM_PER_INCH
-from analysis.report.site_map import (LABEL_FIELDS as _LABEL_FIELDS, MAP_LAYER_TITLES,
-                                     map_layers, map_scale, map_tiles, site_footprint,
-                                     units_per_foot)
 
 from .compat import DISTANCE_FEET, RENDER_POINTS, set_label_font, set_legend_font
 
-__all__ = ["build_layout", "export_pdf", "write_report_pdf", "stage_pdf_report",
-           "standalone_pdf_report", "style_context_layer", "layout_data_folder",
-           "write_layout_template", "load_layout_template", "LAYOUT_LAYERS_GROUP",
-           "MAP_FRAME_IN", "MapSheet", "PdfReport"]
+__all__ = [
+    "build_layout",
+    "export_pdf",
+    "write_report_pdf",
+    "stage_pdf_report",
+    "standalone_pdf_report",
+    "style_context_layer",
+    "layout_data_folder",
+    "write_layout_template",
+    "load_layout_template",
+    "LAYOUT_LAYERS_GROUP",
+    "MAP_FRAME_IN",
+    "MapSheet",
+    "PdfReport",
+]
 
 PAGE_MM = (279.4, 215.9)  # US Letter, landscape
 MARGIN_MM = 12.7
@@ -80,12 +97,29 @@ _TABLE_W = PAGE_MM[0] - 2 * MARGIN_MM
 _TOP_MM = 20.0
 _FONT = "DejaVu Sans"
 # Stacking on the map, top first; findings other than these (info, not applicable) are left out.
-_MAP_LAYERS = ("findings", "discharge_point", "site_boundary", "smp_points", "smp", "easement",
-               "disturbance", "drainage_area", "public_row", "impaired_waters", "wetlands",
-               "adjacent_areas",
-               "tmdl_watersheds", "catchments")
-_TITLES = {**MAP_LAYER_TITLES, "findings": "Findings", "smp_points": "SMP (points)",
-           "easement": "Easement", "disturbance": "Disturbance"}
+_MAP_LAYERS = (
+    "findings",
+    "discharge_point",
+    "site_boundary",
+    "smp_points",
+    "smp",
+    "easement",
+    "disturbance",
+    "drainage_area",
+    "public_row",
+    "impaired_waters",
+    "wetlands",
+    "adjacent_areas",
+    "tmdl_watersheds",
+    "catchments",
+)
+_TITLES = {
+    **MAP_LAYER_TITLES,
+    "findings": "Findings",
+    "smp_points": "SMP (points)",
+    "easement": "Easement",
+    "disturbance": "Disturbance",
+}
 # The layers of the location inset, and how far around the site it reaches (site widths).
 _INSET_LAYERS = ("site_boundary", "impaired_waters", "wetlands", "tmdl_watersheds", "catchments")
 _INSET_MM = 34.0
@@ -101,8 +135,8 @@ def _map_sources(review, folder):
     boundary, the discharge points and public right-of-way, the reference layers read around
     the site and the regulated wetlands' adjacent areas (each with its label field).
     """
-    from analysis.report.outputs import write_outputs
     from analysis.io.vector import write_geopackage
+    from analysis.report.outputs import write_outputs
 
     findings = os.path.join(folder, "findings.gpkg")
     write_outputs(review, findings_path=findings)
@@ -130,9 +164,15 @@ def _sources_in(folder):
 
 
 def _fill(colour, opacity=1.0, outline=None, width="0.4", style="solid", outline_style="solid"):
-    symbol = QgsFillSymbol.createSimple({
-        "color": colour, "outline_color": outline or colour, "outline_width": width,
-        "style": style, "outline_style": outline_style})
+    symbol = QgsFillSymbol.createSimple(
+        {
+            "color": colour,
+            "outline_color": outline or colour,
+            "outline_width": width,
+            "style": style,
+            "outline_style": outline_style,
+        }
+    )
     symbol.setOpacity(opacity)
     return symbol
 
@@ -170,8 +210,9 @@ def _print_findings(layer):
             symbol.setOpacity(0.9)
             renderer.updateCategorySymbol(index, symbol)
     order = " ".join(f"WHEN '{s}' THEN {i}" for i, s in enumerate(reversed(STATUSES)))
-    renderer.setOrderBy(QgsFeatureRequest.OrderBy(
-        [QgsFeatureRequest.OrderByClause(f'CASE "status" {order} END', True)]))
+    renderer.setOrderBy(
+        QgsFeatureRequest.OrderBy([QgsFeatureRequest.OrderByClause(f'CASE "status" {order} END', True)])
+    )
     renderer.setOrderByEnabled(True)
     quoted = ", ".join(f"'{s}'" for s in _SHOWN_STATUSES)
     layer.setSubsetString(f'"status" IN ({quoted})')
@@ -186,11 +227,10 @@ _CONTEXT_STYLES = {
     "tmdl_watersheds": lambda: _fill("#00838f", 0.5, style="b_diagonal", width="0.4"),
     "public_row": lambda: _fill("#bdbdbd", 0.6, outline="#616161"),
     "drainage_area": lambda: _fill("#6a1b9a", style="no", width="0.4", outline_style="dash dot"),
-    "impaired_waters": lambda: QgsLineSymbol.createSimple({"color": "#1565c0",
-                                                           "width": "0.9"}),
-    "discharge_point": lambda: QgsMarkerSymbol.createSimple({
-        "name": "triangle", "angle": "180", "color": "#d81b60", "outline_color": "white",
-        "size": "3.5"}),
+    "impaired_waters": lambda: QgsLineSymbol.createSimple({"color": "#1565c0", "width": "0.9"}),
+    "discharge_point": lambda: QgsMarkerSymbol.createSimple(
+        {"name": "triangle", "angle": "180", "color": "#d81b60", "outline_color": "white", "size": "3.5"}
+    ),
 }
 
 
@@ -203,8 +243,7 @@ def _load_layers(sources, project, group=None):
             continue
         layer = QgsVectorLayer(f"{sources[name]}|layername={name}", _TITLES[name], "ogr")
         if not layer.isValid():
-            raise OSError(f"the report's map layer {name} could not be read back from "
-                          f"{sources[name]}")
+            raise OSError(f"the report's map layer {name} could not be read back from {sources[name]}")
         if name in _CONTEXT_STYLES:
             style_context_layer(layer, name)
         else:
@@ -225,12 +264,17 @@ def _load_layers(sources, project, group=None):
 # The geometry each kind of symbol draws: Qgis.GeometryType from 3.30, QgsWkbTypes' before.
 _GEOMETRY = getattr(Qgis, "GeometryType", None)
 if _GEOMETRY is not None and hasattr(_GEOMETRY, "Polygon"):
-    _SYMBOL_FITS = {Qgis.SymbolType.Fill: _GEOMETRY.Polygon, Qgis.SymbolType.Line: _GEOMETRY.Line,
-                    Qgis.SymbolType.Marker: _GEOMETRY.Point}
+    _SYMBOL_FITS = {
+        Qgis.SymbolType.Fill: _GEOMETRY.Polygon,
+        Qgis.SymbolType.Line: _GEOMETRY.Line,
+        Qgis.SymbolType.Marker: _GEOMETRY.Point,
+    }
 else:
-    _SYMBOL_FITS = {Qgis.SymbolType.Fill: QgsWkbTypes.PolygonGeometry,
-                    Qgis.SymbolType.Line: QgsWkbTypes.LineGeometry,
-                    Qgis.SymbolType.Marker: QgsWkbTypes.PointGeometry}
+    _SYMBOL_FITS = {
+        Qgis.SymbolType.Fill: QgsWkbTypes.PolygonGeometry,
+        Qgis.SymbolType.Line: QgsWkbTypes.LineGeometry,
+        Qgis.SymbolType.Marker: QgsWkbTypes.PointGeometry,
+    }
 
 
 def style_context_layer(layer, name):
@@ -395,8 +439,7 @@ def _put(layout, block, page, y, title):
     shown = 0
     for frame in table.frames():
         most = frame.sizeWithUnits().height()
-        count = min(table.rowsVisible(context, most, shown, block.header, False),
-                    block.count - shown)
+        count = min(table.rowsVisible(context, most, shown, block.header, False), block.count - shown)
         used = min(_height_of(layout, table, shown, count, block.header, most) + _SLACK_MM, most)
         position = frame.pagePositionWithUnits()
         _place(frame, frame.page(), position.x(), position.y(), _TABLE_W, used)
@@ -444,27 +487,36 @@ class _Sheets:
                 copy.setLabelsEnabled(False)
                 self.inset.append(copy)
         project.addMapLayers(self.inset, False)  # not in the legend's layer tree
-        self.tiles = map_tiles(site_footprint(review.site), map_scale(review.profile),
-                               MAP_FRAME_IN, units_per_foot(review.site.area_crs))
+        self.tiles = map_tiles(
+            site_footprint(review.site),
+            map_scale(review.profile),
+            MAP_FRAME_IN,
+            units_per_foot(review.site.area_crs),
+        )
         self.items = []
 
 
 def _block(layout, block):
     """A table or paragraph of the model as a measured QGIS table, not yet placed."""
     if isinstance(block, Paragraph):
-        return _table(layout, None, [[_cell(Cell(block.text))]], [1], grid=False,
-                     size=11 if block.strong else 8, bold=block.strong)
-    rows = [[_cell(c, bold=block.header is None and i == 0) for i, c in enumerate(row)]
-            for row in block.rows]
+        return _table(
+            layout,
+            None,
+            [[_cell(Cell(block.text))]],
+            [1],
+            grid=False,
+            size=11 if block.strong else 8,
+            bold=block.strong,
+        )
+    rows = [[_cell(c, bold=block.header is None and i == 0) for i, c in enumerate(row)] for row in block.rows]
     # A form's row with a blank cell (the reviewer's block) leaves room to write by hand.
-    hand = [_HAND_MM if block.header is None and any(not c.lines for c in row) else 0
-            for row in block.rows]
-    return _table(layout, block.header, rows, block.widths, subtitle=block.subtitle,
-                 heights=hand)
+    hand = [_HAND_MM if block.header is None and any(not c.lines for c in row) else 0 for row in block.rows]
+    return _table(layout, block.header, rows, block.widths, subtitle=block.subtitle, heights=hand)
 
 
-def _section(layout, section, review, folder, sheets, progress, lead=(),
-             end: Optional[tuple[Any, float]] = None):
+def _section(
+    layout, section, review, folder, sheets, progress, lead=(), end: Optional[tuple[Any, float]] = None
+):
     """One section of the report model: its title heads its first page; tables and paragraphs
     follow one another (a new page where too little is left, see ``_Block.room``, from the
     heights QGIS lays their rows out at); figures take their pages. A section not ``own_page``
@@ -472,8 +524,12 @@ def _section(layout, section, review, folder, sheets, progress, lead=(),
     fits there. Returns where this one ends, or None."""
     blocks = [b if isinstance(b, Figure) else _block(layout, b) for b in (*lead, *section.blocks)]
     pages = 0
-    if section.own_page or end is None or isinstance(blocks[0], Figure) or (
-            end[1] + _HEADING_MM > _BOTTOM_MM - blocks[0].room()):
+    if (
+        section.own_page
+        or end is None
+        or isinstance(blocks[0], Figure)
+        or (end[1] + _HEADING_MM > _BOTTOM_MM - blocks[0].room())
+    ):
         end = None
     else:
         page, y = end
@@ -485,11 +541,9 @@ def _section(layout, section, review, folder, sheets, progress, lead=(),
                 for tile in sheets.tiles:
                     if progress is not None:
                         progress.check_canceled()
-                    sheets.items.append(_map_page(layout, tile, sheets.layers, sheets.crs,
-                                                 sheets.inset))
+                    sheets.items.append(_map_page(layout, tile, sheets.layers, sheets.crs, sheets.inset))
             else:
-                _chart_pages(layout, review, folder, section.title, block.names,
-                             continued=pages > 0)
+                _chart_pages(layout, review, folder, section.title, block.names, continued=pages > 0)
             pages += 1
             end = None
             continue
@@ -502,7 +556,6 @@ def _section(layout, section, review, folder, sheets, progress, lead=(),
     return end
 
 
-
 def _inset(layout, page, item, layers, crs):
     """The location inset below the legend: the reference layers around the site and the
     site boundary, this sheet's frame drawn on it."""
@@ -513,8 +566,14 @@ def _inset(layout, page, item, layers, crs):
         extent.combineExtentWith(layer.extent())
     inset = QgsLayoutItemMap(layout)
     layout.addLayoutItem(inset)
-    _place(inset, page, _SIDE_X + (_SIDE_W - _INSET_MM) / 2, _TOP_MM + MAP_FRAME_IN[1] * MM_PER_INCH
-           - _INSET_MM, _INSET_MM, _INSET_MM)
+    _place(
+        inset,
+        page,
+        _SIDE_X + (_SIDE_W - _INSET_MM) / 2,
+        _TOP_MM + MAP_FRAME_IN[1] * MM_PER_INCH - _INSET_MM,
+        _INSET_MM,
+        _INSET_MM,
+    )
     inset.setCrs(crs)
     inset.setLayers(layers)
     inset.setKeepLayerSet(True)
@@ -532,8 +591,7 @@ def _map_page(layout, tile, layers, crs, inset_layers=()):
     _text(layout, page, tile.title, MARGIN_MM, MARGIN_MM - 4, _TABLE_W, 8, size=12, bold=True)
     item = QgsLayoutItemMap(layout)
     layout.addLayoutItem(item)
-    _place(item, page, MARGIN_MM, _TOP_MM, MAP_FRAME_IN[0] * MM_PER_INCH,
-           MAP_FRAME_IN[1] * MM_PER_INCH)
+    _place(item, page, MARGIN_MM, _TOP_MM, MAP_FRAME_IN[0] * MM_PER_INCH, MAP_FRAME_IN[1] * MM_PER_INCH)
     item.setCrs(crs)
     item.setLayers(layers)
     item.setKeepLayerSet(True)
@@ -557,22 +615,38 @@ def _map_page(layout, tile, layers, crs, inset_layers=()):
     bar.setUnitsPerSegment(tile.scale / INCHES_PER_FOOT / 2)
     bar.setTextFormat(_text_format(7))
     _place(bar, page, _SIDE_X, _TOP_MM + 22, _SIDE_W, 12)
-    _text(layout, page, f"1 inch = {tile.scale / INCHES_PER_FOOT:g} feet (1:{tile.scale:g})",
-          _SIDE_X, _TOP_MM + 36, _SIDE_W, 6, size=7)
+    _text(
+        layout,
+        page,
+        f"1 inch = {tile.scale / INCHES_PER_FOOT:g} feet (1:{tile.scale:g})",
+        _SIDE_X,
+        _TOP_MM + 36,
+        _SIDE_W,
+        6,
+        size=7,
+    )
     legend = QgsLayoutItemLegend(layout)
     legend.setTitle("")
     legend.setLinkedMap(item)
     layout.addLayoutItem(legend)
-    _place(legend, page, _SIDE_X, _TOP_MM + 42, _SIDE_W,
-           MAP_FRAME_IN[1] * MM_PER_INCH - 42 - _INSET_MM - 2)
+    _place(legend, page, _SIDE_X, _TOP_MM + 42, _SIDE_W, MAP_FRAME_IN[1] * MM_PER_INCH - 42 - _INSET_MM - 2)
     legend.setResizeToContents(False)
     legend.setLegendFilterByMapEnabled(True)  # only what this sheet shows
-    for style in (QgsLegendStyle.Style.Title, QgsLegendStyle.Style.Group, QgsLegendStyle.Style.Subgroup,
-                  QgsLegendStyle.Style.SymbolLabel):
-        set_legend_font(legend, style,
-                        QFont(_FONT, 10 if style == QgsLegendStyle.Style.Title else 6,
-                              QFont.Weight.Normal if style == QgsLegendStyle.Style.SymbolLabel
-                              else QFont.Weight.Bold))
+    for style in (
+        QgsLegendStyle.Style.Title,
+        QgsLegendStyle.Style.Group,
+        QgsLegendStyle.Style.Subgroup,
+        QgsLegendStyle.Style.SymbolLabel,
+    ):
+        set_legend_font(
+            legend,
+            style,
+            QFont(
+                _FONT,
+                10 if style == QgsLegendStyle.Style.Title else 6,
+                QFont.Weight.Normal if style == QgsLegendStyle.Style.SymbolLabel else QFont.Weight.Bold,
+            ),
+        )
     legend.setSymbolWidth(5)
     legend.setSymbolHeight(2.6)
     legend.refresh()
@@ -588,8 +662,7 @@ def _chart_pages(layout, review, folder, title, names, per_page=2, continued=Fal
         slot = index % per_page
         if slot == 0:
             page = _page(layout)
-            _heading(layout, page, title if index == 0 and not continued
-                     else f"{title} (continued)")
+            _heading(layout, page, title if index == 0 and not continued else f"{title} (continued)")
         chart = review.charts[name]
         y = _TOP_MM + slot * height
         path = os.path.join(folder, f"chart_{name}.svg")  # one file a chart
@@ -624,10 +697,18 @@ def build_layout(review, folder, progress=None):
 
 
 def _page_numbers(layout):
-    """"Page n of N" at the foot of every page (QGIS's layout variables; our text only)."""
+    """ "Page n of N" at the foot of every page (QGIS's layout variables; our text only)."""
     for page in range(layout.pageCollection().pageCount()):
-        label = _text(layout, page, "Page [% @layout_page %] of [% @layout_numpages %]",
-                      PAGE_MM[0] - MARGIN_MM - 40, PAGE_MM[1] - MARGIN_MM + 4, 40, 5, size=7)
+        label = _text(
+            layout,
+            page,
+            "Page [% @layout_page %] of [% @layout_numpages %]",
+            PAGE_MM[0] - MARGIN_MM - 40,
+            PAGE_MM[1] - MARGIN_MM + 4,
+            40,
+            5,
+            size=7,
+        )
         label.setHAlign(Qt.AlignmentFlag.AlignRight)
 
 
@@ -653,9 +734,12 @@ class PdfReport:
 def _sheet(item):
     position, size = item.pagePositionWithUnits(), item.sizeWithUnits()
     extent = item.extent()
-    return MapSheet(item.page(), (position.x(), position.y(), size.width(), size.height()),
-                    (extent.xMinimum(), extent.yMinimum(), extent.xMaximum(), extent.yMaximum()),
-                    item.scale())
+    return MapSheet(
+        item.page(),
+        (position.x(), position.y(), size.width(), size.height()),
+        (extent.xMinimum(), extent.yMinimum(), extent.xMaximum(), extent.yMaximum()),
+        item.scale(),
+    )
 
 
 def export_pdf(layout, path):
@@ -741,15 +825,20 @@ def load_layout_template(template, project=None, name=None):
         raise OSError(f"cannot read the layout template {template}: {err}") from None
     document = QDomDocument()
     if not sources or not document.setContent(text):
-        raise OSError(f"the layout template {template} or its layers ({folder}) are not there "
-                      "or not readable: run the review again")
+        raise OSError(
+            f"the layout template {template} or its layers ({folder}) are not there "
+            "or not readable: run the review again"
+        )
     root = project.layerTreeRoot()
     group = root.findGroup(LAYOUT_LAYERS_GROUP) or root.addGroup(LAYOUT_LAYERS_GROUP)
     group.setExpanded(False)
     # The template's map items find their layers by name and source: these (loaded once per
     # layout folder; a layout opened again finds them in the group).
-    loaded = {(layer.name(), layer.source()) for layer in
-              (node.layer() for node in group.findLayers()) if layer is not None}
+    loaded = {
+        (layer.name(), layer.source())
+        for layer in (node.layer() for node in group.findLayers())
+        if layer is not None
+    }
     if not any(source.startswith(folder) for _name, source in loaded):
         _load_layers(sources, project, group)
     layout = QgsPrintLayout(project)
@@ -758,8 +847,7 @@ def load_layout_template(template, project=None, name=None):
     if not ok:
         raise OSError(f"QGIS could not read the layout template {template}")
     manager = project.layoutManager()
-    layout.setName(manager.generateUniqueTitle() if name is None
-                   else _unique(manager, name))
+    layout.setName(manager.generateUniqueTitle() if name is None else _unique(manager, name))
     manager.addLayout(layout)
     return layout
 

@@ -1,4 +1,5 @@
 """A notice's PDF: its HTML laid out for print by Qt (the review's report is report_layout.py)."""
+
 import os
 
 from qgis.PyQt.QtCore import QMarginsF, QSizeF

@@ -4,18 +4,28 @@ The findings GeoPackage holds ``findings`` and the site's ``disturbance``, ``smp
 ``easement``, each with its default style stored inside (``analysis.report.layer_style``): loading a
 layer applies it, so they open styled here and in any later QGIS session.
 """
+
 from qgis.core import (
     QgsCoordinateTransform,
-    QgsFeatureRequest,
     QgsExpression,
+    QgsFeatureRequest,
     QgsProject,
     QgsRectangle,
     QgsVectorLayer,
 )
 
-__all__ = ["RESULT_LAYERS", "FINDINGS_LAYERS", "PLAN_CONTEXT", "CONTEXT_GROUP",
-           "load_result_layers", "load_context_layers", "remove_group", "feature_selection",
-           "finding_selection", "select_and_zoom"]
+__all__ = [
+    "RESULT_LAYERS",
+    "FINDINGS_LAYERS",
+    "PLAN_CONTEXT",
+    "CONTEXT_GROUP",
+    "load_result_layers",
+    "load_context_layers",
+    "remove_group",
+    "feature_selection",
+    "finding_selection",
+    "select_and_zoom",
+]
 
 # Top to bottom in the group: verdicts over what they are about.
 FINDINGS_LAYERS = ("findings_points", "findings_lines", "findings")
@@ -81,8 +91,7 @@ def load_context_layers(title, site=None, reference=None, project=None):
     group = project.layerTreeRoot().findGroup(title)
     if group is None:
         return {}
-    wanted = [(site, name) for name in PLAN_CONTEXT] + [
-        (reference, name) for name in REFERENCE_LAYERS]
+    wanted = [(site, name) for name in PLAN_CONTEXT] + [(reference, name) for name in REFERENCE_LAYERS]
     present = {path: set(list_layers(path)) for path in {site, reference} if path}
     context = group.addGroup(CONTEXT_GROUP)
     layers = {}

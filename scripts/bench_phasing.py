@@ -21,6 +21,7 @@ beside the naive way (a fresh union of every active polygon at every moment), th
 and the proposal under 10 s at 1,000 phases / 10,000 polygons; 10,000 phases open at once under
 3 s and 500 MB with JSON proportional to the phases.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,15 +39,14 @@ import shapely
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.units import acres
 from analysis.checks.phasing import check_phasing, phasing_timeline
+from analysis.units import acres
 
 CRS = "EPSG:2260"
 PER_PHASE = 10
 
 
-def make_plan(polygons: int, seed: int = 3, accumulating: bool = False,
-              per_phase: int = PER_PHASE):
+def make_plan(polygons: int, seed: int = 3, accumulating: bool = False, per_phase: int = PER_PHASE):
     """Geometries, phases, starts and stabilisation dates of a plan of ``polygons`` polygons."""
     rng = np.random.default_rng(seed)
     phases = max(1, polygons // per_phase)
@@ -60,8 +60,7 @@ def make_plan(polygons: int, seed: int = 3, accumulating: bool = False,
     day0 = date(2027, 1, 1)
     starts = [(day0 + timedelta(days=int(7 * p))).isoformat() for p in phase]
     last = 7 * int(phase.max()) + 30
-    ends = [(day0 + timedelta(days=last if accumulating else int(7 * p + 30))).isoformat()
-            for p in phase]
+    ends = [(day0 + timedelta(days=last if accumulating else int(7 * p + 30))).isoformat() for p in phase]
     return geometries, [str(p + 1) for p in phase], starts, ends
 
 
@@ -88,8 +87,9 @@ def case(kind: str, polygons: int, naive: bool) -> dict:
 
     profile = load_profile()
     per_phase = 1 if kind == "open" else PER_PHASE
-    geometries, phases, starts, ends = make_plan(polygons, accumulating=kind in ("accumulating", "open"),
-                                                 per_phase=per_phase)
+    geometries, phases, starts, ends = make_plan(
+        polygons, accumulating=kind in ("accumulating", "open"), per_phase=per_phase
+    )
     labels = [f"disturbance:{i + 1}" for i in range(polygons)]
     out: dict = {"kind": kind, "polygons": polygons, "phases": len(set(phases))}
     started = time.perf_counter()
@@ -97,8 +97,9 @@ def case(kind: str, polygons: int, naive: bool) -> dict:
     findings = check_phasing(plan, profile)
     out["check_s"] = time.perf_counter() - started
     out["moments"], out["max_acres"] = len(plan.timeline), plan.max_acres
-    out["json_mb"] = len(json_text({**plan.measurements(),
-                                    "findings": [f.to_dict() for f in findings]})) / 1e6
+    out["json_mb"] = (
+        len(json_text({**plan.measurements(), "findings": [f.to_dict() for f in findings]})) / 1e6
+    )
     if naive:
         started = time.perf_counter()
         out["naive_acres"] = naive_timeline(geometries, starts, ends)
@@ -108,8 +109,11 @@ def case(kind: str, polygons: int, naive: bool) -> dict:
 
         from analysis.phasing.proposal import propose_schedule, shifted_dates
 
-        frame = gpd.GeoDataFrame({"phase": phases, "start_date": starts, "stabilized_date": ends},
-                                 geometry=list(geometries), crs=CRS)
+        frame = gpd.GeoDataFrame(
+            {"phase": phases, "start_date": starts, "stabilized_date": ends},
+            geometry=list(geometries),
+            crs=CRS,
+        )
         started = time.perf_counter()
         proposal = propose_schedule(frame, profile)
         out["proposal_s"] = time.perf_counter() - started
@@ -125,18 +129,19 @@ def case(kind: str, polygons: int, naive: bool) -> dict:
 def run_case(kind: str, polygons: int, naive: bool, fresh: bool) -> dict:
     if not fresh:
         return case(kind, polygons, naive)
-    command = [sys.executable, __file__, "--case", kind, str(polygons)] + (["--naive"] if naive
-                                                                          else [])
+    command = [sys.executable, __file__, "--case", kind, str(polygons)] + (["--naive"] if naive else [])
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--naive-all", action="store_true",
-                        help="time the naive way on the accumulating 10,000 too (minutes)")
-    parser.add_argument("--smoke", action="store_true",
-                        help="tiny sizes, in this process: checks the script runs")
+    parser.add_argument(
+        "--naive-all", action="store_true", help="time the naive way on the accumulating 10,000 too (minutes)"
+    )
+    parser.add_argument(
+        "--smoke", action="store_true", help="tiny sizes, in this process: checks the script runs"
+    )
     parser.add_argument("--case", nargs=2, metavar=("KIND", "POLYGONS"), help=argparse.SUPPRESS)
     parser.add_argument("--naive", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -147,33 +152,39 @@ def main(argv=None) -> int:
     fresh = not args.smoke
     for schedule in ("rolling", "accumulating"):
         print(f"\n{schedule}")
-        print(f"{'polygons':>9} {'phases':>7} {'moments':>8} {'check s':>8} {'naive s':>8} "
-              f"{'ratio':>7} {'peak MB':>8}  max acres (check / naive)")
+        print(
+            f"{'polygons':>9} {'phases':>7} {'moments':>8} {'check s':>8} {'naive s':>8} "
+            f"{'ratio':>7} {'peak MB':>8}  max acres (check / naive)"
+        )
         times = []
         for polygons in sizes:
-            naive = polygons <= (sizes[-1] if schedule == "rolling" or args.naive_all
-                                 else sizes[-2])
+            naive = polygons <= (sizes[-1] if schedule == "rolling" or args.naive_all else sizes[-2])
             r = run_case(schedule, polygons, naive, fresh)
             times.append((polygons, r["check_s"]))
             naive_s = f"{r['naive_s']:8.3f}" if naive else "       -"
             ratio = f"{r['naive_s'] / r['check_s']:6.1f}x" if naive else "      -"
             check = f" / {r['naive_acres']:.6f}" if naive else ""
-            print(f"{polygons:>9,} {r['phases']:>7,} {r['moments']:>8,} {r['check_s']:8.3f} "
-                  f"{naive_s} {ratio} {r['peak_mb']:8.0f}  {r['max_acres']:.6f}{check}")
+            print(
+                f"{polygons:>9,} {r['phases']:>7,} {r['moments']:>8,} {r['check_s']:8.3f} "
+                f"{naive_s} {ratio} {r['peak_mb']:8.0f}  {r['max_acres']:.6f}{check}"
+            )
         (n1, t1), (n2, t2) = times[-2], times[-1]
-        print(f"growth: time ~ n^{math.log(t2 / t1) / math.log(n2 / n1):.2f} "
-              f"({n1:,} -> {n2:,} polygons)")
+        print(f"growth: time ~ n^{math.log(t2 / t1) / math.log(n2 / n1):.2f} ({n1:,} -> {n2:,} polygons)")
     phases = 100 if args.smoke else 10_000
     print(f"\n{phases:,} phases of one polygon, all open at once at the end")
     r = run_case("open", phases, False, fresh)
-    print(f"check {r['check_s']:.3f} s, {r['moments']:,} moments, JSON {r['json_mb']:.2f} MB, "
-          f"peak {r['peak_mb']:.0f} MB (goal: under 3 s and 500 MB)")
+    print(
+        f"check {r['check_s']:.3f} s, {r['moments']:,} moments, JSON {r['json_mb']:.2f} MB, "
+        f"peak {r['peak_mb']:.0f} MB (goal: under 3 s and 500 MB)"
+    )
     polygons = 100 if args.smoke else 10_000
     print(f"\nproposal: {polygons // PER_PHASE:,} phases / {polygons:,} polygons, rolling")
     r = run_case("proposal", polygons, False, fresh)
-    print(f"check {r['check_s']:.3f} s (goal < 2 s); proposal {r['proposal_s']:.3f} s (goal < 10 s),"
-          f" {r['proposal']}: max {r['max_acres']:.2f} -> {r['proposed_max_acres']:.2f} acres, "
-          f"completion {r['completion'][0]} -> {r['completion'][1]}; peak {r['peak_mb']:.0f} MB")
+    print(
+        f"check {r['check_s']:.3f} s (goal < 2 s); proposal {r['proposal_s']:.3f} s (goal < 10 s),"
+        f" {r['proposal']}: max {r['max_acres']:.2f} -> {r['proposed_max_acres']:.2f} acres, "
+        f"completion {r['completion'][0]} -> {r['completion'][1]}; peak {r['peak_mb']:.0f} MB"
+    )
     return 0
 
 

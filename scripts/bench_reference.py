@@ -24,11 +24,12 @@ tiled over a New York-sized grid until it holds at least N polygons
 ``--smoke`` runs it all at a tiny size (a few thousand polygons) in a temporary folder: the
 test command runs it so the script cannot rot.
 """
+
 from __future__ import annotations
 
 import argparse
-import json
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -50,8 +51,7 @@ BENCH = ROOT / "build" / "bench"
 # are what a full-size figure should be measured on).
 SHIPPED_NWI = ROOT / "test_data" / "reference_sources" / "NY_shapefile_wetlands.zip"
 _REAL_NWI = ROOT.parent / "shared" / "data" / "nwi_dc_wetlands.zip"  # this project's CI's copy
-NWI = Path(os.environ.get("SWPPP_NWI_EXTRACT")
-           or (_REAL_NWI if _REAL_NWI.is_file() else SHIPPED_NWI))
+NWI = Path(os.environ.get("SWPPP_NWI_EXTRACT") or (_REAL_NWI if _REAL_NWI.is_file() else SHIPPED_NWI))
 
 
 def nwi_layer(archive: Path) -> str:
@@ -60,6 +60,8 @@ def nwi_layer(archive: Path) -> str:
 
     with zipfile.ZipFile(archive) as z:
         return next(n for n in z.namelist() if n.endswith("_Wetlands.shp"))
+
+
 SITE = ROOT / "test_data" / "demo_site.gpkg"
 DEMO_REFERENCE = ROOT / "test_data" / "demo_reference.gpkg"
 REGULATED_TYPES = ("Freshwater Forested/Shrub Wetland", "Freshwater Emergent Wetland")
@@ -98,8 +100,9 @@ def build(target: Path, polygons: int) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".partial.gpkg")
     partial.unlink(missing_ok=True)
-    print(f"building {target} ({tiles * len(nwi):,} wetland polygons in {columns} x {rows} tiles)",
-          flush=True)
+    print(
+        f"building {target} ({tiles * len(nwi):,} wetland polygons in {columns} x {rows} tiles)", flush=True
+    )
     # Written a few tiles at a time (appended): the builder holds one group of tiles, never
     # the whole layer, so a 1M layer builds in bounded memory.
     group = max(1, 50_000 // len(nwi))
@@ -111,21 +114,31 @@ def build(target: Path, polygons: int) -> None:
             parts.append(shapely.transform(base, lambda xy, o=offset: xy + o))
             ids.append([f"NWI-{t:03d}-{i:04d}" for i in range(len(nwi))])
         count = len(parts)
-        wetlands = gpd.GeoDataFrame({
-            "wetland_id": np.concatenate(ids),
-            "source": "NWI",
-            "wetland_class": np.tile(nwi["ATTRIBUTE"].to_numpy(), count),
-            "regulated": np.tile(regulated, count),
-            "adjacent_area_ft": np.tile(np.where(regulated == 1, 100.0, np.nan), count),
-        }, geometry=gpd.GeoSeries(np.concatenate(parts), crs=nwi.crs))
+        wetlands = gpd.GeoDataFrame(
+            {
+                "wetland_id": np.concatenate(ids),
+                "source": "NWI",
+                "wetland_class": np.tile(nwi["ATTRIBUTE"].to_numpy(), count),
+                "regulated": np.tile(regulated, count),
+                "adjacent_area_ft": np.tile(np.where(regulated == 1, 100.0, np.nan), count),
+            },
+            geometry=gpd.GeoSeries(np.concatenate(parts), crs=nwi.crs),
+        )
         # GeoPackage 1.2, which QGIS's GDAL 3.6 reads without a warning.
-        pyogrio.write_dataframe(wetlands, partial, layer="wetlands", driver="GPKG",
-                                promote_to_multi=True, append=first > 0,
-                                dataset_options=None if first else {"VERSION": "1.2"})
+        pyogrio.write_dataframe(
+            wetlands,
+            partial,
+            layer="wetlands",
+            driver="GPKG",
+            promote_to_multi=True,
+            append=first > 0,
+            dataset_options=None if first else {"VERSION": "1.2"},
+        )
         del wetlands, parts, ids
     for layer in ("impaired_waters", "tmdl_watersheds", "catchments"):
-        pyogrio.write_dataframe(gpd.read_file(DEMO_REFERENCE, layer=layer), partial, layer=layer,
-                                driver="GPKG", append=False)
+        pyogrio.write_dataframe(
+            gpd.read_file(DEMO_REFERENCE, layer=layer), partial, layer=layer, driver="GPKG", append=False
+        )
     versions = pd.DataFrame(pyogrio.read_dataframe(DEMO_REFERENCE, layer="layer_versions"))
     pyogrio.write_dataframe(versions, partial, layer="layer_versions", driver="GPKG")
     partial.rename(target)
@@ -166,10 +179,14 @@ def time_check(reference_path: Path, rules=CHECKED) -> dict:
 
     check()  # the first review in a process builds its CRS transformers (cached after)
     seconds, median, (reference, a, measurements) = timed_runs(RUNS, check)
-    return {"seconds": seconds, "median": median,
-            "condition_a": None if a is None else a.applies, **measurements,
-            "wetlands_read": reference.features_read.get("wetlands"),
-            "repaired": len(reference.repaired)}
+    return {
+        "seconds": seconds,
+        "median": median,
+        "condition_a": None if a is None else a.applies,
+        **measurements,
+        "wetlands_read": reference.features_read.get("wetlands"),
+        "repaired": len(reference.repaired),
+    }
 
 
 def without_epsg_code(reference_path: Path, target: Path) -> str:
@@ -185,17 +202,21 @@ def without_epsg_code(reference_path: Path, target: Path) -> str:
     with closing(sqlite3.connect(target)) as con, con:
         srs_id, definition = con.execute(
             "SELECT s.srs_id, s.definition FROM gpkg_spatial_ref_sys s JOIN gpkg_geometry_columns g "
-            "ON g.srs_id = s.srs_id WHERE g.table_name = 'wetlands'").fetchone()
+            "ON g.srs_id = s.srs_id WHERE g.table_name = 'wetlands'"
+        ).fetchone()
         esri = CRS.from_user_input(definition).to_wkt("WKT1_ESRI")
-        con.execute("UPDATE gpkg_spatial_ref_sys SET organization = 'NONE', "
-                    "organization_coordsys_id = srs_id, definition = ? WHERE srs_id = ?",
-                    (esri, srs_id))
+        con.execute(
+            "UPDATE gpkg_spatial_ref_sys SET organization = 'NONE', "
+            "organization_coordsys_id = srs_id, definition = ? WHERE srs_id = ?",
+            (esri, srs_id),
+        )
     return CRS.from_wkt(esri).name
 
 
 COLD_REVIEW = "import sys; from analysis.cli.app import main; sys.exit(main(sys.argv[1:]))"
-IMPORT_FLOOR = ("import geopandas, shapely, pyproj\n"
-                "try:\n    import pyogrio\nexcept ImportError:\n    import fiona")
+IMPORT_FLOOR = (
+    "import geopandas, shapely, pyproj\ntry:\n    import pyogrio\nexcept ImportError:\n    import fiona"
+)
 
 
 def time_cold_review(python: Path, reference_path: Path, runs: int) -> dict:
@@ -212,20 +233,31 @@ def time_cold_review(python: Path, reference_path: Path, runs: int) -> dict:
         for _ in range(runs):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False,
-                                  cwd=ROOT, timeout=600)
+            done = subprocess.run(
+                argv, capture_output=True, text=True, env=env, check=False, cwd=ROOT, timeout=600
+            )
             walls.append(time.perf_counter() - start)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             if done.returncode not in (0, 1):
                 raise RuntimeError(f"{argv[:3]} failed: {done.stderr.strip()[-500:]}")
-        return {"best": min(walls), "median": statistics.median(walls),
-                "cpu": statistics.median(cpus)}
+        return {"best": min(walls), "median": statistics.median(walls), "cpu": statistics.median(cpus)}
 
     with tempfile.TemporaryDirectory(prefix="swppp-bench-review-") as folder:
-        review = timed([str(python), "-c", COLD_REVIEW, "review", str(SITE), "--reference",
-                        str(reference_path), "--json", str(Path(folder) / "review.json"),
-                        "--quiet"])
+        review = timed(
+            [
+                str(python),
+                "-c",
+                COLD_REVIEW,
+                "review",
+                str(SITE),
+                "--reference",
+                str(reference_path),
+                "--json",
+                str(Path(folder) / "review.json"),
+                "--quiet",
+            ]
+        )
     return {"review": review, "floor": timed([str(python), "-c", IMPORT_FLOOR])}
 
 
@@ -273,8 +305,14 @@ os._exit(0)  # QGIS 3.22 may crash freeing layers at exit; the figures are out
 def time_qgis(reference_path: Path) -> dict:
     python = ROOT / ".venv" / "qgis" / "bin" / "python"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PROJ_DATA": "/usr/share/proj"}
-    done = subprocess.run([str(python), "-c", QGIS_SNIPPET, str(reference_path), str(SITE), str(RUNS)],
-                          capture_output=True, text=True, env=env, check=False, timeout=3600)
+    done = subprocess.run(
+        [str(python), "-c", QGIS_SNIPPET, str(reference_path), str(SITE), str(RUNS)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=3600,
+    )
     if done.returncode != 0 or not done.stdout.strip():
         return {"error": done.stderr.strip().splitlines()[-1:] or ["failed"]}
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -286,12 +324,12 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-whole", action="store_true", help="do not read the whole layer")
     parser.add_argument("--skip-qgis", action="store_true", help="do not time QGIS")
     parser.add_argument("--smoke", action="store_true", help="tiny size, a temporary folder")
-    parser.add_argument("--cold-runs", type=int, default=7,
-                        help="runs of the cold one-site review per stack (0: none)")
+    parser.add_argument(
+        "--cold-runs", type=int, default=7, help="runs of the cold one-site review per stack (0: none)"
+    )
     args = parser.parse_args(argv)
     if not NWI.is_file():
-        print(f"{NWI} is absent: SWPPP_NWI_EXTRACT names an NWI state zip to tile",
-              file=sys.stderr)
+        print(f"{NWI} is absent: SWPPP_NWI_EXTRACT names an NWI state zip to tile", file=sys.stderr)
         return 2
     if args.smoke:
         with tempfile.TemporaryDirectory(prefix="swppp-bench-") as folder:
@@ -306,57 +344,80 @@ def run(args, target: Path, polygons: int) -> int:
         build(target, polygons)
         print(f"built in {time.perf_counter() - start:.1f} s ({target.stat().st_size / 1e6:,.0f} MB)")
     check = time_check(target)
-    print(f"one-site Condition A + wetlands check: {check['seconds']:.4f} s best, "
-          f"{check['median']:.4f} s median of {RUNS} "
-          f"({check['wetlands_read']} wetlands read around the site, {check['repaired']} repaired; "
-          f"wetland_acres {check['wetland_acres']:.4f}, adjacent "
-          f"{check['wetland_adjacent_area_acres']:.4f}; Condition A {check['condition_a']})")
+    print(
+        f"one-site Condition A + wetlands check: {check['seconds']:.4f} s best, "
+        f"{check['median']:.4f} s median of {RUNS} "
+        f"({check['wetlands_read']} wetlands read around the site, {check['repaired']} repaired; "
+        f"wetland_acres {check['wetland_acres']:.4f}, adjacent "
+        f"{check['wetland_adjacent_area_acres']:.4f}; Condition A {check['condition_a']})"
+    )
     alone = time_check(target, LIKE_QGIS)
     with tempfile.TemporaryDirectory(prefix="swppp-bench-crs-") as folder:
         name = without_epsg_code(target, Path(folder) / "reference_no_code.gpkg")
         other = time_check(Path(folder) / "reference_no_code.gpkg")
         other_alone = time_check(Path(folder) / "reference_no_code.gpkg", LIKE_QGIS)
-    same = all(abs(other[k] - check[k]) < 1e-9 and abs(other_alone[k] - check[k]) < 1e-9
-               and abs(alone[k] - check[k]) < 1e-9
-               for k in ("wetland_acres", "wetland_adjacent_area_acres"))
-    print(f"the same check, the reference's CRS an ESRI WKT without a code ({name}): "
-          f"{other['seconds']:.4f} s best, {other['median']:.4f} s median; same answers: {same}")
-    print(f"the wetlands check alone (the part QGIS's pipeline below does too; the whole check "
-          f"also reads the catchments, TMDL watersheds and 303(d) table for Condition A, and "
-          f"buffers regulated wetlands by their adjacent areas, which QGIS's does not): "
-          f"{alone['seconds']:.4f} s best, {alone['median']:.4f} s median; without a code: "
-          f"{other_alone['seconds']:.4f} s best, {other_alone['median']:.4f} s median")
+    same = all(
+        abs(other[k] - check[k]) < 1e-9
+        and abs(other_alone[k] - check[k]) < 1e-9
+        and abs(alone[k] - check[k]) < 1e-9
+        for k in ("wetland_acres", "wetland_adjacent_area_acres")
+    )
+    print(
+        f"the same check, the reference's CRS an ESRI WKT without a code ({name}): "
+        f"{other['seconds']:.4f} s best, {other['median']:.4f} s median; same answers: {same}"
+    )
+    print(
+        f"the wetlands check alone (the part QGIS's pipeline below does too; the whole check "
+        f"also reads the catchments, TMDL watersheds and 303(d) table for Condition A, and "
+        f"buffers regulated wetlands by their adjacent areas, which QGIS's does not): "
+        f"{alone['seconds']:.4f} s best, {alone['median']:.4f} s median; without a code: "
+        f"{other_alone['seconds']:.4f} s best, {other_alone['median']:.4f} s median"
+    )
     if not args.skip_whole:
         whole = time_whole_layer(target)
-        print(f"reading the whole wetlands layer: {whole['seconds']:.2f} s "
-              f"({whole['features']:,} features): {whole['seconds'] / check['seconds']:.0f}x "
-              f"the one-site check")
+        print(
+            f"reading the whole wetlands layer: {whole['seconds']:.2f} s "
+            f"({whole['features']:,} features): {whole['seconds'] / check['seconds']:.0f}x "
+            f"the one-site check"
+        )
     if not args.skip_qgis:
         qgis = time_qgis(target)
         if "error" in qgis:
             print(f"QGIS: failed: {qgis['error']}")
         else:
-            print(f"QGIS native:extractbylocation + native:intersection: {qgis['seconds']:.4f} s "
-                  f"best ({qgis['median']:.4f} s median) on layers already open, "
-                  f"{qgis['with_opening']:.4f} s best opening the two layers too "
-                  f"({qgis['extracted']} wetlands extracted of {qgis['features']:,})")
-            for label, ours in (("the one-site check", check), ("without a code", other),
-                                ("the wetlands check alone", alone),
-                                ("alone, without a code", other_alone)):
-                print(f"  QGIS on open layers / {label}: {qgis['seconds'] / ours['seconds']:.2f}x "
-                      f"best, {qgis['median'] / ours['median']:.2f}x median; QGIS opening too: "
-                      f"{qgis['with_opening'] / ours['seconds']:.2f}x (above 1: ours is faster)")
-    pythons = [sys.executable] if args.smoke else [
-        ROOT / ".venv" / stack / "bin" / "python" for stack in ("plain", "qgis")]
+            print(
+                f"QGIS native:extractbylocation + native:intersection: {qgis['seconds']:.4f} s "
+                f"best ({qgis['median']:.4f} s median) on layers already open, "
+                f"{qgis['with_opening']:.4f} s best opening the two layers too "
+                f"({qgis['extracted']} wetlands extracted of {qgis['features']:,})"
+            )
+            for label, ours in (
+                ("the one-site check", check),
+                ("without a code", other),
+                ("the wetlands check alone", alone),
+                ("alone, without a code", other_alone),
+            ):
+                print(
+                    f"  QGIS on open layers / {label}: {qgis['seconds'] / ours['seconds']:.2f}x "
+                    f"best, {qgis['median'] / ours['median']:.2f}x median; QGIS opening too: "
+                    f"{qgis['with_opening'] / ours['seconds']:.2f}x (above 1: ours is faster)"
+                )
+    pythons = (
+        [sys.executable]
+        if args.smoke
+        else [ROOT / ".venv" / stack / "bin" / "python" for stack in ("plain", "qgis")]
+    )
     for python in pythons:
         if not args.cold_runs or not Path(python).is_file():
             continue
         cold = time_cold_review(Path(python), target, 1 if args.smoke else args.cold_runs)
         review, floor = cold["review"], cold["floor"]
-        print(f"cold one-site `swppp review --json` ({python}): best {review['best']:.2f} s, "
-              f"median {review['median']:.2f} s, CPU {review['cpu']:.2f} s (goal 1.5 s); a fresh "
-              f"Python importing geopandas and the reader: best {floor['best']:.2f} s, median "
-              f"{floor['median']:.2f} s ({floor['median'] / review['median']:.0%} of the review)")
+        print(
+            f"cold one-site `swppp review --json` ({python}): best {review['best']:.2f} s, "
+            f"median {review['median']:.2f} s, CPU {review['cpu']:.2f} s (goal 1.5 s); a fresh "
+            f"Python importing geopandas and the reader: best {floor['best']:.2f} s, median "
+            f"{floor['median']:.2f} s ({floor['median'] / review['median']:.0%} of the review)"
+        )
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

@@ -23,12 +23,13 @@ resident set size):
 ``--smoke`` runs every step at a tiny size (a few thousand polygons, 50 sites) in a temporary
 folder, skipping nothing that is installed: the test command runs it so the script cannot rot.
 """
+
 from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -69,23 +70,30 @@ def build_sites(reference: Path, target: Path, count: int, seed: int = 23) -> No
     rng = np.random.default_rng(seed)
     con = __import__("sqlite3").connect(str(reference))
     minx, maxx, miny, maxy = con.execute(
-        "SELECT min(minx), max(maxx), min(miny), max(maxy) FROM rtree_wetlands_geom").fetchone()
-    picks = rng.integers(1, con.execute("SELECT max(id) FROM rtree_wetlands_geom").fetchone()[0] + 1,
-                         count // 2)
-    corners = con.execute(f"SELECT minx, miny FROM rtree_wetlands_geom WHERE id IN "
-                          f"({','.join(map(str, picks.tolist()))})").fetchall()
+        "SELECT min(minx), max(maxx), min(miny), max(maxy) FROM rtree_wetlands_geom"
+    ).fetchone()
+    picks = rng.integers(
+        1, con.execute("SELECT max(id) FROM rtree_wetlands_geom").fetchone()[0] + 1, count // 2
+    )
+    corners = con.execute(
+        f"SELECT minx, miny FROM rtree_wetlands_geom WHERE id IN ({','.join(map(str, picks.tolist()))})"
+    ).fetchall()
     con.close()
-    points = np.concatenate([np.array(corners, dtype=float).reshape(-1, 2),
-                             np.column_stack([rng.uniform(minx, maxx, count - len(corners)),
-                                              rng.uniform(miny, maxy, count - len(corners))])])
-    centres = to_crs(gpd.GeoSeries(shapely.points(points), crs=layer_crs(reference, "wetlands")),
-                     area)
+    points = np.concatenate(
+        [
+            np.array(corners, dtype=float).reshape(-1, 2),
+            np.column_stack(
+                [rng.uniform(minx, maxx, count - len(corners)), rng.uniform(miny, maxy, count - len(corners))]
+            ),
+        ]
+    )
+    centres = to_crs(gpd.GeoSeries(shapely.points(points), crs=layer_crs(reference, "wetlands")), area)
     side = np.sqrt(SITE_ACRES * ACRE_M2) / unit_metres(area)
     xy = shapely.get_coordinates(np.asarray(centres.values, dtype=object))
-    squares = shapely.box(xy[:, 0] - side / 2, xy[:, 1] - side / 2, xy[:, 0] + side / 2,
-                          xy[:, 1] + side / 2)
-    gpd.GeoDataFrame({"site_id": [f"S{k:05d}" for k in range(len(squares))]},
-                     geometry=squares, crs=area).to_file(target, layer="sites", driver="GPKG")
+    squares = shapely.box(xy[:, 0] - side / 2, xy[:, 1] - side / 2, xy[:, 0] + side / 2, xy[:, 1] + side / 2)
+    gpd.GeoDataFrame(
+        {"site_id": [f"S{k:05d}" for k in range(len(squares))]}, geometry=squares, crs=area
+    ).to_file(target, layer="sites", driver="GPKG")
 
 
 # Statewide Condition A layers for the screen (the demo's two catchments meet few sites): a
@@ -93,9 +101,9 @@ def build_sites(reference: Path, target: Path, count: int, seed: int = 23) -> No
 # rows of basins: a catchment drains into the next one east, the last of a basin into its
 # water. Every third basin's water is 303(d)-listed (category 5, phosphorus), every seventh's is
 # category 4a; every fifth basin lies in a TMDL watershed (stormwater a source in every other).
-CELL_M = 10_000.0      # a catchment's side (a HUC12 is about 100 km2)
+CELL_M = 10_000.0  # a catchment's side (a HUC12 is about 100 km2)
 EDGE_VERTICES = 1_000  # vertices along each side (a real HUC12 boundary has thousands)
-BASIN = 4              # catchments in a row drained one into the next
+BASIN = 4  # catchments in a row drained one into the next
 
 
 def add_condition_a_layers(reference: Path) -> None:
@@ -111,7 +119,8 @@ def add_condition_a_layers(reference: Path) -> None:
 
     with closing(sqlite3.connect(str(reference))) as con:
         minx, maxx, miny, maxy = con.execute(
-            "SELECT min(minx), max(maxx), min(miny), max(maxy) FROM rtree_wetlands_geom").fetchone()
+            "SELECT min(minx), max(maxx), min(miny), max(maxy) FROM rtree_wetlands_geom"
+        ).fetchone()
     crs = pyogrio.read_info(str(reference), layer="wetlands")["crs"]
     columns = int(np.ceil((maxx - minx) / CELL_M))
     rows = int(np.ceil((maxy - miny) / CELL_M))
@@ -127,36 +136,56 @@ def add_condition_a_layers(reference: Path) -> None:
             water = f"NY-{row:03d}-{basin:03d}"
             drains.append(water if last else f"C{row:03d}{column + 1:03d}")
             if last:
-                waters[water] = shapely.LineString([(x + 100, y + 100), (x + CELL_M - 100,
-                                                                          y + CELL_M - 100)])
+                waters[water] = shapely.LineString([(x + 100, y + 100), (x + CELL_M - 100, y + CELL_M - 100)])
             if basin % 5 == 0:
                 first = minx + basin * BASIN * CELL_M
-                sheds.setdefault((row, basin), shapely.box(
-                    first, y, min(first + BASIN * CELL_M, minx + columns * CELL_M), y + CELL_M))
-    catchments = gpd.GeoDataFrame({"catchment_id": ids, "name": ids, "drains_to": drains},
-                                  geometry=cells, crs=crs)
+                sheds.setdefault(
+                    (row, basin),
+                    shapely.box(first, y, min(first + BASIN * CELL_M, minx + columns * CELL_M), y + CELL_M),
+                )
+    catchments = gpd.GeoDataFrame(
+        {"catchment_id": ids, "name": ids, "drains_to": drains}, geometry=cells, crs=crs
+    )
     number = {w: k for k, w in enumerate(waters)}
     listed = [w for w in waters if number[w] % 3 == 0 or number[w] % 7 == 0]
-    impaired = gpd.GeoDataFrame({
-        "waterbody_id": listed, "name": listed, "pollutants": "Phosphorus",
-        "listing_cycle": "2022",
-        "category": ["5" if number[w] % 3 == 0 else "4a" for w in listed]},
-        geometry=[waters[w] for w in listed], crs=crs)
+    impaired = gpd.GeoDataFrame(
+        {
+            "waterbody_id": listed,
+            "name": listed,
+            "pollutants": "Phosphorus",
+            "listing_cycle": "2022",
+            "category": ["5" if number[w] % 3 == 0 else "4a" for w in listed],
+        },
+        geometry=[waters[w] for w in listed],
+        crs=crs,
+    )
     keys = sorted(sheds)
-    watersheds = gpd.GeoDataFrame({
-        "watershed_id": [f"TW-{r:03d}-{b:03d}" for r, b in keys],
-        "name": [f"TW-{r:03d}-{b:03d}" for r, b in keys], "pollutants": "Phosphorus",
-        "tmdl_id": [f"NY-TMDL-{k:04d}" for k in range(len(keys))],
-        "stormwater_source": [k % 2 for k in range(len(keys))]},
-        geometry=[shapely.segmentize(sheds[k], CELL_M / EDGE_VERTICES) for k in keys], crs=crs)
-    for layer, frame in (("catchments", catchments), ("impaired_waters", impaired),
-                         ("tmdl_watersheds", watersheds)):
+    watersheds = gpd.GeoDataFrame(
+        {
+            "watershed_id": [f"TW-{r:03d}-{b:03d}" for r, b in keys],
+            "name": [f"TW-{r:03d}-{b:03d}" for r, b in keys],
+            "pollutants": "Phosphorus",
+            "tmdl_id": [f"NY-TMDL-{k:04d}" for k in range(len(keys))],
+            "stormwater_source": [k % 2 for k in range(len(keys))],
+        },
+        geometry=[shapely.segmentize(sheds[k], CELL_M / EDGE_VERTICES) for k in keys],
+        crs=crs,
+    )
+    for layer, frame in (
+        ("catchments", catchments),
+        ("impaired_waters", impaired),
+        ("tmdl_watersheds", watersheds),
+    ):
         pyogrio.write_dataframe(frame, reference, layer=layer, driver="GPKG", append=False)
-    print(f"  {len(catchments):,} catchments ({EDGE_VERTICES * 4:,} vertices each), "
-          f"{len(impaired):,} 303(d) waters, {len(watersheds):,} TMDL watersheds", flush=True)
+    print(
+        f"  {len(catchments):,} catchments ({EDGE_VERTICES * 4:,} vertices each), "
+        f"{len(impaired):,} 303(d) waters, {len(watersheds):,} TMDL watersheds",
+        flush=True,
+    )
 
 
 # --- the steps, each run in its own process (python bench_screen.py --step NAME ARGS) -----------
+
 
 def step_screen(sites: str, reference: str, rows_path: str | None = None) -> dict:
     from analysis.screen.operations import run_screen
@@ -165,11 +194,14 @@ def step_screen(sites: str, reference: str, rows_path: str | None = None) -> dic
     rows = done.screen.rows
     if rows_path:  # for step_agree (after the timing: this process's clock has stopped)
         Path(rows_path).write_text(json.dumps({r["site_id"]: r for r in rows}))
-    return {"sites": len(rows), "applies": sum(r["condition_a"] == "applies" for r in rows),
-            "not_decided": sum(r["condition_a"] == "not decided" for r in rows),
-            "wet": sum(r["wetland_status"] != "none" for r in rows),
-            "wetland_acres": round(sum(r["wetland_acres"] for r in rows), 6),
-            "wetlands_read": done.screen.reference.get("read", {}).get("wetlands")}
+    return {
+        "sites": len(rows),
+        "applies": sum(r["condition_a"] == "applies" for r in rows),
+        "not_decided": sum(r["condition_a"] == "not decided" for r in rows),
+        "wet": sum(r["wetland_status"] != "none" for r in rows),
+        "wetland_acres": round(sum(r["wetland_acres"] for r in rows), 6),
+        "wetlands_read": done.screen.reference.get("read", {}).get("wetlands"),
+    }
 
 
 AGREE_SITES = 20  # sites reviewed one by one (``swppp review``) against the screen's rows
@@ -197,9 +229,11 @@ def step_agree(sites: str, reference: str, rows_path: str) -> dict:
         status = APPLIES if a.applies else NOT_DECIDED if not a.decided else DOES_NOT_APPLY
         row = rows[str(found.ids[k])]
         statuses.add(status)
-        if (row["condition_a"] != status
-                or abs(row["wetland_acres"] - measured["wetland_acres"]) > 1e-9
-                or abs(row["adjacent_area_acres"] - measured["wetland_adjacent_area_acres"]) > 1e-9):
+        if (
+            row["condition_a"] != status
+            or abs(row["wetland_acres"] - measured["wetland_acres"]) > 1e-9
+            or abs(row["adjacent_area_acres"] - measured["wetland_adjacent_area_acres"]) > 1e-9
+        ):
             differ.append(str(found.ids[k]))
     return {"checked": len(picked), "differ": differ, "statuses": sorted(statuses)}
 
@@ -215,9 +249,9 @@ def step_floor(sites: str, reference: str) -> dict:
     from analysis.crs import crs_of, to_crs
     from analysis.io.geopackage import read_geopackage_boxes
     from analysis.io.vector import layer_crs, read_layer
+    from analysis.overlay import shared_parts
     from analysis.profile import load_profile
     from analysis.reference.read import boxes_in_crs
-    from analysis.overlay import shared_parts
 
     area = crs_of(load_profile().area_crs)
     geoms = np.asarray(read_layer(sites, "sites").frame.geometry.values, dtype=object)
@@ -239,8 +273,7 @@ def step_floor(sites: str, reference: str) -> dict:
 def step_import(source: str, target: str) -> dict:
     from analysis.reference.operations import import_reference
 
-    done = import_reference("wetlands", f"{source}|layername=wetlands", target,
-                            source_date="2026-01-01")
+    done = import_reference("wetlands", f"{source}|layername=wetlands", target, source_date="2026-01-01")
     return {"features": done["version"]["feature_count"]}
 
 
@@ -252,13 +285,18 @@ def step_pg_import(source: str, conninfo: str) -> dict:
     from analysis.reference.operations import import_reference
 
     for layer in ("catchments", "tmdl_watersheds", "impaired_waters"):
-        import_reference(layer, f"{source}|layername={layer}", conninfo,
-                         source_date="2026-01-01")
+        import_reference(layer, f"{source}|layername={layer}", conninfo, source_date="2026-01-01")
     return step_import(source, conninfo)
 
 
-STEPS = {"screen": step_screen, "agree": step_agree, "floor": step_floor, "import": step_import,
-         "pg_screen": step_pg_screen, "pg_import": step_pg_import}
+STEPS = {
+    "screen": step_screen,
+    "agree": step_agree,
+    "floor": step_floor,
+    "import": step_import,
+    "pg_screen": step_pg_screen,
+    "pg_import": step_pg_import,
+}
 
 
 def measured(command: list[str], env: dict | None = None) -> dict:
@@ -266,11 +304,11 @@ def measured(command: list[str], env: dict | None = None) -> dict:
     # GNU time measures the command itself (a child forked from here would count this
     # process's memory too, up to its exec).
     with tempfile.NamedTemporaryFile(suffix=".rss") as rss:
-        timer = (["/usr/bin/time", "-f", "%M %U %S", "-o", rss.name]
-                 if os.path.exists("/usr/bin/time") else [])
+        timer = ["/usr/bin/time", "-f", "%M %U %S", "-o", rss.name] if os.path.exists("/usr/bin/time") else []
         start = time.perf_counter()
-        done = subprocess.run(timer + command, capture_output=True, text=True,
-                              env={**os.environ, **(env or {})}, check=False)
+        done = subprocess.run(
+            timer + command, capture_output=True, text=True, env={**os.environ, **(env or {})}, check=False
+        )
         seconds = time.perf_counter() - start
         kilobytes = Path(rss.name).read_text().strip().splitlines()[-1:] if timer else []
     out, err = done.stdout, done.stderr
@@ -319,14 +357,44 @@ def postgis(keep: str | None = None):
     fresh = not os.path.isdir(data)
     try:
         if fresh:
-            subprocess.run(_as_server_user([str(bin_dir / "initdb"), "-D", data, "-U", "postgres",
-                                            "--auth=trust", "-E", "UTF8", "--no-sync",
-                                            "--locale=C"]),
-                           check=True, capture_output=True, timeout=120)
+            subprocess.run(
+                _as_server_user(
+                    [
+                        str(bin_dir / "initdb"),
+                        "-D",
+                        data,
+                        "-U",
+                        "postgres",
+                        "--auth=trust",
+                        "-E",
+                        "UTF8",
+                        "--no-sync",
+                        "--locale=C",
+                    ]
+                ),
+                check=True,
+                capture_output=True,
+                timeout=120,
+            )
         options = f"-c listen_addresses='' -k {folder} -p {port} -c fsync=off"
-        subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", data, "-l",
-                                        os.path.join(folder, "log"), "-o", options, "-w", "start"]),
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            _as_server_user(
+                [
+                    str(bin_dir / "pg_ctl"),
+                    "-D",
+                    data,
+                    "-l",
+                    os.path.join(folder, "log"),
+                    "-o",
+                    options,
+                    "-w",
+                    "start",
+                ]
+            ),
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
         conninfo = f"host={folder} port={port} user=postgres"
         if fresh:
             with psycopg.connect(f"{conninfo} dbname=postgres", autocommit=True) as con:
@@ -336,9 +404,14 @@ def postgis(keep: str | None = None):
         yield f"{conninfo} dbname=bench"
     finally:
         # A kept server is stopped cleanly (its data is reused), a temporary one at once.
-        subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", data, "-m",
-                                        "fast" if keep else "immediate", "-w", "stop"]),
-                       check=False, capture_output=True, timeout=120)
+        subprocess.run(
+            _as_server_user(
+                [str(bin_dir / "pg_ctl"), "-D", data, "-m", "fast" if keep else "immediate", "-w", "stop"]
+            ),
+            check=False,
+            capture_output=True,
+            timeout=120,
+        )
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -348,9 +421,10 @@ def pg_imported(conninfo: str) -> bool:
     import psycopg
 
     with psycopg.connect(conninfo) as con:
-        found = con.execute("SELECT count(*) FROM geometry_columns WHERE f_table_name = ANY(%s)",
-                            (["catchments", "tmdl_watersheds", "impaired_waters", "wetlands"],)
-                            ).fetchone()
+        found = con.execute(
+            "SELECT count(*) FROM geometry_columns WHERE f_table_name = ANY(%s)",
+            (["catchments", "tmdl_watersheds", "impaired_waters", "wetlands"],),
+        ).fetchone()
     return bool(found and found[0] == 4)
 
 
@@ -382,33 +456,55 @@ def qgis_join(sites: Path, reference: Path, work: Path) -> dict:
     env = {"QT_QPA_PLATFORM": "offscreen", "PROJ_DATA": "/usr/share/proj"}
     start_up = measured([program, "help", "native:joinattributesbylocation"], env)
     # One join per polygon layer the screen meets the sites with (as a user would run them).
-    joins = [measured([program, "run", "native:joinattributesbylocation", "--",
-                       f"INPUT={sites}|layername=sites", f"JOIN={reference}|layername={layer}",
-                       "PREDICATE=0", "METHOD=0", f"OUTPUT={work / f'qgis_join_{layer}.gpkg'}"],
-                      env) for layer in POLYGON_LAYERS]
+    joins = [
+        measured(
+            [
+                program,
+                "run",
+                "native:joinattributesbylocation",
+                "--",
+                f"INPUT={sites}|layername=sites",
+                f"JOIN={reference}|layername={layer}",
+                "PREDICATE=0",
+                "METHOD=0",
+                f"OUTPUT={work / f'qgis_join_{layer}.gpkg'}",
+            ],
+            env,
+        )
+        for layer in POLYGON_LAYERS
+    ]
     failed = [j for j in joins if not j["ok"]]
     if failed:
         return failed[0]
-    return {"ok": True, "seconds": sum(j["seconds"] for j in joins),
-            "cpu": sum(j["cpu"] for j in joins), "peak_mb": max(j["peak_mb"] for j in joins),
-            "start_up": start_up["seconds"] * len(joins)}
+    return {
+        "ok": True,
+        "seconds": sum(j["seconds"] for j in joins),
+        "cpu": sum(j["cpu"] for j in joins),
+        "peak_mb": max(j["peak_mb"] for j in joins),
+        "start_up": start_up["seconds"] * len(joins),
+    }
 
 
 def ogr2ogr(reference: Path, work: Path) -> dict:
     if shutil.which("ogr2ogr") is None:
         return {"ok": False, "error": "ogr2ogr is absent"}
-    return measured(["ogr2ogr", "-f", "GPKG", str(work / "ogr2ogr.gpkg"), str(reference),
-                     "wetlands"])
+    return measured(["ogr2ogr", "-f", "GPKG", str(work / "ogr2ogr.gpkg"), str(reference), "wetlands"])
 
 
 def show(label: str, result: dict, base: dict | None = None, note: str = "") -> None:
     if not result.get("ok"):
         print(f"{label:<44} skipped: {result.get('error')}")
         return
-    ratio = (f"  {result['seconds'] / base['seconds']:5.1f}x (CPU {result['cpu'] / base['cpu']:.1f}x)"
-             if base and base.get("ok") else "")
-    print(f"{label:<44} {result['seconds']:8.2f} s  CPU {result['cpu']:7.2f} s  "
-          f"{result['peak_mb']:6.0f} MB{ratio}  {note}", flush=True)
+    ratio = (
+        f"  {result['seconds'] / base['seconds']:5.1f}x (CPU {result['cpu'] / base['cpu']:.1f}x)"
+        if base and base.get("ok")
+        else ""
+    )
+    print(
+        f"{label:<44} {result['seconds']:8.2f} s  CPU {result['cpu']:7.2f} s  "
+        f"{result['peak_mb']:6.0f} MB{ratio}  {note}",
+        flush=True,
+    )
 
 
 def main(argv=None) -> int:
@@ -419,21 +515,30 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-qgis", action="store_true")
     parser.add_argument("--skip-postgis", action="store_true")
     parser.add_argument("--skip-import", action="store_true")
-    parser.add_argument("--import-only", action="store_true",
-                        help="only the import against ogr2ogr (on this Python's stack)")
-    parser.add_argument("--pg-keep", metavar="DIR",
-                        help="keep the PostgreSQL of the PostGIS steps in DIR and reuse it (and "
-                             "the reference imported there) on the next run")
-    parser.add_argument("--pg-only", action="store_true",
-                        help="only the PostGIS screen (with the GeoPackage screen to compare)")
+    parser.add_argument(
+        "--import-only", action="store_true", help="only the import against ogr2ogr (on this Python's stack)"
+    )
+    parser.add_argument(
+        "--pg-keep",
+        metavar="DIR",
+        help="keep the PostgreSQL of the PostGIS steps in DIR and reuse it (and "
+        "the reference imported there) on the next run",
+    )
+    parser.add_argument(
+        "--pg-only",
+        action="store_true",
+        help="only the PostGIS screen (with the GeoPackage screen to compare)",
+    )
     parser.add_argument("--step", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.step:
         print(json.dumps(STEPS[args.step[0]](*args.step[1:])))
         return 0
     if not bench_reference.NWI.is_file():
-        print(f"{bench_reference.NWI} is absent: SWPPP_NWI_EXTRACT names an NWI state zip to "
-              "tile", file=sys.stderr)
+        print(
+            f"{bench_reference.NWI} is absent: SWPPP_NWI_EXTRACT names an NWI state zip to tile",
+            file=sys.stderr,
+        )
         return 2
     with contextlib.ExitStack() as stack:
         if args.smoke:
@@ -460,27 +565,42 @@ def main(argv=None) -> int:
         elif not sites.is_file():
             build_sites(reference, sites, args.sites)
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="swppp-bench-work-")))
-        print(f"{args.sites:,} five-acre sites against {args.polygons:,}+ wetland polygons "
-              f"({reference.name}); Python {sys.version.split()[0]} ({sys.executable}); "
-              f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(
+            f"{args.sites:,} five-acre sites against {args.polygons:,}+ wetland polygons "
+            f"({reference.name}); Python {sys.version.split()[0]} ({sys.executable}); "
+            f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        )
         screen: dict = {"ok": False, "error": "--import-only"}
         if not args.import_only:
             screen = run_step("screen", str(sites), str(reference), str(work / "rows.json"))
-            floor = (run_step("floor", str(sites), str(reference)) if not args.pg_only else
-                     {"ok": False, "error": "--pg-only"})
-            show("screen (GeoPackage)", screen, floor,
-                 f"x the floor; Condition A {screen.get('applies')} applies, "
-                 f"{screen.get('not_decided')} not decided; {screen.get('wet')} wetland, "
-                 f"{screen.get('wetlands_read')} wetlands read")
+            floor = (
+                run_step("floor", str(sites), str(reference))
+                if not args.pg_only
+                else {"ok": False, "error": "--pg-only"}
+            )
+            show(
+                "screen (GeoPackage)",
+                screen,
+                floor,
+                f"x the floor; Condition A {screen.get('applies')} applies, "
+                f"{screen.get('not_decided')} not decided; {screen.get('wet')} wetland, "
+                f"{screen.get('wetlands_read')} wetlands read",
+            )
             if screen.get("ok"):
                 agree = run_step("agree", str(sites), str(reference), str(work / "rows.json"))
-                show("screen = swppp review, site by site", agree,
-                     note=f"{agree.get('checked')} random sites reviewed one by one "
-                          f"({', '.join(agree.get('statuses', []))}): agrees with the review: "
-                          f"{agree.get('ok') and not agree.get('differ')} {agree.get('differ') or ''}")
-            show("floor: R-tree read + STRtree + areas", floor,
-                 note=", ".join(f"{floor.get(layer + '_read')} {layer}" for layer in POLYGON_LAYERS)
-                 + f" read, {floor.get('pairs')} pairs")
+                show(
+                    "screen = swppp review, site by site",
+                    agree,
+                    note=f"{agree.get('checked')} random sites reviewed one by one "
+                    f"({', '.join(agree.get('statuses', []))}): agrees with the review: "
+                    f"{agree.get('ok') and not agree.get('differ')} {agree.get('differ') or ''}",
+                )
+            show(
+                "floor: R-tree read + STRtree + areas",
+                floor,
+                note=", ".join(f"{floor.get(layer + '_read')} {layer}" for layer in POLYGON_LAYERS)
+                + f" read, {floor.get('pairs')} pairs",
+            )
         if not args.skip_postgis:
             with postgis(args.pg_keep) as conninfo:
                 if conninfo is None:
@@ -493,16 +613,25 @@ def main(argv=None) -> int:
                     pg = run_step("pg_screen", str(sites), conninfo)
                     # The SQL runs in the server: its CPU counts with the client's.
                     pg["cpu"] += server_cpu(conninfo) - before
-                    agrees = (all(pg.get(k) == screen.get(k) for k in ("applies", "not_decided", "wet"))
-                              and abs(pg.get("wetland_acres", -1) - screen.get("wetland_acres", 0))
-                              < 1e-3)
-                    show("screen (PostGIS, SQL in the database)", pg, screen,
-                         f"x the GeoPackage screen; agrees: {agrees}; CPU = client + server")
+                    agrees = (
+                        all(pg.get(k) == screen.get(k) for k in ("applies", "not_decided", "wet"))
+                        and abs(pg.get("wetland_acres", -1) - screen.get("wetland_acres", 0)) < 1e-3
+                    )
+                    show(
+                        "screen (PostGIS, SQL in the database)",
+                        pg,
+                        screen,
+                        f"x the GeoPackage screen; agrees: {agrees}; CPU = client + server",
+                    )
         if not args.skip_qgis:
             join = qgis_join(sites, reference, work)
-            show("QGIS native:joinattributesbylocation", join, screen,
-                 f"x the screen ({len(POLYGON_LAYERS)} joins, one a layer; qgis_process "
-                 f"start-ups {join.get('start_up', 0):.2f} s included)")
+            show(
+                "QGIS native:joinattributesbylocation",
+                join,
+                screen,
+                f"x the screen ({len(POLYGON_LAYERS)} joins, one a layer; qgis_process "
+                f"start-ups {join.get('start_up', 0):.2f} s included)",
+            )
         if not args.skip_import:
             copy = ogr2ogr(reference, work)
             show("ogr2ogr copy of the wetlands layer", copy)

@@ -8,6 +8,7 @@ The document is generated, never edited by hand: ``analysis/siteplan/contract.py
 that cite "docs/CONTRACT.md" point here. ``tests/analysis/test_contract_doc.py`` fails where the
 file is not what this script writes.
 """
+
 from __future__ import annotations
 
 import sys
@@ -21,8 +22,11 @@ from analysis.siteplan.contract import SITE_PLAN_LAYERS  # noqa: E402
 
 TARGET = ROOT / "docs" / "CONTRACT.md"
 # The site plan's groups, as the document heads them (analysis.siteplan.contract.GROUPS).
-GROUP_HEADINGS = {"site": "Site plan", "hydrology": "Hydrology inputs",
-                  "checklist": "SWPPP contents checklist"}
+GROUP_HEADINGS = {
+    "site": "Site plan",
+    "hydrology": "Hydrology inputs",
+    "checklist": "SWPPP contents checklist",
+}
 
 HEAD = """# The contract: the layers and fields SWPPP Review reads
 
@@ -60,39 +64,66 @@ def _site_field(field) -> str:
 def _site_layers(group: str) -> list[str]:
     out = [f"## {GROUP_HEADINGS[group]}", ""]
     for spec in (s for s in SITE_PLAN_LAYERS if s.group == group):
-        geometry = ("a table (no geometry)" if spec.geometry is None
-                    else " or ".join(spec.geometry) + " features")
+        geometry = (
+            "a table (no geometry)" if spec.geometry is None else " or ".join(spec.geometry) + " features"
+        )
         needs = "required" if spec.required else "optional"
         ident = f"; id field `{spec.id_field}`" if spec.id_field else ""
         unique = " (unique)" if spec.unique_ids else ""
-        out += [f"### `{spec.name}`", "",
-                f"{spec.label or spec.name}: {geometry}, {needs}{ident}{unique}.", "",
-                "| field | type | notes |", "| --- | --- | --- |",
-                *(_site_field(f) for f in spec.fields), ""]
+        out += [
+            f"### `{spec.name}`",
+            "",
+            f"{spec.label or spec.name}: {geometry}, {needs}{ident}{unique}.",
+            "",
+            "| field | type | notes |",
+            "| --- | --- | --- |",
+            *(_site_field(f) for f in spec.fields),
+            "",
+        ]
     return out
 
 
 def _reference_layers() -> list[str]:
-    out = ["## Reference layers", "",
-           "Kept by GIS staff with `swppp reference import` (docs/REFERENCE.md), in a GeoPackage "
-           "or a PostGIS schema; a review reads the features around the site, or looks a layer "
-           "up by id wherever its features lie. A store missing a layer serves the checks that "
-           "do not read it (`swppp reference status` says which).", ""]
+    out = [
+        "## Reference layers",
+        "",
+        "Kept by GIS staff with `swppp reference import` (docs/REFERENCE.md), in a GeoPackage "
+        "or a PostGIS schema; a review reads the features around the site, or looks a layer "
+        "up by id wherever its features lie. A store missing a layer serves the checks that "
+        "do not read it (`swppp reference status` says which).",
+        "",
+    ]
     for spec in REFERENCE_LAYERS.values():
-        read = ("read around the site" if spec.read == BOX else
-                "looked up by " + ", ".join(f"`{f}`" for f in spec.lookup_fields))
-        out += [f"### `{spec.name}`", "",
-                f"{spec.label}: " + " or ".join(spec.geometry_types)
-                + f" features; id field `{spec.id_field}`; {read}.", "",
-                "| field | type | notes |", "| --- | --- | --- |"]
+        read = (
+            "read around the site"
+            if spec.read == BOX
+            else "looked up by " + ", ".join(f"`{f}`" for f in spec.lookup_fields)
+        )
+        out += [
+            f"### `{spec.name}`",
+            "",
+            f"{spec.label}: "
+            + " or ".join(spec.geometry_types)
+            + f" features; id field `{spec.id_field}`; {read}.",
+            "",
+            "| field | type | notes |",
+            "| --- | --- | --- |",
+        ]
         for field in spec.columns:
-            notes = [text for on, text in (
-                (field.optional, "may be left empty"),
-                (field.added, "added after the first release: older stores may lack it"),
-                (field.flag, "1 or 0 (yes/no, true/false read too)"),
-                (field.category, "an Integrated Report category, read through the profile's "
-                                 "`[categories]`"),
-                (field.pollutants, "`;`-separated pollutant names")) if on]
+            notes = [
+                text
+                for on, text in (
+                    (field.optional, "may be left empty"),
+                    (field.added, "added after the first release: older stores may lack it"),
+                    (field.flag, "1 or 0 (yes/no, true/false read too)"),
+                    (
+                        field.category,
+                        "an Integrated Report category, read through the profile's `[categories]`",
+                    ),
+                    (field.pollutants, "`;`-separated pollutant names"),
+                )
+                if on
+            ]
             out.append(f"| `{field.name}` | {field.kind} | {_cell('; '.join(notes))} |")
         out.append("")
     return out

@@ -9,6 +9,7 @@ chosen (selected on the map, read whole in the detail pane) and the map shows th
 ``<name>.png``; then the checklist tab: ``<name>_checklist.png``. Then QGIS quits. The panel
 keeps the dock's default width.
 """
+
 import json
 import os
 
@@ -26,14 +27,32 @@ INPUTS = os.path.splitext(OUT)[0] + "_inputs.png"
 CHECKLIST = os.path.splitext(OUT)[0] + "_checklist.png"
 STATUS = os.path.splitext(OUT)[0] + ".json"  # what the panel showed, for the shell script
 SHOWN = {"ok": False}
-ROLES = ("project", "site_boundary", "disturbance", "smp", "easement", "discharge_point",
-         "public_row", "layout_scale", "drainage_area", "soils", "land_cover_pre",
-         "land_cover_post", "hydrology_claims")
+ROLES = (
+    "project",
+    "site_boundary",
+    "disturbance",
+    "smp",
+    "easement",
+    "discharge_point",
+    "public_row",
+    "layout_scale",
+    "drainage_area",
+    "soils",
+    "land_cover_pre",
+    "land_cover_post",
+    "hydrology_claims",
+)
 # The plan's context layers as a reviewer would style them: the boundary an outline, the
 # right-of-way grey (the review's own layers come styled from its GeoPackage).
-CONTEXT = {"site_boundary": {"color": "0,0,0,0", "outline_color": "40,40,40,255",
-                             "outline_width": "0.8", "outline_style": "dash"},
-           "public_row": {"color": "200,200,200,255", "outline_color": "120,120,120,255"}}
+CONTEXT = {
+    "site_boundary": {
+        "color": "0,0,0,0",
+        "outline_color": "40,40,40,255",
+        "outline_width": "0.8",
+        "outline_style": "dash",
+    },
+    "public_row": {"color": "200,200,200,255", "outline_color": "120,120,120,255"},
+}
 
 project = QgsProject.instance()
 plan = project.layerTreeRoot().addGroup("Submitted site plan")
@@ -87,11 +106,18 @@ def run_review():
 
 def show_results(ok):
     panel = plugins["swppp_review"].panel
-    SHOWN.update(ok=ok, status=panel.status.text(), findings=panel.tree.topLevelItemCount(),
-                 layers=sorted(panel.result_layers))
+    SHOWN.update(
+        ok=ok,
+        status=panel.status.text(),
+        findings=panel.tree.topLevelItemCount(),
+        layers=sorted(panel.result_layers),
+    )
     if ok:
-        failed = [i for i, f in enumerate(panel.findings)
-                  if f["rule"] == "easement_coverage" and f["status"] == "fail"]
+        failed = [
+            i
+            for i, f in enumerate(panel.findings)
+            if f["rule"] == "easement_coverage" and f["status"] == "fail"
+        ]
         if failed:
             panel.select_finding(failed[0])  # BR-2 and its uncovered part selected
     QTimer.singleShot(1500, zoom)  # the whole site, the selection highlighted in it

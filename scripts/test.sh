@@ -42,8 +42,9 @@ for release in "${releases[@]}"; do
 done
 
 failed=() started=$SECONDS
-echo "== lint (ruff, the policy in pyproject.toml) and types (mypy on analysis/ and qgis_plugin/) =="
+echo "== lint and layout (ruff check and ruff format, the policy in pyproject.toml) and types (mypy on analysis/ and qgis_plugin/) =="
 "$ROOT/.venv/plain/bin/ruff" check "$ROOT" || failed+=("ruff")
+"$ROOT/.venv/plain/bin/ruff" format --check --quiet "$ROOT" || failed+=("ruff format")
 "$ROOT/.venv/plain/bin/mypy" || failed+=("mypy")
 # One plugin zip for every release: built here with qgis-plugin-ci, loaded by each release's tests.
 bash "$HERE/package.sh" >/dev/null

@@ -1,4 +1,5 @@
 """Shared test helpers: the shipped test data, copied before use, and tiny site plans."""
+
 from __future__ import annotations
 
 import math
@@ -31,8 +32,10 @@ def shared_path(relative: str) -> Path:
     saying why where a fresh clone has none."""
     path = SHARED / relative
     if not path.exists():
-        pytest.skip(f"{path} is absent (public data kept outside the repository, "
-                    "beside the checkout in this project's CI only)")
+        pytest.skip(
+            f"{path} is absent (public data kept outside the repository, "
+            "beside the checkout in this project's CI only)"
+        )
     return path
 
 
@@ -59,7 +62,8 @@ def write_long_site(source: Path, target: Path, length_ft: float = 3000.0) -> Pa
     far["disturbance_id"] = "D-6"
     far.geometry = [box(xmin + length_ft - 300, ymin + 100, xmin + length_ft - 50, ymax - 100)]
     disturbance = gpd.GeoDataFrame(
-        [*disturbance.to_dict("records"), *far.to_dict("records")], crs=disturbance.crs)
+        [*disturbance.to_dict("records"), *far.to_dict("records")], crs=disturbance.crs
+    )
     for name, frame in (("site_boundary", boundary), ("disturbance", disturbance)):
         frame.to_file(target, layer=name, driver="GPKG")
     return target
@@ -67,11 +71,15 @@ def write_long_site(source: Path, target: Path, length_ft: float = 3000.0) -> Pa
 
 # Names a user's files give, as a QGIS expression or HTML would read them: "[% ... %]" in a
 # label's text is evaluated by QGIS (the user's name, 2), "<b>" read as markup in HTML mode.
-NAMES = {"BR-2": "[% @user_full_name %]",  # the failing SMP: findings, measurements, map label
-         "DA-1": "[% eval('1+1') %]",  # a drainage area: hydrology tables, map label
-         "Forest Road Commons": "<b>x</b>"}  # the project: the title, the decision page
-REFERENCE_NAMES = {"GO-12": "<i>GO</i>-[% 3*4 %]",  # a regulated wetland: conditions, map label
-                   "Seven Springs Creek tributary": "<b>Creek</b> [% @layout_name %]"}
+NAMES = {
+    "BR-2": "[% @user_full_name %]",  # the failing SMP: findings, measurements, map label
+    "DA-1": "[% eval('1+1') %]",  # a drainage area: hydrology tables, map label
+    "Forest Road Commons": "<b>x</b>",
+}  # the project: the title, the decision page
+REFERENCE_NAMES = {
+    "GO-12": "<i>GO</i>-[% 3*4 %]",  # a regulated wetland: conditions, map label
+    "Seven Springs Creek tributary": "<b>Creek</b> [% @layout_name %]",
+}
 PLAN_FILE_NAME = "[% eval('1+1') %] <b>plan.gpkg"  # the reports give the plan's path
 
 
@@ -89,8 +97,10 @@ def rename_text(path: Path, old: str, new: str) -> int:
             con.create_function(name, 1, lambda geometry: None)
         tables = [t for (t,) in con.execute("SELECT table_name FROM gpkg_contents")]
         for table in tables:
-            for column in [c[1] for c in con.execute(f'PRAGMA table_info("{table}")')
-                           if c[2].upper().startswith("TEXT")]:
-                changed += con.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE "{column}" = ?',
-                                       (new, old)).rowcount
+            for column in [
+                c[1] for c in con.execute(f'PRAGMA table_info("{table}")') if c[2].upper().startswith("TEXT")
+            ]:
+                changed += con.execute(
+                    f'UPDATE "{table}" SET "{column}" = ? WHERE "{column}" = ?', (new, old)
+                ).rowcount
     return changed

@@ -7,6 +7,7 @@ PostgreSQL refuses to run as root; as root (CI) the server runs as the ``postgre
 which owns the folder. The tests skip only where the binaries (Debian ``postgresql`` and
 ``postgis``) or psycopg are absent, and say so.
 """
+
 from __future__ import annotations
 
 import glob
@@ -58,8 +59,9 @@ def postgis_server():
     psycopg = pytest.importorskip("psycopg", reason="psycopg 3 is not installed in this Python")
     bin_dir = _binaries()
     if bin_dir is None:
-        pytest.skip("PostgreSQL/PostGIS binaries are absent (Debian: postgresql, postgis, "
-                    "postgresql-15-postgis-3)")
+        pytest.skip(
+            "PostgreSQL/PostGIS binaries are absent (Debian: postgresql, postgis, postgresql-15-postgis-3)"
+        )
     folder = tempfile.mkdtemp(prefix="swppp-pg-")
     data = os.path.join(folder, "data")
     if os.geteuid() == 0:
@@ -67,13 +69,36 @@ def postgis_server():
         os.chown(folder, user.pw_uid, user.pw_gid)
     log = os.path.join(folder, "server.log")
     try:
-        subprocess.run(_as_server_user([str(bin_dir / "initdb"), "-D", data, "-U", "postgres",
-                                        "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"]),
-                       check=True, capture_output=True, text=True, timeout=120)
+        subprocess.run(
+            _as_server_user(
+                [
+                    str(bin_dir / "initdb"),
+                    "-D",
+                    data,
+                    "-U",
+                    "postgres",
+                    "--auth=trust",
+                    "-E",
+                    "UTF8",
+                    "--no-sync",
+                    "--locale=C",
+                ]
+            ),
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         options = f"-c listen_addresses='' -k {folder} -p {PORT} -c fsync=off -c max_connections=40"
-        subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", data, "-l", log, "-o", options,
-                                        "-w", "-t", "60", "start"]),
-                       check=True, capture_output=True, text=True, timeout=120)
+        subprocess.run(
+            _as_server_user(
+                [str(bin_dir / "pg_ctl"), "-D", data, "-l", log, "-o", options, "-w", "-t", "60", "start"]
+            ),
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     except subprocess.CalledProcessError as err:
         text = Path(log).read_text() if os.path.exists(log) else ""
         shutil.rmtree(folder, ignore_errors=True)
@@ -86,8 +111,12 @@ def postgis_server():
             con.execute("CREATE EXTENSION postgis")
         yield server
     finally:
-        subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", data, "-m", "immediate",
-                                        "-w", "stop"]), check=False, capture_output=True, timeout=120)
+        subprocess.run(
+            _as_server_user([str(bin_dir / "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]),
+            check=False,
+            capture_output=True,
+            timeout=120,
+        )
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -1,3 +1,3 @@
 """The SWPPP contents checklist and the records it reads (certifications, guarantees, ESC practices)."""
 
-__all__ = ['certification', 'contents', 'esc_practices', 'guarantees']
+__all__ = ["certification", "contents", "esc_practices", "guarantees"]

@@ -1,4 +1,5 @@
 """Contractor certifications (SWPPP G): the records checked for G(2), and the printable form."""
+
 from __future__ import annotations
 
 import re
@@ -6,17 +7,23 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Optional
 
+from ..dates import parse_date
 from ..findings import BEFORE_CONSTRUCTION, INFO, NEEDS_REVIEW, PASS, WARN, Finding
 from ..markup import escape as _e
-from ..records.inspections import construction_period
-from ..dates import parse_date
 from ..profile import RulesProfile
-from .items import checklist_items
+from ..records.inspections import construction_period
 from ..siteplan.plan import SitePlan
 from ..values import feature_labels, has_text
+from .items import checklist_items
 
-__all__ = ["RULE", "G2_FIELDS", "CertificationResult", "certification_statement",
-           "check_contractor_certification", "render_certification_form"]
+__all__ = [
+    "RULE",
+    "G2_FIELDS",
+    "CertificationResult",
+    "certification_statement",
+    "check_contractor_certification",
+    "render_certification_form",
+]
 
 RULE = "contractor_certification"
 LAYER = "contractor_certification"
@@ -70,14 +77,22 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
     frame = site.layer(LAYER)
     start, _end = construction_period(site)
     if frame is None or len(frame) == 0:
-        return CertificationResult([Finding(
-            RULE, INFO, section,
-            "due before construction, not before approval: the site plan holds no contractor "
-            "certification yet (layer contractor_certification); each contractor and "
-            "subcontractor involved in soil disturbance or SMP installation shall sign and date "
-            "the statement of SWPPP G(1) \"before undertaking any land development activity\"; "
-            "`swppp certification-form` prints the form", due=BEFORE_CONSTRUCTION)],
-            start=start)
+        return CertificationResult(
+            [
+                Finding(
+                    RULE,
+                    INFO,
+                    section,
+                    "due before construction, not before approval: the site plan holds no contractor "
+                    "certification yet (layer contractor_certification); each contractor and "
+                    "subcontractor involved in soil disturbance or SMP installation shall sign and date "
+                    'the statement of SWPPP G(1) "before undertaking any land development activity"; '
+                    "`swppp certification-form` prints the form",
+                    due=BEFORE_CONSTRUCTION,
+                )
+            ],
+            start=start,
+        )
     labels = feature_labels(LAYER, frame, "name")
     phase_starts = _phase_starts(site)
     problems, undecided = {}, []
@@ -95,35 +110,66 @@ def check_contractor_certification(site: SitePlan, profile: RulesProfile) -> Cer
         own_start = phase_starts.get(phase) if phase is not None else start
         work = f"its phase {phase}'s work started" if phase is not None else "work started"
         if signed is not None and own_start is not None and signed > own_start:
-            lacking.append(f"signed {signed.isoformat()}, after {work} on "
-                           f"{own_start.isoformat()}")
+            lacking.append(f"signed {signed.isoformat()}, after {work} on {own_start.isoformat()}")
             late = True
         elif signed is not None and own_start is None:
             undecided.append(label)
         if lacking:
             problems[label] = lacking
-    findings = [Finding(RULE, WARN, section,
-                        f"contractor certification {label.split(':', 1)[1]} is incomplete: "
-                        + "; ".join(lacking) + " (due before construction: G(1) \"before "
-                        "undertaking any land development activity\")", value=float(len(lacking)),
-                        limit=0.0, units="problems", features=[label], due=BEFORE_CONSTRUCTION)
-                for label, lacking in problems.items()]
+    findings = [
+        Finding(
+            RULE,
+            WARN,
+            section,
+            f"contractor certification {label.split(':', 1)[1]} is incomplete: "
+            + "; ".join(lacking)
+            + ' (due before construction: G(1) "before '
+            'undertaking any land development activity")',
+            value=float(len(lacking)),
+            limit=0.0,
+            units="problems",
+            features=[label],
+            due=BEFORE_CONSTRUCTION,
+        )
+        for label, lacking in problems.items()
+    ]
     if undecided:
-        findings.append(Finding(RULE, NEEDS_REVIEW, section,
-                                "no disturbance start_date says when their work starts (for a "
-                                "record naming a phase: that phase's), so whether these "
-                                "certifications were signed before it is not known",
-                                features=undecided, due=BEFORE_CONSTRUCTION))
+        findings.append(
+            Finding(
+                RULE,
+                NEEDS_REVIEW,
+                section,
+                "no disturbance start_date says when their work starts (for a "
+                "record naming a phase: that phase's), so whether these "
+                "certifications were signed before it is not known",
+                features=undecided,
+                due=BEFORE_CONSTRUCTION,
+            )
+        )
     if not findings:
-        findings.append(Finding(
-            RULE, PASS, section,
-            f"{len(frame)} contractor certification{'s' * (len(frame) != 1)} carry every field "
-            f"of SWPPP G(2) and were signed on or before work started"
-            + (f" ({start.isoformat()})" if start is not None else ""),
-            value=0.0, limit=0.0, units="problems", features=labels, due=BEFORE_CONSTRUCTION))
-    return CertificationResult(findings, records=len(frame), complete=not incomplete,
-                               signed_in_time=not (late or undecided),
-                               problems=problems, start=start)
+        findings.append(
+            Finding(
+                RULE,
+                PASS,
+                section,
+                f"{len(frame)} contractor certification{'s' * (len(frame) != 1)} carry every field "
+                f"of SWPPP G(2) and were signed on or before work started"
+                + (f" ({start.isoformat()})" if start is not None else ""),
+                value=0.0,
+                limit=0.0,
+                units="problems",
+                features=labels,
+                due=BEFORE_CONSTRUCTION,
+            )
+        )
+    return CertificationResult(
+        findings,
+        records=len(frame),
+        complete=not incomplete,
+        signed_in_time=not (late or undecided),
+        problems=problems,
+        start=start,
+    )
 
 
 def _phase_starts(site: SitePlan) -> dict[str, date]:
@@ -149,7 +195,9 @@ def render_certification_form(profile: RulesProfile, site: Optional[SitePlan] = 
     rows = "".join(
         f"<tr><th>{_e(what[0].upper() + what[1:])}</th>"
         f"<td>{_e(site_text) if name == 'site_address' and site_text else ''}</td></tr>"
-        for name, what in G2_FIELDS if name != "signed_on")
+        for name, what in G2_FIELDS
+        if name != "signed_on"
+    )
     village = profile.profile.title
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

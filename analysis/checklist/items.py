@@ -1,4 +1,5 @@
 """The checklist's items: what the chapter requires a SWPPP to contain, as data (checklist.csv)."""
+
 from __future__ import annotations
 
 import csv
@@ -10,8 +11,7 @@ __all__ = ["ChecklistItem", "checklist_items", "item_ids", "site_map_contents"]
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "checklist.csv"
 CONTENTS = DATA.parent / "site_map_contents.csv"
-_APPLIES = ("always", "conditions", "facility", "required_facility", "on_request",
-            "village_choice")
+_APPLIES = ("always", "conditions", "facility", "required_facility", "on_request", "village_choice")
 _DUE = ("approval", "before_construction", "during_construction", "completion")
 
 
@@ -24,7 +24,6 @@ class ChecklistItem:
     applies: str  # always | conditions | facility | required_facility | on_request | village_choice
     evidence: str  # the rule that finds it in the site plan (see the CSV's header)
     text: str  # the chapter's words
-
 
 
 @cache

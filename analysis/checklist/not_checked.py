@@ -1,4 +1,5 @@
 """The chapter's duties no check covers (``analysis/data/not_checked.csv``), said in every review."""
+
 from __future__ import annotations
 
 import csv

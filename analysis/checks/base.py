@@ -1,4 +1,5 @@
 """The one shape of a check: what it reads and emits (``Check``), and what it returns (``CheckResult``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -10,8 +11,7 @@ __all__ = ["CheckResult", "Check", "INPUTS"]
 
 # What a check can read besides site-plan layers ("site:<layer>") and reference layers
 # ("reference:<layer>"): the review's other inputs, and the conditions decided before it.
-INPUTS = ("sheets", "layout_maps", "land_cover", "confirmations", "records", "conditions",
-          "swppp_required")
+INPUTS = ("sheets", "layout_maps", "land_cover", "confirmations", "records", "conditions", "swppp_required")
 
 
 @dataclass

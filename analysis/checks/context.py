@@ -1,17 +1,18 @@
 """What every check of one review reads: the site plan, profile, inputs, and what is decided so far."""
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
-from collections.abc import Sequence
 
 import geopandas as gpd
 
-from .applicability import DisturbedArea, disturbed_area
-from .map_scale import LayoutMap, Sheet
 from ..profile import RulesProfile
 from ..reference.read import Reference, site_bounds
 from ..siteplan.plan import SitePlan
+from .applicability import DisturbedArea, disturbed_area
+from .map_scale import LayoutMap, Sheet
 
 __all__ = ["ReviewContext"]
 
@@ -65,6 +66,7 @@ class ReviewContext:
         if self.reference is None:
             return None
         if layer not in self._read:
-            self._read[layer] = self.reference.read(layer, self.bounds, self.site.area_crs,
-                                                    needed_for=needed_for)
+            self._read[layer] = self.reference.read(
+                layer, self.bounds, self.site.area_crs, needed_for=needed_for
+            )
         return self._read[layer]

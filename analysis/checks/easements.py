@@ -11,6 +11,7 @@ Access: easements within ``snap_tolerance_ft`` of each other form one connected 
 is built once, its components labelled with vectorised union-find); an SMP is reachable when a
 group holding it comes within the same tolerance of a ``public_row`` polygon.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -23,20 +24,28 @@ import pandas as pd
 import shapely
 from numpy.typing import ArrayLike
 
-from ..units import CrsLike, crs_units, feet, square_feet
 from ..errors import InputError
-from ..geometry import in_family
-from .base import Check, CheckResult
 from ..findings import AFTER_APPROVAL, FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
+from ..geometry import in_family
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
+from ..units import CrsLike, crs_units, feet, square_feet
+from .base import Check, CheckResult
 
 if TYPE_CHECKING:  # for the annotations only: the context imports the checks
-    from .context import ReviewContext
     from ..progress import Progress
+    from .context import ReviewContext
 
-__all__ = ["CHECKS", "Coverage", "smp_coverage", "Access", "easement_access", "connected_components",
-           "recorded_flags", "check_easement_coverage"]
+__all__ = [
+    "CHECKS",
+    "Coverage",
+    "smp_coverage",
+    "Access",
+    "easement_access",
+    "connected_components",
+    "recorded_flags",
+    "check_easement_coverage",
+]
 
 RULE = "easement_coverage"
 
@@ -80,8 +89,9 @@ class Access:
     component: np.ndarray  # per easement: the label of its connected group
 
 
-def smp_coverage(smps: ArrayLike, easements: ArrayLike, recorded: ArrayLike, crs: CrsLike,
-                 profile: RulesProfile) -> Coverage:
+def smp_coverage(
+    smps: ArrayLike, easements: ArrayLike, recorded: ArrayLike, crs: CrsLike, profile: RulesProfile
+) -> Coverage:
     """Measure each SMP against the union of the easements that hold it.
 
     Parameters
@@ -118,7 +128,8 @@ def smp_coverage(smps: ArrayLike, easements: ArrayLike, recorded: ArrayLike, crs
 
     on_record = recorded[e]
     outside_recorded = _outside(
-        smps, _grown(_grouped_union(easements, s[on_record], e[on_record], n), is_point, snap))
+        smps, _grown(_grouped_union(easements, s[on_record], e[on_record], n), is_point, snap)
+    )
     unrecorded_part = shapely.difference(outside_recorded, uncovered)
     unrecorded_sq_ft = np.asarray(square_feet(unrecorded_part, crs), dtype=float)
     relies = np.where(is_point, ~shapely.is_empty(unrecorded_part), unrecorded_sq_ft > tolerance)
@@ -127,20 +138,36 @@ def smp_coverage(smps: ArrayLike, easements: ArrayLike, recorded: ArrayLike, crs
     distance_ft = np.full(n, np.nan)
     lost = np.flatnonzero(is_point & failing)
     if len(lost) and len(easements):
-        (which, index), distance = tree.query_nearest(uncovered[lost], return_distance=True,
-                                                      all_matches=False)
+        (which, index), distance = tree.query_nearest(
+            uncovered[lost], return_distance=True, all_matches=False
+        )
         nearest[lost[which]] = index
         distance_ft[lost[which]] = feet(distance, crs)
-    return Coverage(uncovered=uncovered, uncovered_sq_ft=uncovered_sq_ft, tolerance_sq_ft=tolerance,
-                    failing=failing, is_point=is_point, holder_smp=s, holder_easement=e,
-                    unrecorded_part=unrecorded_part, unrecorded_sq_ft=unrecorded_sq_ft,
-                    relies_on_unrecorded=relies,
-                    nearest_easement=nearest, nearest_distance_ft=distance_ft)
+    return Coverage(
+        uncovered=uncovered,
+        uncovered_sq_ft=uncovered_sq_ft,
+        tolerance_sq_ft=tolerance,
+        failing=failing,
+        is_point=is_point,
+        holder_smp=s,
+        holder_easement=e,
+        unrecorded_part=unrecorded_part,
+        unrecorded_sq_ft=unrecorded_sq_ft,
+        relies_on_unrecorded=relies,
+        nearest_easement=nearest,
+        nearest_distance_ft=distance_ft,
+    )
 
 
-def easement_access(easements: ArrayLike, rows: ArrayLike, holder_smp: np.ndarray,
-                    holder_easement: np.ndarray, n_smps: int, crs: CrsLike,
-                    profile: RulesProfile) -> Access:
+def easement_access(
+    easements: ArrayLike,
+    rows: ArrayLike,
+    holder_smp: np.ndarray,
+    holder_easement: np.ndarray,
+    n_smps: int,
+    crs: CrsLike,
+    profile: RulesProfile,
+) -> Access:
     """Whether each SMP's easements connect to a public right-of-way (``rows``).
 
     Easements within the snapping tolerance of each other are connected; a connected group
@@ -163,8 +190,9 @@ def easement_access(easements: ArrayLike, rows: ArrayLike, holder_smp: np.ndarra
         reaching = np.zeros(m, dtype=bool)
         reaching[component[touching]] = True
         apart = np.flatnonzero(~reaching[component])
-        (index, row), distance = row_tree.query_nearest(easements[apart], return_distance=True,
-                                                        all_matches=False)
+        (index, row), distance = row_tree.query_nearest(
+            easements[apart], return_distance=True, all_matches=False
+        )
         gap[apart[index]], row_of[apart[index]] = distance, row
     # Each group's nearest approach is its member closest to a right-of-way; an SMP's, the
     # nearest approach of the groups holding it.
@@ -182,8 +210,7 @@ def easement_access(easements: ArrayLike, rows: ArrayLike, holder_smp: np.ndarra
     nearest_row = np.full(n_smps, -1)
     nearest_row[smps_held] = row_of[best]
     reachable = held & (gap_ft == 0.0)
-    return Access(held=held, reachable=reachable, gap_ft=gap_ft, nearest_row=nearest_row,
-                  component=component)
+    return Access(held=held, reachable=reachable, gap_ft=gap_ft, nearest_row=nearest_row, component=component)
 
 
 def connected_components(count: int, first: ArrayLike, second: ArrayLike) -> np.ndarray:
@@ -223,15 +250,19 @@ def recorded_flags(site: SitePlan) -> np.ndarray:
     bad = raw.notna().to_numpy() & ~value.isin([0, 1]).to_numpy()
     if bad.any():
         at = np.flatnonzero(bad)[0]
-        raise InputError(f"recorded is {raw.iloc[at]!r}; it must be 1 or 0", path=site.path,
-                         layer="easement", feature=frame.index[at], field="recorded",
-                         fix="use 1 for a recorded easement, 0 (or empty) for one not yet recorded")
+        raise InputError(
+            f"recorded is {raw.iloc[at]!r}; it must be 1 or 0",
+            path=site.path,
+            layer="easement",
+            feature=frame.index[at],
+            field="recorded",
+            fix="use 1 for a recorded easement, 0 (or empty) for one not yet recorded",
+        )
     flags: np.ndarray = (value == 1).to_numpy()
     return flags
 
 
-def check_easement_coverage(site: SitePlan,
-                            profile: RulesProfile) -> tuple[list[Finding], dict[str, float]]:
+def check_easement_coverage(site: SitePlan, profile: RulesProfile) -> tuple[list[Finding], dict[str, float]]:
     """The ``easement_coverage`` findings and the ``uncovered_smp_sq_ft`` measurement.
 
     One ``fail`` per SMP outside the easements (its uncovered part as geometry), one ``warn``
@@ -242,128 +273,213 @@ def check_easement_coverage(site: SitePlan,
     section = profile.section(RULE)
     smp_frame = site.layer("smp")
     if smp_frame is None or len(smp_frame) == 0:
-        return [Finding(RULE, NOT_APPLICABLE, section,
-                        "the plan shows no SMP, so no maintenance easement is checked "
-                        "(postconstruction_controls says whether SMPs are required)")], {}
+        return [
+            Finding(
+                RULE,
+                NOT_APPLICABLE,
+                section,
+                "the plan shows no SMP, so no maintenance easement is checked "
+                "(postconstruction_controls says whether SMPs are required)",
+            )
+        ], {}
     crs = site.area_crs
     smps = _geometries(smp_frame)
     smp_labels = np.asarray(site.labels("smp"), dtype=object)
     easement_frame = site.layer("easement")
     easements = _geometries(easement_frame)
-    easement_labels = np.asarray(site.labels("easement") if easement_frame is not None else [],
-                                 dtype=object)
+    easement_labels = np.asarray(site.labels("easement") if easement_frame is not None else [], dtype=object)
     recorded = recorded_flags(site)
     coverage = smp_coverage(smps, easements, recorded, crs, profile)
     holders = _members(coverage.holder_smp, coverage.holder_easement, len(smps))
 
     findings = _coverage_findings(coverage, smps, smp_labels, easement_labels, section)
-    findings += _recording_findings(coverage, smp_labels, easement_labels, holders, recorded,
-                                    section)
-    findings += _access_findings(site, coverage, easements, smps, smp_labels, easement_labels,
-                                 holders, profile, section)
+    findings += _recording_findings(coverage, smp_labels, easement_labels, holders, recorded, section)
+    findings += _access_findings(
+        site, coverage, easements, smps, smp_labels, easement_labels, holders, profile, section
+    )
     keys = _measurement_keys(smp_labels, smp_frame.index)
     return findings, dict(zip(keys, coverage.uncovered_sq_ft.tolist()))
 
 
 # --- findings ------------------------------------------------------------------------------
 
-def _coverage_findings(coverage: Coverage, smps: np.ndarray, smp_labels: np.ndarray,
-                       easement_labels: np.ndarray, section: str) -> list[Finding]:
+
+def _coverage_findings(
+    coverage: Coverage, smps: np.ndarray, smp_labels: np.ndarray, easement_labels: np.ndarray, section: str
+) -> list[Finding]:
     failing = np.flatnonzero(coverage.failing)
     if not len(failing):
         worst = float(coverage.uncovered_sq_ft.max())
-        return [Finding(RULE, PASS, section,
-                        f"every SMP ({len(smps)}) lies inside maintenance easements (largest "
-                        f"part outside: {_sq_ft(worst)} sq ft, within its tolerance)",
-                        value=worst, limit=float(coverage.tolerance_sq_ft.min()), units="sq ft",
-                        features=smp_labels.tolist())]
+        return [
+            Finding(
+                RULE,
+                PASS,
+                section,
+                f"every SMP ({len(smps)}) lies inside maintenance easements (largest "
+                f"part outside: {_sq_ft(worst)} sq ft, within its tolerance)",
+                value=worst,
+                limit=float(coverage.tolerance_sq_ft.min()),
+                units="sq ft",
+                features=smp_labels.tolist(),
+            )
+        ]
     findings = []
     for k in failing:
         name = _name(smp_labels[k])
         sq_ft, tolerance = float(coverage.uncovered_sq_ft[k]), float(coverage.tolerance_sq_ft[k])
         if not len(easement_labels):
-            message = (f"SMP {name} lies outside any maintenance easement: the plan shows no "
-                       f"easements (SWPPP D(8)); draw the easements over every SMP")
+            message = (
+                f"SMP {name} lies outside any maintenance easement: the plan shows no "
+                f"easements (SWPPP D(8)); draw the easements over every SMP"
+            )
         elif coverage.is_point[k]:
             near = coverage.nearest_easement[k]
-            message = (f"SMP {name} is a point outside every maintenance easement, "
-                       f"{coverage.nearest_distance_ft[k]:,.1f} ft from the nearest "
-                       f"({_name(easement_labels[near])}); a point has no area, so its "
-                       f"uncovered area is 0 sq ft: draw the SMP's footprint inside an easement")
+            message = (
+                f"SMP {name} is a point outside every maintenance easement, "
+                f"{coverage.nearest_distance_ft[k]:,.1f} ft from the nearest "
+                f"({_name(easement_labels[near])}); a point has no area, so its "
+                f"uncovered area is 0 sq ft: draw the SMP's footprint inside an easement"
+            )
         else:
-            message = (f"SMP {name} has {_sq_ft(sq_ft)} sq ft outside any maintenance easement "
-                       f"(tolerance {_sq_ft(tolerance)} sq ft); extend the easement over it")
-        findings.append(Finding(RULE, FAIL, section, message, value=sq_ft, limit=tolerance,
-                                units="sq ft", features=[smp_labels[k]],
-                                geometry=coverage.uncovered[k]))
+            message = (
+                f"SMP {name} has {_sq_ft(sq_ft)} sq ft outside any maintenance easement "
+                f"(tolerance {_sq_ft(tolerance)} sq ft); extend the easement over it"
+            )
+        findings.append(
+            Finding(
+                RULE,
+                FAIL,
+                section,
+                message,
+                value=sq_ft,
+                limit=tolerance,
+                units="sq ft",
+                features=[smp_labels[k]],
+                geometry=coverage.uncovered[k],
+            )
+        )
     return findings
 
 
-def _recording_findings(coverage: Coverage, smp_labels: np.ndarray, easement_labels: np.ndarray,
-                        holders: list[np.ndarray], recorded: np.ndarray,
-                        section: str) -> list[Finding]:
+def _recording_findings(
+    coverage: Coverage,
+    smp_labels: np.ndarray,
+    easement_labels: np.ndarray,
+    holders: list[np.ndarray],
+    recorded: np.ndarray,
+    section: str,
+) -> list[Finding]:
     findings = []
     for k in np.flatnonzero(coverage.relies_on_unrecorded):
         pending = [easement_labels[e] for e in holders[k] if not recorded[e]]
         part = coverage.unrecorded_part[k]
         value = None if coverage.is_point[k] else float(coverage.unrecorded_sq_ft[k])
-        what = (f"SMP {_name(smp_labels[k])} is" if value is None
-                else f"{_sq_ft(value)} sq ft of SMP {_name(smp_labels[k])} is")
-        findings.append(Finding(
-            RULE, INFO, section,
-            f"{what} held only by maintenance easement(s) shown on the plan but not yet recorded "
-            f"with the County Clerk: {', '.join(_name(p) for p in pending)}. D(8) asks that "
-            "easements \"be recorded on the plan\", which they are; Maintenance B has the "
-            "easement declaration executed before approval and \"recorded by the grantor in "
-            "the office of the County Clerk after approval by the counsel for the Village\": "
-            "due after approval (confirm the declaration is executed)", value=value,
-            units=None if value is None else "sq ft",
-            features=[smp_labels[k], *pending], geometry=part, due=AFTER_APPROVAL))
+        what = (
+            f"SMP {_name(smp_labels[k])} is"
+            if value is None
+            else f"{_sq_ft(value)} sq ft of SMP {_name(smp_labels[k])} is"
+        )
+        findings.append(
+            Finding(
+                RULE,
+                INFO,
+                section,
+                f"{what} held only by maintenance easement(s) shown on the plan but not yet recorded "
+                f"with the County Clerk: {', '.join(_name(p) for p in pending)}. D(8) asks that "
+                'easements "be recorded on the plan", which they are; Maintenance B has the '
+                'easement declaration executed before approval and "recorded by the grantor in '
+                'the office of the County Clerk after approval by the counsel for the Village": '
+                "due after approval (confirm the declaration is executed)",
+                value=value,
+                units=None if value is None else "sq ft",
+                features=[smp_labels[k], *pending],
+                geometry=part,
+                due=AFTER_APPROVAL,
+            )
+        )
     return findings
 
 
-def _access_findings(site: SitePlan, coverage: Coverage, easements: np.ndarray, smps: np.ndarray,
-                     smp_labels: np.ndarray, easement_labels: np.ndarray,
-                     holders: list[np.ndarray], profile: RulesProfile,
-                     section: str) -> list[Finding]:
+def _access_findings(
+    site: SitePlan,
+    coverage: Coverage,
+    easements: np.ndarray,
+    smps: np.ndarray,
+    smp_labels: np.ndarray,
+    easement_labels: np.ndarray,
+    holders: list[np.ndarray],
+    profile: RulesProfile,
+    section: str,
+) -> list[Finding]:
     held = np.zeros(len(smps), dtype=bool)
     held[coverage.holder_smp] = True
     if not held.any():
         return []  # no SMP lies in an easement: the coverage failures say it all
     row_frame = site.layer("public_row")
     if row_frame is None or len(row_frame) == 0:
-        return [Finding(RULE, NEEDS_REVIEW, section,
-                        "the plan has no public_row layer, so whether the easements reach a "
-                        "public right-of-way for inspection and repair (Maintenance and repair B)"
-                        " cannot be checked; add the right-of-way polygons or check it by hand",
-                        features=smp_labels[held].tolist())]
+        return [
+            Finding(
+                RULE,
+                NEEDS_REVIEW,
+                section,
+                "the plan has no public_row layer, so whether the easements reach a "
+                "public right-of-way for inspection and repair (Maintenance and repair B)"
+                " cannot be checked; add the right-of-way polygons or check it by hand",
+                features=smp_labels[held].tolist(),
+            )
+        ]
     row_labels = site.labels("public_row")
-    access = easement_access(easements, _geometries(row_frame), coverage.holder_smp,
-                             coverage.holder_easement, len(smps), site.area_crs, profile)
+    access = easement_access(
+        easements,
+        _geometries(row_frame),
+        coverage.holder_smp,
+        coverage.holder_easement,
+        len(smps),
+        site.area_crs,
+        profile,
+    )
     snap_ft = profile.easement_coverage.snap_tolerance_ft
     unreachable = np.flatnonzero(access.held & ~access.reachable)
     if not len(unreachable):
         reached = sorted({_name(row_labels[r]) for r in access.nearest_row[access.held]})
-        return [Finding(RULE, PASS, section,
-                        f"the easements of every SMP in an easement reach a public right-of-way "
-                        f"({', '.join(reached)}), directly or through touching easements",
-                        value=0.0, limit=snap_ft, units="ft",
-                        features=smp_labels[access.held].tolist())]
+        return [
+            Finding(
+                RULE,
+                PASS,
+                section,
+                f"the easements of every SMP in an easement reach a public right-of-way "
+                f"({', '.join(reached)}), directly or through touching easements",
+                value=0.0,
+                limit=snap_ft,
+                units="ft",
+                features=smp_labels[access.held].tolist(),
+            )
+        ]
     findings = []
     for k in unreachable:
         own = [easement_labels[e] for e in holders[k]]
         row = _name(row_labels[access.nearest_row[k]])
-        findings.append(Finding(
-            RULE, WARN, section,
-            f"SMP {_name(smp_labels[k])} cannot be reached for inspection and repair: its "
-            f"easement(s) {', '.join(_name(e) for e in own)}, with every easement connected to "
-            f"them, stop {access.gap_ft[k]:,.1f} ft short of the public right-of-way ({row}); "
-            f"extend an easement to the right-of-way", value=float(access.gap_ft[k]),
-            limit=snap_ft, units="ft", features=[smp_labels[k], *own], geometry=smps[k]))
+        findings.append(
+            Finding(
+                RULE,
+                WARN,
+                section,
+                f"SMP {_name(smp_labels[k])} cannot be reached for inspection and repair: its "
+                f"easement(s) {', '.join(_name(e) for e in own)}, with every easement connected to "
+                f"them, stop {access.gap_ft[k]:,.1f} ft short of the public right-of-way ({row}); "
+                f"extend an easement to the right-of-way",
+                value=float(access.gap_ft[k]),
+                limit=snap_ft,
+                units="ft",
+                features=[smp_labels[k], *own],
+                geometry=smps[k],
+            )
+        )
     return findings
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def _geometries(frame: Optional[pd.DataFrame]) -> np.ndarray:
     if frame is None:
@@ -371,8 +487,9 @@ def _geometries(frame: Optional[pd.DataFrame]) -> np.ndarray:
     return np.asarray(frame.geometry.values, dtype=object)
 
 
-def _holders(tree: shapely.STRtree, smps: np.ndarray, easements: np.ndarray, is_point: np.ndarray,
-             snap: float) -> tuple[np.ndarray, np.ndarray]:
+def _holders(
+    tree: shapely.STRtree, smps: np.ndarray, easements: np.ndarray, is_point: np.ndarray, snap: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(SMP, easement) index pairs, sorted by SMP: a polygon SMP shares area with the easement
     (touching along an edge is not holding); a point lies within ``snap`` of it."""
     polygons, points = np.flatnonzero(~is_point), np.flatnonzero(is_point)
@@ -394,14 +511,12 @@ def _outside(smps: np.ndarray, unions: np.ndarray) -> np.ndarray:
     return outside
 
 
-def _grouped_union(geometries: np.ndarray, groups: np.ndarray, members: np.ndarray,
-                   n: int) -> np.ndarray:
+def _grouped_union(geometries: np.ndarray, groups: np.ndarray, members: np.ndarray, n: int) -> np.ndarray:
     """For each group 0..n-1, the union of ``geometries[members]`` of its pairs (empty if none)."""
     collections = np.empty(n, dtype=object)
     if len(members):
         order = np.argsort(groups, kind="stable")
-        shapely.geometrycollections(geometries[members[order]], indices=groups[order],
-                                    out=collections)
+        shapely.geometrycollections(geometries[members[order]], indices=groups[order], out=collections)
     # union_all along axis 1 unions each row's collection: one GEOS call per SMP, no Python loop
     unions: np.ndarray = shapely.union_all(collections[:, None], axis=1)
     return unions
@@ -437,8 +552,10 @@ def _measurement_keys(labels: Iterable[str], fids: Iterable[object]) -> list[str
     """smp_id per SMP (``#fid`` where it has none); a repeated id gets its row: ``BR-1#5``."""
     names = [_name(label) for label in labels]
     counts = Counter(names)
-    return [f"{name}#{fid}" if counts[name] > 1 and not name.startswith("#") else name
-            for name, fid in zip(names, fids)]
+    return [
+        f"{name}#{fid}" if counts[name] > 1 and not name.startswith("#") else name
+        for name, fid in zip(names, fids)
+    ]
 
 
 def _name(label: str) -> str:
@@ -455,30 +572,43 @@ def _sq_ft(value: float) -> str:
 # of the "SWPPP requirements for Conditions A, B and C", and Maintenance and repair B asks an
 # easement of "any approval that has a stormwater management facility as one of the
 # requirements". What the check finds is then told, as info, never failed (round 3, point 5).
-NOT_REQUIRED = ("; not a requirement here: no condition of SWPPP C applies, and D(8) (\"Maintenance "
-                "easements to ensure access to all stormwater management practices\") is one of "
-                "the \"SWPPP requirements for Conditions A, B and C\" (Maintenance and repair B: an "
-                "approval \"that has a stormwater management facility as one of the "
-                "requirements\"; the profile's [easement_coverage] smps_held = \"required\"); told for the "
-                "engineer, not failed")
+NOT_REQUIRED = (
+    '; not a requirement here: no condition of SWPPP C applies, and D(8) ("Maintenance '
+    'easements to ensure access to all stormwater management practices") is one of '
+    'the "SWPPP requirements for Conditions A, B and C" (Maintenance and repair B: an '
+    'approval "that has a stormwater management facility as one of the '
+    'requirements"; the profile\'s [easement_coverage] smps_held = "required"); told for the '
+    "engineer, not failed"
+)
 
 
 def not_required(findings: list[Finding]) -> list[Finding]:
     """The findings as info where no condition applies: each ``fail`` or ``warn`` says why."""
-    return [replace(f, status=INFO, message=f.message + NOT_REQUIRED)
-            if f.status in (FAIL, WARN) else f for f in findings]
+    return [
+        replace(f, status=INFO, message=f.message + NOT_REQUIRED) if f.status in (FAIL, WARN) else f
+        for f in findings
+    ]
 
 
 def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     findings, uncovered_smp_sq_ft = check_easement_coverage(context.site, context.profile)
     conditions = context.decided("A", "B", "C")
     if context.profile.easement_coverage.smps_held == "required" and all(
-            c.decided and not c.applies for c in conditions.values()):
+        c.decided and not c.applies for c in conditions.values()
+    ):
         findings = not_required(findings)
     return CheckResult(findings, {"uncovered_smp_sq_ft": uncovered_smp_sq_ft})
 
 
-CHECKS = (Check("easement_coverage", regulated=True, rules=("easement_coverage",),
-                reads=("site:smp", "site:easement", "site:public_row", "conditions"), run=_run,
-                needs=("condition_a", "condition_b", "condition_c"),
-                doing="checking maintenance easements over the SMPs", weight=3.0),)
+CHECKS = (
+    Check(
+        "easement_coverage",
+        regulated=True,
+        rules=("easement_coverage",),
+        reads=("site:smp", "site:easement", "site:public_row", "conditions"),
+        run=_run,
+        needs=("condition_a", "condition_b", "condition_c"),
+        doing="checking maintenance easements over the SMPs",
+        weight=3.0,
+    ),
+)

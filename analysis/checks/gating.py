@@ -1,21 +1,24 @@
 """Checks that apply only to a land development activity: their verdict where the site is none."""
+
 from __future__ import annotations
 
 from typing import Optional
 
-from .base import Check, CheckResult
-from .conditions import Condition
 from ..findings import NEEDS_REVIEW, NOT_APPLICABLE, Finding
 from ..profile import RulesProfile
 from ..reference.read import Reference
+from .base import Check, CheckResult
+from .conditions import Condition
 
 __all__ = ["QUOTE", "not_regulated", "missing_reference_layers", "without_layers"]
 
 # SWPPP C, and the definitions: the chapter's requirements are for "land development
 # activities as defined herein" (the definition of "Land development activity").
-QUOTE = ('the chapter\'s SWPPP requirements, Conditions A-C and the performance criteria '
-         'apply to "land development activities as defined herein" (SWPPP C; Definitions, '
-         '"Land development activity")')
+QUOTE = (
+    "the chapter's SWPPP requirements, Conditions A-C and the performance criteria "
+    'apply to "land development activities as defined herein" (SWPPP C; Definitions, '
+    '"Land development activity")'
+)
 
 
 def not_regulated(check: Check, why: str, profile: RulesProfile) -> CheckResult:
@@ -33,9 +36,14 @@ def not_regulated(check: Check, why: str, profile: RulesProfile) -> CheckResult:
             conditions[letter] = Condition(False, [])
         else:
             head = f"{profile.title(rule)}: not applicable"
-        findings.append(Finding(rule, NOT_APPLICABLE, profile.section(rule),
-                                f"{head}: the site is not a land development activity ({why}); "
-                                f"{QUOTE}"))
+        findings.append(
+            Finding(
+                rule,
+                NOT_APPLICABLE,
+                profile.section(rule),
+                f"{head}: the site is not a land development activity ({why}); {QUOTE}",
+            )
+        )
     return CheckResult(findings, conditions=conditions)
 
 
@@ -44,12 +52,16 @@ def missing_reference_layers(check: Check, reference: Optional[Reference]) -> li
     given reference lacks; none without a reference (each check says that itself)."""
     if reference is None:
         return []
-    return [r.split(":", 1)[1] for r in check.reads
-            if r.startswith("reference:") and not reference.has(r.split(":", 1)[1])]
+    return [
+        r.split(":", 1)[1]
+        for r in check.reads
+        if r.startswith("reference:") and not reference.has(r.split(":", 1)[1])
+    ]
 
 
-def without_layers(check: Check, missing: list[str], reference: Reference,
-                   profile: RulesProfile) -> CheckResult:
+def without_layers(
+    check: Check, missing: list[str], reference: Reference, profile: RulesProfile
+) -> CheckResult:
     """``check``'s result where the reference lacks layers it reads: each of its rules
     ``needs_review`` naming them and the import that adds each (the review uses what the store
     has; the other checks run), and the conditions it decides left not decided."""
@@ -57,11 +69,19 @@ def without_layers(check: Check, missing: list[str], reference: Reference,
     adds = "; ".join(reference.adds(m) for m in missing)
     findings, conditions = [], {}
     for rule in check.rules:
-        head = (f"Condition {rule[-1].upper()} not decided" if rule.startswith("condition_")
-                else f"{profile.title(rule)}: not checked")
+        head = (
+            f"Condition {rule[-1].upper()} not decided"
+            if rule.startswith("condition_")
+            else f"{profile.title(rule)}: not checked"
+        )
         if rule.startswith("condition_"):
             conditions[rule[-1].upper()] = Condition(False, [lacks], decided=False)
-        findings.append(Finding(rule, NEEDS_REVIEW, profile.section(rule),
-                                f"{head}: {lacks}; decide it by hand, or add the layer "
-                                f"({adds}) and review again"))
+        findings.append(
+            Finding(
+                rule,
+                NEEDS_REVIEW,
+                profile.section(rule),
+                f"{head}: {lacks}; decide it by hand, or add the layer ({adds}) and review again",
+            )
+        )
     return CheckResult(findings, conditions=conditions)

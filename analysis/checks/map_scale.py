@@ -18,15 +18,16 @@ scale: a sheet is a location map where ``layout_scale``'s ``drawing`` says ``loc
 Ground feet are international feet (0.3048 m); a sheet drawn at exactly 1" = 100' in US survey
 feet (1:1200.0024) passes through the profile's ``scale_tolerance_ratio``.
 """
+
 from __future__ import annotations
 
 import logging
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,18 +36,28 @@ from pyproj import CRS
 
 from ..crs import crs_of, transformer
 from ..errors import InputError
-from ..units import CM_PER_INCH, FOOT_M, INCHES_PER_FOOT
-from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, Finding, HasFindings
 from ..profile import RulesProfile
 from ..progress import Progress
+from ..units import CM_PER_INCH, FOOT_M, INCHES_PER_FOOT
 from ..values import has_text
+from .base import Check, CheckResult
 
 if TYPE_CHECKING:  # for the annotations only: the context imports the checks
     from .context import ReviewContext
 
-__all__ = ["CHECKS", "Sheet", "SheetScale", "LayoutMap", "read_sheet", "read_sheets", "sheet_scale",
-           "sheet_footprint", "check_site_map_scale", "MapScaleCheck"]
+__all__ = [
+    "CHECKS",
+    "Sheet",
+    "SheetScale",
+    "LayoutMap",
+    "read_sheet",
+    "read_sheets",
+    "sheet_scale",
+    "sheet_footprint",
+    "check_site_map_scale",
+    "MapScaleCheck",
+]
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +120,7 @@ class LayoutMap:
 
 # --- reading a sheet ---------------------------------------------------------------------
 
+
 def read_sheet(path: str | Path, page: Optional[int] = None) -> Sheet:
     """Read a plan sheet's size, georeferencing and resolution (``page``: of a multi-page PDF).
 
@@ -120,9 +132,11 @@ def read_sheet(path: str | Path, page: Optional[int] = None) -> Sheet:
         import rasterio
         from rasterio.errors import NotGeoreferencedWarning
     except ImportError:
-        raise InputError("reading plan sheets needs rasterio, which is not installed", path=path,
-                         fix="install rasterio (pip install rasterio; Debian: python3-rasterio)"
-                         ) from None
+        raise InputError(
+            "reading plan sheets needs rasterio, which is not installed",
+            path=path,
+            fix="install rasterio (pip install rasterio; Debian: python3-rasterio)",
+        ) from None
     source = f"PDF:{page}:{path}" if page else str(path)  # GDAL's name for a page
     name = f"{path.name}#{page}" if page else path.name
     try:
@@ -138,13 +152,19 @@ def read_sheet(path: str | Path, page: Optional[int] = None) -> Sheet:
         if not (isinstance(err, OSError) or type(err).__module__.startswith("rasterio")):
             raise
         if _is_pdf(path):
-            raise InputError(f"the GeoPDF cannot be read ({_first_line(err)}); the GDAL under "
-                             f"rasterio (GDAL {rasterio.__gdal_version__}) may lack a PDF reader "
-                             "(Poppler or PDFium), as rasterio's PyPI wheels do", path=path,
-                             fix="export the sheet as a GeoTIFF, or run with a GDAL that reads "
-                             "PDF (QGIS's, Debian's python3-rasterio)") from None
-        raise InputError(f"the plan sheet cannot be read as a raster ({_first_line(err)})",
-                         path=path, fix="give a georeferenced GeoTIFF or GeoPDF") from None
+            raise InputError(
+                f"the GeoPDF cannot be read ({_first_line(err)}); the GDAL under "
+                f"rasterio (GDAL {rasterio.__gdal_version__}) may lack a PDF reader "
+                "(Poppler or PDFium), as rasterio's PyPI wheels do",
+                path=path,
+                fix="export the sheet as a GeoTIFF, or run with a GDAL that reads "
+                "PDF (QGIS's, Debian's python3-rasterio)",
+            ) from None
+        raise InputError(
+            f"the plan sheet cannot be read as a raster ({_first_line(err)})",
+            path=path,
+            fix="give a georeferenced GeoTIFF or GeoPDF",
+        ) from None
 
 
 def _is_pdf(path: Path) -> bool:
@@ -165,8 +185,9 @@ def read_sheets(paths: Sequence[str | Path], progress: Optional[Progress] = None
             progress.step(0.35, f"reading plan sheet {Path(path).name}")
         sheet = read_sheet(path)
         # A multi-page PDF (a drawing set): each page is a sheet, named file#page.
-        sheets += ([sheet] if sheet.pages == 1 else
-                   [read_sheet(path, page) for page in range(1, sheet.pages + 1)])
+        sheets += (
+            [sheet] if sheet.pages == 1 else [read_sheet(path, page) for page in range(1, sheet.pages + 1)]
+        )
     return sheets
 
 
@@ -182,9 +203,16 @@ def _sheet(name: str, src: Any, driver: str, tags: dict[str, str]) -> Sheet:  # 
             crs, transform = gcp_crs, tuple(from_gcps(gcps))[:6]
     ppi, source = _pixels_per_inch(driver, tags)
     pages = len(src.subdatasets) if driver == "PDF" and src.subdatasets else 1
-    return Sheet(name=name, width=src.width, height=src.height,
-                 crs_wkt=crs.to_wkt() if crs else None, transform=transform,
-                 pixels_per_inch=ppi, resolution_source=source, pages=pages)
+    return Sheet(
+        name=name,
+        width=src.width,
+        height=src.height,
+        crs_wkt=crs.to_wkt() if crs else None,
+        transform=transform,
+        pixels_per_inch=ppi,
+        resolution_source=source,
+        pages=pages,
+    )
 
 
 def _pixels_per_inch(driver: str, tags: dict[str, str]) -> tuple[Optional[tuple[float, float]], str]:
@@ -200,10 +228,8 @@ def _pixels_per_inch(driver: str, tags: dict[str, str]) -> tuple[Optional[tuple[
     if unit == "2":  # inch; also TIFF's default where the unit tag is absent
         return (x, y), f"resolution tags {x:g} x {y:g} pixels per inch"
     if unit == "3":
-        return ((x * CM_PER_INCH, y * CM_PER_INCH),
-                f"resolution tags {x:g} x {y:g} pixels per centimetre")
-    return None, (f"the resolution tags ({x:g} x {y:g}) have no unit "
-                  f"(TIFFTAG_RESOLUTIONUNIT {unit_text})")
+        return ((x * CM_PER_INCH, y * CM_PER_INCH), f"resolution tags {x:g} x {y:g} pixels per centimetre")
+    return None, (f"the resolution tags ({x:g} x {y:g}) have no unit (TIFFTAG_RESOLUTIONUNIT {unit_text})")
 
 
 def _positive(text: Optional[str | float]) -> Optional[float]:
@@ -222,6 +248,7 @@ def _first_line(err: BaseException) -> str:
 
 
 # --- measuring a sheet -------------------------------------------------------------------
+
 
 def sheet_scale(sheet: Sheet) -> SheetScale:
     """Ground feet per pixel and scale denominators (across, down) of a sheet.
@@ -243,12 +270,12 @@ def sheet_scale(sheet: Sheet) -> SheetScale:
     if sheet.pixels_per_inch is None:
         return SheetScale(ground, None, f"resolution unknown ({sheet.resolution_source})")
     (ground_x, ground_y), (ppi_x, ppi_y) = ground, sheet.pixels_per_inch
-    return SheetScale(ground, (ground_x * ppi_x * INCHES_PER_FOOT,
-                               ground_y * ppi_y * INCHES_PER_FOOT))
+    return SheetScale(ground, (ground_x * ppi_x * INCHES_PER_FOOT, ground_y * ppi_y * INCHES_PER_FOOT))
 
 
-def _ground_ft_per_pixel(sheet: Sheet, transform: tuple[float, ...],
-                         crs_wkt: str) -> tuple[float, float] | str:
+def _ground_ft_per_pixel(
+    sheet: Sheet, transform: tuple[float, ...], crs_wkt: str
+) -> tuple[float, float] | str:
     """Ground feet per pixel (across, down), or why there is no measure (the CRS's unit)."""
     a, b, _, d, e, _ = transform
     crs = _horizontal(crs_of(crs_wkt))
@@ -266,8 +293,7 @@ def _horizontal(crs: CRS) -> CRS:
     return crs.sub_crs_list[0] if crs.is_compound and crs.sub_crs_list else crs
 
 
-def _geodesic_ft_per_pixel(sheet: Sheet, transform: tuple[float, ...],
-                           crs: CRS) -> tuple[float, float] | str:
+def _geodesic_ft_per_pixel(sheet: Sheet, transform: tuple[float, ...], crs: CRS) -> tuple[float, float] | str:
     """Ground length of the pixel's column and row vectors at the sheet's centre."""
     a, b, c, d, e, f = transform
     to_degrees = math.degrees(crs.axis_info[0].unit_conversion_factor) if crs.axis_info else 1.0
@@ -277,12 +303,16 @@ def _geodesic_ft_per_pixel(sheet: Sheet, transform: tuple[float, ...],
     col, row = sheet.width / 2.0, sheet.height / 2.0
 
     def lonlat(dc: float, dr: float) -> tuple[float, float]:  # GDAL's x = longitude, y = latitude
-        return ((a * (col + dc) + b * (row + dr) + c) * to_degrees,
-                (d * (col + dc) + e * (row + dr) + f) * to_degrees)
+        return (
+            (a * (col + dc) + b * (row + dr) + c) * to_degrees,
+            (d * (col + dc) + e * (row + dr) + f) * to_degrees,
+        )
 
     def length(span: int, dc: int, dr: int) -> float:
-        (lon0, lat0), (lon1, lat1) = lonlat(-dc * span / 2, -dr * span / 2), lonlat(dc * span / 2,
-                                                                                    dr * span / 2)
+        (lon0, lat0), (lon1, lat1) = (
+            lonlat(-dc * span / 2, -dr * span / 2),
+            lonlat(dc * span / 2, dr * span / 2),
+        )
         _, _, metres = geod.inv(lon0, lat0, lon1, lat1)
         return float(metres) / span / FOOT_M
 
@@ -299,8 +329,7 @@ def sheet_footprint(sheet: Sheet, area_crs: CRS) -> Optional[shapely.Polygon]:
     return _in_area_crs(a * cols + b * rows + c, d * cols + e * rows + f, sheet.crs_wkt, area_crs)
 
 
-def _in_area_crs(x: np.ndarray, y: np.ndarray, crs_wkt: str,
-                 area_crs: CRS) -> Optional[shapely.Polygon]:
+def _in_area_crs(x: np.ndarray, y: np.ndarray, crs_wkt: str, area_crs: CRS) -> Optional[shapely.Polygon]:
     try:
         x, y = transformer(crs_of(crs_wkt), area_crs).transform(x, y)
     except Exception as err:  # noqa: BLE001 - a footprint is decoration, never a reason to stop
@@ -312,10 +341,15 @@ def _in_area_crs(x: np.ndarray, y: np.ndarray, crs_wkt: str,
 
 # --- the rule ----------------------------------------------------------------------------
 
-def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame],
-                         layout_maps: Optional[Sequence[LayoutMap]], profile: RulesProfile,
-                         area_crs: Optional[CRS] = None,
-                         stated_labels: Sequence[str] = ()) -> tuple[list[Finding], list[dict[str, Any]]]:
+
+def check_site_map_scale(
+    sheets: Sequence[Sheet],
+    stated: Optional[pd.DataFrame],
+    layout_maps: Optional[Sequence[LayoutMap]],
+    profile: RulesProfile,
+    area_crs: Optional[CRS] = None,
+    stated_labels: Sequence[str] = (),
+) -> tuple[list[Finding], list[dict[str, Any]]]:
     """One ``site_map_scale`` finding per sheet, stated scale and layout map; and the scales.
 
     Parameters
@@ -364,25 +398,24 @@ def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame]
             finding = _as_location_map(finding, why)
             located.append(finding)
         findings.append(finding)
-        scales.append({"feature": f"sheet:{sheet.name}", "source": "sheet",
-                       "scale_denominator": measured.denominator})
+        scales.append(
+            {"feature": f"sheet:{sheet.name}", "source": "sheet", "scale_denominator": measured.denominator}
+        )
     if stated is not None and len(stated):
         labels = list(stated_labels) or [f"layout_scale:{s}" for s in stated["sheet"]]
-        drawings = (stated["drawing"] if "drawing" in stated.columns
-                    else [None] * len(stated))
-        for label, value, sheet_title, drawing in zip(labels, stated["scale_denominator"],
-                                                      stated["sheet"], drawings):
+        drawings = stated["drawing"] if "drawing" in stated.columns else [None] * len(stated)
+        for label, value, sheet_title, drawing in zip(
+            labels, stated["scale_denominator"], stated["sheet"], drawings
+        ):
             finding = judge.stated(label, _positive(value))
             why = _location_map(str(sheet_title), drawing, titles)
             if why:
                 finding = _as_location_map(finding, why)
                 located.append(finding)
             findings.append(finding)
-            scales.append({"feature": label, "source": "stated",
-                           "scale_denominator": _positive(value)})
+            scales.append({"feature": label, "source": "stated", "scale_denominator": _positive(value)})
     for item in layout_maps or ():
-        geometry = (_layout_footprint(item, area_crs)
-                    if item.footprint_wkt and item.crs_wkt else None)
+        geometry = _layout_footprint(item, area_crs) if item.footprint_wkt and item.crs_wkt else None
         finding = judge.layout(item, geometry)
         why = _location_map(f"{item.layout} {item.item_id or ''}", None, titles)
         if why:
@@ -390,18 +423,31 @@ def check_site_map_scale(sheets: Sequence[Sheet], stated: Optional[pd.DataFrame]
             located.append(finding)
         findings.append(finding)
         if item.item_id is not None:
-            scales.append({"feature": item.feature, "source": "layout",
-                           "scale_denominator": _positive(item.scale)})
+            scales.append(
+                {"feature": item.feature, "source": "layout", "scale_denominator": _positive(item.scale)}
+            )
     if not findings:
         findings.append(Finding(RULE, NEEDS_REVIEW, section, _nothing_given(layout_maps)))
     elif len(located) == len(findings):
-        findings.append(Finding(RULE, NEEDS_REVIEW, section,
-                                "every sheet given is a location map: no site map's scale was "
-                                "checked; " + _nothing_given(layout_maps).split(". ", 1)[-1]))
+        findings.append(
+            Finding(
+                RULE,
+                NEEDS_REVIEW,
+                section,
+                "every sheet given is a location map: no site map's scale was "
+                "checked; " + _nothing_given(layout_maps).split(". ", 1)[-1],
+            )
+        )
     elif layout_maps is not None and not layout_maps:
-        findings.append(Finding(RULE, INFO, section,
-                                "the QGIS project has no print layouts (or no project is open): "
-                                "only plan sheets and stated scales were checked"))
+        findings.append(
+            Finding(
+                RULE,
+                INFO,
+                section,
+                "the QGIS project has no print layouts (or no project is open): "
+                "only plan sheets and stated scales were checked",
+            )
+        )
     return findings, scales
 
 
@@ -417,17 +463,22 @@ class MapScaleCheck(HasFindings):
         """The review's JSON shape, its map-scale parts only."""
         from ..about import TOOL_NAME, __version__
 
-        return {"tool": {"name": TOOL_NAME, "version": __version__},
-                "profile": self.profile.name,
-                "measurements": {"site_map_scales": self.scales},
-                "findings": [f.to_dict() for f in self.findings]}
+        return {
+            "tool": {"name": TOOL_NAME, "version": __version__},
+            "profile": self.profile.name,
+            "measurements": {"site_map_scales": self.scales},
+            "findings": [f.to_dict() for f in self.findings],
+        }
 
 
 def _location_map(title: str, drawing: object, titles: Sequence[str]) -> str:
     """Why the sheet ``title`` is a location map ('' where it is not one)."""
     if has_text(drawing):
-        return ("the layout_scale table says it is a location map"
-                if str(drawing).strip() == "location_map" else "")
+        return (
+            "the layout_scale table says it is a location map"
+            if str(drawing).strip() == "location_map"
+            else ""
+        )
     folded = " ".join(title.casefold().replace("_", " ").replace("-", " ").split())
     word = next((w for w in titles if w.casefold() in folded), None)
     return f"read as a location map from its title ('{word}')" if word else ""
@@ -438,25 +489,37 @@ def _as_location_map(finding: Finding, why: str) -> Finding:
     if finding.value is None:  # its scale unknown: nothing to say of a location map's scale
         words = "its scale is not known"
     else:
-        words = f'its scale is 1:{finding.value:g} (1" = {finding.value / INCHES_PER_FOOT:g}\')'
+        words = f"its scale is 1:{finding.value:g} (1\" = {finding.value / INCHES_PER_FOOT:g}')"
     head = finding.message.split(":", 1)[0]
-    return Finding(RULE, INFO, finding.section,
-                   f"{head}: a general location map ({why}); {words}. SWPPP B(2) asks for "
-                   "drawings \"including a general location map\" and sets a scale only for "
-                   "the site map (\"Site map should be at a scale no smaller than one inch "
-                   "equals 100 feet\"), so this sheet is not held to it",
-                   value=finding.value, limit=None, units=finding.units,
-                   features=finding.features, geometry=finding.geometry)
+    return Finding(
+        RULE,
+        INFO,
+        finding.section,
+        f"{head}: a general location map ({why}); {words}. SWPPP B(2) asks for "
+        'drawings "including a general location map" and sets a scale only for '
+        'the site map ("Site map should be at a scale no smaller than one inch '
+        'equals 100 feet"), so this sheet is not held to it',
+        value=finding.value,
+        limit=None,
+        units=finding.units,
+        features=finding.features,
+        geometry=finding.geometry,
+    )
 
 
 def _nothing_given(layout_maps: Optional[Sequence[LayoutMap]]) -> str:
-    where = ("the QGIS project has no print layouts (or no project is open)"
-             if layout_maps is not None else "print layouts are read only when the review runs in QGIS")
-    return ("no site map scale to check: no plan sheet, no stated scale and no print layout "
-            f"({where}). Provide georeferenced plan sheets (swppp review --sheet PATH, or SHEETS "
-            "in QGIS), a 'layout_scale' table (sheet, scale_denominator) in the site plan, or "
-            "print layouts in the QGIS project; or check each sheet's scale by hand "
-            "(1 inch = 100 feet or larger)")
+    where = (
+        "the QGIS project has no print layouts (or no project is open)"
+        if layout_maps is not None
+        else "print layouts are read only when the review runs in QGIS"
+    )
+    return (
+        "no site map scale to check: no plan sheet, no stated scale and no print layout "
+        f"({where}). Provide georeferenced plan sheets (swppp review --sheet PATH, or SHEETS "
+        "in QGIS), a 'layout_scale' table (sheet, scale_denominator) in the site plan, or "
+        "print layouts in the QGIS project; or check each sheet's scale by hand "
+        "(1 inch = 100 feet or larger)"
+    )
 
 
 def _layout_footprint(item: LayoutMap, area_crs: CRS) -> Optional[shapely.Polygon]:
@@ -482,79 +545,146 @@ class _Judge:
     def verdict(self, denominator: float) -> str:
         return PASS if denominator <= self.limit * (1 + self.tolerance) else self.smaller
 
-    def finding(self, status: str, message: str, value: Optional[float], features: list[str],
-                geometry: object = None) -> Finding:
+    def finding(
+        self, status: str, message: str, value: Optional[float], features: list[str], geometry: object = None
+    ) -> Finding:
         if status == self.smaller:
             reading = "a requirement" if status == FAIL else "a recommendation"
-            message += ('. SWPPP B(2): "Site map should be at a scale no smaller than one inch '
-                        f'equals 100 feet"; read as {reading} (the profile\'s [site_map_scale] '
-                        f'smaller_scale_status = "{status}")')
-        return Finding(RULE, status, self.section, message, value=value, limit=self.limit,
-                       units="scale denominator", features=features, geometry=geometry)
+            message += (
+                '. SWPPP B(2): "Site map should be at a scale no smaller than one inch '
+                f"equals 100 feet\"; read as {reading} (the profile's [site_map_scale] "
+                f'smaller_scale_status = "{status}")'
+            )
+        return Finding(
+            RULE,
+            status,
+            self.section,
+            message,
+            value=value,
+            limit=self.limit,
+            units="scale denominator",
+            features=features,
+            geometry=geometry,
+        )
 
     def words(self, denominator: float) -> str:
         verdict = self.verdict(denominator)
-        limit = f'1:{self.limit:g} (1" = {self.limit / INCHES_PER_FOOT:g}\')'
+        limit = f"1:{self.limit:g} (1\" = {self.limit / INCHES_PER_FOOT:g}')"
         return ("no smaller than " if verdict == PASS else "smaller than ") + limit
 
     def sheet(self, sheet: Sheet, measured: SheetScale, footprint: object) -> Finding:
         feature = [f"sheet:{sheet.name}"]
         # a sheet_scale with denominators has its ground and the sheet's resolution
-        if (measured.denominators is None or measured.ground_ft_per_pixel is None
-                or sheet.pixels_per_inch is None):
-            return self.finding(NEEDS_REVIEW, f"plan sheet {sheet.name}: its scale cannot be "
-                                f"measured: {measured.missing}; check its scale by hand or give a "
-                                "georeferenced sheet with its resolution (DPI)", None, feature,
-                                footprint)
+        if (
+            measured.denominators is None
+            or measured.ground_ft_per_pixel is None
+            or sheet.pixels_per_inch is None
+        ):
+            return self.finding(
+                NEEDS_REVIEW,
+                f"plan sheet {sheet.name}: its scale cannot be "
+                f"measured: {measured.missing}; check its scale by hand or give a "
+                "georeferenced sheet with its resolution (DPI)",
+                None,
+                feature,
+                footprint,
+            )
         across, down = measured.denominators
         den = max(across, down)  # the smaller scale counts (SheetScale.denominator)
         ground_x, ground_y = measured.ground_ft_per_pixel
         ppi_x, ppi_y = sheet.pixels_per_inch
-        detail = (f"{ground_x:.4g} ft per pixel at {ppi_x:g} pixels per inch, from "
-                  f"{sheet.resolution_source}")
+        detail = f"{ground_x:.4g} ft per pixel at {ppi_x:g} pixels per inch, from {sheet.resolution_source}"
         if not math.isclose(across, down, rel_tol=self.tolerance):
-            detail += (f"; across 1:{across:.1f}, down 1:{down:.1f} "
-                       f"({ground_y:.4g} ft per pixel at {ppi_y:g} pixels per inch), the smaller "
-                       "scale counts")
-        return self.finding(self.verdict(den), f'plan sheet {sheet.name}: 1" = {den / INCHES_PER_FOOT:.2f}\' '
-                            f"(1:{den:.1f}), {self.words(den)}; {detail}", den, feature, footprint)
+            detail += (
+                f"; across 1:{across:.1f}, down 1:{down:.1f} "
+                f"({ground_y:.4g} ft per pixel at {ppi_y:g} pixels per inch), the smaller "
+                "scale counts"
+            )
+        return self.finding(
+            self.verdict(den),
+            f"plan sheet {sheet.name}: 1\" = {den / INCHES_PER_FOOT:.2f}' "
+            f"(1:{den:.1f}), {self.words(den)}; {detail}",
+            den,
+            feature,
+            footprint,
+        )
 
     def stated(self, label: str, denominator: Optional[float]) -> Finding:
         sheet = label.split(":", 1)[-1]
         if denominator is None:
-            return self.finding(NEEDS_REVIEW, f"sheet {sheet}: the layout_scale table states no "
-                                "scale (scale_denominator empty or not a positive number); "
-                                "check the sheet by hand", None, [label])
-        return self.finding(self.verdict(denominator),
-                            f'sheet {sheet}: stated scale 1" = {denominator / INCHES_PER_FOOT:g}\' '
-                            f"(1:{denominator:g}), {self.words(denominator)}", denominator, [label])
+            return self.finding(
+                NEEDS_REVIEW,
+                f"sheet {sheet}: the layout_scale table states no "
+                "scale (scale_denominator empty or not a positive number); "
+                "check the sheet by hand",
+                None,
+                [label],
+            )
+        return self.finding(
+            self.verdict(denominator),
+            f"sheet {sheet}: stated scale 1\" = {denominator / INCHES_PER_FOOT:g}' "
+            f"(1:{denominator:g}), {self.words(denominator)}",
+            denominator,
+            [label],
+        )
 
     def layout(self, item: LayoutMap, geometry: object) -> Finding:
         if item.item_id is None:
-            return self.finding(NEEDS_REVIEW, f"print layout '{item.layout}' has no map item: "
-                                "its scale cannot be read; add a map item or check the sheet by "
-                                "hand", None, [item.feature])
+            return self.finding(
+                NEEDS_REVIEW,
+                f"print layout '{item.layout}' has no map item: "
+                "its scale cannot be read; add a map item or check the sheet by "
+                "hand",
+                None,
+                [item.feature],
+            )
         scale = _positive(item.scale)
         if scale is None:
-            return self.finding(NEEDS_REVIEW, f"print layout '{item.layout}', map "
-                                f"'{item.item_id}': QGIS gives it no scale (an empty extent?); "
-                                "check it in the layout", None, [item.feature], geometry)
-        return self.finding(self.verdict(scale), f"print layout '{item.layout}', map "
-                            f"'{item.item_id}': 1:{scale:.1f} (1\" = {scale / INCHES_PER_FOOT:.2f}'), "
-                            f"{self.words(scale)}", scale, [item.feature], geometry)
+            return self.finding(
+                NEEDS_REVIEW,
+                f"print layout '{item.layout}', map "
+                f"'{item.item_id}': QGIS gives it no scale (an empty extent?); "
+                "check it in the layout",
+                None,
+                [item.feature],
+                geometry,
+            )
+        return self.finding(
+            self.verdict(scale),
+            f"print layout '{item.layout}', map "
+            f"'{item.item_id}': 1:{scale:.1f} (1\" = {scale / INCHES_PER_FOOT:.2f}'), "
+            f"{self.words(scale)}",
+            scale,
+            [item.feature],
+            geometry,
+        )
 
 
 # --- the review's check ------------------------------------------------------------------
+
 
 def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     site = context.site
     stated = site.layer("layout_scale")
     findings, scales = check_site_map_scale(
-        context.sheets, stated, context.layout_maps, context.profile, area_crs=site.area_crs,
-        stated_labels=site.labels("layout_scale") if stated is not None else ())
+        context.sheets,
+        stated,
+        context.layout_maps,
+        context.profile,
+        area_crs=site.area_crs,
+        stated_labels=site.labels("layout_scale") if stated is not None else (),
+    )
     return CheckResult(findings, {"site_map_scales": scales})
 
 
-CHECKS = (Check("site_map_scale", regulated=True, rules=("site_map_scale",),
-                reads=("site:layout_scale", "sheets", "layout_maps"), run=_run,
-                doing="checking site map scales", weight=2.0),)
+CHECKS = (
+    Check(
+        "site_map_scale",
+        regulated=True,
+        rules=("site_map_scale",),
+        reads=("site:layout_scale", "sheets", "layout_maps"),
+        run=_run,
+        doing="checking site map scales",
+        weight=2.0,
+    ),
+)

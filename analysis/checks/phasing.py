@@ -12,46 +12,56 @@ disturbed while any polygon covering it is, so each face contributes its area ov
 its polygons' intervals, and the timeline is a cumulative sum of face areas over dated events:
 no union is recomputed per moment. Per-phase acres and new acres come from the same faces.
 """
+
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any, Optional
-from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 import shapely
 from numpy.typing import ArrayLike
+from pyproj import CRS
 
 from ..crs import to_crs
 from ..dates import parse_date
-from pyproj import CRS
-
-from ..units import CrsLike, acres_text, ellipsoidal_acres
-from ..phasing.measure import dissolve_faces, faces, merge_intervals, natural_key
-from .base import Check, CheckResult
 from ..findings import FAIL, INFO, NEEDS_REVIEW, PASS, WARN, Finding
+from ..phasing.measure import dissolve_faces, faces, merge_intervals, natural_key
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..siteplan.contract import SPECS
+from ..units import CrsLike, acres_text, ellipsoidal_acres
 from ..values import feature_labels
+from .base import Check, CheckResult
 
 if TYPE_CHECKING:  # for the annotations only: the context imports the checks
     import os
 
     import geopandas as gpd
 
-    from .context import ReviewContext
     from ..charts import Chart
     from ..siteplan.plan import Repair
+    from .context import ReviewContext
 
 Phase = Optional[str]  # a phase's name; None for polygons that name none
 
-__all__ = ["CHECKS", "DateProblem", "Phasing", "phasing_timeline", "review_phasing", "open_phases",
-           "disturbance_from_frame", "check_phasing", "timeline_chart", "proposed_phasing",
-           "FIELDS"]
+__all__ = [
+    "CHECKS",
+    "DateProblem",
+    "Phasing",
+    "phasing_timeline",
+    "review_phasing",
+    "open_phases",
+    "disturbance_from_frame",
+    "check_phasing",
+    "timeline_chart",
+    "proposed_phasing",
+    "FIELDS",
+]
 
 FIELDS = SPECS["disturbance"].field_names  # phase, start_date, stabilized_date
 # Floating-point noise of summing face areas (acres), for "when does the maximum first occur".
@@ -104,18 +114,23 @@ class Phasing:
         """How the timeline's acres are measured, in words."""
         if self.area_method == "planar":
             return "planar"
-        return (f"{self.area_method}; each moment's planar acres scaled by the worst moment's "
-                f"ellipsoidal/planar ratio")
+        return (
+            f"{self.area_method}; each moment's planar acres scaled by the worst moment's "
+            f"ellipsoidal/planar ratio"
+        )
 
     def measurements(self) -> dict[str, Any]:
         """docs/CONTRACT.md's names: max_concurrent_disturbed_acres (planar), max_concurrent_at,
         phases (planar), timeline; and max_concurrent_disturbed_acres_ellipsoidal (the
         decision's, which the timeline's worst row equals), timeline_area_method."""
-        return {"max_concurrent_disturbed_acres": self.max_acres,
-                "max_concurrent_disturbed_acres_ellipsoidal": self.max_true_acres,
-                "max_concurrent_at": self.max_at.isoformat() if self.max_at else None,
-                "phases": self.phases, "timeline": self.timeline,
-                "timeline_area_method": self.timeline_method}
+        return {
+            "max_concurrent_disturbed_acres": self.max_acres,
+            "max_concurrent_disturbed_acres_ellipsoidal": self.max_true_acres,
+            "max_concurrent_at": self.max_at.isoformat() if self.max_at else None,
+            "phases": self.phases,
+            "timeline": self.timeline,
+            "timeline_area_method": self.timeline_method,
+        }
 
 
 def _parse_column(values: Iterable[object]) -> tuple[list[Optional[date]], list[bool]]:
@@ -133,9 +148,15 @@ def _parse_column(values: Iterable[object]) -> tuple[list[Optional[date]], list[
     return dates, readable
 
 
-def phasing_timeline(geometries: ArrayLike, phases: Iterable[object], starts: Sequence[object],
-                     stabilized: Sequence[object], labels: Sequence[str], crs: CrsLike,
-                     progress: Optional[Progress] = None) -> Phasing:
+def phasing_timeline(
+    geometries: ArrayLike,
+    phases: Iterable[object],
+    starts: Sequence[object],
+    stabilized: Sequence[object],
+    labels: Sequence[str],
+    crs: CrsLike,
+    progress: Optional[Progress] = None,
+) -> Phasing:
     """Phases, the disturbed-at-once timeline and its worst moment.
 
     Parameters
@@ -155,8 +176,9 @@ def phasing_timeline(geometries: ArrayLike, phases: Iterable[object], starts: Se
     progress = progress or SILENT
     geometries = np.asarray(geometries, dtype=object)
     named = np.asarray(labels, dtype=object)  # indexable by masks
-    names = np.array([None if not isinstance(p, str) and pd.isna(p) else str(p) for p in phases],
-                     dtype=object)
+    names = np.array(
+        [None if not isinstance(p, str) and pd.isna(p) else str(p) for p in phases], dtype=object
+    )
     start, start_ok = _parse_column(starts)
     end, end_ok = _parse_column(stabilized)
     problems = _date_problems(named, starts, stabilized, start, start_ok, end, end_ok)
@@ -165,14 +187,17 @@ def phasing_timeline(geometries: ArrayLike, phases: Iterable[object], starts: Se
     open_ended = dated & np.array([e is None for e in end], dtype=bool)
     # a dated polygon has its start (a missing one is a date problem)
     plan_dates = [d for d, ok in zip(start, dated) if ok and d is not None] + [
-        e for e, ok in zip(end, dated) if ok and e is not None]
+        e for e, ok in zip(end, dated) if ok and e is not None
+    ]
     plan_end = max(plan_dates) if plan_dates else None
     # Days as ordinals; an open end is one day past the plan's last date (never reached).
     never = plan_end.toordinal() + 1 if plan_end else 0
-    s = np.array([d.toordinal() if (ok and d is not None) else 0 for d, ok in zip(start, dated)],
-                 dtype=np.int64)
-    e = np.array([d.toordinal() if (ok and d is not None) else never for d, ok in zip(end, dated)],
-                 dtype=np.int64)
+    s = np.array(
+        [d.toordinal() if (ok and d is not None) else 0 for d, ok in zip(start, dated)], dtype=np.int64
+    )
+    e = np.array(
+        [d.toordinal() if (ok and d is not None) else never for d, ok in zip(end, dated)], dtype=np.int64
+    )
     placed = dated & (e > s)  # stabilised the day it starts: never disturbed at a moment
 
     progress.check_canceled()
@@ -186,18 +211,23 @@ def phasing_timeline(geometries: ArrayLike, phases: Iterable[object], starts: Se
     phase_of = rank[pair_polygon]
     ordered_phases = list(phase_keys)
     unique_pairs = np.unique(np.stack([pair_face, phase_of]), axis=1)
-    phase_area = np.bincount(unique_pairs[1], weights=face_area[unique_pairs[0]],
-                             minlength=len(phase_keys))
+    phase_area = np.bincount(unique_pairs[1], weights=face_area[unique_pairs[0]], minlength=len(phase_keys))
     first_phase = np.full(len(face_area), len(phase_keys), dtype=np.int64)
     np.minimum.at(first_phase, pair_face, phase_of)
     covered = first_phase < len(phase_keys)
     new_area = np.bincount(first_phase[covered], weights=face_area[covered], minlength=len(phase_keys))
-    summary = _phase_rows(ordered_phases, rank, phase_area, new_area, s, e, dated, open_ended,
-                          never)
+    summary = _phase_rows(ordered_phases, rank, phase_area, new_area, s, e, dated, open_ended, never)
 
     if not placed.any():
-        return Phasing(phases=summary, timeline=[], max_acres=None, max_at=None, plan_end=plan_end,
-                       open_ended=list(named[open_ended]), problems=problems)
+        return Phasing(
+            phases=summary,
+            timeline=[],
+            max_acres=None,
+            max_at=None,
+            plan_end=plan_end,
+            open_ended=list(named[open_ended]),
+            problems=problems,
+        )
     timed = placed[pair_polygon]
     face, fs, fe = merge_intervals(pair_face[timed], s[pair_polygon[timed]], e[pair_polygon[timed]])
     moments = np.unique(np.concatenate([s[placed], e[placed & ~open_ended]]))
@@ -207,14 +237,14 @@ def phasing_timeline(geometries: ArrayLike, phases: Iterable[object], starts: Se
     np.subtract.at(change, np.searchsorted(moments, fe[ends]), face_area[face][ends])
     total = np.cumsum(change)
     total[np.abs(total) < _TIE_ACRES] = 0.0
-    polygon_count = np.cumsum(np.bincount(np.searchsorted(moments, s[placed]), minlength=len(moments))
-                              - np.bincount(np.searchsorted(moments, e[placed & ~open_ended]),
-                                            minlength=len(moments)))
+    polygon_count = np.cumsum(
+        np.bincount(np.searchsorted(moments, s[placed]), minlength=len(moments))
+        - np.bincount(np.searchsorted(moments, e[placed & ~open_ended]), minlength=len(moments))
+    )
     progress.check_canceled()
 
     p_rank, p_start, p_end = merge_intervals(rank[placed], s[placed], e[placed])
-    started, stabilized, overlaps = _phase_sweep(moments, p_rank, p_start, p_end,
-                                                 ordered_phases, never)
+    started, stabilized, overlaps = _phase_sweep(moments, p_rank, p_start, p_end, ordered_phases, never)
     by_rank = np.argsort(rank, kind="stable")
     members = np.split(named[by_rank], np.flatnonzero(np.diff(rank[by_rank])) + 1)
     for overlap in overlaps:
@@ -228,17 +258,31 @@ def phasing_timeline(geometries: ArrayLike, phases: Iterable[object], starts: Se
     # the grid is the same to many decimals, so it is the worst moment on the ellipsoid too.
     true, method = ellipsoidal_acres(worst_geometry, crs)
     shown = _on_the_decisions_measure(total, worst, true)
-    timeline = [{"date": date.fromordinal(int(t)).isoformat(), "acres": float(a),
-                 "polygons": int(n), "started": opened, "stabilized": closed}
-                for t, a, n, opened, closed in zip(moments, shown, polygon_count, started,
-                                                   stabilized)]
+    timeline = [
+        {
+            "date": date.fromordinal(int(t)).isoformat(),
+            "acres": float(a),
+            "polygons": int(n),
+            "started": opened,
+            "stabilized": closed,
+        }
+        for t, a, n, opened, closed in zip(moments, shown, polygon_count, started, stabilized)
+    ]
     return Phasing(
-        phases=summary, timeline=timeline, max_acres=float(total[worst]),
+        phases=summary,
+        timeline=timeline,
+        max_acres=float(total[worst]),
         max_at=date.fromordinal(int(moment)),
         worst_phases=[ordered_phases[r] for r in worst_ranks],
-        worst_features=list(named[active]), worst_geometry=worst_geometry,
-        plan_end=plan_end, open_ended=list(named[open_ended]), problems=problems,
-        overlaps=overlaps, max_true_acres=float(true), area_method=method)
+        worst_features=list(named[active]),
+        worst_geometry=worst_geometry,
+        plan_end=plan_end,
+        open_ended=list(named[open_ended]),
+        problems=problems,
+        overlaps=overlaps,
+        max_true_acres=float(true),
+        area_method=method,
+    )
 
 
 def _on_the_decisions_measure(total: np.ndarray, worst: int, true: float) -> np.ndarray:
@@ -252,28 +296,37 @@ def _on_the_decisions_measure(total: np.ndarray, worst: int, true: float) -> np.
     return shown
 
 
-def _date_problems(labels: Iterable[str], starts: Iterable[object], stabilized: Iterable[object],
-                   start: Iterable[Optional[date]], start_ok: Iterable[bool],
-                   end: Iterable[Optional[date]], end_ok: Iterable[bool]) -> list[DateProblem]:
+def _date_problems(
+    labels: Iterable[str],
+    starts: Iterable[object],
+    stabilized: Iterable[object],
+    start: Iterable[Optional[date]],
+    start_ok: Iterable[bool],
+    end: Iterable[Optional[date]],
+    end_ok: Iterable[bool],
+) -> list[DateProblem]:
     problems = []
-    for label, raw_s, raw_e, s, s_ok, e, e_ok in zip(labels, starts, stabilized, start, start_ok,
-                                                     end, end_ok):
+    for label, raw_s, raw_e, s, s_ok, e, e_ok in zip(
+        labels, starts, stabilized, start, start_ok, end, end_ok
+    ):
         if not s_ok:
-            problems.append(DateProblem(label, "start_date", f"start_date {raw_s!r} is not a "
-                                                             f"date (YYYY-MM-DD)"))
+            problems.append(
+                DateProblem(label, "start_date", f"start_date {raw_s!r} is not a date (YYYY-MM-DD)")
+            )
         elif s is None:
             problems.append(DateProblem(label, "start_date", "start_date is missing"))
         if not e_ok:
-            problems.append(DateProblem(label, "stabilized_date", f"stabilized_date {raw_e!r} "
-                                                                  f"is not a date (YYYY-MM-DD)"))
+            problems.append(
+                DateProblem(label, "stabilized_date", f"stabilized_date {raw_e!r} is not a date (YYYY-MM-DD)")
+            )
         elif s is not None and e is not None and e < s:
-            problems.append(DateProblem(label, "stabilized_date", f"stabilized on {e} before it "
-                                                                  f"starts on {s}"))
+            problems.append(
+                DateProblem(label, "stabilized_date", f"stabilized on {e} before it starts on {s}")
+            )
     return problems
 
 
-def _phase_ranks(names: np.ndarray, start: np.ndarray,
-                 placed: np.ndarray) -> tuple[list[Phase], np.ndarray]:
+def _phase_ranks(names: np.ndarray, start: np.ndarray, placed: np.ndarray) -> tuple[list[Phase], np.ndarray]:
     """Phases in the plan's sequence (first start, then name) and each polygon's phase rank.
 
     "Earlier phase" means this order: a phase's new acres are the ground no earlier phase
@@ -289,9 +342,17 @@ def _phase_ranks(names: np.ndarray, start: np.ndarray,
     return keys, np.array([position[n] for n in names], dtype=np.int64)
 
 
-def _phase_rows(phases: Sequence[Phase], rank: np.ndarray, phase_area: np.ndarray,
-                new_area: np.ndarray, s: np.ndarray, e: np.ndarray, placed: np.ndarray,
-                open_ended: np.ndarray, never: int) -> list[dict[str, Any]]:
+def _phase_rows(
+    phases: Sequence[Phase],
+    rank: np.ndarray,
+    phase_area: np.ndarray,
+    new_area: np.ndarray,
+    s: np.ndarray,
+    e: np.ndarray,
+    placed: np.ndarray,
+    open_ended: np.ndarray,
+    never: int,
+) -> list[dict[str, Any]]:
     """One row per phase: acres, new acres, first start, last stabilisation (None if any is open)."""
     count = len(phases)
     first = np.full(count, np.iinfo(np.int64).max)
@@ -303,15 +364,26 @@ def _phase_rows(phases: Sequence[Phase], rank: np.ndarray, phase_area: np.ndarra
     def iso(day: int) -> str:
         return date.fromordinal(int(day)).isoformat()
 
-    return [{"phase": phase, "acres": float(phase_area[i]), "new_acres": float(new_area[i]),
-             "start_date": iso(first[i]) if first[i] < never else None,
-             "stabilized_date": iso(last[i]) if last[i] and not unscheduled[i] else None}
-            for i, phase in enumerate(phases)]
+    return [
+        {
+            "phase": phase,
+            "acres": float(phase_area[i]),
+            "new_acres": float(new_area[i]),
+            "start_date": iso(first[i]) if first[i] < never else None,
+            "stabilized_date": iso(last[i]) if last[i] and not unscheduled[i] else None,
+        }
+        for i, phase in enumerate(phases)
+    ]
 
 
-def _phase_sweep(moments: np.ndarray, rank: np.ndarray, start: np.ndarray, end: np.ndarray,
-                 phases: Sequence[Phase], never: int
-                 ) -> tuple[list[list[Phase]], list[list[Phase]], list[dict[str, Any]]]:
+def _phase_sweep(
+    moments: np.ndarray,
+    rank: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    phases: Sequence[Phase],
+    never: int,
+) -> tuple[list[list[Phase]], list[list[Phase]], list[dict[str, Any]]]:
     """The phases opening and closing at each moment, and each later phase cleared alongside
     earlier ones.
 
@@ -320,8 +392,10 @@ def _phase_sweep(moments: np.ndarray, rank: np.ndarray, start: np.ndarray, end: 
     is kept per moment (and at most :data:`NAMED_EARLIER` earlier phases per overlap, with their
     count), so the result grows with the number of phases, not with phases x moments.
     """
-    events = sorted([(int(t), 1, int(r)) for t, r in zip(start, rank)]
-                    + [(int(t), 0, int(r)) for t, r in zip(end, rank) if t < never])
+    events = sorted(
+        [(int(t), 1, int(r)) for t, r in zip(start, rank)]
+        + [(int(t), 0, int(r)) for t, r in zip(end, rank) if t < never]
+    )
     slot = {int(t): i for i, t in enumerate(moments)}
     started: list[list[Phase]] = [[] for _ in moments]
     stabilized: list[list[Phase]] = [[] for _ in moments]
@@ -340,9 +414,16 @@ def _phase_sweep(moments: np.ndarray, rank: np.ndarray, start: np.ndarray, end: 
             if later not in first:
                 first[later] = (day, [r], 1)
         active.insert(at, r)
-    overlaps = [{"phase": phases[r], "rank": r, "earlier": [phases[q] for q in earlier],
-                 "earlier_count": count, "from": date.fromordinal(day).isoformat()}
-                for r, (day, earlier, count) in sorted(first.items())]
+    overlaps = [
+        {
+            "phase": phases[r],
+            "rank": r,
+            "earlier": [phases[q] for q in earlier],
+            "earlier_count": count,
+            "from": date.fromordinal(day).isoformat(),
+        }
+        for r, (day, earlier, count) in sorted(first.items())
+    ]
     return started, stabilized, overlaps
 
 
@@ -363,24 +444,38 @@ def open_phases(timeline: Sequence[dict[str, Any]]) -> Iterator[list[Phase]]:
         yield sorted(open_now, key=order.__getitem__)
 
 
-def review_phasing(disturbance: gpd.GeoDataFrame, profile: RulesProfile, waiver: bool = False,
-                   progress: Optional[Progress] = None) -> tuple[Phasing, list[Finding]]:
+def review_phasing(
+    disturbance: gpd.GeoDataFrame,
+    profile: RulesProfile,
+    waiver: bool = False,
+    progress: Optional[Progress] = None,
+) -> tuple[Phasing, list[Finding]]:
     """The phasing of a disturbance layer (area CRS, docs/CONTRACT.md fields) and its findings.
 
     The full review and ``swppp:phasing`` both call this.
     """
     labels = feature_labels("disturbance", disturbance, None)
-    plan = phasing_timeline(np.asarray(disturbance.geometry.values, dtype=object),
-                            disturbance["phase"], disturbance["start_date"],
-                            disturbance["stabilized_date"], labels, disturbance.crs,
-                            progress=progress)
+    plan = phasing_timeline(
+        np.asarray(disturbance.geometry.values, dtype=object),
+        disturbance["phase"],
+        disturbance["start_date"],
+        disturbance["stabilized_date"],
+        labels,
+        disturbance.crs,
+        progress=progress,
+    )
     return plan, check_phasing(plan, profile, waiver)
 
 
-def disturbance_from_frame(frame: pd.DataFrame, crs: Optional[CRS], fields: dict[str, str],
-                           profile: RulesProfile, path: Optional[str | os.PathLike[str]] = None,
-                           layer: str = "disturbance", crs_given_by: Optional[str] = None
-                           ) -> tuple[gpd.GeoDataFrame, list[Repair]]:
+def disturbance_from_frame(
+    frame: pd.DataFrame,
+    crs: Optional[CRS],
+    fields: dict[str, str],
+    profile: RulesProfile,
+    path: Optional[str | os.PathLike[str]] = None,
+    layer: str = "disturbance",
+    crs_given_by: Optional[str] = None,
+) -> tuple[gpd.GeoDataFrame, list[Repair]]:
     """A disturbance layer read elsewhere (any CRS, its own field names) as ``review_phasing`` takes it.
 
     ``fields`` maps each of :data:`FIELDS` to the frame's column holding it. The layer is
@@ -395,13 +490,24 @@ def disturbance_from_frame(frame: pd.DataFrame, crs: Optional[CRS], fields: dict
 
     for key in FIELDS:
         if fields.get(key) not in frame.columns:
-            raise InputError(f"the field {fields.get(key)!r} chosen for {key} is not in the layer "
-                             f"(fields: {', '.join(map(str, frame.columns))})", path=path,
-                             layer=layer, field=fields.get(key), fix=f"choose the field holding {key}")
-    geometry = (np.asarray(frame.geometry.values, dtype=object)
-                if isinstance(frame, gpd.GeoDataFrame) else None)
-    chosen = gpd.GeoDataFrame({key: frame[fields[key]] for key in FIELDS}, index=frame.index,
-                              geometry=geometry, crs=crs) if geometry is not None else frame
+            raise InputError(
+                f"the field {fields.get(key)!r} chosen for {key} is not in the layer "
+                f"(fields: {', '.join(map(str, frame.columns))})",
+                path=path,
+                layer=layer,
+                field=fields.get(key),
+                fix=f"choose the field holding {key}",
+            )
+    geometry = (
+        np.asarray(frame.geometry.values, dtype=object) if isinstance(frame, gpd.GeoDataFrame) else None
+    )
+    chosen = (
+        gpd.GeoDataFrame(
+            {key: frame[fields[key]] for key in FIELDS}, index=frame.index, geometry=geometry, crs=crs
+        )
+        if geometry is not None
+        else frame
+    )
     spec = SPECS["disturbance"]
     chosen = validate_spatial(path, layer, spec, chosen, crs, profile, crs_given_by=crs_given_by)
     return repair_invalid(spec, to_crs(chosen, profile.area_crs))
@@ -433,64 +539,132 @@ def check_phasing(plan: Phasing, profile: RulesProfile, waiver: bool = False) ->
     findings = []
     decided, max_at = plan.decided_acres, plan.max_at  # both None where nothing is placed
     if decided is None or max_at is None:
-        findings.append(Finding(rule, NEEDS_REVIEW, section,
-                                f"no disturbance polygon can be placed in time "
-                                f"({why or 'each is stabilised the day it starts'}): give each "
-                                f"an ISO start_date (YYYY-MM-DD) and stabilized_date",
-                                limit=limit, units="acres", features=bad))
+        findings.append(
+            Finding(
+                rule,
+                NEEDS_REVIEW,
+                section,
+                f"no disturbance polygon can be placed in time "
+                f"({why or 'each is stabilised the day it starts'}): give each "
+                f"an ISO start_date (YYYY-MM-DD) and stabilized_date",
+                limit=limit,
+                units="acres",
+                features=bad,
+            )
+        )
     else:
         at = f"on {max_at.isoformat()} ({_phase_list(plan.worst_phases)})"
         size = f"{acres_text(decided, limit)} acres ({plan.area_method})"
-        common: dict[str, Any] = dict(value=decided, limit=limit, units="acres",
-                                      geometry=plan.worst_geometry)
+        common: dict[str, Any] = dict(value=decided, limit=limit, units="acres", geometry=plan.worst_geometry)
         if profile.near(decided, limit):
-            findings.append(Finding(
-                rule, NEEDS_REVIEW, section,
-                f"{size} disturbed and not yet stabilised {at}, within the measurement's "
-                f"uncertainty ({profile.measurement.threshold_tolerance_acres:g} acre) of the "
-                f"{limit:g} acres allowed at any one time (\"not more than five acres shall be "
-                f"disturbed at any one time\"): confirm the disturbed area",
-                features=plan.worst_features, **common))
+            findings.append(
+                Finding(
+                    rule,
+                    NEEDS_REVIEW,
+                    section,
+                    f"{size} disturbed and not yet stabilised {at}, within the measurement's "
+                    f"uncertainty ({profile.measurement.threshold_tolerance_acres:g} acre) of the "
+                    f'{limit:g} acres allowed at any one time ("not more than five acres shall be '
+                    f'disturbed at any one time"): confirm the disturbed area',
+                    features=plan.worst_features,
+                    **common,
+                )
+            )
             if bad:
-                findings.append(Finding(rule, NEEDS_REVIEW, section,
-                                        f"{len(bad)} polygon(s) left out of the timeline ({why})",
-                                        features=bad))
+                findings.append(
+                    Finding(
+                        rule,
+                        NEEDS_REVIEW,
+                        section,
+                        f"{len(bad)} polygon(s) left out of the timeline ({why})",
+                        features=bad,
+                    )
+                )
         elif profile.exceeds(decided, limit):
-            text = (f"{size} disturbed and not yet stabilised {at}, more than "
-                    f"the {limit:g} acres allowed at any one time")
+            text = (
+                f"{size} disturbed and not yet stabilised {at}, more than "
+                f"the {limit:g} acres allowed at any one time"
+            )
             if waiver:
-                findings.append(Finding(rule, WARN, section, text + "; the project records an "
-                                        "approved waiver (five_acre_waiver): confirm the approved "
-                                        "SWPPP allows it", features=plan.worst_features, **common))
+                findings.append(
+                    Finding(
+                        rule,
+                        WARN,
+                        section,
+                        text + "; the project records an "
+                        "approved waiver (five_acre_waiver): confirm the approved "
+                        "SWPPP allows it",
+                        features=plan.worst_features,
+                        **common,
+                    )
+                )
             else:
                 # B(4)'s proviso carried, so that the finding reads as the plan's state, not as
                 # a violation already committed (issue 33, round 3, point 10).
-                findings.append(Finding(rule, FAIL, section, text + (
-                    " as planned (SWPPP B(4): \"not more than five acres shall be disturbed at "
-                    "any one time unless pursuant to an approved SWPPP\"): re-phase the plan, or "
-                    "seek the SWPPP's approval for more (five_acre_waiver, once approved)"),
-                    features=plan.worst_features, **common))
+                findings.append(
+                    Finding(
+                        rule,
+                        FAIL,
+                        section,
+                        text
+                        + (
+                            ' as planned (SWPPP B(4): "not more than five acres shall be disturbed at '
+                            'any one time unless pursuant to an approved SWPPP"): re-phase the plan, or '
+                            "seek the SWPPP's approval for more (five_acre_waiver, once approved)"
+                        ),
+                        features=plan.worst_features,
+                        **common,
+                    )
+                )
             if bad:
-                findings.append(Finding(rule, NEEDS_REVIEW, section,
-                                        f"{len(bad)} polygon(s) left out of the timeline ({why}); "
-                                        f"the limit is exceeded without them", features=bad))
+                findings.append(
+                    Finding(
+                        rule,
+                        NEEDS_REVIEW,
+                        section,
+                        f"{len(bad)} polygon(s) left out of the timeline ({why}); "
+                        f"the limit is exceeded without them",
+                        features=bad,
+                    )
+                )
         elif bad:
-            findings.append(Finding(rule, NEEDS_REVIEW, section,
-                                    f"cannot decide: {len(bad)} polygon(s) cannot be placed in "
-                                    f"time ({why}); the others reach at most "
-                                    f"{size} {at}, within {limit:g}",
-                                    features=bad, **common))
+            findings.append(
+                Finding(
+                    rule,
+                    NEEDS_REVIEW,
+                    section,
+                    f"cannot decide: {len(bad)} polygon(s) cannot be placed in "
+                    f"time ({why}); the others reach at most "
+                    f"{size} {at}, within {limit:g}",
+                    features=bad,
+                    **common,
+                )
+            )
         else:
-            findings.append(Finding(rule, PASS, section,
-                                    f"at most {size} disturbed and not yet "
-                                    f"stabilised at any one time, first {at}; the limit is "
-                                    f"{limit:g}", features=plan.worst_features, **common))
+            findings.append(
+                Finding(
+                    rule,
+                    PASS,
+                    section,
+                    f"at most {size} disturbed and not yet "
+                    f"stabilised at any one time, first {at}; the limit is "
+                    f"{limit:g}",
+                    features=plan.worst_features,
+                    **common,
+                )
+            )
     if plan.open_ended and plan.plan_end is not None:  # an open end has a plan end to run to
-        findings.append(Finding(rule, INFO, section,
-                                f"{len(plan.open_ended)} polygon(s) have no stabilized_date and "
-                                f"count as disturbed until the plan's last date, "
-                                f"{plan.plan_end.isoformat()}: {_features_text(plan.open_ended)}",
-                                features=plan.open_ended))
+        findings.append(
+            Finding(
+                rule,
+                INFO,
+                section,
+                f"{len(plan.open_ended)} polygon(s) have no stabilized_date and "
+                f"count as disturbed until the plan's last date, "
+                f"{plan.plan_end.isoformat()}: {_features_text(plan.open_ended)}",
+                features=plan.open_ended,
+            )
+        )
     findings += _sequence_findings(plan, profile)
     return findings
 
@@ -506,24 +680,35 @@ def _sequence_findings(plan: Phasing, profile: RulesProfile) -> list[Finding]:
     findings = []
     for overlap in plan.overlaps:
         earlier, count = overlap["earlier"], overlap["earlier_count"]
-        named = ", ".join(f"{'(no phase)' if p is None else p} (until "
-                          f"{stabilised[p] or 'the plan ends: no stabilisation scheduled'})"
-                          for p in earlier[:NAMED_EARLIER])
+        named = ", ".join(
+            f"{'(no phase)' if p is None else p} (until "
+            f"{stabilised[p] or 'the plan ends: no stabilisation scheduled'})"
+            for p in earlier[:NAMED_EARLIER]
+        )
         more = f" and {count - NAMED_EARLIER} more" if count > NAMED_EARLIER else ""
         verb = "is" if count == 1 else "are"
-        findings.append(Finding(
-            rule, WARN, section,
-            f"{_phase_list([overlap['phase']])} is cleared from {overlap['from']} while "
-            f"{'phase' if count == 1 else 'phases'} {named}{more} {verb} not yet "
-            f"stabilised. The chapter's definition of \"Phasing\" is \"with the stabilization of "
-            f"each piece completed before the clearing of the next\"; no section states it as a "
-            f"duty, so this is a warning about the plan's phasing, not a failure",
-            features=overlap["features"]))
+        findings.append(
+            Finding(
+                rule,
+                WARN,
+                section,
+                f"{_phase_list([overlap['phase']])} is cleared from {overlap['from']} while "
+                f"{'phase' if count == 1 else 'phases'} {named}{more} {verb} not yet "
+                f'stabilised. The chapter\'s definition of "Phasing" is "with the stabilization of '
+                f'each piece completed before the clearing of the next"; no section states it as a '
+                f"duty, so this is a warning about the plan's phasing, not a failure",
+                features=overlap["features"],
+            )
+        )
     return findings
 
 
-def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not yet stabilised",
-                   proposed: Optional[Phasing] = None) -> Optional[Chart]:
+def timeline_chart(
+    plan: Phasing,
+    limit: float,
+    title: str = "Disturbed and not yet stabilised",
+    proposed: Optional[Phasing] = None,
+) -> Optional[Chart]:
     """A step plot of disturbed acres over time: the limit, the phases as bands, the worst moment;
     with ``proposed`` (the plan on the proposed schedule, :func:`proposed_phasing`) a second
     panel below it on the same dates, so the two schedules are read side by side.
@@ -535,8 +720,9 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
         return None
     from ..charts import figure_chart, new_figure
 
-    plans = [(plan, "as planned")] + ([(proposed, "as proposed")]
-                                      if proposed is not None and proposed.timeline else [])
+    plans = [(plan, "as planned")] + (
+        [(proposed, "as proposed")] if proposed is not None and proposed.timeline else []
+    )
     days = [date.fromisoformat(row["date"]) for p, _ in plans for row in p.timeline]  # ISO
     first, last = min(days), max(days)
     span = max((last - first).days, 1)
@@ -549,8 +735,9 @@ def timeline_chart(plan: Phasing, limit: float, title: str = "Disturbed and not 
         axes.set_xlim(first, tail)
         axes.set_title(title if len(plans) == 1 else f"{title}: {label}", fontsize=10)
     bottom = 0.2 if len(plans) == 1 else 0.1
-    figure.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=bottom,
-                           hspace=0.45)  # fixed: no layout engine
+    figure.subplots_adjust(
+        left=0.08, right=0.98, top=0.92, bottom=bottom, hspace=0.45
+    )  # fixed: no layout engine
     return figure_chart(figure, title)
 
 
@@ -560,17 +747,35 @@ def _draw_timeline(axes: Any, plan: Phasing, limit: float, tail: date, top: floa
     bands = _phase_bands(plan)
     colours = ("#90caf9", "#a5d6a7", "#ffe082", "#ce93d8", "#ffab91", "#80deea")
     for i, (phase, first, last) in enumerate(bands):
-        axes.axvspan(first, last or tail, ymin=0, ymax=1, color=colours[i % len(colours)],
-                     alpha=0.35, linewidth=0,
-                     label=f"phase {phase}" if len(bands) <= len(colours) else None)
-    axes.step(days + [tail], values + [values[-1]], where="post", color="#212121", linewidth=1.6,
-              label="disturbed acres")
+        axes.axvspan(
+            first,
+            last or tail,
+            ymin=0,
+            ymax=1,
+            color=colours[i % len(colours)],
+            alpha=0.35,
+            linewidth=0,
+            label=f"phase {phase}" if len(bands) <= len(colours) else None,
+        )
+    axes.step(
+        days + [tail],
+        values + [values[-1]],
+        where="post",
+        color="#212121",
+        linewidth=1.6,
+        label="disturbed acres",
+    )
     axes.axhline(limit, color="#c62828", linestyle="--", linewidth=1.2, label=f"limit {limit:g} ac")
     worst, max_at = plan.decided_acres, plan.max_at  # the verdict's figure and its day
     if worst is not None and max_at is not None:
         axes.plot([max_at], [worst], marker="o", color="#c62828", markersize=6)
-        axes.annotate(f"max {acres_text(worst, limit)} ac\n{max_at.isoformat()}",
-                      (max_at, worst), textcoords="offset points", xytext=(6, 6), fontsize=8)
+        axes.annotate(
+            f"max {acres_text(worst, limit)} ac\n{max_at.isoformat()}",
+            (max_at, worst),
+            textcoords="offset points",
+            xytext=(6, 6),
+            fontsize=8,
+        )
     axes.set_ylim(0, top)  # room for the legend above the limit
     axes.set_ylabel("acres (ellipsoidal)" if plan.timeline_method != "planar" else "acres (planar)")
     axes.legend(loc="upper right", fontsize=7, ncol=2, frameon=False)
@@ -589,27 +794,35 @@ def proposed_phasing(frame: pd.DataFrame, proposal: Any, profile: RulesProfile) 
         return None
     moved = frame.copy()
     moved["start_date"], moved["stabilized_date"] = shifted_dates(
-        list(frame["phase"]), list(frame["start_date"]), list(frame["stabilized_date"]),
-        proposal.shifts)
+        list(frame["phase"]), list(frame["start_date"]), list(frame["stabilized_date"]), proposal.shifts
+    )
     plan, _findings = review_phasing(moved, profile)
     return plan
 
 
 def _phase_bands(plan: Phasing) -> list[tuple[Phase, Optional[date], Optional[date]]]:
     """(phase, first start, last stabilisation or None) of each phase with dates."""
-    return [(p["phase"], parse_date(p["start_date"])[0], parse_date(p["stabilized_date"])[0])
-            for p in plan.phases if p["start_date"]]
+    return [
+        (p["phase"], parse_date(p["start_date"])[0], parse_date(p["stabilized_date"])[0])
+        for p in plan.phases
+        if p["start_date"]
+    ]
 
 
 # --- the review's check ------------------------------------------------------------------
 
+
 def _run(context: ReviewContext, progress: Progress) -> CheckResult:
     site, profile = context.site, context.profile
-    plan, findings = review_phasing(site.layer("disturbance"), profile,
-                                    waiver=bool(site.project.get("five_acre_waiver")),
-                                    progress=progress)
-    return CheckResult(findings, plan.measurements(),
-                       extra={"charts": lambda: _phasing_charts(plan, profile)})
+    plan, findings = review_phasing(
+        site.layer("disturbance"),
+        profile,
+        waiver=bool(site.project.get("five_acre_waiver")),
+        progress=progress,
+    )
+    return CheckResult(
+        findings, plan.measurements(), extra={"charts": lambda: _phasing_charts(plan, profile)}
+    )
 
 
 def _phasing_charts(phasing: Phasing, profile: RulesProfile) -> dict[str, Chart]:
@@ -617,6 +830,14 @@ def _phasing_charts(phasing: Phasing, profile: RulesProfile) -> dict[str, Chart]
     return {"phasing_timeline": chart} if chart else {}
 
 
-CHECKS = (Check("phasing", regulated=True, rules=("phasing_five_acres", "phasing_sequence"),
-                reads=("site:disturbance", "site:project"), run=_run,
-                doing="sweeping the phasing timeline", weight=4.0),)
+CHECKS = (
+    Check(
+        "phasing",
+        regulated=True,
+        rules=("phasing_five_acres", "phasing_sequence"),
+        reads=("site:disturbance", "site:project"),
+        run=_run,
+        doing="sweeping the phasing timeline",
+        weight=4.0,
+    ),
+)

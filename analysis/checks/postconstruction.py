@@ -1,18 +1,19 @@
 """Where Condition A, B or C applies, the plan shows postconstruction SMPs and easements."""
+
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from .conditions import Condition
-from .base import Check, CheckResult
 from ..findings import FAIL, NEEDS_REVIEW, NOT_APPLICABLE, PASS, Finding
 from ..profile import RulesProfile
 from ..siteplan.plan import SitePlan
+from .base import Check, CheckResult
+from .conditions import Condition
 
 if TYPE_CHECKING:  # for the annotations only: the context imports the checks
-    from .context import ReviewContext
     from ..progress import Progress
+    from .context import ReviewContext
 
 __all__ = ["CHECKS", "check_postconstruction_controls"]
 
@@ -20,8 +21,9 @@ RULE = "postconstruction_controls"
 LETTERS = ("A", "B", "C")
 
 
-def check_postconstruction_controls(site: SitePlan, conditions: Mapping[str, Condition],
-                                    profile: RulesProfile) -> Finding:
+def check_postconstruction_controls(
+    site: SitePlan, conditions: Mapping[str, Condition], profile: RulesProfile
+) -> Finding:
     """The ``postconstruction_controls`` finding.
 
     Parameters
@@ -40,36 +42,66 @@ def check_postconstruction_controls(site: SitePlan, conditions: Mapping[str, Con
         but one is undecided (the requirement then rests on it).
     """
     section = profile.section(RULE)
-    applying = [k for k in LETTERS if k in conditions and conditions[k].decided
-                and conditions[k].applies]
+    applying = [k for k in LETTERS if k in conditions and conditions[k].decided and conditions[k].applies]
     undecided = [k for k in LETTERS if k in conditions and not conditions[k].decided]
     smp_count, easement_count = _count(site, "smp"), _count(site, "easement")
-    shows = (f"the plan shows {smp_count} SMP{'s' * (smp_count != 1)} and {easement_count} "
-             f"maintenance easement{'s' * (easement_count != 1)}")
+    shows = (
+        f"the plan shows {smp_count} SMP{'s' * (smp_count != 1)} and {easement_count} "
+        f"maintenance easement{'s' * (easement_count != 1)}"
+    )
     smp_labels = site.labels("smp") if smp_count else []
     if applying:
         which = _named(applying)
         verb = "applies" if len(applying) == 1 else "apply"
-        missing = [what for what, count in (("SMP", smp_count), ("maintenance easement",
-                                                                 easement_count)) if not count]
+        missing = [
+            what
+            for what, count in (("SMP", smp_count), ("maintenance easement", easement_count))
+            if not count
+        ]
         if not missing:
-            return Finding(RULE, PASS, section, f"{which} {verb}, and {shows}",
-                           value=float(smp_count), limit=1.0, units="SMPs", features=smp_labels)
-        return Finding(RULE, FAIL, section,
-                       f"{which} {verb}, so the plan must show postconstruction SMPs (SWPPP "
-                       f"D(2)-(3)) and their maintenance easements (D(8)); it shows no "
-                       f"{' and no '.join(missing)}", value=float(smp_count), limit=1.0,
-                       units="SMPs", features=smp_labels)
+            return Finding(
+                RULE,
+                PASS,
+                section,
+                f"{which} {verb}, and {shows}",
+                value=float(smp_count),
+                limit=1.0,
+                units="SMPs",
+                features=smp_labels,
+            )
+        return Finding(
+            RULE,
+            FAIL,
+            section,
+            f"{which} {verb}, so the plan must show postconstruction SMPs (SWPPP "
+            f"D(2)-(3)) and their maintenance easements (D(8)); it shows no "
+            f"{' and no '.join(missing)}",
+            value=float(smp_count),
+            limit=1.0,
+            units="SMPs",
+            features=smp_labels,
+        )
     if undecided:
         evidence = "; ".join(e for k in undecided for e in conditions[k].evidence)
-        return Finding(RULE, NEEDS_REVIEW, section,
-                       f"{_named(undecided)} {'is' if len(undecided) == 1 else 'are'} not decided"
-                       f"{f' ({evidence})' if evidence else ''}, and no other condition applies: "
-                       f"whether postconstruction controls are required rests on it; {shows}",
-                       value=float(smp_count), units="SMPs", features=smp_labels)
-    return Finding(RULE, NOT_APPLICABLE, section,
-                   "no condition (A, B or C) applies, so postconstruction controls are not "
-                   f"required; {shows}", value=float(smp_count), units="SMPs")
+        return Finding(
+            RULE,
+            NEEDS_REVIEW,
+            section,
+            f"{_named(undecided)} {'is' if len(undecided) == 1 else 'are'} not decided"
+            f"{f' ({evidence})' if evidence else ''}, and no other condition applies: "
+            f"whether postconstruction controls are required rests on it; {shows}",
+            value=float(smp_count),
+            units="SMPs",
+            features=smp_labels,
+        )
+    return Finding(
+        RULE,
+        NOT_APPLICABLE,
+        section,
+        f"no condition (A, B or C) applies, so postconstruction controls are not required; {shows}",
+        value=float(smp_count),
+        units="SMPs",
+    )
 
 
 def _count(site: SitePlan, layer: str) -> int:
@@ -83,12 +115,22 @@ def _named(letters: Sequence[str]) -> str:
 
 # --- the review's check ------------------------------------------------------------------
 
+
 def _run(context: ReviewContext, progress: Progress) -> CheckResult:
-    return CheckResult([check_postconstruction_controls(
-        context.site, context.decided("A", "B", "C"), context.profile)])
+    return CheckResult(
+        [check_postconstruction_controls(context.site, context.decided("A", "B", "C"), context.profile)]
+    )
 
 
-CHECKS = (Check("postconstruction_controls", regulated=True, rules=("postconstruction_controls",),
-                reads=("site:smp", "site:easement", "conditions"), run=_run,
-                needs=("condition_a", "condition_b", "condition_c"),
-                doing="checking postconstruction controls", weight=0.5),)
+CHECKS = (
+    Check(
+        "postconstruction_controls",
+        regulated=True,
+        rules=("postconstruction_controls",),
+        reads=("site:smp", "site:easement", "conditions"),
+        run=_run,
+        needs=("condition_a", "condition_b", "condition_c"),
+        doing="checking postconstruction controls",
+        weight=0.5,
+    ),
+)

@@ -1,8 +1,9 @@
 """The ``swppp`` command line: one module per command group (``app`` holds the parser and ``main``)."""
+
 from __future__ import annotations
 
-from typing import Optional
 from collections.abc import Sequence
+from typing import Optional
 
 __all__ = ["main", "app", "records", "reference"]
 

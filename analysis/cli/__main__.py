@@ -1,4 +1,5 @@
 """``python -m analysis.cli``: the ``swppp`` command."""
+
 import sys
 
 from . import main

@@ -1,4 +1,5 @@
 """The ``swppp`` parser and ``main``: each command group registers itself; errors become exit 2."""
+
 from __future__ import annotations
 
 import argparse
@@ -6,8 +7,8 @@ import logging
 import os
 import sys
 import traceback
-from typing import Optional
 from collections.abc import Sequence
+from typing import Optional
 
 from ..about import __version__
 from ..errors import Cancelled, InputError, OutputError
@@ -22,10 +23,12 @@ EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="swppp", description="Review a construction site plan against the stormwater chapter.",
+        prog="swppp",
+        description="Review a construction site plan against the stormwater chapter.",
         epilog="Every command takes --json PATH ('-': standard output), --quiet and --profile; "
-               "each command's --help gives its exit statuses (docs/CLI.md, 'One name per "
-               "thing').")
+        "each command's --help gives its exit statuses (docs/CLI.md, 'One name per "
+        "thing').",
+    )
     parser.add_argument("--version", action="version", version=f"swppp-review {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for group in (review, phasing, reference, records, screen):
@@ -50,8 +53,7 @@ def option_hint(parser: argparse.ArgumentParser, args: argparse.Namespace, err: 
     The library names the input (``InputError.parameters``: ``"rain"``, ``"station"``); the
     option is the one of the command that ran with that destination.
     """
-    by_dest = {a.dest: a for a in _options_run(parser, args)
-               if not isinstance(a, argparse._SubParsersAction)}
+    by_dest = {a.dest: a for a in _options_run(parser, args) if not isinstance(a, argparse._SubParsersAction)}
     shown = []
     for name in getattr(err, "parameters", ()):
         action = by_dest.get(name)
@@ -63,8 +65,7 @@ def option_hint(parser: argparse.ArgumentParser, args: argparse.Namespace, err: 
         metavar = action.metavar or action.dest.upper()
         if isinstance(metavar, tuple):  # nargs=N options name each value
             metavar = " ".join(metavar)
-        shown.append(f"{action.option_strings[0]} {metavar}" if action.option_strings
-                     else metavar)
+        shown.append(f"{action.option_strings[0]} {metavar}" if action.option_strings else metavar)
     return f" (command line: {', '.join(shown)})" if shown else ""
 
 
@@ -85,6 +86,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except Exception as err:  # noqa: BLE001 - no traceback reaches a user unless asked for
         if os.environ.get("SWPPP_DEBUG"):
             traceback.print_exc()
-        print(f"swppp: internal error: {type(err).__name__}: {terminal(err)}. Nothing was written. "
-              "Set SWPPP_DEBUG=1 for details and report it.", file=sys.stderr)
+        print(
+            f"swppp: internal error: {type(err).__name__}: {terminal(err)}. Nothing was written. "
+            "Set SWPPP_DEBUG=1 for details and report it.",
+            file=sys.stderr,
+        )
         return EXIT_INTERNAL

@@ -1,4 +1,5 @@
 """What every ``swppp`` command shares: the profile and JSON options, the progress bar, ISO dates."""
+
 from __future__ import annotations
 
 import argparse
@@ -13,19 +14,65 @@ from ..progress import SILENT, Progress
 if TYPE_CHECKING:
     from ..siteplan.mapping import FieldMap
 
-__all__ = ["add_profile_option", "add_json_option", "add_quiet_option", "add_store_option",
-           "add_output_option", "add_renamed", "exit_status", "add_map_option", "site_mapping",
-           "emit_json", "json_text", "progress_bar", "clear_bar",
-           "describe_on_help", "refuse_clashes", "INPUTS", "OUTPUTS"]
+__all__ = [
+    "add_profile_option",
+    "add_json_option",
+    "add_quiet_option",
+    "add_store_option",
+    "add_output_option",
+    "add_renamed",
+    "exit_status",
+    "add_map_option",
+    "site_mapping",
+    "emit_json",
+    "json_text",
+    "progress_bar",
+    "clear_bar",
+    "describe_on_help",
+    "refuse_clashes",
+    "INPUTS",
+    "OUTPUTS",
+]
 
 # The destinations of the options (and positionals) that name files read, and files written.
 # A store (reference --reference) is read and written in place: it is an input here, so that no
 # other output lands on it. Every command's options are among these or name no file.
-INPUTS = ("site", "reference", "profile", "map", "mapping", "sheet", "land_cover_pre",
-          "land_cover_post", "confirmations", "log", "rain", "notices", "traps", "history",
-          "record", "source", "geometry", "target", "schedule", "sites", "causes")
-OUTPUTS = ("json", "report", "findings", "pdf", "out", "output", "csv", "proposal_csv",
-           "timeline_csv", "chart", "rejections")
+INPUTS = (
+    "site",
+    "reference",
+    "profile",
+    "map",
+    "mapping",
+    "sheet",
+    "land_cover_pre",
+    "land_cover_post",
+    "confirmations",
+    "log",
+    "rain",
+    "notices",
+    "traps",
+    "history",
+    "record",
+    "source",
+    "geometry",
+    "target",
+    "schedule",
+    "sites",
+    "causes",
+)
+OUTPUTS = (
+    "json",
+    "report",
+    "findings",
+    "pdf",
+    "out",
+    "output",
+    "csv",
+    "proposal_csv",
+    "timeline_csv",
+    "chart",
+    "rejections",
+)
 
 
 def describe_on_help(parser: argparse.ArgumentParser, describe: Callable[[], str]) -> None:
@@ -45,53 +92,68 @@ def describe_on_help(parser: argparse.ArgumentParser, describe: Callable[[], str
 # One name per thing on every command (issue 34, item 8; docs/CLI.md, "One name per thing").
 # The old spellings still work, hidden from --help, each printing a one-line note.
 STORE_OPTION = "--reference"  # the reference store (was --into, --in)
-OUTPUT_OPTION = "--output"    # a command's one written file (was --out)
+OUTPUT_OPTION = "--output"  # a command's one written file (was --out)
 
-EXIT_STATUS = ("Exit status: 0 {ok}; 1 {fail}; 2 an input was refused (the message names the "
-               "file, layer, feature or field and the fix; nothing is written); 3 an internal "
-               "error (SWPPP_DEBUG=1 shows it); 130 cancelled (nothing is written).")
+EXIT_STATUS = (
+    "Exit status: 0 {ok}; 1 {fail}; 2 an input was refused (the message names the "
+    "file, layer, feature or field and the fix; nothing is written); 3 an internal "
+    "error (SWPPP_DEBUG=1 shows it); 130 cancelled (nothing is written)."
+)
 NO_FAIL = "never: this command has no findings that fail"
 
 
-def exit_status(parser: argparse.ArgumentParser, ok: str = "done",
-                fail: str = NO_FAIL) -> None:
+def exit_status(parser: argparse.ArgumentParser, ok: str = "done", fail: str = NO_FAIL) -> None:
     """The command's exit statuses, the same words on every command, as its --help epilog."""
     parser.epilog = EXIT_STATUS.format(ok=ok, fail=fail)
 
 
-def add_renamed(parser: argparse.ArgumentParser, name: str, old: tuple[str, ...],
-                **kwargs: Any) -> argparse.Action:
+def add_renamed(
+    parser: argparse.ArgumentParser, name: str, old: tuple[str, ...], **kwargs: Any
+) -> argparse.Action:
     """Option ``name``, whose ``old`` spellings still work: not shown in --help or usage, each
     noted on standard error when used (``swppp: note: --into is now --reference``)."""
     action = parser.add_argument(name, *old, **kwargs)
     action.option_strings = [name]  # what --help, usage and messages show
     base = type(action)
 
-    def call(self: argparse.Action, parser: argparse.ArgumentParser,
-                 namespace: argparse.Namespace, values: Any, option_string: Optional[str] = None) -> None:
+    def call(
+        self: argparse.Action,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: Optional[str] = None,
+    ) -> None:
         if option_string in old:
-            print(f"swppp: note: {option_string} is now {name} (the old name still works, "
-                  f"for now)", file=sys.stderr)
+            print(
+                f"swppp: note: {option_string} is now {name} (the old name still works, for now)",
+                file=sys.stderr,
+            )
         base.__call__(self, parser, namespace, values, option_string)
 
     action.__class__ = type(base.__name__, (base,), {"__call__": call})
     return action
 
 
-def add_store_option(parser: argparse.ArgumentParser, dest: str = "reference",
-                     required: bool = False, old: tuple[str, ...] = (),
-                     help: str = "the reference store: a GeoPackage, or PostgreSQL "
-                                 "(postgresql://... or service=NAME)") -> None:
+def add_store_option(
+    parser: argparse.ArgumentParser,
+    dest: str = "reference",
+    required: bool = False,
+    old: tuple[str, ...] = (),
+    help: str = "the reference store: a GeoPackage, or PostgreSQL (postgresql://... or service=NAME)",
+) -> None:
     """``--reference STORE``: the reference store, on every command that reads or writes one."""
-    add_renamed(parser, STORE_OPTION, old, dest=dest, metavar="STORE", required=required,
-                help=help)
+    add_renamed(parser, STORE_OPTION, old, dest=dest, metavar="STORE", required=required, help=help)
 
 
-def add_output_option(parser: argparse.ArgumentParser, metavar: str, help: str,
-                      required: bool = False, old: tuple[str, ...] = ()) -> None:
+def add_output_option(
+    parser: argparse.ArgumentParser,
+    metavar: str,
+    help: str,
+    required: bool = False,
+    old: tuple[str, ...] = (),
+) -> None:
     """``--output PATH``: the command's one written file (beside --json)."""
-    add_renamed(parser, OUTPUT_OPTION, old, dest="output", metavar=metavar, required=required,
-                help=help)
+    add_renamed(parser, OUTPUT_OPTION, old, dest="output", metavar=metavar, required=required, help=help)
 
 
 def add_quiet_option(parser: argparse.ArgumentParser) -> None:
@@ -101,15 +163,23 @@ def add_quiet_option(parser: argparse.ArgumentParser) -> None:
 
 def add_profile_option(parser: argparse.ArgumentParser) -> None:
     """``--profile NAME_OR_PATH``: the rules profile (a shipped name or a .toml path)."""
-    parser.add_argument("--profile", metavar="NAME_OR_PATH", default=None,
-                        help=f"rules profile name or .toml path (default: {DEFAULT_PROFILE})")
+    parser.add_argument(
+        "--profile",
+        metavar="NAME_OR_PATH",
+        default=None,
+        help=f"rules profile name or .toml path (default: {DEFAULT_PROFILE})",
+    )
 
 
 def add_map_option(parser: argparse.ArgumentParser) -> None:
     """``--map FILE.toml``: the site plan's layer and field names, where they are not the contract's."""
-    parser.add_argument("--map", metavar="FILE.toml", default=None,
-                        help="the site plan's own layer and field names mapped to the contract's "
-                             "(docs/CLI.md, 'The command line')")
+    parser.add_argument(
+        "--map",
+        metavar="FILE.toml",
+        default=None,
+        help="the site plan's own layer and field names mapped to the contract's "
+        "(docs/CLI.md, 'The command line')",
+    )
 
 
 def site_mapping(args: argparse.Namespace, site_option: str = "SITE") -> Optional[FieldMap]:
@@ -118,8 +188,11 @@ def site_mapping(args: argparse.Namespace, site_option: str = "SITE") -> Optiona
     if not getattr(args, "map", None):
         return None
     if not getattr(args, "site", None):
-        raise InputError("--map maps the layers and fields of a site plan, and no site plan is "
-                         "given", path=args.map, fix=f"give {site_option}, or leave out --map")
+        raise InputError(
+            "--map maps the layers and fields of a site plan, and no site plan is given",
+            path=args.map,
+            fix=f"give {site_option}, or leave out --map",
+        )
     from ..siteplan.mapping import read_field_map
 
     return read_field_map(args.map)
@@ -127,8 +200,9 @@ def site_mapping(args: argparse.Namespace, site_option: str = "SITE") -> Optiona
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:
     """``--json PATH|-``: the command's result as JSON."""
-    parser.add_argument("--json", metavar="PATH",
-                        help="write the result as JSON to PATH ('-': standard output)")
+    parser.add_argument(
+        "--json", metavar="PATH", help="write the result as JSON to PATH ('-': standard output)"
+    )
 
 
 def json_text(data: Any) -> str:
@@ -165,8 +239,7 @@ def clear_bar(progress: Progress) -> None:
         sys.stderr.write("\r" + " " * 78 + "\r")
 
 
-def _paths(args: argparse.Namespace, dests: tuple[str, ...],
-           labels: dict[str, str]) -> list[tuple[str, str]]:
+def _paths(args: argparse.Namespace, dests: tuple[str, ...], labels: dict[str, str]) -> list[tuple[str, str]]:
     """(option, path) for each file named by ``dests``: ``-`` (standard output), a shipped
     profile's name and a database connection are not files."""
     found = []
@@ -189,8 +262,9 @@ def refuse_clashes(actions: list[argparse.Action], args: argparse.Namespace) -> 
     outputs on one file: each path compared resolved, and as the same file where it exists."""
     from ..io.files import same_file
 
-    labels = {a.dest: (a.option_strings[0] if a.option_strings else str(a.metavar or a.dest))
-              for a in actions}
+    labels = {
+        a.dest: (a.option_strings[0] if a.option_strings else str(a.metavar or a.dest)) for a in actions
+    }
     inputs = _paths(args, INPUTS, labels)
     outputs = _paths(args, OUTPUTS, labels)
     for i, (option, path) in enumerate(outputs):
@@ -200,5 +274,7 @@ def refuse_clashes(actions: list[argparse.Action], args: argparse.Namespace) -> 
                 raise InputError(
                     f"{option} {path} is the same file as {other} {given}: writing it would "
                     + ("destroy an input" if reads else "write one output over another")
-                    + "; nothing was run", path=path,
-                    fix=f"give {option} a file name of its own")
+                    + "; nothing was run",
+                    path=path,
+                    fix=f"give {option} a file name of its own",
+                )

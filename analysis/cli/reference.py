@@ -1,4 +1,5 @@
 """``swppp reference import | status | diff``: keeping the reference layers current (docs/CONTRACT.md)."""
+
 from __future__ import annotations
 
 import sys
@@ -6,8 +7,17 @@ from pathlib import Path
 
 from ..markup import terminal
 from ..reference.contract import FORMATS, REFERENCE_LAYERS  # no I/O: cheap at --help
-from .options import (add_json_option, add_output_option, add_profile_option, add_quiet_option,
-                      add_store_option, clear_bar, emit_json, exit_status, progress_bar)
+from .options import (
+    add_json_option,
+    add_output_option,
+    add_profile_option,
+    add_quiet_option,
+    add_store_option,
+    clear_bar,
+    emit_json,
+    exit_status,
+    progress_bar,
+)
 
 __all__ = ["register"]
 
@@ -15,7 +25,8 @@ __all__ = ["register"]
 def register(commands) -> None:
     """Add ``reference`` and its sub-commands to the ``swppp`` parser's sub-commands."""
     reference = commands.add_parser(
-        "reference", help="import, check and compare the reference layers (GIS staff)")
+        "reference", help="import, check and compare the reference layers (GIS staff)"
+    )
     sub = reference.add_subparsers(dest="reference_command", metavar="COMMAND", required=True)
     layers = sorted(REFERENCE_LAYERS)
 
@@ -27,38 +38,64 @@ def register(commands) -> None:
         add_quiet_option(parser)
         exit_status(parser, ok=ok)
 
-    imp = sub.add_parser("import", help="import a new version of a reference layer",
-                         description="Validates the source, then stores it as a new version in one "
-                                     "transaction; a refused source (exit 2) changes nothing.")
+    imp = sub.add_parser(
+        "import",
+        help="import a new version of a reference layer",
+        description="Validates the source, then stores it as a new version in one "
+        "transaction; a refused source (exit 2) changes nothing.",
+    )
     imp.add_argument("layer", metavar="LAYER", choices=layers, help="%(choices)s")
     imp.add_argument("source", metavar="SOURCE", help="source file (path or path|layername=NAME)")
     target(imp, ("--into",), "imported (or already there: nothing changed)")
-    imp.add_argument("--format", default="ogr", choices=FORMATS, metavar="FORMAT",
-                     help="source format: %(choices)s (default ogr)")
+    imp.add_argument(
+        "--format",
+        default="ogr",
+        choices=FORMATS,
+        metavar="FORMAT",
+        help="source format: %(choices)s (default ogr)",
+    )
     imp.add_argument("--geometry", metavar="FILE", help="geometries joined by id (attains, pwl)")
     imp.add_argument("--map", dest="mapping", metavar="MAPPING.toml", help="field mapping")
-    imp.add_argument("--source-date", metavar="YYYY-MM-DD",
-                     help="date of the source (default: the date the source states: ATTAINS "
-                          "cycle or action date, GeoPackage/DBF/zip metadata; required where "
-                          "it states none)")
-    imp.add_argument("--causes", metavar="ATTAINS.json",
-                     help="pwl: an ATTAINS assessments response whose causes, category and TMDL "
-                          "links are joined to the PWL rows by id")
-    imp.add_argument("--accept-rejections", action="store_true",
-                     help="import even where the rejected features exceed the profile's limits "
-                          "([reference] max_rejected_with_tmdl, max_rejected_percent)")
-    imp.add_argument("--derive-watersheds", action="store_true",
-                     help="tmdl_watersheds from attains: derive each unit's watershed from the "
-                          "store's catchments (the unit's own and all upstream by drains_to); "
-                          "--geometry gives the assessment units")
-    imp.add_argument("--rejections", metavar="PATH",
-                     help="where to list the rejected features, .csv or .gpkg (default: beside "
-                          "the store, "
-                          "STORE.LAYER_rejected.csv)")
-    imp.add_argument("--sites", metavar="SITES",
-                     help="sites on file (a vector file, one polygon per site, as swppp screen "
-                          "reads it): name those whose Condition A or wetland status this "
-                          "import changes, and the water, watershed or wetland that changed it")
+    imp.add_argument(
+        "--source-date",
+        metavar="YYYY-MM-DD",
+        help="date of the source (default: the date the source states: ATTAINS "
+        "cycle or action date, GeoPackage/DBF/zip metadata; required where "
+        "it states none)",
+    )
+    imp.add_argument(
+        "--causes",
+        metavar="ATTAINS.json",
+        help="pwl: an ATTAINS assessments response whose causes, category and TMDL "
+        "links are joined to the PWL rows by id",
+    )
+    imp.add_argument(
+        "--accept-rejections",
+        action="store_true",
+        help="import even where the rejected features exceed the profile's limits "
+        "([reference] max_rejected_with_tmdl, max_rejected_percent)",
+    )
+    imp.add_argument(
+        "--derive-watersheds",
+        action="store_true",
+        help="tmdl_watersheds from attains: derive each unit's watershed from the "
+        "store's catchments (the unit's own and all upstream by drains_to); "
+        "--geometry gives the assessment units",
+    )
+    imp.add_argument(
+        "--rejections",
+        metavar="PATH",
+        help="where to list the rejected features, .csv or .gpkg (default: beside "
+        "the store, "
+        "STORE.LAYER_rejected.csv)",
+    )
+    imp.add_argument(
+        "--sites",
+        metavar="SITES",
+        help="sites on file (a vector file, one polygon per site, as swppp screen "
+        "reads it): name those whose Condition A or wetland status this "
+        "import changes, and the water, watershed or wetland that changed it",
+    )
     imp.set_defaults(handler=_run_import)
 
     st = sub.add_parser("status", help="each layer's versions and ages; warnings")
@@ -68,14 +105,20 @@ def register(commands) -> None:
     diff = sub.add_parser("diff", help="what changed between two versions of a layer")
     diff.add_argument("layer", metavar="LAYER", choices=layers, help="%(choices)s")
     target(diff, ("--in",), "done")
-    diff.add_argument("--from", dest="old", type=int, metavar="VERSION",
-                      help="older version (default: the one before --to)")
-    diff.add_argument("--to", dest="new", type=int, metavar="VERSION",
-                      help="newer version (default: the current one)")
+    diff.add_argument(
+        "--from", dest="old", type=int, metavar="VERSION", help="older version (default: the one before --to)"
+    )
+    diff.add_argument(
+        "--to", dest="new", type=int, metavar="VERSION", help="newer version (default: the current one)"
+    )
     add_output_option(diff, "PATH.gpkg", "write the changes as a layer for QGIS")
-    diff.add_argument("--match", choices=("id", "geometry"), metavar="BY",
-                      help="match features by id or by geometry: id, geometry (default: by "
-                           "geometry where the ids were made from feature numbers, as NWI's are)")
+    diff.add_argument(
+        "--match",
+        choices=("id", "geometry"),
+        metavar="BY",
+        help="match features by id or by geometry: id, geometry (default: by "
+        "geometry where the ids were made from feature numbers, as NWI's are)",
+    )
     diff.set_defaults(handler=_run_diff)
 
 
@@ -83,13 +126,23 @@ def _run_import(args) -> int:
     from ..screen.rescreen import import_and_rescreen, rescreen_lines
 
     progress = progress_bar(args.quiet)
-    done = import_and_rescreen(args.layer, args.source, args.target, schema=args.schema,
-                               fmt=args.format, geometry=args.geometry, mapping=args.mapping,
-                               source_date=args.source_date, profile=args.profile,
-                               progress=progress, causes=args.causes,
-                               accept_rejections=args.accept_rejections,
-                               rejections=args.rejections,
-                               derive_watersheds=args.derive_watersheds, sites=args.sites)
+    done = import_and_rescreen(
+        args.layer,
+        args.source,
+        args.target,
+        schema=args.schema,
+        fmt=args.format,
+        geometry=args.geometry,
+        mapping=args.mapping,
+        source_date=args.source_date,
+        profile=args.profile,
+        progress=progress,
+        causes=args.causes,
+        accept_rejections=args.accept_rejections,
+        rejections=args.rejections,
+        derive_watersheds=args.derive_watersheds,
+        sites=args.sites,
+    )
     out = sys.stderr if args.json == "-" else sys.stdout
     if not args.quiet:
         clear_bar(progress)
@@ -97,11 +150,17 @@ def _run_import(args) -> int:
         for line in done["report"]:
             print(terminal(line), file=out)
         if done["new_version"]:
-            print(f"{args.layer}: imported as version {version['version']} "
-                  f"({version['feature_count']} features) into {terminal(done['store'])}", file=out)
+            print(
+                f"{args.layer}: imported as version {version['version']} "
+                f"({version['feature_count']} features) into {terminal(done['store'])}",
+                file=out,
+            )
         else:
-            print(f"{args.layer}: this source was already imported as version {version['version']} "
-                  f"(same sha256 {version['sha256'][:12]}...); nothing changed", file=out)
+            print(
+                f"{args.layer}: this source was already imported as version {version['version']} "
+                f"(same sha256 {version['sha256'][:12]}...); nothing changed",
+                file=out,
+            )
         for line in rescreen_lines(done["rescreen"]) if "rescreen" in done else []:
             print(terminal(line), file=out)
     if args.json:
@@ -127,17 +186,25 @@ def _run_status(args) -> int:
                 print(f"  {entry['layer']:<16} none")
                 continue
             current = entry["versions"][-1]
-            print(f"  {entry['layer']:<16} version {current['version']} of {len(entry['versions'])}, "
-                  f"{current['feature_count']} features, source "
-                  f"{terminal(Path(str(current['source'])).name)} "
-                  f"dated {current['source_date'] or 'unknown'} ({_age(entry['source_days_old'])}), "
-                  f"imported {str(current['imported_at'])[:10]} ({_age(entry['imported_days_ago'])})"
-                  + (f", listing cycle {entry['listing_cycle']}" if "listing_cycle" in entry else "")
-                  + _rejected(current))
+            print(
+                f"  {entry['layer']:<16} version {current['version']} of {len(entry['versions'])}, "
+                f"{current['feature_count']} features, source "
+                f"{terminal(Path(str(current['source'])).name)} "
+                f"dated {current['source_date'] or 'unknown'} ({_age(entry['source_days_old'])}), "
+                f"imported {str(current['imported_at'])[:10]} ({_age(entry['imported_days_ago'])})"
+                + (f", listing cycle {entry['listing_cycle']}" if "listing_cycle" in entry else "")
+                + _rejected(current)
+            )
         print("checks a review can make with it")
         for check in result["checks"]:
-            print(f"  {check['check']:<16} " + ("yes" if check["serves"] else
-                  "no: lacks " + ", ".join(check["lacks"]) + " (needs_review in a review)"))
+            print(
+                f"  {check['check']:<16} "
+                + (
+                    "yes"
+                    if check["serves"]
+                    else "no: lacks " + ", ".join(check["lacks"]) + " (needs_review in a review)"
+                )
+            )
     for warning in result["warnings"]:
         print(f"  WARNING {terminal(warning)}", file=sys.stderr if args.json == "-" else sys.stdout)
     return 0
@@ -154,8 +221,7 @@ def _checks_served(result: dict) -> list:
         wanted = [r.split(":", 1)[1] for r in check.reads if r.startswith("reference:")]
         if wanted:
             lacks = [layer for layer in wanted if layer not in stored]
-            out.append({"check": check.name, "reads": wanted, "serves": not lacks,
-                        "lacks": lacks})
+            out.append({"check": check.name, "reads": wanted, "serves": not lacks, "lacks": lacks})
     return out
 
 
@@ -163,8 +229,16 @@ def _run_diff(args) -> int:
     from ..reference.operations import diff_reference, write_diff_layer
 
     progress = progress_bar(args.quiet)
-    diff = diff_reference(args.layer, args.target, schema=args.schema, old=args.old, new=args.new,
-                          profile=args.profile, match=args.match, progress=progress)
+    diff = diff_reference(
+        args.layer,
+        args.target,
+        schema=args.schema,
+        old=args.old,
+        new=args.new,
+        profile=args.profile,
+        match=args.match,
+        progress=progress,
+    )
     if args.output:
         progress.step(0.95, f"writing {args.output}")
         write_diff_layer(diff, args.output)

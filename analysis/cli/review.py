@@ -1,4 +1,5 @@
 """``swppp review`` and ``swppp certification-form``: a site plan reviewed, its outputs written."""
+
 from __future__ import annotations
 
 import sys
@@ -6,9 +7,19 @@ from pathlib import Path
 
 from ..errors import InputError, OutputError
 from ..markup import terminal
-from .options import (add_json_option, add_map_option, add_output_option, add_profile_option,
-                      add_quiet_option, add_store_option, clear_bar, emit_json, exit_status,
-                      progress_bar, site_mapping)
+from .options import (
+    add_json_option,
+    add_map_option,
+    add_output_option,
+    add_profile_option,
+    add_quiet_option,
+    add_store_option,
+    clear_bar,
+    emit_json,
+    exit_status,
+    progress_bar,
+    site_mapping,
+)
 from .records import add_record_options, print_findings
 
 __all__ = ["register", "PDF_WRITERS"]
@@ -22,39 +33,58 @@ PDF_WRITERS = "swppp_review.pdf_writers"
 def register(commands) -> None:
     """Add ``review`` and ``certification-form`` to the ``swppp`` sub-command parser."""
     review = commands.add_parser(
-        "review", help="review a site plan GeoPackage",
+        "review",
+        help="review a site plan GeoPackage",
         description="A site plan reviewed against the chapter: the findings printed (fail, "
-                    "needs review, warn), and the JSON, HTML, PDF and findings GeoPackage "
-                    "outputs written.")
-    exit_status(review, ok="nothing failed (findings that need review are printed and counted: "
-                           "a reviewer decides them; they do not change the status)",
-                fail="at least one finding is 'fail'")
+        "needs review, warn), and the JSON, HTML, PDF and findings GeoPackage "
+        "outputs written.",
+    )
+    exit_status(
+        review,
+        ok="nothing failed (findings that need review are printed and counted: "
+        "a reviewer decides them; they do not change the status)",
+        fail="at least one finding is 'fail'",
+    )
     review.add_argument("site", metavar="SITE", help="site plan GeoPackage (docs/CONTRACT.md layers)")
     add_store_option(review)
     add_profile_option(review)
     add_map_option(review)
-    review.add_argument("--sheet", metavar="PATH", action="append", default=[],
-                        help="a georeferenced plan sheet (repeatable)")
+    review.add_argument(
+        "--sheet", metavar="PATH", action="append", default=[], help="a georeferenced plan sheet (repeatable)"
+    )
     add_json_option(review)
     review.add_argument("--report", metavar="PATH.html", help="write the HTML report")
     review.add_argument("--findings", metavar="PATH.gpkg", help="write the findings GeoPackage")
-    review.add_argument("--pdf", metavar="PATH.pdf",
-                        help="write the report as a PDF (a QGIS print layout: needs a Python "
-                             "where QGIS's qgis.core imports)")
-    review.add_argument("--land-cover-pre", metavar="RASTER",
-                        help="NLCD land-cover raster standing in for the land_cover_pre layer")
-    review.add_argument("--land-cover-post", metavar="RASTER",
-                        help="NLCD land-cover raster standing in for the land_cover_post layer")
-    review.add_argument("--confirmations", metavar="PATH",
-                        help="the reviewer's checklist confirmations: their JSON file, or the "
-                             "JSON result or findings GeoPackage of an earlier review")
+    review.add_argument(
+        "--pdf",
+        metavar="PATH.pdf",
+        help="write the report as a PDF (a QGIS print layout: needs a Python where QGIS's qgis.core imports)",
+    )
+    review.add_argument(
+        "--land-cover-pre",
+        metavar="RASTER",
+        help="NLCD land-cover raster standing in for the land_cover_pre layer",
+    )
+    review.add_argument(
+        "--land-cover-post",
+        metavar="RASTER",
+        help="NLCD land-cover raster standing in for the land_cover_post layer",
+    )
+    review.add_argument(
+        "--confirmations",
+        metavar="PATH",
+        help="the reviewer's checklist confirmations: their JSON file, or the "
+        "JSON result or findings GeoPackage of an earlier review",
+    )
     add_quiet_option(review)
     add_record_options(review, required=False)  # construction-phase records, optional
     review.set_defaults(handler=_run_review)
     form = commands.add_parser(
-        "certification-form", help="write the contractor certification form (SWPPP G)",
+        "certification-form",
+        help="write the contractor certification form (SWPPP G)",
         description="A printable HTML form: the statement of SWPPP G(1) word for word and the "
-                    "fields of G(2); --site fills in the site's name and address.")
+        "fields of G(2); --site fills in the site's name and address.",
+    )
     exit_status(form, ok="the form was written")
     add_output_option(form, "FORM.html", "the HTML file to write", required=True, old=("--out",))
     form.add_argument("--site", metavar="SITE", help="site plan GeoPackage (fills in the site)")
@@ -70,38 +100,54 @@ def _run_review(args) -> int:
     from ..report.outputs import review_json, write_outputs
     from ..review import review_paths
 
-    for option, path, suffix in (("--report", args.report, ".html"), ("--findings", args.findings, ".gpkg"),
-                                 ("--pdf", args.pdf, ".pdf")):
+    for option, path, suffix in (
+        ("--report", args.report, ".html"),
+        ("--findings", args.findings, ".gpkg"),
+        ("--pdf", args.pdf, ".pdf"),
+    ):
         if path and Path(path).suffix.lower() != suffix:
-            raise InputError(f"{option} must name a {suffix} file", path=path,
-                             fix=f"use a file name ending in {suffix}")
+            raise InputError(
+                f"{option} must name a {suffix} file", path=path, fix=f"use a file name ending in {suffix}"
+            )
     mapping = site_mapping(args)
     stage_pdf = _pdf_layout() if args.pdf else None  # before the review: fail fast
     progress = progress_bar(args.quiet)
-    records = {key: getattr(args, key) for key in ("log", "rain", "notices", "traps", "station",
-                                                   "rain_units")}
-    review = review_paths(args.site, reference=args.reference, profile=args.profile,
-                          sheets=args.sheet, progress=progress,
-                          records=records if records["log"] or records["rain"] else None,
-                          land_cover_rasters={"pre": args.land_cover_pre,
-                                              "post": args.land_cover_post},
-                          confirmations=args.confirmations, mapping=mapping)
+    records = {
+        key: getattr(args, key) for key in ("log", "rain", "notices", "traps", "station", "rain_units")
+    }
+    review = review_paths(
+        args.site,
+        reference=args.reference,
+        profile=args.profile,
+        sheets=args.sheet,
+        progress=progress,
+        records=records if records["log"] or records["rain"] else None,
+        land_cover_rasters={"pre": args.land_cover_pre, "post": args.land_cover_post},
+        confirmations=args.confirmations,
+        mapping=mapping,
+    )
     to_stdout = args.json == "-"
     staged = None
     try:
         if stage_pdf is not None:  # laid out first, moved in once the rest is written
             progress.step(0.95, "laying out the PDF report")  # the bar stays up meanwhile
             staged = stage_pdf(review, args.pdf, progress)
-        write_outputs(review, json_path=None if to_stdout else args.json, html_path=args.report,
-                      findings_path=args.findings)
+        write_outputs(
+            review,
+            json_path=None if to_stdout else args.json,
+            html_path=args.report,
+            findings_path=args.findings,
+        )
         if staged is not None:
             publish(staged, args.pdf)
             staged = None
     except OutputError:  # an output of write_outputs: it names its file
         raise
     except OSError as err:  # laying out or moving in the PDF
-        raise OutputError(f"could not write {args.pdf} ({err}); nothing was written. Choose a "
-                          "file path in a folder you can write to") from None
+        raise OutputError(
+            f"could not write {args.pdf} ({err}); nothing was written. Choose a "
+            "file path in a folder you can write to"
+        ) from None
     finally:
         discard(staged)
         clear_bar(progress)
@@ -109,8 +155,7 @@ def _run_review(args) -> int:
         sys.stdout.write(review_json(review) + "\n")
     if not args.quiet:
         written = (args.json, args.report, args.findings, args.pdf)
-        _summary(review, [p for p in written if p and p != "-"],
-                 sys.stderr if to_stdout else sys.stdout)
+        _summary(review, [p for p in written if p and p != "-"], sys.stderr if to_stdout else sys.stdout)
     return review.exit_status
 
 
@@ -121,14 +166,18 @@ def _run_certification_form(args) -> int:
     from ..siteplan.plan import load_site_plan
 
     if Path(args.output).suffix.lower() not in (".html", ".htm"):
-        raise InputError("--output must name an .html file", path=args.output,
-                         fix="use a file name ending in .html (print it, or save it as PDF)")
+        raise InputError(
+            "--output must name an .html file",
+            path=args.output,
+            fix="use a file name ending in .html (print it, or save it as PDF)",
+        )
     mapping = site_mapping(args, "--site")
     profile = load_profile(args.profile)
     site = load_site_plan(args.site, profile, mapping=mapping) if args.site else None
     write_text(args.output, render_certification_form(profile, site))
-    emit_json({"output": str(args.output), "site": site.name if site else None,
-               "profile": profile.name}, args.json)
+    emit_json(
+        {"output": str(args.output), "site": site.name if site else None, "profile": profile.name}, args.json
+    )
     if not args.quiet:
         print(f"wrote {terminal(args.output)}", file=sys.stderr if args.json == "-" else sys.stdout)
     return 0
@@ -140,20 +189,28 @@ def _pdf_layout():
     from importlib.metadata import entry_points
 
     found = entry_points()
-    writers = list(found.select(group=PDF_WRITERS) if hasattr(found, "select")
-                   else found.get(PDF_WRITERS, ()))  # Python 3.9
-    how = ("run swppp with QGIS's Python (where 'import qgis.core' works) from an install that "
-           "includes the plugin package (pip install -e . in the repository), or write the HTML "
-           "report with --report and print it")
+    writers = list(
+        found.select(group=PDF_WRITERS) if hasattr(found, "select") else found.get(PDF_WRITERS, ())
+    )  # Python 3.9
+    how = (
+        "run swppp with QGIS's Python (where 'import qgis.core' works) from an install that "
+        "includes the plugin package (pip install -e . in the repository), or write the HTML "
+        "report with --report and print it"
+    )
     if not writers:
-        raise InputError(f"--pdf needs QGIS: no PDF writer is registered (entry points "
-                         f"'{PDF_WRITERS}') in this Python ({sys.executable})", fix=how)
+        raise InputError(
+            f"--pdf needs QGIS: no PDF writer is registered (entry points "
+            f"'{PDF_WRITERS}') in this Python ({sys.executable})",
+            fix=how,
+        )
     try:
         return writers[0].load()
     except ImportError as err:
         raise InputError(
             f"--pdf needs QGIS: the PDF report is a QGIS print layout, and this Python cannot "
-            f"import {err.name or writers[0].value} ({sys.executable})", fix=how) from None
+            f"import {err.name or writers[0].value} ({sys.executable})",
+            fix=how,
+        ) from None
 
 
 def _summary(review, written, out) -> None:
@@ -161,12 +218,13 @@ def _summary(review, written, out) -> None:
     c = review.to_dict()["conditions"]
     conditions = [k for k in ("A", "B", "C") if c[k]["applies"]]
     undecided = [k for k in ("A", "B", "C") if c[k].get("decided") is False]
-    print(f"{terminal(review.site.name)}: {m['disturbed_acres']:.2f} acres disturbed; SWPPP "
-          f"{'required' if review.swppp_required else 'not required'}; conditions applying: "
-          f"{', '.join(conditions) or 'none'}"
-          + (f" (not decided: {', '.join(undecided)})" if undecided else ""), file=out)
+    print(
+        f"{terminal(review.site.name)}: {m['disturbed_acres']:.2f} acres disturbed; SWPPP "
+        f"{'required' if review.swppp_required else 'not required'}; conditions applying: "
+        f"{', '.join(conditions) or 'none'}"
+        + (f" (not decided: {', '.join(undecided)})" if undecided else ""),
+        file=out,
+    )
     print_findings(review.findings, out)
     for path in written:
         print(f"  wrote {terminal(path)}", file=out)
-
-

@@ -3,4 +3,4 @@ read by SQLite itself (``geopackage``), what a driver alters on reading told or 
 (``losses``), spreadsheet sheets (``sheets``), CSV tables (``csv_rows``,
 ``csv_cells``); every file written whole (``files``)."""
 
-__all__ = ['csv_cells', 'csv_rows', 'engine', 'files', 'geopackage', 'losses', 'sheets', 'vector']
+__all__ = ["csv_cells", "csv_rows", "engine", "files", "geopackage", "losses", "sheets", "vector"]

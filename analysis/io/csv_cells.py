@@ -9,16 +9,17 @@ and a text that is a plain number such as ``-12`` or ``-0.5``, is written as it 
 :func:`read_cell` gives a cell's text back, so that a CSV the project wrote (a phasing proposal
 given back as ``--schedule``) reads as it was.
 """
+
 from __future__ import annotations
 
 import csv
 import io
 import math
 import re
-from pathlib import Path
-from numbers import Number
-from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
+from numbers import Number
+from pathlib import Path
+from typing import Any
 
 __all__ = ["FORMULA_START", "csv_cell", "read_cell", "csv_text", "write_csv", "write_frame_csv"]
 
@@ -73,8 +74,9 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any] | Mapping[str, 
     return buffer.getvalue()
 
 
-def write_csv(path: str | Path, header: Sequence[str],
-              rows: Iterable[Sequence[Any] | Mapping[str, Any]]) -> Path:
+def write_csv(
+    path: str | Path, header: Sequence[str], rows: Iterable[Sequence[Any] | Mapping[str, Any]]
+) -> Path:
     """Write :func:`csv_text` to ``path`` as UTF-8, its line ends as they are on every system
     (the caller stages ``path``: :mod:`analysis.io.files`)."""
     path = Path(path)
@@ -85,5 +87,4 @@ def write_csv(path: str | Path, header: Sequence[str],
 def write_frame_csv(path: str | Path, frame) -> Path:
     """:func:`write_csv` of a pandas DataFrame, its columns the header (a missing value empty)."""
     cells = frame.astype(object).where(frame.notna(), None)
-    return write_csv(path, [str(c) for c in frame.columns],
-                     cells.itertuples(index=False, name=None))
+    return write_csv(path, [str(c) for c in frame.columns], cells.itertuples(index=False, name=None))

@@ -1,13 +1,14 @@
 """A CSV table's rows (the records, a phasing schedule), their dates and numbers; errors name
 row and column."""
+
 from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Iterable
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
-from collections.abc import Iterable
 
 from .. import dates
 from ..errors import InputError
@@ -28,21 +29,32 @@ class CsvRows:
     (the header is line 1), which every error names.
     """
 
-    def __init__(self, path: Path, header: list[str], rows: list[tuple[int, dict]],
-                 limits: Optional[Inputs] = None):
+    def __init__(
+        self, path: Path, header: list[str], rows: list[tuple[int, dict]], limits: Optional[Inputs] = None
+    ):
         self.path = path
         self.header = header
         self.rows = rows
         self.limits = limits  # the profile's [inputs]: the range of dates accepted
 
-    def error(self, problem: str, line: Optional[int] = None, column: Optional[str] = None,
-              fix: Optional[str] = None, parameter=None) -> InputError:
-        return InputError(problem, path=self.path, row=line, column=column, fix=fix,
-                          parameter=parameter)
+    def error(
+        self,
+        problem: str,
+        line: Optional[int] = None,
+        column: Optional[str] = None,
+        fix: Optional[str] = None,
+        parameter=None,
+    ) -> InputError:
+        return InputError(problem, path=self.path, row=line, column=column, fix=fix, parameter=parameter)
 
 
-def read_csv(path: str | Path, required: Iterable[str], what: str,
-             limits: Optional[Inputs] = None, parameter: Optional[str] = None) -> CsvRows:
+def read_csv(
+    path: str | Path,
+    required: Iterable[str],
+    what: str,
+    limits: Optional[Inputs] = None,
+    parameter: Optional[str] = None,
+) -> CsvRows:
     """Read ``path``; refuse it unless it has every ``required`` column (case-insensitive).
 
     ``what`` names the file's role for the message (e.g. ``"inspection log"``); ``limits``
@@ -51,16 +63,19 @@ def read_csv(path: str | Path, required: Iterable[str], what: str,
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"the {what} does not exist", path=path, fix="check the path",
-                         parameter=parameter)
+        raise InputError(f"the {what} does not exist", path=path, fix="check the path", parameter=parameter)
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.reader(handle)
             try:
                 written = next(reader)
             except StopIteration:
-                raise InputError(f"the {what} is empty", path=path, parameter=parameter,
-                                 fix="give a CSV file with a header row") from None
+                raise InputError(
+                    f"the {what} is empty",
+                    path=path,
+                    parameter=parameter,
+                    fix="give a CSV file with a header row",
+                ) from None
             header = [h.strip().lower() for h in written]
             refuse_repeated_columns(path, what, written, header, parameter)
             rows = []
@@ -69,38 +84,67 @@ def read_csv(path: str | Path, required: Iterable[str], what: str,
                     continue  # blank lines, as spreadsheets leave them
                 line = reader.line_num
                 if len(values) > len(header):
-                    raise InputError(f"the row has {len(values)} values but the header names "
-                                     f"{len(header)} columns", path=path, row=line,
-                                     fix="quote values that contain commas",
-                                     parameter=parameter)
+                    raise InputError(
+                        f"the row has {len(values)} values but the header names {len(header)} columns",
+                        path=path,
+                        row=line,
+                        fix="quote values that contain commas",
+                        parameter=parameter,
+                    )
                 unnamed = [i for i, v in enumerate(values) if v.strip() and not header[i]]
                 if unnamed:
-                    raise InputError(f"the row has a value ({values[unnamed[0]].strip()!r}) in "
-                                     f"column {unnamed[0] + 1}, which the header row does not "
-                                     "name, so it could not be read", path=path, row=line,
-                                     fix="name the column in the header row, or move the value "
-                                         "into a named column", parameter=parameter)
-                rows.append((line, {h: (read_cell(values[i].strip()) if i < len(values) else "")
-                                    for i, h in enumerate(header)}))
+                    raise InputError(
+                        f"the row has a value ({values[unnamed[0]].strip()!r}) in "
+                        f"column {unnamed[0] + 1}, which the header row does not "
+                        "name, so it could not be read",
+                        path=path,
+                        row=line,
+                        fix="name the column in the header row, or move the value into a named column",
+                        parameter=parameter,
+                    )
+                rows.append(
+                    (
+                        line,
+                        {
+                            h: (read_cell(values[i].strip()) if i < len(values) else "")
+                            for i, h in enumerate(header)
+                        },
+                    )
+                )
     except UnicodeDecodeError:
-        raise InputError(f"the {what} is not UTF-8 text", path=path,
-                         fix="save it as CSV (UTF-8)", parameter=parameter) from None
+        raise InputError(
+            f"the {what} is not UTF-8 text", path=path, fix="save it as CSV (UTF-8)", parameter=parameter
+        ) from None
     except csv.Error as err:  # e.g. a field over the csv module's size limit
-        raise InputError(f"the {what} could not be read as CSV ({err})", path=path,
-                         fix="save it as CSV (UTF-8)", parameter=parameter) from None
+        raise InputError(
+            f"the {what} could not be read as CSV ({err})",
+            path=path,
+            fix="save it as CSV (UTF-8)",
+            parameter=parameter,
+        ) from None
     except OSError as err:
-        raise InputError(f"the {what} could not be read ({err.strerror or err})", path=path,
-                         fix="check the file can be read", parameter=parameter) from None
+        raise InputError(
+            f"the {what} could not be read ({err.strerror or err})",
+            path=path,
+            fix="check the file can be read",
+            parameter=parameter,
+        ) from None
     missing = [c for c in required if c not in header]
     if missing:
-        raise InputError(f"the {what} lacks column(s) " + ", ".join(f"'{c}'" for c in missing),
-                         path=path, fix="the header row must name " + ", ".join(required)
-                         + " (docs/CLI.md, Construction-phase records)", parameter=parameter)
+        raise InputError(
+            f"the {what} lacks column(s) " + ", ".join(f"'{c}'" for c in missing),
+            path=path,
+            fix="the header row must name "
+            + ", ".join(required)
+            + " (docs/CLI.md, Construction-phase records)",
+            parameter=parameter,
+        )
     return CsvRows(path, header, rows, limits)
 
 
-def refuse_repeated_columns(path: Path, what: str, written: list[str], header: list[str],
-                             parameter: Optional[str]) -> None:
+def refuse_repeated_columns(
+    path: Path, what: str, written: list[str], header: list[str], parameter: Optional[str]
+) -> None:
     """Refuse a header naming one column twice (names compared as read: stripped, any case):
     each row is read by column name, so one of the two columns' values would be lost. Columns
     without a name (a spreadsheet's empty trailing columns) are never read and may repeat."""
@@ -114,8 +158,12 @@ def refuse_repeated_columns(path: Path, what: str, written: list[str], header: l
                 f"the {what}'s header names the column '{name}' twice: column {earlier} "
                 f"({written[earlier - 1].strip()!r}) and column {position} "
                 f"({written[position - 1].strip()!r}); only one of them could be read",
-                path=path, row=1, column=name, parameter=parameter,
-                fix="rename or delete one of the two columns, so that each name is used once")
+                path=path,
+                row=1,
+                column=name,
+                parameter=parameter,
+                fix="rename or delete one of the two columns, so that each name is used once",
+            )
         first[name] = position
 
 
@@ -129,17 +177,29 @@ def parse_datetime(rows: CsvRows, line: int, column: str, text: str) -> datetime
     try:
         moment = dates.parse_datetime(text)  # local time at the site, as the records keep it
     except ValueError:
-        raise rows.error(f"'{text}' is not an ISO date or date-time", line, column,
-                         "write it as YYYY-MM-DD or YYYY-MM-DD HH:MM") from None
+        raise rows.error(
+            f"'{text}' is not an ISO date or date-time",
+            line,
+            column,
+            "write it as YYYY-MM-DD or YYYY-MM-DD HH:MM",
+        ) from None
     if rows.limits is not None:
-        dates.in_range(moment.date(), rows.limits.earliest_date, rows.limits.latest_date,
-                       f"'{text}'", path=rows.path, row=line, column=column,
-                       fix="correct the date (the profile's [inputs] gives the range)")
+        dates.in_range(
+            moment.date(),
+            rows.limits.earliest_date,
+            rows.limits.latest_date,
+            f"'{text}'",
+            path=rows.path,
+            row=line,
+            column=column,
+            fix="correct the date (the profile's [inputs] gives the range)",
+        )
     return moment
 
 
-def parse_number(rows: CsvRows, line: int, column: str, text: str, minimum: float = 0.0,
-                 above_minimum: bool = False) -> float:
+def parse_number(
+    rows: CsvRows, line: int, column: str, text: str, minimum: float = 0.0, above_minimum: bool = False
+) -> float:
     """A number >= ``minimum`` (> where ``above_minimum``)."""
     try:
         value = float(text)
@@ -147,6 +207,5 @@ def parse_number(rows: CsvRows, line: int, column: str, text: str, minimum: floa
         raise rows.error(f"'{text}' is not a number", line, column, "write a plain number") from None
     if not math.isfinite(value) or value < minimum or (above_minimum and value == minimum):
         bound = ">" if above_minimum else ">="
-        raise rows.error(f"{text} is out of range", line, column,
-                         f"give a number {bound} {minimum:g}")
+        raise rows.error(f"{text} is out of range", line, column, f"give a number {bound} {minimum:g}")
     return value

@@ -1,5 +1,6 @@
 """Which geopandas stack this Python has, known in this one place: pyogrio (a plain ``pip
 install``: geopandas 1.x) or fiona (QGIS's Python on Debian 12: geopandas 0.12)."""
+
 from __future__ import annotations
 
 __all__ = ["ENGINE"]

@@ -1,18 +1,28 @@
 """Writing files whole or not at all: each staged beside its target, moved in once complete."""
+
 from __future__ import annotations
 
 import contextlib
 import glob
 import os
 import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Callable, Optional
-from collections.abc import Iterator, Mapping
 
 from ..errors import OutputError
 
-__all__ = ["stage", "publish", "discard", "staged", "write_all", "write_text", "same_file", "sweep",
-           "publish_new"]
+__all__ = [
+    "stage",
+    "publish",
+    "discard",
+    "staged",
+    "write_all",
+    "write_text",
+    "same_file",
+    "sweep",
+    "publish_new",
+]
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:
@@ -43,8 +53,9 @@ def stage(target: str | Path) -> Path:
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     sweep(target)
-    handle, temp = tempfile.mkstemp(prefix=f".{target.stem}.{_MARK}{os.getpid()}-",
-                                    suffix=target.suffix, dir=target.parent)
+    handle, temp = tempfile.mkstemp(
+        prefix=f".{target.stem}.{_MARK}{os.getpid()}-", suffix=target.suffix, dir=target.parent
+    )
     os.close(handle)
     return Path(temp)
 
@@ -57,7 +68,7 @@ def sweep(target: str | Path) -> list[Path]:
         return []
     removed = []
     for temp in target.parent.glob(f".{glob.escape(target.stem)}.{_MARK}*{glob.escape(target.suffix)}"):
-        pid = temp.name[len(target.stem) + len(_MARK) + 2:].split("-", 1)[0]
+        pid = temp.name[len(target.stem) + len(_MARK) + 2 :].split("-", 1)[0]
         if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
             temp.unlink(missing_ok=True)
             removed.append(temp)
@@ -132,8 +143,10 @@ def staged(target: str | Path) -> Iterator[Path]:
 
 
 def _refused(target: Optional[str | Path], err: OSError) -> OutputError:
-    return OutputError(f"could not write {target} ({err.strerror or err}); nothing was written. "
-                       "Choose a file path in a folder you can write to")
+    return OutputError(
+        f"could not write {target} ({err.strerror or err}); nothing was written. "
+        "Choose a file path in a folder you can write to"
+    )
 
 
 def write_all(writers: Mapping[Optional[str | Path], Callable[[Path], object]]) -> list[Path]:

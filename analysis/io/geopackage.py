@@ -2,6 +2,7 @@
 through the R-tree, attribute tables as stored (text in a numeric or date column kept as text).
 The same on both stacks, and cheap: a reference's reads and a review's look-ups go through here.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -17,10 +18,22 @@ import shapely
 
 from ..crs import crs_of
 
-__all__ = ["geopackage_reader", "geopackage_layers", "gpkg_wkb", "read_geopackage_boxes",
-           "geopackage_box_rows", "read_geopackage_table", "stored_texts", "with_stored_texts",
-           "gpkg_table", "quote_name", "reader_connection", "UNDEFINED_CRS_NAMES",
-           "geopackage_crs", "geopackage_srs_id"]
+__all__ = [
+    "geopackage_reader",
+    "geopackage_layers",
+    "gpkg_wkb",
+    "read_geopackage_boxes",
+    "geopackage_box_rows",
+    "read_geopackage_table",
+    "stored_texts",
+    "with_stored_texts",
+    "gpkg_table",
+    "quote_name",
+    "reader_connection",
+    "UNDEFINED_CRS_NAMES",
+    "geopackage_crs",
+    "geopackage_srs_id",
+]
 
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999
@@ -31,8 +44,9 @@ UNDEFINED_CRS_NAMES = ("undefined geographic srs", "undefined cartesian srs", "u
 _NUMERIC_TYPES = ("INT", "REAL", "FLOA", "DOUB", "BOOLEAN", "NUMERIC")
 
 
-def stored_texts(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None,
-                 dates_only: bool = False) -> dict[str, dict[int, str]]:
+def stored_texts(
+    path: str | Path, layer: str, fids: Optional[Sequence[int]] = None, dates_only: bool = False
+) -> dict[str, dict[int, str]]:
     """Text that a GeoPackage holds in ``layer``'s numeric columns, or in its date columns
     where it is no ``YYYY-MM-DD`` day, by column and feature id (of the features ``fids`` only,
     where given: a few features of a large layer are looked up by their ids, the layer is not
@@ -51,8 +65,9 @@ def stored_texts(path: str | Path, layer: str, fids: Optional[Sequence[int]] = N
     found: dict[str, dict[int, str]] = {}
     try:
         with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
-            table = con.execute("SELECT table_name FROM gpkg_contents WHERE lower(table_name) = "
-                                "lower(?)", (layer,)).fetchone()
+            table = con.execute(
+                "SELECT table_name FROM gpkg_contents WHERE lower(table_name) = lower(?)", (layer,)
+            ).fetchone()
             if table is None:
                 return {}
             quoted = quote_name(table[0])
@@ -61,8 +76,7 @@ def stored_texts(path: str | Path, layer: str, fids: Optional[Sequence[int]] = N
             among = ""
             if fids is not None and key is not None:
                 con.execute("CREATE TEMP TABLE swppp_fids (id INTEGER PRIMARY KEY)")
-                con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)",
-                                [(int(f),) for f in fids])
+                con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)", [(int(f),) for f in fids])
                 among = f" AND {quote_name(key)} IN (SELECT id FROM temp.swppp_fids)"
             for column in columns:
                 name, declared = column[1], str(column[2] or "").upper()
@@ -72,19 +86,23 @@ def stored_texts(path: str | Path, layer: str, fids: Optional[Sequence[int]] = N
                 if declared in ("DATE", "DATETIME"):
                     # GDAL reads a date it cannot parse ('04/01/2027', 'soon') as null.
                     day = f"substr({name_q}, 1, 10)"
-                    unread = (f"typeof({name_q}) != 'null' AND NOT (typeof({name_q}) = 'text' "
-                              f"AND length({name_q}) >= 10 AND date({day}, '+0 days') IS {day})")
+                    unread = (
+                        f"typeof({name_q}) != 'null' AND NOT (typeof({name_q}) = 'text' "
+                        f"AND length({name_q}) >= 10 AND date({day}, '+0 days') IS {day})"
+                    )
                 elif any(t in declared for t in _NUMERIC_TYPES) and not dates_only:
                     # A whole-number column read as int64 would drop a fraction (0.5 -> 0) too.
                     kinds = "('text', 'blob'" + (", 'real')" if "INT" in declared else ")")
                     unread = f"typeof({name_q}) IN {kinds}"
                 else:
                     continue
-                rows = con.execute(f"SELECT {quote_name(key)}, {name_q} FROM {quoted} "
-                                   f"WHERE {unread}{among}").fetchall()
+                rows = con.execute(
+                    f"SELECT {quote_name(key)}, {name_q} FROM {quoted} WHERE {unread}{among}"
+                ).fetchall()
                 if rows:
-                    found[name] = {int(fid): value if isinstance(value, str) else repr(value)
-                                   for fid, value in rows}
+                    found[name] = {
+                        int(fid): value if isinstance(value, str) else repr(value) for fid, value in rows
+                    }
     except sqlite3.Error:
         return {}
     return found
@@ -126,8 +144,10 @@ def _declared(path: str | Path, layer: str) -> dict[str, str]:
             found = gpkg_table(con, layer)
             if found is None:
                 return {}
-            return {str(r[1]): str(r[2] or "").upper() for r in
-                    con.execute(f"PRAGMA table_info({quote_name(found[0])})").fetchall()}
+            return {
+                str(r[1]): str(r[2] or "").upper()
+                for r in con.execute(f"PRAGMA table_info({quote_name(found[0])})").fetchall()
+            }
     except sqlite3.Error:
         return {}
 
@@ -149,8 +169,9 @@ def geopackage_reader(path: str | Path) -> sqlite3.Connection:
     functions here that take ``con`` open their own without. It may be closed, or used, in
     another thread than the one that opened it (one at a time: a reference opened in one and
     reviewed in another; SQLite's serialized mode, the module's default, allows it)."""
-    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, factory=_Reader,
-                           check_same_thread=False)
+    return sqlite3.connect(
+        f"file:{Path(path).resolve()}?mode=ro", uri=True, factory=_Reader, check_same_thread=False
+    )
 
 
 def _known(con, key: str, ask):
@@ -163,8 +184,9 @@ def _known(con, key: str, ask):
     return known[key]
 
 
-def geopackage_layers(path: str | Path, unlisted: Sequence[str] = (),
-                      con: Optional[sqlite3.Connection] = None) -> Optional[list[str]]:
+def geopackage_layers(
+    path: str | Path, unlisted: Sequence[str] = (), con: Optional[sqlite3.Connection] = None
+) -> Optional[list[str]]:
     """:func:`list_layers` of a plain GeoPackage answered by SQLite (no driver opening): its
     feature and attribute tables. None (ask the driver) for anything GDAL might list otherwise:
     a table or view not registered in gpkg_contents (but the ``unlisted`` ones the caller
@@ -176,17 +198,24 @@ def geopackage_layers(path: str | Path, unlisted: Sequence[str] = (),
     try:
         with reader_connection(path, con) as con:
             contents = con.execute("SELECT table_name, data_type FROM gpkg_contents").fetchall()
-            tables = {r[0] for r in con.execute(
-                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE "
-                "'gpkg_%' AND name NOT LIKE 'rtree_%' AND name NOT LIKE 'sqlite_%'")}
+            tables = {
+                r[0]
+                for r in con.execute(
+                    "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE "
+                    "'gpkg_%' AND name NOT LIKE 'rtree_%' AND name NOT LIKE 'sqlite_%'"
+                )
+            }
             geometries = {r[0] for r in con.execute("SELECT table_name FROM gpkg_geometry_columns")}
     except sqlite3.Error:
         return None
     names = [str(name) for name, _kind in contents]
     tables -= set(unlisted) - set(names)
-    if (set(names) != tables or len(names) != len(tables)
-            or any(kind not in ("features", "attributes") for _name, kind in contents)
-            or any(kind == "features" and name not in geometries for name, kind in contents)):
+    if (
+        set(names) != tables
+        or len(names) != len(tables)
+        or any(kind not in ("features", "attributes") for _name, kind in contents)
+        or any(kind == "features" and name not in geometries for name, kind in contents)
+    ):
         return None
     return names
 
@@ -207,11 +236,18 @@ def geopackage_crs(path, layer, con: Optional[sqlite3.Connection] = None):
         return None
     try:
         with reader_connection(path, con) as con:
-            rows = _known(con, "srs", lambda con: {
-                str(r[0]).lower(): r[1:] for r in con.execute(
-                    "SELECT g.table_name, g.srs_id, s.organization, s.organization_coordsys_id, "
-                    "s.definition FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON "
-                    "s.srs_id = g.srs_id ORDER BY g.rowid DESC")})
+            rows = _known(
+                con,
+                "srs",
+                lambda con: {
+                    str(r[0]).lower(): r[1:]
+                    for r in con.execute(
+                        "SELECT g.table_name, g.srs_id, s.organization, s.organization_coordsys_id, "
+                        "s.definition FROM gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s ON "
+                        "s.srs_id = g.srs_id ORDER BY g.rowid DESC"
+                    )
+                },
+            )
     except sqlite3.Error:
         return None
     row = rows.get(str(layer).lower())
@@ -234,8 +270,9 @@ def geopackage_srs_id(path, layer) -> Optional[int]:
         return None
     try:
         with closing(sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)) as con:
-            row = con.execute("SELECT srs_id FROM gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
-                              (layer,)).fetchone()
+            row = con.execute(
+                "SELECT srs_id FROM gpkg_geometry_columns WHERE lower(table_name) = lower(?)", (layer,)
+            ).fetchone()
     except sqlite3.Error:
         return None
     return int(row[0]) if row else None
@@ -250,11 +287,12 @@ def gpkg_wkb(blob) -> Optional[bytes]:
     if blob is None:
         return None
     blob = bytes(blob)
-    return blob[8 + _ENVELOPE_BYTES[(blob[3] >> 1) & 0b111]:]
+    return blob[8 + _ENVELOPE_BYTES[(blob[3] >> 1) & 0b111] :]
 
 
-def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence[float]],
-                          con: Optional[sqlite3.Connection] = None) -> Optional[gpd.GeoDataFrame]:
+def read_geopackage_boxes(
+    path: str | Path, layer: str, boxes: Sequence[Sequence[float]], con: Optional[sqlite3.Connection] = None
+) -> Optional[gpd.GeoDataFrame]:
     """The features of a GeoPackage layer whose envelope meets any of ``boxes`` (minx, miny,
     maxx, maxy in the layer's CRS), indexed by feature id, read in one query that joins the
     boxes with the layer's R-tree (one box: the R-tree asked directly); None where the layer
@@ -271,9 +309,9 @@ def read_geopackage_boxes(path: str | Path, layer: str, boxes: Sequence[Sequence
     return gpd.GeoDataFrame(frame, geometry="geometry")
 
 
-def geopackage_box_rows(path: str | Path, layer: str, boxes: Sequence[Sequence[float]],
-                        con: Optional[sqlite3.Connection] = None
-                        ) -> Optional[tuple[list[int], list[str], list[tuple], np.ndarray]]:
+def geopackage_box_rows(
+    path: str | Path, layer: str, boxes: Sequence[Sequence[float]], con: Optional[sqlite3.Connection] = None
+) -> Optional[tuple[list[int], list[str], list[tuple], np.ndarray]]:
     """What :func:`read_geopackage_boxes` reads, before it is a frame: (the feature ids, the
     attribute columns' names, each feature's attributes as a tuple in that order, the
     geometries as an object array); None where it gives None. For a reader that picks
@@ -284,52 +322,68 @@ def geopackage_box_rows(path: str | Path, layer: str, boxes: Sequence[Sequence[f
         if column is None:  # a table without geometry: no R-tree
             return None
         rtree = f"rtree_{table}_{column}"
-        if rtree not in _known(con, "rtrees", lambda con: {r[0] for r in con.execute(
-                "SELECT name FROM sqlite_master WHERE name LIKE 'rtree%'")}):
+        if rtree not in _known(
+            con,
+            "rtrees",
+            lambda con: {
+                r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE name LIKE 'rtree%'")
+            },
+        ):
             return None
         parameters: tuple = ()
         if len(boxes) == 1:
             minx, miny, maxx, maxy = boxes[0]
-            among, parameters = (f"SELECT id FROM {quote_name(rtree)} WHERE minx <= ? AND "
-                                 "maxx >= ? AND miny <= ? AND maxy >= ?"), (maxx, minx, maxy, miny)
+            among, parameters = (
+                (
+                    f"SELECT id FROM {quote_name(rtree)} WHERE minx <= ? AND "
+                    "maxx >= ? AND miny <= ? AND maxy >= ?"
+                ),
+                (maxx, minx, maxy, miny),
+            )
         else:
             meets = "r.minx <= b.maxx AND r.maxx >= b.minx AND r.miny <= b.maxy AND r.maxy >= b.miny"
             con.execute("DROP TABLE IF EXISTS temp.swppp_boxes")
-            con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, "
-                        "maxy REAL)")
+            con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, maxy REAL)")
             con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)", boxes)
             among = f"SELECT r.id FROM temp.swppp_boxes b JOIN {quote_name(rtree)} r ON {meets}"
         return con.execute(
             f"SELECT {', '.join(quote_name(c) for c in [key, *names, column])} FROM "
             f"{quote_name(table)} WHERE {quote_name(key)} IN ({among}) ORDER BY {quote_name(key)}",
-            parameters).fetchall()
+            parameters,
+        ).fetchall()
 
     found = _table_rows(path, layer, con, meeting)
     if found is None:
         return None
     rows, names = found
-    geometries = (shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows
-                  else np.array([], dtype=object))
+    geometries = shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else np.array([], dtype=object)
     return [int(r[0]) for r in rows], names, [r[1:-1] for r in rows], geometries
 
 
-def read_geopackage_table(path: str | Path, layer: str,
-                          con: Optional[sqlite3.Connection] = None,
-                          rows: bool = True) -> Optional[pd.DataFrame]:
+def read_geopackage_table(
+    path: str | Path, layer: str, con: Optional[sqlite3.Connection] = None, rows: bool = True
+) -> Optional[pd.DataFrame]:
     """The attributes of a GeoPackage layer or table (no geometry), indexed by feature id, as
     stored (text in a numeric column stays text), read by SQLite in one query (through ``con``
     where given); None where ``path`` is no GeoPackage holding ``layer`` with an integer key
     (read it otherwise). ``rows=False``: its columns alone, no row read."""
     if Path(path).suffix.lower() != ".gpkg":
         return None
-    found = _table_rows(path, layer, con, lambda con, table, _column, key, names: con.execute(
-        f"SELECT {', '.join(quote_name(c) for c in [key, *names])} FROM {quote_name(table)} "
-        f"ORDER BY {quote_name(key)}" + ("" if rows else " LIMIT 0")).fetchall())
+    found = _table_rows(
+        path,
+        layer,
+        con,
+        lambda con, table, _column, key, names: con.execute(
+            f"SELECT {', '.join(quote_name(c) for c in [key, *names])} FROM {quote_name(table)} "
+            f"ORDER BY {quote_name(key)}" + ("" if rows else " LIMIT 0")
+        ).fetchall(),
+    )
     if found is None:
         return None
     read, names = found
-    return pd.DataFrame([r[1:] for r in read], columns=names,
-                        index=pd.Index([int(r[0]) for r in read], name="fid"))
+    return pd.DataFrame(
+        [r[1:] for r in read], columns=names, index=pd.Index([int(r[0]) for r in read], name="fid")
+    )
 
 
 def _table_rows(path, layer: str, con: Optional[sqlite3.Connection], read) -> Optional[tuple]:
@@ -351,16 +405,24 @@ def gpkg_table(con, layer: str) -> Optional[tuple[str, Optional[str], str, list[
     """(table, geometry column or None, integer key, the other columns) of GeoPackage layer
     ``layer`` (matched in any case); None where it is not listed in gpkg_contents or has no
     integer primary key."""
-    contents = _known(con, "contents", lambda con: {
-        str(name).lower(): (name, column) for name, column in con.execute(
-            "SELECT c.table_name, g.column_name FROM gpkg_contents c LEFT JOIN "
-            "gpkg_geometry_columns g ON g.table_name = c.table_name ORDER BY c.rowid DESC")})
+    contents = _known(
+        con,
+        "contents",
+        lambda con: {
+            str(name).lower(): (name, column)
+            for name, column in con.execute(
+                "SELECT c.table_name, g.column_name FROM gpkg_contents c LEFT JOIN "
+                "gpkg_geometry_columns g ON g.table_name = c.table_name ORDER BY c.rowid DESC"
+            )
+        },
+    )
     found = contents.get(str(layer).lower())
     if found is None:
         return None
     table, column = found
-    info = _known(con, f"columns {table}",
-                  lambda con: con.execute(f"PRAGMA table_info({quote_name(table)})").fetchall())
+    info = _known(
+        con, f"columns {table}", lambda con: con.execute(f"PRAGMA table_info({quote_name(table)})").fetchall()
+    )
     key = next((r[1] for r in info if r[5] and str(r[2]).upper() == "INTEGER"), None)
     if key is None:
         return None

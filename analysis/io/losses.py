@@ -2,25 +2,33 @@
 or refused (an :class:`InputError` naming file, layer, feature and field): arcs made straight,
 M values dropped, a second geometry column left out, a shapefile's UTF-8 text read as Latin-1.
 A layer never loses something without a word."""
+
 from __future__ import annotations
 
 import logging
 import sqlite3
 import struct
+from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Optional
-from collections.abc import Sequence
 
 import geopandas as gpd
 import pandas as pd
 
 from ..errors import InputError
 from .engine import ENGINE
-from .geopackage import gpkg_table, quote_name, reader_connection, geopackage_reader, gpkg_wkb
+from .geopackage import geopackage_reader, gpkg_table, gpkg_wkb, quote_name, reader_connection
 
-__all__ = ["DBF_NAME_LENGTH", "refuse_misread_text", "altered_geometries",
-           "warn_altered_geometries", "warn_unread_columns", "warn_geopackage_losses", "without_cpg"]
+__all__ = [
+    "DBF_NAME_LENGTH",
+    "refuse_misread_text",
+    "altered_geometries",
+    "warn_altered_geometries",
+    "warn_unread_columns",
+    "warn_geopackage_losses",
+    "without_cpg",
+]
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +47,9 @@ def refuse_misread_text(path: str | Path, layer: str, frame: pd.DataFrame) -> No
         return
     geometry = frame.geometry.name if isinstance(frame, gpd.GeoDataFrame) else None
     for column in frame.columns:
-        if column == geometry or not (frame[column].dtype == object
-                                      or pd.api.types.is_string_dtype(frame[column].dtype)):
+        if column == geometry or not (
+            frame[column].dtype == object or pd.api.types.is_string_dtype(frame[column].dtype)
+        ):
             continue
         for fid, value in frame[column].items():
             if isinstance(value, str) and not value.isascii():
@@ -51,16 +60,21 @@ def refuse_misread_text(path: str | Path, layer: str, frame: pd.DataFrame) -> No
                 raise InputError(
                     f"the text {value!r} is UTF-8 read as Latin-1 ({meant!r} was meant): the "
                     f"shapefile has no {path.with_suffix('.cpg').name} to say its encoding",
-                    path=path, layer=layer, feature=fid, field=str(column),
+                    path=path,
+                    layer=layer,
+                    feature=fid,
+                    field=str(column),
                     fix=f"put a file {path.with_suffix('.cpg').name} holding the word UTF-8 "
-                        "beside it, or save the layer again as GeoPackage")
+                    "beside it, or save the layer again as GeoPackage",
+                )
 
 
 def without_cpg(path: str | Path) -> bool:
     """Whether ``path`` is a shapefile (or a lone .dbf) without a .cpg beside it."""
     path = Path(path)
-    return (path.suffix.lower() in (".shp", ".dbf")
-            and not any(path.with_suffix(s).exists() for s in (".cpg", ".CPG")))
+    return path.suffix.lower() in (".shp", ".dbf") and not any(
+        path.with_suffix(s).exists() for s in (".cpg", ".CPG")
+    )
 
 
 # WKB geometry types (ISO, without their Z/M thousands) that hold arcs or curves.
@@ -76,8 +90,17 @@ _RINGS = (3, 17)  # polygon, triangle: rings of counted points
 _PARTS = (4, 5, 6, 7, 9, 10, 11, 12, 15, 16)  # multi-, collections, compound, curve polygon...
 
 
-_CURVED_DECLARED = ("CIRCULARSTRING", "COMPOUNDCURVE", "CURVEPOLYGON", "MULTICURVE",
-                    "MULTISURFACE", "CURVE", "SURFACE", "GEOMETRY", "GEOMETRYCOLLECTION")
+_CURVED_DECLARED = (
+    "CIRCULARSTRING",
+    "COMPOUNDCURVE",
+    "CURVEPOLYGON",
+    "MULTICURVE",
+    "MULTISURFACE",
+    "CURVE",
+    "SURFACE",
+    "GEOMETRY",
+    "GEOMETRYCOLLECTION",
+)
 
 
 def _wkb_arcs(wkb: bytes, at: int = 0) -> tuple[int, bool, bool]:
@@ -125,8 +148,12 @@ def warn_geopackage_losses(path, layer: str, frame: pd.DataFrame) -> None:
         return
 
 
-def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None,
-                       con: Optional[sqlite3.Connection] = None) -> tuple[list[int], list[int]]:
+def altered_geometries(
+    path: str | Path,
+    layer: str,
+    fids: Optional[Sequence[int]] = None,
+    con: Optional[sqlite3.Connection] = None,
+) -> tuple[list[int], list[int]]:
     """(the features of GeoPackage layer ``layer`` with arcs, those with M values), among
     ``fids`` where given: what every reader here alters on reading. GDAL makes each arc
     straight segments (one every ``OGR_ARC_STEPSIZE`` degrees, 4 by default), on both stacks;
@@ -139,9 +166,11 @@ def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int
     measured: list[int] = []
     try:
         with reader_connection(path, con) as con:
-            row = con.execute("SELECT table_name, column_name, geometry_type_name, m FROM "
-                              "gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
-                              (layer,)).fetchone()
+            row = con.execute(
+                "SELECT table_name, column_name, geometry_type_name, m FROM "
+                "gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
+                (layer,),
+            ).fetchone()
             if row is None or (str(row[2]).upper() not in _CURVED_DECLARED and not row[3]):
                 return [], []
             table = gpkg_table(con, row[0])
@@ -150,11 +179,11 @@ def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int
             if fids is not None:
                 con.execute("DROP TABLE IF EXISTS temp.swppp_fids")
                 con.execute("CREATE TEMP TABLE swppp_fids (id INTEGER PRIMARY KEY)")
-                con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)",
-                                [(int(f),) for f in fids])
+                con.executemany("INSERT OR IGNORE INTO temp.swppp_fids VALUES (?)", [(int(f),) for f in fids])
                 among = f" WHERE {quote_name(key)} IN (SELECT id FROM temp.swppp_fids)"
-            for fid, blob in con.execute(f"SELECT {quote_name(key)}, {quote_name(row[1])} FROM "
-                                         f"{quote_name(row[0])}{among} ORDER BY 1"):
+            for fid, blob in con.execute(
+                f"SELECT {quote_name(key)}, {quote_name(row[1])} FROM {quote_name(row[0])}{among} ORDER BY 1"
+            ):
                 wkb = gpkg_wkb(blob)
                 if not wkb:
                     continue
@@ -171,29 +200,46 @@ def altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int
     return arcs, measured
 
 
-def warn_altered_geometries(path: str | Path, layer: str, fids: Optional[Sequence[int]] = None,
-                            con: Optional[sqlite3.Connection] = None) -> None:
+def warn_altered_geometries(
+    path: str | Path,
+    layer: str,
+    fids: Optional[Sequence[int]] = None,
+    con: Optional[sqlite3.Connection] = None,
+) -> None:
     """A warning (logged, as the command line shows it) naming the features whose arcs were
     made straight segments or whose M values were dropped on reading (:func:`altered_geometries`)."""
     arcs, measured = altered_geometries(path, layer, fids, con)
     shown = lambda fids: ", ".join(map(str, fids[:10])) + (" ..." if len(fids) > 10 else "")  # noqa: E731
     if arcs:
-        log.warning("%s", InputError(
-            f"{len(arcs)} feature(s) ({shown(arcs)}) have arcs (curved geometry): each arc was "
-            f"read as straight segments, one every {_arc_step()} degrees of arc (GDAL's "
-            "OGR_ARC_STEPSIZE), and reviewed so: an area inside an arc is a little smaller (at "
-            "most about 0.1% of a whole circle's)", path=path, layer=layer,
-            fix="nothing, if that is close enough; else draw the arcs with more vertices "
-                "(QGIS: Processing > Segmentize by maximum angle) and save the layer again"))
+        log.warning(
+            "%s",
+            InputError(
+                f"{len(arcs)} feature(s) ({shown(arcs)}) have arcs (curved geometry): each arc was "
+                f"read as straight segments, one every {_arc_step()} degrees of arc (GDAL's "
+                "OGR_ARC_STEPSIZE), and reviewed so: an area inside an arc is a little smaller (at "
+                "most about 0.1% of a whole circle's)",
+                path=path,
+                layer=layer,
+                fix="nothing, if that is close enough; else draw the arcs with more vertices "
+                "(QGIS: Processing > Segmentize by maximum angle) and save the layer again",
+            ),
+        )
     if measured:
-        log.warning("%s", InputError(
-            f"{len(measured)} feature(s) ({shown(measured)}) have M (measure) values, which "
-            "were not read: the review does not use them", path=path, layer=layer,
-            fix="nothing, unless the measures matter; then put them in a field"))
+        log.warning(
+            "%s",
+            InputError(
+                f"{len(measured)} feature(s) ({shown(measured)}) have M (measure) values, which "
+                "were not read: the review does not use them",
+                path=path,
+                layer=layer,
+                fix="nothing, unless the measures matter; then put them in a field",
+            ),
+        )
 
 
-def warn_unread_columns(path: str | Path, layer: str, frame: pd.DataFrame,
-                        con: Optional[sqlite3.Connection] = None) -> None:
+def warn_unread_columns(
+    path: str | Path, layer: str, frame: pd.DataFrame, con: Optional[sqlite3.Connection] = None
+) -> None:
     """A warning naming the columns of GeoPackage layer ``layer`` that the driver left out of
     ``frame`` (read from it): GDAL reads one geometry column per table, and a second one
     (declared ``POLYGON``, say, but not registered as the layer's) is dropped without a word."""
@@ -209,11 +255,16 @@ def warn_unread_columns(path: str | Path, layer: str, frame: pd.DataFrame,
     read = {str(c).lower() for c in frame.columns}
     unread = [c for c in found[3] if str(c).lower() not in read]
     if unread:
-        log.warning("%s", InputError(
-            f"the column(s) {', '.join(repr(c) for c in unread)} were not read (GDAL reads one "
-            f"geometry column per layer, '{found[1]}' here): the review does not see them",
-            path=path, layer=layer,
-            fix="move what they hold into a layer of its own, or into fields of this one"))
+        log.warning(
+            "%s",
+            InputError(
+                f"the column(s) {', '.join(repr(c) for c in unread)} were not read (GDAL reads one "
+                f"geometry column per layer, '{found[1]}' here): the review does not see them",
+                path=path,
+                layer=layer,
+                fix="move what they hold into a layer of its own, or into fields of this one",
+            ),
+        )
 
 
 def _arc_step() -> str:

@@ -4,6 +4,7 @@ GDAL reads a merged range's value in its first cell and leaves the others empty,
 word: a start date merged down over two phases' rows is read as the second phase having none.
 The sheet's own XML (an XLSX's ``mergeCells``, an ODS's spanned cells) says where they are.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -47,22 +48,24 @@ def refuse_merged_cells(path: str | Path, sheet: str, parameter: Optional[str] =
     merged = merged_cells(path, sheet)
     if merged:
         shown = ", ".join(merged[:10]) + (f" and {len(merged) - 10} more" if len(merged) > 10 else "")
-        raise InputError(f"the sheet '{sheet}' has merged cells ({shown}): a merged range is "
-                         "read as its first cell, the others empty (a value merged down over "
-                         "two rows would be read as the second row having none)", path=path,
-                         layer=sheet, parameter=parameter,
-                         fix="unmerge the cells and write the value in each row's cell")
+        raise InputError(
+            f"the sheet '{sheet}' has merged cells ({shown}): a merged range is "
+            "read as its first cell, the others empty (a value merged down over "
+            "two rows would be read as the second row having none)",
+            path=path,
+            layer=sheet,
+            parameter=parameter,
+            fix="unmerge the cells and write the value in each row's cell",
+        )
 
 
 def _xlsx_merged(archive: zipfile.ZipFile, sheet: str) -> list[str]:
     workbook = ElementTree.fromstring(archive.read("xl/workbook.xml"))
-    rid = next((s.get(f"{_REL}id") for s in workbook.iter(f"{_MAIN}sheet")
-                if s.get("name") == sheet), None)
+    rid = next((s.get(f"{_REL}id") for s in workbook.iter(f"{_MAIN}sheet") if s.get("name") == sheet), None)
     if rid is None:
         return []
     rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
-    target = next((r.get("Target") for r in rels.iter(f"{_PKG}Relationship")
-                   if r.get("Id") == rid), None)
+    target = next((r.get("Target") for r in rels.iter(f"{_PKG}Relationship") if r.get("Id") == rid), None)
     if target is None:
         return []
     name = target.lstrip("/") if target.startswith("/") else posixpath.normpath(f"xl/{target}")
@@ -72,8 +75,7 @@ def _xlsx_merged(archive: zipfile.ZipFile, sheet: str) -> list[str]:
 
 def _ods_merged(archive: zipfile.ZipFile, sheet: str) -> list[str]:
     root = ElementTree.fromstring(archive.read("content.xml"))
-    table = next((t for t in root.iter(f"{_TABLE}table") if t.get(f"{_TABLE}name") == sheet),
-                 None)
+    table = next((t for t in root.iter(f"{_TABLE}table") if t.get(f"{_TABLE}name") == sheet), None)
     if table is None:
         return []
     found = []

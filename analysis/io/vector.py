@@ -4,18 +4,19 @@ QGIS's Python on Debian 12 has geopandas 0.12 with fiona; a plain ``pip install`
 geopandas 1.x with pyogrio (``io.engine`` says which is present); this module reads through
 either.
 """
+
 from __future__ import annotations
 
 import importlib.util
 import logging
 import sqlite3
 import warnings
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Optional
-from collections.abc import Iterator, Sequence
-from itertools import islice
 
 import geopandas as gpd
 import numpy as np
@@ -25,19 +26,27 @@ from pyproj import CRS
 
 from ..crs import crs_of
 from ..errors import InputError
-from .geopackage import UNDEFINED_CRS_NAMES, geopackage_crs, geopackage_srs_id, stored_texts
-from .losses import warn_geopackage_losses, without_cpg, refuse_misread_text, warn_unread_columns
-from .sheets import refuse_merged_cells
-
 from .engine import ENGINE
+from .geopackage import UNDEFINED_CRS_NAMES, geopackage_crs, geopackage_srs_id, stored_texts
+from .losses import refuse_misread_text, warn_geopackage_losses, warn_unread_columns, without_cpg
+from .sheets import refuse_merged_cells
 
 if ENGINE == "pyogrio":  # pragma: no cover - which branch runs depends on the stack
     import pyogrio
 else:  # pragma: no cover
     import fiona
 
-__all__ = ["LayerData", "list_layers", "read_layer", "first_row", "layer_crs",
-           "write_geopackage", "ENGINE", "read_layer_batches", "layer_feature_count"]
+__all__ = [
+    "LayerData",
+    "list_layers",
+    "read_layer",
+    "first_row",
+    "layer_crs",
+    "write_geopackage",
+    "ENGINE",
+    "read_layer_batches",
+    "layer_feature_count",
+]
 
 
 @dataclass
@@ -60,12 +69,16 @@ def list_layers(path: str | Path) -> list[str]:
             return [str(row[0]) for row in pyogrio.list_layers(str(path))]
         return list(fiona.listlayers(str(path)))
     except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
-        raise InputError(f"not a readable vector data source ({_first_line(err)})", path=path,
-                         fix="give a GeoPackage (.gpkg) or another OGR vector file") from None
+        raise InputError(
+            f"not a readable vector data source ({_first_line(err)})",
+            path=path,
+            fix="give a GeoPackage (.gpkg) or another OGR vector file",
+        ) from None
 
 
-def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = None,
-               read_geometry: bool = True) -> LayerData:
+def read_layer(
+    path: str | Path, layer: str, bbox: Optional[Sequence[float]] = None, read_geometry: bool = True
+) -> LayerData:
     """Read one layer, indexed by feature id, with its CRS (None where it is undefined).
 
     ``bbox`` (minx, miny, maxx, maxy in the layer's CRS) reads only what lies in that box,
@@ -82,11 +95,20 @@ def read_layer(path: str | Path, layer: str, bbox: Optional[Sequence[float]] = N
     except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
         for column, values in stored_texts(path, layer, dates_only=True).items():
             fid, value = next(iter(values.items()))  # pyogrio fails on '2027-02-30'
-            raise InputError(f"{column} is {value!r}, not a date (YYYY-MM-DD)", path=path,
-                             layer=layer, feature=fid, field=column,
-                             fix="write the date as YYYY-MM-DD, or leave it empty") from None
-        raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
-                         layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
+            raise InputError(
+                f"{column} is {value!r}, not a date (YYYY-MM-DD)",
+                path=path,
+                layer=layer,
+                feature=fid,
+                field=column,
+                fix="write the date as YYYY-MM-DD, or leave it empty",
+            ) from None
+        raise InputError(
+            f"the layer could not be read ({_first_line(err)})",
+            path=path,
+            layer=layer,
+            fix="open it in QGIS and save it again as GeoPackage",
+        ) from None
     spatial = isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns
     crs = _defined_crs(path, layer, crs_wkt) if spatial else None
     if spatial and crs is not None:
@@ -128,8 +150,9 @@ def _layer_batches(path: str | Path, layer: str, size: int) -> Iterator[LayerDat
             crs = _defined_crs(path, layer, info.get("crs"))
             start = 0
             while True:
-                frame = pyogrio.read_dataframe(str(path), layer=layer, skip_features=start,
-                                               max_features=size, fid_as_index=True)
+                frame = pyogrio.read_dataframe(
+                    str(path), layer=layer, skip_features=start, max_features=size, fid_as_index=True
+                )
                 if not len(frame):
                     return
                 frame.index.name = "fid"
@@ -146,17 +169,20 @@ def _layer_batches(path: str | Path, layer: str, size: int) -> Iterator[LayerDat
                 if not chunk:
                     return
                 fids = pd.Index([int(f.id) for f in chunk], name="fid")
-                attributes = pd.DataFrame([dict(f.properties) for f in chunk], index=fids,
-                                          columns=columns)
-                geometries = [shapely.geometry.shape(f.geometry) if f.geometry else None
-                              for f in chunk]
-                yield _batch(layer, gpd.GeoDataFrame(
-                    attributes, geometry=gpd.GeoSeries(geometries, index=fids)), crs)
+                attributes = pd.DataFrame([dict(f.properties) for f in chunk], index=fids, columns=columns)
+                geometries = [shapely.geometry.shape(f.geometry) if f.geometry else None for f in chunk]
+                yield _batch(
+                    layer, gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(geometries, index=fids)), crs
+                )
     except InputError:
         raise
     except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
-        raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
-                         layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
+        raise InputError(
+            f"the layer could not be read ({_first_line(err)})",
+            path=path,
+            layer=layer,
+            fix="open it in QGIS and save it again as GeoPackage",
+        ) from None
 
 
 def _arrow_batches(path, layer: str, size: int) -> Optional[Iterator[LayerData]]:
@@ -185,8 +211,9 @@ def _ogr_arrow_batches(ogr, path, layer: str, size: int) -> Iterator[LayerData]:
         found = source.GetLayerByName(layer) if source is not None else None
         if found is None:
             raise OSError(gdal.GetLastErrorMsg() or "GDAL cannot open it")
-        crs = _defined_crs(path, layer, found.GetSpatialRef().ExportToWkt()
-                           if found.GetSpatialRef() is not None else None)
+        crs = _defined_crs(
+            path, layer, found.GetSpatialRef().ExportToWkt() if found.GetSpatialRef() is not None else None
+        )
         fid_name = found.GetFIDColumn() or "OGC_FID"
         geometry_name = found.GetGeometryColumn() or "wkb_geometry"
         definition = found.GetLayerDefn()
@@ -195,8 +222,9 @@ def _ogr_arrow_batches(ogr, path, layer: str, size: int) -> Iterator[LayerData]:
         stream = found.GetArrowStreamAsNumPy(options=[f"MAX_FEATURES_IN_BATCH={int(size)}"])
         for arrays in stream:
             fids = pd.Index(np.asarray(arrays[fid_name]), name="fid")
-            attributes = pd.DataFrame({c: _plain_column(arrays[c]) for c in columns},
-                                      index=fids, columns=columns)
+            attributes = pd.DataFrame(
+                {c: _plain_column(arrays[c]) for c in columns}, index=fids, columns=columns
+            )
             yield _batch(layer, _with_wkb(attributes, arrays[geometry_name]), crs)
         if gdal.GetLastErrorType() >= gdal.CE_Failure and gdal.GetLastErrorMsg():
             raise OSError(gdal.GetLastErrorMsg())
@@ -223,8 +251,10 @@ _GPKG_THREADS = "OGR_GPKG_NUM_THREADS"
 
 
 def _pyogrio_arrow_read(open_arrow, path, layer: str, size: int) -> Iterator[LayerData]:
-    with open_arrow(str(path), layer=layer, batch_size=int(size), return_fids=True,
-                    use_pyarrow=True) as (meta, reader):
+    with open_arrow(str(path), layer=layer, batch_size=int(size), return_fids=True, use_pyarrow=True) as (
+        meta,
+        reader,
+    ):
         crs = _defined_crs(path, layer, meta.get("crs"))
         geometry_name = meta.get("geometry_name") or "wkb_geometry"
         columns = list(meta.get("fields", []))
@@ -247,8 +277,9 @@ def _plain_column(values) -> np.ndarray:
         except UnicodeDecodeError:
             data = np.char.decode(data, "utf-8", errors="replace").astype(object)
     elif data.dtype.kind == "O":
-        data = np.array([v.decode("utf-8", errors="replace") if isinstance(v, bytes) else v
-                         for v in data], dtype=object)
+        data = np.array(
+            [v.decode("utf-8", errors="replace") if isinstance(v, bytes) else v for v in data], dtype=object
+        )
     if mask is None or not mask.any():
         return data
     if data.dtype.kind == "f":
@@ -283,8 +314,7 @@ def _batch(layer, frame, crs) -> LayerData:
     return LayerData(name=layer, frame=frame, crs=crs, spatial=True)
 
 
-def layer_crs(path: str | Path, layer: str, con: Optional[sqlite3.Connection] = None
-              ) -> Optional[CRS]:
+def layer_crs(path: str | Path, layer: str, con: Optional[sqlite3.Connection] = None) -> Optional[CRS]:
     """A spatial layer's CRS without reading its features (None where it has none).
 
     A GeoPackage's is read from its ``gpkg_spatial_ref_sys`` table (no driver opening), through
@@ -300,8 +330,12 @@ def layer_crs(path: str | Path, layer: str, con: Optional[sqlite3.Connection] = 
             with _gdal_log_muted(), fiona.open(str(path), layer=layer) as src:
                 crs_wkt = src.crs_wkt or None
     except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
-        raise InputError(f"the layer could not be read ({_first_line(err)})", path=path,
-                         layer=layer, fix="open it in QGIS and save it again as GeoPackage") from None
+        raise InputError(
+            f"the layer could not be read ({_first_line(err)})",
+            path=path,
+            layer=layer,
+            fix="open it in QGIS and save it again as GeoPackage",
+        ) from None
     return _defined_crs(path, layer, crs_wkt)
 
 
@@ -314,19 +348,26 @@ def first_row(path: str | Path, layer: str) -> list[str]:
             # As the drivers' configuration options too: GDAL 3.12 applies the HEADERS open
             # option to a workbook's first sheet alone (a second is read with its header).
             with _gdal_config(OGR_XLSX_HEADERS="DISABLE", OGR_ODS_HEADERS="DISABLE"):
-                frame = pyogrio.read_dataframe(str(path), layer=layer, max_features=1,
-                                               read_geometry=False, HEADERS="DISABLE")
+                frame = pyogrio.read_dataframe(
+                    str(path), layer=layer, max_features=1, read_geometry=False, HEADERS="DISABLE"
+                )
             cells = list(frame.iloc[0]) if len(frame) else []
         else:
             # Fiona's GDAL (3.6 on Debian 12) takes it as the drivers' configuration options.
-            with _gdal_log_muted(), fiona.Env(OGR_XLSX_HEADERS="DISABLE",
-                                              OGR_ODS_HEADERS="DISABLE"), \
-                    fiona.open(str(path), layer=layer) as src:
+            with (
+                _gdal_log_muted(),
+                fiona.Env(OGR_XLSX_HEADERS="DISABLE", OGR_ODS_HEADERS="DISABLE"),
+                fiona.open(str(path), layer=layer) as src,
+            ):
                 feature = next(iter(src), None)
                 cells = list(feature.properties.values()) if feature is not None else []
     except Exception as err:  # noqa: BLE001 - any driver error means the same to a user
-        raise InputError(f"the sheet could not be read ({_first_line(err)})", path=path,
-                         layer=layer, fix="open it in a spreadsheet and save it again") from None
+        raise InputError(
+            f"the sheet could not be read ({_first_line(err)})",
+            path=path,
+            layer=layer,
+            fix="open it in a spreadsheet and save it again",
+        ) from None
     return ["" if c is None or (isinstance(c, float) and c != c) else str(c) for c in cells]
 
 
@@ -348,8 +389,13 @@ def _read_pyogrio(path, layer, bbox, read_geometry=True):
         return frame, frame.crs.to_wkt() if frame.crs is not None else None
     info = pyogrio.read_info(str(path), layer=layer)
     has_geometry = info.get("geometry_type") is not None and read_geometry
-    frame = pyogrio.read_dataframe(str(path), layer=layer, bbox=tuple(bbox) if bbox else None,
-                                   fid_as_index=True, read_geometry=has_geometry)
+    frame = pyogrio.read_dataframe(
+        str(path),
+        layer=layer,
+        bbox=tuple(bbox) if bbox else None,
+        fid_as_index=True,
+        read_geometry=has_geometry,
+    )
     if not has_geometry:
         frame = pd.DataFrame(frame)
     frame.index.name = "fid"
@@ -368,8 +414,7 @@ def _gdal_log_muted():
 
 
 def _read_fiona(path, layer, bbox, read_geometry=True):
-    with _gdal_log_muted(), fiona.open(str(path), layer=layer,
-                                       ignore_geometry=not read_geometry) as src:
+    with _gdal_log_muted(), fiona.open(str(path), layer=layer, ignore_geometry=not read_geometry) as src:
         try:
             schema = src.schema
         except fiona.errors.UnsupportedGeometryTypeError:
@@ -429,8 +474,10 @@ def write_geopackage(path: str | Path, layers: dict[str, pd.DataFrame]) -> None:
 
 def _write_table_fiona(path, name, frame):
     types = {"float64": "float", "int64": "int", "bool": "int"}
-    schema = {"geometry": "None",
-              "properties": {c: types.get(str(frame[c].dtype), "str") for c in frame.columns}}
+    schema = {
+        "geometry": "None",
+        "properties": {c: types.get(str(frame[c].dtype), "str") for c in frame.columns},
+    }
     with fiona.open(str(path), "w", layer=name, driver="GPKG", schema=schema) as dst:
         for row in frame.itertuples(index=False):
             props = {c: (None if pd.isna(v) else v) for c, v in zip(frame.columns, row)}

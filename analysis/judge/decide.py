@@ -11,6 +11,7 @@ where a listed water records no pollutant, a watershed does not record whether s
 source, a downstream catchment's shape was not found, a downstream catchment only grazes a
 watershed and where it drains is not known, or no water is known to receive the runoff.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,11 +20,27 @@ from typing import Optional
 
 from ..profile import RulesProfile
 from ..reference.categories import UNDECIDED
-from .evidence import (CatchmentShare, CategoryKind, ConditionAEvidence, ListedRecord, Reach,
-                       WaterEvidence, WatershedEvidence)
+from .evidence import (
+    CatchmentShare,
+    CategoryKind,
+    ConditionAEvidence,
+    ListedRecord,
+    Reach,
+    WaterEvidence,
+    WatershedEvidence,
+)
 
-__all__ = ["Verdict", "Weight", "Why", "Reason", "ConditionADecision", "decide_condition_a",
-           "UNDECIDED_KINDS", "real_share", "lies_in"]
+__all__ = [
+    "Verdict",
+    "Weight",
+    "Why",
+    "Reason",
+    "ConditionADecision",
+    "decide_condition_a",
+    "UNDECIDED_KINDS",
+    "real_share",
+    "lies_in",
+]
 
 # The category kinds that cannot decide Condition A alone: a person confirms the category.
 UNDECIDED_KINDS = tuple(CategoryKind(kind) for kind in UNDECIDED)
@@ -38,9 +55,9 @@ class Verdict(Enum):
 class Weight(Enum):
     """What a reason does to the decision."""
 
-    TRIGGER = "trigger"        # Condition A applies by it
-    UNDECIDED = "undecided"    # it leaves Condition A open (a person decides)
-    NOTE = "note"              # told, decides nothing
+    TRIGGER = "trigger"  # Condition A applies by it
+    UNDECIDED = "undecided"  # it leaves Condition A open (a person decides)
+    NOTE = "note"  # told, decides nothing
 
 
 class Why(Enum):
@@ -68,7 +85,7 @@ class Reason:
     why: Why
     water: Optional[WaterEvidence] = None
     watershed: Optional[WatershedEvidence] = None
-    route: Optional[str] = None   # UNPLACED: the route; CUT: the note
+    route: Optional[str] = None  # UNPLACED: the route; CUT: the note
 
     @property
     def record(self) -> ListedRecord:
@@ -81,8 +98,8 @@ class Reason:
 class ConditionADecision:
     verdict: Verdict
     reasons: tuple[Reason, ...]
-    pollutants: tuple[str, ...]   # of concern where it applies: the sediment family first
-    by_name_only: bool            # a water matched by name only is among the triggers
+    pollutants: tuple[str, ...]  # of concern where it applies: the sediment family first
+    by_name_only: bool  # a water matched by name only is among the triggers
 
     def weighed(self, weight: Weight) -> list[Reason]:
         return [r for r in self.reasons if r.weight is weight]
@@ -103,8 +120,10 @@ class ConditionADecision:
 def real_share(acres: float, percent: float, profile: RulesProfile) -> bool:
     """A downstream catchment's share of a TMDL watershed is a real one: ``[condition_a]
     routed_watershed_min_share_percent`` of its area or ``routed_watershed_min_share_acres``."""
-    return percent >= profile.condition_a.routed_watershed_min_share_percent or \
-        acres >= profile.condition_a.routed_watershed_min_share_acres
+    return (
+        percent >= profile.condition_a.routed_watershed_min_share_percent
+        or acres >= profile.condition_a.routed_watershed_min_share_acres
+    )
 
 
 def lies_in(share: CatchmentShare) -> Optional[bool]:
@@ -118,8 +137,9 @@ def lies_in(share: CatchmentShare) -> Optional[bool]:
     return None if share.outlet is None else False
 
 
-def decide_condition_a(evidence: ConditionAEvidence, profile: RulesProfile,
-                       sediment: str) -> ConditionADecision:
+def decide_condition_a(
+    evidence: ConditionAEvidence, profile: RulesProfile, sediment: str
+) -> ConditionADecision:
     """Condition A for one site, every reason in the order of its evidence (waters,
     watersheds overlapped, watersheds met downstream, the route's gaps)."""
     reasons: list[Reason] = []
@@ -130,8 +150,11 @@ def decide_condition_a(evidence: ConditionAEvidence, profile: RulesProfile,
         if record is None:
             reasons.append(Reason(Weight.NOTE, Why.NOT_LISTED, water))
         elif record.kind is not CategoryKind.LISTED:
-            reasons.append(Reason(Weight.UNDECIDED if record.kind in UNDECIDED_KINDS
-                                  else Weight.NOTE, Why.CATEGORY, water))
+            reasons.append(
+                Reason(
+                    Weight.UNDECIDED if record.kind in UNDECIDED_KINDS else Weight.NOTE, Why.CATEGORY, water
+                )
+            )
         elif record.pollutants:
             reasons.append(Reason(Weight.TRIGGER, Why.LISTED, water))
             concern += record.pollutants
@@ -141,8 +164,9 @@ def decide_condition_a(evidence: ConditionAEvidence, profile: RulesProfile,
     # a watershed the site overlaps is told as overlapped, not again as met downstream
     met = {shed.watershed_id for shed in evidence.watersheds}
     applies = profile.condition_a.routed_tmdl_watershed == "applies"
-    for shed in evidence.watersheds + tuple(s for s in evidence.routed_watersheds
-                                            if s.watershed_id not in met):
+    for shed in evidence.watersheds + tuple(
+        s for s in evidence.routed_watersheds if s.watershed_id not in met
+    ):
         inside = True if shed.share is None else lies_in(shed.share)
         if inside is False:
             reasons.append(Reason(Weight.NOTE, Why.GRAZED_OUTSIDE, watershed=shed))
@@ -162,9 +186,13 @@ def decide_condition_a(evidence: ConditionAEvidence, profile: RulesProfile,
     if not evidence.receiving_known:
         reasons.append(Reason(Weight.UNDECIDED, Why.RECEIVING_UNKNOWN))
     weights = {r.weight for r in reasons}
-    verdict = (Verdict.APPLIES if Weight.TRIGGER in weights else
-               Verdict.NOT_DECIDED if Weight.UNDECIDED in weights else Verdict.DOES_NOT_APPLY)
+    verdict = (
+        Verdict.APPLIES
+        if Weight.TRIGGER in weights
+        else Verdict.NOT_DECIDED
+        if Weight.UNDECIDED in weights
+        else Verdict.DOES_NOT_APPLY
+    )
     if verdict is Verdict.DOES_NOT_APPLY and not evidence.watersheds:
         reasons.append(Reason(Weight.NOTE, Why.NO_WATERSHED))
-    return ConditionADecision(verdict, tuple(reasons), tuple(dict.fromkeys(concern)),
-                              by_name_only)
+    return ConditionADecision(verdict, tuple(reasons), tuple(dict.fromkeys(concern)), by_name_only)

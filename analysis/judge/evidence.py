@@ -4,6 +4,7 @@ Built by the adapters from what was measured (``checks``: one site's reads; ``sc
 site's pairs, from a GeoPackage or PostGIS) and judged by :mod:`.decide`; worded by
 :mod:`.wording`. No anonymous tuples: each fact is a field.
 """
+
 from __future__ import annotations
 
 import math
@@ -13,8 +14,17 @@ from typing import Any, Optional
 
 from ..values import has_text
 
-__all__ = ["WetlandEvidence", "Reach", "CategoryKind", "ListedRecord", "WaterEvidence",
-           "CatchmentShare", "WatershedEvidence", "ConditionAEvidence", "text_or_none"]
+__all__ = [
+    "WetlandEvidence",
+    "Reach",
+    "CategoryKind",
+    "ListedRecord",
+    "WaterEvidence",
+    "CatchmentShare",
+    "WatershedEvidence",
+    "ConditionAEvidence",
+    "text_or_none",
+]
 
 
 def text_or_none(value: Any) -> Optional[str]:
@@ -37,10 +47,10 @@ class WetlandEvidence:
 class Reach(Enum):
     """How the site's runoff reaches a water."""
 
-    DISCHARGE_POINT = "discharge point"   # a discharge point names its waterbody_id
-    CATCHMENT = "catchment"               # a catchment the runoff starts in drains to it
-    DOWNSTREAM = "downstream"             # a catchment downstream of those drains to it
-    NAME = "name"                         # a name given matches the water's name only
+    DISCHARGE_POINT = "discharge point"  # a discharge point names its waterbody_id
+    CATCHMENT = "catchment"  # a catchment the runoff starts in drains to it
+    DOWNSTREAM = "downstream"  # a catchment downstream of those drains to it
+    NAME = "name"  # a name given matches the water's name only
 
 
 class CategoryKind(Enum):
@@ -52,7 +62,7 @@ class CategoryKind(Enum):
     B4 = "4b"
     C4 = "4c"
     OTHER = "other"
-    UNRECOGNISED = "unrecognised"   # a category the profile does not name
+    UNRECOGNISED = "unrecognised"  # a category the profile does not name
 
 
 @dataclass(frozen=True)
@@ -76,8 +86,8 @@ class WaterEvidence:
 
     water_id: str
     reach: Reach
-    came_from: tuple[str, ...] = ()   # the features that name it (labels)
-    route: Optional[str] = None       # the route downstream to it, where it is downstream
+    came_from: tuple[str, ...] = ()  # the features that name it (labels)
+    route: Optional[str] = None  # the route downstream to it, where it is downstream
     record: Optional[ListedRecord] = None
 
 
@@ -108,12 +118,12 @@ class WatershedEvidence:
     name: Optional[str]
     pollutants_text: Optional[str]
     pollutants: tuple[str, ...]
-    stormwater_source: Optional[bool]   # None: not recorded
+    stormwater_source: Optional[bool]  # None: not recorded
     acres: float = 0.0
     outfalls: tuple[str, ...] = ()
     route: Optional[str] = None
-    share: Optional[CatchmentShare] = None   # met downstream: the catchment's share of it
-    label: str = ""                      # the feature's label (``tmdl_watersheds:<id>``)
+    share: Optional[CatchmentShare] = None  # met downstream: the catchment's share of it
+    label: str = ""  # the feature's label (``tmdl_watersheds:<id>``)
     geometry: Any = None
 
     @property
@@ -137,8 +147,8 @@ class ConditionAEvidence:
     """Everything Condition A is decided by, for one site."""
 
     waters: tuple[WaterEvidence, ...] = ()
-    watersheds: tuple[WatershedEvidence, ...] = ()      # overlapped (or an outfall inside)
+    watersheds: tuple[WatershedEvidence, ...] = ()  # overlapped (or an outfall inside)
     routed_watersheds: tuple[WatershedEvidence, ...] = ()  # met only downstream
-    unplaced: tuple[str, ...] = ()   # routes to downstream catchments whose shape was not found
-    cut: tuple[str, ...] = ()        # notes: routes cut at [condition_a] downstream_catchment_hops
-    receiving_known: bool = False    # some water is known to receive the runoff
+    unplaced: tuple[str, ...] = ()  # routes to downstream catchments whose shape was not found
+    cut: tuple[str, ...] = ()  # notes: routes cut at [condition_a] downstream_catchment_hops
+    receiving_known: bool = False  # some water is known to receive the runoff

@@ -8,6 +8,7 @@ counted once. Vectorised: one STRtree query of the pairs within reach, each regu
 buffered once. PostGIS measures the same pairs in SQL (``screen.postgis``) into the same
 :class:`WetlandMeasures`; :meth:`WetlandMeasures.status` decides from either.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,8 +25,7 @@ from ..profile import RulesProfile
 from ..threads import each, query
 from ..units import CrsLike, acres, crs_units, square_feet
 
-__all__ = ["WetlandStatus", "WetlandMeasures", "adjacent_distances_ft", "measure_wetlands",
-           "grouped_union"]
+__all__ = ["WetlandStatus", "WetlandMeasures", "adjacent_distances_ft", "measure_wetlands", "grouped_union"]
 
 _EMPTY = shapely.Polygon()
 
@@ -54,12 +54,12 @@ class WetlandMeasures:
     site's totals. Areas are square feet per pair and acres per site; the shapes (``inside``,
     ``adjacent``, ``zone``) are given by the local measure only (PostGIS gives areas)."""
 
-    site: NDArray[np.int64]            # per pair: the site's position
-    wetland: NDArray[np.int64]         # per pair: the wetland's position in the frame measured
-    wetland_id: NDArray[np.object_]    # per pair: its wetland_id
+    site: NDArray[np.int64]  # per pair: the site's position
+    wetland: NDArray[np.int64]  # per pair: the wetland's position in the frame measured
+    wetland_id: NDArray[np.object_]  # per pair: its wetland_id
     inside_sq_ft: NDArray[np.float64]  # per pair: ground inside the wetland
     adjacent_sq_ft: NDArray[np.float64]  # per pair: inside its adjacent area, outside all wetlands
-    wetland_acres: NDArray[np.float64]   # per site: ground inside any wetland, counted once
+    wetland_acres: NDArray[np.float64]  # per site: ground inside any wetland, counted once
     adjacent_acres: NDArray[np.float64]  # per site: inside any adjacent area outside wetlands
     inside: Optional[NDArray[np.object_]] = None
     adjacent: Optional[NDArray[np.object_]] = None
@@ -69,8 +69,18 @@ class WetlandMeasures:
     def empty(cls, n: int) -> WetlandMeasures:
         """No pair for ``n`` sites."""
         none = np.array([], dtype=object)
-        return cls(np.array([], dtype=np.int64), np.array([], dtype=np.int64), none, np.zeros(0),
-                   np.zeros(0), np.zeros(n), np.zeros(n), none, none, none)
+        return cls(
+            np.array([], dtype=np.int64),
+            np.array([], dtype=np.int64),
+            none,
+            np.zeros(0),
+            np.zeros(0),
+            np.zeros(n),
+            np.zeros(n),
+            none,
+            none,
+            none,
+        )
 
     def in_wetland(self, profile: RulesProfile) -> NDArray[np.bool_]:
         """Per pair: the site lies in the wetland (by ``[wetlands] min_overlap_sq_ft``)."""
@@ -101,9 +111,13 @@ class WetlandMeasures:
         return out
 
 
-def measure_wetlands(sites: NDArray[np.object_], wetlands: pd.DataFrame, profile: RulesProfile,
-                     crs: CrsLike, windows: Optional[NDArray[np.float64]] = None
-                     ) -> WetlandMeasures:
+def measure_wetlands(
+    sites: NDArray[np.object_],
+    wetlands: pd.DataFrame,
+    profile: RulesProfile,
+    crs: CrsLike,
+    windows: Optional[NDArray[np.float64]] = None,
+) -> WetlandMeasures:
     """:class:`WetlandMeasures` of ``sites`` (polygons, ``crs``) and ``wetlands`` (a frame with
     the contract's fields and a geometry column, ``crs``).
 
@@ -114,8 +128,9 @@ def measure_wetlands(sites: NDArray[np.object_], wetlands: pd.DataFrame, profile
     None: every wetland given was read for these sites (a review's)."""
     sites = np.asarray(sites, dtype=object)
     n = len(sites)
-    geometries = np.asarray(wetlands.geometry.values if hasattr(wetlands, "geometry")
-                            else wetlands["geometry"], dtype=object)
+    geometries = np.asarray(
+        wetlands.geometry.values if hasattr(wetlands, "geometry") else wetlands["geometry"], dtype=object
+    )
     if not len(geometries) or not n:
         return WetlandMeasures.empty(n)
     reach = adjacent_distances_ft(wetlands, profile) * crs_units(1.0, crs)
@@ -130,8 +145,11 @@ def measure_wetlands(sites: NDArray[np.object_], wetlands: pd.DataFrame, profile
         wide = reach[w] > profile.reference.search_distance_ft * crs_units(1.0, crs)
         if wide.any():
             keep = ~wide
-            keep[wide] = each(shapely.intersects, geometries[w[wide]],
-                              shapely.box(*np.asarray(windows, dtype=float)[s[wide]].T))
+            keep[wide] = each(
+                shapely.intersects,
+                geometries[w[wide]],
+                shapely.box(*np.asarray(windows, dtype=float)[s[wide]].T),
+            )
             s, w = s[keep], w[keep]
     # A wetland that is not regulated has no adjacent area (reach 0): it is not buffered.
     used = np.unique(w[reach[w] > 0])
@@ -158,13 +176,22 @@ def measure_wetlands(sites: NDArray[np.object_], wetlands: pd.DataFrame, profile
     adjacent_acres[s[starts]] = acres(grouped_union(adjacent, starts, counts), crs)
     ids = wetlands["wetland_id"].to_numpy(dtype=object)
     return WetlandMeasures(
-        s, w, ids[w], np.atleast_1d(np.asarray(square_feet(inside, crs), dtype=float)),
-        np.atleast_1d(np.asarray(square_feet(adjacent, crs), dtype=float)), wetland_acres,
-        adjacent_acres, inside, adjacent, zones[w])
+        s,
+        w,
+        ids[w],
+        np.atleast_1d(np.asarray(square_feet(inside, crs), dtype=float)),
+        np.atleast_1d(np.asarray(square_feet(adjacent, crs), dtype=float)),
+        wetland_acres,
+        adjacent_acres,
+        inside,
+        adjacent,
+        zones[w],
+    )
 
 
-def grouped_union(pieces: NDArray[np.object_], starts: NDArray[np.int64],
-                  counts: NDArray[np.int64]) -> NDArray[np.object_]:
+def grouped_union(
+    pieces: NDArray[np.object_], starts: NDArray[np.int64], counts: NDArray[np.int64]
+) -> NDArray[np.object_]:
     """Per group of consecutive ``pieces`` (``starts``, ``counts``), the union of its non-empty
     pieces (one C call for all groups: a table of them, one row per group, None elsewhere); a
     group with one such piece is that piece, one with none an empty polygon."""

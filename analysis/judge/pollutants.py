@@ -1,4 +1,5 @@
 """Pollutant and water names as compared: the profile's aliases, qualifiers and sediment family."""
+
 from __future__ import annotations
 
 import re
@@ -59,5 +60,9 @@ class PollutantNames:
         if not has_text(text):
             return ""
         parts = [p.strip() for p in str(text).split(";") if p.strip()]
-        return ", ".join(f"{p} ({self.sediment})" if self.canonical(p) == self.sediment
-                         and normalise_name(p) != self.sediment else p for p in parts)
+        return ", ".join(
+            f"{p} ({self.sediment})"
+            if self.canonical(p) == self.sediment and normalise_name(p) != self.sediment
+            else p
+            for p in parts
+        )

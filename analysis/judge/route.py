@@ -13,15 +13,15 @@ that share is not a real one (``judge.decide.real_share``: it only grazes the wa
 whether the catchment it drains into lies in the watershed (SWPPP C(1): runoff "discharging ...
 to ... a TMDL designated watershed" goes where the catchment drains).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-import pandas as pd
-
 import numpy as np
+import pandas as pd
 
 from ..profile import RulesProfile
 from ..reference.catchments import drains_to_values
@@ -32,14 +32,15 @@ from .decide import real_share
 from .evidence import CatchmentShare
 from .wording import in_catchment
 
-__all__ = ["Start", "RoutedWater", "RoutedWatershed", "Routes", "follow_routes", "site_starts",
-           "UNLINKED"]
+__all__ = ["Start", "RoutedWater", "RoutedWatershed", "Routes", "follow_routes", "site_starts", "UNLINKED"]
 
 # Where the route met no water and the reference links no catchment to the waters in it.
-UNLINKED = ("no water is named by, or lies in, the catchments on this route (WBD's tohuc "
-            "names only catchments; a catchment is linked to the listed waters whose shapes lie "
-            "in it when impaired_waters is imported with --geometry, the PWL layer, into the "
-            "store that holds the catchments)")
+UNLINKED = (
+    "no water is named by, or lies in, the catchments on this route (WBD's tohuc "
+    "names only catchments; a catchment is linked to the listed waters whose shapes lie "
+    "in it when impaired_waters is imported with --geometry, the PWL layer, into the "
+    "store that holds the catchments)"
+)
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,8 @@ class RoutedWater:
     water_id: str
     catchment_id: str
     route: str
-    depth: int    # 0: a catchment the runoff starts in names it
-    start: int    # position of the start the route leaves from
+    depth: int  # 0: a catchment the runoff starts in names it
+    start: int  # position of the start the route leaves from
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,9 @@ class Routes:
 
     waters: list[RoutedWater] = field(default_factory=list)
     sheds: list[RoutedWatershed] = field(default_factory=list)
-    watersheds: Optional[pd.DataFrame] = None   # the TMDL watersheds read around the route
+    watersheds: Optional[pd.DataFrame] = None  # the TMDL watersheds read around the route
     unplaced: list[tuple[int, str]] = field(default_factory=list)  # (site, route) not found
-    cut: list[tuple[int, str]] = field(default_factory=list)       # (site, note) not followed
+    cut: list[tuple[int, str]] = field(default_factory=list)  # (site, note) not followed
 
 
 @dataclass
@@ -106,10 +107,15 @@ class _Step:
     drains_to: Any = None
 
 
-def follow_routes(starts: Sequence[Start],
-                  start_shapes: Callable[[], tuple[list[Any], dict[str, Any]]],
-                  lookup: Lookup, read: Read, profile: RulesProfile, crs: CrsLike,
-                  links: Optional[Links] = None) -> Routes:
+def follow_routes(
+    starts: Sequence[Start],
+    start_shapes: Callable[[], tuple[list[Any], dict[str, Any]]],
+    lookup: Lookup,
+    read: Read,
+    profile: RulesProfile,
+    crs: CrsLike,
+    links: Optional[Links] = None,
+) -> Routes:
     """What the catchments ``starts`` name, and those downstream of them.
 
     ``links``: the waters the import placed in each catchment (the reference's
@@ -123,29 +129,38 @@ def follow_routes(starts: Sequence[Start],
     boxes for a screen)."""
     out = Routes()
     pad = search_distance(crs, profile)
-    met = walk([(s.site, s.catchment_id, s.drains_to, s.route) for s in starts], lookup,
-               profile.condition_a.downstream_catchment_hops, links)
-    out.waters = [RoutedWater(w.step.key, w.water_id, w.step.catchment_id, w.route, w.step.depth,
-                              w.step.start) for w in met.waters]
+    met = walk(
+        [(s.site, s.catchment_id, s.drains_to, s.route) for s in starts],
+        lookup,
+        profile.condition_a.downstream_catchment_hops,
+        links,
+    )
+    out.waters = [
+        RoutedWater(w.step.key, w.water_id, w.step.catchment_id, w.route, w.step.depth, w.step.start)
+        for w in met.waters
+    ]
     out.cut = [(cut.step.key, cut.note) for cut in met.cut]
     out.unplaced = [(left.step.key, left.note) for left in met.outside]
     if links is not None:
         reached = {w.site for w in out.waters}
-        out.cut += [(site, UNLINKED) for site in dict.fromkeys(s.site for s in starts)
-                    if site not in reached]
+        out.cut += [(site, UNLINKED) for site in dict.fromkeys(s.site for s in starts) if site not in reached]
     if len(met.levels) < 2:
         return out
     shapes, known = start_shapes()
     placed = place(met, shapes, read, pad, known)
-    downstream = [_Step(s.key, s.route, g, s.catchment_id, s.drains_to)
-                  for level, found in zip(met.levels[1:], placed[1:]) for s, g in zip(level, found)]
+    downstream = [
+        _Step(s.key, s.route, g, s.catchment_id, s.drains_to)
+        for level, found in zip(met.levels[1:], placed[1:])
+        for s, g in zip(level, found)
+    ]
     out.unplaced += [(s.site, s.route) for s in downstream if s.geometry is None]
     _watersheds(out, [s for s in downstream if s.geometry is not None], read, pad, profile, crs)
     return out
 
 
-def _watersheds(out: Routes, placed: list[_Step], read: Read, pad: float,
-                profile: RulesProfile, crs: CrsLike) -> None:
+def _watersheds(
+    out: Routes, placed: list[_Step], read: Read, pad: float, profile: RulesProfile, crs: CrsLike
+) -> None:
     """The TMDL watersheds each placed downstream catchment meets, per site: each TMDL (a
     row; a watershed with two TMDLs has two) once per site, by the first route whose catchment
     lies in it (:class:`_Shares`), else the first whose catchment may, else the first that
@@ -153,8 +168,9 @@ def _watersheds(out: Routes, placed: list[_Step], read: Read, pad: float,
     through it."""
     if not placed:
         return
-    sheds, pairs = overlapping("tmdl_watersheds", [s.geometry for s in placed], read, pad,
-                               profile.condition_a.min_overlap_sq_ft, crs)
+    sheds, pairs = overlapping(
+        "tmdl_watersheds", [s.geometry for s in placed], read, pad, profile.condition_a.min_overlap_sq_ft, crs
+    )
     out.watersheds = sheds
     if not pairs:
         return
@@ -168,8 +184,7 @@ def _watersheds(out: Routes, placed: list[_Step], read: Read, pad: float,
         if key not in best or rank < best[key][0]:
             best[key] = (rank, step)
     for (site, k), (_, step) in best.items():
-        out.sheds.append(RoutedWatershed(site, k, placed[step].route, geometries[k],
-                                         shares.share(step, k)))
+        out.sheds.append(RoutedWatershed(site, k, placed[step].route, geometries[k], shares.share(step, k)))
 
 
 class _Shares:
@@ -180,13 +195,13 @@ class _Shares:
     names was placed and lies outside it; None where one is a water, or a catchment not
     followed or not found: the layers do not say where its outlet lies)."""
 
-    def __init__(self, placed: list[_Step], pairs: list[tuple[int, int, float]],
-                 profile: RulesProfile, crs: CrsLike):
+    def __init__(
+        self, placed: list[_Step], pairs: list[tuple[int, int, float]], profile: RulesProfile, crs: CrsLike
+    ):
         self._placed, self._profile = placed, profile
         self._shared = {(step, k): sq_ft for step, k, sq_ft in pairs}
-        self._area = np.atleast_1d(square_feet(np.asarray([s.geometry for s in placed],
-                                                          dtype=object), crs))
-        self._by_id: dict[tuple[int, str], int] = {}   # (site, catchment_id) -> its step
+        self._area = np.atleast_1d(square_feet(np.asarray([s.geometry for s in placed], dtype=object), crs))
+        self._by_id: dict[tuple[int, str], int] = {}  # (site, catchment_id) -> its step
         for k, s in enumerate(placed):
             self._by_id.setdefault((s.site, s.catchment_id), k)
         self._known: dict[tuple[int, int], Optional[bool]] = {}
@@ -196,16 +211,16 @@ class _Shares:
         area = float(self._area[step])
         return shared / SQ_FT_PER_ACRE, 100.0 * shared / area if area > 0 else 0.0
 
-    def lies_in(self, step: int, k: int,
-                visiting: frozenset[int] = frozenset()) -> Optional[bool]:
+    def lies_in(self, step: int, k: int, visiting: frozenset[int] = frozenset()) -> Optional[bool]:
         """Whether the route's water goes into watershed ``k`` through catchment ``step``."""
         if (step, k) in self._known:
             return self._known[(step, k)]
         if (step, k) not in self._shared:
-            return False   # placed, and outside the watershed
+            return False  # placed, and outside the watershed
         acres, percent = self._measure(step, k)
-        found = True if real_share(acres, percent, self._profile) else \
-            self._outlet(step, k, visiting | {step})
+        found = (
+            True if real_share(acres, percent, self._profile) else self._outlet(step, k, visiting | {step})
+        )
         self._known[(step, k)] = found
         return found
 
@@ -214,8 +229,7 @@ class _Shares:
         told: list[Optional[bool]] = []
         for target in drains_to_values(here.drains_to):
             onward = self._by_id.get((here.site, target))
-            told.append(None if onward is None or onward in visiting else
-                        self.lies_in(onward, k, visiting))
+            told.append(None if onward is None or onward in visiting else self.lies_in(onward, k, visiting))
         if True in told:
             return True
         return False if told and all(t is False for t in told) else None

@@ -1,6 +1,7 @@
 """What the phasing check's timeline and the proposal both measure: the faces of overlapping
 polygons (each piece of ground counted once, however many polygons cover it), unions of date
 intervals, and phases in their natural order."""
+
 from __future__ import annotations
 
 import re
@@ -20,12 +21,14 @@ TILE_POLYGONS = 256
 
 def natural_key(text: str) -> list[tuple[int, int, str]]:
     """Phase "2" before "10"; numbers before words."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
-            for part in re.split(r"(\d+)", text) if part]
+    return [
+        (0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part
+    ]
 
 
-def merge_intervals(group: np.ndarray, start: np.ndarray,
-                    end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def merge_intervals(
+    group: np.ndarray, start: np.ndarray, end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Union of half-open intervals per group: ``(group, start, end)`` arrays, disjoint per group.
 
     Intervals that meet (one ends the day the next starts) merge: no gap lies between them.
@@ -44,8 +47,9 @@ def merge_intervals(group: np.ndarray, start: np.ndarray,
     return group[first], start[first], np.maximum.reduceat(end, first)
 
 
-def faces(geometries: np.ndarray,
-          crs: CrsLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def faces(
+    geometries: np.ndarray, crs: CrsLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The faces covering ``geometries``: face acres, (face, polygon) pairs, the faces and their tiles.
 
     Returns arrays ``(acres, pair_face, pair_polygon, face_geometry, face_tile)``; a polygon that
@@ -75,12 +79,10 @@ def faces(geometries: np.ndarray,
         offset += len(tile_faces)
     every = np.concatenate(faces)
     face_acres = np.atleast_1d(acres(every, crs))
-    return (face_acres, np.concatenate(pair_face), np.concatenate(pair_polygon), every,
-            np.concatenate(tiles))
+    return (face_acres, np.concatenate(pair_face), np.concatenate(pair_polygon), every, np.concatenate(tiles))
 
 
-def dissolve_faces(face_geometry: np.ndarray, face_tile: np.ndarray,
-                   chosen: np.ndarray) -> shapely.Geometry:
+def dissolve_faces(face_geometry: np.ndarray, face_tile: np.ndarray, chosen: np.ndarray) -> shapely.Geometry:
     """The union of the ``chosen`` faces: each tile's dissolved as a coverage, then the tiles
     and the lone polygons together (far fewer, larger pieces than the polygons themselves)."""
     tile = face_tile[chosen]
@@ -124,6 +126,5 @@ def _arrangement(geometries: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarra
     for mine in np.split(np.arange(len(parts)), bounds):
         noded = shapely.union_all(shapely.boundary(parts[mine]))
         faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
-        face, part = shapely.STRtree(parts[mine]).query(shapely.point_on_surface(faces),
-                                                        predicate="within")
+        face, part = shapely.STRtree(parts[mine]).query(shapely.point_on_surface(faces), predicate="within")
         yield faces, face, owner[mine][part]

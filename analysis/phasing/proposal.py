@@ -9,6 +9,7 @@ never exceeds the profile's limit; that gives each phase the smallest delay the 
 allow, and the completion date that follows. A phase whose own ground exceeds the limit can be
 moved nowhere: it must be split.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -18,18 +19,19 @@ from typing import Optional
 import numpy as np
 import shapely
 
-from ..units import acres, acres_text, ellipsoidal_acres
-from .measure import faces, merge_intervals, natural_key
 from ..dates import parse_date
 from ..profile import RulesProfile
+from ..units import acres, acres_text, ellipsoidal_acres
+from .measure import faces, merge_intervals, natural_key
 
-__all__ = ["Proposal", "propose_schedule", "shifted_dates", "NOT_NEEDED", "PROPOSED", "SPLIT",
-           "CANNOT"]
+__all__ = ["Proposal", "propose_schedule", "shifted_dates", "NOT_NEEDED", "PROPOSED", "SPLIT", "CANNOT"]
 
 NOT_NEEDED, PROPOSED, SPLIT, CANNOT = "not_needed", "proposed", "split", "cannot_propose"
-READING = ("each phase moves as a whole (its duration kept), never earlier than planned, and the "
-           "phases start in the order planned; each is placed on the earliest day the ones "
-           "before it allow")
+READING = (
+    "each phase moves as a whole (its duration kept), never earlier than planned, and the "
+    "phases start in the order planned; each is placed on the earliest day the ones "
+    "before it allow"
+)
 
 
 @dataclass
@@ -45,21 +47,27 @@ class Proposal:
     shifts: dict = field(default_factory=dict)  # phase -> days of delay
 
     def to_dict(self) -> dict:
-        return {"status": self.status, "message": self.message, "reading": READING,
-                "completion": self.completion, "proposed_completion": self.proposed_completion,
-                "phases": self.rows, "split": self.too_big}
+        return {
+            "status": self.status,
+            "message": self.message,
+            "reading": READING,
+            "completion": self.completion,
+            "proposed_completion": self.proposed_completion,
+            "phases": self.rows,
+            "split": self.too_big,
+        }
 
 
 def shifted_dates(phases, starts, ends, shifts: dict):
     """Each polygon's start and stabilisation dates moved by its phase's delay (ISO text)."""
+
     def move(value, phase):
         day, ok = parse_date(value)
         if day is None or not ok:
             return value
         return (day + timedelta(days=int(shifts.get(phase, 0)))).isoformat()
 
-    return ([move(v, p) for v, p in zip(starts, phases)],
-            [move(v, p) for v, p in zip(ends, phases)])
+    return ([move(v, p) for v, p in zip(starts, phases)], [move(v, p) for v, p in zip(ends, phases)])
 
 
 def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
@@ -68,12 +76,18 @@ def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
     names = [None if p is None or p != p else str(p) for p in disturbance["phase"]]
     start = [parse_date(v) for v in disturbance["start_date"]]
     end = [parse_date(v) for v in disturbance["stabilized_date"]]
-    undated = [i for i, ((s, s_ok), (e, e_ok)) in enumerate(zip(start, end))
-               if s is None or e is None or not s_ok or not e_ok or e < s]
+    undated = [
+        i
+        for i, ((s, s_ok), (e, e_ok)) in enumerate(zip(start, end))
+        if s is None or e is None or not s_ok or not e_ok or e < s
+    ]
     if undated:
-        return Proposal(CANNOT, f"no proposal: {len(undated)} polygon(s) have no readable start "
-                                f"and stabilisation dates, so their phases' durations are unknown; "
-                                f"give every polygon both dates")
+        return Proposal(
+            CANNOT,
+            f"no proposal: {len(undated)} polygon(s) have no readable start "
+            f"and stabilisation dates, so their phases' durations are unknown; "
+            f"give every polygon both dates",
+        )
     s = np.array([d.toordinal() for d, _ in start if d is not None], dtype=np.int64)
     e = np.array([d.toordinal() for d, _ in end if d is not None], dtype=np.int64)
     keys = list(dict.fromkeys(names))
@@ -104,8 +118,10 @@ def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
     group, a, b = merge_intervals(ph * n_faces + face, rel_a, rel_b)
     piece_phase, piece_face = group // n_faces, group % n_faces
     bounds = np.searchsorted(piece_phase, np.arange(len(keys) + 1))
-    pieces = [(piece_face[bounds[i]:bounds[i + 1]], a[bounds[i]:bounds[i + 1]],
-               b[bounds[i]:bounds[i + 1]]) for i in range(len(keys))]
+    pieces = [
+        (piece_face[bounds[i] : bounds[i + 1]], a[bounds[i] : bounds[i + 1]], b[bounds[i] : bounds[i + 1]])
+        for i in range(len(keys))
+    ]
     last_end = int(e[placed].max()) if placed.any() else int(s.max())
 
     def iso(day):
@@ -116,14 +132,17 @@ def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
     too_big = [{"phase": k, "acres": peak} for k, peak in over]
     if too_big:
         # ellipsoidal acres, with the decimals that keep 5.0009 from reading as the limit's 5.00
-        named = ", ".join(f"phase {k} ({acres_text(peak, limit)} acres, ellipsoidal)"
-                          for k, peak in over[:5])
-        return Proposal(SPLIT, f"no shift of start dates can work: {named} alone "
-                               f"disturb{'s' if len(too_big) == 1 else ''} more than the "
-                               f"{limit:g} acres allowed at any one time; split "
-                               f"{'it' if len(too_big) == 1 else 'each'} into pieces of at most "
-                               f"{limit:g} acres, each stabilised before the next is cleared",
-                        completion=iso(last_end), too_big=too_big)
+        named = ", ".join(f"phase {k} ({acres_text(peak, limit)} acres, ellipsoidal)" for k, peak in over[:5])
+        return Proposal(
+            SPLIT,
+            f"no shift of start dates can work: {named} alone "
+            f"disturb{'s' if len(too_big) == 1 else ''} more than the "
+            f"{limit:g} acres allowed at any one time; split "
+            f"{'it' if len(too_big) == 1 else 'each'} into pieces of at most "
+            f"{limit:g} acres, each stabilised before the next is cleared",
+            completion=iso(last_end),
+            too_big=too_big,
+        )
     sweep = _Sweep(face_area, limit, profile)
     shifts: dict = {}
     previous = None
@@ -137,25 +156,47 @@ def propose_schedule(disturbance, profile: RulesProfile) -> Proposal:
     shift_of = np.array([shifts[k] for k in keys], dtype=np.int64)
     moved_end = int((e[placed] + shift_of[rank[placed]]).max()) if placed.any() else last_end
     if moved_end > date.max.toordinal():
-        return Proposal(CANNOT, f"no proposal: one phase after another, the plan would not be "
-                                f"complete before the year {date.max.year}; shorten the phases "
-                                f"or split them", completion=iso(last_end))
+        return Proposal(
+            CANNOT,
+            f"no proposal: one phase after another, the plan would not be "
+            f"complete before the year {date.max.year}; shorten the phases "
+            f"or split them",
+            completion=iso(last_end),
+        )
     rows = []
     for i, key in enumerate(keys):
         first_s, last_e = int(phase_start[i]), int(phase_end[i])
-        rows.append({"phase": key, "start_date": iso(first_s), "stabilized_date": iso(last_e),
-                     "duration_days": last_e - first_s, "shift_days": int(shift_of[i]),
-                     "proposed_start": iso(first_s + shift_of[i]),
-                     "proposed_stabilized": iso(last_e + shift_of[i])})
+        rows.append(
+            {
+                "phase": key,
+                "start_date": iso(first_s),
+                "stabilized_date": iso(last_e),
+                "duration_days": last_e - first_s,
+                "shift_days": int(shift_of[i]),
+                "proposed_start": iso(first_s + shift_of[i]),
+                "proposed_stabilized": iso(last_e + shift_of[i]),
+            }
+        )
     if not any(shifts.values()):
-        return Proposal(NOT_NEEDED, f"the plan stays within {limit:g} acres at any one time; no "
-                                    f"shift is needed", rows, iso(last_end), iso(last_end),
-                        shifts=shifts)
+        return Proposal(
+            NOT_NEEDED,
+            f"the plan stays within {limit:g} acres at any one time; no shift is needed",
+            rows,
+            iso(last_end),
+            iso(last_end),
+            shifts=shifts,
+        )
     moved = sum(1 for v in shifts.values() if v)
-    return Proposal(PROPOSED, f"{moved} phase(s) start later so that at most {limit:g} acres are "
-                              f"disturbed at any one time; the plan completes on "
-                              f"{iso(moved_end)} instead of {iso(last_end)} ({READING})",
-                    rows, iso(last_end), iso(moved_end), shifts=shifts)
+    return Proposal(
+        PROPOSED,
+        f"{moved} phase(s) start later so that at most {limit:g} acres are "
+        f"disturbed at any one time; the plan completes on "
+        f"{iso(moved_end)} instead of {iso(last_end)} ({READING})",
+        rows,
+        iso(last_end),
+        iso(moved_end),
+        shifts=shifts,
+    )
 
 
 def _peak(area, start, end) -> float:
@@ -212,8 +253,11 @@ class _Sweep:
                 out_f.append(f)
                 out_s.append(cursor)
                 out_e.append(hi)
-        return (np.array(out_f, dtype=np.int64), np.array(out_s, dtype=np.int64),
-                np.array(out_e, dtype=np.int64))
+        return (
+            np.array(out_f, dtype=np.int64),
+            np.array(out_s, dtype=np.int64),
+            np.array(out_e, dtype=np.int64),
+        )
 
     def fits(self, faces_, start, end) -> bool:
         f, lo, hi = self._uncovered(faces_, start, end)
@@ -238,9 +282,12 @@ class _Sweep:
         offsets = np.unique(start)
         day = lowest
         while not self.fits(faces_, start + day, end + day):
-            following = [self.ends[i] - o for o in offsets.tolist()
-                         for i in [int(np.searchsorted(self.ends, day + o, side="right"))]
-                         if i < len(self.ends)]
+            following = [
+                self.ends[i] - o
+                for o in offsets.tolist()
+                for i in [int(np.searchsorted(self.ends, day + o, side="right"))]
+                if i < len(self.ends)
+            ]
             if not following:  # nothing placed is stabilised later: the phase fits alone
                 raise RuntimeError("a phase within the limit alone must fit after the rest")
             day = max(int(min(following)), day + 1)

@@ -5,6 +5,7 @@ expression whose first group is the phase (``C-PHAS-(\\d+)``); the dates from th
 fields or from a schedule table (:mod:`.schedule`). Closed polylines (a CAD boundary) become
 polygons; a DXF has no CRS of its own, so one must be given.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,13 +34,19 @@ class PhasingSource:
     layer: str
 
 
-def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
-                        phase_from: str = "field", phase_field: str = "phase",
-                        pattern: Optional[str] = None, start_field: str = "start_date",
-                        stabilized_field: str = "stabilized_date",
-                        schedule: Optional[str | Path] = None,
-                        crs: Optional[str] = None,
-                        sheet: Optional[str] = None) -> PhasingSource:
+def read_phasing_source(
+    path: str | Path,
+    *,
+    layer: Optional[str] = None,
+    phase_from: str = "field",
+    phase_field: str = "phase",
+    pattern: Optional[str] = None,
+    start_field: str = "start_date",
+    stabilized_field: str = "stabilized_date",
+    schedule: Optional[str | Path] = None,
+    crs: Optional[str] = None,
+    sheet: Optional[str] = None,
+) -> PhasingSource:
     """The phasing plan of one layer of ``path`` (where ``layer`` is None: the only layer, or
     the contract's ``disturbance`` layer of a site plan with several).
 
@@ -62,18 +69,30 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
         elif len(contract) == 1:  # a site plan in the project's contract
             layer = contract[0]
         else:
-            raise InputError(f"the file has {len(layers)} layers ({', '.join(layers)})", path=path,
-                             parameter="layer", fix="choose the layer holding the phases")
+            raise InputError(
+                f"the file has {len(layers)} layers ({', '.join(layers)})",
+                path=path,
+                parameter="layer",
+                fix="choose the layer holding the phases",
+            )
     elif layer not in layers:
-        raise InputError(f"no layer '{layer}' (layers: {', '.join(layers)})", path=path,
-                         parameter="layer", fix="name one of the file's layers")
+        raise InputError(
+            f"no layer '{layer}' (layers: {', '.join(layers)})",
+            path=path,
+            parameter="layer",
+            fix="name one of the file's layers",
+        )
     data = read_layer(path, layer)
     area_crs = _crs(path, data.crs, crs)
     # A date GDAL could not read ('04/01/2027' in a DATE column) as written, not as empty.
     frame = with_stored_texts(path, layer, data.frame)
     if not isinstance(frame, gpd.GeoDataFrame):
-        raise InputError("the layer has no geometry", path=path, layer=layer,
-                         fix="choose the layer holding the phase boundaries")
+        raise InputError(
+            "the layer has no geometry",
+            path=path,
+            layer=layer,
+            fix="choose the layer holding the phase boundaries",
+        )
     frame = frame.set_crs(area_crs, allow_override=True)
     if phase_from == "layer":
         phases = _phases_from_cad_layers(path, layer, frame, pattern)
@@ -84,21 +103,35 @@ def read_phasing_source(path: str | Path, *, layer: Optional[str] = None,
     frame = frame[keep]
     phases = [p for p, k in zip(phases, keep) if k]
     if len(frame) == 0 and phase_from != "layer":
-        raise InputError("the layer has no features", path=path, layer=layer,
-                         fix="choose the layer holding the phase boundaries")
+        raise InputError(
+            "the layer has no features",
+            path=path,
+            layer=layer,
+            fix="choose the layer holding the phase boundaries",
+        )
     if len(frame) == 0:
-        raise none_matched(path, layer, data.frame, str(pattern), "the pattern", "pattern",
-                           fix="give the pattern of the phase layers' names (one of those "
-                               "listed), its first group the phase: C-PHAS-(\\d+)")
+        raise none_matched(
+            path,
+            layer,
+            data.frame,
+            str(pattern),
+            "the pattern",
+            "pattern",
+            fix="give the pattern of the phase layers' names (one of those "
+            "listed), its first group the phase: C-PHAS-(\\d+)",
+        )
     geometry = cad_areas(path, layer, frame)
     if schedule is not None:
-        starts, ends = dates_by_phase(phases, read_schedule(schedule, sheet), path, schedule,
-                                      "schedule")
+        starts, ends = dates_by_phase(phases, read_schedule(schedule, sheet), path, schedule, "schedule")
     else:
         starts = list(frame[_column(path, layer, frame, start_field, "start_field")])
         ends = list(frame[_column(path, layer, frame, stabilized_field, "stabilized_field")])
-    out = gpd.GeoDataFrame({"phase": phases, "start_date": starts, "stabilized_date": ends},
-                           geometry=list(geometry), crs=area_crs, index=frame.index)
+    out = gpd.GeoDataFrame(
+        {"phase": phases, "start_date": starts, "stabilized_date": ends},
+        geometry=list(geometry),
+        crs=area_crs,
+        index=frame.index,
+    )
     return PhasingSource(out, area_crs, str(path), layer)
 
 
@@ -107,13 +140,18 @@ def _crs(path, own: Optional[CRS], given: Optional[str]) -> CRS:
         try:
             return CRS.from_user_input(given)
         except CRSError as err:
-            raise InputError(f"{given!r} is not a coordinate reference system ({err})",
-                             parameter="crs", fix="give an EPSG code such as EPSG:2260") from None
+            raise InputError(
+                f"{given!r} is not a coordinate reference system ({err})",
+                parameter="crs",
+                fix="give an EPSG code such as EPSG:2260",
+            ) from None
     if own is None:
-        raise InputError("the file has no coordinate reference system (a CAD export rarely "
-                         "has one)", path=path, parameter="crs",
-                         fix="give the drawing's CRS, e.g. EPSG:2260 (NAD83 / New York East, "
-                             "US survey feet)")
+        raise InputError(
+            "the file has no coordinate reference system (a CAD export rarely has one)",
+            path=path,
+            parameter="crs",
+            fix="give the drawing's CRS, e.g. EPSG:2260 (NAD83 / New York East, US survey feet)",
+        )
     return own
 
 
@@ -124,21 +162,40 @@ def _column(path, layer, frame, name, parameter) -> str:
     from ..io.losses import DBF_NAME_LENGTH
 
     fields = [str(c) for c in frame.columns if c != frame.geometry.name]
-    cut = next((f for f in fields if len(str(name)) > DBF_NAME_LENGTH
-                and f.lower() == str(name)[:DBF_NAME_LENGTH].lower()), None)
-    raise InputError(f"no field '{name}' (fields: {', '.join(fields)})"
-                     + (f"; '{cut}' looks like it cut to {DBF_NAME_LENGTH} characters, as a "
-                        "shapefile cuts field names" if cut else ""), path=path, layer=layer,
-                     field=name, parameter=parameter,
-                     fix=f"name the field holding it ('{cut}')" if cut else "name the field holding it")
+    cut = next(
+        (
+            f
+            for f in fields
+            if len(str(name)) > DBF_NAME_LENGTH and f.lower() == str(name)[:DBF_NAME_LENGTH].lower()
+        ),
+        None,
+    )
+    raise InputError(
+        f"no field '{name}' (fields: {', '.join(fields)})"
+        + (
+            f"; '{cut}' looks like it cut to {DBF_NAME_LENGTH} characters, as a shapefile cuts field names"
+            if cut
+            else ""
+        ),
+        path=path,
+        layer=layer,
+        field=name,
+        parameter=parameter,
+        fix=f"name the field holding it ('{cut}')" if cut else "name the field holding it",
+    )
 
 
 def _phases_from_cad_layers(path, layer, frame, pattern: Optional[str]) -> list:
     if not pattern:
-        raise InputError("the phase is taken from the CAD layer name, and no pattern is given",
-                         parameter="pattern", fix="give a pattern whose first group is the phase, "
-                                                  "e.g. 'C-PHAS-(\\d+)'")
+        raise InputError(
+            "the phase is taken from the CAD layer name, and no pattern is given",
+            parameter="pattern",
+            fix="give a pattern whose first group is the phase, e.g. 'C-PHAS-(\\d+)'",
+        )
     matched, groups = cad_layer_matches(path, layer, frame, pattern, given_by="the pattern")
-    return [phase_name(g if g is not None else name) if hit else None
-            for hit, g, name in zip(matched, groups, frame[_column(path, layer, frame,
-                                                                    CAD_LAYER_FIELD, "pattern")])]
+    return [
+        phase_name(g if g is not None else name) if hit else None
+        for hit, g, name in zip(
+            matched, groups, frame[_column(path, layer, frame, CAD_LAYER_FIELD, "pattern")]
+        )
+    ]

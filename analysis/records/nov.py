@@ -27,6 +27,7 @@ The record (TOML)::
     offence_number = 1                  # optional, from `swppp penalty`
     statement = "..."                   # optional
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -34,26 +35,46 @@ from datetime import date
 from pathlib import Path
 from typing import Optional
 
+from ..dates import in_range, parse_date
 from ..errors import InputError
 from ..markup import escape as _e
-from .penalty import KINDS
-from ..dates import in_range, parse_date
 from ..profile import Inputs, RulesProfile, read_toml
+from .penalty import KINDS
 
 __all__ = ["NoticeOfViolation", "read_violation", "render_notice_html", "penalty_statements", "CONTENTS"]
 
 # Enforcement C(1)-(5): each with the record's keys that hold it (any one of the keys will do).
 CONTENTS = (
-    ("C(1)", "name and address of the landowner, developer or applicant",
-     (("recipient", "name"), ("recipient", "address")), "all"),
-    ("C(2)", "address or description of the land where the violation occurs",
-     (("property", "address"), ("property", "description")), "any"),
-    ("C(3)", "statement of the nature of the violation",
-     (("violation", "nature"), ("violation", "sections")), "all"),
-    ("C(4)", "remedial measures and a time schedule for completing them",
-     (("remedy", "measures"), ("remedy", "complete_by|schedule")), "all"),
-    ("C(5)", "statement of the penalties that may be assessed",
-     (("penalties", "kinds"), ("penalties", "statement")), "any"),
+    (
+        "C(1)",
+        "name and address of the landowner, developer or applicant",
+        (("recipient", "name"), ("recipient", "address")),
+        "all",
+    ),
+    (
+        "C(2)",
+        "address or description of the land where the violation occurs",
+        (("property", "address"), ("property", "description")),
+        "any",
+    ),
+    (
+        "C(3)",
+        "statement of the nature of the violation",
+        (("violation", "nature"), ("violation", "sections")),
+        "all",
+    ),
+    (
+        "C(4)",
+        "remedial measures and a time schedule for completing them",
+        (("remedy", "measures"), ("remedy", "complete_by|schedule")),
+        "all",
+    ),
+    (
+        "C(5)",
+        "statement of the penalties that may be assessed",
+        (("penalties", "kinds"), ("penalties", "statement")),
+        "any",
+    ),
 )
 
 
@@ -95,43 +116,71 @@ def read_violation(path: str | Path, limits: Optional[Inputs] = None) -> NoticeO
             continue
         day, readable = parse_date(value) if isinstance(value, (str, date)) else (None, False)
         if not readable or day is None:
-            raise InputError(f"{name} is {value!r}, not a date", path=path, field=name,
-                             fix=f"write {key} = YYYY-MM-DD")
+            raise InputError(
+                f"{name} is {value!r}, not a date", path=path, field=name, fix=f"write {key} = YYYY-MM-DD"
+            )
         if limits is not None:
-            in_range(day, limits.earliest_date,
-                     limits.latest_date, name, path=path, field=name,
-                     fix="correct the date (the profile's [inputs] gives the range)")
+            in_range(
+                day,
+                limits.earliest_date,
+                limits.latest_date,
+                name,
+                path=path,
+                field=name,
+                fix="correct the date (the profile's [inputs] gives the range)",
+            )
     for table in {t for _, _, keys, _ in CONTENTS for t, _ in keys}:
         if table in data and not isinstance(data[table], dict):
-            raise InputError(f"'{table}' must be a table", path=path, field=table,
-                             fix=f"write it as [{table}] with its keys below")
+            raise InputError(
+                f"'{table}' must be a table",
+                path=path,
+                field=table,
+                fix=f"write it as [{table}] with its keys below",
+            )
     for item, what, keys, mode in CONTENTS:
         present = [_has(data, t, k) for t, k in keys]
         if not (all(present) if mode == "all" else any(present)):
             lacking = [f"{t}.{k.replace('|', ' or ')}" for (t, k), p in zip(keys, present) if not p]
             needed = " and ".join(lacking) if mode == "all" else " or ".join(lacking)
-            raise InputError(f"the notice lacks Enforcement {item}, the {what}", path=path,
-                             field=needed, fix=f"add {needed} (Enforcement {item})")
+            raise InputError(
+                f"the notice lacks Enforcement {item}, the {what}",
+                path=path,
+                field=needed,
+                fix=f"add {needed} (Enforcement {item})",
+            )
     kinds = data.get("penalties", {}).get("kinds", [])
     if not isinstance(kinds, list) or any(k not in KINDS for k in kinds):
-        raise InputError(f"penalties.kinds {kinds!r} must list criminal and/or civil", path=path,
-                         field="penalties.kinds", fix='write kinds = ["criminal", "civil"]')
+        raise InputError(
+            f"penalties.kinds {kinds!r} must list criminal and/or civil",
+            path=path,
+            field="penalties.kinds",
+            fix='write kinds = ["criminal", "civil"]',
+        )
     found = data["violation"].get("found_at_inspection", True)
     if not isinstance(found, bool):
-        raise InputError(f"violation.found_at_inspection {found!r} is not true or false", path=path,
-                         field="violation.found_at_inspection",
-                         fix="write found_at_inspection = true (or false where the violation was "
-                             "not found at an inspection of the site)")
+        raise InputError(
+            f"violation.found_at_inspection {found!r} is not true or false",
+            path=path,
+            field="violation.found_at_inspection",
+            fix="write found_at_inspection = true (or false where the violation was "
+            "not found at an inspection of the site)",
+        )
     sections = data["violation"]["sections"]
     if not isinstance(sections, list):
-        raise InputError("violation.sections must be a list", path=path, field="violation.sections",
-                         fix='write sections = ["Maintenance and repair A(2)"]')
+        raise InputError(
+            "violation.sections must be a list",
+            path=path,
+            field="violation.sections",
+            fix='write sections = ["Maintenance and repair A(2)"]',
+        )
     number = data.get("penalties", {}).get("offence_number", 1)
     if not isinstance(number, int) or number < 1:
-        raise InputError(f"penalties.offence_number {number!r} is not a whole number from 1",
-                         path=path, field="penalties.offence_number",
-                         fix="give the offence number the penalty assessment reports, or "
-                             "leave it out")
+        raise InputError(
+            f"penalties.offence_number {number!r} is not a whole number from 1",
+            path=path,
+            field="penalties.offence_number",
+            fix="give the offence number the penalty assessment reports, or leave it out",
+        )
     return NoticeOfViolation(str(path), data)
 
 
@@ -150,19 +199,26 @@ def penalty_statements(notice: NoticeOfViolation, profile: RulesProfile) -> list
     for kind in notice.get("penalties", "kinds") or []:
         fines = profile.penalty.fines(kind)
         low, high = fines[min(number, len(fines)) - 1]
-        amount = (f"not exceeding {_money(high)}" if not low
-                  else f"of not less than {_money(low)} nor more than {_money(high)}")
+        amount = (
+            f"not exceeding {_money(high)}"
+            if not low
+            else f"of not less than {_money(low)} nor more than {_money(high)}"
+        )
         unit = profile.penalty.separate_violation_days(kind)
         each = "day's" if unit == 1 else "week's" if unit == 7 else f"{unit} days'"
         if kind == "criminal":
             days = profile.penalty.criminal_imprisonment_max_days
-            out.append(f"Criminal (Enforcement E), {_ordinal(number)} offence: a fine {amount} or "
-                       f"imprisonment for a period not to exceed {days} days, or both. Each "
-                       f"{each} continued violation is a separate additional violation.")
+            out.append(
+                f"Criminal (Enforcement E), {_ordinal(number)} offence: a fine {amount} or "
+                f"imprisonment for a period not to exceed {days} days, or both. Each "
+                f"{each} continued violation is a separate additional violation."
+            )
         else:
-            out.append(f"Civil (Enforcement F), {_ordinal(number)} violation: a civil penalty "
-                       f"{amount}. Each {each} continued violation is a separate additional "
-                       "violation.")
+            out.append(
+                f"Civil (Enforcement F), {_ordinal(number)} violation: a civil penalty "
+                f"{amount}. Each {each} continued violation is a separate additional "
+                "violation."
+            )
     return out
 
 
@@ -170,17 +226,18 @@ def penalty_statements(notice: NoticeOfViolation, profile: RulesProfile) -> list
 STOP_BUT_STABILIZATION = (
     "Inspections A(1)(b): \u201cNo further work shall be conducted except for site stabilization "
     "until all violations are corrected and all work previously completed has received approval "
-    "by the Stormwater Management Administrator.\u201d")
+    "by the Stormwater Management Administrator.\u201d"
+)
 
 
-def render_notice_html(notice: NoticeOfViolation, profile: RulesProfile,
-                       today: Optional[date] = None) -> str:
+def render_notice_html(notice: NoticeOfViolation, profile: RulesProfile, today: Optional[date] = None) -> str:
     """The notice as one HTML document; every text from the record is escaped."""
     d = notice.data
     issued = d.get("issued_on") or (today or date.today())
     remedy_by = notice.get("remedy", "complete_by")
     schedule = (f"Complete by {remedy_by}." if remedy_by else "") + (
-        f" {notice.get('remedy', 'schedule')}" if notice.get("remedy", "schedule") else "")
+        f" {notice.get('remedy', 'schedule')}" if notice.get("remedy", "schedule") else ""
+    )
     statements = [_e(s) for s in penalty_statements(notice, profile)]
     if notice.get("penalties", "statement"):
         statements.append(_e(notice.get("penalties", "statement")))
@@ -208,8 +265,11 @@ by {_e(d.get("issued_by") or "the Stormwater Management Administrator")} under E
 <h2>Remedial measures and schedule (C(4))</h2>
 <p>{_e(notice.get("remedy", "measures"))}</p>
 <p>{_e(schedule.strip())}</p>
-{f"<p><strong>{_e(STOP_BUT_STABILIZATION)}</strong></p>"
- if notice.get("violation", "found_at_inspection") is not False else ""}
+{
+        f"<p><strong>{_e(STOP_BUT_STABILIZATION)}</strong></p>"
+        if notice.get("violation", "found_at_inspection") is not False
+        else ""
+    }
 <h2>Penalties that may be assessed (C(5))</h2>
 {"".join(f"<p>{s}</p>" for s in statements)}
 <p class="muted">Failure to comply may also lead to a stop-work order (Enforcement D).</p>

@@ -19,6 +19,7 @@ Decisions taken from the chapter's text (docs/DESIGN.md, "Construction-phase rec
   offences "for conviction of" them; a day's continuation is no further conviction). The
   output states the reading applied and cites only the section of the kind assessed.
 """
+
 from __future__ import annotations
 
 import calendar
@@ -27,8 +28,8 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Optional
 
-from ..io.csv_rows import parse_date, read_csv
 from ..errors import InputError
+from ..io.csv_rows import parse_date, read_csv
 from ..profile import Inputs, RulesProfile
 
 __all__ = ["KINDS", "SECTIONS", "Offence", "Assessment", "read_history", "years_after", "assess_penalty"]
@@ -36,17 +37,25 @@ __all__ = ["KINDS", "SECTIONS", "Offence", "Assessment", "read_history", "years_
 KINDS = ("criminal", "civil")
 SECTIONS = {"criminal": "Enforcement E", "civil": "Enforcement F"}  # the section each applies
 _READINGS = {
-    ("criminal", False): ("each day's continued violation is a separate additional violation, "
-                          "priced at the offence number the conviction history gives: the "
-                          "higher ranges are \"for conviction of\" a second or third offence"),
-    ("criminal", True): ("each day's continued violation is numbered on as a further offence "
-                         "(the profile's reading; Enforcement E prices offences \"for "
-                         "conviction of\" them)"),
-    ("civil", True): ("each week's continued violation is a separate additional violation, "
-                      "numbered on after the violations counted (Enforcement F counts "
-                      "violations committed within five years of the first)"),
-    ("civil", False): ("each week's continued violation is a separate additional violation, "
-                       "priced at the violation number the history gives"),
+    ("criminal", False): (
+        "each day's continued violation is a separate additional violation, "
+        "priced at the offence number the conviction history gives: the "
+        'higher ranges are "for conviction of" a second or third offence'
+    ),
+    ("criminal", True): (
+        "each day's continued violation is numbered on as a further offence "
+        "(the profile's reading; Enforcement E prices offences \"for "
+        'conviction of" them)'
+    ),
+    ("civil", True): (
+        "each week's continued violation is a separate additional violation, "
+        "numbered on after the violations counted (Enforcement F counts "
+        "violations committed within five years of the first)"
+    ),
+    ("civil", False): (
+        "each week's continued violation is a separate additional violation, "
+        "priced at the violation number the history gives"
+    ),
 }
 
 
@@ -73,11 +82,17 @@ class Assessment:
 
     def to_dict(self) -> dict:
         """docs/CONTRACT.md's ``penalty --json`` (``continuing`` only where an end date is given)."""
-        out = {"person": self.person, "on": self.on.isoformat(), "kind": self.kind,
-               "section": SECTIONS[self.kind],
-               "offence_number": self.offence_number, "fine_min": self.fine_min,
-               "fine_max": self.fine_max, "imprisonment_max_days": self.imprisonment_max_days,
-               "counted": [d.isoformat() for d in self.counted]}
+        out = {
+            "person": self.person,
+            "on": self.on.isoformat(),
+            "kind": self.kind,
+            "section": SECTIONS[self.kind],
+            "offence_number": self.offence_number,
+            "fine_min": self.fine_min,
+            "fine_max": self.fine_max,
+            "imprisonment_max_days": self.imprisonment_max_days,
+            "counted": [d.isoformat() for d in self.counted],
+        }
         if self.continuing is not None:
             out["continuing"] = self.continuing
         return out
@@ -91,8 +106,9 @@ def read_history(path: str | Path, limits: Optional[Inputs] = None) -> list[Offe
     for line, row in rows.rows:
         kind = row["kind"].lower()
         if kind not in KINDS:
-            raise rows.error(f"kind '{row['kind']}' is not criminal or civil", line, "kind",
-                             "write criminal or civil")
+            raise rows.error(
+                f"kind '{row['kind']}' is not criminal or civil", line, "kind", "write criminal or civil"
+            )
         if not row["person"]:
             raise rows.error("the offence names no person", line, "person", "name the person")
         history.append(Offence(row["person"], parse_date(rows, line, "date", row["date"]), kind))
@@ -119,8 +135,14 @@ def _schedule(profile: RulesProfile, kind: str, number: int) -> tuple[float, flo
     return float(low), float(high)
 
 
-def assess_penalty(history: list[Offence], person: str, on: date, kind: str,
-                   profile: RulesProfile, until: Optional[date] = None) -> Assessment:
+def assess_penalty(
+    history: list[Offence],
+    person: str,
+    on: date,
+    kind: str,
+    profile: RulesProfile,
+    until: Optional[date] = None,
+) -> Assessment:
     """The offence number of ``person``'s ``kind`` offence on ``on``, its ranges, and, with
     ``until``, the separate violations of a continuing violation and their total range.
 
@@ -131,35 +153,46 @@ def assess_penalty(history: list[Offence], person: str, on: date, kind: str,
     (2, 350.0, 700.0)
     """
     if kind not in KINDS:
-        raise InputError(f"kind '{kind}' is not criminal or civil", field="kind",
-                         fix="choose criminal or civil", parameter="kind")
+        raise InputError(
+            f"kind '{kind}' is not criminal or civil",
+            field="kind",
+            fix="choose criminal or civil",
+            parameter="kind",
+        )
     years = profile.penalty.lookback_years
-    counted = sorted(o.day for o in history
-                     if o.kind == kind and _same_person(o.person, person)
-                     and o.day < on <= years_after(o.day, years))
+    counted = sorted(
+        o.day
+        for o in history
+        if o.kind == kind and _same_person(o.person, person) and o.day < on <= years_after(o.day, years)
+    )
     number = len(counted) + 1
     fine_min, fine_max = _schedule(profile, kind, number)
     jail = profile.penalty.criminal_imprisonment_max_days if kind == "criminal" else 0
     assessment = Assessment(person, on, kind, number, fine_min, fine_max, jail, counted)
     if until is not None:
         if until < on:
-            raise InputError(f"the continuing violation ends ({until}) before it starts ({on})",
-                             field="until", parameter=("until", "on"),
-                             fix="make its last day on or after its first day")
+            raise InputError(
+                f"the continuing violation ends ({until}) before it starts ({on})",
+                field="until",
+                parameter=("until", "on"),
+                fix="make its last day on or after its first day",
+            )
         unit = profile.penalty.separate_violation_days(kind)
         days = (until - on).days + 1
         separate = 1 + (days - 1) // unit  # the first, and one per whole unit it continued
         escalate = profile.penalty.escalates(kind)
-        ranges = [_schedule(profile, kind, number + i if escalate else number)
-                  for i in range(separate)]
+        ranges = [_schedule(profile, kind, number + i if escalate else number) for i in range(separate)]
         assessment.continuing = {
-            "from": on.isoformat(), "until": until.isoformat(), "days": days,
+            "from": on.isoformat(),
+            "until": until.isoformat(),
+            "days": days,
             "separate_violations": separate,
             "reading": _READINGS[(kind, escalate)],
             "total_fine_min": sum(r[0] for r in ranges),
             "total_fine_max": sum(r[1] for r in ranges),
             "total_imprisonment_max_days": jail * separate,
-            "last_day_of_each": [(on + timedelta(days=min(unit * (i + 1), days) - 1)).isoformat()
-                                 for i in range(separate)],
+            "last_day_of_each": [
+                (on + timedelta(days=min(unit * (i + 1), days) - 1)).isoformat() for i in range(separate)
+            ],
         }
     return assessment

@@ -1,4 +1,5 @@
 """Daily rainfall records: the simple CSV and NOAA GHCN-Daily CSV exports, in inches per day."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -6,9 +7,8 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from ..units import MM_PER_INCH
 from ..io.csv_rows import CsvRows, parse_date, parse_datetime, parse_number, read_csv
-
+from ..units import MM_PER_INCH
 
 if TYPE_CHECKING:
     from ..profile import Inputs
@@ -49,8 +49,12 @@ class Rainfall:
         return {"path": Path(self.source).name, "format": self.format, "station": self.station}
 
 
-def read_rainfall(path: str | Path, station: Optional[str] = None,
-                  units: Optional[str] = None, limits: Optional[Inputs] = None) -> Rainfall:
+def read_rainfall(
+    path: str | Path,
+    station: Optional[str] = None,
+    units: Optional[str] = None,
+    limits: Optional[Inputs] = None,
+) -> Rainfall:
     """Read a daily rainfall CSV: ``date, precip_in`` or a NOAA GHCN-Daily CSV export.
 
     Parameters
@@ -69,14 +73,18 @@ def read_rainfall(path: str | Path, station: Optional[str] = None,
     if {"station", "date", "prcp"} <= set(rows.header):
         return _read_ghcn(rows, station, units)
     if "precip_in" not in rows.header or "date" not in rows.header:
-        raise rows.error("the rainfall record has neither 'date, precip_in' columns nor NOAA "
-                         "GHCN-Daily's 'STATION, DATE, PRCP'",
-                         fix="export daily precipitation as date,precip_in or as a GHCN-Daily CSV")
+        raise rows.error(
+            "the rainfall record has neither 'date, precip_in' columns nor NOAA "
+            "GHCN-Daily's 'STATION, DATE, PRCP'",
+            fix="export daily precipitation as date,precip_in or as a GHCN-Daily CSV",
+        )
     if station or units:
-        raise rows.error("a station and rain units apply to GHCN-Daily files only; this is "
-                         "the simple date,precip_in CSV (inches)",
-                         fix="leave out the station and the rain units",
-                         parameter=("station", "rain_units"))
+        raise rows.error(
+            "a station and rain units apply to GHCN-Daily files only; this is "
+            "the simple date,precip_in CSV (inches)",
+            fix="leave out the station and the rain units",
+            parameter=("station", "rain_units"),
+        )
     if any(len(row["date"]) > 10 for _, row in rows.rows):
         return _read_hourly(rows)
     daily = {}
@@ -92,23 +100,30 @@ def read_rainfall(path: str | Path, station: Optional[str] = None,
 
 def _read_ghcn(rows: CsvRows, station: Optional[str], units: Optional[str]) -> Rainfall:
     if units not in GHCN_UNITS:
-        raise rows.error("a GHCN-Daily CSV does not say in which units PRCP is given",
-                         column="prcp",
-                         fix="choose its units: in (CDO export, standard units), mm (CDO export, "
-                             "metric units) or tenths_mm (NCEI access files and .dly-derived data)",
-                         parameter="rain_units")
+        raise rows.error(
+            "a GHCN-Daily CSV does not say in which units PRCP is given",
+            column="prcp",
+            fix="choose its units: in (CDO export, standard units), mm (CDO export, "
+            "metric units) or tenths_mm (NCEI access files and .dly-derived data)",
+            parameter="rain_units",
+        )
     stations = sorted({row["station"] for _, row in rows.rows})
     if station is None:
         if len(stations) > 1:
-            raise rows.error("the file holds several stations: " + ", ".join(stations),
-                             column="station", fix="choose one station of the file",
-                             parameter="station")
+            raise rows.error(
+                "the file holds several stations: " + ", ".join(stations),
+                column="station",
+                fix="choose one station of the file",
+                parameter="station",
+            )
         station = stations[0] if stations else None
     elif station not in stations:
-        raise rows.error(f"station {station} is not in the file (it holds "
-                         + (", ".join(stations) or "no rows") + ")",
-                         column="station", fix="give one of the stations in the file",
-                         parameter="station")
+        raise rows.error(
+            f"station {station} is not in the file (it holds " + (", ".join(stations) or "no rows") + ")",
+            column="station",
+            fix="give one of the stations in the file",
+            parameter="station",
+        )
     scale = GHCN_UNITS[units]
     has_flags = "prcp_attributes" in rows.header
     daily, rejected = {}, {}
@@ -117,8 +132,9 @@ def _read_ghcn(rows: CsvRows, station: Optional[str], units: Optional[str]) -> R
             continue
         day = parse_date(rows, line, "date", row["date"])
         if day in daily or day in rejected:
-            raise rows.error(f"{day} appears twice for station {station}", line, "date",
-                             "keep one row per station and day")
+            raise rows.error(
+                f"{day} appears twice for station {station}", line, "date", "keep one row per station and day"
+            )
         flags = row["prcp_attributes"].split(",") if has_flags else []
         measurement = flags[0].strip() if flags else ""
         quality = flags[1].strip() if len(flags) > 1 else ""
@@ -140,12 +156,17 @@ def _read_hourly(rows: CsvRows) -> Rainfall:
     hourly, unknown = {}, set()
     for line, row in rows.rows:
         if len(row["date"]) <= 10:
-            raise rows.error(f"'{row['date']}' is a date in an hourly record", line, "date",
-                             "give every row the end of its hour, YYYY-MM-DD HH:MM")
+            raise rows.error(
+                f"'{row['date']}' is a date in an hourly record",
+                line,
+                "date",
+                "give every row the end of its hour, YYYY-MM-DD HH:MM",
+            )
         at = parse_datetime(rows, line, "date", row["date"])
         if at.minute or at.second:
-            raise rows.error(f"{at} is not on the hour", line, "date",
-                             "give the end of each hour, e.g. 2027-04-20 13:00")
+            raise rows.error(
+                f"{at} is not on the hour", line, "date", "give the end of each hour, e.g. 2027-04-20 13:00"
+            )
         if at in hourly or at in unknown:
             raise rows.error(f"{at} appears twice", line, "date", "keep one row per hour")
         if row["precip_in"] == "":

@@ -1,9 +1,9 @@
 """What a catchment's ``drains_to`` names: each value a downstream catchment or a water's id."""
+
 from __future__ import annotations
 
-from collections.abc import Collection
-
 import re
+from collections.abc import Collection
 
 __all__ = ["drains_to_values", "split_drains_to", "catchment_code"]
 

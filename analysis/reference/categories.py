@@ -14,6 +14,7 @@ category the profile does not name: an import refuses it; a layer made by hand m
 Only a listed water takes the first branch of C(1); ``UNDECIDED`` kinds leave Condition A not
 decided, the rest are notes.
 """
+
 from __future__ import annotations
 
 from ..profile import RulesProfile
@@ -27,26 +28,41 @@ UNDECIDED = ("unknown", "tmdl", "unrecognised")
 
 # The profile's [categories] list each kind is read from (``unknown`` and ``unrecognised``: in
 # none, the category being empty or not named there).
-KINDS = {"listed": LISTED, "tmdl": "tmdl", "other_controls": "4b", "not_a_pollutant": "4c",
-         "not_impaired": "other"}
+KINDS = {
+    "listed": LISTED,
+    "tmdl": "tmdl",
+    "other_controls": "4b",
+    "not_a_pollutant": "4c",
+    "not_impaired": "other",
+}
 
 # What each kind of impaired_waters category means for SWPPP C(1) (the profile's reading).
 CATEGORY_WORDS = {
-    "unknown": ("its category is not recorded: taken as 303(d)-listed, but it alone cannot "
-                "decide Condition A; confirm the category (5: on the 303(d) list; 4a: TMDL "
-                "approved)"),
-    "tmdl": ("impaired with an approved TMDL (category 4a), not on the 303(d) list: C(1)'s TMDL "
-             "branch asks whether \"pollutants in stormwater have been identified as a source "
-             "of the impairment\", which the reference does not say for this water; check the "
-             "TMDL"),
-    "4b": ("category 4b (other pollution controls are expected to attain the standard): on "
-           "neither the 303(d) list nor a TMDL, so C(1) does not take it"),
-    "4c": ("category 4c (impaired by pollution that is not a pollutant, such as flow "
-           "alteration): on neither the 303(d) list nor a TMDL, so C(1) does not take it"),
+    "unknown": (
+        "its category is not recorded: taken as 303(d)-listed, but it alone cannot "
+        "decide Condition A; confirm the category (5: on the 303(d) list; 4a: TMDL "
+        "approved)"
+    ),
+    "tmdl": (
+        "impaired with an approved TMDL (category 4a), not on the 303(d) list: C(1)'s TMDL "
+        'branch asks whether "pollutants in stormwater have been identified as a source '
+        'of the impairment", which the reference does not say for this water; check the '
+        "TMDL"
+    ),
+    "4b": (
+        "category 4b (other pollution controls are expected to attain the standard): on "
+        "neither the 303(d) list nor a TMDL, so C(1) does not take it"
+    ),
+    "4c": (
+        "category 4c (impaired by pollution that is not a pollutant, such as flow "
+        "alteration): on neither the 303(d) list nor a TMDL, so C(1) does not take it"
+    ),
     "other": "its category is not 303(d)-listed (5) nor a TMDL (4a), so C(1) does not take it",
-    "unrecognised": ("its category is not one the rules profile's [categories] names, so "
-                     "whether it is on the 303(d) list is not known: confirm the category, and "
-                     "add its spelling to the list of its kind in [categories]"),
+    "unrecognised": (
+        "its category is not one the rules profile's [categories] names, so "
+        "whether it is on the 303(d) list is not known: confirm the category, and "
+        "add its spelling to the list of its kind in [categories]"
+    ),
 }
 
 

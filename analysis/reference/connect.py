@@ -1,4 +1,5 @@
 """Which store a target names, opened: a GeoPackage file, or a PostgreSQL schema (PostGIS)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,7 +17,10 @@ def open_store(target: str | Path, schema: Optional[str] = None) -> ReferenceSto
     if is_postgres(target):
         return PostgisStore(str(target), schema)
     if schema:
-        raise InputError("a schema is for a PostgreSQL target, not a GeoPackage", path=target,
-                         fix="leave out the schema, or give postgresql://... or service=NAME "
-                             "as the target", parameter=("schema", "target"))
+        raise InputError(
+            "a schema is for a PostgreSQL target, not a GeoPackage",
+            path=target,
+            fix="leave out the schema, or give postgresql://... or service=NAME as the target",
+            parameter=("schema", "target"),
+        )
     return GeoPackageStore(target)

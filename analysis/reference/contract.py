@@ -13,14 +13,30 @@ the check that reads it (docs/DESIGN.md, "How to add a reference layer type").
 Nothing here reads a file: plain frozen dataclasses, cheap to import (the plugin and
 ``swppp --help`` import them).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final, Literal, Optional
 
-__all__ = ["ReferenceField", "ReferenceLayerSpec", "LayerSpec", "Style", "REFERENCE_LAYERS",
-           "LAYER_NAMES", "POLYGONS", "LINES", "ADDED_FIELDS", "OPTIONAL_VALUES",
-           "NUMERIC_FIELDS", "FLAG_FIELDS", "FORMATS", "BOX", "BY_ID", "layer_spec"]
+__all__ = [
+    "ReferenceField",
+    "ReferenceLayerSpec",
+    "LayerSpec",
+    "Style",
+    "REFERENCE_LAYERS",
+    "LAYER_NAMES",
+    "POLYGONS",
+    "LINES",
+    "ADDED_FIELDS",
+    "OPTIONAL_VALUES",
+    "NUMERIC_FIELDS",
+    "FLAG_FIELDS",
+    "FORMATS",
+    "BOX",
+    "BY_ID",
+    "layer_spec",
+]
 
 # The source formats an import reads: any OGR file, EPA ATTAINS JSON, NYSDEC PWL tables.
 FORMATS = ("ogr", "attains", "pwl")
@@ -147,59 +163,109 @@ class ReferenceLayerSpec:
     @property
     def families(self) -> tuple[str, ...]:
         """The geometry families (``analysis.siteplan.contract.FAMILIES``) the layer holds."""
-        return tuple(f for f, kinds in (("line", LINES), ("polygon", POLYGONS))
-                     if set(kinds) & set(self.geometry_types))
+        return tuple(
+            f
+            for f, kinds in (("line", LINES), ("polygon", POLYGONS))
+            if set(kinds) & set(self.geometry_types)
+        )
 
 
 LayerSpec = ReferenceLayerSpec
 _F = ReferenceField
 
-REFERENCE_LAYERS: dict[str, ReferenceLayerSpec] = {spec.name: spec for spec in (
-    ReferenceLayerSpec(
-        "wetlands", "Wetlands", "Wetlands (reference)", "wetland_id",
-        (_F("wetland_id"), _F("source"), _F("wetland_class", optional=True),
-         _F("regulated", "integer", flag=True), _F("adjacent_area_ft", "real", optional=True)),
-        POLYGONS, BOX, Style("#81d4fa", 30, outline="#0277bd", filled=True, opacity=0.45,
-                             width_pt=0.6, hatch="dots"),
-        label_field="wetland_id"),
-    # category: the Integrated Report category (5 = 303(d)-listed; the profile's [categories]);
-    # tmdl_id: the TMDL actions linked to the water's causes (ATTAINS associatedActions).
-    ReferenceLayerSpec(
-        "impaired_waters", "303(d) impaired waters", "Impaired water (reference)", "waterbody_id",
-        (_F("waterbody_id"), _F("name", optional=True), _F("pollutants", pollutants=True),
-         _F("listing_cycle", optional=True), _F("category", optional=True, category=True),
-         _F("tmdl_id", optional=True, added=True)),
-        LINES + POLYGONS, BY_ID, Style("#1565c0", 60, width_pt=2.5), label_field="name",
-        lookup_fields=("waterbody_id", "name"), geometry_optional=True,
-        change_words=("newly listed", "delisted")),
-    # stormwater_source: 1 a source, 0 not, NULL unknown (the review: needs_review);
-    # stormwater_source_evidence: the source's own words that decided it.
-    ReferenceLayerSpec(
-        "tmdl_watersheds", "TMDL watersheds", "TMDL watershed (reference)", "watershed_id",
-        (_F("watershed_id"), _F("name", optional=True), _F("pollutants", pollutants=True),
-         _F("tmdl_id", optional=True),
-         _F("stormwater_source", "integer", flag=True),
-         _F("stormwater_source_evidence", optional=True, added=True)),
-        POLYGONS, BOX, Style("#00838f", 20, opacity=0.5, hatch="diagonal"),
-        label_field="watershed_id"),
-    # drains_to: the catchment (or water) each catchment drains into: routes are looked up by it.
-    ReferenceLayerSpec(
-        "catchments", "Catchments", "Catchment (reference)", "catchment_id",
-        (_F("catchment_id"), _F("name", optional=True), _F("drains_to", optional=True)),
-        POLYGONS, BOX, Style("#8d6e63", 10, pattern="dot"),
-        label_field="catchment_id", lookup_fields=("catchment_id",)),
-)}
+REFERENCE_LAYERS: dict[str, ReferenceLayerSpec] = {
+    spec.name: spec
+    for spec in (
+        ReferenceLayerSpec(
+            "wetlands",
+            "Wetlands",
+            "Wetlands (reference)",
+            "wetland_id",
+            (
+                _F("wetland_id"),
+                _F("source"),
+                _F("wetland_class", optional=True),
+                _F("regulated", "integer", flag=True),
+                _F("adjacent_area_ft", "real", optional=True),
+            ),
+            POLYGONS,
+            BOX,
+            Style("#81d4fa", 30, outline="#0277bd", filled=True, opacity=0.45, width_pt=0.6, hatch="dots"),
+            label_field="wetland_id",
+        ),
+        # category: the Integrated Report category (5 = 303(d)-listed; the profile's [categories]);
+        # tmdl_id: the TMDL actions linked to the water's causes (ATTAINS associatedActions).
+        ReferenceLayerSpec(
+            "impaired_waters",
+            "303(d) impaired waters",
+            "Impaired water (reference)",
+            "waterbody_id",
+            (
+                _F("waterbody_id"),
+                _F("name", optional=True),
+                _F("pollutants", pollutants=True),
+                _F("listing_cycle", optional=True),
+                _F("category", optional=True, category=True),
+                _F("tmdl_id", optional=True, added=True),
+            ),
+            LINES + POLYGONS,
+            BY_ID,
+            Style("#1565c0", 60, width_pt=2.5),
+            label_field="name",
+            lookup_fields=("waterbody_id", "name"),
+            geometry_optional=True,
+            change_words=("newly listed", "delisted"),
+        ),
+        # stormwater_source: 1 a source, 0 not, NULL unknown (the review: needs_review);
+        # stormwater_source_evidence: the source's own words that decided it.
+        ReferenceLayerSpec(
+            "tmdl_watersheds",
+            "TMDL watersheds",
+            "TMDL watershed (reference)",
+            "watershed_id",
+            (
+                _F("watershed_id"),
+                _F("name", optional=True),
+                _F("pollutants", pollutants=True),
+                _F("tmdl_id", optional=True),
+                _F("stormwater_source", "integer", flag=True),
+                _F("stormwater_source_evidence", optional=True, added=True),
+            ),
+            POLYGONS,
+            BOX,
+            Style("#00838f", 20, opacity=0.5, hatch="diagonal"),
+            label_field="watershed_id",
+        ),
+        # drains_to: the catchment (or water) each catchment drains into: routes are looked up by it.
+        ReferenceLayerSpec(
+            "catchments",
+            "Catchments",
+            "Catchment (reference)",
+            "catchment_id",
+            (_F("catchment_id"), _F("name", optional=True), _F("drains_to", optional=True)),
+            POLYGONS,
+            BOX,
+            Style("#8d6e63", 10, pattern="dot"),
+            label_field="catchment_id",
+            lookup_fields=("catchment_id",),
+        ),
+    )
+}
 LAYER_NAMES: tuple[str, ...] = tuple(REFERENCE_LAYERS)
 
 # Derived from the entries (the names other modules have imported since the first release).
 ADDED_FIELDS: dict[str, tuple[str, ...]] = {
-    spec.name: spec.added_fields for spec in REFERENCE_LAYERS.values() if spec.added_fields}
+    spec.name: spec.added_fields for spec in REFERENCE_LAYERS.values() if spec.added_fields
+}
 OPTIONAL_VALUES: frozenset[str] = frozenset(
-    name for spec in REFERENCE_LAYERS.values() for name in spec.optional_values)
+    name for spec in REFERENCE_LAYERS.values() for name in spec.optional_values
+)
 NUMERIC_FIELDS: frozenset[str] = frozenset(
-    name for spec in REFERENCE_LAYERS.values() for name in spec.numeric_fields)
+    name for spec in REFERENCE_LAYERS.values() for name in spec.numeric_fields
+)
 FLAG_FIELDS: frozenset[str] = frozenset(
-    name for spec in REFERENCE_LAYERS.values() for name in spec.flag_fields)
+    name for spec in REFERENCE_LAYERS.values() for name in spec.flag_fields
+)
 
 
 def layer_spec(name: str) -> Optional[ReferenceLayerSpec]:

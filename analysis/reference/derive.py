@@ -6,6 +6,7 @@ each drains into (WBD HUC-12 ``tohuc``, or NHDPlus catchments keyed by their flo
 routing): the catchments the unit's geometry meets, and every catchment whose ``drains_to``
 chain leads into one of them, dissolved. The method is recorded with the version.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,9 +16,11 @@ from .catchments import drains_to_values
 
 __all__ = ["upstream_watersheds", "METHOD"]
 
-METHOD = ("derived: union of the catchments (store layer 'catchments', version {version}) that "
-          "the assessment unit's geometry meets and every catchment upstream of them "
-          "(drains_to chains)")
+METHOD = (
+    "derived: union of the catchments (store layer 'catchments', version {version}) that "
+    "the assessment unit's geometry meets and every catchment upstream of them "
+    "(drains_to chains)"
+)
 
 
 def upstream_watersheds(unit_geometries, catchments) -> list:

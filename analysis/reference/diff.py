@@ -6,6 +6,7 @@ pollutants added or removed and other changed fields are listed per id; a geomet
 changed where it moved by more than the profile's tolerance (Hausdorff distance in the area
 CRS), so a reprojection's round-off is not a change.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,7 +23,6 @@ from .contract import REFERENCE_LAYERS
 __all__ = ["Change", "LayerDiff", "diff_versions", "diff_frames"]
 
 
-
 @dataclass
 class Change:
     """One feature's change between two versions."""
@@ -37,10 +37,15 @@ class Change:
     geometry: object = None  # the newer geometry (older for a removed feature), area CRS
 
     def to_dict(self) -> dict:
-        return {"change": self.kind, "id": self.feature_id, "name": self.name,
-                "pollutants_added": self.pollutants_added,
-                "pollutants_removed": self.pollutants_removed,
-                "fields_changed": self.fields_changed, "geometry_changed": self.geometry_changed}
+        return {
+            "change": self.kind,
+            "id": self.feature_id,
+            "name": self.name,
+            "pollutants_added": self.pollutants_added,
+            "pollutants_removed": self.pollutants_removed,
+            "fields_changed": self.fields_changed,
+            "geometry_changed": self.geometry_changed,
+        }
 
     def summary(self) -> str:
         parts = []
@@ -70,38 +75,69 @@ class LayerDiff:
             out[change.kind] = out.get(change.kind, 0) + 1
         # Among the features in both versions (a newly listed water's pollutants are all new).
         out["pollutants added"] = sum(1 for c in self.changes if c.kind == "changed" and c.pollutants_added)
-        out["pollutants removed"] = sum(1 for c in self.changes
-                                        if c.kind == "changed" and c.pollutants_removed)
+        out["pollutants removed"] = sum(
+            1 for c in self.changes if c.kind == "changed" and c.pollutants_removed
+        )
         out["geometry changed"] = sum(1 for c in self.changes if c.geometry_changed)
         return out
 
     def to_dict(self) -> dict:
-        return {"layer": self.layer, "from": self.old, "to": self.new, "counts": self.counts(),
-                "changes": [c.to_dict() for c in self.changes]}
+        return {
+            "layer": self.layer,
+            "from": self.old,
+            "to": self.new,
+            "counts": self.counts(),
+            "changes": [c.to_dict() for c in self.changes],
+        }
 
     def table(self) -> list[str]:
         """The diff for a person: one line per changed feature."""
-        head = f"{self.layer}: version {self.old} -> {self.new}: " + (", ".join(
-            f"{n} {k}" for k, n in self.counts().items() if n) or "no changes")
-        rows = [f"  {c.kind:<13} {c.feature_id:<20} {(c.name or '')[:30]:<30} {c.summary()}".rstrip()
-                for c in self.changes]
+        head = f"{self.layer}: version {self.old} -> {self.new}: " + (
+            ", ".join(f"{n} {k}" for k, n in self.counts().items() if n) or "no changes"
+        )
+        rows = [
+            f"  {c.kind:<13} {c.feature_id:<20} {(c.name or '')[:30]:<30} {c.summary()}".rstrip()
+            for c in self.changes
+        ]
         return [head] + rows
 
     def frame(self) -> gpd.GeoDataFrame:
         """The changes as a layer for QGIS (one feature per change, the newer geometry)."""
-        records = [{"change": c.kind, "feature_id": c.feature_id, "name": c.name,
-                    "pollutants_added": ";".join(c.pollutants_added),
-                    "pollutants_removed": ";".join(c.pollutants_removed),
-                    "fields_changed": "; ".join(f"{k}: {o} -> {n}" for k, (o, n) in c.fields_changed.items()),
-                    "geometry_changed": int(c.geometry_changed)} for c in self.changes]
-        columns = ["change", "feature_id", "name", "pollutants_added", "pollutants_removed",
-                   "fields_changed", "geometry_changed"]
-        return gpd.GeoDataFrame(pd.DataFrame(records, columns=columns),
-                                geometry=[c.geometry for c in self.changes], crs=self.crs)
+        records = [
+            {
+                "change": c.kind,
+                "feature_id": c.feature_id,
+                "name": c.name,
+                "pollutants_added": ";".join(c.pollutants_added),
+                "pollutants_removed": ";".join(c.pollutants_removed),
+                "fields_changed": "; ".join(f"{k}: {o} -> {n}" for k, (o, n) in c.fields_changed.items()),
+                "geometry_changed": int(c.geometry_changed),
+            }
+            for c in self.changes
+        ]
+        columns = [
+            "change",
+            "feature_id",
+            "name",
+            "pollutants_added",
+            "pollutants_removed",
+            "fields_changed",
+            "geometry_changed",
+        ]
+        return gpd.GeoDataFrame(
+            pd.DataFrame(records, columns=columns), geometry=[c.geometry for c in self.changes], crs=self.crs
+        )
 
 
-def diff_versions(store, layer: str, old: Optional[int], new: Optional[int], profile,
-                  match: Optional[str] = None, progress=None) -> LayerDiff:
+def diff_versions(
+    store,
+    layer: str,
+    old: Optional[int],
+    new: Optional[int],
+    profile,
+    match: Optional[str] = None,
+    progress=None,
+) -> LayerDiff:
     """The diff of ``layer`` between two versions of ``store`` (default: the last two), matched
     by id, or by geometry (``match``; default: by geometry where a version's ids were made
     from feature numbers, as ``layer_versions.stable_ids`` records)."""
@@ -129,8 +165,15 @@ def _unstable(row) -> bool:
     return row.stable_ids is not None and not row.stable_ids
 
 
-def diff_frames(layer: str, before: gpd.GeoDataFrame, after: gpd.GeoDataFrame, old: int, new: int,
-                tolerance: float, match: str = "id") -> LayerDiff:
+def diff_frames(
+    layer: str,
+    before: gpd.GeoDataFrame,
+    after: gpd.GeoDataFrame,
+    old: int,
+    new: int,
+    tolerance: float,
+    match: str = "id",
+) -> LayerDiff:
     """Compare two versions' frames (same CRS) feature by feature, matched by id, or by
     geometry (``match="geometry"``) where the source has no stable id."""
     if match == "geometry":
@@ -141,25 +184,49 @@ def diff_frames(layer: str, before: gpd.GeoDataFrame, after: gpd.GeoDataFrame, o
     old_frame, new_frame = before.set_index(key), after.set_index(key)
     changes = []
     for fid in new_frame.index.difference(old_frame.index, sort=False):
-        changes.append(Change(added_name, fid, _name(new_frame, fid),
-                              pollutants_added=_pollutants(new_frame, fid, spec),
-                              geometry=new_frame.geometry.loc[fid]))
+        changes.append(
+            Change(
+                added_name,
+                fid,
+                _name(new_frame, fid),
+                pollutants_added=_pollutants(new_frame, fid, spec),
+                geometry=new_frame.geometry.loc[fid],
+            )
+        )
     for fid in old_frame.index.difference(new_frame.index, sort=False):
-        changes.append(Change(removed_name, fid, _name(old_frame, fid),
-                              pollutants_removed=_pollutants(old_frame, fid, spec),
-                              geometry=old_frame.geometry.loc[fid]))
+        changes.append(
+            Change(
+                removed_name,
+                fid,
+                _name(old_frame, fid),
+                pollutants_removed=_pollutants(old_frame, fid, spec),
+                geometry=old_frame.geometry.loc[fid],
+            )
+        )
     common = new_frame.index.intersection(old_frame.index, sort=False)
-    moved = _moved(np.asarray(old_frame.geometry.loc[common].array),
-                   np.asarray(new_frame.geometry.loc[common].array), tolerance)
+    moved = _moved(
+        np.asarray(old_frame.geometry.loc[common].array),
+        np.asarray(new_frame.geometry.loc[common].array),
+        tolerance,
+    )
     others = [f for f in spec.fields if f != key and f not in spec.pollutant_fields]
     for fid, geometry_changed in zip(common, moved):
         was, now = _pollutants(old_frame, fid, spec), _pollutants(new_frame, fid, spec)
-        changed = {f: [_plain(old_frame.at[fid, f]), _plain(new_frame.at[fid, f])] for f in others
-                   if _plain(old_frame.at[fid, f]) != _plain(new_frame.at[fid, f])}
-        change = Change("changed", fid, _name(new_frame, fid),
-                        pollutants_added=sorted(set(now) - set(was)),
-                        pollutants_removed=sorted(set(was) - set(now)), fields_changed=changed,
-                        geometry_changed=bool(geometry_changed), geometry=new_frame.geometry.loc[fid])
+        changed = {
+            f: [_plain(old_frame.at[fid, f]), _plain(new_frame.at[fid, f])]
+            for f in others
+            if _plain(old_frame.at[fid, f]) != _plain(new_frame.at[fid, f])
+        }
+        change = Change(
+            "changed",
+            fid,
+            _name(new_frame, fid),
+            pollutants_added=sorted(set(now) - set(was)),
+            pollutants_removed=sorted(set(was) - set(now)),
+            fields_changed=changed,
+            geometry_changed=bool(geometry_changed),
+            geometry=new_frame.geometry.loc[fid],
+        )
         if change.pollutants_added or change.pollutants_removed or changed or geometry_changed:
             changes.append(change)
     order = {added_name: 0, removed_name: 1, "changed": 2}
@@ -202,6 +269,7 @@ def _plain(value):
 
 # --- matching by geometry (sources without a stable id) ---------------------------------------
 
+
 def _diff_by_geometry(layer, before, after, old, new, tolerance) -> LayerDiff:
     """Features matched by shape: equal or near-equal (Hausdorff distance within
     ``tolerance``) is the same feature (its other fields changed: *reclassified*); otherwise
@@ -220,10 +288,12 @@ def _diff_by_geometry(layer, before, after, old, new, tolerance) -> LayerDiff:
     for j, candidates in _candidates(tree, near):
         found = None
         for i in candidates:
-            if not taken[i] and (shapely.equals_exact(shapely.normalize(old_geoms[i]),
-                                                      shapely.normalize(new_geoms[j]), tolerance)
-                                 or shapely.hausdorff_distance(old_geoms[i], new_geoms[j])
-                                 <= tolerance):
+            if not taken[i] and (
+                shapely.equals_exact(
+                    shapely.normalize(old_geoms[i]), shapely.normalize(new_geoms[j]), tolerance
+                )
+                or shapely.hausdorff_distance(old_geoms[i], new_geoms[j]) <= tolerance
+            ):
                 found = i
                 break
         if found is None:
@@ -246,20 +316,29 @@ def _diff_by_geometry(layer, before, after, old, new, tolerance) -> LayerDiff:
         else:
             taken[best] = True
             pairs.append((best, j, True))
-    changes = [Change("added", str(after.iloc[j][key]), _name(after, after.index[j]),
-                      geometry=new_geoms[j]) for j in added]
-    changes += [Change("removed", str(before.iloc[i][key]), _name(before, before.index[i]),
-                       geometry=old_geoms[i]) for i in np.flatnonzero(~taken)]
+    changes = [
+        Change("added", str(after.iloc[j][key]), _name(after, after.index[j]), geometry=new_geoms[j])
+        for j in added
+    ]
+    changes += [
+        Change("removed", str(before.iloc[i][key]), _name(before, before.index[i]), geometry=old_geoms[i])
+        for i in np.flatnonzero(~taken)
+    ]
     for i, j, reshaped in pairs:
         was, now = before.iloc[i], after.iloc[j]
-        fields = {f: [_plain(was[f]), _plain(now[f])] for f in others
-                  if _plain(was[f]) != _plain(now[f])}
+        fields = {f: [_plain(was[f]), _plain(now[f])] for f in others if _plain(was[f]) != _plain(now[f])}
         if not fields and not reshaped:
             continue
-        changes.append(Change("reshaped" if reshaped else "reclassified", str(now[key]),
-                              _plain(now["name"]) if "name" in now.index else None,
-                              fields_changed=fields, geometry_changed=reshaped,
-                              geometry=new_geoms[j]))
+        changes.append(
+            Change(
+                "reshaped" if reshaped else "reclassified",
+                str(now[key]),
+                _plain(now["name"]) if "name" in now.index else None,
+                fields_changed=fields,
+                geometry_changed=reshaped,
+                geometry=new_geoms[j],
+            )
+        )
     order = {"added": 0, "removed": 1, "reshaped": 2, "reclassified": 3}
     changes.sort(key=lambda c: (order[c.kind], c.feature_id))
     return LayerDiff(layer, old, new, changes, crs=after.crs if after.crs is not None else before.crs)

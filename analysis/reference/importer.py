@@ -5,6 +5,7 @@ for the layer (docs/CONTRACT.md, "Reference layers"), its CRS, the sha256 of wha
 :class:`ImportReport` saying what was repaired and what was rejected and why. Nothing here
 writes; :mod:`analysis.reference.store` stores a candidate as a new version.
 """
+
 from __future__ import annotations
 
 import csv
@@ -14,12 +15,12 @@ import re
 import sqlite3
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from contextlib import closing
-from datetime import date
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Callable, Optional
-from collections.abc import Iterator
 
 import geopandas as gpd
 import numpy as np
@@ -28,15 +29,26 @@ import shapely
 
 from ..errors import InputError
 from ..geometry import as_multi, in_family
-from ..profile import Categories, load_profile, read_toml
 from ..io.vector import layer_feature_count, list_layers, read_layer, read_layer_batches
+from ..profile import Categories, load_profile, read_toml
 from ..siteplan.mapping import fill_template, template_fields
 from .contract import FORMATS, POLYGONS, REFERENCE_LAYERS, ReferenceLayerSpec
 from .derive import upstream_watersheds
 
-__all__ = ["REFERENCE_LAYERS", "ReferenceLayerSpec", "Candidate", "ImportReport", "FORMATS",
-           "StormwaterReading", "read_candidate", "stream_candidate", "normalize_pollutants",
-           "source_sha256", "normalize_category", "BATCH"]
+__all__ = [
+    "REFERENCE_LAYERS",
+    "ReferenceLayerSpec",
+    "Candidate",
+    "ImportReport",
+    "FORMATS",
+    "StormwaterReading",
+    "read_candidate",
+    "stream_candidate",
+    "normalize_pollutants",
+    "source_sha256",
+    "normalize_category",
+    "BATCH",
+]
 
 
 @dataclass(frozen=True)
@@ -73,8 +85,14 @@ class ImportReport:
     def clear(self) -> None:
         """Empty again, for a streamed candidate read once more."""
         self.read = 0
-        for items in (self.repaired, self.rejected, self.skipped, self.notes, self.tmdl_ids,
-                      self.rejected_geometries):
+        for items in (
+            self.repaired,
+            self.rejected,
+            self.skipped,
+            self.notes,
+            self.tmdl_ids,
+            self.rejected_geometries,
+        ):
             items.clear()
 
     def note(self, text: str) -> None:
@@ -92,9 +110,11 @@ class ImportReport:
         return [label for label, _ in self.rejected if label in self.tmdl_ids]
 
     def lines(self) -> list[str]:
-        out = [f"{self.read} feature(s) read, {len(self.repaired)} invalid geometry(ies) repaired "
-               f"with make_valid, {len(self.rejected)} rejected "
-               f"({len(self.rejected_with_tmdl)} with a TMDL), {len(self.skipped)} skipped"]
+        out = [
+            f"{self.read} feature(s) read, {len(self.repaired)} invalid geometry(ies) repaired "
+            f"with make_valid, {len(self.rejected)} rejected "
+            f"({len(self.rejected_with_tmdl)} with a TMDL), {len(self.skipped)} skipped"
+        ]
         for kind, rows in (("rejected", self.rejected), ("skipped", self.skipped)):
             for label, reason in rows[:_MAX_LISTED]:
                 out.append(f"  {kind} {label}: {reason}")
@@ -104,12 +124,16 @@ class ImportReport:
         return out
 
     def to_dict(self) -> dict:
-        return {"read": self.read, "repaired": list(self.repaired),
-                "rejected": [{"feature": f, "reason": r, "has_tmdl": f in self.tmdl_ids}
-                             for f, r in self.rejected],
-                "rejected_with_tmdl": len(self.rejected_with_tmdl),
-                "skipped": [{"feature": f, "reason": r} for f, r in self.skipped],
-                "notes": list(self.notes)}
+        return {
+            "read": self.read,
+            "repaired": list(self.repaired),
+            "rejected": [
+                {"feature": f, "reason": r, "has_tmdl": f in self.tmdl_ids} for f, r in self.rejected
+            ],
+            "rejected_with_tmdl": len(self.rejected_with_tmdl),
+            "skipped": [{"feature": f, "reason": r} for f, r in self.skipped],
+            "notes": list(self.notes),
+        }
 
 
 @dataclass
@@ -143,7 +167,7 @@ class Candidate:
             return
         assert self.frame is not None
         for start in range(0, len(self.frame), size):
-            yield self.frame.iloc[start:start + size]
+            yield self.frame.iloc[start : start + size]
 
     def geometry_type(self) -> str:
         """The layer's geometry type as a GeoPackage names it (GEOMETRY where mixed)."""
@@ -160,12 +184,19 @@ class Candidate:
             self.cleanup = None
 
 
-def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
-                   geometry: str | Path | None = None, mapping: str | Path | None = None,
-                   synonyms: Optional[dict] = None, causes: str | Path | None = None,
-                   reading: Optional[StormwaterReading] = None,
-                   catchments: Optional[gpd.GeoDataFrame] = None,
-                   categories: Optional[Categories] = None) -> Candidate:
+def read_candidate(
+    layer: str,
+    source: str | Path,
+    fmt: str = "ogr",
+    *,
+    geometry: str | Path | None = None,
+    mapping: str | Path | None = None,
+    synonyms: Optional[dict] = None,
+    causes: str | Path | None = None,
+    reading: Optional[StormwaterReading] = None,
+    catchments: Optional[gpd.GeoDataFrame] = None,
+    categories: Optional[Categories] = None,
+) -> Candidate:
     """Read ``source`` as reference layer ``layer`` and validate it against the contract.
 
     Parameters
@@ -200,22 +231,31 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
     spec = _spec(layer)
     categories = categories or load_profile().categories
     if fmt not in FORMATS:
-        raise InputError(f"unknown source format '{fmt}'", fix="use one of " + ", ".join(FORMATS),
-                         parameter="format")
+        raise InputError(
+            f"unknown source format '{fmt}'", fix="use one of " + ", ".join(FORMATS), parameter="format"
+        )
     path, source_layer, inner = _split_source(source)
-    hashed = [path] + ([Path(geometry)] if geometry else []) + ([Path(mapping)] if mapping else []) \
+    hashed = (
+        [path]
+        + ([Path(geometry)] if geometry else [])
+        + ([Path(mapping)] if mapping else [])
         + ([Path(causes)] if causes else [])
+    )
     rules = _load_mapping(mapping) if mapping else {}
     report = ImportReport()
     dated: tuple[Optional[str], Optional[str]] = (None, None)
     if causes and fmt != "pwl":
-        raise InputError("a causes file is only for the pwl format", path=causes,
-                         parameter="causes", fix="leave it out")
+        raise InputError(
+            "a causes file is only for the pwl format", path=causes, parameter="causes", fix="leave it out"
+        )
     if fmt == "ogr":
         if geometry:
-            raise InputError("a geometry file is only for the attains and pwl formats",
-                             path=geometry, parameter="geometry",
-                             fix="leave it out: an OGR source carries its own geometries")
+            raise InputError(
+                "a geometry file is only for the attains and pwl formats",
+                path=geometry,
+                parameter="geometry",
+                fix="leave it out: an OGR source carries its own geometries",
+            )
         with _Opened(path, inner, layer) as opened:
             frame = _apply_mapping(_read_vector(opened, source_layer, layer), rules, spec, path)
             dated = _ogr_date(path, opened, frame.attrs.get("source_layer"))
@@ -223,8 +263,7 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
             report.tmdl_ids.update(_ids(frame, spec))
     else:
         if fmt == "attains":
-            table, dated = _attains_table(path, spec, report, reading or StormwaterReading(),
-                                          categories)
+            table, dated = _attains_table(path, spec, report, reading or StormwaterReading(), categories)
         else:
             table = _pwl_table(path, spec, report, categories, causes)
         if spec.name == "tmdl_watersheds":
@@ -232,28 +271,43 @@ def read_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
         elif "tmdl_id" in table.columns:
             report.tmdl_ids.update(_ids(table[table["tmdl_id"].map(_filled)], spec))
         if geometry:
-            shapes = _apply_mapping(_read_vector(Path(geometry), None, layer), rules, spec, geometry,
-                                    only_id=True)
+            shapes = _apply_mapping(
+                _read_vector(Path(geometry), None, layer), rules, spec, geometry, only_id=True
+            )
             frame = _join_geometry(table, shapes, spec, report, geometry)
             if catchments is not None and spec.name == "tmdl_watersheds":
                 frame = _derived(frame, catchments, spec, report)
         elif spec.name == "impaired_waters":
-            frame = gpd.GeoDataFrame(table.reset_index(drop=True), geometry=[None] * len(table),
-                                     crs=NO_GEOMETRY_CRS)
+            frame = gpd.GeoDataFrame(
+                table.reset_index(drop=True), geometry=[None] * len(table), crs=NO_GEOMETRY_CRS
+            )
             frame.attrs["no_geometry"] = True
-            report.notes.append("no geometry file: the waters are stored without geometry; a "
-                                "review finds them by waterbody_id and name")
+            report.notes.append(
+                "no geometry file: the waters are stored without geometry; a "
+                "review finds them by waterbody_id and name"
+            )
         else:
-            raise InputError(f"the {fmt} format needs a geometry file for {spec.name}: the file "
-                             "whose features carry the geometries, joined by id", path=path,
-                             parameter="geometry",
-                             fix="give a vector file with the ids as the geometry file (see "
-                                 "docs/REFERENCE.md, 'TMDL watershed polygons')")
+            raise InputError(
+                f"the {fmt} format needs a geometry file for {spec.name}: the file "
+                "whose features carry the geometries, joined by id",
+                path=path,
+                parameter="geometry",
+                fix="give a vector file with the ids as the geometry file (see "
+                "docs/REFERENCE.md, 'TMDL watershed polygons')",
+            )
     frame = _validate(frame, spec, report, str(path), synonyms or {}, categories)
-    return Candidate(layer=layer, frame=frame, source=str(source), sha256=source_sha256(hashed),
-                     report=report, crs=frame.crs, expected=len(frame), source_date=dated[0],
-                     source_date_from=dated[1],
-                     stable_ids=not (fmt == "ogr" and _fid_ids(rules, spec)))
+    return Candidate(
+        layer=layer,
+        frame=frame,
+        source=str(source),
+        sha256=source_sha256(hashed),
+        report=report,
+        crs=frame.crs,
+        expected=len(frame),
+        source_date=dated[0],
+        source_date_from=dated[1],
+        stable_ids=not (fmt == "ogr" and _fid_ids(rules, spec)),
+    )
 
 
 # Waters imported without a geometry file carry none; the store still needs a CRS to declare.
@@ -261,13 +315,17 @@ NO_GEOMETRY_CRS = "EPSG:4326"
 
 
 def _filled(value) -> bool:
-    return value is not None and not (isinstance(value, float) and np.isnan(value)) \
-        and str(value).strip() != ""
+    return (
+        value is not None and not (isinstance(value, float) and np.isnan(value)) and str(value).strip() != ""
+    )
 
 
 def _ids(frame, spec) -> set:
-    return {str(v).strip() for v in frame[spec.id_field] if _filled(v)} \
-        if spec.id_field in frame.columns else set()
+    return (
+        {str(v).strip() for v in frame[spec.id_field] if _filled(v)}
+        if spec.id_field in frame.columns
+        else set()
+    )
 
 
 def _fid_ids(rules: dict, spec: ReferenceLayerSpec) -> bool:
@@ -275,13 +333,20 @@ def _fid_ids(rules: dict, spec: ReferenceLayerSpec) -> bool:
     return "{fid" in str(rules.get("templates", {}).get(spec.id_field, ""))
 
 
-def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
-                     geometry: str | Path | None = None, mapping: str | Path | None = None,
-                     synonyms: Optional[dict] = None, causes: str | Path | None = None,
-                     reading: Optional[StormwaterReading] = None,
-                     catchments: Optional[gpd.GeoDataFrame] = None,
-                     batch: Optional[int] = None,
-                     categories: Optional[Categories] = None) -> Candidate:
+def stream_candidate(
+    layer: str,
+    source: str | Path,
+    fmt: str = "ogr",
+    *,
+    geometry: str | Path | None = None,
+    mapping: str | Path | None = None,
+    synonyms: Optional[dict] = None,
+    causes: str | Path | None = None,
+    reading: Optional[StormwaterReading] = None,
+    catchments: Optional[gpd.GeoDataFrame] = None,
+    batch: Optional[int] = None,
+    categories: Optional[Categories] = None,
+) -> Candidate:
     """:func:`read_candidate`, streamed where the layer is large: an OGR source of a polygon
     layer (wetlands, TMDL watersheds, catchments; a zip as published included) is read,
     validated and repaired ``batch`` features at a time as the store writes it, so that memory
@@ -294,11 +359,19 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
     once done (a zip's member is extracted to a temporary directory).
     """
     spec = _spec(layer)
-    if fmt != "ogr" or geometry or causes or catchments is not None \
-            or tuple(spec.geometry_types) != POLYGONS:
-        return read_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
-                              synonyms=synonyms, causes=causes, reading=reading,
-                              catchments=catchments, categories=categories)
+    if fmt != "ogr" or geometry or causes or catchments is not None or tuple(spec.geometry_types) != POLYGONS:
+        return read_candidate(
+            layer,
+            source,
+            fmt,
+            geometry=geometry,
+            mapping=mapping,
+            synonyms=synonyms,
+            causes=causes,
+            reading=reading,
+            catchments=catchments,
+            categories=categories,
+        )
     batch = batch or BATCH
     path, source_layer, inner = _split_source(source)
     hashed = [path] + ([Path(mapping)] if mapping else [])
@@ -315,8 +388,7 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
         if first is None:
             raise _nothing_left(spec, path, source_layer, ImportReport())
         first_frame = _apply_mapping(_checked_source(first, path, source_layer), rules, spec, path)
-        _validate_batch(first_frame, spec, ImportReport(), str(path), synonyms,
-                        categories)  # fields, CRS
+        _validate_batch(first_frame, spec, ImportReport(), str(path), synonyms, categories)  # fields, CRS
         dated = _ogr_date(path, opened, source_layer)
         expected = _feature_count(opened, source_layer)
     except BaseException:
@@ -350,11 +422,20 @@ def stream_candidate(layer: str, source: str | Path, fmt: str = "ogr", *,
             if repeated:
                 raise _repeated_ids(spec, repeated, path, source_layer)
 
-    return Candidate(layer=layer, frame=None, source=str(source), sha256=sha256,
-                     report=report, crs=first.crs, stream=stream, expected=expected,
-                     source_date=dated[0], source_date_from=dated[1],
-                     stable_ids=not _fid_ids(rules, spec),
-                     cleanup=lambda: opener.__exit__(None, None, None))
+    return Candidate(
+        layer=layer,
+        frame=None,
+        source=str(source),
+        sha256=sha256,
+        report=report,
+        crs=first.crs,
+        stream=stream,
+        expected=expected,
+        source_date=dated[0],
+        source_date_from=dated[1],
+        stable_ids=not _fid_ids(rules, spec),
+        cleanup=lambda: opener.__exit__(None, None, None),
+    )
 
 
 def _id_hashes(ids: pd.Series) -> np.ndarray:
@@ -364,8 +445,9 @@ def _id_hashes(ids: pd.Series) -> np.ndarray:
 
 def _spec(layer) -> ReferenceLayerSpec:
     if layer not in REFERENCE_LAYERS:
-        raise InputError(f"'{layer}' is not a reference layer",
-                         fix="use one of " + ", ".join(REFERENCE_LAYERS))
+        raise InputError(
+            f"'{layer}' is not a reference layer", fix="use one of " + ", ".join(REFERENCE_LAYERS)
+        )
     return REFERENCE_LAYERS[layer]
 
 
@@ -382,8 +464,9 @@ def _split_source(source) -> tuple[Path, Optional[str], Optional[str]]:
     match = re.match(r"^(.*)\|layername=(.+)$", text)
     if match:
         text, layer = match.group(1), match.group(2)
-    match = re.match(r"^zip://(.+?\.zip)(?:!(.*))?$", text, re.IGNORECASE) or \
-        re.match(r"^/vsizip/(.+?\.zip)(?:/(.*))?$", text, re.IGNORECASE)
+    match = re.match(r"^zip://(.+?\.zip)(?:!(.*))?$", text, re.IGNORECASE) or re.match(
+        r"^/vsizip/(.+?\.zip)(?:/(.*))?$", text, re.IGNORECASE
+    )
     if match:  # /vsizip/ then the zip's path: /vsizip//abs/x.zip/member, /vsizip/rel.zip/member
         return Path(match.group(1)), layer, (match.group(2) or None)
     return Path(text), layer, None
@@ -405,14 +488,18 @@ class _Opened:
         try:
             archive = zipfile.ZipFile(self.path)
         except zipfile.BadZipFile as err:
-            raise InputError(f"not a readable zip file ({err})", path=self.path,
-                             fix="download the file again") from None
+            raise InputError(
+                f"not a readable zip file ({err})", path=self.path, fix="download the file again"
+            ) from None
         with archive:
             names = archive.namelist()
             member = self.inner or _zip_member(names, self.path, self.layer)
             if member not in names:
-                raise InputError(f"the zip holds no '{member}'", path=self.path,
-                                 fix="name one of " + ", ".join(n for n in names if _vector_name(n))[:300])
+                raise InputError(
+                    f"the zip holds no '{member}'",
+                    path=self.path,
+                    fix="name one of " + ", ".join(n for n in names if _vector_name(n))[:300],
+                )
             self._temp = tempfile.TemporaryDirectory(prefix="swppp-zip-")
             stem = member.rsplit(".", 1)[0]
             for name in names:  # a shapefile's side files (.dbf, .prj, .shx, ...)
@@ -433,23 +520,28 @@ def _zip_member(names, path, layer: str = "") -> str:
     """The one vector file in a zip, or the one named like the layer (NWI's ``XX_Wetlands.shp``)."""
     found = [n for n in names if _vector_name(n) and not n.startswith("__MACOSX")]
     if len(found) > 1 and layer:
-        found = [n for n in found if n.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
-                 .endswith(layer.lower())] or found
+        found = [
+            n for n in found if n.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower().endswith(layer.lower())
+        ] or found
     if len(found) != 1:
-        raise InputError(f"the zip holds {len(found)} vector files ({', '.join(found[:8])})",
-                         path=path, fix="name one as zip://FILE.zip!MEMBER")
+        raise InputError(
+            f"the zip holds {len(found)} vector files ({', '.join(found[:8])})",
+            path=path,
+            fix="name one as zip://FILE.zip!MEMBER",
+        )
     return found[0]
 
 
-def _ogr_date(path: Path, opened: Path,
-              source_layer: Optional[str]) -> tuple[Optional[str], Optional[str]]:
+def _ogr_date(path: Path, opened: Path, source_layer: Optional[str]) -> tuple[Optional[str], Optional[str]]:
     """The date the source gives itself: a GeoPackage layer's last_change, a shapefile's DBF
     header date, or a zip member's date; (None, None) where the file says nothing."""
     if opened.suffix.lower() == ".gpkg":
         try:
             with closing(sqlite3.connect(f"file:{opened}?mode=ro", uri=True)) as con:
-                row = con.execute("SELECT last_change FROM gpkg_contents WHERE lower(table_name) "
-                                  "= lower(?)", (source_layer or "",)).fetchone()
+                row = con.execute(
+                    "SELECT last_change FROM gpkg_contents WHERE lower(table_name) = lower(?)",
+                    (source_layer or "",),
+                ).fetchone()
         except sqlite3.Error:
             row = None
         if row and row[0]:
@@ -484,8 +576,11 @@ def source_sha256(paths) -> str:
         path = Path(path)
         if not path.exists():
             raise InputError("the file does not exist", path=path, fix="check the path")
-        files = ([p for p in sorted(path.parent.glob(path.stem + ".*")) if p.is_file()]
-                 if path.suffix.lower() == ".shp" else [path])
+        files = (
+            [p for p in sorted(path.parent.glob(path.stem + ".*")) if p.is_file()]
+            if path.suffix.lower() == ".shp"
+            else [path]
+        )
         for item in files:
             digest.update(item.name.encode() + b"\0")
             with open(item, "rb") as handle:
@@ -495,6 +590,7 @@ def source_sha256(paths) -> str:
 
 
 # --- OGR sources and field mappings ----------------------------------------------------------
+
 
 def _read_vector(path: Path, source_layer: Optional[str], layer: str) -> gpd.GeoDataFrame:
     source_layer = _source_layer(path, source_layer, layer)
@@ -508,25 +604,39 @@ def _source_layer(path: Path, source_layer: Optional[str], layer: str) -> str:
     if source_layer is None:
         matching = [n for n in names if n.lower() == layer] or (names if len(names) == 1 else [])
         if not matching:
-            raise InputError(f"the file has {len(names)} layers ({', '.join(names[:8])}) and none "
-                             f"is named '{layer}'", path=path,
-                             fix="name one as SOURCE|layername=NAME")
+            raise InputError(
+                f"the file has {len(names)} layers ({', '.join(names[:8])}) and none is named '{layer}'",
+                path=path,
+                fix="name one as SOURCE|layername=NAME",
+            )
         source_layer = matching[0]
     elif source_layer not in names:
-        raise InputError("no such layer in the file", path=path, layer=source_layer,
-                         fix="use one of " + ", ".join(names[:8]))
+        raise InputError(
+            "no such layer in the file",
+            path=path,
+            layer=source_layer,
+            fix="use one of " + ", ".join(names[:8]),
+        )
     return source_layer
 
 
 def _checked_source(data, path: Path, source_layer: str) -> gpd.GeoDataFrame:
     """The source layer's features, refused where it has no geometry or no CRS."""
     if not data.spatial:
-        raise InputError("the layer has no geometry", path=path, layer=source_layer,
-                         fix="give a layer with geometries (or a geometry file for a table)",
-                         parameter=("source", "geometry"))
+        raise InputError(
+            "the layer has no geometry",
+            path=path,
+            layer=source_layer,
+            fix="give a layer with geometries (or a geometry file for a table)",
+            parameter=("source", "geometry"),
+        )
     if data.crs is None:
-        raise InputError("the layer has no CRS", path=path, layer=source_layer,
-                         fix="assign the layer's CRS in QGIS (Layer properties > Source) and save")
+        raise InputError(
+            "the layer has no CRS",
+            path=path,
+            layer=source_layer,
+            fix="assign the layer's CRS in QGIS (Layer properties > Source) and save",
+        )
     frame = data.frame
     frame.attrs["source_layer"] = source_layer
     return frame
@@ -537,22 +647,31 @@ def _load_mapping(path) -> dict:
     rules = read_toml(path, "mapping", fix="correct the TOML syntax (docs/REFERENCE.md, 'Field mappings')")
     unknown = set(rules) - {"fields", "constants", "templates"}
     if unknown:
-        raise InputError("the mapping has unknown section(s) " + ", ".join(sorted(unknown)),
-                         path=path, fix="use [fields], [constants] and [templates] only")
+        raise InputError(
+            "the mapping has unknown section(s) " + ", ".join(sorted(unknown)),
+            path=path,
+            fix="use [fields], [constants] and [templates] only",
+        )
     for table in ("fields", "constants", "templates"):  # each a table; names and templates text
         given = rules.get(table, {})
-        if not isinstance(given, dict) or (table != "constants" and not all(
-                isinstance(v, str) for v in given.values())):
-            raise InputError(f"[{table}] must be a table of contract field = "
-                             + ("value" if table == "constants" else '"text"')
-                             + f", not {given!r}", path=path, field=table,
-                             fix="see docs/REFERENCE.md, 'Field mappings'")
+        if not isinstance(given, dict) or (
+            table != "constants" and not all(isinstance(v, str) for v in given.values())
+        ):
+            raise InputError(
+                f"[{table}] must be a table of contract field = "
+                + ("value" if table == "constants" else '"text"')
+                + f", not {given!r}",
+                path=path,
+                field=table,
+                fix="see docs/REFERENCE.md, 'Field mappings'",
+            )
     rules["_path"] = path
     return rules
 
 
-def _apply_mapping(frame: gpd.GeoDataFrame, rules: dict, spec: ReferenceLayerSpec, path,
-                   only_id: bool = False) -> gpd.GeoDataFrame:
+def _apply_mapping(
+    frame: gpd.GeoDataFrame, rules: dict, spec: ReferenceLayerSpec, path, only_id: bool = False
+) -> gpd.GeoDataFrame:
     """Contract fields from the source: [fields] renames, [constants], [templates] ("{fid}")."""
     by_lower = {str(c).lower(): c for c in frame.columns if c != frame.geometry.name}
     out = pd.DataFrame(index=frame.index)
@@ -560,9 +679,12 @@ def _apply_mapping(frame: gpd.GeoDataFrame, rules: dict, spec: ReferenceLayerSpe
     for target, source_field in rules.get("fields", {}).items():
         column = by_lower.get(str(source_field).lower())
         if column is None:
-            raise InputError(f"the mapping names source field '{source_field}' for '{target}', "
-                             "which the source lacks", path=path, field=source_field,
-                             fix="correct [fields] in " + str(rules.get("_path")))
+            raise InputError(
+                f"the mapping names source field '{source_field}' for '{target}', which the source lacks",
+                path=path,
+                field=source_field,
+                fix="correct [fields] in " + str(rules.get("_path")),
+            )
         mapped[target] = frame[column]
     for target, template in rules.get("templates", {}).items():
         mapped[target] = _fill_template(frame, template, by_lower, path, rules.get("_path"))
@@ -584,9 +706,12 @@ def _fill_template(frame, template, by_lower, path, mapping_path):
     try:
         names = template_fields(template)
     except ValueError as err:
-        raise InputError(f"the template {err}", path=mapping_path, field="templates",
-                         fix='write a template as text with field names in braces, e.g. '
-                             '"NWI-{fid}"') from None
+        raise InputError(
+            f"the template {err}",
+            path=mapping_path,
+            field="templates",
+            fix='write a template as text with field names in braces, e.g. "NWI-{fid}"',
+        ) from None
     values = {}
     for name in names:
         if name == "fid":
@@ -594,14 +719,18 @@ def _fill_template(frame, template, by_lower, path, mapping_path):
         elif name.lower() in by_lower:
             values[name] = frame[by_lower[name.lower()]].to_numpy()
         else:
-            raise InputError(f"the template '{template}' names field '{name}', which the source "
-                             "lacks", path=path, field=name, fix=f"correct [templates] in {mapping_path}")
+            raise InputError(
+                f"the template '{template}' names field '{name}', which the source lacks",
+                path=path,
+                field=name,
+                fix=f"correct [templates] in {mapping_path}",
+            )
     rows = [dict(zip(values, row)) for row in zip(*values.values())] if values else [{}] * len(frame)
-    return pd.Series([fill_template(template, row) for row in rows], index=frame.index,
-                     dtype=object)
+    return pd.Series([fill_template(template, row) for row in rows], index=frame.index, dtype=object)
 
 
 # --- ATTAINS and PWL tables ------------------------------------------------------------------
+
 
 def _read_json(path: Path, what: str) -> list:
     try:
@@ -609,49 +738,74 @@ def _read_json(path: Path, what: str) -> list:
     except FileNotFoundError:
         raise InputError("the file does not exist", path=path, fix="check the path") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"not JSON ({err})", path=path, fix=f"give an ATTAINS {what} response "
-                                                             "(JSON)") from None
+        raise InputError(
+            f"not JSON ({err})", path=path, fix=f"give an ATTAINS {what} response (JSON)"
+        ) from None
     items = data.get("items") if isinstance(data, dict) else None
     if not isinstance(items, list):
-        raise InputError("not an ATTAINS response: no 'items' list", path=path,
-                         fix="save the ATTAINS service's JSON response as it comes")
+        raise InputError(
+            "not an ATTAINS response: no 'items' list",
+            path=path,
+            fix="save the ATTAINS service's JSON response as it comes",
+        )
     if not all(isinstance(item, dict) for item in items):
-        raise InputError("not an ATTAINS response: its 'items' are not all objects", path=path,
-                         field="items", fix="save the ATTAINS service's JSON response as it comes")
+        raise InputError(
+            "not an ATTAINS response: its 'items' are not all objects",
+            path=path,
+            field="items",
+            fix="save the ATTAINS service's JSON response as it comes",
+        )
     return items
 
 
-def _attains_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
-                   reading: StormwaterReading,
-                   categories: Categories) -> tuple[pd.DataFrame, tuple]:
+def _attains_table(
+    path: Path,
+    spec: ReferenceLayerSpec,
+    report: ImportReport,
+    reading: StormwaterReading,
+    categories: Categories,
+) -> tuple[pd.DataFrame, tuple]:
     """ATTAINS ``assessments`` (impaired waters) or ``actions`` (TMDL watersheds), one row per
     id, and the date the response gives itself (its reporting cycle; the latest action's)."""
     if spec.name not in ("impaired_waters", "tmdl_watersheds"):
-        raise InputError(f"the attains format gives impaired_waters or tmdl_watersheds, not "
-                         f"{spec.name}", path=path, fix="import this layer with the ogr format",
-                         parameter="format")
+        raise InputError(
+            f"the attains format gives impaired_waters or tmdl_watersheds, not {spec.name}",
+            path=path,
+            fix="import this layer with the ogr format",
+            parameter="format",
+        )
     kind = "assessments" if spec.name == "impaired_waters" else "actions"
     items = _read_json(path, kind)
     try:  # an item whose parts are not the lists and objects ATTAINS sends
         if spec.name == "impaired_waters":
-            rows = [row for item in items
-                    for row in _assessment_rows(item, report, categories, path)]
-            cycles = sorted({str(i.get("reportingCycleText")) for i in items
-                             if i.get("reportingCycleText")})
-            dated = ((cycles[-1], "the reporting cycle (reportingCycleText)") if cycles
-                     else (None, None))
+            rows = [row for item in items for row in _assessment_rows(item, report, categories, path)]
+            cycles = sorted({str(i.get("reportingCycleText")) for i in items if i.get("reportingCycleText")})
+            dated = (cycles[-1], "the reporting cycle (reportingCycleText)") if cycles else (None, None)
         else:
             rows = _tmdl_rows(items, report, reading)
-            days = sorted({str(a.get("completionDate"))[:10] for i in items
-                           for a in i.get("actions") or [] if a.get("completionDate")})
+            days = sorted(
+                {
+                    str(a.get("completionDate"))[:10]
+                    for i in items
+                    for a in i.get("actions") or []
+                    if a.get("completionDate")
+                }
+            )
             dated = (days[-1], "the latest action's completionDate") if days else (None, None)
     except (TypeError, AttributeError) as err:
-        raise InputError(f"not an ATTAINS response: an item is not shaped as ATTAINS sends it "
-                         f"({err})", path=path, field="items",
-                         fix="save the ATTAINS service's JSON response as it comes") from None
+        raise InputError(
+            f"not an ATTAINS response: an item is not shaped as ATTAINS sends it ({err})",
+            path=path,
+            field="items",
+            fix="save the ATTAINS service's JSON response as it comes",
+        ) from None
     if not rows and not report.skipped:
-        raise InputError(f"the response has no {kind}", path=path, field=kind,
-                         fix=f"give the ATTAINS {kind} response for {spec.name}")
+        raise InputError(
+            f"the response has no {kind}",
+            path=path,
+            field=kind,
+            fix=f"give the ATTAINS {kind} response for {spec.name}",
+        )
     return pd.DataFrame(rows, columns=list(spec.fields)), dated
 
 
@@ -673,23 +827,32 @@ def _assessment_rows(item: dict, report: ImportReport, categories: Categories, p
     for unit in item.get("assessments") or []:
         unit_id = unit.get("assessmentUnitIdentifier")
         category = normalize_category(unit.get("epaIRCategory"))
-        causes = [p for p in unit.get("parameters") or []
-                  if str(p.get("parameterStatusName", "")).strip().lower() == "cause"]
-        skip = _not_impaired(unit.get("epaIRCategory"), unit_id, categories, path,
-                             "epaIRCategory")
+        causes = [
+            p
+            for p in unit.get("parameters") or []
+            if str(p.get("parameterStatusName", "")).strip().lower() == "cause"
+        ]
+        skip = _not_impaired(unit.get("epaIRCategory"), unit_id, categories, path, "epaIRCategory")
         if skip:
             report.skipped.append((str(unit_id), skip))
             continue
         if category is None and not causes:
             report.skipped.append((str(unit_id), "no parameter with status 'Cause' (not impaired)"))
             continue
-        actions = [str(a.get("associatedActionIdentifier")) for p in causes
-                   for a in p.get("associatedActions") or [] if a.get("associatedActionIdentifier")]
-        yield {"waterbody_id": unit_id, "name": unit.get("assessmentUnitName"),
-               "pollutants": ";".join(p.get("parameterName") for p in causes
-                                      if p.get("parameterName")) or None,
-               "listing_cycle": cycle, "category": category,
-               "tmdl_id": ";".join(dict.fromkeys(actions)) or None}
+        actions = [
+            str(a.get("associatedActionIdentifier"))
+            for p in causes
+            for a in p.get("associatedActions") or []
+            if a.get("associatedActionIdentifier")
+        ]
+        yield {
+            "waterbody_id": unit_id,
+            "name": unit.get("assessmentUnitName"),
+            "pollutants": ";".join(p.get("parameterName") for p in causes if p.get("parameterName")) or None,
+            "listing_cycle": cycle,
+            "category": category,
+            "tmdl_id": ";".join(dict.fromkeys(actions)) or None,
+        }
 
 
 _POINT = ("point source", "both")
@@ -704,33 +867,43 @@ def _tmdl_rows(items, report: ImportReport, reading: StormwaterReading) -> list[
         for action in item.get("actions") or []:
             action_id = action.get("actionIdentifier")
             if str(action.get("actionTypeCode", "")).upper() != "TMDL":
-                report.skipped.append((str(action_id), f"action type {action.get('actionTypeCode')}"
-                                                       " is not TMDL"))
+                report.skipped.append(
+                    (str(action_id), f"action type {action.get('actionTypeCode')} is not TMDL")
+                )
                 continue
             waters = (action.get("associatedWaters") or {}).get("specificWaters") or []
             for water in waters:
-                unit = units.setdefault(water.get("assessmentUnitIdentifier"),
-                                        {"actions": [], "names": [], "pollutants": [],
-                                         "source": None, "evidence": {}})
+                unit = units.setdefault(
+                    water.get("assessmentUnitIdentifier"),
+                    {"actions": [], "names": [], "pollutants": [], "source": None, "evidence": {}},
+                )
                 unit["actions"].append(str(action_id))
                 unit["names"].append(action.get("actionName") or "")
                 for pollutant in water.get("associatedPollutants") or []:
                     name = pollutant.get("pollutantName")
                     unit["pollutants"].append(name)
                     said = str(pollutant.get("pollutantSourceTypeCode") or "").strip()
-                    permits = [str(p.get("NPDESIdentifier") or p.get("permitIdentifier") or p)
-                               for p in pollutant.get("permits") or []]
+                    permits = [
+                        str(p.get("NPDESIdentifier") or p.get("permitIdentifier") or p)
+                        for p in pollutant.get("permits") or []
+                    ]
                     if permits:
                         said = f"{said or 'source type not given'}, permits {', '.join(permits)}"
                     key = f"action {action_id}: {said or 'no pollutantSourceTypeCode'}"
                     unit["evidence"].setdefault(key, []).append(str(name))
                     if _is_stormwater(said, bool(permits), reading):
                         unit["source"] = 1
-    return [{"watershed_id": unit_id, "name": "; ".join(dict.fromkeys(u["names"])),
-             "pollutants": ";".join(p for p in u["pollutants"] if p),
-             "tmdl_id": ";".join(dict.fromkeys(u["actions"])), "stormwater_source": u["source"],
-             "stormwater_source_evidence": _evidence(u["evidence"], u["source"], reading)}
-            for unit_id, u in units.items()]
+    return [
+        {
+            "watershed_id": unit_id,
+            "name": "; ".join(dict.fromkeys(u["names"])),
+            "pollutants": ";".join(p for p in u["pollutants"] if p),
+            "tmdl_id": ";".join(dict.fromkeys(u["actions"])),
+            "stormwater_source": u["source"],
+            "stormwater_source_evidence": _evidence(u["evidence"], u["source"], reading),
+        }
+        for unit_id, u in units.items()
+    ]
 
 
 def _is_stormwater(said: str, permits: bool, reading: StormwaterReading) -> bool:
@@ -745,32 +918,43 @@ def _is_stormwater(said: str, permits: bool, reading: StormwaterReading) -> bool
 
 
 def _evidence(said: dict, source, reading: StormwaterReading) -> str:
-    parts = [f"{key} ({', '.join(dict.fromkeys(p for p in names if p))})"
-             for key, names in said.items()]
+    parts = [f"{key} ({', '.join(dict.fromkeys(p for p in names if p))})" for key, names in said.items()]
     if source == 1:
-        why = ("read as stormwater being a source: point source or both ([reference] "
-               "tmdl_point_source_is_stormwater)" if reading.point_source else "read as stormwater "
-               "being a source") + ("; nonpoint source too ([reference] "
-                                    "tmdl_nonpoint_source_is_stormwater)"
-                                    if reading.nonpoint_source else "")
+        why = (
+            "read as stormwater being a source: point source or both ([reference] "
+            "tmdl_point_source_is_stormwater)"
+            if reading.point_source
+            else "read as stormwater being a source"
+        ) + (
+            "; nonpoint source too ([reference] tmdl_nonpoint_source_is_stormwater)"
+            if reading.nonpoint_source
+            else ""
+        )
     else:
-        why = ("not decided: ATTAINS does not say whether stormwater is a source (the chapter "
-               "counts 'point source or nonpoint source pollution inputs to stormwater runoff')")
+        why = (
+            "not decided: ATTAINS does not say whether stormwater is a source (the chapter "
+            "counts 'point source or nonpoint source pollution inputs to stormwater runoff')"
+        )
     return "ATTAINS " + "; ".join(parts) + " - " + why
 
 
 PWL_CAUSE_COLUMNS = ("causes", "cause", "pollutants", "pollutant")
 
 
-def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
-               categories: Categories, causes_path=None) -> pd.DataFrame:
+def _pwl_table(
+    path: Path, spec: ReferenceLayerSpec, report: ImportReport, categories: Categories, causes_path=None
+) -> pd.DataFrame:
     """NYSDEC PWL rows (``PWL_ID``, ``WIN``, ``NAME``, causes) as impaired waters, ``NY`` + PWL
     id. Without a causes column, the causes come from an ATTAINS ``assessments`` response
     (``causes_path``) joined by id, or every row is listed without causes (pollutants empty,
     which a review reports as needs_review)."""
     if spec.name != "impaired_waters":
-        raise InputError(f"the pwl format gives impaired_waters, not {spec.name}", path=path,
-                         fix="import this layer with the ogr format", parameter="format")
+        raise InputError(
+            f"the pwl format gives impaired_waters, not {spec.name}",
+            path=path,
+            fix="import this layer with the ogr format",
+            parameter="format",
+        )
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
             rows = list(csv.DictReader(handle))
@@ -778,25 +962,35 @@ def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
     except FileNotFoundError:
         raise InputError("the file does not exist", path=path, fix="check the path") from None
     except (UnicodeDecodeError, csv.Error) as err:
-        raise InputError(f"not a readable CSV table ({err})", path=path,
-                         fix="save the PWL table as UTF-8 CSV") from None
+        raise InputError(
+            f"not a readable CSV table ({err})", path=path, fix="save the PWL table as UTF-8 CSV"
+        ) from None
     for needed in ("pwl_id", "name"):
         if needed not in columns:
-            raise InputError("the PWL table lacks a required column", path=path,
-                             field=needed.upper(), fix=f"add a {needed.upper()} column")
+            raise InputError(
+                "the PWL table lacks a required column",
+                path=path,
+                field=needed.upper(),
+                fix=f"add a {needed.upper()} column",
+            )
     cause = next((columns[c] for c in PWL_CAUSE_COLUMNS if c in columns), None)
     attains = None
     if causes_path is not None:
         attains_report = ImportReport()
-        attains = {_join_key(pd.Series([r["waterbody_id"]])).iloc[0]: r
-                   for item in _read_json(Path(causes_path), "assessments")
-                   for r in _assessment_rows(item, attains_report, categories, causes_path)}
-        not_impaired = {_join_key(pd.Series([label])).iloc[0]: reason
-                        for label, reason in attains_report.skipped}
+        attains = {
+            _join_key(pd.Series([r["waterbody_id"]])).iloc[0]: r
+            for item in _read_json(Path(causes_path), "assessments")
+            for r in _assessment_rows(item, attains_report, categories, causes_path)
+        }
+        not_impaired = {
+            _join_key(pd.Series([label])).iloc[0]: reason for label, reason in attains_report.skipped
+        }
     elif cause is None:
-        report.notes.append("the PWL table has no causes column and no ATTAINS causes file was "
-                            "given: every water is imported listed without causes (pollutants "
-                            "empty; a review says needs_review)")
+        report.notes.append(
+            "the PWL table has no causes column and no ATTAINS causes file was "
+            "given: every water is imported listed without causes (pollutants "
+            "empty; a review says needs_review)"
+        )
     cycle = columns.get("listing_cycle") or columns.get("cycle") or columns.get("year")
     category = columns.get("category")
     out: list[dict] = []
@@ -804,10 +998,14 @@ def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
     for row in rows:
         pwl_id = (row[columns["pwl_id"]] or "").strip()
         unit_id = pwl_id if pwl_id.upper().startswith("NY") else "NY" + pwl_id
-        record = {"waterbody_id": unit_id, "name": row[columns["name"]],
-                  "listing_cycle": row[cycle] if cycle else None,
-                  "category": normalize_category(row[category]) if category else None,
-                  "pollutants": None, "tmdl_id": None}
+        record = {
+            "waterbody_id": unit_id,
+            "name": row[columns["name"]],
+            "listing_cycle": row[cycle] if cycle else None,
+            "category": normalize_category(row[category]) if category else None,
+            "pollutants": None,
+            "tmdl_id": None,
+        }
         if attains is not None:
             key = _join_key(pd.Series([unit_id])).iloc[0]
             if key in not_impaired:
@@ -827,10 +1025,11 @@ def _pwl_table(path: Path, spec: ReferenceLayerSpec, report: ImportReport,
             record["pollutants"] = ";".join(causes)
         out.append(record)
     if uncaused:
-        report.notes.append(f"{len(uncaused)} water(s) not in the ATTAINS causes file, listed "
-                            f"without causes (a review says needs_review): "
-                            f"{', '.join(uncaused[:_MAX_LISTED])}"
-                            + (" ..." if len(uncaused) > _MAX_LISTED else ""))
+        report.notes.append(
+            f"{len(uncaused)} water(s) not in the ATTAINS causes file, listed "
+            f"without causes (a review says needs_review): "
+            f"{', '.join(uncaused[:_MAX_LISTED])}" + (" ..." if len(uncaused) > _MAX_LISTED else "")
+        )
     return pd.DataFrame(out, columns=list(spec.fields))
 
 
@@ -841,8 +1040,11 @@ def _derived(frame: gpd.GeoDataFrame, catchments: gpd.GeoDataFrame, spec, report
     found = np.array([g is not None for g in sheds], dtype=bool)
     for unit_id in units.loc[~found, spec.id_field]:
         report.reject(unit_id, "the unit meets no catchment: no watershed can be derived")
-    out = gpd.GeoDataFrame(units.drop(columns=units.geometry.name)[found],
-                           geometry=[g for g in sheds if g is not None], crs=catchments.crs)
+    out = gpd.GeoDataFrame(
+        units.drop(columns=units.geometry.name)[found],
+        geometry=[g for g in sheds if g is not None],
+        crs=catchments.crs,
+    )
     out.attrs.update(frame.attrs)
     return out
 
@@ -855,16 +1057,21 @@ def _join_key(ids: pd.Series) -> pd.Series:
 def _join_geometry(table: pd.DataFrame, shapes: gpd.GeoDataFrame, spec, report, geometry_path):
     """Attach the geometry file's features to the table's rows by id."""
     if spec.id_field not in shapes.columns:
-        raise InputError("the geometry file lacks the id field", path=geometry_path,
-                         field=spec.id_field,
-                         fix=f"add '{spec.id_field}' or map it in a field mapping ([fields] "
-                             f"{spec.id_field} = \"YOUR_FIELD\")", parameter="mapping")
+        raise InputError(
+            "the geometry file lacks the id field",
+            path=geometry_path,
+            field=spec.id_field,
+            fix=f"add '{spec.id_field}' or map it in a field mapping ([fields] "
+            f'{spec.id_field} = "YOUR_FIELD")',
+            parameter="mapping",
+        )
     shapes = shapes.assign(_key=_join_key(shapes[spec.id_field])).drop_duplicates("_key")
     keyed = shapes.set_index("_key")
     keys = _join_key(table[spec.id_field])
     found = keys.isin(keyed.index).to_numpy()
-    frame = gpd.GeoDataFrame(table.reset_index(drop=True),
-                             geometry=keyed.geometry.reindex(keys).to_numpy(), crs=shapes.crs)
+    frame = gpd.GeoDataFrame(
+        table.reset_index(drop=True), geometry=keyed.geometry.reindex(keys).to_numpy(), crs=shapes.crs
+    )
     for name in spec.fields:  # what the table leaves empty, the geometry file may give
         if name == spec.id_field or name not in keyed.columns:
             continue
@@ -883,7 +1090,8 @@ def _join_geometry(table: pd.DataFrame, shapes: gpd.GeoDataFrame, spec, report, 
                 f"{len(kept)} of the source's {spec.name} have no feature in "
                 f"{Path(geometry_path).name}: kept without geometry (a review finds them by "
                 f"{' and '.join(spec.lookup_fields)}): {', '.join(kept[:10])}"
-                + (f" and {len(kept) - 10} more" if len(kept) > 10 else ""))
+                + (f" and {len(kept) - 10} more" if len(kept) > 10 else "")
+            )
     else:
         for unit_id in frame.loc[~found, spec.id_field]:
             report.reject(unit_id, f"no feature with this id in {Path(geometry_path).name}")
@@ -893,6 +1101,7 @@ def _join_geometry(table: pd.DataFrame, shapes: gpd.GeoDataFrame, spec, report, 
 
 
 # --- validation -------------------------------------------------------------------------------
+
 
 def normalize_pollutants(text, synonyms: dict) -> Optional[str]:
     """``;``-separated pollutant names, upper case, synonyms folded, sorted, each once.
@@ -909,8 +1118,14 @@ def normalize_pollutants(text, synonyms: dict) -> Optional[str]:
     return ";".join(sorted(set(names))) or None
 
 
-def _validate(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportReport,
-              path: str, synonyms: dict, categories: Categories) -> gpd.GeoDataFrame:
+def _validate(
+    frame: gpd.GeoDataFrame,
+    spec: ReferenceLayerSpec,
+    report: ImportReport,
+    path: str,
+    synonyms: dict,
+    categories: Categories,
+) -> gpd.GeoDataFrame:
     """The whole layer in the contract: each feature as :func:`_validate_batch` has it, ids
     unique, something left."""
     layer_label = frame.attrs.get("source_layer")
@@ -927,26 +1142,34 @@ def _validate(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportR
 
 def _repeated_ids(spec, repeated, path, layer_label) -> InputError:
     shown = sorted(repeated)[:10]
-    return InputError(f"{spec.id_field} is not unique: {len(repeated)} id(s) repeat "
-                      f"({', '.join(shown)})", path=path, layer=layer_label, field=spec.id_field,
-                      fix="give every feature its own id (or merge the repeated ones)")
+    return InputError(
+        f"{spec.id_field} is not unique: {len(repeated)} id(s) repeat ({', '.join(shown)})",
+        path=path,
+        layer=layer_label,
+        field=spec.id_field,
+        fix="give every feature its own id (or merge the repeated ones)",
+    )
 
 
 def _nothing_left(spec, path, layer_label, report: ImportReport) -> InputError:
     """Nothing to import: the reasons are in the message (the import stops before its report or
     rejections file is written, so there is nothing "above" to see)."""
     if not report.rejected:
-        return InputError(f"the source holds no feature to import into '{spec.name}'",
-                          path=path, layer=layer_label,
-                          fix="check that the file (and its layer) is the one meant")
+        return InputError(
+            f"the source holds no feature to import into '{spec.name}'",
+            path=path,
+            layer=layer_label,
+            fix="check that the file (and its layer) is the one meant",
+        )
     shown = "; ".join(f"{label}: {reason}" for label, reason in report.rejected[:3])
     more = len(report.rejected) - 3
-    return InputError(f"no feature of the source can be imported into '{spec.name}': all "
-                      f"{len(report.rejected)} were rejected ({shown}"
-                      + (f"; and {more} more" if more > 0 else "") + ")",
-                      path=path, layer=layer_label,
-                      fix="correct the features as their reasons say (or the mapping file's field "
-                          "names), and import again")
+    return InputError(
+        f"no feature of the source can be imported into '{spec.name}': all "
+        f"{len(report.rejected)} were rejected ({shown}" + (f"; and {more} more" if more > 0 else "") + ")",
+        path=path,
+        layer=layer_label,
+        fix="correct the features as their reasons say (or the mapping file's field names), and import again",
+    )
 
 
 def _feature_count(path, layer) -> Optional[int]:
@@ -954,20 +1177,35 @@ def _feature_count(path, layer) -> Optional[int]:
     return layer_feature_count(path, layer)
 
 
-def _validate_batch(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: ImportReport,
-                    path: str, synonyms: dict, categories: Categories) -> gpd.GeoDataFrame:
+def _validate_batch(
+    frame: gpd.GeoDataFrame,
+    spec: ReferenceLayerSpec,
+    report: ImportReport,
+    path: str,
+    synonyms: dict,
+    categories: Categories,
+) -> gpd.GeoDataFrame:
     """One batch's features in the contract: ids present, geometries checked and repaired,
     values typed, pollutants folded (what does not need the whole layer)."""
     layer_label = frame.attrs.get("source_layer")
     if frame.crs is None:
-        raise InputError("the source has no CRS", path=path, layer=layer_label,
-                         fix="assign the CRS in QGIS and save the layer again")
+        raise InputError(
+            "the source has no CRS",
+            path=path,
+            layer=layer_label,
+            fix="assign the CRS in QGIS and save the layer again",
+        )
     missing = [f for f in spec.fields if f not in frame.columns and f not in spec.optional_values]
     if missing:
-        raise InputError(f"a required field of '{spec.name}' is missing ({', '.join(missing)})",
-                         path=path, layer=layer_label, field=missing[0],
-                         fix=f"add the field, or map a source field to it in a field mapping "
-                             f"([fields] {missing[0]} = \"SOURCE_FIELD\")", parameter="mapping")
+        raise InputError(
+            f"a required field of '{spec.name}' is missing ({', '.join(missing)})",
+            path=path,
+            layer=layer_label,
+            field=missing[0],
+            fix=f"add the field, or map a source field to it in a field mapping "
+            f'([fields] {missing[0]} = "SOURCE_FIELD")',
+            parameter="mapping",
+        )
     report.read += len(frame)
     for name in spec.fields:
         if name not in frame.columns:
@@ -986,17 +1224,20 @@ def _validate_batch(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: I
         # Rejected shapes go; a layer whose geometry is optional keeps the rows that had none.
         frame = frame[frame.geometry.notna().to_numpy() | (absent if absent is not None else False)]
     for name, kind in spec.fields.items():  # object columns: an empty value stays None, not NaN
-        frame[name] = pd.Series(_typed(frame[name], kind, name, path, layer_label),
-                                index=frame.index, dtype=object)
+        frame[name] = pd.Series(
+            _typed(frame[name], kind, name, path, layer_label), index=frame.index, dtype=object
+        )
     for name in spec.pollutant_fields:
         if name in frame.columns:
-            frame[name] = pd.Series([normalize_pollutants(v, synonyms) for v in frame[name]],
-                                    index=frame.index, dtype=object)
+            frame[name] = pd.Series(
+                [normalize_pollutants(v, synonyms) for v in frame[name]], index=frame.index, dtype=object
+            )
     for name in spec.category_fields:  # the profile's vocabulary: skip not impaired, refuse unknown
-        skip = [_not_impaired(c, i, categories, path, name, layer_label)
-                for c, i in zip(frame[name], frame[spec.id_field])]
-        frame[name] = pd.Series([normalize_category(v) for v in frame[name]], index=frame.index,
-                                dtype=object)
+        skip = [
+            _not_impaired(c, i, categories, path, name, layer_label)
+            for c, i in zip(frame[name], frame[spec.id_field])
+        ]
+        frame[name] = pd.Series([normalize_category(v) for v in frame[name]], index=frame.index, dtype=object)
         for unit_id, why in zip(frame[spec.id_field], skip):
             if why:
                 report.skipped.append((str(unit_id), why))
@@ -1004,8 +1245,9 @@ def _validate_batch(frame: gpd.GeoDataFrame, spec: ReferenceLayerSpec, report: I
     return frame.reset_index(drop=True)
 
 
-def _not_impaired(given, unit_id, categories: Categories, path, field: str,
-                  layer_label: Optional[str] = None) -> Optional[str]:
+def _not_impaired(
+    given, unit_id, categories: Categories, path, field: str, layer_label: Optional[str] = None
+) -> Optional[str]:
     """Why a water of category ``given`` is not imported (its kind is ``not_impaired``), None
     where it is; a category the profile's ``[categories]`` does not name is refused by name."""
     category = normalize_category(given)
@@ -1013,16 +1255,23 @@ def _not_impaired(given, unit_id, categories: Categories, path, field: str,
         return None
     kind = categories.kind_of(category)
     if kind is None:
-        raise InputError(f"water {unit_id} has category '{str(given).strip()}', which the rules "
-                         "profile's "
-                         "[categories] does not name (a category is never dropped unread)",
-                         path=path, layer=layer_label, feature=unit_id, field=field,
-                         fix=f"add the spelling '{str(given).strip()}' to the list of its kind in the "
-                             f"profile's [categories] ({categories.spellings()}), or correct "
-                             "the value, and import again")
+        raise InputError(
+            f"water {unit_id} has category '{str(given).strip()}', which the rules "
+            "profile's "
+            "[categories] does not name (a category is never dropped unread)",
+            path=path,
+            layer=layer_label,
+            feature=unit_id,
+            field=field,
+            fix=f"add the spelling '{str(given).strip()}' to the list of its kind in the "
+            f"profile's [categories] ({categories.spellings()}), or correct "
+            "the value, and import again",
+        )
     if kind == "not_impaired":
-        return (f"category {str(given).strip()} is not impaired (the rules profile's [categories] "
-                f"not_impaired: {', '.join(categories.not_impaired)})")
+        return (
+            f"category {str(given).strip()} is not impaired (the rules profile's [categories] "
+            f"not_impaired: {', '.join(categories.not_impaired)})"
+        )
     return None
 
 
@@ -1044,16 +1293,27 @@ def _checked_geometries(frame, spec, report) -> gpd.GeoSeries:
     for index in np.flatnonzero(missing):
         report.reject(labels[index], "no geometry (null or empty)")
     for index in np.flatnonzero(wrong & (kinds != None)):  # noqa: E711 - numpy comparison
-        report.reject(labels[index], f"{kinds[index]} is not a {' or '.join(spec.geometry_types)}",
-                      geometry=geoms[index])
+        report.reject(
+            labels[index],
+            f"{kinds[index]} is not a {' or '.join(spec.geometry_types)}",
+            geometry=geoms[index],
+        )
     for index in np.flatnonzero(wrong & (kinds == None)):  # noqa: E711
         report.reject(labels[index], "nothing of the allowed type left after repair")
     geoms[missing | wrong] = None
     return gpd.GeoSeries(_promoted(geoms), index=frame.index, crs=frame.crs)
 
 
-_GEOMETRY_NAMES = ("Point", "LineString", "LinearRing", "Polygon", "MultiPoint", "MultiLineString",
-                   "MultiPolygon", "GeometryCollection")  # by shapely's type id
+_GEOMETRY_NAMES = (
+    "Point",
+    "LineString",
+    "LinearRing",
+    "Polygon",
+    "MultiPoint",
+    "MultiLineString",
+    "MultiPolygon",
+    "GeometryCollection",
+)  # by shapely's type id
 
 
 def _allowed_parts(geom, allowed):
@@ -1079,8 +1339,12 @@ def _typed(column: pd.Series, kind: str, name, path, layer_label) -> list:
         return fast
     out: list[object] = []
     for label, value in column.items():
-        if value is None or (isinstance(value, float) and np.isnan(value)) or \
-                (isinstance(value, str) and value.strip() == "") or value is pd.NA:
+        if (
+            value is None
+            or (isinstance(value, float) and np.isnan(value))
+            or (isinstance(value, str) and value.strip() == "")
+            or value is pd.NA
+        ):
             out.append(None)
         elif kind == "text":
             plain = value.item() if hasattr(value, "item") and not isinstance(value, str) else value
@@ -1089,8 +1353,14 @@ def _typed(column: pd.Series, kind: str, name, path, layer_label) -> list:
             try:
                 number = float(value)
             except (TypeError, ValueError):
-                raise InputError(f"'{value}' is not a number", path=path, layer=layer_label,
-                                 feature=label, field=name, fix=f"give {name} as a number") from None
+                raise InputError(
+                    f"'{value}' is not a number",
+                    path=path,
+                    layer=layer_label,
+                    feature=label,
+                    field=name,
+                    fix=f"give {name} as a number",
+                ) from None
             out.append(int(number) if kind == "integer" else number)
     return out
 
@@ -1105,8 +1375,7 @@ def _typed_vectorised(column: pd.Series, kind: str) -> Optional[list]:
             return None  # an infinite number: as the row-by-row path says it
         out = np.full(len(values), None, dtype=object)
         kept = values[~missing]
-        out[~missing] = list((kept.astype(np.int64) if kind == "integer" else
-                              kept.astype(float)).tolist())
+        out[~missing] = list((kept.astype(np.int64) if kind == "integer" else kept.astype(float)).tolist())
         return out.tolist()
     if kind == "text" and values.dtype.kind == "O":
         text = [v if isinstance(v, str) else None for v in values]

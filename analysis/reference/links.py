@@ -15,6 +15,7 @@ shape (ATTAINS imported without ``--geometry``) cannot be placed: the import say
 
 Nothing here opens a store: the stores call :func:`links` with the features they read.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -28,8 +29,9 @@ LINKS_TABLE = "catchment_waters"
 BASIS = "shape"  # the water's shape meets the catchment's interior
 
 
-def links(catchment_ids: Iterable, catchment_shapes: Iterable, water_ids: Iterable,
-          water_shapes: Iterable) -> list[tuple[str, str]]:
+def links(
+    catchment_ids: Iterable, catchment_shapes: Iterable, water_ids: Iterable, water_shapes: Iterable
+) -> list[tuple[str, str]]:
     """``(catchment_id, waterbody_id)`` of each water whose shape meets a catchment's interior
     (a line only touching its edge is the next catchment's), both in one CRS, ids trimmed; a
     water meeting two catchments is in both.
@@ -59,10 +61,14 @@ def links(catchment_ids: Iterable, catchment_shapes: Iterable, water_ids: Iterab
 
 def link_note(count: int, waters: int, unplaced: int) -> str:
     """The import's note on the links it built."""
-    text = (f"route: {count} link(s) from catchments to the waters in them "
-            f"({waters} water(s) placed in a catchment)")
+    text = (
+        f"route: {count} link(s) from catchments to the waters in them "
+        f"({waters} water(s) placed in a catchment)"
+    )
     if unplaced:
-        text += (f"; {unplaced} water(s) have no shape (imported without --geometry, or not "
-                 "in its file) and are linked to no catchment: a review finds them only by "
-                 "a discharge point's waterbody_id or name")
+        text += (
+            f"; {unplaced} water(s) have no shape (imported without --geometry, or not "
+            "in its file) and are linked to no catchment: a review finds them only by "
+            "a discharge point's waterbody_id or name"
+        )
     return text

@@ -1,4 +1,5 @@
 """The reference store's operations both front ends call: import a source as a new version, diff two."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,15 +13,32 @@ from .derive import METHOD
 from .importer import StormwaterReading, stream_candidate
 from .store import is_postgres
 
-__all__ = ["import_reference", "diff_reference", "write_diff_layer", "write_rejections",
-           "default_rejections_path"]
+__all__ = [
+    "import_reference",
+    "diff_reference",
+    "write_diff_layer",
+    "write_rejections",
+    "default_rejections_path",
+]
 
 
-def import_reference(layer: str, source, target, *, schema: Optional[str] = None, fmt: str = "ogr",
-                     geometry=None, mapping=None, source_date: Optional[str] = None, profile=None,
-                     progress: Optional[Progress] = None, causes=None,
-                     accept_rejections: bool = False, rejections=None,
-                     derive_watersheds: bool = False) -> dict:
+def import_reference(
+    layer: str,
+    source,
+    target,
+    *,
+    schema: Optional[str] = None,
+    fmt: str = "ogr",
+    geometry=None,
+    mapping=None,
+    source_date: Optional[str] = None,
+    profile=None,
+    progress: Optional[Progress] = None,
+    causes=None,
+    accept_rejections: bool = False,
+    rejections=None,
+    derive_watersheds: bool = False,
+) -> dict:
     """Validate ``source`` and store it as a new version of ``layer``; what was done, as a dict.
 
     The one import the CLI and the QGIS algorithm both call. Rejected features are written to
@@ -42,30 +60,44 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
     catchments, method = None, None
     if derive_watersheds:
         if layer != "tmdl_watersheds" or fmt != "attains" or not geometry:
-            raise InputError("watersheds are derived for tmdl_watersheds from an ATTAINS actions "
-                             "response with the assessment units as the geometry file",
-                             parameter="derive_watersheds",
-                             fix="give the attains format with the assessment units as the "
-                                 "geometry file, or do not derive the watersheds")
+            raise InputError(
+                "watersheds are derived for tmdl_watersheds from an ATTAINS actions "
+                "response with the assessment units as the geometry file",
+                parameter="derive_watersheds",
+                fix="give the attains format with the assessment units as the "
+                "geometry file, or do not derive the watersheds",
+            )
         row = store.version_row("catchments", None)
         catchments = store.read_version("catchments", row.version)
         method = METHOD.format(version=row.version)
-    candidate = stream_candidate(layer, source, fmt, geometry=geometry, mapping=mapping,
-                                 synonyms=dict(rules.reference.pollutant_synonyms), causes=causes,
-                                 reading=StormwaterReading(
-                                     point_source=rules.reference.tmdl_point_source_is_stormwater,
-                                     nonpoint_source=rules.reference.tmdl_nonpoint_source_is_stormwater),
-                                 catchments=catchments, categories=rules.categories)
+    candidate = stream_candidate(
+        layer,
+        source,
+        fmt,
+        geometry=geometry,
+        mapping=mapping,
+        synonyms=dict(rules.reference.pollutant_synonyms),
+        causes=causes,
+        reading=StormwaterReading(
+            point_source=rules.reference.tmdl_point_source_is_stormwater,
+            nonpoint_source=rules.reference.tmdl_nonpoint_source_is_stormwater,
+        ),
+        catchments=catchments,
+        categories=rules.categories,
+    )
     try:
         candidate.method = method
         report = candidate.report
         if given is not None:
             candidate.source_date, candidate.source_date_from = given, "given"
         elif candidate.source_date is None:
-            raise InputError("the source does not state its date, and none was given",
-                             path=str(source), parameter="source_date",
-                             fix="give the date the source was published (YYYY-MM-DD), as its "
-                                 "download page or metadata says")
+            raise InputError(
+                "the source does not state its date, and none was given",
+                path=str(source),
+                parameter="source_date",
+                fix="give the date the source was published (YYYY-MM-DD), as its "
+                "download page or metadata says",
+            )
         listed: list = []  # the rejections file, once written
 
         def check_rejections() -> None:
@@ -73,34 +105,43 @@ def import_reference(layer: str, source, target, *, schema: Optional[str] = None
             then), inside the store's transaction: list the rejected features, and refuse
             (the transaction is rolled back) over the profile's limits unless accepted."""
             if report.rejected:
-                listed.append(Path(rejections) if rejections
-                              else default_rejections_path(target, layer))
+                listed.append(Path(rejections) if rejections else default_rejections_path(target, layer))
                 write_rejections(candidate, listed[0])
             over = _over_limits(report, rules)
             if over and not accept_rejections:
-                raise InputError(f"{len(report.rejected)} of {report.read} feature(s) rejected "
-                                 f"({len(report.rejected_with_tmdl)} with a TMDL): {over}; "
-                                 f"nothing was imported. The rejected features are listed in "
-                                 f"{listed[0] if listed else None}",
-                                 path=str(source), parameter="accept_rejections",
-                                 fix="correct the source (or its geometry file) and import again, "
-                                     "or accept the loss explicitly")
+                raise InputError(
+                    f"{len(report.rejected)} of {report.read} feature(s) rejected "
+                    f"({len(report.rejected_with_tmdl)} with a TMDL): {over}; "
+                    f"nothing was imported. The rejected features are listed in "
+                    f"{listed[0] if listed else None}",
+                    path=str(source),
+                    parameter="accept_rejections",
+                    fix="correct the source (or its geometry file) and import again, "
+                    "or accept the loss explicitly",
+                )
             candidate.rejections_accepted = bool(over) and accept_rejections
 
         candidate.on_written = check_rejections
         progress.step(0.1, f"writing {candidate.expected or 'the'} features")
-        result = store.import_candidate(candidate, source_date=candidate.source_date,
-                                        progress=progress)
+        result = store.import_candidate(candidate, source_date=candidate.source_date, progress=progress)
     finally:
         candidate.close()
     progress.step(1.0, "done")
     lines = report.lines()
     if listed:
-        lines.append(f"  rejected features listed in {listed[0]}"
-                     + (" (accepted: --accept-rejections)" if candidate.rejections_accepted else ""))
-    return {"layer": layer, "store": store.label, "new_version": result.new,
-            "version": result.version.to_dict(), "validation": report.to_dict(),
-            "rejections_file": str(listed[0]) if listed else None, "report": lines}
+        lines.append(
+            f"  rejected features listed in {listed[0]}"
+            + (" (accepted: --accept-rejections)" if candidate.rejections_accepted else "")
+        )
+    return {
+        "layer": layer,
+        "store": store.label,
+        "new_version": result.new,
+        "version": result.version.to_dict(),
+        "validation": report.to_dict(),
+        "rejections_file": str(listed[0]) if listed else None,
+        "report": lines,
+    }
 
 
 def _over_limits(report, profile) -> Optional[str]:
@@ -109,12 +150,16 @@ def _over_limits(report, profile) -> Optional[str]:
     with_tmdl = len(report.rejected_with_tmdl)
     limit = profile.reference.max_rejected_with_tmdl
     if with_tmdl > limit:
-        reasons.append(f"{with_tmdl} rejected unit(s) have a TMDL, more than the profile's "
-                       f"[reference] max_rejected_with_tmdl = {limit}")
+        reasons.append(
+            f"{with_tmdl} rejected unit(s) have a TMDL, more than the profile's "
+            f"[reference] max_rejected_with_tmdl = {limit}"
+        )
     share = 100.0 * len(report.rejected) / report.read if report.read else 0.0
     if share > profile.reference.max_rejected_percent:
-        reasons.append(f"{share:.1f}% rejected, more than the profile's [reference] "
-                       f"max_rejected_percent = {profile.reference.max_rejected_percent:g}")
+        reasons.append(
+            f"{share:.1f}% rejected, more than the profile's [reference] "
+            f"max_rejected_percent = {profile.reference.max_rejected_percent:g}"
+        )
     return "; ".join(reasons) or None
 
 
@@ -139,8 +184,10 @@ def write_rejections(candidate, path) -> None:
 
     path = Path(path)
     report = candidate.report
-    rows = [{"feature": label, "reason": reason, "has_tmdl": int(label in report.tmdl_ids)}
-            for label, reason in report.rejected]
+    rows = [
+        {"feature": label, "reason": reason, "has_tmdl": int(label in report.tmdl_ids)}
+        for label, reason in report.rejected
+    ]
     with staged(path) as temp:
         if path.suffix.lower() == ".gpkg":
             geoms = [report.rejected_geometries.get(r["feature"]) for r in rows]
@@ -150,19 +197,24 @@ def write_rejections(candidate, path) -> None:
             write_csv(temp, ("feature", "reason", "has_tmdl"), rows)
 
 
-def diff_reference(layer: str, target, *, schema=None, old=None, new=None, profile=None,
-                   match=None, progress=None):
+def diff_reference(
+    layer: str, target, *, schema=None, old=None, new=None, profile=None, match=None, progress=None
+):
     """The :class:`~analysis.reference.diff.LayerDiff` of ``layer`` in the store at ``target``."""
-    from .diff import diff_versions
     from .connect import open_store
+    from .diff import diff_versions
 
-    return diff_versions(open_store(target, schema), layer, old, new, load_profile(profile), match,
-                         progress=progress)
+    return diff_versions(
+        open_store(target, schema), layer, old, new, load_profile(profile), match, progress=progress
+    )
 
 
 def _given_date(given: Optional[str]) -> Optional[str]:
-    day = require_date(given, "the source date", fix="give YYYY-MM-DD",
-                       parameter="source_date") if given else None
+    day = (
+        require_date(given, "the source date", fix="give YYYY-MM-DD", parameter="source_date")
+        if given
+        else None
+    )
     return None if day is None else day.isoformat()  # blank text (a QGIS field) is no date
 
 
@@ -173,7 +225,11 @@ def write_diff_layer(diff, path) -> None:
 
     path = Path(path)
     if path.suffix.lower() != ".gpkg":
-        raise InputError("the changes layer must be a GeoPackage (.gpkg)", path=path,
-                         fix="use a name ending in .gpkg", parameter="output")
+        raise InputError(
+            "the changes layer must be a GeoPackage (.gpkg)",
+            path=path,
+            fix="use a name ending in .gpkg",
+            parameter="output",
+        )
     with staged(path) as temp:
         write_geopackage(temp, {f"{diff.layer}_diff": diff.frame()})

@@ -7,6 +7,7 @@ sees it. psycopg 3 is needed only here, and is imported only when a PostgreSQL t
 Every schema and table name is a quoted identifier (``psycopg.sql.Identifier``); every value
 is a query parameter.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,9 +25,19 @@ from ..progress import Progress
 from .contract import REFERENCE_LAYERS
 from .importer import Candidate
 from .links import LINKS_TABLE, link_note
-from .store import (ADDED_VERSION_COLUMNS, HISTORY_TABLE, VERSION_FIELDS, VERSIONS_TABLE,
-                    ReferenceStore, VersionRow, check_still_current, finish_version,
-                    frame_from_history, history_rows, written_batches)
+from .store import (
+    ADDED_VERSION_COLUMNS,
+    HISTORY_TABLE,
+    VERSION_FIELDS,
+    VERSIONS_TABLE,
+    ReferenceStore,
+    VersionRow,
+    check_still_current,
+    finish_version,
+    frame_from_history,
+    history_rows,
+    written_batches,
+)
 
 __all__ = ["split_schema", "connect", "PostgisStore", "PostgisReference", "DEFAULT_SCHEMA"]
 
@@ -39,9 +50,11 @@ def _psycopg():
         import psycopg
         from psycopg import sql
     except ImportError:
-        raise InputError("a PostgreSQL reference needs psycopg 3, which this Python lacks",
-                         fix="install it: pip install 'psycopg[binary]' (or apt install "
-                             "python3-psycopg), or use a GeoPackage") from None
+        raise InputError(
+            "a PostgreSQL reference needs psycopg 3, which this Python lacks",
+            fix="install it: pip install 'psycopg[binary]' (or apt install "
+            "python3-psycopg), or use a GeoPackage",
+        ) from None
     return psycopg, sql
 
 
@@ -66,7 +79,7 @@ def split_schema(target: str, schema: Optional[str] = None) -> tuple[str, str]:
         match = re.search(r"(?:^|\s)schema\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", text)
         if match:
             found = match.group(1).strip("'").replace("\\'", "'")
-            text = (text[:match.start()] + text[match.end():]).strip()
+            text = (text[: match.start()] + text[match.end() :]).strip()
     return text, (schema or found or DEFAULT_SCHEMA)
 
 
@@ -77,8 +90,11 @@ def connect(conninfo: str):
     try:
         con = psycopg.connect(conninfo, connect_timeout=15)
     except psycopg.Error as err:
-        raise InputError(f"could not connect to PostgreSQL ({_first_line(err)})", path=_safe(conninfo),
-                         fix="check the connection (host, database, user, password or service)") from None
+        raise InputError(
+            f"could not connect to PostgreSQL ({_first_line(err)})",
+            path=_safe(conninfo),
+            fix="check the connection (host, database, user, password or service)",
+        ) from None
     try:
         yield con
     finally:
@@ -116,8 +132,9 @@ class PostgisStore(ReferenceStore):
         self.label = f"{_safe(self.conninfo)} schema {self.schema}"
 
     def _exists(self, con, table: str) -> bool:
-        return con.execute("SELECT to_regclass(%s) IS NOT NULL",
-                           (self.sql.Identifier(self.schema, table).as_string(con),)).fetchone()[0]
+        return con.execute(
+            "SELECT to_regclass(%s) IS NOT NULL", (self.sql.Identifier(self.schema, table).as_string(con),)
+        ).fetchone()[0]
 
     def versions(self, layer: Optional[str] = None) -> list[VersionRow]:
         with connect(self.conninfo) as con:
@@ -125,28 +142,40 @@ class PostgisStore(ReferenceStore):
                 return []
             query = self.sql.SQL("SELECT {} FROM {}").format(
                 self.sql.SQL(", ").join(map(self.sql.Identifier, VERSION_FIELDS)),
-                self.ids.table(VERSIONS_TABLE))
+                self.ids.table(VERSIONS_TABLE),
+            )
             if layer:
                 query += self.sql.SQL(" WHERE layer = %s")
-            rows = con.execute(query + self.sql.SQL(" ORDER BY layer, version"),
-                               (layer,) if layer else ()).fetchall()
+            rows = con.execute(
+                query + self.sql.SQL(" ORDER BY layer, version"), (layer,) if layer else ()
+            ).fetchall()
         return [VersionRow(*r) for r in rows]
 
     def read_version(self, layer: str, version: int) -> gpd.GeoDataFrame:
         row = self.version_row(layer, version)
         with connect(self.conninfo) as con:
-            rows = [] if not self._exists(con, HISTORY_TABLE) else con.execute(
-                self.sql.SQL("SELECT attributes::text, ST_AsBinary(geom) FROM {} WHERE layer = %s "
-                             "AND version = %s ORDER BY feature_id").format(
-                    self.ids.table(HISTORY_TABLE)), (layer, row.version)).fetchall()
+            rows = (
+                []
+                if not self._exists(con, HISTORY_TABLE)
+                else con.execute(
+                    self.sql.SQL(
+                        "SELECT attributes::text, ST_AsBinary(geom) FROM {} WHERE layer = %s "
+                        "AND version = %s ORDER BY feature_id"
+                    ).format(self.ids.table(HISTORY_TABLE)),
+                    (layer, row.version),
+                ).fetchall()
+            )
         return frame_from_history(layer, rows, row.crs)
 
     def max_value(self, layer: str, field: str) -> Optional[str]:
         with connect(self.conninfo) as con:
             if not self._exists(con, layer):
                 return None
-            value = con.execute(self.sql.SQL("SELECT max({}) FROM {}").format(
-                self.sql.Identifier(field), self.ids.table(layer))).fetchone()[0]
+            value = con.execute(
+                self.sql.SQL("SELECT max({}) FROM {}").format(
+                    self.sql.Identifier(field), self.ids.table(layer)
+                )
+            ).fetchone()[0]
         return None if value is None else str(value)
 
     def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
@@ -161,46 +190,72 @@ class PostgisStore(ReferenceStore):
             # side tables at a time (two concurrent CREATE ... IF NOT EXISTS can both fail), and
             # one import per layer.
             for key in (self.schema, f"{self.schema}.{layer}"):
-                con.execute("SELECT pg_advisory_xact_lock(hashtext('swppp_review'), hashtext(%s))",
-                            (key,))
+                con.execute("SELECT pg_advisory_xact_lock(hashtext('swppp_review'), hashtext(%s))", (key,))
             con.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
             self._ensure_side_tables(con)
             # One import at a time per schema; readers are not blocked by this lock.
-            con.execute(sql.SQL("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE").format(
-                ids.table(VERSIONS_TABLE)))
-            check_still_current(layer, row.version - 1 or None, con.execute(
-                sql.SQL("SELECT max(version) FROM {} WHERE layer = %s").format(
-                    ids.table(VERSIONS_TABLE)), (layer,)).fetchone()[0])
+            con.execute(
+                sql.SQL("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE").format(ids.table(VERSIONS_TABLE))
+            )
+            check_still_current(
+                layer,
+                row.version - 1 or None,
+                con.execute(
+                    sql.SQL("SELECT max(version) FROM {} WHERE layer = %s").format(ids.table(VERSIONS_TABLE)),
+                    (layer,),
+                ).fetchone()[0],
+            )
             self._archive_unkept(con, layer, spec, row.version - 1)
             con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(ids.table(staged)))
-            con.execute(sql.SQL("CREATE TABLE {} (fid serial PRIMARY KEY, {}, geom geometry(Geometry, {}))"
-                                ).format(ids.table(staged), sql.SQL(", ").join(
-                                    sql.SQL("{} {}").format(sql.Identifier(c), sql.SQL(_PG_TYPES[t]))
-                                    for c, t in spec.fields.items()), sql.Literal(srid)))
+            con.execute(
+                sql.SQL("CREATE TABLE {} (fid serial PRIMARY KEY, {}, geom geometry(Geometry, {}))").format(
+                    ids.table(staged),
+                    sql.SQL(", ").join(
+                        sql.SQL("{} {}").format(sql.Identifier(c), sql.SQL(_PG_TYPES[t]))
+                        for c, t in spec.fields.items()
+                    ),
+                    sql.Literal(srid),
+                )
+            )
             insert = sql.SQL("INSERT INTO {} ({}, geom) VALUES ({}, ST_GeomFromWKB(%s, %s))").format(
-                ids.table(staged), sql.SQL(", ").join(map(sql.Identifier, columns)),
-                sql.SQL(", ").join(sql.Placeholder() * len(columns)))
-            history = sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s::jsonb, "
-                              "ST_GeomFromWKB(%s, %s))").format(ids.table(HISTORY_TABLE))
+                ids.table(staged),
+                sql.SQL(", ").join(map(sql.Identifier, columns)),
+                sql.SQL(", ").join(sql.Placeholder() * len(columns)),
+            )
+            history = sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s::jsonb, ST_GeomFromWKB(%s, %s))").format(
+                ids.table(HISTORY_TABLE)
+            )
             with con.cursor() as cur:
                 for piece, row.feature_count, wkb, _ in written_batches(candidate, progress):
                     values = piece[columns].to_numpy(dtype=object)
                     cur.executemany(insert, [(*v, w, srid) for v, w in zip(values, wkb)])
-                    cur.executemany(history, [(*h, srid) for h in
-                                              history_rows(layer, piece, row.version, wkb)])
+                    cur.executemany(
+                        history, [(*h, srid) for h in history_rows(layer, piece, row.version, wkb)]
+                    )
             finish_version(candidate, row)  # may refuse: the transaction is rolled back
-            con.execute(sql.SQL("CREATE INDEX {} ON {} USING gist (geom)").format(
-                sql.Identifier(f"{staged}_geom_idx"), ids.table(staged)))
-            con.execute(sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
-                ids.table(VERSIONS_TABLE), sql.SQL(", ").join(map(sql.Identifier, VERSION_FIELDS)),
-                sql.SQL(", ").join(sql.Placeholder() * len(VERSION_FIELDS))),
-                tuple(getattr(row, f) for f in VERSION_FIELDS))
+            con.execute(
+                sql.SQL("CREATE INDEX {} ON {} USING gist (geom)").format(
+                    sql.Identifier(f"{staged}_geom_idx"), ids.table(staged)
+                )
+            )
+            con.execute(
+                sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
+                    ids.table(VERSIONS_TABLE),
+                    sql.SQL(", ").join(map(sql.Identifier, VERSION_FIELDS)),
+                    sql.SQL(", ").join(sql.Placeholder() * len(VERSION_FIELDS)),
+                ),
+                tuple(getattr(row, f) for f in VERSION_FIELDS),
+            )
             # The swap: readers wait here for a moment at most, then see the new table.
             con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(ids.table(layer)))
-            con.execute(sql.SQL("ALTER TABLE {} RENAME TO {}").format(ids.table(staged),
-                                                                      sql.Identifier(layer)))
-            con.execute(sql.SQL("ALTER INDEX {} RENAME TO {}").format(
-                sql.Identifier(self.schema, f"{staged}_geom_idx"), sql.Identifier(f"{layer}_geom_idx")))
+            con.execute(
+                sql.SQL("ALTER TABLE {} RENAME TO {}").format(ids.table(staged), sql.Identifier(layer))
+            )
+            con.execute(
+                sql.SQL("ALTER INDEX {} RENAME TO {}").format(
+                    sql.Identifier(self.schema, f"{staged}_geom_idx"), sql.Identifier(f"{layer}_geom_idx")
+                )
+            )
             con.execute(sql.SQL("ANALYZE {}").format(ids.table(layer)))
             self._link_waters(con, layer, candidate)
             progress.check_canceled()  # the last moment a cancel leaves nothing written
@@ -213,24 +268,30 @@ class PostgisStore(ReferenceStore):
         if layer not in ("catchments", "impaired_waters"):
             return
         sql, ids = self.sql, self.ids
-        con.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (catchment_id text NOT NULL, "
-                            "waterbody_id text NOT NULL, basis text, "
-                            "PRIMARY KEY (catchment_id, waterbody_id))").format(ids.table(LINKS_TABLE)))
+        con.execute(
+            sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {} (catchment_id text NOT NULL, "
+                "waterbody_id text NOT NULL, basis text, "
+                "PRIMARY KEY (catchment_id, waterbody_id))"
+            ).format(ids.table(LINKS_TABLE))
+        )
         if layer == "catchments":
             con.execute(sql.SQL("DELETE FROM {}").format(ids.table(LINKS_TABLE)))
         if not (self._exists(con, "catchments") and self._exists(con, "impaired_waters")):
             return
-        found = con.execute(sql.SQL(
-            "WITH w AS (SELECT waterbody_id, ST_Transform(geom, Find_SRID(%s, 'catchments', 'geom')) "
-            "AS g FROM {w} WHERE geom IS NOT NULL AND NOT ST_IsEmpty(geom)), "
-            "l AS (SELECT DISTINCT btrim(c.catchment_id::text) AS c, btrim(w.waterbody_id::text) AS w "
-            "FROM w JOIN {c} c ON c.geom && w.g AND ST_Intersects(c.geom, w.g) "
-            "AND NOT ST_Touches(c.geom, w.g)), "
-            "n AS (INSERT INTO {t} SELECT c, w, 'shape' FROM l ON CONFLICT DO NOTHING) "
-            "SELECT (SELECT count(*) FROM l), (SELECT count(DISTINCT w) FROM l), "
-            "(SELECT count(*) FROM {w} WHERE geom IS NULL OR ST_IsEmpty(geom))").format(
-            w=ids.table("impaired_waters"), c=ids.table("catchments"), t=ids.table(LINKS_TABLE)),
-            (self.schema,)).fetchone()
+        found = con.execute(
+            sql.SQL(
+                "WITH w AS (SELECT waterbody_id, ST_Transform(geom, Find_SRID(%s, 'catchments', 'geom')) "
+                "AS g FROM {w} WHERE geom IS NOT NULL AND NOT ST_IsEmpty(geom)), "
+                "l AS (SELECT DISTINCT btrim(c.catchment_id::text) AS c, btrim(w.waterbody_id::text) AS w "
+                "FROM w JOIN {c} c ON c.geom && w.g AND ST_Intersects(c.geom, w.g) "
+                "AND NOT ST_Touches(c.geom, w.g)), "
+                "n AS (INSERT INTO {t} SELECT c, w, 'shape' FROM l ON CONFLICT DO NOTHING) "
+                "SELECT (SELECT count(*) FROM l), (SELECT count(DISTINCT w) FROM l), "
+                "(SELECT count(*) FROM {w} WHERE geom IS NULL OR ST_IsEmpty(geom))"
+            ).format(w=ids.table("impaired_waters"), c=ids.table("catchments"), t=ids.table(LINKS_TABLE)),
+            (self.schema,),
+        ).fetchone()
         candidate.report.note(link_note(int(found[0]), int(found[1]), int(found[2])))
 
     def links(self, wanted: set) -> Optional[dict]:
@@ -239,10 +300,17 @@ class PostgisStore(ReferenceStore):
         with connect(self.conninfo) as con:
             if not self._exists(con, LINKS_TABLE):
                 return None
-            rows = con.execute(self.sql.SQL(
-                "SELECT btrim(catchment_id), waterbody_id FROM {} WHERE btrim(catchment_id) = "
-                "ANY(%s) ORDER BY 1, 2").format(self.ids.table(LINKS_TABLE)),
-                (sorted(wanted),)).fetchall() if wanted else []
+            rows = (
+                con.execute(
+                    self.sql.SQL(
+                        "SELECT btrim(catchment_id), waterbody_id FROM {} WHERE btrim(catchment_id) = "
+                        "ANY(%s) ORDER BY 1, 2"
+                    ).format(self.ids.table(LINKS_TABLE)),
+                    (sorted(wanted),),
+                ).fetchall()
+                if wanted
+                else []
+            )
         out: dict = {}
         for catchment, water in rows:
             out.setdefault(str(catchment).strip(), []).append(str(water).strip())
@@ -251,48 +319,88 @@ class PostgisStore(ReferenceStore):
     def _archive_unkept(self, con, layer, spec, version) -> None:
         """Keep the current version's features in the history where no import kept them."""
         sql, ids = self.sql, self.ids
-        if not version or not self._exists(con, layer) or con.execute(
+        if (
+            not version
+            or not self._exists(con, layer)
+            or con.execute(
                 sql.SQL("SELECT 1 FROM {} WHERE layer = %s AND version = %s LIMIT 1").format(
-                    ids.table(HISTORY_TABLE)), (layer, version)).fetchone():
+                    ids.table(HISTORY_TABLE)
+                ),
+                (layer, version),
+            ).fetchone()
+        ):
             return
-        present = {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns "
-                                             "WHERE table_schema = %s AND table_name = %s",
-                                             (self.schema, layer))}
-        pairs = sql.SQL(", ").join(sql.SQL("{}, {}").format(
-            sql.Literal(c), sql.Identifier(c) if c in present else sql.SQL("NULL")) for c in spec.fields)
-        con.execute(sql.SQL("INSERT INTO {} SELECT %s, %s, {}::text, jsonb_build_object({}), geom "
-                            "FROM {} WHERE geom IS NOT NULL").format(
-            ids.table(HISTORY_TABLE), sql.Identifier(spec.id_field), pairs, ids.table(layer)),
-            (layer, version))
-        con.execute(sql.SQL("UPDATE {} SET crs = 'EPSG:' || Find_SRID(%s, %s, 'geom') WHERE layer = %s "
-                            "AND version = %s AND crs IS NULL").format(ids.table(VERSIONS_TABLE)),
-                    (self.schema, layer, layer, version))
+        present = {
+            r[0]
+            for r in con.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_schema = %s AND table_name = %s",
+                (self.schema, layer),
+            )
+        }
+        pairs = sql.SQL(", ").join(
+            sql.SQL("{}, {}").format(sql.Literal(c), sql.Identifier(c) if c in present else sql.SQL("NULL"))
+            for c in spec.fields
+        )
+        con.execute(
+            sql.SQL(
+                "INSERT INTO {} SELECT %s, %s, {}::text, jsonb_build_object({}), geom "
+                "FROM {} WHERE geom IS NOT NULL"
+            ).format(ids.table(HISTORY_TABLE), sql.Identifier(spec.id_field), pairs, ids.table(layer)),
+            (layer, version),
+        )
+        con.execute(
+            sql.SQL(
+                "UPDATE {} SET crs = 'EPSG:' || Find_SRID(%s, %s, 'geom') WHERE layer = %s "
+                "AND version = %s AND crs IS NULL"
+            ).format(ids.table(VERSIONS_TABLE)),
+            (self.schema, layer, layer, version),
+        )
 
     def _ensure_side_tables(self, con) -> None:
         sql, ids = self.sql, self.ids
-        con.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (fid serial PRIMARY KEY, layer text NOT NULL, "
-                            "version integer NOT NULL, source text, source_date text, imported_at text, "
-                            "feature_count integer, sha256 text, crs text, UNIQUE (layer, version))"
-                            ).format(ids.table(VERSIONS_TABLE)))
-        present = {r[0] for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND "
-            "table_name = %s", (self.schema, VERSIONS_TABLE)).fetchall()}
+        con.execute(
+            sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {} (fid serial PRIMARY KEY, layer text NOT NULL, "
+                "version integer NOT NULL, source text, source_date text, imported_at text, "
+                "feature_count integer, sha256 text, crs text, UNIQUE (layer, version))"
+            ).format(ids.table(VERSIONS_TABLE))
+        )
+        present = {
+            r[0]
+            for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND "
+                "table_name = %s",
+                (self.schema, VERSIONS_TABLE),
+            ).fetchall()
+        }
         for column, kind in ADDED_VERSION_COLUMNS.items():  # a layer_versions made before
             if column not in present:  # (ALTER locks the table: only where a column is missing)
-                con.execute(sql.SQL("ALTER TABLE {} ADD COLUMN {} " + kind.lower()).format(
-                    ids.table(VERSIONS_TABLE), sql.Identifier(column)))
-        con.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (layer text NOT NULL, version integer NOT NULL, "
-                            "feature_id text NOT NULL, attributes jsonb NOT NULL, geom geometry)"
-                            ).format(ids.table(HISTORY_TABLE)))
-        con.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (layer, version)").format(
-            sql.Identifier("reference_history_version"), ids.table(HISTORY_TABLE)))
+                con.execute(
+                    sql.SQL("ALTER TABLE {} ADD COLUMN {} " + kind.lower()).format(
+                        ids.table(VERSIONS_TABLE), sql.Identifier(column)
+                    )
+                )
+        con.execute(
+            sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {} (layer text NOT NULL, version integer NOT NULL, "
+                "feature_id text NOT NULL, attributes jsonb NOT NULL, geom geometry)"
+            ).format(ids.table(HISTORY_TABLE))
+        )
+        con.execute(
+            sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (layer, version)").format(
+                sql.Identifier("reference_history_version"), ids.table(HISTORY_TABLE)
+            )
+        )
 
 
 def _srid(crs) -> int:
     epsg = epsg_code(crs) if crs is not None else None
     if not epsg:
-        raise InputError("PostGIS stores a layer in an EPSG coordinate system; this source's CRS "
-                         "has no EPSG code", fix="reproject the source to an EPSG CRS first")
+        raise InputError(
+            "PostGIS stores a layer in an EPSG coordinate system; this source's CRS has no EPSG code",
+            fix="reproject the source to an EPSG CRS first",
+        )
     return int(epsg)
 
 
@@ -310,8 +418,10 @@ class PostgisReference:
 
     def layers(self) -> list[str]:
         with connect(self.store.conninfo) as con:
-            rows = con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
-                               (self.store.schema,)).fetchall()
+            rows = con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+                (self.store.schema,),
+            ).fetchall()
         return sorted(r[0] for r in rows if r[0] in REFERENCE_LAYERS or r[0] == VERSIONS_TABLE)
 
     def links(self, wanted: set) -> Optional[dict]:
@@ -327,35 +437,51 @@ class PostgisReference:
         area = crs_of(area_crs)
         area_srid = epsg_code(area)
         if area_srid is None:
-            raise InputError("the area CRS has no EPSG code, which PostGIS needs to transform to",
-                             fix="use an EPSG area CRS in the profile")
+            raise InputError(
+                "the area CRS has no EPSG code, which PostGIS needs to transform to",
+                fix="use an EPSG area CRS in the profile",
+            )
         with connect(self.store.conninfo) as con:
-            found = con.execute("SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
-                                "f_table_name = %s AND f_geometry_column = 'geom'",
-                                (self.store.schema, layer)).fetchone()
+            found = con.execute(
+                "SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
+                "f_table_name = %s AND f_geometry_column = 'geom'",
+                (self.store.schema, layer),
+            ).fetchone()
             if found is None:
-                raise InputError(f"the PostGIS schema has no layer '{layer}'", path=self.source,
-                                 layer=layer, fix=f"import '{layer}' into the schema first")
-            columns = [r[0] for r in con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND "
-                "table_name = %s AND column_name NOT IN ('geom', 'fid') ORDER BY ordinal_position",
-                (self.store.schema, layer)).fetchall()]
+                raise InputError(
+                    f"the PostGIS schema has no layer '{layer}'",
+                    path=self.source,
+                    layer=layer,
+                    fix=f"import '{layer}' into the schema first",
+                )
+            columns = [
+                r[0]
+                for r in con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND "
+                    "table_name = %s AND column_name NOT IN ('geom', 'fid') ORDER BY ordinal_position",
+                    (self.store.schema, layer),
+                ).fetchall()
+            ]
             if spec:
-                columns = ([c for c in spec.fields if c in columns]
-                           + [c for c in columns if c not in spec.fields])
+                columns = [c for c in spec.fields if c in columns] + [
+                    c for c in columns if c not in spec.fields
+                ]
             # The box, densified, in the table's SRID: the GiST index answers && / ST_Intersects.
             box = sql.SQL("ST_Transform(ST_Segmentize(ST_MakeEnvelope(%s, %s, %s, %s, %s), %s), %s)")
             query = sql.SQL("SELECT {}, ST_AsBinary(geom) FROM {} WHERE ST_Intersects(geom, {})").format(
-                sql.SQL(", ").join(map(sql.Identifier, columns)), ids.table(layer), box)
+                sql.SQL(", ").join(map(sql.Identifier, columns)), ids.table(layer), box
+            )
             minx, miny, maxx, maxy = (float(v) for v in bounds)
             step = max(maxx - minx, maxy - miny, 1e-9) / 32
             rows = con.execute(query, (minx, miny, maxx, maxy, area_srid, step, found[0])).fetchall()
         geoms = shapely.from_wkb([bytes(r[-1]) for r in rows]) if rows else []
-        frame = gpd.GeoDataFrame([r[:-1] for r in rows], columns=columns, geometry=list(geoms),
-                                 crs=crs_of(f"EPSG:{found[0]}"))
+        frame = gpd.GeoDataFrame(
+            [r[:-1] for r in rows], columns=columns, geometry=list(geoms), crs=crs_of(f"EPSG:{found[0]}")
+        )
         frame = to_crs(frame, area)
         invalid = ~frame.geometry.is_valid
         if invalid.any():
             frame.loc[invalid, frame.geometry.name] = shapely.make_valid(
-                np.asarray(frame.geometry[invalid].array))
+                np.asarray(frame.geometry[invalid].array)
+            )
         return frame

@@ -11,14 +11,15 @@ Sources are told apart by their kind: a GeoPackage path, or a PostgreSQL connect
 ``analysis.reference.postgis`` with a spatial WHERE that the GiST index answers. A backend implements
 the hooks of :class:`Reference`; the checks see one interface.
 """
+
 from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Optional
-from collections.abc import Iterable, Iterator, Sequence
 
 import geopandas as gpd
 import numpy as np
@@ -26,37 +27,64 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
-from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
-from ..units import unit_metres
 from .. import threads
+from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
 from ..errors import InputError
+from ..geometry import in_family, polygon_part
+from ..io.geopackage import (
+    geopackage_box_rows,
+    geopackage_layers,
+    geopackage_reader,
+    read_geopackage_boxes,
+    read_geopackage_table,
+    with_stored_texts,
+)
+from ..io.vector import layer_crs, list_layers, read_layer
+from ..siteplan.contract import BOOLEAN_WORDS, FieldSpec, LayerSpec
+from ..siteplan.plan import load_layers, match_layer_names, normalise_fields
+from ..units import unit_metres
+from ..values import feature_labels, present
+from .contract import FLAG_FIELDS, NUMERIC_FIELDS
+from .contract import REFERENCE_LAYERS as CONTRACT
 from .links import LINKS_TABLE
 from .store import HISTORY_TABLE, GeoPackageStore, is_postgres
-from ..geometry import in_family, polygon_part
-from ..siteplan.contract import BOOLEAN_WORDS, FieldSpec, LayerSpec
-from .contract import FLAG_FIELDS, NUMERIC_FIELDS, REFERENCE_LAYERS as CONTRACT
-from ..siteplan.plan import load_layers, match_layer_names, normalise_fields
-from ..values import feature_labels, present
-from ..io.geopackage import (geopackage_box_rows, geopackage_layers, geopackage_reader,
-                             read_geopackage_boxes, read_geopackage_table, with_stored_texts)
-from ..io.vector import layer_crs, list_layers, read_layer
 
-__all__ = ["REFERENCE_LAYERS", "Reference", "GeoPackageReference", "PostgisReference",
-           "open_reference",
-           "is_postgis_source", "bounds_in_crs", "boxes_in_crs", "meeting_boxes", "site_bounds",
-           "site_file_bounds"]
+__all__ = [
+    "REFERENCE_LAYERS",
+    "Reference",
+    "GeoPackageReference",
+    "PostgisReference",
+    "open_reference",
+    "is_postgis_source",
+    "bounds_in_crs",
+    "boxes_in_crs",
+    "meeting_boxes",
+    "site_bounds",
+    "site_file_bounds",
+]
 
 log = logging.getLogger(__name__)
 
 # The contract's layers as the site plan's reader checks them (a field added later: the
 # column may be missing), and the table of versions a store keeps.
 REFERENCE_LAYERS = tuple(
-    LayerSpec(spec.name, spec.families,
-              tuple(FieldSpec(f.name, column_required=not f.added) for f in spec.columns),
-              id_field=spec.id_field, label=spec.label)
-    for spec in CONTRACT.values()) + (
-    LayerSpec("layer_versions", None, tuple(FieldSpec(f) for f in (
-        "layer", "version", "source", "source_date", "imported_at", "feature_count", "sha256"))),
+    LayerSpec(
+        spec.name,
+        spec.families,
+        tuple(FieldSpec(f.name, column_required=not f.added) for f in spec.columns),
+        id_field=spec.id_field,
+        label=spec.label,
+    )
+    for spec in CONTRACT.values()
+) + (
+    LayerSpec(
+        "layer_versions",
+        None,
+        tuple(
+            FieldSpec(f)
+            for f in ("layer", "version", "source", "source_date", "imported_at", "feature_count", "sha256")
+        ),
+    ),
 )
 SPECS = {spec.name: spec for spec in REFERENCE_LAYERS}
 _NUMERIC = NUMERIC_FIELDS
@@ -104,7 +132,8 @@ def bounds_in_crs(bounds: Sequence[float], from_crs, to_crs) -> tuple[float, flo
     if same_crs(from_crs, to_crs):
         return minx, miny, maxx, maxy
     minx, miny, maxx, maxy = transformer(from_crs, to_crs).transform_bounds(
-        minx, miny, maxx, maxy, densify_pts=_DENSIFY_POINTS)
+        minx, miny, maxx, maxy, densify_pts=_DENSIFY_POINTS
+    )
     pad = _BOX_PAD * max(maxx - minx, maxy - miny)
     return minx - pad, miny - pad, maxx + pad, maxy + pad
 
@@ -151,8 +180,13 @@ class Found:
     attributes (made into a frame only when asked, of the features still kept), their
     geometries (None where the layer has no geometry column)."""
 
-    def __init__(self, fids: Sequence, attributes: Callable[[np.ndarray], pd.DataFrame],
-                 geometries: Optional[np.ndarray], positions: Optional[np.ndarray] = None):
+    def __init__(
+        self,
+        fids: Sequence,
+        attributes: Callable[[np.ndarray], pd.DataFrame],
+        geometries: Optional[np.ndarray],
+        positions: Optional[np.ndarray] = None,
+    ):
         self.fids = fids
         self.geometries = geometries
         self._attributes = attributes
@@ -168,24 +202,29 @@ class Found:
         return cls(frame.index, attributes.iloc.__getitem__, geometries)
 
     @classmethod
-    def of_rows(cls, fids: Sequence[int], names: Sequence[str], rows: Sequence[tuple],
-                geometries: np.ndarray) -> Found:
+    def of_rows(
+        cls, fids: Sequence[int], names: Sequence[str], rows: Sequence[tuple], geometries: np.ndarray
+    ) -> Found:
         """Rows read from a table (each feature's attributes a tuple in ``names`` order),
         made into a frame indexed by ``fid`` as :func:`~analysis.io.geopackage.read_geopackage_boxes`
         makes it."""
+
         def attributes(positions: np.ndarray) -> pd.DataFrame:
             index = pd.Index([fids[k] for k in positions], name="fid")
             if not len(positions):  # the same empty object columns, made ~4x faster on pandas 1.5
-                return pd.DataFrame({name: np.empty(0, dtype=object) for name in names},
-                                    index=index)
+                return pd.DataFrame({name: np.empty(0, dtype=object) for name in names}, index=index)
             return pd.DataFrame([rows[k] for k in positions], columns=list(names), index=index)
+
         return cls(fids, attributes, geometries)
 
     def take(self, positions: np.ndarray) -> Found:
         """The features at ``positions`` (of those still kept) alone."""
-        return Found([self.fids[k] for k in positions], self._attributes,
-                     None if self.geometries is None else self.geometries[positions],
-                     self._positions[positions])
+        return Found(
+            [self.fids[k] for k in positions],
+            self._attributes,
+            None if self.geometries is None else self.geometries[positions],
+            self._positions[positions],
+        )
 
     def with_geometries(self, geometries: np.ndarray) -> Found:
         return Found(self.fids, self._attributes, geometries, self._positions)
@@ -227,8 +266,9 @@ class Reference:
     def _attributes(self, actual: str) -> pd.DataFrame:
         raise NotImplementedError
 
-    def _lookup_rows(self, actual: str, field: str, wanted: set,
-                     normalise: Callable[[str], str]) -> Optional[pd.DataFrame]:
+    def _lookup_rows(
+        self, actual: str, field: str, wanted: set, normalise: Callable[[str], str]
+    ) -> Optional[pd.DataFrame]:
         """For :meth:`lookup`: attribute rows of the layer among which are all those whose
         contract ``field`` normalised is one of ``wanted`` (a backend that can ask its source
         by value); None (the default): the whole table is read once and kept."""
@@ -270,8 +310,10 @@ class Reference:
 
     def lacks(self, layers: Sequence[str]) -> str:
         """How a finding says this reference lacks the contract layers ``layers``."""
-        return (f"the reference {self.label} has no {', '.join(repr(m) for m in layers)} layer "
-                f"(layers found: {', '.join(self.layers) or 'none'})")
+        return (
+            f"the reference {self.label} has no {', '.join(repr(m) for m in layers)} layer "
+            f"(layers found: {', '.join(self.layers) or 'none'})"
+        )
 
     def adds(self, layer: str) -> str:
         """What adds contract layer ``layer`` to this reference."""
@@ -281,15 +323,19 @@ class Reference:
         """The source's name of contract layer ``layer``; an error naming it where it is missing."""
         actual = self._actual.get(layer)
         if actual is None:
-            raise InputError(f"the reference layer '{layer}' is missing, and {needed_for} needs "
-                             f"it (layers found: {', '.join(self.layers) or 'none'})",
-                             path=self.label, layer=layer,
-                             fix=f"add a layer named '{layer}' as docs/CONTRACT.md describes "
-                                 "(SWPPP Review's reference import makes one)")
+            raise InputError(
+                f"the reference layer '{layer}' is missing, and {needed_for} needs "
+                f"it (layers found: {', '.join(self.layers) or 'none'})",
+                path=self.label,
+                layer=layer,
+                fix=f"add a layer named '{layer}' as docs/CONTRACT.md describes "
+                "(SWPPP Review's reference import makes one)",
+            )
         return actual
 
-    def read(self, layer: str, bounds: Sequence[float], area_crs,
-             needed_for: str = "the review") -> gpd.GeoDataFrame:
+    def read(
+        self, layer: str, bounds: Sequence[float], area_crs, needed_for: str = "the review"
+    ) -> gpd.GeoDataFrame:
         """The features of ``layer`` that intersect ``bounds``, in ``area_crs``.
 
         ``bounds`` is (minx, miny, maxx, maxy) in ``area_crs``. Only features whose envelope
@@ -304,9 +350,12 @@ class Reference:
         found = self._fetch_around(actual, bounds, area_crs)
         attributes = self._contract_frame(actual, spec, found.attributes())
         if found.geometries is None:
-            raise InputError("the layer has no geometry", path=self.label, layer=actual,
-                             fix=f"'{spec.name}' must hold {' or '.join(spec.geometry or ())} "
-                                 "features")
+            raise InputError(
+                "the layer has no geometry",
+                path=self.label,
+                layer=actual,
+                fix=f"'{spec.name}' must hold {' or '.join(spec.geometry or ())} features",
+            )
         self._check_families(actual, spec, found.geometries, attributes.index)
         geometries = self._repaired(spec, found.geometries, attributes)
         inside = shapely.intersects(geometries, shapely.box(*bounds))
@@ -317,14 +366,21 @@ class Reference:
         # it does not have yet, and builds an error message to throw away).
         frame = gpd.GeoDataFrame(
             attributes.assign(geometry=gpd.array.from_shapely(geometries, crs=area_crs)),
-            geometry="geometry", copy=False)
+            geometry="geometry",
+            copy=False,
+        )
         self._read_fids.setdefault(layer, set()).update(frame.index)
         return frame
 
-    def read_boxes(self, layer: str, boxes: np.ndarray, area_crs,
-                   needed_for: str = "the screen",
-                   reach: Optional[tuple[np.ndarray, Callable[[pd.DataFrame], np.ndarray]]] = None,
-                   known: Optional[set] = None) -> gpd.GeoDataFrame:
+    def read_boxes(
+        self,
+        layer: str,
+        boxes: np.ndarray,
+        area_crs,
+        needed_for: str = "the screen",
+        reach: Optional[tuple[np.ndarray, Callable[[pd.DataFrame], np.ndarray]]] = None,
+        known: Optional[set] = None,
+    ) -> gpd.GeoDataFrame:
         """The features of ``layer`` that intersect any of ``boxes`` (an (n, 4) array in
         ``area_crs``), in ``area_crs``: :meth:`read` for many sites at once, the source asked
         once for the union of the boxes (a GeoPackage through its R-tree joined with them).
@@ -357,9 +413,13 @@ class Reference:
                 else:
                     frame = self._contract_frame(actual, spec, frame)
                     sites, distances = reach
-                    keep = _within_reach(geometries, np.asarray(distances(frame), dtype=float),
-                                         np.asarray(sites, dtype=float).reshape(-1, 4),
-                                         area_crs, crs)
+                    keep = _within_reach(
+                        geometries,
+                        np.asarray(distances(frame), dtype=float),
+                        np.asarray(sites, dtype=float).reshape(-1, 4),
+                        area_crs,
+                        crs,
+                    )
                 keep |= shapely.is_missing(geometries) | shapely.is_empty(geometries)
                 frame = frame[keep]
             frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
@@ -376,8 +436,14 @@ class Reference:
         maxx, maxy = boxes[:, 2:].max(axis=0)
         return self._fetch(actual, (float(minx), float(miny), float(maxx), float(maxy)))
 
-    def lookup(self, layer: str, field: str, values: Iterable[str],
-               normalise: Callable[[str], str] = str, needed_for: str = "the review") -> pd.DataFrame:
+    def lookup(
+        self,
+        layer: str,
+        field: str,
+        values: Iterable[str],
+        normalise: Callable[[str], str] = str,
+        needed_for: str = "the review",
+    ) -> pd.DataFrame:
         """Attribute rows of ``layer`` whose ``field``, normalised, is one of ``values`` normalised.
 
         For finding a water by its id or name wherever it lies (no geometry is read).
@@ -387,21 +453,23 @@ class Reference:
         wanted = {normalise(str(v)) for v in values}
         if not wanted and layer not in self._tables:  # nothing asked: the fields checked alone
             return _without_geometry(self._contract_frame(actual, spec, self._columns(actual)))
-        rows = None if layer in self._tables else self._lookup_rows(actual, field, wanted,
-                                                                     normalise)
+        rows = None if layer in self._tables else self._lookup_rows(actual, field, wanted, normalise)
         if rows is not None:  # the backend's candidates, not kept; the layer counted as read
             frame = _without_geometry(self._contract_frame(actual, spec, rows))
             self._read_fids.setdefault(layer, set())
         else:
             if layer not in self._tables:
                 self._tables[layer] = _without_geometry(
-                    self._contract_frame(actual, spec, self._attributes(actual)))
+                    self._contract_frame(actual, spec, self._attributes(actual))
+                )
             frame = self._tables[layer]
         if not wanted or frame.empty:
             return frame.iloc[0:0]
-        matched = np.fromiter((present(v) and normalise(str(v)) in wanted
-                               for v in frame[field].to_numpy(dtype=object)),
-                              dtype=bool, count=len(frame))
+        matched = np.fromiter(
+            (present(v) and normalise(str(v)) in wanted for v in frame[field].to_numpy(dtype=object)),
+            dtype=bool,
+            count=len(frame),
+        )
         read = self._read_fids.setdefault(layer, set())  # the layer counted as read, if none
         if not matched.any():  # none found: the table's first none (no rows copied)
             return frame.iloc[0:0]
@@ -415,9 +483,15 @@ class Reference:
         if store is None or not self.has("layer_versions"):
             return {}
         rows = {r.layer: r for r in self._current_versions()}  # by layer, version: the last is current
-        return {layer: {"version": r.version, "source_date": r.source_date,
-                        "imported_at": r.imported_at, "sha256": r.sha256}
-                for layer, r in sorted(rows.items())}
+        return {
+            layer: {
+                "version": r.version,
+                "source_date": r.source_date,
+                "imported_at": r.imported_at,
+                "sha256": r.sha256,
+            }
+            for layer, r in sorted(rows.items())
+        }
 
     def _store(self):
         """The reference store (``analysis.reference.store``) behind this source, if any."""
@@ -432,12 +506,25 @@ class Reference:
         layer's current version (``versions``), and per layer read the features read and the
         version they came from (``read``); the reference features repaired."""
         versions = self.versions()
-        read = {layer: {"features": count, **({"version": versions[layer]["version"],
-                                                "source_date": versions[layer]["source_date"]}
-                                               if layer in versions else {})}
-                for layer, count in sorted(self.features_read.items())}
-        return {"path": self.label, "kind": self.kind, "layers": self.layers,
-                "versions": versions, "read": read, "repaired": list(self.repaired)}
+        read = {
+            layer: {
+                "features": count,
+                **(
+                    {"version": versions[layer]["version"], "source_date": versions[layer]["source_date"]}
+                    if layer in versions
+                    else {}
+                ),
+            }
+            for layer, count in sorted(self.features_read.items())
+        }
+        return {
+            "path": self.label,
+            "kind": self.kind,
+            "layers": self.layers,
+            "versions": versions,
+            "read": read,
+            "repaired": list(self.repaired),
+        }
 
     def _fetch_around(self, actual, bounds, area_crs) -> Found:
         """The features whose shape meets ``bounds`` (area CRS), their geometries reprojected
@@ -468,8 +555,12 @@ class Reference:
         geometry dropped, geometry families checked, invalid ones repaired."""
         frame = self._contract_frame(actual, spec, frame)
         if not isinstance(frame, gpd.GeoDataFrame):
-            raise InputError("the layer has no geometry", path=self.label, layer=actual,
-                             fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")
+            raise InputError(
+                "the layer has no geometry",
+                path=self.label,
+                layer=actual,
+                fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features",
+            )
         geometries = np.asarray(frame.geometry.values, dtype=object)
         none = shapely.is_missing(geometries) | shapely.is_empty(geometries)
         if none.any():
@@ -484,9 +575,12 @@ class Reference:
         """The layer's CRS; an InputError where it has none (nothing could be placed)."""
         crs = self._crss.get(actual) or self._layer_crs(actual)
         if crs is None:
-            raise InputError("the layer has no coordinate reference system (or an undefined one)",
-                             path=self.label, layer=actual,
-                             fix="assign the layer's true CRS in QGIS and save it again")
+            raise InputError(
+                "the layer has no coordinate reference system (or an undefined one)",
+                path=self.label,
+                layer=actual,
+                fix="assign the layer's true CRS in QGIS and save it again",
+            )
         self._crss[actual] = crs
         return crs
 
@@ -494,17 +588,22 @@ class Reference:
         """An InputError naming the first of ``geometries`` (the features ``fids``) with a NaN
         or infinite vertex (no geometry to use)."""
         # Piece by piece: one small array reused rather than every vertex copied at once.
-        if all(np.isfinite(shapely.get_coordinates(geometries[k:k + _CHUNK])).all()
-               for k in range(0, len(geometries), _CHUNK)):
+        if all(
+            np.isfinite(shapely.get_coordinates(geometries[k : k + _CHUNK])).all()
+            for k in range(0, len(geometries), _CHUNK)
+        ):
             return
         coords = shapely.get_coordinates(geometries)
         if not np.isfinite(coords).all():
             owner = np.repeat(np.arange(len(geometries)), shapely.get_num_coordinates(geometries))
             first = int(np.flatnonzero(~np.isfinite(coords).all(axis=1))[0])
-            raise InputError(f"a vertex at ({coords[first][0]!r}, {coords[first][1]!r}) is "
-                             "not a finite number", path=self.label, layer=actual,
-                             feature=fids[owner[first]],
-                             fix="correct or delete that vertex, and import the layer again")
+            raise InputError(
+                f"a vertex at ({coords[first][0]!r}, {coords[first][1]!r}) is not a finite number",
+                path=self.label,
+                layer=actual,
+                feature=fids[owner[first]],
+                fix="correct or delete that vertex, and import the layer again",
+            )
 
     # Validation of what is read -------------------------------------------------------------
     def _contract_frame(self, actual, spec, frame):
@@ -519,8 +618,9 @@ class Reference:
             column = frame[name]
             numeric = pd.api.types.is_numeric_dtype(column.dtype)
             if name in _FLAGS and not numeric:  # yes/no/true/false spell 1/0, as in the site plan
-                column = column.map(lambda v: BOOLEAN_WORDS.get(v.strip().lower(), v)
-                                    if isinstance(v, str) else v)
+                column = column.map(
+                    lambda v: BOOLEAN_WORDS.get(v.strip().lower(), v) if isinstance(v, str) else v
+                )
             # The column is put in the frame once, converted (each assignment copies on pandas 3).
             numbers = column if numeric else pd.to_numeric(column, errors="coerce")
             values = numbers.to_numpy(dtype=float, na_value=np.nan)
@@ -532,11 +632,15 @@ class Reference:
                 bad |= ~np.isnan(values) & ~np.isin(values, (0, 1))
             if bad.any():
                 fid = frame.index[np.flatnonzero(bad)[0]]
-                raise InputError(f"{name} is {column.loc[fid]!r}, not a "
-                                 + ("flag (1 or 0, yes or no)" if name in _FLAGS
-                                    else "finite number"),
-                                 path=self.label, layer=actual, feature=fid, field=name,
-                                 fix="enter a number (0/1 for a flag) or leave it empty")
+                raise InputError(
+                    f"{name} is {column.loc[fid]!r}, not a "
+                    + ("flag (1 or 0, yes or no)" if name in _FLAGS else "finite number"),
+                    path=self.label,
+                    layer=actual,
+                    feature=fid,
+                    field=name,
+                    fix="enter a number (0/1 for a flag) or leave it empty",
+                )
             if not numeric:
                 frame[name] = numbers
         return frame
@@ -548,10 +652,14 @@ class Reference:
         wrong = ~in_family(geometries, *spec.geometry)
         if wrong.any():
             fid = fids[np.flatnonzero(wrong)[0]]
-            raise InputError(f"a {shapely.GeometryType(types[wrong][0]).name.title()} where "
-                             f"{' or '.join(spec.geometry)} geometry is required",
-                             path=self.label, layer=actual, feature=fid,
-                             fix="keep only the contract's geometry in the layer")
+            raise InputError(
+                f"a {shapely.GeometryType(types[wrong][0]).name.title()} where "
+                f"{' or '.join(spec.geometry)} geometry is required",
+                path=self.label,
+                layer=actual,
+                feature=fid,
+                fix="keep only the contract's geometry in the layer",
+            )
 
     def _repaired(self, spec, geometries: np.ndarray, frame: pd.DataFrame) -> np.ndarray:
         """``geometries`` (those of the features of ``frame``) with the invalid ones repaired
@@ -608,8 +716,9 @@ def _within_reach(geometries, distances, sites, area_crs, crs) -> np.ndarray:
     for k, distance in enumerate(levels.tolist()):
         pick = np.flatnonzero(level == k)
         if len(pick):
-            grown = _shapes_in_crs(sites + np.array([-distance, -distance, distance, distance]),
-                                   area_crs, crs)
+            grown = _shapes_in_crs(
+                sites + np.array([-distance, -distance, distance, distance]), area_crs, crs
+            )
             keep[pick[meeting_boxes(geometries[pick], grown)]] = True
     return keep
 
@@ -628,8 +737,9 @@ class GeoPackageReference(Reference):
         # The connection that read the layer names, kept for the first opened() (a review's
         # reads): each new connection reads the file's schema again, about as long as the
         # reads of a one-site review themselves. Closed when that ends, or with this object.
-        self._first = (geopackage_reader(self.path)
-                       if self._gpkg_store is not None and self.path.is_file() else None)
+        self._first = (
+            geopackage_reader(self.path) if self._gpkg_store is not None and self.path.is_file() else None
+        )
         self._version_rows: Optional[list] = None  # read through the open connection, once
         try:
             super().__init__(str(self.path))
@@ -675,9 +785,9 @@ class GeoPackageReference(Reference):
 
     def _layer_names(self):
         # A plain GeoPackage answered by SQLite; anything else (or odder) by the driver.
-        return (geopackage_layers(self.path, unlisted=(HISTORY_TABLE, LINKS_TABLE),
-                                  con=self._connection())
-                or list_layers(self.path))
+        return geopackage_layers(
+            self.path, unlisted=(HISTORY_TABLE, LINKS_TABLE), con=self._connection()
+        ) or list_layers(self.path)
 
     def _layer_crs(self, actual):
         return layer_crs(self.path, actual, self._connection())
@@ -685,31 +795,42 @@ class GeoPackageReference(Reference):
     def _fetch(self, actual, bbox):
         # A GeoPackage is read by SQLite through its R-tree, as for the screen's boxes (values
         # as stored: text in a numeric column stays text); another file through OGR.
-        found = (read_geopackage_boxes(self.path, actual, [bbox], self._connection())
-                 if self._gpkg_store is not None else None)
+        found = (
+            read_geopackage_boxes(self.path, actual, [bbox], self._connection())
+            if self._gpkg_store is not None
+            else None
+        )
         if found is not None:
             return found
         return with_stored_texts(self.path, actual, read_layer(self.path, actual, bbox=bbox).frame)
 
     def _fetch_found(self, actual, bbox):
         # As _fetch, the rows kept as SQLite gives them until the features are picked.
-        rows = (geopackage_box_rows(self.path, actual, [bbox], self._connection())
-                if self._gpkg_store is not None else None)
+        rows = (
+            geopackage_box_rows(self.path, actual, [bbox], self._connection())
+            if self._gpkg_store is not None
+            else None
+        )
         return super()._fetch_found(actual, bbox) if rows is None else Found.of_rows(*rows)
 
     def _columns(self, actual):
-        found = (read_geopackage_table(self.path, actual, self._connection(), rows=False)
-                 if self._gpkg_store is not None else None)
+        found = (
+            read_geopackage_table(self.path, actual, self._connection(), rows=False)
+            if self._gpkg_store is not None
+            else None
+        )
         return super()._columns(actual) if found is None else found
 
     def _attributes(self, actual):
         # A GeoPackage's table read by SQLite (values as stored), another file through OGR.
-        found = (read_geopackage_table(self.path, actual, self._connection())
-                 if self._gpkg_store is not None else None)
+        found = (
+            read_geopackage_table(self.path, actual, self._connection())
+            if self._gpkg_store is not None
+            else None
+        )
         if found is not None:
             return found
-        return with_stored_texts(self.path, actual,
-                                 read_layer(self.path, actual, read_geometry=False).frame)
+        return with_stored_texts(self.path, actual, read_layer(self.path, actual, read_geometry=False).frame)
 
     def _links(self, wanted):
         if self._gpkg_store is None:
@@ -718,20 +839,27 @@ class GeoPackageReference(Reference):
         closing_it = con is None
         con = con or geopackage_reader(self.path)
         try:
-            if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?",
-                               (LINKS_TABLE,)).fetchone():
+            if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (LINKS_TABLE,)).fetchone():
                 return None
-            return _grouped(con.execute(
-                f'SELECT trim(catchment_id), waterbody_id FROM "{LINKS_TABLE}" WHERE '
-                f"trim(catchment_id) IN ({', '.join('?' * len(wanted))}) ORDER BY 1, 2",
-                sorted(wanted)).fetchall() if wanted else [])
+            return _grouped(
+                con.execute(
+                    f'SELECT trim(catchment_id), waterbody_id FROM "{LINKS_TABLE}" WHERE '
+                    f"trim(catchment_id) IN ({', '.join('?' * len(wanted))}) ORDER BY 1, 2",
+                    sorted(wanted),
+                ).fetchall()
+                if wanted
+                else []
+            )
         finally:
             if closing_it:
                 con.close()
 
     def _fetch_boxes(self, actual, boxes):
-        found = (read_geopackage_boxes(self.path, actual, boxes, self._connection())
-                 if self._gpkg_store is not None and len(boxes) else None)
+        found = (
+            read_geopackage_boxes(self.path, actual, boxes, self._connection())
+            if self._gpkg_store is not None and len(boxes)
+            else None
+        )
         return super()._fetch_boxes(actual, boxes) if found is None else found
 
     def describe(self) -> dict:
@@ -767,12 +895,19 @@ class PostgisReference(Reference):
         store = self._reader.store
         sql = store.sql
         with self._postgis.connect(store.conninfo) as con:
-            columns = [r[0] for r in con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND "
-                "table_name = %s AND column_name <> 'geom' ORDER BY ordinal_position",
-                (store.schema, actual)).fetchall()]
-            rows = con.execute(sql.SQL("SELECT {} FROM {}").format(
-                sql.SQL(", ").join(map(sql.Identifier, columns)), store.ids.table(actual))).fetchall()
+            columns = [
+                r[0]
+                for r in con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND "
+                    "table_name = %s AND column_name <> 'geom' ORDER BY ordinal_position",
+                    (store.schema, actual),
+                ).fetchall()
+            ]
+            rows = con.execute(
+                sql.SQL("SELECT {} FROM {}").format(
+                    sql.SQL(", ").join(map(sql.Identifier, columns)), store.ids.table(actual)
+                )
+            ).fetchall()
         frame = pd.DataFrame(rows, columns=columns)
         return frame.set_index("fid") if "fid" in frame.columns else frame
 
@@ -802,7 +937,7 @@ def _widened(frames, area_crs, profile) -> tuple[float, float, float, float]:
     from .window import search_windows
 
     boxes = np.array([f.total_bounds for f in frames if f is not None and len(f)])
-    minx, miny, maxx, maxy = search_windows([boxes[:, 0].min(), boxes[:, 1].min(),
-                                             boxes[:, 2].max(), boxes[:, 3].max()],
-                                            area_crs, profile).tolist()
+    minx, miny, maxx, maxy = search_windows(
+        [boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max()], area_crs, profile
+    ).tolist()
     return (minx, miny, maxx, maxy)

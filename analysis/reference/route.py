@@ -17,6 +17,7 @@ and not told again.
 it drains out of) and :func:`overlapping` the TMDL watersheds they lie in: the review's and the
 screen's, through their own ``read``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -32,8 +33,21 @@ from ..overlay import overlap_pairs
 from ..threads import each
 from .catchments import catchment_code, drains_to_values, split_drains_to
 
-__all__ = ["Lookup", "Links", "Read", "Step", "Water", "Cut", "Walk", "walk", "place", "overlapping",
-           "catchment_lookup", "unique_catchments", "water_id"]
+__all__ = [
+    "Lookup",
+    "Links",
+    "Read",
+    "Step",
+    "Water",
+    "Cut",
+    "Walk",
+    "walk",
+    "place",
+    "overlapping",
+    "catchment_lookup",
+    "unique_catchments",
+    "water_id",
+]
 
 # lookup(ids) -> {catchment_id: drains_to} of the layer's catchments with those ids (trimmed).
 Lookup = Callable[[set], Mapping]
@@ -49,13 +63,19 @@ def catchment_lookup(reference, needed_for: str) -> Lookup:
     """The walk's :data:`Lookup` over a reference (``analysis.reference.read.Reference``): ids
     compared trimmed; none found without a reference. An id two catchments carry is refused
     (:func:`unique_catchments`)."""
+
     def lookup(wanted) -> dict:
         if reference is None:
             return {}
-        found = reference.lookup("catchments", "catchment_id", wanted, normalise=str.strip,
-                                 needed_for=needed_for)
-        return unique_catchments(zip(found["catchment_id"], found["drains_to"]), reference.label,
-                                 reference.require("catchments", needed_for))
+        found = reference.lookup(
+            "catchments", "catchment_id", wanted, normalise=str.strip, needed_for=needed_for
+        )
+        return unique_catchments(
+            zip(found["catchment_id"], found["drains_to"]),
+            reference.label,
+            reference.require("catchments", needed_for),
+        )
+
     return lookup
 
 
@@ -73,12 +93,16 @@ def unique_catchments(rows: Iterable[tuple], path, layer: str = "catchments") ->
         out[key] = drains_to
     if repeated:
         shown = sorted(repeated)[:10]
-        raise InputError(f"catchment_id is not unique: {len(repeated)} id(s) repeat "
-                         f"({', '.join(shown)}), so the route downstream cannot tell which "
-                         "catchment's drains_to to follow", path=path, layer=layer,
-                         field="catchment_id",
-                         fix="give every catchment its own id (or merge the repeated ones "
-                             "into one feature); `swppp reference import` refuses such a layer")
+        raise InputError(
+            f"catchment_id is not unique: {len(repeated)} id(s) repeat "
+            f"({', '.join(shown)}), so the route downstream cannot tell which "
+            "catchment's drains_to to follow",
+            path=path,
+            layer=layer,
+            field="catchment_id",
+            fix="give every catchment its own id (or merge the repeated ones "
+            "into one feature); `swppp reference import` refuses such a layer",
+        )
     return out
 
 
@@ -99,9 +123,9 @@ class Step:
     key: Hashable
     catchment_id: str
     drains_to: object
-    route: str    # "the site lies in catchment A, which drains to catchment B"
+    route: str  # "the site lies in catchment A, which drains to catchment B"
     depth: int
-    start: int    # position in the starts of the start the route leaves from
+    start: int  # position in the starts of the start the route leaves from
 
 
 @dataclass(frozen=True)
@@ -110,7 +134,7 @@ class Water:
 
     step: Step
     water_id: str
-    route: str    # "<step.route>, which drains to NY1301-0099"
+    route: str  # "<step.route>, which drains to NY1301-0099"
 
 
 @dataclass(frozen=True)
@@ -119,21 +143,20 @@ class Cut:
 
     step: Step
     catchment_id: str
-    note: str     # "<step.route>, which drains to catchment C: not followed further (...)"
+    note: str  # "<step.route>, which drains to catchment C: not followed further (...)"
 
 
 @dataclass
 class Walk:
     """What a walk met, in the order met (level by level, each level in the starts' order)."""
 
-    levels: list = field(default_factory=list)   # [[Step]] per depth; levels[0]: the starts
-    waters: list = field(default_factory=list)   # [Water]
-    cut: list = field(default_factory=list)      # [Cut]
+    levels: list = field(default_factory=list)  # [[Step]] per depth; levels[0]: the starts
+    waters: list = field(default_factory=list)  # [Water]
+    cut: list = field(default_factory=list)  # [Cut]
     outside: list = field(default_factory=list)  # [Cut]: a catchment code not in the layer
 
 
-def walk(starts: Iterable[tuple], lookup: Lookup, hops: int,
-         links: Optional[Links] = None) -> Walk:
+def walk(starts: Iterable[tuple], lookup: Lookup, hops: int, links: Optional[Links] = None) -> Walk:
     """Follow ``drains_to`` from ``starts`` ((key, catchment_id, drains_to, route) each; the
     route text tells how the runoff is in it) up to ``hops`` steps.
 
@@ -156,12 +179,14 @@ def walk(starts: Iterable[tuple], lookup: Lookup, hops: int,
     ([['A'], ['B'], ['C']], [], [['B', 'ny-1'], ['C'], ['A', 'NY-2']])
     """
     out = Walk()
-    level = [Step(key, str(catchment).strip(), drains_to, route, 0, k)
-             for k, (key, catchment, drains_to, route) in enumerate(starts)]
+    level = [
+        Step(key, str(catchment).strip(), drains_to, route, 0, k)
+        for k, (key, catchment, drains_to, route) in enumerate(starts)
+    ]
     seen = {(s.key, s.catchment_id) for s in level}
-    catchments: dict = {}   # {catchment_id: drains_to} of the ids found catchments
+    catchments: dict = {}  # {catchment_id: drains_to} of the ids found catchments
     asked: set = set()
-    held: dict = {}         # {catchment_id: [waterbody_id]} the import linked
+    held: dict = {}  # {catchment_id: [waterbody_id]} the import linked
     for depth in range(hops + 1):
         if not level:
             break
@@ -179,32 +204,48 @@ def walk(starts: Iterable[tuple], lookup: Lookup, hops: int,
             onward, waters = split_drains_to(here.drains_to, catchments, here.catchment_id)
             named = [water_id(w) for w in waters if not catchment_code(w)]
             out.waters += [Water(here, w, f"{here.route}, which drains to {w}") for w in named]
-            out.waters += [Water(here, water_id(w), f"{here.route}, which holds {water_id(w)} "
-                                                    "(the import placed it there by its shape)")
-                           for w in held.get(here.catchment_id, ())
-                           if water_id(w) not in named]
-            out.outside += [Cut(here, w, f"{here.route}, which drains to catchment {w}, not in "
-                                         "the reference's catchments (import the catchments "
-                                         "downstream of it)")
-                            for w in waters if catchment_code(w)]
+            out.waters += [
+                Water(
+                    here,
+                    water_id(w),
+                    f"{here.route}, which holds {water_id(w)} (the import placed it there by its shape)",
+                )
+                for w in held.get(here.catchment_id, ())
+                if water_id(w) not in named
+            ]
+            out.outside += [
+                Cut(
+                    here,
+                    w,
+                    f"{here.route}, which drains to catchment {w}, not in "
+                    "the reference's catchments (import the catchments "
+                    "downstream of it)",
+                )
+                for w in waters
+                if catchment_code(w)
+            ]
             for target in onward:
                 if (here.key, target) in seen:
                     continue
                 route = f"{here.route}, which drains to catchment {target}"
                 if depth == hops:
-                    out.cut.append(Cut(here, target, f"{route}: not followed further "
-                                                     f"([condition_a] downstream_catchment_hops"
-                                                     f" = {hops})"))
+                    out.cut.append(
+                        Cut(
+                            here,
+                            target,
+                            f"{route}: not followed further "
+                            f"([condition_a] downstream_catchment_hops"
+                            f" = {hops})",
+                        )
+                    )
                     continue
                 seen.add((here.key, target))
-                following.append(Step(here.key, target, catchments[target], route, depth + 1,
-                                      here.start))
+                following.append(Step(here.key, target, catchments[target], route, depth + 1, here.start))
         level = following
     return out
 
 
-def place(met: Walk, start_shapes: Sequence, read: Read, pad: float,
-          known: Optional[dict] = None) -> list:
+def place(met: Walk, start_shapes: Sequence, read: Read, pad: float, known: Optional[dict] = None) -> list:
     """The shapes of the catchments of ``met``, level by level (``start_shapes``: those of
     ``met.levels[0]``): each downstream catchment's is taken around the catchments of its key
     it drains out of (the box of their shapes widened by ``pad``: a catchment meets the one it
@@ -232,10 +273,14 @@ def _key_boxes(steps: list, shapes: list, pad: float) -> dict:
     groups = groups[order]
     bounds = shapely.bounds(np.asarray([g for _, g in shaped], dtype=object))[order]
     firsts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
-    boxes = np.column_stack([np.minimum.reduceat(bounds[:, 0], firsts) - pad,
-                             np.minimum.reduceat(bounds[:, 1], firsts) - pad,
-                             np.maximum.reduceat(bounds[:, 2], firsts) + pad,
-                             np.maximum.reduceat(bounds[:, 3], firsts) + pad])
+    boxes = np.column_stack(
+        [
+            np.minimum.reduceat(bounds[:, 0], firsts) - pad,
+            np.minimum.reduceat(bounds[:, 1], firsts) - pad,
+            np.maximum.reduceat(bounds[:, 2], firsts) + pad,
+            np.maximum.reduceat(bounds[:, 3], firsts) + pad,
+        ]
+    )
     return dict(zip(list(keys), boxes))
 
 
@@ -261,8 +306,7 @@ def _placed(level: list, boxes: dict, read: Read, known: dict) -> list:
     return out
 
 
-def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq_ft: float,
-                crs) -> tuple:
+def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq_ft: float, crs) -> tuple:
     """``(frame, pairs)``: the features of ``layer`` read around ``shapes`` (each one's box
     widened by ``pad``; one read), and the (shape, feature, square feet shared) of each pair
     that overlaps by ``minimum_sq_ft`` or more (``[condition_a] min_overlap_sq_ft``), by shape
@@ -280,5 +324,8 @@ def overlapping(layer: str, shapes: Sequence, read: Read, pad: float, minimum_sq
     met: list = [[] for _ in distinct]  # per distinct shape, (feature, square feet shared)
     for k, feature, shared in zip(d.tolist(), w.tolist(), sq_ft.tolist()):
         met[k].append((feature, shared))
-    return frame, [(step, feature, shared) for step, k in enumerate(np.ravel(inverse).tolist())
-                   for feature, shared in met[k]]
+    return frame, [
+        (step, feature, shared)
+        for step, k in enumerate(np.ravel(inverse).tolist())
+        for feature, shared in met[k]
+    ]

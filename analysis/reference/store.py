@@ -11,6 +11,7 @@ GeoPackage metadata and R-tree are written with the standard library's ``sqlite3
 R-tree triggers call ``ST_IsEmpty``/``ST_MinX``..., which plain SQLite lacks, so this module
 registers them (they read the envelope in the GeoPackage geometry header).
 """
+
 from __future__ import annotations
 
 import json
@@ -22,12 +23,12 @@ import struct
 import threading
 import time
 import warnings
+from collections.abc import Iterator, Sequence
 from contextlib import closing
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, Optional
-from collections.abc import Iterator, Sequence
 
 import geopandas as gpd
 import numpy as np
@@ -43,21 +44,58 @@ from .contract import REFERENCE_LAYERS
 from .importer import Candidate
 from .links import LINKS_TABLE, link_note, links
 
-__all__ = ["VersionRow", "ImportResult", "ReferenceStore", "GeoPackageStore", "is_postgres", "status",
-           "HISTORY_TABLE", "VERSIONS_TABLE", "written_batches", "read_ahead", "history_rows",
-           "finish_version", "ADDED_VERSION_COLUMNS"]
+__all__ = [
+    "VersionRow",
+    "ImportResult",
+    "ReferenceStore",
+    "GeoPackageStore",
+    "is_postgres",
+    "status",
+    "HISTORY_TABLE",
+    "VERSIONS_TABLE",
+    "written_batches",
+    "read_ahead",
+    "history_rows",
+    "finish_version",
+    "ADDED_VERSION_COLUMNS",
+]
 
 VERSIONS_TABLE = "layer_versions"
 HISTORY_TABLE = "reference_history"
-VERSION_FIELDS = ("layer", "version", "source", "source_date", "imported_at", "feature_count",
-                  "sha256", "crs", "source_date_from", "rejected_count", "rejected_with_tmdl",
-                  "rejections_accepted", "method", "stable_ids")
+VERSION_FIELDS = (
+    "layer",
+    "version",
+    "source",
+    "source_date",
+    "imported_at",
+    "feature_count",
+    "sha256",
+    "crs",
+    "source_date_from",
+    "rejected_count",
+    "rejected_with_tmdl",
+    "rejections_accepted",
+    "method",
+    "stable_ids",
+)
 # Columns added to layer_versions after the first release (added to an older store on import).
-ADDED_VERSION_COLUMNS = {"crs": "TEXT", "source_date_from": "TEXT", "rejected_count": "INTEGER",
-                         "rejected_with_tmdl": "INTEGER", "rejections_accepted": "INTEGER",
-                         "method": "TEXT", "stable_ids": "INTEGER"}
-_INTEGERS = ("version", "feature_count", "rejected_count", "rejected_with_tmdl",
-             "rejections_accepted", "stable_ids")
+ADDED_VERSION_COLUMNS = {
+    "crs": "TEXT",
+    "source_date_from": "TEXT",
+    "rejected_count": "INTEGER",
+    "rejected_with_tmdl": "INTEGER",
+    "rejections_accepted": "INTEGER",
+    "method": "TEXT",
+    "stable_ids": "INTEGER",
+}
+_INTEGERS = (
+    "version",
+    "feature_count",
+    "rejected_count",
+    "rejected_with_tmdl",
+    "rejections_accepted",
+    "stable_ids",
+)
 CHUNK = 500  # features written between progress reports
 CACHE_KIB = 128 * 1024  # SQLite's page cache while importing (KiB): beyond it, pages spill
 # Test hook (kill -9 tests): after this many features, touch SWPPP_IMPORT_PAUSE_FILE and wait.
@@ -117,8 +155,9 @@ class ReferenceStore:
         rows = self.versions(layer)
         return rows[-1] if rows else None
 
-    def import_candidate(self, candidate: Candidate, source_date: Optional[str] = None,
-                         progress: Optional[Progress] = None) -> ImportResult:
+    def import_candidate(
+        self, candidate: Candidate, source_date: Optional[str] = None, progress: Optional[Progress] = None
+    ) -> ImportResult:
         """Store ``candidate`` as the layer's new current version (one transaction).
 
         A source whose sha256 is the current version's is not imported again.
@@ -127,12 +166,19 @@ class ReferenceStore:
         current = self.current(candidate.layer)
         if current is not None and current.sha256 == candidate.sha256:
             return ImportResult(current, new=False)
-        row = VersionRow(layer=candidate.layer, version=(current.version + 1) if current else 1,
-                         source=candidate.source, source_date=source_date,
-                         imported_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                         feature_count=0, sha256=candidate.sha256,  # counted as written
-                         crs=_crs_text(candidate.crs), source_date_from=candidate.source_date_from,
-                         method=candidate.method, stable_ids=int(candidate.stable_ids))
+        row = VersionRow(
+            layer=candidate.layer,
+            version=(current.version + 1) if current else 1,
+            source=candidate.source,
+            source_date=source_date,
+            imported_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            feature_count=0,
+            sha256=candidate.sha256,  # counted as written
+            crs=_crs_text(candidate.crs),
+            source_date_from=candidate.source_date_from,
+            method=candidate.method,
+            stable_ids=int(candidate.stable_ids),
+        )
         self._write(candidate, row, progress)
         return ImportResult(row, new=True)
 
@@ -150,23 +196,33 @@ class ReferenceStore:
     def version_row(self, layer: str, version: Optional[int]) -> VersionRow:
         rows = self.versions(layer)
         if not rows:
-            raise InputError(f"no version of '{layer}' is stored", path=self.label, layer=layer,
-                             fix=f"import a version of '{layer}' into the store first")
+            raise InputError(
+                f"no version of '{layer}' is stored",
+                path=self.label,
+                layer=layer,
+                fix=f"import a version of '{layer}' into the store first",
+            )
         if version is None:
             return rows[-1]
         for item in rows:
             if item.version == version:
                 return item
-        raise InputError(f"there is no version {version} of '{layer}'", path=self.label, layer=layer,
-                         fix="versions stored: " + ", ".join(str(r.version) for r in rows))
+        raise InputError(
+            f"there is no version {version} of '{layer}'",
+            path=self.label,
+            layer=layer,
+            fix="versions stored: " + ", ".join(str(r.version) for r in rows),
+        )
 
 
 def check_still_current(layer: str, expected: Optional[int], found: Optional[int]) -> None:
     """Inside the import's transaction: no other import of ``layer`` finished meanwhile."""
     if found != expected:
-        raise InputError(f"another import of '{layer}' finished while this one ran (version "
-                         f"{found} is current now); nothing was written",
-                         fix="run this import again")
+        raise InputError(
+            f"another import of '{layer}' finished while this one ran (version "
+            f"{found} is current now); nothing was written",
+            fix="run this import again",
+        )
 
 
 def _crs_text(crs) -> Optional[str]:
@@ -185,8 +241,10 @@ def history_rows(layer: str, frame: gpd.GeoDataFrame, version: int, wkb=None):
     if wkb is None:
         wkb = shapely.to_wkb(np.asarray(frame.geometry.array), byte_order=1)
     attributes = frame[list(spec.fields)].to_dict("records")
-    return [(layer, version, str(a[spec.id_field]), json.dumps(a, sort_keys=True), g)
-            for a, g in zip(attributes, wkb)]
+    return [
+        (layer, version, str(a[spec.id_field]), json.dumps(a, sort_keys=True), g)
+        for a, g in zip(attributes, wkb)
+    ]
 
 
 def written_batches(candidate: Candidate, progress: Progress):
@@ -199,9 +257,9 @@ def written_batches(candidate: Candidate, progress: Progress):
     expected = candidate.expected
     for batch, wkb, bounds in read_ahead(_with_wkb(candidate.chunks())):
         for start in range(0, len(batch), step):
-            piece = batch.iloc[start:start + step]
+            piece = batch.iloc[start : start + step]
             written += len(piece)
-            yield piece, written, wkb[start:start + step], bounds[start:start + step]
+            yield piece, written, wkb[start : start + step], bounds[start : start + step]
             fraction = min(1.0, written / expected) if expected else 0.5
             progress.step(0.1 + 0.8 * fraction, f"{written} features written")
             debug_pause(written)
@@ -342,8 +400,9 @@ def _q(name: str) -> str:
 
 def _version_row(row: Sequence[Any]) -> VersionRow:
     """A ``layer_versions`` row as read (``VERSION_FIELDS`` in order), its counts as numbers."""
-    values: list[Any] = [int(v) if k in _INTEGERS and v is not None else v
-                         for k, v in zip(VERSION_FIELDS, row)]
+    values: list[Any] = [
+        int(v) if k in _INTEGERS and v is not None else v for k, v in zip(VERSION_FIELDS, row)
+    ]
     return VersionRow(*values)
 
 
@@ -353,8 +412,10 @@ def gpkg_blob(geoms, srs_id: int, wkb=None, bounds=None) -> list[Optional[bytes]
     wkb = shapely.to_wkb(geoms, byte_order=1) if wkb is None else wkb
     bounds = shapely.bounds(geoms) if bounds is None else bounds
     head = struct.Struct("<2sBBi4d")
-    return [None if w is None else head.pack(b"GP", 0, 0b011, srs_id, b[0], b[2], b[1], b[3]) + w
-            for b, w in zip(bounds, wkb)]
+    return [
+        None if w is None else head.pack(b"GP", 0, 0b011, srs_id, b[0], b[2], b[1], b[3]) + w
+        for b, w in zip(bounds, wkb)
+    ]
 
 
 def _envelope(blob):
@@ -379,11 +440,16 @@ def _envelope(blob):
 def _register_gpkg_functions(con: sqlite3.Connection) -> None:
     """The ST_* functions GeoPackage R-tree triggers call, which plain SQLite lacks."""
     con.create_function("gpkg_wkb", 1, gpkg_wkb, deterministic=True)
-    con.create_function("ST_IsEmpty", 1, lambda b: None if b is None else int(_envelope(b) is None),
-                        deterministic=True)
+    con.create_function(
+        "ST_IsEmpty", 1, lambda b: None if b is None else int(_envelope(b) is None), deterministic=True
+    )
     for index, name in enumerate(("ST_MinX", "ST_MaxX", "ST_MinY", "ST_MaxY")):
-        con.create_function(name, 1, lambda b, i=index: (lambda e: None if e is None else e[i])(
-            _envelope(b)), deterministic=True)
+        con.create_function(
+            name,
+            1,
+            lambda b, i=index: (lambda e: None if e is None else e[i])(_envelope(b)),
+            deterministic=True,
+        )
 
 
 class GeoPackageStore(ReferenceStore):
@@ -393,13 +459,19 @@ class GeoPackageStore(ReferenceStore):
         self.path = Path(path)
         self.label = str(self.path)
         if self.path.suffix.lower() != ".gpkg":
-            raise InputError("a reference GeoPackage must end in .gpkg", path=self.path,
-                             fix="name the target NAME.gpkg, or give postgresql://... / service=NAME")
+            raise InputError(
+                "a reference GeoPackage must end in .gpkg",
+                path=self.path,
+                fix="name the target NAME.gpkg, or give postgresql://... / service=NAME",
+            )
 
     def _connect(self, write: bool = False) -> sqlite3.Connection:
         if not write and not self.path.exists():
-            raise InputError("the reference GeoPackage does not exist", path=self.path,
-                             fix="import a reference layer into it first")
+            raise InputError(
+                "the reference GeoPackage does not exist",
+                path=self.path,
+                fix="import a reference layer into it first",
+            )
         con = sqlite3.connect(str(self.path), timeout=60, isolation_level=None)
         try:  # a text file, a truncated or zeroed GeoPackage: refused here, by name
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
@@ -409,9 +481,12 @@ class GeoPackageStore(ReferenceStore):
             con.close()
             if "locked" in str(err) or "busy" in str(err):
                 raise
-            raise InputError(f"not a readable GeoPackage (SQLite: {err})", path=self.path,
-                             fix="give the reference GeoPackage itself, or restore it from a "
-                                 "backup; a new store is made where no file is yet") from None
+            raise InputError(
+                f"not a readable GeoPackage (SQLite: {err})",
+                path=self.path,
+                fix="give the reference GeoPackage itself, or restore it from a "
+                "backup; a new store is made where no file is yet",
+            ) from None
         _register_gpkg_functions(con)
         return con
 
@@ -435,8 +510,7 @@ class GeoPackageStore(ReferenceStore):
         with closing(self._connect()) as con:
             return self.versions_through(con, layer)
 
-    def versions_through(self, con: sqlite3.Connection,
-                         layer: Optional[str] = None) -> list[VersionRow]:
+    def versions_through(self, con: sqlite3.Connection, layer: Optional[str] = None) -> list[VersionRow]:
         """:meth:`versions` read through ``con``, a connection already open to the file (a
         reader's: no second connection, whose first question reads the file's schema again)."""
         if VERSIONS_TABLE not in self._tables(con):
@@ -444,22 +518,34 @@ class GeoPackageStore(ReferenceStore):
         columns = [r[1] for r in con.execute(f"PRAGMA table_info({_q(VERSIONS_TABLE)})")]
         fields = [f if f in columns else f"NULL AS {f}" for f in VERSION_FIELDS]
         sql = f"SELECT {', '.join(fields)} FROM {_q(VERSIONS_TABLE)}"
-        rows = con.execute(sql + (" WHERE layer = ?" if layer else "") + " ORDER BY layer, version",
-                           (layer,) if layer else ()).fetchall()
+        rows = con.execute(
+            sql + (" WHERE layer = ?" if layer else "") + " ORDER BY layer, version",
+            (layer,) if layer else (),
+        ).fetchall()
         return [_version_row(r) for r in rows]
 
     def read_version(self, layer: str, version: int) -> gpd.GeoDataFrame:
         row = self.version_row(layer, version)
         with closing(self._connect()) as con:
-            rows = [] if HISTORY_TABLE not in self._tables(con) else con.execute(
-                f"SELECT attributes, geometry FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? "
-                "ORDER BY feature_id", (layer, row.version)).fetchall()
+            rows = (
+                []
+                if HISTORY_TABLE not in self._tables(con)
+                else con.execute(
+                    f"SELECT attributes, geometry FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? "
+                    "ORDER BY feature_id",
+                    (layer, row.version),
+                ).fetchall()
+            )
             if not rows:  # the current version: in the layer table until the next import
                 rows = self._current_rows(con, layer, row)
         if not rows and row.feature_count:
-            raise InputError(f"version {row.version} of '{layer}' was not imported by SWPPP "
-                             "Review's reference import: its features were not kept", path=self.path,
-                             layer=layer, fix="compare versions made by a reference import")
+            raise InputError(
+                f"version {row.version} of '{layer}' was not imported by SWPPP "
+                "Review's reference import: its features were not kept",
+                path=self.path,
+                layer=layer,
+                fix="compare versions made by a reference import",
+            )
         return frame_from_history(layer, rows, row.crs)
 
     def max_value(self, layer: str, field: str) -> Optional[str]:
@@ -498,21 +584,30 @@ class GeoPackageStore(ReferenceStore):
                 # The first import into this new store was refused and removed the store it
                 # began while this one waited: writing into the removed file would be lost.
                 con.execute("ROLLBACK")
-                raise InputError("another import that was creating this store was refused, and "
-                                 "the store it began was removed while this import waited",
-                                 path=self.path, fix="run this import again")
+                raise InputError(
+                    "another import that was creating this store was refused, and "
+                    "the store it began was removed while this import waited",
+                    path=self.path,
+                    fix="run this import again",
+                )
             try:
                 srs_id = self._srs_id(con, candidate.crs)
                 self._ensure_side_tables(con)
-                check_still_current(layer, row.version - 1 or None, con.execute(
-                    f"SELECT max(version) FROM {_q(VERSIONS_TABLE)} WHERE layer = ?", (layer,)
-                ).fetchone()[0])
+                check_still_current(
+                    layer,
+                    row.version - 1 or None,
+                    con.execute(
+                        f"SELECT max(version) FROM {_q(VERSIONS_TABLE)} WHERE layer = ?", (layer,)
+                    ).fetchone()[0],
+                )
                 self._archive_unkept(con, layer, spec, row.version - 1)
                 self._drop_layer(con, layer)
                 self._create_layer(con, layer, spec, candidate.geometry_type(), srs_id)
                 columns = list(spec.fields)
-                insert = (f"INSERT INTO {_q(layer)} (fid, geom, {', '.join(_q(c) for c in columns)}) "
-                          f"VALUES (?, ?{', ?' * len(columns)})")
+                insert = (
+                    f"INSERT INTO {_q(layer)} (fid, geom, {', '.join(_q(c) for c in columns)}) "
+                    f"VALUES (?, ?{', ?' * len(columns)})"
+                )
                 # The version is not copied into the history here: the layer table holds it
                 # while it is current (read_version reads it there), and the next import
                 # archives it (_archive_unkept, in SQL) before replacing it. The R-tree is
@@ -521,34 +616,54 @@ class GeoPackageStore(ReferenceStore):
                 rtree = f"INSERT INTO {_q(f'rtree_{layer}_geom')} VALUES (?, ?, ?, ?, ?)"
                 bounds = None
                 fid = 0
-                for piece, row.feature_count, wkb, envelopes in written_batches(candidate,
-                                                                                progress):
+                for piece, row.feature_count, wkb, envelopes in written_batches(candidate, progress):
                     geoms = np.asarray(piece.geometry.array)
                     fids = range(fid + 1, fid + 1 + len(geoms))
                     fid += len(geoms)
                     values = piece[columns].to_numpy(dtype=object)
-                    con.executemany(insert, [(f, b, *v) for f, b, v in zip(
-                        fids, gpkg_blob(geoms, srs_id, wkb, envelopes), values)])
-                    con.executemany(rtree, [(f, e[0], e[2], e[1], e[3]) for f, e, w in
-                                            zip(fids, envelopes.tolist(), wkb) if w is not None])
+                    con.executemany(
+                        insert,
+                        [
+                            (f, b, *v)
+                            for f, b, v in zip(fids, gpkg_blob(geoms, srs_id, wkb, envelopes), values)
+                        ],
+                    )
+                    con.executemany(
+                        rtree,
+                        [
+                            (f, e[0], e[2], e[1], e[3])
+                            for f, e, w in zip(fids, envelopes.tolist(), wkb)
+                            if w is not None
+                        ],
+                    )
                     with warnings.catch_warnings():  # all-NaN: a piece without geometries
                         warnings.simplefilter("ignore", RuntimeWarning)
-                        box = np.r_[np.nanmin(envelopes[:, :2], axis=0),
-                                    np.nanmax(envelopes[:, 2:], axis=0)]
-                    bounds = box if bounds is None else np.r_[np.fmin(bounds[:2], box[:2]),
-                                                              np.fmax(bounds[2:], box[2:])]
+                        box = np.r_[np.nanmin(envelopes[:, :2], axis=0), np.nanmax(envelopes[:, 2:], axis=0)]
+                    bounds = (
+                        box
+                        if bounds is None
+                        else np.r_[np.fmin(bounds[:2], box[:2]), np.fmax(bounds[2:], box[2:])]
+                    )
                 finish_version(candidate, row)  # may refuse: rolled back below
                 self._link_waters(con, layer, candidate)
                 for statement in _RTREE_TRIGGERS.format(t=layer).strip().split(";\n"):
                     con.execute(statement.rstrip(";"))
                 if bounds is not None and not np.isnan(bounds).any():
-                    con.execute("UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, "
-                                "max_y = ? WHERE table_name = ?", (*map(float, bounds), layer))
-                con.execute(f"INSERT INTO {_q(VERSIONS_TABLE)} ({', '.join(VERSION_FIELDS)}) "
-                            f"VALUES ({', '.join('?' * len(VERSION_FIELDS))})",
-                            tuple(getattr(row, f) for f in VERSION_FIELDS))
-                con.execute("UPDATE gpkg_contents SET last_change = strftime('%Y-%m-%dT%H:%M:%fZ', "
-                            "'now') WHERE table_name = ?", (VERSIONS_TABLE,))
+                    con.execute(
+                        "UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, "
+                        "max_y = ? WHERE table_name = ?",
+                        (*map(float, bounds), layer),
+                    )
+                con.execute(
+                    f"INSERT INTO {_q(VERSIONS_TABLE)} ({', '.join(VERSION_FIELDS)}) "
+                    f"VALUES ({', '.join('?' * len(VERSION_FIELDS))})",
+                    tuple(getattr(row, f) for f in VERSION_FIELDS),
+                )
+                con.execute(
+                    "UPDATE gpkg_contents SET last_change = strftime('%Y-%m-%dT%H:%M:%fZ', "
+                    "'now') WHERE table_name = ?",
+                    (VERSIONS_TABLE,),
+                )
                 progress.check_canceled()  # the last moment a cancel leaves nothing written
                 con.execute("COMMIT")
             except BaseException:
@@ -570,9 +685,11 @@ class GeoPackageStore(ReferenceStore):
         if not {"catchments", "impaired_waters"} <= tables:
             return
         if LINKS_TABLE not in tables:  # not in gpkg_contents: QGIS lists only the layers
-            con.execute(f"CREATE TABLE {_q(LINKS_TABLE)} (catchment_id TEXT NOT NULL, "
-                        "waterbody_id TEXT NOT NULL, basis TEXT, "
-                        "PRIMARY KEY (catchment_id, waterbody_id))")
+            con.execute(
+                f"CREATE TABLE {_q(LINKS_TABLE)} (catchment_id TEXT NOT NULL, "
+                "waterbody_id TEXT NOT NULL, basis TEXT, "
+                "PRIMARY KEY (catchment_id, waterbody_id))"
+            )
         waters = con.execute("SELECT waterbody_id, gpkg_wkb(geom) FROM impaired_waters").fetchall()
         shapes = shapely.from_wkb(np.array([w for _, w in waters], dtype=object))
         found: list = []
@@ -580,52 +697,81 @@ class GeoPackageStore(ReferenceStore):
         to_crs = self._table_crs(con, "catchments")
         if len(waters):
             shapes = transform_geometries(shapes, self._table_crs(con, "impaired_waters"), to_crs)
-            box = "SELECT c.catchment_id, gpkg_wkb(c.geom) FROM catchments c JOIN " \
-                  f"{_q('rtree_catchments_geom')} r ON c.fid = r.id WHERE r.maxx >= ? AND " \
-                  "r.minx <= ? AND r.maxy >= ? AND r.miny <= ?"
+            box = (
+                "SELECT c.catchment_id, gpkg_wkb(c.geom) FROM catchments c JOIN "
+                f"{_q('rtree_catchments_geom')} r ON c.fid = r.id WHERE r.maxx >= ? AND "
+                "r.minx <= ? AND r.maxy >= ? AND r.miny <= ?"
+            )
             for (wid, _), shape in zip(waters, shapes):
                 if shape is None or shape.is_empty:
                     continue
                 near = con.execute(box, tuple(shapely.bounds(shape).tolist())).fetchall()
-                pairs = links([c for c, _ in near], shapely.from_wkb(
-                    np.array([g for _, g in near], dtype=object)), [wid], [shape])
+                pairs = links(
+                    [c for c, _ in near],
+                    shapely.from_wkb(np.array([g for _, g in near], dtype=object)),
+                    [wid],
+                    [shape],
+                )
                 placed.update(w for _, w in pairs)
                 found += pairs
         con.executemany(f"INSERT OR IGNORE INTO {_q(LINKS_TABLE)} VALUES (?, ?, 'shape')", found)
-        candidate.report.note(link_note(len(found), len(placed), sum(
-            1 for s in shapes if s is None or s.is_empty)))
+        candidate.report.note(
+            link_note(len(found), len(placed), sum(1 for s in shapes if s is None or s.is_empty))
+        )
 
     def _table_crs(self, con, table: str):
-        srs = con.execute("SELECT s.organization, s.organization_coordsys_id, s.definition FROM "
-                          "gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s USING (srs_id) "
-                          "WHERE lower(g.table_name) = lower(?)", (table,)).fetchone()
+        srs = con.execute(
+            "SELECT s.organization, s.organization_coordsys_id, s.definition FROM "
+            "gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s USING (srs_id) "
+            "WHERE lower(g.table_name) = lower(?)",
+            (table,),
+        ).fetchone()
         return f"EPSG:{srs[1]}" if str(srs[0]).upper() == "EPSG" else srs[2]
 
     def _srs_id(self, con, crs) -> int:
         crs = crs_of(crs)
         epsg = epsg_code(crs)
         if epsg:
-            found = con.execute("SELECT srs_id FROM gpkg_spatial_ref_sys WHERE organization = "
-                                "'EPSG' AND organization_coordsys_id = ?", (epsg,)).fetchone()
+            found = con.execute(
+                "SELECT srs_id FROM gpkg_spatial_ref_sys WHERE organization = "
+                "'EPSG' AND organization_coordsys_id = ?",
+                (epsg,),
+            ).fetchone()
             if found:
                 return int(found[0])
         taken = con.execute("SELECT 1 FROM gpkg_spatial_ref_sys WHERE srs_id = ?", (epsg,)).fetchone()
-        srs_id = epsg if epsg and not taken else max(
-            100000, con.execute("SELECT max(srs_id) FROM gpkg_spatial_ref_sys").fetchone()[0] + 1)
-        con.execute("INSERT INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, NULL)",
-                    (crs.name, srs_id, "EPSG" if epsg else "NONE", epsg or srs_id,
-                     crs.to_wkt("WKT1_GDAL") if crs.to_wkt("WKT1_GDAL") else crs.to_wkt()))
+        srs_id = (
+            epsg
+            if epsg and not taken
+            else max(100000, con.execute("SELECT max(srs_id) FROM gpkg_spatial_ref_sys").fetchone()[0] + 1)
+        )
+        con.execute(
+            "INSERT INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, NULL)",
+            (
+                crs.name,
+                srs_id,
+                "EPSG" if epsg else "NONE",
+                epsg or srs_id,
+                crs.to_wkt("WKT1_GDAL") if crs.to_wkt("WKT1_GDAL") else crs.to_wkt(),
+            ),
+        )
         return srs_id
 
     def _ensure_side_tables(self, con) -> None:
         tables = self._tables(con)
         if VERSIONS_TABLE not in tables:
-            con.execute(f"CREATE TABLE {_q(VERSIONS_TABLE)} (fid INTEGER PRIMARY KEY AUTOINCREMENT "
-                        "NOT NULL, layer TEXT, version INTEGER, source TEXT, source_date TEXT, "
-                        "imported_at TEXT, feature_count INTEGER, sha256 TEXT, "
-                        + ", ".join(f"{c} {t}" for c, t in ADDED_VERSION_COLUMNS.items()) + ")")
-            con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) "
-                        "VALUES (?, 'attributes', ?, 0)", (VERSIONS_TABLE, VERSIONS_TABLE))
+            con.execute(
+                f"CREATE TABLE {_q(VERSIONS_TABLE)} (fid INTEGER PRIMARY KEY AUTOINCREMENT "
+                "NOT NULL, layer TEXT, version INTEGER, source TEXT, source_date TEXT, "
+                "imported_at TEXT, feature_count INTEGER, sha256 TEXT, "
+                + ", ".join(f"{c} {t}" for c, t in ADDED_VERSION_COLUMNS.items())
+                + ")"
+            )
+            con.execute(
+                "INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) "
+                "VALUES (?, 'attributes', ?, 0)",
+                (VERSIONS_TABLE, VERSIONS_TABLE),
+            )
         else:
             columns = {r[1] for r in con.execute(f"PRAGMA table_info({_q(VERSIONS_TABLE)})")}
             for column, kind in ADDED_VERSION_COLUMNS.items():  # a layer_versions made before
@@ -633,67 +779,96 @@ class GeoPackageStore(ReferenceStore):
                     con.execute(f"ALTER TABLE {_q(VERSIONS_TABLE)} ADD COLUMN {column} {kind}")
         if HISTORY_TABLE not in tables:
             # Not registered in gpkg_contents: QGIS lists only the layers, not the archive.
-            con.execute(f"CREATE TABLE {_q(HISTORY_TABLE)} (layer TEXT NOT NULL, version INTEGER "
-                        "NOT NULL, feature_id TEXT NOT NULL, attributes TEXT NOT NULL, geometry BLOB)")
-            con.execute(f"CREATE INDEX reference_history_version ON {_q(HISTORY_TABLE)} "
-                        "(layer, version)")
+            con.execute(
+                f"CREATE TABLE {_q(HISTORY_TABLE)} (layer TEXT NOT NULL, version INTEGER "
+                "NOT NULL, feature_id TEXT NOT NULL, attributes TEXT NOT NULL, geometry BLOB)"
+            )
+            con.execute(f"CREATE INDEX reference_history_version ON {_q(HISTORY_TABLE)} (layer, version)")
 
     def _archive_unkept(self, con, layer, spec, version) -> None:
         """Keep the current version's features in the history where no import kept them."""
-        if not version or layer not in self._tables(con) or con.execute(
-                f"SELECT 1 FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? LIMIT 1",
-                (layer, version)).fetchone():
+        if (
+            not version
+            or layer not in self._tables(con)
+            or con.execute(
+                f"SELECT 1 FROM {_q(HISTORY_TABLE)} WHERE layer = ? AND version = ? LIMIT 1", (layer, version)
+            ).fetchone()
+        ):
             return
-        con.execute(f"INSERT INTO {_q(HISTORY_TABLE)} SELECT ?, ?, CAST({_q(spec.id_field)} AS TEXT), "
-                    f"{_layer_rows(con, layer, spec)}", (layer, version))
-        srs = con.execute("SELECT s.organization, s.organization_coordsys_id, s.definition FROM "
-                          "gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s USING (srs_id) WHERE "
-                          "lower(g.table_name) = lower(?)", (layer,)).fetchone()
+        con.execute(
+            f"INSERT INTO {_q(HISTORY_TABLE)} SELECT ?, ?, CAST({_q(spec.id_field)} AS TEXT), "
+            f"{_layer_rows(con, layer, spec)}",
+            (layer, version),
+        )
+        srs = con.execute(
+            "SELECT s.organization, s.organization_coordsys_id, s.definition FROM "
+            "gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s USING (srs_id) WHERE "
+            "lower(g.table_name) = lower(?)",
+            (layer,),
+        ).fetchone()
         if srs:
             crs = f"EPSG:{srs[1]}" if str(srs[0]).upper() == "EPSG" else srs[2]
-            con.execute(f"UPDATE {_q(VERSIONS_TABLE)} SET crs = ? WHERE layer = ? AND version = ? "
-                        "AND crs IS NULL", (crs, layer, version))
+            con.execute(
+                f"UPDATE {_q(VERSIONS_TABLE)} SET crs = ? WHERE layer = ? AND version = ? AND crs IS NULL",
+                (crs, layer, version),
+            )
 
     def _current_rows(self, con, layer: str, row: VersionRow) -> list:
         """The current version's (attributes JSON, WKB) rows, from the layer table, where this
         store's import wrote it (it has a sha256) and it is still the newest."""
-        newest = con.execute(f"SELECT max(version) FROM {_q(VERSIONS_TABLE)} WHERE layer = ?",
-                             (layer,)).fetchone()[0]
+        newest = con.execute(
+            f"SELECT max(version) FROM {_q(VERSIONS_TABLE)} WHERE layer = ?", (layer,)
+        ).fetchone()[0]
         if not row.sha256 or newest != row.version or layer not in self._tables(con):
             return []
         spec = REFERENCE_LAYERS[layer]
-        return con.execute(f"SELECT {_layer_rows(con, layer, spec)} ORDER BY "
-                           f"CAST({_q(spec.id_field)} AS TEXT)").fetchall()
+        return con.execute(
+            f"SELECT {_layer_rows(con, layer, spec)} ORDER BY CAST({_q(spec.id_field)} AS TEXT)"
+        ).fetchall()
 
     def _drop_layer(self, con, layer: str) -> None:
         tables = self._tables(con)
-        names = {r[0] for r in con.execute("SELECT table_name FROM gpkg_contents WHERE "
-                                           "lower(table_name) = lower(?)", (layer,))} | {layer}
+        names = {
+            r[0]
+            for r in con.execute(
+                "SELECT table_name FROM gpkg_contents WHERE lower(table_name) = lower(?)", (layer,)
+            )
+        } | {layer}
         for name in sorted(names):
             if name in tables:
                 con.execute(f"DROP TABLE {_q(name)}")
             if f"rtree_{name}_geom" in tables:
                 con.execute(f"DROP TABLE {_q(f'rtree_{name}_geom')}")
-            for meta in ("gpkg_extensions", "gpkg_geometry_columns", "gpkg_contents",
-                         "gpkg_ogr_contents"):
+            for meta in ("gpkg_extensions", "gpkg_geometry_columns", "gpkg_contents", "gpkg_ogr_contents"):
                 if meta in tables:
                     con.execute(f"DELETE FROM {meta} WHERE lower(table_name) = lower(?)", (name,))
 
     def _create_layer(self, con, layer, spec, geometry_type, srs_id) -> None:
         columns = ", ".join(f"{_q(c)} {_SQL_TYPES[t]}" for c, t in spec.fields.items())
-        con.execute(f"CREATE TABLE {_q(layer)} (fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "
-                    f"geom {geometry_type}, {columns})")
-        con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) "
-                    "VALUES (?, 'features', ?, ?)", (layer, layer, srs_id))  # extent: once written
-        con.execute("INSERT INTO gpkg_geometry_columns VALUES (?, 'geom', ?, ?, 0, 0)",
-                    (layer, geometry_type, srs_id))
-        con.execute(f"CREATE VIRTUAL TABLE {_q(f'rtree_{layer}_geom')} USING rtree(id, minx, maxx, "
-                    "miny, maxy)")
-        con.execute("INSERT INTO gpkg_extensions VALUES (?, 'geom', 'gpkg_rtree_index', "
-                    "'http://www.geopackage.org/spec120/#extension_rtree', 'write-only')", (layer,))
+        con.execute(
+            f"CREATE TABLE {_q(layer)} (fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "
+            f"geom {geometry_type}, {columns})"
+        )
+        con.execute(
+            "INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) "
+            "VALUES (?, 'features', ?, ?)",
+            (layer, layer, srs_id),
+        )  # extent: once written
+        con.execute(
+            "INSERT INTO gpkg_geometry_columns VALUES (?, 'geom', ?, ?, 0, 0)", (layer, geometry_type, srs_id)
+        )
+        con.execute(
+            f"CREATE VIRTUAL TABLE {_q(f'rtree_{layer}_geom')} USING rtree(id, minx, maxx, miny, maxy)"
+        )
+        con.execute(
+            "INSERT INTO gpkg_extensions VALUES (?, 'geom', 'gpkg_rtree_index', "
+            "'http://www.geopackage.org/spec120/#extension_rtree', 'write-only')",
+            (layer,),
+        )
         if "gpkg_ogr_contents" in self._tables(con):
-            con.execute("INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?, NULL)",
-                        (layer,))
+            con.execute(
+                "INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?, NULL)", (layer,)
+            )
 
 
 def _layer_rows(con, layer: str, spec) -> str:
@@ -708,8 +883,11 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
     """Each layer's versions and age, and warnings (a missing layer, an outdated 303(d) list)."""
     today = today or date.today()
     if isinstance(store, GeoPackageStore) and not store.path.exists():
-        raise InputError("the reference GeoPackage does not exist", path=store.path,
-                         fix="check the path, or import a layer into it first")
+        raise InputError(
+            "the reference GeoPackage does not exist",
+            path=store.path,
+            fix="check the path, or import a layer into it first",
+        )
     current_cycle = profile.reference.current_listing_cycle
     rows = store.versions()
     layers: list[dict[str, object]] = []
@@ -721,9 +899,13 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
             layers.append({"layer": layer, "current": None, "versions": []})
             continue
         current = mine[-1]
-        entry = {"layer": layer, "current": current.version, "versions": [r.to_dict() for r in mine],
-                 "imported_days_ago": _days(current.imported_at, today),
-                 "source_days_old": _days(current.source_date, today)}
+        entry = {
+            "layer": layer,
+            "current": current.version,
+            "versions": [r.to_dict() for r in mine],
+            "imported_days_ago": _days(current.imported_at, today),
+            "source_days_old": _days(current.source_date, today),
+        }
         if layer == "impaired_waters":
             cycle = store.max_value(layer, "listing_cycle")
             entry["listing_cycle"] = cycle
@@ -731,16 +913,22 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
                 warnings.append(
                     f"impaired_waters: version {current.version} lists cycle {cycle or 'unknown'}, "
                     f"older than the current listing cycle {current_cycle} the profile names "
-                    f"([reference] current_listing_cycle): import the current 303(d) list")
+                    f"([reference] current_listing_cycle): import the current 303(d) list"
+                )
         if current.rejected_count:
             warnings.append(
                 f"{layer}: version {current.version} rejected {current.rejected_count} feature(s) "
                 f"of the source ({current.rejected_with_tmdl or 0} with a TMDL)"
                 + (", accepted by the user" if current.rejections_accepted else "")
-                + ": reviews do not see them")
+                + ": reviews do not see them"
+            )
         layers.append(entry)
-    return {"store": store.label, "current_listing_cycle": current_cycle, "layers": layers,
-            "warnings": warnings}
+    return {
+        "store": store.label,
+        "current_listing_cycle": current_cycle,
+        "layers": layers,
+        "warnings": warnings,
+    }
 
 
 def _days(stamp: Optional[str], today: date) -> Optional[int]:

@@ -3,6 +3,7 @@
 One rule for the review, the screen, the route downstream and PostGIS: a site's box (or any
 box: a downstream catchment's) widened on every side by ``[reference] search_distance_ft``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,6 +29,7 @@ def search_windows(boxes: ArrayLike, crs: CrsLike, profile: RulesProfile) -> NDA
     [-91.44, -91.44, 101.44, 101.44]
     """
     distance = search_distance(crs, profile)
-    widened: NDArray[np.float64] = (np.asarray(boxes, dtype=float)
-                                    + np.array([-distance, -distance, distance, distance]))
+    widened: NDArray[np.float64] = np.asarray(boxes, dtype=float) + np.array(
+        [-distance, -distance, distance, distance]
+    )
     return widened

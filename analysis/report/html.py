@@ -3,6 +3,7 @@
 Every word comes from the model; the templates (``templates/``) only lay it out. Nothing loads
 from outside the file: inline styles, and charts and map tiles as data: images.
 """
+
 from __future__ import annotations
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -16,36 +17,60 @@ from .site_map import HTML_FRAME_IN, site_map_charts
 __all__ = ["render_html", "render_report_html"]
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
 def _shares(table: Table) -> list:
     total = sum(table.widths) or 1
     return [f"{100 * w / total:.1f}" for w in table.widths]
 
 
-_ENV = Environment(loader=PackageLoader("analysis.report", "templates"),
-                   autoescape=select_autoescape(default=True, default_for_string=True),
-                   trim_blocks=True, lstrip_blocks=True)
+_ENV = Environment(
+    loader=PackageLoader("analysis.report", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 _ENV.filters["breakable"] = breakable
 
 
 def _pictures(review: Review):
     def pictures(figure: Figure) -> list:
         if figure.kind == SITE_MAP:
-            return [{"src": chart.data_uri("png"), "title": tile.title, "map": True,
-                     "caption": f"{tile.title} when printed at 100% (not fitted to the page).",
-                     "width": f"{HTML_FRAME_IN[0]:g}"} for tile, chart in site_map_charts(review)]
+            return [
+                {
+                    "src": chart.data_uri("png"),
+                    "title": tile.title,
+                    "map": True,
+                    "caption": f"{tile.title} when printed at 100% (not fitted to the page).",
+                    "width": f"{HTML_FRAME_IN[0]:g}",
+                }
+                for tile, chart in site_map_charts(review)
+            ]
         if figure.kind == CHART:
-            return [{"src": review.charts[name].data_uri("png"),
-                     "title": review.charts[name].title, "caption": review.charts[name].title}
-                    for name in figure.names]
+            return [
+                {
+                    "src": review.charts[name].data_uri("png"),
+                    "title": review.charts[name].title,
+                    "caption": review.charts[name].title,
+                }
+                for name in figure.names
+            ]
         raise ValueError(f"unknown figure kind {figure.kind!r}")
+
     return pictures
 
 
 def render_report_html(review: Review, report: Report) -> str:
     """``report`` (built from ``review``, which draws its figures) as one HTML document."""
     template = _ENV.get_template("report.html.j2")
-    return template.render(report=report, title=report.title, csp=_CSP, colours=STATUS_COLOURS,
-                           shares=_shares, pictures=_pictures(review))
+    return template.render(
+        report=report,
+        title=report.title,
+        csp=_CSP,
+        colours=STATUS_COLOURS,
+        shares=_shares,
+        pictures=_pictures(review),
+    )
 
 
 def render_html(review: Review, *, maps: bool = True) -> str:

@@ -6,24 +6,44 @@ QGIS print layout) lay that same model out and add no words of their own, so bot
 sections and rows. Text here is plain text: the renderers escape it (HTML) or set it as table
 cell text (PDF), never as markup.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from ..checklist.contents import CONFIRMED, MISSING, STATUS_AS_FINDING
-from ..units import acres_text
-from ..findings import (FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, REPORT_ORDER, WARN,
-                        sorted_findings)
+from ..findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, REPORT_ORDER, WARN, sorted_findings
 from ..review import Review
+from ..units import acres_text
 
-__all__ = ["Cell", "Table", "Paragraph", "Figure", "Section", "Report", "build_report",
-           "sorted_findings", "status_label", "REPORT_ORDER", "STATUS_MARKS", "NOT_YET_DUE",
-           "BEFORE_APPROVAL", "SITE_MAP", "CHART"]
+__all__ = [
+    "Cell",
+    "Table",
+    "Paragraph",
+    "Figure",
+    "Section",
+    "Report",
+    "build_report",
+    "sorted_findings",
+    "status_label",
+    "REPORT_ORDER",
+    "STATUS_MARKS",
+    "NOT_YET_DUE",
+    "BEFORE_APPROVAL",
+    "SITE_MAP",
+    "CHART",
+]
 
 # A status is read from its word and its mark, never from its colour alone.
-STATUS_MARKS = {FAIL: "\u2717", NEEDS_REVIEW: "?", WARN: "!", PASS: "\u2713", INFO: "i",
-                NOT_APPLICABLE: "\u2013"}
+STATUS_MARKS = {
+    FAIL: "\u2717",
+    NEEDS_REVIEW: "?",
+    WARN: "!",
+    PASS: "\u2713",
+    INFO: "i",
+    NOT_APPLICABLE: "\u2013",
+}
 # A finding's ``due`` (issue 18): absent means before approval.
 BEFORE_APPROVAL = "before_approval"
 NOT_YET_DUE = "not yet due"  # a checklist item due after construction, missing before approval
@@ -135,9 +155,16 @@ def _due(finding: dict) -> str:
 
 
 def _findings_rows(findings, profile) -> tuple:
-    return tuple(_row(_status(f["status"]), Cell(profile.title(f["rule"]), (f["rule"],)),
-                      f["section"], f["message"], ", ".join(f["features"]))
-                 for f in findings)
+    return tuple(
+        _row(
+            _status(f["status"]),
+            Cell(profile.title(f["rule"]), (f["rule"],)),
+            f["section"],
+            f["message"],
+            ", ".join(f["features"]),
+        )
+        for f in findings
+    )
 
 
 _FINDINGS_HEADER = ("Status", "Rule", "Section", "Finding", "Features")
@@ -157,15 +184,19 @@ def _sheets(review: Review) -> str:
     return "; ".join(
         f"{_text(row['sheet'], 'unnamed sheet')} (revised "
         f"{_text(row['revision_date'] if dated else None, 'date not given')})"
-        for _, row in sheets.iterrows())
+        for _, row in sheets.iterrows()
+    )
 
 
 def _parcels(review: Review, project) -> str:
     if project.get("tax_map_id"):
         return str(project["tax_map_id"])
     boundary = review.site.layer("site_boundary")
-    ids = [] if boundary is None or "parcel_id" not in boundary else [
-        str(v) for v in boundary["parcel_id"] if v is not None and str(v) not in ("", "nan")]
+    ids = (
+        []
+        if boundary is None or "parcel_id" not in boundary
+        else [str(v) for v in boundary["parcel_id"] if v is not None and str(v) not in ("", "nan")]
+    )
     return ", ".join(ids) + " (site boundary)" if ids else NOT_GIVEN
 
 
@@ -173,23 +204,29 @@ def _reference_versions(reference) -> str:
     versions = (reference or {}).get("versions") or {}
     if not versions:
         return "not recorded"
-    return "; ".join(f"{layer} v{v['version']} (source {v.get('source_date') or 'undated'}, "
-                     f"sha256 {str(v.get('sha256') or '')[:12]})" for layer, v in versions.items())
+    return "; ".join(
+        f"{layer} v{v['version']} (source {v.get('source_date') or 'undated'}, "
+        f"sha256 {str(v.get('sha256') or '')[:12]})"
+        for layer, v in versions.items()
+    )
 
 
 def _outcome(data, before, warned, undecided) -> str:
     conditions = data.get("conditions") or {}
     if before:
-        return (f"Changes required: {len(before)} finding(s) must change before approval "
-                f"(listed below).")
+        return f"Changes required: {len(before)} finding(s) must change before approval (listed below)."
     if conditions.get("swppp_required") is False:
         return _not_regulated(data)
     if undecided:
-        return (f"Approvable once the reviewer has settled the {len(undecided)} finding(s) "
-                f"that need review (listed below): nothing failed.")
+        return (
+            f"Approvable once the reviewer has settled the {len(undecided)} finding(s) "
+            f"that need review (listed below): nothing failed."
+        )
     if warned:
-        return (f"Approvable once the {len(warned)} warning(s) due before approval are "
-                f"answered (listed below): nothing failed.")
+        return (
+            f"Approvable once the {len(warned)} warning(s) due before approval are "
+            f"answered (listed below): nothing failed."
+        )
     return "Approvable: no finding must change before approval."
 
 
@@ -198,8 +235,10 @@ def _not_regulated(data) -> str:
     defines it (the acres, or a larger common plan of development or sale), so SWPPP A does not
     reach it; the applicability finding gives the acres and the common plan as measured."""
     why = next((f["message"] for f in data["findings"] if f["rule"] == "applicability"), "")
-    return ("Not regulated: not a land development activity as the chapter defines it "
-            "(Definitions), so SWPPP A requires no SWPPP" + (f": {why}." if why else "."))
+    return (
+        "Not regulated: not a land development activity as the chapter defines it "
+        "(Definitions), so SWPPP A requires no SWPPP" + (f": {why}." if why else ".")
+    )
 
 
 def _before_approval(data, status) -> list:
@@ -209,9 +248,15 @@ def _before_approval(data, status) -> list:
 
 def _decision_list(review: Review, findings, what: str, subtitle: str) -> Table:
     # The features are in the findings table: here what it is and where the law is.
-    return Table(("Section", what, "Rule"), tuple(
-        _row(f["section"], f["message"], Cell(review.profile.title(f["rule"]), (f["rule"],)))
-        for f in findings), (50, 150, 54), subtitle=subtitle)
+    return Table(
+        ("Section", what, "Rule"),
+        tuple(
+            _row(f["section"], f["message"], Cell(review.profile.title(f["rule"]), (f["rule"],)))
+            for f in findings
+        ),
+        (50, 150, 54),
+        subtitle=subtitle,
+    )
 
 
 def _decision(review: Review, data) -> Section:
@@ -221,51 +266,91 @@ def _decision(review: Review, data) -> Section:
     what the reviewer confirmed by hand, and the files and versions reviewed."""
     project, site, tool = data["project"], data["site"], data["tool"]
     reference, profile = data.get("reference"), review.profile
-    application = _pairs([
-        ("Issuing authority", f"{profile.profile.authority}, under its chapter on "
-                              f"{profile.profile.chapter_title}"),
-        ("Project", _text(project.get("name"))), ("Address", _text(project.get("address"))),
-        ("Tax map / parcel id", _parcels(review, project)),
-        ("Applicant", _text(project.get("applicant"))),
-        ("Engineer of record", _text(project.get("engineer_of_record"))),
-        ("Submission date", _text(project.get("submission_date"))),
-        ("Date of review", data["reviewed_on"])])
-    reviewed = Table(None, tuple(_row(label, value) for label, value in (
-        ("Plan sheets", _sheets(review)),
-        ("Site plan file", f"{site['path']} ({site['input_crs']})"),
-        ("Reference layers", f"{reference['path']}: {', '.join(reference['layers'])}"
-         if reference else "none given"),
-        ("Reference versions", _reference_versions(reference)),
-        ("Rules profile", data["profile"]), ("Tool", f"{tool['name']} {tool['version']}"))),
-        (70, 184), subtitle="Files and versions reviewed")
+    application = _pairs(
+        [
+            (
+                "Issuing authority",
+                f"{profile.profile.authority}, under its chapter on {profile.profile.chapter_title}",
+            ),
+            ("Project", _text(project.get("name"))),
+            ("Address", _text(project.get("address"))),
+            ("Tax map / parcel id", _parcels(review, project)),
+            ("Applicant", _text(project.get("applicant"))),
+            ("Engineer of record", _text(project.get("engineer_of_record"))),
+            ("Submission date", _text(project.get("submission_date"))),
+            ("Date of review", data["reviewed_on"]),
+        ]
+    )
+    reviewed = Table(
+        None,
+        tuple(
+            _row(label, value)
+            for label, value in (
+                ("Plan sheets", _sheets(review)),
+                ("Site plan file", f"{site['path']} ({site['input_crs']})"),
+                (
+                    "Reference layers",
+                    f"{reference['path']}: {', '.join(reference['layers'])}" if reference else "none given",
+                ),
+                ("Reference versions", _reference_versions(reference)),
+                ("Rules profile", data["profile"]),
+                ("Tool", f"{tool['name']} {tool['version']}"),
+            )
+        ),
+        (70, 184),
+        subtitle="Files and versions reviewed",
+    )
     before = _before_approval(data, FAIL)
     warned = _before_approval(data, WARN)
     undecided = [f for f in data["findings"] if f["status"] == NEEDS_REVIEW]
-    sign = Table(None, tuple(_row(label, "") for label in (
-        "Reviewer (name and title)", "Decision", "Date", "Signature")), (70, 184),
-        subtitle="Reviewer")
+    sign = Table(
+        None,
+        tuple(_row(label, "") for label in ("Reviewer (name and title)", "Decision", "Date", "Signature")),
+        (70, 184),
+        subtitle="Reviewer",
+    )
     blocks: list[Block] = [
-        application, Paragraph(_outcome(data, before, warned, undecided), strong=True), sign]
+        application,
+        Paragraph(_outcome(data, before, warned, undecided), strong=True),
+        sign,
+    ]
     if before:
-        blocks.append(_decision_list(review, before, "What must change",
-                                     "Must change before approval"))
+        blocks.append(_decision_list(review, before, "What must change", "Must change before approval"))
     if warned:
         # Warnings whose duty falls before approval: e.g. the other environmental permits
         # SWPPP F wants "acquired ... prior to approval" where the plan disturbs a wetland.
-        blocks.append(_decision_list(review, warned, "Warning",
-                                     "Warnings to answer before approval"))
+        blocks.append(_decision_list(review, warned, "Warning", "Warnings to answer before approval"))
     if undecided:
-        blocks.append(_decision_list(review, undecided, "Why it needs review",
-                                     "Needs review: the checks could not decide"))
+        blocks.append(
+            _decision_list(
+                review, undecided, "Why it needs review", "Needs review: the checks could not decide"
+            )
+        )
     confirmed = [e for e in data.get("checklist") or [] if e.get("confirmation")]
     if confirmed:
-        blocks.append(Table(("Item", "Confirmed by", "On", "Note"), tuple(
-            _row(e["item"], e["confirmation"]["reviewer"], e["confirmation"]["date"],
-                 e["confirmation"].get("note") or "") for e in confirmed), (34, 50, 30, 140),
-            subtitle="Confirmed by the reviewer by hand"))
+        blocks.append(
+            Table(
+                ("Item", "Confirmed by", "On", "Note"),
+                tuple(
+                    _row(
+                        e["item"],
+                        e["confirmation"]["reviewer"],
+                        e["confirmation"]["date"],
+                        e["confirmation"].get("note") or "",
+                    )
+                    for e in confirmed
+                ),
+                (34, 50, 30, 140),
+                subtitle="Confirmed by the reviewer by hand",
+            )
+        )
     else:
-        blocks.append(Paragraph("Confirmed by the reviewer by hand: nothing (no checklist "
-                                "confirmations were given).", quiet=True))
+        blocks.append(
+            Paragraph(
+                "Confirmed by the reviewer by hand: nothing (no checklist confirmations were given).",
+                quiet=True,
+            )
+        )
     blocks.append(reviewed)
     return Section("decision", "Decision", tuple(blocks))
 
@@ -279,19 +364,34 @@ def _cover(review: Review, data) -> Section:
         rules = list(dict.fromkeys(f["rule"] for f in findings if f["status"] == status))
         if rules:
             count = sum(f["status"] == status for f in findings)
-            by_status.append(_row(_status(status), _num(str(count)),
-                                  ", ".join(review.profile.title(r) for r in rules)))
+            by_status.append(
+                _row(_status(status), _num(str(count)), ", ".join(review.profile.title(r) for r in rules))
+            )
     acres = data["measurements"].get("disturbed_acres")
-    rows = [("Land use", _text(project.get("land_use"))),
-            ("Receiving waters", _text(project.get("receiving_waters"))),
-            ("Disturbed area", f"{_number(acres)} acres" if acres is not None else NOT_GIVEN)]
-    return Section("summary", "Summary", (
-        Table(("Status", "Findings", "Rules"), tuple(by_status), (30, 20, 204),
-              subtitle=f"Findings by status ({len(findings)} in all)"),
-        _pairs(rows),
-        Paragraph("Each finding cites the village stormwater chapter. Findings are listed the "
-                  "most serious first: fail, needs review, warn, pass, info, not applicable.",
-                  quiet=True)), own_page=False)
+    rows = [
+        ("Land use", _text(project.get("land_use"))),
+        ("Receiving waters", _text(project.get("receiving_waters"))),
+        ("Disturbed area", f"{_number(acres)} acres" if acres is not None else NOT_GIVEN),
+    ]
+    return Section(
+        "summary",
+        "Summary",
+        (
+            Table(
+                ("Status", "Findings", "Rules"),
+                tuple(by_status),
+                (30, 20, 204),
+                subtitle=f"Findings by status ({len(findings)} in all)",
+            ),
+            _pairs(rows),
+            Paragraph(
+                "Each finding cites the village stormwater chapter. Findings are listed the "
+                "most serious first: fail, needs review, warn, pass, info, not applicable.",
+                quiet=True,
+            ),
+        ),
+        own_page=False,
+    )
 
 
 def _site_map(review: Review, data) -> Section:
@@ -304,43 +404,89 @@ def _phasing(review: Review, data) -> Optional[Section]:
 
 
 def _findings(review: Review, data) -> Section:
-    return Section("findings", "Findings", (Table(
-        _FINDINGS_HEADER, _findings_rows(sorted_findings(data["findings"]), review.profile),
-        _FINDINGS_WIDTHS),))
+    return Section(
+        "findings",
+        "Findings",
+        (
+            Table(
+                _FINDINGS_HEADER,
+                _findings_rows(sorted_findings(data["findings"]), review.profile),
+                _FINDINGS_WIDTHS,
+            ),
+        ),
+    )
 
 
 def _measurements(review: Review, data) -> Section:
     m, profile = data["measurements"], review.profile
     # The acres the limits are decided on (ellipsoidal where measured), written as the findings
     # write them (never reading as a limit), the planar figure beside them.
-    disturbed = _decided(m, "disturbed_acres", "threshold_area_method",
-                         (profile.applicability.min_disturbed_acres,
-                          profile.condition_b.min_disturbed_acres,
-                          profile.condition_c.min_disturbed_acres))
-    worst = _decided(m, "max_concurrent_disturbed_acres", "threshold_area_method",
-                     (profile.phasing.max_concurrent_acres,))
-    totals = _pairs([
-        ("Disturbed area (union of all disturbance)", disturbed),
-        ("Disturbance outside the site boundary",
-         f"{_number(m['disturbed_outside_site_sq_ft'], 0)} sq ft"
-         if "disturbed_outside_site_sq_ft" in m else "not measured (no SWPPP is required)"),
-        ("Most disturbed and not yet stabilised at one time",
-         f"{worst}, on {m.get('max_concurrent_at')}" if m.get("max_concurrent_at") else "not known")])
+    disturbed = _decided(
+        m,
+        "disturbed_acres",
+        "threshold_area_method",
+        (
+            profile.applicability.min_disturbed_acres,
+            profile.condition_b.min_disturbed_acres,
+            profile.condition_c.min_disturbed_acres,
+        ),
+    )
+    worst = _decided(
+        m, "max_concurrent_disturbed_acres", "threshold_area_method", (profile.phasing.max_concurrent_acres,)
+    )
+    totals = _pairs(
+        [
+            ("Disturbed area (union of all disturbance)", disturbed),
+            (
+                "Disturbance outside the site boundary",
+                f"{_number(m['disturbed_outside_site_sq_ft'], 0)} sq ft"
+                if "disturbed_outside_site_sq_ft" in m
+                else "not measured (no SWPPP is required)",
+            ),
+            (
+                "Most disturbed and not yet stabilised at one time",
+                f"{worst}, on {m.get('max_concurrent_at')}" if m.get("max_concurrent_at") else "not known",
+            ),
+        ]
+    )
     blocks: list[Block] = [totals]
     if m.get("phases"):
-        blocks.append(Table(("Phase", "Acres", "New acres", "Start", "Stabilized"), tuple(
-            _row(p["phase"], _num(_number(p["acres"])), _num(_number(p.get("new_acres"))),
-                 p["start_date"], p["stabilized_date"] or "not scheduled")
-            for p in m["phases"]), (50, 40, 40, 60, 64), subtitle="Phases"))
+        blocks.append(
+            Table(
+                ("Phase", "Acres", "New acres", "Start", "Stabilized"),
+                tuple(
+                    _row(
+                        p["phase"],
+                        _num(_number(p["acres"])),
+                        _num(_number(p.get("new_acres"))),
+                        p["start_date"],
+                        p["stabilized_date"] or "not scheduled",
+                    )
+                    for p in m["phases"]
+                ),
+                (50, 40, 40, 60, 64),
+                subtitle="Phases",
+            )
+        )
     uncovered = m.get("uncovered_smp_sq_ft") or {}
     if uncovered:
-        blocks.append(Table(("SMP", "Outside"), tuple(
-            _row(smp, _num(f"{_number(sq_ft, 1)} sq ft")) for smp, sq_ft in uncovered.items()),
-            (100, 154), subtitle="SMP area outside maintenance easements"))
-    blocks.append(Paragraph(f"Areas are planar in {data['site']['area_crs']}, in international "
-                            f"acres, except those the chapter's acre limits are decided on, which "
-                            f"are given as decided (the method named) with the planar beside "
-                            f"them.", quiet=True))
+        blocks.append(
+            Table(
+                ("SMP", "Outside"),
+                tuple(_row(smp, _num(f"{_number(sq_ft, 1)} sq ft")) for smp, sq_ft in uncovered.items()),
+                (100, 154),
+                subtitle="SMP area outside maintenance easements",
+            )
+        )
+    blocks.append(
+        Paragraph(
+            f"Areas are planar in {data['site']['area_crs']}, in international "
+            f"acres, except those the chapter's acre limits are decided on, which "
+            f"are given as decided (the method named) with the planar beside "
+            f"them.",
+            quiet=True,
+        )
+    )
     return Section("measurements", "Measurements", tuple(blocks))
 
 
@@ -359,8 +505,9 @@ def _conditions(review: Review, data) -> Section:
     rows = [_row("SWPPP required", "yes" if conditions["swppp_required"] else "no")]
     for key in ("A", "B", "C"):
         c = conditions[key]
-        verdict = ("not decided" if c.get("decided") is False
-                   else "applies" if c["applies"] else "does not apply")
+        verdict = (
+            "not decided" if c.get("decided") is False else "applies" if c["applies"] else "does not apply"
+        )
         rows.append(_row(f"Condition {key}", Cell(verdict, ("; ".join(c["evidence"]),))))
     return Section("conditions", "Conditions", (Table(None, tuple(rows), (70, 184)),))
 
@@ -368,19 +515,44 @@ def _conditions(review: Review, data) -> Section:
 def _reference(review: Review, data) -> Section:
     m, reference = data["measurements"], data.get("reference")
     if reference is None:
-        return Section("reference", "Wetlands and reference layers", (Paragraph(
-            "None given: Condition A and wetlands are not decided.", quiet=True),))
-    blocks: list[Block] = [Table(None, (
-        _row("Disturbance inside wetlands", _num(f"{_number(m.get('wetland_acres'), 4)} acres")),
-        _row("Disturbance inside regulated adjacent areas (not in a wetland)",
-             _num(f"{_number(m.get('wetland_adjacent_area_acres'), 4)} acres"))), (120, 134)),
-        Table(("Layer", "Features read", "Version", "Source date"), tuple(
-            _row(layer, _num(str(info["features"])), info.get("version", "not recorded"),
-                 info.get("source_date", "")) for layer, info in reference["read"].items()),
-            (80, 50, 60, 64), subtitle="Reference layers read")]
+        return Section(
+            "reference",
+            "Wetlands and reference layers",
+            (Paragraph("None given: Condition A and wetlands are not decided.", quiet=True),),
+        )
+    blocks: list[Block] = [
+        Table(
+            None,
+            (
+                _row("Disturbance inside wetlands", _num(f"{_number(m.get('wetland_acres'), 4)} acres")),
+                _row(
+                    "Disturbance inside regulated adjacent areas (not in a wetland)",
+                    _num(f"{_number(m.get('wetland_adjacent_area_acres'), 4)} acres"),
+                ),
+            ),
+            (120, 134),
+        ),
+        Table(
+            ("Layer", "Features read", "Version", "Source date"),
+            tuple(
+                _row(
+                    layer,
+                    _num(str(info["features"])),
+                    info.get("version", "not recorded"),
+                    info.get("source_date", ""),
+                )
+                for layer, info in reference["read"].items()
+            ),
+            (80, 50, 60, 64),
+            subtitle="Reference layers read",
+        ),
+    ]
     if reference.get("repaired"):
-        blocks.append(Paragraph("Invalid reference geometries repaired: "
-                                + ", ".join(reference["repaired"]), quiet=True))
+        blocks.append(
+            Paragraph(
+                "Invalid reference geometries repaired: " + ", ".join(reference["repaired"]), quiet=True
+            )
+        )
     return Section("reference", "Wetlands and reference layers", tuple(blocks))
 
 
@@ -389,19 +561,41 @@ def _records(review: Review, data) -> Optional[Section]:
     if not records:
         return None
     rain, period, m = records["rain"], records["period"], records["measurements"]
-    blocks: list[Block] = [_pairs([
-        ("Inspection log", f"{records['log']} ({m['inspection_reports']} reports in the period)"),
-        ("Rainfall", f"{rain['path']} ({rain['format']}"
-                     + (f", station {rain['station']}" if rain["station"] else "") + ")"),
-        ("Period", f"{period['from']} to {period['to']} (end: {period['to_from']})"),
-        ("Notices", records.get("notices", NOT_GIVEN)),
-        ("Sediment traps", records.get("traps", NOT_GIVEN))])]
+    blocks: list[Block] = [
+        _pairs(
+            [
+                ("Inspection log", f"{records['log']} ({m['inspection_reports']} reports in the period)"),
+                (
+                    "Rainfall",
+                    f"{rain['path']} ({rain['format']}"
+                    + (f", station {rain['station']}" if rain["station"] else "")
+                    + ")",
+                ),
+                ("Period", f"{period['from']} to {period['to']} (end: {period['to_from']})"),
+                ("Notices", records.get("notices", NOT_GIVEN)),
+                ("Sediment traps", records.get("traps", NOT_GIVEN)),
+            ]
+        )
+    ]
     if m["storms"]:
-        blocks.append(Table(("Storm", "Inches", "Report due by end of", "Reported on"), tuple(
-            _row(s["first_day"] if s["first_day"] == s["last_day"]
-                 else f"{s['first_day']} to {s['last_day']}", _num(_number(s["precip_in"])),
-                 s["due"], s["reported_on"] or "none") for s in m["storms"]),
-            (80, 40, 67, 67), subtitle="Storms in the period"))
+        blocks.append(
+            Table(
+                ("Storm", "Inches", "Report due by end of", "Reported on"),
+                tuple(
+                    _row(
+                        s["first_day"]
+                        if s["first_day"] == s["last_day"]
+                        else f"{s['first_day']} to {s['last_day']}",
+                        _num(_number(s["precip_in"])),
+                        s["due"],
+                        s["reported_on"] or "none",
+                    )
+                    for s in m["storms"]
+                ),
+                (80, 40, 67, 67),
+                subtitle="Storms in the period",
+            )
+        )
     return Section("records", "Construction-phase records", tuple(blocks))
 
 
@@ -412,29 +606,68 @@ def _hydrology(review: Review, data) -> Optional[Section]:
     rows = []
     for r in m["hydrology"]:
         pre, post = r["pre"], r["post"]
-        rows.append(_row(r["drainage_area"], r["storm"], _figure(r["rain_in"], 2),
-                         _figure(pre["cn"], 1), _figure(pre["runoff_in"], 2),
-                         _figure(pre["volume_cf"], 0), _figure(pre["peak_cfs"], 2),
-                         _figure(post["cn"], 1), _figure(post["runoff_in"], 2),
-                         _figure(post["volume_cf"], 0), _figure(post["peak_cfs"], 2),
-                         "; ".join(n for n in (pre["note"], post["note"]) if n)))
+        rows.append(
+            _row(
+                r["drainage_area"],
+                r["storm"],
+                _figure(r["rain_in"], 2),
+                _figure(pre["cn"], 1),
+                _figure(pre["runoff_in"], 2),
+                _figure(pre["volume_cf"], 0),
+                _figure(pre["peak_cfs"], 2),
+                _figure(post["cn"], 1),
+                _figure(post["runoff_in"], 2),
+                _figure(post["volume_cf"], 0),
+                _figure(post["peak_cfs"], 2),
+                "; ".join(n for n in (pre["note"], post["note"]) if n),
+            )
+        )
     sources = sorted({r["rainfall_source"] for r in m["hydrology"] if r.get("rainfall_source")})
     blocks: list[Block] = [
-        Table(("Drainage area", "Storm", "P (in)", "Pre CN", "Pre Q (in)", "Pre volume (cu ft)",
-               "Pre peak (cfs)", "Post CN", "Post Q (in)", "Post volume (cu ft)",
-               "Post peak (cfs)", "Notes"), tuple(rows),
-              (24, 18, 13, 14, 16, 22, 18, 14, 16, 22, 18, 59)),
-        Paragraph(f"NRCS TR-55 (1986): curve numbers from Tables 2-2a and 2-2c, runoff by eq. "
-                  f"2-3, peaks by the graphical method (Chapter 4) for a Type "
-                  f"{m['hydrology'][0].get('rainfall_distribution')} distribution. Design "
-                  f"rainfall: {'; '.join(sources)}.", quiet=True)]
+        Table(
+            (
+                "Drainage area",
+                "Storm",
+                "P (in)",
+                "Pre CN",
+                "Pre Q (in)",
+                "Pre volume (cu ft)",
+                "Pre peak (cfs)",
+                "Post CN",
+                "Post Q (in)",
+                "Post volume (cu ft)",
+                "Post peak (cfs)",
+                "Notes",
+            ),
+            tuple(rows),
+            (24, 18, 13, 14, 16, 22, 18, 14, 16, 22, 18, 59),
+        ),
+        Paragraph(
+            f"NRCS TR-55 (1986): curve numbers from Tables 2-2a and 2-2c, runoff by eq. "
+            f"2-3, peaks by the graphical method (Chapter 4) for a Type "
+            f"{m['hydrology'][0].get('rainfall_distribution')} distribution. Design "
+            f"rainfall: {'; '.join(sources)}.",
+            quiet=True,
+        ),
+    ]
     if m.get("water_quality_volume"):
-        blocks.append(Table(("Drainage area", "90% rainfall P (in)", "Impervious", "Acres",
-                             "WQv (cu ft)"), tuple(
-            _row(w["drainage_area"], _figure(w["rain_in"], 2),
-                 _num(f"{w['impervious_fraction']:.0%}"), _figure(w["area_acres"], 2),
-                 _figure(w["wqv_cf"], 0)) for w in m["water_quality_volume"]),
-            (60, 50, 44, 44, 56), subtitle="Water quality volume"))
+        blocks.append(
+            Table(
+                ("Drainage area", "90% rainfall P (in)", "Impervious", "Acres", "WQv (cu ft)"),
+                tuple(
+                    _row(
+                        w["drainage_area"],
+                        _figure(w["rain_in"], 2),
+                        _num(f"{w['impervious_fraction']:.0%}"),
+                        _figure(w["area_acres"], 2),
+                        _figure(w["wqv_cf"], 0),
+                    )
+                    for w in m["water_quality_volume"]
+                ),
+                (60, 50, 44, 44, 56),
+                subtitle="Water quality volume",
+            )
+        )
     charts = tuple(n for n in review.charts if n.startswith("hydrology_"))
     if charts:
         blocks.append(Figure(CHART, charts))
@@ -460,16 +693,23 @@ def _checklist(review: Review, data) -> Optional[Section]:
         notes = [f"Evidence: {entry['evidence']}"]
         c = entry.get("confirmation")
         if c:
-            notes.append(f"Confirmed by {c['reviewer']} on {c['date']}"
-                         + (f": {c['note']}" if c.get("note") else ""))
-        rows.append(_row(entry["item"], _checklist_status(entry),
-                         Cell(entry["text"], tuple(notes))))
-    return Section("checklist", "SWPPP contents checklist", (
-        Paragraph("Provided: the site plan shows it or the applicant's submission names a "
-                  "document; confirmed: a reviewer checked it. Items due after final "
-                  "construction are not counted before approval.", quiet=True),
-        Table(("Item", "Status", "The chapter requires; evidence"), tuple(rows),
-              (30, 30, 194))))
+            notes.append(
+                f"Confirmed by {c['reviewer']} on {c['date']}" + (f": {c['note']}" if c.get("note") else "")
+            )
+        rows.append(_row(entry["item"], _checklist_status(entry), Cell(entry["text"], tuple(notes))))
+    return Section(
+        "checklist",
+        "SWPPP contents checklist",
+        (
+            Paragraph(
+                "Provided: the site plan shows it or the applicant's submission names a "
+                "document; confirmed: a reviewer checked it. Items due after final "
+                "construction are not counted before approval.",
+                quiet=True,
+            ),
+            Table(("Item", "Status", "The chapter requires; evidence"), tuple(rows), (30, 30, 194)),
+        ),
+    )
 
 
 def _esc(review: Review, data) -> Optional[Section]:
@@ -480,19 +720,57 @@ def _esc(review: Review, data) -> Optional[Section]:
     def figure(value, digits=0):
         return _num("" if value is None else _number(value, digits))
 
-    return Section("esc", "Erosion and sediment control practices", (
-        Table(("Stage", "Practices", "Measured length (ft)", "Area (sq ft)"), tuple(
-            _row(stage, _num(str(n["practices"])), figure(n["measured_length_ft"]),
-                 figure(n["area_sq_ft"])) for stage, n in esc["by_stage"].items()),
-            (70, 50, 67, 67), subtitle="By stage"),
-        Table(("Practice", "Feature", "Stage", "Size", "Length stated (ft)",
-               "Length measured (ft)", "Area (sq ft)", "Drainage area (ac)", "Install by",
-               "Remove after"), tuple(
-            _row(p["practice"] or "", p["feature"], p["stage"] or "not stated", p["size"] or "",
-                 figure(p["length_ft"]), figure(p["measured_length_ft"]),
-                 figure(p["area_sq_ft"]), figure(p["drainage_area_acres"], 2),
-                 p["install_by"] or "", p["remove_after"] or "") for p in esc["practices"]),
-            (58, 24, 20, 28, 18, 20, 18, 20, 24, 24), subtitle="Practices")))
+    return Section(
+        "esc",
+        "Erosion and sediment control practices",
+        (
+            Table(
+                ("Stage", "Practices", "Measured length (ft)", "Area (sq ft)"),
+                tuple(
+                    _row(
+                        stage,
+                        _num(str(n["practices"])),
+                        figure(n["measured_length_ft"]),
+                        figure(n["area_sq_ft"]),
+                    )
+                    for stage, n in esc["by_stage"].items()
+                ),
+                (70, 50, 67, 67),
+                subtitle="By stage",
+            ),
+            Table(
+                (
+                    "Practice",
+                    "Feature",
+                    "Stage",
+                    "Size",
+                    "Length stated (ft)",
+                    "Length measured (ft)",
+                    "Area (sq ft)",
+                    "Drainage area (ac)",
+                    "Install by",
+                    "Remove after",
+                ),
+                tuple(
+                    _row(
+                        p["practice"] or "",
+                        p["feature"],
+                        p["stage"] or "not stated",
+                        p["size"] or "",
+                        figure(p["length_ft"]),
+                        figure(p["measured_length_ft"]),
+                        figure(p["area_sq_ft"]),
+                        figure(p["drainage_area_acres"], 2),
+                        p["install_by"] or "",
+                        p["remove_after"] or "",
+                    )
+                    for p in esc["practices"]
+                ),
+                (58, 24, 20, 28, 18, 20, 18, 20, 24, 24),
+                subtitle="Practices",
+            ),
+        ),
+    )
 
 
 def _not_checked(review: Review, data) -> Section:
@@ -501,27 +779,61 @@ def _not_checked(review: Review, data) -> Section:
     duties = data.get("not_checked")
     blocks: list[Block] = []
     if duties:
-        blocks.append(Table(("Section", "Duty", "Why this tool does not check it"), tuple(
-            _row(d.get("section"), d.get("duty"), d.get("reason")) for d in duties),
-            (44, 120, 90), subtitle="Duties of the chapter no check covers"))
+        blocks.append(
+            Table(
+                ("Section", "Duty", "Why this tool does not check it"),
+                tuple(_row(d.get("section"), d.get("duty"), d.get("reason")) for d in duties),
+                (44, 120, 90),
+                subtitle="Duties of the chapter no check covers",
+            )
+        )
     else:
-        blocks.append(Paragraph("Duties of the chapter no check covers: this review does not "
-                                "list them; read the chapter for duties beyond the findings.",
-                                quiet=True))
+        blocks.append(
+            Paragraph(
+                "Duties of the chapter no check covers: this review does not "
+                "list them; read the chapter for duties beyond the findings.",
+                quiet=True,
+            )
+        )
     undecided = [f for f in data["findings"] if f["status"] == NEEDS_REVIEW]
     if undecided:
-        blocks.append(Table(("Rule", "Section", "Why it could not be checked", "Features"), tuple(
-            _row(Cell(review.profile.title(f["rule"]), (f["rule"],)), f["section"],
-                 f["message"], ", ".join(f["features"])) for f in undecided),
-            (55, 38, 117, 44), subtitle="Checks that could not decide"))
+        blocks.append(
+            Table(
+                ("Rule", "Section", "Why it could not be checked", "Features"),
+                tuple(
+                    _row(
+                        Cell(review.profile.title(f["rule"]), (f["rule"],)),
+                        f["section"],
+                        f["message"],
+                        ", ".join(f["features"]),
+                    )
+                    for f in undecided
+                ),
+                (55, 38, 117, 44),
+                subtitle="Checks that could not decide",
+            )
+        )
     else:
         blocks.append(Paragraph("Checks that could not decide: none, every check decided."))
     return Section("not_checked", "Not checked by this tool", tuple(blocks))
 
 
 # The report's parts in order: each (review, data) -> Section, or None when it has no data.
-_SECTIONS = (_decision, _cover, _site_map, _phasing, _findings, _measurements, _conditions,
-             _reference, _records, _hydrology, _checklist, _esc, _not_checked)
+_SECTIONS = (
+    _decision,
+    _cover,
+    _site_map,
+    _phasing,
+    _findings,
+    _measurements,
+    _conditions,
+    _reference,
+    _records,
+    _hydrology,
+    _checklist,
+    _esc,
+    _not_checked,
+)
 
 
 def build_report(review: Review, *, maps: bool = True, data: Optional[dict] = None) -> Report:

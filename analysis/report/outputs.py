@@ -1,4 +1,5 @@
 """Writing a review's outputs: JSON, HTML report, findings GeoPackage; all or none."""
+
 from __future__ import annotations
 
 import json
@@ -13,18 +14,39 @@ from shapely import GeometryType
 
 from ..checks.easements import recorded_flags
 from ..geometry import as_multi, in_family, polygon_part
-from .layer_style import (LINE, POINT, POLYGON, disturbance_qml, easement_qml, findings_qml, smp_qml,
-                          store_default_style)
-from ..review import Review
 from ..io.files import write_all
 from ..io.vector import write_geopackage
+from ..review import Review
+from .layer_style import (
+    LINE,
+    POINT,
+    POLYGON,
+    disturbance_qml,
+    easement_qml,
+    findings_qml,
+    smp_qml,
+    store_default_style,
+)
 
 if TYPE_CHECKING:  # imported where the hydrology outputs are written
     from ..checks.hydrology import HydrologyResult
 
-__all__ = ["write_outputs", "write_json", "write_hydrology_outputs", "review_json", "Reported",
-           "findings_frame", "findings_frames", "site_frames", "FINDINGS_LAYER",
-           "FINDINGS_POINTS", "FINDINGS_LINES", "FINDING", "SITE_LAYERS", "PLAN_FID"]
+__all__ = [
+    "write_outputs",
+    "write_json",
+    "write_hydrology_outputs",
+    "review_json",
+    "Reported",
+    "findings_frame",
+    "findings_frames",
+    "site_frames",
+    "FINDINGS_LAYER",
+    "FINDINGS_POINTS",
+    "FINDINGS_LINES",
+    "FINDING",
+    "SITE_LAYERS",
+    "PLAN_FID",
+]
 
 FINDINGS_LAYER = "findings"
 FINDINGS_POINTS, FINDINGS_LINES = "findings_points", "findings_lines"
@@ -71,16 +93,16 @@ def findings_frames(review: Review) -> dict[str, gpd.GeoDataFrame]:
     rows = [f.to_dict() for f in review.findings]
     for row in rows:
         row["features"] = "; ".join(row["features"])
-    frame = gpd.GeoDataFrame(rows, columns=["rule", "status", "section", "message", "value",
-                                            "limit", "units", "features"])
+    frame = gpd.GeoDataFrame(
+        rows, columns=["rule", "status", "section", "message", "value", "limit", "units", "features"]
+    )
     frame["value"] = frame["value"].astype(float)
     frame["limit"] = frame["limit"].astype(float)
     frame.insert(0, FINDING, np.arange(1, len(frame) + 1, dtype=np.int64))
     geometries = np.array([f.geometry for f in review.findings], dtype=object)
     kinds = _kinds(geometries)
     out = {}
-    for name, kind in ((FINDINGS_LAYER, POLYGON), (FINDINGS_POINTS, POINT),
-                       (FINDINGS_LINES, LINE)):
+    for name, kind in ((FINDINGS_LAYER, POLYGON), (FINDINGS_POINTS, POINT), (FINDINGS_LINES, LINE)):
         mine = kinds == kind
         if name != FINDINGS_LAYER:
             if not mine.any():
@@ -97,7 +119,7 @@ def findings_frames(review: Review) -> dict[str, gpd.GeoDataFrame]:
 
 
 def _kinds(geometries: np.ndarray) -> np.ndarray:
-    """"point", "line" or "polygon" per geometry (None: no place); a collection by its
+    """ "point", "line" or "polygon" per geometry (None: no place); a collection by its
     polygonal parts (what make_valid leaves of a polygon)."""
     kinds = np.full(len(geometries), None, dtype=object)
     kinds[in_family(geometries, "point")] = POINT
@@ -125,8 +147,9 @@ def _display_copy(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
         if values.dtype.kind in "biuf":
             out[column] = values.to_numpy()
         else:  # dates, mixed objects: as the text the review read; missing stays missing
-            out[column] = [None if v is None or (not isinstance(v, str) and pd.isna(v))
-                           else str(v) for v in values]
+            out[column] = [
+                None if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v) for v in values
+            ]
     geometries = _multi_polygons(np.asarray(frame.geometry.values, dtype=object))
     return out.set_geometry(gpd.GeoSeries(geometries, crs=frame.crs))
 
@@ -175,20 +198,25 @@ def _write_findings(path: str | Path, review: Review) -> None:
     write_geopackage(path, layers)
     for name, kind in ((FINDINGS_LAYER, POLYGON), (FINDINGS_POINTS, POINT), (FINDINGS_LINES, LINE)):
         if name in findings:
-            store_default_style(path, name, findings_qml(geometry=kind),
-                                "SWPPP findings by status")
+            store_default_style(path, name, findings_qml(geometry=kind), "SWPPP findings by status")
     for name, (_, qml) in site.items():
-        store_default_style(path, name, qml, f"SWPPP {name}",
-                            description=f"SWPPP Review: the site plan's {name}")
+        store_default_style(
+            path, name, qml, f"SWPPP {name}", description=f"SWPPP Review: the site plan's {name}"
+        )
 
 
-def write_outputs(review: Review, json_path: Optional[str | Path] = None,
-                  html_path: Optional[str | Path] = None,
-                  findings_path: Optional[str | Path] = None) -> list[Path]:
+def write_outputs(
+    review: Review,
+    json_path: Optional[str | Path] = None,
+    html_path: Optional[str | Path] = None,
+    findings_path: Optional[str | Path] = None,
+) -> list[Path]:
     """Write the requested outputs; each lands under its name only once all are written."""
-    writers = {json_path: _json_writer(review),
-               html_path: lambda p: Path(p).write_text(_html(review), encoding="utf-8"),
-               findings_path: lambda p: _write_findings(p, review)}
+    writers = {
+        json_path: _json_writer(review),
+        html_path: lambda p: Path(p).write_text(_html(review), encoding="utf-8"),
+        findings_path: lambda p: _write_findings(p, review),
+    }
     return write_all(writers)
 
 
@@ -200,12 +228,15 @@ def _html(review: Review) -> str:
     return render_html(review)
 
 
-def write_hydrology_outputs(result: HydrologyResult, cn_path: Optional[str | Path] = None,
-                            table_path: Optional[str | Path] = None) -> list[Path]:
+def write_hydrology_outputs(
+    result: HydrologyResult, cn_path: Optional[str | Path] = None, table_path: Optional[str | Path] = None
+) -> list[Path]:
     """The hydrology analysis's CN layer (GeoPackage) and its table (CSV); all or none."""
     from ..checks.hydrology import cn_layer, hydrology_table
     from ..io.csv_cells import write_frame_csv
 
-    writers = {cn_path: lambda p: write_geopackage(p, {"curve_numbers": cn_layer(result)}),
-               table_path: lambda p: write_frame_csv(p, hydrology_table(result))}
+    writers = {
+        cn_path: lambda p: write_geopackage(p, {"curve_numbers": cn_layer(result)}),
+        table_path: lambda p: write_frame_csv(p, hydrology_table(result)),
+    }
     return write_all(writers)

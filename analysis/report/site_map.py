@@ -6,6 +6,7 @@ tiles, never a smaller scale. The HTML report draws each tile with :func:`site_m
 (a figure whose map frame is sized in inches, so printed at its size it is at that scale); the
 PDF (``qgis_plugin/report_layout.py``) puts the same tiles into a QGIS print layout.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,17 +19,27 @@ import shapely
 
 from ..charts import Chart, figure_chart, new_figure
 from ..checks.easements import recorded_flags
-from ..judge.measure import adjacent_distances_ft
-from ..geometry import in_family, polygons
 from ..findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
-from .layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
-from ..reference.contract import REFERENCE_LAYERS, Style
+from ..geometry import in_family, polygons
+from ..judge.measure import adjacent_distances_ft
 from ..profile import RulesProfile
+from ..reference.contract import REFERENCE_LAYERS, Style
 from ..units import FOOT_M, INCHES_PER_FOOT
+from .layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
 
-__all__ = ["MapTile", "map_scale", "units_per_foot", "site_footprint", "map_tiles",
-           "site_map_charts", "plan_phases", "adjacent_areas", "map_layers", "MAP_LAYER_TITLES",
-           "LABEL_FIELDS"]
+__all__ = [
+    "MapTile",
+    "map_scale",
+    "units_per_foot",
+    "site_footprint",
+    "map_tiles",
+    "site_map_charts",
+    "plan_phases",
+    "adjacent_areas",
+    "map_layers",
+    "MAP_LAYER_TITLES",
+    "LABEL_FIELDS",
+]
 
 # The HTML report's map frame, inches: the report prints on US Letter pages in landscape
 # (0.4 in margins: 10.2 x 7.7 in), the legend below the frame.
@@ -46,8 +57,11 @@ def _matplotlib(style: Style, line: bool) -> dict[str, Any]:
     keywords: a line's colour and width, or a polygon's face, edge, opacity, pattern, hatch."""
     if line:
         return dict(color=style.colour, linewidth=style.width_pt)
-    out: dict[str, Any] = dict(facecolor=style.colour if style.filled else "none",
-                               edgecolor=style.outline_colour, linewidth=style.width_pt)
+    out: dict[str, Any] = dict(
+        facecolor=style.colour if style.filled else "none",
+        edgecolor=style.outline_colour,
+        linewidth=style.width_pt,
+    )
     if style.opacity < 1:
         out["alpha"] = style.opacity
     if style.pattern != "solid":
@@ -58,49 +72,56 @@ def _matplotlib(style: Style, line: bool) -> dict[str, Any]:
 
 
 # The reference layers' styles, from the contract; lines where the layer may hold lines.
-_REFERENCE_STYLE = {name: _matplotlib(spec.style, "line" in spec.families)
-                    for name, spec in REFERENCE_LAYERS.items()}
+_REFERENCE_STYLE = {
+    name: _matplotlib(spec.style, "line" in spec.families) for name, spec in REFERENCE_LAYERS.items()
+}
 _STYLE: dict[str, dict[str, Any]] = {
     "site_boundary": dict(facecolor="none", edgecolor="#212121", linestyle="--", linewidth=1.2),
     "easement": dict(facecolor="none", edgecolor=RECORDED_COLOURS[1], linewidth=1.2),
-    "easement_unrecorded": dict(facecolor="none", edgecolor=RECORDED_COLOURS[0],
-                                linewidth=1.2, linestyle="--"),
-    "smp": dict(facecolor=SMP_COLOUR, edgecolor=SMP_COLOUR, alpha=0.6, linewidth=0.8)}
+    "easement_unrecorded": dict(
+        facecolor="none", edgecolor=RECORDED_COLOURS[0], linewidth=1.2, linestyle="--"
+    ),
+    "smp": dict(facecolor=SMP_COLOUR, edgecolor=SMP_COLOUR, alpha=0.6, linewidth=0.8),
+}
 # Findings where they lie: fail and warn filled, needs review hatched, pass as a green outline
 # (a pass often covers the whole disturbance, which must stay readable under it).
 _FINDING_STYLE: dict[str, dict[str, Any]] = {
-    FAIL: dict(facecolor=STATUS_COLOURS[FAIL], edgecolor=STATUS_COLOURS[FAIL], alpha=0.9,
-               linewidth=1.0),
-    WARN: dict(facecolor=STATUS_COLOURS[WARN], edgecolor=STATUS_COLOURS[WARN], alpha=0.55,
-               linewidth=1.0),
-    NEEDS_REVIEW: dict(facecolor="none", edgecolor=STATUS_COLOURS[NEEDS_REVIEW], hatch="//",
-                       linewidth=1.0),
+    FAIL: dict(facecolor=STATUS_COLOURS[FAIL], edgecolor=STATUS_COLOURS[FAIL], alpha=0.9, linewidth=1.0),
+    WARN: dict(facecolor=STATUS_COLOURS[WARN], edgecolor=STATUS_COLOURS[WARN], alpha=0.55, linewidth=1.0),
+    NEEDS_REVIEW: dict(facecolor="none", edgecolor=STATUS_COLOURS[NEEDS_REVIEW], hatch="//", linewidth=1.0),
     PASS: dict(facecolor="none", edgecolor=STATUS_COLOURS[PASS], linewidth=1.4),
 }
 # What the findings talk about around the site: the plan's discharge points and public
 # right-of-way, the reference layers read around it (drawn under the plan's own layers).
 _CONTEXT_STYLE: dict[str, dict[str, Any]] = {
     **_REFERENCE_STYLE,
-    "adjacent_areas": dict(facecolor="none", edgecolor="#0277bd", linestyle="--",
-                           linewidth=0.8),
+    "adjacent_areas": dict(facecolor="none", edgecolor="#0277bd", linestyle="--", linewidth=0.8),
     "public_row": dict(facecolor="#bdbdbd", edgecolor="#616161", alpha=0.6, linewidth=0.8),
     "drainage_area": dict(facecolor="none", edgecolor="#6a1b9a", linestyle="-.", linewidth=1.0),
     "discharge_point": dict(color="#d81b60", marker="v", s=60, edgecolors="white"),
 }
-_TITLES = {"site_boundary": "Site boundary",
-           "easement": "Easement, recorded", "easement_unrecorded": "Easement, not recorded",
-           "smp": "SMP", "adjacent_areas": "Wetland adjacent area (regulated)",
-           "public_row": "Public right-of-way",
-           "discharge_point": "Discharge point", "drainage_area": "Drainage area",
-           **{name: spec.legend for name, spec in REFERENCE_LAYERS.items()}}
+_TITLES = {
+    "site_boundary": "Site boundary",
+    "easement": "Easement, recorded",
+    "easement_unrecorded": "Easement, not recorded",
+    "smp": "SMP",
+    "adjacent_areas": "Wetland adjacent area (regulated)",
+    "public_row": "Public right-of-way",
+    "discharge_point": "Discharge point",
+    "drainage_area": "Drainage area",
+    **{name: spec.legend for name, spec in REFERENCE_LAYERS.items()},
+}
 # Each drawn layer's name field: its features are labelled on the map.
-_LABEL_FIELDS = {"public_row": "name", "discharge_point": "waterbody_id", "drainage_area": "name",
-                 **{name: spec.label_field for name, spec in REFERENCE_LAYERS.items()}}
+_LABEL_FIELDS = {
+    "public_row": "name",
+    "discharge_point": "waterbody_id",
+    "drainage_area": "name",
+    **{name: spec.label_field for name, spec in REFERENCE_LAYERS.items()},
+}
 _INSET_IN = 1.9  # the location inset's width and height, inches
 # The plan's context layers' places in the drawing order (bottom first), among the reference
 # layers' (their contract style's ``order``).
-_PLAN_CONTEXT_ORDER = {"adjacent_areas": 25, "drainage_area": 45, "public_row": 50,
-                       "discharge_point": 90}
+_PLAN_CONTEXT_ORDER = {"adjacent_areas": 25, "drainage_area": 45, "public_row": 50, "discharge_point": 90}
 _DRAWN_AT = {**_PLAN_CONTEXT_ORDER, **{n: s.style.order for n, s in REFERENCE_LAYERS.items()}}
 _CONTEXT_ORDER = tuple(sorted(_DRAWN_AT, key=_DRAWN_AT.__getitem__))
 MAP_LAYER_TITLES = _TITLES  # the legend's words, the PDF's too
@@ -145,14 +166,17 @@ def plan_phases(review) -> list:
 def site_footprint(site):
     """What the map must show: the union of the site boundary and the plan's areas (not the
     wetlands around it, which are drawn where they fall on the tiles)."""
-    geometries = [np.asarray(site.layer(name).geometry.values, dtype=object)
-                  for name in ("site_boundary", "disturbance", "smp", "easement")
-                  if site.layer(name) is not None and len(site.layer(name))]
+    geometries = [
+        np.asarray(site.layer(name).geometry.values, dtype=object)
+        for name in ("site_boundary", "disturbance", "smp", "easement")
+        if site.layer(name) is not None and len(site.layer(name))
+    ]
     return shapely.union_all(np.concatenate(geometries)) if geometries else shapely.Polygon()
 
 
-def map_tiles(footprint, scale: float, frame_in: tuple, units_foot: float,
-              overlap_in: float = _OVERLAP_IN) -> list[MapTile]:
+def map_tiles(
+    footprint, scale: float, frame_in: tuple, units_foot: float, overlap_in: float = _OVERLAP_IN
+) -> list[MapTile]:
     """Frames of ``frame_in`` (width, height) inches at 1:``scale`` covering ``footprint``.
 
     One frame centred on the footprint when it fits; otherwise a grid of frames overlapping by
@@ -178,9 +202,10 @@ def map_tiles(footprint, scale: float, frame_in: tuple, units_foot: float,
     lows = np.array([(x, y) for y in reversed(ys) for x in xs], dtype=float)
     boxes = shapely.box(lows[:, 0], lows[:, 1], lows[:, 0] + width, lows[:, 1] + height)
     kept = lows[shapely.intersects(boxes, footprint)]
-    return [MapTile((float(x), float(y), float(x + width), float(y + height)), scale, i + 1,
-                    len(kept))
-            for i, (x, y) in enumerate(kept)]
+    return [
+        MapTile((float(x), float(y), float(x + width), float(y + height)), scale, i + 1, len(kept))
+        for i, (x, y) in enumerate(kept)
+    ]
 
 
 def _polygon_path(geometries):
@@ -208,16 +233,25 @@ def _draw(ax, geometries, label, zorder, **style):
     from matplotlib.patches import PathPatch
 
     path = _polygon_path(geometries)
-    points = shapely.get_coordinates(np.asarray(
-        [g for g in np.asarray(geometries, dtype=object) if in_family([g], "point")[0]],
-        dtype=object))
+    points = shapely.get_coordinates(
+        np.asarray(
+            [g for g in np.asarray(geometries, dtype=object) if in_family([g], "point")[0]], dtype=object
+        )
+    )
     handle = None
     if path is not None:
         handle = ax.add_patch(PathPatch(path, label=label, zorder=zorder, **style))
     if len(points):
         colour = style.get("edgecolor") if style.get("facecolor") == "none" else style["facecolor"]
-        handle = ax.scatter(points[:, 0], points[:, 1], s=30, color=colour, zorder=zorder + 0.5,
-                            label=label, edgecolors="white")
+        handle = ax.scatter(
+            points[:, 0],
+            points[:, 1],
+            s=30,
+            color=colour,
+            zorder=zorder + 0.5,
+            label=label,
+            edgecolors="white",
+        )
     return handle
 
 
@@ -237,22 +271,30 @@ def _labels(ax, frame, field, bounds, corner=False):
         xy = np.column_stack([box[:, 0], box[:, 3]])
     else:
         xy = shapely.get_coordinates(shapely.point_on_surface(geometries))
-    inside = ((xy[:, 0] > bounds[0]) & (xy[:, 0] < bounds[2]) & (xy[:, 1] > bounds[1])
-              & (xy[:, 1] < bounds[3]))
+    inside = (xy[:, 0] > bounds[0]) & (xy[:, 0] < bounds[2]) & (xy[:, 1] > bounds[1]) & (xy[:, 1] < bounds[3])
     for (x, y), name in zip(xy[inside], frame[field].to_numpy()[inside]):
         if name is not None and str(name) not in ("", "nan", "None"):
-            _text(ax, x, y, name, fontsize=7, ha="left" if corner else "center",
-                  va="bottom" if corner else "center", zorder=9,
-                  color="#212121", bbox=dict(boxstyle="round,pad=0.15", facecolor="white",
-                                             edgecolor="none", alpha=0.75))
+            _text(
+                ax,
+                x,
+                y,
+                name,
+                fontsize=7,
+                ha="left" if corner else "center",
+                va="bottom" if corner else "center",
+                zorder=9,
+                color="#212121",
+                bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.75),
+            )
 
 
 def _phase_labels(ax, disturbance, bounds):
-    """"Phase N" inside each disturbance polygon that has a phase."""
+    """ "Phase N" inside each disturbance polygon that has a phase."""
     if disturbance is None or not len(disturbance) or "phase" not in disturbance.columns:
         return
-    frame = disturbance.assign(_phase=[f"Phase {p}" if p not in (None, "") else None
-                                       for p in disturbance["phase"]])
+    frame = disturbance.assign(
+        _phase=[f"Phase {p}" if p not in (None, "") else None for p in disturbance["phase"]]
+    )
     _labels(ax, frame, "_phase", bounds)
 
 
@@ -264,18 +306,38 @@ def _scale_bar(ax, tile: MapTile, units_foot: float):
     x0, y0 = xmin + 0.3 * ground, ymin + 0.3 * ground
     feet = tile.scale / INCHES_PER_FOOT
     for i, colour in enumerate(("#212121", "white")):
-        ax.add_patch(_rectangle((x0 + i * ground / 2, y0), ground / 2, 0.06 * ground,
-                                facecolor=colour, edgecolor="#212121", linewidth=0.8, zorder=10))
+        ax.add_patch(
+            _rectangle(
+                (x0 + i * ground / 2, y0),
+                ground / 2,
+                0.06 * ground,
+                facecolor=colour,
+                edgecolor="#212121",
+                linewidth=0.8,
+                zorder=10,
+            )
+        )
     for offset, text in ((0, "0"), (ground, f"{feet:g} ft")):
-        _text(ax, x0 + offset, y0 + 0.1 * ground, text, fontsize=7, ha="center", va="bottom",
-              zorder=10)
-    _text(ax, x0, y0 - 0.08 * ground, f"1 inch = {feet:g} feet (1:{tile.scale:g})",
-          fontsize=7, ha="left", va="top", zorder=10)
+        _text(ax, x0 + offset, y0 + 0.1 * ground, text, fontsize=7, ha="center", va="bottom", zorder=10)
+    _text(
+        ax,
+        x0,
+        y0 - 0.08 * ground,
+        f"1 inch = {feet:g} feet (1:{tile.scale:g})",
+        fontsize=7,
+        ha="left",
+        va="top",
+        zorder=10,
+    )
     nx, ny = xmax - 0.35 * ground, ymax - 0.75 * ground
-    ax.annotate("", xy=(nx, ny + 0.45 * ground), xytext=(nx, ny), zorder=10,
-                arrowprops=dict(facecolor="#212121", edgecolor="#212121", width=3, headwidth=10))
-    _text(ax, nx, ny + 0.5 * ground, "N", fontsize=10, fontweight="bold", ha="center",
-          va="bottom", zorder=10)
+    ax.annotate(
+        "",
+        xy=(nx, ny + 0.45 * ground),
+        xytext=(nx, ny),
+        zorder=10,
+        arrowprops=dict(facecolor="#212121", edgecolor="#212121", width=3, headwidth=10),
+    )
+    _text(ax, nx, ny + 0.5 * ground, "N", fontsize=10, fontweight="bold", ha="center", va="bottom", zorder=10)
 
 
 def _rectangle(xy, width, height, **style):
@@ -299,12 +361,15 @@ def adjacent_areas(wetlands, profile, units_foot):
 
 
 def _draw_lines(ax, geometries, label, zorder, **style):
-    coordinates = [shapely.get_coordinates(part) for g in geometries if g is not None
-                   for part in shapely.get_parts(shapely.boundary(g) if in_family([g], "polygon")[0]
-                                                 else g)]
+    coordinates = [
+        shapely.get_coordinates(part)
+        for g in geometries
+        if g is not None
+        for part in shapely.get_parts(shapely.boundary(g) if in_family([g], "polygon")[0] else g)
+    ]
     handle = None
     for xy in coordinates:
-        handle, = ax.plot(xy[:, 0], xy[:, 1], zorder=zorder, label=label, **style)
+        (handle,) = ax.plot(xy[:, 0], xy[:, 1], zorder=zorder, label=label, **style)
     return handle
 
 
@@ -321,8 +386,11 @@ def map_layers(review) -> dict:
     out = {}
     for name in _CONTEXT_ORDER:
         if name == "adjacent_areas":
-            frame = (None if zones is None or shapely.is_empty(zones)
-                     else gpd.GeoDataFrame(geometry=[zones], crs=site.area_crs))
+            frame = (
+                None
+                if zones is None or shapely.is_empty(zones)
+                else gpd.GeoDataFrame(geometry=[zones], crs=site.area_crs)
+            )
         else:
             frame = reference.get(name) if name in reference else site.layer(name)
         if frame is not None and len(frame) and isinstance(frame, gpd.GeoDataFrame):
@@ -346,8 +414,16 @@ def _context(ax, review, tile, units_foot, handles):
         elif name == "discharge_point":
             xy = shapely.get_coordinates(np.asarray(geometries, dtype=object))
             ax.scatter(xy[:, 0], xy[:, 1], zorder=7, label=_TITLES[name], **style)
-            handles.append(Line2D([], [], linestyle="none", marker=style["marker"],
-                                  color=style["color"], label=_TITLES[name]))
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    linestyle="none",
+                    marker=style["marker"],
+                    color=style["color"],
+                    label=_TITLES[name],
+                )
+            )
         else:
             filled = spec is not None and spec.style.filled  # a filled reference layer: under all
             _draw(ax, geometries, _TITLES[name], 1 if filled else 0.5 + zorder / 10, **style)
@@ -359,8 +435,11 @@ def _context(ax, review, tile, units_foot, handles):
 def _inset(figure, review, tile, frame_in, height_total):
     """The location inset (top left): the reference layers read around the site, the site in
     red and this sheet's frame; None without reference layers."""
-    layers = {k: v for k, v in (getattr(review, "reference_layers", None) or {}).items()
-              if v is not None and len(v) and hasattr(v, "geometry")}
+    layers = {
+        k: v
+        for k, v in (getattr(review, "reference_layers", None) or {}).items()
+        if v is not None and len(v) and hasattr(v, "geometry")
+    }
     if not layers:
         return None
     width = _INSET_IN / frame_in[0]
@@ -369,8 +448,10 @@ def _inset(figure, review, tile, frame_in, height_total):
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_facecolor("white")
-    boxes = [shapely.bounds(shapely.union_all(np.asarray(f.geometry.values, dtype=object)))
-             for f in layers.values()]
+    boxes = [
+        shapely.bounds(shapely.union_all(np.asarray(f.geometry.values, dtype=object)))
+        for f in layers.values()
+    ]
     footprint = site_footprint(review.site)
     boxes.append(shapely.bounds(footprint))
     box = np.array(boxes, dtype=float)
@@ -386,16 +467,34 @@ def _inset(figure, review, tile, frame_in, height_total):
         if spec is not None and "line" in spec.families:
             _draw_lines(ax, frame.geometry.values, None, 1, color=spec.style.colour, linewidth=1.0)
         else:
-            style = dict(_CONTEXT_STYLE.get(name, dict(facecolor="#81d4fa", edgecolor="#0277bd",
-                                                       linewidth=0.5)))
+            style = dict(
+                _CONTEXT_STYLE.get(name, dict(facecolor="#81d4fa", edgecolor="#0277bd", linewidth=0.5))
+            )
             style.pop("hatch", None)
             _draw(ax, frame.geometry.values, None, 1, **style)
     _draw(ax, [footprint], None, 3, facecolor="#c62828", edgecolor="#c62828", linewidth=1.0)
-    ax.add_patch(_rectangle(tile.bounds[:2], tile.bounds[2] - tile.bounds[0],
-                            tile.bounds[3] - tile.bounds[1], facecolor="none",
-                            edgecolor="#212121", linewidth=0.8, zorder=4))
-    _text(ax, 0.5, 0.02, "Location", transform=ax.transAxes, fontsize=6, ha="center",
-          va="bottom", bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=0.5))
+    ax.add_patch(
+        _rectangle(
+            tile.bounds[:2],
+            tile.bounds[2] - tile.bounds[0],
+            tile.bounds[3] - tile.bounds[1],
+            facecolor="none",
+            edgecolor="#212121",
+            linewidth=0.8,
+            zorder=4,
+        )
+    )
+    _text(
+        ax,
+        0.5,
+        0.02,
+        "Location",
+        transform=ax.transAxes,
+        fontsize=6,
+        ha="center",
+        va="bottom",
+        bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=0.5),
+    )
     return ax
 
 
@@ -422,8 +521,7 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
             chosen = phases == str(phase)
             if chosen.any():
                 style: dict[str, Any] = dict(facecolor=colour, edgecolor=colour, alpha=0.4, linewidth=0.8)
-                _draw(ax, disturbance.geometry.values[chosen], f"Disturbance, phase {phase}", 2,
-                      **style)
+                _draw(ax, disturbance.geometry.values[chosen], f"Disturbance, phase {phase}", 2, **style)
                 handles.append(Patch(label=f"Disturbance, phase {phase}", **style))
     easement = site.layer("easement")
     if easement is not None and len(easement):
@@ -437,8 +535,11 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
         if frame is not None and len(frame):
             _draw(ax, frame.geometry.values, _TITLES[name], zorder, **_STYLE[name])
             handles.append(Patch(label=_TITLES[name], **_STYLE[name]))
-    placed = [f for f in review.findings if f.geometry is not None
-              and not shapely.is_empty(f.geometry) and f.status in _FINDING_STYLE]
+    placed = [
+        f
+        for f in review.findings
+        if f.geometry is not None and not shapely.is_empty(f.geometry) and f.status in _FINDING_STYLE
+    ]
     # Worst on top: fail over warn over needs review over pass.
     for status in reversed(STATUSES):
         geometries = [f.geometry for f in placed if f.status == status]
@@ -451,13 +552,13 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
     _phase_labels(ax, disturbance, tile.bounds)
     _scale_bar(ax, tile, units_foot)
     _inset(figure, review, tile, frame_in, height + _LEGEND_IN)
-    figure.legend(handles=handles, loc="lower center", ncol=6, fontsize=6.5, frameon=False,
-                  bbox_to_anchor=(0.5, 0.0))
+    figure.legend(
+        handles=handles, loc="lower center", ncol=6, fontsize=6.5, frameon=False, bbox_to_anchor=(0.5, 0.0)
+    )
     return figure_chart(figure, tile.title)
 
 
-def site_map_charts(review, frame_in: tuple = HTML_FRAME_IN,
-                    scale: Optional[float] = None) -> list:
+def site_map_charts(review, frame_in: tuple = HTML_FRAME_IN, scale: Optional[float] = None) -> list:
     """The site map as charts, one per tile: [(MapTile, Chart)], north to south.
 
     Each figure is ``frame_in`` inches of map plus the legend below: shown at that size in
@@ -468,5 +569,4 @@ def site_map_charts(review, frame_in: tuple = HTML_FRAME_IN,
     scale = scale or map_scale(review.profile)
     units_foot = units_per_foot(review.site.area_crs)
     tiles = map_tiles(site_footprint(review.site), scale, frame_in, units_foot)
-    return [(tile, _draw_tile(review, tile, frame_in, review.wetlands, units_foot))
-            for tile in tiles]
+    return [(tile, _draw_tile(review, tile, frame_in, review.wetlands, units_foot)) for tile in tiles]

@@ -5,4 +5,4 @@
 changes, ``output`` writes the table, ``operations`` is what the command and QGIS call.
 """
 
-__all__ = ['operations', 'output', 'postgis', 'screen', 'since', 'sites']
+__all__ = ["operations", "output", "postgis", "screen", "since", "sites"]

@@ -1,4 +1,5 @@
 """``swppp screen`` and ``swppp:screen`` share this: read the sites, screen them, write the table."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -31,14 +32,18 @@ class ScreenRun:
         for row in self.screen.rows:
             counts[row["condition_a"]] += 1
             wet += row["wetland_status"] != "none"
-        lines = [f"{len(self.screen.rows)} sites screened from {Path(self.sites_path).name} against "
-                 f"{self.screen.reference.get('path')}: Condition A {counts[APPLIES]} apply, "
-                 f"{counts[NOT_DECIDED]} not decided, {counts[DOES_NOT_APPLY]} do not apply; "
-                 f"{wet} in a wetland or its adjacent area"]
+        lines = [
+            f"{len(self.screen.rows)} sites screened from {Path(self.sites_path).name} against "
+            f"{self.screen.reference.get('path')}: Condition A {counts[APPLIES]} apply, "
+            f"{counts[NOT_DECIDED]} not decided, {counts[DOES_NOT_APPLY]} do not apply; "
+            f"{wet} in a wetland or its adjacent area"
+        ]
         if self.since is not None:
             lines.append(f"since {self.since['label']}: {len(self.changes)} site(s) changed")
-            lines += [f"  {c['site_id']}: {c['what']} {c['before']} -> {c['after']} ({c['because']})"
-                      for c in self.changes]
+            lines += [
+                f"  {c['site_id']}: {c['what']} {c['before']} -> {c['after']} ({c['because']})"
+                for c in self.changes
+            ]
         if self.output:
             lines.append(f"  wrote {self.output}")
         return lines
@@ -57,9 +62,17 @@ def split_source(source: str) -> tuple[str, Optional[str]]:
     return path, layer
 
 
-def run_screen(sites_source, reference, *, profile=None, layer: Optional[str] = None,
-               id_field: Optional[str] = None, output=None, since: Optional[int] = None,
-               progress: Progress = SILENT) -> ScreenRun:
+def run_screen(
+    sites_source,
+    reference,
+    *,
+    profile=None,
+    layer: Optional[str] = None,
+    id_field: Optional[str] = None,
+    output=None,
+    since: Optional[int] = None,
+    progress: Progress = SILENT,
+) -> ScreenRun:
     """Screen the sites of ``sites_source`` against ``reference`` (GeoPackage or PostgreSQL);
     write ``output`` where given. ``since``: a version number; the sites whose Condition A or
     wetland status differs between that version of each layer and the current one are named."""

@@ -1,4 +1,5 @@
 """The screen written out: a CSV table, a GeoPackage layer for QGIS, or JSON (each whole or not at all)."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,13 @@ def screen_json(screen: Screen, extra: dict | None = None) -> dict:
     counts: dict[str, int] = {}
     for row in screen.rows:
         counts[row["condition_a"]] = counts.get(row["condition_a"], 0) + 1
-    return {"sites": len(screen.rows), "condition_a": counts, "reference": screen.reference,
-            **(extra or {}), "rows": screen.rows}
+    return {
+        "sites": len(screen.rows),
+        "condition_a": counts,
+        "reference": screen.reference,
+        **(extra or {}),
+        "rows": screen.rows,
+    }
 
 
 def write_screen(screen: Screen, path: str | Path) -> Path:
@@ -41,6 +47,9 @@ def write_screen(screen: Screen, path: str | Path) -> Path:
         with staged(path) as temp:
             write_geopackage(temp, {LAYER: frame})
         return path
-    raise InputError(f"the screen is written as {', '.join(OUTPUT_FORMATS)}, not '{suffix or path.name}'",
-                     path=path, fix="end the output's name in .csv, .gpkg or .json",
-                     parameter="output")
+    raise InputError(
+        f"the screen is written as {', '.join(OUTPUT_FORMATS)}, not '{suffix or path.name}'",
+        path=path,
+        fix="end the output's name in .csv, .gpkg or .json",
+        parameter="output",
+    )

@@ -10,6 +10,7 @@ them. The rows are decided by the same ``screen.decide`` as the GeoPackage scree
 The session runs without JIT and with a larger ``work_mem`` (``_session``: measured).
 Identifiers are quoted by psycopg's ``sql`` module; values are parameters.
 """
+
 from __future__ import annotations
 
 from typing import Optional
@@ -20,15 +21,15 @@ import shapely
 
 from ..crs import crs_of, epsg_code
 from ..errors import InputError
+from ..judge.measure import WetlandMeasures
+from ..judge.route import follow_routes, site_starts
+from ..overlay import meets_minimum
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..reference.contract import LAYER_NAMES
 from ..reference.postgis import PostgisStore, connect
 from ..reference.read import boxes_in_crs, meeting_boxes
 from ..reference.route import unique_catchments, water_id
-from ..judge.measure import WetlandMeasures
-from ..judge.route import follow_routes, site_starts
-from ..overlay import meets_minimum
 from ..reference.window import search_windows
 from ..units import ACRE_M2, FOOT_M, crs_units, unit_metres
 from .screen import Overlaps, Screen, decide
@@ -37,19 +38,19 @@ from .sites import Sites
 __all__ = ["screen_postgis"]
 
 # A reference polygon as the reader keeps it: itself where valid, else its repaired polygons.
-_FIXED = ("CASE WHEN ST_IsValid({g}) THEN {g} "
-          "ELSE ST_CollectionExtract(ST_MakeValid({g}), 3) END")
+_FIXED = "CASE WHEN ST_IsValid({g}) THEN {g} ELSE ST_CollectionExtract(ST_MakeValid({g}), 3) END"
 
 
-def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
-                   progress: Progress = SILENT) -> Screen:
+def screen_postgis(sites: Sites, source: str, profile: RulesProfile, progress: Progress = SILENT) -> Screen:
     """Screen ``sites`` against the reference layers of the PostGIS schema ``source`` names."""
     store = PostgisStore(source)
     sql = store.sql
     area = epsg_code(sites.crs)
     if area is None:
-        raise InputError("the area CRS has no EPSG code, which PostGIS needs to transform to",
-                         fix="use an EPSG area CRS in the profile")
+        raise InputError(
+            "the area CRS has no EPSG code, which PostGIS needs to transform to",
+            fix="use an EPSG area CRS in the profile",
+        )
     to_ft2 = (unit_metres(sites.crs) / FOOT_M) ** 2
     to_acres = unit_metres(sites.crs) ** 2 / ACRE_M2
     overlaps = Overlaps()
@@ -58,19 +59,26 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
         _session(con)
         srids = {}
         for layer in LAYER_NAMES:
-            found = con.execute("SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
-                                "f_table_name = %s AND f_geometry_column = 'geom'",
-                                (store.schema, layer)).fetchone()
+            found = con.execute(
+                "SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
+                "f_table_name = %s AND f_geometry_column = 'geom'",
+                (store.schema, layer),
+            ).fetchone()
             if found is None:
-                raise InputError(f"the reference layer '{layer}' is missing, and the screen needs "
-                                 "it", path=store.label, layer=layer,
-                                 fix=f"import '{layer}' into the schema first")
+                raise InputError(
+                    f"the reference layer '{layer}' is missing, and the screen needs it",
+                    path=store.label,
+                    layer=layer,
+                    fix=f"import '{layer}' into the schema first",
+                )
             srids[layer] = int(found[0])
         progress.step(0.05, "sending the sites")
         _upload(con, sites, area)
         widened = search_windows(sites.boxes, sites.crs, profile)
-        boxes = {srid: _box_table(con, sql, f"swppp_boxes_{srid}", widened, sites.crs, srid)
-                 for srid in sorted(set(srids.values()))}
+        boxes = {
+            srid: _box_table(con, sql, f"swppp_boxes_{srid}", widened, sites.crs, srid)
+            for srid in sorted(set(srids.values()))
+        }
 
         def pairs(layer, fields, union=False, features=None):
             """(k, fields..., area shared[, the site's area in all the polygons it overlaps,
@@ -85,38 +93,61 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
                 "THEN s.geom ELSE ST_Intersection(f.g, s.geom) END AS part "
                 "FROM f JOIN pg_temp.swppp_sites s ON f.g && s.geom AND ST_Intersects(f.g, s.geom)), "
                 "y AS MATERIALIZED (SELECT *, ST_Area(part) AS a FROM x) "
-                "SELECT k, {fields}, a{union} FROM y ORDER BY k").format(
+                "SELECT k, {fields}, a{union} FROM y ORDER BY k"
+            ).format(
                 features=features or _features(sql, store, layer, fields, boxes[srids[layer]]),
                 ffields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
                 fields=sql.SQL(", ").join(map(sql.Identifier, fields)),
-                union=sql.SQL(", ST_Area(ST_Union(part) FILTER (WHERE a * %(ft2)s >= %(minimum)s) "
-                              "OVER (PARTITION BY k))" if union else ""))
+                union=sql.SQL(
+                    ", ST_Area(ST_Union(part) FILTER (WHERE a * %(ft2)s >= %(minimum)s) "
+                    "OVER (PARTITION BY k))"
+                    if union
+                    else ""
+                ),
+            )
             minimum = profile.condition_a.min_overlap_sq_ft
             rows = con.execute(query, {"area": area, "ft2": to_ft2, "minimum": minimum}).fetchall()
             shared = np.array([row[len(fields) + 1] for row in rows], dtype=float)
-            return [row for row, keep in zip(rows, meets_minimum(shared * to_ft2, minimum))
-                    if keep]
+            return [row for row, keep in zip(rows, meets_minimum(shared * to_ft2, minimum)) if keep]
 
         progress.step(0.2, "catchments")
         # The catchments around the sites, transformed once: met with the sites here, and
         # sent as the route's first shapes if a route leaves them (a statewide layer's
         # catchments, thousands of vertices each, transformed twice cost 9.7 s of 41 s at 1M
         # wetlands / 10,000 sites).
-        con.execute("CREATE TEMP TABLE swppp_catchments (catchment_id text, drains_to text, "
-                    "g geometry) ON COMMIT PRESERVE ROWS")
-        con.execute(sql.SQL("INSERT INTO pg_temp.swppp_catchments SELECT catchment_id::text, "
-                            "drains_to::text, g FROM ({}) f").format(
-            _features(sql, store, "catchments", ["catchment_id", "drains_to"],
-                      boxes[srids["catchments"]])), {"area": area})
+        con.execute(
+            "CREATE TEMP TABLE swppp_catchments (catchment_id text, drains_to text, "
+            "g geometry) ON COMMIT PRESERVE ROWS"
+        )
+        con.execute(
+            sql.SQL(
+                "INSERT INTO pg_temp.swppp_catchments SELECT catchment_id::text, "
+                "drains_to::text, g FROM ({}) f"
+            ).format(
+                _features(sql, store, "catchments", ["catchment_id", "drains_to"], boxes[srids["catchments"]])
+            ),
+            {"area": area},
+        )
         transformed = sql.SQL("SELECT * FROM pg_temp.swppp_catchments")
-        overlaps.catchments = [(k, c, d) for k, c, d, _ in
-                               pairs("catchments", ["catchment_id", "drains_to"], features=transformed)]
+        overlaps.catchments = [
+            (k, c, d)
+            for k, c, d, _ in pairs("catchments", ["catchment_id", "drains_to"], features=transformed)
+        ]
         progress.step(0.3, "following the catchments downstream")
         holding: set = set()  # the catchments' trimmed ids the route holds: not read again
 
         def read(layer, around):
-            frame = _read_boxes(con, sql, store, layer, _ROUTE_FIELDS[layer], around, sites.crs,
-                                srids, holding if layer == "catchments" else None)
+            frame = _read_boxes(
+                con,
+                sql,
+                store,
+                layer,
+                _ROUTE_FIELDS[layer],
+                around,
+                sites.crs,
+                srids,
+                holding if layer == "catchments" else None,
+            )
             if layer == "catchments":
                 holding.update(str(c).strip() for c in frame["catchment_id"])
             return frame
@@ -124,46 +155,68 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile,
         starts = site_starts(overlaps.catchments)
 
         def start_shapes() -> tuple[list, dict]:
-            rows = con.execute("SELECT catchment_id, ST_AsBinary(g) FROM pg_temp.swppp_catchments"
-                               ).fetchall()
+            rows = con.execute("SELECT catchment_id, ST_AsBinary(g) FROM pg_temp.swppp_catchments").fetchall()
             frame = _shapes_meeting(rows, ["catchment_id"], widened)
             holding.update(str(c).strip() for c in frame["catchment_id"])
             known = {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])}
             return [known.get(s.catchment_id) for s in starts], known
 
         overlaps.routes = follow_routes(
-            starts, start_shapes, lambda wanted: _catchment_rows(con, sql, store, wanted),
-            read, profile, sites.crs, store.links)
+            starts,
+            start_shapes,
+            lambda wanted: _catchment_rows(con, sql, store, wanted),
+            read,
+            profile,
+            sites.crs,
+            store.links,
+        )
         progress.step(0.4, "TMDL watersheds")
-        found = pairs("tmdl_watersheds", ["watershed_id", "stormwater_source", "pollutants"],
-                      union=True)
-        overlaps.watersheds = [(k, w, float("nan") if s is None else float(s), p, a * to_acres)
-                               for k, w, s, p, a, _ in found]
+        found = pairs("tmdl_watersheds", ["watershed_id", "stormwater_source", "pollutants"], union=True)
+        overlaps.watersheds = [
+            (k, w, float("nan") if s is None else float(s), p, a * to_acres) for k, w, s, p, a, _ in found
+        ]
         overlaps.tmdl_acres = np.zeros(n)
         for k, *_, held in found:
             overlaps.tmdl_acres[k] = held * to_acres
         progress.step(0.5, "303(d)-listed waters")
         for wid, pollutants, category in con.execute(
-                sql.SQL("SELECT waterbody_id, pollutants, category FROM {}").format(
-                    store.ids.table("impaired_waters"))).fetchall():
+            sql.SQL("SELECT waterbody_id, pollutants, category FROM {}").format(
+                store.ids.table("impaired_waters")
+            )
+        ).fetchall():
             if wid is not None:
-                overlaps.listed.setdefault(water_id(wid), []).append(
-                    (str(wid), pollutants, category))
+                overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants, category))
         progress.step(0.6, "wetlands")
-        rows = con.execute(_wetland_query(sql, store, boxes[srids["wetlands"]]), {
-            "area": area, "ft": crs_units(1.0, sites.crs),
-            "default": profile.wetlands.default_adjacent_area_ft,
-            "search": profile.reference.search_distance_ft * crs_units(1.0, sites.crs)}
-            ).fetchall()
+        rows = con.execute(
+            _wetland_query(sql, store, boxes[srids["wetlands"]]),
+            {
+                "area": area,
+                "ft": crs_units(1.0, sites.crs),
+                "default": profile.wetlands.default_adjacent_area_ft,
+                "search": profile.reference.search_distance_ft * crs_units(1.0, sites.crs),
+            },
+        ).fetchall()
     overlaps.wetlands = _wetland_measures(rows, n, to_ft2, to_acres)
     progress.step(0.95, "deciding")
     overlaps.listed = {k: overlaps.listed[k] for k in sorted(overlaps.listed)}
-    return Screen(rows=decide(sites.ids, sites.geometries, overlaps, profile, sites.crs),
-                  geometries=sites.geometries, crs=sites.crs,
-                  reference={"path": store.label, "kind": "postgis",
-                             "versions": {r.layer: {"version": r.version, "source_date": r.source_date,
-                                                    "imported_at": r.imported_at, "sha256": r.sha256}
-                                          for r in store.versions()}})
+    return Screen(
+        rows=decide(sites.ids, sites.geometries, overlaps, profile, sites.crs),
+        geometries=sites.geometries,
+        crs=sites.crs,
+        reference={
+            "path": store.label,
+            "kind": "postgis",
+            "versions": {
+                r.layer: {
+                    "version": r.version,
+                    "source_date": r.source_date,
+                    "imported_at": r.imported_at,
+                    "sha256": r.sha256,
+                }
+                for r in store.versions()
+            },
+        },
+    )
 
 
 def _session(con) -> None:
@@ -177,8 +230,10 @@ def _session(con) -> None:
 
 _WHITESPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace())
 
-_ROUTE_FIELDS = {"catchments": ["catchment_id"],
-                 "tmdl_watersheds": ["watershed_id", "stormwater_source", "pollutants"]}
+_ROUTE_FIELDS = {
+    "catchments": ["catchment_id"],
+    "tmdl_watersheds": ["watershed_id", "stormwater_source", "pollutants"],
+}
 
 
 def _catchment_rows(con, sql, store, wanted) -> dict:
@@ -186,14 +241,18 @@ def _catchment_rows(con, sql, store, wanted) -> dict:
     parameterised query: the route's look-up by id for all sites at a level)."""
     # Trimmed of what Python's str.strip trims (the GeoPackage screen's and the review's
     # look-up), not only of spaces as btrim does by default.
-    rows = con.execute(sql.SQL("SELECT catchment_id, drains_to FROM {} WHERE "
-                               "btrim(catchment_id::text, %s) = ANY(%s)").format(
-        store.ids.table("catchments")), (_WHITESPACE, sorted(wanted))).fetchall()
+    rows = con.execute(
+        sql.SQL(
+            "SELECT catchment_id, drains_to FROM {} WHERE btrim(catchment_id::text, %s) = ANY(%s)"
+        ).format(store.ids.table("catchments")),
+        (_WHITESPACE, sorted(wanted)),
+    ).fetchall()
     return unique_catchments(rows, store.label)
 
 
-def _read_boxes(con, sql, store, layer: str, fields, boxes, area_crs, srids,
-                known: Optional[set] = None) -> pd.DataFrame:
+def _read_boxes(
+    con, sql, store, layer: str, fields, boxes, area_crs, srids, known: Optional[set] = None
+) -> pd.DataFrame:
     """``fields`` and shapes (area CRS, repaired) of the features of ``layer`` meeting any of
     ``boxes`` (area CRS): the boxes go up once into a temporary table, the layer's GiST index
     answers them (as the sites' boxes are read). ``known``: catchments' trimmed ids the caller
@@ -202,12 +261,18 @@ def _read_boxes(con, sql, store, layer: str, fields, boxes, area_crs, srids,
     area = epsg_code(area_crs)
     con.execute("DROP TABLE IF EXISTS pg_temp.swppp_route_boxes")
     table = _box_table(con, sql, "swppp_route_boxes", boxes, area_crs, srids[layer])
-    unread = ("AND (c.catchment_id IS NULL OR NOT btrim(c.catchment_id::text, %(space)s) = "
-              "ANY(%(known)s))" if known else "")
-    rows = con.execute(sql.SQL("SELECT {fields}, ST_AsBinary(f.g) FROM ({features}) f").format(
-        fields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
-        features=_features(sql, store, layer, fields, table, unread)),
-        {"area": area, "space": _WHITESPACE, "known": sorted(known or ())}).fetchall()
+    unread = (
+        "AND (c.catchment_id IS NULL OR NOT btrim(c.catchment_id::text, %(space)s) = ANY(%(known)s))"
+        if known
+        else ""
+    )
+    rows = con.execute(
+        sql.SQL("SELECT {fields}, ST_AsBinary(f.g) FROM ({features}) f").format(
+            fields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
+            features=_features(sql, store, layer, fields, table, unread),
+        ),
+        {"area": area, "space": _WHITESPACE, "known": sorted(known or ())},
+    ).fetchall()
     return _shapes_meeting(rows, fields, boxes)
 
 
@@ -225,8 +290,9 @@ def _shapes_meeting(rows, fields, boxes) -> pd.DataFrame:
 def _upload(con, sites: Sites, area: int) -> None:
     """The sites as a temporary table: index and polygon, GiST-indexed (the features met are
     joined with the sites through it) and analysed."""
-    con.execute("CREATE TEMP TABLE swppp_sites (k integer PRIMARY KEY, geom geometry) "
-                "ON COMMIT PRESERVE ROWS")
+    con.execute(
+        "CREATE TEMP TABLE swppp_sites (k integer PRIMARY KEY, geom geometry) ON COMMIT PRESERVE ROWS"
+    )
     with con.cursor() as cur, cur.copy("COPY pg_temp.swppp_sites (k, geom) FROM STDIN") as copy:
         for k, geom in enumerate(_ewkb(sites.geometries, area)):
             copy.write_row((k, geom))
@@ -242,10 +308,10 @@ def _box_table(con, sql, name: str, boxes, area_crs, srid: int):
     / 10k screen went to 26 MB of densified outlines as hex text)."""
     own = boxes_in_crs(boxes, area_crs, crs_of(srid))
     table = sql.Identifier(name)
-    con.execute(sql.SQL("CREATE TEMP TABLE {} (k integer, box geometry) ON COMMIT PRESERVE ROWS"
-                        ).format(table))
-    with con.cursor() as cur, cur.copy(sql.SQL("COPY pg_temp.{} (k, box) FROM STDIN").format(
-            table)) as copy:
+    con.execute(
+        sql.SQL("CREATE TEMP TABLE {} (k integer, box geometry) ON COMMIT PRESERVE ROWS").format(table)
+    )
+    with con.cursor() as cur, cur.copy(sql.SQL("COPY pg_temp.{} (k, box) FROM STDIN").format(table)) as copy:
         for k, box in enumerate(_ewkb(shapely.box(*own.T), srid)):
             copy.write_row((k, box))
     con.execute(sql.SQL("CREATE INDEX ON pg_temp.{} USING gist (box)").format(table))
@@ -266,16 +332,23 @@ def _features(sql, store, layer: str, fields, boxes, extra: str = ""):
         "SELECT {cfields}, {fixed} AS g FROM (SELECT {cfields}, ST_Transform(c.geom, %(area)s) "
         "AS t FROM (SELECT DISTINCT near.fid FROM {boxes} b CROSS JOIN LATERAL "
         "(SELECT m.fid FROM {table} m WHERE m.geom && b.box OFFSET 0) near) found "
-        "JOIN {table} c USING (fid) WHERE c.geom IS NOT NULL {extra} OFFSET 0) c").format(
+        "JOIN {table} c USING (fid) WHERE c.geom IS NOT NULL {extra} OFFSET 0) c"
+    ).format(
         cfields=sql.SQL(", ").join(sql.Identifier("c", f) for f in fields),
-        fixed=sql.SQL(_FIXED.format(g="c.t")), table=store.ids.table(layer), boxes=boxes,
-        extra=sql.SQL(extra))
+        fixed=sql.SQL(_FIXED.format(g="c.t")),
+        table=store.ids.table(layer),
+        boxes=boxes,
+        extra=sql.SQL(extra),
+    )
 
 
 def _ewkb(geometries, srid: int) -> list[str]:
     """Hex EWKB with ``srid``, as PostGIS reads a geometry's text."""
-    return list(shapely.to_wkb(shapely.set_srid(np.asarray(geometries, dtype=object), srid),
-                               hex=True, include_srid=True))
+    return list(
+        shapely.to_wkb(
+            shapely.set_srid(np.asarray(geometries, dtype=object), srid), hex=True, include_srid=True
+        )
+    )
 
 
 def _wetland_query(sql, store, boxes):
@@ -289,9 +362,14 @@ def _wetland_query(sql, store, boxes):
     wetlands only where both hold something. The steps
     are MATERIALIZED, and each site's unions are window aggregates over its rows, not joins: the
     planner, misjudging the steps' sizes (one row), joined them in nested loops."""
-    features = _features(sql, store, "wetlands",
-                         ["fid", "wetland_id", "regulated", "adjacent_area_ft"], boxes,
-                         "AND NOT ST_IsEmpty(c.geom)")
+    features = _features(
+        sql,
+        store,
+        "wetlands",
+        ["fid", "wetland_id", "regulated", "adjacent_area_ft"],
+        boxes,
+        "AND NOT ST_IsEmpty(c.geom)",
+    )
     return sql.SQL(
         "WITH w AS MATERIALIZED (SELECT fid, wetland_id, g, CASE WHEN regulated = 1 THEN "
         "CASE WHEN adjacent_area_ft IS NULL OR adjacent_area_ft <= 0 THEN %(default)s "
@@ -313,7 +391,8 @@ def _wetland_query(sql, store, boxes):
         "OR ST_IsEmpty(near) THEN near ELSE ST_Difference(near, wet) END AS adjacent FROM wet) "
         "SELECT k, wetland_id, ST_Area(inside), coalesce(ST_Area(adjacent), 0), ST_Area(wet), "
         "coalesce(ST_Area(ST_Union(adjacent) OVER (PARTITION BY k)), 0) FROM piece "
-        "ORDER BY k, wetland_id").format(features=features)
+        "ORDER BY k, wetland_id"
+    ).format(features=features)
 
 
 def _wetland_measures(rows, n: int, to_ft2: float, to_acres: float) -> WetlandMeasures:
@@ -325,7 +404,11 @@ def _wetland_measures(rows, n: int, to_ft2: float, to_acres: float) -> WetlandMe
         wetland_acres[k] = wet_total * to_acres
         adjacent_acres[k] = adjacent_total * to_acres
     return WetlandMeasures(
-        np.array([r[0] for r in rows], dtype=np.int64), np.arange(len(rows), dtype=np.int64),
+        np.array([r[0] for r in rows], dtype=np.int64),
+        np.arange(len(rows), dtype=np.int64),
         np.array([r[1] for r in rows], dtype=object),
         np.array([r[2] * to_ft2 for r in rows], dtype=float),
-        np.array([r[3] * to_ft2 for r in rows], dtype=float), wetland_acres, adjacent_acres)
+        np.array([r[3] * to_ft2 for r in rows], dtype=float),
+        wetland_acres,
+        adjacent_acres,
+    )

@@ -12,39 +12,71 @@ same :class:`Overlaps` and is decided here too. A screen has no discharge points
 names: the catchment route is the only one (the review of a site plan prefers its discharge
 points).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Optional
+
 import numpy as np
 import pandas as pd
 
 from ..judge.decide import Verdict, decide_condition_a
-from ..judge.evidence import (CategoryKind, ConditionAEvidence, ListedRecord, Reach,
-                              WaterEvidence, WatershedEvidence, text_or_none)
+from ..judge.evidence import (
+    CategoryKind,
+    ConditionAEvidence,
+    ListedRecord,
+    Reach,
+    WaterEvidence,
+    WatershedEvidence,
+    text_or_none,
+)
+from ..judge.measure import WetlandMeasures, adjacent_distances_ft, grouped_union, measure_wetlands
 from ..judge.pollutants import PollutantNames
 from ..judge.route import Routes, follow_routes, site_starts
 from ..judge.wording import row_lines
+from ..overlay import overlap_pairs
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..reference.categories import category_kind
 from ..reference.read import Reference
 from ..reference.route import catchment_lookup, water_id
-from ..judge.measure import WetlandMeasures, adjacent_distances_ft, grouped_union, measure_wetlands
-from ..overlay import overlap_pairs
 from ..reference.window import search_windows
 from ..units import acres, crs_units
 from .sites import Sites
 
-__all__ = ["COLUMNS", "APPLIES", "NOT_DECIDED", "DOES_NOT_APPLY", "Screen", "screen_sites",
-           "decide", "Overlaps"]
+__all__ = [
+    "COLUMNS",
+    "APPLIES",
+    "NOT_DECIDED",
+    "DOES_NOT_APPLY",
+    "Screen",
+    "screen_sites",
+    "decide",
+    "Overlaps",
+]
 
-APPLIES, NOT_DECIDED, DOES_NOT_APPLY = (Verdict.APPLIES.value, Verdict.NOT_DECIDED.value,
-                                        Verdict.DOES_NOT_APPLY.value)
+APPLIES, NOT_DECIDED, DOES_NOT_APPLY = (
+    Verdict.APPLIES.value,
+    Verdict.NOT_DECIDED.value,
+    Verdict.DOES_NOT_APPLY.value,
+)
 # The screen's table, one row per site (CSV header, GeoPackage fields, JSON keys).
-COLUMNS = ("site_id", "site_acres", "condition_a", "receiving_waters", "listed_waters",
-           "tmdl_watersheds", "tmdl_acres", "pollutants", "why", "wetland_status", "wetlands",
-           "wetland_acres", "adjacent_area_acres")
+COLUMNS = (
+    "site_id",
+    "site_acres",
+    "condition_a",
+    "receiving_waters",
+    "listed_waters",
+    "tmdl_watersheds",
+    "tmdl_acres",
+    "pollutants",
+    "why",
+    "wetland_status",
+    "wetlands",
+    "wetland_acres",
+    "adjacent_area_acres",
+)
 NEEDED = "the screen's Condition A (SWPPP C(1))"
 
 
@@ -52,13 +84,13 @@ NEEDED = "the screen's Condition A (SWPPP C(1))"
 class Overlaps:
     """What each site meets, as (site index, feature) pairs, from whichever store answered."""
 
-    catchments: list = field(default_factory=list)   # (site, catchment_id, drains_to)
-    routes: Routes = field(default_factory=Routes)   # the catchments' route downstream
-    watersheds: list = field(default_factory=list)   # (site, id, stormwater_source, pollutants, acres)
+    catchments: list = field(default_factory=list)  # (site, catchment_id, drains_to)
+    routes: Routes = field(default_factory=Routes)  # the catchments' route downstream
+    watersheds: list = field(default_factory=list)  # (site, id, stormwater_source, pollutants, acres)
     # per site, its acres in any TMDL watershed it overlaps, each acre counted once (watersheds
     # overlap: two TMDLs of one watershed are two rows of one shape, a lake's inside a basin's)
     tmdl_acres: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    listed: dict = field(default_factory=dict)       # water id -> [(waterbody_id, pollutants, category)]
+    listed: dict = field(default_factory=dict)  # water id -> [(waterbody_id, pollutants, category)]
     wetlands: WetlandMeasures = field(default_factory=lambda: WetlandMeasures.empty(0))
 
 
@@ -78,8 +110,9 @@ class Screen:
         return {row["site_id"]: row for row in self.rows}
 
 
-def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
-                 progress: Progress = SILENT) -> Screen:
+def screen_sites(
+    sites: Sites, reference: Reference, profile: RulesProfile, progress: Progress = SILENT
+) -> Screen:
     """Screen every site of ``sites`` against ``reference`` (a GeoPackage or any reader)."""
     crs = sites.crs
     boxes = search_windows(sites.boxes, crs, profile)
@@ -97,39 +130,64 @@ def screen_sites(sites: Sites, reference: Reference, profile: RulesProfile,
     held = {str(c).strip(): g for c, g in zip(ids, catchments.geometry.values)}
     begin = site_starts(overlaps.catchments)
     overlaps.routes = follow_routes(
-        begin, lambda: ([held.get(s.catchment_id) for s in begin], held),
-        catchment_lookup(reference, NEEDED), read, profile, crs, reference.water_links)
+        begin,
+        lambda: ([held.get(s.catchment_id) for s in begin], held),
+        catchment_lookup(reference, NEEDED),
+        read,
+        profile,
+        crs,
+        reference.water_links,
+    )
     progress.step(0.3, "reading TMDL watersheds")
     sheds = read.sheds()
     s, f, held, shared = _overlapping(geoms, sheds, minimum, crs)
-    overlaps.watersheds = list(zip(s.tolist(), sheds["watershed_id"].to_numpy(dtype=object)[f],
-                                   sheds["stormwater_source"].to_numpy(dtype=float)[f],
-                                   sheds["pollutants"].to_numpy(dtype=object)[f], held.tolist()))
+    overlaps.watersheds = list(
+        zip(
+            s.tolist(),
+            sheds["watershed_id"].to_numpy(dtype=object)[f],
+            sheds["stormwater_source"].to_numpy(dtype=float)[f],
+            sheds["pollutants"].to_numpy(dtype=object)[f],
+            held.tolist(),
+        )
+    )
     overlaps.tmdl_acres = np.zeros(len(geoms))
     if len(s):
         starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
         overlaps.tmdl_acres[s[starts]] = acres(
-            grouped_union(shared, starts, np.diff(np.r_[starts, len(s)])), crs)
+            grouped_union(shared, starts, np.diff(np.r_[starts, len(s)])), crs
+        )
     progress.step(0.5, "looking up 303(d)-listed waters")
     wanted = {w.water_id for w in overlaps.routes.waters}
-    listed = reference.lookup("impaired_waters", "waterbody_id", wanted, normalise=water_id,
-                              needed_for=NEEDED)
-    for wid, pollutants, category in zip(listed["waterbody_id"], listed["pollutants"],
-                                         listed["category"]):
+    listed = reference.lookup(
+        "impaired_waters", "waterbody_id", wanted, normalise=water_id, needed_for=NEEDED
+    )
+    for wid, pollutants, category in zip(listed["waterbody_id"], listed["pollutants"], listed["category"]):
         overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants, category))
     progress.step(0.6, "reading wetlands")
     # A wetland is read only where it comes within its own reach (its adjacent area; 0 for one
     # not regulated) of a site's box: one farther away meets no site's ground or zone.
     to_units = crs_units(1.0, crs)
     wetlands = reference.read_boxes(
-        "wetlands", boxes, crs, needed_for="the screen's wetlands",
-        reach=(sites.boxes, lambda frame: adjacent_distances_ft(frame, profile) * to_units))
+        "wetlands",
+        boxes,
+        crs,
+        needed_for="the screen's wetlands",
+        reach=(sites.boxes, lambda frame: adjacent_distances_ft(frame, profile) * to_units),
+    )
     overlaps.wetlands = measure_wetlands(geoms, wetlands, profile, crs, boxes)
     progress.step(0.95, "deciding")
     rows = decide(sites.ids, geoms, overlaps, profile, crs)
-    return Screen(rows=rows, geometries=geoms, crs=crs,
-                  reference={"path": reference.label, "kind": reference.kind,
-                             "versions": reference.versions(), "read": reference.features_read})
+    return Screen(
+        rows=rows,
+        geometries=geoms,
+        crs=crs,
+        reference={
+            "path": reference.label,
+            "kind": reference.kind,
+            "versions": reference.versions(),
+            "read": reference.features_read,
+        },
+    )
 
 
 class _SharedRead:
@@ -149,8 +207,9 @@ class _SharedRead:
 
     def __call__(self, layer: str, around: np.ndarray) -> pd.DataFrame:
         if layer == "tmdl_watersheds":
-            self._sheds = self._read(layer, np.vstack([np.asarray(around, dtype=float).reshape(-1, 4),
-                                                       self._boxes]))
+            self._sheds = self._read(
+                layer, np.vstack([np.asarray(around, dtype=float).reshape(-1, 4), self._boxes])
+            )
             return _frame(self._sheds)
         frame = self._read(layer, around, self._held if layer == "catchments" else None)
         if layer == "catchments":
@@ -162,8 +221,7 @@ class _SharedRead:
         return self._read("tmdl_watersheds", self._boxes) if self._sheds is None else self._sheds
 
     def _read(self, layer: str, boxes: np.ndarray, known: Optional[set] = None):
-        return self._reference.read_boxes(layer, boxes, self._crs, needed_for=NEEDED,
-                                          known=known)
+        return self._reference.read_boxes(layer, boxes, self._crs, needed_for=NEEDED, known=known)
 
 
 def _frame(frame) -> pd.DataFrame:
@@ -192,14 +250,23 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
     ``judge.decide.decide_condition_a`` (the review's decision), worded as a row."""
     names = PollutantNames.from_profile(profile)
     records: dict[str, list[Optional[ListedRecord]]] = {
-        wid: [ListedRecord(shown, None, None, text_or_none(category),
-                           CategoryKind(category_kind(category, profile)),
-                           text_or_none(pollutants), tuple(names.split(pollutants)))
-              for shown, pollutants, category in found]
-        for wid, found in overlaps.listed.items()}
+        wid: [
+            ListedRecord(
+                shown,
+                None,
+                None,
+                text_or_none(category),
+                CategoryKind(category_kind(category, profile)),
+                text_or_none(pollutants),
+                tuple(names.split(pollutants)),
+            )
+            for shown, pollutants, category in found
+        ]
+        for wid, found in overlaps.listed.items()
+    }
     n = len(site_ids)
     receiving: list[dict] = [{} for _ in range(n)]  # water id -> catchments it came from
-    routes: list[dict] = [{} for _ in range(n)]     # water id -> its route, if downstream
+    routes: list[dict] = [{} for _ in range(n)]  # water id -> its route, if downstream
     for water in overlaps.routes.waters:  # a starting catchment's water needs no route told
         receiving[water.site].setdefault(water.water_id, []).append(str(water.catchment_id))
         if water.depth and water.water_id not in routes[water.site]:
@@ -209,8 +276,15 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
     def shed(watershed_id, source, pollutants, **how) -> WatershedEvidence:
         if pollutants not in split:
             split[pollutants] = tuple(names.split(pollutants))
-        return WatershedEvidence(str(watershed_id), None, None, text_or_none(pollutants),
-                                 split[pollutants], WatershedEvidence.source_of(source), **how)
+        return WatershedEvidence(
+            str(watershed_id),
+            None,
+            None,
+            text_or_none(pollutants),
+            split[pollutants],
+            WatershedEvidence.source_of(source),
+            **how,
+        )
 
     sheds: list[list] = [[] for _ in range(n)]
     for site, *found in overlaps.watersheds:
@@ -218,12 +292,15 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
     routed: list[list] = [[] for _ in range(n)]
     frame = overlaps.routes.watersheds
     if overlaps.routes.sheds and frame is not None:
-        ids, sources, pollutants = (frame["watershed_id"].to_numpy(dtype=object),
-                                    frame["stormwater_source"].to_numpy(dtype=float),
-                                    frame["pollutants"].to_numpy(dtype=object))
+        ids, sources, pollutants = (
+            frame["watershed_id"].to_numpy(dtype=object),
+            frame["stormwater_source"].to_numpy(dtype=float),
+            frame["pollutants"].to_numpy(dtype=object),
+        )
         for met in overlaps.routes.sheds:
-            routed[met.site].append((ids[met.feature], sources[met.feature],
-                                     pollutants[met.feature], met.route, met.share))
+            routed[met.site].append(
+                (ids[met.feature], sources[met.feature], pollutants[met.feature], met.route, met.share)
+            )
     unplaced: list[list] = [[] for _ in range(n)]
     for site, route in overlaps.routes.unplaced:
         unplaced[site].append(route)
@@ -240,32 +317,42 @@ def decide(site_ids, geometries, overlaps: Overlaps, profile: RulesProfile, crs)
             downstream = routes[k].get(wid)
             came = tuple(receiving[k][wid])
             reach = Reach.DOWNSTREAM if downstream else Reach.CATCHMENT
-            waters += [WaterEvidence(wid, reach, came, downstream, record)
-                       for record in records.get(wid) or [None]]
+            waters += [
+                WaterEvidence(wid, reach, came, downstream, record) for record in records.get(wid) or [None]
+            ]
         evidence = ConditionAEvidence(
             tuple(waters),
-            tuple(shed(i, source, p, acres=a) for i, source, p, a in
-                  sorted(sheds[k], key=_told_order)),
-            tuple(shed(i, source, p, route=r, share=share) for i, source, p, r, share in
-                  sorted(routed[k], key=_told_order)),
-            tuple(unplaced[k]), tuple(cut[k]), bool(receiving[k]))
+            tuple(shed(i, source, p, acres=a) for i, source, p, a in sorted(sheds[k], key=_told_order)),
+            tuple(
+                shed(i, source, p, route=r, share=share)
+                for i, source, p, r, share in sorted(routed[k], key=_told_order)
+            ),
+            tuple(unplaced[k]),
+            tuple(cut[k]),
+            bool(receiving[k]),
+        )
         decision = decide_condition_a(evidence, profile, names.sediment)
         applies = decision.verdict is Verdict.APPLIES
         triggers = decision.triggers
-        rows.append({
-            "site_id": str(site_id), "site_acres": float(site_acres[k]),
-            "condition_a": decision.verdict.value,
-            "receiving_waters": ";".join(sorted(receiving[k])),
-            "listed_waters": ";".join(dict.fromkeys(r.record.waterbody_id for r in triggers
-                                                    if r.water is not None)),
-            "tmdl_watersheds": ";".join(dict.fromkeys(r.watershed.watershed_id for r in triggers
-                                                      if r.watershed is not None)),
-            "tmdl_acres": float(overlaps.tmdl_acres[k]) if sheds[k] else 0.0,
-            "pollutants": ";".join(decision.pollutants) if applies else "",
-            "why": "; ".join(row_lines(decision, names)),
-            "wetland_status": wetland_status[k].value,
-            "wetlands": ";".join(wetlands_met[k]),
-            "wetland_acres": float(wet.wetland_acres[k]),
-            "adjacent_area_acres": float(wet.adjacent_acres[k]),
-        })
+        rows.append(
+            {
+                "site_id": str(site_id),
+                "site_acres": float(site_acres[k]),
+                "condition_a": decision.verdict.value,
+                "receiving_waters": ";".join(sorted(receiving[k])),
+                "listed_waters": ";".join(
+                    dict.fromkeys(r.record.waterbody_id for r in triggers if r.water is not None)
+                ),
+                "tmdl_watersheds": ";".join(
+                    dict.fromkeys(r.watershed.watershed_id for r in triggers if r.watershed is not None)
+                ),
+                "tmdl_acres": float(overlaps.tmdl_acres[k]) if sheds[k] else 0.0,
+                "pollutants": ";".join(decision.pollutants) if applies else "",
+                "why": "; ".join(row_lines(decision, names)),
+                "wetland_status": wetland_status[k].value,
+                "wetlands": ";".join(wetlands_met[k]),
+                "wetland_acres": float(wet.wetland_acres[k]),
+                "adjacent_area_acres": float(wet.adjacent_acres[k]),
+            }
+        )
     return rows

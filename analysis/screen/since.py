@@ -6,6 +6,7 @@ the others as they are now), and each site whose answer differs is named with th
 watersheds or wetlands that made the difference; a water whose category changed between the
 versions (5 to 4a: a TMDL approved) says what it was and what it is now.
 """
+
 from __future__ import annotations
 
 from typing import Optional
@@ -19,8 +20,8 @@ from pyproj import CRS
 from ..crs import crs_of, transform_geometries
 from ..errors import InputError
 from ..profile import RulesProfile
-from ..reference.contract import LAYER_NAMES, REFERENCE_LAYERS, ReferenceLayerSpec
 from ..reference.connect import open_store
+from ..reference.contract import LAYER_NAMES, REFERENCE_LAYERS, ReferenceLayerSpec
 from ..reference.links import links
 from ..reference.read import Reference
 from ..reference.route import water_id
@@ -52,8 +53,9 @@ class FrameReference(Reference):
 
     def _fetch(self, actual: str, bbox) -> pd.DataFrame:
         frame = self._frames[actual]
-        inside = shapely.intersects(shapely.envelope(np.asarray(frame.geometry.values, dtype=object)),
-                                    shapely.box(*bbox))
+        inside = shapely.intersects(
+            shapely.envelope(np.asarray(frame.geometry.values, dtype=object)), shapely.box(*bbox)
+        )
         return frame[inside]
 
     def _attributes(self, actual: str) -> pd.DataFrame:
@@ -73,24 +75,27 @@ class FrameReference(Reference):
                 if waters.crs is not None and catchments.crs is not None:
                     shapes = transform_geometries(shapes, waters.crs, catchments.crs)
                 self._linked = {}
-                for catchment, water in links(catchments["catchment_id"],
-                                              catchments.geometry.values,
-                                              waters["waterbody_id"], shapes):
+                for catchment, water in links(
+                    catchments["catchment_id"], catchments.geometry.values, waters["waterbody_id"], shapes
+                ):
                     self._linked.setdefault(catchment, []).append(water)
         return {c: self._linked[c] for c in wanted if c in self._linked}
 
 
-def changes_since(sites: Sites, reference, since: int, profile: RulesProfile,
-                  now: Screen) -> tuple[dict, list[dict]]:
+def changes_since(
+    sites: Sites, reference, since: int, profile: RulesProfile, now: Screen
+) -> tuple[dict, list[dict]]:
     """(what was compared, the changes): each site whose Condition A or wetland status at
     version ``since`` of the layers differs from ``now`` (the screen against the current ones)."""
     store = open_store(reference) if not isinstance(reference, Reference) else reference._store()
     if store is None:
-        raise InputError("a comparison with an earlier version needs the stored versions, and "
-                         "this reference is not a store made by a reference import",
-                         path=str(reference),
-                         fix="give the reference GeoPackage or PostGIS schema the imports went into",
-                         parameter="since")
+        raise InputError(
+            "a comparison with an earlier version needs the stored versions, and "
+            "this reference is not a store made by a reference import",
+            path=str(reference),
+            fix="give the reference GeoPackage or PostGIS schema the imports went into",
+            parameter="since",
+        )
     frames, compared, categories = {}, {}, {}
     for layer in LAYERS:
         rows = store.versions(layer)
@@ -99,16 +104,21 @@ def changes_since(sites: Sites, reference, since: int, profile: RulesProfile,
         versions = [r.version for r in rows]
         now_version = versions[-1]
         if since not in versions and since < now_version:
-            raise InputError(f"there is no version {since} of '{layer}'", path=store.label,
-                             layer=layer, fix="versions stored: " + ", ".join(map(str, versions)),
-                             parameter="since")
+            raise InputError(
+                f"there is no version {since} of '{layer}'",
+                path=store.label,
+                layer=layer,
+                fix="versions stored: " + ", ".join(map(str, versions)),
+                parameter="since",
+            )
         then = min(since, now_version)
         if then != now_version:
             compared[layer] = {"from": then, "to": now_version}
         frames[layer] = store.read_version(layer, then)  # every imported version is kept
         if REFERENCE_LAYERS[layer].category_fields and then != now_version:
-            categories = category_changes(frames[layer], store.read_version(layer, now_version),
-                                          REFERENCE_LAYERS[layer])
+            categories = category_changes(
+                frames[layer], store.read_version(layer, now_version), REFERENCE_LAYERS[layer]
+            )
     label = f"version {since}"
     info = {"label": label, "version": since, "layers": compared}
     if not compared:
@@ -117,8 +127,9 @@ def changes_since(sites: Sites, reference, since: int, profile: RulesProfile,
     return info, differences(before.by_site(), now.by_site(), categories)
 
 
-def category_changes(then: pd.DataFrame, now: pd.DataFrame,
-                     spec: ReferenceLayerSpec = REFERENCE_LAYERS["impaired_waters"]) -> dict:
+def category_changes(
+    then: pd.DataFrame, now: pd.DataFrame, spec: ReferenceLayerSpec = REFERENCE_LAYERS["impaired_waters"]
+) -> dict:
     """{water id: (its category then, now)} of the impaired waters (``spec``'s layer) in both
     versions whose category changed (several rows of one water: their categories, each once)."""
     field = spec.category_fields[0]
@@ -131,6 +142,7 @@ def category_changes(then: pd.DataFrame, now: pd.DataFrame,
                 text = str(category).strip() if has_text(category) else ""
                 out.setdefault(water_id(wid), {})[text] = None
         return {k: ", ".join(v) for k, v in out.items()}
+
     before, after = categories(then), categories(now)
     return {k: (before[k], after[k]) for k in before.keys() & after.keys() if before[k] != after[k]}
 
@@ -145,27 +157,45 @@ def differences(before: dict, after: dict, categories: Optional[dict] = None) ->
         if old is None:
             continue
         if old["condition_a"] != new["condition_a"]:
-            out.append({"site_id": site_id, "what": "Condition A", "before": old["condition_a"],
-                        "after": new["condition_a"], "because": _because_a(old, new, categories or {})})
+            out.append(
+                {
+                    "site_id": site_id,
+                    "what": "Condition A",
+                    "before": old["condition_a"],
+                    "after": new["condition_a"],
+                    "because": _because_a(old, new, categories or {}),
+                }
+            )
         if old["wetland_status"] != new["wetland_status"]:
-            out.append({"site_id": site_id, "what": "wetlands", "before": old["wetland_status"],
-                        "after": new["wetland_status"],
-                        "because": _moved("wetland", old["wetlands"], new["wetlands"])})
+            out.append(
+                {
+                    "site_id": site_id,
+                    "what": "wetlands",
+                    "before": old["wetland_status"],
+                    "after": new["wetland_status"],
+                    "because": _moved("wetland", old["wetlands"], new["wetlands"]),
+                }
+            )
     return out
 
 
 def _because_a(old: dict, new: dict, categories: dict) -> str:
-    parts = [_moved("303(d)-listed water", old["listed_waters"], new["listed_waters"],
-                    ("newly listed", "no longer listed"), lambda name: _recategorised(
-                        categories.get(water_id(name)))),
-             _moved("TMDL watershed", old["tmdl_watersheds"], new["tmdl_watersheds"]),
-             _moved("receiving water", old["receiving_waters"], new["receiving_waters"])]
+    parts = [
+        _moved(
+            "303(d)-listed water",
+            old["listed_waters"],
+            new["listed_waters"],
+            ("newly listed", "no longer listed"),
+            lambda name: _recategorised(categories.get(water_id(name))),
+        ),
+        _moved("TMDL watershed", old["tmdl_watersheds"], new["tmdl_watersheds"]),
+        _moved("receiving water", old["receiving_waters"], new["receiving_waters"]),
+    ]
     found = "; ".join(p for p in parts if p)
     return found or f"now: {new['why']}"
 
 
-def _moved(what: str, old: str, new: str, words=("now met", "no longer met"),
-           told=lambda name: "") -> str:
+def _moved(what: str, old: str, new: str, words=("now met", "no longer met"), told=lambda name: "") -> str:
     before, after = set(filter(None, old.split(";"))), set(filter(None, new.split(";")))
     parts = [f"{what} {name} {words[0]}{told(name)}" for name in sorted(after - before)]
     parts += [f"{what} {name} {words[1]}{told(name)}" for name in sorted(before - after)]

@@ -1,3 +1,3 @@
 """The site plan: its layers and fields, loaded, validated and reprojected."""
 
-__all__ = ['cad', 'contract', 'mapping', 'plan', 'schedule']
+__all__ = ["cad", "contract", "mapping", "plan", "schedule"]

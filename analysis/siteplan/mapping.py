@@ -45,27 +45,38 @@ Both are validated against the contract (:mod:`analysis.siteplan.contract`): an 
 layer or field, or a value that is not a name, is an :class:`InputError` naming the file
 and the key.
 """
+
 from __future__ import annotations
 
 import json
 import re
 import string
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn, Optional
-from collections.abc import Mapping, Sequence
 
 from ..errors import InputError
 from ..profile import read_toml
 from .contract import SPECS
 
-__all__ = ["FieldMap", "read_field_map", "parse_field_map", "field_map", "NO_MAPPING",
-           "template_fields", "fill_template"]
+__all__ = [
+    "FieldMap",
+    "read_field_map",
+    "parse_field_map",
+    "field_map",
+    "NO_MAPPING",
+    "template_fields",
+    "fill_template",
+]
 
-_TOML_HOW = ('a [layers] table of contract layer = "source layer" and [fields.<layer>] tables '
-             'of contract field = "source field" (docs/CLI.md, "The command line")')
-_JSON_HOW = ('FIELD_MAP is a JSON object of "role.field": "source field", e.g. '
-             '{"disturbance.phase": "PHASE_NO"}')
+_TOML_HOW = (
+    'a [layers] table of contract layer = "source layer" and [fields.<layer>] tables '
+    'of contract field = "source field" (docs/CLI.md, "The command line")'
+)
+_JSON_HOW = (
+    'FIELD_MAP is a JSON object of "role.field": "source field", e.g. {"disturbance.phase": "PHASE_NO"}'
+)
 
 
 @dataclass(frozen=True)
@@ -81,8 +92,7 @@ class FieldMap:
     cad_schedule: Optional[str] = None  # the phases' dates: a CSV/XLSX schedule table
 
     def __bool__(self) -> bool:
-        return (bool(self.layers) or any(self.fields.values()) or bool(self.files)
-                or bool(self.cad_layers))
+        return bool(self.layers) or any(self.fields.values()) or bool(self.files) or bool(self.cad_layers)
 
     def source_layer(self, layer: str) -> str:
         """The source layer holding contract layer ``layer`` (its own name where unmapped)."""
@@ -102,10 +112,15 @@ class FieldMap:
 NO_MAPPING = FieldMap()
 
 
-def field_map(layers: Optional[Mapping[str, Any]] = None,
-              fields: Optional[Mapping[str, Any]] = None, *,
-              source: str = "the mapping", path: Optional[str | Path] = None,
-              roles: Optional[Sequence[str]] = None, json_keys: bool = False) -> FieldMap:
+def field_map(
+    layers: Optional[Mapping[str, Any]] = None,
+    fields: Optional[Mapping[str, Any]] = None,
+    *,
+    source: str = "the mapping",
+    path: Optional[str | Path] = None,
+    roles: Optional[Sequence[str]] = None,
+    json_keys: bool = False,
+) -> FieldMap:
     """A :class:`FieldMap` checked against the contract (``roles``: the layers allowed, all by default).
 
     Raises :class:`InputError` naming ``path`` (or ``source``) and the key at fault (``key
@@ -126,14 +141,14 @@ def field_map(layers: Optional[Mapping[str, Any]] = None,
 
     def source_name(value: object, table: str, layer: str, name: Optional[str] = None) -> str:
         if not isinstance(value, str) or not value.strip():
-            refuse(f"must name a source {'field' if name else 'layer'}, not {value!r}", table,
-                   layer, name)
+            refuse(f"must name a source {'field' if name else 'layer'}, not {value!r}", table, layer, name)
         return value
 
     def known_layer(layer: str, table: str) -> None:
         if layer not in allowed:
-            refuse(f"'{layer}' is not a site-plan layer here; the layers are "
-                   f"{', '.join(allowed)}", table, layer)
+            refuse(
+                f"'{layer}' is not a site-plan layer here; the layers are {', '.join(allowed)}", table, layer
+            )
 
     out_layers: dict[str, str] = {}
     for layer, source_layer in (layers or {}).items():
@@ -143,21 +158,29 @@ def field_map(layers: Optional[Mapping[str, Any]] = None,
     for layer, mapped in (fields or {}).items():
         known_layer(layer, "fields")
         if not isinstance(mapped, Mapping):
-            refuse(f'must be a table of contract field = "source field" ([fields.{layer}])',
-                   "fields", layer)
+            refuse(f'must be a table of contract field = "source field" ([fields.{layer}])', "fields", layer)
         contract_fields = SPECS[layer].field_names
         out: dict[str, str] = {}
         seen: dict[str, object] = {}
         for contract_field, source_field in mapped.items():
             if str(contract_field).lower() not in contract_fields:
-                refuse(f"'{contract_field}' is not a field of the layer '{layer}'; its fields are "
-                       f"{', '.join(contract_fields)}", "fields", layer, contract_field)
+                refuse(
+                    f"'{contract_field}' is not a field of the layer '{layer}'; its fields are "
+                    f"{', '.join(contract_fields)}",
+                    "fields",
+                    layer,
+                    contract_field,
+                )
             source_field = source_name(source_field, "fields", layer, contract_field)
             other = seen.setdefault(source_field.lower(), contract_field)
             if other != contract_field:
-                refuse(f"'{source_field}' is mapped to both '{other}' and '{contract_field}'; "
-                       "map each source field to one contract field", "fields", layer,
-                       contract_field)
+                refuse(
+                    f"'{source_field}' is mapped to both '{other}' and '{contract_field}'; "
+                    "map each source field to one contract field",
+                    "fields",
+                    layer,
+                    contract_field,
+                )
             out[str(contract_field).lower()] = source_field
         if out:
             out_fields[layer] = out
@@ -169,21 +192,31 @@ def read_field_map(path: str | Path, roles: Optional[Sequence[str]] = None) -> F
     data = read_toml(path, "mapping file", fix=f"correct the TOML syntax: {_TOML_HOW}")
     unknown = sorted(set(data) - {"layers", "fields", "files", "cad"})
     if unknown:
-        raise InputError(f"key {unknown[0]}: unknown table(s) {', '.join(unknown)}", path=path,
-                         fix=f"a mapping file holds {_TOML_HOW}")
+        raise InputError(
+            f"key {unknown[0]}: unknown table(s) {', '.join(unknown)}",
+            path=path,
+            fix=f"a mapping file holds {_TOML_HOW}",
+        )
     for table in ("layers", "fields", "files", "cad"):
         if table in data and not isinstance(data[table], dict):
-            raise InputError(f"key {table}: must be a table ([{table}])", path=path,
-                             fix=f"a mapping file holds {_TOML_HOW}")
+            raise InputError(
+                f"key {table}: must be a table ([{table}])",
+                path=path,
+                fix=f"a mapping file holds {_TOML_HOW}",
+            )
     mapped = field_map(data.get("layers"), data.get("fields"), path=path, roles=roles)
     if "files" not in data and "cad" not in data:
         return mapped
-    return _with_cad(mapped, Path(path), data.get("files") or {}, data.get("cad") or {},
-                     roles)
+    return _with_cad(mapped, Path(path), data.get("files") or {}, data.get("cad") or {}, roles)
 
 
-def _with_cad(mapped: FieldMap, path: Path, files: Mapping[str, Any], cad: Mapping[str, Any],
-              roles: Optional[Sequence[str]]) -> FieldMap:
+def _with_cad(
+    mapped: FieldMap,
+    path: Path,
+    files: Mapping[str, Any],
+    cad: Mapping[str, Any],
+    roles: Optional[Sequence[str]],
+) -> FieldMap:
     """``[files]`` and ``[cad]`` of a mapping file checked (format: this module's docstring)."""
     allowed = list(roles) if roles is not None else list(SPECS)
     how = f"a mapping file holds {_TOML_HOW}; a CAD export's, [cad] and [files] (README)"
@@ -200,13 +233,14 @@ def _with_cad(mapped: FieldMap, path: Path, files: Mapping[str, Any], cad: Mappi
     out_files = {}
     for layer, name in files.items():
         if layer not in allowed:
-            refuse(f"files.{layer}", f"'{layer}' is not a site-plan layer here; the layers are "
-                                     f"{', '.join(allowed)}")
+            refuse(
+                f"files.{layer}",
+                f"'{layer}' is not a site-plan layer here; the layers are {', '.join(allowed)}",
+            )
         out_files[layer] = str(folder / text(f"files.{layer}", name))
     unknown = sorted(set(cad) - {"crs", "schedule", "layers"})
     if unknown:
-        refuse(f"cad.{unknown[0]}", "unknown key; [cad] holds crs, schedule and a [cad.layers] "
-                                    "table")
+        refuse(f"cad.{unknown[0]}", "unknown key; [cad] holds crs, schedule and a [cad.layers] table")
     layers = cad.get("layers") or {}
     if not isinstance(layers, Mapping):
         refuse("cad.layers", "must be a table ([cad.layers])")
@@ -220,14 +254,18 @@ def _with_cad(mapped: FieldMap, path: Path, files: Mapping[str, Any], cad: Mappi
             refuse(f"cad.layers.{layer}", f"{pattern!r} is not a regular expression ({err})")
         out_layers[layer] = pattern
     schedule = cad.get("schedule")
-    return replace(mapped, files=out_files, cad_layers=out_layers,
-                   cad_crs=text("cad.crs", cad["crs"]) if "crs" in cad else None,
-                   cad_schedule=(str(folder / text("cad.schedule", schedule))
-                                 if schedule is not None else None))
+    return replace(
+        mapped,
+        files=out_files,
+        cad_layers=out_layers,
+        cad_crs=text("cad.crs", cad["crs"]) if "crs" in cad else None,
+        cad_schedule=(str(folder / text("cad.schedule", schedule)) if schedule is not None else None),
+    )
 
 
-def parse_field_map(text: Optional[str], roles: Optional[Sequence[str]] = None,
-                    source: str = "FIELD_MAP") -> FieldMap:
+def parse_field_map(
+    text: Optional[str], roles: Optional[Sequence[str]] = None, source: str = "FIELD_MAP"
+) -> FieldMap:
     """The plugin's ``FIELD_MAP`` JSON, ``{"role.field": "source field"}``, validated.
 
     ``roles`` are the layers the caller takes; anything else is refused, naming it. Blank text
@@ -249,8 +287,9 @@ def parse_field_map(text: Optional[str], roles: Optional[Sequence[str]] = None,
     for key, source_field in given.items():
         role, _, contract_field = str(key).partition(".")
         if role not in allowed or not contract_field:
-            raise InputError(f"{source} key '{key}' is not 'role.field' with a role of "
-                             f"{', '.join(allowed)}", fix=_JSON_HOW)
+            raise InputError(
+                f"{source} key '{key}' is not 'role.field' with a role of {', '.join(allowed)}", fix=_JSON_HOW
+            )
         fields.setdefault(role, {})[contract_field] = source_field
     return field_map(fields=fields, source=source, roles=allowed, json_keys=True)
 
@@ -280,8 +319,9 @@ def template_fields(template: object) -> list[str]:
             continue
         if not name.isidentifier() or spec or conversion:
             shown = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
-            raise ValueError(f"'{template}' may hold only plain field names in braces ({{fid}}), "
-                             f"not '{shown}'")
+            raise ValueError(
+                f"'{template}' may hold only plain field names in braces ({{fid}}), not '{shown}'"
+            )
         names.append(name)
     return names
 
@@ -293,5 +333,7 @@ def fill_template(template: str, values: Mapping[str, object]) -> str:
     >>> fill_template("NWI-{fid}", {"fid": 7})
     'NWI-7'
     """
-    return "".join(literal + ("" if name is None else str(values[name]))
-                   for literal, name, _spec, _conv in string.Formatter().parse(template))
+    return "".join(
+        literal + ("" if name is None else str(values[name]))
+        for literal, name, _spec, _conv in string.Formatter().parse(template)
+    )

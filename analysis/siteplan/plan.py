@@ -1,12 +1,13 @@
 """Loading and validating a site plan per docs/CONTRACT.md, reprojected to the profile's area CRS."""
+
 from __future__ import annotations
 
 import logging
 import math
 import os
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional, Union
 
 import geopandas as gpd
@@ -17,29 +18,46 @@ from pyproj import CRS
 from pyproj.exceptions import CRSError
 
 from ..crs import crs_label, crs_of, epsg_code, to_crs, transformer
-
 from ..dates import in_range, require_date
 from ..errors import InputError
 from ..geometry import in_family, polygon_part
-from ..profile import Inputs, RulesProfile
-from ..values import feature_labels, has_text, present
 from ..io.geopackage import with_stored_texts
 from ..io.losses import DBF_NAME_LENGTH
 from ..io.vector import LayerData, list_layers, read_layer
-from .contract import (BOOLEAN, BOOLEAN_WORDS, CODED, DATE, INTEGER, REAL, SITE_PLAN_LAYERS, SPECS,
-                       FieldSpec, LayerSpec)
+from ..profile import Inputs, RulesProfile
+from ..values import feature_labels, has_text, present
 from .cad import cad_areas, cad_layer_matches, none_matched
+from .contract import (
+    BOOLEAN,
+    BOOLEAN_WORDS,
+    CODED,
+    DATE,
+    INTEGER,
+    REAL,
+    SITE_PLAN_LAYERS,
+    SPECS,
+    FieldSpec,
+    LayerSpec,
+)
 from .mapping import NO_MAPPING, FieldMap
 from .schedule import dates_by_phase, phase_name, read_schedule
 
 if TYPE_CHECKING:  # what CRS.area_of_use returns, as pyproj's stubs name it
     from pyproj._crs import AreaOfUse
 
-__all__ = ["SitePlan", "Repair", "load_site_plan", "load_layers", "check_coordinates",
-           "match_layer_names", "normalise_fields", "validate_spatial", "repair_invalid"]
+__all__ = [
+    "SitePlan",
+    "Repair",
+    "load_site_plan",
+    "load_layers",
+    "check_coordinates",
+    "match_layer_names",
+    "normalise_fields",
+    "validate_spatial",
+    "repair_invalid",
+]
 
 log = logging.getLogger(__name__)
-
 
 
 # A file's path as the errors take it
@@ -79,8 +97,7 @@ class SitePlan:
         return str(self.project.get("name") or Path(self.path).stem)
 
 
-def load_site_plan(path: str | Path, profile: RulesProfile,
-                   mapping: Optional[FieldMap] = None) -> SitePlan:
+def load_site_plan(path: str | Path, profile: RulesProfile, mapping: Optional[FieldMap] = None) -> SitePlan:
     """Read and validate every contract layer of the site plan at ``path``.
 
     Each field's value is read once here as its contract type (:mod:`.contract`): numbers as
@@ -90,16 +107,22 @@ def load_site_plan(path: str | Path, profile: RulesProfile,
     cannot be reviewed; invalid geometries are repaired and recorded, not refused.
     """
     path = Path(path)
-    layers, input_crss, repairs, project = _load(path, profile, SITE_PLAN_LAYERS,
-                                                 mapping or NO_MAPPING)
+    layers, input_crss, repairs, project = _load(path, profile, SITE_PLAN_LAYERS, mapping or NO_MAPPING)
     assert project is not None, "the project layer is required (SITE_PLAN_LAYERS)"
     input_crs = ", ".join(dict.fromkeys(input_crss))
-    return SitePlan(path=str(path), area_crs=crs_of(profile.area_crs),
-                    input_crs=input_crs, project=project, layers=layers, repairs=repairs)
+    return SitePlan(
+        path=str(path),
+        area_crs=crs_of(profile.area_crs),
+        input_crs=input_crs,
+        project=project,
+        layers=layers,
+        repairs=repairs,
+    )
 
 
-def load_layers(path: str | Path, profile: RulesProfile, names: Collection[str],
-                mapping: Optional[FieldMap] = None) -> tuple[dict[str, pd.DataFrame], list[Repair]]:
+def load_layers(
+    path: str | Path, profile: RulesProfile, names: Collection[str], mapping: Optional[FieldMap] = None
+) -> tuple[dict[str, pd.DataFrame], list[Repair]]:
     """Only the contract layers ``names`` of ``path`` (each optional), validated as a site plan's.
 
     Returns the layers (area CRS) and the repairs made; for an algorithm that needs a few
@@ -113,8 +136,9 @@ def load_layers(path: str | Path, profile: RulesProfile, names: Collection[str],
 CAD_SUFFIXES = (".dxf", ".dwg")  # drawings GDAL reads as one layer of entities
 
 
-def _load(path: Path, profile: RulesProfile, specs: Sequence[LayerSpec], mapping: FieldMap
-          ) -> tuple[dict[str, pd.DataFrame], list[str], list[Repair], Optional[dict[str, Any]]]:
+def _load(
+    path: Path, profile: RulesProfile, specs: Sequence[LayerSpec], mapping: FieldMap
+) -> tuple[dict[str, pd.DataFrame], list[str], list[Repair], Optional[dict[str, Any]]]:
     layer_names = match_layer_names(path, list_layers(path))
     area_crs = crs_of(profile.area_crs)
     layers: dict[str, pd.DataFrame] = {}
@@ -131,11 +155,14 @@ def _load(path: Path, profile: RulesProfile, specs: Sequence[LayerSpec], mapping
             path = Path(mapping.files[spec.name])
             elsewhere = match_layer_names(path, list_layers(path))
             actual = elsewhere.get(wanted.lower()) or (
-                next(iter(elsewhere.values())) if len(elsewhere) == 1 else None)
+                next(iter(elsewhere.values())) if len(elsewhere) == 1 else None
+            )
             if actual is None:
-                raise InputError(f"no layer '{wanted}' for '{spec.name}' (layers found: "
-                                 f"{', '.join(elsewhere.values())})", path=path,
-                                 fix="give a file of one layer, or name its layer in [layers]")
+                raise InputError(
+                    f"no layer '{wanted}' for '{spec.name}' (layers found: {', '.join(elsewhere.values())})",
+                    path=path,
+                    fix="give a file of one layer, or name its layer in [layers]",
+                )
         elif spec.name in mapping.cad_layers:
             data = _cad_layer(path, layer_names, spec, mapping, cad_entities)
             actual = data.name
@@ -144,21 +171,28 @@ def _load(path: Path, profile: RulesProfile, specs: Sequence[LayerSpec], mapping
         if actual is None:
             found = ", ".join(sorted(layer_names.values())) or "none"
             if wanted != spec.name:
-                raise InputError(f"the layer '{wanted}', which {mapping.given_by(spec.name)} "
-                                 f"names for '{spec.name}', is missing (layers found: {found})",
-                                 path=path, fix="name one of the layers found in the mapping")
+                raise InputError(
+                    f"the layer '{wanted}', which {mapping.given_by(spec.name)} "
+                    f"names for '{spec.name}', is missing (layers found: {found})",
+                    path=path,
+                    fix="name one of the layers found in the mapping",
+                )
             if spec.required and not mapping.cad_layers and path.suffix.lower() in CAD_SUFFIXES:
                 raise InputError(
                     f"a CAD drawing holds no contract layers by name: GDAL reads it as one "
-                    f"layer of entities ({found}), each on a CAD layer", path=path,
+                    f"layer of entities ({found}), each on a CAD layer",
+                    path=path,
                     parameter="map",
                     fix="give a mapping file whose [cad.layers] maps each contract layer to "
-                        "its CAD layer names, with [cad] crs and schedule, and [files] project "
-                        "(docs/CLI.md: 'A CAD export')")
+                    "its CAD layer names, with [cad] crs and schedule, and [files] project "
+                    "(docs/CLI.md: 'A CAD export')",
+                )
             if spec.required:
-                raise InputError(f"the required layer '{spec.name}' is missing (layers found: "
-                                 f"{found})", path=path,
-                                 fix=f"add a layer named '{spec.name}' as docs/CONTRACT.md describes")
+                raise InputError(
+                    f"the required layer '{spec.name}' is missing (layers found: {found})",
+                    path=path,
+                    fix=f"add a layer named '{spec.name}' as docs/CONTRACT.md describes",
+                )
             continue
         if spec.name not in mapping.cad_layers:
             data = read_layer(path, actual)
@@ -173,8 +207,11 @@ def _load(path: Path, profile: RulesProfile, specs: Sequence[LayerSpec], mapping
                 project = _validate_project(path, actual, frame)
             layers[spec.name] = pd.DataFrame(frame.drop(columns="geometry", errors="ignore"))
             continue
-        given_by = (f"the [cad] crs of {mapping.source}"
-                    if spec.name in mapping.cad_layers and mapping.cad_crs else None)
+        given_by = (
+            f"the [cad] crs of {mapping.source}"
+            if spec.name in mapping.cad_layers and mapping.cad_crs
+            else None
+        )
         crs = layer_crs(path, actual, data.crs)
         frame = validate_spatial(path, actual, spec, frame, crs, profile, crs_given_by=given_by)
         input_crss.append(crs_label(crs))
@@ -186,14 +223,21 @@ def _load(path: Path, profile: RulesProfile, specs: Sequence[LayerSpec], mapping
     for spec in specs:
         if spec.name in layers and spec.name != "project":
             where = Path(mapping.files[spec.name]) if spec.name in mapping.files else path
-            layers[spec.name] = _coerce(where, actual_names[spec.name], spec, layers[spec.name],
-                                        profile.inputs)
+            layers[spec.name] = _coerce(
+                where, actual_names[spec.name], spec, layers[spec.name], profile.inputs
+            )
             _validate_values(path, actual_names[spec.name], spec, layers[spec.name])
     return layers, input_crss, repairs, project
 
 
-def check_coordinates(path: Optional[PathArg], layer: str, frame: gpd.GeoDataFrame, crs: CRS,
-                      profile: RulesProfile, crs_given_by: Optional[str] = None) -> None:
+def check_coordinates(
+    path: Optional[PathArg],
+    layer: str,
+    frame: gpd.GeoDataFrame,
+    crs: CRS,
+    profile: RulesProfile,
+    crs_given_by: Optional[str] = None,
+) -> None:
     """Every vertex a finite number, and each feature's extent inside the area where ``crs`` is
     used (EPSG's bounds, widened by the profile's [inputs] crs_area_margin_degrees): coordinates
     that do not fit their CRS (state-plane feet labelled EPSG:4326, UTM metres labelled
@@ -209,9 +253,13 @@ def check_coordinates(path: Optional[PathArg], layer: str, frame: gpd.GeoDataFra
         owner = np.repeat(np.arange(len(geometries)), shapely.get_num_coordinates(geometries))
         first = int(np.flatnonzero(~finite)[0])
         shown = ", ".join(repr(float(c)) for c in coords[first])
-        raise InputError(f"a vertex at ({shown}) is not a finite number", path=path, layer=layer,
-                         feature=frame.index[owner[first]],
-                         fix="correct or delete that vertex in QGIS (Vertex Tool)")
+        raise InputError(
+            f"a vertex at ({shown}) is not a finite number",
+            path=path,
+            layer=layer,
+            feature=frame.index[owner[first]],
+            fix="correct or delete that vertex in QGIS (Vertex Tool)",
+        )
     area = _area_of_use(crs)
     if area is None:  # a CRS without declared bounds: nothing to compare with
         return
@@ -222,8 +270,7 @@ def check_coordinates(path: Optional[PathArg], layer: str, frame: gpd.GeoDataFra
     lon, lat = transformer(crs, 4326).transform(xs, ys, errcheck=False)  # built once per CRS
     lon, lat = np.asarray(lon, dtype=float), np.asarray(lat, dtype=float)
     margin = profile.inputs.crs_area_margin_degrees
-    inside = (np.isfinite(lon) & np.isfinite(lat) & (lat >= area.south - margin)
-              & (lat <= area.north + margin))
+    inside = np.isfinite(lon) & np.isfinite(lat) & (lat >= area.south - margin) & (lat <= area.north + margin)
     if area.west <= area.east:  # an area of use across the antimeridian: latitude only
         inside &= (lon >= area.west - margin) & (lon <= area.east + margin)
     outside = ~inside.reshape(4, len(geometries)).all(axis=0)
@@ -235,12 +282,19 @@ def check_coordinates(path: Optional[PathArg], layer: str, frame: gpd.GeoDataFra
             f"{crs_label(crs)} ({crs.name}) is used (longitude {area.west:g} to {area.east:g}, "
             f"latitude {area.south:g} to {area.north:g}, widened by {margin:g} degree(s), the "
             "profile's [inputs] crs_area_margin_degrees): the coordinates are not in that CRS, "
-            "or a coordinate is mistyped", path=path, layer=layer, feature=frame.index[i],
+            "or a coordinate is mistyped",
+            path=path,
+            layer=layer,
+            feature=frame.index[i],
             parameter=("crs", "map") if crs_given_by else None,  # the command's, whichever
-            fix=(f"give {crs_given_by} the CRS the coordinates are really in (the area's is "
-                 f"{crs_label(profile.area_crs)}), or correct the coordinate") if crs_given_by
+            fix=(
+                f"give {crs_given_by} the CRS the coordinates are really in (the area's is "
+                f"{crs_label(profile.area_crs)}), or correct the coordinate"
+            )
+            if crs_given_by
             else "set the CRS the coordinates are really in (QGIS: Layer Properties > Source, "
-                 "then save the layer again), or correct the coordinate")
+            "then save the layer again), or correct the coordinate",
+        )
 
 
 def _area_of_use(crs: CRS) -> Optional[AreaOfUse]:
@@ -251,8 +305,9 @@ def _area_of_use(crs: CRS) -> Optional[AreaOfUse]:
     return crs_of(code).area_of_use if code else None
 
 
-def _coerce(path: PathArg, layer: str, spec: LayerSpec, frame: pd.DataFrame,
-            inputs: Optional[Inputs] = None) -> pd.DataFrame:
+def _coerce(
+    path: PathArg, layer: str, spec: LayerSpec, frame: pd.DataFrame, inputs: Optional[Inputs] = None
+) -> pd.DataFrame:
     """Each contract field of ``frame`` as its type; InputError naming the feature and field."""
     frame = frame.copy()
     for field_spec in spec.fields:
@@ -274,13 +329,22 @@ class _Where:
 
     def refuse(self, fid: object, problem: str, fix: str) -> NoReturn:
         name = self.spec.name
-        raise InputError(f"{name} is {problem}", path=self.path, layer=self.layer, feature=fid,
-                         field=name, fix=fix)
+        raise InputError(
+            f"{name} is {problem}", path=self.path, layer=self.layer, feature=fid, field=name, fix=fix
+        )
 
-    def number(self, fid: object, value: object, word: str = "a number",
-               minimum: Optional[float] = None) -> Optional[float]:
-        return _number(self.path, self.layer, fid, self.spec.name,
-                       value if present(value) else None, minimum=minimum, word=word)
+    def number(
+        self, fid: object, value: object, word: str = "a number", minimum: Optional[float] = None
+    ) -> Optional[float]:
+        return _number(
+            self.path,
+            self.layer,
+            fid,
+            self.spec.name,
+            value if present(value) else None,
+            minimum=minimum,
+            word=word,
+        )
 
 
 def _numbers(where: _Where, index: pd.Index, values: Iterable[object]) -> pd.Series:
@@ -307,8 +371,9 @@ def _booleans(where: _Where, index: pd.Index, values: Iterable[object]) -> pd.Se
             continue
         number = where.number(fid, value, word="1 or 0 (or yes or no)")
         if number not in (None, 0, 1):
-            where.refuse(fid, f"{value!r}; it must be 1 or 0 (or yes or no)",
-                         "use 1 for yes, 0 (or empty) for no")
+            where.refuse(
+                fid, f"{value!r}; it must be 1 or 0 (or yes or no)", "use 1 for yes, 0 (or empty) for no"
+            )
         out.append(bool(number))
     return pd.Series(out, index=index, dtype=bool)
 
@@ -318,12 +383,16 @@ def _dates(where: _Where, index: pd.Index, values: Iterable[object]) -> pd.Serie
     out = []
     for fid, value in zip(index, values):
         place = dict(path=where.path, layer=where.layer, feature=fid, field=name)
-        day = require_date(value, name, fix="write the date as YYYY-MM-DD, or leave it empty",
-                           **place)
+        day = require_date(value, name, fix="write the date as YYYY-MM-DD, or leave it empty", **place)
         if where.inputs is not None:
-            day = in_range(day, where.inputs.earliest_date, where.inputs.latest_date, name,
-                           fix="correct the date (the profile's [inputs] gives the range)",
-                           **place)
+            day = in_range(
+                day,
+                where.inputs.earliest_date,
+                where.inputs.latest_date,
+                name,
+                fix="correct the date (the profile's [inputs] gives the range)",
+                **place,
+            )
         out.append(day)
     return pd.Series(out, index=index, dtype=object)
 
@@ -357,7 +426,12 @@ def _texts(where: _Where, index: pd.Index, values: pd.Series) -> pd.Series:
 
 
 _READERS: dict[str, Callable[[_Where, pd.Index, pd.Series], pd.Series]] = {
-    REAL: _numbers, INTEGER: _numbers, BOOLEAN: _booleans, DATE: _dates, CODED: _codes}
+    REAL: _numbers,
+    INTEGER: _numbers,
+    BOOLEAN: _booleans,
+    DATE: _dates,
+    CODED: _codes,
+}
 
 
 def _validate_values(path: PathArg, layer: str, spec: LayerSpec, frame: pd.DataFrame) -> None:
@@ -371,10 +445,15 @@ def _validate_values(path: PathArg, layer: str, spec: LayerSpec, frame: pd.DataF
             continue
         key = str(value).strip()
         if key in seen:
-            raise InputError(f"{spec.id_field} '{key}' is also the {spec.id_field} of feature "
-                             f"{seen[key]}; findings name features by it", path=path,
-                             layer=layer, feature=fid, field=spec.id_field,
-                             fix=f"give each feature of '{layer}' a {spec.id_field} of its own")
+            raise InputError(
+                f"{spec.id_field} '{key}' is also the {spec.id_field} of feature "
+                f"{seen[key]}; findings name features by it",
+                path=path,
+                layer=layer,
+                feature=fid,
+                field=spec.id_field,
+                fix=f"give each feature of '{layer}' a {spec.id_field} of its own",
+            )
         seen[key] = fid
 
 
@@ -389,8 +468,9 @@ def _blank_as_missing(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _cad_layer(path: Path, layer_names: dict[str, str], spec: LayerSpec, mapping: FieldMap,
-               cache: dict[str, LayerData]) -> LayerData:
+def _cad_layer(
+    path: Path, layer_names: dict[str, str], spec: LayerSpec, mapping: FieldMap, cache: dict[str, LayerData]
+) -> LayerData:
     """The entities of a CAD export on the CAD layers ``mapping`` names for ``spec``, as a layer.
 
     Boundaries become polygons; the drawing's CRS is ``[cad] crs`` (a DXF has none); the
@@ -401,43 +481,62 @@ def _cad_layer(path: Path, layer_names: dict[str, str], spec: LayerSpec, mapping
     given_by = mapping.given_by(spec.name).replace("[layers]", "[cad.layers]")
     if "entities" not in cache:
         if len(layer_names) != 1:
-            raise InputError(f"[cad.layers] maps CAD layer names, and the file has "
-                             f"{len(layer_names)} layers, not a drawing's one layer of entities",
-                             path=path, fix="give the DXF or DWG export itself")
+            raise InputError(
+                f"[cad.layers] maps CAD layer names, and the file has "
+                f"{len(layer_names)} layers, not a drawing's one layer of entities",
+                path=path,
+                fix="give the DXF or DWG export itself",
+            )
         cache["entities"] = read_layer(path, next(iter(layer_names.values())))
     entities = cache["entities"]
     layer_name = f"{entities.name} ({pattern})"
-    matched, groups = cad_layer_matches(path, entities.name, entities.frame, pattern,
-                                        parameter="map", given_by=given_by)
+    matched, groups = cad_layer_matches(
+        path, entities.name, entities.frame, pattern, parameter="map", given_by=given_by
+    )
     if not matched.any():
-        raise none_matched(path, entities.name, entities.frame, pattern, given_by, "map",
-                           fix=f"give [cad.layers] {spec.name} in {mapping.source} as the name "
-                               "of one of the drawing's CAD layers listed (or a pattern "
-                               "matching them)")
+        raise none_matched(
+            path,
+            entities.name,
+            entities.frame,
+            pattern,
+            given_by,
+            "map",
+            fix=f"give [cad.layers] {spec.name} in {mapping.source} as the name "
+            "of one of the drawing's CAD layers listed (or a pattern "
+            "matching them)",
+        )
     frame = entities.frame[matched]
     crs = entities.crs
     if mapping.cad_crs:
         try:
             crs = CRS.from_user_input(mapping.cad_crs)
         except CRSError as err:
-            raise InputError(f"[cad] crs {mapping.cad_crs!r} is not a coordinate reference "
-                             f"system ({err})", path=mapping.source,
-                             fix="give an EPSG code such as EPSG:2260") from None
+            raise InputError(
+                f"[cad] crs {mapping.cad_crs!r} is not a coordinate reference system ({err})",
+                path=mapping.source,
+                fix="give an EPSG code such as EPSG:2260",
+            ) from None
     if crs is None:
-        raise InputError("the drawing has no coordinate reference system (a CAD export rarely "
-                         "has one)", path=path, parameter="map",
-                         fix=f"give it as crs = \"EPSG:...\" in the [cad] table of {mapping.source}")
-    geometry = (cad_areas(path, layer_name, frame) if spec.geometry == ("polygon",)
-                else np.asarray(frame.geometry.values, dtype=object))
+        raise InputError(
+            "the drawing has no coordinate reference system (a CAD export rarely has one)",
+            path=path,
+            parameter="map",
+            fix=f'give it as crs = "EPSG:..." in the [cad] table of {mapping.source}',
+        )
+    geometry = (
+        cad_areas(path, layer_name, frame)
+        if spec.geometry == ("polygon",)
+        else np.asarray(frame.geometry.values, dtype=object)
+    )
     columns: dict[str, list[Any]] = {name: [None] * len(frame) for name in spec.field_names}
     if spec.name == "disturbance":
         phases = [phase_name(g) for g, hit in zip(groups, matched) if hit]
         columns["phase"] = phases
         if mapping.cad_schedule:
             columns["start_date"], columns["stabilized_date"] = dates_by_phase(
-                phases, read_schedule(mapping.cad_schedule), path, mapping.cad_schedule, "map")
-    out = gpd.GeoDataFrame(columns, geometry=list(geometry), index=frame.index,
-                           crs=crs)
+                phases, read_schedule(mapping.cad_schedule), path, mapping.cad_schedule, "map"
+            )
+    out = gpd.GeoDataFrame(columns, geometry=list(geometry), index=frame.index, crs=crs)
     return LayerData(name=layer_name, frame=out, crs=crs, spatial=True)
 
 
@@ -447,14 +546,19 @@ def match_layer_names(path: PathArg, names: Iterable[str]) -> dict[str, str]:
     for name in names:
         key = name.lower()
         if key in matched:
-            raise InputError(f"two layers differ only in case: '{matched[key]}' and '{name}'",
-                             path=path, layer=name, fix="rename or remove one of them")
+            raise InputError(
+                f"two layers differ only in case: '{matched[key]}' and '{name}'",
+                path=path,
+                layer=name,
+                fix="rename or remove one of them",
+            )
         matched[key] = name
     return matched
 
 
-def normalise_fields(path: PathArg, layer: str, spec: LayerSpec, frame: pd.DataFrame,
-                     mapping: FieldMap = NO_MAPPING) -> pd.DataFrame:
+def normalise_fields(
+    path: PathArg, layer: str, spec: LayerSpec, frame: pd.DataFrame, mapping: FieldMap = NO_MAPPING
+) -> pd.DataFrame:
     """Contract fields renamed to their contract names (matched in any case, or as ``mapping``
     says); a missing one is an error naming it."""
     geometry_name = frame.geometry.name if isinstance(frame, gpd.GeoDataFrame) else None
@@ -467,32 +571,47 @@ def normalise_fields(path: PathArg, layer: str, spec: LayerSpec, frame: pd.DataF
     found = ", ".join(map(str, by_lower.values())) or "none"
     for contract, source in mapped.items():
         if source.lower() not in by_lower:
-            raise InputError(f"the field '{source}', which {mapping.given_by(spec.name, contract)} "
-                             f"names for '{contract}', is missing (fields found: {found})",
-                             path=path, layer=layer, field=source,
-                             fix="name one of the fields found in the mapping")
+            raise InputError(
+                f"the field '{source}', which {mapping.given_by(spec.name, contract)} "
+                f"names for '{contract}', is missing (fields found: {found})",
+                path=path,
+                layer=layer,
+                field=source,
+                fix="name one of the fields found in the mapping",
+            )
     _refuse_cut_names(path, layer, spec, wanted, by_lower, mapped)
     missing = [f for f in spec.required_fields if wanted[f] not in by_lower]
     if missing:
-        raise InputError(f"required field(s) {', '.join(repr(f) for f in missing)} missing "
-                         f"(fields found: {found})",
-                         path=path, layer=layer, field=missing[0],
-                         fix=f"add the field(s) to layer '{layer}' as docs/CONTRACT.md describes"
-                             + (", or map them to fields of the layer" if mapping else ""),
-                         parameter="map" if mapping else None)
+        raise InputError(
+            f"required field(s) {', '.join(repr(f) for f in missing)} missing (fields found: {found})",
+            path=path,
+            layer=layer,
+            field=missing[0],
+            fix=f"add the field(s) to layer '{layer}' as docs/CONTRACT.md describes"
+            + (", or map them to fields of the layer" if mapping else ""),
+            parameter="map" if mapping else None,
+        )
     sources = {by_lower[wanted[f]] for f in mapped}
     # A column already named like a mapped contract field gives way to the mapped one.
-    shadowed = [c for c in frame.columns if c != geometry_name and str(c).lower() in mapped
-                and c not in sources]
-    renames = {by_lower[wanted[f]]: f for f in spec.field_names
-               if wanted[f] in by_lower and by_lower[wanted[f]] != f}
+    shadowed = [
+        c for c in frame.columns if c != geometry_name and str(c).lower() in mapped and c not in sources
+    ]
+    renames = {
+        by_lower[wanted[f]]: f for f in spec.field_names if wanted[f] in by_lower and by_lower[wanted[f]] != f
+    }
     if shadowed:
         frame = frame.drop(columns=shadowed)
     return frame.rename(columns=renames) if renames else frame
 
 
-def _refuse_cut_names(path: PathArg, layer: str, spec: LayerSpec, wanted: dict[str, str],
-                      by_lower: dict[str, object], mapped: dict[str, str]) -> None:
+def _refuse_cut_names(
+    path: PathArg,
+    layer: str,
+    spec: LayerSpec,
+    wanted: dict[str, str],
+    by_lower: dict[str, object],
+    mapped: dict[str, str],
+) -> None:
     """Contract fields missing where fields hold their names cut to a .dbf's 10 characters
     (``pond_swamp`` for ``pond_swamp_pct``): refused naming each pair, an optional field
     included, which would otherwise be left out without a word."""
@@ -505,64 +624,101 @@ def _refuse_cut_names(path: PathArg, layer: str, spec: LayerSpec, wanted: dict[s
             cut[str(found)] = name
     if cut:
         pairs = ", ".join(f"'{found}' looks like '{name}'" for found, name in cut.items())
-        raise InputError(f"the field(s) {pairs} cut to {DBF_NAME_LENGTH} characters (as a "
-                         f"shapefile cuts field names), and {', '.join(map(repr, cut.values()))} "
-                         "missing", path=path, layer=layer, field=next(iter(cut)),
-                         fix="rename the field(s) to the contract's names and save the layer as "
-                             "GeoPackage, or map each contract field to its field in the "
-                             "mapping's [fields]")
+        raise InputError(
+            f"the field(s) {pairs} cut to {DBF_NAME_LENGTH} characters (as a "
+            f"shapefile cuts field names), and {', '.join(map(repr, cut.values()))} "
+            "missing",
+            path=path,
+            layer=layer,
+            field=next(iter(cut)),
+            fix="rename the field(s) to the contract's names and save the layer as "
+            "GeoPackage, or map each contract field to its field in the "
+            "mapping's [fields]",
+        )
 
 
 def _validate_project(path: PathArg, layer: str, frame: pd.DataFrame) -> dict[str, Any]:
     """The project table's one row, its fields already read as their types."""
     if len(frame) != 1:
-        raise InputError(f"the project table has {len(frame)} rows; it must have exactly one",
-                         path=path, layer=layer, fix="keep one row describing the project")
-    return {k: (None if not present(v) else v.item() if isinstance(v, np.generic) else v)
-            for k, v in frame.iloc[0].items() if k != "geometry"}
+        raise InputError(
+            f"the project table has {len(frame)} rows; it must have exactly one",
+            path=path,
+            layer=layer,
+            fix="keep one row describing the project",
+        )
+    return {
+        k: (None if not present(v) else v.item() if isinstance(v, np.generic) else v)
+        for k, v in frame.iloc[0].items()
+        if k != "geometry"
+    }
 
 
 def layer_crs(path: Optional[PathArg], layer: str, crs: Optional[CRS]) -> CRS:
     """The layer's CRS; InputError where it has none."""
     if crs is None:
-        raise InputError("the layer has no coordinate reference system (or an undefined one)",
-                         path=path, layer=layer,
-                         fix="assign the layer's true CRS in QGIS (Layer Properties > Source) "
-                             "and save it again")
+        raise InputError(
+            "the layer has no coordinate reference system (or an undefined one)",
+            path=path,
+            layer=layer,
+            fix="assign the layer's true CRS in QGIS (Layer Properties > Source) and save it again",
+        )
     return crs
 
 
-def validate_spatial(path: Optional[PathArg], layer: str, spec: LayerSpec, frame: pd.DataFrame,
-                     crs: Optional[CRS], profile: RulesProfile,
-                     crs_given_by: Optional[str] = None) -> gpd.GeoDataFrame:
+def validate_spatial(
+    path: Optional[PathArg],
+    layer: str,
+    spec: LayerSpec,
+    frame: pd.DataFrame,
+    crs: Optional[CRS],
+    profile: RulesProfile,
+    crs_given_by: Optional[str] = None,
+) -> gpd.GeoDataFrame:
     if spec.geometry is None:
         raise ValueError(f"'{spec.name}' is a table of the contract, not a spatial layer")
     crs = layer_crs(path, layer, crs)
     if not isinstance(frame, gpd.GeoDataFrame):
-        raise InputError("the layer has no geometry", path=path, layer=layer,
-                         fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features")
+        raise InputError(
+            "the layer has no geometry",
+            path=path,
+            layer=layer,
+            fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features",
+        )
     if spec.required and len(frame) == 0:
-        raise InputError("the layer has no features", path=path, layer=layer,
-                         fix=f"draw the site's {spec.name.replace('_', ' ')} (SWPPP B(2))")
+        raise InputError(
+            "the layer has no features",
+            path=path,
+            layer=layer,
+            fix=f"draw the site's {spec.name.replace('_', ' ')} (SWPPP B(2))",
+        )
     geometries = np.asarray(frame.geometry.values, dtype=object)
     missing = shapely.is_missing(geometries) | shapely.is_empty(geometries)
     if missing.any():
         fid = frame.index[np.flatnonzero(missing)[0]]
-        raise InputError(f"{int(missing.sum())} feature(s) have no geometry", path=path,
-                         layer=layer, feature=fid, fix="draw the feature or delete it")
+        raise InputError(
+            f"{int(missing.sum())} feature(s) have no geometry",
+            path=path,
+            layer=layer,
+            feature=fid,
+            fix="draw the feature or delete it",
+        )
     wrong = ~in_family(geometries, *spec.geometry)
     if wrong.any():
         fid = frame.index[np.flatnonzero(wrong)[0]]
         kind = shapely.get_type_id(geometries[np.flatnonzero(wrong)[0]])
-        raise InputError(f"a {shapely.GeometryType(kind).name.title()} where "
-                         f"{' or '.join(spec.geometry)} geometry is required", path=path,
-                         layer=layer, feature=fid, fix="move the feature to the right layer")
+        raise InputError(
+            f"a {shapely.GeometryType(kind).name.title()} where "
+            f"{' or '.join(spec.geometry)} geometry is required",
+            path=path,
+            layer=layer,
+            feature=fid,
+            fix="move the feature to the right layer",
+        )
     check_coordinates(path, layer, frame, crs, profile, crs_given_by)
     return frame
 
 
-def repair_invalid(spec: LayerSpec,
-                   frame: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, list[Repair]]:
+def repair_invalid(spec: LayerSpec, frame: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, list[Repair]]:
     """make_valid for invalid geometries only, keeping the layer's geometry family."""
     geometries = np.asarray(frame.geometry.values, dtype=object)
     invalid = ~shapely.is_valid(geometries)
@@ -582,22 +738,44 @@ def repair_invalid(spec: LayerSpec,
     return frame, repairs
 
 
-def _number(path: PathArg, layer: str, fid: object, field_name: str,
-            value: Any,  # whatever the file holds: float() decides, its errors are the user's
-            minimum: Optional[float] = None, word: str = "a number") -> Optional[float]:
+def _number(
+    path: PathArg,
+    layer: str,
+    fid: object,
+    field_name: str,
+    value: Any,  # whatever the file holds: float() decides, its errors are the user's
+    minimum: Optional[float] = None,
+    word: str = "a number",
+) -> Optional[float]:
     if value is None:
         return None
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{field_name} is {value!r}, not {word}", path=path, layer=layer,
-                         feature=fid, field=field_name,
-                         fix=f"enter {word} or leave it empty") from None
+        raise InputError(
+            f"{field_name} is {value!r}, not {word}",
+            path=path,
+            layer=layer,
+            feature=fid,
+            field=field_name,
+            fix=f"enter {word} or leave it empty",
+        ) from None
     if not math.isfinite(number):
-        raise InputError(f"{field_name} is {value!r}, not a finite number", path=path,
-                         layer=layer, feature=fid, field=field_name,
-                         fix=f"enter {word} or leave it empty")
+        raise InputError(
+            f"{field_name} is {value!r}, not a finite number",
+            path=path,
+            layer=layer,
+            feature=fid,
+            field=field_name,
+            fix=f"enter {word} or leave it empty",
+        )
     if minimum is not None and number < minimum:
-        raise InputError(f"{field_name} is {number}, below {minimum}", path=path, layer=layer,
-                         feature=fid, field=field_name, fix="enter the true value")
+        raise InputError(
+            f"{field_name} is {number}, below {minimum}",
+            path=path,
+            layer=layer,
+            feature=fid,
+            field=field_name,
+            fix="enter the true value",
+        )
     return number

@@ -1,4 +1,5 @@
 """A phasing schedule table (``phase,start,stabilized``) read from CSV or XLSX."""
+
 from __future__ import annotations
 
 import logging
@@ -12,9 +13,11 @@ from ..io.csv_rows import read_csv, refuse_repeated_columns
 __all__ = ["read_schedule", "phase_name", "dates_by_phase", "SCHEDULE_COLUMNS"]
 
 # Schedule column -> the header spellings accepted for it (any case).
-SCHEDULE_COLUMNS = {"phase": ("phase",), "start": ("start", "start_date"),
-                    "stabilized": ("stabilized", "stabilized_date", "stabilised",
-                                   "stabilised_date")}
+SCHEDULE_COLUMNS = {
+    "phase": ("phase",),
+    "start": ("start", "start_date"),
+    "stabilized": ("stabilized", "stabilized_date", "stabilised", "stabilised_date"),
+}
 log = logging.getLogger(__name__)
 _GDAL_DATE = re.compile(r"^\d{4}/\d{2}/\d{2}$")
 _HOW = "a table with the columns phase,start,stabilized (dates YYYY-MM-DD), one row per phase"
@@ -33,8 +36,9 @@ def phase_name(value: Any) -> Any:
     return text or None
 
 
-def dates_by_phase(phases: list, dates: dict, plan, schedule, parameter: str,
-                   sheet_hint: str = "") -> tuple[list, list]:
+def dates_by_phase(
+    phases: list, dates: dict, plan, schedule, parameter: str, sheet_hint: str = ""
+) -> tuple[list, list]:
     """Each polygon's ``(starts, ends)`` from the schedule's rows by its phase.
 
     The plan's phases and the schedule's rows must be the same set: a phase of the plan without
@@ -51,17 +55,21 @@ def dates_by_phase(phases: list, dates: dict, plan, schedule, parameter: str,
         if missing:
             problems.append(f"the plan's phase(s) {_listed(missing)} have no row in the schedule")
         if extra:
-            problems.append(f"the schedule's row(s) for phase(s) {_listed(extra)} name no phase "
-                            f"the plan draws")
+            problems.append(
+                f"the schedule's row(s) for phase(s) {_listed(extra)} name no phase the plan draws"
+            )
         alike = [(e, m) for e in extra for m in missing if _bare(e) == _bare(m)]
-        told = "; ".join(problems) + (
-            f" (plan: {_listed(drawn)}; schedule: {_listed(list(dates))})")
+        told = "; ".join(problems) + (f" (plan: {_listed(drawn)}; schedule: {_listed(list(dates))})")
         if alike:
-            told += ("; phases are matched as written: " + ", ".join(
-                f"the schedule's '{e}' is not the plan's '{m}'" for e, m in alike))
-        fix = (f"write the schedule's phases as the plan does ({_listed(drawn)})" if alike else
-               "give the schedule one row per phase the plan draws: a phase the plan lacks is "
-               "ground the check cannot count (draw it, or delete its row)")
+            told += "; phases are matched as written: " + ", ".join(
+                f"the schedule's '{e}' is not the plan's '{m}'" for e, m in alike
+            )
+        fix = (
+            f"write the schedule's phases as the plan does ({_listed(drawn)})"
+            if alike
+            else "give the schedule one row per phase the plan draws: a phase the plan lacks is "
+            "ground the check cannot count (draw it, or delete its row)"
+        )
         raise InputError(told + sheet_hint, path=schedule, parameter=parameter, fix=fix)
     return [dates[p][0] for p in phases], [dates[p][1] for p in phases]
 
@@ -93,25 +101,39 @@ def read_schedule(path: str | Path, sheet: str | None = None) -> dict[str, tuple
     """
     path = Path(path)
     if not path.exists():
-        raise InputError("the schedule file does not exist", path=path, parameter="schedule",
-                         fix="check the path")
+        raise InputError(
+            "the schedule file does not exist", path=path, parameter="schedule", fix="check the path"
+        )
     xlsx = path.suffix.lower() in (".xlsx", ".ods")
     if sheet and not xlsx:
-        raise InputError(f"a sheet ('{sheet}') is named, and the schedule is not a workbook "
-                         "(.xlsx, .ods)", path=path, parameter="schedule_sheet",
-                         fix="name no sheet for a CSV schedule")
+        raise InputError(
+            f"a sheet ('{sheet}') is named, and the schedule is not a workbook (.xlsx, .ods)",
+            path=path,
+            parameter="schedule_sheet",
+            fix="name no sheet for a CSV schedule",
+        )
     header, rows = _xlsx_table(path, sheet) if xlsx else _csv_table(path)
     columns = {}
     for key, names in SCHEDULE_COLUMNS.items():
         found = [h for h in header if h in names]
         if not found:
-            raise InputError(f"no column '{key}' (columns: {', '.join(h for h in header if h)})",
-                             path=path, row=1, parameter="schedule", fix=_HOW)
+            raise InputError(
+                f"no column '{key}' (columns: {', '.join(h for h in header if h)})",
+                path=path,
+                row=1,
+                parameter="schedule",
+                fix=_HOW,
+            )
         if len(found) > 1:  # two spellings of one column: which to read would be a guess
             where = " and ".join(f"'{h}' (column {header.index(h) + 1})" for h in found)
-            raise InputError(f"the columns {where} both give the {key} date", path=path, row=1,
-                             column=found[1], parameter="schedule",
-                             fix=f"keep one of them; {_HOW}")
+            raise InputError(
+                f"the columns {where} both give the {key} date",
+                path=path,
+                row=1,
+                column=found[1],
+                parameter="schedule",
+                fix=f"keep one of them; {_HOW}",
+            )
         columns[key] = found[0]
     out: dict[str, tuple[Any, Any]] = {}
     for number, cells in rows:
@@ -119,14 +141,24 @@ def read_schedule(path: str | Path, sheet: str | None = None) -> dict[str, tuple
             continue  # a blank line
         phase = phase_name(cells.get(columns["phase"]))
         if phase is None:
-            raise InputError("the phase is blank", path=path, row=number, column="phase",
-                             parameter="schedule", fix="name the phase of each row")
+            raise InputError(
+                "the phase is blank",
+                path=path,
+                row=number,
+                column="phase",
+                parameter="schedule",
+                fix="name the phase of each row",
+            )
         if phase in out:
-            raise InputError(f"phase {phase} has a second row", path=path, row=number,
-                             column="phase", parameter="schedule",
-                             fix="give each phase one row (its first start and last stabilisation)")
-        out[phase] = (_blank(cells.get(columns["start"])),
-                      _blank(cells.get(columns["stabilized"])))
+            raise InputError(
+                f"phase {phase} has a second row",
+                path=path,
+                row=number,
+                column="phase",
+                parameter="schedule",
+                fix="give each phase one row (its first start and last stabilisation)",
+            )
+        out[phase] = (_blank(cells.get(columns["start"])), _blank(cells.get(columns["stabilized"])))
     return out
 
 
@@ -148,8 +180,10 @@ def _xlsx_table(path: Path, sheet: str | None = None) -> tuple[list[str], list[t
     if not rows:
         raise InputError("the schedule is empty", path=path, parameter="schedule", fix=_HOW)
     header = [str(h).strip().lower() if h is not None else "" for h in rows[0]]
-    return header, [(number, dict(zip(header, list(row) + [None] * (len(header) - len(row)))))
-                    for number, row in enumerate(rows[1:], start=2)]
+    return header, [
+        (number, dict(zip(header, list(row) + [None] * (len(header) - len(row)))))
+        for number, row in enumerate(rows[1:], start=2)
+    ]
 
 
 def _xlsx_rows(path: Path, given: str | None = None) -> list[list]:
@@ -164,8 +198,7 @@ def _xlsx_rows(path: Path, given: str | None = None) -> list[list]:
     from ..io.vector import read_layer
 
     sheet, written = _schedule_sheet(path, given)
-    refuse_repeated_columns(path, "schedule", written, [h.strip().lower() for h in written],
-                            "schedule")
+    refuse_repeated_columns(path, "schedule", written, [h.strip().lower() for h in written], "schedule")
     # read_layer refuses them too; checked here first so that the refusal names --schedule
     refuse_merged_cells(path, sheet, parameter="schedule")
     frame = read_layer(path, sheet, read_geometry=False).frame
@@ -191,25 +224,37 @@ def _schedule_sheet(path: Path, given: str | None = None) -> tuple[str, list[str
         raise InputError("the workbook has no sheet", path=path, parameter="schedule", fix=_HOW)
     if given is not None:
         if given not in sheets:
-            raise InputError(f"the workbook has no sheet '{given}' (sheets: "
-                             f"{', '.join(sheets)})", path=path, parameter="schedule_sheet",
-                             fix="name one of its sheets, as written")
+            raise InputError(
+                f"the workbook has no sheet '{given}' (sheets: {', '.join(sheets)})",
+                path=path,
+                parameter="schedule_sheet",
+                fix="name one of its sheets, as written",
+            )
         return given, first_row(path, given)
     rows = {sheet: first_row(path, sheet) for sheet in sheets}
     phases = SCHEDULE_COLUMNS["phase"]
     found = [s for s, row in rows.items() if any(c.strip().lower() in phases for c in row)]
     if len(found) > 1:
-        raise InputError(f"the sheets {', '.join(repr(s) for s in found)} each hold a schedule "
-                         "(a 'phase' column): which one to read would be a guess", path=path,
-                         parameter=("schedule", "schedule_sheet"),
-                         fix="name the schedule's sheet, or keep the schedule on one sheet")
+        raise InputError(
+            f"the sheets {', '.join(repr(s) for s in found)} each hold a schedule "
+            "(a 'phase' column): which one to read would be a guess",
+            path=path,
+            parameter=("schedule", "schedule_sheet"),
+            fix="name the schedule's sheet, or keep the schedule on one sheet",
+        )
     chosen = found[0] if found else sheets[0]
     unread = [s for s, row in rows.items() if s != chosen and any(c.strip() for c in row)]
     if unread:
-        log.warning("%s", InputError(
-            f"the sheet(s) {', '.join(repr(s) for s in unread)} were not read: the schedule is "
-            f"the sheet '{chosen}'", path=path, layer=chosen,
-            fix="move any phase rows there onto that sheet"))
+        log.warning(
+            "%s",
+            InputError(
+                f"the sheet(s) {', '.join(repr(s) for s in unread)} were not read: the schedule is "
+                f"the sheet '{chosen}'",
+                path=path,
+                layer=chosen,
+                fix="move any phase rows there onto that sheet",
+            ),
+        )
     return chosen, rows[chosen]
 
 

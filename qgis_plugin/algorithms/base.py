@@ -5,6 +5,7 @@ An algorithm declares its parameters with :meth:`SwpppAlgorithm.add_inputs` and
 (which hands it the analysis call's keyword arguments and turns the analysis's errors into
 ``QgsProcessingException``), and returns :meth:`SwpppAlgorithm.write_results`.
 """
+
 import contextlib
 import functools
 import os
@@ -17,15 +18,15 @@ from typing import Any
 
 from qgis.core import (
     QgsDataSourceUri,
-    QgsProcessing,
     QgsField,
+    QgsProcessing,
     QgsProcessingAlgorithm,
-    QgsProcessingParameterDefinition,
     QgsProcessingException,
+    QgsProcessingFeatureSourceDefinition,
     QgsProcessingFeedback,
     QgsProcessingLayerPostProcessorInterface,
     QgsProcessingOutputNumber,
-    QgsProcessingFeatureSourceDefinition,
+    QgsProcessingParameterDefinition,
     QgsProcessingParameterFeatureSource,
     QgsProcessingParameterFile,
     QgsProcessingParameterFileDestination,
@@ -44,8 +45,8 @@ from qgis.PyQt.QtGui import QIcon
 from analysis.errors import InputError, SwpppError
 from analysis.findings import STATUSES
 from analysis.profile import DEFAULT_PROFILE
-from analysis.reference.contract import REFERENCE_LAYERS
 from analysis.progress import Progress
+from analysis.reference.contract import REFERENCE_LAYERS
 from analysis.siteplan.contract import layer_spec, layers_of
 from analysis.siteplan.mapping import parse_field_map as read_field_map_json
 
@@ -53,8 +54,17 @@ from .. import PLUGIN_DIR
 from ..compat import keep_pyproj_context
 from ..layouts import project_layout_maps
 
-__all__ = ["SwpppAlgorithm", "count_output", "feedback_progress", "plugin_icon",
-           "parse_field_map", "role_layers", "role_parameter", "export_layer", "layer_source"]
+__all__ = [
+    "SwpppAlgorithm",
+    "count_output",
+    "feedback_progress",
+    "plugin_icon",
+    "parse_field_map",
+    "role_layers",
+    "role_parameter",
+    "export_layer",
+    "layer_source",
+]
 
 GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
 # The analysis's name of an input (InputError.parameters) -> this plugin's parameter, where it
@@ -102,17 +112,20 @@ def role_parameter(role):
     return f"{layer_spec(role).name.upper()}_LAYER"
 
 
-_KINDS = {"point": QgsProcessing.SourceType.TypeVectorPoint,
-          "line": QgsProcessing.SourceType.TypeVectorLine,
-          "polygon": QgsProcessing.SourceType.TypeVectorPolygon}
+_KINDS = {
+    "point": QgsProcessing.SourceType.TypeVectorPoint,
+    "line": QgsProcessing.SourceType.TypeVectorLine,
+    "polygon": QgsProcessing.SourceType.TypeVectorPolygon,
+}
 
 
 def reference_role_layers():
     """``(layer, parameter, label, accepted layer types)`` of each reference layer of the
     contract: its parameter is ``<LAYER>_LAYER`` (``WETLANDS_LAYER``)."""
-    return tuple((spec.name, f"{spec.name.upper()}_LAYER", spec.label,
-                  [_KINDS[family] for family in spec.families])
-                 for spec in REFERENCE_LAYERS.values())
+    return tuple(
+        (spec.name, f"{spec.name.upper()}_LAYER", spec.label, [_KINDS[family] for family in spec.families])
+        for spec in REFERENCE_LAYERS.values()
+    )
 
 
 def role_layers(*groups):
@@ -136,9 +149,11 @@ def missing_fields(layer, role, fields):
     names = layer.fields().names()
     for contract, source in (fields or {}).items():
         if source not in names:
-            return (f"Layer '{layer.name()}' ({layer.source()}), given as the site plan's "
-                    f"'{role}' layer, has no field '{source}' to read as '{contract}' (FIELD_MAP). "
-                    f"Its fields: {', '.join(names) or 'none'}. Choose one of them.")
+            return (
+                f"Layer '{layer.name()}' ({layer.source()}), given as the site plan's "
+                f"'{role}' layer, has no field '{source}' to read as '{contract}' (FIELD_MAP). "
+                f"Its fields: {', '.join(names) or 'none'}. Choose one of them."
+            )
     return None
 
 
@@ -167,8 +182,9 @@ def layer_source(layer):
     return QgsDataSourceUri.removePassword(layer.source())
 
 
-def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=None,
-                 geometry=True, given_as=None):
+def export_layer(
+    layer, role, gpkg_path, context, feedback, fields=None, extent=None, geometry=True, given_as=None
+):
     """Copy ``layer`` into ``gpkg_path`` as the layer named ``role`` (the file is created first);
     the number of features copied.
 
@@ -188,9 +204,11 @@ def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=
     options.layerName = role
     options.fileEncoding = "UTF-8"
     options.feedback = feedback
-    options.actionOnExistingFile = (QgsVectorFileWriter.ActionOnExistingFile.CreateOrOverwriteLayer
-                                    if os.path.exists(gpkg_path)
-                                    else QgsVectorFileWriter.ActionOnExistingFile.CreateOrOverwriteFile)
+    options.actionOnExistingFile = (
+        QgsVectorFileWriter.ActionOnExistingFile.CreateOrOverwriteLayer
+        if os.path.exists(gpkg_path)
+        else QgsVectorFileWriter.ActionOnExistingFile.CreateOrOverwriteFile
+    )
     if extent is not None:
         options.filterExtent = extent
     if not geometry:
@@ -203,17 +221,19 @@ def export_layer(layer, role, gpkg_path, context, feedback, fields=None, extent=
             raise QgsProcessingException(missing)
         renames = {source: contract for contract, source in fields.items()}
         shadowed = {c.lower() for c in fields} - {s.lower() for s in fields.values()}
-        options.attributes = [i for i, name in enumerate(names)
-                              if name in renames or name.lower() not in shadowed]
+        options.attributes = [
+            i for i, name in enumerate(names) if name in renames or name.lower() not in shadowed
+        ]
         converter = _RenameFields(renames)  # held here until the write is done
         options.fieldValueConverter = converter
     error, message, _, _ = QgsVectorFileWriter.writeAsVectorFormatV3(
-        layer, gpkg_path, context.transformContext(), options)
+        layer, gpkg_path, context.transformContext(), options
+    )
     del converter
     if error != QgsVectorFileWriter.WriterError.NoError:
         raise QgsProcessingException(
-            f"Could not copy layer '{layer.name()}' ({layer_source(layer)}) as {given_as}: "
-            f"{message}")
+            f"Could not copy layer '{layer.name()}' ({layer_source(layer)}) as {given_as}: {message}"
+        )
     copied = QgsVectorLayer(f"{gpkg_path}|layername={role}", role, "ogr")
     return copied.featureCount() if copied.isValid() else 0
 
@@ -309,40 +329,70 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     # Parameters ---------------------------------------------------------------------------
     def add_inputs(self, reference=True, sheets=True):
         """SITE or one layer per role, then REFERENCE, PROFILE and SHEETS."""
-        self.addParameter(QgsProcessingParameterFile(
-            self.SITE, self.tr("Site plan GeoPackage (or give its layers below)"),
-            behavior=QgsProcessingParameterFile.Behavior.File, fileFilter=GPKG_FILTER, optional=True))
+        self.addParameter(
+            QgsProcessingParameterFile(
+                self.SITE,
+                self.tr("Site plan GeoPackage (or give its layers below)"),
+                behavior=QgsProcessingParameterFile.Behavior.File,
+                fileFilter=GPKG_FILTER,
+                optional=True,
+            )
+        )
         for _role, name, label, types in self.ROLE_LAYERS:
-            self.addParameter(QgsProcessingParameterVectorLayer(
-                name, self.tr("Or layer: {label}").format(label=self.tr(label)), types,
-                optional=True))
+            self.addParameter(
+                QgsProcessingParameterVectorLayer(
+                    name, self.tr("Or layer: {label}").format(label=self.tr(label)), types, optional=True
+                )
+            )
         field_map = QgsProcessingParameterString(
-            self.FIELD_MAP, self.tr('Field names of those layers, where they differ (JSON: '
-                                    '{"disturbance.phase": "PHASE_NO"})'), optional=True)
+            self.FIELD_MAP,
+            self.tr(
+                'Field names of those layers, where they differ (JSON: {"disturbance.phase": "PHASE_NO"})'
+            ),
+            optional=True,
+        )
         field_map.setFlags(field_map.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
         self.addParameter(field_map)
         if reference:
-            self.addParameter(QgsProcessingParameterFile(
-                self.REFERENCE, self.tr("Reference layers (GeoPackage or PostGIS connection)"),
-                behavior=QgsProcessingParameterFile.Behavior.File, fileFilter=GPKG_FILTER, optional=True))
+            self.addParameter(
+                QgsProcessingParameterFile(
+                    self.REFERENCE,
+                    self.tr("Reference layers (GeoPackage or PostGIS connection)"),
+                    behavior=QgsProcessingParameterFile.Behavior.File,
+                    fileFilter=GPKG_FILTER,
+                    optional=True,
+                )
+            )
             for _role, name, label, types in self.REFERENCE_ROLE_LAYERS:
                 # A feature source: "Selected features only" is the parameter's to say.
-                self.addParameter(QgsProcessingParameterFeatureSource(
-                    name, self.tr("Or reference layer: {label}").format(label=self.tr(label)),
-                    types, optional=True))
+                self.addParameter(
+                    QgsProcessingParameterFeatureSource(
+                        name,
+                        self.tr("Or reference layer: {label}").format(label=self.tr(label)),
+                        types,
+                        optional=True,
+                    )
+                )
         self.add_profile_parameter()
         if sheets:
             self.add_sheets_parameter()
 
     def add_profile_parameter(self):
-        self.addParameter(QgsProcessingParameterString(
-            self.PROFILE, self.tr("Rules profile (name or TOML file)"),
-            defaultValue=DEFAULT_PROFILE))
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE
+            )
+        )
 
     def add_sheets_parameter(self):
-        self.addParameter(QgsProcessingParameterMultipleLayers(
-            self.SHEETS, self.tr("Plan sheets (georeferenced GeoTIFF or GeoPDF)"),
-            QgsProcessing.SourceType.TypeFile, optional=True))
+        self.addParameter(
+            QgsProcessingParameterMultipleLayers(
+                self.SHEETS,
+                self.tr("Plan sheets (georeferenced GeoTIFF or GeoPDF)"),
+                QgsProcessing.SourceType.TypeFile,
+                optional=True,
+            )
+        )
 
     def add_outputs(self, reports=True):
         """OUTPUT_JSON, OUTPUT_HTML, OUTPUT_PDF, OUTPUT_LAYOUT, OUTPUT_FINDINGS (each
@@ -351,33 +401,69 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         ``reports=False`` leaves out the HTML and PDF reports and the layout (a single check's
         result has no full report).
         """
-        self.addParameter(QgsProcessingParameterFileDestination(
-            self.OUTPUT_JSON, self.tr("Result (JSON)"), self.tr("JSON files (*.json)"),
-            optional=True, createByDefault=False))
+        self.addParameter(
+            QgsProcessingParameterFileDestination(
+                self.OUTPUT_JSON,
+                self.tr("Result (JSON)"),
+                self.tr("JSON files (*.json)"),
+                optional=True,
+                createByDefault=False,
+            )
+        )
         if reports:
-            self.addParameter(QgsProcessingParameterFileDestination(
-                self.OUTPUT_HTML, self.tr("Report (HTML)"), self.tr("HTML files (*.html *.htm)"),
-                optional=True, createByDefault=False))
-            self.addParameter(QgsProcessingParameterFileDestination(
-                self.OUTPUT_PDF, self.tr("Report (PDF)"), self.tr("PDF files (*.pdf)"),
-                optional=True, createByDefault=False))
-            self.addParameter(QgsProcessingParameterFileDestination(
-                self.OUTPUT_LAYOUT, self.tr("Report layout (QGIS layout template; its layers "
-                                            "in the folder <name>_data beside it)"),
-                self.tr("QGIS layout templates (*.qpt)"), optional=True,
-                createByDefault=False))
-        self.addParameter(QgsProcessingParameterVectorDestination(
-            self.OUTPUT_FINDINGS, self.tr("Findings"), QgsProcessing.SourceType.TypeVectorAnyGeometry,
-            optional=True, createByDefault=False))
+            self.addParameter(
+                QgsProcessingParameterFileDestination(
+                    self.OUTPUT_HTML,
+                    self.tr("Report (HTML)"),
+                    self.tr("HTML files (*.html *.htm)"),
+                    optional=True,
+                    createByDefault=False,
+                )
+            )
+            self.addParameter(
+                QgsProcessingParameterFileDestination(
+                    self.OUTPUT_PDF,
+                    self.tr("Report (PDF)"),
+                    self.tr("PDF files (*.pdf)"),
+                    optional=True,
+                    createByDefault=False,
+                )
+            )
+            self.addParameter(
+                QgsProcessingParameterFileDestination(
+                    self.OUTPUT_LAYOUT,
+                    self.tr(
+                        "Report layout (QGIS layout template; its layers in the folder <name>_data beside it)"
+                    ),
+                    self.tr("QGIS layout templates (*.qpt)"),
+                    optional=True,
+                    createByDefault=False,
+                )
+            )
+        self.addParameter(
+            QgsProcessingParameterVectorDestination(
+                self.OUTPUT_FINDINGS,
+                self.tr("Findings"),
+                QgsProcessing.SourceType.TypeVectorAnyGeometry,
+                optional=True,
+                createByDefault=False,
+            )
+        )
         self.add_count_outputs()
 
     def add_count_outputs(self):
         """EXIT_STATUS and a count per finding status."""
-        self.addOutput(QgsProcessingOutputNumber(
-            self.EXIT_STATUS, self.tr("Exit status (0 nothing failed, 1 a finding failed)")))
+        self.addOutput(
+            QgsProcessingOutputNumber(
+                self.EXIT_STATUS, self.tr("Exit status (0 nothing failed, 1 a finding failed)")
+            )
+        )
         for status in STATUSES:
-            self.addOutput(QgsProcessingOutputNumber(
-                count_output(status), self.tr("Findings with status {}").format(status)))
+            self.addOutput(
+                QgsProcessingOutputNumber(
+                    count_output(status), self.tr("Findings with status {}").format(status)
+                )
+            )
 
     # Checks before running ----------------------------------------------------------------
     def checkParameterValues(self, parameters, context):
@@ -385,27 +471,35 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         if not ok:
             return ok, message
         site = self.parameterAsFile(parameters, self.SITE, context)
-        layers = [name for _role, name, _label, _types in self.ROLE_LAYERS
-                  if parameters.get(name) not in (None, "")]
+        layers = [
+            name for _role, name, _label, _types in self.ROLE_LAYERS if parameters.get(name) not in (None, "")
+        ]
         if site and layers:
-            return False, self.tr("Give either SITE (a site-plan GeoPackage) or the site plan's "
-                                  "layers ({}), not both.").format(", ".join(layers))
+            return False, self.tr(
+                "Give either SITE (a site-plan GeoPackage) or the site plan's layers ({}), not both."
+            ).format(", ".join(layers))
         if not site and not layers and self.SITE_REQUIRED:
             return False, self.no_site_message()
         if self.parameterDefinition(self.FIELD_MAP) is not None:
             field_map = self.parameterAsString(parameters, self.FIELD_MAP, context)
             if site and field_map.strip():
-                return False, self.tr("FIELD_MAP renames the fields of the *_LAYER parameters; "
-                                      "a SITE GeoPackage must use the contract's field names.")
+                return False, self.tr(
+                    "FIELD_MAP renames the fields of the *_LAYER parameters; "
+                    "a SITE GeoPackage must use the contract's field names."
+                )
             try:
                 mapped = parse_field_map(field_map, [r for r, *_ in self.ROLE_LAYERS])
             except QgsProcessingException as err:
                 return False, str(err)
-            given = {role for role, name, _label, _types in self.ROLE_LAYERS
-                     if parameters.get(name) not in (None, "")}
+            given = {
+                role
+                for role, name, _label, _types in self.ROLE_LAYERS
+                if parameters.get(name) not in (None, "")
+            }
             if set(mapped) - given:
-                return False, self.tr("FIELD_MAP maps fields of {} but no layer is given for "
-                                      "it.").format(", ".join(sorted(set(mapped) - given)))
+                return False, self.tr("FIELD_MAP maps fields of {} but no layer is given for it.").format(
+                    ", ".join(sorted(set(mapped) - given))
+                )
             for role, name, _label, _types in self.ROLE_LAYERS:
                 layer = self.parameterAsVectorLayer(parameters, name, context)
                 missing = missing_fields(layer, role, mapped.get(role)) if layer else None
@@ -418,8 +512,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         if self.parameterDefinition(self.OUTPUT_FINDINGS) is not None:
             findings = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS, context)
             if findings and not findings.lower().endswith(".gpkg"):
-                return False, self.tr("OUTPUT_FINDINGS must be a GeoPackage (.gpkg), not {}"
-                                      ).format(findings)
+                return False, self.tr("OUTPUT_FINDINGS must be a GeoPackage (.gpkg), not {}").format(findings)
         return True, ""
 
     def given_reference_layers(self, parameters, context):
@@ -444,30 +537,36 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             return False, self.tr(
                 "Give either REFERENCE (a reference GeoPackage or PostGIS connection) or the "
                 "reference layers ({}), not both: a review reads its reference layers from one "
-                "place.").format(", ".join(names))
+                "place."
+            ).format(", ".join(names))
         from analysis.reference.read import SPECS
 
         for role, layer in given.items():
-            where = (f"Layer '{layer.name()}' ({layer_source(layer)}), given as the reference "
-                     f"layer '{role}'")
+            where = f"Layer '{layer.name()}' ({layer_source(layer)}), given as the reference layer '{role}'"
             if not layer.crs().isValid():
-                return False, self.tr("{where}, has no coordinate reference system. Assign its "
-                                      "true CRS in QGIS.").format(where=where)
+                return False, self.tr(
+                    "{where}, has no coordinate reference system. Assign its true CRS in QGIS."
+                ).format(where=where)
             names = layer.fields().names()
             have = {n.lower() for n in names}
             missing = [f for f in SPECS[role].required_fields if f not in have]  # added ones may lack
             if missing:
                 return False, self.tr(
                     "{where}, has no field {missing} (docs/CONTRACT.md, reference layers). Its "
-                    "fields: {names}. Add or rename the field.").format(
-                        where=where, missing=", ".join(f"'{f}'" for f in missing),
-                        names=", ".join(names) or "none")
+                    "fields: {names}. Add or rename the field."
+                ).format(
+                    where=where,
+                    missing=", ".join(f"'{f}'" for f in missing),
+                    names=", ".join(names) or "none",
+                )
         return True, ""
 
     def no_site_message(self):
         """What to say when neither SITE nor any role layer is given."""
-        return self.tr("Give SITE (a site-plan GeoPackage) or the site plan's layers (at least "
-                       "PROJECT_LAYER, SITE_BOUNDARY_LAYER and DISTURBANCE_LAYER).")
+        return self.tr(
+            "Give SITE (a site-plan GeoPackage) or the site plan's layers (at least "
+            "PROJECT_LAYER, SITE_BOUNDARY_LAYER and DISTURBANCE_LAYER)."
+        )
 
     # Running ------------------------------------------------------------------------------
     def layout_filter(self, parameters, context):
@@ -476,8 +575,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
 
     def read_layouts(self, parameters, context, feedback):
         """The project's print-layout maps, as plain records (main thread only)."""
-        self._layout_maps = project_layout_maps(context.project(),
-                                                self.layout_filter(parameters, context))
+        self._layout_maps = project_layout_maps(context.project(), self.layout_filter(parameters, context))
         if not self._layout_maps:
             feedback.pushInfo(self.tr("No print layouts to check (no project, or none in it)."))
 
@@ -505,10 +603,16 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         for role, layer in given.items():
             _layer, selected = reference_parameter_layer(self, parameters, names[role], context)
             snaps[role] = snapshot(layer, role, selected_only=selected)
-            feedback.pushInfo(self.tr("Reference layer {role}: '{name}' ({source}){how}, read "
-                                      "where the review needs it.").format(
-                role=role, name=layer.name(), source=layer_source(layer),
-                how=self.tr(", its selected features only") if selected else ""))
+            feedback.pushInfo(
+                self.tr(
+                    "Reference layer {role}: '{name}' ({source}){how}, read where the review needs it."
+                ).format(
+                    role=role,
+                    name=layer.name(),
+                    source=layer_source(layer),
+                    how=self.tr(", its selected features only") if selected else "",
+                )
+            )
         return QgisReference(snaps, names)
 
     def prepare_site(self, parameters, context, feedback):
@@ -516,17 +620,19 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         self._site_path = self.parameterAsFile(parameters, self.SITE, context) or None
         if self._site_path:
             return
-        self._layers_dir = tempfile.mkdtemp(prefix="swppp_layers_",
-                                            dir=QgsProcessingUtils.tempFolder())
+        self._layers_dir = tempfile.mkdtemp(prefix="swppp_layers_", dir=QgsProcessingUtils.tempFolder())
         self._site_path = os.path.join(self._layers_dir, "qgis_layers.gpkg")
-        field_map = (parse_field_map(self.parameterAsString(parameters, self.FIELD_MAP, context),
-                                     [r for r, *_ in self.ROLE_LAYERS])
-                     if self.parameterDefinition(self.FIELD_MAP) is not None else {})
+        field_map = (
+            parse_field_map(
+                self.parameterAsString(parameters, self.FIELD_MAP, context), [r for r, *_ in self.ROLE_LAYERS]
+            )
+            if self.parameterDefinition(self.FIELD_MAP) is not None
+            else {}
+        )
         for role, name, _label, _types in self.ROLE_LAYERS:
             layer = self.parameterAsVectorLayer(parameters, name, context)
             if layer is not None:
-                export_layer(layer, role, self._site_path, context, feedback,
-                             fields=field_map.get(role))
+                export_layer(layer, role, self._site_path, context, feedback, fields=field_map.get(role))
 
     @contextlib.contextmanager
     def analysis_run(self, parameters, context, feedback):
@@ -538,17 +644,19 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         """
         if feedback is None:
             feedback = QgsProcessingFeedback()
-        inputs = {"site": self._site_path,
-                  "profile": self.parameterAsString(parameters, self.PROFILE, context)
-                  or DEFAULT_PROFILE,
-                  "progress": feedback_progress(feedback)}
+        inputs = {
+            "site": self._site_path,
+            "profile": self.parameterAsString(parameters, self.PROFILE, context) or DEFAULT_PROFILE,
+            "progress": feedback_progress(feedback),
+        }
         if self.parameterDefinition(self.REFERENCE) is not None:
-            inputs["reference"] = (self._reference or
-                                   self.parameterAsFile(parameters, self.REFERENCE, context)
-                                   or None)
+            inputs["reference"] = (
+                self._reference or self.parameterAsFile(parameters, self.REFERENCE, context) or None
+            )
         if self.parameterDefinition(self.SHEETS) is not None:
-            inputs["sheets"] = [path for path in
-                                self.parameterAsFileList(parameters, self.SHEETS, context) if path]
+            inputs["sheets"] = [
+                path for path in self.parameterAsFileList(parameters, self.SHEETS, context) if path
+            ]
         if self.READS_LAYOUTS:
             inputs["layout_maps"] = self._layout_maps
         try:
@@ -568,15 +676,16 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         try:
             yield
         except SwpppError as err:
-            raise QgsProcessingException(self._for_person(str(err)) + self.parameter_hint(err)) \
-                from None
+            raise QgsProcessingException(self._for_person(str(err)) + self.parameter_hint(err)) from None
         except QgsProcessingException:
             raise
         except Exception as err:  # noqa: BLE001 - a bug: one line for the user, details in the log
             feedback.pushDebugInfo(traceback.format_exc())
-            raise QgsProcessingException(self.tr(
-                "Internal error ({kind}: {error}); nothing was written. Please report it with "
-                "the log.").format(kind=type(err).__name__, error=err)) from None
+            raise QgsProcessingException(
+                self.tr(
+                    "Internal error ({kind}: {error}); nothing was written. Please report it with the log."
+                ).format(kind=type(err).__name__, error=err)
+            ) from None
 
     def parameter_hint(self, err):
         """This algorithm's parameters for the inputs an analysis error is about, or ''.
@@ -605,12 +714,13 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         from analysis.io.files import discard, publish
         from analysis.report.outputs import write_outputs
 
-        paths = {name: self.parameterAsFileOutput(parameters, name, context)
-                 if self.parameterDefinition(name) is not None else ""
-                 for name in (self.OUTPUT_JSON, self.OUTPUT_HTML, self.OUTPUT_PDF,
-                              self.OUTPUT_LAYOUT)}
-        paths[self.OUTPUT_FINDINGS] = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS,
-                                                                  context)
+        paths = {
+            name: self.parameterAsFileOutput(parameters, name, context)
+            if self.parameterDefinition(name) is not None
+            else ""
+            for name in (self.OUTPUT_JSON, self.OUTPUT_HTML, self.OUTPUT_PDF, self.OUTPUT_LAYOUT)
+        }
+        paths[self.OUTPUT_FINDINGS] = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS, context)
         progress.check_canceled()
         staged_pdf = None
         try:
@@ -620,15 +730,19 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
 
                 # Laid out first beside its target, moved in once the analysis wrote the rest;
                 # the layout kept as a template where asked (one layout for both).
-                staged_pdf = stage_pdf_report(review, paths[self.OUTPUT_PDF], progress,
-                                              template=paths[self.OUTPUT_LAYOUT] or None)
+                staged_pdf = stage_pdf_report(
+                    review, paths[self.OUTPUT_PDF], progress, template=paths[self.OUTPUT_LAYOUT] or None
+                )
             elif paths[self.OUTPUT_LAYOUT]:
                 from ..report_layout import write_layout_template
 
                 write_layout_template(review, paths[self.OUTPUT_LAYOUT], progress)
-            write_outputs(review, json_path=paths[self.OUTPUT_JSON] or None,
-                          html_path=paths[self.OUTPUT_HTML] or None,
-                          findings_path=paths[self.OUTPUT_FINDINGS] or None)
+            write_outputs(
+                review,
+                json_path=paths[self.OUTPUT_JSON] or None,
+                html_path=paths[self.OUTPUT_HTML] or None,
+                findings_path=paths[self.OUTPUT_FINDINGS] or None,
+            )
             if staged_pdf:
                 publish(staged_pdf, paths[self.OUTPUT_PDF])
                 staged_pdf = None
@@ -682,4 +796,3 @@ class FindingsLayerStyler(QgsProcessingLayerPostProcessorInterface):
 def count_output(status):
     """The name of the output counting findings with ``status``: ``pass`` -> ``PASS_COUNT``."""
     return f"{status.upper()}_COUNT"
-

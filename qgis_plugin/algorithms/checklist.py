@@ -1,12 +1,12 @@
 """``swppp:checklist``: the SWPPP contents checklist, filled in from the site plan."""
+
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingParameterFile
 
 from analysis.profile import help_text
 
 from .base import REVIEW_PART, SwpppAlgorithm, role_layers
 
-__all__ = ["ChecklistAlgorithm", "CHECKLIST_ROLE_LAYERS", "add_confirmations_parameter",
-           "CONFIRMATIONS"]
+__all__ = ["ChecklistAlgorithm", "CHECKLIST_ROLE_LAYERS", "add_confirmations_parameter", "CONFIRMATIONS"]
 
 CONFIRMATIONS = "CONFIRMATIONS"
 # docs/CONTRACT.md "SWPPP contents checklist": the optional layers, from the contract.
@@ -37,19 +37,22 @@ the default rules profile's ({p.name}).</p>"""
 
 
 def add_confirmations_parameter(algorithm):
-    algorithm.addParameter(QgsProcessingParameterFile(
-        CONFIRMATIONS, algorithm.tr("Reviewer's checklist confirmations (JSON, or an earlier "
-                                    "findings GeoPackage)"),
-        behavior=QgsProcessingParameterFile.Behavior.File,
-        fileFilter="Confirmations (*.json *.JSON *.gpkg *.GPKG);;All files (*)", optional=True))
+    algorithm.addParameter(
+        QgsProcessingParameterFile(
+            CONFIRMATIONS,
+            algorithm.tr("Reviewer's checklist confirmations (JSON, or an earlier findings GeoPackage)"),
+            behavior=QgsProcessingParameterFile.Behavior.File,
+            fileFilter="Confirmations (*.json *.JSON *.gpkg *.GPKG);;All files (*)",
+            optional=True,
+        )
+    )
 
 
 class ChecklistAlgorithm(SwpppAlgorithm):
     PROVIDED_ITEMS = "PROVIDED_ITEMS"
     MISSING_ITEMS = "MISSING_ITEMS"
     CONFIRMED_ITEMS = "CONFIRMED_ITEMS"
-    ROLE_LAYERS = (SwpppAlgorithm.ROLE_LAYERS + SwpppAlgorithm.HYDROLOGY_ROLE_LAYERS
-                   + CHECKLIST_ROLE_LAYERS)
+    ROLE_LAYERS = SwpppAlgorithm.ROLE_LAYERS + SwpppAlgorithm.HYDROLOGY_ROLE_LAYERS + CHECKLIST_ROLE_LAYERS
 
     def name(self):
         return "checklist"
@@ -64,9 +67,11 @@ class ChecklistAlgorithm(SwpppAlgorithm):
         self.add_inputs(reference=True, sheets=False)
         add_confirmations_parameter(self)
         self.add_outputs(reports=False)
-        for name, label in ((self.PROVIDED_ITEMS, "Items provided"),
-                            (self.MISSING_ITEMS, "Items missing"),
-                            (self.CONFIRMED_ITEMS, "Items confirmed by a reviewer")):
+        for name, label in (
+            (self.PROVIDED_ITEMS, "Items provided"),
+            (self.MISSING_ITEMS, "Items missing"),
+            (self.CONFIRMED_ITEMS, "Items confirmed by a reviewer"),
+        ):
             self.addOutput(QgsProcessingOutputNumber(name, self.tr(label)))
 
     def processAlgorithm(self, parameters, context, feedback):
@@ -75,11 +80,19 @@ class ChecklistAlgorithm(SwpppAlgorithm):
 
         confirmations = self.parameterAsFile(parameters, CONFIRMATIONS, context) or None
         with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_paths(inputs["site"], inputs["reference"], inputs["profile"],
-                                  confirmations=confirmations, rules=["checklist"],
-                                  progress=inputs["progress"].sub(0.0, REVIEW_PART))
+            review = review_paths(
+                inputs["site"],
+                inputs["reference"],
+                inputs["profile"],
+                confirmations=confirmations,
+                rules=["checklist"],
+                progress=inputs["progress"].sub(0.0, REVIEW_PART),
+            )
             results = self.write_results(review, parameters, context, inputs["progress"])
-        for name, status in ((self.PROVIDED_ITEMS, "provided"), (self.MISSING_ITEMS, "missing"),
-                             (self.CONFIRMED_ITEMS, "confirmed")):
+        for name, status in (
+            (self.PROVIDED_ITEMS, "provided"),
+            (self.MISSING_ITEMS, "missing"),
+            (self.CONFIRMED_ITEMS, "confirmed"),
+        ):
             results[name] = sum(e["status"] == status for e in review.checklist or ())
         return results

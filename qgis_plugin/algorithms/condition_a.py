@@ -1,4 +1,5 @@
 """``swppp:condition_a``: does the site discharge to an impaired water or lie in a TMDL watershed?"""
+
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
 
 from .reference_check import ReferenceCheckAlgorithm
@@ -36,15 +37,22 @@ class ConditionAAlgorithm(ReferenceCheckAlgorithm):
         return self.tr(HELP)
 
     def add_check_outputs(self):
-        self.addOutput(QgsProcessingOutputNumber(
-            self.CONDITION_A_APPLIES, self.tr("Condition A applies (1) or not (0)")))
-        self.addOutput(QgsProcessingOutputNumber(
-            self.CONDITION_A_DECIDED, self.tr("Condition A decided (1) or needs review (0)")))
-        self.addOutput(QgsProcessingOutputString(
-            self.CONDITION_A_EVIDENCE, self.tr("Evidence, one piece per line")))
+        self.addOutput(
+            QgsProcessingOutputNumber(self.CONDITION_A_APPLIES, self.tr("Condition A applies (1) or not (0)"))
+        )
+        self.addOutput(
+            QgsProcessingOutputNumber(
+                self.CONDITION_A_DECIDED, self.tr("Condition A decided (1) or needs review (0)")
+            )
+        )
+        self.addOutput(
+            QgsProcessingOutputString(self.CONDITION_A_EVIDENCE, self.tr("Evidence, one piece per line"))
+        )
 
     def check_results(self, review):
         a = review.conditions["A"]
-        return {self.CONDITION_A_APPLIES: int(a.applies),
-                self.CONDITION_A_DECIDED: int(a.decided),
-                self.CONDITION_A_EVIDENCE: "\n".join(a.evidence)}
+        return {
+            self.CONDITION_A_APPLIES: int(a.applies),
+            self.CONDITION_A_DECIDED: int(a.decided),
+            self.CONDITION_A_EVIDENCE: "\n".join(a.evidence),
+        }

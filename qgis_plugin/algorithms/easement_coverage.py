@@ -1,4 +1,5 @@
 """``swppp:easement_coverage``: maintenance easements over every SMP, reaching a right-of-way."""
+
 from qgis.core import QgsProcessingOutputNumber
 
 from analysis.profile import help_text
@@ -43,17 +44,23 @@ class EasementCoverageAlgorithm(SwpppAlgorithm):
     def initAlgorithm(self, config=None):
         self.add_inputs(reference=False, sheets=False)
         self.add_outputs(reports=False)
-        self.addOutput(QgsProcessingOutputNumber(
-            self.UNCOVERED_SQ_FT, self.tr("SMP area outside every easement (sq ft, all SMPs)")))
+        self.addOutput(
+            QgsProcessingOutputNumber(
+                self.UNCOVERED_SQ_FT, self.tr("SMP area outside every easement (sq ft, all SMPs)")
+            )
+        )
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads geopandas and shapely.
         from analysis.review import review_paths
 
         with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_paths(inputs["site"], profile=inputs["profile"],
-                                  rules=["easement_coverage"],
-                                  progress=inputs["progress"].sub(0.0, REVIEW_PART))
+            review = review_paths(
+                inputs["site"],
+                profile=inputs["profile"],
+                rules=["easement_coverage"],
+                progress=inputs["progress"].sub(0.0, REVIEW_PART),
+            )
             results = self.write_results(review, parameters, context, inputs["progress"])
         results[self.UNCOVERED_SQ_FT] = sum(review.measurements["uncovered_smp_sq_ft"].values())
         return results

@@ -1,4 +1,5 @@
 """``swppp:hydrology``: TR-55 runoff before and after development, per drainage area and storm."""
+
 from qgis.core import (
     QgsProcessing,
     QgsProcessingOutputNumber,
@@ -47,39 +48,55 @@ class HydrologyAlgorithm(SwpppAlgorithm):
 
     def initAlgorithm(self, config=None):
         self.add_inputs(reference=False, sheets=False)
-        for name, label in ((self.LAND_COVER_PRE_RASTER, "Or NLCD raster: land cover before"),
-                            (self.LAND_COVER_POST_RASTER, "Or NLCD raster: land cover after")):
-            self.addParameter(QgsProcessingParameterRasterLayer(name, self.tr(label),
-                                                                optional=True))
-        self.addParameter(QgsProcessingParameterVectorDestination(
-            self.OUTPUT_CN, self.tr("Curve numbers"), QgsProcessing.SourceType.TypeVectorPolygon,
-            optional=True, createByDefault=True))
-        self.addParameter(QgsProcessingParameterFileDestination(
-            self.OUTPUT_TABLE, self.tr("Runoff and peaks per drainage area and storm (CSV)"),
-            self.tr("CSV files (*.csv)"), optional=True, createByDefault=False))
+        for name, label in (
+            (self.LAND_COVER_PRE_RASTER, "Or NLCD raster: land cover before"),
+            (self.LAND_COVER_POST_RASTER, "Or NLCD raster: land cover after"),
+        ):
+            self.addParameter(QgsProcessingParameterRasterLayer(name, self.tr(label), optional=True))
+        self.addParameter(
+            QgsProcessingParameterVectorDestination(
+                self.OUTPUT_CN,
+                self.tr("Curve numbers"),
+                QgsProcessing.SourceType.TypeVectorPolygon,
+                optional=True,
+                createByDefault=True,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterFileDestination(
+                self.OUTPUT_TABLE,
+                self.tr("Runoff and peaks per drainage area and storm (CSV)"),
+                self.tr("CSV files (*.csv)"),
+                optional=True,
+                createByDefault=False,
+            )
+        )
         for status in ("warn", "needs_review"):
-            self.addOutput(QgsProcessingOutputNumber(
-                count_output(status), self.tr("Findings with status {}").format(status)))
+            self.addOutput(
+                QgsProcessingOutputNumber(
+                    count_output(status), self.tr("Findings with status {}").format(status)
+                )
+            )
 
     def no_site_message(self):
-        return self.tr("Give SITE (a GeoPackage with the hydrology layers) or at least "
-                       "DRAINAGE_AREA_LAYER, SOILS_LAYER and the land cover layers (or rasters).")
+        return self.tr(
+            "Give SITE (a GeoPackage with the hydrology layers) or at least "
+            "DRAINAGE_AREA_LAYER, SOILS_LAYER and the land cover layers (or rasters)."
+        )
 
     def processAlgorithm(self, parameters, context, feedback):
         from analysis.checks.hydrology import hydrology_paths
         from analysis.report.outputs import write_hydrology_outputs
 
         rasters = {}
-        for condition, name in (("pre", self.LAND_COVER_PRE_RASTER),
-                                ("post", self.LAND_COVER_POST_RASTER)):
+        for condition, name in (("pre", self.LAND_COVER_PRE_RASTER), ("post", self.LAND_COVER_POST_RASTER)):
             layer = self.parameterAsRasterLayer(parameters, name, context)
             if layer is not None:
                 rasters[condition] = layer.source()
         cn_path = self.parameterAsOutputLayer(parameters, self.OUTPUT_CN, context) or None
         table_path = self.parameterAsFileOutput(parameters, self.OUTPUT_TABLE, context) or None
         with self.analysis_run(parameters, context, feedback) as inputs:
-            result = hydrology_paths(inputs["site"], inputs["profile"], rasters,
-                                     inputs["progress"])
+            result = hydrology_paths(inputs["site"], inputs["profile"], rasters, inputs["progress"])
             inputs["progress"].check_canceled()
             write_hydrology_outputs(result, cn_path=cn_path, table_path=table_path)
         results = {self.OUTPUT_CN: cn_path, self.OUTPUT_TABLE: table_path}

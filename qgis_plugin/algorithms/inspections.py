@@ -1,4 +1,5 @@
 """``swppp:inspections``: inspection frequency, milestone notices and sediment cleanout from records."""
+
 from qgis.core import (
     QgsProcessingParameterEnum,
     QgsProcessingParameterFile,
@@ -56,60 +57,104 @@ class InspectionsAlgorithm(RecordsAlgorithm):
         return help_text(self.tr(HELP))
 
     def initAlgorithm(self, config=None):
-        for name, label, optional in ((self.LOG, "Inspection log (CSV)", False),
-                                      (self.RAIN, "Daily rainfall (CSV or GHCN-Daily CSV)", False),
-                                      (self.NOTICES, "Milestone notices (CSV)", True),
-                                      (self.TRAPS, "Sediment traps (CSV)", True)):
-            self.addParameter(QgsProcessingParameterFile(
-                name, self.tr(label), behavior=QgsProcessingParameterFile.Behavior.File,
-                fileFilter=CSV_FILTER, optional=optional))
-        self.addParameter(QgsProcessingParameterString(
-            self.STATION, self.tr("GHCN-Daily station (where the file holds several)"),
-            optional=True))
-        self.addParameter(QgsProcessingParameterEnum(
-            self.RAIN_UNITS, self.tr("GHCN-Daily PRCP units"),
-            options=[self.tr("simple CSV (inches)"), "in", "mm", "tenths_mm"], defaultValue=0))
-        self.addParameter(QgsProcessingParameterFile(
-            self.SITE, self.tr("Site plan GeoPackage (its construction period)"),
-            behavior=QgsProcessingParameterFile.Behavior.File, fileFilter=GPKG_FILTER, optional=True))
-        self.addParameter(QgsProcessingParameterString(
-            self.FROM, self.tr("Or first day of the period (YYYY-MM-DD)"), optional=True))
-        self.addParameter(QgsProcessingParameterString(
-            self.TO, self.tr("Last day of the period (YYYY-MM-DD)"), optional=True))
-        self.addParameter(QgsProcessingParameterString(
-            self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE))
-        self.addParameter(QgsProcessingParameterFileDestination(
-            self.OUTPUT_JSON, self.tr("Result (JSON)"), self.tr("JSON files (*.json)"),
-            optional=True, createByDefault=False))
+        for name, label, optional in (
+            (self.LOG, "Inspection log (CSV)", False),
+            (self.RAIN, "Daily rainfall (CSV or GHCN-Daily CSV)", False),
+            (self.NOTICES, "Milestone notices (CSV)", True),
+            (self.TRAPS, "Sediment traps (CSV)", True),
+        ):
+            self.addParameter(
+                QgsProcessingParameterFile(
+                    name,
+                    self.tr(label),
+                    behavior=QgsProcessingParameterFile.Behavior.File,
+                    fileFilter=CSV_FILTER,
+                    optional=optional,
+                )
+            )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.STATION, self.tr("GHCN-Daily station (where the file holds several)"), optional=True
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterEnum(
+                self.RAIN_UNITS,
+                self.tr("GHCN-Daily PRCP units"),
+                options=[self.tr("simple CSV (inches)"), "in", "mm", "tenths_mm"],
+                defaultValue=0,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterFile(
+                self.SITE,
+                self.tr("Site plan GeoPackage (its construction period)"),
+                behavior=QgsProcessingParameterFile.Behavior.File,
+                fileFilter=GPKG_FILTER,
+                optional=True,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.FROM, self.tr("Or first day of the period (YYYY-MM-DD)"), optional=True
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.TO, self.tr("Last day of the period (YYYY-MM-DD)"), optional=True
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterFileDestination(
+                self.OUTPUT_JSON,
+                self.tr("Result (JSON)"),
+                self.tr("JSON files (*.json)"),
+                optional=True,
+                createByDefault=False,
+            )
+        )
         self.add_count_outputs()
 
     def processAlgorithm(self, parameters, context, feedback):
         from analysis.dates import given_day
+        from analysis.profile import load_profile
         from analysis.records.inspections import check_record_files
         from analysis.report.outputs import write_json
-        from analysis.profile import load_profile
 
         log, rain = (self.parameterAsFile(parameters, key, context) for key in (self.LOG, self.RAIN))
-        optional = {name: self.parameterAsFile(parameters, key, context) or None
-                    for name, key in (("notices", self.NOTICES), ("traps", self.TRAPS))}
+        optional = {
+            name: self.parameterAsFile(parameters, key, context) or None
+            for name, key in (("notices", self.NOTICES), ("traps", self.TRAPS))
+        }
         units = RAIN_UNITS[self.parameterAsEnum(parameters, self.RAIN_UNITS, context)] or None
         json_path = self.parameterAsFileOutput(parameters, self.OUTPUT_JSON, context) or None
         with self.analysis_run(parameters, context, feedback) as inputs:
             result = check_record_files(
-                load_profile(inputs["profile"]), log, rain, site=inputs["site"],
+                load_profile(inputs["profile"]),
+                log,
+                rain,
+                site=inputs["site"],
                 start=given_day(self.parameterAsString(parameters, self.FROM, context) or None, "FROM"),
                 end=given_day(self.parameterAsString(parameters, self.TO, context) or None, "TO"),
                 station=self.parameterAsString(parameters, self.STATION, context) or None,
-                rain_units=units, progress=inputs["progress"], **optional)
+                rain_units=units,
+                progress=inputs["progress"],
+                **optional,
+            )
             inputs["progress"].check_canceled()
             if json_path:
                 write_json(result, json_path)
         for finding in result.findings:
             if finding.status in ("fail", "warn", "needs_review"):
-                feedback.pushInfo(f"{finding.status.upper()} {finding.rule} [{finding.section}]: "
-                                  f"{finding.message}")
+                feedback.pushInfo(
+                    f"{finding.status.upper()} {finding.rule} [{finding.section}]: {finding.message}"
+                )
         results = self.count_results(result)
         if json_path:
             results[self.OUTPUT_JSON] = json_path
         return results
-

@@ -1,4 +1,5 @@
 """``swppp:map_scale``: site map scale (SWPPP B(2)) of print layouts, plan sheets and stated scales."""
+
 from qgis.core import (
     QgsProcessing,
     QgsProcessingParameterFile,
@@ -57,20 +58,41 @@ class MapScaleAlgorithm(SwpppAlgorithm):
         return help_text(self.tr(HELP))
 
     def initAlgorithm(self, config=None):
-        self.addParameter(QgsProcessingParameterString(
-            self.LAYOUTS, self.tr("Print layouts to check (names separated by ';'; empty: all)"),
-            optional=True))
-        self.addParameter(QgsProcessingParameterFile(
-            self.SITE, self.tr("Site plan GeoPackage (for its layout_scale table)"),
-            behavior=QgsProcessingParameterFile.Behavior.File, fileFilter=GPKG_FILTER, optional=True))
-        self.addParameter(QgsProcessingParameterVectorLayer(
-            self.LAYOUT_SCALE_LAYER, self.tr("Or layer: stated sheet scales (table)"),
-            [QgsProcessing.SourceType.TypeVector], optional=True))
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.LAYOUTS,
+                self.tr("Print layouts to check (names separated by ';'; empty: all)"),
+                optional=True,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterFile(
+                self.SITE,
+                self.tr("Site plan GeoPackage (for its layout_scale table)"),
+                behavior=QgsProcessingParameterFile.Behavior.File,
+                fileFilter=GPKG_FILTER,
+                optional=True,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterVectorLayer(
+                self.LAYOUT_SCALE_LAYER,
+                self.tr("Or layer: stated sheet scales (table)"),
+                [QgsProcessing.SourceType.TypeVector],
+                optional=True,
+            )
+        )
         self.add_profile_parameter()
         self.add_sheets_parameter()
-        self.addParameter(QgsProcessingParameterFileDestination(
-            self.OUTPUT_JSON, self.tr("Result (JSON)"), self.tr("JSON files (*.json)"),
-            optional=True, createByDefault=False))
+        self.addParameter(
+            QgsProcessingParameterFileDestination(
+                self.OUTPUT_JSON,
+                self.tr("Result (JSON)"),
+                self.tr("JSON files (*.json)"),
+                optional=True,
+                createByDefault=False,
+            )
+        )
         self.add_count_outputs()
 
     def layout_filter(self, parameters, context):
@@ -83,22 +105,22 @@ class MapScaleAlgorithm(SwpppAlgorithm):
         if not ok:
             return ok, message
         known = layout_names(context.project())
-        unknown = [name for name in self.layout_filter(parameters, context) or ()
-                   if name not in known]
+        unknown = [name for name in self.layout_filter(parameters, context) or () if name not in known]
         if unknown:
-            return False, self.tr("No print layout named {unknown} in the project (its layouts: "
-                                  "{known}).").format(
+            return False, self.tr(
+                "No print layout named {unknown} in the project (its layouts: {known})."
+            ).format(
                 unknown=", ".join(f"'{n}'" for n in unknown),
-                known=", ".join(f"'{n}'" for n in known) or self.tr("none"))
+                known=", ".join(f"'{n}'" for n in known) or self.tr("none"),
+            )
         layer = self.parameterAsVectorLayer(parameters, self.LAYOUT_SCALE_LAYER, context)
-        missing = [name for name in STATED_FIELDS if layer is not None
-                   and name not in _field_names(layer)]
+        missing = [name for name in STATED_FIELDS if layer is not None and name not in _field_names(layer)]
         if missing:
             return False, self.tr(
                 "Layer '{layer}' ({source}): the stated-scales table lacks the field(s) {missing}. "
                 "Fix: give a table with sheet and scale_denominator (the site plan's "
-                "layout_scale).").format(layer=layer.name(), source=layer.source(),
-                                         missing=", ".join(missing))
+                "layout_scale)."
+            ).format(layer=layer.name(), source=layer.source(), missing=", ".join(missing))
         return True, ""
 
     def prepareAlgorithm(self, parameters, context, feedback):
@@ -112,8 +134,8 @@ class MapScaleAlgorithm(SwpppAlgorithm):
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads pandas, shapely and pyproj.
         from analysis.checks.map_scale import MapScaleCheck, check_site_map_scale, read_sheets
-        from analysis.report.outputs import write_json
         from analysis.profile import load_profile
+        from analysis.report.outputs import write_json
         from analysis.siteplan.plan import load_site_plan
 
         json_path = self.parameterAsFileOutput(parameters, self.OUTPUT_JSON, context) or None
@@ -128,8 +150,9 @@ class MapScaleAlgorithm(SwpppAlgorithm):
                 stated = plan.layer("layout_scale")
                 labels = plan.labels("layout_scale") if stated is not None else ()
             progress.step(0.8, "checking site map scales")
-            findings, scales = check_site_map_scale(sheets, stated, inputs["layout_maps"], rules,
-                                                    stated_labels=labels)
+            findings, scales = check_site_map_scale(
+                sheets, stated, inputs["layout_maps"], rules, stated_labels=labels
+            )
             result = MapScaleCheck(profile=rules, findings=findings, scales=scales)
             progress.check_canceled()
             if json_path:
@@ -157,9 +180,13 @@ def stated_scales(layer):
         sheet, denominator = feature[fields["sheet"]], feature[fields["scale_denominator"]]
         sheet = None if _is_null(sheet) else str(sheet)
         drawing = feature[fields[DRAWING]] if DRAWING in fields else None
-        rows.append({"sheet": sheet,
-                     "scale_denominator": None if _is_null(denominator) else denominator,
-                     DRAWING: None if _is_null(drawing) else str(drawing)})
+        rows.append(
+            {
+                "sheet": sheet,
+                "scale_denominator": None if _is_null(denominator) else denominator,
+                DRAWING: None if _is_null(drawing) else str(drawing),
+            }
+        )
         labels.append(f"layout_scale:{sheet}" if sheet else f"layout_scale:#{feature.id()}")
     return pd.DataFrame(rows, columns=[*STATED_FIELDS, DRAWING]), labels
 

@@ -35,18 +35,37 @@ class NoticeOfViolationAlgorithm(RecordsAlgorithm):
         return self.tr(HELP)
 
     def initAlgorithm(self, config=None):
-        self.addParameter(QgsProcessingParameterFile(
-            self.RECORD, self.tr("Violation record (TOML)"),
-            behavior=QgsProcessingParameterFile.Behavior.File,
-            fileFilter="TOML files (*.toml);;All files (*)"))
-        self.addParameter(QgsProcessingParameterString(
-            self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE))
-        self.addParameter(QgsProcessingParameterFileDestination(
-            self.OUTPUT_HTML, self.tr("Notice (HTML)"), self.tr("HTML files (*.html *.htm)"),
-            optional=True, createByDefault=False))
-        self.addParameter(QgsProcessingParameterFileDestination(
-            self.OUTPUT_PDF, self.tr("Notice (PDF)"), self.tr("PDF files (*.pdf)"),
-            optional=True, createByDefault=False))
+        self.addParameter(
+            QgsProcessingParameterFile(
+                self.RECORD,
+                self.tr("Violation record (TOML)"),
+                behavior=QgsProcessingParameterFile.Behavior.File,
+                fileFilter="TOML files (*.toml);;All files (*)",
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterFileDestination(
+                self.OUTPUT_HTML,
+                self.tr("Notice (HTML)"),
+                self.tr("HTML files (*.html *.htm)"),
+                optional=True,
+                createByDefault=False,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterFileDestination(
+                self.OUTPUT_PDF,
+                self.tr("Notice (PDF)"),
+                self.tr("PDF files (*.pdf)"),
+                optional=True,
+                createByDefault=False,
+            )
+        )
 
     def checkParameterValues(self, parameters, context):
         ok, message = super().checkParameterValues(parameters, context)
@@ -55,9 +74,9 @@ class NoticeOfViolationAlgorithm(RecordsAlgorithm):
         return ok, message
 
     def processAlgorithm(self, parameters, context, feedback):
-        from analysis.records.nov import read_violation, render_notice_html
         from analysis.io.files import discard, publish, stage, write_text
         from analysis.profile import load_profile
+        from analysis.records.nov import read_violation, render_notice_html
 
         from ..report_pdf import write_pdf
 
@@ -66,8 +85,7 @@ class NoticeOfViolationAlgorithm(RecordsAlgorithm):
         with self.analysis_run(parameters, context, feedback) as inputs:
             profile = load_profile(inputs["profile"])
             # The profile's range of dates bounds issued_on and complete_by, as on the CLI.
-            notice = read_violation(self.parameterAsFile(parameters, self.RECORD, context),
-                                    profile.inputs)
+            notice = read_violation(self.parameterAsFile(parameters, self.RECORD, context), profile.inputs)
             html = render_notice_html(notice, profile)
             staged = None
             try:
@@ -85,5 +103,6 @@ class NoticeOfViolationAlgorithm(RecordsAlgorithm):
                 ) from None
             finally:
                 discard(staged)
-        return {name: path for name, path in ((self.OUTPUT_HTML, html_path),
-                                              (self.OUTPUT_PDF, pdf_path)) if path}
+        return {
+            name: path for name, path in ((self.OUTPUT_HTML, html_path), (self.OUTPUT_PDF, pdf_path)) if path
+        }

@@ -1,4 +1,5 @@
 """What the construction-phase record algorithms share: file inputs, no site-plan layers."""
+
 from qgis.core import QgsProcessingAlgorithm
 
 from .base import SwpppAlgorithm

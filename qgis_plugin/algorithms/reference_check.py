@@ -1,4 +1,5 @@
 """What ``swppp:condition_a`` and ``swppp:wetlands`` share: one reference-layer check, its outputs."""
+
 from .base import REVIEW_PART, SwpppAlgorithm
 
 __all__ = ["ReferenceCheckAlgorithm"]
@@ -29,9 +30,13 @@ class ReferenceCheckAlgorithm(SwpppAlgorithm):
         from analysis.review import review_paths
 
         with self.analysis_run(parameters, context, feedback) as inputs:
-            review = review_paths(inputs["site"], inputs["reference"], inputs["profile"],
-                                  rules=[self.RULE],
-                                  progress=inputs["progress"].sub(0.0, REVIEW_PART))
+            review = review_paths(
+                inputs["site"],
+                inputs["reference"],
+                inputs["profile"],
+                rules=[self.RULE],
+                progress=inputs["progress"].sub(0.0, REVIEW_PART),
+            )
             results = self.write_results(review, parameters, context, inputs["progress"])
         results.update(self.check_results(review))
         return results

@@ -1,15 +1,17 @@
 """``swppp:reference_import``: a new version of a reference layer, validated, in one transaction."""
+
 from qgis.core import (
     QgsProcessingAlgorithm,
-    QgsProcessingParameterBoolean,
     QgsProcessingOutputNumber,
+    QgsProcessingParameterBoolean,
     QgsProcessingParameterEnum,
     QgsProcessingParameterFile,
     QgsProcessingParameterString,
 )
 
 from analysis.profile import DEFAULT_PROFILE
-from analysis.reference.contract import FORMATS, LAYER_NAMES as LAYERS
+from analysis.reference.contract import FORMATS
+from analysis.reference.contract import LAYER_NAMES as LAYERS
 
 from .base import SwpppAlgorithm
 
@@ -45,20 +47,37 @@ class ReferenceAlgorithm(SwpppAlgorithm):
         return "reference"
 
     def add_target(self):
-        self.addParameter(QgsProcessingParameterEnum(
-            self.LAYER, self.tr("Reference layer"), options=list(LAYERS), defaultValue=0))
-        self.addParameter(QgsProcessingParameterString(
-            self.TARGET, self.tr("Reference store: GeoPackage path, or PostgreSQL connection "
-                                 "(postgresql://... or service=NAME)")))
-        self.addParameter(QgsProcessingParameterString(
-            self.SCHEMA, self.tr("PostgreSQL schema (default public)"), optional=True))
-        self.addParameter(QgsProcessingParameterString(
-            self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE))
+        self.addParameter(
+            QgsProcessingParameterEnum(
+                self.LAYER, self.tr("Reference layer"), options=list(LAYERS), defaultValue=0
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.TARGET,
+                self.tr(
+                    "Reference store: GeoPackage path, or PostgreSQL connection "
+                    "(postgresql://... or service=NAME)"
+                ),
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.SCHEMA, self.tr("PostgreSQL schema (default public)"), optional=True
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE
+            )
+        )
 
     def target(self, parameters, context):
-        return {"layer": LAYERS[self.parameterAsEnum(parameters, self.LAYER, context)],
-                "target": self.parameterAsString(parameters, self.TARGET, context).strip(),
-                "schema": self.parameterAsString(parameters, self.SCHEMA, context).strip() or None}
+        return {
+            "layer": LAYERS[self.parameterAsEnum(parameters, self.LAYER, context)],
+            "target": self.parameterAsString(parameters, self.TARGET, context).strip(),
+            "schema": self.parameterAsString(parameters, self.SCHEMA, context).strip() or None,
+        }
 
     # No site plan: the site-plan checks and the project-layer export of the base do not apply.
     def checkParameterValues(self, parameters, context):
@@ -95,38 +114,79 @@ class ReferenceImportAlgorithm(ReferenceAlgorithm):
 
     def initAlgorithm(self, config=None):
         self.add_target()
-        self.addParameter(QgsProcessingParameterFile(
-            self.SOURCE, self.tr("Source (vector file, ATTAINS JSON or PWL CSV)")))
-        self.addParameter(QgsProcessingParameterEnum(
-            self.FORMAT, self.tr("Source format"), options=list(FORMATS), defaultValue=0))
-        self.addParameter(QgsProcessingParameterFile(
-            self.GEOMETRY, self.tr("Geometry file joined by id (attains, pwl)"), optional=True))
-        self.addParameter(QgsProcessingParameterFile(
-            self.MAPPING, self.tr("Field mapping (TOML)"), optional=True,
-            fileFilter="TOML (*.toml);;All files (*)"))
-        self.addParameter(QgsProcessingParameterString(
-            self.SOURCE_DATE, self.tr("Source date (YYYY-MM-DD; default: the date the source "
-                                      "states; required where it states none)"),
-            optional=True))
-        self.addParameter(QgsProcessingParameterFile(
-            self.CAUSES, self.tr("ATTAINS assessments joined to a PWL table by id (pwl)"),
-            optional=True, fileFilter="JSON (*.json);;All files (*)"))
-        self.addParameter(QgsProcessingParameterBoolean(
-            self.DERIVE_WATERSHEDS, self.tr("Derive TMDL watersheds from the store's catchments "
-                                            "(attains; GEOMETRY gives the assessment units)"),
-            defaultValue=False))
-        self.addParameter(QgsProcessingParameterBoolean(
-            self.ACCEPT_REJECTIONS, self.tr("Accept rejected features over the profile's limits"),
-            defaultValue=False))
-        self.addParameter(QgsProcessingParameterString(
-            self.REJECTIONS, self.tr("List the rejected features in (CSV or GeoPackage; default "
-                                     "beside the target)"), optional=True))
-        for name, label in ((self.VERSION, "Version now current"),
-                            (self.NEW_VERSION, "1 when a new version was stored, 0 when the same "
-                                               "source was already imported"),
-                            (self.FEATURE_COUNT, "Features in the version"),
-                            (self.REPAIRED_COUNT, "Invalid geometries repaired"),
-                            (self.REJECTED_COUNT, "Features rejected")):
+        self.addParameter(
+            QgsProcessingParameterFile(self.SOURCE, self.tr("Source (vector file, ATTAINS JSON or PWL CSV)"))
+        )
+        self.addParameter(
+            QgsProcessingParameterEnum(
+                self.FORMAT, self.tr("Source format"), options=list(FORMATS), defaultValue=0
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterFile(
+                self.GEOMETRY, self.tr("Geometry file joined by id (attains, pwl)"), optional=True
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterFile(
+                self.MAPPING,
+                self.tr("Field mapping (TOML)"),
+                optional=True,
+                fileFilter="TOML (*.toml);;All files (*)",
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.SOURCE_DATE,
+                self.tr(
+                    "Source date (YYYY-MM-DD; default: the date the source "
+                    "states; required where it states none)"
+                ),
+                optional=True,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterFile(
+                self.CAUSES,
+                self.tr("ATTAINS assessments joined to a PWL table by id (pwl)"),
+                optional=True,
+                fileFilter="JSON (*.json);;All files (*)",
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterBoolean(
+                self.DERIVE_WATERSHEDS,
+                self.tr(
+                    "Derive TMDL watersheds from the store's catchments "
+                    "(attains; GEOMETRY gives the assessment units)"
+                ),
+                defaultValue=False,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterBoolean(
+                self.ACCEPT_REJECTIONS,
+                self.tr("Accept rejected features over the profile's limits"),
+                defaultValue=False,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.REJECTIONS,
+                self.tr("List the rejected features in (CSV or GeoPackage; default beside the target)"),
+                optional=True,
+            )
+        )
+        for name, label in (
+            (self.VERSION, "Version now current"),
+            (
+                self.NEW_VERSION,
+                "1 when a new version was stored, 0 when the same source was already imported",
+            ),
+            (self.FEATURE_COUNT, "Features in the version"),
+            (self.REPAIRED_COUNT, "Invalid geometries repaired"),
+            (self.REJECTED_COUNT, "Features rejected"),
+        ):
             self.addOutput(QgsProcessingOutputNumber(name, self.tr(label)))
 
     def processAlgorithm(self, parameters, context, feedback):
@@ -135,25 +195,35 @@ class ReferenceImportAlgorithm(ReferenceAlgorithm):
         where = self.target(parameters, context)
         with self.analysis_run(parameters, context, feedback) as inputs:
             done = import_reference(
-                where["layer"], self.parameterAsFile(parameters, self.SOURCE, context),
-                where["target"], schema=where["schema"],
+                where["layer"],
+                self.parameterAsFile(parameters, self.SOURCE, context),
+                where["target"],
+                schema=where["schema"],
                 fmt=FORMATS[self.parameterAsEnum(parameters, self.FORMAT, context)],
                 geometry=self.parameterAsFile(parameters, self.GEOMETRY, context) or None,
                 mapping=self.parameterAsFile(parameters, self.MAPPING, context) or None,
                 source_date=self.parameterAsString(parameters, self.SOURCE_DATE, context) or None,
-                profile=inputs["profile"], progress=inputs["progress"],
+                profile=inputs["profile"],
+                progress=inputs["progress"],
                 causes=self.parameterAsFile(parameters, self.CAUSES, context) or None,
                 accept_rejections=self.parameterAsBool(parameters, self.ACCEPT_REJECTIONS, context),
                 derive_watersheds=self.parameterAsBool(parameters, self.DERIVE_WATERSHEDS, context),
-                rejections=self.parameterAsString(parameters, self.REJECTIONS, context).strip()
-                or None)
+                rejections=self.parameterAsString(parameters, self.REJECTIONS, context).strip() or None,
+            )
         for line in done["report"]:
             feedback.pushInfo(line)
         version = done["version"]
-        feedback.pushInfo(self.tr("{layer}: version {version} is current ({what})").format(
-            layer=where["layer"], version=version["version"],
-            what=self.tr("new") if done["new_version"] else self.tr("same sha256: nothing changed")))
-        return {self.VERSION: version["version"], self.NEW_VERSION: int(done["new_version"]),
-                self.FEATURE_COUNT: version["feature_count"],
-                self.REPAIRED_COUNT: len(done["validation"]["repaired"]),
-                self.REJECTED_COUNT: len(done["validation"]["rejected"])}
+        feedback.pushInfo(
+            self.tr("{layer}: version {version} is current ({what})").format(
+                layer=where["layer"],
+                version=version["version"],
+                what=self.tr("new") if done["new_version"] else self.tr("same sha256: nothing changed"),
+            )
+        )
+        return {
+            self.VERSION: version["version"],
+            self.NEW_VERSION: int(done["new_version"]),
+            self.FEATURE_COUNT: version["feature_count"],
+            self.REPAIRED_COUNT: len(done["validation"]["repaired"]),
+            self.REJECTED_COUNT: len(done["validation"]["rejected"]),
+        }

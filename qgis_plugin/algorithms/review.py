@@ -1,4 +1,5 @@
 """``swppp:review``: every map check of the stormwater chapter in one run."""
+
 from qgis.core import QgsProcessingOutputNumber
 
 from analysis.profile import help_text
@@ -52,8 +53,7 @@ rules profile's ({p.name}).</p>"""
 
 class ReviewAlgorithm(SwpppAlgorithm):
     DISTURBED_ACRES = "DISTURBED_ACRES"
-    ROLE_LAYERS = (SwpppAlgorithm.ROLE_LAYERS + SwpppAlgorithm.HYDROLOGY_ROLE_LAYERS
-                   + CHECKLIST_ROLE_LAYERS)
+    ROLE_LAYERS = SwpppAlgorithm.ROLE_LAYERS + SwpppAlgorithm.HYDROLOGY_ROLE_LAYERS + CHECKLIST_ROLE_LAYERS
     READS_LAYOUTS = True  # every print layout of the project, for site_map_scale
 
     def name(self):
@@ -75,8 +75,7 @@ class ReviewAlgorithm(SwpppAlgorithm):
         self.add_inputs(reference=True, sheets=True)
         add_confirmations_parameter(self)
         self.add_outputs()
-        self.addOutput(QgsProcessingOutputNumber(
-            self.DISTURBED_ACRES, self.tr("Disturbed area (acres)")))
+        self.addOutput(QgsProcessingOutputNumber(self.DISTURBED_ACRES, self.tr("Disturbed area (acres)")))
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads geopandas and shapely.

@@ -1,4 +1,5 @@
 """``swppp:screen``: many sites (parcels, permits on file) screened at once for Condition A and wetlands."""
+
 import os
 import shutil
 import tempfile
@@ -36,11 +37,13 @@ of each layer, and the water or watershed that changed it.</p>
 <code>listed_waters</code>, <code>tmdl_watersheds</code>, <code>wetland_acres</code>, ...); \
 OUTPUT_TABLE the same as CSV, OUTPUT_JSON as JSON.</p>"""
 
-COUNTS = (("APPLIES_COUNT", "Sites where Condition A applies"),
-          ("NOT_DECIDED_COUNT", "Sites where Condition A is not decided"),
-          ("DOES_NOT_APPLY_COUNT", "Sites where Condition A does not apply"),
-          ("WETLAND_COUNT", "Sites in a wetland or its adjacent area"),
-          ("CHANGED_COUNT", "Sites changed since the version given"))
+COUNTS = (
+    ("APPLIES_COUNT", "Sites where Condition A applies"),
+    ("NOT_DECIDED_COUNT", "Sites where Condition A is not decided"),
+    ("DOES_NOT_APPLY_COUNT", "Sites where Condition A does not apply"),
+    ("WETLAND_COUNT", "Sites in a wetland or its adjacent area"),
+    ("CHANGED_COUNT", "Sites changed since the version given"),
+)
 
 
 class ScreenAlgorithm(ReferenceAlgorithm):
@@ -60,30 +63,71 @@ class ScreenAlgorithm(ReferenceAlgorithm):
         return self.tr(HELP)
 
     def initAlgorithm(self, config=None):
-        self.addParameter(QgsProcessingParameterVectorLayer(
-            self.SITES, self.tr("Sites (one polygon per site)"),
-            [QgsProcessing.SourceType.TypeVectorPolygon]))
-        self.addParameter(QgsProcessingParameterField(
-            self.ID_FIELD, self.tr("Site id field (default: site_id, parcel_id, permit_id or id)"),
-            parentLayerParameterName=self.SITES, optional=True))
-        self.addParameter(QgsProcessingParameterString(
-            self.TARGET, self.tr("Reference: GeoPackage path, or PostgreSQL connection "
-                                 "(postgresql://... or service=NAME)")))
-        self.addParameter(QgsProcessingParameterString(
-            self.SCHEMA, self.tr("PostgreSQL schema (default public)"), optional=True))
-        self.addParameter(QgsProcessingParameterString(
-            self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE))
-        self.addParameter(QgsProcessingParameterNumber(
-            self.SINCE, self.tr("Name the sites changed since this version of each layer"),
-            QgsProcessingParameterNumber.Type.Integer, optional=True, minValue=1))
-        self.addParameter(QgsProcessingParameterVectorDestination(
-            self.OUTPUT, self.tr("Screen"), QgsProcessing.SourceType.TypeVectorPolygon))
-        self.addParameter(QgsProcessingParameterFileDestination(
-            self.OUTPUT_TABLE, self.tr("Screen (CSV)"), self.tr("CSV files (*.csv)"),
-            optional=True, createByDefault=False))
-        self.addParameter(QgsProcessingParameterFileDestination(
-            self.OUTPUT_JSON, self.tr("Screen (JSON)"), self.tr("JSON files (*.json)"),
-            optional=True, createByDefault=False))
+        self.addParameter(
+            QgsProcessingParameterVectorLayer(
+                self.SITES,
+                self.tr("Sites (one polygon per site)"),
+                [QgsProcessing.SourceType.TypeVectorPolygon],
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterField(
+                self.ID_FIELD,
+                self.tr("Site id field (default: site_id, parcel_id, permit_id or id)"),
+                parentLayerParameterName=self.SITES,
+                optional=True,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.TARGET,
+                self.tr(
+                    "Reference: GeoPackage path, or PostgreSQL connection (postgresql://... or service=NAME)"
+                ),
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.SCHEMA, self.tr("PostgreSQL schema (default public)"), optional=True
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.PROFILE, self.tr("Rules profile (name or TOML file)"), defaultValue=DEFAULT_PROFILE
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterNumber(
+                self.SINCE,
+                self.tr("Name the sites changed since this version of each layer"),
+                QgsProcessingParameterNumber.Type.Integer,
+                optional=True,
+                minValue=1,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterVectorDestination(
+                self.OUTPUT, self.tr("Screen"), QgsProcessing.SourceType.TypeVectorPolygon
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterFileDestination(
+                self.OUTPUT_TABLE,
+                self.tr("Screen (CSV)"),
+                self.tr("CSV files (*.csv)"),
+                optional=True,
+                createByDefault=False,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterFileDestination(
+                self.OUTPUT_JSON,
+                self.tr("Screen (JSON)"),
+                self.tr("JSON files (*.json)"),
+                optional=True,
+                createByDefault=False,
+            )
+        )
         for name, label in COUNTS:
             self.addOutput(QgsProcessingOutputNumber(name, self.tr(label)))
 
@@ -94,8 +138,7 @@ class ScreenAlgorithm(ReferenceAlgorithm):
             raise QgsProcessingException(self.tr("The sites layer could not be opened."))
         self._sites_dir = tempfile.mkdtemp(prefix="swppp-screen-")
         self._sites_path = os.path.join(self._sites_dir, "sites.gpkg")
-        export_layer(layer, "sites", self._sites_path, context, feedback,
-                     given_as=self.tr("the sites layer"))
+        export_layer(layer, "sites", self._sites_path, context, feedback, given_as=self.tr("the sites layer"))
         return True
 
     def processAlgorithm(self, parameters, context, feedback):
@@ -108,20 +151,32 @@ class ScreenAlgorithm(ReferenceAlgorithm):
         target = self.parameterAsString(parameters, self.TARGET, context).strip()
         schema = self.parameterAsString(parameters, self.SCHEMA, context).strip()
         if schema:
-            target = (f"{target}{'&' if '?' in target else '?'}schema={schema}"
-                      if target.startswith(("postgresql://", "postgres://"))
-                      else f"{target} schema={schema}")
-        since = (self.parameterAsInt(parameters, self.SINCE, context)
-                 if parameters.get(self.SINCE) not in (None, "") else None)
+            target = (
+                f"{target}{'&' if '?' in target else '?'}schema={schema}"
+                if target.startswith(("postgresql://", "postgres://"))
+                else f"{target} schema={schema}"
+            )
+        since = (
+            self.parameterAsInt(parameters, self.SINCE, context)
+            if parameters.get(self.SINCE) not in (None, "")
+            else None
+        )
         id_field = self.parameterAsString(parameters, self.ID_FIELD, context) or None
         output = self.parameterAsOutputLayer(parameters, self.OUTPUT, context)
         table = self.parameterAsFileOutput(parameters, self.OUTPUT_TABLE, context)
         json_path = self.parameterAsFileOutput(parameters, self.OUTPUT_JSON, context)
         try:
             with self.analysis_run(parameters, context, feedback) as inputs:
-                done = run_screen(self._sites_path, target, profile=inputs["profile"],
-                                  layer="sites", id_field=id_field, output=output, since=since,
-                                  progress=inputs["progress"])
+                done = run_screen(
+                    self._sites_path,
+                    target,
+                    profile=inputs["profile"],
+                    layer="sites",
+                    id_field=id_field,
+                    output=output,
+                    since=since,
+                    progress=inputs["progress"],
+                )
                 if table:
                     write_screen(done.screen, table)
                 if json_path:
@@ -131,12 +186,14 @@ class ScreenAlgorithm(ReferenceAlgorithm):
         for line in done.summary():
             feedback.pushInfo(line)
         statuses = [row["condition_a"] for row in done.screen.rows]
-        results = {self.OUTPUT: output,
-                   "APPLIES_COUNT": statuses.count("applies"),
-                   "NOT_DECIDED_COUNT": statuses.count("not decided"),
-                   "DOES_NOT_APPLY_COUNT": statuses.count("does not apply"),
-                   "WETLAND_COUNT": sum(r["wetland_status"] != "none" for r in done.screen.rows),
-                   "CHANGED_COUNT": len(done.changes)}
+        results = {
+            self.OUTPUT: output,
+            "APPLIES_COUNT": statuses.count("applies"),
+            "NOT_DECIDED_COUNT": statuses.count("not decided"),
+            "DOES_NOT_APPLY_COUNT": statuses.count("does not apply"),
+            "WETLAND_COUNT": sum(r["wetland_status"] != "none" for r in done.screen.rows),
+            "CHANGED_COUNT": len(done.changes),
+        }
         for name, path in ((self.OUTPUT_TABLE, table), (self.OUTPUT_JSON, json_path)):
             if path:
                 results[name] = path

@@ -1,4 +1,5 @@
 """``swppp:wetlands``: disturbance inside wetlands and regulated wetlands' adjacent areas."""
+
 from qgis.core import QgsProcessingOutputNumber
 
 from analysis.profile import help_text
@@ -34,13 +35,19 @@ class WetlandsAlgorithm(ReferenceCheckAlgorithm):
         return help_text(self.tr(HELP))
 
     def add_check_outputs(self):
-        self.addOutput(QgsProcessingOutputNumber(
-            self.WETLAND_ACRES, self.tr("Disturbance inside wetlands (acres)")))
-        self.addOutput(QgsProcessingOutputNumber(
-            self.WETLAND_ADJACENT_AREA_ACRES,
-            self.tr("Disturbance inside regulated adjacent areas, not in a wetland (acres)")))
+        self.addOutput(
+            QgsProcessingOutputNumber(self.WETLAND_ACRES, self.tr("Disturbance inside wetlands (acres)"))
+        )
+        self.addOutput(
+            QgsProcessingOutputNumber(
+                self.WETLAND_ADJACENT_AREA_ACRES,
+                self.tr("Disturbance inside regulated adjacent areas, not in a wetland (acres)"),
+            )
+        )
 
     def check_results(self, review):
         m = review.measurements
-        return {self.WETLAND_ACRES: m["wetland_acres"],
-                self.WETLAND_ADJACENT_AREA_ACRES: m["wetland_adjacent_area_acres"]}
+        return {
+            self.WETLAND_ACRES: m["wetland_acres"],
+            self.WETLAND_ADJACENT_AREA_ACRES: m["wetland_adjacent_area_acres"],
+        }

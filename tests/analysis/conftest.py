@@ -1,4 +1,5 @@
 """Fixtures for the analysis tests: tiny site plans written on either geopandas stack."""
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,12 @@ X0, Y0 = 582_737.0, 913_239.0  # the village, in EPSG:2260 (US survey feet)
 
 # The project row, in the contract's field order: name, address, applicant, land_use,
 # common_plan_acres, five_acre_waiver, receiving_waters.
-PROJECT = dict(zip(SPECS["project"].field_names,
-                   ("Test site", "1 Test Road", "Tester", "commercial", None, 0, "Test Brook")))
+PROJECT = dict(
+    zip(
+        SPECS["project"].field_names,
+        ("Test site", "1 Test Road", "Tester", "commercial", None, 0, "Test Brook"),
+    )
+)
 
 
 # Where GDAL and PROJ find their data: a test (or a script it imports) that changes these for
@@ -51,26 +56,48 @@ def make_site(tmp_path):
     (point, receiving_water, waterbody_id) in EPSG:2260.
     """
 
-    def make(disturbance, phases=None, filename="site.gpkg", crs="EPSG:2260", layers=None,
-             dates=None, discharge_points=(), boundary=None, **project):
+    def make(
+        disturbance,
+        phases=None,
+        filename="site.gpkg",
+        crs="EPSG:2260",
+        layers=None,
+        dates=None,
+        discharge_points=(),
+        boundary=None,
+        **project,
+    ):
         row = {**PROJECT, **project}
         boundary = boundary or box(X0 - 2000, Y0 - 2000, X0 + 2000, Y0 + 2000)
         phases = phases or ["1"] * len(disturbance)
         dates = dates or [("2027-04-01", "2027-06-01")] * len(disturbance)
         plan = {
             "project": pd.DataFrame([row]).astype({"common_plan_acres": float}),
-            "site_boundary": gpd.GeoDataFrame({"parcel_id": ["1-1-1"]}, geometry=[boundary],
-                                              crs="EPSG:2260").to_crs(crs),
+            "site_boundary": gpd.GeoDataFrame(
+                {"parcel_id": ["1-1-1"]}, geometry=[boundary], crs="EPSG:2260"
+            ).to_crs(crs),
             "disturbance": gpd.GeoDataFrame(
-                dict(zip(SPECS["disturbance"].field_names,  # phase, start_date, stabilized_date
-                         (phases, [start for start, _ in dates], [end for _, end in dates]))),
-                geometry=list(disturbance), crs="EPSG:2260").to_crs(crs),
+                dict(
+                    zip(
+                        SPECS["disturbance"].field_names,  # phase, start_date, stabilized_date
+                        (phases, [start for start, _ in dates], [end for _, end in dates]),
+                    )
+                ),
+                geometry=list(disturbance),
+                crs="EPSG:2260",
+            ).to_crs(crs),
         }
         if discharge_points:  # [(point, receiving_water, waterbody_id)]
             plan["discharge_point"] = gpd.GeoDataFrame(
-                dict(zip(SPECS["discharge_point"].field_names,  # receiving_water, waterbody_id
-                         ([p[1] for p in discharge_points], [p[2] for p in discharge_points]))),
-                geometry=[p[0] for p in discharge_points], crs="EPSG:2260").to_crs(crs)
+                dict(
+                    zip(
+                        SPECS["discharge_point"].field_names,  # receiving_water, waterbody_id
+                        ([p[1] for p in discharge_points], [p[2] for p in discharge_points]),
+                    )
+                ),
+                geometry=[p[0] for p in discharge_points],
+                crs="EPSG:2260",
+            ).to_crs(crs)
         plan.update(layers or {})
         path = tmp_path / filename
         write_geopackage(path, plan)
@@ -80,7 +107,6 @@ def make_site(tmp_path):
 
 
 from tests.postgis import pg_schema, postgis_server  # noqa: E402,F401 - fixtures for the PostGIS tests
-
 
 REFERENCE_FIELDS = {name: REFERENCE_SPECS[name].field_names for name in LAYER_NAMES}
 
@@ -104,10 +130,8 @@ def make_reference(tmp_path):
             if name in omit:
                 continue
             rows = layers.get(name, [])
-            data = {f: pd.Series([attrs.get(f) for _, attrs in rows], dtype=object)
-                    for f in fields}
-            frame = gpd.GeoDataFrame(data, geometry=gpd.GeoSeries([g for g, _ in rows],
-                                                                  crs="EPSG:2260"))
+            data = {f: pd.Series([attrs.get(f) for _, attrs in rows], dtype=object) for f in fields}
+            frame = gpd.GeoDataFrame(data, geometry=gpd.GeoSeries([g for g, _ in rows], crs="EPSG:2260"))
             for numeric in ("regulated", "adjacent_area_ft", "stormwater_source"):
                 if numeric in frame:
                     frame[numeric] = frame[numeric].astype(float)

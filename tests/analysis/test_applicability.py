@@ -1,4 +1,5 @@
 """Disturbed area is the union: properties that hold for any arrangement of polygons."""
+
 import geopandas as gpd
 import numpy as np
 import pytest
@@ -8,20 +9,26 @@ from pyproj import CRS
 from shapely import box
 
 from analysis.checks.applicability import disturbed_area
-from analysis.units import acres
 from analysis.siteplan.plan import SitePlan
+from analysis.units import acres
 from tests.analysis.conftest import X0, Y0
 
 rectangles = st.lists(
     st.tuples(st.floats(0, 800), st.floats(0, 800), st.floats(1, 400), st.floats(1, 400)),
-    min_size=1, max_size=12)
+    min_size=1,
+    max_size=12,
+)
 
 
 def site_of(polygons):
-    frame = gpd.GeoDataFrame({"phase": ["1"] * len(polygons)}, geometry=list(polygons),
-                             crs="EPSG:2260")
-    return SitePlan(path="memory", area_crs=CRS("EPSG:2260"), input_crs="EPSG:2260",
-                    project={"land_use": "commercial"}, layers={"disturbance": frame})
+    frame = gpd.GeoDataFrame({"phase": ["1"] * len(polygons)}, geometry=list(polygons), crs="EPSG:2260")
+    return SitePlan(
+        path="memory",
+        area_crs=CRS("EPSG:2260"),
+        input_crs="EPSG:2260",
+        project={"land_use": "commercial"},
+        layers={"disturbance": frame},
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -40,4 +47,5 @@ def test_union_bounded_by_parts_and_independent_of_order(specs, random):
 def test_identical_polygons_count_once():
     square = box(X0, Y0, X0 + 200, Y0 + 200)
     assert disturbed_area(site_of([square, square, square])).acres == pytest.approx(
-        acres(square, "EPSG:2260"))
+        acres(square, "EPSG:2260")
+    )

@@ -1,4 +1,5 @@
 """One area function: planar, in the area CRS, international acres."""
+
 import math
 
 import numpy as np
@@ -37,5 +38,4 @@ def test_same_ground_in_two_crs_agrees():
     square_utm = box(582_000, 4_577_000, 582_300, 4_577_300)
     to_ny = Transformer.from_crs("EPSG:26918", "EPSG:2260", always_xy=True)
     square_ny = shapely.transform(square_utm, lambda xy: np.column_stack(to_ny.transform(*xy.T)))
-    assert acres(square_ny, "EPSG:2260") == pytest.approx(
-        acres(square_utm, "EPSG:26918"), rel=1e-3)
+    assert acres(square_ny, "EPSG:2260") == pytest.approx(acres(square_utm, "EPSG:26918"), rel=1e-3)

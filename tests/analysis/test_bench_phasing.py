@@ -1,4 +1,5 @@
 """scripts/bench_phasing.py runs (tiny sizes, in-process) so the benchmark cannot rot."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -18,4 +19,5 @@ def test_the_phasing_benchmark_runs_in_smoke_mode(capsys):
     line = next(line for line in out.splitlines() if line.startswith("check") and "proposal" in line)
     after = float(line.split("->")[1].split()[0])
     from analysis.profile import load_profile
+
     assert after <= load_profile().phasing.max_concurrent_acres

@@ -1,4 +1,5 @@
 """The benchmark scripts run in their smoke mode (tiny sizes), so that they cannot rot."""
+
 import importlib.util
 import re
 import shutil
@@ -11,8 +12,10 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 def _script(name):
-    pytest.importorskip("pyogrio", reason="the benchmarks build their layers with pyogrio "
-                                          "(run them with .venv/plain, the PyPI stack)")
+    pytest.importorskip(
+        "pyogrio",
+        reason="the benchmarks build their layers with pyogrio (run them with .venv/plain, the PyPI stack)",
+    )
     sys.path.insert(0, str(SCRIPTS))
     try:
         spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
@@ -40,8 +43,11 @@ def test_bench_screen_smoke(capsys):
     assert module.main(["--smoke"]) == 0
     out = capsys.readouterr().out
     lines = {line[:44].strip(): line for line in out.splitlines()}
-    for step in ("screen (GeoPackage)", "floor: R-tree read + STRtree + areas",
-                 "swppp reference import wetlands"):
+    for step in (
+        "screen (GeoPackage)",
+        "floor: R-tree read + STRtree + areas",
+        "swppp reference import wetlands",
+    ):
         assert " MB" in lines[step], out
     # The statewide catchments, waters and watersheds make the screen decide Condition A.
     applies = re.search(r"Condition A (\d+) applies, (\d+) not decided", lines["screen (GeoPackage)"])

@@ -1,4 +1,5 @@
 """Charts: a figure as PNG and SVG; a review's charts drawn only when read."""
+
 from analysis.charts import Chart, LazyCharts, figure_chart, new_figure
 
 

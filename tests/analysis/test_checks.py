@@ -1,4 +1,5 @@
 """applicability, condition_b, condition_c, disturbance_outside_site: thresholds and counting."""
+
 import pytest
 from shapely import box
 
@@ -15,13 +16,16 @@ def review_of(path):
     return review, {f.rule: f for f in review.findings}
 
 
-@pytest.mark.parametrize("acres, required, b, c", [
-    (0.99, False, False, False),
-    (1.00, True, False, True),
-    (4.99, True, False, True),
-    (5.00, True, True, False),
-    (5.01, True, True, False),
-])
+@pytest.mark.parametrize(
+    "acres, required, b, c",
+    [
+        (0.99, False, False, False),
+        (1.00, True, False, True),
+        (4.99, True, False, True),
+        (5.00, True, True, False),
+        (5.01, True, True, False),
+    ],
+)
 def test_thresholds_at_one_and_five_acres(make_site, acres, required, b, c):
     review, by_rule = review_of(make_site([square(acres)]))
     assert review.measurements["disturbed_acres"] == pytest.approx(acres, rel=1e-9)
@@ -78,9 +82,10 @@ def test_disturbance_inside_the_boundary_passes(make_site):
     assert by_rule["disturbance_outside_site"].status == "pass"
 
 
-@pytest.mark.parametrize("variant, acres", [("exactly_one_acre.gpkg", 1.0),
-                                            ("exactly_five_acres.gpkg", 5.0),
-                                            ("under_one_acre.gpkg", 0.8)])
+@pytest.mark.parametrize(
+    "variant, acres",
+    [("exactly_one_acre.gpkg", 1.0), ("exactly_five_acres.gpkg", 5.0), ("under_one_acre.gpkg", 0.8)],
+)
 def test_shipped_variants_measure_their_stated_acres(data_copy, variant, acres):
     review, _ = review_of(data_copy(f"variants/{variant}"))
     assert review.measurements["disturbed_acres"] == pytest.approx(acres, rel=1e-9)
@@ -91,4 +96,5 @@ def test_demo_in_another_crs_measures_the_same_acres(data_copy, variant):
     demo, _ = review_of(data_copy("demo_site.gpkg"))
     other, _ = review_of(data_copy(f"variants/{variant}"))
     assert other.measurements["disturbed_acres"] == pytest.approx(
-        demo.measurements["disturbed_acres"], rel=1e-6)
+        demo.measurements["disturbed_acres"], rel=1e-6
+    )

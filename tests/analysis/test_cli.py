@@ -1,4 +1,5 @@
 """``swppp review``: the contract's options, exit statuses, outputs written all or none."""
+
 import importlib.util
 import json
 import os
@@ -26,8 +27,9 @@ def run(args, capsys):
 def test_demo_review_writes_json_report_and_findings(data_copy, tmp_path, capsys):
     site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
     out_json, html, gpkg = tmp_path / "r.json", tmp_path / "r.html", tmp_path / "f.gpkg"
-    status, out, _ = run([site, "--reference", reference, "--json", out_json, "--report", html,
-                          "--findings", gpkg], capsys)
+    status, out, _ = run(
+        [site, "--reference", reference, "--json", out_json, "--report", html, "--findings", gpkg], capsys
+    )
     assert status == 1  # BR-2 fails easement_coverage; C-001 (1" = 200') site_map_scale
     assert "Forest Road Commons" in out and "acres disturbed" in out
     result = json.loads(out_json.read_text(encoding="utf-8"))
@@ -39,13 +41,18 @@ def test_demo_review_writes_json_report_and_findings(data_copy, tmp_path, capsys
     failed = findings.frame[findings.frame["status"] == "fail"]
     [br2] = failed[failed["rule"] == "easement_coverage"].geometry  # the part outside, drawn
     assert br2.area * (1200 / 3937 / 0.3048) ** 2 == pytest.approx(
-        result["measurements"]["uncovered_smp_sq_ft"]["BR-2"], rel=1e-9)
+        result["measurements"]["uncovered_smp_sq_ft"]["BR-2"], rel=1e-9
+    )
     assert findings.crs.to_epsg() == 2260
     with closing(sqlite3.connect(gpkg)) as con:
         styles = con.execute("SELECT f_table_name, useAsDefault, styleQML FROM layer_styles").fetchall()
     # The site's layers beside the findings, each with its default style (issue 7).
     assert [(name, default) for name, default, _ in styles] == [
-        ("findings", 1), ("disturbance", 1), ("smp", 1), ("easement", 1)]
+        ("findings", 1),
+        ("disturbance", 1),
+        ("smp", 1),
+        ("easement", 1),
+    ]
     assert 'attr="status"' in styles[0][2] and 'attr="phase"' in styles[1][2]
     assert list(read_layer(gpkg, "disturbance").frame["phase"]) == ["1", "1", "2", "2", "3"]
     assert read_layer(gpkg, "easement").crs.to_epsg() == 2260
@@ -79,9 +86,17 @@ def test_demo_result_keeps_the_contract(data_copy, tmp_path, capsys):
     spec.loader.exec_module(checker)
     out_json = tmp_path / "r.json"
     run([data_copy("demo_site.gpkg"), "--json", out_json, "--quiet"], capsys)
-    implemented = {"applicability", "condition_a", "condition_b", "condition_c",
-                   "disturbance_outside_site", "postconstruction_controls", "easement_coverage",
-                   "site_map_scale", "wetlands"}
+    implemented = {
+        "applicability",
+        "condition_a",
+        "condition_b",
+        "condition_c",
+        "disturbance_outside_site",
+        "postconstruction_controls",
+        "easement_coverage",
+        "site_map_scale",
+        "wetlands",
+    }
     assert checker.check(json.loads(out_json.read_text()), implemented) == []
 
 
@@ -92,17 +107,29 @@ def test_json_to_stdout_keeps_stdout_pure_json(data_copy, capsys):
     assert "acres disturbed" in err
 
 
-@pytest.mark.parametrize("variant, named", [
-    ("no_crs.gpkg", "layer 'disturbance'"),
-    ("missing_layer.gpkg", "'disturbance'"),
-    ("missing_field.gpkg", "field 'land_use'"),
-    ("empty_disturbance.gpkg", "layer 'disturbance'"),
-])
-def test_bad_input_exits_2_names_the_fault_and_writes_nothing(data_copy, tmp_path, capsys,
-                                                              variant, named):
+@pytest.mark.parametrize(
+    "variant, named",
+    [
+        ("no_crs.gpkg", "layer 'disturbance'"),
+        ("missing_layer.gpkg", "'disturbance'"),
+        ("missing_field.gpkg", "field 'land_use'"),
+        ("empty_disturbance.gpkg", "layer 'disturbance'"),
+    ],
+)
+def test_bad_input_exits_2_names_the_fault_and_writes_nothing(data_copy, tmp_path, capsys, variant, named):
     outputs = [tmp_path / "out" / "r.json", tmp_path / "out" / "r.html", tmp_path / "out" / "f.gpkg"]
-    status, out, err = run([data_copy(f"variants/{variant}"), "--json", outputs[0],
-                            "--report", outputs[1], "--findings", outputs[2]], capsys)
+    status, out, err = run(
+        [
+            data_copy(f"variants/{variant}"),
+            "--json",
+            outputs[0],
+            "--report",
+            outputs[1],
+            "--findings",
+            outputs[2],
+        ],
+        capsys,
+    )
     assert status == 2
     assert variant in err and named in err
     assert "Traceback" not in err
@@ -111,8 +138,9 @@ def test_bad_input_exits_2_names_the_fault_and_writes_nothing(data_copy, tmp_pat
 
 
 def test_report_escapes_text_from_the_site_plan(make_site, tmp_path, capsys):
-    site = make_site([square(2.0)], filename="evil.gpkg", name="<script>alert(1)</script>",
-                     applicant="A & B <b>")
+    site = make_site(
+        [square(2.0)], filename="evil.gpkg", name="<script>alert(1)</script>", applicant="A & B <b>"
+    )
     html = tmp_path / "r.html"
     run([site, "--report", html, "--quiet"], capsys)
     text = html.read_text(encoding="utf-8")
@@ -135,10 +163,10 @@ def test_console_script_runs_as_a_user_runs_it(data_copy, tmp_path):
     swppp = Path(sys.executable).with_name("swppp")
     if not swppp.exists():
         pytest.skip("the swppp entry point is not installed in this environment")
-    reviewed = subprocess.run([swppp, "review", data_copy("demo_site.gpkg"), "--quiet"],
-                              capture_output=True, text=True)
-    bad = subprocess.run([swppp, "review", data_copy("variants/no_crs.gpkg")],
-                         capture_output=True, text=True)
+    reviewed = subprocess.run(
+        [swppp, "review", data_copy("demo_site.gpkg"), "--quiet"], capture_output=True, text=True
+    )
+    bad = subprocess.run([swppp, "review", data_copy("variants/no_crs.gpkg")], capture_output=True, text=True)
     assert reviewed.returncode == 1, reviewed.stderr  # ran; the demo's BR-2 fails
     assert reviewed.stderr == ""
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
@@ -149,8 +177,9 @@ def test_unwritable_output_exits_2_and_writes_none(data_copy, tmp_path, capsys):
     blocker = tmp_path / "blocker"
     blocker.write_text("a file where a folder is needed\n")
     report = tmp_path / "r.html"
-    status, _, err = run([data_copy("demo_site.gpkg"), "--report", report,
-                          "--json", blocker / "r.json"], capsys)
+    status, _, err = run(
+        [data_copy("demo_site.gpkg"), "--report", report, "--json", blocker / "r.json"], capsys
+    )
     assert status == 2 and "could not write" in err and "Traceback" not in err
     assert not report.exists()
 
@@ -167,8 +196,9 @@ def test_a_reference_missing_a_layer_serves_the_checks_it_can(data_copy, tmp_pat
     """Issue 34, item 4: a store without one layer is not refused whole: the checks that read
     the missing layer say needs_review, naming it and the import that adds it; the others run."""
     reference = data_copy("variants/reference_missing_layer.gpkg")
-    status, _, err = run([data_copy("demo_site.gpkg"), "--reference", reference,
-                          "--json", tmp_path / "r.json"], capsys)
+    status, _, err = run(
+        [data_copy("demo_site.gpkg"), "--reference", reference, "--json", tmp_path / "r.json"], capsys
+    )
     assert status in (0, 1) and "Traceback" not in err
     result = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     [a] = [f for f in result["findings"] if f["rule"] == "condition_a"]
@@ -182,32 +212,52 @@ def test_reference_status_says_which_checks_a_store_serves(data_copy, tmp_path, 
     """Issue 34, item 4: `reference status` names, for each check that reads reference layers,
     whether the store holds them all, and which it lacks."""
     store = tmp_path / "ref.gpkg"
-    assert main(["reference", "import", "wetlands",
-                 f"{data_copy('demo_reference.gpkg')}|layername=wetlands", "--reference", str(store),
-                 "--source-date", "2026-01-01", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "reference",
+                "import",
+                "wetlands",
+                f"{data_copy('demo_reference.gpkg')}|layername=wetlands",
+                "--reference",
+                str(store),
+                "--source-date",
+                "2026-01-01",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     out = tmp_path / "status.json"
     assert main(["reference", "status", "--reference", str(store), "--json", str(out)]) == 0
     checks = {c["check"]: c for c in json.loads(out.read_text(encoding="utf-8"))["checks"]}
     assert checks["wetlands"]["serves"] and not checks["condition_a"]["serves"]
-    assert set(checks["condition_a"]["lacks"]) == {"impaired_waters", "tmdl_watersheds",
-                                                   "catchments"}
+    assert set(checks["condition_a"]["lacks"]) == {"impaired_waters", "tmdl_watersheds", "catchments"}
     assert "condition_a      no: lacks" in capsys.readouterr().out
 
 
 def test_needs_review_findings_are_printed_and_counted(data_copy, capsys):
     """Issue 34, item 11: what the tool could not decide is on the console, where the decision
     is made, beside the failures; the illustrative design rainfall is named with the way out."""
-    status, out, _ = run([data_copy("demo_site.gpkg"), "--reference",
-                          data_copy("demo_reference.gpkg")], capsys)
+    status, out, _ = run(
+        [data_copy("demo_site.gpkg"), "--reference", data_copy("demo_reference.gpkg")], capsys
+    )
     assert status == 1
     lines = out.splitlines()
     review = [line for line in lines if line.startswith("  NEEDS REVIEW ")]
-    assert any("hydrology_pre_post" in line and "illustrative" in line
-               and "NOAA Atlas 14" in line and "illustrative_rainfall = false" in line
-               for line in review)
+    assert any(
+        "hydrology_pre_post" in line
+        and "illustrative" in line
+        and "NOAA Atlas 14" in line
+        and "illustrative_rainfall = false" in line
+        for line in review
+    )
     # fail first, then needs review, then warn
-    kinds = [line.split()[0] for line in lines[1:] if line.startswith("  ") and
-             line.split()[0] in ("FAIL", "NEEDS", "WARN")]
+    kinds = [
+        line.split()[0]
+        for line in lines[1:]
+        if line.startswith("  ") and line.split()[0] in ("FAIL", "NEEDS", "WARN")
+    ]
     assert kinds == sorted(kinds, key=["FAIL", "NEEDS", "WARN"].index) and "NEEDS" in kinds
     count = next(line for line in lines if line.startswith("  findings: "))
     assert f"{len(review)} needs_review" in count

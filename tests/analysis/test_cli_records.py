@@ -1,4 +1,5 @@
 """``swppp inspections check``, ``swppp penalty``, ``swppp nov`` and ``review`` with records."""
+
 import json
 
 import pytest
@@ -17,21 +18,58 @@ def run(capsys, *args):
     return status, out, err
 
 
-@pytest.mark.parametrize("rain_args, period, status, failed_rules", [
-    (["--rain", RAIN], ["--site", TEST_DATA / "demo_site.gpkg"], 1,
-     ["inspection_frequency", "inspection_frequency", "inspection_notice", "inspection_notice",
-      "sediment_cleanout"]),
-    (["--rain", GHCN, "--station", "USC00309991", "--rain-units", "in"],
-     ["--from", "2027-04-01", "--to", "2027-11-15"], 1,
-     ["inspection_frequency", "inspection_frequency", "inspection_notice", "inspection_notice",
-      "sediment_cleanout"]),
-    (["--rain", RAIN], ["--from", "2027-05-08", "--to", "2027-06-05"], 1, ["inspection_notice"] * 2
-     + ["sediment_cleanout"]),
-])
+@pytest.mark.parametrize(
+    "rain_args, period, status, failed_rules",
+    [
+        (
+            ["--rain", RAIN],
+            ["--site", TEST_DATA / "demo_site.gpkg"],
+            1,
+            [
+                "inspection_frequency",
+                "inspection_frequency",
+                "inspection_notice",
+                "inspection_notice",
+                "sediment_cleanout",
+            ],
+        ),
+        (
+            ["--rain", GHCN, "--station", "USC00309991", "--rain-units", "in"],
+            ["--from", "2027-04-01", "--to", "2027-11-15"],
+            1,
+            [
+                "inspection_frequency",
+                "inspection_frequency",
+                "inspection_notice",
+                "inspection_notice",
+                "sediment_cleanout",
+            ],
+        ),
+        (
+            ["--rain", RAIN],
+            ["--from", "2027-05-08", "--to", "2027-06-05"],
+            1,
+            ["inspection_notice"] * 2 + ["sediment_cleanout"],
+        ),
+    ],
+)
 def test_inspections_check(tmp_path, capsys, rain_args, period, status, failed_rules):
     out_json = tmp_path / "records.json"
-    code, out, _ = run(capsys, "inspections", "check", "--log", LOG, *rain_args, *period,
-                       "--notices", NOTICES, "--traps", TRAPS, "--json", out_json)
+    code, out, _ = run(
+        capsys,
+        "inspections",
+        "check",
+        "--log",
+        LOG,
+        *rain_args,
+        *period,
+        "--notices",
+        NOTICES,
+        "--traps",
+        TRAPS,
+        "--json",
+        out_json,
+    )
     assert code == status
     result = json.loads(out_json.read_text(encoding="utf-8"))
     assert result["tool"]["name"] and result["profile"] == "kiryas_joel"
@@ -40,14 +78,17 @@ def test_inspections_check(tmp_path, capsys, rain_args, period, status, failed_r
     assert "FAIL" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--rain", GHCN, "--from", "2027-04-01"], "--rain-units"),
-    (["--rain", GHCN, "--rain-units", "in", "--from", "2027-04-01"], "several stations"),
-    (["--rain", RAIN], "construction period is not given"),
-    (["--rain", RAIN, "--from", "1 April"], "--from '1 April' is not an ISO date"),
-    (["--rain", RAIN, "--from", "2027-04-01", "--site", TEST_DATA / "demo_site.gpkg"], "not both"),
-    (["--rain", RAIN, "--from", "2027-04-01", "--station", "X"], "GHCN-Daily files only"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--rain", GHCN, "--from", "2027-04-01"], "--rain-units"),
+        (["--rain", GHCN, "--rain-units", "in", "--from", "2027-04-01"], "several stations"),
+        (["--rain", RAIN], "construction period is not given"),
+        (["--rain", RAIN, "--from", "1 April"], "--from '1 April' is not an ISO date"),
+        (["--rain", RAIN, "--from", "2027-04-01", "--site", TEST_DATA / "demo_site.gpkg"], "not both"),
+        (["--rain", RAIN, "--from", "2027-04-01", "--station", "X"], "GHCN-Daily files only"),
+    ],
+)
 def test_inspections_refused_input_writes_nothing(tmp_path, capsys, args, message):
     out_json = tmp_path / "records.json"
     code, _, err = run(capsys, "inspections", "check", "--log", LOG, *args, "--json", out_json)
@@ -56,20 +97,49 @@ def test_inspections_refused_input_writes_nothing(tmp_path, capsys, args, messag
 
 
 def test_penalty_json_is_the_contract(capsys):
-    code, out, _ = run(capsys, "penalty", "--history", RECORDS / "history.csv", "--person",
-                       "Forest Road Commons LLC", "--on", "2027-06-12", "--kind", "civil",
-                       "--json", "-")
+    code, out, _ = run(
+        capsys,
+        "penalty",
+        "--history",
+        RECORDS / "history.csv",
+        "--person",
+        "Forest Road Commons LLC",
+        "--on",
+        "2027-06-12",
+        "--kind",
+        "civil",
+        "--json",
+        "-",
+    )
     assert code == 0
-    assert json.loads(out) == {"person": "Forest Road Commons LLC", "on": "2027-06-12",
-                               "kind": "civil", "section": "Enforcement F",
-                               "offence_number": 3, "fine_min": 700.0,
-                               "fine_max": 1000.0, "imprisonment_max_days": 0,
-                               "counted": ["2023-05-01", "2025-09-10"]}
+    assert json.loads(out) == {
+        "person": "Forest Road Commons LLC",
+        "on": "2027-06-12",
+        "kind": "civil",
+        "section": "Enforcement F",
+        "offence_number": 3,
+        "fine_min": 700.0,
+        "fine_max": 1000.0,
+        "imprisonment_max_days": 0,
+        "counted": ["2023-05-01", "2025-09-10"],
+    }
 
 
 def test_penalty_continuing_prints_the_total(capsys):
-    code, out, _ = run(capsys, "penalty", "--history", RECORDS / "history.csv", "--person",
-                       "J. Example", "--on", "2026-06-01", "--until", "2026-06-03", "--kind", "criminal")
+    code, out, _ = run(
+        capsys,
+        "penalty",
+        "--history",
+        RECORDS / "history.csv",
+        "--person",
+        "J. Example",
+        "--on",
+        "2026-06-01",
+        "--until",
+        "2026-06-03",
+        "--kind",
+        "criminal",
+    )
     assert code == 0
     # 2022-01-15 counts: three daily violations, each priced as the second offence the
     # conviction history gives (Enforcement E; issue 18): 3 x 350 to 3 x 700.
@@ -80,8 +150,17 @@ def test_penalty_continuing_prints_the_total(capsys):
 @pytest.mark.parametrize("option", ["--on", "--until"])
 def test_penalty_blank_date_is_refused_naming_the_option(capsys, option):
     dates = {"--on": "2026-06-01", "--until": "2026-06-03", option: " "}
-    code, _, err = run(capsys, "penalty", "--history", RECORDS / "history.csv", "--person",
-                       "J. Example", *(x for pair in dates.items() for x in pair), "--kind", "civil")
+    code, _, err = run(
+        capsys,
+        "penalty",
+        "--history",
+        RECORDS / "history.csv",
+        "--person",
+        "J. Example",
+        *(x for pair in dates.items() for x in pair),
+        "--kind",
+        "civil",
+    )
     assert code == 2 and f"{option} ' ' is not an ISO date" in err and "Traceback" not in err
 
 
@@ -105,14 +184,32 @@ def test_nov_refuses_incomplete_record(tmp_path, capsys):
 def test_review_with_records_gains_their_findings(data_copy, tmp_path, capsys):
     site = data_copy("demo_site.gpkg")
     out_json, html, gpkg = tmp_path / "r.json", tmp_path / "r.html", tmp_path / "f.gpkg"
-    code, _, _ = run(capsys, "review", site, "--inspections", LOG, "--rain", RAIN, "--notices",
-                     NOTICES, "--json", out_json, "--report", html, "--findings", gpkg)
+    code, _, _ = run(
+        capsys,
+        "review",
+        site,
+        "--inspections",
+        LOG,
+        "--rain",
+        RAIN,
+        "--notices",
+        NOTICES,
+        "--json",
+        out_json,
+        "--report",
+        html,
+        "--findings",
+        gpkg,
+    )
     assert code == 1
     result = json.loads(out_json.read_text(encoding="utf-8"))
     rules = [f["rule"] for f in result["findings"]]
     assert rules.count("inspection_frequency") == 2 and "inspection_notice" in rules
-    assert result["records"]["period"] == {"from": "2027-04-01", "to": "2027-11-15",
-                                           "to_from": "final stabilisation"}
+    assert result["records"]["period"] == {
+        "from": "2027-04-01",
+        "to": "2027-11-15",
+        "to_from": "final stabilisation",
+    }
     from analysis.io.vector import read_layer
 
     layer = read_layer(gpkg, "findings").frame
@@ -128,6 +225,7 @@ def test_review_with_records_gains_their_findings(data_copy, tmp_path, capsys):
 
 
 def test_review_needs_both_log_and_rain(data_copy, tmp_path, capsys):
-    code, _, err = run(capsys, "review", data_copy("demo_site.gpkg"), "--inspections", LOG,
-                       "--json", tmp_path / "r.json")
+    code, _, err = run(
+        capsys, "review", data_copy("demo_site.gpkg"), "--inspections", LOG, "--json", tmp_path / "r.json"
+    )
     assert code == 2 and "--rain" in err and not (tmp_path / "r.json").exists()

@@ -1,5 +1,6 @@
 """One command surface (issue 34, item 8): one name per thing on every command, --json, --quiet
 and the exit statuses on each, metavars that can be pasted, old spellings kept with a note."""
+
 from __future__ import annotations
 
 import argparse
@@ -27,9 +28,18 @@ COMMANDS = dict(leaves(build_parser()))
 
 
 def test_the_commands_are_all_found():
-    assert set(COMMANDS) == {"review", "certification-form", "phasing", "reference import",
-                             "reference status", "reference diff", "inspections check",
-                             "penalty", "nov", "screen"}
+    assert set(COMMANDS) == {
+        "review",
+        "certification-form",
+        "phasing",
+        "reference import",
+        "reference status",
+        "reference diff",
+        "inspections check",
+        "penalty",
+        "nov",
+        "screen",
+    }
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
@@ -80,11 +90,24 @@ def test_a_switch_is_hinted_without_a_metavar():
 def test_old_spellings_still_work_and_say_the_new_name(tmp_path, data_copy, capsys):
     store, form = tmp_path / "ref.gpkg", tmp_path / "form.html"
     source = f"{data_copy('demo_reference.gpkg')}|layername=wetlands"
-    assert main(["reference", "import", "wetlands", source, "--into", str(store), "--quiet",
-                 "--source-date", "2026-01-01"]) == 0
+    assert (
+        main(
+            [
+                "reference",
+                "import",
+                "wetlands",
+                source,
+                "--into",
+                str(store),
+                "--quiet",
+                "--source-date",
+                "2026-01-01",
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
-    assert err.strip() == ("swppp: note: --into is now --reference (the old name still works, "
-                           "for now)")
+    assert err.strip() == ("swppp: note: --into is now --reference (the old name still works, for now)")
     assert main(["reference", "status", "--in", str(store), "--json", "-"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["layers"] and "--in is now --reference" in err
@@ -101,8 +124,19 @@ def test_the_required_store_is_named_by_its_one_name(capsys):
 
 def test_quiet_and_json_on_the_commands_that_lacked_them(tmp_path, data_copy, capsys):
     store = tmp_path / "ref.gpkg"
-    main(["reference", "import", "wetlands", f"{data_copy('demo_reference.gpkg')}|layername=wetlands",
-          "--reference", str(store), "--quiet", "--source-date", "2026-01-01"])
+    main(
+        [
+            "reference",
+            "import",
+            "wetlands",
+            f"{data_copy('demo_reference.gpkg')}|layername=wetlands",
+            "--reference",
+            str(store),
+            "--quiet",
+            "--source-date",
+            "2026-01-01",
+        ]
+    )
     capsys.readouterr()
     assert main(["reference", "status", "--reference", str(store), "--quiet"]) == 0
     assert capsys.readouterr() == ("", "")
@@ -110,8 +144,20 @@ def test_quiet_and_json_on_the_commands_that_lacked_them(tmp_path, data_copy, ca
     assert main(["certification-form", "--output", str(form), "--json", "-", "--quiet"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["output"] == str(form) and err == ""
-    assert main(["nov", str(data_copy("records/violation.toml")), "--output",
-                 str(tmp_path / "n.html"), "--json", str(record), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "nov",
+                str(data_copy("records/violation.toml")),
+                "--output",
+                str(tmp_path / "n.html"),
+                "--json",
+                str(record),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr() == ("", "")
     assert json.loads(record.read_text(encoding="utf-8"))["output"] == str(tmp_path / "n.html")
 
@@ -132,8 +178,21 @@ def test_an_import_rejecting_every_feature_says_why_not_see_above(tmp_path, data
     frame = gpd.read_file(data_copy("demo_reference.gpkg"), layer="wetlands")
     frame["geometry"] = [shapely.Polygon()] * len(frame)
     frame.to_file(tmp_path / "empty.gpkg", layer="wetlands")
-    assert main(["reference", "import", "wetlands", str(tmp_path / "empty.gpkg"), "--reference",
-                 str(tmp_path / "ref.gpkg"), "--source-date", "2026-01-01"]) == 2
+    assert (
+        main(
+            [
+                "reference",
+                "import",
+                "wetlands",
+                str(tmp_path / "empty.gpkg"),
+                "--reference",
+                str(tmp_path / "ref.gpkg"),
+                "--source-date",
+                "2026-01-01",
+            ]
+        )
+        == 2
+    )
     error = capsys.readouterr().err
     assert "all 3 were rejected (" in error and "no geometry (null or empty)" in error
     assert "above" not in error

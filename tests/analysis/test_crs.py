@@ -1,4 +1,5 @@
 """CRS work done once per CRS and per pair (analysis.crs), with the answers pyproj gives."""
+
 import geopandas as gpd
 import numpy as np
 import pytest
@@ -9,8 +10,9 @@ from analysis import crs as crs_cache
 from analysis.reference.read import bounds_in_crs, boxes_in_crs
 
 # A local grid with no EPSG code (to_authority searches the whole database for one).
-LOCAL_WKT = CRS.from_proj4("+proj=tmerc +lat_0=41.3 +lon_0=-74.1 +k=0.9999 +x_0=10000 "
-                            "+y_0=5000 +datum=NAD83 +units=us-ft +no_defs").to_wkt()
+LOCAL_WKT = CRS.from_proj4(
+    "+proj=tmerc +lat_0=41.3 +lon_0=-74.1 +k=0.9999 +x_0=10000 +y_0=5000 +datum=NAD83 +units=us-ft +no_defs"
+).to_wkt()
 
 
 def test_a_crs_is_read_once_per_definition():
@@ -38,8 +40,14 @@ def test_to_crs_equals_geopandas(target):
     square = shapely.box(300000, 4500000, 300100, 4500100)
     frame = gpd.GeoDataFrame(
         {"id": [1, 2, 3, 4]},
-        geometry=[square, shapely.Point(300050, 4500050, 7.0), None,
-                  shapely.LineString([(300000, 4500000), (300500, 4500300)])], crs="EPSG:26918")
+        geometry=[
+            square,
+            shapely.Point(300050, 4500050, 7.0),
+            None,
+            shapely.LineString([(300000, 4500000), (300500, 4500300)]),
+        ],
+        crs="EPSG:26918",
+    )
     ours, theirs = crs_cache.to_crs(frame, target), frame.to_crs(target)
     assert ours.crs == theirs.crs and list(ours["id"]) == [1, 2, 3, 4]
     got, want = (np.asarray(f.geometry.values, dtype=object) for f in (ours, theirs))
@@ -51,16 +59,15 @@ def test_to_crs_equals_geopandas(target):
 
 def test_same_crs_is_returned_untransformed():
     frame = gpd.GeoDataFrame(geometry=[shapely.box(0, 0, 1, 1)], crs="EPSG:2260")
-    assert crs_cache.to_crs(frame, "EPSG:2260").geometry.iloc[0].equals_exact(
-        shapely.box(0, 0, 1, 1), 0)
+    assert crs_cache.to_crs(frame, "EPSG:2260").geometry.iloc[0].equals_exact(shapely.box(0, 0, 1, 1), 0)
 
 
 def test_bounds_in_crs_covers_the_box():
     box = (600000.0, 900000.0, 601000.0, 901000.0)
     minx, miny, maxx, maxy = bounds_in_crs(box, "EPSG:2260", LOCAL_WKT)
     corners = crs_cache.transform_geometries(
-        np.array([shapely.Point(x, y) for x in box[0::2] for y in box[1::2]]), "EPSG:2260",
-        LOCAL_WKT)
+        np.array([shapely.Point(x, y) for x in box[0::2] for y in box[1::2]]), "EPSG:2260", LOCAL_WKT
+    )
     assert all(minx <= p.x <= maxx and miny <= p.y <= maxy for p in corners)
 
 
@@ -69,13 +76,21 @@ def test_geometries_moved_piece_by_piece_equal_geopandas(monkeypatch):
     and 3D geometries mixed, and empty ones straddle the cuts); the answer is geopandas's."""
     monkeypatch.setattr(crs_cache, "_PIECE_VERTICES", 7)
     rng = np.random.default_rng(5)
-    shapes = [shapely.Polygon(shapely.get_coordinates(shapely.box(0, 0, 80, 60).buffer(
-                  5.0 * k, quad_segs=1 + k)) + (300000 + 90 * k, 4500000),
-                  [[(300005 + 90 * k, 4500005), (300010 + 90 * k, 4500005), (300010 + 90 * k, 4500010)]])
-              for k in range(6)]
+    shapes = [
+        shapely.Polygon(
+            shapely.get_coordinates(shapely.box(0, 0, 80, 60).buffer(5.0 * k, quad_segs=1 + k))
+            + (300000 + 90 * k, 4500000),
+            [[(300005 + 90 * k, 4500005), (300010 + 90 * k, 4500005), (300010 + 90 * k, 4500010)]],
+        )
+        for k in range(6)
+    ]
     shapes += [shapely.Point(300000 + rng.uniform(0, 500), 4500000, 3.0 * k) for k in range(5)]
-    shapes += [shapely.LineString(), shapely.Polygon(), None,
-               shapely.LineString([(300000, 4500000, 1.0), (300500, 4500300, 2.0)])]
+    shapes += [
+        shapely.LineString(),
+        shapely.Polygon(),
+        None,
+        shapely.LineString([(300000, 4500000, 1.0), (300500, 4500300, 2.0)]),
+    ]
     order = rng.permutation(len(shapes))
     frame = gpd.GeoDataFrame({"id": order}, geometry=[shapes[k] for k in order], crs="EPSG:26918")
     ours, theirs = crs_cache.to_crs(frame, "EPSG:2260"), frame.to_crs("EPSG:2260")
@@ -84,8 +99,7 @@ def test_geometries_moved_piece_by_piece_equal_geopandas(monkeypatch):
     assert shapely.equals_exact(got[present], want[present], tolerance=0).all()
     assert (shapely.has_z(got[present]) == shapely.has_z(want[present])).all()
     assert shapely.is_missing(got[~present]).all()
-    assert len(crs_cache._pieces(np.arange(len(shapes)),
-                                 shapely.get_num_coordinates(got))) > 5  # it was cut
+    assert len(crs_cache._pieces(np.arange(len(shapes)), shapely.get_num_coordinates(got))) > 5  # it was cut
 
 
 @pytest.mark.parametrize("target", ["EPSG:5070", LOCAL_WKT, "EPSG:4326", "EPSG:32617", "EPSG:3413"])

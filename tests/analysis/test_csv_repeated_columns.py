@@ -1,6 +1,7 @@
 """A CSV whose header names a column twice is refused (exit 2, nothing written), for every CSV
 the product reads through ``io.csv_rows.read_csv``: one of the two columns' values would
 otherwise be lost without a word."""
+
 from __future__ import annotations
 
 import json
@@ -24,15 +25,15 @@ def repeat_column(source, target, name, spelled):
     header = [h.strip('"') for h in lines[0].split(",")]
     position = [h.lower() for h in header].index(name) + 1
     out = [lines[0] + f",{spelled}"]
-    out += [line + "," + line.split(",")[position - 1] if line.strip() else line
-            for line in lines[1:]]
+    out += [line + "," + line.split(",")[position - 1] if line.strip() else line for line in lines[1:]]
     target.write_text("\n".join(out) + "\n", encoding="utf-8")
     return position, len(header) + 1, header[position - 1]
 
 
 def write_schedule(path):
-    path.write_text("phase,start,stabilized\n1,2027-04-01,2027-07-01\n2,2027-06-01,2027-09-01\n",
-                    encoding="utf-8")
+    path.write_text(
+        "phase,start,stabilized\n1,2027-04-01,2027-07-01\n2,2027-06-01,2027-09-01\n", encoding="utf-8"
+    )
     return path
 
 
@@ -49,23 +50,57 @@ CASES = {
 
 
 def command(option, path, out_json):
-    files = {"--log": RECORDS / "inspection_log.csv", "--rain": RECORDS / "rain.csv",
-             "--notices": RECORDS / "notices.csv", "--traps": RECORDS / "traps.csv"}
+    files = {
+        "--log": RECORDS / "inspection_log.csv",
+        "--rain": RECORDS / "rain.csv",
+        "--notices": RECORDS / "notices.csv",
+        "--traps": RECORDS / "traps.csv",
+    }
     if option == "--history":
-        return ["penalty", "--history", path, "--person", "Forest Road Commons LLC", "--on",
-                "2027-06-12", "--kind", "civil", "--json", out_json]
+        return [
+            "penalty",
+            "--history",
+            path,
+            "--person",
+            "Forest Road Commons LLC",
+            "--on",
+            "2027-06-12",
+            "--kind",
+            "civil",
+            "--json",
+            out_json,
+        ]
     if option == "--schedule":
-        return ["phasing", PHASED, "--layer", "disturbance", "--schedule", path,
-                "--json", out_json, "--quiet"]
+        return [
+            "phasing",
+            PHASED,
+            "--layer",
+            "disturbance",
+            "--schedule",
+            path,
+            "--json",
+            out_json,
+            "--quiet",
+        ]
     files[option] = path
     extra = ["--station", "USC00309991", "--rain-units", "in"] if "ghcn" in path.name else []
-    return ["inspections", "check", *(x for pair in files.items() for x in pair), *extra,
-            "--from", "2027-04-01", "--to", "2027-11-15", "--json", out_json, "--quiet"]
+    return [
+        "inspections",
+        "check",
+        *(x for pair in files.items() for x in pair),
+        *extra,
+        "--from",
+        "2027-04-01",
+        "--to",
+        "2027-11-15",
+        "--json",
+        out_json,
+        "--quiet",
+    ]
 
 
 @pytest.mark.parametrize("what", list(CASES))
-def test_a_column_named_twice_is_refused_naming_file_column_and_both_positions(tmp_path, capsys,
-                                                                               what):
+def test_a_column_named_twice_is_refused_naming_file_column_and_both_positions(tmp_path, capsys, what):
     option, source, name = CASES[what]
     source = source or write_schedule(tmp_path / "schedule_source.csv")
     path = tmp_path / f"repeated_{source.name}"
@@ -93,8 +128,7 @@ def test_the_same_files_with_each_column_once_are_read(tmp_path, capsys):
 
 def test_the_refusal_itself(tmp_path):
     path = tmp_path / "log.csv"
-    path.write_text("Date,inspector,kind, date \n2027-04-01,A,routine,2027-04-02\n",
-                    encoding="utf-8")
+    path.write_text("Date,inspector,kind, date \n2027-04-01,A,routine,2027-04-02\n", encoding="utf-8")
     with pytest.raises(InputError) as raised:
         read_csv(path, ("date", "inspector", "kind"), "inspection log", parameter="log")
     error = raised.value
@@ -114,25 +148,26 @@ def test_a_schedule_giving_one_date_under_two_spellings_is_refused(tmp_path):
     from analysis.siteplan.schedule import read_schedule
 
     path = tmp_path / "schedule.csv"
-    path.write_text("phase,start,stabilized,start_date\n1,2027-04-01,2027-07-01,2027-05-01\n",
-                    encoding="utf-8")
+    path.write_text(
+        "phase,start,stabilized,start_date\n1,2027-04-01,2027-07-01,2027-05-01\n", encoding="utf-8"
+    )
     with pytest.raises(InputError) as raised:
         read_schedule(path)
-    assert "'start' (column 2) and 'start_date' (column 4) both give the start date" in \
-        str(raised.value)
+    assert "'start' (column 2) and 'start_date' (column 4) both give the start date" in str(raised.value)
     assert raised.value.row == 1 and raised.value.parameters == ("schedule",)
 
 
 def test_a_value_under_no_heading_is_refused_naming_row_and_column(tmp_path, capsys):
     """A note typed in a column the header row does not name was dropped without a word."""
     path = tmp_path / "log.csv"
-    path.write_text("date,inspector,kind,\n2027-04-01,A,routine,\n"
-                    "2027-04-08,A,routine,silt fence down at SP-1\n", encoding="utf-8")
+    path.write_text(
+        "date,inspector,kind,\n2027-04-01,A,routine,\n2027-04-08,A,routine,silt fence down at SP-1\n",
+        encoding="utf-8",
+    )
     with pytest.raises(InputError) as raised:
         read_csv(path, ("date", "inspector", "kind"), "inspection log", parameter="log")
     assert raised.value.row == 3
-    assert "('silt fence down at SP-1') in column 4, which the header row does not name" in \
-        str(raised.value)
+    assert "('silt fence down at SP-1') in column 4, which the header row does not name" in str(raised.value)
     out_json = tmp_path / "out.json"
     assert main([str(a) for a in command("--log", path, out_json)]) == 2
     assert "Traceback" not in capsys.readouterr().err and not out_json.exists()

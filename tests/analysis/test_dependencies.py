@@ -1,4 +1,5 @@
 """What the plugin tells a user whose Python lacks something, or mixes two GEOS libraries."""
+
 import pytest
 
 from analysis.dependencies import SHAPELY_WHEEL_GEOS, geos_conflict, missing, needs, shapely_spec
@@ -8,26 +9,30 @@ def test_nothing_missing_here():
     assert missing() == []
 
 
-@pytest.mark.parametrize("shapely_version, shapely_geos, host_geos, conflict", [
-    ("2.2.0", (3, 14, 1), (3, 11, 1), True),   # pip's newest shapely in Debian 12's QGIS
-    ("2.1.2", (3, 13, 1), (3, 11, 1), True),
-    ("2.0.7", (3, 11, 4), (3, 11, 1), False),  # same minor: every call finds QGIS's GEOS
-    ("2.0.7", (3, 11, 4), (3, 12, 0), False),
-])
-def test_a_shapely_built_for_a_newer_geos_than_qgis_is_refused(shapely_version, shapely_geos,
-                                                                 host_geos, conflict):
+@pytest.mark.parametrize(
+    "shapely_version, shapely_geos, host_geos, conflict",
+    [
+        ("2.2.0", (3, 14, 1), (3, 11, 1), True),  # pip's newest shapely in Debian 12's QGIS
+        ("2.1.2", (3, 13, 1), (3, 11, 1), True),
+        ("2.0.7", (3, 11, 4), (3, 11, 1), False),  # same minor: every call finds QGIS's GEOS
+        ("2.0.7", (3, 11, 4), (3, 12, 0), False),
+    ],
+)
+def test_a_shapely_built_for_a_newer_geos_than_qgis_is_refused(
+    shapely_version, shapely_geos, host_geos, conflict
+):
     message = geos_conflict(shapely_version, shapely_geos, host_geos)
     assert (message is not None) is conflict
     if conflict:
         assert shapely_version in message and "shapely>=2,<2.1" in message
 
 
-@pytest.mark.parametrize("host_geos", [(3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14),
-                                       (3, 15), (4, 0)])
+@pytest.mark.parametrize("host_geos", [(3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14), (3, 15), (4, 0)])
 def test_the_shapely_to_install_never_admits_a_wheel_built_for_a_newer_geos(host_geos):
     spec = shapely_spec(host_geos)
-    admitted = [release for release in SHAPELY_WHEEL_GEOS
-                if spec and release >= (2, 0) and release < _upper(spec)]
+    admitted = [
+        release for release in SHAPELY_WHEEL_GEOS if spec and release >= (2, 0) and release < _upper(spec)
+    ]
     assert all(SHAPELY_WHEEL_GEOS[release] <= host_geos for release in admitted)
     fitting = [r for r, geos in SHAPELY_WHEEL_GEOS.items() if geos <= host_geos]
     assert sorted(admitted) == sorted(fitting)  # and no fitting release is left out
@@ -48,6 +53,7 @@ def _upper(spec):
 
 
 # One list -------------------------------------------------------------------------------------
+
 
 def test_pyproject_and_the_check_read_one_list():
     """pyproject.toml takes its dependencies from the file the plugin's check reads, and the
@@ -93,6 +99,7 @@ def test_every_requirement_is_checked_or_said_optional():
 
 # Versions that say nothing ------------------------------------------------------------------
 
+
 def test_a_shapely_of_unknown_version_that_works_as_shapely_2_is_accepted(monkeypatch):
     """Debian testing's shapely reports "0+unknown": the real shapely here, so reported."""
     import shapely
@@ -119,18 +126,28 @@ def test_a_shapely_of_unknown_version_without_shapely_2_calls_is_refused(tmp_pat
     (fake / "__init__.py").write_text(
         "__version__ = '0+unknown'\ngeos_version = (3, 11, 1)\n"
         "class STRtree:\n    def __init__(self, geoms):\n        self.geoms = list(geoms)\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     info = tmp_path / "shapely-0+unknown.dist-info"  # as a distribution's build records it
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: shapely\nVersion: 0+unknown\n",
-                                   encoding="utf-8")
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: shapely\nVersion: 0+unknown\n", encoding="utf-8"
+    )
     root = Path(__file__).resolve().parents[2]
     completed = subprocess.run(
-        [sys.executable, "-c", "import dataclasses, json, sys\n"
-         f"sys.path[:0] = [{str(tmp_path)!r}, {str(root)!r}]\n"
-         "from analysis.dependencies import needs\n"
-         "print(json.dumps([dataclasses.asdict(n) for n in needs((3, 11))]))"],
-        capture_output=True, text=True, check=True, timeout=120)
+        [
+            sys.executable,
+            "-c",
+            "import dataclasses, json, sys\n"
+            f"sys.path[:0] = [{str(tmp_path)!r}, {str(root)!r}]\n"
+            "from analysis.dependencies import needs\n"
+            "print(json.dumps([dataclasses.asdict(n) for n in needs((3, 11))]))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     found = {n["name"]: n for n in json.loads(completed.stdout)}
     assert found["shapely"]["problem"].startswith("shapely 2 (found shapely 0+unknown: ")
     assert found["shapely"]["spec"] == "shapely>=2,<2.1"

@@ -17,6 +17,7 @@ Each fenced block says what it is by its info string:
 The commands are Debian 12's, on the host's QGIS venv: they run on that stack only (the other
 releases' root filesystems and the PyPI venv skip them and say why).
 """
+
 from __future__ import annotations
 
 import os
@@ -35,11 +36,19 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 KINDS = ("sh", "sh network", "sh ci", "text", "toml", "python")
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.M | re.S)
 # The copy a block runs in: the checkout without what a fresh clone has not got.
-NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", "*.egg-info",
-                                    ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache")
+NOT_COPIED = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "build",
+    "__pycache__",
+    "*.egg-info",
+    ".pytest_cache",
+    ".hypothesis",
+    ".mypy_cache",
+    ".ruff_cache",
+)
 # Exit status 1 from a command is "ran, a finding is fail"; 2 or more stops the block, named.
-STRICT = ("trap 's=$?; if [ $s -ge 2 ]; then echo \"exit $s: $BASH_COMMAND\" >&2; exit $s; fi' "
-          "ERR\n")
+STRICT = "trap 's=$?; if [ $s -ge 2 ]; then echo \"exit $s: $BASH_COMMAND\" >&2; exit $s; fi' ERR\n"
 
 
 def _blocks():
@@ -48,8 +57,7 @@ def _blocks():
         text = path.read_text(encoding="utf-8")
         for match in FENCE.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
-            found.append((path.relative_to(ROOT).as_posix(), line, match.group(1).strip(),
-                          match.group(2)))
+            found.append((path.relative_to(ROOT).as_posix(), line, match.group(1).strip(), match.group(2)))
     return found
 
 
@@ -76,8 +84,10 @@ def test_the_docs_have_blocks_to_check():
 
 @pytest.mark.parametrize(("path", "line", "kind", "body"), BLOCKS, ids=_ids(BLOCKS))
 def test_every_block_says_what_it_is(path, line, kind, body):
-    assert kind in KINDS, (f"{path}:{line}: a fenced block tagged {kind!r}; tag it one of "
-                           f"{', '.join(KINDS)} (this test's docstring says what each means)")
+    assert kind in KINDS, (
+        f"{path}:{line}: a fenced block tagged {kind!r}; tag it one of "
+        f"{', '.join(KINDS)} (this test's docstring says what each means)"
+    )
 
 
 def test_every_network_block_has_an_offline_twin():
@@ -86,12 +96,15 @@ def test_every_network_block_has_an_offline_twin():
             twin = BLOCKS[i + 1] if i + 1 < len(BLOCKS) else None
             assert twin is not None and twin[0] == path and twin[2] == "sh", (
                 f"{path}:{line}: a block needing the network must be followed by its offline "
-                f"twin (an sh block on shipped files)")
+                f"twin (an sh block on shipped files)"
+            )
 
 
-@pytest.mark.parametrize(("path", "line", "kind", "body"),
-                         [b for b in BLOCKS if b[2] == "toml"],
-                         ids=_ids([b for b in BLOCKS if b[2] == "toml"]))
+@pytest.mark.parametrize(
+    ("path", "line", "kind", "body"),
+    [b for b in BLOCKS if b[2] == "toml"],
+    ids=_ids([b for b in BLOCKS if b[2] == "toml"]),
+)
 def test_toml_blocks_parse(path, line, kind, body):
     tomllib.loads(body)
 
@@ -105,13 +118,21 @@ def test_ci_runs_the_readme_test_command():
 def _run(script: str, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SWPPP_PACKAGE"))}
     env["PATH"] = f"{Path(sys.prefix) / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    return subprocess.run(["bash", "-c", STRICT + script], cwd=cwd, env=env, text=True,
-                          capture_output=True, timeout=timeout, check=False)
+    return subprocess.run(
+        ["bash", "-c", STRICT + script],
+        cwd=cwd,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def _said(result) -> str:
-    return f"exit {result.returncode}\n--- stdout\n{result.stdout[-3000:]}\n--- stderr\n" \
-           f"{result.stderr[-3000:]}"
+    return (
+        f"exit {result.returncode}\n--- stdout\n{result.stdout[-3000:]}\n--- stderr\n{result.stderr[-3000:]}"
+    )
 
 
 SH_FILES = sorted({path for path, _, kind, _ in BLOCKS if kind == "sh"})
@@ -134,12 +155,15 @@ def test_sh_blocks_run_as_pasted(path, tmp_path):
         assert "Traceback" not in result.stderr, f"{path}:{line}:\n{_said(result)}"
 
 
-@pytest.mark.parametrize(("path", "line", "kind", "body"),
-                         [b for b in BLOCKS if b[2] == "python"],
-                         ids=_ids([b for b in BLOCKS if b[2] == "python"]))
+@pytest.mark.parametrize(
+    ("path", "line", "kind", "body"),
+    [b for b in BLOCKS if b[2] == "python"],
+    ids=_ids([b for b in BLOCKS if b[2] == "python"]),
+)
 def test_python_blocks_run(path, line, kind, body):
-    result = subprocess.run([sys.executable, "-c", body], cwd=ROOT, text=True,
-                            capture_output=True, timeout=300, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", body], cwd=ROOT, text=True, capture_output=True, timeout=300, check=False
+    )
     assert result.returncode == 0, f"{path}:{line}:\n{_said(result)}"
 
 

@@ -1,4 +1,5 @@
 """Library errors speak of the data and name the input; the command line adds its own option."""
+
 import ast
 import re
 from pathlib import Path
@@ -58,9 +59,20 @@ def test_library_error_speaks_of_the_data(tmp_path):
 
 
 def test_command_line_adds_the_option_of_the_command_that_ran(capsys):
-    code = main(["inspections", "check", "--log", str(RECORDS / "inspection_log.csv"),
-                 "--rain", str(RECORDS / "rain_ghcn.csv"), "--rain-units", "in",
-                 "--from", "2027-04-01"])
+    code = main(
+        [
+            "inspections",
+            "check",
+            "--log",
+            str(RECORDS / "inspection_log.csv"),
+            "--rain",
+            str(RECORDS / "rain_ghcn.csv"),
+            "--rain-units",
+            "in",
+            "--from",
+            "2027-04-01",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "choose one station of the file" in err
     assert err.rstrip().endswith("(command line: --station ID)")
@@ -68,19 +80,32 @@ def test_command_line_adds_the_option_of_the_command_that_ran(capsys):
 
 def test_command_line_hint_follows_each_commands_own_flag(capsys, tmp_path):
     # The inspection log is --log to `inspections check` and --inspections to `review`.
-    code = main(["review", str(TEST_DATA / "demo_site.gpkg"), "--rain", str(RECORDS / "rain.csv"),
-                 "--json", str(tmp_path / "r.json"), "--quiet"])
+    code = main(
+        [
+            "review",
+            str(TEST_DATA / "demo_site.gpkg"),
+            "--rain",
+            str(RECORDS / "rain.csv"),
+            "--json",
+            str(tmp_path / "r.json"),
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "the inspection log and the rainfall record are both needed" in err
     assert "(command line: --inspections LOG.csv, --rain RAIN.csv)" in err
     assert not (tmp_path / "r.json").exists()
 
 
-@pytest.mark.parametrize("command, flag", [(["import", "wetlands", "source.gpkg"], "--reference"),
-                                           (["diff", "wetlands"], "--reference"),
-                                           (["status"], "--reference")])
-def test_command_line_hint_names_the_target_option_of_each_reference_command(capsys, tmp_path,
-                                                                           command, flag):
+@pytest.mark.parametrize(
+    "command, flag",
+    [
+        (["import", "wetlands", "source.gpkg"], "--reference"),
+        (["diff", "wetlands"], "--reference"),
+        (["status"], "--reference"),
+    ],
+)
+def test_command_line_hint_names_the_target_option_of_each_reference_command(capsys, tmp_path, command, flag):
     store = tmp_path / "reference.gpkg"
     code = main(["reference", *command, flag, str(store), "--schema", "gis"])
     err = capsys.readouterr().err

@@ -1,4 +1,5 @@
 """ESC practices (SWPPP B(7)-(11)): per stage, sizes and lengths measured, schedule named."""
+
 import pytest
 
 from analysis.checklist.esc_practices import check_esc_practices, summarise_esc_practices
@@ -16,11 +17,17 @@ def plan():
 
 def test_practices_are_summarised_per_stage_with_measured_lengths():
     summary = summarise_esc_practices(plan())
-    assert {s: n["practices"] for s, n in summary["by_stage"].items()} == \
-        {"temporary": 2, "permanent": 1, "converted": 1}
+    assert {s: n["practices"] for s, n in summary["by_stage"].items()} == {
+        "temporary": 2,
+        "permanent": 1,
+        "converted": 1,
+    }
     fence = summary["practices"][0]
-    assert (fence["practice"], fence["stage"], fence["size"]) == \
-        ("silt fence", "temporary", "36 in high, wire-backed")
+    assert (fence["practice"], fence["stage"], fence["size"]) == (
+        "silt fence",
+        "temporary",
+        "36 in high, wire-backed",
+    )
     # The generator draws the silt fence from x=20 to x=700 local US survey feet.
     assert fence["measured_length_ft"] == pytest.approx(680 * US_FT)
     assert fence["length_ft"] == pytest.approx(680.0)
@@ -37,10 +44,13 @@ def test_a_practice_without_size_or_schedule_is_named():
     site.layers["esc_practice"] = frame
     findings = check_esc_practices(site, summarise_esc_practices(site), PROFILE)
     assert [(f.status, f.features) for f in findings] == [
-        ("warn", ["esc_practice:2"]), ("warn", ["esc_practice:4"])]
+        ("warn", ["esc_practice:2"]),
+        ("warn", ["esc_practice:4"]),
+    ]
     assert findings[0].message == (
         "stabilized construction entrance (esc_practice:2): no size or length (B(8)); "
-        "no remove_after (B(11): how long it stays in place)")
+        "no remove_after (B(11): how long it stays in place)"
+    )
     assert "no install_by date (B(11) implementation schedule)" in findings[1].message
     assert findings[0].geometry is not None
 
@@ -61,5 +71,6 @@ def test_a_stated_length_far_from_the_line_drawn_is_named(stated, warned):
     findings = check_esc_practices(site, summarise_esc_practices(site), PROFILE)
     assert (findings[0].status == "warn") is warned
     if warned:
-        assert f"length_ft says {stated:,.1f} ft, the line drawn is {680 * US_FT:,.1f} ft" \
-            in findings[0].message
+        assert (
+            f"length_ft says {stated:,.1f} ft, the line drawn is {680 * US_FT:,.1f} ft" in findings[0].message
+        )

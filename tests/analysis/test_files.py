@@ -1,4 +1,5 @@
 """Files written whole or not at all (analysis.io.files): the one way every writer stages."""
+
 import os
 import stat
 
@@ -51,8 +52,9 @@ def test_write_all_writes_none_when_one_writer_fails_midway(tmp_path):
 
 def test_write_all_moves_every_output_in_once_all_worked(tmp_path):
     first, second = tmp_path / "a.json", tmp_path / "b.csv"
-    written = write_all({first: lambda temp: temp.write_text("{}"),
-                         second: lambda temp: temp.write_text("x\n1\n")})
+    written = write_all(
+        {first: lambda temp: temp.write_text("{}"), second: lambda temp: temp.write_text("x\n1\n")}
+    )
     assert written == [first, second]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.csv"]
 

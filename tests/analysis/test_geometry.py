@@ -1,30 +1,50 @@
 """Geometry families and polygon parts (analysis.geometry), by shapely.GeometryType."""
+
 import ast
 from pathlib import Path
 
 import numpy as np
 import shapely
-from shapely import (GeometryCollection, GeometryType, LineString, MultiLineString, MultiPoint,
-                     MultiPolygon, Point, Polygon, box)
+from shapely import (
+    GeometryCollection,
+    GeometryType,
+    LineString,
+    MultiLineString,
+    MultiPoint,
+    MultiPolygon,
+    Point,
+    Polygon,
+    box,
+)
 
 import analysis
 from analysis.geometry import FAMILIES, as_multi, in_family, polygon_part, polygons
 
 PACKAGE = Path(analysis.__file__).resolve().parent
 SQUARE, OTHER = box(0, 0, 1, 1), box(5, 5, 7, 7)
-MIXED = GeometryCollection([SQUARE, LineString([(0, 0), (3, 3)]), Point(9, 9),
-                            MultiPolygon([OTHER, box(10, 0, 11, 1)])])
+MIXED = GeometryCollection(
+    [SQUARE, LineString([(0, 0), (3, 3)]), Point(9, 9), MultiPolygon([OTHER, box(10, 0, 11, 1)])]
+)
 
 
 def test_families_cover_every_simple_type_once():
     listed = [kind for kinds in FAMILIES.values() for kind in kinds]
-    assert sorted(listed) == sorted(set(GeometryType) - {GeometryType.MISSING,
-                                                          GeometryType.GEOMETRYCOLLECTION})
+    assert sorted(listed) == sorted(
+        set(GeometryType) - {GeometryType.MISSING, GeometryType.GEOMETRYCOLLECTION}
+    )
 
 
 def test_in_family():
-    geometries = [Point(0, 0), MultiPoint([(0, 0), (1, 1)]), LineString([(0, 0), (1, 1)]),
-                  MultiLineString([[(0, 0), (1, 1)]]), SQUARE, MultiPolygon([SQUARE]), MIXED, None]
+    geometries = [
+        Point(0, 0),
+        MultiPoint([(0, 0), (1, 1)]),
+        LineString([(0, 0), (1, 1)]),
+        MultiLineString([[(0, 0), (1, 1)]]),
+        SQUARE,
+        MultiPolygon([SQUARE]),
+        MIXED,
+        None,
+    ]
     assert in_family(geometries, "point").tolist() == [1, 1, 0, 0, 0, 0, 0, 0]
     assert in_family(geometries, "line").tolist() == [0, 0, 1, 1, 0, 0, 0, 0]
     assert in_family(geometries, "polygon").tolist() == [0, 0, 0, 0, 1, 1, 0, 0]
@@ -38,8 +58,7 @@ def test_polygons_of_a_collection_with_polygons_lines_and_points():
 
 
 def test_polygons_index_says_whose_part_each_is():
-    parts, index = polygons([SQUARE, Point(0, 0), MIXED, MultiPolygon([OTHER])],
-                            return_index=True)
+    parts, index = polygons([SQUARE, Point(0, 0), MIXED, MultiPolygon([OTHER])], return_index=True)
     assert index.tolist() == [0, 2, 2, 2, 3]
     assert parts[0].equals(SQUARE) and parts[-1].equals(OTHER)
 
@@ -71,7 +90,12 @@ def test_as_multi_promotes_single_parts_of_the_asked_families_only():
     line = LineString([(0, 0), (1, 1)])
     out = as_multi(np.array([SQUARE, line, Point(0, 0), MultiPolygon([OTHER]), None], dtype=object))
     assert [None if g is None else g.geom_type for g in out] == [
-        "MultiPolygon", "MultiLineString", "Point", "MultiPolygon", None]
+        "MultiPolygon",
+        "MultiLineString",
+        "Point",
+        "MultiPolygon",
+        None,
+    ]
     assert out[0].geoms[0].equals(SQUARE)
     polygons_only = as_multi([SQUARE, line], ("polygon",))
     assert [g.geom_type for g in polygons_only] == ["MultiPolygon", "LineString"]
@@ -86,15 +110,20 @@ def test_no_module_uses_magic_type_ids_or_its_own_families():
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "isin":
-                uses_type_id = any(isinstance(n, ast.Attribute) and n.attr == "get_type_id"
-                                   for n in ast.walk(node))
-                numbers = any(isinstance(n, ast.Constant) and type(n.value) is int
-                              for n in ast.walk(node))
+                uses_type_id = any(
+                    isinstance(n, ast.Attribute) and n.attr == "get_type_id" for n in ast.walk(node)
+                )
+                numbers = any(isinstance(n, ast.Constant) and type(n.value) is int for n in ast.walk(node))
                 if uses_type_id and numbers:
                     offending.append(f"{path.name}:{node.lineno}")
-            if isinstance(node, ast.Compare) and any(
-                    isinstance(n, ast.Attribute) and n.attr == "get_type_id" for n in ast.walk(node.left)) \
-                    and any(isinstance(n, ast.Constant) and type(n.value) is int
-                            for c in node.comparators for n in ast.walk(c)):
+            if (
+                isinstance(node, ast.Compare)
+                and any(isinstance(n, ast.Attribute) and n.attr == "get_type_id" for n in ast.walk(node.left))
+                and any(
+                    isinstance(n, ast.Constant) and type(n.value) is int
+                    for c in node.comparators
+                    for n in ast.walk(c)
+                )
+            ):
                 offending.append(f"{path.name}:{node.lineno}")
     assert not offending, f"use analysis.geometry (FAMILIES, in_family, polygons): {offending}"

@@ -1,4 +1,5 @@
 """TR-55 curve numbers, runoff, peak discharge, WQv, composite CN (polygons and raster), review."""
+
 from __future__ import annotations
 
 import math
@@ -9,14 +10,24 @@ import pandas as pd
 import pytest
 from shapely import box
 
+from analysis.checks.hydrology import (
+    COVER_KEYS,
+    MethodLimits,
+    analyse_hydrology,
+    composite,
+    curve_number,
+    initial_abstraction,
+    land_cover_from_raster,
+    peak_discharge,
+    runoff_depth,
+    unit_peak_discharge,
+    water_quality_volume,
+)
 from analysis.errors import InputError
-from analysis.checks.hydrology import (COVER_KEYS, MethodLimits, analyse_hydrology, composite, curve_number,
-                                initial_abstraction, land_cover_from_raster, peak_discharge,
-                                runoff_depth, unit_peak_discharge, water_quality_volume)
+from analysis.io.vector import write_geopackage
 from analysis.profile import DesignStorm, load_profile
 from analysis.review import review_paths
 from analysis.siteplan.plan import load_site_plan
-from analysis.io.vector import write_geopackage
 from tests.analysis.conftest import PROJECT, X0, Y0, square
 
 CRS = "EPSG:2260"
@@ -25,19 +36,36 @@ LIMITS = MethodLimits.from_profile(PROFILE)
 
 # TR-55 (1986) Tables 2-2a and 2-2c, typed here from the published tables (A, B, C, D).
 PUBLISHED_CN = {
-    "open_space_poor": (68, 79, 86, 89), "open_space_fair": (49, 69, 79, 84),
-    "open_space_good": (39, 61, 74, 80), "impervious": (98, 98, 98, 98),
-    "paved_road_ditches": (83, 89, 92, 93), "gravel_road": (76, 85, 89, 91),
-    "dirt_road": (72, 82, 87, 89), "commercial": (89, 92, 94, 95), "industrial": (81, 88, 91, 93),
-    "residential_1_8_acre": (77, 85, 90, 92), "residential_1_4_acre": (61, 75, 83, 87),
-    "residential_1_2_acre": (54, 70, 80, 85), "residential_2_acre": (46, 65, 77, 82),
-    "newly_graded": (77, 86, 91, 94), "meadow": (30, 58, 71, 78), "brush_good": (30, 48, 65, 73),
-    "woods_grass_fair": (43, 65, 76, 82), "woods_poor": (45, 66, 77, 83),
-    "woods_good": (30, 55, 70, 77), "farmstead": (59, 74, 82, 86), "pasture_good": (39, 61, 74, 80),
-    "paved_road_curbs": (98, 98, 98, 98), "residential_1_3_acre": (57, 72, 81, 86),
-    "residential_1_acre": (51, 68, 79, 84), "pasture_poor": (68, 79, 86, 89),
-    "pasture_fair": (49, 69, 79, 84), "brush_poor": (48, 67, 77, 83), "brush_fair": (35, 56, 70, 77),
-    "woods_grass_poor": (57, 73, 82, 86), "woods_grass_good": (32, 58, 72, 79),
+    "open_space_poor": (68, 79, 86, 89),
+    "open_space_fair": (49, 69, 79, 84),
+    "open_space_good": (39, 61, 74, 80),
+    "impervious": (98, 98, 98, 98),
+    "paved_road_ditches": (83, 89, 92, 93),
+    "gravel_road": (76, 85, 89, 91),
+    "dirt_road": (72, 82, 87, 89),
+    "commercial": (89, 92, 94, 95),
+    "industrial": (81, 88, 91, 93),
+    "residential_1_8_acre": (77, 85, 90, 92),
+    "residential_1_4_acre": (61, 75, 83, 87),
+    "residential_1_2_acre": (54, 70, 80, 85),
+    "residential_2_acre": (46, 65, 77, 82),
+    "newly_graded": (77, 86, 91, 94),
+    "meadow": (30, 58, 71, 78),
+    "brush_good": (30, 48, 65, 73),
+    "woods_grass_fair": (43, 65, 76, 82),
+    "woods_poor": (45, 66, 77, 83),
+    "woods_good": (30, 55, 70, 77),
+    "farmstead": (59, 74, 82, 86),
+    "pasture_good": (39, 61, 74, 80),
+    "paved_road_curbs": (98, 98, 98, 98),
+    "residential_1_3_acre": (57, 72, 81, 86),
+    "residential_1_acre": (51, 68, 79, 84),
+    "pasture_poor": (68, 79, 86, 89),
+    "pasture_fair": (49, 69, 79, 84),
+    "brush_poor": (48, 67, 77, 83),
+    "brush_fair": (35, 56, 70, 77),
+    "woods_grass_poor": (57, 73, 82, 86),
+    "woods_grass_good": (32, 58, 72, 79),
     "woods_fair": (36, 60, 73, 79),
 }
 
@@ -57,8 +85,9 @@ TABLE_2_1 = {
     10.0: (2.23, 2.89, 3.56, 4.23, 4.90, 5.56, 6.22, 6.88, 7.52, 8.16, 8.78, 9.40, 9.76),
     12.0: (3.38, 4.19, 5.00, 5.79, 6.56, 7.32, 8.05, 8.76, 9.45, 10.11, 10.76, 11.39, 11.76),
 }
-TABLE_2_1_CASES = [(p, cn, q) for p, row in TABLE_2_1.items()
-                   for cn, q in zip(TABLE_2_1_CN, row) if q is not None]
+TABLE_2_1_CASES = [
+    (p, cn, q) for p, row in TABLE_2_1.items() for cn, q in zip(TABLE_2_1_CN, row) if q is not None
+]
 
 
 @pytest.mark.parametrize("cover", sorted(PUBLISHED_CN))
@@ -99,21 +128,30 @@ def test_rain_exactly_at_initial_abstraction_gives_no_runoff(cn):
     assert runoff_depth(ia + 0.5, cn) > 0.0
 
 
-@pytest.mark.parametrize("cn, table_4_1", [(40, 3.000), (50, 2.000), (60, 1.333), (70, 0.857),
-                                           (75, 0.667), (80, 0.500), (90, 0.222), (98, 0.041)])
+@pytest.mark.parametrize(
+    "cn, table_4_1",
+    [(40, 3.000), (50, 2.000), (60, 1.333), (70, 0.857), (75, 0.667), (80, 0.500), (90, 0.222), (98, 0.041)],
+)
 def test_initial_abstraction_matches_tr55_table_4_1(cn, table_4_1):
     assert round(float(initial_abstraction(cn)), 3) == table_4_1
 
 
 # TR-55 Table F-1 rows typed here (rainfall type, Ia/P, C0, C1, C2).
-@pytest.mark.parametrize("kind, ratio, c0, c1, c2", [
-    ("II", 0.10, 2.55323, -0.61512, -0.16403), ("II", 0.50, 2.20282, -0.51599, -0.01259),
-    ("III", 0.10, 2.47317, -0.51848, -0.17083), ("III", 0.40, 2.30726, -0.46541, -0.11094),
-    ("I", 0.25, 2.18219, -0.48488, -0.06589), ("IA", 0.30, 1.72657, -0.19826, 0.02633)])
+@pytest.mark.parametrize(
+    "kind, ratio, c0, c1, c2",
+    [
+        ("II", 0.10, 2.55323, -0.61512, -0.16403),
+        ("II", 0.50, 2.20282, -0.51599, -0.01259),
+        ("III", 0.10, 2.47317, -0.51848, -0.17083),
+        ("III", 0.40, 2.30726, -0.46541, -0.11094),
+        ("I", 0.25, 2.18219, -0.48488, -0.06589),
+        ("IA", 0.30, 1.72657, -0.19826, 0.02633),
+    ],
+)
 @pytest.mark.parametrize("tc", [0.1, 0.75, 2.0, 10.0])
 def test_unit_peak_discharge_uses_table_f_1(kind, ratio, c0, c1, c2, tc):
     log_tc = math.log10(tc)
-    expected = 10 ** (c0 + c1 * log_tc + c2 * log_tc ** 2)
+    expected = 10 ** (c0 + c1 * log_tc + c2 * log_tc**2)
     assert unit_peak_discharge(tc, ratio, kind) == pytest.approx(expected, rel=1e-12)
 
 
@@ -140,20 +178,24 @@ def test_tc_outside_the_method_gives_no_peak(tc):
 def test_cn_outside_the_method_gives_no_peak_and_low_ia_p_uses_the_limit():
     assert peak_discharge(10.0, 99.0, 4.0, 1.0, "III", LIMITS).cfs is None
     low = peak_discharge(10.0, 95.0, 8.0, 1.0, "III", LIMITS)  # Ia/P = 0.013
-    assert low.cfs == pytest.approx(unit_peak_discharge(1.0, 0.1, "III") * 10 / 640
-                                    * runoff_depth(8.0, 95.0))
+    assert low.cfs == pytest.approx(unit_peak_discharge(1.0, 0.1, "III") * 10 / 640 * runoff_depth(8.0, 95.0))
     assert "limiting value" in low.note
 
 
-@pytest.mark.parametrize("rain, impervious, acres, min_rv, expected", [
-    (1.0, 0.5, 12.0, None, 1.0 * (0.05 + 0.45) * 12.0 / 12),
-    (1.2, 0.0, 6.0, 0.2, 1.2 * 0.2 * 6.0 / 12),  # the Design Manual's minimum Rv applies
-    (1.2, 1.0, 6.0, 0.2, 1.2 * 0.95 * 6.0 / 12)])
+@pytest.mark.parametrize(
+    "rain, impervious, acres, min_rv, expected",
+    [
+        (1.0, 0.5, 12.0, None, 1.0 * (0.05 + 0.45) * 12.0 / 12),
+        (1.2, 0.0, 6.0, 0.2, 1.2 * 0.2 * 6.0 / 12),  # the Design Manual's minimum Rv applies
+        (1.2, 1.0, 6.0, 0.2, 1.2 * 0.95 * 6.0 / 12),
+    ],
+)
 def test_water_quality_volume(rain, impervious, acres, min_rv, expected):
     assert water_quality_volume(rain, impervious, acres, min_rv) == pytest.approx(expected)
 
 
 # --- composite CN ---------------------------------------------------------------------------
+
 
 def frame(rows, geometries):
     return gpd.GeoDataFrame(rows, geometry=list(geometries), crs=CRS)
@@ -165,14 +207,17 @@ DA = box(X0, Y0, X0 + 400, Y0 + 200)
 def test_composite_of_a_drainage_area_split_50_50_between_two_covers():
     drainage = frame({"name": ["DA-1"], "discharge_point": ["O-1"], "tc_hours": [0.5]}, [DA])
     soils = frame({"hsg": ["B"]}, [DA.buffer(50)])
-    cover = frame({"cover": ["woods_good", "impervious"]},
-                  [box(X0 - 10, Y0 - 10, X0 + 200, Y0 + 210), box(X0 + 200, Y0 - 10, X0 + 410, Y0 + 210)])
+    cover = frame(
+        {"cover": ["woods_good", "impervious"]},
+        [box(X0 - 10, Y0 - 10, X0 + 200, Y0 + 210), box(X0 + 200, Y0 - 10, X0 + 410, Y0 + 210)],
+    )
     (result,), pieces = composite(drainage, soils, cover, "post", "undrained", 0.01)
     assert result.cn == pytest.approx((55 + 98) / 2)
     assert result.impervious_fraction == pytest.approx(0.5)
     assert sorted((a["cover"], round(a["sq_ft"])) for a in result.areas) == [
         ("impervious", round(40_000 * (0.3048 / (1200 / 3937)) ** -2)),
-        ("woods_good", round(40_000 * (0.3048 / (1200 / 3937)) ** -2))]
+        ("woods_good", round(40_000 * (0.3048 / (1200 / 3937)) ** -2)),
+    ]
     assert len(pieces) == 2 and set(pieces["cn"]) == {55, 98}
 
 
@@ -197,8 +242,18 @@ def test_raster_drainage_area_whose_edge_cuts_pixels(tmp_path):
     data = np.full((4, 4), 41, dtype="uint8")
     data[:, 2:] = 24
     path = tmp_path / "nlcd.tif"
-    with rasterio.open(path, "w", driver="GTiff", width=4, height=4, count=1, dtype="uint8",
-                       crs=CRS, transform=from_origin(X0, Y0 + 40, 10, 10), nodata=0) as dst:
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        width=4,
+        height=4,
+        count=1,
+        dtype="uint8",
+        crs=CRS,
+        transform=from_origin(X0, Y0 + 40, 10, 10),
+        nodata=0,
+    ) as dst:
         dst.write(data, 1)
     area = box(X0 + 5, Y0 + 3, X0 + 35, Y0 + 18)
     drainage = frame({"name": ["DA-1"], "discharge_point": ["O"], "tc_hours": [0.2]}, [area])
@@ -218,15 +273,24 @@ def test_raster_nodata_and_water_make_the_area_unmapped(tmp_path):
 
     data = np.array([[11, 41], [0, 41]], dtype="uint8")  # water, woods; nodata, woods
     path = tmp_path / "nlcd.tif"
-    with rasterio.open(path, "w", driver="GTiff", width=2, height=2, count=1, dtype="uint8",
-                       crs=CRS, transform=from_origin(X0, Y0 + 20, 10, 10), nodata=0) as dst:
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        width=2,
+        height=2,
+        count=1,
+        dtype="uint8",
+        crs=CRS,
+        transform=from_origin(X0, Y0 + 20, 10, 10),
+        nodata=0,
+    ) as dst:
         dst.write(data, 1)
     area = box(X0, Y0, X0 + 20, Y0 + 20)
     drainage = frame({"name": ["DA-1"], "discharge_point": ["O"], "tc_hours": [0.2]}, [area])
     cover = land_cover_from_raster(path, drainage)
     assert sorted(cover["cover"]) == ["water", "woods_good", "woods_good"]
-    (result,), _ = composite(drainage, frame({"hsg": ["B"]}, [area]), cover, "pre", "undrained",
-                             0.01)
+    (result,), _ = composite(drainage, frame({"hsg": ["B"]}, [area]), cover, "pre", "undrained", 0.01)
     assert result.cn is None
     assert any("25.0%" in p for p in result.problems)
     assert any("water" in p for p in result.problems)
@@ -234,8 +298,10 @@ def test_raster_nodata_and_water_make_the_area_unmapped(tmp_path):
 
 # --- the site plan and the review -----------------------------------------------------------
 
-def hydrology_site(tmp_path, *, post_cover="commercial", tc=0.3, claims=None, acres=2.0,
-                   hydrology=True, bad_cover=None):
+
+def hydrology_site(
+    tmp_path, *, post_cover="commercial", tc=0.3, claims=None, acres=2.0, hydrology=True, bad_cover=None
+):
     """A commercial site of ``acres`` disturbed (Condition C) with one drainage area DA-1.
 
     DA-1 is a 400 x 200 ft rectangle on group B soil (west half) and C/D soil (east half),
@@ -243,20 +309,25 @@ def hydrology_site(tmp_path, *, post_cover="commercial", tc=0.3, claims=None, ac
     """
     layers = {
         "project": pd.DataFrame([PROJECT]).astype({"common_plan_acres": float}),
-        "site_boundary": frame({"parcel_id": ["1-1-1"]},
-                               [box(X0 - 2000, Y0 - 2000, X0 + 2000, Y0 + 2000)]),
-        "disturbance": frame({"phase": ["1"], "start_date": ["2027-04-01"],
-                              "stabilized_date": ["2027-06-01"]}, [square(acres)]),
+        "site_boundary": frame({"parcel_id": ["1-1-1"]}, [box(X0 - 2000, Y0 - 2000, X0 + 2000, Y0 + 2000)]),
+        "disturbance": frame(
+            {"phase": ["1"], "start_date": ["2027-04-01"], "stabilized_date": ["2027-06-01"]}, [square(acres)]
+        ),
     }
     if hydrology:
-        layers.update({
-            "drainage_area": frame({"name": ["DA-1"], "discharge_point": ["O-1"],
-                                    "tc_hours": [tc]}, [DA]),
-            "soils": frame({"hsg": ["B", "C/D"]}, [box(X0 - 50, Y0 - 50, X0 + 200, Y0 + 250),
-                                                   box(X0 + 200, Y0 - 50, X0 + 450, Y0 + 250)]),
-            "land_cover_pre": frame({"cover": ["woods_good"]}, [DA.buffer(20)]),
-            "land_cover_post": frame({"cover": [bad_cover or post_cover]}, [DA.buffer(20)]),
-        })
+        layers.update(
+            {
+                "drainage_area": frame(
+                    {"name": ["DA-1"], "discharge_point": ["O-1"], "tc_hours": [tc]}, [DA]
+                ),
+                "soils": frame(
+                    {"hsg": ["B", "C/D"]},
+                    [box(X0 - 50, Y0 - 50, X0 + 200, Y0 + 250), box(X0 + 200, Y0 - 50, X0 + 450, Y0 + 250)],
+                ),
+                "land_cover_pre": frame({"cover": ["woods_good"]}, [DA.buffer(20)]),
+                "land_cover_post": frame({"cover": [bad_cover or post_cover]}, [DA.buffer(20)]),
+            }
+        )
     if claims is not None:
         layers["hydrology_claims"] = pd.DataFrame(claims)
     path = tmp_path / "site.gpkg"
@@ -282,12 +353,17 @@ def test_review_warns_where_the_post_peak_exceeds_the_pre_peak(tmp_path):
     assert len(warns) == 2 and {f.units for f in warns} == {"cfs"}
     assert all(f.value > f.limit for f in warns)
     assert "overbank" in warns[0].message and "extreme" in warns[1].message
-    assert any(f.status == "needs_review" and "illustrative" in f.message
-               for f in findings_of(review, "hydrology_pre_post"))
+    assert any(
+        f.status == "needs_review" and "illustrative" in f.message
+        for f in findings_of(review, "hydrology_pre_post")
+    )
     wqv = review.measurements["water_quality_volume"][0]
     assert wqv["wqv_cf"] == pytest.approx(1.2 * (0.05 + 0.009 * 85) * sq_ft / 12)
     assert {n for n in review.charts if n.startswith("hydrology_")} == {
-        "hydrology_1-year", "hydrology_10-year", "hydrology_100-year"}
+        "hydrology_1-year",
+        "hydrology_10-year",
+        "hydrology_100-year",
+    }
     assert review.charts["hydrology_10-year"].png.startswith(b"\x89PNG")
 
 
@@ -300,26 +376,49 @@ def test_review_passes_where_the_post_peak_does_not_exceed(tmp_path):
 def test_claims_differing_beyond_the_tolerance_are_needs_review_with_both_numbers(tmp_path):
     first = review_paths(hydrology_site(tmp_path))
     ours = first.measurements["hydrology"][1]["post"]["peak_cfs"]
-    claims = [{"drainage_area": "DA-1", "storm": "10-year", "pre_peak_cfs": None,
-               "post_peak_cfs": round(ours * 1.5, 2), "pre_volume_cf": None,
-               "post_volume_cf": None, "wqv_cf": None},
-              {"drainage_area": "DA-1", "storm": "100-year", "pre_peak_cfs": None,
-               "post_peak_cfs": None, "pre_volume_cf": None,
-               "post_volume_cf": first.measurements["hydrology"][2]["post"]["volume_cf"] * 1.02,
-               "wqv_cf": None}]
+    claims = [
+        {
+            "drainage_area": "DA-1",
+            "storm": "10-year",
+            "pre_peak_cfs": None,
+            "post_peak_cfs": round(ours * 1.5, 2),
+            "pre_volume_cf": None,
+            "post_volume_cf": None,
+            "wqv_cf": None,
+        },
+        {
+            "drainage_area": "DA-1",
+            "storm": "100-year",
+            "pre_peak_cfs": None,
+            "post_peak_cfs": None,
+            "pre_volume_cf": None,
+            "post_volume_cf": first.measurements["hydrology"][2]["post"]["volume_cf"] * 1.02,
+            "wqv_cf": None,
+        },
+    ]
     review = review_paths(hydrology_site(tmp_path, claims=claims))
-    messages = [f for f in findings_of(review, "hydrology_pre_post")
-                if "SWPPP states" in f.message and f.status == "needs_review"]
+    messages = [
+        f
+        for f in findings_of(review, "hydrology_pre_post")
+        if "SWPPP states" in f.message and f.status == "needs_review"
+    ]
     assert len(messages) == 1
     assert f"{ours * 1.5:,.2f}" in messages[0].message and f"{ours:,.2f}" in messages[0].message
-    assert any(f.status == "pass" and "agree" in f.message
-               for f in findings_of(review, "hydrology_pre_post"))
+    assert any(f.status == "pass" and "agree" in f.message for f in findings_of(review, "hydrology_pre_post"))
 
 
 def test_claims_naming_an_unknown_storm_is_an_input_error(tmp_path):
-    claims = [{"drainage_area": "DA-1", "storm": "25-year", "pre_peak_cfs": 1.0,
-               "post_peak_cfs": None, "pre_volume_cf": None, "post_volume_cf": None,
-               "wqv_cf": None}]
+    claims = [
+        {
+            "drainage_area": "DA-1",
+            "storm": "25-year",
+            "pre_peak_cfs": 1.0,
+            "post_peak_cfs": None,
+            "pre_volume_cf": None,
+            "post_volume_cf": None,
+            "wqv_cf": None,
+        }
+    ]
     with pytest.raises(InputError, match="25-year.*hydrology_claims|hydrology_claims.*25-year"):
         review_paths(hydrology_site(tmp_path, claims=claims))
 
@@ -357,9 +456,12 @@ def test_where_no_condition_applies_it_is_not_applicable():
 def test_analysis_without_rainfall_depths_says_needs_review(tmp_path):
     import dataclasses
 
-    profile = dataclasses.replace(PROFILE, hydrology=dataclasses.replace(
-        PROFILE.hydrology, storms=(DesignStorm("10-year", source="none yet"),),
-        water_quality_rain_in=None))
+    profile = dataclasses.replace(
+        PROFILE,
+        hydrology=dataclasses.replace(
+            PROFILE.hydrology, storms=(DesignStorm("10-year", source="none yet"),), water_quality_rain_in=None
+        ),
+    )
     site = load_site_plan(hydrology_site(tmp_path), profile)
     result = analyse_hydrology(site.layers, profile)
     assert result.rows[0]["post"]["peak_cfs"] is None
@@ -375,11 +477,15 @@ def test_demo_drainage_areas_by_hand(data_copy):
     west_d = parcel.intersection(box(X0 + 300, Y0 - 100, X0 + 370, Y0 + 700)).area
     rows = {(r["drainage_area"], r["storm"]): r for r in review.measurements["hydrology"]}
     assert rows["DA-1", "10-year"]["pre"]["cn"] == pytest.approx(
-        (55 * west_b + 77 * west_d) / (west_b + west_d))
+        (55 * west_b + 77 * west_d) / (west_b + west_d)
+    )
     statuses = [f.status for f in findings_of(review, "hydrology_pre_post")]
     assert statuses.count("warn") == 4 and statuses.count("pass") == 1
-    stated = [f for f in findings_of(review, "hydrology_pre_post")
-              if "SWPPP states" in f.message and f.status == "needs_review"]
+    stated = [
+        f
+        for f in findings_of(review, "hydrology_pre_post")
+        if "SWPPP states" in f.message and f.status == "needs_review"
+    ]
     assert [f.features for f in stated] == [["hydrology_claims:2"], ["hydrology_claims:2"]]
 
 
@@ -392,12 +498,31 @@ def test_cli_takes_a_land_cover_raster_for_the_pre_condition(tmp_path, data_copy
     from analysis.cli import main
 
     raster = tmp_path / "nlcd.tif"  # the parcel all pasture/hay (NLCD 81: pasture, good)
-    with rasterio.open(raster, "w", driver="GTiff", width=90, height=80, count=1, dtype="uint8",
-                       crs=CRS, transform=from_origin(X0 - 50, Y0 + 700, 10, 10), nodata=0) as dst:
+    with rasterio.open(
+        raster,
+        "w",
+        driver="GTiff",
+        width=90,
+        height=80,
+        count=1,
+        dtype="uint8",
+        crs=CRS,
+        transform=from_origin(X0 - 50, Y0 + 700, 10, 10),
+        nodata=0,
+    ) as dst:
         dst.write(np.full((80, 90), 81, dtype="uint8"), 1)
     out = tmp_path / "r.json"
-    assert main(["review", str(data_copy("demo_site.gpkg")), "--land-cover-pre", str(raster),
-                 "--json", str(out), "--quiet"]) in (0, 1)
+    assert main(
+        [
+            "review",
+            str(data_copy("demo_site.gpkg")),
+            "--land-cover-pre",
+            str(raster),
+            "--json",
+            str(out),
+            "--quiet",
+        ]
+    ) in (0, 1)
     rows = json.loads(out.read_text(encoding="utf-8"))["measurements"]["hydrology_cover_areas"]
     assert {r["cover"] for r in rows if r["condition"] == "pre"} == {"pasture_good"}
 
@@ -424,8 +549,10 @@ def test_real_nlcd_raster_pieces_tile_the_drainage_area():
     from tests.conftest import shared_path
 
     path = shared_path("data/nlcd_coweeta_land_cover.tif")
-    albers = gpd.GeoSeries([Polygon([(1130000, 1405000), (1134500, 1405300), (1135200, 1409100),
-                                     (1131000, 1410200)])], crs=_raster_crs(path))
+    albers = gpd.GeoSeries(
+        [Polygon([(1130000, 1405000), (1134500, 1405300), (1135200, 1409100), (1131000, 1410200)])],
+        crs=_raster_crs(path),
+    )
     area = albers.to_crs(CRS).iloc[0]
     drainage = frame({"name": ["W-1"], "discharge_point": ["O"], "tc_hours": [1.0]}, [area])
     cover = land_cover_from_raster(path, drainage)

@@ -9,6 +9,7 @@ The case (``test_screen_differential``'s adversarial reference layers) and the s
 the case's own, placed on its awkward parts, and random rectangles) are drawn by hypothesis,
 derandomised: the same examples every run.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -17,28 +18,45 @@ from dataclasses import replace
 import geopandas as gpd
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from analysis.crs import crs_of
 from analysis.judge.decide import Verdict, Weight, Why, decide_condition_a
-from analysis.judge.evidence import (CatchmentShare, CategoryKind, ConditionAEvidence,
-                                     ListedRecord, Reach, WaterEvidence, WatershedEvidence)
+from analysis.judge.evidence import (
+    CatchmentShare,
+    CategoryKind,
+    ConditionAEvidence,
+    ListedRecord,
+    Reach,
+    WaterEvidence,
+    WatershedEvidence,
+)
 from analysis.judge.measure import measure_wetlands
 from analysis.profile import load_profile
 from analysis.reference.read import open_reference
 from analysis.reference.window import search_windows
 from analysis.screen.screen import screen_sites
 from analysis.screen.sites import Sites
-from tests.analysis.test_screen_differential import (CASES, LAYERS, importable, profile_for,
-                                                     rect, write_case)
+from tests.analysis.test_screen_differential import CASES, LAYERS, importable, profile_for, rect, write_case
 
 PROFILE = load_profile()
 # Every adversarial case but the one of many sites (its sites are drawn here instead).
 CASE_NAMES = sorted(name for name in CASES if name != "many_sites")
-RECT = st.builds(rect, st.floats(-1500, 7500), st.floats(-1500, 7500), st.floats(20, 1500),
-                 st.floats(20, 1500), st.sampled_from([0.0, 0.0, 33.0]))
-EXAMPLES = settings(max_examples=30, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+RECT = st.builds(
+    rect,
+    st.floats(-1500, 7500),
+    st.floats(-1500, 7500),
+    st.floats(20, 1500),
+    st.floats(20, 1500),
+    st.sampled_from([0.0, 0.0, 33.0]),
+)
+EXAMPLES = settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 
 
 class Stores:
@@ -67,8 +85,12 @@ class Stores:
                 store.import_candidate(candidate)
                 if source is not None:
                     PostgisStore(*source).import_candidate(candidate)
-            self.done[name] = (case, profile_for(case), store.path,
-                               source and f"{source[0]} schema={source[1]}")
+            self.done[name] = (
+                case,
+                profile_for(case),
+                store.path,
+                source and f"{source[0]} schema={source[1]}",
+            )
         return self.done[name]
 
 
@@ -91,13 +113,18 @@ def draw_sites(data, case, profile) -> Sites:
         polygons = [case.sites[0]]
     area = crs_of(profile.area_crs)
     shapes = gpd.GeoSeries(polygons, crs="EPSG:2260").to_crs(area).values
-    return Sites(path="sites", layer="sites", id_field="site_id",
-                 ids=np.array([f"S{k:03d}" for k in range(len(polygons))], dtype=object),
-                 geometries=np.asarray(shapes, dtype=object), crs=area)
+    return Sites(
+        path="sites",
+        layer="sites",
+        id_field="site_id",
+        ids=np.array([f"S{k:03d}" for k in range(len(polygons))], dtype=object),
+        geometries=np.asarray(shapes, dtype=object),
+        crs=area,
+    )
 
 
 def one(sites: Sites, k: int) -> Sites:
-    return replace(sites, ids=sites.ids[k:k + 1], geometries=sites.geometries[k:k + 1])
+    return replace(sites, ids=sites.ids[k : k + 1], geometries=sites.geometries[k : k + 1])
 
 
 @EXAMPLES
@@ -110,13 +137,13 @@ def test_one_site_is_judged_as_among_many(stores, name, data):
         assert screen_sites(one(sites, k), open_reference(path), profile).rows == [many[k]]
     # The wetland measure itself, on every wetland of the layer.
     reference = open_reference(path)
-    wetlands = reference.read("wetlands", (-1e9, -1e9, 1e9, 1e9), sites.crs,
-                              needed_for="the test")
+    wetlands = reference.read("wetlands", (-1e9, -1e9, 1e9, 1e9), sites.crs, needed_for="the test")
     windows = search_windows(sites.boxes, sites.crs, profile)
     together = measure_wetlands(sites.geometries, wetlands, profile, sites.crs, windows)
     for k in range(len(sites)):
-        alone = measure_wetlands(sites.geometries[k:k + 1], wetlands, profile, sites.crs,
-                                 windows[k:k + 1])
+        alone = measure_wetlands(
+            sites.geometries[k : k + 1], wetlands, profile, sites.crs, windows[k : k + 1]
+        )
         mine = together.site == k
         assert alone.wetland_acres[0] == together.wetland_acres[k]
         assert alone.adjacent_acres[0] == together.adjacent_acres[k]
@@ -146,30 +173,33 @@ def test_the_local_and_postgis_strategies_agree(pg_stores, name, data):
 
 # --- the decision on evidence made by hand ------------------------------------------------------
 
+
 def _listed(wid="NY-1", kind=CategoryKind.LISTED, pollutants=("phosphorus",)):
     return ListedRecord(wid, "A Brook", "2022", "5", kind, ";".join(pollutants), pollutants)
 
 
 def test_a_listed_water_with_a_pollutant_applies_and_names_its_pollutants():
     water = WaterEvidence("NY-1", Reach.CATCHMENT, ("catchments:C1",), record=_listed())
-    decision = decide_condition_a(ConditionAEvidence((water,), receiving_known=True), PROFILE,
-                                  "sediment")
+    decision = decide_condition_a(ConditionAEvidence((water,), receiving_known=True), PROFILE, "sediment")
     assert decision.verdict is Verdict.APPLIES and not decision.by_name_only
     assert decision.pollutants == ("sediment", "phosphorus")
     assert [(r.weight, r.why) for r in decision.reasons] == [(Weight.TRIGGER, Why.LISTED)]
 
 
-@pytest.mark.parametrize("kind, weight", [(CategoryKind.TMDL, Weight.UNDECIDED),
-                                          (CategoryKind.UNKNOWN, Weight.UNDECIDED),
-                                          (CategoryKind.B4, Weight.NOTE),
-                                          (CategoryKind.C4, Weight.NOTE),
-                                          (CategoryKind.OTHER, Weight.NOTE)])
+@pytest.mark.parametrize(
+    "kind, weight",
+    [
+        (CategoryKind.TMDL, Weight.UNDECIDED),
+        (CategoryKind.UNKNOWN, Weight.UNDECIDED),
+        (CategoryKind.B4, Weight.NOTE),
+        (CategoryKind.C4, Weight.NOTE),
+        (CategoryKind.OTHER, Weight.NOTE),
+    ],
+)
 def test_a_water_not_303d_listed_weighs_by_its_category(kind, weight):
     water = WaterEvidence("NY-1", Reach.DOWNSTREAM, ("C1",), "route", _listed(kind=kind))
-    decision = decide_condition_a(ConditionAEvidence((water,), receiving_known=True), PROFILE,
-                                  "sediment")
-    assert decision.verdict is (Verdict.NOT_DECIDED if weight is Weight.UNDECIDED
-                                else Verdict.DOES_NOT_APPLY)
+    decision = decide_condition_a(ConditionAEvidence((water,), receiving_known=True), PROFILE, "sediment")
+    assert decision.verdict is (Verdict.NOT_DECIDED if weight is Weight.UNDECIDED else Verdict.DOES_NOT_APPLY)
     assert decision.reasons[0].weight is weight and decision.reasons[0].why is Why.CATEGORY
 
 
@@ -177,34 +207,37 @@ def test_a_watershed_met_downstream_weighs_by_the_profiles_reading():
     shed = WatershedEvidence("TW-1", "T1", None, "Mercury", ("mercury",), True, route="r")
     evidence = ConditionAEvidence(routed_watersheds=(shed,), receiving_known=True)
     for reading, verdict in (("applies", Verdict.APPLIES), ("needs_review", Verdict.NOT_DECIDED)):
-        profile = replace(PROFILE, condition_a=replace(PROFILE.condition_a,
-                                                       routed_tmdl_watershed=reading))
+        profile = replace(PROFILE, condition_a=replace(PROFILE.condition_a, routed_tmdl_watershed=reading))
         assert decide_condition_a(evidence, profile, "sediment").verdict is verdict
     # one the site overlaps too is told once, as overlapped
     overlapped = replace(shed, route=None, acres=1.0)
-    decision = decide_condition_a(replace(evidence, watersheds=(overlapped,)), PROFILE,
-                                  "sediment")
+    decision = decide_condition_a(replace(evidence, watersheds=(overlapped,)), PROFILE, "sediment")
     assert [r.watershed for r in decision.reasons] == [overlapped]
 
 
-@pytest.mark.parametrize("real, outlet, verdict, why", [
-    (True, None, Verdict.APPLIES, Why.SOURCE),
-    (False, True, Verdict.APPLIES, Why.SOURCE),
-    (False, False, Verdict.DOES_NOT_APPLY, Why.GRAZED_OUTSIDE),
-    (False, None, Verdict.NOT_DECIDED, Why.GRAZED_UNKNOWN)])
+@pytest.mark.parametrize(
+    "real, outlet, verdict, why",
+    [
+        (True, None, Verdict.APPLIES, Why.SOURCE),
+        (False, True, Verdict.APPLIES, Why.SOURCE),
+        (False, False, Verdict.DOES_NOT_APPLY, Why.GRAZED_OUTSIDE),
+        (False, None, Verdict.NOT_DECIDED, Why.GRAZED_UNKNOWN),
+    ],
+)
 def test_a_watershed_met_downstream_counts_where_the_route_goes(real, outlet, verdict, why):
     """SWPPP C(1), "discharging ... to ... a TMDL designated watershed": a catchment that only
     grazes it (no real share) carries the runoff there only where it drains into it."""
     share = CatchmentShare("Y", 0.46, 3.8, real, outlet)
-    shed = WatershedEvidence("TW-1", "T1", None, "Mercury", ("mercury",), True, route="r",
-                             share=share)
-    decision = decide_condition_a(ConditionAEvidence(routed_watersheds=(shed,),
-                                                     receiving_known=True), PROFILE, "sediment")
+    shed = WatershedEvidence("TW-1", "T1", None, "Mercury", ("mercury",), True, route="r", share=share)
+    decision = decide_condition_a(
+        ConditionAEvidence(routed_watersheds=(shed,), receiving_known=True), PROFILE, "sediment"
+    )
     assert decision.verdict is verdict and decision.reasons[0].why is why
     # a grazed watershed whose stormwater is not a source decides nothing either way
     other = replace(shed, stormwater_source=False)
-    decided = decide_condition_a(ConditionAEvidence(routed_watersheds=(other,),
-                                                    receiving_known=True), PROFILE, "sediment")
+    decided = decide_condition_a(
+        ConditionAEvidence(routed_watersheds=(other,), receiving_known=True), PROFILE, "sediment"
+    )
     assert decided.verdict is Verdict.DOES_NOT_APPLY
 
 

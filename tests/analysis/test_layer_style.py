@@ -1,11 +1,20 @@
 """The result layers' QML, written without QGIS: well-formed, one category per value, escaped."""
+
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from analysis.findings import STATUS_COLOURS, STATUSES
-from analysis.report.layer_style import (LINE, POINT, POLYGON, disturbance_qml, easement_qml,
-                                  findings_qml, phase_colours, smp_qml)
+from analysis.report.layer_style import (
+    LINE,
+    POINT,
+    POLYGON,
+    disturbance_qml,
+    easement_qml,
+    findings_qml,
+    phase_colours,
+    smp_qml,
+)
 
 
 def parse(qml):
@@ -23,8 +32,11 @@ def test_findings_have_a_category_per_status_in_its_colour(geometry, symbol):
     symbols = {s.get("name"): s for s in root.iter("symbol")}
     assert {s.get("type") for s in symbols.values()} == {symbol}
     for category in root.iter("category"):
-        props = {o.get("name"): o.get("value")
-                 for o in symbols[category.get("symbol")].iter("Option") if o.get("name")}
+        props = {
+            o.get("name"): o.get("value")
+            for o in symbols[category.get("symbol")].iter("Option")
+            if o.get("name")
+        }
         colour = props.get("color") or props.get("line_color")
         red, green, blue = (int(x) for x in colour.split(",")[:3])
         assert f"#{red:02x}{green:02x}{blue:02x}" == STATUS_COLOURS[category.get("value")]
@@ -36,8 +48,10 @@ def test_phases_get_distinct_colours_apart_from_the_statuses():
     assert list(colours) == phases
     assert len(set(colours.values())) == len(phases)
     assert not set(colours.values()) & set(STATUS_COLOURS.values())
-    assert phase_colours(["B", "A", "B"]) == {"B": phase_colours(["B"])["B"],
-                                              "A": phase_colours(["x", "y"])["y"]}
+    assert phase_colours(["B", "A", "B"]) == {
+        "B": phase_colours(["B"])["B"],
+        "A": phase_colours(["x", "y"])["y"],
+    }
 
 
 def test_phase_names_from_the_plan_are_escaped():
@@ -48,8 +62,11 @@ def test_phase_names_from_the_plan_are_escaped():
 
 
 def test_site_layers_are_labelled_with_their_ids():
-    for qml, field in ((smp_qml(POLYGON), "smp_id"), (smp_qml(POINT), "smp_id"),
-                       (easement_qml(), "easement_id")):
+    for qml, field in (
+        (smp_qml(POLYGON), "smp_id"),
+        (smp_qml(POINT), "smp_id"),
+        (easement_qml(), "easement_id"),
+    ):
         root = parse(qml)
         assert root.get("labelsEnabled") == "1"
         assert root.find("labeling/settings/text-style").get("fieldName") == field

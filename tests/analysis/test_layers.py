@@ -5,6 +5,7 @@ an edge is any ``import`` or ``from ... import`` in its source, at any level (an
 function is a dependency too, only a later one). ``python tests/analysis/test_layers.py``
 prints the graph's cycles (strongly connected components) and the edges that break the order.
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,24 +22,38 @@ PLUGIN = ROOT / "qgis_plugin"
 # its place here.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # the foundation: errors, values, units, dates, geometry, findings, the rules profile
-    ("about.py", "errors.py", "values.py", "markup.py", "threads.py", "crs.py", "units.py",
-     "dates.py", "geometry.py", "overlay.py", "findings.py", "progress.py", "profile.py",
-     "tr55.py", "dependencies.py"),
-    ("io",),              # reading and writing files: vector layers, CSV tables, sheets
-    ("charts.py",),       # charts (written through io)
-    ("siteplan",),        # what a site plan is, and loading it
-    ("phasing",),         # a phasing plan from any source, its schedule, the disturbed faces
-    ("reference",),       # reference layers: contract, read, import, store
-    ("judge",),           # the engine: sites judged against the reference (evidence, decision)
-    ("checks",),          # the chapter's checks on a site plan (Check, CheckResult)
-    ("records",),         # construction-phase records and enforcement
-    ("checklist",),       # the SWPPP contents checklist, certifications, guarantees
-    ("screen",),          # many sites against the reference
-    ("registry.py",),     # every check the review runs, in its order
-    ("review.py",),       # the review: a loop over the registry
-    ("report",),          # the review's outputs
-    ("cli",),             # the swppp command
-    ("__init__.py",),     # the package: its lazy names
+    (
+        "about.py",
+        "errors.py",
+        "values.py",
+        "markup.py",
+        "threads.py",
+        "crs.py",
+        "units.py",
+        "dates.py",
+        "geometry.py",
+        "overlay.py",
+        "findings.py",
+        "progress.py",
+        "profile.py",
+        "tr55.py",
+        "dependencies.py",
+    ),
+    ("io",),  # reading and writing files: vector layers, CSV tables, sheets
+    ("charts.py",),  # charts (written through io)
+    ("siteplan",),  # what a site plan is, and loading it
+    ("phasing",),  # a phasing plan from any source, its schedule, the disturbed faces
+    ("reference",),  # reference layers: contract, read, import, store
+    ("judge",),  # the engine: sites judged against the reference (evidence, decision)
+    ("checks",),  # the chapter's checks on a site plan (Check, CheckResult)
+    ("records",),  # construction-phase records and enforcement
+    ("checklist",),  # the SWPPP contents checklist, certifications, guarantees
+    ("screen",),  # many sites against the reference
+    ("registry.py",),  # every check the review runs, in its order
+    ("review.py",),  # the review: a loop over the registry
+    ("report",),  # the review's outputs
+    ("cli",),  # the swppp command
+    ("__init__.py",),  # the package: its lazy names
 )
 # Not even through a layer's order: the checks judge, they do not read files or write outputs.
 # The engine neither: it measures, decides and words; its adapters (checks, screen) read.
@@ -65,7 +80,7 @@ def _imported(path: Path, root: Path) -> list[tuple[str, int]]:
             found += [(alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package[:len(package) - node.level + 1]
+                base = package[: len(package) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -81,8 +96,7 @@ def import_graph() -> dict[str, dict[str, list[str]]]:
     graph: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(ROOT)
-        source = (_node(".".join(rel.with_suffix("").parts).removesuffix(".__init__"))
-                  or "__init__.py")
+        source = _node(".".join(rel.with_suffix("").parts).removesuffix(".__init__")) or "__init__.py"
         graph[source]  # a node that imports nothing is still a node
         for module, line in _imported(path, ROOT):
             target = _node(module)
@@ -130,9 +144,12 @@ def _layer_of() -> dict[str, int]:
 def upward_edges(graph) -> list[str]:
     """Each import of a node from a higher layer than its own, with where it is."""
     layer = _layer_of()
-    return [f"{source} -> {target} ({', '.join(where)})"
-            for source, targets in sorted(graph.items()) for target, where in sorted(targets.items())
-            if layer.get(target, -1) > layer.get(source, len(LAYERS))]
+    return [
+        f"{source} -> {target} ({', '.join(where)})"
+        for source, targets in sorted(graph.items())
+        for target, where in sorted(targets.items())
+        if layer.get(target, -1) > layer.get(source, len(LAYERS))
+    ]
 
 
 def test_every_node_has_its_place_in_the_layers():
@@ -143,8 +160,7 @@ def test_every_node_has_its_place_in_the_layers():
 
 def test_no_cycle_between_subpackages():
     found = cycles(import_graph())
-    assert not found, "import cycles between subpackages: " + "; ".join(
-        " <-> ".join(c) for c in found)
+    assert not found, "import cycles between subpackages: " + "; ".join(" <-> ".join(c) for c in found)
 
 
 def test_each_layer_imports_only_the_layers_below_it():
@@ -160,9 +176,12 @@ def test_the_checks_read_no_files_and_write_no_outputs():
 
 def test_the_plugin_never_imports_the_command_line():
     """The plugin and the CLI are two front ends on the library: neither goes through the other."""
-    found = [f"{path.relative_to(ROOT)}:{line}" for path in sorted(PLUGIN.rglob("*.py"))
-             for module, line in _imported(path, ROOT)
-             if module == "analysis.cli" or module.startswith("analysis.cli.")]
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sorted(PLUGIN.rglob("*.py"))
+        for module, line in _imported(path, ROOT)
+        if module == "analysis.cli" or module.startswith("analysis.cli.")
+    ]
     assert found == []
 
 
@@ -186,10 +205,10 @@ if __name__ == "__main__":
             for target, where in sorted(targets.items()):
                 print(f"{source} -> {target}: {len(where)}")
     found = cycles(graph)
-    print(f"{len(graph)} nodes, {sum(len(t) for t in graph.values())} edges, "
-          f"{len(found)} cycle(s)")
+    print(f"{len(graph)} nodes, {sum(len(t) for t in graph.values())} edges, {len(found)} cycle(s)")
     for component in found:
-        inside = [f"  {s} -> {t}: {', '.join(graph[s][t])}" for s in component
-                  for t in component if t in graph[s]]
+        inside = [
+            f"  {s} -> {t}: {', '.join(graph[s][t])}" for s in component for t in component if t in graph[s]
+        ]
         print(f"cycle of {len(component)}: {', '.join(component)}", *inside, sep="\n")
     print("imports against the layer order:", *upward_edges(graph) or ["none"], sep="\n  ")

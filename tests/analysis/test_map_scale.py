@@ -1,4 +1,5 @@
 """Site map scale: plan sheets (rasterio), stated scales and print-layout maps."""
+
 import json
 import math
 import os
@@ -11,10 +12,9 @@ import pandas as pd
 import pytest
 import shapely
 
+from analysis.checks.map_scale import LayoutMap, check_site_map_scale, read_sheet, read_sheets, sheet_scale
 from analysis.cli import main
 from analysis.errors import InputError
-from analysis.checks.map_scale import (LayoutMap, check_site_map_scale, read_sheet, read_sheets,
-                                 sheet_scale)
 from analysis.profile import load_profile
 from analysis.review import review_paths
 from tests.conftest import TEST_DATA
@@ -43,8 +43,9 @@ def write_sheet(path, crs="EPSG:2260", transform=None, tags=None, driver="GTiff"
         options["transform"] = transform or Affine(1, 0, X0, 0, -1, Y0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rasterio.errors.NotGeoreferencedWarning)
-        with rasterio.open(path, "w", driver=driver, width=width, height=height, count=1,
-                           dtype="uint8", **options) as dst:
+        with rasterio.open(
+            path, "w", driver=driver, width=width, height=height, count=1, dtype="uint8", **options
+        ) as dst:
             dst.write(np.zeros((1, height, width), dtype="uint8"))
             if tags:
                 dst.update_tags(**tags)
@@ -52,8 +53,7 @@ def write_sheet(path, crs="EPSG:2260", transform=None, tags=None, driver="GTiff"
 
 
 def ppi_tags(x, y=None, unit="2"):
-    return {"TIFFTAG_XRESOLUTION": str(x), "TIFFTAG_YRESOLUTION": str(y or x),
-            "TIFFTAG_RESOLUTIONUNIT": unit}
+    return {"TIFFTAG_XRESOLUTION": str(x), "TIFFTAG_YRESOLUTION": str(y or x), "TIFFTAG_RESOLUTIONUNIT": unit}
 
 
 def only(findings):
@@ -74,8 +74,10 @@ def geographic_pixel_degrees(lat, ground_m):
     s2 = math.sin(math.radians(lat)) ** 2
     meridian = a * (1 - e2) / (1 - e2 * s2) ** 1.5
     prime_vertical = a / math.sqrt(1 - e2 * s2)
-    return (math.degrees(ground_m / (prime_vertical * math.cos(math.radians(lat)))),
-            math.degrees(ground_m / meridian))
+    return (
+        math.degrees(ground_m / (prime_vertical * math.cos(math.radians(lat)))),
+        math.degrees(ground_m / meridian),
+    )
 
 
 def rotated(angle_deg, scale_x, scale_y, x, y):
@@ -97,40 +99,104 @@ def gdal_reads_pdf():
 PDF_READABLE = gdal_reads_pdf()
 
 
-SITE_GRID = ('LOCAL_CS["Site grid",UNIT["US survey foot",0.304800609601219],'
-             'AXIS["Easting",EAST],AXIS["Northing",NORTH]]')
+SITE_GRID = (
+    'LOCAL_CS["Site grid",UNIT["US survey foot",0.304800609601219],'
+    'AXIS["Easting",EAST],AXIS["Northing",NORTH]]'
+)
 LON, LAT = -74.17, 41.34
 DLON, DLAT = geographic_pixel_degrees(LAT, 100 * FT / 100)  # 1" = 100' at 100 ppi
 
 # (case, crs, transform, tags, expected denominator across, down)
 SHEET_CASES = [
-    ("US survey feet at exactly 1in=100ft", "EPSG:2260", Affine(1, 0, X0, 0, -1, Y0),
-     ppi_tags(100), 100 * US_FT / FT * 12, 100 * US_FT / FT * 12),
-    ("US survey feet at 1in=101ft", "EPSG:2260", Affine(1.01, 0, X0, 0, -1.01, Y0),
-     ppi_tags(100), 101 * US_FT / FT * 12, 101 * US_FT / FT * 12),
-    ("metres (UTM 18N)", "EPSG:26918", Affine(0.3048, 0, *UTM[:1], 0, -0.3048, UTM[1]),
-     ppi_tags(100), 1200.0, 1200.0),
-    ("international feet (Arizona East ft)", "EPSG:2222",
-     Affine(0.5, 0, 700_000, 0, -0.5, 1_000_000), ppi_tags(200), 1200.0, 1200.0),
-    ("pixels per centimetre", "EPSG:26918", Affine(0.15, 0, UTM[0], 0, -0.15, UTM[1]),
-     ppi_tags(40, unit="3"), 0.15 / FT * 40 * 2.54 * 12, 0.15 / FT * 40 * 2.54 * 12),
-    ("rotated 30 degrees", "EPSG:2260", rotated(30, 1, 1, X0, Y0), ppi_tags(100),
-     100 * US_FT / FT * 12, 100 * US_FT / FT * 12),
-    ("skewed", "EPSG:2260", Affine(1, 0.5, X0, 0.2, -1, Y0), ppi_tags(100),
-     math.hypot(1, 0.2) * US_FT / FT * 1200, math.hypot(0.5, 1) * US_FT / FT * 1200),
-    ("non-square pixels", "EPSG:2260", Affine(1, 0, X0, 0, -1.1, Y0), ppi_tags(100),
-     1200 * US_FT / FT, 1320 * US_FT / FT),
-    ("engineering CRS (a CAD site grid in US survey feet)", SITE_GRID,
-     Affine(1, 0, 0, 0, -1, 800), ppi_tags(100), 100 * US_FT / FT * 12, 100 * US_FT / FT * 12),
-    ("geographic (EPSG:4326) at the sheet's centre", "EPSG:4326",
-     Affine(DLON, 0, LON - 10 * DLON, 0, -DLAT, LAT + 8 * DLAT), ppi_tags(100), 1200.0, 1200.0),
+    (
+        "US survey feet at exactly 1in=100ft",
+        "EPSG:2260",
+        Affine(1, 0, X0, 0, -1, Y0),
+        ppi_tags(100),
+        100 * US_FT / FT * 12,
+        100 * US_FT / FT * 12,
+    ),
+    (
+        "US survey feet at 1in=101ft",
+        "EPSG:2260",
+        Affine(1.01, 0, X0, 0, -1.01, Y0),
+        ppi_tags(100),
+        101 * US_FT / FT * 12,
+        101 * US_FT / FT * 12,
+    ),
+    (
+        "metres (UTM 18N)",
+        "EPSG:26918",
+        Affine(0.3048, 0, *UTM[:1], 0, -0.3048, UTM[1]),
+        ppi_tags(100),
+        1200.0,
+        1200.0,
+    ),
+    (
+        "international feet (Arizona East ft)",
+        "EPSG:2222",
+        Affine(0.5, 0, 700_000, 0, -0.5, 1_000_000),
+        ppi_tags(200),
+        1200.0,
+        1200.0,
+    ),
+    (
+        "pixels per centimetre",
+        "EPSG:26918",
+        Affine(0.15, 0, UTM[0], 0, -0.15, UTM[1]),
+        ppi_tags(40, unit="3"),
+        0.15 / FT * 40 * 2.54 * 12,
+        0.15 / FT * 40 * 2.54 * 12,
+    ),
+    (
+        "rotated 30 degrees",
+        "EPSG:2260",
+        rotated(30, 1, 1, X0, Y0),
+        ppi_tags(100),
+        100 * US_FT / FT * 12,
+        100 * US_FT / FT * 12,
+    ),
+    (
+        "skewed",
+        "EPSG:2260",
+        Affine(1, 0.5, X0, 0.2, -1, Y0),
+        ppi_tags(100),
+        math.hypot(1, 0.2) * US_FT / FT * 1200,
+        math.hypot(0.5, 1) * US_FT / FT * 1200,
+    ),
+    (
+        "non-square pixels",
+        "EPSG:2260",
+        Affine(1, 0, X0, 0, -1.1, Y0),
+        ppi_tags(100),
+        1200 * US_FT / FT,
+        1320 * US_FT / FT,
+    ),
+    (
+        "engineering CRS (a CAD site grid in US survey feet)",
+        SITE_GRID,
+        Affine(1, 0, 0, 0, -1, 800),
+        ppi_tags(100),
+        100 * US_FT / FT * 12,
+        100 * US_FT / FT * 12,
+    ),
+    (
+        "geographic (EPSG:4326) at the sheet's centre",
+        "EPSG:4326",
+        Affine(DLON, 0, LON - 10 * DLON, 0, -DLAT, LAT + 8 * DLAT),
+        ppi_tags(100),
+        1200.0,
+        1200.0,
+    ),
 ]
 
 
-@pytest.mark.parametrize("case, crs, transform, tags, across, down", SHEET_CASES,
-                         ids=[c[0] for c in SHEET_CASES])
-def test_sheet_scale_from_transform_crs_unit_and_resolution(tmp_path, case, crs, transform,
-                                                            tags, across, down):
+@pytest.mark.parametrize(
+    "case, crs, transform, tags, across, down", SHEET_CASES, ids=[c[0] for c in SHEET_CASES]
+)
+def test_sheet_scale_from_transform_crs_unit_and_resolution(
+    tmp_path, case, crs, transform, tags, across, down
+):
     sheet = read_sheet(write_sheet(tmp_path / "s.tif", crs, transform, tags))
     measured = sheet_scale(sheet)
     assert measured.denominators == pytest.approx((across, down), rel=1e-7)
@@ -145,18 +211,27 @@ def test_sheet_scale_from_transform_crs_unit_and_resolution(tmp_path, case, crs,
 def test_exactly_100_us_feet_passes_and_101_fails(tmp_path):
     statuses = {}
     for feet in (50, 100, 101, 200):
-        path = write_sheet(tmp_path / f"s{feet}.tif", "EPSG:2260",
-                           Affine(feet / 100, 0, X0, 0, -feet / 100, Y0), ppi_tags(100))
+        path = write_sheet(
+            tmp_path / f"s{feet}.tif",
+            "EPSG:2260",
+            Affine(feet / 100, 0, X0, 0, -feet / 100, Y0),
+            ppi_tags(100),
+        )
         statuses[feet] = only(check_sheets(read_sheet(path))).status
     assert statuses == {50: "pass", 100: "pass", 101: SMALLER, 200: SMALLER}
 
 
-@pytest.mark.parametrize("tags, said", [
-    (None, "no resolution tags"),
-    (ppi_tags(100, unit="1"), "no unit"),
-    ({"TIFFTAG_XRESOLUTION": "0", "TIFFTAG_YRESOLUTION": "0", "TIFFTAG_RESOLUTIONUNIT": "2"},
-     "no resolution tags"),
-])
+@pytest.mark.parametrize(
+    "tags, said",
+    [
+        (None, "no resolution tags"),
+        (ppi_tags(100, unit="1"), "no unit"),
+        (
+            {"TIFFTAG_XRESOLUTION": "0", "TIFFTAG_YRESOLUTION": "0", "TIFFTAG_RESOLUTIONUNIT": "2"},
+            "no resolution tags",
+        ),
+    ],
+)
 def test_unknown_resolution_is_needs_review_naming_what_is_missing(tmp_path, tags, said):
     finding = only(check_sheets(read_sheet(write_sheet(tmp_path / "s.tif", tags=tags))))
     assert finding.status == "needs_review" and finding.value is None
@@ -171,8 +246,7 @@ def test_resolution_unit_absent_is_tiffs_default_inch(tmp_path):
 
 
 def test_a_sheet_without_georeferencing_is_needs_review(tmp_path):
-    path = write_sheet(tmp_path / "plain.tif", crs=None, transform=False,
-                       tags=ppi_tags(100))
+    path = write_sheet(tmp_path / "plain.tif", crs=None, transform=False, tags=ppi_tags(100))
     finding = only(check_sheets(read_sheet(path)))
     assert finding.status == "needs_review" and "not georeferenced" in finding.message
 
@@ -180,10 +254,11 @@ def test_a_sheet_without_georeferencing_is_needs_review(tmp_path):
 def test_a_sheet_georeferenced_by_control_points(tmp_path):
     from rasterio.control import GroundControlPoint
 
-    path = write_sheet(tmp_path / "gcp.tif", crs=None, transform=False,
-                       tags=ppi_tags(100))
-    gcps = [GroundControlPoint(row, col, X0 + col * 0.5, Y0 - row * 0.5)
-            for row, col in ((0, 0), (0, 20), (16, 0), (16, 20))]
+    path = write_sheet(tmp_path / "gcp.tif", crs=None, transform=False, tags=ppi_tags(100))
+    gcps = [
+        GroundControlPoint(row, col, X0 + col * 0.5, Y0 - row * 0.5)
+        for row, col in ((0, 0), (0, 20), (16, 0), (16, 20))
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rasterio.errors.NotGeoreferencedWarning)
         with rasterio.open(path, "r+") as dst:
@@ -218,17 +293,24 @@ PAGE = """<Page><DPI>72</DPI><Width>720</Width><Height>576</Height>
 def vector_geopdf(path, feet_per_inch):
     """A GeoPDF of vector pages only, as CAD exports them: each page 10 x 8 in, drawn at one
     of ``feet_per_inch`` (US survey feet), the parcel's boundary on it."""
-    pages = [PAGE.format(n=n, x0=X0, y0=Y0, x1=X0 + 10 * ft, y1=Y0 + 8 * ft,
-                         site=TEST_DATA / "demo_site.gpkg") for n, ft in enumerate(feet_per_inch)]
+    pages = [
+        PAGE.format(n=n, x0=X0, y0=Y0, x1=X0 + 10 * ft, y1=Y0 + 8 * ft, site=TEST_DATA / "demo_site.gpkg")
+        for n, ft in enumerate(feet_per_inch)
+    ]
     composition = path.with_suffix(".xml")
     composition.write_text("<PDFComposition>" + "".join(pages) + "</PDFComposition>")
-    subprocess.run(["gdal_create", "-q", "-co", f"COMPOSITION_FILE={composition}", str(path)],
-                   check=True, env={**os.environ, "GDAL_PAM_ENABLED": "NO"})
+    subprocess.run(
+        ["gdal_create", "-q", "-co", f"COMPOSITION_FILE={composition}", str(path)],
+        check=True,
+        env={**os.environ, "GDAL_PAM_ENABLED": "NO"},
+    )
     return path
 
 
-needs_pdf_tools = pytest.mark.skipif(not (PDF_READABLE and shutil.which("gdal_create")),
-                                     reason="needs GDAL's gdal_create and a GDAL that reads PDF")
+needs_pdf_tools = pytest.mark.skipif(
+    not (PDF_READABLE and shutil.which("gdal_create")),
+    reason="needs GDAL's gdal_create and a GDAL that reads PDF",
+)
 
 
 @needs_pdf_tools
@@ -243,9 +325,13 @@ def test_multi_page_geopdf_gives_a_finding_per_page(tmp_path):
     sheets = read_sheets([vector_geopdf(tmp_path / "set.pdf", [50, 100, 200])])
     findings = check_sheets(*sheets)
     assert [(f.features, f.status) for f in findings] == [
-        (["sheet:set.pdf#1"], "pass"), (["sheet:set.pdf#2"], "pass"), (["sheet:set.pdf#3"], SMALLER)]
-    assert [f.value for f in findings] == pytest.approx([ft * 12 * US_FT / FT for ft in (50, 100, 200)],
-                                                        rel=1e-9)
+        (["sheet:set.pdf#1"], "pass"),
+        (["sheet:set.pdf#2"], "pass"),
+        (["sheet:set.pdf#3"], SMALLER),
+    ]
+    assert [f.value for f in findings] == pytest.approx(
+        [ft * 12 * US_FT / FT for ft in (50, 100, 200)], rel=1e-9
+    )
 
 
 def test_sheet_footprint_is_the_sheet_on_the_ground(tmp_path):
@@ -260,8 +346,7 @@ def test_unreadable_sheet_exits_2_naming_the_file(data_copy, tmp_path, capsys, c
     bad = tmp_path / "broken_sheet.tif"
     bad.write_bytes(content)
     out_json = tmp_path / "out" / "r.json"
-    status = main(["review", str(data_copy("demo_site.gpkg")), "--sheet", str(bad),
-                   "--json", str(out_json)])
+    status = main(["review", str(data_copy("demo_site.gpkg")), "--sheet", str(bad), "--json", str(out_json)])
     err = capsys.readouterr().err
     assert status == 2
     assert "broken_sheet.tif" in err and "cannot be read" in err and "Traceback" not in err
@@ -271,8 +356,9 @@ def test_unreadable_sheet_exits_2_naming_the_file(data_copy, tmp_path, capsys, c
 
 
 def test_missing_sheet_exits_2(data_copy, tmp_path, capsys):
-    status = main(["review", str(data_copy("demo_site.gpkg")), "--sheet",
-                   str(tmp_path / "nowhere.tif"), "--quiet"])
+    status = main(
+        ["review", str(data_copy("demo_site.gpkg")), "--sheet", str(tmp_path / "nowhere.tif"), "--quiet"]
+    )
     assert status == 2 and "nowhere.tif" in capsys.readouterr().err
 
 
@@ -313,8 +399,7 @@ def test_committed_sheets_through_the_command_line(data_copy, tmp_path, capsys):
 
 
 def test_review_paths_gives_findings_with_sheet_footprints(data_copy):
-    review = review_paths(data_copy("demo_site.gpkg"),
-                          sheets=[data_copy("sheets/sheet_utm18n_100ft.tif")])
+    review = review_paths(data_copy("demo_site.gpkg"), sheets=[data_copy("sheets/sheet_utm18n_100ft.tif")])
     finding = next(f for f in review.findings if f.features == ["sheet:sheet_utm18n_100ft.tif"])
     # 100 x 80 pixels of 0.3048 m = 100 x 80 international ft, seen in US survey feet (planar
     # UTM to State Plane: the two grids' scale factors differ by well under 0.1 %)
@@ -323,24 +408,33 @@ def test_review_paths_gives_findings_with_sheet_footprints(data_copy):
 
 # --- stated scales and layout maps -------------------------------------------------------
 
+
 def test_stated_scales_table():
-    stated = pd.DataFrame({"sheet": ["A", "B", "C", "D", "E"],
-                           "scale_denominator": [600, 1200, 1200.1, 1212, None]})
+    stated = pd.DataFrame(
+        {"sheet": ["A", "B", "C", "D", "E"], "scale_denominator": [600, 1200, 1200.1, 1212, None]}
+    )
     findings = check_sheets(stated=stated)
     assert [(f.features, f.status, f.value) for f in findings] == [
-        (["layout_scale:A"], "pass", 600.0), (["layout_scale:B"], "pass", 1200.0),
-        (["layout_scale:C"], "pass", 1200.1), (["layout_scale:D"], SMALLER, 1212.0),
-        (["layout_scale:E"], "needs_review", None)]
+        (["layout_scale:A"], "pass", 600.0),
+        (["layout_scale:B"], "pass", 1200.0),
+        (["layout_scale:C"], "pass", 1200.1),
+        (["layout_scale:D"], SMALLER, 1212.0),
+        (["layout_scale:E"], "needs_review", None),
+    ]
 
 
 def test_layout_maps_one_finding_per_map_and_a_layout_without_one():
-    maps = [LayoutMap("Site plan", "Main map", 1000.0), LayoutMap("Site plan", "Inset", 2500.0),
-            LayoutMap("Cover", None, None)]
+    maps = [
+        LayoutMap("Site plan", "Main map", 1000.0),
+        LayoutMap("Site plan", "Inset", 2500.0),
+        LayoutMap("Cover", None, None),
+    ]
     findings = check_sheets(layout_maps=maps)
     assert [(f.features, f.status, f.value) for f in findings] == [
         (["layout:Site plan/Main map"], "pass", 1000.0),
         (["layout:Site plan/Inset"], SMALLER, 2500.0),
-        (["layout:Cover"], "needs_review", None)]
+        (["layout:Cover"], "needs_review", None),
+    ]
     assert "no map item" in findings[2].message
 
 
@@ -353,10 +447,13 @@ def test_layout_footprint_in_the_area_crs():
     assert finding.geometry.area == pytest.approx(100 * 100 * (FT / US_FT) ** 2, rel=1e-3)
 
 
-@pytest.mark.parametrize("layout_maps, said", [
-    (None, "print layouts are read only when the review runs in QGIS"),
-    ([], "the QGIS project has no print layouts"),
-])
+@pytest.mark.parametrize(
+    "layout_maps, said",
+    [
+        (None, "print layouts are read only when the review runs in QGIS"),
+        ([], "the QGIS project has no print layouts"),
+    ],
+)
 def test_nothing_to_check_is_needs_review_saying_what_to_provide(layout_maps, said):
     finding = only(check_sheets(layout_maps=layout_maps))
     assert finding.status == "needs_review" and said in finding.message
@@ -381,8 +478,9 @@ def test_without_rasterio_a_sheet_is_refused_naming_what_to_install(tmp_path, mo
 def test_layout_and_sheet_names_are_escaped_in_the_report(data_copy):
     from analysis.report.html import render_html
 
-    review = review_paths(data_copy("demo_site.gpkg"),
-                          layout_maps=[LayoutMap("<script>alert(1)</script>", "<b>map</b>", 500.0)])
+    review = review_paths(
+        data_copy("demo_site.gpkg"), layout_maps=[LayoutMap("<script>alert(1)</script>", "<b>map</b>", 500.0)]
+    )
     html = render_html(review, maps=False)
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
     assert "<b>map</b>" not in html
@@ -392,7 +490,8 @@ def test_map_scale_check_alone_has_the_review_shape():
     from analysis.checks.map_scale import MapScaleCheck
 
     findings, scales = check_site_map_scale(
-        [], None, [LayoutMap("Plan", "Map 1", 600.0), LayoutMap("Plan", "Map 2", 2400.0)], PROFILE)
+        [], None, [LayoutMap("Plan", "Map 1", 600.0), LayoutMap("Plan", "Map 2", 2400.0)], PROFILE
+    )
     result = MapScaleCheck(PROFILE, findings, scales)
     data = result.to_dict()
     assert {"tool", "profile", "measurements", "findings"} <= set(data)

@@ -1,4 +1,5 @@
 """Layer and field mapping, a contract operation: a plan named otherwise reviews as the demo does."""
+
 import json
 
 import pytest
@@ -16,8 +17,7 @@ DEMO = TEST_DATA / "demo_site.gpkg"
 # contract layer -> (source layer, {contract field: source field}), as a CAD export might be.
 RENAMED = {
     "project": ("PROJECT_INFO", {"land_use": "LANDUSE", "five_acre_waiver": "WAIVER_5AC"}),
-    "disturbance": ("C-PHAS", {"phase": "PHASE_NO", "start_date": "START",
-                               "stabilized_date": "STAB_DATE"}),
+    "disturbance": ("C-PHAS", {"phase": "PHASE_NO", "start_date": "START", "stabilized_date": "STAB_DATE"}),
     "smp": ("C-STRM-SMP", {"smp_id": "Name"}),
     "easement": ("EASEMENTS", {"recorded": "REC"}),
     "drainage_area": ("DA", {"tc_hours": "TC_HR"}),
@@ -76,8 +76,11 @@ def mapped(tmp_path_factory):
 
 def test_review_with_map_gives_the_demo_review(mapped, tmp_path, capsys):
     site, mapping = mapped
-    (step,) = _run([["review", site, "--map", mapping, "--reference", REFERENCE, "--json",
-                     "{tmp}/out.json", "--quiet"]], tmp_path, capsys)
+    (step,) = _run(
+        [["review", site, "--map", mapping, "--reference", REFERENCE, "--json", "{tmp}/out.json", "--quiet"]],
+        tmp_path,
+        capsys,
+    )
     (expected,) = json.loads((GOLDEN / "review_demo_site.json").read_text(encoding="utf-8"))
     actual = step["json"]
     assert actual["site"]["path"] == "cad_export.gpkg"
@@ -98,8 +101,10 @@ def test_the_renamed_plan_is_refused_without_its_map(mapped, capsys):
 def test_certification_form_and_inspections_read_a_mapped_plan(mapped, tmp_path, capsys, golden):
     site, mapping = mapped
     (expected,) = json.loads((GOLDEN / f"{golden}.json").read_text(encoding="utf-8"))
-    argv = [a.replace("<root>", str(ROOT)).replace("<tmp>", "{tmp}").replace("<today>", "-")
-            for a in expected["argv"]]
+    argv = [
+        a.replace("<root>", str(ROOT)).replace("<tmp>", "{tmp}").replace("<today>", "-")
+        for a in expected["argv"]
+    ]
     argv = [str(site) if a.endswith("demo_site.gpkg") else a for a in argv] + ["--map", mapping]
     (step,) = _run([argv], tmp_path, capsys)
     assert step["exit"] == expected["exit"]
@@ -116,27 +121,35 @@ def test_a_mapped_plan_loads_as_the_demo(mapped):
         assert list(by_map.layers[name].columns) == list(frame.columns), name
 
 
-@pytest.mark.parametrize("text, key, said", [
-    ('[layers]\nculvert = "C-CULV"\n', "key layers.culvert", "'culvert' is not a site-plan layer"),
-    ('[fields.disturbance]\ncolour = "CLR"\n', "key fields.disturbance.colour",
-     "'colour' is not a field of the layer 'disturbance'"),
-    ('[fields.sewer]\nsize = "X"\n', "key fields.sewer", "'sewer' is not a site-plan layer"),
-    ('[layers]\nproject = 3\n', "key layers.project", "must name a source layer, not 3"),
-    ('[fields]\ndisturbance = "PHASE_NO"\n', "key fields.disturbance", "must be a table"),
-    ('[fields.disturbance]\nstart_date = "D"\nstabilized_date = "D"\n',
-     "key fields.disturbance.stabilized_date", "'D' is mapped to both"),
-    ('[rename]\nphase = "P"\n', "key rename", "unknown table"),
-    ('layers = "x"\n', "key layers", "must be a table"),
-    ("[layers\n", "", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, key, said",
+    [
+        ('[layers]\nculvert = "C-CULV"\n', "key layers.culvert", "'culvert' is not a site-plan layer"),
+        (
+            '[fields.disturbance]\ncolour = "CLR"\n',
+            "key fields.disturbance.colour",
+            "'colour' is not a field of the layer 'disturbance'",
+        ),
+        ('[fields.sewer]\nsize = "X"\n', "key fields.sewer", "'sewer' is not a site-plan layer"),
+        ("[layers]\nproject = 3\n", "key layers.project", "must name a source layer, not 3"),
+        ('[fields]\ndisturbance = "PHASE_NO"\n', "key fields.disturbance", "must be a table"),
+        (
+            '[fields.disturbance]\nstart_date = "D"\nstabilized_date = "D"\n',
+            "key fields.disturbance.stabilized_date",
+            "'D' is mapped to both",
+        ),
+        ('[rename]\nphase = "P"\n', "key rename", "unknown table"),
+        ('layers = "x"\n', "key layers", "must be a table"),
+        ("[layers\n", "", "not valid TOML"),
+    ],
+)
 def test_a_bad_map_file_exits_2_naming_the_file_and_key(mapped, tmp_path, capsys, text, key, said):
     from analysis.cli import main
 
     site, _ = mapped
     bad = tmp_path / "bad_map.toml"
     bad.write_text(text, encoding="utf-8")
-    assert main(["review", str(site), "--map", str(bad), "--json", str(tmp_path / "r.json"),
-                 "--quiet"]) == 2
+    assert main(["review", str(site), "--map", str(bad), "--json", str(tmp_path / "r.json"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert f"file {bad}" in err and key in err and said in err and "Fix:" in err
     assert not (tmp_path / "r.json").exists()
@@ -145,15 +158,20 @@ def test_a_bad_map_file_exits_2_naming_the_file_and_key(mapped, tmp_path, capsys
 def test_a_map_naming_what_the_plan_lacks_names_the_map_key(mapped, tmp_path):
     site, mapping = mapped
     bad = tmp_path / "typo.toml"
-    bad.write_text(MAP_TOML.replace('"C-PHAS"', '"C-PHASE"').replace('"TC_HR"', '"TC"'),
-                   encoding="utf-8")
-    with pytest.raises(InputError, match=r"the layer 'C-PHASE', which .*typo.toml \[layers\] "
-                                         r"disturbance names for 'disturbance', is missing"):
+    bad.write_text(MAP_TOML.replace('"C-PHAS"', '"C-PHASE"').replace('"TC_HR"', '"TC"'), encoding="utf-8")
+    with pytest.raises(
+        InputError,
+        match=r"the layer 'C-PHASE', which .*typo.toml \[layers\] "
+        r"disturbance names for 'disturbance', is missing",
+    ):
         load_site_plan(site, PROFILE, mapping=read_field_map(bad))
     bad.write_text(MAP_TOML.replace('"TC_HR"', '"TC"'), encoding="utf-8")
-    with pytest.raises(InputError, match=r"layer 'DA', field 'TC': the field 'TC', which .*typo"
-                                         r".toml \[fields.drainage_area\] tc_hours names for "
-                                         r"'tc_hours', is missing"):
+    with pytest.raises(
+        InputError,
+        match=r"layer 'DA', field 'TC': the field 'TC', which .*typo"
+        r".toml \[fields.drainage_area\] tc_hours names for "
+        r"'tc_hours', is missing",
+    ):
         load_site_plan(site, PROFILE, mapping=read_field_map(bad))
 
 
@@ -162,21 +180,26 @@ def test_map_without_a_site_is_refused(tmp_path, capsys):
 
     mapping = tmp_path / "m.toml"
     mapping.write_text(MAP_TOML, encoding="utf-8")
-    assert main(["certification-form", "--map", str(mapping), "--output",
-                 str(tmp_path / "f.html")]) == 2
+    assert main(["certification-form", "--map", str(mapping), "--output", str(tmp_path / "f.html")]) == 2
     assert "no site plan is given" in capsys.readouterr().err
 
 
 def test_the_plugins_field_map_json_is_the_same_operation():
     mapping = parse_field_map('{"disturbance.phase": "PHASE_NO", "smp.SMP_ID": "Name"}')
-    assert mapping == field_map(fields={"disturbance": {"phase": "PHASE_NO"},
-                                        "smp": {"smp_id": "Name"}}, source="FIELD_MAP")
+    assert mapping == field_map(
+        fields={"disturbance": {"phase": "PHASE_NO"}, "smp": {"smp_id": "Name"}}, source="FIELD_MAP"
+    )
     assert not parse_field_map("  ") and isinstance(parse_field_map(""), FieldMap)
-    for text, said in (('{"culvert.size": "X"}', "not 'role.field' with a role of"),
-                       ('{"disturbance.colour": "X"}', "key 'disturbance.colour': 'colour' is "
-                                                       "not a field of the layer 'disturbance'"),
-                       ('{"disturbance.phase": ""}', "must name a source field"),
-                       ("[1, 2]", "not a JSON object"), ("{", "not valid JSON")):
+    for text, said in (
+        ('{"culvert.size": "X"}', "not 'role.field' with a role of"),
+        (
+            '{"disturbance.colour": "X"}',
+            "key 'disturbance.colour': 'colour' is not a field of the layer 'disturbance'",
+        ),
+        ('{"disturbance.phase": ""}', "must name a source field"),
+        ("[1, 2]", "not a JSON object"),
+        ("{", "not valid JSON"),
+    ):
         with pytest.raises(InputError, match=said):
             parse_field_map(text)
     with pytest.raises(InputError, match="'soils.hsg' is not 'role.field' with a role of project"):

@@ -1,4 +1,5 @@
 """One way to escape text for HTML and XML (analysis.markup.escape), used by every writer."""
+
 import ast
 from pathlib import Path
 
@@ -10,16 +11,19 @@ from analysis.markup import escape
 PACKAGE = Path(analysis.__file__).resolve().parent
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
-    ('say "hi"', "say &quot;hi&quot;"),
-    ("O'Brien", "O&#x27;Brien"),
-    ("Smith & Sons", "Smith &amp; Sons"),
-    ("&amp;", "&amp;amp;"),  # text, not markup: escaped again
-    (None, ""),
-    (3.5, "3.5"),
-    ("Route 17 – Forest Rd", "Route 17 – Forest Rd"),  # noqa: RUF001 - the en dash is the point
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+        ('say "hi"', "say &quot;hi&quot;"),
+        ("O'Brien", "O&#x27;Brien"),
+        ("Smith & Sons", "Smith &amp; Sons"),
+        ("&amp;", "&amp;amp;"),  # text, not markup: escaped again
+        (None, ""),
+        (3.5, "3.5"),
+        ("Route 17 – Forest Rd", "Route 17 – Forest Rd"),  # noqa: RUF001 - the en dash is the point
+    ],
+)
 def test_escape(value, expected):
     assert escape(value) == expected
 
@@ -42,5 +46,5 @@ def test_no_module_escapes_on_its_own():
             else:
                 continue
             if {"html", "markupsafe"} & {m.split(".")[0] for m in modules}:
-                    callers.append(path.relative_to(PACKAGE).as_posix())
+                callers.append(path.relative_to(PACKAGE).as_posix())
     assert callers == ["markup.py"]

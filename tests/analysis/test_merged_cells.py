@@ -2,6 +2,7 @@
 table through ``[files]``, whose values the checklist judges; a phasing schedule): GDAL reads a
 merged range's value in its first cell alone, the others empty, without a word. The workbooks
 are written by openpyxl, as a spreadsheet program writes them."""
+
 from __future__ import annotations
 
 import geopandas as gpd
@@ -29,11 +30,9 @@ def project_workbook(path, site, merge=None):
 
 
 def review(tmp_path, site, workbook, capsys):
-    (tmp_path / "map.toml").write_text(f'[files]\nproject = "{workbook.name}"\n',
-                                       encoding="utf-8")
+    (tmp_path / "map.toml").write_text(f'[files]\nproject = "{workbook.name}"\n', encoding="utf-8")
     out = tmp_path / "review.json"
-    status = main(["review", str(site), "--map", str(tmp_path / "map.toml"), "--json", str(out),
-                   "--quiet"])
+    status = main(["review", str(site), "--map", str(tmp_path / "map.toml"), "--json", str(out), "--quiet"])
     return status, out, capsys.readouterr().err
 
 
@@ -46,7 +45,8 @@ def test_the_plan_project_row_from_a_workbook_is_read(data_copy, tmp_path, capsy
 
 
 def test_merged_cells_in_the_plan_project_row_are_refused_naming_file_sheet_and_cells(
-        data_copy, tmp_path, capsys):
+    data_copy, tmp_path, capsys
+):
     # The name merged over the address: GDAL would read the address as empty, and the
     # checklist would judge a plan that states its address as one that does not.
     site = data_copy("demo_site.gpkg")
@@ -66,27 +66,53 @@ def test_read_layer_refuses_merged_cells_in_any_sheet_it_reads(tmp_path):
     table.merge_cells("B2:B3")
     book.save(tmp_path / "book.xlsx")
     assert len(read_layer(tmp_path / "book.xlsx", "notes", read_geometry=False).frame) == 0
-    with pytest.raises(InputError, match=r"book\.xlsx, layer 'table': the sheet 'table' has "
-                                         r"merged cells \(B2:B3\).*Fix: unmerge"):
+    with pytest.raises(
+        InputError,
+        match=r"book\.xlsx, layer 'table': the sheet 'table' has "
+        r"merged cells \(B2:B3\).*Fix: unmerge",
+    ):
         read_layer(tmp_path / "book.xlsx", "table", read_geometry=False)
 
 
 def test_a_schedule_workbook_with_merged_cells_is_refused_naming_the_option(tmp_path, capsys):
     from tests.analysis.test_phasing_cli import PATTERN, cad_plan
 
-    dxf, _ = cad_plan(tmp_path, [("1", 1.0, 0), ("2", 1.0, 2000)],
-                      {"1": ("2027-04-01", "2027-07-01"), "2": ("2027-04-01", "2027-08-01")})
+    dxf, _ = cad_plan(
+        tmp_path,
+        [("1", 1.0, 0), ("2", 1.0, 2000)],
+        {"1": ("2027-04-01", "2027-07-01"), "2": ("2027-04-01", "2027-08-01")},
+    )
     book = openpyxl.Workbook()
     sheet = book.active
     sheet.title = "Schedule"
-    for row in (["phase", "start", "stabilized"], ["1", "2027-04-01", "2027-07-01"],
-                ["2", "2027-04-01", "2027-08-01"]):
+    for row in (
+        ["phase", "start", "stabilized"],
+        ["1", "2027-04-01", "2027-07-01"],
+        ["2", "2027-04-01", "2027-08-01"],
+    ):
         sheet.append(row)
     sheet.merge_cells("B2:B3")  # one start date for both phases, as typed in a spreadsheet
     book.save(tmp_path / "schedule.xlsx")
-    assert main(["phasing", str(dxf), "--phase-from", "layer", "--pattern", PATTERN,
-                 "--schedule", str(tmp_path / "schedule.xlsx"), "--crs", "EPSG:2260",
-                 "--json", str(tmp_path / "out.json"), "--quiet"]) == 2
+    assert (
+        main(
+            [
+                "phasing",
+                str(dxf),
+                "--phase-from",
+                "layer",
+                "--pattern",
+                PATTERN,
+                "--schedule",
+                str(tmp_path / "schedule.xlsx"),
+                "--crs",
+                "EPSG:2260",
+                "--json",
+                str(tmp_path / "out.json"),
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "schedule.xlsx" in err and "merged cells (B2:B3)" in err and "--schedule" in err
     assert not (tmp_path / "out.json").exists()
@@ -100,8 +126,20 @@ def test_checklist_confirmations_in_a_workbook_are_refused_saying_what_is_read(t
     book.active.append(["B(5)", "R. Levi", "2027-03-02"])
     book.save(tmp_path / "confirmations.xlsx")
     out = tmp_path / "review.json"
-    assert main(["review", str(TEST_DATA / "demo_site.gpkg"), "--confirmations",
-                 str(tmp_path / "confirmations.xlsx"), "--json", str(out), "--quiet"]) == 2
+    assert (
+        main(
+            [
+                "review",
+                str(TEST_DATA / "demo_site.gpkg"),
+                "--confirmations",
+                str(tmp_path / "confirmations.xlsx"),
+                "--json",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "confirmations.xlsx" in err and "JSON file or a findings GeoPackage" in err
     assert not out.exists()

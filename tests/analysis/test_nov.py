@@ -1,11 +1,12 @@
 """Notice of violation (Enforcement C(1)-(5)): refused without any of the five, escaped HTML."""
+
 import re
 
 import pytest
 
 from analysis.errors import InputError
-from analysis.records.nov import read_violation, render_notice_html
 from analysis.profile import load_profile
+from analysis.records.nov import read_violation, render_notice_html
 from tests.conftest import TEST_DATA
 
 PROFILE = load_profile()
@@ -13,8 +14,10 @@ PROFILE = load_profile()
 COMPLETE = {
     "recipient": {"name": "Forest <b>Road</b> & Co", "address": "1 Forest Road"},
     "property": {"address": "Forest Road, parcel 1-1-23.4"},
-    "violation": {"nature": "No report <script>alert(1)</script>",
-                  "sections": ["Maintenance and repair A(2)"]},
+    "violation": {
+        "nature": "No report <script>alert(1)</script>",
+        "sections": ["Maintenance and repair A(2)"],
+    },
     "remedy": {"measures": "Inspect and report", "complete_by": "2027-06-16"},
     "penalties": {"kinds": ["criminal", "civil"], "offence_number": 2},
 }
@@ -30,8 +33,10 @@ def toml_text(record):
             return str(v)
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    return "".join(f"[{table}]\n" + "".join(f"{k} = {value(v)}\n" for k, v in keys.items())
-                   for table, keys in record.items())
+    return "".join(
+        f"[{table}]\n" + "".join(f"{k} = {value(v)}\n" for k, v in keys.items())
+        for table, keys in record.items()
+    )
 
 
 def write(tmp_path, record):
@@ -49,27 +54,33 @@ def without(table, key=None):
     return record
 
 
-@pytest.mark.parametrize("record, item, names", [
-    (without("recipient"), "C(1)", "recipient.name and recipient.address"),
-    (without("recipient", "address"), "C(1)", "recipient.address"),
-    (without("property"), "C(2)", "property.address or property.description"),
-    (without("violation", "nature"), "C(3)", "violation.nature"),
-    (without("violation", "sections"), "C(3)", "violation.sections"),
-    (without("remedy", "complete_by"), "C(4)", "remedy.complete_by or schedule"),
-    (without("remedy", "measures"), "C(4)", "remedy.measures"),
-    (without("penalties"), "C(5)", "penalties.kinds or penalties.statement"),
-    ({**COMPLETE, "recipient": {"name": "  ", "address": "1 Forest Road"}}, "C(1)", "recipient.name"),
-])
+@pytest.mark.parametrize(
+    "record, item, names",
+    [
+        (without("recipient"), "C(1)", "recipient.name and recipient.address"),
+        (without("recipient", "address"), "C(1)", "recipient.address"),
+        (without("property"), "C(2)", "property.address or property.description"),
+        (without("violation", "nature"), "C(3)", "violation.nature"),
+        (without("violation", "sections"), "C(3)", "violation.sections"),
+        (without("remedy", "complete_by"), "C(4)", "remedy.complete_by or schedule"),
+        (without("remedy", "measures"), "C(4)", "remedy.measures"),
+        (without("penalties"), "C(5)", "penalties.kinds or penalties.statement"),
+        ({**COMPLETE, "recipient": {"name": "  ", "address": "1 Forest Road"}}, "C(1)", "recipient.name"),
+    ],
+)
 def test_record_missing_a_content_is_refused_naming_it(tmp_path, record, item, names):
     with pytest.raises(InputError, match=re.escape(f"lacks Enforcement {item}")) as err:
         read_violation(write(tmp_path, record))
     assert f"field '{names}'" in str(err.value)
 
 
-@pytest.mark.parametrize("record, match", [
-    ({**COMPLETE, "penalties": {"kinds": ["parking"]}}, "penalties.kinds"),
-    ({**COMPLETE, "penalties": {"kinds": ["civil"], "offence_number": 0}}, "offence_number"),
-])
+@pytest.mark.parametrize(
+    "record, match",
+    [
+        ({**COMPLETE, "penalties": {"kinds": ["parking"]}}, "penalties.kinds"),
+        ({**COMPLETE, "penalties": {"kinds": ["civil"], "offence_number": 0}}, "offence_number"),
+    ],
+)
 def test_bad_penalties_refused(tmp_path, record, match):
     with pytest.raises(InputError, match=match):
         read_violation(write(tmp_path, record))
@@ -99,8 +110,9 @@ def test_a_violation_found_at_an_inspection_stops_all_but_stabilization(tmp_path
     corrected and all work previously completed has received approval by the Stormwater
     Management Administrator." The notice says so (round 3, point 12), unless the record says
     the violation was not found at an inspection."""
-    words = ("No further work shall be conducted except for site stabilization until all "
-             "violations are corrected")
+    words = (
+        "No further work shall be conducted except for site stabilization until all violations are corrected"
+    )
     html = render_notice_html(read_violation(write(tmp_path, COMPLETE)), PROFILE)
     assert words in html and "Inspections A(1)(b)" in html
     elsewhere = {**COMPLETE, "violation": {**COMPLETE["violation"], "found_at_inspection": False}}

@@ -1,5 +1,6 @@
 """``analysis.overlay.shared_parts``: the one measure of what a part shares with its polygon
 (the review's and the screen's), equal to the plain overlay wherever there is an area."""
+
 import numpy as np
 import shapely
 
@@ -13,12 +14,18 @@ def _catchment(x0, y0, x1, y1):
 
 def test_the_shared_area_is_the_overlays_whatever_the_case():
     rng = np.random.default_rng(7)
-    polygons = np.array([_catchment(0, 0, 100, 100), _catchment(100, 0, 200, 100),
-                         shapely.Polygon([(0, 0), (300, 0), (0, 300)])], dtype=object)
+    polygons = np.array(
+        [
+            _catchment(0, 0, 100, 100),
+            _catchment(100, 0, 200, 100),
+            shapely.Polygon([(0, 0), (300, 0), (0, 300)]),
+        ],
+        dtype=object,
+    )
     which = rng.integers(0, 3, 1500)
     x, y, side = rng.uniform(-20, 220, 1500), rng.uniform(-20, 120, 1500), rng.uniform(1, 60, 1500)
     parts = shapely.box(x, y, x + side, y + side)
-    parts[::5] = [_catchment(100, 0, 200, 100)] * len(parts[::5])   # touches the first, is the second
+    parts[::5] = [_catchment(100, 0, 200, 100)] * len(parts[::5])  # touches the first, is the second
     parts[1::5] = [_catchment(50, 50, 150, 150)] * len(parts[1::5])  # overlaps them partly
     parts[2::5] = [shapely.box(100, 10, 110, 20)] * len(parts[2::5])  # a site on an edge
     got = shared_parts(polygons[which], parts)
@@ -35,8 +42,7 @@ def test_the_shared_area_is_the_overlays_whatever_the_case():
 
 def test_a_catchment_sharing_a_watersheds_edge_shares_nothing():
     shed, next_door = _catchment(0, 0, 100, 100), _catchment(100, 0, 200, 100)
-    got = shared_parts(np.array([shed, shed], dtype=object), np.array([next_door, shed],
-                                                                      dtype=object))
+    got = shared_parts(np.array([shed, shed], dtype=object), np.array([next_door, shed], dtype=object))
     assert shapely.is_empty(got[0]) and shapely.area(got[0]) == 0
     assert got[1] is shed or shapely.equals(got[1], shed)
 

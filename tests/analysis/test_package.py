@@ -1,4 +1,5 @@
 """The library's own promises: no QGIS or Qt inside it, one version from metadata.txt."""
+
 import ast
 import configparser
 from pathlib import Path
@@ -14,10 +15,12 @@ FORBIDDEN = ("qgis", "PyQt5", "PyQt6", "PySide2", "PySide6", "sip")
 @pytest.mark.parametrize("module", sorted(PACKAGE.rglob("*.py")), ids=lambda p: p.name)
 def test_analysis_imports_no_qgis_or_qt(module):
     tree = ast.parse(module.read_text(encoding="utf-8"))
-    imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names]
-    imported += [node.module for node in ast.walk(tree)
-                 if isinstance(node, ast.ImportFrom) and node.module and node.level == 0]
+    imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    imported += [
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+    ]
     assert not [name for name in imported if name.split(".")[0] in FORBIDDEN]
 
 
@@ -31,8 +34,10 @@ def test_profiles_ship_inside_the_package():
     assert (PACKAGE / "profiles" / "kiryas_joel.toml").is_file()
 
 
-MODULES = {".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
-           for p in PACKAGE.rglob("*.py")}
+MODULES = {
+    ".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+    for p in PACKAGE.rglob("*.py")
+}
 
 
 def _imports_of(module_path: Path) -> set[str]:
@@ -48,7 +53,7 @@ def _imports_of(module_path: Path) -> set[str]:
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package[:len(package) - node.level + 1]
+                base = package[: len(package) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -65,8 +70,9 @@ def _module_graph() -> dict[str, set[str]]:
         if parts[-1] == "__init__":
             parts = parts[:-1]
         modules[".".join(parts)] = path
-    return {name: {m for m in _imports_of(path) if m in modules and m != name}
-            for name, path in modules.items()}
+    return {
+        name: {m for m in _imports_of(path) if m in modules and m != name} for name, path in modules.items()
+    }
 
 
 def test_analysis_has_no_import_cycles():
@@ -79,7 +85,7 @@ def test_analysis_has_no_import_cycles():
         state[node] = "open"
         for nxt in sorted(graph[node]):
             if state.get(nxt) == "open":
-                cycles.append(stack[stack.index(nxt):] + [nxt] if nxt in stack else [node, nxt])
+                cycles.append(stack[stack.index(nxt) :] + [nxt] if nxt in stack else [node, nxt])
             elif nxt not in state:
                 visit(nxt, stack + [nxt])
         state[node] = "done"
@@ -92,9 +98,10 @@ def test_analysis_has_no_import_cycles():
 
 def test_analysis_never_imports_the_plugin():
     """The library reaches the plugin (the PDF writer) only through a registered entry point."""
-    offenders = {name: sorted(m for m in _imports_of(path) if m.split(".")[0] in
-                              ("qgis_plugin", "swppp_review"))
-                 for name, path in ((p.stem, p) for p in PACKAGE.rglob("*.py"))}
+    offenders = {
+        name: sorted(m for m in _imports_of(path) if m.split(".")[0] in ("qgis_plugin", "swppp_review"))
+        for name, path in ((p.stem, p) for p in PACKAGE.rglob("*.py"))
+    }
     assert not {k: v for k, v in offenders.items() if v}
     sources = "\n".join(p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.py"))
     assert "sys.path.append" not in sources and "sys.path.insert" not in sources
@@ -104,6 +111,9 @@ def test_the_pdf_writer_is_registered_where_the_plugin_is_installed():
     from importlib.metadata import entry_points
 
     found = entry_points()
-    group = (found.select(group="swppp_review.pdf_writers") if hasattr(found, "select")
-             else found.get("swppp_review.pdf_writers", ()))
+    group = (
+        found.select(group="swppp_review.pdf_writers")
+        if hasattr(found, "select")
+        else found.get("swppp_review.pdf_writers", ())
+    )
     assert [e.value for e in group] == ["qgis_plugin.report_layout:standalone_pdf_report"]

@@ -7,6 +7,7 @@ the validator's and the analyzer's reachability requests, which need the network
 package.sh runs on a copy of the checkout's plugin sources in a temporary folder: the build/ the
 QGIS tests load is left alone.
 """
+
 import configparser
 import os
 import re
@@ -21,15 +22,26 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = Path(os.environ.get("QGIS_PLUGIN_CI", ROOT / ".venv" / "plain" / "bin" / "qgis-plugin-ci"))
 ADDRESSES = ("homepage", "tracker", "repository", "email")
-PUBLISHED = {"SWPPP_HOMEPAGE": "https://gis.swppp-village.us/swppp-review",
-             "SWPPP_TRACKER": "https://gis.swppp-village.us/swppp-review/issues",
-             "SWPPP_REPOSITORY": "https://gis.swppp-village.us/swppp-review/source",
-             "SWPPP_EMAIL": "gis@swppp-village.us"}
+PUBLISHED = {
+    "SWPPP_HOMEPAGE": "https://gis.swppp-village.us/swppp-review",
+    "SWPPP_TRACKER": "https://gis.swppp-village.us/swppp-review/issues",
+    "SWPPP_REPOSITORY": "https://gis.swppp-village.us/swppp-review/source",
+    "SWPPP_EMAIL": "gis@swppp-village.us",
+}
 
 # The repository's upload validator (QGIS-Django, plugins/validator.py): these fields required,
 # tracker/repository/homepage URLs with a scheme and a host, not its named stand-ins.
-REQUIRED = ("name", "description", "version", "qgisMinimumVersion", "author", "email", "about",
-            "tracker", "repository")
+REQUIRED = (
+    "name",
+    "description",
+    "version",
+    "qgisMinimumVersion",
+    "author",
+    "email",
+    "about",
+    "tracker",
+    "repository",
+)
 FORBIDDEN = {"tracker": "http://bugs", "repository": "http://repo", "homepage": "http://homepage"}
 # The plugin analyzer's metadata rules (qgis-plugin-analyzer, metadata_audit.py). Its
 # METADATA_SUPPORTS_QT6 ("deprecated") is not applied: QGIS 3.44's plugin installer reads
@@ -52,8 +64,14 @@ def repository_problems(archive):
             problems.append(f"icon {icon!r} not in the zip")
     if not re.match(r"^[A-Za-z][A-Za-z0-9-_]+$", package):
         problems.append(f"folder name {package}")
-    problems += [f"forbidden entry {n}" for n in names if ".." in n or n.startswith("/")
-                 or ".pyc" in n or {"__MACOSX", ".git", "__pycache__"} & set(n.split("/"))]
+    problems += [
+        f"forbidden entry {n}"
+        for n in names
+        if ".." in n
+        or n.startswith("/")
+        or ".pyc" in n
+        or {"__MACOSX", ".git", "__pycache__"} & set(n.split("/"))
+    ]
     if f"{package}/__init__.py" not in names or f"{package}/LICENSE" not in names:
         problems.append("no __init__.py or LICENSE")
     problems += [f"{key} missing" for key in REQUIRED if not metadata.get(key)]
@@ -88,11 +106,15 @@ def package(tmp_path):
         shutil.copy2(ROOT / name, copy / name)
 
     def run(**env):
-        clean = {k: v for k, v in os.environ.items()
-                 if not k.startswith("SWPPP_") and k != "PLUGIN_REPO_URL"}
-        completed = subprocess.run(["bash", str(copy / "scripts" / "package.sh")],
-                                   env={**clean, "QGIS_PLUGIN_CI": str(TOOL), **env},
-                                   capture_output=True, text=True, check=False, timeout=300)
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("SWPPP_") and k != "PLUGIN_REPO_URL"}
+        completed = subprocess.run(
+            ["bash", str(copy / "scripts" / "package.sh")],
+            env={**clean, "QGIS_PLUGIN_CI": str(TOOL), **env},
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+        )
         return completed, copy / "build" / "swppp_review.zip"
 
     return run
@@ -113,8 +135,11 @@ def test_the_addresses_given_make_a_zip_the_plugin_repository_takes(package):
     problems, metadata = repository_problems(archive)
     assert problems == []
     assert {key: metadata[key] for key in ADDRESSES} == {
-        "homepage": PUBLISHED["SWPPP_HOMEPAGE"], "tracker": PUBLISHED["SWPPP_TRACKER"],
-        "repository": PUBLISHED["SWPPP_REPOSITORY"], "email": PUBLISHED["SWPPP_EMAIL"]}
+        "homepage": PUBLISHED["SWPPP_HOMEPAGE"],
+        "tracker": PUBLISHED["SWPPP_TRACKER"],
+        "repository": PUBLISHED["SWPPP_REPOSITORY"],
+        "email": PUBLISHED["SWPPP_EMAIL"],
+    }
 
 
 def test_without_addresses_the_zip_says_it_is_not_for_upload(package):
@@ -124,20 +149,23 @@ def test_without_addresses_the_zip_says_it_is_not_for_upload(package):
     problems, metadata = repository_problems(archive)
     assert problems == ["email missing"]  # refused by the repository, as it should be
     assert {metadata[key] for key in ("homepage", "tracker", "repository")} == {
-        "https://not-published.invalid/"}
+        "https://not-published.invalid/"
+    }
     # The plugins.xml beside it downloads from its own folder unless PLUGIN_REPO_URL says where.
     plugins_xml = (archive.parent / "repository" / "plugins.xml").read_text(encoding="utf-8")
     assert f"<download_url>file://{archive.parent / 'repository'}/swppp_review.0." in plugins_xml
 
 
-@pytest.mark.parametrize("env, named", [
-    ({"SWPPP_HOMEPAGE": PUBLISHED["SWPPP_HOMEPAGE"]},
-     "SWPPP_TRACKER SWPPP_REPOSITORY SWPPP_EMAIL"),
-    ({**PUBLISHED, "SWPPP_TRACKER": "https://example.org/swppp-review/issues"}, "SWPPP_TRACKER="),
-    ({**PUBLISHED, "SWPPP_REPOSITORY": "git@host:swppp.git"}, "SWPPP_REPOSITORY="),
-    ({**PUBLISHED, "SWPPP_HOMEPAGE": "https://swppp.test/"}, "SWPPP_HOMEPAGE="),
-    ({**PUBLISHED, "SWPPP_EMAIL": "someone@example.com"}, "SWPPP_EMAIL="),
-])
+@pytest.mark.parametrize(
+    "env, named",
+    [
+        ({"SWPPP_HOMEPAGE": PUBLISHED["SWPPP_HOMEPAGE"]}, "SWPPP_TRACKER SWPPP_REPOSITORY SWPPP_EMAIL"),
+        ({**PUBLISHED, "SWPPP_TRACKER": "https://example.org/swppp-review/issues"}, "SWPPP_TRACKER="),
+        ({**PUBLISHED, "SWPPP_REPOSITORY": "git@host:swppp.git"}, "SWPPP_REPOSITORY="),
+        ({**PUBLISHED, "SWPPP_HOMEPAGE": "https://swppp.test/"}, "SWPPP_HOMEPAGE="),
+        ({**PUBLISHED, "SWPPP_EMAIL": "someone@example.com"}, "SWPPP_EMAIL="),
+    ],
+)
 def test_missing_or_placeholder_addresses_are_refused_naming_them(package, env, named):
     completed, archive = package(**env)
     assert completed.returncode == 2 and named in completed.stderr
@@ -146,7 +174,6 @@ def test_missing_or_placeholder_addresses_are_refused_naming_them(package, env, 
 
 def test_an_address_written_in_metadata_txt_is_refused(package, tmp_path):
     metadata = tmp_path / "checkout" / "metadata.txt"
-    metadata.write_text(metadata.read_text(encoding="utf-8") + "tracker=https://x.org/\n",
-                        encoding="utf-8")
+    metadata.write_text(metadata.read_text(encoding="utf-8") + "tracker=https://x.org/\n", encoding="utf-8")
     completed, _ = package(**PUBLISHED)
     assert completed.returncode == 2 and "remove it" in completed.stderr

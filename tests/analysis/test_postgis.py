@@ -1,4 +1,5 @@
 """PostGIS: connection text, reading around a site through the GiST index, quoted identifiers."""
+
 from __future__ import annotations
 
 import builtins
@@ -10,9 +11,9 @@ from shapely import box
 
 from analysis.cli import main
 from analysis.errors import InputError
-from analysis.reference.postgis import PostgisReference, PostgisStore, split_schema
-from analysis.reference.importer import read_candidate
 from analysis.io.vector import write_geopackage
+from analysis.reference.importer import read_candidate
+from analysis.reference.postgis import PostgisReference, PostgisStore, split_schema
 from tests.analysis.conftest import X0, Y0
 
 HOSTILE = 'x"; DROP TABLE y; --'
@@ -20,11 +21,22 @@ HOSTILE = 'x"; DROP TABLE y; --'
 
 def grid_wetlands(path, crs):
     """A 6 x 6 grid of 100-ft square wetlands 200 ft apart (EPSG:2260), written in ``crs``."""
-    squares = [box(X0 + 200 * i, Y0 + 200 * j, X0 + 200 * i + 100, Y0 + 200 * j + 100)
-               for i in range(6) for j in range(6)]
-    frame = gpd.GeoDataFrame({"wetland_id": [f"G-{k}" for k in range(36)], "source": "NYSDEC",
-                              "wetland_class": "II", "regulated": 1, "adjacent_area_ft": 100.0},
-                             geometry=squares, crs="EPSG:2260").to_crs(crs)
+    squares = [
+        box(X0 + 200 * i, Y0 + 200 * j, X0 + 200 * i + 100, Y0 + 200 * j + 100)
+        for i in range(6)
+        for j in range(6)
+    ]
+    frame = gpd.GeoDataFrame(
+        {
+            "wetland_id": [f"G-{k}" for k in range(36)],
+            "source": "NYSDEC",
+            "wetland_class": "II",
+            "regulated": 1,
+            "adjacent_area_ft": 100.0,
+        },
+        geometry=squares,
+        crs="EPSG:2260",
+    ).to_crs(crs)
     write_geopackage(path, {"wetlands": frame})
     return path
 
@@ -47,8 +59,13 @@ def test_reader_returns_only_features_intersecting_the_box_in_the_area_crs(pg_sc
     lookup = expected.set_index("wetland_id").geometry
     for wid, geom in zip(frame.wetland_id, frame.geometry):
         assert geom.hausdorff_distance(lookup[wid]) < 1e-3  # stored as MultiPolygon
-    assert list(frame.columns[:5]) == ["wetland_id", "source", "wetland_class", "regulated",
-                                       "adjacent_area_ft"]
+    assert list(frame.columns[:5]) == [
+        "wetland_id",
+        "source",
+        "wetland_class",
+        "regulated",
+        "adjacent_area_ft",
+    ]
 
 
 def test_reader_uses_the_gist_index(pg_schema, tmp_path):
@@ -56,14 +73,24 @@ def test_reader_uses_the_gist_index(pg_schema, tmp_path):
 
     conninfo, schema = pg_schema
     PostgisStore(conninfo, schema).import_candidate(
-        read_candidate("wetlands", grid_wetlands(tmp_path / "g.gpkg", "EPSG:2260")))
+        read_candidate("wetlands", grid_wetlands(tmp_path / "g.gpkg", "EPSG:2260"))
+    )
     with psycopg.connect(conninfo) as con:
         con.execute("SET enable_seqscan = off")  # 36 rows: make the planner show what it can use
-        plan = "\n".join(r[0] for r in con.execute(
-            psycopg.sql.SQL("EXPLAIN SELECT fid FROM {} WHERE ST_Intersects(geom, ST_MakeEnvelope("
-                            "0, 0, 1, 1, 2260))").format(psycopg.sql.Identifier(schema, "wetlands"))))
-        indexes = [r[0] for r in con.execute("SELECT indexname FROM pg_indexes WHERE schemaname = %s "
-                                             "AND tablename = 'wetlands'", (schema,))]
+        plan = "\n".join(
+            r[0]
+            for r in con.execute(
+                psycopg.sql.SQL(
+                    "EXPLAIN SELECT fid FROM {} WHERE ST_Intersects(geom, ST_MakeEnvelope(0, 0, 1, 1, 2260))"
+                ).format(psycopg.sql.Identifier(schema, "wetlands"))
+            )
+        )
+        indexes = [
+            r[0]
+            for r in con.execute(
+                "SELECT indexname FROM pg_indexes WHERE schemaname = %s AND tablename = 'wetlands'", (schema,)
+            )
+        ]
     assert "wetlands_geom_idx" in indexes
     assert "wetlands_geom_idx" in plan
 
@@ -76,8 +103,9 @@ def test_a_hostile_schema_name_is_quoted_not_executed(postgis_server, tmp_path, 
         con.execute("CREATE TABLE IF NOT EXISTS public.y (id integer)")
     source = grid_wetlands(tmp_path / "g.gpkg", "EPSG:2260")
 
-    status = main(["reference", "import", "wetlands", str(source), "--reference", conninfo,
-                   "--schema", HOSTILE])
+    status = main(
+        ["reference", "import", "wetlands", str(source), "--reference", conninfo, "--schema", HOSTILE]
+    )
     assert status == 0, capsys.readouterr()
     with psycopg.connect(conninfo) as con:
         assert con.execute("SELECT to_regclass('public.y') IS NOT NULL").fetchone()[0]
@@ -102,14 +130,17 @@ def test_the_schema_can_ride_in_the_connection_text(postgis_server, tmp_path):
     assert PostgisReference(keyvalue).versions() == {"wetlands": 1}
 
 
-@pytest.mark.parametrize("text, schema, expected", [
-    ("postgresql://u@h/db", None, ("postgresql://u@h/db", "public")),
-    ("postgresql://u@h/db?schema=s1", None, ("postgresql://u@h/db", "s1")),
-    ("postgresql://u@h/db?schema=s1", "s2", ("postgresql://u@h/db", "s2")),
-    ("service=gis", None, ("service=gis", "public")),
-    ("service=gis schema='a b'", None, ("service=gis", "a b")),
-    ("host=/tmp schema=s3 dbname=x", None, ("host=/tmp dbname=x", "s3")),
-])
+@pytest.mark.parametrize(
+    "text, schema, expected",
+    [
+        ("postgresql://u@h/db", None, ("postgresql://u@h/db", "public")),
+        ("postgresql://u@h/db?schema=s1", None, ("postgresql://u@h/db", "s1")),
+        ("postgresql://u@h/db?schema=s1", "s2", ("postgresql://u@h/db", "s2")),
+        ("service=gis", None, ("service=gis", "public")),
+        ("service=gis schema='a b'", None, ("service=gis", "a b")),
+        ("host=/tmp schema=s3 dbname=x", None, ("host=/tmp dbname=x", "s3")),
+    ],
+)
 def test_split_schema(text, schema, expected):
     assert split_schema(text, schema) == expected
 

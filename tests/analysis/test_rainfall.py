@@ -1,4 +1,5 @@
 """Rainfall records: the simple CSV and NOAA GHCN-Daily CSV (units, flags, stations)."""
+
 from datetime import date
 
 import pytest
@@ -25,11 +26,14 @@ def simple(tmp_path, text):
     return path
 
 
-@pytest.mark.parametrize("units, prcp, inches", [
-    ("in", "0.62", 0.62),
-    ("mm", "15.7", 15.7 / MM_PER_INCH),
-    ("tenths_mm", "157", 15.7 / MM_PER_INCH),
-])
+@pytest.mark.parametrize(
+    "units, prcp, inches",
+    [
+        ("in", "0.62", 0.62),
+        ("mm", "15.7", 15.7 / MM_PER_INCH),
+        ("tenths_mm", "157", 15.7 / MM_PER_INCH),
+    ],
+)
 def test_ghcn_units(tmp_path, units, prcp, inches):
     path = ghcn(tmp_path, ("USC1", "A, NY US", "2027-04-20", prcp, ",,7,0700"))
     rain = read_rainfall(path, units=units)
@@ -37,13 +41,16 @@ def test_ghcn_units(tmp_path, units, prcp, inches):
     assert rain.station == "USC1"
 
 
-@pytest.mark.parametrize("prcp, attributes, known, reason", [
-    ("", "", False, "missing"),               # CDO leaves a missing value blank
-    ("-9999", ",,7,", False, "missing"),       # the .dly files' missing value
-    ("0.80", ",I,7,0700", False, "quality check 'I'"),  # failed NOAA's consistency check
-    ("0.00", "T,,7,0700", True, None),         # a trace: a dry day
-    ("0.30", ",,7,0700", True, None),
-])
+@pytest.mark.parametrize(
+    "prcp, attributes, known, reason",
+    [
+        ("", "", False, "missing"),  # CDO leaves a missing value blank
+        ("-9999", ",,7,", False, "missing"),  # the .dly files' missing value
+        ("0.80", ",I,7,0700", False, "quality check 'I'"),  # failed NOAA's consistency check
+        ("0.00", "T,,7,0700", True, None),  # a trace: a dry day
+        ("0.30", ",,7,0700", True, None),
+    ],
+)
 def test_ghcn_flags(tmp_path, prcp, attributes, known, reason):
     path = ghcn(tmp_path, ("USC1", "A", "2027-05-03", prcp, attributes))
     rain = read_rainfall(path, units="in")
@@ -64,13 +71,19 @@ def test_ghcn_several_stations_need_station(tmp_path):
         read_rainfall(path, station="USC9", units="in")
 
 
-@pytest.mark.parametrize("text, match", [
-    ("date,rain\n2027-04-01,0.1\n", "neither 'date, precip_in'"),
-    ("date,precip_in\n2027-04-01,abc\n", r"row 2, column 'precip_in': 'abc' is not a number"),
-    ("date,precip_in\n2027-04-01,-0.1\n", r"row 2, column 'precip_in': -0.1 is out of range"),
-    ("date,precip_in\n04/01/2027,0.1\n", r"row 2, column 'date': '04/01/2027' is not an ISO date"),
-    ("date,precip_in\n2027-04-01,0.1\n2027-04-01,0.2\n", r"row 3, column 'date': 2027-04-01 appears twice"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("date,rain\n2027-04-01,0.1\n", "neither 'date, precip_in'"),
+        ("date,precip_in\n2027-04-01,abc\n", r"row 2, column 'precip_in': 'abc' is not a number"),
+        ("date,precip_in\n2027-04-01,-0.1\n", r"row 2, column 'precip_in': -0.1 is out of range"),
+        ("date,precip_in\n04/01/2027,0.1\n", r"row 2, column 'date': '04/01/2027' is not an ISO date"),
+        (
+            "date,precip_in\n2027-04-01,0.1\n2027-04-01,0.2\n",
+            r"row 3, column 'date': 2027-04-01 appears twice",
+        ),
+    ],
+)
 def test_simple_csv_refused_naming_row_and_column(tmp_path, text, match):
     path = simple(tmp_path, text)
     with pytest.raises(InputError, match=match) as err:

@@ -1,4 +1,5 @@
 """Reference layers: read only around the site, in the area CRS, contract checked, repairs local."""
+
 import importlib.util
 
 import geopandas as gpd
@@ -9,11 +10,11 @@ import shapely
 from shapely import Polygon
 
 from analysis.errors import InputError
+from analysis.io.vector import write_geopackage
 from analysis.profile import load_profile
 from analysis.reference.read import bounds_in_crs, is_postgis_source, open_reference, site_bounds
 from analysis.review import review_site
 from analysis.siteplan.plan import load_site_plan
-from analysis.io.vector import write_geopackage
 from tests.analysis.conftest import X0, Y0, local_box
 
 PROFILE = load_profile()
@@ -22,24 +23,33 @@ BOX = (X0, Y0, X0 + 1000, Y0 + 1000)
 
 
 def wetland(wid, geometry, regulated=0, adjacent=None):
-    return geometry, {"wetland_id": wid, "source": "TEST", "wetland_class": "PEM",
-                      "regulated": regulated, "adjacent_area_ft": adjacent}
+    return geometry, {
+        "wetland_id": wid,
+        "source": "TEST",
+        "wetland_class": "PEM",
+        "regulated": regulated,
+        "adjacent_area_ft": adjacent,
+    }
 
 
 def bow_tie(x, y, size=100):
     """An invalid (self-intersecting) polygon, two triangles of size*size/4 each when repaired."""
-    return Polygon([(X0 + x, Y0 + y), (X0 + x + size, Y0 + y + size), (X0 + x + size, Y0 + y),
-                    (X0 + x, Y0 + y + size)])
+    return Polygon(
+        [(X0 + x, Y0 + y), (X0 + x + size, Y0 + y + size), (X0 + x + size, Y0 + y), (X0 + x, Y0 + y + size)]
+    )
 
 
 @pytest.mark.parametrize("crs", ["EPSG:2260", "EPSG:4326", "EPSG:26918"])
 def test_reads_only_the_features_that_meet_the_box_whatever_the_layers_crs(make_reference, crs):
-    path = make_reference(crs=crs, wetlands=[
-        wetland("in", local_box(100, 100, 200, 200)),
-        wetland("across_edge", local_box(950, 400, 1100, 500)),
-        wetland("outside", local_box(1200, 100, 1300, 200)),
-        wetland("far", local_box(50_000, 50_000, 50_100, 50_100)),
-    ])
+    path = make_reference(
+        crs=crs,
+        wetlands=[
+            wetland("in", local_box(100, 100, 200, 200)),
+            wetland("across_edge", local_box(950, 400, 1100, 500)),
+            wetland("outside", local_box(1200, 100, 1300, 200)),
+            wetland("far", local_box(50_000, 50_000, 50_100, 50_100)),
+        ],
+    )
     read = open_reference(path).read("wetlands", BOX, AREA)
     assert sorted(read["wetland_id"]) == ["across_edge", "in"]
     assert read.crs.to_epsg() == 2260
@@ -49,8 +59,9 @@ def test_reads_only_the_features_that_meet_the_box_whatever_the_layers_crs(make_
 
 
 def test_invalid_geometries_are_repaired_only_where_read(make_reference):
-    path = make_reference(wetlands=[wetland("near", bow_tie(100, 100)),
-                                    wetland("far", bow_tie(40_000, 40_000))])
+    path = make_reference(
+        wetlands=[wetland("near", bow_tie(100, 100)), wetland("far", bow_tie(40_000, 40_000))]
+    )
     reference = open_reference(path)
     read = reference.read("wetlands", BOX, AREA)
     assert reference.repaired == ["wetlands:near"]
@@ -75,9 +86,16 @@ def test_a_missing_layer_leaves_its_checks_undecided_naming_it(make_reference, m
 
 def test_a_missing_field_is_an_error_naming_file_layer_and_field(tmp_path):
     path = tmp_path / "ref.gpkg"
-    write_geopackage(path, {"wetlands": gpd.GeoDataFrame(
-        {"wetland_id": ["W"], "source": ["X"], "wetland_class": ["PEM"], "regulated": [1]},
-        geometry=[local_box(0, 0, 10, 10)], crs=AREA)})
+    write_geopackage(
+        path,
+        {
+            "wetlands": gpd.GeoDataFrame(
+                {"wetland_id": ["W"], "source": ["X"], "wetland_class": ["PEM"], "regulated": [1]},
+                geometry=[local_box(0, 0, 10, 10)],
+                crs=AREA,
+            )
+        },
+    )
     with pytest.raises(InputError) as err:
         open_reference(path).read("wetlands", BOX, AREA)
     assert err.value.field == "adjacent_area_ft" and err.value.layer == "wetlands"
@@ -86,9 +104,22 @@ def test_a_missing_field_is_an_error_naming_file_layer_and_field(tmp_path):
 
 def test_a_flag_that_is_not_a_number_names_the_feature(tmp_path):
     path = tmp_path / "ref.gpkg"
-    write_geopackage(path, {"tmdl_watersheds": gpd.GeoDataFrame(
-        {"watershed_id": ["T"], "name": ["n"], "pollutants": ["p"], "tmdl_id": ["t"],
-         "stormwater_source": ["maybe"]}, geometry=[local_box(0, 0, 10, 10)], crs=AREA)})
+    write_geopackage(
+        path,
+        {
+            "tmdl_watersheds": gpd.GeoDataFrame(
+                {
+                    "watershed_id": ["T"],
+                    "name": ["n"],
+                    "pollutants": ["p"],
+                    "tmdl_id": ["t"],
+                    "stormwater_source": ["maybe"],
+                },
+                geometry=[local_box(0, 0, 10, 10)],
+                crs=AREA,
+            )
+        },
+    )
     with pytest.raises(InputError) as err:
         open_reference(path).read("tmdl_watersheds", BOX, AREA)
     assert err.value.field == "stormwater_source" and err.value.feature is not None
@@ -96,34 +127,64 @@ def test_a_flag_that_is_not_a_number_names_the_feature(tmp_path):
 
 def test_layer_names_match_case_insensitively(tmp_path):
     path = tmp_path / "ref.gpkg"
-    write_geopackage(path, {"WetLands": gpd.GeoDataFrame(
-        {"WETLAND_ID": ["W"], "Source": ["X"], "wetland_class": ["PEM"], "regulated": [1],
-         "adjacent_area_ft": [100.0]}, geometry=[local_box(0, 0, 10, 10)], crs=AREA)})
+    write_geopackage(
+        path,
+        {
+            "WetLands": gpd.GeoDataFrame(
+                {
+                    "WETLAND_ID": ["W"],
+                    "Source": ["X"],
+                    "wetland_class": ["PEM"],
+                    "regulated": [1],
+                    "adjacent_area_ft": [100.0],
+                },
+                geometry=[local_box(0, 0, 10, 10)],
+                crs=AREA,
+            )
+        },
+    )
     read = open_reference(path).read("wetlands", BOX, AREA)
     assert list(read["wetland_id"]) == ["W"]
 
 
 def test_versions_read_are_recorded(make_reference):
-    rows = [{"layer": layer, "version": version, "source": "test", "source_date": date,
-             "imported_at": date + "T00:00:00Z", "feature_count": 1, "sha256": "0" * 64}
-            for layer, version, date in (("wetlands", 1, "2025-01-01"),
-                                         ("wetlands", 2, "2026-01-01"),
-                                         ("catchments", 1, "2024-01-01"))]
-    reference = open_reference(make_reference(versions=rows, wetlands=[
-        wetland("in", local_box(100, 100, 200, 200))]))
+    rows = [
+        {
+            "layer": layer,
+            "version": version,
+            "source": "test",
+            "source_date": date,
+            "imported_at": date + "T00:00:00Z",
+            "feature_count": 1,
+            "sha256": "0" * 64,
+        }
+        for layer, version, date in (
+            ("wetlands", 1, "2025-01-01"),
+            ("wetlands", 2, "2026-01-01"),
+            ("catchments", 1, "2024-01-01"),
+        )
+    ]
+    reference = open_reference(
+        make_reference(versions=rows, wetlands=[wetland("in", local_box(100, 100, 200, 200))])
+    )
     reference.read("wetlands", BOX, AREA)
     described = reference.describe()
-    assert described["read"]["wetlands"] == {"features": 1, "version": 2,
-                                             "source_date": "2026-01-01"}
+    assert described["read"]["wetlands"] == {"features": 1, "version": 2, "source_date": "2026-01-01"}
     assert "layer_versions" in described["layers"]
 
 
 def test_lookup_finds_a_water_wherever_it_lies(make_reference):
     far_line = shapely.LineString([(X0 + 90_000, Y0), (X0 + 95_000, Y0)])
-    reference = open_reference(make_reference(impaired_waters=[
-        (far_line, {"waterbody_id": "NY-1", "name": "Far River", "pollutants": "Phosphorus"})]))
-    found = reference.lookup("impaired_waters", "waterbody_id", [" ny-1 "],
-                             normalise=lambda v: v.strip().upper())
+    reference = open_reference(
+        make_reference(
+            impaired_waters=[
+                (far_line, {"waterbody_id": "NY-1", "name": "Far River", "pollutants": "Phosphorus"})
+            ]
+        )
+    )
+    found = reference.lookup(
+        "impaired_waters", "waterbody_id", [" ny-1 "], normalise=lambda v: v.strip().upper()
+    )
     assert list(found["name"]) == ["Far River"]
     assert reference.lookup("impaired_waters", "waterbody_id", ["NY-2"]).empty
 
@@ -139,25 +200,31 @@ def test_site_bounds_take_the_search_distance_around_every_site_layer(make_site)
     from tests.analysis.conftest import square
 
     point = shapely.Point(X0 + 5000, Y0)
-    site = load_site_plan(make_site([square(1.0)], discharge_points=[(point, "B", "NY-1")]),
-                          PROFILE)
+    site = load_site_plan(make_site([square(1.0)], discharge_points=[(point, "B", "NY-1")]), PROFILE)
     minx, _, maxx, _ = site_bounds(site, PROFILE)
     distance = PROFILE.reference.search_distance_ft * 0.3048 / (1200 / 3937)
     assert maxx == pytest.approx(X0 + 5000 + distance)
     assert minx == pytest.approx(X0 - 2000 - distance)  # the fixture's boundary
 
 
-@pytest.mark.parametrize("source, postgis", [("postgresql://u@h/db", True),
-                                             ("service=reference", True),
-                                             ("dbname=ref host=h", True),
-                                             ("/data/reference.gpkg", False),
-                                             ("C:/data/postgresql.gpkg", False)])
+@pytest.mark.parametrize(
+    "source, postgis",
+    [
+        ("postgresql://u@h/db", True),
+        ("service=reference", True),
+        ("dbname=ref host=h", True),
+        ("/data/reference.gpkg", False),
+        ("C:/data/postgresql.gpkg", False),
+    ],
+)
 def test_sources_are_told_apart_by_kind(source, postgis):
     assert is_postgis_source(source) is postgis
 
 
-@pytest.mark.skipif(importlib.util.find_spec("analysis.reference.postgis") is not None,
-                    reason="analysis.reference.postgis is present: the PostGIS backend is tested there")
+@pytest.mark.skipif(
+    importlib.util.find_spec("analysis.reference.postgis") is not None,
+    reason="analysis.reference.postgis is present: the PostGIS backend is tested there",
+)
 def test_postgis_without_its_backend_is_a_clear_error():
     with pytest.raises(InputError, match="PostGIS"):
         open_reference("postgresql://nobody@localhost/none")
@@ -165,10 +232,10 @@ def test_postgis_without_its_backend_is_a_clear_error():
 
 def test_bbox_read_uses_the_spatial_index(make_reference):
     """The R-tree answers the box: thousands of far features are never turned into geometries."""
-    far = [wetland(f"far{i}", local_box(20_000 + 30 * i, 20_000, 20_020 + 30 * i, 20_020))
-           for i in range(2000)]
-    reference = open_reference(make_reference(wetlands=[wetland("in", local_box(1, 1, 9, 9)),
-                                                        *far]))
+    far = [
+        wetland(f"far{i}", local_box(20_000 + 30 * i, 20_000, 20_020 + 30 * i, 20_020)) for i in range(2000)
+    ]
+    reference = open_reference(make_reference(wetlands=[wetland("in", local_box(1, 1, 9, 9)), *far]))
     fetched = []
     original = reference._fetch_found
     reference._fetch_found = lambda actual, bbox: fetched.append(original(actual, bbox)) or fetched[-1]
@@ -181,9 +248,16 @@ def test_bbox_read_uses_the_spatial_index(make_reference):
 @pytest.mark.filterwarnings("ignore:'crs' was not provided")
 def test_a_reference_layer_without_a_crs_is_an_error_naming_it(tmp_path):
     path = tmp_path / "ref.gpkg"
-    frame = gpd.GeoDataFrame({"wetland_id": ["W"], "source": ["X"], "wetland_class": ["PEM"],
-                              "regulated": [1], "adjacent_area_ft": [100.0]},
-                             geometry=[local_box(0, 0, 10, 10)])
+    frame = gpd.GeoDataFrame(
+        {
+            "wetland_id": ["W"],
+            "source": ["X"],
+            "wetland_class": ["PEM"],
+            "regulated": [1],
+            "adjacent_area_ft": [100.0],
+        },
+        geometry=[local_box(0, 0, 10, 10)],
+    )
     write_geopackage(path, {"wetlands": frame})
     with pytest.raises(InputError, match="no coordinate reference system") as err:
         open_reference(path).read("wetlands", BOX, AREA)
@@ -191,8 +265,8 @@ def test_a_reference_layer_without_a_crs_is_an_error_naming_it(tmp_path):
 
 
 def test_site_file_bounds_equal_the_loaded_site_plans(make_site, tmp_path):
-    from analysis.reference.read import site_file_bounds
     from analysis.io.vector import write_geopackage
+    from analysis.reference.read import site_file_bounds
     from tests.analysis.conftest import square
 
     point = shapely.Point(X0 + 5000, Y0)
@@ -212,18 +286,14 @@ def test_a_review_reads_the_layers_only_its_checks_need_until_the_map_looks(data
     review = review_site(site, PROFILE, reference=reference, rules=["wetlands"])
     assert set(reference.features_read) == {"wetlands"}
     recorded = review.to_dict()["reference"]
-    assert sorted(review.reference_layers) == ["catchments", "impaired_waters", "tmdl_watersheds",
-                                               "wetlands"]
-    assert set(reference.features_read) == {"wetlands", "catchments", "impaired_waters",
-                                            "tmdl_watersheds"}
-    assert recorded["read"] == {"wetlands": {"features": 2, "version": 1,
-                                             "source_date": "2026-01-01"}}
+    assert sorted(review.reference_layers) == ["catchments", "impaired_waters", "tmdl_watersheds", "wetlands"]
+    assert set(reference.features_read) == {"wetlands", "catchments", "impaired_waters", "tmdl_watersheds"}
+    assert recorded["read"] == {"wetlands": {"features": 2, "version": 1, "source_date": "2026-01-01"}}
     assert review.to_dict()["reference"] == recorded
     assert len(review.reference_layers["wetlands"]) == 2
 
 
-@pytest.mark.parametrize("layer", ["impaired_waters", "catchments", "tmdl_watersheds",
-                                   "layer_versions"])
+@pytest.mark.parametrize("layer", ["impaired_waters", "catchments", "tmdl_watersheds", "layer_versions"])
 def test_a_geopackage_table_read_by_sqlite_equals_the_driver_read(layer):
     """The look-up tables (io.geopackage.read_geopackage_table, SQLite) hold what OGR reads with
     the stored texts put back: same feature ids, columns and values."""
@@ -239,8 +309,11 @@ def test_a_geopackage_table_read_by_sqlite_equals_the_driver_read(layer):
     assert list(fast.columns) == list(driver.columns)
 
     def plain(value):
-        return None if value is None or (isinstance(value, float) and np.isnan(value)) else (
-            value.item() if hasattr(value, "item") else value)
+        return (
+            None
+            if value is None or (isinstance(value, float) and np.isnan(value))
+            else (value.item() if hasattr(value, "item") else value)
+        )
 
     for column in fast.columns:
         assert [plain(v) for v in fast[column]] == [plain(v) for v in driver[column]], column
@@ -261,8 +334,7 @@ def test_a_look_up_of_nothing_reads_no_row_but_checks_the_fields(data_copy, tmp_
     assert "geometry" not in empty.columns
     found = reference.lookup("impaired_waters", "waterbody_id", ["NY1301-0099"])
     assert read == ["impaired_waters"] and list(found["waterbody_id"]) == ["NY1301-0099"]
-    assert list(reference.lookup("impaired_waters", "waterbody_id", []).columns) == \
-        list(found.columns)
+    assert list(reference.lookup("impaired_waters", "waterbody_id", []).columns) == list(found.columns)
     broken = tmp_path / "broken.gpkg"
     broken.write_bytes(data_copy("demo_reference.gpkg").read_bytes())
     with closing(sqlite3.connect(broken)) as con, con:
@@ -279,8 +351,9 @@ def test_a_geopackage_table_keeps_text_typed_into_a_number_column(tmp_path):
     from analysis.io.geopackage import read_geopackage_table
 
     path = tmp_path / "ref.gpkg"
-    write_geopackage(path, {"tmdl_watersheds": pd.DataFrame(
-        {"watershed_id": ["T-1", "T-2"], "stormwater_source": [1, 0]})})
+    write_geopackage(
+        path, {"tmdl_watersheds": pd.DataFrame({"watershed_id": ["T-1", "T-2"], "stormwater_source": [1, 0]})}
+    )
     with closing(sqlite3.connect(path)) as con, con:
         con.execute("UPDATE tmdl_watersheds SET stormwater_source = 'three' WHERE fid = 2")
     table = read_geopackage_table(path, "TMDL_Watersheds")
@@ -289,8 +362,7 @@ def test_a_geopackage_table_keeps_text_typed_into_a_number_column(tmp_path):
     assert read_geopackage_table(tmp_path / "ref.shp", "wetlands") is None
 
 
-def test_a_review_reads_a_geopackage_reference_through_one_connection_closed_after(
-        data_copy, monkeypatch):
+def test_a_review_reads_a_geopackage_reference_through_one_connection_closed_after(data_copy, monkeypatch):
     """One review's reads (layer CRSs, the boxes, the look-up tables) share one read-only
     SQLite connection (Reference.opened), closed when the checks are done; the map's later
     reads open their own."""
@@ -312,8 +384,7 @@ def test_a_review_reads_a_geopackage_reference_through_one_connection_closed_aft
     assert len(opened) == 1 and reference._con is None
     with pytest.raises(sqlite3.ProgrammingError):
         opened[0].execute("SELECT 1")
-    assert set(reference.features_read) == {"wetlands", "catchments", "impaired_waters",
-                                            "tmdl_watersheds"}
+    assert set(reference.features_read) == {"wetlands", "catchments", "impaired_waters", "tmdl_watersheds"}
     assert len(review.reference_layers["wetlands"]) == 2 and len(opened) == 1
 
 
@@ -333,8 +404,19 @@ def test_a_geopackage_s_layers_listed_by_sqlite_are_the_driver_s(tmp_path):
 
     store = tmp_path / "store.gpkg"
     for layer in ("catchments", "impaired_waters"):  # both: the route's links table is made
-        assert main(["reference", "import", layer, f"{TEST_DATA / 'demo_reference.gpkg'}|"
-                     f"layername={layer}", "--reference", str(store)]) == 0
+        assert (
+            main(
+                [
+                    "reference",
+                    "import",
+                    layer,
+                    f"{TEST_DATA / 'demo_reference.gpkg'}|layername={layer}",
+                    "--reference",
+                    str(store),
+                ]
+            )
+            == 0
+        )
     paths = sorted(TEST_DATA.rglob("*.gpkg")) + [store]
     side = (HISTORY_TABLE, LINKS_TABLE)
     for path in paths:

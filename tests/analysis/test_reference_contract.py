@@ -1,6 +1,7 @@
 """One reference-layer contract: every module that lists, stores, reads, imports, diffs, draws or
 offers the reference layers takes them from ``analysis.reference.contract`` (docs/DESIGN.md,
 "How to add a reference layer type": one contract entry plus its check)."""
+
 from __future__ import annotations
 
 import ast
@@ -58,10 +59,12 @@ def test_no_module_lists_the_reference_layers_by_hand():
 
 def test_the_scan_finds_a_hand_list(tmp_path):
     path = tmp_path / "m.py"
-    path.write_text('A = ("catchments", "tmdl_watersheds", "impaired_waters", "wetlands")\n'
-                    'B = (("wetlands", 1), ("impaired_waters", 2), ("tmdl_watersheds", 3),\n'
-                    '     ("catchments", 4))\n'
-                    'C = ("wetlands", "catchments")\n')
+    path.write_text(
+        'A = ("catchments", "tmdl_watersheds", "impaired_waters", "wetlands")\n'
+        'B = (("wetlands", 1), ("impaired_waters", 2), ("tmdl_watersheds", 3),\n'
+        '     ("catchments", 4))\n'
+        'C = ("wetlands", "catchments")\n'
+    )
     assert _hand_lists(path) == [1, 2]
 
 
@@ -78,13 +81,17 @@ def test_what_other_modules_use_is_derived_from_the_entries():
         assert site_map.MAP_LAYER_TITLES[name] == spec.legend
         assert site_map.LABEL_FIELDS[name] == spec.label_field
         assert name in site_map._CONTEXT_ORDER
-    assert contract.ADDED_FIELDS == {"impaired_waters": ("tmdl_id",),
-                                     "tmdl_watersheds": ("stormwater_source_evidence",)}
+    assert contract.ADDED_FIELDS == {
+        "impaired_waters": ("tmdl_id",),
+        "tmdl_watersheds": ("stormwater_source_evidence",),
+    }
     assert {"regulated", "stormwater_source"} == contract.FLAG_FIELDS
     assert {"regulated", "adjacent_area_ft", "stormwater_source"} == contract.NUMERIC_FIELDS
     assert REFERENCE_LAYERS["impaired_waters"].category_fields == ("category",)
-    assert {n for n, s in REFERENCE_LAYERS.items() if s.pollutant_fields == ("pollutants",)} \
-        == {"impaired_waters", "tmdl_watersheds"}
+    assert {n for n, s in REFERENCE_LAYERS.items() if s.pollutant_fields == ("pollutants",)} == {
+        "impaired_waters",
+        "tmdl_watersheds",
+    }
 
 
 @pytest.mark.parametrize("name", LAYER_NAMES)
@@ -94,10 +101,13 @@ def test_each_layer_has_a_qgis_style_from_its_contract_style(name):
     spec = REFERENCE_LAYERS[name]
     for geometry in (LINE, POLYGON) if "line" in spec.families else (POLYGON,):
         document = xml.dom.minidom.parseString(reference_qml(name, geometry))
-        options = {o.getAttribute("name"): o.getAttribute("value")
-                   for o in document.getElementsByTagName("Option") if o.getAttribute("name")}
+        options = {
+            o.getAttribute("name"): o.getAttribute("value")
+            for o in document.getElementsByTagName("Option")
+            if o.getAttribute("name")
+        }
         colour = options.get("color") or options.get("line_color")
-        red, green, blue = (int(spec.style.colour[i:i + 2], 16) for i in (1, 3, 5))
+        red, green, blue = (int(spec.style.colour[i : i + 2], 16) for i in (1, 3, 5))
         assert colour == f"{red},{green},{blue},255"
         [text] = document.getElementsByTagName("text-style")
         assert text.getAttribute("fieldName") == spec.label_field
@@ -106,6 +116,14 @@ def test_each_layer_has_a_qgis_style_from_its_contract_style(name):
 def test_an_entry_names_only_its_own_fields():
     with pytest.raises(ValueError, match="drains_to is not one of its fields"):
         contract.ReferenceLayerSpec(
-            "floodplains", "Floodplains", "Floodplain (reference)", "zone_id",
-            (contract.ReferenceField("zone_id"),), contract.POLYGONS, contract.BOX,
-            contract.Style("#000000", 15), label_field="zone_id", lookup_fields=("drains_to",))
+            "floodplains",
+            "Floodplains",
+            "Floodplain (reference)",
+            "zone_id",
+            (contract.ReferenceField("zone_id"),),
+            contract.POLYGONS,
+            contract.BOX,
+            contract.Style("#000000", 15),
+            label_field="zone_id",
+            lookup_fields=("drains_to",),
+        )

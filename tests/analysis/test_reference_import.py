@@ -1,4 +1,5 @@
 """Reading reference sources into the contract: formats, mappings, validation and its report."""
+
 from __future__ import annotations
 
 import json
@@ -9,9 +10,9 @@ import pytest
 from shapely import Point, Polygon, box
 
 from analysis.errors import InputError
+from analysis.io.vector import write_geopackage
 from analysis.profile import load_profile
 from analysis.reference.importer import normalize_pollutants, read_candidate
-from analysis.io.vector import write_geopackage
 from tests.analysis.conftest import X0, Y0
 from tests.conftest import TEST_DATA, shared_path
 
@@ -21,9 +22,17 @@ SYNONYMS = dict(load_profile().reference.pollutant_synonyms)
 
 def wetlands(path, geometries, ids=None, crs="EPSG:2260", drop=()):
     ids = ids or [f"W-{i}" for i in range(len(geometries))]
-    frame = gpd.GeoDataFrame({"wetland_id": ids, "source": "NYSDEC", "wetland_class": "II",
-                              "regulated": 1, "adjacent_area_ft": 100.0},
-                             geometry=geometries, crs=crs).drop(columns=list(drop))
+    frame = gpd.GeoDataFrame(
+        {
+            "wetland_id": ids,
+            "source": "NYSDEC",
+            "wetland_class": "II",
+            "regulated": 1,
+            "adjacent_area_ft": 100.0,
+        },
+        geometry=geometries,
+        crs=crs,
+    ).drop(columns=list(drop))
     write_geopackage(path, {"wetlands": frame})
     return path
 
@@ -40,8 +49,10 @@ def test_invalid_geometries_are_repaired_and_counted_wrong_types_rejected(tmp_pa
     candidate = read_candidate("wetlands", path)
     report = candidate.report
     assert report.repaired == ["W-1"]
-    assert dict(report.rejected) == {"W-2": "Point is not a Polygon or MultiPolygon",
-                                     "W-3": "no geometry (null or empty)"}
+    assert dict(report.rejected) == {
+        "W-2": "Point is not a Polygon or MultiPolygon",
+        "W-3": "no geometry (null or empty)",
+    }
     assert sorted(candidate.frame.wetland_id) == ["W-0", "W-1"]
     repaired = candidate.frame.set_index("wetland_id").geometry["W-1"]
     assert repaired.is_valid and repaired.geom_type == "MultiPolygon"
@@ -50,12 +61,15 @@ def test_invalid_geometries_are_repaired_and_counted_wrong_types_rejected(tmp_pa
     assert "1 invalid geometry(ies) repaired" in report.lines()[0]
 
 
-@pytest.mark.parametrize("case, fix_words", [
-    ("no_crs", "CRS"),
-    ("duplicate_ids", "not unique"),
-    ("missing_field", "field 'source'"),
-    ("nothing_left", "no feature of the source"),
-])
+@pytest.mark.parametrize(
+    "case, fix_words",
+    [
+        ("no_crs", "CRS"),
+        ("duplicate_ids", "not unique"),
+        ("missing_field", "field 'source'"),
+        ("nothing_left", "no feature of the source"),
+    ],
+)
 def test_sources_that_cannot_be_imported_are_refused(tmp_path, case, fix_words):
     path = tmp_path / "w.gpkg"
     if case == "no_crs":
@@ -72,8 +86,11 @@ def test_sources_that_cannot_be_imported_are_refused(tmp_path, case, fix_words):
 
 
 def test_field_mapping_renames_sets_constants_and_makes_ids(tmp_path):
-    source = gpd.GeoDataFrame({"ATTRIBUTE": ["PFO1A", "PEM1C"], "WETLAND_TYPE": ["Forested", "Emergent"]},
-                              geometry=[square(0), square(1)], crs="EPSG:2260")
+    source = gpd.GeoDataFrame(
+        {"ATTRIBUTE": ["PFO1A", "PEM1C"], "WETLAND_TYPE": ["Forested", "Emergent"]},
+        geometry=[square(0), square(1)],
+        crs="EPSG:2260",
+    )
     write_geopackage(tmp_path / "nwi.gpkg", {"nwi": source})
     candidate = read_candidate("wetlands", tmp_path / "nwi.gpkg", mapping=SOURCES / "nwi_mapping.toml")
     frame = candidate.frame
@@ -93,7 +110,9 @@ def test_a_mapping_naming_a_missing_source_field_is_refused(tmp_path):
 def test_wbd_huc12_with_the_shipped_mapping():
     candidate = read_candidate("catchments", SOURCES / "wbd_huc12.gpkg", mapping=SOURCES / "wbd_mapping.toml")
     assert candidate.frame[["catchment_id", "drains_to"]].values.tolist() == [
-        ["020200060101", "020200060103"], ["020200060102", "020200060103"]]
+        ["020200060101", "020200060103"],
+        ["020200060102", "020200060103"],
+    ]
 
 
 def test_real_nwi_polygons_with_the_shipped_mapping(tmp_path):
@@ -115,15 +134,20 @@ def test_real_nwi_polygons_with_the_shipped_mapping(tmp_path):
 
 def test_real_ny_tmdl_actions_join_to_watersheds_and_fold_pollutant_names():
     actions = shared_path("data/attains/ny_21NYDECA_tmdl_actions.json")
-    candidate = read_candidate("tmdl_watersheds", actions, "attains",
-                               geometry=SOURCES / "tmdl_watersheds.gpkg", synonyms=SYNONYMS)
+    candidate = read_candidate(
+        "tmdl_watersheds", actions, "attains", geometry=SOURCES / "tmdl_watersheds.gpkg", synonyms=SYNONYMS
+    )
     frame = candidate.frame.set_index("watershed_id")
     assert sorted(frame.index) == ["NY0905-0022", "NY1201-0003", "NY1301-0035"]
     # What the real response says about one unit, read independently of the importer.
     data = json.loads(actions.read_text(encoding="utf-8"))
-    named = [(a["actionIdentifier"], p["pollutantName"], p.get("pollutantSourceTypeCode"))
-             for a in data["items"][0]["actions"] for w in a["associatedWaters"]["specificWaters"]
-             if w["assessmentUnitIdentifier"] == "NY1201-0003" for p in w["associatedPollutants"]]
+    named = [
+        (a["actionIdentifier"], p["pollutantName"], p.get("pollutantSourceTypeCode"))
+        for a in data["items"][0]["actions"]
+        for w in a["associatedWaters"]["specificWaters"]
+        if w["assessmentUnitIdentifier"] == "NY1201-0003"
+        for p in w["associatedPollutants"]
+    ]
     assert frame.at["NY1201-0003", "tmdl_id"].split(";") == list(dict.fromkeys(a for a, _, _ in named))
     expected = {SYNONYMS.get(p, p) for _, p, _ in named}
     assert set(frame.at["NY1201-0003", "pollutants"].split(";")) == expected
@@ -146,25 +170,40 @@ def test_the_real_pwl_table_has_no_causes_and_its_waters_are_listed_without_caus
 def test_attains_assessments_list_only_waters_with_a_cause():
     real = shared_path("data/attains/sd_SDDENR_assessments.json")
     # No geometry for South Dakota's units: listed waters are kept without it (issue 34, item 5)
-    dakota = read_candidate("impaired_waters", real, "attains", geometry=SOURCES / "waters.gpkg",
-                            mapping=SOURCES / "pwl_geometry_mapping.toml")
+    dakota = read_candidate(
+        "impaired_waters",
+        real,
+        "attains",
+        geometry=SOURCES / "waters.gpkg",
+        mapping=SOURCES / "pwl_geometry_mapping.toml",
+    )
     assert len(dakota.frame) and dakota.frame.geometry.isna().all()
     assert any("kept without geometry" in note for note in dakota.report.notes)
-    candidate = read_candidate("impaired_waters", SOURCES / "attains_assessments_2024.json", "attains",
-                               geometry=SOURCES / "waters.gpkg",
-                               mapping=SOURCES / "pwl_geometry_mapping.toml", synonyms=SYNONYMS)
+    candidate = read_candidate(
+        "impaired_waters",
+        SOURCES / "attains_assessments_2024.json",
+        "attains",
+        geometry=SOURCES / "waters.gpkg",
+        mapping=SOURCES / "pwl_geometry_mapping.toml",
+        synonyms=SYNONYMS,
+    )
     assert sorted(candidate.frame.waterbody_id) == ["NY1301-0099", "NY1301-0200"]
-    assert ("NY1301-0123", "category 2 is not impaired (the rules profile's [categories] "
-                           "not_impaired: 1, 2, 3)") in candidate.report.skipped
+    assert (
+        "NY1301-0123",
+        "category 2 is not impaired (the rules profile's [categories] not_impaired: 1, 2, 3)",
+    ) in candidate.report.skipped
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("PHOSPHORUS, TOTAL", "PHOSPHORUS"),
-    ("Phosphorus;phosphorus,  total", "PHOSPHORUS"),
-    ("SULFATES;SULFATE;Mercury", "MERCURY;SULFATE"),
-    ("", None),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("PHOSPHORUS, TOTAL", "PHOSPHORUS"),
+        ("Phosphorus;phosphorus,  total", "PHOSPHORUS"),
+        ("SULFATES;SULFATE;Mercury", "MERCURY;SULFATE"),
+        ("", None),
+        (None, None),
+    ],
+)
 def test_pollutant_names_are_folded(text, expected):
     assert normalize_pollutants(text, SYNONYMS) == expected
 
@@ -190,6 +229,10 @@ def test_a_blank_source_date_is_the_date_the_file_states(tmp_path, given):
     done = import_reference("wetlands", source, tmp_path / "ref.gpkg", source_date=given)
     assert done["version"]["source_date"] == "2021-05-06"
     assert done["version"]["source_date_from"] == "gpkg_contents.last_change"
-    dated = import_reference("wetlands", wetlands(tmp_path / "b.gpkg", [square(1)]),
-                             tmp_path / "ref2.gpkg", source_date="2026-01-02")
+    dated = import_reference(
+        "wetlands",
+        wetlands(tmp_path / "b.gpkg", [square(1)]),
+        tmp_path / "ref2.gpkg",
+        source_date="2026-01-02",
+    )
     assert dated["version"]["source_date"] == "2026-01-02"

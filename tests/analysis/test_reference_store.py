@@ -3,10 +3,10 @@
 Every test here runs against both stores: a GeoPackage in tmp_path, and a fresh schema of the
 real PostgreSQL the session started (tests/postgis.py).
 """
+
 from __future__ import annotations
 
 import json
-from datetime import date
 import os
 import signal
 import subprocess
@@ -15,6 +15,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Optional
 
@@ -23,9 +24,9 @@ import pytest
 from shapely import box
 
 from analysis.cli import main
+from analysis.io.vector import write_geopackage
 from analysis.reference.connect import open_store
 from analysis.reference.store import PAUSE_AFTER_ENV, PAUSE_FILE_ENV
-from analysis.io.vector import write_geopackage
 from tests.analysis.conftest import X0, Y0
 from tests.conftest import ROOT, TEST_DATA
 
@@ -59,20 +60,40 @@ def reference(*args, capsys=None):
 
 
 def import_pwl(target, cycle, capsys):
-    return reference("import", "impaired_waters", SOURCES / f"pwl_{cycle}.csv", "--reference",
-                     *target.args(), "--format", "pwl", "--geometry", SOURCES / "waters.gpkg",
-                     "--map", SOURCES / "pwl_geometry_mapping.toml", "--source-date", f"{cycle}-04-01",
-                     # one water lacks a geometry: its listing goes to a temporary file, not the cwd
-                     "--rejections", Path(tempfile.mkdtemp()) / "rejected.csv", capsys=capsys)
+    return reference(
+        "import",
+        "impaired_waters",
+        SOURCES / f"pwl_{cycle}.csv",
+        "--reference",
+        *target.args(),
+        "--format",
+        "pwl",
+        "--geometry",
+        SOURCES / "waters.gpkg",
+        "--map",
+        SOURCES / "pwl_geometry_mapping.toml",
+        "--source-date",
+        f"{cycle}-04-01",
+        # one water lacks a geometry: its listing goes to a temporary file, not the cwd
+        "--rejections",
+        Path(tempfile.mkdtemp()) / "rejected.csv",
+        capsys=capsys,
+    )
 
 
 def wetlands_source(path, count, x=X0, y=Y0):
     """``count`` square wetlands 100 ft apart, ids W-0.. (EPSG:2260)."""
     frame = gpd.GeoDataFrame(
-        {"wetland_id": [f"W-{i}" for i in range(count)], "source": ["NYSDEC"] * count,
-         "wetland_class": ["II"] * count, "regulated": [1] * count, "adjacent_area_ft": [100.0] * count},
+        {
+            "wetland_id": [f"W-{i}" for i in range(count)],
+            "source": ["NYSDEC"] * count,
+            "wetland_class": ["II"] * count,
+            "regulated": [1] * count,
+            "adjacent_area_ft": [100.0] * count,
+        },
         geometry=[box(x + 150 * i, y, x + 150 * i + 100, y + 100) for i in range(count)],
-        crs="EPSG:2260")
+        crs="EPSG:2260",
+    )
     write_geopackage(path, {"wetlands": frame})
     return path
 
@@ -86,10 +107,13 @@ def test_two_pwl_releases_give_versions_and_a_correct_diff(target, capsys):
     assert import_pwl(target, "2024", capsys)[0] == 0
     versions = target.store().versions("impaired_waters")
     assert [(v.version, v.feature_count, v.source_date) for v in versions] == [
-        (1, 3, "2022-04-01"), (2, 2, "2024-04-01")]
+        (1, 3, "2022-04-01"),
+        (2, 2, "2024-04-01"),
+    ]
 
-    status, out, _ = reference("diff", "impaired_waters", "--reference", *target.args(), "--json", "-",
-                               capsys=capsys)
+    status, out, _ = reference(
+        "diff", "impaired_waters", "--reference", *target.args(), "--json", "-", capsys=capsys
+    )
     assert status == 0
     diff = json.loads(out)
     by_id = {c["id"]: c for c in diff["changes"]}
@@ -110,8 +134,19 @@ def test_diff_table_and_layer_for_qgis(target, tmp_path, capsys):
     import_pwl(target, "2022", capsys)
     import_pwl(target, "2024", capsys)
     layer = tmp_path / "diff.gpkg"
-    status, out, _ = reference("diff", "impaired_waters", "--reference", *target.args(), "--from", "1",
-                               "--to", "2", "--output", layer, capsys=capsys)
+    status, out, _ = reference(
+        "diff",
+        "impaired_waters",
+        "--reference",
+        *target.args(),
+        "--from",
+        "1",
+        "--to",
+        "2",
+        "--output",
+        layer,
+        capsys=capsys,
+    )
     assert status == 0
     assert "1 newly listed, 2 delisted" in out
     assert "NY1301-0099" in out and "pollutants added: PHOSPHORUS" in out
@@ -131,8 +166,9 @@ def test_geometry_moved_beyond_tolerance_is_a_change(target, tmp_path, capsys):
     write_geopackage(second, {"wetlands": frame})
     for source in (first, second):
         assert reference("import", "wetlands", source, "--reference", *target.args(), capsys=capsys)[0] == 0
-    diff = json.loads(reference("diff", "wetlands", "--reference", *target.args(), "--json", "-",
-                                capsys=capsys)[1])
+    diff = json.loads(
+        reference("diff", "wetlands", "--reference", *target.args(), "--json", "-", capsys=capsys)[1]
+    )
     assert [(c["id"], c["geometry_changed"]) for c in diff["changes"]] == [("W-1", True)]
 
 
@@ -165,12 +201,31 @@ def test_a_source_lacking_a_required_field_is_refused_and_nothing_changes(target
 def _paused_import(target, source, tmp_path, after):
     marker = tmp_path / f"paused-{uuid.uuid4().hex[:6]}"
     log = tmp_path / "import.log"
-    env = {**os.environ, PAUSE_AFTER_ENV: str(after), PAUSE_FILE_ENV: str(marker),
-           "PROJ_DATA": "/usr/share/proj"}
+    env = {
+        **os.environ,
+        PAUSE_AFTER_ENV: str(after),
+        PAUSE_FILE_ENV: str(marker),
+        "PROJ_DATA": "/usr/share/proj",
+    }
     with open(log, "wb") as errors:  # the child keeps its own copy of the descriptor
-        child = subprocess.Popen([sys.executable, "-m", "analysis.cli", "reference", "import",
-                                  "wetlands", str(source), "--reference", *target.args(), "--quiet"],
-                                 cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=errors)
+        child = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "analysis.cli",
+                "reference",
+                "import",
+                "wetlands",
+                str(source),
+                "--reference",
+                *target.args(),
+                "--quiet",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+        )
     deadline = time.monotonic() + 120
     while not marker.exists():
         if child.poll() is not None:
@@ -232,13 +287,23 @@ def test_an_import_killed_in_its_commit_is_rolled_back_before_a_review_reads(tmp
     assert journal.exists() and journal.stat().st_size > 0  # hot: the file holds half a commit
 
     # What a review does: open the reference (recovery first), then read through GDAL, read-only.
-    read = open_reference(target.into).read("wetlands", (X0 - 500, Y0 - 500, X0 + 1000, Y0 + 500),
-                                            "EPSG:2260")
+    read = open_reference(target.into).read(
+        "wetlands", (X0 - 500, Y0 - 500, X0 + 1000, Y0 + 500), "EPSG:2260"
+    )
     assert sorted(read.wetland_id) == ["W-0", "W-1", "W-2"]
     assert not journal.exists() or journal.stat().st_size == 0
     assert [(v.version, v.feature_count) for v in target.store().versions("wetlands")] == [(1, 3)]
-    assert reference("import", "wetlands", wetlands_source(tmp_path / "new.gpkg", 5), "--reference",
-                     *target.args(), capsys=capsys)[0] == 0
+    assert (
+        reference(
+            "import",
+            "wetlands",
+            wetlands_source(tmp_path / "new.gpkg", 5),
+            "--reference",
+            *target.args(),
+            capsys=capsys,
+        )[0]
+        == 0
+    )
     assert [v.version for v in target.store().versions("wetlands")] == [1, 2]
 
 
@@ -257,7 +322,8 @@ def _current_ids(target) -> list[str]:
 
 
 def test_status_lists_versions_and_warns_when_the_303d_list_is_older_than_the_profile(
-        target, tmp_path, capsys):
+    target, tmp_path, capsys
+):
     import_pwl(target, "2022", capsys)
     status, out, _ = reference("status", "--reference", *target.args(), "--json", "-", capsys=capsys)
     assert status == 0
@@ -274,28 +340,44 @@ def test_status_lists_versions_and_warns_when_the_303d_list_is_older_than_the_pr
 
     profile = tmp_path / "newer.toml"
     text = (ROOT / "analysis/profiles/kiryas_joel.toml").read_text(encoding="utf-8")
-    profile.write_text(text.replace('current_listing_cycle = "2018"', 'current_listing_cycle = "2024"'),
-                       encoding="utf-8")
+    profile.write_text(
+        text.replace('current_listing_cycle = "2018"', 'current_listing_cycle = "2024"'), encoding="utf-8"
+    )
     status, out, _ = reference("status", "--reference", *target.args(), "--profile", profile, capsys=capsys)
     assert status == 0
-    assert "WARNING impaired_waters: version 1 lists cycle 2022, older than the current listing " \
-           "cycle 2024" in out
+    assert (
+        "WARNING impaired_waters: version 1 lists cycle 2022, older than the current listing "
+        "cycle 2024" in out
+    )
 
 
 def test_attains_assessments_and_pwl_give_the_same_layer(target, capsys):
-    status, out, _ = reference("import", "impaired_waters", SOURCES / "attains_assessments_2022.json",
-                               "--reference", *target.args(), "--format", "attains", "--geometry",
-                               SOURCES / "waters.gpkg", "--map", SOURCES / "pwl_geometry_mapping.toml",
-                               "--rejections", Path(tempfile.mkdtemp()) / "rejected.csv",
-                               capsys=capsys)
+    status, out, _ = reference(
+        "import",
+        "impaired_waters",
+        SOURCES / "attains_assessments_2022.json",
+        "--reference",
+        *target.args(),
+        "--format",
+        "attains",
+        "--geometry",
+        SOURCES / "waters.gpkg",
+        "--map",
+        SOURCES / "pwl_geometry_mapping.toml",
+        "--rejections",
+        Path(tempfile.mkdtemp()) / "rejected.csv",
+        capsys=capsys,
+    )
     assert status == 0, out
     store = target.store()
     from_attains = store.read_version("impaired_waters", 1)
     assert import_pwl(target, "2022", capsys)[0] == 0
     from_pwl = store.read_version("impaired_waters", 2)
     columns = ["waterbody_id", "pollutants", "listing_cycle", "category"]
-    assert from_attains[columns].sort_values("waterbody_id").values.tolist() == \
-        from_pwl[columns].sort_values("waterbody_id").values.tolist()
+    assert (
+        from_attains[columns].sort_values("waterbody_id").values.tolist()
+        == from_pwl[columns].sort_values("waterbody_id").values.tolist()
+    )
     # The unit with no feature in the geometry file is kept, nameless (ATTAINS gives no name)
     assert set(from_attains.name) == {"Seven Springs Creek tributary", "Example Brook", None}
 
@@ -303,15 +385,34 @@ def test_attains_assessments_and_pwl_give_the_same_layer(target, capsys):
 def test_a_review_records_the_versions_it_read(target, tmp_path, capsys):
     demo = TEST_DATA / "demo_reference.gpkg"
     for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments"):
-        status, _, err = reference("import", layer, f"{demo}|layername={layer}", "--reference",
-                                   *target.args(), "--source-date", "2026-01-01", capsys=capsys)
+        status, _, err = reference(
+            "import",
+            layer,
+            f"{demo}|layername={layer}",
+            "--reference",
+            *target.args(),
+            "--source-date",
+            "2026-01-01",
+            capsys=capsys,
+        )
         assert status == 0, err
     import_pwl(target, "2022", capsys)  # impaired_waters version 2
     ref = target.into if target.schema is None else f"{target.into} schema={target.schema}"
     result_path = tmp_path / "review.json"
 
-    status = main(["review", str(TEST_DATA / "demo_site.gpkg"), "--reference", ref,
-                   "--json", str(result_path), "--report", str(tmp_path / "r.html"), "--quiet"])
+    status = main(
+        [
+            "review",
+            str(TEST_DATA / "demo_site.gpkg"),
+            "--reference",
+            ref,
+            "--json",
+            str(result_path),
+            "--report",
+            str(tmp_path / "r.html"),
+            "--quiet",
+        ]
+    )
 
     assert status in (0, 1)
     result = json.loads(result_path.read_text(encoding="utf-8"))
@@ -319,14 +420,22 @@ def test_a_review_records_the_versions_it_read(target, tmp_path, capsys):
     # the discharge goes to NY1301-0099, listed for Silt/Sediment in the PWL 2022 version read.
     condition_a = result["conditions"]["A"]
     assert condition_a["applies"] is True and condition_a.get("decided", True) is True
-    assert any(e.startswith("NY1301-0099 Seven Springs Creek tributary is 303(d)-listed "
-                            "(listing cycle 2022, category 5) for SILT/SEDIMENT")
-               for e in condition_a["evidence"]), condition_a["evidence"]
+    assert any(
+        e.startswith(
+            "NY1301-0099 Seven Springs Creek tributary is 303(d)-listed "
+            "(listing cycle 2022, category 5) for SILT/SEDIMENT"
+        )
+        for e in condition_a["evidence"]
+    ), condition_a["evidence"]
     assert result["measurements"]["wetland_acres"] == pytest.approx(0.10, abs=1e-6)
     recorded = result["reference"]["versions"]
     stored = {r.layer: r for r in target.store().versions()}
     assert {k: v["version"] for k, v in recorded.items()} == {
-        "catchments": 1, "impaired_waters": 2, "tmdl_watersheds": 1, "wetlands": 1}
+        "catchments": 1,
+        "impaired_waters": 2,
+        "tmdl_watersheds": 1,
+        "wetlands": 1,
+    }
     assert recorded["impaired_waters"]["sha256"] == stored["impaired_waters"].sha256
     assert "impaired_waters v2 (source 2022-04-01" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
@@ -337,8 +446,9 @@ def test_a_version_made_before_swppp_imports_is_kept_for_diff(data_copy, capsys)
     target = Target(str(demo), None)
     assert import_pwl(target, "2022", capsys)[0] == 0
     assert [v.version for v in target.store().versions("impaired_waters")] == [1, 2]
-    diff = json.loads(reference("diff", "impaired_waters", "--reference", demo, "--json", "-",
-                                capsys=capsys)[1])
+    diff = json.loads(
+        reference("diff", "impaired_waters", "--reference", demo, "--json", "-", capsys=capsys)[1]
+    )
     by_id = {c["id"]: c for c in diff["changes"]}
     assert by_id["NY1301-0099"]["pollutants_removed"] == ["PHOSPHORUS"]  # demo: Silt/Sediment;Phosphorus
     assert by_id["NY1301-0099"]["geometry_changed"] is True  # the demo's line has one more vertex
@@ -351,8 +461,17 @@ def test_a_cancelled_import_changes_nothing(target, tmp_path, capsys):
     from analysis.progress import Progress
     from analysis.reference.importer import read_candidate
 
-    assert reference("import", "wetlands", wetlands_source(tmp_path / "a.gpkg", 3), "--reference",
-                     *target.args(), capsys=capsys)[0] == 0
+    assert (
+        reference(
+            "import",
+            "wetlands",
+            wetlands_source(tmp_path / "a.gpkg", 3),
+            "--reference",
+            *target.args(),
+            capsys=capsys,
+        )[0]
+        == 0
+    )
     candidate = read_candidate("wetlands", wetlands_source(tmp_path / "b.gpkg", 5, y=Y0 + 500))
     asked = []
     progress = Progress(is_canceled=lambda: asked.append(1) or len(asked) > 1)  # cancel mid-write
@@ -382,13 +501,28 @@ def test_waters_imported_without_geometry_are_stored_and_found_by_id(target, cap
     from tests.conftest import shared_path
 
     real = shared_path("data/attains/sd_SDDENR_assessments.json")
-    assert reference("import", "impaired_waters", real, "--format", "attains", "--reference",
-                     *target.args(), "--quiet", capsys=capsys)[0] == 0
+    assert (
+        reference(
+            "import",
+            "impaired_waters",
+            real,
+            "--format",
+            "attains",
+            "--reference",
+            *target.args(),
+            "--quiet",
+            capsys=capsys,
+        )[0]
+        == 0
+    )
     assert target.store().current("impaired_waters").feature_count == 4
     assert len(target.store().read_version("impaired_waters", 1)) == 4
     source = target.into
     if target.schema is not None:
-        source += (("&" if "?" in source else "?") + f"schema={target.schema}"
-                   if source.startswith("postgres") else f" schema={target.schema}")
+        source += (
+            ("&" if "?" in source else "?") + f"schema={target.schema}"
+            if source.startswith("postgres")
+            else f" schema={target.schema}"
+        )
     found = open_reference(source).lookup("impaired_waters", "waterbody_id", ["SD-NI-R-KEYA_PAHA_01"])
     assert found.category.tolist() == ["4a"]

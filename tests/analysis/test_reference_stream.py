@@ -1,4 +1,5 @@
 """A streamed reference import (issue 23): read, validated, repaired and written in batches."""
+
 import geopandas as gpd
 import numpy as np
 import pytest
@@ -18,11 +19,17 @@ def wetlands_file(path, ids=None):
     shapes[5] = shapely.Polygon([(X0, Y0), (X0 + 30, Y0 + 30), (X0 + 30, Y0), (X0, Y0 + 30)])
     ids = ids or [f"W-{k:02d}" for k in range(N)]
     ids[11] = None
-    frame = gpd.GeoDataFrame({"wetland_id": ids, "source": "NWI",
-                              "wetland_class": [f"PFO{k % 3}" for k in range(N)],
-                              "regulated": [k % 2 for k in range(N)],
-                              "adjacent_area_ft": [100.0 if k % 2 else None for k in range(N)]},
-                             geometry=shapes, crs="EPSG:2260")
+    frame = gpd.GeoDataFrame(
+        {
+            "wetland_id": ids,
+            "source": "NWI",
+            "wetland_class": [f"PFO{k % 3}" for k in range(N)],
+            "regulated": [k % 2 for k in range(N)],
+            "adjacent_area_ft": [100.0 if k % 2 else None for k in range(N)],
+        },
+        geometry=shapes,
+        crs="EPSG:2260",
+    )
     frame.to_file(path, layer="wetlands", driver="GPKG")
     return path
 
@@ -42,8 +49,9 @@ def test_a_streamed_import_equals_the_whole_import_feature_by_feature(tmp_path):
     assert streamed.report.repaired == ["W-05"] and len(streamed.report.rejected) == 1
     one, other = (stores[k].read_version("wetlands", 1) for k in ("whole", "streamed"))
     assert one.drop(columns="geometry").equals(other.drop(columns="geometry"))
-    assert shapely.equals_exact(np.asarray(one.geometry.values), np.asarray(other.geometry.values),
-                                tolerance=0).all()
+    assert shapely.equals_exact(
+        np.asarray(one.geometry.values), np.asarray(other.geometry.values), tolerance=0
+    ).all()
     from analysis.io.vector import read_layer
 
     current = [read_layer(stores[k].path, "wetlands").frame for k in ("whole", "streamed")]
@@ -69,8 +77,9 @@ def test_an_id_repeated_across_batches_is_refused_and_changes_nothing(tmp_path):
 
 def test_a_missing_field_is_refused_before_anything_is_written(tmp_path):
     source = tmp_path / "bare.gpkg"
-    gpd.GeoDataFrame({"wetland_id": ["A"]}, geometry=[shapely.box(0, 0, 1, 1)],
-                     crs="EPSG:2260").to_file(source, layer="wetlands", driver="GPKG")
+    gpd.GeoDataFrame({"wetland_id": ["A"]}, geometry=[shapely.box(0, 0, 1, 1)], crs="EPSG:2260").to_file(
+        source, layer="wetlands", driver="GPKG"
+    )
     with pytest.raises(InputError, match="regulated"):
         stream_candidate("wetlands", source, batch=7)
 
@@ -81,8 +90,9 @@ def test_a_streamed_import_into_postgis_equals_the_geopackage_one(pg_schema, tmp
     conninfo, schema = pg_schema
     source = wetlands_file(tmp_path / "source.gpkg")
     store = PostgisStore(conninfo, schema)
-    assert store.import_candidate(stream_candidate("wetlands", source, batch=7)).version \
-        .feature_count == N - 1
+    assert (
+        store.import_candidate(stream_candidate("wetlands", source, batch=7)).version.feature_count == N - 1
+    )
     gpkg = GeoPackageStore(tmp_path / "store.gpkg")
     gpkg.import_candidate(read_candidate("wetlands", source))
     one, other = store.read_version("wetlands", 1), gpkg.read_version("wetlands", 1)
@@ -95,17 +105,25 @@ def watersheds_file(path):
     shapes = [shapely.box(X0 + 60 * k, Y0, X0 + 60 * k + 40, Y0 + 40) for k in range(N)]
     for k in (3, 17):
         shapes[k] = shapely.LineString([(X0 + 60 * k, Y0), (X0 + 60 * k + 40, Y0 + 40)])
-    frame = gpd.GeoDataFrame({"watershed_id": [f"T-{k:02d}" for k in range(N)],
-                              "name": [f"Lake {k}" for k in range(N)], "pollutants": "PHOSPHORUS",
-                              "tmdl_id": "31077", "stormwater_source": 1},
-                             geometry=shapes, crs="EPSG:2260")
+    frame = gpd.GeoDataFrame(
+        {
+            "watershed_id": [f"T-{k:02d}" for k in range(N)],
+            "name": [f"Lake {k}" for k in range(N)],
+            "pollutants": "PHOSPHORUS",
+            "tmdl_id": "31077",
+            "stormwater_source": 1,
+        },
+        geometry=shapes,
+        crs="EPSG:2260",
+    )
     frame.to_file(path, layer="tmdl_watersheds", driver="GPKG")
     return path
 
 
 @pytest.mark.parametrize("postgis", [False, True], ids=["gpkg", "postgis"])
 def test_streamed_rejections_are_counted_over_the_batches_and_refuse_the_import_inside_its_transaction(
-        tmp_path, capsys, monkeypatch, request, postgis):
+    tmp_path, capsys, monkeypatch, request, postgis
+):
     """Issue 19 on issue 23's streamed import: the rejections of every batch are counted, the
     limit checked once the last batch is written, and the refusal rolls the write back."""
     import csv
@@ -122,8 +140,17 @@ def test_streamed_rejections_are_counted_over_the_batches_and_refuse_the_import_
         target = ["--reference", conninfo, "--schema", schema]
     else:
         target = ["--reference", str(tmp_path / "ref.gpkg")]
-    argv = ["reference", "import", "tmdl_watersheds", str(source), *target,
-            "--rejections", str(listed), "--source-date", "2024-05-01"]
+    argv = [
+        "reference",
+        "import",
+        "tmdl_watersheds",
+        str(source),
+        *target,
+        "--rejections",
+        str(listed),
+        "--source-date",
+        "2024-05-01",
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "2 of 23 feature(s) rejected (2 with a TMDL)" in err and str(listed) in err
@@ -145,8 +172,13 @@ def test_streamed_rejections_are_counted_over_the_batches_and_refuse_the_import_
     assert "2 rejected (2 with a TMDL), accepted" in capsys.readouterr().out
     layers = json.loads(status.read_text(encoding="utf-8"))["layers"]
     row = next(e for e in layers if e["layer"] == "tmdl_watersheds")["versions"][-1]
-    assert (row["feature_count"], row["rejected_count"], row["rejected_with_tmdl"],
-            row["rejections_accepted"], row["stable_ids"]) == (N - 2, 2, 2, 1, 1)
+    assert (
+        row["feature_count"],
+        row["rejected_count"],
+        row["rejected_with_tmdl"],
+        row["rejections_accepted"],
+        row["stable_ids"],
+    ) == (N - 2, 2, 2, 1, 1)
 
 
 def test_an_import_with_sites_names_exactly_the_sites_whose_water_it_newly_lists(tmp_path, capsys):
@@ -154,7 +186,6 @@ def test_an_import_with_sites_names_exactly_the_sites_whose_water_it_newly_lists
     water Example Brook's catchment drains to; the sites draining to it (and not already under
     Condition A), and only those, are named, with the water that caused it."""
     import json
-
 
     from analysis.cli.app import main
     from analysis.profile import load_profile
@@ -168,16 +199,30 @@ def test_an_import_with_sites_names_exactly_the_sites_whose_water_it_newly_lists
     random_sites(reference_file, 40, seed=23).to_file(sites_file, layer="parcels", driver="GPKG")
     store = stored(reference_file, tmp_path)
     profile = load_profile()
-    before = screen_sites(read_sites(sites_file, profile.area_crs), open_reference(store.path),
-                          profile).by_site()
+    before = screen_sites(
+        read_sites(sites_file, profile.area_crs), open_reference(store.path), profile
+    ).by_site()
     listed = newly_listed(reference_file, tmp_path)
-    expected = {k for k, row in before.items() if "NY9999-0001" in row["receiving_waters"].split(";")
-                and row["condition_a"] != APPLIES}
+    expected = {
+        k
+        for k, row in before.items()
+        if "NY9999-0001" in row["receiving_waters"].split(";") and row["condition_a"] != APPLIES
+    }
     assert expected  # the random sites do reach that catchment
 
     out = tmp_path / "import.json"
-    args = ["reference", "import", "impaired_waters", str(listed), "--reference", str(store.path),
-            "--source-date", "2026-02-01", "--sites", str(sites_file)]
+    args = [
+        "reference",
+        "import",
+        "impaired_waters",
+        str(listed),
+        "--reference",
+        str(store.path),
+        "--source-date",
+        "2026-02-01",
+        "--sites",
+        str(sites_file),
+    ]
     assert main(args + ["--json", str(out)]) == 0
     printed = capsys.readouterr().out
     rescreen = json.loads(out.read_text())["rescreen"]

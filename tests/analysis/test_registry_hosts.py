@@ -4,6 +4,7 @@ The root filesystems' Debian archive is read from the machine's own apt configur
 (``debian_archive`` in scripts/qgis_release.sh, run here on sample apt configurations); the
 plugin's dependency installer runs pip with the user's own configuration (no index named).
 """
+
 import subprocess
 from pathlib import Path
 
@@ -13,10 +14,18 @@ ROOT = Path(__file__).resolve().parents[2]
 RELEASE_SCRIPT = ROOT / "scripts" / "qgis_release.sh"
 
 # Spelled in parts so that this file names none of them either.
-HOSTS = tuple(".".join(parts) for parts in (
-    ("deb", "debian", "org"), ("ftp", "debian", "org"), ("security", "debian", "org"),
-    ("pypi", "org"), ("files", "pythonhosted", "org"), ("pypi", "python", "org"),
-    ("registry", "npmjs", "org")))
+HOSTS = tuple(
+    ".".join(parts)
+    for parts in (
+        ("deb", "debian", "org"),
+        ("ftp", "debian", "org"),
+        ("security", "debian", "org"),
+        ("pypi", "org"),
+        ("files", "pythonhosted", "org"),
+        ("pypi", "python", "org"),
+        ("registry", "npmjs", "org"),
+    )
+)
 ARCHIVE = "http://archive.invalid/debian"  # a reserved name: these tests reach nothing
 
 
@@ -25,8 +34,12 @@ def debian_archive(*args, env=None):
     function = "debian_archive" if args else "_debian_mirror"
     return subprocess.run(
         ["bash", "-c", f'source "$0"; {function} "$@"', str(RELEASE_SCRIPT), *map(str, args)],
-        capture_output=True, text=True, check=False, timeout=60,
-        env={"PATH": "/usr/bin:/bin", **(env or {})})
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", **(env or {})},
+    )
 
 
 def apt_config(tmp_path, sources_list=None, **parts):
@@ -42,7 +55,9 @@ def apt_config(tmp_path, sources_list=None, **parts):
 
 
 def test_the_release_archive_of_a_deb822_file_not_security_or_updates(tmp_path):
-    listed, folder = apt_config(tmp_path, debian_sources=f"""\
+    listed, folder = apt_config(
+        tmp_path,
+        debian_sources=f"""\
 Types: deb
 # {ARCHIVE}-security (a comment, not the address)
 URIs: {ARCHIVE}-security
@@ -63,7 +78,8 @@ URIs: {ARCHIVE}/
 Suites: trixie trixie-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-""")
+""",
+    )
     found = debian_archive(listed, folder)
     assert (found.returncode, found.stdout, found.stderr) == (0, f"{ARCHIVE}\n", "")
 
@@ -75,24 +91,27 @@ deb-src http://sources.invalid/debian bookworm main
 deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] {ARCHIVE} bookworm main
 deb http://other.invalid/debian bookworm main
 """
-    listed, folder = apt_config(tmp_path, one_line,
-                                a_sources="Types: deb\nURIs: http://parts.invalid/debian\n"
-                                          "Suites: bookworm\n")
+    listed, folder = apt_config(
+        tmp_path, one_line, a_sources="Types: deb\nURIs: http://parts.invalid/debian\nSuites: bookworm\n"
+    )
     assert debian_archive(listed, folder).stdout == f"{ARCHIVE}\n"
     listed.unlink()  # then the parts, in the order of their names (as apt reads them)
     (folder / "0-first.list").write_text(
         "deb http://security.invalid/debian-security bookworm-security main\n"
         "deb http://old.invalid/debian-security bookworm/updates main\n"
-        f"deb {ARCHIVE}/ bookworm main\n", encoding="utf-8")
+        f"deb {ARCHIVE}/ bookworm main\n",
+        encoding="utf-8",
+    )
     assert debian_archive(listed, folder).stdout == f"{ARCHIVE}\n"
 
 
 def test_no_archive_is_a_clear_error_naming_the_files_and_the_way_out(tmp_path):
-    listed, folder = apt_config(tmp_path, "deb cdrom:[Debian]/ bookworm main\n",
-                                nodesource_sources="Types: deb\n"
-                                                   "URIs: http://node.invalid/node_20.x\n"
-                                                   "Suites: nodistro-main\n",
-                                old_list_disabled="deb http://x.invalid/debian bookworm main\n")
+    listed, folder = apt_config(
+        tmp_path,
+        "deb cdrom:[Debian]/ bookworm main\n",
+        nodesource_sources="Types: deb\nURIs: http://node.invalid/node_20.x\nSuites: nodistro-main\n",
+        old_list_disabled="deb http://x.invalid/debian bookworm main\n",
+    )
     found = debian_archive(listed, folder)
     assert found.returncode == 2 and found.stdout == ""
     assert str(listed) in found.stderr and str(folder) in found.stderr
@@ -104,8 +123,9 @@ def test_debian_mirror_set_is_taken_as_it_is():
     assert (found.returncode, found.stdout) == (0, "http://mirror.invalid/debian\n")
 
 
-@pytest.mark.skipif(not any(Path("/etc/apt").glob("sources.list*")),
-                    reason="this machine has no apt configuration")
+@pytest.mark.skipif(
+    not any(Path("/etc/apt").glob("sources.list*")), reason="this machine has no apt configuration"
+)
 def test_this_machines_apt_names_the_archive_the_root_filesystems_come_from():
     found = debian_archive()
     assert found.returncode == 0, found.stderr
@@ -116,17 +136,30 @@ def project_files():
     """The checkout's files: git's tracked ones, or where git is not installed (a release's root
     filesystem) every file but what a fresh clone has not got."""
     try:
-        listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
-                                check=False, timeout=60)
+        listed = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False, timeout=60
+        )
     except (OSError, subprocess.SubprocessError):
         listed = None
     if listed is not None and listed.returncode == 0:
         return [name for name in listed.stdout.decode().split("\0") if name]
-    skipped = {".git", ".venv", "build", "__pycache__", ".pytest_cache", ".hypothesis",
-               ".mypy_cache", ".ruff_cache"}
-    return [str(path.relative_to(ROOT)) for path in ROOT.rglob("*")
-            if path.is_file() and not skipped & set(path.relative_to(ROOT).parts)
-            and not any(part.endswith(".egg-info") for part in path.parts)]
+    skipped = {
+        ".git",
+        ".venv",
+        "build",
+        "__pycache__",
+        ".pytest_cache",
+        ".hypothesis",
+        ".mypy_cache",
+        ".ruff_cache",
+    }
+    return [
+        str(path.relative_to(ROOT))
+        for path in ROOT.rglob("*")
+        if path.is_file()
+        and not skipped & set(path.relative_to(ROOT).parts)
+        and not any(part.endswith(".egg-info") for part in path.parts)
+    ]
 
 
 def test_no_registry_host_is_written_in_the_project():
@@ -140,4 +173,3 @@ def test_no_registry_host_is_written_in_the_project():
         if hosts:
             written[name] = hosts
     assert written == {}
-

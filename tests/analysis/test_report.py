@@ -1,13 +1,14 @@
 """The HTML report: cover, site map at the chapter's scale (tiled for long sites), findings,
 measurements, what was not checked; every input text escaped."""
+
 import base64
 import importlib.util
 import io
 import re
 import sqlite3
 from contextlib import closing
-from html.parser import HTMLParser
 from html import escape
+from html.parser import HTMLParser
 
 import numpy as np
 import pytest
@@ -18,9 +19,15 @@ from analysis import __version__
 from analysis.findings import STATUS_COLOURS
 from analysis.profile import load_profile
 from analysis.report.html import render_html
+from analysis.report.site_map import (
+    HTML_FRAME_IN,
+    map_scale,
+    map_tiles,
+    site_footprint,
+    site_map_charts,
+    units_per_foot,
+)
 from analysis.review import review_paths
-from analysis.report.site_map import (HTML_FRAME_IN, map_scale, map_tiles, site_footprint,
-                               site_map_charts, units_per_foot)
 from tests.conftest import TEST_DATA, write_long_site
 
 HOSTILE = "<script>alert(1)</script>"
@@ -73,8 +80,7 @@ def test_no_input_text_becomes_markup(data_copy):
     tags = [tag for tag, _ in parsed.tags]
     assert "script" not in tags
     assert not any(name.startswith("on") for _, attrs in parsed.tags for name in attrs)
-    assert all(attrs.get("src", "data:").startswith("data:") for tag, attrs in parsed.tags
-               if tag == "img")
+    assert all(attrs.get("src", "data:").startswith("data:") for tag, attrs in parsed.tags if tag == "img")
     text = "".join(parsed.text)
     assert f"SWPPP review: {HOSTILE}" in text  # shown to the reader as the text it is
     assert '"><img src=x onerror=alert(2)>' in text
@@ -103,7 +109,7 @@ def test_names_from_the_plan_and_the_reference_are_text_not_markup(tmp_path):
 
 def section_html(html, key):
     start = html.index(f'<section class="{key}">')
-    return html[start:html.index("</section>", start)]
+    return html[start : html.index("</section>", start)]
 
 
 def text_of(html):
@@ -113,13 +119,21 @@ def text_of(html):
 
 def test_decision_page_first_names_project_date_profile_and_version(demo_review, demo_html):
     text = text_of(section_html(demo_html, "decision"))
-    assert demo_html.index('<section class="decision">') < demo_html.index("<section", 1 + (
-        demo_html.index('<section class="decision">')))
-    for expected in ("Forest Road Commons", "51 Forest Road, Kiryas Joel, NY 10950",
-                     "Forest Road Commons LLC", demo_review.reviewed_on,
-                     demo_review.profile.name, __version__, "Reviewer (name and title)",
-                     "Signature", "1-1-23.4 (site boundary)",
-                     "catchments v1 (source 2026-01-01"):  # the reference versions
+    assert demo_html.index('<section class="decision">') < demo_html.index(
+        "<section", 1 + (demo_html.index('<section class="decision">'))
+    )
+    for expected in (
+        "Forest Road Commons",
+        "51 Forest Road, Kiryas Joel, NY 10950",
+        "Forest Road Commons LLC",
+        demo_review.reviewed_on,
+        demo_review.profile.name,
+        __version__,
+        "Reviewer (name and title)",
+        "Signature",
+        "1-1-23.4 (site boundary)",
+        "catchments v1 (source 2026-01-01",
+    ):  # the reference versions
         assert expected in text, expected
 
 
@@ -130,8 +144,9 @@ def test_a_site_the_chapter_does_not_regulate_gets_a_report_that_says_why():
     land development activity. Under one acre with no common plan: a report (no crash on the
     measurements the gated checks never made), and the decision says it is the definition, not
     SWPPP C, that leaves the site unregulated."""
-    review = review_paths(TEST_DATA / "variants" / "under_one_acre.gpkg",
-                          reference=TEST_DATA / "demo_reference.gpkg")
+    review = review_paths(
+        TEST_DATA / "variants" / "under_one_acre.gpkg", reference=TEST_DATA / "demo_reference.gpkg"
+    )
     html = render_html(review)
     decision = text_of(section_html(html, "decision"))
     assert "Not regulated: not a land development activity as the chapter defines it" in decision
@@ -144,10 +159,17 @@ def test_report_has_map_chart_findings_measurements_and_not_checked(data_copy):
     review = review_paths(data_copy("demo_site.gpkg"))  # no reference: A and wetlands undecided
     html = render_html(review)
     headings = re.findall(r"<h2>([^<]+)</h2>", html)
-    assert headings[:7] == ["Decision", "Summary", "Site map", "Phasing", "Findings",
-                            "Measurements", "Conditions"]
+    assert headings[:7] == [
+        "Decision",
+        "Summary",
+        "Site map",
+        "Phasing",
+        "Findings",
+        "Measurements",
+        "Conditions",
+    ]
     assert headings[-1] == "Not checked by this tool"
-    not_checked = text_of(html[html.index("<h2>Not checked by this tool</h2>"):])
+    not_checked = text_of(html[html.index("<h2>Not checked by this tool</h2>") :])
     undecided = [f for f in review.findings if f.status == "needs_review"]
     assert {f.rule for f in undecided} >= {"condition_a", "wetlands"}
     for finding in undecided:
@@ -166,8 +188,9 @@ def test_plan_identification_from_the_new_contract_fields(data_copy):
             con.execute(f'ALTER TABLE project ADD COLUMN "{column}" TEXT')
         con.execute('ALTER TABLE layout_scale ADD COLUMN "revision_date" TEXT')
         con.execute("UPDATE layout_scale SET revision_date = '2027-01-15'")
-    set_project(site, tax_map_id="Sec. 1 Blk 1 Lot 23.4", engineer_of_record=HOSTILE,
-                submission_date="2027-02-01")
+    set_project(
+        site, tax_map_id="Sec. 1 Blk 1 Lot 23.4", engineer_of_record=HOSTILE, submission_date="2027-02-01"
+    )
     review = review_paths(site)
     assert review.site.project["submission_date"] is not None
     text = text_of(section_html(render_html(review, maps=False), "decision"))
@@ -191,8 +214,7 @@ def test_findings_are_sorted_fail_needs_review_warn_pass_info(demo_review):
     assert shown[0] == "fail" and shown[-1] == "not_applicable"
     assert sorted(shown) == sorted(f.status for f in demo_review.findings)
     # Each status reads without its colour: a mark and the word.
-    assert {row[0].text for row in table.rows} >= {"\u2717 fail", "? needs review", "! warn",
-                                                   "\u2713 pass"}
+    assert {row[0].text for row in table.rows} >= {"\u2717 fail", "? needs review", "! warn", "\u2713 pass"}
 
 
 def test_summary_counts_findings_by_status_and_follows_the_decision(demo_review, demo_html):
@@ -211,14 +233,13 @@ def test_summary_counts_findings_by_status_and_follows_the_decision(demo_review,
     expected = [s for s in REPORT_ORDER if s in statuses]
     assert [row[0].status for row in table.rows] == expected and len(expected) >= 5
     assert [int(row[1].text) for row in table.rows] == [statuses.count(s) for s in expected]
-    failed = {demo_review.profile.title(f.rule) for f in demo_review.findings
-              if f.status == "fail"}
+    failed = {demo_review.profile.title(f.rule) for f in demo_review.findings if f.status == "fail"}
     assert set(table.rows[0][2].text.split(", ")) == failed
     labels = [row[0].text for row in summary.blocks[1].rows]
     assert labels == ["Land use", "Receiving waters", "Disturbed area"]
     # The HTML's printed page: the summary does not break before it, the other sections do.
     assert '<section class="summary follows">' in demo_html
-    assert demo_html.count(" follows\"") == 1
+    assert demo_html.count(' follows"') == 1
 
 
 def test_must_change_lists_only_failures_due_before_approval(demo_review):
@@ -229,8 +250,7 @@ def test_must_change_lists_only_failures_due_before_approval(demo_review):
     fails[1]["due"] = "before_approval"
     report = _with(data, demo_review, findings=findings)
     decision = report.section("decision")
-    table = next(b for b in decision.blocks if getattr(b, "subtitle", "") ==
-                 "Must change before approval")
+    table = next(b for b in decision.blocks if getattr(b, "subtitle", "") == "Must change before approval")
     listed = [row[1].text for row in table.rows]
     assert fails[0]["message"] not in listed and fails[1]["message"] in listed
     assert len(listed) == len(fails) - 1
@@ -238,14 +258,18 @@ def test_must_change_lists_only_failures_due_before_approval(demo_review):
     assert outcome.startswith(f"Changes required: {len(fails) - 1} finding(s)")
     # Nothing due before approval fails: approvable once the undecided are settled.
     later = [dict(f, due="after_approval") if f["status"] == "fail" else f for f in findings]
-    outcome = next(b.text for b in _with(data, demo_review, findings=later)
-                   .section("decision").blocks if getattr(b, "strong", False))
+    outcome = next(
+        b.text
+        for b in _with(data, demo_review, findings=later).section("decision").blocks
+        if getattr(b, "strong", False)
+    )
     assert outcome.startswith("Approvable once the reviewer has settled")
 
 
 def _decision_table(report, subtitle):
-    return next((b for b in report.section("decision").blocks
-                 if getattr(b, "subtitle", "") == subtitle), None)
+    return next(
+        (b for b in report.section("decision").blocks if getattr(b, "subtitle", "") == subtitle), None
+    )
 
 
 def test_decision_page_names_the_issuing_authority_from_the_profile(demo_review, demo_html):
@@ -256,13 +280,20 @@ def test_decision_page_names_the_issuing_authority_from_the_profile(demo_review,
 
     first = build_report(demo_review, maps=False).section("decision").blocks[0]
     assert (first.rows[0][0].text, first.rows[0][1].text) == (
-        "Issuing authority", "Village of Kiryas Joel, under its chapter on stormwater "
-                             "management and erosion and sediment control")
+        "Issuing authority",
+        "Village of Kiryas Joel, under its chapter on stormwater management and erosion and sediment control",
+    )
     assert "Issuing authority" in text_of(section_html(demo_html, "decision"))
-    neighbour = replace(demo_review.profile, profile=replace(
-        demo_review.profile.profile, authority="Village of Elsewhere", chapter_title="storm"))
-    row = build_report(replace(demo_review, profile=neighbour),
-                       maps=False).section("decision").blocks[0].rows[0]
+    neighbour = replace(
+        demo_review.profile,
+        profile=replace(demo_review.profile.profile, authority="Village of Elsewhere", chapter_title="storm"),
+    )
+    row = (
+        build_report(replace(demo_review, profile=neighbour), maps=False)
+        .section("decision")
+        .blocks[0]
+        .rows[0]
+    )
     assert row[1].text == "Village of Elsewhere, under its chapter on storm"
 
 
@@ -288,17 +319,26 @@ def test_decision_page_lists_warnings_due_before_approval_and_what_needs_review(
     needs = _decision_table(report, "Needs review: the checks could not decide")
     assert undecided and [row[1].text for row in needs.rows] == undecided
     subtitles = [getattr(b, "subtitle", "") for b in report.section("decision").blocks]
-    assert subtitles.index("Reviewer") < subtitles.index("Must change before approval") \
-        < subtitles.index("Warnings to answer before approval") \
+    assert (
+        subtitles.index("Reviewer")
+        < subtitles.index("Must change before approval")
+        < subtitles.index("Warnings to answer before approval")
         < subtitles.index("Needs review: the checks could not decide")
+    )
     # Nothing failed nor needs review: approvable once the warnings are answered.
     calm = [f for f in findings if f["status"] not in ("fail", "needs_review")]
-    outcome = next(b.text for b in _with(data, demo_review, findings=calm)
-                   .section("decision").blocks if getattr(b, "strong", False))
-    assert outcome.startswith(f"Approvable once the {len(warned) - 1} warning(s) due before "
-                              f"approval are answered")
-    assert _decision_table(_with(data, demo_review, findings=calm),
-                           "Needs review: the checks could not decide") is None
+    outcome = next(
+        b.text
+        for b in _with(data, demo_review, findings=calm).section("decision").blocks
+        if getattr(b, "strong", False)
+    )
+    assert outcome.startswith(
+        f"Approvable once the {len(warned) - 1} warning(s) due before approval are answered"
+    )
+    assert (
+        _decision_table(_with(data, demo_review, findings=calm), "Needs review: the checks could not decide")
+        is None
+    )
 
 
 def test_checklist_item_due_after_construction_is_not_red(demo_review):
@@ -314,11 +354,11 @@ def test_not_checked_lists_the_duties_given_and_says_so_when_none(demo_review):
     data = demo_review.to_dict()
     duty = {"section": "Inspections B(1)", "duty": "inspect <weekly>", "reason": "field work"}
     given = _with(data, demo_review, not_checked=[duty]).section("not_checked")
-    assert [c.text for c in given.blocks[0].rows[0]] == ["Inspections B(1)", "inspect <weekly>",
-                                                         "field work"]
+    assert [c.text for c in given.blocks[0].rows[0]] == ["Inspections B(1)", "inspect <weekly>", "field work"]
     none = _with(data, demo_review, not_checked=[]).section("not_checked")
-    assert none.blocks[0].text.startswith("Duties of the chapter no check covers: this review "
-                                          "does not list them")
+    assert none.blocks[0].text.startswith(
+        "Duties of the chapter no check covers: this review does not list them"
+    )
     # The demo's review carries the chapter's list (analysis/data/not_checked.csv): shown whole.
     html = render_html(demo_review, maps=False)
     assert data["not_checked"] and "Duties of the chapter no check covers" in html
@@ -358,8 +398,15 @@ def test_the_map_draws_every_feature_a_finding_names(demo_review):
 
     tables = {spec.name for spec in SITE_PLAN_LAYERS if spec.geometry is None}
     drawn = map_layers(demo_review)
-    assert set(drawn) >= {"discharge_point", "public_row", "impaired_waters", "catchments",
-                          "wetlands", "adjacent_areas", "drainage_area"}
+    assert set(drawn) >= {
+        "discharge_point",
+        "public_row",
+        "impaired_waters",
+        "catchments",
+        "wetlands",
+        "adjacent_areas",
+        "drainage_area",
+    }
     named = 0
     for finding in demo_review.findings:
         for feature in finding.features:
@@ -392,13 +439,12 @@ def test_demo_map_is_one_sheet_at_the_chapter_scale_showing_the_failing_smp(demo
     image = png_of(chart.data_uri())
     dpi = image.width / HTML_FRAME_IN[0]
     assert dpi == pytest.approx(150)
-    fail = next(f for f in demo_review.findings if f.rule == "easement_coverage"
-                and f.status == "fail")
+    fail = next(f for f in demo_review.findings if f.rule == "easement_coverage" and f.status == "fail")
     x, y = shapely.get_coordinates(shapely.point_on_surface(fail.geometry))[0]
     column = (x - xmin) / (xmax - xmin) * HTML_FRAME_IN[0] * dpi
     row = (ymax - y) / (ymax - ymin) * HTML_FRAME_IN[1] * dpi
     pixel = np.array(image.getpixel((int(column), int(row))))
-    red = np.array([int(STATUS_COLOURS["fail"][i:i + 2], 16) for i in (1, 3, 5)])
+    red = np.array([int(STATUS_COLOURS["fail"][i : i + 2], 16) for i in (1, 3, 5)])
     assert np.abs(pixel - red).max() < 40, (pixel, red)
     assert f'style="width:{HTML_FRAME_IN[0]:g}in"' in demo_html
 
@@ -435,12 +481,13 @@ def run_cli(args, capsys):
     return status, capsys.readouterr().err
 
 
-@pytest.mark.skipif(importlib.util.find_spec("qgis") is not None,
-                    reason="QGIS imports here: tests/qgis_plugin/test_report_pdf.py writes the PDF")
+@pytest.mark.skipif(
+    importlib.util.find_spec("qgis") is not None,
+    reason="QGIS imports here: tests/qgis_plugin/test_report_pdf.py writes the PDF",
+)
 def test_cli_pdf_without_qgis_exits_2_and_writes_nothing(data_copy, tmp_path, capsys):
     pdf, html = tmp_path / "r.pdf", tmp_path / "r.html"
-    status, err = run_cli(["review", data_copy("demo_site.gpkg"), "--pdf", pdf, "--report", html],
-                          capsys)
+    status, err = run_cli(["review", data_copy("demo_site.gpkg"), "--pdf", pdf, "--report", html], capsys)
     assert status == 2
     assert "--pdf needs QGIS" in err and "import qgis" in err and "--report" in err
     assert "Traceback" not in err
@@ -453,13 +500,14 @@ def test_cli_pdf_without_a_registered_writer_exits_2(data_copy, tmp_path, capsys
     from analysis.cli import review as cli_review
 
     monkeypatch.setattr(cli_review, "PDF_WRITERS", "swppp_review.no_such_group")
-    status, err = run_cli(["review", data_copy("demo_site.gpkg"), "--pdf", tmp_path / "r.pdf",
-                           "--json", tmp_path / "r.json"], capsys)
+    status, err = run_cli(
+        ["review", data_copy("demo_site.gpkg"), "--pdf", tmp_path / "r.pdf", "--json", tmp_path / "r.json"],
+        capsys,
+    )
     assert status == 2 and "no PDF writer is registered" in err and "no_such_group" in err
     assert not (tmp_path / "r.pdf").exists() and not (tmp_path / "r.json").exists()
 
 
 def test_cli_pdf_must_name_a_pdf(data_copy, tmp_path, capsys):
-    status, err = run_cli(["review", data_copy("demo_site.gpkg"), "--pdf", tmp_path / "r.html"],
-                          capsys)
+    status, err = run_cli(["review", data_copy("demo_site.gpkg"), "--pdf", tmp_path / "r.html"], capsys)
     assert status == 2 and "--pdf must name a .pdf file" in err

@@ -2,6 +2,7 @@
 message (no error, no blocked load), prints to US Letter landscape with the sections on pages
 of their own and the reviewer's block on page 1, and a screenshot and the printed page 1 land
 under build/ for a person to look at."""
+
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,20 +18,33 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium on this machine (scripts/setup.sh installs Debian's "
-                             "chromium on the host only, not in the QGIS releases' root "
-                             "filesystems)")
+    CHROMIUM is None,
+    reason="no chromium on this machine (scripts/setup.sh installs Debian's "
+    "chromium on the host only, not in the QGIS releases' root "
+    "filesystems)",
+)
 
 
 def chromium(*args):
-    return subprocess.run([CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu",
-                           "--hide-scrollbars", "--enable-logging=stderr", "--v=0", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            CHROMIUM,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--enable-logging=stderr",
+            "--v=0",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_report_loads_without_console_messages_and_prints_to_letter(tmp_path):
-    review = review_paths(TEST_DATA / "demo_site.gpkg",
-                          reference=TEST_DATA / "demo_reference.gpkg")
+    review = review_paths(TEST_DATA / "demo_site.gpkg", reference=TEST_DATA / "demo_reference.gpkg")
     page = tmp_path / "report.html"
     page.write_text(render_html(review), encoding="utf-8")
     build = ROOT / "build"
@@ -45,21 +59,23 @@ def test_report_loads_without_console_messages_and_prints_to_letter(tmp_path):
 
     printed = tmp_path / "report.pdf"
     chromium("--no-pdf-header-footer", f"--print-to-pdf={printed}", page.as_uri())
-    info = subprocess.run(["pdfinfo", str(printed)], capture_output=True, text=True,
-                          check=True).stdout
+    info = subprocess.run(["pdfinfo", str(printed)], capture_output=True, text=True, check=True).stdout
     assert "792 x 612 pts (letter)" in info  # US Letter, landscape
     pages = int(next(line.split()[-1] for line in info.splitlines() if line.startswith("Pages:")))
     assert pages >= len(build_report(review).sections)  # each section begins a page
-    text = subprocess.run(["pdftotext", str(printed), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    text = subprocess.run(["pdftotext", str(printed), "-"], capture_output=True, text=True, check=True).stdout
     assert text.index("Decision") < text.index("Signature") < text.index("Summary")
 
 
 def printed_page_1(page: Path, pdf: Path) -> str:
     """``page`` printed by chromium to ``pdf``: page 1's text (pdftotext)."""
     chromium("--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri())
-    return subprocess.run(["pdftotext", "-f", "1", "-l", "1", "-layout", str(pdf), "-"],
-                          capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["pdftotext", "-f", "1", "-l", "1", "-layout", str(pdf), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
 
 
 SIGN_OFF = ("Reviewer (name and title)", "Decision", "Date", "Signature")
@@ -69,8 +85,7 @@ def test_printed_page_1_holds_the_authority_the_outcome_and_the_whole_sign_off(t
     """Print CSS: page 1 of the printed demo report names the issuing authority and holds the
     outcome and the reviewer's block whole, above what must change (which runs on); page 1 as
     a PNG under build/ to look at."""
-    review = review_paths(TEST_DATA / "demo_site.gpkg",
-                          reference=TEST_DATA / "demo_reference.gpkg")
+    review = review_paths(TEST_DATA / "demo_site.gpkg", reference=TEST_DATA / "demo_reference.gpkg")
     page = tmp_path / "report.html"
     page.write_text(render_html(review, maps=False), encoding="utf-8")
     printed = tmp_path / "report.pdf"
@@ -83,8 +98,22 @@ def test_printed_page_1_holds_the_authority_the_outcome_and_the_whole_sign_off(t
     build = ROOT / "build"
     build.mkdir(exist_ok=True)
     (build / "report_html_page1.png").unlink(missing_ok=True)
-    subprocess.run(["pdftoppm", "-f", "1", "-l", "1", "-r", "80", "-png", "-singlefile",
-                    str(printed), str(build / "report_html_page1")], check=True)
+    subprocess.run(
+        [
+            "pdftoppm",
+            "-f",
+            "1",
+            "-l",
+            "1",
+            "-r",
+            "80",
+            "-png",
+            "-singlefile",
+            str(printed),
+            str(build / "report_html_page1"),
+        ],
+        check=True,
+    )
     assert (build / "report_html_page1.png").stat().st_size > 10_000
 
 

@@ -7,6 +7,7 @@ water). These run the README's own offline commands on the shipped extracts and 
 store they build, then the store without the links (waters without geometry): needs_review,
 never "does not apply". The PostGIS store builds the same links (one test, where a server is).
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,11 @@ def _offline_twin() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", text, re.M | re.S)
     kinds = [kind.strip() for kind, _ in blocks]
-    k = next(i for i, (kind, body) in enumerate(blocks)
-             if kind.strip() == "sh network" and "reference import catchments" in body)
+    k = next(
+        i
+        for i, (kind, body) in enumerate(blocks)
+        if kind.strip() == "sh network" and "reference import catchments" in body
+    )
     assert kinds[k + 1] == "sh"
     return blocks[k + 1][1]
 
@@ -51,9 +55,15 @@ def readme_store(tmp_path_factory):
     script = _offline_twin().replace("swppp ", f"{sys.executable} -m analysis.cli ")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env["PYTHONPATH"] = str(ROOT)
-    done = subprocess.run(["bash", "-c", "set -e\n" + script.replace("\\\n", " ")],
-                          cwd=folder, env=env, text=True, capture_output=True, timeout=600,
-                          check=False)
+    done = subprocess.run(
+        ["bash", "-c", "set -e\n" + script.replace("\\\n", " ")],
+        cwd=folder,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]
     return folder, done.stdout
 
@@ -66,8 +76,11 @@ def test_the_import_links_each_huc12_to_the_listed_waters_in_it(readme_store):
     with closing(sqlite3.connect(folder / "ref.gpkg")) as con:
         rows = sorted(con.execute(f"SELECT catchment_id, waterbody_id FROM {LINKS_TABLE}"))
     # 2022's Example Brook (4a) is kept: a delisted water's place is geography, not a listing
-    assert rows == [("020200060101", "NY1301-0099"), ("020200060101", "NY1301-0200"),
-                    ("020200060102", "NY1301-0123")]
+    assert rows == [
+        ("020200060101", "NY1301-0099"),
+        ("020200060101", "NY1301-0200"),
+        ("020200060102", "NY1301-0123"),
+    ]
     assert "route: 2 link(s) from catchments to the waters in them" in said
 
 
@@ -88,29 +101,83 @@ def test_the_readme_store_reviews_the_demo_by_its_catchment(readme_store, tmp_pa
     the listed water in it, saying how the import placed it there."""
     folder, _ = readme_store
     out = tmp_path / "review.json"
-    assert main(["review", str(TEST_DATA / "variants" / "no_discharge_point.gpkg"),
-                 "--reference", str(folder / "ref.gpkg"), "--json", str(out), "--quiet"]) == 1
-    finding = next(f for f in json.loads(out.read_text())["findings"]
-                   if f["rule"] == "condition_a")
+    assert (
+        main(
+            [
+                "review",
+                str(TEST_DATA / "variants" / "no_discharge_point.gpkg"),
+                "--reference",
+                str(folder / "ref.gpkg"),
+                "--json",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 1
+    )
+    finding = next(f for f in json.loads(out.read_text())["findings"] if f["rule"] == "condition_a")
     assert finding["status"] == "info"
     assert finding["message"].startswith("Condition A applies: NY1301-0099")
-    assert ("the disturbance lies in catchment 020200060101 (Seven Springs Creek-Forest Road), "
-            "which holds NY1301-0099 (the import placed it there by its shape)"
-            in finding["message"])
+    assert (
+        "the disturbance lies in catchment 020200060101 (Seven Springs Creek-Forest Road), "
+        "which holds NY1301-0099 (the import placed it there by its shape)" in finding["message"]
+    )
 
 
 def _unlinked_store(folder: Path) -> Path:
     """WBD catchments and the 2024 list without --geometry: nothing links them."""
     store = folder / "unlinked.gpkg"
-    assert main(["reference", "import", "catchments", str(M / "wbd_huc12.gpkg"), "--into",
-                 str(store), "--map", str(M / "wbd_mapping.toml"), "--source-date", "2024-01-01",
-                 "--quiet"]) == 0
-    assert main(["reference", "import", "impaired_waters", str(M / "attains_assessments_2024.json"),
-                 "--format", "attains", "--into", str(store), "--source-date", "2024-06-01",
-                 "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "reference",
+                "import",
+                "catchments",
+                str(M / "wbd_huc12.gpkg"),
+                "--into",
+                str(store),
+                "--map",
+                str(M / "wbd_mapping.toml"),
+                "--source-date",
+                "2024-01-01",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "reference",
+                "import",
+                "impaired_waters",
+                str(M / "attains_assessments_2024.json"),
+                "--format",
+                "attains",
+                "--into",
+                str(store),
+                "--source-date",
+                "2024-06-01",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     for layer in ("wetlands", "tmdl_watersheds"):  # TW-1 lies east, around P-003
-        assert main(["reference", "import", layer, f"{TEST_DATA / 'demo_reference.gpkg'}|"
-                     f"layername={layer}", "--into", str(store), "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "reference",
+                    "import",
+                    layer,
+                    f"{TEST_DATA / 'demo_reference.gpkg'}|layername={layer}",
+                    "--into",
+                    str(store),
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
     return store
 
 
@@ -123,18 +190,28 @@ def test_without_links_the_screen_says_not_decided_never_does_not_apply(tmp_path
         row = rows[site]
         assert row["condition_a"] == "not decided", row
         assert "020200060103 is not on the 303(d) list" not in row["why"]
-        assert ("which drains to catchment 020200060103, not in the reference's catchments "
-                "(import the catchments downstream of it)") in row["why"], row["why"]
+        assert (
+            "which drains to catchment 020200060103, not in the reference's catchments "
+            "(import the catchments downstream of it)"
+        ) in row["why"], row["why"]
         assert "imported with --geometry" in row["why"], row["why"]
 
 
 def test_without_links_the_review_says_needs_review(tmp_path):
     store = _unlinked_store(tmp_path)
     out = tmp_path / "review.json"
-    main(["review", str(TEST_DATA / "variants" / "no_discharge_point.gpkg"), "--reference",
-          str(store), "--json", str(out), "--quiet"])
-    finding = next(f for f in json.loads(out.read_text())["findings"]
-                   if f["rule"] == "condition_a")
+    main(
+        [
+            "review",
+            str(TEST_DATA / "variants" / "no_discharge_point.gpkg"),
+            "--reference",
+            str(store),
+            "--json",
+            str(out),
+            "--quiet",
+        ]
+    )
+    finding = next(f for f in json.loads(out.read_text())["findings"] if f["rule"] == "condition_a")
     assert finding["status"] == "needs_review", finding["message"]
     assert "impaired_waters is imported with --geometry" in finding["message"]
 
@@ -146,16 +223,50 @@ def test_a_catchments_import_rebuilds_the_links(tmp_path):
     from contextlib import closing
 
     store = tmp_path / "ref.gpkg"
-    assert main(["reference", "import", "impaired_waters", str(M / "attains_assessments_2024.json"),
-                 "--format", "attains", "--into", str(store), "--geometry", str(M / "waters.gpkg"),
-                 "--map", str(M / "pwl_geometry_mapping.toml"), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "reference",
+                "import",
+                "impaired_waters",
+                str(M / "attains_assessments_2024.json"),
+                "--format",
+                "attains",
+                "--into",
+                str(store),
+                "--geometry",
+                str(M / "waters.gpkg"),
+                "--map",
+                str(M / "pwl_geometry_mapping.toml"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     for _ in range(2):
-        assert main(["reference", "import", "catchments", str(M / "wbd_huc12.gpkg"), "--into",
-                     str(store), "--map", str(M / "wbd_mapping.toml"), "--source-date",
-                     "2024-01-01", "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "reference",
+                    "import",
+                    "catchments",
+                    str(M / "wbd_huc12.gpkg"),
+                    "--into",
+                    str(store),
+                    "--map",
+                    str(M / "wbd_mapping.toml"),
+                    "--source-date",
+                    "2024-01-01",
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
         with closing(sqlite3.connect(store)) as con:
-            assert sorted(con.execute(f"SELECT catchment_id, waterbody_id FROM {LINKS_TABLE}")) \
-                == [("020200060101", "NY1301-0099"), ("020200060101", "NY1301-0200")]
+            assert sorted(con.execute(f"SELECT catchment_id, waterbody_id FROM {LINKS_TABLE}")) == [
+                ("020200060101", "NY1301-0099"),
+                ("020200060101", "NY1301-0200"),
+            ]
         # the second round: the same source is recognised and not imported again; a changed
         # source would be (the links rebuilt from the current waters)
 
@@ -166,17 +277,62 @@ def test_the_postgis_store_builds_the_same_links(pg_schema, tmp_path):
     from analysis.screen.postgis import screen_postgis
 
     conninfo, schema = pg_schema
-    for args in (["catchments", str(M / "wbd_huc12.gpkg"), "--map", str(M / "wbd_mapping.toml"),
-                  "--source-date", "2024-01-01"],
-                 ["impaired_waters", str(M / "attains_assessments_2024.json"), "--format",
-                  "attains", "--geometry", str(M / "waters.gpkg"), "--map",
-                  str(M / "pwl_geometry_mapping.toml"), "--source-date", "2024-06-01"]):
-        assert main(["reference", "import", args[0], args[1], "--into", conninfo, "--schema",
-                     schema, *args[2:], "--quiet"]) == 0
+    for args in (
+        [
+            "catchments",
+            str(M / "wbd_huc12.gpkg"),
+            "--map",
+            str(M / "wbd_mapping.toml"),
+            "--source-date",
+            "2024-01-01",
+        ],
+        [
+            "impaired_waters",
+            str(M / "attains_assessments_2024.json"),
+            "--format",
+            "attains",
+            "--geometry",
+            str(M / "waters.gpkg"),
+            "--map",
+            str(M / "pwl_geometry_mapping.toml"),
+            "--source-date",
+            "2024-06-01",
+        ],
+    ):
+        assert (
+            main(
+                [
+                    "reference",
+                    "import",
+                    args[0],
+                    args[1],
+                    "--into",
+                    conninfo,
+                    "--schema",
+                    schema,
+                    *args[2:],
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
     for layer in ("wetlands", "tmdl_watersheds"):
-        assert main(["reference", "import", layer, f"{TEST_DATA / 'demo_reference.gpkg'}|"
-                     f"layername={layer}", "--into", conninfo, "--schema", schema,
-                     "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "reference",
+                    "import",
+                    layer,
+                    f"{TEST_DATA / 'demo_reference.gpkg'}|layername={layer}",
+                    "--into",
+                    conninfo,
+                    "--schema",
+                    schema,
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
     links = PostgisStore(conninfo, schema).links({"020200060101", "020200060102"})
     assert links == {"020200060101": ["NY1301-0099", "NY1301-0200"]}
     profile = load_profile()
@@ -187,10 +343,21 @@ def test_the_postgis_store_builds_the_same_links(pg_schema, tmp_path):
     assert rows["P-001"]["listed_waters"] == "NY1301-0099;NY1301-0200"
     assert rows["P-002"]["condition_a"] == "applies"
     out = tmp_path / "review.json"
-    assert main(["review", str(TEST_DATA / "variants" / "no_discharge_point.gpkg"),
-                 "--reference", source, "--json", str(out), "--quiet"]) == 1
-    finding = next(f for f in json.loads(out.read_text())["findings"]
-                   if f["rule"] == "condition_a")
+    assert (
+        main(
+            [
+                "review",
+                str(TEST_DATA / "variants" / "no_discharge_point.gpkg"),
+                "--reference",
+                source,
+                "--json",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 1
+    )
+    finding = next(f for f in json.loads(out.read_text())["findings"] if f["rule"] == "condition_a")
     assert finding["message"].startswith("Condition A applies: NY1301-0099"), finding["message"]
 
 
@@ -201,6 +368,5 @@ def test_the_route_modules_doctests_pass():
     import analysis.reference.links
     import analysis.reference.route
 
-    for module in (analysis.reference.links, analysis.reference.catchments,
-                   analysis.reference.route):
+    for module in (analysis.reference.links, analysis.reference.catchments, analysis.reference.route):
         assert doctest.testmod(module).failed == 0, module.__name__

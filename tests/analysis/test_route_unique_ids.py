@@ -1,6 +1,7 @@
 """A catchment id two catchments carry, in a reference read directly (the import refuses it):
 the route downstream cannot tell which ``drains_to`` to follow, so the review, the screen and
 the PostGIS screen refuse it, naming the field and the id (the reader kept the last row)."""
+
 import geopandas as gpd
 import pandas as pd
 import pytest
@@ -26,7 +27,8 @@ def repeated(tmp_path_factory):
     extra = frame[frame["catchment_id"] == REPEATED].copy()
     extra["drains_to"], extra["geometry"] = "NY1301-0099", extra.geometry.translate(90000, 0)
     gpd.GeoDataFrame(pd.concat([frame, extra], ignore_index=True), crs=frame.crs).to_file(
-        path, layer="catchments", driver="GPKG")
+        path, layer="catchments", driver="GPKG"
+    )
     return path, _sites_file(folder, path, 60, 17)
 
 
@@ -35,8 +37,11 @@ def test_the_review_refuses_a_route_through_a_repeated_id(repeated):
     profile = load_profile()
     upstream = gpd.read_file(path, layer="catchments").set_index("catchment_id")
     inside = upstream.loc["020200060202"].geometry.centroid.buffer(100, cap_style=3)
-    with pytest.raises(InputError, match=rf"catchment_id is not unique: 1 id\(s\) repeat "
-                                         rf"\({REPEATED}\)") as err:
+    with pytest.raises(
+        InputError,
+        match=rf"catchment_id is not unique: 1 id\(s\) repeat "
+        rf"\({REPEATED}\)",
+    ) as err:
         review_of(inside, profile, open_reference(path))
     assert (err.value.layer, err.value.field) == ("catchments", "catchment_id")
 
@@ -47,8 +52,7 @@ def test_the_screen_refuses_it_and_the_cli_exits_2(repeated, tmp_path, capsys):
     with pytest.raises(InputError, match=rf"\({REPEATED}\)"):
         screen_sites(read_sites(sites, profile.area_crs), open_reference(path), profile)
     out = tmp_path / "screen.csv"
-    assert main(["screen", str(sites), "--reference", str(path), "--output", str(out),
-                 "--quiet"]) == 2
+    assert main(["screen", str(sites), "--reference", str(path), "--output", str(out), "--quiet"]) == 2
     assert not out.exists()
     assert "catchment_id is not unique" in capsys.readouterr().err
 
@@ -72,12 +76,14 @@ def test_the_postgis_screen_refuses_it_too(repeated, pg_schema):
     unique.to_file(folder, layer="catchments", driver="GPKG")
     store.import_candidate(read_candidate("catchments", f"{folder}|layername=catchments"))
     with psycopg.connect(conninfo) as con:  # the second 020200060102, written behind the store
-        con.execute(sql.SQL("INSERT INTO {} (catchment_id, name, drains_to, geom) SELECT "
-                            "catchment_id, name, %s, ST_Translate(geom, 90000, 0) FROM {} "
-                            "WHERE catchment_id = %s").format(
-            store.ids.table("catchments"), store.ids.table("catchments")),
-            ("NY1301-0099", REPEATED))
+        con.execute(
+            sql.SQL(
+                "INSERT INTO {} (catchment_id, name, drains_to, geom) SELECT "
+                "catchment_id, name, %s, ST_Translate(geom, 90000, 0) FROM {} "
+                "WHERE catchment_id = %s"
+            ).format(store.ids.table("catchments"), store.ids.table("catchments")),
+            ("NY1301-0099", REPEATED),
+        )
     profile = load_profile()
     with pytest.raises(InputError, match=rf"catchment_id is not unique.*\({REPEATED}\)"):
-        screen_postgis(read_sites(sites, profile.area_crs), f"{conninfo} schema={schema}",
-                       profile)
+        screen_postgis(read_sites(sites, profile.area_crs), f"{conninfo} schema={schema}", profile)

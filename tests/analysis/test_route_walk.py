@@ -1,7 +1,8 @@
 """The one catchment-route walk (analysis.reference.route) the review, the screen and the plugin share."""
+
 import numpy as np
-import pytest
 import pandas as pd
+import pytest
 import shapely
 from shapely.geometry import box
 
@@ -41,20 +42,23 @@ def test_the_hop_limit_cuts_the_route_and_says_so():
     assert met.waters == []  # C is looked up: a catchment, not a water named C
     assert [c.note for c in met.cut] == [
         "catchment A, which drains to catchment B, which drains to catchment C: not followed "
-        "further ([condition_a] downstream_catchment_hops = 1)"]
+        "further ([condition_a] downstream_catchment_hops = 1)"
+    ]
     assert layer.asked == [{"B"}, {"C"}]
     none = walk([(1, "A", "B", "catchment A")], Layer({"A": "B", "B": "C"}), 0)
     assert [c.catchment_id for c in none.cut] == ["B"] and len(none.levels) == 1
 
 
 def test_ids_with_spaces_and_quotes_are_trimmed_and_kept_whole():
-    brook = "O'Brien \"North\" Brook"
+    brook = 'O\'Brien "North" Brook'
     layer = Layer({f"  {brook} ": "ny1301-0099 ; Mill Pond ", "A": f" {brook};A"})
     met = walk([("s", " A ", f" {brook};A", "catchment A")], layer, 2)
     assert ids(met.levels[1]) == [("s", brook)]
     assert met.levels[1][0].route == f"catchment A, which drains to catchment {brook}"
     assert [(w.step.catchment_id, w.water_id) for w in met.waters] == [
-        (brook, "NY1301-0099"), (brook, "MILL POND")]
+        (brook, "NY1301-0099"),
+        (brook, "MILL POND"),
+    ]
     assert layer.asked[0] == {brook, "A"}  # its own id asked, but neither a water nor a route
 
 
@@ -63,8 +67,8 @@ def test_a_water_and_a_catchment_in_one_drains_to():
     met = walk([(7, "A", "ny-1;B", "the site lies in catchment A")], layer, 3)
     assert [(w.step.depth, w.water_id, w.route) for w in met.waters] == [
         (0, "NY-1", "the site lies in catchment A, which drains to NY-1"),
-        (1, "NY-2", "the site lies in catchment A, which drains to catchment B, which drains to "
-                    "NY-2")]
+        (1, "NY-2", "the site lies in catchment A, which drains to catchment B, which drains to NY-2"),
+    ]
     assert ids(met.levels[1]) == [(7, "B")] and met.levels[1][0].drains_to == "NY-2"
 
 
@@ -72,16 +76,28 @@ def test_many_starts_sharing_a_downstream_catchment():
     """Each start's route is its own (its key met once per key), in one look-up per level; an id
     is asked once in the walk."""
     layer = Layer({"S": "NY-9;T", "T": "NY-9"})
-    starts = [(1, "A1", "S", "site 1 in A1"), (2, "A2", "S; NY-1", "site 2 in A2"),
-              (2, "A3", "S", "site 2 in A3"), (3, "A4", "T", "site 3 in A4")]
+    starts = [
+        (1, "A1", "S", "site 1 in A1"),
+        (2, "A2", "S; NY-1", "site 2 in A2"),
+        (2, "A3", "S", "site 2 in A3"),
+        (3, "A4", "T", "site 3 in A4"),
+    ]
     met = walk(starts, layer, 5)
     assert ids(met.levels[1]) == [(1, "S"), (2, "S"), (3, "T")]  # site 2 through A2 first
     assert [s.start for s in met.levels[1]] == [0, 1, 3]
     assert ids(met.levels[2]) == [(1, "T"), (2, "T")]  # site 3 met T already
     assert [(w.step.key, w.water_id) for w in met.waters] == [
-        (2, "NY-1"), (1, "NY-9"), (2, "NY-9"), (3, "NY-9"), (1, "NY-9"), (2, "NY-9")]
-    assert met.waters[-1].route == "site 2 in A2, which drains to catchment S, which drains to " \
-                                   "catchment T, which drains to NY-9"
+        (2, "NY-1"),
+        (1, "NY-9"),
+        (2, "NY-9"),
+        (3, "NY-9"),
+        (1, "NY-9"),
+        (2, "NY-9"),
+    ]
+    assert (
+        met.waters[-1].route == "site 2 in A2, which drains to catchment S, which drains to "
+        "catchment T, which drains to NY-9"
+    )
     assert layer.asked == [{"S", "NY-1", "T"}, {"NY-9"}]  # T known from the first level
     assert len(met.levels) == 3 and met.cut == []
 
@@ -124,9 +140,14 @@ def test_overlapping_meets_a_shape_given_twice_once(monkeypatch):
     """Two routes through one catchment: its watersheds are read and measured once, and told for
     both; pairs by shape, then feature; a touch (no area) is not an overlap."""
     import analysis.overlay as overlay
+
     shared, other = box(0, 0, 10, 10), box(20, 0, 30, 10)
-    sheds = pd.DataFrame({"watershed_id": ["W1", "W2", "W3"],
-                          "geometry": [box(5, 5, 15, 15), box(-5, -5, 50, 50), box(10, 0, 20, 10)]})
+    sheds = pd.DataFrame(
+        {
+            "watershed_id": ["W1", "W2", "W3"],
+            "geometry": [box(5, 5, 15, 15), box(-5, -5, 50, 50), box(10, 0, 20, 10)],
+        }
+    )
     asked, measured = [], []
 
     def read(layer_name, boxes):
@@ -138,10 +159,10 @@ def test_overlapping_meets_a_shape_given_twice_once(monkeypatch):
         return shared_parts(a, b)
 
     monkeypatch.setattr(overlay, "shared_parts", counted)
-    frame, pairs = overlapping("tmdl_watersheds", [shared, other, shared], read, 1.0, 1.0,
-                               "EPSG:2260")
+    frame, pairs = overlapping("tmdl_watersheds", [shared, other, shared], read, 1.0, 1.0, "EPSG:2260")
     assert len(asked[0]) == 2 and measured == [5]  # 2 distinct shapes; W3 touches both
     assert [(step, k) for step, k, _ in pairs] == [(0, 0), (0, 1), (1, 1), (2, 0), (2, 1)]
     # each pair with the square feet shared (EPSG:2260 is in US survey feet): W1 a quarter
     assert [shared_sq_ft for _, _, shared_sq_ft in pairs] == pytest.approx(
-        [25.0, 100.0, 100.0, 25.0, 100.0], rel=1e-5)
+        [25.0, 100.0, 100.0, 25.0, 100.0], rel=1e-5
+    )

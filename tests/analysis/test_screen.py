@@ -1,7 +1,9 @@
 """``swppp screen``: many sites at once, each decided as ``swppp review`` decides it (issue 23)."""
+
 import csv
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
@@ -19,7 +21,6 @@ from analysis.review import review_site
 from analysis.screen.screen import APPLIES, DOES_NOT_APPLY, NOT_DECIDED, screen_sites
 from analysis.screen.sites import read_sites
 from analysis.siteplan.plan import SitePlan
-from pathlib import Path
 
 DEMO_REFERENCE = Path(__file__).resolve().parents[2] / "test_data" / "demo_reference.gpkg"
 
@@ -30,8 +31,9 @@ def random_sites(reference_path, count, seed):
     """``count`` rectangles of 0.5 to 12 acres, some turned, over the reference's extent (and a
     margin beyond it), in the reference's CRS: sites in and out of every layer."""
     rng = np.random.default_rng(seed)
-    frames = [gpd.read_file(reference_path, layer=name)
-              for name in ("catchments", "tmdl_watersheds", "wetlands")]
+    frames = [
+        gpd.read_file(reference_path, layer=name) for name in ("catchments", "tmdl_watersheds", "wetlands")
+    ]
     bounds = np.array([f.total_bounds for f in frames])
     minx, miny = bounds[:, :2].min(axis=0) - 1500
     maxx, maxy = bounds[:, 2:].max(axis=0) + 1500
@@ -42,12 +44,16 @@ def random_sites(reference_path, count, seed):
         area = rng.uniform(0.5, 12.0) * ACRE_FT2
         ratio = rng.uniform(0.4, 2.5)
         w, h = np.sqrt(area * ratio), np.sqrt(area / ratio)
-        cx, cy = (edges[rng.integers(len(edges))] + rng.normal(0, 60, 2) if k % 2
-                  else (rng.uniform(minx, maxx), rng.uniform(miny, maxy)))
+        cx, cy = (
+            edges[rng.integers(len(edges))] + rng.normal(0, 60, 2)
+            if k % 2
+            else (rng.uniform(minx, maxx), rng.uniform(miny, maxy))
+        )
         box = shapely.box(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
         shapes.append(shapely.affinity.rotate(box, rng.uniform(0, 90)) if k % 3 == 0 else box)
-    return gpd.GeoDataFrame({"site_id": [f"S{k:03d}" for k in range(count)]}, geometry=shapes,
-                            crs=frames[0].crs)
+    return gpd.GeoDataFrame(
+        {"site_id": [f"S{k:03d}" for k in range(count)]}, geometry=shapes, crs=frames[0].crs
+    )
 
 
 def review_of(geometry, profile, reference):
@@ -59,12 +65,14 @@ def review_of(geometry, profile, reference):
 
 def site_review(geometry, profile, reference):
     """The review (Condition A and wetlands) of :func:`review_of`'s site plan."""
-    frame = gpd.GeoDataFrame({"disturbance_id": ["D1"]}, geometry=[geometry],
-                             crs=crs_of(profile.area_crs))
-    site = SitePlan(path="screen-site", area_crs=crs_of(profile.area_crs), input_crs="",
-                    project={"name": "screen"},
-                    layers={"site_boundary": frame.rename(columns={"disturbance_id": "site_id"}),
-                            "disturbance": frame})
+    frame = gpd.GeoDataFrame({"disturbance_id": ["D1"]}, geometry=[geometry], crs=crs_of(profile.area_crs))
+    site = SitePlan(
+        path="screen-site",
+        area_crs=crs_of(profile.area_crs),
+        input_crs="",
+        project={"name": "screen"},
+        layers={"site_boundary": frame.rename(columns={"disturbance_id": "site_id"}), "disturbance": frame},
+    )
     return review_site(site, profile, reference=reference, rules=["condition_a", "wetlands"])
 
 
@@ -99,11 +107,14 @@ def routed_reference(path):
             frame.loc[1, "drains_to"] = "NY9999-0001"
             added = []
             for number, (base, dx, dy, drains_to) in {
-                    "0201": (0, 0, 7000, "020200060202"), "0202": (1, 0, 7000, "020200060102"),
-                    "0203": (0, -5900, 0, "020200060101"),
-                    "0204": (1, 0, 14000, " 020200060202; NY9999-0002"),
-                    "0205": (0, 0, 21000, "020200060201"), "0206": (1, 0, 21000, "020200060204"),
-                    "0207": (1, 0, 28000, "020200060206")}.items():
+                "0201": (0, 0, 7000, "020200060202"),
+                "0202": (1, 0, 7000, "020200060102"),
+                "0203": (0, -5900, 0, "020200060101"),
+                "0204": (1, 0, 14000, " 020200060202; NY9999-0002"),
+                "0205": (0, 0, 21000, "020200060201"),
+                "0206": (1, 0, 21000, "020200060204"),
+                "0207": (1, 0, 28000, "020200060206"),
+            }.items():
                 extra = frame.iloc[[base]].copy()
                 extra["catchment_id"], extra["drains_to"] = f"02020006{number}", drains_to
                 extra["name"] = f"Upland {number}"
@@ -118,9 +129,13 @@ def routed_reference(path):
 # site draining only to it, outside every TMDL watershed (SWPPP C(1): only a 303(d)-listed
 # water, category 5, takes the first branch; 4a the TMDL branch, which the reference does not
 # decide for a water; 4b and 4c neither; no category: confirm it).
-CATEGORY_WATERS = {"NY1301-0123": ("4a", NOT_DECIDED), "NYC-4B": ("4b", DOES_NOT_APPLY),
-                   "NYC-4C": ("4C", DOES_NOT_APPLY), "NYC-NONE": (None, NOT_DECIDED),
-                   "NYC-5A": ("5A", APPLIES)}
+CATEGORY_WATERS = {
+    "NY1301-0123": ("4a", NOT_DECIDED),
+    "NYC-4B": ("4b", DOES_NOT_APPLY),
+    "NYC-4C": ("4C", DOES_NOT_APPLY),
+    "NYC-NONE": (None, NOT_DECIDED),
+    "NYC-5A": ("5A", APPLIES),
+}
 
 
 def categories_reference(path):
@@ -175,7 +190,8 @@ def newly_listed(reference, folder):
     added["waterbody_id"], added["pollutants"], added["category"] = "NY9999-0001", "Phosphorus", "5"
     listed = folder / "listed_v2.gpkg"
     gpd.GeoDataFrame(pd.concat([waters, added], ignore_index=True), crs=waters.crs).to_file(
-        listed, layer="impaired_waters", driver="GPKG")
+        listed, layer="impaired_waters", driver="GPKG"
+    )
     return listed
 
 
@@ -191,8 +207,12 @@ def _sites_file(folder, reference, count, seed):
 # (30,000 ft apart in y): the site's own catchment S drains into Y; Y touches the watershed GW
 # (x >= 1000 ft) by a 20-ft strip (3.8% of it) and drains into ``drains`` (Z: north of it,
 # outside GW; IN: inside GW; or a water), or Y lies mostly inside GW; and the answer expected.
-GRAZES = {"G-OUT": (1020, "Z", DOES_NOT_APPLY), "G-WATER": (1020, "NY-Q", NOT_DECIDED),
-          "G-IN": (1020, "IN", APPLIES), "G-MOST": (3000, "NY-M", APPLIES)}
+GRAZES = {
+    "G-OUT": (1020, "Z", DOES_NOT_APPLY),
+    "G-WATER": (1020, "NY-Q", NOT_DECIDED),
+    "G-IN": (1020, "IN", APPLIES),
+    "G-MOST": (3000, "NY-M", APPLIES),
+}
 
 
 def grazed_reference(path):
@@ -202,33 +222,66 @@ def grazed_reference(path):
     catchments, sites = [], []
     for k, (site_id, (east, drains, _)) in enumerate(GRAZES.items()):
         dy = 30000 * k
-        catchments += [(local_box(-500, -500 + dy, 500, 500 + dy), f"S{k}", f"Y{k}"),
-                       (local_box(500, -500 + dy, east, 500 + dy), f"Y{k}",
-                        {"Z": f"Z{k}", "IN": f"IN{k}"}.get(drains, drains)),
-                       (local_box(500, 500 + dy, 1000, 1500 + dy), f"Z{k}", "NY-OUT"),
-                       (local_box(east, -500 + dy, 2000, 500 + dy), f"IN{k}", "NY-IN")]
+        catchments += [
+            (local_box(-500, -500 + dy, 500, 500 + dy), f"S{k}", f"Y{k}"),
+            (
+                local_box(500, -500 + dy, east, 500 + dy),
+                f"Y{k}",
+                {"Z": f"Z{k}", "IN": f"IN{k}"}.get(drains, drains),
+            ),
+            (local_box(500, 500 + dy, 1000, 1500 + dy), f"Z{k}", "NY-OUT"),
+            (local_box(east, -500 + dy, 2000, 500 + dy), f"IN{k}", "NY-IN"),
+        ]
         sites.append((site_id, local_box(-100, dy, 100, 100 + dy)))
     crs = "EPSG:2260"
-    gpd.GeoDataFrame({"catchment_id": [c for _, c, _ in catchments],
-                      "name": [None] * len(catchments),
-                      "drains_to": [d for _, _, d in catchments]},
-                     geometry=[g for g, _, _ in catchments], crs=crs).to_file(
-        path, layer="catchments", driver="GPKG")
-    gpd.GeoDataFrame({"watershed_id": ["GW"], "name": ["Grazed"], "pollutants": ["Phosphorus"],
-                      "tmdl_id": ["T-GW"], "stormwater_source": [1]},
-                     geometry=[local_box(1000, -3000, 4000, 30000 * len(GRAZES))], crs=crs
-                     ).to_file(path, layer="tmdl_watersheds", driver="GPKG")
+    gpd.GeoDataFrame(
+        {
+            "catchment_id": [c for _, c, _ in catchments],
+            "name": [None] * len(catchments),
+            "drains_to": [d for _, _, d in catchments],
+        },
+        geometry=[g for g, _, _ in catchments],
+        crs=crs,
+    ).to_file(path, layer="catchments", driver="GPKG")
+    gpd.GeoDataFrame(
+        {
+            "watershed_id": ["GW"],
+            "name": ["Grazed"],
+            "pollutants": ["Phosphorus"],
+            "tmdl_id": ["T-GW"],
+            "stormwater_source": [1],
+        },
+        geometry=[local_box(1000, -3000, 4000, 30000 * len(GRAZES))],
+        crs=crs,
+    ).to_file(path, layer="tmdl_watersheds", driver="GPKG")
     far = local_box(-9000, -9000, -8000, -8000)  # one feature each, met by no site
-    gpd.GeoDataFrame({"waterbody_id": ["NY-FAR"], "name": ["Far"], "pollutants": ["Phosphorus"],
-                      "listing_cycle": ["2022"], "category": ["5"], "tmdl_id": [None]},
-                     geometry=[far.boundary], crs=crs).to_file(path, layer="impaired_waters",
-                                                                driver="GPKG")
-    gpd.GeoDataFrame({"wetland_id": ["WF"], "source": ["NWI"], "wetland_class": ["PEM"],
-                      "regulated": [0], "adjacent_area_ft": [None]}, geometry=[far],
-                     crs=crs).to_file(path, layer="wetlands", driver="GPKG")
+    gpd.GeoDataFrame(
+        {
+            "waterbody_id": ["NY-FAR"],
+            "name": ["Far"],
+            "pollutants": ["Phosphorus"],
+            "listing_cycle": ["2022"],
+            "category": ["5"],
+            "tmdl_id": [None],
+        },
+        geometry=[far.boundary],
+        crs=crs,
+    ).to_file(path, layer="impaired_waters", driver="GPKG")
+    gpd.GeoDataFrame(
+        {
+            "wetland_id": ["WF"],
+            "source": ["NWI"],
+            "wetland_class": ["PEM"],
+            "regulated": [0],
+            "adjacent_area_ft": [None],
+        },
+        geometry=[far],
+        crs=crs,
+    ).to_file(path, layer="wetlands", driver="GPKG")
     sites_path = path.with_name("sites.gpkg")
-    gpd.GeoDataFrame({"site_id": [i for i, _ in sites]}, geometry=[g for _, g in sites],
-                     crs=crs).to_file(sites_path, layer="parcels", driver="GPKG")
+    gpd.GeoDataFrame({"site_id": [i for i, _ in sites]}, geometry=[g for _, g in sites], crs=crs).to_file(
+        sites_path, layer="parcels", driver="GPKG"
+    )
     return path
 
 
@@ -242,17 +295,19 @@ def grazed_sites(grazed_file):
     return grazed_file.with_name("sites.gpkg")
 
 
-def test_a_route_that_only_grazes_a_watershed_is_decided_where_it_drains(grazed_file,
-                                                                        grazed_sites):
+def test_a_route_that_only_grazes_a_watershed_is_decided_where_it_drains(grazed_file, grazed_sites):
     """The screen decides each GRAZES row as expected, and as the review of the same site."""
     profile = load_profile()
     reference = open_reference(grazed_file)
     sites = read_sites(grazed_sites, profile.area_crs)
     rows = screen_sites(sites, reference, profile).by_site()
     assert {k: r["condition_a"] for k, r in rows.items()} == {
-        k: expected for k, (_, _, expected) in GRAZES.items()}
-    assert ("catchment Y0, 3.8% (0.46 acres) of it inside it: less than [condition_a] "
-            "routed_watershed_min_share_percent" in rows["G-OUT"]["why"]), rows["G-OUT"]["why"]
+        k: expected for k, (_, _, expected) in GRAZES.items()
+    }
+    assert (
+        "catchment Y0, 3.8% (0.46 acres) of it inside it: less than [condition_a] "
+        "routed_watershed_min_share_percent" in rows["G-OUT"]["why"]
+    ), rows["G-OUT"]["why"]
     assert "where it drains is not known" in rows["G-WATER"]["why"]
     for site_id, geometry in zip(sites.ids, sites.geometries):
         a, _ = review_of(geometry, profile, reference)
@@ -319,8 +374,7 @@ def test_each_site_is_decided_as_its_review(screened, reference_file):
         status = APPLIES if a.applies else NOT_DECIDED if not a.decided else DOES_NOT_APPLY
         assert row["condition_a"] == status, (site_id, row["why"], a)
         assert row["wetland_acres"] == pytest.approx(measured["wetland_acres"], abs=1e-9)
-        assert row["adjacent_area_acres"] == pytest.approx(
-            measured["wetland_adjacent_area_acres"], abs=1e-9)
+        assert row["adjacent_area_acres"] == pytest.approx(measured["wetland_adjacent_area_acres"], abs=1e-9)
         seen.add((status, row["wetland_status"]))
     # The random sites reach every answer: the comparison above is not of empty screens.
     assert {s for s, _ in seen} == {APPLIES, NOT_DECIDED, DOES_NOT_APPLY}
@@ -345,15 +399,16 @@ def test_each_site_is_decided_as_its_review_downstream(routed_file, routed_sites
     # Every kind of route is met (the comparison is not of sites that stay in their catchment).
     tw1 = [k for k, w in why.items() if "catchment 020200060102, inside it" in w]
     assert tw1 and all("020200060102" not in rows[k]["receiving_waters"] for k in tw1)
-    assert any("020200060203, which drains to catchment 020200060101, which drains to NY1301-0099"
-               in w for w in why.values())
-    assert any("not followed further ([condition_a] downstream_catchment_hops = 3)" in w
-               for w in why.values())
-    assert any("its shape was not found next to the catchment it drains out of" in w
-               for w in why.values())
+    assert any(
+        "020200060203, which drains to catchment 020200060101, which drains to NY1301-0099" in w
+        for w in why.values()
+    )
+    assert any(
+        "not followed further ([condition_a] downstream_catchment_hops = 3)" in w for w in why.values()
+    )
+    assert any("its shape was not found next to the catchment it drains out of" in w for w in why.values())
     assert any("NY9999-0002" in r["receiving_waters"].split(";") for r in rows.values())
-    routed_only = [k for k in tw1 if rows[k]["listed_waters"] == ""
-                   and "NY1301-0099" not in why[k]]
+    routed_only = [k for k in tw1 if rows[k]["listed_waters"] == "" and "NY1301-0099" not in why[k]]
     assert routed_only
     expected = APPLIES if reading == "applies" else NOT_DECIDED
     assert {rows[k]["condition_a"] for k in routed_only} == {expected}
@@ -372,13 +427,13 @@ def two_tmdl_reference(path, other_id="TW-1"):
     other["tmdl_id"], other["pollutants"], other["stormwater_source"] = "TMDL-P2", "Pathogens", 0
     other["watershed_id"] = other_id
     gpd.GeoDataFrame(pd.concat([other, sheds], ignore_index=True), crs=sheds.crs).to_file(
-        path, layer="tmdl_watersheds", driver="GPKG")
+        path, layer="tmdl_watersheds", driver="GPKG"
+    )
     return path
 
 
 @pytest.mark.parametrize("reading", ["applies", "needs_review"])
-def test_a_routed_watershed_with_two_tmdls_is_decided_by_each(two_tmdl_file, routed_sites,
-                                                              reading):
+def test_a_routed_watershed_with_two_tmdls_is_decided_by_each(two_tmdl_file, routed_sites, reading):
     """Each TMDL of a watershed met through the route counts, as in the review: the first row
     (stormwater not a source) does not hide the second (stormwater a source)."""
     path = two_tmdl_file
@@ -387,9 +442,14 @@ def test_a_routed_watershed_with_two_tmdls_is_decided_by_each(two_tmdl_file, rou
     reference = open_reference(path)
     sites = read_sites(routed_sites, profile.area_crs)
     rows = screen_sites(sites, reference, profile).by_site()
-    routed_only = [k for k, r in rows.items() if "catchment 020200060102, inside it" in r["why"]
-                   and r["listed_waters"] == "" and "NY1301-0099" not in r["why"]
-                   and "020200060102" not in r["receiving_waters"]]
+    routed_only = [
+        k
+        for k, r in rows.items()
+        if "catchment 020200060102, inside it" in r["why"]
+        and r["listed_waters"] == ""
+        and "NY1301-0099" not in r["why"]
+        and "020200060102" not in r["receiving_waters"]
+    ]
     assert routed_only
     for site_id, geometry in zip(sites.ids, sites.geometries):
         if site_id in routed_only:
@@ -431,8 +491,7 @@ def test_each_site_is_decided_as_its_review_by_category(categories_file, categor
         assert rows[site_id]["condition_a"] == status, (site_id, rows[site_id]["why"], a)
     # Each category decides some site alone (its only water, no TMDL watershed met).
     for water, (category, expected) in CATEGORY_WATERS.items():
-        alone = [r for r in rows.values() if r["receiving_waters"] == water
-                 and r["tmdl_acres"] == 0]
+        alone = [r for r in rows.values() if r["receiving_waters"] == water and r["tmdl_acres"] == 0]
         assert alone, water
         assert {r["condition_a"] for r in alone} == {expected}, water
         assert all((water in r["listed_waters"]) == (expected == APPLIES) for r in alone)
@@ -455,8 +514,7 @@ def test_the_reference_is_read_by_the_sites_boxes_only(sites_file, tmp_path):
     far.geometries = shapely.transform(far.geometries, lambda xy: xy + 1e6)
     reference = open_reference(DEMO_REFERENCE)
     screen_sites(far, reference, profile)
-    assert sum(reference.features_read.get(k, 0) for k in ("catchments", "wetlands",
-                                                            "tmdl_watersheds")) == 0
+    assert sum(reference.features_read.get(k, 0) for k in ("catchments", "wetlands", "tmdl_watersheds")) == 0
     assert len(sites) == 100
 
 
@@ -479,21 +537,41 @@ def test_wetlands_are_read_only_to_their_own_reach(tmp_path, stored_crs):
         ("E", 1, 250.0, shapely.box(x0, y0 - 400, x0 + 100, y0 - 200), True),
         ("F", 1, None, shapely.box(east + 120, y0 + 300, east + 220, y0 + 400), False),
         # an L whose envelope holds the site, its ground 220 ft away at the nearest
-        ("G", 1, 100.0, shapely.Polygon([(x0, top + 220), (east + 220, top + 220),
-                                          (east + 220, y0), (east + 280, y0),
-                                          (east + 280, top + 280), (x0, top + 280)]), False),
+        (
+            "G",
+            1,
+            100.0,
+            shapely.Polygon(
+                [
+                    (x0, top + 220),
+                    (east + 220, top + 220),
+                    (east + 220, y0),
+                    (east + 280, y0),
+                    (east + 280, top + 280),
+                    (x0, top + 280),
+                ]
+            ),
+            False,
+        ),
     ]
     path = tmp_path / "reference.gpkg"
     for layer in ("impaired_waters", "tmdl_watersheds", "catchments"):
         gpd.read_file(DEMO_REFERENCE, layer=layer).to_file(path, layer=layer, driver="GPKG")
-    gpd.GeoDataFrame({"wetland_id": [w[0] for w in wetlands], "source": "test",
-                      "wetland_class": "PFO", "regulated": [w[1] for w in wetlands],
-                      "adjacent_area_ft": [w[2] for w in wetlands]},
-                     geometry=[w[3] for w in wetlands], crs="EPSG:2260").to_crs(
-        stored_crs).to_file(path, layer="wetlands", driver="GPKG")
+    gpd.GeoDataFrame(
+        {
+            "wetland_id": [w[0] for w in wetlands],
+            "source": "test",
+            "wetland_class": "PFO",
+            "regulated": [w[1] for w in wetlands],
+            "adjacent_area_ft": [w[2] for w in wetlands],
+        },
+        geometry=[w[3] for w in wetlands],
+        crs="EPSG:2260",
+    ).to_crs(stored_crs).to_file(path, layer="wetlands", driver="GPKG")
     sites_path = tmp_path / "sites.gpkg"
     gpd.GeoDataFrame({"site_id": ["S1"]}, geometry=[site], crs="EPSG:2260").to_file(
-        sites_path, layer="sites", driver="GPKG")
+        sites_path, layer="sites", driver="GPKG"
+    )
     sites = read_sites(sites_path, profile.area_crs)
     reference = open_reference(path)
     row = screen_sites(sites, reference, profile).rows[0]
@@ -502,32 +580,58 @@ def test_wetlands_are_read_only_to_their_own_reach(tmp_path, stored_crs):
     assert row["adjacent_area_acres"] > 0
     _condition_a, measured = review_of(sites.geometries[0], profile, open_reference(path))
     assert row["wetland_acres"] == pytest.approx(measured["wetland_acres"], abs=1e-9)
-    assert row["adjacent_area_acres"] == pytest.approx(
-        measured["wetland_adjacent_area_acres"], abs=1e-9)
+    assert row["adjacent_area_acres"] == pytest.approx(measured["wetland_adjacent_area_acres"], abs=1e-9)
     # Every one lies within the search distance: it is the reach that left them unread.
     whole = open_reference(path).read_boxes(
-        "wetlands", sites.boxes + np.array([-300.0, -300.0, 300.0, 300.0]), profile.area_crs)
+        "wetlands", sites.boxes + np.array([-300.0, -300.0, 300.0, 300.0]), profile.area_crs
+    )
     assert sorted(whole["wetland_id"]) == [w[0] for w in wetlands]
 
 
 def test_cli_writes_csv_gpkg_and_json(sites_file, tmp_path, capsys):
     for ending in ("csv", "gpkg", "json"):
         out = tmp_path / f"screen.{ending}"
-        assert main(["screen", str(sites_file), "--reference", str(DEMO_REFERENCE),
-                     "--output", str(out), "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "screen",
+                    str(sites_file),
+                    "--reference",
+                    str(DEMO_REFERENCE),
+                    "--output",
+                    str(out),
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
     with open(tmp_path / "screen.csv", newline="") as handle:
         table = list(csv.DictReader(handle))
     written = json.loads((tmp_path / "screen.json").read_text())
     layer = gpd.read_file(tmp_path / "screen.gpkg", layer="screen")
     assert len(table) == len(written["rows"]) == len(layer) == 100
-    assert [r["condition_a"] for r in table] == [r["condition_a"] for r in written["rows"]] \
+    assert (
+        [r["condition_a"] for r in table]
+        == [r["condition_a"] for r in written["rows"]]
         == list(layer["condition_a"])
+    )
     assert layer.crs == crs_of(load_profile().area_crs)
 
 
 def test_cli_refuses_what_it_cannot_screen(sites_file, tmp_path, capsys):
-    assert main(["screen", str(sites_file), "--reference", str(DEMO_REFERENCE),
-                 "--output", str(tmp_path / "screen.txt")]) == 2
+    assert (
+        main(
+            [
+                "screen",
+                str(sites_file),
+                "--reference",
+                str(DEMO_REFERENCE),
+                "--output",
+                str(tmp_path / "screen.txt"),
+            ]
+        )
+        == 2
+    )
     assert "--output" in capsys.readouterr().err
     assert not (tmp_path / "screen.txt").exists()
     assert main(["screen", str(sites_file), "--reference", str(DEMO_REFERENCE), "--id", "nope"]) == 2
@@ -551,12 +655,16 @@ def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_pa
     catchments' route downstream followed in the database as in the file; categories: each
     water's category read from the database as from the file)."""
     reference_file, sites_file = {
-        "varied": ("reference_file", "sites_file"), "routed": ("routed_file", "routed_sites"),
+        "varied": ("reference_file", "sites_file"),
+        "routed": ("routed_file", "routed_sites"),
         "two TMDLs": ("nested_tmdl_file", "routed_sites"),
         "categories": ("categories_file", "categories_sites"),
-        "grazed": ("grazed_file", "grazed_sites")}[layers]
-    reference_file, sites_file = (request.getfixturevalue(reference_file),
-                                  request.getfixturevalue(sites_file))
+        "grazed": ("grazed_file", "grazed_sites"),
+    }[layers]
+    reference_file, sites_file = (
+        request.getfixturevalue(reference_file),
+        request.getfixturevalue(sites_file),
+    )
     from analysis.reference.importer import read_candidate
     from analysis.reference.postgis import PostgisStore
     from analysis.reference.store import GeoPackageStore
@@ -575,13 +683,33 @@ def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_pa
     assert in_file.keys() == in_database.keys()
     for site_id, row in in_file.items():
         other = in_database[site_id]
-        for column in ("condition_a", "receiving_waters", "listed_waters", "tmdl_watersheds",
-                       "pollutants", "why", "wetland_status", "wetlands"):
+        for column in (
+            "condition_a",
+            "receiving_waters",
+            "listed_waters",
+            "tmdl_watersheds",
+            "pollutants",
+            "why",
+            "wetland_status",
+            "wetlands",
+        ):
             assert other[column] == row[column], (site_id, column)
         for column in ("site_acres", "tmdl_acres", "wetland_acres", "adjacent_area_acres"):
             assert other[column] == pytest.approx(row[column], abs=1e-6), (site_id, column)
-    assert main(["screen", str(sites_file), "--reference", f"{conninfo} schema={schema}",
-                 "--output", str(tmp_path / "pg.csv"), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "screen",
+                str(sites_file),
+                "--reference",
+                f"{conninfo} schema={schema}",
+                "--output",
+                str(tmp_path / "pg.csv"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "pg.csv").read_text().count("\n") == len(in_file) + 1
     if layers == "two TMDLs":  # each acre in a TMDL watershed counted once in the database too
         assert any(row["tmdl_acres"] > 0 for row in in_file.values())
@@ -590,10 +718,12 @@ def test_geopackage_and_postgis_screens_agree(pg_schema, layers, request, tmp_pa
         assert any("which drains to catchment" in row["why"] for row in in_file.values())
     if layers == "grazed":  # each grazing route decided where it drains, in the database too
         assert {k: r["condition_a"] for k, r in in_database.items()} == {
-            k: expected for k, (_, _, expected) in GRAZES.items()}
+            k: expected for k, (_, _, expected) in GRAZES.items()
+        }
     if layers == "categories":  # every category was met, and each said what it is
-        assert {w for row in in_file.values() for w in row["receiving_waters"].split(";")} \
-            >= set(CATEGORY_WATERS)
+        assert {w for row in in_file.values() for w in row["receiving_waters"].split(";")} >= set(
+            CATEGORY_WATERS
+        )
         assert any(CATEGORY_WORDS["tmdl"] in row["why"] for row in in_file.values())
 
 
@@ -612,8 +742,9 @@ def test_since_screens_the_route_as_the_store_does(routed_file, routed_sites, tm
     assert any("which drains to catchment" in row["why"] for row in now.rows)
 
 
-def test_since_names_exactly_the_sites_whose_water_was_newly_listed(reference_file, sites_file,
-                                                                   tmp_path, capsys):
+def test_since_names_exactly_the_sites_whose_water_was_newly_listed(
+    reference_file, sites_file, tmp_path, capsys
+):
     """Version 2 of the 303(d) list adds NY9999-0001, the water Example Brook's catchment
     drains to: the sites draining to it, and only those, change Condition A."""
     from analysis.reference.importer import read_candidate
@@ -625,12 +756,29 @@ def test_since_names_exactly_the_sites_whose_water_was_newly_listed(reference_fi
     listed = newly_listed(reference_file, tmp_path)
     store.import_candidate(read_candidate("impaired_waters", listed))
 
-    expected = {k for k, row in before.items() if "NY9999-0001" in row["receiving_waters"].split(";")
-                and row["condition_a"] != APPLIES}
+    expected = {
+        k
+        for k, row in before.items()
+        if "NY9999-0001" in row["receiving_waters"].split(";") and row["condition_a"] != APPLIES
+    }
     assert expected  # the random sites do reach that catchment
     out = tmp_path / "since.json"
-    assert main(["screen", str(sites_file), "--reference", str(store.path), "--since", "1",
-                 "--json", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "screen",
+                str(sites_file),
+                "--reference",
+                str(store.path),
+                "--since",
+                "1",
+                "--json",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     since = json.loads(out.read_text())["since"]
     assert since["layers"] == {"impaired_waters": {"from": 1, "to": 2}}
     changed = {c["site_id"] for c in since["changes"]}

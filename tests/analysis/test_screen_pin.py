@@ -7,6 +7,7 @@ issue asks for a different answer (regenerate with ``SWPPP_GOLDEN_UPDATE=1`` and
 diff of ``tests/golden/screen_rows.json``). Numbers are compared to 1e-9 (relative), so that
 both Python stacks share one copy.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,10 @@ from tests.analysis.test_screen_differential import CASES, profile_for, write_ca
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "screen_rows.json"
-REFERENCES = [ROOT / "test_data" / "demo_reference.gpkg",
-              *sorted((ROOT / "test_data" / "variants").glob("reference_*.gpkg"))]
+REFERENCES = [
+    ROOT / "test_data" / "demo_reference.gpkg",
+    *sorted((ROOT / "test_data" / "variants").glob("reference_*.gpkg")),
+]
 BENCH_SITES = 36
 PINNED_EVERY = (1, 8)
 
@@ -46,9 +49,7 @@ def screened(reference: Path, sites_path: Path, profile) -> dict:
     """{site_id: row}, or the error the screen refused the reference with."""
     sites = read_sites(sites_path, profile.area_crs)
     try:
-        return {
-            row["site_id"]: row for row in screen_sites(sites, open_reference(reference),
-                                                        profile).rows}
+        return {row["site_id"]: row for row in screen_sites(sites, open_reference(reference), profile).rows}
     except InputError as error:
         return {"error": str(error).replace(str(ROOT), "<root>")}
 
@@ -56,8 +57,9 @@ def screened(reference: Path, sites_path: Path, profile) -> dict:
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict:
     out = {}
-    sites = bench_sites(ROOT / "test_data" / "demo_reference.gpkg",
-                        tmp_path_factory.mktemp("bench") / "sites.gpkg")
+    sites = bench_sites(
+        ROOT / "test_data" / "demo_reference.gpkg", tmp_path_factory.mktemp("bench") / "sites.gpkg"
+    )
     for reference in REFERENCES:
         out[f"bench:{reference.stem}"] = screened(reference, sites, load_profile())
     for name, build in sorted(CASES.items()):
@@ -65,7 +67,7 @@ def rows(tmp_path_factory) -> dict:
         reference, sites_path = write_case(case, tmp_path_factory.mktemp(name))
         found = screened(reference, sites_path, profile_for(case))
         # a case of many sites: every PINNED_EVERY-th row kept (all are screened together)
-        out[f"case:{name}"] = {k: found[k] for k in sorted(found)[::PINNED_EVERY[case.every > 1]]}
+        out[f"case:{name}"] = {k: found[k] for k in sorted(found)[:: PINNED_EVERY[case.every > 1]]}
     return out
 
 
@@ -91,7 +93,6 @@ def test_the_screens_rows_are_the_pinned_rows(rows):
 def test_the_pin_is_not_of_empty_answers(rows):
     """The pinned rows meet the reference: Condition A applies and is not decided somewhere,
     and some site meets a wetland."""
-    every = [row for site_rows in rows.values() for row in site_rows.values()
-             if isinstance(row, dict)]
+    every = [row for site_rows in rows.values() for row in site_rows.values() if isinstance(row, dict)]
     assert {"applies", "not decided", "does not apply"} <= {r["condition_a"] for r in every}
     assert {"wetland", "adjacent area", "none"} <= {r["wetland_status"] for r in every}

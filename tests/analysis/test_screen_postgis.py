@@ -5,6 +5,7 @@ the wetlands read that made it slow: the sites' boxes must drive the read throug
 GiST index (not the layer scanned and tested against the boxes), and each feature must be
 transformed once (not again for its validity test).
 """
+
 from __future__ import annotations
 
 import re
@@ -40,19 +41,26 @@ def wetlands_plan(pg_schema, tmp_path):
     sites = read_sites(sites_file, profile.area_crs)
     area = postgis.epsg_code(sites.crs)
     with connect(store.conninfo) as con:
-        srid = con.execute("SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
-                           "f_table_name = 'wetlands'", (schema,)).fetchone()[0]
+        srid = con.execute(
+            "SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND f_table_name = 'wetlands'",
+            (schema,),
+        ).fetchone()[0]
         postgis._upload(con, sites, area)
         widened = search_windows(sites.boxes, sites.crs, profile)
         boxes = postgis._box_table(con, store.sql, "swppp_boxes_test", widened, sites.crs, srid)
-        own = con.execute(store.sql.SQL("SELECT ST_XMin(box), ST_YMin(box), ST_XMax(box), "
-                                        "ST_YMax(box) FROM {} ORDER BY k").format(boxes)).fetchall()
+        own = con.execute(
+            store.sql.SQL(
+                "SELECT ST_XMin(box), ST_YMin(box), ST_XMax(box), ST_YMax(box) FROM {} ORDER BY k"
+            ).format(boxes)
+        ).fetchall()
         # A tiny layer is cheaper to scan than to probe: take that choice away, so the plan
         # shows which side drives the join.
         con.execute("SET enable_seqscan = off")
         query = postgis._features(store.sql, store, "wetlands", ["fid", "wetland_id"], boxes)
-        plan = "\n".join(row[0] for row in con.execute(
-            store.sql.SQL("EXPLAIN (VERBOSE) ") + query, {"area": area}).fetchall())
+        plan = "\n".join(
+            row[0]
+            for row in con.execute(store.sql.SQL("EXPLAIN (VERBOSE) ") + query, {"area": area}).fetchall()
+        )
     return plan, area, np.array(own), boxes_in_crs(widened, sites.crs, postgis.crs_of(srid))
 
 
@@ -89,9 +97,15 @@ def test_a_catchment_id_padded_with_any_white_space_is_found_as_the_review_finds
     from psycopg import sql
 
     with psycopg.connect(conninfo, autocommit=True) as con:
-        (first, drains), = con.execute(sql.SQL(
-            "SELECT catchment_id, drains_to FROM {} ORDER BY catchment_id LIMIT 1").format(
-            store.ids.table("catchments"))).fetchall()
-        con.execute(sql.SQL("UPDATE {} SET catchment_id = %s WHERE catchment_id = %s").format(
-            store.ids.table("catchments")), (f" {first}\t\u00a0", first))
+        ((first, drains),) = con.execute(
+            sql.SQL("SELECT catchment_id, drains_to FROM {} ORDER BY catchment_id LIMIT 1").format(
+                store.ids.table("catchments")
+            )
+        ).fetchall()
+        con.execute(
+            sql.SQL("UPDATE {} SET catchment_id = %s WHERE catchment_id = %s").format(
+                store.ids.table("catchments")
+            ),
+            (f" {first}\t\u00a0", first),
+        )
         assert postgis._catchment_rows(con, sql, store, {first}) == {first: drains}

@@ -10,6 +10,7 @@ its TMDL, which the reference does not record for a water: a site draining only 
 decided" (confirm), never "does not apply". A site also inside a TMDL watershed recorded with
 stormwater as a source still meets the second branch: its answer does not change.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,15 +41,21 @@ SITES = {
     "FAR": (600000, 900000),  # in no catchment
 }
 # What each site is before the move and after it.
-EXPECTED = {"LISTED": (APPLIES, NOT_DECIDED), "BOTH": (APPLIES, APPLIES),
-            "BROOK": (NOT_DECIDED, NOT_DECIDED), "WATERSHED": (APPLIES, APPLIES),
-            "FAR": (NOT_DECIDED, NOT_DECIDED)}  # no catchment: where it drains is unknown
+EXPECTED = {
+    "LISTED": (APPLIES, NOT_DECIDED),
+    "BOTH": (APPLIES, APPLIES),
+    "BROOK": (NOT_DECIDED, NOT_DECIDED),
+    "WATERSHED": (APPLIES, APPLIES),
+    "FAR": (NOT_DECIDED, NOT_DECIDED),
+}  # no catchment: where it drains is unknown
 
 
 def sites_file(folder):
-    frame = gpd.GeoDataFrame({"site_id": list(SITES)},
-                             geometry=[shapely.box(x, y, x + 400, y + 400) for x, y in SITES.values()],
-                             crs="EPSG:2260")
+    frame = gpd.GeoDataFrame(
+        {"site_id": list(SITES)},
+        geometry=[shapely.box(x, y, x + 400, y + 400) for x, y in SITES.values()],
+        crs="EPSG:2260",
+    )
     path = folder / "sites.gpkg"
     frame.to_file(path, layer="parcels", driver="GPKG")
     return path
@@ -60,39 +67,47 @@ def moved_to_4a(folder):
     waters.loc[waters["waterbody_id"] == "NY1301-0099", "category"] = "4a"
     path = folder / "waters_v2.gpkg"
     gpd.GeoDataFrame(pd.DataFrame(waters), crs=waters.crs).to_file(
-        path, layer="impaired_waters", driver="GPKG")
+        path, layer="impaired_waters", driver="GPKG"
+    )
     return path
 
 
 def test_a_water_moving_from_5_to_4a_is_no_longer_listed_for_exactly_the_sites_it_alone_decided(
-        tmp_path, capsys):
+    tmp_path, capsys
+):
     profile = load_profile()
     store = stored(DEMO_REFERENCE, tmp_path)
     path = sites_file(tmp_path)
     sites = read_sites(path, profile.area_crs)
     before = screen_sites(sites, open_reference(store.path), profile).by_site()
-    assert {k: row["condition_a"] for k, row in before.items()} == \
-        {k: then for k, (then, _now) in EXPECTED.items()}
+    assert {k: row["condition_a"] for k, row in before.items()} == {
+        k: then for k, (then, _now) in EXPECTED.items()
+    }
     assert before["LISTED"]["listed_waters"] == "NY1301-0099"
 
     store.import_candidate(read_candidate("impaired_waters", moved_to_4a(tmp_path)))
     out = tmp_path / "since.json"
-    assert main(["screen", str(path), "--reference", str(store.path), "--since", "1",
-                 "--json", str(out)]) == 0
+    assert (
+        main(["screen", str(path), "--reference", str(store.path), "--since", "1", "--json", str(out)]) == 0
+    )
     text = capsys.readouterr().out
     result = json.loads(out.read_text(encoding="utf-8"))
     since = result["since"]
     assert since["layers"] == {"impaired_waters": {"from": 1, "to": 2}}
-    assert since["changes"] == [{
-        "site_id": "LISTED", "what": "Condition A", "before": APPLIES, "after": NOT_DECIDED,
-        "because": "303(d)-listed water NY1301-0099 no longer listed (was category 5, now "
-                   "category 4a)"}]
+    assert since["changes"] == [
+        {
+            "site_id": "LISTED",
+            "what": "Condition A",
+            "before": APPLIES,
+            "after": NOT_DECIDED,
+            "because": "303(d)-listed water NY1301-0099 no longer listed (was category 5, now category 4a)",
+        }
+    ]
     assert "since version 1: 1 site(s) changed" in text
     assert "NY1301-0099 no longer listed (was category 5, now category 4a)" in text
 
     after = screen_sites(sites, open_reference(store.path), profile).by_site()
-    assert {k: after[k]["condition_a"] for k in SITES} == \
-        {k: now for k, (_then, now) in EXPECTED.items()}
+    assert {k: after[k]["condition_a"] for k in SITES} == {k: now for k, (_then, now) in EXPECTED.items()}
     # Why LISTED is now not decided: the 4a words, the TMDL branch to check.
     assert after["LISTED"]["listed_waters"] == ""
     assert CATEGORY_WORDS["tmdl"] in after["LISTED"]["why"]
@@ -103,20 +118,28 @@ def test_a_water_moving_from_5_to_4a_is_no_longer_listed_for_exactly_the_sites_i
 def test_a_change_of_category_is_told_what_it_was_and_what_it_is_now():
     """Back from 4a to 5 (a TMDL withdrawn): newly listed, and the categories said; a water that
     left the list without a change of category (it is gone from the layer) says none."""
-    then = pd.DataFrame({"waterbody_id": ["NY-1", " ny-2", "NY-3", "NY-4"],
-                         "category": ["4a", "5", "5", None]})
+    then = pd.DataFrame(
+        {"waterbody_id": ["NY-1", " ny-2", "NY-3", "NY-4"], "category": ["4a", "5", "5", None]}
+    )
     now = pd.DataFrame({"waterbody_id": ["NY-1", "NY-2", "NY-4"], "category": [" 5", "5", "5"]})
     categories = category_changes(then, now)
     assert categories == {"NY-1": ("4a", "5"), "NY-4": ("", "5")}
-    row = {"condition_a": NOT_DECIDED, "wetland_status": "none", "wetlands": "",
-           "tmdl_watersheds": "", "receiving_waters": "NY-1;NY-3;NY-4", "why": "",
-           "listed_waters": "NY-3"}
+    row = {
+        "condition_a": NOT_DECIDED,
+        "wetland_status": "none",
+        "wetlands": "",
+        "tmdl_watersheds": "",
+        "receiving_waters": "NY-1;NY-3;NY-4",
+        "why": "",
+        "listed_waters": "NY-3",
+    }
     changed = {**row, "condition_a": APPLIES, "listed_waters": "NY-1;NY-4"}
     [change] = differences({"S": row}, {"S": changed}, categories)
     assert change["because"] == (
         "303(d)-listed water NY-1 newly listed (was category 4a, now category 5); "
         "303(d)-listed water NY-4 newly listed (was no category recorded, now category 5); "
-        "303(d)-listed water NY-3 no longer listed")
+        "303(d)-listed water NY-3 no longer listed"
+    )
     [plain] = differences({"S": row}, {"S": changed})
     assert plain["because"].startswith("303(d)-listed water NY-1 newly listed; ")
 
@@ -127,12 +150,33 @@ def test_the_import_re_screen_tells_the_change_of_category_as_since_does(tmp_pat
     store = stored(DEMO_REFERENCE, tmp_path)
     path = sites_file(tmp_path)
     out = tmp_path / "import.json"
-    assert main(["reference", "import", "impaired_waters", str(moved_to_4a(tmp_path)), "--reference",
-                 str(store.path), "--source-date", "2026-02-01", "--sites", str(path),
-                 "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "reference",
+                "import",
+                "impaired_waters",
+                str(moved_to_4a(tmp_path)),
+                "--reference",
+                str(store.path),
+                "--source-date",
+                "2026-02-01",
+                "--sites",
+                str(path),
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
-    assert json.loads(out.read_text(encoding="utf-8"))["rescreen"]["changes"] == [{
-        "site_id": "LISTED", "what": "Condition A", "before": APPLIES, "after": NOT_DECIDED,
-        "because": "303(d)-listed water NY1301-0099 no longer listed (was category 5, now "
-                   "category 4a)"}]
+    assert json.loads(out.read_text(encoding="utf-8"))["rescreen"]["changes"] == [
+        {
+            "site_id": "LISTED",
+            "what": "Condition A",
+            "before": APPLIES,
+            "after": NOT_DECIDED,
+            "because": "303(d)-listed water NY1301-0099 no longer listed (was category 5, now category 4a)",
+        }
+    ]
     assert "NY1301-0099 no longer listed (was category 5, now category 4a)" in printed

@@ -1,4 +1,5 @@
 """Loading and validating the site plan: contract layers, CRSs, repairs, and refusals."""
+
 import pytest
 
 from analysis.errors import InputError
@@ -10,10 +11,21 @@ PROFILE = load_profile()
 
 def test_demo_loads_every_contract_layer(data_copy):
     site = load_site_plan(data_copy("demo_site.gpkg"), PROFILE)
-    assert set(site.layers) == {"project", "site_boundary", "disturbance", "smp", "easement",
-                                "discharge_point", "public_row", "layout_scale", "soils",
-                                "land_cover_pre", "land_cover_post", "drainage_area",
-                                "hydrology_claims"}
+    assert set(site.layers) == {
+        "project",
+        "site_boundary",
+        "disturbance",
+        "smp",
+        "easement",
+        "discharge_point",
+        "public_row",
+        "layout_scale",
+        "soils",
+        "land_cover_pre",
+        "land_cover_post",
+        "drainage_area",
+        "hydrology_claims",
+    }
     assert site.project["land_use"] == "commercial"
     assert site.input_crs == "EPSG:2260"
     assert all(site.layers[n].crs == site.area_crs for n in ("site_boundary", "disturbance"))
@@ -25,8 +37,7 @@ def test_layer_names_match_whatever_their_case(data_copy):
     assert {"project", "site_boundary", "disturbance", "smp"} <= set(site.layers)
 
 
-@pytest.mark.parametrize("variant, crs", [("crs_4326.gpkg", "EPSG:4326"),
-                                          ("crs_utm18n.gpkg", "EPSG:26918")])
+@pytest.mark.parametrize("variant, crs", [("crs_4326.gpkg", "EPSG:4326"), ("crs_utm18n.gpkg", "EPSG:26918")])
 def test_any_crs_is_reprojected_to_the_area_crs(data_copy, variant, crs):
     site = load_site_plan(data_copy(f"variants/{variant}"), PROFILE)
     assert site.input_crs == crs
@@ -42,12 +53,15 @@ def test_self_intersecting_polygon_is_repaired_and_recorded(data_copy):
     assert repair.geometry.is_valid and repair.geometry.area > 0
 
 
-@pytest.mark.parametrize("variant, names", [
-    ("no_crs.gpkg", ["no_crs.gpkg", "layer 'disturbance'", "coordinate reference system"]),
-    ("missing_layer.gpkg", ["missing_layer.gpkg", "'disturbance'", "missing"]),
-    ("missing_field.gpkg", ["missing_field.gpkg", "layer 'project'", "field 'land_use'"]),
-    ("empty_disturbance.gpkg", ["empty_disturbance.gpkg", "layer 'disturbance'", "no features"]),
-])
+@pytest.mark.parametrize(
+    "variant, names",
+    [
+        ("no_crs.gpkg", ["no_crs.gpkg", "layer 'disturbance'", "coordinate reference system"]),
+        ("missing_layer.gpkg", ["missing_layer.gpkg", "'disturbance'", "missing"]),
+        ("missing_field.gpkg", ["missing_field.gpkg", "layer 'project'", "field 'land_use'"]),
+        ("empty_disturbance.gpkg", ["empty_disturbance.gpkg", "layer 'disturbance'", "no features"]),
+    ],
+)
 def test_bad_input_is_refused_naming_file_layer_and_field(data_copy, variant, names):
     with pytest.raises(InputError) as caught:
         load_site_plan(data_copy(f"variants/{variant}"), PROFILE)
@@ -94,7 +108,8 @@ def test_field_names_match_whatever_their_case(make_site, tmp_path):
     path = make_site([square(2.0), square(1.0, x=583_300)], phases=["1", "2"])
     layers = {name: read_layer(path, name).frame for name in ("project", "site_boundary", "disturbance")}
     layers["disturbance"] = gpd.GeoDataFrame(
-        layers["disturbance"].rename(columns={"phase": "PHASE", "start_date": "Start_Date"}))
+        layers["disturbance"].rename(columns={"phase": "PHASE", "start_date": "Start_Date"})
+    )
     shouted = tmp_path / "shouted.gpkg"
     write_geopackage(shouted, layers)
     site = load_site_plan(shouted, PROFILE)

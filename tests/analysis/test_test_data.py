@@ -1,4 +1,5 @@
 """The committed test data is exactly what test_data/make_test_data.py makes."""
+
 import hashlib
 import importlib.util
 import os
@@ -23,18 +24,23 @@ def generated(tmp_path_factory):
     import fiona
 
     if not fiona.__gdal_version__.startswith(GENERATOR_GDAL + "."):
-        pytest.skip(f"the committed test data is GDAL {GENERATOR_GDAL}'s output (Debian 12); "
-                    f"this is GDAL {fiona.__gdal_version__}")
+        pytest.skip(
+            f"the committed test data is GDAL {GENERATOR_GDAL}'s output (Debian 12); "
+            f"this is GDAL {fiona.__gdal_version__}"
+        )
     folder = tmp_path_factory.mktemp("generated")
-    subprocess.run([sys.executable, str(TEST_DATA / "make_test_data.py"), str(folder)],
-                   check=True, capture_output=True, env={**os.environ, "PROJ_DATA": "/usr/share/proj"})
+    subprocess.run(
+        [sys.executable, str(TEST_DATA / "make_test_data.py"), str(folder)],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PROJ_DATA": "/usr/share/proj"},
+    )
     return folder
 
 
 def test_generator_reproduces_the_committed_files(generated):
     tmp_path = generated
-    committed = sorted(p.relative_to(TEST_DATA) for pattern in GENERATED
-                       for p in TEST_DATA.rglob(pattern))
+    committed = sorted(p.relative_to(TEST_DATA) for pattern in GENERATED for p in TEST_DATA.rglob(pattern))
     made = sorted(p.relative_to(tmp_path) for pattern in GENERATED for p in tmp_path.rglob(pattern))
     assert made == committed
 
@@ -50,6 +56,9 @@ def test_generator_reproduces_the_committed_text_files(generated, folder):
     committed = sorted(p.name for p in (TEST_DATA / folder).iterdir())
     made = sorted(p.name for p in (generated / folder).iterdir())
     assert made == committed
-    changed = [name for name in committed
-               if (TEST_DATA / folder / name).read_bytes() != (generated / folder / name).read_bytes()]
+    changed = [
+        name
+        for name in committed
+        if (TEST_DATA / folder / name).read_bytes() != (generated / folder / name).read_bytes()
+    ]
     assert changed == [], "regenerate test_data (python test_data/make_test_data.py) and commit"

@@ -1,4 +1,5 @@
 """analysis.threads.each: element-wise shapely work split among cores gives the single call's answer."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,10 +19,11 @@ def test_each_equals_the_single_call_element_by_element(monkeypatch):
     a, b = _squares(2_000), _squares(2_000, seed=6)
     distance = np.linspace(0.5, 5.0, 2_000)
     for got, expected in (
-            (threads.each(shapely.buffer, a, distance), shapely.buffer(a, distance)),
-            (threads.each(shapely.buffer, a, 2.0, quad_segs=4), shapely.buffer(a, 2.0, quad_segs=4)),
-            (threads.each(shapely.intersection, a, b), shapely.intersection(a, b)),
-            (threads.each(shapely.intersects, a, b), shapely.intersects(a, b))):
+        (threads.each(shapely.buffer, a, distance), shapely.buffer(a, distance)),
+        (threads.each(shapely.buffer, a, 2.0, quad_segs=4), shapely.buffer(a, 2.0, quad_segs=4)),
+        (threads.each(shapely.intersection, a, b), shapely.intersection(a, b)),
+        (threads.each(shapely.intersects, a, b), shapely.intersects(a, b)),
+    ):
         assert got.shape == expected.shape
         if got.dtype == object:
             assert shapely.equals_exact(got, expected, tolerance=0).all()
@@ -58,8 +60,12 @@ def test_query_gives_the_single_calls_pairs_in_its_order(monkeypatch):
     tree = shapely.STRtree(_squares(3_000))
     geometries = _squares(2_500, seed=7)
     reach = np.linspace(0.0, 30.0, 2_500)
-    for keywords in ({}, {"predicate": "intersects"}, {"predicate": "dwithin", "distance": 12.5},
-                     {"predicate": "dwithin", "distance": reach}):
+    for keywords in (
+        {},
+        {"predicate": "intersects"},
+        {"predicate": "dwithin", "distance": 12.5},
+        {"predicate": "dwithin", "distance": reach},
+    ):
         got = threads.query(tree, geometries, **dict(keywords))
         expected = tree.query(geometries, **dict(keywords))
         assert got.shape == expected.shape and (got == expected).all(), keywords
@@ -69,5 +75,6 @@ def test_query_gives_the_single_calls_pairs_in_its_order(monkeypatch):
 def test_each_piece_keeps_the_pieces_order(monkeypatch):
     monkeypatch.setattr(threads, "cores", lambda: 2)
     pieces = [np.arange(k, k + 10) for k in range(0, 200, 10)]
-    assert [p.tolist() for p in threads.each_piece(lambda p: p * 2, pieces)] == \
-        [(p * 2).tolist() for p in pieces]
+    assert [p.tolist() for p in threads.each_piece(lambda p: p * 2, pieces)] == [
+        (p * 2).tolist() for p in pieces
+    ]

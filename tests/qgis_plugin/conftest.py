@@ -2,6 +2,7 @@
 
 Run in the QGIS venv (pytest-qgis). ``data_copy`` comes from tests/conftest.py.
 """
+
 import importlib
 import importlib.util
 import json
@@ -34,8 +35,13 @@ def forget_repository_analysis():
 @pytest.fixture(scope="session")
 def staged_plugin():
     """The plugin package imported from build/swppp_review/, staged afresh by package.sh."""
-    completed = subprocess.run(["bash", str(ROOT / "scripts" / "package.sh")],
-                               check=False, capture_output=True, text=True, timeout=300)
+    completed = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "package.sh")],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert completed.returncode == 0, f"package.sh failed:\n{completed.stderr}"
     assert Path(completed.stdout.strip().splitlines()[-1]).is_file()
     forget_repository_analysis()
@@ -83,8 +89,7 @@ def contract_problems():
     """
 
     def problems(result_json):
-        spec = importlib.util.spec_from_file_location("check_result",
-                                                      shared_path("tools/check_result.py"))
+        spec = importlib.util.spec_from_file_location("check_result", shared_path("tools/check_result.py"))
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         return module.check(json.loads(Path(result_json).read_text(encoding="utf-8")), set())

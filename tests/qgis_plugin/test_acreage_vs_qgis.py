@@ -1,4 +1,5 @@
 """The review's disturbed acres against QGIS's own measurement of the same disturbance layer."""
+
 import json
 
 import pytest
@@ -36,16 +37,21 @@ def planar_acres(layer):
     """QGIS: dissolve, reproject to the area CRS, planar area in US survey ft² -> acres."""
     import processing
 
-    projected = processing.run("native:reprojectlayer", {
-        "INPUT": dissolved(layer), "TARGET_CRS": QgsCoordinateReferenceSystem(AREA_CRS),
-        "OUTPUT": "memory:"})["OUTPUT"]
+    projected = processing.run(
+        "native:reprojectlayer",
+        {
+            "INPUT": dissolved(layer),
+            "TARGET_CRS": QgsCoordinateReferenceSystem(AREA_CRS),
+            "OUTPUT": "memory:",
+        },
+    )["OUTPUT"]
     assert projected.isValid()
     # Feet, of whichever kind this QGIS names them (3.22: DistanceFeet; 3.30+: FeetUSSurvey).
     from swppp_review.compat import is_feet
 
     assert is_feet(projected.crs().mapUnits())
     square_feet = sum(f.geometry().area() for f in projected.getFeatures())
-    return square_feet * US_SURVEY_FOOT_M ** 2 / ACRE_M2
+    return square_feet * US_SURVEY_FOOT_M**2 / ACRE_M2
 
 
 def ellipsoidal_acres(layer):
@@ -54,9 +60,12 @@ def ellipsoidal_acres(layer):
     measure.setSourceCrs(union.crs(), QgsProject.instance().transformContext())
     assert measure.setEllipsoid(union.crs().ellipsoidAcronym() or "GRS80")
     assert measure.willUseEllipsoid()
-    square_metres = sum(measure.convertAreaMeasurement(measure.measureArea(f.geometry()),
-                                                       QgsUnitTypes.AreaUnit.AreaSquareMeters)
-                        for f in union.getFeatures())
+    square_metres = sum(
+        measure.convertAreaMeasurement(
+            measure.measureArea(f.geometry()), QgsUnitTypes.AreaUnit.AreaSquareMeters
+        )
+        for f in union.getFeatures()
+    )
     return square_metres / ACRE_M2
 
 
@@ -93,21 +102,36 @@ def test_real_nwi_polygons_agree_with_qgis(tmp_path, load_layer):
     invalid = list(nwi.index[~nwi.geometry.is_valid])
     assert invalid in ([1554], [])
     site = tmp_path / "nwi_site.gpkg"
-    write_geopackage(site, {
-        "project": pd.DataFrame([{"name": "NWI", "address": "DC", "applicant": "USFWS",
-                                  "land_use": "other", "common_plan_acres": None,
-                                  "five_acre_waiver": 0, "receiving_waters": "Potomac"}]),
-        "site_boundary": gpd.GeoDataFrame({"parcel_id": ["all"]},
-                                          geometry=[box(*nwi.total_bounds)], crs=nwi.crs),
-        "disturbance": gpd.GeoDataFrame({"phase": "1", "start_date": "2027-04-01",
-                                         "stabilized_date": None}, index=nwi.index,
-                                        geometry=nwi.geometry.values, crs=nwi.crs),
-    })
-    result = processing.run("swppp:review", {"SITE": str(site),
-                                             "OUTPUT_JSON": str(tmp_path / "r.json")})
+    write_geopackage(
+        site,
+        {
+            "project": pd.DataFrame(
+                [
+                    {
+                        "name": "NWI",
+                        "address": "DC",
+                        "applicant": "USFWS",
+                        "land_use": "other",
+                        "common_plan_acres": None,
+                        "five_acre_waiver": 0,
+                        "receiving_waters": "Potomac",
+                    }
+                ]
+            ),
+            "site_boundary": gpd.GeoDataFrame(
+                {"parcel_id": ["all"]}, geometry=[box(*nwi.total_bounds)], crs=nwi.crs
+            ),
+            "disturbance": gpd.GeoDataFrame(
+                {"phase": "1", "start_date": "2027-04-01", "stabilized_date": None},
+                index=nwi.index,
+                geometry=nwi.geometry.values,
+                crs=nwi.crs,
+            ),
+        },
+    )
+    result = processing.run("swppp:review", {"SITE": str(site), "OUTPUT_JSON": str(tmp_path / "r.json")})
     disturbance = load_layer(site, "disturbance")
-    fixed = processing.run("native:fixgeometries", {"INPUT": disturbance,
-                                                    "OUTPUT": "memory:"})["OUTPUT"]
+    fixed = processing.run("native:fixgeometries", {"INPUT": disturbance, "OUTPUT": "memory:"})["OUTPUT"]
     assert result["DISTURBED_ACRES"] == pytest.approx(planar_acres(fixed), rel=1e-3)
     findings = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["findings"]
     repaired = [f for f in findings if f["rule"] == "input_geometry"]  # reported, not silently mended

@@ -1,4 +1,5 @@
 """The checklist tab: tick, note, keep in the QGIS project, reload, write the file."""
+
 import json
 
 import pytest
@@ -11,8 +12,9 @@ def items(staged_plugin):
     from analysis.review import review_paths
     from tests.conftest import TEST_DATA
 
-    return review_paths(TEST_DATA / "variants" / "contents_no_soils_receiving_waters.gpkg"
-                        ).to_dict()["checklist"]
+    return review_paths(TEST_DATA / "variants" / "contents_no_soils_receiving_waters.gpkg").to_dict()[
+        "checklist"
+    ]
 
 
 @pytest.fixture
@@ -37,7 +39,8 @@ def test_tick_note_save_and_reload_from_the_project(qgis_new_project, tab_class,
     tab.set_confirmed("B(13)", confirmed=False)  # changed their mind
     confirmations = tab.confirmations()
     assert [(c["item"], c["reviewer"], c["note"]) for c in confirmations] == [
-        ("B(3)", "R. Levi", "Soils <described> in report section 3 & appendix")]
+        ("B(3)", "R. Levi", "Soils <described> in report section 3 & appendix")
+    ]
     tab.save_to_project(project)
 
     path = tmp_path / "review.qgs"
@@ -74,8 +77,7 @@ def test_loading_ticks_the_items_already_shown(qgis_new_project, tab_class, item
     assert second.confirmations() == [] and changes
 
 
-def test_a_tick_without_a_reviewer_is_kept_but_not_written(qgis_new_project, tab_class, items,
-                                                            tmp_path):
+def test_a_tick_without_a_reviewer_is_kept_but_not_written(qgis_new_project, tab_class, items, tmp_path):
     from qgis.core import QgsProject
 
     project = QgsProject.instance()
@@ -97,18 +99,20 @@ def test_a_review_result_already_confirmed_comes_ticked(tab_class, staged_plugin
     from analysis.review import review_paths
     from tests.conftest import TEST_DATA
 
-    checklist = review_paths(TEST_DATA / "variants" / "contents_complete.gpkg",
-                             confirmations=TEST_DATA / "checklist" / "confirmations.json"
-                             ).to_dict()["checklist"]
+    checklist = review_paths(
+        TEST_DATA / "variants" / "contents_complete.gpkg",
+        confirmations=TEST_DATA / "checklist" / "confirmations.json",
+    ).to_dict()["checklist"]
     tab = tab_class()
     tab.show_checklist(json.loads(json.dumps(checklist)))
-    assert [(c["item"], c["date"]) for c in tab.confirmations()] == [("B(5)", "2027-03-02"),
-                                                                     ("H", "2027-03-02")]
+    assert [(c["item"], c["date"]) for c in tab.confirmations()] == [
+        ("B(5)", "2027-03-02"),
+        ("H", "2027-03-02"),
+    ]
 
 
 def test_a_damaged_project_entry_is_refused_with_its_name(qgis_new_project, tab_class):
     from qgis.core import QgsProject
-
     from swppp_review.checklist_tab import KEY, SCOPE
 
     project = QgsProject.instance()

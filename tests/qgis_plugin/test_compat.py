@@ -1,4 +1,5 @@
 """qgis_plugin/compat.py: what differs between QGIS 3.22, 3.40 and 3.44, answered on the real one."""
+
 import os
 import subprocess
 import sys
@@ -19,8 +20,10 @@ def test_layer_filters_restrict_a_layer_combo_box(compat, qgis_new_project, tmp_
     from qgis.core import QgsProject, QgsVectorLayer
     from qgis.gui import QgsMapLayerComboBox
 
-    layers = {kind: QgsVectorLayer(f"{kind}?crs=EPSG:2260", kind, "memory")
-              for kind in ("Point", "LineString", "Polygon")}
+    layers = {
+        kind: QgsVectorLayer(f"{kind}?crs=EPSG:2260", kind, "memory")
+        for kind in ("Point", "LineString", "Polygon")
+    }
     layers["none"] = QgsVectorLayer("None", "none", "memory")
     QgsProject.instance().addMapLayers(list(layers.values()))
 
@@ -87,11 +90,20 @@ print(done)
 
 
 def run_tasks(staged_plugin, keep, tmp_path):
-    env = {**os.environ, "HOME": str(tmp_path), "QGIS_CUSTOM_CONFIG_PATH": str(tmp_path),
-           "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run([sys.executable, "-c", TASKS, os.path.dirname(staged_plugin.PLUGIN_DIR),
-                           keep], env=env, capture_output=True, text=True, timeout=300,
-                          check=False)
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "QGIS_CUSTOM_CONFIG_PATH": str(tmp_path),
+        "QT_QPA_PLATFORM": "offscreen",
+    }
+    return subprocess.run(
+        [sys.executable, "-c", TASKS, os.path.dirname(staged_plugin.PLUGIN_DIR), keep],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_pyproj_in_task_after_task_does_not_crash_qgis(compat, staged_plugin, tmp_path):
@@ -100,8 +112,7 @@ def test_pyproj_in_task_after_task_does_not_crash_qgis(compat, staged_plugin, tm
     assert completed.stdout.count("EPSG:4326") == 8
 
 
-def test_the_pyproj_that_needs_it_does_crash_without_keeping_the_context(compat, staged_plugin,
-                                                                          tmp_path):
+def test_the_pyproj_that_needs_it_does_crash_without_keeping_the_context(compat, staged_plugin, tmp_path):
     """Why keep_pyproj_context exists: with pyproj 3.7 (Debian 13) the same runs crash; other
     releases' pyproj (3.4 on Debian 12, 3.8 on testing) run them either way."""
     completed = run_tasks(staged_plugin, "free", tmp_path)
@@ -134,8 +145,7 @@ def test_a_labels_font_sets_its_size_and_weight(compat, qgis_new_project):
 
 def test_a_legends_font_sets_its_size_and_weight(compat, qgis_new_project):
     """The same for a legend's title (the legend sized to it once drawn)."""
-    from qgis.core import (QgsLayoutExporter, QgsLayoutItemLegend, QgsLegendStyle,
-                           QgsPrintLayout, QgsProject)
+    from qgis.core import QgsLayoutExporter, QgsLayoutItemLegend, QgsLegendStyle, QgsPrintLayout, QgsProject
     from qgis.PyQt.QtGui import QFont
 
     layout = QgsPrintLayout(QgsProject.instance())
@@ -145,8 +155,7 @@ def test_a_legends_font_sets_its_size_and_weight(compat, qgis_new_project):
     legend.setTitle("Findings and layers")
 
     def size(points, weight=QFont.Weight.Normal):
-        compat.set_legend_font(legend, QgsLegendStyle.Style.Title,
-                               QFont("DejaVu Sans", points, weight))
+        compat.set_legend_font(legend, QgsLegendStyle.Style.Title, QFont("DejaVu Sans", points, weight))
         legend.refresh()
         QgsLayoutExporter(layout).renderPageToImage(0)
         legend.adjustBoxSize()

@@ -1,4 +1,5 @@
 """``swppp:condition_a`` and ``swppp:wetlands`` through Processing, on the demo and on project layers."""
+
 import json
 
 import pytest
@@ -17,13 +18,14 @@ def run(name, parameters):
 
 @pytest.fixture
 def demo(data_copy):
-    return {"SITE": str(data_copy("demo_site.gpkg")),
-            "REFERENCE": str(data_copy("demo_reference.gpkg"))}
+    return {"SITE": str(data_copy("demo_site.gpkg")), "REFERENCE": str(data_copy("demo_reference.gpkg"))}
 
 
 def test_condition_a_applies_on_the_demo_with_its_evidence(demo, tmp_path, load_layer):
-    results = run("condition_a", {**demo, "OUTPUT_JSON": str(tmp_path / "a.json"),
-                                  "OUTPUT_FINDINGS": str(tmp_path / "a.gpkg")})
+    results = run(
+        "condition_a",
+        {**demo, "OUTPUT_JSON": str(tmp_path / "a.json"), "OUTPUT_FINDINGS": str(tmp_path / "a.gpkg")},
+    )
     assert results["CONDITION_A_APPLIES"] == 1 and results["CONDITION_A_DECIDED"] == 1
     assert "NY1301-0099 Seven Springs Creek tributary" in results["CONDITION_A_EVIDENCE"]
     data = json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
@@ -35,17 +37,20 @@ def test_condition_a_applies_on_the_demo_with_its_evidence(demo, tmp_path, load_
 def test_wetlands_on_project_layers_draws_the_disturbance_in_wetlands(demo, tmp_path, load_layer):
     roles = ("project", "site_boundary", "disturbance", "discharge_point")
     layers = {f"{role.upper()}_LAYER": load_layer(demo["SITE"], role) for role in roles}
-    results = run("wetlands", {**layers, "REFERENCE": demo["REFERENCE"],
-                               "OUTPUT_FINDINGS": str(tmp_path / "w.gpkg")})
+    results = run(
+        "wetlands", {**layers, "REFERENCE": demo["REFERENCE"], "OUTPUT_FINDINGS": str(tmp_path / "w.gpkg")}
+    )
     assert results["WETLAND_ACRES"] == pytest.approx(0.10, abs=1e-6)
     reach = 100 * 0.3048 / (1200 / 3937)  # 100 international feet in US survey feet
     assert results["WETLAND_ADJACENT_AREA_ACRES"] == pytest.approx(
-        (reach - 85) * 255 * US_SQ_FT_ACRES, rel=1e-9)
+        (reach - 85) * 255 * US_SQ_FT_ACRES, rel=1e-9
+    )
     assert results["WARN_COUNT"] == 2
     findings = load_layer(tmp_path / "w.gpkg", "findings")
     areas = sorted(f.geometry().area() * US_SQ_FT_ACRES for f in findings.getFeatures())
-    assert areas == pytest.approx(sorted([results["WETLAND_ACRES"],
-                                          results["WETLAND_ADJACENT_AREA_ACRES"]]), rel=1e-6)
+    assert areas == pytest.approx(
+        sorted([results["WETLAND_ACRES"], results["WETLAND_ADJACENT_AREA_ACRES"]]), rel=1e-6
+    )
 
 
 def test_a_reference_without_a_needed_layer_says_needs_review_naming_it(demo, tmp_path):
@@ -57,8 +62,10 @@ def test_a_reference_without_a_needed_layer_says_needs_review_naming_it(demo, tm
 
     partial = tmp_path / "partial.gpkg"
     write_geopackage(partial, {"wetlands": gpd.read_file(demo["REFERENCE"], layer="wetlands")})
-    results = run("condition_a", {"SITE": demo["SITE"], "REFERENCE": str(partial),
-                                  "OUTPUT_JSON": str(tmp_path / "a.json")})
+    results = run(
+        "condition_a",
+        {"SITE": demo["SITE"], "REFERENCE": str(partial), "OUTPUT_JSON": str(tmp_path / "a.json")},
+    )
     assert results["CONDITION_A_DECIDED"] == 0 and results["NEEDS_REVIEW_COUNT"] == 1
     [finding] = json.loads((tmp_path / "a.json").read_text())["findings"]
     assert finding["status"] == "needs_review"
@@ -86,39 +93,71 @@ def test_wetland_acres_on_real_nwi_agree_with_qgis(tmp_path, load_layer):
     # Debian) organises its rings into a valid multipolygon. The cut goes through it either way.
     assert list(nwi.index[~nwi.geometry.is_valid]) in ([1554], [])
     invalid = nwi.geometry[1554]
-    wetlands = gpd.GeoDataFrame({"wetland_id": [f"NWI-{i}" for i in nwi.index], "source": "NWI",
-                                 "wetland_class": nwi["ATTRIBUTE"], "regulated": 0.0,
-                                 "adjacent_area_ft": np.nan}, geometry=nwi.geometry.values,
-                                crs=nwi.crs)
-    empty = {name: gpd.GeoDataFrame({f: pd.Series(dtype=object) for f in fields},
-                                    geometry=gpd.GeoSeries([], crs=nwi.crs))
-             for name, fields in (("impaired_waters", ("waterbody_id", "name", "pollutants",
-                                                       "listing_cycle", "category")),)}
+    wetlands = gpd.GeoDataFrame(
+        {
+            "wetland_id": [f"NWI-{i}" for i in nwi.index],
+            "source": "NWI",
+            "wetland_class": nwi["ATTRIBUTE"],
+            "regulated": 0.0,
+            "adjacent_area_ft": np.nan,
+        },
+        geometry=nwi.geometry.values,
+        crs=nwi.crs,
+    )
+    empty = {
+        name: gpd.GeoDataFrame(
+            {f: pd.Series(dtype=object) for f in fields}, geometry=gpd.GeoSeries([], crs=nwi.crs)
+        )
+        for name, fields in (
+            ("impaired_waters", ("waterbody_id", "name", "pollutants", "listing_cycle", "category")),
+        )
+    }
     reference = tmp_path / "nwi_reference.gpkg"
     write_geopackage(reference, {"wetlands": wetlands, **empty})
     x, y = invalid.centroid.x, invalid.centroid.y
     cut = gpd.GeoSeries([box(x - 700, y - 500, x + 600, y + 800)], crs=nwi.crs).to_crs("EPSG:2260")
     site = tmp_path / "site.gpkg"
-    write_geopackage(site, {
-        "project": pd.DataFrame([{"name": "NWI", "address": "DC", "applicant": "USFWS",
-                                  "land_use": "other", "common_plan_acres": None,
-                                  "five_acre_waiver": 0, "receiving_waters": "Potomac"}]),
-        "site_boundary": gpd.GeoDataFrame({"parcel_id": ["1"]}, geometry=cut.buffer(100).values,
-                                          crs="EPSG:2260"),
-        "disturbance": gpd.GeoDataFrame({"phase": ["1"], "start_date": ["2027-04-01"],
-                                         "stabilized_date": [None]}, geometry=cut.values,
-                                        crs="EPSG:2260")})
+    write_geopackage(
+        site,
+        {
+            "project": pd.DataFrame(
+                [
+                    {
+                        "name": "NWI",
+                        "address": "DC",
+                        "applicant": "USFWS",
+                        "land_use": "other",
+                        "common_plan_acres": None,
+                        "five_acre_waiver": 0,
+                        "receiving_waters": "Potomac",
+                    }
+                ]
+            ),
+            "site_boundary": gpd.GeoDataFrame(
+                {"parcel_id": ["1"]}, geometry=cut.buffer(100).values, crs="EPSG:2260"
+            ),
+            "disturbance": gpd.GeoDataFrame(
+                {"phase": ["1"], "start_date": ["2027-04-01"], "stabilized_date": [None]},
+                geometry=cut.values,
+                crs="EPSG:2260",
+            ),
+        },
+    )
     results = run("wetlands", {"SITE": str(site), "REFERENCE": str(reference)})
 
-    fixed = processing.run("native:fixgeometries", {
-        "INPUT": load_layer(reference, "wetlands"), "OUTPUT": "memory:"})["OUTPUT"]
-    inside = processing.run("native:intersection", {
-        "INPUT": fixed, "OVERLAY": load_layer(site, "disturbance"), "OUTPUT": "memory:"})["OUTPUT"]
+    fixed = processing.run(
+        "native:fixgeometries", {"INPUT": load_layer(reference, "wetlands"), "OUTPUT": "memory:"}
+    )["OUTPUT"]
+    inside = processing.run(
+        "native:intersection",
+        {"INPUT": fixed, "OVERLAY": load_layer(site, "disturbance"), "OUTPUT": "memory:"},
+    )["OUTPUT"]
     assert inside.featureCount() >= 3
     union = processing.run("native:dissolve", {"INPUT": inside, "OUTPUT": "memory:"})["OUTPUT"]
-    projected = processing.run("native:reprojectlayer", {
-        "INPUT": union, "TARGET_CRS": QgsCoordinateReferenceSystem("EPSG:2260"),
-        "OUTPUT": "memory:"})["OUTPUT"]
+    projected = processing.run(
+        "native:reprojectlayer",
+        {"INPUT": union, "TARGET_CRS": QgsCoordinateReferenceSystem("EPSG:2260"), "OUTPUT": "memory:"},
+    )["OUTPUT"]
     qgis_acres = sum(f.geometry().area() for f in projected.getFeatures()) * US_SQ_FT_ACRES
     assert results["WETLAND_ACRES"] == pytest.approx(qgis_acres, rel=1e-5)
 
@@ -134,16 +173,24 @@ def reference_layers(load_layer, path, roles=REFERENCE_ROLES):
 
 
 @pytest.mark.parametrize("reference", ["demo_reference.gpkg", "variants/reference_crs_4326.gpkg"])
-def test_project_reference_layers_give_what_the_reference_file_gives(demo, data_copy, tmp_path,
-                                                                     load_layer, reference):
+def test_project_reference_layers_give_what_the_reference_file_gives(
+    demo, data_copy, tmp_path, load_layer, reference
+):
     path = str(data_copy(reference))
-    from_file = {name: run(name, {"SITE": demo["SITE"], "REFERENCE": path,
-                                  "OUTPUT_JSON": str(tmp_path / f"{name}_file.json")})
-                 for name in ("condition_a", "wetlands")}
+    from_file = {
+        name: run(
+            name,
+            {"SITE": demo["SITE"], "REFERENCE": path, "OUTPUT_JSON": str(tmp_path / f"{name}_file.json")},
+        )
+        for name in ("condition_a", "wetlands")
+    }
     layers = reference_layers(load_layer, path)
-    from_layers = {name: run(name, {"SITE": demo["SITE"], **layers,
-                                    "OUTPUT_JSON": str(tmp_path / f"{name}_layers.json")})
-                   for name in ("condition_a", "wetlands")}
+    from_layers = {
+        name: run(
+            name, {"SITE": demo["SITE"], **layers, "OUTPUT_JSON": str(tmp_path / f"{name}_layers.json")}
+        )
+        for name in ("condition_a", "wetlands")
+    }
 
     a_file, a_layers = from_file["condition_a"], from_layers["condition_a"]
     assert a_layers["CONDITION_A_APPLIES"] == a_file["CONDITION_A_APPLIES"] == 1
@@ -153,7 +200,8 @@ def test_project_reference_layers_give_what_the_reference_file_gives(demo, data_
     assert w_file["WETLAND_ACRES"] > 0 and w_file["WETLAND_ADJACENT_AREA_ACRES"] > 0
     assert w_layers["WETLAND_ACRES"] == pytest.approx(w_file["WETLAND_ACRES"], rel=1e-12)
     assert w_layers["WETLAND_ADJACENT_AREA_ACRES"] == pytest.approx(
-        w_file["WETLAND_ADJACENT_AREA_ACRES"], rel=1e-12)
+        w_file["WETLAND_ADJACENT_AREA_ACRES"], rel=1e-12
+    )
 
     # The JSON names the project layers read (nothing is copied; GeoPackage tables as they are
     # on disk are read by their source, with their layer_versions), and what was read of them:
@@ -164,10 +212,14 @@ def test_project_reference_layers_give_what_the_reference_file_gives(demo, data_
     given = recorded["project_layers"]
     assert set(given) == set(REFERENCE_ROLES)
     for role in REFERENCE_ROLES:
-        assert given[role] == {"layer": role, "source": layers[f"{role.upper()}_LAYER"].source(),
-                               "provider": "ogr", "read_by": "geopackage", "version": 1}
-    from_file = json.loads((tmp_path / "condition_a_file.json").read_text(encoding="utf-8"))[
-        "reference"]
+        assert given[role] == {
+            "layer": role,
+            "source": layers[f"{role.upper()}_LAYER"].source(),
+            "provider": "ogr",
+            "read_by": "geopackage",
+            "version": 1,
+        }
+    from_file = json.loads((tmp_path / "condition_a_file.json").read_text(encoding="utf-8"))["reference"]
     assert recorded["read"] == from_file["read"]
     assert recorded["versions"] == from_file["versions"]
 
@@ -180,10 +232,10 @@ def test_only_the_reference_features_near_the_site_are_read(demo, tmp_path, load
     import pandas as pd
     import shapely
 
+    from analysis.io.vector import write_geopackage
     from analysis.profile import load_profile
     from analysis.reference.read import site_bounds
     from analysis.siteplan.plan import load_site_plan
-    from analysis.io.vector import write_geopackage
 
     near = gpd.read_file(demo["REFERENCE"], layer="wetlands")
     far = near.copy()
@@ -198,16 +250,16 @@ def test_only_the_reference_features_near_the_site_are_read(demo, tmp_path, load
 
     layer = load_layer(wetlands, "wetlands")
     assert layer.featureCount() == 2 * len(near)
-    results = run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer,
-                               "OUTPUT_JSON": str(tmp_path / "w.json")})
+    results = run(
+        "wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer, "OUTPUT_JSON": str(tmp_path / "w.json")}
+    )
     recorded = json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))["reference"]
     assert recorded["read"]["wetlands"]["features"] == expected
     from_file = run("wetlands", {"SITE": demo["SITE"], "REFERENCE": str(wetlands)})
     assert results["WETLAND_ACRES"] == pytest.approx(from_file["WETLAND_ACRES"], rel=1e-12)
 
 
-def test_a_reference_layer_lacking_a_contract_field_is_refused_naming_it(demo, tmp_path,
-                                                                         load_layer):
+def test_a_reference_layer_lacking_a_contract_field_is_refused_naming_it(demo, tmp_path, load_layer):
     import geopandas as gpd
     from qgis.core import QgsProcessingException
 
@@ -227,15 +279,17 @@ def test_a_reference_layer_lacking_a_contract_field_is_refused_naming_it(demo, t
 
 
 def test_a_needed_reference_layer_not_given_says_needs_review_naming_its_parameter(
-        demo, load_layer, tmp_path):
+    demo, load_layer, tmp_path
+):
     layers = reference_layers(load_layer, demo["REFERENCE"], roles=("wetlands",))
-    results = run("condition_a", {"SITE": demo["SITE"], **layers,
-                                  "OUTPUT_JSON": str(tmp_path / "a.json")})
+    results = run("condition_a", {"SITE": demo["SITE"], **layers, "OUTPUT_JSON": str(tmp_path / "a.json")})
     assert results["CONDITION_A_DECIDED"] == 0 and results["NEEDS_REVIEW_COUNT"] == 1
     [finding] = json.loads((tmp_path / "a.json").read_text())["findings"]
     message = finding["message"]
-    assert message.startswith("Condition A not decided: no project layer is given as the "
-                              "reference layer 'tmdl_watersheds', 'catchments'")
+    assert message.startswith(
+        "Condition A not decided: no project layer is given as the "
+        "reference layer 'tmdl_watersheds', 'catchments'"
+    )
     assert "(reference layers given: wetlands ('wetlands'))" in message
     assert "choose the project layer holding the tmdl_watersheds as TMDL_WATERSHEDS_LAYER" in message
 
@@ -244,21 +298,33 @@ def test_reference_and_reference_layers_together_are_refused(demo, load_layer):
     from qgis.core import QgsProcessingException
 
     layers = reference_layers(load_layer, demo["REFERENCE"], roles=("wetlands",))
-    with pytest.raises(QgsProcessingException, match="either REFERENCE .* or the reference "
-                                                     r"layers \(WETLANDS_LAYER\), not both"):
+    with pytest.raises(
+        QgsProcessingException,
+        match="either REFERENCE .* or the reference "
+        r"layers \(WETLANDS_LAYER\), not both",
+    ):
         run("wetlands", {**demo, **layers})
 
 
 def test_the_review_on_project_reference_layers_equals_the_review_on_the_file(
-        demo, tmp_path, load_layer, contract_problems):
+    demo, tmp_path, load_layer, contract_problems
+):
     outputs = {}
-    for how, reference in (("file", {"REFERENCE": demo["REFERENCE"]}),
-                           ("layers", reference_layers(load_layer, demo["REFERENCE"]))):
+    for how, reference in (
+        ("file", {"REFERENCE": demo["REFERENCE"]}),
+        ("layers", reference_layers(load_layer, demo["REFERENCE"])),
+    ):
         outputs[how] = tmp_path / f"review_{how}.json"
-        run("review", {"SITE": demo["SITE"], **reference, "OUTPUT_JSON": str(outputs[how]),
-                       "OUTPUT_HTML": str(tmp_path / f"review_{how}.html")})
-    file_run, layer_run = (json.loads(outputs[h].read_text(encoding="utf-8"))
-                           for h in ("file", "layers"))
+        run(
+            "review",
+            {
+                "SITE": demo["SITE"],
+                **reference,
+                "OUTPUT_JSON": str(outputs[how]),
+                "OUTPUT_HTML": str(tmp_path / f"review_{how}.html"),
+            },
+        )
+    file_run, layer_run = (json.loads(outputs[h].read_text(encoding="utf-8")) for h in ("file", "layers"))
     assert any(f["rule"] == "wetlands" and f["status"] == "warn" for f in file_run["findings"])
     for part in ("findings", "measurements", "conditions", "project"):
         assert layer_run[part] == file_run[part], part
@@ -285,39 +351,58 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
     schema = f"q_{uuid.uuid4().hex[:8]}"
     layers, project = {}, QgsProject.instance()
     for role in REFERENCE_ROLES:
-        assert main(["reference", "import", role, f"{demo['REFERENCE']}|layername={role}",
-                     "--reference", f"{server.uri()}&schema={schema}", "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "reference",
+                    "import",
+                    role,
+                    f"{demo['REFERENCE']}|layername={role}",
+                    "--reference",
+                    f"{server.uri()}&schema={schema}",
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
         uri = QgsDataSourceUri()
-        uri.setConnection(server.socket_dir, str(server.port), server.database, "postgres",
-                          "not-a-real-password")
+        uri.setConnection(
+            server.socket_dir, str(server.port), server.database, "postgres", "not-a-real-password"
+        )
         uri.setDataSource(schema, role, "geom", "", "fid")
-        uri.setWkbType(QgsWkbTypes.Type.MultiLineString if role == "impaired_waters"
-                       else QgsWkbTypes.Type.MultiPolygon)
+        uri.setWkbType(
+            QgsWkbTypes.Type.MultiLineString if role == "impaired_waters" else QgsWkbTypes.Type.MultiPolygon
+        )
         layer = QgsVectorLayer(uri.uri(False), f"PostGIS {role}", "postgres")
         assert layer.isValid(), role
         project.addMapLayer(layer, False)
         layers[f"{role.upper()}_LAYER"] = layer
     try:
-        from_layers = {name: run(name, {"SITE": demo["SITE"], **layers,
-                                        "OUTPUT_JSON": str(tmp_path / f"{name}.json")})
-                       for name in ("condition_a", "wetlands")}
+        from_layers = {
+            name: run(name, {"SITE": demo["SITE"], **layers, "OUTPUT_JSON": str(tmp_path / f"{name}.json")})
+            for name in ("condition_a", "wetlands")
+        }
         for layer in layers.values():
             assert layer.setSubsetString('"fid" > 0')
-        through_qgis = {name: run(name, {"SITE": demo["SITE"], **layers,
-                                         "OUTPUT_JSON": str(tmp_path / f"{name}_qgis.json")})
-                        for name in ("condition_a", "wetlands")}
+        through_qgis = {
+            name: run(
+                name, {"SITE": demo["SITE"], **layers, "OUTPUT_JSON": str(tmp_path / f"{name}_qgis.json")}
+            )
+            for name in ("condition_a", "wetlands")
+        }
     finally:
         project.removeMapLayers([layer.id() for layer in layers.values()])
     # The import spells pollutants its own way: compared with the same schema as REFERENCE.
-    from_file = {name: run(name, {"SITE": demo["SITE"],
-                                  "REFERENCE": f"{server.uri()}&schema={schema}"})
-                 for name in ("condition_a", "wetlands")}
+    from_file = {
+        name: run(name, {"SITE": demo["SITE"], "REFERENCE": f"{server.uri()}&schema={schema}"})
+        for name in ("condition_a", "wetlands")
+    }
     assert from_layers["condition_a"]["CONDITION_A_APPLIES"] == 1
-    assert from_layers["condition_a"]["CONDITION_A_EVIDENCE"] == \
-        from_file["condition_a"]["CONDITION_A_EVIDENCE"]
+    assert (
+        from_layers["condition_a"]["CONDITION_A_EVIDENCE"] == from_file["condition_a"]["CONDITION_A_EVIDENCE"]
+    )
     for output in ("WETLAND_ACRES", "WETLAND_ADJACENT_AREA_ACRES"):
-        assert from_layers["wetlands"][output] == pytest.approx(from_file["wetlands"][output],
-                                                                rel=1e-12)
+        assert from_layers["wetlands"][output] == pytest.approx(from_file["wetlands"][output], rel=1e-12)
     text = (tmp_path / "wetlands.json").read_text(encoding="utf-8")
     given = json.loads(text)["reference"]["project_layers"]["wetlands"]
     assert given["provider"] == "postgres" and f'"{schema}"."wetlands"' in given["source"]
@@ -325,8 +410,9 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
     assert given["layer"] == "PostGIS wetlands" and given["read_by"] == "postgis"
     assert given["version"] == 1
     for name, results in through_qgis.items():
-        assert {k: v for k, v in results.items() if k != "OUTPUT_JSON"} == \
-            {k: v for k, v in from_layers[name].items() if k != "OUTPUT_JSON"}, name
+        assert {k: v for k, v in results.items() if k != "OUTPUT_JSON"} == {
+            k: v for k, v in from_layers[name].items() if k != "OUTPUT_JSON"
+        }, name
     text = (tmp_path / "wetlands_qgis.json").read_text(encoding="utf-8")
     given = json.loads(text)["reference"]["project_layers"]["wetlands"]
     assert given["read_by"] == "qgis" and given["subset"] == '"fid" > 0'
@@ -334,18 +420,16 @@ def test_postgis_project_layers_give_what_the_reference_file_gives(demo, tmp_pat
     assert "not-a-real-password" not in text
 
 
-def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(demo, tmp_path,
-                                                                              load_layer):
+def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(demo, tmp_path, load_layer):
     """The analysis's own InputError, raised as it reads the project layer, names that layer
     as the project names it, the feature (its id in QGIS) and the field."""
+    import shapely
     from qgis.core import QgsProcessingException
 
-    import shapely
-
+    from analysis.io.vector import read_layer, write_geopackage
     from analysis.profile import load_profile
     from analysis.reference.read import site_bounds
     from analysis.siteplan.plan import load_site_plan
-    from analysis.io.vector import read_layer, write_geopackage
 
     frame = read_layer(demo["REFERENCE"], "wetlands").frame
     profile = load_profile("kiryas_joel")
@@ -362,8 +446,9 @@ def test_a_bad_value_in_a_reference_layer_is_refused_naming_the_project_layer(de
     with pytest.raises(QgsProcessingException) as raised:
         run("wetlands", {"SITE": demo["SITE"], "WETLANDS_LAYER": layer})
     message = str(raised.value)
-    assert message.startswith(f"layer 'County wetlands', feature {bad[0]}, field 'regulated': "
-                              "regulated is 'maybe', not a flag")
+    assert message.startswith(
+        f"layer 'County wetlands', feature {bad[0]}, field 'regulated': regulated is 'maybe', not a flag"
+    )
 
 
 def test_condition_a_and_wetlands_read_a_postgis_reference(demo, tmp_path, postgis_server):
@@ -374,13 +459,22 @@ def test_condition_a_and_wetlands_read_a_postgis_reference(demo, tmp_path, postg
     conninfo, schema = postgis_server.conninfo(), f"ca_{uuid.uuid4().hex[:8]}"
     layers = ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments")
     for index, layer in enumerate(layers):
-        imported = run("reference_import", {
-            "LAYER": index, "TARGET": conninfo, "SCHEMA": schema, "FORMAT": 0,
-            "SOURCE": f"{demo['REFERENCE']}|layername={layer}", "SOURCE_DATE": "2026-01-01"})
+        imported = run(
+            "reference_import",
+            {
+                "LAYER": index,
+                "TARGET": conninfo,
+                "SCHEMA": schema,
+                "FORMAT": 0,
+                "SOURCE": f"{demo['REFERENCE']}|layername={layer}",
+                "SOURCE_DATE": "2026-01-01",
+            },
+        )
         assert imported["VERSION"] == 1
     reference = f"{conninfo} schema={schema}"
-    a = run("condition_a", {"SITE": demo["SITE"], "REFERENCE": reference,
-                            "OUTPUT_JSON": str(tmp_path / "a.json")})
+    a = run(
+        "condition_a", {"SITE": demo["SITE"], "REFERENCE": reference, "OUTPUT_JSON": str(tmp_path / "a.json")}
+    )
     assert a["CONDITION_A_APPLIES"] == 1 and a["CONDITION_A_DECIDED"] == 1
     assert "NY1301-0099 Seven Springs Creek tributary" in a["CONDITION_A_EVIDENCE"]
     data = json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))

@@ -3,6 +3,7 @@
 It needs a GUI QgsApplication (offscreen), which the pytest session (GUI disabled) is not, so it
 runs in a fresh Python.
 """
+
 import json
 import os
 import subprocess
@@ -39,19 +40,52 @@ dialog.close()
 
 
 def test_the_dialog_offers_every_input(staged_plugin, tmp_path):
-    env = {**os.environ, "HOME": str(tmp_path), "QGIS_CUSTOM_CONFIG_PATH": str(tmp_path),
-           "PROJ_DATA": "/usr/share/proj", "QT_QPA_PLATFORM": "offscreen"}
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "QGIS_CUSTOM_CONFIG_PATH": str(tmp_path),
+        "PROJ_DATA": "/usr/share/proj",
+        "QT_QPA_PLATFORM": "offscreen",
+    }
     completed = subprocess.run(
         [sys.executable, "-c", DRIVER, str(Path(staged_plugin.PLUGIN_DIR).parent)],
-        check=False, env=env, capture_output=True, text=True, timeout=300)
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert completed.returncode == 0, completed.stderr
     shown = json.loads(completed.stdout.strip().splitlines()[-1])
     assert shown["inputs"] == sorted(
-        ["SITE", "PROJECT_LAYER", "SITE_BOUNDARY_LAYER", "DISTURBANCE_LAYER", "SMP_LAYER",
-         "EASEMENT_LAYER", "DISCHARGE_POINT_LAYER", "PUBLIC_ROW_LAYER", "LAYOUT_SCALE_LAYER",
-         "REFERENCE", "PROFILE", "SHEETS", "DRAINAGE_AREA_LAYER", "SOILS_LAYER",
-         "LAND_COVER_PRE_LAYER", "LAND_COVER_POST_LAYER", "HYDROLOGY_CLAIMS_LAYER",
-         "ESC_PRACTICE_LAYER", "SUBMISSION_LAYER", "CONTRACTOR_CERTIFICATION_LAYER",
-         "GUARANTEE_LAYER", "FIELD_MAP", "CONFIRMATIONS", "WETLANDS_LAYER",
-         "IMPAIRED_WATERS_LAYER", "TMDL_WATERSHEDS_LAYER", "CATCHMENTS_LAYER"])
+        [
+            "SITE",
+            "PROJECT_LAYER",
+            "SITE_BOUNDARY_LAYER",
+            "DISTURBANCE_LAYER",
+            "SMP_LAYER",
+            "EASEMENT_LAYER",
+            "DISCHARGE_POINT_LAYER",
+            "PUBLIC_ROW_LAYER",
+            "LAYOUT_SCALE_LAYER",
+            "REFERENCE",
+            "PROFILE",
+            "SHEETS",
+            "DRAINAGE_AREA_LAYER",
+            "SOILS_LAYER",
+            "LAND_COVER_PRE_LAYER",
+            "LAND_COVER_POST_LAYER",
+            "HYDROLOGY_CLAIMS_LAYER",
+            "ESC_PRACTICE_LAYER",
+            "SUBMISSION_LAYER",
+            "CONTRACTOR_CERTIFICATION_LAYER",
+            "GUARANTEE_LAYER",
+            "FIELD_MAP",
+            "CONFIRMATIONS",
+            "WETLANDS_LAYER",
+            "IMPAIRED_WATERS_LAYER",
+            "TMDL_WATERSHEDS_LAYER",
+            "CATCHMENTS_LAYER",
+        ]
+    )
     assert shown["profile"] == "kiryas_joel"

@@ -1,4 +1,5 @@
 """Site map scale in QGIS: print layouts read into records, ``swppp:map_scale``, and the review."""
+
 import json
 
 import pytest
@@ -59,8 +60,11 @@ def run(name, parameters):
 
 def scale_findings(path):
     data = json.loads(path.read_text(encoding="utf-8"))
-    return {f["features"][0] if f["features"] else "-": f
-            for f in data["findings"] if f["rule"] == "site_map_scale"}
+    return {
+        f["features"][0] if f["features"] else "-": f
+        for f in data["findings"]
+        if f["rule"] == "site_map_scale"
+    }
 
 
 def test_layouts_become_plain_records(project_layouts, staged_plugin):
@@ -68,8 +72,10 @@ def test_layouts_become_plain_records(project_layouts, staged_plugin):
 
     records = project_layout_maps(project_layouts)
     assert [(r.layout, r.item_id) for r in records] == [
-        ("C-101 Site plan", "Location map"), ("C-101 Site plan", "Site map"),
-        ("Cover sheet", None)]
+        ("C-101 Site plan", "Location map"),
+        ("C-101 Site plan", "Site map"),
+        ("Cover sheet", None),
+    ]
     assert records[0].scale == pytest.approx(LOCATION_SCALE, rel=1e-9)
     assert records[1].scale == pytest.approx(SITE_PLAN_SCALE, rel=1e-9)
     assert records[1].footprint_wkt.startswith("Polygon") and "2260" in records[1].crs_wkt
@@ -79,8 +85,9 @@ def test_layouts_become_plain_records(project_layouts, staged_plugin):
 
 def test_map_scale_algorithm_checks_layouts_and_sheets(project_layouts, data_copy, tmp_path):
     out = tmp_path / "scale.json"
-    results = run("map_scale", {"SHEETS": [str(data_copy("sheets/sheet_2260_100ft.tif"))],
-                                "OUTPUT_JSON": str(out)})
+    results = run(
+        "map_scale", {"SHEETS": [str(data_copy("sheets/sheet_2260_100ft.tif"))], "OUTPUT_JSON": str(out)}
+    )
     found = scale_findings(out)
     assert {k: (f["status"], f["value"]) for k, f in found.items()} == {
         "layout:C-101 Site plan/Site map": ("pass", pytest.approx(SITE_PLAN_SCALE, rel=1e-9)),
@@ -95,11 +102,16 @@ def test_map_scale_algorithm_checks_layouts_and_sheets(project_layouts, data_cop
 
 def test_map_scale_reads_chosen_layouts_and_stated_scales(project_layouts, data_copy, tmp_path):
     out = tmp_path / "scale.json"
-    run("map_scale", {"LAYOUTS": "Cover sheet", "SITE": str(data_copy("demo_site.gpkg")),
-                      "OUTPUT_JSON": str(out)})
+    run(
+        "map_scale",
+        {"LAYOUTS": "Cover sheet", "SITE": str(data_copy("demo_site.gpkg")), "OUTPUT_JSON": str(out)},
+    )
     assert {k: f["status"] for k, f in scale_findings(out).items()} == {
-        "layout:Cover sheet": "needs_review", "layout_scale:C-101 Site plan": "pass",
-        "layout_scale:C-102 Grading": "pass", "layout_scale:C-001 Location map": "info"}
+        "layout:Cover sheet": "needs_review",
+        "layout_scale:C-101 Site plan": "pass",
+        "layout_scale:C-102 Grading": "pass",
+        "layout_scale:C-001 Location map": "info",
+    }
 
 
 def test_map_scale_stated_scales_from_a_project_table(data_copy, tmp_path, load_layer):
@@ -127,16 +139,25 @@ def test_nothing_to_check_is_needs_review(tmp_path):
 
 def test_review_checks_every_layout_of_the_project(project_layouts, data_copy, tmp_path):
     out = tmp_path / "review.json"
-    run("review", {"SITE": str(data_copy("demo_site.gpkg")), "OUTPUT_JSON": str(out),
-                   "SHEETS": [str(data_copy("sheets/sheet_utm18n_200ft.tif"))]})
+    run(
+        "review",
+        {
+            "SITE": str(data_copy("demo_site.gpkg")),
+            "OUTPUT_JSON": str(out),
+            "SHEETS": [str(data_copy("sheets/sheet_utm18n_200ft.tif"))],
+        },
+    )
     found = scale_findings(out)
-    assert {"layout:C-101 Site plan/Site map", "layout:C-101 Site plan/Location map",
-            "layout:Cover sheet", "sheet:sheet_utm18n_200ft.tif",
-            "layout_scale:C-102 Grading"} <= set(found)
+    assert {
+        "layout:C-101 Site plan/Site map",
+        "layout:C-101 Site plan/Location map",
+        "layout:Cover sheet",
+        "sheet:sheet_utm18n_200ft.tif",
+        "layout_scale:C-102 Grading",
+    } <= set(found)
     assert found["sheet:sheet_utm18n_200ft.tif"]["status"] == "warn"  # B(2) "should"
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert "not implemented" not in json.dumps(
-        [f for f in data["findings"] if f["rule"] == "site_map_scale"])
+    assert "not implemented" not in json.dumps([f for f in data["findings"] if f["rule"] == "site_map_scale"])
 
 
 def test_a_stated_scales_table_without_its_fields_is_refused(data_copy, load_layer):

@@ -1,5 +1,6 @@
 """build/swppp_review.zip holds the plugin folder QGIS's "Install from ZIP" expects, no more;
 qgis-plugin-ci built it, with the plugins.xml of a plugin repository, and the tests load it."""
+
 import os
 import zipfile
 from pathlib import Path
@@ -17,15 +18,25 @@ def test_zip_holds_one_plugin_folder_without_tests_or_caches(staged_plugin):
         metadata = opened.read("swppp_review/metadata.txt").decode("utf-8")
 
     assert {name.split("/")[0] for name in names} == {"swppp_review"}
-    for shipped in ("__init__.py", "plugin.py", "provider.py", "icon.svg", "metadata.txt",
-                    "LICENSE", "algorithms/review.py", "analysis/__init__.py",
-                    "analysis/profiles/kiryas_joel.toml"):
+    for shipped in (
+        "__init__.py",
+        "plugin.py",
+        "provider.py",
+        "icon.svg",
+        "metadata.txt",
+        "LICENSE",
+        "algorithms/review.py",
+        "analysis/__init__.py",
+        "analysis/profiles/kiryas_joel.toml",
+    ):
         assert f"swppp_review/{shipped}" in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or "/tests/" in n]
     assert "hasProcessingProvider=yes" in metadata and "icon=icon.svg" in metadata
-    staged = sorted(str(p.relative_to(Path(staged_plugin.PLUGIN_DIR).parent))
-                    for p in Path(staged_plugin.PLUGIN_DIR).rglob("*")
-                    if p.is_file() and "__pycache__" not in p.parts)
+    staged = sorted(
+        str(p.relative_to(Path(staged_plugin.PLUGIN_DIR).parent))
+        for p in Path(staged_plugin.PLUGIN_DIR).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    )
     assert sorted(names) == staged
 
 
@@ -45,8 +56,11 @@ def test_the_zip_qgis_plugin_ci_built_is_the_plugin_the_tests_load(staged_plugin
     loaded = Path(staged_plugin.__file__).resolve().parent
     with zipfile.ZipFile(built) as opened:
         shipped = {name: opened.read(name) for name in opened.namelist() if not name.endswith("/")}
-    on_disk = {str(p.relative_to(loaded.parent)): p.read_bytes() for p in loaded.rglob("*")
-               if p.is_file() and "__pycache__" not in p.parts}
+    on_disk = {
+        str(p.relative_to(loaded.parent)): p.read_bytes()
+        for p in loaded.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     assert sorted(shipped) == sorted(on_disk)
     assert [name for name in shipped if shipped[name] != on_disk[name]] == []
     # ... and it is this checkout's source, metadata.txt as written plus the addresses package.sh
@@ -54,16 +68,25 @@ def test_the_zip_qgis_plugin_ci_built_is_the_plugin_the_tests_load(staged_plugin
     written = (root / "metadata.txt").read_bytes()
     added = shipped.pop("swppp_review/metadata.txt").removeprefix(written).decode("utf-8")
     assert sorted(line.split("=")[0] for line in added.splitlines()) in (
-        ["email", "homepage", "repository", "tracker"], ["homepage", "repository", "tracker"])
-    sources = {f"swppp_review/{p.relative_to(root / 'qgis_plugin')}": p
-               for p in (root / "qgis_plugin").rglob("*") if p.is_file()}
-    sources.update({f"swppp_review/{p.relative_to(root)}": p for p in (root / "analysis").rglob("*")
-                    if p.is_file()})
+        ["email", "homepage", "repository", "tracker"],
+        ["homepage", "repository", "tracker"],
+    )
+    sources = {
+        f"swppp_review/{p.relative_to(root / 'qgis_plugin')}": p
+        for p in (root / "qgis_plugin").rglob("*")
+        if p.is_file()
+    }
+    sources.update(
+        {f"swppp_review/{p.relative_to(root)}": p for p in (root / "analysis").rglob("*") if p.is_file()}
+    )
     sources["swppp_review/LICENSE"] = root / "LICENSE"
-    sources = {name: path for name, path in sources.items()  # what package.sh leaves out
-               if not {"__pycache__", ".pytest_cache"} & set(path.parts)
-               and not any(part.endswith(".egg-info") for part in path.parts)
-               and path.suffix not in (".pyc", ".pyo")}
+    sources = {
+        name: path
+        for name, path in sources.items()  # what package.sh leaves out
+        if not {"__pycache__", ".pytest_cache"} & set(path.parts)
+        and not any(part.endswith(".egg-info") for part in path.parts)
+        and path.suffix not in (".pyc", ".pyo")
+    }
     assert sorted(sources) == sorted(shipped)
     assert [name for name, path in sources.items() if path.read_bytes() != shipped[name]] == []
 

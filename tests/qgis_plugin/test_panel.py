@@ -3,6 +3,7 @@
 The panel runs ``swppp:review`` as a task of QGIS's task manager; the tests spin the event loop
 until it is done, as QGIS's own loop would.
 """
+
 import json
 import time
 
@@ -20,9 +21,21 @@ from qgis.gui import QgsCollapsibleGroupBox, QgsFileWidget
 
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
-ROLES = ("project", "site_boundary", "disturbance", "smp", "easement", "discharge_point",
-         "public_row", "layout_scale", "drainage_area", "soils", "land_cover_pre",
-         "land_cover_post", "hydrology_claims")
+ROLES = (
+    "project",
+    "site_boundary",
+    "disturbance",
+    "smp",
+    "easement",
+    "discharge_point",
+    "public_row",
+    "layout_scale",
+    "drainage_area",
+    "soils",
+    "land_cover_pre",
+    "land_cover_post",
+    "hydrology_claims",
+)
 
 
 def wait_for(panel, seconds=180):
@@ -47,7 +60,8 @@ def cad_layer(site, role, renames, folder):
     options.driverName, options.layerName = "GPKG", f"CAD_{role.upper()}"
     path = str(folder / f"cad_{role}.gpkg")
     error, message, _, _ = QgsVectorFileWriter.writeAsVectorFormatV3(
-        copy, path, QgsProject.instance().transformContext(), options)
+        copy, path, QgsProject.instance().transformContext(), options
+    )
     assert error == QgsVectorFileWriter.WriterError.NoError, message
     layer = QgsVectorLayer(f"{path}|layername=CAD_{role.upper()}", f"CAD {role}", "ogr")
     assert layer.isValid()
@@ -66,9 +80,9 @@ def project_layers(data_copy, tmp_path):
         assert layer.isValid(), role
         project.addMapLayer(layer)
         layers[role] = layer
-    layers["disturbance"] = cad_layer(site, "disturbance", {"phase": "PHASE_NO",
-                                                            "stabilized_date": "STAB_DATE"},
-                                      tmp_path)
+    layers["disturbance"] = cad_layer(
+        site, "disturbance", {"phase": "PHASE_NO", "stabilized_date": "STAB_DATE"}, tmp_path
+    )
     layers["smp"] = cad_layer(site, "smp", {"smp_id": "SMP_NAME"}, tmp_path)
     yield layers
     project.clear()
@@ -94,7 +108,6 @@ def panel(qgis_iface, staged_plugin):
     QgsProject.instance().clear()
 
 
-
 def run_review(review, site, tmp_path):
     """Run ``review`` (a panel) on the site plan GeoPackage ``site`` and wait for it."""
     review.site_file.setFilePath(str(site))
@@ -102,6 +115,7 @@ def run_review(review, site, tmp_path):
     review.run()
     wait_for(review)
     return review
+
 
 def map_layers(panel, layers):
     """Choose each role's layer and the renamed fields through the panel's combo boxes."""
@@ -114,10 +128,12 @@ def map_layers(panel, layers):
     panel.mapping.field_combo("smp", "smp_id").setField("SMP_NAME")
 
 
-def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_layers, data_copy,
-                                                             tmp_path, qgis_iface):
-    from analysis.findings import REPORT_ORDER, STATUS_COLOURS
+def test_panel_reviews_project_layers_and_shows_the_findings(
+    panel, project_layers, data_copy, tmp_path, qgis_iface
+):
     from swppp_review.panel import INDEX_ROLE
+
+    from analysis.findings import REPORT_ORDER, STATUS_COLOURS
 
     canvas = qgis_iface.mapCanvas()
     canvas.setDestinationCrs(QgsCoordinateReferenceSystem("EPSG:3857"))
@@ -150,11 +166,13 @@ def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_laye
     assert all(order[k] < order[k + 1] for k in range(len(order) - 1) if ranks[k] == ranks[k + 1])
     # One column: status, rule and section on the first line, the message below, wrapped.
     rows = [item.text(0) for item in items]
-    assert rows == [f"{findings[i]['status'].replace('_', ' ')} \u00b7 {findings[i]['rule']} "
-                    f"\u00b7 {findings[i]['section']}\n{findings[i]['message']}" for i in order]
+    assert rows == [
+        f"{findings[i]['status'].replace('_', ' ')} \u00b7 {findings[i]['rule']} "
+        f"\u00b7 {findings[i]['section']}\n{findings[i]['message']}"
+        for i in order
+    ]
     assert rows[0].startswith("fail")
-    failed = [i for i, f in enumerate(findings)
-              if f["rule"] == "easement_coverage" and f["status"] == "fail"]
+    failed = [i for i, f in enumerate(findings) if f["rule"] == "easement_coverage" and f["status"] == "fail"]
     assert len(failed) == 1 and findings[failed[0]]["features"] == ["smp:BR-2"]
     icon = items[order.index(failed[0])].icon(0).pixmap(14, 14).toImage()
     assert icon.pixelColor(7, 7).name() == STATUS_COLOURS["fail"]
@@ -176,10 +194,18 @@ def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_laye
     group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
     assert group is not None
     assert [n.layer().name() for n in group.children() if hasattr(n, "layer")] == [
-        "findings", "smp", "easement", "disturbance"]
+        "findings",
+        "smp",
+        "easement",
+        "disturbance",
+    ]
     context = group.findGroup("Plan and reference (context)")
     assert [n.layer().name() for n in context.findLayers()] == [
-        "wetlands", "impaired_waters", "tmdl_watersheds", "catchments"]
+        "wetlands",
+        "impaired_waters",
+        "tmdl_watersheds",
+        "catchments",
+    ]
     assert group.children()[-1] is context  # drawn under the results
     assert context.findLayers()[0].layer().renderer().symbol().color().name() == "#81d4fa"
     # Both reports written, each with its button.
@@ -200,8 +226,9 @@ def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_laye
     assert [f["smp_id"] for f in smp.selectedFeatures()] == ["BR-2"]
     assert review.result_layers["findings"].selectedFeatureIds() == [failed[0] + 1]
     assert review.result_layers["disturbance"].selectedFeatureCount() == 0
-    to_canvas = QgsCoordinateTransform(smp.crs(), canvas.mapSettings().destinationCrs(),
-                                       QgsProject.instance())
+    to_canvas = QgsCoordinateTransform(
+        smp.crs(), canvas.mapSettings().destinationCrs(), QgsProject.instance()
+    )
     box = to_canvas.transformBoundingBox(smp.boundingBoxOfSelected())
     assert canvas.extent().contains(box)
     assert canvas.extent().width() < 4 * max(box.width(), box.height())  # zoomed in, not out
@@ -210,7 +237,8 @@ def test_panel_reviews_project_layers_and_shows_the_findings(panel, project_laye
     review.select_finding(sequence)
     chosen = review.result_layers["disturbance"].selectedFeatures()
     assert sorted(f["plan_fid"] for f in chosen) == sorted(
-        int(label.split(":")[1]) for label in findings[sequence]["features"])
+        int(label.split(":")[1]) for label in findings[sequence]["features"]
+    )
     assert smp.selectedFeatureCount() == 0
 
 
@@ -220,9 +248,11 @@ def test_mapping_is_kept_in_the_project_and_restored(panel, project_layers, tmp_
     saved, found = QgsProject.instance().readEntry("swppp_review", "layer_mapping", "")
     assert found
     assert json.loads(saved)["disturbance"]["fields"]["phase"] == "PHASE_NO"
-    assert first.mapping.field_map() == {"disturbance.phase": "PHASE_NO",
-                                         "disturbance.stabilized_date": "STAB_DATE",
-                                         "smp.smp_id": "SMP_NAME"}
+    assert first.mapping.field_map() == {
+        "disturbance.phase": "PHASE_NO",
+        "disturbance.stabilized_date": "STAB_DATE",
+        "smp.smp_id": "SMP_NAME",
+    }
 
     # Through the project file too: written, cleared, read back.
     project_file = str(tmp_path / "review.qgz")
@@ -256,7 +286,8 @@ def test_cancel_stops_the_run_and_loads_nothing(panel, data_copy, tmp_path):
     assert review.result is None and review.tree.topLevelItemCount() == 0
     assert QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results") is None
     assert not (tmp_path / "results").exists() or not any(
-        p.is_file() for p in (tmp_path / "results").rglob("*"))
+        p.is_file() for p in (tmp_path / "results").rglob("*")
+    )
 
 
 def test_plan_sheets_are_checked_for_scale(panel, data_copy, tmp_path):
@@ -268,9 +299,11 @@ def test_plan_sheets_are_checked_for_scale(panel, data_copy, tmp_path):
     review.run()
     wait_for(review)
     assert review.result is not None, review.status.text()
-    by_sheet = {f["features"][0]: f["status"] for f in review.result["findings"]
-                if f["rule"] == "site_map_scale" and f["features"]
-                and f["features"][0].startswith("sheet:")}
+    by_sheet = {
+        f["features"][0]: f["status"]
+        for f in review.result["findings"]
+        if f["rule"] == "site_map_scale" and f["features"] and f["features"][0].startswith("sheet:")
+    }
     assert by_sheet == {"sheet:sheet_2260_100ft.tif": "pass", "sheet:sheet_2260_200ft.tif": "warn"}
     saved, _ = QgsProject.instance().readEntry("swppp_review", "sheets", "")
     assert QgsFileWidget.splitFilePaths(saved) == [str(s) for s in sheets]
@@ -333,15 +366,17 @@ def test_plugin_offers_the_panel_in_menu_and_toolbar(staged_plugin, swppp_plugin
         assert plugin.panel is not None and iface.docks == [plugin.panel]
         assert plugin.panel.windowTitle() == "SWPPP Review"
         assert [plugin.panel.tabs.tabText(i) for i in range(plugin.panel.tabs.count())] == [
-            "Review", "Findings", "Checklist"]
+            "Review",
+            "Findings",
+            "Checklist",
+        ]
     finally:
         plugin.provider = None  # the session's, left registered for the other tests
         plugin.unload()
     assert iface.docks == [] and iface.menu == [] and iface.toolbar == []
 
 
-def test_the_plugin_loads_and_unloads_five_times_leaving_nothing(staged_plugin, swppp_plugin,
-                                                                qgis_iface):
+def test_the_plugin_loads_and_unloads_five_times_leaving_nothing(staged_plugin, swppp_plugin, qgis_iface):
     """Issue 34, item 1: a reload leaves nothing behind: menu, toolbar and dock emptied, every
     connection made by initGui and the panel disconnected (no handler of an unloaded plugin
     answers a signal), the provider count unchanged."""
@@ -370,7 +405,12 @@ def test_a_point_finding_is_selected_on_the_points_layer(panel, data_copy, tmp_p
     assert review.result is not None, review.status.text()
     group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
     assert [n.layer().name() for n in group.children() if hasattr(n, "layer")] == [
-        "findings_points", "findings", "smp", "easement", "disturbance"]
+        "findings_points",
+        "findings",
+        "smp",
+        "easement",
+        "disturbance",
+    ]
     points = review.result_layers["findings_points"]
     numbers = sorted(f["finding"] for f in points.getFeatures())
     review.select_finding(numbers[0] - 1)
@@ -378,13 +418,15 @@ def test_a_point_finding_is_selected_on_the_points_layer(panel, data_copy, tmp_p
     # Its row in the findings layer (every finding has one) is chosen too; it has no polygon.
     [row] = review.result_layers["findings"].selectedFeatures()
     assert row["finding"] == numbers[0] and row.geometry().isNull()
-    smp_ids = [label.split(":", 1)[1] for label in review.findings[numbers[0] - 1]["features"]
-               if label.startswith("smp:")]
+    smp_ids = [
+        label.split(":", 1)[1]
+        for label in review.findings[numbers[0] - 1]["features"]
+        if label.startswith("smp:")
+    ]
     assert [f["smp_id"] for f in review.result_layers["smp"].selectedFeatures()] == smp_ids
 
 
-def test_findings_and_the_checklist_read_whole_at_the_docks_default_width(panel, data_copy,
-                                                                          tmp_path):
+def test_findings_and_the_checklist_read_whole_at_the_docks_default_width(panel, data_copy, tmp_path):
     """Issue 34 item 13: at the width the dock first opens at, each finding's row is as tall as
     its text wrapped at the list's one column (nothing cut), the tooltip and the detail pane
     hold the finding whole, the checklist's chapter text reads in its detail pane; the site
@@ -415,14 +457,17 @@ def test_findings_and_the_checklist_read_whole_at_the_docks_default_width(panel,
         cell = QStyleOptionViewItem()
         cell.initFrom(tree)
         cell.rect = tree.visualItemRect(item)
-        cell.features = (QStyleOptionViewItem.ViewItemFeature.HasDecoration
-                         | QStyleOptionViewItem.ViewItemFeature.HasDisplay
-                         | QStyleOptionViewItem.ViewItemFeature.WrapText)
+        cell.features = (
+            QStyleOptionViewItem.ViewItemFeature.HasDecoration
+            | QStyleOptionViewItem.ViewItemFeature.HasDisplay
+            | QStyleOptionViewItem.ViewItemFeature.WrapText
+        )
         cell.decorationSize = tree.iconSize()
         cell.text = item.text(0)
         text = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, cell, tree)
-        lines = metrics.boundingRect(QRect(0, 0, text.width() - 2 * margin, 100000),
-                                     Qt.TextFlag.TextWordWrap, item.text(0)).height()
+        lines = metrics.boundingRect(
+            QRect(0, 0, text.width() - 2 * margin, 100000), Qt.TextFlag.TextWordWrap, item.text(0)
+        ).height()
         assert cell.rect.height() >= lines, item.text(0)
         finding = item.data(0, FINDING_ROLE)
         assert item.toolTip(0).startswith("<p>")
@@ -437,16 +482,22 @@ def test_findings_and_the_checklist_read_whole_at_the_docks_default_width(panel,
     group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
     context = group.findGroup("Plan and reference (context)")
     assert [n.layer().name() for n in context.findLayers()] == [
-        "discharge_point", "site_boundary", "public_row", "drainage_area", "wetlands",
-        "impaired_waters", "tmdl_watersheds", "catchments"]
+        "discharge_point",
+        "site_boundary",
+        "public_row",
+        "drainage_area",
+        "wetlands",
+        "impaired_waters",
+        "tmdl_watersheds",
+        "catchments",
+    ]
     # A second run replaces the group, context and all: nothing twice.
     run_review(review, data_copy("demo_site.gpkg"), tmp_path)
     names = [layer.name() for layer in QgsProject.instance().mapLayers().values()]
     assert names.count("site_boundary") == 1 and names.count("wetlands") == 1
 
 
-def test_the_report_layout_opens_in_the_project_for_the_layout_designer(panel, data_copy,
-                                                                       tmp_path):
+def test_the_report_layout_opens_in_the_project_for_the_layout_designer(panel, data_copy, tmp_path):
     """Issue 34 item 13: the run keeps the PDF's layout as a template; Edit the report layout
     adds it to the project's layouts with its map layers (in a group, unticked), every map item
     drawing them, and it exports as the PDF did: the decision and the sign-off on page 1."""
@@ -462,7 +513,8 @@ def test_the_report_layout_opens_in_the_project_for_the_layout_designer(panel, d
     layout = review.open_layout()
     project = QgsProject.instance()
     assert layout is not None and layout.name() in [
-        lay.name() for lay in project.layoutManager().printLayouts()]
+        lay.name() for lay in project.layoutManager().printLayouts()
+    ]
     group = project.layerTreeRoot().findGroup(LAYOUT_LAYERS_GROUP)
     assert group is not None and group.findLayers()
     assert not any(node.isVisible() for node in group.findLayers())
@@ -472,14 +524,16 @@ def test_the_report_layout_opens_in_the_project_for_the_layout_designer(panel, d
         assert item.layers() and all(layer.isValid() for layer in item.layers())
     pdf = tmp_path / "edited.pdf"
     export_pdf(layout, pdf)  # its text as text, as the report's PDF
-    first = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(pdf), "-"], check=True,
-                           capture_output=True, text=True).stdout
+    first = subprocess.run(
+        ["pdftotext", "-f", "1", "-l", "1", str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
     assert "Issuing authority" in first and "Signature" in first
     # A second time: another layout, the same layers group.
     again = review.open_layout()
     assert again.name() != layout.name()
     assert len(project.layerTreeRoot().findGroups()) == len(
-        {g.name() for g in project.layerTreeRoot().findGroups()})
+        {g.name() for g in project.layerTreeRoot().findGroups()}
+    )
 
 
 def test_an_added_tab_adds_its_parameters_to_the_run(panel, data_copy, tmp_path):
@@ -487,8 +541,9 @@ def test_an_added_tab_adds_its_parameters_to_the_run(panel, data_copy, tmp_path)
     profile file the provider writes into the run's folder, which the review then uses)."""
     from pathlib import Path
 
-    import analysis.profile  # the staged plugin's copy
     from qgis.PyQt.QtWidgets import QLabel
+
+    import analysis.profile  # the staged plugin's copy
 
     review = panel()
     review.site_file.setFilePath(str(data_copy("demo_site.gpkg")))
@@ -501,8 +556,7 @@ def test_an_added_tab_adds_its_parameters_to_the_run(panel, data_copy, tmp_path)
     def parameters(folder):
         folders.append(folder)
         copy = Path(folder) / "checked.toml"
-        copy.write_text(text.replace('name = "kiryas_joel"', 'name = "checked copy"', 1),
-                        encoding="utf-8")
+        copy.write_text(text.replace('name = "kiryas_joel"', 'name = "checked copy"', 1), encoding="utf-8")
         return {"PROFILE": str(copy)}
 
     index = review.add_tab(QLabel("extra"), "Extra", parameters=parameters)
@@ -514,8 +568,7 @@ def test_an_added_tab_adds_its_parameters_to_the_run(panel, data_copy, tmp_path)
     assert review.result["profile"] == "checked copy"
 
 
-def test_checklist_tab_confirms_items_into_the_next_run_and_the_project(panel, data_copy,
-                                                                        tmp_path):
+def test_checklist_tab_confirms_items_into_the_next_run_and_the_project(panel, data_copy, tmp_path):
     """The reviewer ticks a checklist item the plan cannot show; the next run reports it
     confirmed with name, date and note, and the tick is kept in the project."""
     review = run_review(panel(), data_copy("demo_site.gpkg"), tmp_path)
@@ -541,8 +594,7 @@ def test_checklist_tab_confirms_items_into_the_next_run_and_the_project(panel, d
     assert [c["item"] for c in again.checklist.confirmations()] == [item]
 
 
-def test_reference_layers_of_the_project_review_as_the_reference_file(panel, data_copy,
-                                                                        tmp_path):
+def test_reference_layers_of_the_project_review_as_the_reference_file(panel, data_copy, tmp_path):
     """The reference given as project layers (any provider) gives the file's Condition A and
     wetland acres; the choice is kept in the project; file and layers together are refused."""
     site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
@@ -566,8 +618,7 @@ def test_reference_layers_of_the_project_review_as_the_reference_file(panel, dat
     assert by_layers.result is not None, by_layers.status.text()
     assert by_layers.result["reference"]["kind"] == "qgis_layers"
     for key in ("wetland_acres", "wetland_adjacent_area_acres"):
-        assert by_layers.result["measurements"][key] == pytest.approx(
-            by_file.result["measurements"][key])
+        assert by_layers.result["measurements"][key] == pytest.approx(by_file.result["measurements"][key])
     assert by_layers.result["conditions"]["A"] == by_file.result["conditions"]["A"]
 
     again = panel()

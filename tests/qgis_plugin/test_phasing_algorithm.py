@@ -1,4 +1,5 @@
 """``swppp:phasing`` run through Processing: the same figures as the review, four outputs."""
+
 import pytest
 from qgis.core import (
     QgsFeature,
@@ -21,10 +22,12 @@ def run_phasing(parameters):
 
 
 def outputs(folder, chart="timeline.svg"):
-    return {"OUTPUT_PHASES": str(folder / "phases.gpkg"),
-            "OUTPUT_TIMELINE": str(folder / "timeline.gpkg"),
-            "OUTPUT_WORST": str(folder / "worst.gpkg"),
-            "OUTPUT_CHART": str(folder / chart)}
+    return {
+        "OUTPUT_PHASES": str(folder / "phases.gpkg"),
+        "OUTPUT_TIMELINE": str(folder / "timeline.gpkg"),
+        "OUTPUT_WORST": str(folder / "worst.gpkg"),
+        "OUTPUT_CHART": str(folder / chart),
+    }
 
 
 def rows(layer, *names):
@@ -42,7 +45,8 @@ def test_phasing_on_the_demo_gives_the_reviews_figures(data_copy, tmp_path, load
     m = review.measurements
     # the verdict's figure (ellipsoidal), as the review decides it
     assert results["MAX_CONCURRENT_ACRES"] == pytest.approx(
-        m["max_concurrent_disturbed_acres_ellipsoidal"], rel=1e-12)
+        m["max_concurrent_disturbed_acres_ellipsoidal"], rel=1e-12
+    )
     assert results["MAX_CONCURRENT_AT"] == m["max_concurrent_at"] == "2027-06-01"
     assert results["STATUS"] == "pass"
     phases = load_layer(tmp_path / "phases.gpkg", "phases")
@@ -53,7 +57,8 @@ def test_phasing_on_the_demo_gives_the_reviews_figures(data_copy, tmp_path, load
     assert next(f["start_date"] for f in phases.getFeatures()) == QDate(2027, 4, 1)
     timeline = load_layer(tmp_path / "timeline.gpkg", "timeline")
     assert [r[1] for r in rows(timeline, "date", "acres")] == pytest.approx(
-        [r["acres"] for r in m["timeline"]])
+        [r["acres"] for r in m["timeline"]]
+    )
     assert rows(timeline, "phases")[1] == ("1, 2",)
     worst = load_layer(tmp_path / "worst.gpkg", "worst")
     assert worst.featureCount() == 1 and worst.crs().authid() == "EPSG:2260"
@@ -83,8 +88,11 @@ def test_exactly_five_acres_shows_the_verdicts_figure_everywhere(data_copy, tmp_
 
 def memory_layer(features, crs="EPSG:4326"):
     """A layer with its own field names and real Date fields, as a user's project may have."""
-    layer = QgsVectorLayer(f"Polygon?crs={crs}&field=stage:string&field=cleared:date"
-                           "&field=seeded:date", "my disturbance", "memory")
+    layer = QgsVectorLayer(
+        f"Polygon?crs={crs}&field=stage:string&field=cleared:date&field=seeded:date",
+        "my disturbance",
+        "memory",
+    )
     for wkt, stage, cleared, seeded in features:
         feature = QgsFeature(layer.fields())
         feature.setGeometry(QgsGeometry.fromWkt(wkt))
@@ -102,11 +110,13 @@ CHOSEN = {"PHASE_FIELD": "stage", "START_FIELD": "cleared", "STABILIZED_FIELD": 
 
 @pytest.mark.parametrize("waiver, status", [(False, "fail"), (True, "warn")])
 def test_date_fields_chosen_by_the_user_and_the_waiver(tmp_path, waiver, status):
-    layer = memory_layer([(WEST, "A", QDate(2027, 4, 1), QDate(2027, 7, 1)),
-                          (EAST, "B", QDate(2027, 5, 1), QDate(2027, 8, 1))])
+    layer = memory_layer(
+        [(WEST, "A", QDate(2027, 4, 1), QDate(2027, 7, 1)), (EAST, "B", QDate(2027, 5, 1), QDate(2027, 8, 1))]
+    )
     try:
-        results = run_phasing({"DISTURBANCE": layer, **CHOSEN, "WAIVER": waiver,
-                               **outputs(tmp_path, chart="timeline.png")})
+        results = run_phasing(
+            {"DISTURBANCE": layer, **CHOSEN, "WAIVER": waiver, **outputs(tmp_path, chart="timeline.png")}
+        )
     finally:
         QgsProject.instance().removeMapLayer(layer.id())
     assert results["MAX_CONCURRENT_AT"] == "2027-05-01"
@@ -119,8 +129,12 @@ def test_date_fields_chosen_by_the_user_and_the_waiver(tmp_path, waiver, status)
 def test_phase_names_like_mathtext_are_drawn_as_typed(tmp_path, chart):
     """A phase named '$\\foo{$' is user text: the chart draws it as typed (mathtext would
     raise while the legend is laid out), as the review's charts do (charts.plain_text)."""
-    layer = memory_layer([(WEST, "$\\foo{$", QDate(2027, 4, 1), QDate(2027, 7, 1)),
-                          (EAST, "$\\frac{$ B", QDate(2027, 5, 1), QDate(2027, 8, 1))])
+    layer = memory_layer(
+        [
+            (WEST, "$\\foo{$", QDate(2027, 4, 1), QDate(2027, 7, 1)),
+            (EAST, "$\\frac{$ B", QDate(2027, 5, 1), QDate(2027, 8, 1)),
+        ]
+    )
     try:
         results = run_phasing({"DISTURBANCE": layer, **CHOSEN, **outputs(tmp_path, chart=chart)})
     finally:
@@ -144,9 +158,10 @@ def test_every_chart_the_plugin_draws_itself_is_drawn_as_plain_text():
         guarded = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.With) and any(
-                    isinstance(item.context_expr, ast.Call)
-                    and getattr(item.context_expr.func, "id", "") == "plain_text"
-                    for item in node.items):
+                isinstance(item.context_expr, ast.Call)
+                and getattr(item.context_expr.func, "id", "") == "plain_text"
+                for item in node.items
+            ):
                 guarded.update(id(inner) for inner in ast.walk(node))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
@@ -159,8 +174,9 @@ def test_every_chart_the_plugin_draws_itself_is_drawn_as_plain_text():
 
 
 def test_a_missing_date_needs_review(tmp_path):
-    layer = memory_layer([(WEST, "A", QDate(2027, 4, 1), QDate(2027, 7, 1)),
-                          (EAST, "B", QVariant(), QDate(2027, 8, 1))])
+    layer = memory_layer(
+        [(WEST, "A", QDate(2027, 4, 1), QDate(2027, 7, 1)), (EAST, "B", QVariant(), QDate(2027, 8, 1))]
+    )
     try:
         results = run_phasing({"DISTURBANCE": layer, **CHOSEN, **outputs(tmp_path)})
     finally:
@@ -186,36 +202,53 @@ def test_phasing_from_a_dxf_with_a_schedule_proposes_and_outputs_are_optional(tm
 
     side = (3.1 * ACRE_M2) ** 0.5 * 3937 / 1200  # US survey feet
     x0, y0 = 582_737.0, 913_239.0
-    frame = gpd.GeoDataFrame({"Layer": ["C-PHAS-1", "C-PHAS-2", "C-ANNO"]},
-                             geometry=[box(x0, y0, x0 + side, y0 + side).exterior,
-                                       box(x0 + 2000, y0, x0 + 2000 + side, y0 + side).exterior,
-                                       box(x0, y0, x0 + 10, y0 + 10).exterior])
+    frame = gpd.GeoDataFrame(
+        {"Layer": ["C-PHAS-1", "C-PHAS-2", "C-ANNO"]},
+        geometry=[
+            box(x0, y0, x0 + side, y0 + side).exterior,
+            box(x0 + 2000, y0, x0 + 2000 + side, y0 + side).exterior,
+            box(x0, y0, x0 + 10, y0 + 10).exterior,
+        ],
+    )
     frame.to_file(tmp_path / "plan.dxf", driver="DXF")
-    (tmp_path / "schedule.csv").write_text("phase,start,stabilized\n1,2027-04-01,2027-07-01\n"
-                                           "2,2027-05-01,2027-08-01\n", encoding="utf-8")
-    layer = QgsVectorLayer(f"{tmp_path / 'plan.dxf'}|layername=entities|geometrytype=LineString",
-                           "plan", "ogr")
+    (tmp_path / "schedule.csv").write_text(
+        "phase,start,stabilized\n1,2027-04-01,2027-07-01\n2,2027-05-01,2027-08-01\n", encoding="utf-8"
+    )
+    layer = QgsVectorLayer(
+        f"{tmp_path / 'plan.dxf'}|layername=entities|geometrytype=LineString", "plan", "ogr"
+    )
     layer.setCrs(QgsProject.instance().crs().fromEpsgId(2260))
     assert layer.isValid()
-    results = run_phasing({"DISTURBANCE": layer, "PHASE_FIELD": "Layer",
-                           "PHASE_PATTERN": r"C-PHAS-(\d+)",
-                           "SCHEDULE": str(tmp_path / "schedule.csv"),
-                           "OUTPUT_PROPOSAL": str(tmp_path / "proposal.gpkg")})
+    results = run_phasing(
+        {
+            "DISTURBANCE": layer,
+            "PHASE_FIELD": "Layer",
+            "PHASE_PATTERN": r"C-PHAS-(\d+)",
+            "SCHEDULE": str(tmp_path / "schedule.csv"),
+            "OUTPUT_PROPOSAL": str(tmp_path / "proposal.gpkg"),
+        }
+    )
     assert results["MAX_CONCURRENT_ACRES"] == pytest.approx(6.2 * 1.00018, rel=2e-5)  # ellipsoid
     assert results["STATUS"] == "fail" and results["PROPOSAL"] == "proposed"
     assert "OUTPUT_PHASES" not in results and "OUTPUT_TIMELINE" not in results
     assert results["CHART_HTML"].endswith(".html")
     proposal = load_layer(tmp_path / "proposal.gpkg", "proposal")
     assert rows(proposal, "phase", "shift_days", "proposed_start") == [
-        ("1", 0, QDate(2027, 4, 1)), ("2", 61, QDate(2027, 7, 1))]
+        ("1", 0, QDate(2027, 4, 1)),
+        ("2", 61, QDate(2027, 7, 1)),
+    ]
 
 
 def test_csv_outputs_write_iso_dates(data_copy, tmp_path, load_layer):
     # GDAL's CSV writer spells a date field 2027/04/01: CSV outputs carry ISO text instead.
     site = data_copy("demo_site.gpkg")
-    run_phasing({"DISTURBANCE": load_layer(site, "disturbance"),
-                 "OUTPUT_PHASES": str(tmp_path / "phases.csv"),
-                 "OUTPUT_PROPOSAL": str(tmp_path / "proposal.csv")})
+    run_phasing(
+        {
+            "DISTURBANCE": load_layer(site, "disturbance"),
+            "OUTPUT_PHASES": str(tmp_path / "phases.csv"),
+            "OUTPUT_PROPOSAL": str(tmp_path / "proposal.csv"),
+        }
+    )
     text = (tmp_path / "phases.csv").read_text(encoding="utf-8")
     assert "2027-04-01" in text and "2027/04/01" not in text
     assert "2027-04-01" in (tmp_path / "proposal.csv").read_text(encoding="utf-8")
@@ -231,12 +264,21 @@ def test_csv_outputs_guard_phase_names_a_spreadsheet_would_run(tmp_path):
     from analysis.siteplan.schedule import read_schedule  # the staged plugin's copy
 
     link = '=HYPERLINK("http://x","click")'
-    layer = memory_layer([(WEST, link, QDate(2027, 4, 1), QDate(2027, 7, 1)),
-                          (EAST, "-2", QDate(2027, 5, 1), QDate(2027, 8, 1))])
+    layer = memory_layer(
+        [
+            (WEST, link, QDate(2027, 4, 1), QDate(2027, 7, 1)),
+            (EAST, "-2", QDate(2027, 5, 1), QDate(2027, 8, 1)),
+        ]
+    )
     files = {name: tmp_path / f"{name}.csv" for name in ("phases", "timeline", "worst", "proposal")}
     try:
-        run_phasing({"DISTURBANCE": layer, **CHOSEN,
-                     **{f"OUTPUT_{name.upper()}": str(path) for name, path in files.items()}})
+        run_phasing(
+            {
+                "DISTURBANCE": layer,
+                **CHOSEN,
+                **{f"OUTPUT_{name.upper()}": str(path) for name, path in files.items()},
+            }
+        )
     finally:
         QgsProject.instance().removeMapLayer(layer.id())
 

@@ -3,6 +3,7 @@
 Each case starts the staged plugin the way qgis_process does (``classFactory(None)`` then
 ``initProcessing()``) in a fresh Python, so what is already imported is under the test's control.
 """
+
 import json
 import os
 import subprocess
@@ -37,12 +38,22 @@ print(json.dumps({"problem": plugin.problem,
 
 
 def start_plugin(python, staged_plugin, tmp_path, *extra):
-    env = {**os.environ, "HOME": str(tmp_path), "QGIS_CUSTOM_CONFIG_PATH": str(tmp_path),
-           "PROJ_DATA": "/usr/share/proj", "QT_QPA_PLATFORM": "offscreen"}
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "QGIS_CUSTOM_CONFIG_PATH": str(tmp_path),
+        "PROJ_DATA": "/usr/share/proj",
+        "QT_QPA_PLATFORM": "offscreen",
+    }
     env.pop("PYTHONPATH", None)
     completed = subprocess.run(
         [python, "-c", DRIVER, str(Path(staged_plugin.PLUGIN_DIR).parent), *extra],
-        env=env, check=False, capture_output=True, text=True, timeout=300)
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert completed.returncode == 0, completed.stderr
     assert "Traceback" not in completed.stderr, completed.stderr
     return json.loads(completed.stdout.strip().splitlines()[-1])
@@ -62,8 +73,12 @@ def test_a_foreign_analysis_module_stops_the_plugin(staged_plugin, tmp_path):
 
 
 def test_shapely_1_gives_one_message_naming_what_to_install(staged_plugin, tmp_path):
-    probe = subprocess.run([SYSTEM_PYTHON, "-c", "import shapely; print(shapely.__version__)"],
-                           check=False, capture_output=True, text=True)
+    probe = subprocess.run(
+        [SYSTEM_PYTHON, "-c", "import shapely; print(shapely.__version__)"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     if probe.returncode != 0 or not probe.stdout.startswith("1."):
         pytest.skip(f"{SYSTEM_PYTHON} has no shapely 1.x to start the plugin with")
 

@@ -7,6 +7,7 @@ loaded (the panel's own widgets go with it: Qt disconnects what a deleted object
 running task reports to nothing of the panel's (and keeps what it reads until it is deleted),
 and a new project reaches no unloaded handler.
 """
+
 import gc
 import time
 import weakref
@@ -64,10 +65,14 @@ def receivers(qobject):
 
 def outliving(iface):
     """What outlives the plugin, by name."""
-    return {"project": QgsProject.instance(),
-            "layer tree": QgsProject.instance().layerTreeRoot(),
-            "main window": iface.mainWindow(), "map canvas": iface.mapCanvas(),
-            "message bar": iface.messageBar(), "task manager": QgsApplication.taskManager()}
+    return {
+        "project": QgsProject.instance(),
+        "layer tree": QgsProject.instance().layerTreeRoot(),
+        "main window": iface.mainWindow(),
+        "map canvas": iface.mapCanvas(),
+        "message bar": iface.messageBar(),
+        "task manager": QgsApplication.taskManager(),
+    }
 
 
 def settle(seconds=120):
@@ -82,8 +87,9 @@ def settle(seconds=120):
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
-def test_unload_leaves_no_receiver_on_what_outlives_the_plugin(staged_plugin, swppp_plugin,
-                                                               qgis_iface, data_copy, tmp_path):
+def test_unload_leaves_no_receiver_on_what_outlives_the_plugin(
+    staged_plugin, swppp_plugin, qgis_iface, data_copy, tmp_path
+):
     QgsProject.instance().clear()
     settle()
     before = {name: receivers(obj) for name, obj in outliving(qgis_iface).items()}
@@ -122,9 +128,10 @@ def test_unload_leaves_no_receiver_on_what_outlives_the_plugin(staged_plugin, sw
 
         assert iface.docks == [] and iface.menu == [] and iface.toolbar == []
         after = {name: receivers(obj) for name, obj in outliving(qgis_iface).items()}
-        assert {name: {s: (before[name][s], n) for s, n in counts.items()
-                       if n != before[name][s]}
-                for name, counts in after.items()} == {name: {} for name in after}
+        assert {
+            name: {s: (before[name][s], n) for s, n in counts.items() if n != before[name][s]}
+            for name, counts in after.items()
+        } == {name: {} for name in after}
         # A new project reaches no handler of the unloaded plugin (a deleted panel's handler
         # would raise, and PyQt aborts QGIS on an exception in a slot).
         QgsProject.instance().clear()

@@ -1,4 +1,5 @@
 """The staged plugin registers the ``swppp`` provider and its algorithms' contract names."""
+
 import configparser
 from pathlib import Path
 
@@ -10,23 +11,53 @@ pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
 # CONTRACT.md, "Processing algorithms": swppp:review's inputs and outputs.
 CONTRACT_PARAMETERS = {
-    "SITE", "PROJECT_LAYER", "SITE_BOUNDARY_LAYER", "DISTURBANCE_LAYER", "SMP_LAYER",
-    "EASEMENT_LAYER", "DISCHARGE_POINT_LAYER", "PUBLIC_ROW_LAYER", "LAYOUT_SCALE_LAYER",
-    "REFERENCE", "PROFILE", "SHEETS", "OUTPUT_JSON", "OUTPUT_HTML", "OUTPUT_PDF", "OUTPUT_FINDINGS",
+    "SITE",
+    "PROJECT_LAYER",
+    "SITE_BOUNDARY_LAYER",
+    "DISTURBANCE_LAYER",
+    "SMP_LAYER",
+    "EASEMENT_LAYER",
+    "DISCHARGE_POINT_LAYER",
+    "PUBLIC_ROW_LAYER",
+    "LAYOUT_SCALE_LAYER",
+    "REFERENCE",
+    "PROFILE",
+    "SHEETS",
+    "OUTPUT_JSON",
+    "OUTPUT_HTML",
+    "OUTPUT_PDF",
+    "OUTPUT_FINDINGS",
     "OUTPUT_LAYOUT",  # issue 34 item 13: the report layout, for QGIS's layout designer
     # CONTRACT.md "Hydrology inputs and API", extending the roles
-    "DRAINAGE_AREA_LAYER", "SOILS_LAYER", "LAND_COVER_PRE_LAYER", "LAND_COVER_POST_LAYER",
+    "DRAINAGE_AREA_LAYER",
+    "SOILS_LAYER",
+    "LAND_COVER_PRE_LAYER",
+    "LAND_COVER_POST_LAYER",
     "HYDROLOGY_CLAIMS_LAYER",
     # CONTRACT.md "SWPPP contents checklist": its optional layers and the reviewer's confirmations
-    "ESC_PRACTICE_LAYER", "SUBMISSION_LAYER", "CONTRACTOR_CERTIFICATION_LAYER", "GUARANTEE_LAYER",
+    "ESC_PRACTICE_LAYER",
+    "SUBMISSION_LAYER",
+    "CONTRACTOR_CERTIFICATION_LAYER",
+    "GUARANTEE_LAYER",
     "CONFIRMATIONS",
     # issue 7: the layers' own field names, mapped to the contract's (the panel's field combos)
     "FIELD_MAP",
     # issue 4: reference layers chosen from the project instead of REFERENCE
-    "WETLANDS_LAYER", "IMPAIRED_WATERS_LAYER", "TMDL_WATERSHEDS_LAYER", "CATCHMENTS_LAYER",
+    "WETLANDS_LAYER",
+    "IMPAIRED_WATERS_LAYER",
+    "TMDL_WATERSHEDS_LAYER",
+    "CATCHMENTS_LAYER",
 }
-NUMBER_OUTPUTS = {"EXIT_STATUS", "DISTURBED_ACRES", "PASS_COUNT", "FAIL_COUNT", "WARN_COUNT",
-                  "INFO_COUNT", "NEEDS_REVIEW_COUNT", "NOT_APPLICABLE_COUNT"}
+NUMBER_OUTPUTS = {
+    "EXIT_STATUS",
+    "DISTURBED_ACRES",
+    "PASS_COUNT",
+    "FAIL_COUNT",
+    "WARN_COUNT",
+    "INFO_COUNT",
+    "NEEDS_REVIEW_COUNT",
+    "NOT_APPLICABLE_COUNT",
+}
 
 
 def test_provider_is_registered(swppp_plugin, staged_plugin):
@@ -45,11 +76,11 @@ def test_review_algorithm_exists_with_the_contract_parameters():
     assert algorithm is not None
     assert {p.name() for p in algorithm.parameterDefinitions()} == CONTRACT_PARAMETERS
     for definition in algorithm.parameterDefinitions():
-        assert (definition.name() == "PROFILE") != bool(
-            definition.flags() & definition.FlagOptional), definition.name()
+        assert (definition.name() == "PROFILE") != bool(definition.flags() & definition.FlagOptional), (
+            definition.name()
+        )
     assert algorithm.parameterDefinition("PROFILE").defaultValue() == "kiryas_joel"
-    numbers = {o.name() for o in algorithm.outputDefinitions()
-               if isinstance(o, QgsProcessingOutputNumber)}
+    numbers = {o.name() for o in algorithm.outputDefinitions() if isinstance(o, QgsProcessingOutputNumber)}
     assert numbers == NUMBER_OUTPUTS
     assert algorithm.shortHelpString() and algorithm.displayName()
 
@@ -65,9 +96,14 @@ def test_map_scale_algorithm_exists_with_the_contract_names():
     algorithm = QgsApplication.processingRegistry().algorithmById("swppp:map_scale")
     assert algorithm is not None
     assert {p.name() for p in algorithm.parameterDefinitions()} == {
-        "LAYOUTS", "SITE", "LAYOUT_SCALE_LAYER", "PROFILE", "SHEETS", "OUTPUT_JSON"}
-    numbers = {o.name() for o in algorithm.outputDefinitions()
-               if isinstance(o, QgsProcessingOutputNumber)}
+        "LAYOUTS",
+        "SITE",
+        "LAYOUT_SCALE_LAYER",
+        "PROFILE",
+        "SHEETS",
+        "OUTPUT_JSON",
+    }
+    numbers = {o.name() for o in algorithm.outputDefinitions() if isinstance(o, QgsProcessingOutputNumber)}
     assert numbers == NUMBER_OUTPUTS - {"DISTURBED_ACRES"}
     assert algorithm.shortHelpString() and algorithm.displayName()
 

@@ -1,4 +1,5 @@
 """Smoke test: the staged plugin under ``qgis_process``, as a script or a server would run it."""
+
 import json
 import os
 import subprocess
@@ -21,19 +22,31 @@ def qgis_process(staged_plugin, tmp_path_factory):
     if not QGIS_PROCESS.is_file():
         pytest.skip(f"{QGIS_PROCESS} is not installed")
     home = tmp_path_factory.mktemp("home")
-    env = {**os.environ,
-           "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share"),
-           "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache"),
-           "QGIS_PLUGINPATH": str(Path(staged_plugin.PLUGIN_DIR).parent),
-           "PYTHONPATH": sysconfig.get_paths()["purelib"],
-           "PROJ_DATA": "/usr/share/proj", "QT_QPA_PLATFORM": "offscreen"}
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "QGIS_PLUGINPATH": str(Path(staged_plugin.PLUGIN_DIR).parent),
+        "PYTHONPATH": sysconfig.get_paths()["purelib"],
+        "PROJ_DATA": "/usr/share/proj",
+        "QT_QPA_PLATFORM": "offscreen",
+    }
     env.pop("QGIS_CUSTOM_CONFIG_PATH", None)  # pytest-qgis's, not for the child
 
     def run(*args, **more_env):
-        completed = subprocess.run([str(QGIS_PROCESS), *args], env={**env, **more_env},
-                                   check=False, capture_output=True, text=True, timeout=600)
+        completed = subprocess.run(
+            [str(QGIS_PROCESS), *args],
+            env={**env, **more_env},
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert completed.returncode not in CRASHES, (
-            f"qgis_process crashed ({CRASHES.get(completed.returncode)}):\n{completed.stderr}")
+            f"qgis_process crashed ({CRASHES.get(completed.returncode)}):\n{completed.stderr}"
+        )
         return completed
 
     enabled = run("plugins", "enable", "swppp_review")
@@ -46,9 +59,15 @@ def qgis_process(staged_plugin, tmp_path_factory):
 def test_review_runs_under_qgis_process(qgis_process, data_copy, tmp_path, contract_problems):
     site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
     result, report = tmp_path / "r.json", tmp_path / "r.pdf"
-    completed = qgis_process("run", "swppp:review", "--", f"SITE={site}",
-                             f"REFERENCE={reference}", f"OUTPUT_JSON={result}",
-                             f"OUTPUT_PDF={report}")
+    completed = qgis_process(
+        "run",
+        "swppp:review",
+        "--",
+        f"SITE={site}",
+        f"REFERENCE={reference}",
+        f"OUTPUT_JSON={result}",
+        f"OUTPUT_PDF={report}",
+    )
 
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert result.is_file() and report.read_bytes().startswith(b"%PDF-")
@@ -58,11 +77,16 @@ def test_review_runs_under_qgis_process(qgis_process, data_copy, tmp_path, contr
 
 def test_phasing_runs_under_qgis_process_and_draws_its_chart(qgis_process, data_copy, tmp_path):
     site = data_copy("demo_site.gpkg")
-    completed = qgis_process("run", "swppp:phasing", "--", f"DISTURBANCE={site}|layername=disturbance",
-                             f"OUTPUT_PHASES={tmp_path / 'phases.gpkg'}",
-                             f"OUTPUT_TIMELINE={tmp_path / 'timeline.gpkg'}",
-                             f"OUTPUT_WORST={tmp_path / 'worst.gpkg'}",
-                             f"OUTPUT_CHART={tmp_path / 'timeline.png'}")
+    completed = qgis_process(
+        "run",
+        "swppp:phasing",
+        "--",
+        f"DISTURBANCE={site}|layername=disturbance",
+        f"OUTPUT_PHASES={tmp_path / 'phases.gpkg'}",
+        f"OUTPUT_TIMELINE={tmp_path / 'timeline.gpkg'}",
+        f"OUTPUT_WORST={tmp_path / 'worst.gpkg'}",
+        f"OUTPUT_CHART={tmp_path / 'timeline.png'}",
+    )
 
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "MAX_CONCURRENT_AT:\t2027-06-01" in completed.stdout
@@ -71,8 +95,9 @@ def test_phasing_runs_under_qgis_process_and_draws_its_chart(qgis_process, data_
 
 def test_easement_coverage_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
     result = tmp_path / "e.json"
-    completed = qgis_process("run", "swppp:easement_coverage", "--",
-                             f"SITE={data_copy('demo_site.gpkg')}", f"OUTPUT_JSON={result}")
+    completed = qgis_process(
+        "run", "swppp:easement_coverage", "--", f"SITE={data_copy('demo_site.gpkg')}", f"OUTPUT_JSON={result}"
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     findings = json.loads(result.read_text(encoding="utf-8"))["findings"]
     assert [f["features"] for f in findings if f["status"] == "fail"] == [["smp:BR-2"]]
@@ -80,10 +105,14 @@ def test_easement_coverage_runs_under_qgis_process(qgis_process, data_copy, tmp_
 
 def test_condition_a_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
     result = tmp_path / "a.json"
-    completed = qgis_process("run", "swppp:condition_a", "--",
-                             f"SITE={data_copy('demo_site.gpkg')}",
-                             f"REFERENCE={data_copy('variants/reference_crs_4326.gpkg')}",
-                             f"OUTPUT_JSON={result}")
+    completed = qgis_process(
+        "run",
+        "swppp:condition_a",
+        "--",
+        f"SITE={data_copy('demo_site.gpkg')}",
+        f"REFERENCE={data_copy('variants/reference_crs_4326.gpkg')}",
+        f"OUTPUT_JSON={result}",
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     data = json.loads(result.read_text(encoding="utf-8"))
     assert data["conditions"]["A"]["applies"] is True
@@ -92,9 +121,14 @@ def test_condition_a_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
 
 def test_hydrology_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
     table = tmp_path / "h.csv"
-    completed = qgis_process("run", "swppp:hydrology", "--",
-                             f"SITE={data_copy('demo_site.gpkg')}", f"OUTPUT_TABLE={table}",
-                             f"OUTPUT_CN={tmp_path / 'cn.gpkg'}")
+    completed = qgis_process(
+        "run",
+        "swppp:hydrology",
+        "--",
+        f"SITE={data_copy('demo_site.gpkg')}",
+        f"OUTPUT_TABLE={table}",
+        f"OUTPUT_CN={tmp_path / 'cn.gpkg'}",
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     lines = table.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("drainage_area,storm,") and len(lines) == 7
@@ -103,8 +137,7 @@ def test_hydrology_runs_under_qgis_process(qgis_process, data_copy, tmp_path):
 def test_bad_input_exits_non_zero_naming_the_layer(qgis_process, data_copy, tmp_path):
     site = data_copy("variants/no_crs.gpkg")
     result = tmp_path / "r.json"
-    completed = qgis_process("run", "swppp:review", "--", f"SITE={site}",
-                             f"OUTPUT_JSON={result}")
+    completed = qgis_process("run", "swppp:review", "--", f"SITE={site}", f"OUTPUT_JSON={result}")
 
     assert completed.returncode != 0
     assert "'disturbance'" in completed.stdout + completed.stderr
@@ -118,9 +151,15 @@ def test_shapely_uses_one_geos_inside_qgis(qgis_process, data_copy, tmp_path):
     With a shapely built for a newer GEOS (2.1+ on Debian 12) the linker sends the functions
     QGIS's GEOS lacks to the wheel's own GEOS, and one review mixes two libraries.
     """
-    completed = qgis_process("run", "swppp:review", "--", f"SITE={data_copy('demo_site.gpkg')}",
-                             f"OUTPUT_FINDINGS={tmp_path / 'f.gpkg'}",
-                             LD_DEBUG="bindings", LD_DEBUG_OUTPUT=str(tmp_path / "ld"))
+    completed = qgis_process(
+        "run",
+        "swppp:review",
+        "--",
+        f"SITE={data_copy('demo_site.gpkg')}",
+        f"OUTPUT_FINDINGS={tmp_path / 'f.gpkg'}",
+        LD_DEBUG="bindings",
+        LD_DEBUG_OUTPUT=str(tmp_path / "ld"),
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     targets = set()
     for log in tmp_path.glob("ld.*"):
@@ -134,9 +173,18 @@ def test_reference_import_runs_under_qgis_process(qgis_process, tmp_path):
     """GIS staff's import from a script: the same validation, version and sha256 check."""
     sources = Path(__file__).resolve().parents[2] / "test_data" / "reference_sources"
     target = tmp_path / "reference.gpkg"
-    arguments = ("run", "swppp:reference_import", "--", "LAYER=1", f"TARGET={target}",
-                 f"SOURCE={sources / 'pwl_2022.csv'}", "FORMAT=2", f"GEOMETRY={sources / 'waters.gpkg'}",
-                 f"MAPPING={sources / 'pwl_geometry_mapping.toml'}", "SOURCE_DATE=2022-04-01")
+    arguments = (
+        "run",
+        "swppp:reference_import",
+        "--",
+        "LAYER=1",
+        f"TARGET={target}",
+        f"SOURCE={sources / 'pwl_2022.csv'}",
+        "FORMAT=2",
+        f"GEOMETRY={sources / 'waters.gpkg'}",
+        f"MAPPING={sources / 'pwl_geometry_mapping.toml'}",
+        "SOURCE_DATE=2022-04-01",
+    )
     first, again = qgis_process(*arguments), qgis_process(*arguments)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "VERSION:\t1" in first.stdout and "NEW_VERSION:\t1" in first.stdout
@@ -147,9 +195,15 @@ def test_inspections_run_under_qgis_process(qgis_process, tmp_path):
     from tests.conftest import TEST_DATA
 
     records, result = TEST_DATA / "records", tmp_path / "records.json"
-    completed = qgis_process("run", "swppp:inspections", "--",
-                             f"LOG={records / 'inspection_log.csv'}", f"RAIN={records / 'rain.csv'}",
-                             f"SITE={TEST_DATA / 'demo_site.gpkg'}", f"OUTPUT_JSON={result}")
+    completed = qgis_process(
+        "run",
+        "swppp:inspections",
+        "--",
+        f"LOG={records / 'inspection_log.csv'}",
+        f"RAIN={records / 'rain.csv'}",
+        f"SITE={TEST_DATA / 'demo_site.gpkg'}",
+        f"OUTPUT_JSON={result}",
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     findings = json.loads(result.read_text(encoding="utf-8"))["findings"]
     assert sum(f["status"] == "fail" for f in findings) == 2  # the late weekly and the storm
@@ -159,17 +213,24 @@ def test_map_scale_runs_under_qgis_process_without_a_project(qgis_process, data_
     """No project, so no layouts: said once; the plan sheets and stated scales are still checked
     (the GeoTIFF read by rasterio inside qgis_process)."""
     result = tmp_path / "scale.json"
-    completed = qgis_process("run", "swppp:map_scale", "--",
-                             f"SITE={data_copy('demo_site.gpkg')}",
-                             f"SHEETS={data_copy('sheets/sheet_2260_50ft.tif')}",
-                             f"OUTPUT_JSON={result}")
+    completed = qgis_process(
+        "run",
+        "swppp:map_scale",
+        "--",
+        f"SITE={data_copy('demo_site.gpkg')}",
+        f"SHEETS={data_copy('sheets/sheet_2260_50ft.tif')}",
+        f"OUTPUT_JSON={result}",
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     findings = json.loads(result.read_text(encoding="utf-8"))["findings"]
     by_feature = {(f["features"] or ["-"])[0]: f["status"] for f in findings}
-    assert by_feature == {"sheet:sheet_2260_50ft.tif": "pass",
-                          "layout_scale:C-101 Site plan": "pass",
-                          "layout_scale:C-102 Grading": "pass",
-                          "layout_scale:C-001 Location map": "info", "-": "info"}
+    assert by_feature == {
+        "sheet:sheet_2260_50ft.tif": "pass",
+        "layout_scale:C-101 Site plan": "pass",
+        "layout_scale:C-102 Grading": "pass",
+        "layout_scale:C-001 Location map": "info",
+        "-": "info",
+    }
     assert "FAIL_COUNT:\t0" in completed.stdout  # C-001: a location map
 
 
@@ -186,17 +247,33 @@ def test_field_map_under_qgis_process(qgis_process, data_copy, tmp_path):
     options.driverName, options.layerName = "GPKG", "AREAS"
     cad = tmp_path / "cad.gpkg"
     error, message, _, _ = QgsVectorFileWriter.writeAsVectorFormatV3(
-        renamed, str(cad), QgsProject.instance().transformContext(), options)
+        renamed, str(cad), QgsProject.instance().transformContext(), options
+    )
     assert error == QgsVectorFileWriter.WriterError.NoError, message
-    layers = [f"{role.upper()}_LAYER={site}|layername={role}"
-              for role in ("project", "site_boundary", "smp", "easement", "discharge_point",
-                           "public_row", "layout_scale")]
+    layers = [
+        f"{role.upper()}_LAYER={site}|layername={role}"
+        for role in (
+            "project",
+            "site_boundary",
+            "smp",
+            "easement",
+            "discharge_point",
+            "public_row",
+            "layout_scale",
+        )
+    ]
     results = {}
     for name, field_map in (("mapped", '{"disturbance.phase": "PHASE_NO"}'), ("unmapped", "")):
         results[name] = tmp_path / f"{name}.json"
-        completed = qgis_process("run", "swppp:review", "--", *layers,
-                                 f"DISTURBANCE_LAYER={cad}|layername=AREAS",
-                                 f"FIELD_MAP={field_map}", f"OUTPUT_JSON={results[name]}")
+        completed = qgis_process(
+            "run",
+            "swppp:review",
+            "--",
+            *layers,
+            f"DISTURBANCE_LAYER={cad}|layername=AREAS",
+            f"FIELD_MAP={field_map}",
+            f"OUTPUT_JSON={results[name]}",
+        )
         if name == "mapped":
             assert completed.returncode == 0, completed.stdout + completed.stderr
     phases = json.loads(results["mapped"].read_text(encoding="utf-8"))["measurements"]["phases"]
@@ -207,17 +284,24 @@ def test_field_map_under_qgis_process(qgis_process, data_copy, tmp_path):
 
 
 def test_condition_a_reads_reference_layers_given_as_sources_under_qgis_process(
-        qgis_process, data_copy, tmp_path):
+    qgis_process, data_copy, tmp_path
+):
     reference = data_copy("variants/reference_crs_4326.gpkg")
     result = tmp_path / "a.json"
-    layers = [f"{role.upper()}_LAYER={reference}|layername={role}"
-              for role in ("impaired_waters", "tmdl_watersheds", "catchments")]
-    completed = qgis_process("run", "swppp:condition_a", "--",
-                             f"SITE={data_copy('demo_site.gpkg')}", *layers,
-                             f"OUTPUT_JSON={result}")
+    layers = [
+        f"{role.upper()}_LAYER={reference}|layername={role}"
+        for role in ("impaired_waters", "tmdl_watersheds", "catchments")
+    ]
+    completed = qgis_process(
+        "run",
+        "swppp:condition_a",
+        "--",
+        f"SITE={data_copy('demo_site.gpkg')}",
+        *layers,
+        f"OUTPUT_JSON={result}",
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     data = json.loads(result.read_text(encoding="utf-8"))
     assert data["conditions"]["A"]["applies"] is True
     assert data["reference"]["path"] == "QGIS project layers"
-    assert data["reference"]["project_layers"]["catchments"]["source"] == \
-        f"{reference}|layername=catchments"
+    assert data["reference"]["project_layers"]["catchments"]["source"] == f"{reference}|layername=catchments"

@@ -17,6 +17,7 @@ What this checks, and against what (no QGIS 4 build is in Debian, so nothing run
 
 Files: the plugin (qgis_plugin/), scripts/qgis_screenshot.py and these tests (tests/qgis_plugin/).
 """
+
 from __future__ import annotations
 
 import ast
@@ -88,8 +89,7 @@ def _handles_import_error(handler):
     if names is None:
         return True
     listed = names.elts if isinstance(names, ast.Tuple) else [names]
-    return any(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError")
-               for n in listed)
+    return any(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError") for n in listed)
 
 
 class Uses:
@@ -118,11 +118,11 @@ class Uses:
         self.imports.extend(groups.values())
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and node.attr in REMOVED_IN_PYQT6:
-                text = (f"{node.attr}() is PyQt5's; PyQt6 has only "
-                        f"{REMOVED_IN_PYQT6[node.attr]}(): use that")
+                text = f"{node.attr}() is PyQt5's; PyQt6 has only {REMOVED_IN_PYQT6[node.attr]}(): use that"
                 self.problems.append((node.lineno, text))
-            if isinstance(node, ast.Attribute) and not isinstance(getattr(node, "parent", None),
-                                                                  ast.Attribute):
+            if isinstance(node, ast.Attribute) and not isinstance(
+                getattr(node, "parent", None), ast.Attribute
+            ):
                 found = chain_of(node)
                 if found is None:
                     continue
@@ -148,7 +148,7 @@ class Uses:
             text = f"from {module} import ...: import from qgis.PyQt instead"
             self.problems.append((node.lineno, text))
         elif module.startswith("qgis.PyQt."):
-            qt_module = module[len("qgis.PyQt."):]
+            qt_module = module[len("qgis.PyQt.") :]
             for alias in node.names:
                 self.qt[alias.asname or alias.name] = (qt_module, alias.name)
                 group = alternatives.get(id(node))
@@ -165,19 +165,27 @@ def resolve(obj, dotted):
     parts = dotted.split(".")
     for i, part in enumerate(parts):
         if not hasattr(obj, part):
-            return None, ".".join(parts[:i + 1])
+            return None, ".".join(parts[: i + 1])
         obj = getattr(obj, part)
     return obj, None
 
 
 def in_pyqt6(queries):
     """For each ``(Qt module, dotted name)``: None where PyQt6 has it, else the missing part."""
-    completed = subprocess.run([SYSTEM_PYTHON, "-c", RESOLVE_IN_PYQT6], input=json.dumps(queries),
-                               capture_output=True, text=True, timeout=120, check=False)
+    completed = subprocess.run(
+        [SYSTEM_PYTHON, "-c", RESOLVE_IN_PYQT6],
+        input=json.dumps(queries),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert completed.returncode == 0, completed.stderr.strip()
     answers = json.loads(completed.stdout)
-    return [None if answer and dotted.split(".")[0] in QGIS_PYQT_ADDITIONS.get(module, ())
-            else answer for (module, dotted), answer in zip(queries, answers)]
+    return [
+        None if answer and dotted.split(".")[0] in QGIS_PYQT_ADDITIONS.get(module, ()) else answer
+        for (module, dotted), answer in zip(queries, answers)
+    ]
 
 
 def in_pyqt5(module, dotted):
@@ -188,8 +196,9 @@ def in_pyqt5(module, dotted):
 def qt_problems(uses):
     """``(line, text)`` for each Qt name of ``uses`` that PyQt6 or this QGIS's PyQt5 lacks."""
     problems = list(uses.problems)
-    queries = sorted({(m, n) for _, options in uses.imports for m, n in options}
-                     | {(m, d) for _, m, d in uses.qt_chains})
+    queries = sorted(
+        {(m, n) for _, options in uses.imports for m, n in options} | {(m, d) for _, m, d in uses.qt_chains}
+    )
     answers = dict(zip(queries, in_pyqt6([list(q) for q in queries]))) if queries else {}
     for line, options in uses.imports:
         shown = " or ".join(f"qgis.PyQt.{m}.{n}" for m, n in options)
@@ -199,8 +208,10 @@ def qt_problems(uses):
             problems.append((line, f"{shown}: this QGIS's PyQt5 has no such name"))
     for line, module, dotted in uses.qt_chains:
         if answers[(module, dotted)]:
-            text = (f"{dotted}: PyQt6 has no {answers[(module, dotted)]} (use the scoped form, "
-                    "e.g. Qt.ItemDataRole.UserRole)")
+            text = (
+                f"{dotted}: PyQt6 has no {answers[(module, dotted)]} (use the scoped form, "
+                "e.g. Qt.ItemDataRole.UserRole)"
+            )
             problems.append((line, text))
         elif in_pyqt5(module, dotted):
             problems.append((line, f"{dotted}: this QGIS's PyQt5 has no {in_pyqt5(module, dotted)}"))
@@ -260,7 +271,9 @@ def test_the_checker_finds_unscoped_and_pyqt5_only_names(tmp_path, qgis_app):
         "try:\n"
         "    from qgis.PyQt.QtGui import QShortcut\n"
         "except ImportError:\n"
-        "    from qgis.PyQt.QtWidgets import QShortcut\n", encoding="utf-8")
+        "    from qgis.PyQt.QtWidgets import QShortcut\n",
+        encoding="utf-8",
+    )
     uses = Uses(sample)
     found = "\n".join(report(sample, qt_problems(uses) + qgis_problems(uses)))
 
@@ -269,7 +282,6 @@ def test_the_checker_finds_unscoped_and_pyqt5_only_names(tmp_path, qgis_app):
     assert "sample.py:5: Qt.UserRole: PyQt6 has no Qt.UserRole" in found
     assert "sample.py:6" not in found
     assert "sample.py:8: exec_() is PyQt5's" in found
-    assert ("sample.py:9: QgsFeatureSink.FastInsert: name the enum, "
-            "QgsFeatureSink.Flag.FastInsert") in found
+    assert ("sample.py:9: QgsFeatureSink.FastInsert: name the enum, QgsFeatureSink.Flag.FastInsert") in found
     assert "QShortcut" not in found  # one of the alternatives resolves in each
     assert len(found.splitlines()) == 5, found

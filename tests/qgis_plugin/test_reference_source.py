@@ -2,6 +2,7 @@
 layers, a layer narrowed by a subset string, a layer's selected features only, each give the
 review `swppp review` gives on the same features in a GeoPackage; an error in one names the
 project layer, its feature and its field."""
+
 import json
 
 import pytest
@@ -33,8 +34,7 @@ def project():
 def cli_review(site, reference, out):
     from analysis.cli.app import main
 
-    assert main(["review", str(site), "--reference", str(reference), "--json", str(out),
-                 "--quiet"]) in (0, 1)
+    assert main(["review", str(site), "--reference", str(reference), "--json", str(out), "--quiet"]) in (0, 1)
     return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -48,14 +48,16 @@ def plugin_review(site, layers, out):
 def assert_same_review(plugin, cli):
     """The same review but for the print layouts, which only QGIS reads (the plugin's review
     says the test's project has none; the CLI reads none)."""
-    layouts = [f for f in plugin["findings"] if f["rule"] == "site_map_scale"
-               and "no print layouts" in f["message"]]
+    layouts = [
+        f for f in plugin["findings"] if f["rule"] == "site_map_scale" and "no print layouts" in f["message"]
+    ]
     assert len(layouts) == 1
     plugin = {**plugin, "findings": [f for f in plugin["findings"] if f not in layouts]}
     for part in PARTS:
         assert plugin[part] == cli[part], part
-    assert {layer: r["features"] for layer, r in plugin["reference"]["read"].items()} == \
-        {layer: r["features"] for layer, r in cli["reference"]["read"].items()}
+    assert {layer: r["features"] for layer, r in plugin["reference"]["read"].items()} == {
+        layer: r["features"] for layer, r in cli["reference"]["read"].items()
+    }
     assert plugin["reference"]["kind"] == "qgis_layers"
 
 
@@ -98,14 +100,14 @@ def test_memory_layers_review_as_the_cli_reviews_the_file(data_copy, tmp_path, p
     assert cli["conditions"]["A"]["applies"] is True
     assert_same_review(plugin, cli)
     given = plugin["reference"]["project_layers"]
-    assert {role: (g["layer"], g["provider"], g["read_by"]) for role, g in given.items()} == \
-        {role: (f"memory {role}", "memory", "qgis") for role in ROLES}
+    assert {role: (g["layer"], g["provider"], g["read_by"]) for role, g in given.items()} == {
+        role: (f"memory {role}", "memory", "qgis") for role in ROLES
+    }
     assert plugin["reference"]["layers"] == sorted(f"memory {role}" for role in ROLES)
 
 
 @pytest.mark.parametrize("narrowed", ["subset_string", "selected_only"])
-def test_a_narrowed_layer_reviews_as_the_cli_reviews_what_it_shows(data_copy, tmp_path, project,
-                                                                   narrowed):
+def test_a_narrowed_layer_reviews_as_the_cli_reviews_what_it_shows(data_copy, tmp_path, project, narrowed):
     """A wetlands layer holding a decoy covering the site, narrowed to the demo's wetlands by a
     subset string or by selecting them ("selected features only"): the review is the CLI's on
     the demo's reference; the layer unnarrowed, the decoy is read (the narrowing is what
@@ -115,8 +117,9 @@ def test_a_narrowed_layer_reviews_as_the_cli_reviews_what_it_shows(data_copy, tm
     site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
     cli = cli_review(site, reference, tmp_path / "cli.json")
     decoyed = with_decoy_wetland(reference, tmp_path)
-    others = {f"{role.upper()}_LAYER": memory_copy(reference, role, project)
-              for role in ROLES if role != "wetlands"}
+    others = {
+        f"{role.upper()}_LAYER": memory_copy(reference, role, project) for role in ROLES if role != "wetlands"
+    }
     wetlands = project(QgsVectorLayer(f"{decoyed}|layername=wetlands", "decoyed wetlands", "ogr"))
     assert wetlands.isValid() and wetlands.featureCount() == 4
 
@@ -143,9 +146,8 @@ def test_a_narrowed_layer_reviews_as_the_cli_reviews_what_it_shows(data_copy, tm
 
 
 def test_an_error_in_a_memory_layer_names_the_project_layer(data_copy, project):
-    from qgis.core import QgsProcessingException
-
     import processing
+    from qgis.core import QgsProcessingException
 
     site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
     wetlands = memory_copy(reference, "wetlands", project, name="Wetlands (edited)")
@@ -155,8 +157,10 @@ def test_an_error_in_a_memory_layer_names_the_project_layer(data_copy, project):
     with pytest.raises(QgsProcessingException) as raised:
         processing.run("swppp:wetlands", {"SITE": str(site), "WETLANDS_LAYER": wetlands})
     message = str(raised.value)
-    assert message.startswith(f"layer 'Wetlands (edited)', feature {go12.id()}, field "
-                              "'adjacent_area_ft': adjacent_area_ft is inf, not a finite number")
+    assert message.startswith(
+        f"layer 'Wetlands (edited)', feature {go12.id()}, field "
+        "'adjacent_area_ft': adjacent_area_ft is inf, not a finite number"
+    )
     assert "gpkg" not in message
 
 

@@ -2,6 +2,7 @@
 on one page when they fit; a long must-change list breaks cleanly (the sign-off whole on a
 later page, no item over another or off its page, every table row in a frame), as laid out by
 QGIS and as exported."""
+
 import shutil
 import unicodedata
 
@@ -32,8 +33,9 @@ def write_many_failures(source, target, count=30):
     rows = smp.to_dict("records")
     for i in range(count):
         x, y = 582760 + (i % 10) * 60, 913700 - (i // 10) * 40  # inside the parcel
-        rows.append({"smp_id": f"BR-{10 + i}", "practice": "bioretention",
-                     "geometry": box(x, y, x + 30, y + 20)})
+        rows.append(
+            {"smp_id": f"BR-{10 + i}", "practice": "bioretention", "geometry": box(x, y, x + 30, y + 20)}
+        )
     gpd.GeoDataFrame(rows, crs=smp.crs).to_file(target, layer="smp", driver="GPKG")
     return target
 
@@ -58,8 +60,8 @@ def page_items(layout):
             continue
         position, size = item.pagePositionWithUnits(), item.sizeWithUnits()
         pages.setdefault(item.page(), []).append(
-            (item, (position.x(), position.y(), position.x() + size.width(),
-                    position.y() + size.height())))
+            (item, (position.x(), position.y(), position.x() + size.width(), position.y() + size.height()))
+        )
     return pages
 
 
@@ -85,25 +87,30 @@ def assert_clean_pages(layout_module, layout):  # noqa: F811
         for index, (item, (x0, y0, x1, y1)) in enumerate(items):
             if x0 < 0 or y0 < 0 or x1 > width + 0.01 or y1 > height + 0.01:
                 problems.append((page + 1, name(item), "off the page", (x0, y0, x1, y1)))
-            for other, (u0, v0, u1, v1) in items[index + 1:]:
+            for other, (u0, v0, u1, v1) in items[index + 1 :]:
                 if min(x1, u1) - max(x0, u0) > 0.01 and min(y1, v1) - max(y0, v0) > 0.01:
                     problems.append((page + 1, name(item), "over", name(other)))
     context = QgsLayoutUtils.createRenderContextForLayout(layout, None)
     for table in layout.multiFrames():
         shown = 0
         for frame in table.frames():
-            shown += table.rowsVisible(context, frame.extent().height(), shown,
-                                       table.includeTableHeader(), False)
+            shown += table.rowsVisible(
+                context, frame.extent().height(), shown, table.includeTableHeader(), False
+            )
         if shown != len(table.tableContents()):
-            problems.append(("table", name(table.frames()[0]), "rows shown", shown,
-                             len(table.tableContents())))
+            problems.append(
+                ("table", name(table.frames()[0]), "rows shown", shown, len(table.tableContents()))
+            )
     assert problems == []
 
 
 def sign_off_frames(layout):
     """The frames of the reviewer's block (the table whose first cell is its first label)."""
-    [table] = [t for t in layout.multiFrames() if t.tableContents()
-               and t.tableContents()[0][0].content() == SIGN_OFF[0]]
+    [table] = [
+        t
+        for t in layout.multiFrames()
+        if t.tableContents() and t.tableContents()[0][0].content() == SIGN_OFF[0]
+    ]
     return table.frames()
 
 
@@ -123,16 +130,24 @@ def test_the_demo_pdf_signs_off_on_its_first_page(layout_module, tmp_path):  # n
         project.removeAllMapLayers()
     first = page_text(pdf, 1)
     assert first.lstrip().startswith("Decision")
-    order = ["Issuing authority", "Changes required", "Reviewer (name and title)", "Signature",
-             "Must change before approval", "Page 1 of"]
+    order = [
+        "Issuing authority",
+        "Changes required",
+        "Reviewer (name and title)",
+        "Signature",
+        "Must change before approval",
+        "Page 1 of",
+    ]
     assert all(text in first for text in order)
     assert [first.find(text) for text in order] == sorted(first.find(text) for text in order)
     for other in range(2, pdf_pages(pdf) + 1):
         assert "Reviewer (name and title)" not in page_text(pdf, other)
 
 
-def test_a_long_must_change_list_runs_on_after_the_sign_off_on_page_1(layout_module,  # noqa: F811
-                                                                     tmp_path):
+def test_a_long_must_change_list_runs_on_after_the_sign_off_on_page_1(
+    layout_module,  # noqa: F811
+    tmp_path,
+):
     """32 findings that must change run the table over the pages after page 1, headed as the
     decision continued; the sign-off stays whole on page 1, above them; on every page no item
     covers another or leaves the page, every row shown."""

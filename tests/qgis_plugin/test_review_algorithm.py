@@ -1,4 +1,5 @@
 """``swppp:review`` run through Processing, as a reviewer's QGIS runs it."""
+
 import json
 import subprocess
 import sys
@@ -10,9 +11,21 @@ from qgis.core import QgsProcessingException, QgsProcessingFeedback, QgsVectorLa
 # Every test here runs against the staged plugin's registered provider.
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
-ROLES = ("project", "site_boundary", "disturbance", "smp", "easement", "discharge_point",
-         "public_row", "layout_scale", "drainage_area", "soils", "land_cover_pre",
-         "land_cover_post", "hydrology_claims")
+ROLES = (
+    "project",
+    "site_boundary",
+    "disturbance",
+    "smp",
+    "easement",
+    "discharge_point",
+    "public_row",
+    "layout_scale",
+    "drainage_area",
+    "soils",
+    "land_cover_pre",
+    "land_cover_post",
+    "hydrology_claims",
+)
 CONTRACT_KEYS = {"tool", "profile", "site", "measurements", "conditions", "findings"}
 
 
@@ -23,8 +36,12 @@ def run_review(parameters, feedback=None):
 
 
 def output_paths(folder):
-    return {"OUTPUT_JSON": str(folder / "result.json"), "OUTPUT_HTML": str(folder / "report.html"),
-            "OUTPUT_PDF": str(folder / "report.pdf"), "OUTPUT_FINDINGS": str(folder / "findings.gpkg")}
+    return {
+        "OUTPUT_JSON": str(folder / "result.json"),
+        "OUTPUT_HTML": str(folder / "report.html"),
+        "OUTPUT_PDF": str(folder / "report.pdf"),
+        "OUTPUT_FINDINGS": str(folder / "findings.gpkg"),
+    }
 
 
 def role_layers(site, load_layer):
@@ -34,8 +51,7 @@ def role_layers(site, load_layer):
 
 @pytest.fixture
 def demo(data_copy):
-    return {"SITE": str(data_copy("demo_site.gpkg")),
-            "REFERENCE": str(data_copy("demo_reference.gpkg"))}
+    return {"SITE": str(data_copy("demo_site.gpkg")), "REFERENCE": str(data_copy("demo_reference.gpkg"))}
 
 
 def test_review_writes_every_output(demo, tmp_path, contract_problems, load_layer):
@@ -79,8 +95,7 @@ def test_findings_geopackage_holds_the_site_layers_styled(demo, tmp_path, load_l
     gpkg = tmp_path / "findings.gpkg"
     run_review({**demo, "OUTPUT_FINDINGS": str(gpkg), "OUTPUT_JSON": str(tmp_path / "r.json")})
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    layers = {name: load_layer(gpkg, name)
-              for name in ("findings", "disturbance", "smp", "easement")}
+    layers = {name: load_layer(gpkg, name) for name in ("findings", "disturbance", "smp", "easement")}
     for name, layer in layers.items():  # the area CRS, as the review measured
         assert layer.crs().authid() == "EPSG:2260", name
     assert layers["findings"].renderer().type() == "categorizedSymbol"
@@ -95,11 +110,14 @@ def test_findings_geopackage_holds_the_site_layers_styled(demo, tmp_path, load_l
     assert len(set(colours.values())) == len(colours)  # a distinct colour per phase
     # Each polygon is drawn in its own phase's colour (the renderer really matches the field).
     from qgis.core import QgsRenderContext
+
     context = QgsRenderContext()
     renderer.startRender(context, disturbance.fields())
     try:
-        drawn = {f["phase"]: renderer.symbolForFeature(f, context).color().name()
-                 for f in disturbance.getFeatures()}
+        drawn = {
+            f["phase"]: renderer.symbolForFeature(f, context).color().name()
+            for f in disturbance.getFeatures()
+        }
     finally:
         renderer.stopRender(context)
     assert drawn == phase_colours(plan_phases)
@@ -113,22 +131,25 @@ def test_findings_geopackage_holds_the_site_layers_styled(demo, tmp_path, load_l
     easement = layers["easement"]
     renderer = easement.renderer()
     assert renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "recorded"
-    assert {c.value(): c.label() for c in renderer.categories()} == {
-        "1": "recorded", "0": "not recorded"}
+    assert {c.value(): c.label() for c in renderer.categories()} == {"1": "recorded", "0": "not recorded"}
     recorded = {f["easement_id"]: f["recorded"] for f in easement.getFeatures()}
     assert recorded == {"E-1": 1, "E-2": 0, "E-3": 1}
     context = QgsRenderContext()
     renderer.startRender(context, easement.fields())
     try:
-        outline = {f["easement_id"]: renderer.symbolForFeature(f, context).symbolLayer(0)
-                   .strokeColor().name() for f in easement.getFeatures()}
+        outline = {
+            f["easement_id"]: renderer.symbolForFeature(f, context).symbolLayer(0).strokeColor().name()
+            for f in easement.getFeatures()
+        }
     finally:
         renderer.stopRender(context)
-    assert outline == {"E-1": RECORDED_COLOURS[1], "E-2": RECORDED_COLOURS[0],
-                       "E-3": RECORDED_COLOURS[1]}
+    assert outline == {"E-1": RECORDED_COLOURS[1], "E-2": RECORDED_COLOURS[0], "E-3": RECORDED_COLOURS[1]}
     # The uncovered part of BR-2 is a finding's geometry, not a layer of its own.
-    uncovered = [f for f in layers["findings"].getFeatures()
-                 if f["rule"] == "easement_coverage" and f["status"] == "fail"]
+    uncovered = [
+        f
+        for f in layers["findings"].getFeatures()
+        if f["rule"] == "easement_coverage" and f["status"] == "fail"
+    ]
     assert len(uncovered) == 1 and not uncovered[0].geometry().isEmpty()
 
 
@@ -146,8 +167,7 @@ def test_point_smps_are_styled_as_points(data_copy, tmp_path, load_layer):
     assert points.geometryType() == QgsWkbTypes.GeometryType.PointGeometry and points.featureCount() > 0
     renderer = points.renderer()
     assert renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "status"
-    assert {c.symbol().type() for c in renderer.categories()} == {renderer.categories()[0]
-                                                                  .symbol().Marker}
+    assert {c.symbol().type() for c in renderer.categories()} == {renderer.categories()[0].symbol().Marker}
     findings = load_layer(gpkg, "findings")
     assert findings.geometryType() == QgsWkbTypes.GeometryType.PolygonGeometry
 
@@ -155,36 +175,55 @@ def test_point_smps_are_styled_as_points(data_copy, tmp_path, load_layer):
 def test_result_matches_the_command_line(demo, tmp_path, staged_plugin):
     run_review({**demo, "OUTPUT_JSON": str(tmp_path / "plugin.json")})
     cli = subprocess.run(
-        [sys.executable, "-m", "analysis.cli", "review", demo["SITE"], "--reference",
-         demo["REFERENCE"], "--json", str(tmp_path / "cli.json"), "--quiet"],
-        cwd=str(staged_plugin.PLUGIN_DIR), check=False, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "analysis.cli",
+            "review",
+            demo["SITE"],
+            "--reference",
+            demo["REFERENCE"],
+            "--json",
+            str(tmp_path / "cli.json"),
+            "--quiet",
+        ],
+        cwd=str(staged_plugin.PLUGIN_DIR),
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert cli.returncode in (0, 1), cli.stderr
     plugin = json.loads((tmp_path / "plugin.json").read_text(encoding="utf-8"))
     command_line = json.loads((tmp_path / "cli.json").read_text(encoding="utf-8"))
     assert plugin["measurements"]["disturbed_acres"] == pytest.approx(
-        command_line["measurements"]["disturbed_acres"], rel=1e-12)
+        command_line["measurements"]["disturbed_acres"], rel=1e-12
+    )
     # QGIS also looks at the project's print layouts; this project has none, which it says once.
-    no_layouts = [f for f in plugin["findings"] if f["rule"] == "site_map_scale"
-                  and f["status"] == "info" and "no print layouts" in f["message"]]
+    no_layouts = [
+        f
+        for f in plugin["findings"]
+        if f["rule"] == "site_map_scale" and f["status"] == "info" and "no print layouts" in f["message"]
+    ]
     assert len(no_layouts) == 1
     plugin["findings"].remove(no_layouts[0])
     assert plugin == command_line
 
 
-@pytest.mark.parametrize("site_file", ["demo_site.gpkg", "variants/crs_4326.gpkg",
-                                       "variants/crs_utm18n.gpkg"])
-def test_layers_give_the_same_review_as_the_geopackage(site_file, data_copy, tmp_path,
-                                                       load_layer):
+@pytest.mark.parametrize(
+    "site_file", ["demo_site.gpkg", "variants/crs_4326.gpkg", "variants/crs_utm18n.gpkg"]
+)
+def test_layers_give_the_same_review_as_the_geopackage(site_file, data_copy, tmp_path, load_layer):
     site = data_copy(site_file)
     from_file = run_review({"SITE": str(site), "OUTPUT_JSON": str(tmp_path / "file.json")})
-    from_layers = run_review({**role_layers(site, load_layer),
-                              "OUTPUT_JSON": str(tmp_path / "layers.json")})
+    from_layers = run_review({**role_layers(site, load_layer), "OUTPUT_JSON": str(tmp_path / "layers.json")})
 
     assert from_layers["DISTURBED_ACRES"] == pytest.approx(from_file["DISTURBED_ACRES"], abs=1e-9)
     by_file = json.loads((tmp_path / "file.json").read_text(encoding="utf-8"))
     by_layers = json.loads((tmp_path / "layers.json").read_text(encoding="utf-8"))
-    assert [(f["rule"], f["status"]) for f in by_layers["findings"]] == \
-        [(f["rule"], f["status"]) for f in by_file["findings"]]
+    assert [(f["rule"], f["status"]) for f in by_layers["findings"]] == [
+        (f["rule"], f["status"]) for f in by_file["findings"]
+    ]
 
 
 def renamed_copy(layer, renames):
@@ -207,54 +246,66 @@ def test_field_map_reads_renamed_fields_as_the_contract_names(data_copy, tmp_pat
     site = data_copy("demo_site.gpkg")
     from_file = run_review({"SITE": str(site), "OUTPUT_JSON": str(tmp_path / "file.json")})
     layers = role_layers(site, load_layer)
-    renamed = [renamed_copy(layers["DISTURBANCE_LAYER"], {"phase": "PHASE_NO",
-                                                          "start_date": "START"}),
-               renamed_copy(layers["SMP_LAYER"], {"smp_id": "Name"})]
+    renamed = [
+        renamed_copy(layers["DISTURBANCE_LAYER"], {"phase": "PHASE_NO", "start_date": "START"}),
+        renamed_copy(layers["SMP_LAYER"], {"smp_id": "Name"}),
+    ]
     try:
         # The original field stays beside the mapped one: the mapped field is the one read.
         # A text field, typed the way every QGIS reads (QgsField's type enum differs from 3.38).
         text_field = QgsVectorLayer("None?field=phase:string", "", "memory").fields().field(0)
         renamed[0].dataProvider().addAttributes([text_field])
         renamed[0].updateFields()
-        mapped = run_review({**layers, "DISTURBANCE_LAYER": renamed[0], "SMP_LAYER": renamed[1],
-                             "FIELD_MAP": json.dumps({"disturbance.phase": "PHASE_NO",
-                                                      "disturbance.start_date": "START",
-                                                      "smp.smp_id": "Name"}),
-                             "OUTPUT_JSON": str(tmp_path / "mapped.json")})
+        mapped = run_review(
+            {
+                **layers,
+                "DISTURBANCE_LAYER": renamed[0],
+                "SMP_LAYER": renamed[1],
+                "FIELD_MAP": json.dumps(
+                    {"disturbance.phase": "PHASE_NO", "disturbance.start_date": "START", "smp.smp_id": "Name"}
+                ),
+                "OUTPUT_JSON": str(tmp_path / "mapped.json"),
+            }
+        )
     finally:
         QgsProject.instance().removeMapLayers([r.id() for r in renamed])
     assert mapped["DISTURBED_ACRES"] == pytest.approx(from_file["DISTURBED_ACRES"], abs=1e-9)
     by_file = json.loads((tmp_path / "file.json").read_text(encoding="utf-8"))
     by_map = json.loads((tmp_path / "mapped.json").read_text(encoding="utf-8"))
     assert by_map["measurements"]["phases"] == by_file["measurements"]["phases"]
-    assert [(f["rule"], f["status"], f["features"]) for f in by_map["findings"]
-            if f["rule"] != "site_map_scale"] == \
-        [(f["rule"], f["status"], f["features"]) for f in by_file["findings"]
-         if f["rule"] != "site_map_scale"]
+    assert [
+        (f["rule"], f["status"], f["features"]) for f in by_map["findings"] if f["rule"] != "site_map_scale"
+    ] == [
+        (f["rule"], f["status"], f["features"]) for f in by_file["findings"] if f["rule"] != "site_map_scale"
+    ]
 
 
-@pytest.mark.parametrize("field_map, message", [
-    ('{"disturbance.phase": "NO_SUCH"}', "has no field 'NO_SUCH' to read as 'phase'"),
-    ('{"culvert.size": "X"}', "not 'role.field'"),
-    ("[1, 2]", "not a JSON object"),
-    ('{"smp.smp_id": "Name"}', "no layer is given"),
-])
-def test_a_wrong_field_map_is_refused_naming_it(field_map, message, data_copy, load_layer,
-                                                tmp_path):
+@pytest.mark.parametrize(
+    "field_map, message",
+    [
+        ('{"disturbance.phase": "NO_SUCH"}', "has no field 'NO_SUCH' to read as 'phase'"),
+        ('{"culvert.size": "X"}', "not 'role.field'"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"smp.smp_id": "Name"}', "no layer is given"),
+    ],
+)
+def test_a_wrong_field_map_is_refused_naming_it(field_map, message, data_copy, load_layer, tmp_path):
     layers = role_layers(data_copy("demo_site.gpkg"), load_layer)
     del layers["SMP_LAYER"]
     with pytest.raises(QgsProcessingException, match=message) as refused:
-        run_review({**layers, "FIELD_MAP": field_map,
-                    "OUTPUT_JSON": str(tmp_path / "r.json")})
+        run_review({**layers, "FIELD_MAP": field_map, "OUTPUT_JSON": str(tmp_path / "r.json")})
     assert "Traceback" not in str(refused.value)
     assert not (tmp_path / "r.json").exists()
 
 
-@pytest.mark.parametrize("variant, named", [
-    ("variants/no_crs.gpkg", ["disturbance"]),
-    ("variants/missing_layer.gpkg", ["disturbance"]),
-    ("variants/missing_field.gpkg", ["project", "land_use"]),
-])
+@pytest.mark.parametrize(
+    "variant, named",
+    [
+        ("variants/no_crs.gpkg", ["disturbance"]),
+        ("variants/missing_layer.gpkg", ["disturbance"]),
+        ("variants/missing_field.gpkg", ["project", "land_use"]),
+    ],
+)
 def test_bad_input_is_refused_and_writes_nothing(variant, named, data_copy, tmp_path):
     site = data_copy(variant)
     outputs = output_paths(tmp_path / "out")
@@ -269,8 +320,7 @@ def test_bad_input_is_refused_and_writes_nothing(variant, named, data_copy, tmp_
 def test_layer_without_crs_is_refused_by_role(data_copy, tmp_path, load_layer):
     demo = data_copy("demo_site.gpkg")
     no_crs = data_copy("variants/no_crs.gpkg")
-    layers = {**role_layers(demo, load_layer),
-              "DISTURBANCE_LAYER": load_layer(no_crs, "disturbance")}
+    layers = {**role_layers(demo, load_layer), "DISTURBANCE_LAYER": load_layer(no_crs, "disturbance")}
     with pytest.raises(QgsProcessingException) as refused:
         run_review({**layers, "OUTPUT_JSON": str(tmp_path / "result.json")})
     assert "disturbance" in str(refused.value)
@@ -278,10 +328,13 @@ def test_layer_without_crs_is_refused_by_role(data_copy, tmp_path, load_layer):
     assert not (tmp_path / "result.json").exists()
 
 
-@pytest.mark.parametrize("extra, message", [
-    ({"SITE": None}, "Give SITE"),
-    ({"DISTURBANCE_LAYER": "placeholder"}, "not both"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ({"SITE": None}, "Give SITE"),
+        ({"DISTURBANCE_LAYER": "placeholder"}, "not both"),
+    ],
+)
 def test_site_or_layers_but_not_both(extra, message, demo, load_layer):
     parameters = {**demo, **extra}
     if parameters.get("DISTURBANCE_LAYER"):
