@@ -52,6 +52,11 @@ def phasing(tmp_path, *argv):
     return status, (json.loads(out.read_text(encoding="utf-8")) if out.exists() else None)
 
 
+def cad_options(schedule):
+    """The options reading the phases from C-PHAS-<n> layers and ``schedule``, in EPSG:2260."""
+    return ["--phase-from", "layer", "--pattern", PATTERN, "--schedule", str(schedule), "--crs", "EPSG:2260"]
+
+
 def cad_plan(tmp_path, squares, dates):
     """A DXF of phase boundaries (phase n on C-PHAS-n, an annotation on another CAD layer)
     and its schedule CSV; ``squares`` are (phase, acres, x offset)."""
@@ -80,14 +85,7 @@ def test_dxf_phases_agree_with_the_geopackage_plan(tmp_path, data_copy):
     status, got = phasing(
         tmp_path,
         dxf,
-        "--phase-from",
-        "layer",
-        "--pattern",
-        PATTERN,
-        "--schedule",
-        schedule,
-        "--crs",
-        "EPSG:2260",
+        *cad_options(schedule),
     )
     review = tmp_path / "review.json"
     main(["review", str(site), "--json", str(review), "--quiet"])
@@ -118,14 +116,7 @@ def test_a_plan_over_the_limit_gets_a_proposal_the_same_check_then_passes(tmp_pa
     status, got = phasing(
         tmp_path,
         dxf,
-        "--phase-from",
-        "layer",
-        "--pattern",
-        PATTERN,
-        "--schedule",
-        schedule,
-        "--crs",
-        "EPSG:2260",
+        *cad_options(schedule),
         "--proposal-csv",
         proposal_csv,
     )
@@ -141,14 +132,7 @@ def test_a_plan_over_the_limit_gets_a_proposal_the_same_check_then_passes(tmp_pa
     status, again = phasing(
         tmp_path,
         dxf,
-        "--phase-from",
-        "layer",
-        "--pattern",
-        PATTERN,
-        "--schedule",
-        proposal_csv,
-        "--crs",
-        "EPSG:2260",
+        *cad_options(proposal_csv),
     )
     assert status == 0
     assert again["max_concurrent_disturbed_acres"] <= LIMIT
@@ -191,14 +175,7 @@ def test_a_single_phase_over_the_limit_is_told_to_split(tmp_path):
     status, got = phasing(
         tmp_path,
         dxf,
-        "--phase-from",
-        "layer",
-        "--pattern",
-        PATTERN,
-        "--schedule",
-        schedule,
-        "--crs",
-        "EPSG:2260",
+        *cad_options(schedule),
     )
     assert status == 1
     proposal = got["proposal"]
@@ -238,14 +215,7 @@ def test_a_phase_missing_from_the_schedule_is_refused(tmp_path, capsys):
             [
                 "phasing",
                 str(dxf),
-                "--phase-from",
-                "layer",
-                "--pattern",
-                PATTERN,
-                "--schedule",
-                str(schedule),
-                "--crs",
-                "EPSG:2260",
+                *cad_options(schedule),
             ]
         )
         == 2
@@ -306,14 +276,7 @@ def test_a_schedule_not_utf8_is_refused_and_the_cli_exits_2(tmp_path, capsys):
             [
                 "phasing",
                 str(dxf),
-                "--phase-from",
-                "layer",
-                "--pattern",
-                PATTERN,
-                "--schedule",
-                str(schedule),
-                "--crs",
-                "EPSG:2260",
+                *cad_options(schedule),
             ]
         )
         == 2
@@ -366,14 +329,7 @@ def test_an_xlsx_schedule_heading_a_column_twice_is_refused_naming_both(tmp_path
             [
                 "phasing",
                 str(dxf),
-                "--phase-from",
-                "layer",
-                "--pattern",
-                PATTERN,
-                "--schedule",
-                str(book),
-                "--crs",
-                "EPSG:2260",
+                *cad_options(book),
             ]
         )
         == 2
@@ -393,14 +349,7 @@ def test_outputs_csv_iso_dates_and_charts(tmp_path):
         [
             "phasing",
             str(dxf),
-            "--phase-from",
-            "layer",
-            "--pattern",
-            PATTERN,
-            "--schedule",
-            str(schedule),
-            "--crs",
-            "EPSG:2260",
+            *cad_options(schedule),
             "--quiet",
             "--csv",
             str(files["phases.csv"]),
@@ -440,14 +389,7 @@ def test_the_terminal_table_shows_the_verdict_and_the_proposal(tmp_path, capsys)
             [
                 "phasing",
                 str(dxf),
-                "--phase-from",
-                "layer",
-                "--pattern",
-                PATTERN,
-                "--schedule",
-                str(schedule),
-                "--crs",
-                "EPSG:2260",
+                *cad_options(schedule),
             ]
         )
         == 1
@@ -658,14 +600,7 @@ def test_a_schedule_row_for_a_phase_the_plan_lacks_is_explained(tmp_path, capsys
             [
                 "phasing",
                 str(dxf),
-                "--phase-from",
-                "layer",
-                "--pattern",
-                PATTERN,
-                "--schedule",
-                str(schedule),
-                "--crs",
-                "EPSG:2260",
+                *cad_options(schedule),
             ]
         )
         == 2
@@ -683,14 +618,7 @@ def test_two_spellings_of_one_phase_are_named_not_matched(tmp_path, capsys, writ
             [
                 "phasing",
                 str(dxf),
-                "--phase-from",
-                "layer",
-                "--pattern",
-                PATTERN,
-                "--schedule",
-                str(schedule),
-                "--crs",
-                "EPSG:2260",
+                *cad_options(schedule),
             ]
         )
         == 2
@@ -774,14 +702,7 @@ def test_the_chart_shows_the_proposed_schedule_beside_the_planned(tmp_path):
         phasing(
             tmp_path,
             dxf,
-            "--phase-from",
-            "layer",
-            "--pattern",
-            PATTERN,
-            "--schedule",
-            schedule,
-            "--crs",
-            "EPSG:2260",
+            *cad_options(schedule),
             "--chart",
             over,
         )[0]
@@ -796,14 +717,7 @@ def test_the_chart_shows_the_proposed_schedule_beside_the_planned(tmp_path):
         phasing(
             tmp_path,
             small,
-            "--phase-from",
-            "layer",
-            "--pattern",
-            PATTERN,
-            "--schedule",
-            schedule,
-            "--crs",
-            "EPSG:2260",
+            *cad_options(schedule),
             "--chart",
             within,
         )[0]
