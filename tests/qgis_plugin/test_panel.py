@@ -19,6 +19,8 @@ from qgis.core import (
 )
 from qgis.gui import QgsCollapsibleGroupBox, QgsFileWidget
 
+from tests.qgis_plugin.ifaces import Iface
+
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
 ROLES = (
@@ -323,44 +325,18 @@ def test_nothing_chosen_says_what_to_choose(panel):
     assert "layers" in review.status.text()
 
 
-class _Iface:
-    """QGIS's iface where pytest-qgis's stub lacks the removal half (QGIS has both)."""
-
-    def __init__(self, stub):
-        self._stub = stub
-        self.docks, self.menu, self.toolbar = [], [], []
-
-    def __getattr__(self, name):
-        return getattr(self._stub, name)
-
-    def addDockWidget(self, area, dock):
-        self.docks.append(dock)
-
-    def removeDockWidget(self, dock):
-        self.docks.remove(dock)
-
-    def addPluginToMenu(self, menu, action):
-        self.menu.append(action.text())
-
-    def removePluginMenu(self, menu, action):
-        self.menu.remove(action.text())
-
-    def addToolBarIcon(self, action):
-        self.toolbar.append(action.text())
-
-    def removeToolBarIcon(self, action):
-        self.toolbar.remove(action.text())
-
-
 def test_plugin_offers_the_panel_in_menu_and_toolbar(staged_plugin, swppp_plugin, qgis_iface):
-    iface = _Iface(qgis_iface)
+    iface = Iface(qgis_iface)
     plugin = staged_plugin.classFactory(iface)
     # The session's provider is registered already (QGIS refuses a second "swppp"): share it.
     plugin.provider = swppp_plugin.provider
     plugin.initGui()
     try:
-        assert iface.toolbar == ["SWPPP Review panel"]
-        assert iface.menu == ["SWPPP Review panel", "Review site plan (Processing dialog)…"]
+        assert [a.text() for a in iface.toolbar] == ["SWPPP Review panel"]
+        assert [a.text() for a in iface.menu] == [
+            "SWPPP Review panel",
+            "Review site plan (Processing dialog)…",
+        ]
         assert plugin.panel is None  # made when first opened, not at QGIS start-up
         plugin.panel_action.trigger()
         assert plugin.panel is not None and iface.docks == [plugin.panel]
@@ -384,7 +360,7 @@ def test_the_plugin_loads_and_unloads_five_times_leaving_nothing(staged_plugin, 
 
     providers = len(QgsApplication.processingRegistry().providers())
     for _ in range(5):
-        iface = _Iface(qgis_iface)
+        iface = Iface(qgis_iface)
         plugin = staged_plugin.classFactory(iface)
         plugin.provider = swppp_plugin.provider
         plugin.initGui()
