@@ -41,14 +41,26 @@ MODULES = {
 
 
 def _imports_of(module_path: Path) -> set[str]:
-    """Every ``analysis`` module a module imports, at any level (function-level imports too)."""
+    """Every ``analysis`` module a module imports when it runs, at any level (function-level
+    imports too; not those only a type checker reads)."""
     relative = module_path.relative_to(PACKAGE.parent).with_suffix("")
     parts = list(relative.parts)
     package = parts[:-1]
     if parts[-1] == "__init__":
         parts = parts[:-1]
     found = set()
-    for node in ast.walk(ast.parse(module_path.read_text(encoding="utf-8"))):
+    tree = ast.parse(module_path.read_text(encoding="utf-8"))
+    # Imports under ``if TYPE_CHECKING:`` never run (annotations only): they make no cycle.
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        for stmt in node.body
+        for inner in ast.walk(stmt)
+    }
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
