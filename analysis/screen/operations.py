@@ -10,7 +10,7 @@ from ..profile import load_profile
 from ..progress import SILENT, Progress
 from ..reference.read import is_postgis_source, open_reference
 from .output import screen_json, write_screen
-from .screen import APPLIES, DOES_NOT_APPLY, NOT_DECIDED, Screen, screen_sites
+from .screen import APPLIES, DOES_NOT_APPLY, NOT_DECIDED, NOT_MEASURED, Screen, screen_sites
 from .sites import read_sites
 
 __all__ = ["ScreenRun", "run_screen", "split_source"]
@@ -31,7 +31,7 @@ class ScreenRun:
         wet = 0
         for row in self.screen.rows:
             counts[row["condition_a"]] += 1
-            wet += row["wetland_status"] != "none"
+            wet += row["wetland_status"] not in ("none", NOT_MEASURED)
         lines = [
             f"{len(self.screen.rows)} sites screened from {Path(self.sites_path).name} against "
             f"{self.screen.reference.get('path')}: Condition A {counts[APPLIES]} apply, "
@@ -82,8 +82,9 @@ def run_screen(
     if is_postgis_source(reference):
         from .postgis import screen_postgis
 
+        # A schema lacking a layer is refused, naming it (its SQL reads all four).
         screen = screen_postgis(sites, str(reference), profile, progress=progress)
-    else:
+    else:  # a store lacking a layer: the screen uses what it has (screen_sites says the rest)
         screen = screen_sites(sites, open_reference(reference), profile, progress=progress)
     run = ScreenRun(screen=screen, sites_path=str(path))
     if since is not None:

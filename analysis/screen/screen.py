@@ -39,6 +39,7 @@ from ..overlay import overlap_pairs
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..reference.categories import category_kind
+from ..reference.read import SPECS as REFERENCE_SPECS
 from ..reference.read import Reference
 from ..reference.route import catchment_lookup, water_id
 from ..reference.window import search_windows
@@ -50,6 +51,7 @@ __all__ = [
     "APPLIES",
     "NOT_DECIDED",
     "DOES_NOT_APPLY",
+    "NOT_MEASURED",
     "Screen",
     "screen_sites",
     "decide",
@@ -78,6 +80,10 @@ COLUMNS = (
     "adjacent_area_acres",
 )
 NEEDED = "the screen's Condition A (SWPPP C(1))"
+# The layers Condition A reads: a store missing one leaves it not decided; a store missing the
+# wetlands leaves their columns not measured (the screen uses what the store has, as a review).
+CONDITION_A_LAYERS = ("catchments", "impaired_waters", "tmdl_watersheds")
+NOT_MEASURED = "not measured"
 
 
 @dataclass
@@ -113,7 +119,14 @@ class Screen:
 def screen_sites(
     sites: Sites, reference: Reference, profile: RulesProfile, progress: Progress = SILENT
 ) -> Screen:
-    """Screen every site of ``sites`` against ``reference`` (a GeoPackage or any reader)."""
+    """Screen every site of ``sites`` against ``reference`` (a GeoPackage or any reader).
+
+    A layer the reference lacks is read as empty, and what it would have decided is said in
+    each row (:func:`_without`): Condition A not decided, or the wetlands not measured, naming
+    the layer and what adds it."""
+    lacking = [layer for layer in REFERENCE_SPECS if not reference.has(layer)]
+    if lacking:
+        reference = _Lacking(reference, lacking)  # type: ignore[assignment]  # read as one
     crs = sites.crs
     boxes = search_windows(sites.boxes, crs, profile)
     progress.step(0.05, "reading catchments")
@@ -177,6 +190,8 @@ def screen_sites(
     overlaps.wetlands = measure_wetlands(geoms, wetlands, profile, crs, boxes)
     progress.step(0.95, "deciding")
     rows = decide(sites.ids, geoms, overlaps, profile, crs)
+    if lacking:
+        rows = _without(rows, reference, lacking)
     return Screen(
         rows=rows,
         geometries=geoms,
@@ -188,6 +203,67 @@ def screen_sites(
             "read": reference.features_read,
         },
     )
+
+
+class _Lacking:
+    """``reference`` with each layer it lacks read as empty (the contract's fields, no feature):
+    the screen measures what the store has."""
+
+    def __init__(self, reference: Reference, lacking: list[str]):
+        self._reference, self.lacking = reference, lacking
+
+    def __getattr__(self, name: str):
+        return getattr(self._reference, name)
+
+    def has(self, layer: str) -> bool:
+        return True
+
+    def read_boxes(self, layer: str, boxes, area_crs, *args, **keywords):
+        if layer in self.lacking:
+            return _empty(layer, area_crs)
+        return self._reference.read_boxes(layer, boxes, area_crs, *args, **keywords)
+
+    def lookup(self, layer: str, *args, **keywords):
+        if layer in self.lacking:
+            return pd.DataFrame(columns=list(REFERENCE_SPECS[layer].field_names))
+        return self._reference.lookup(layer, *args, **keywords)
+
+
+def _empty(layer: str, crs):
+    import geopandas as gpd
+
+    return gpd.GeoDataFrame(
+        {name: pd.Series(dtype=object) for name in REFERENCE_SPECS[layer].field_names},
+        geometry=gpd.GeoSeries([], crs=crs),
+    )
+
+
+def _without(rows: list[dict], reference: Reference, lacking: list[str]) -> list[dict]:
+    """The rows where the reference lacks layers: Condition A not decided where it lacks one
+    Condition A reads, the wetland columns not measured where it lacks the wetlands; each
+    saying which layer and what adds it (``Reference.lacks``/``adds``)."""
+    a_lacks = [layer for layer in CONDITION_A_LAYERS if layer in lacking]
+    notes = []
+    if a_lacks:
+        notes.append(
+            f"Condition A not decided: {reference.lacks(a_lacks)}; add it "
+            f"({'; '.join(reference.adds(m) for m in a_lacks)}) and screen again"
+        )
+    if "wetlands" in lacking:
+        notes.append(
+            f"wetlands not measured: {reference.lacks(['wetlands'])}; add it "
+            f"({reference.adds('wetlands')}) and screen again"
+        )
+    out = []
+    for row in rows:
+        row = dict(row)
+        if a_lacks:  # what was measured stays (facts); the decision and its reasons go
+            row.update(condition_a=NOT_DECIDED, why="")
+        if "wetlands" in lacking:
+            row.update(wetland_status=NOT_MEASURED, wetlands="", wetland_acres=None, adjacent_area_acres=None)
+        row["why"] = "; ".join([*notes, *([row["why"]] if row["why"] else [])])
+        out.append(row)
+    return out
 
 
 class _SharedRead:

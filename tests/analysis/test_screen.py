@@ -788,3 +788,62 @@ def test_since_names_exactly_the_sites_whose_water_was_newly_listed(
         assert "303(d)-listed water NY9999-0001 newly listed" in change["because"]
     assert main(["screen", str(sites_file), "--reference", str(store.path), "--since", "2"]) == 0
     assert "since version 2: 0 site(s) changed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("store_kind", ["gpkg"])  # a PostGIS schema lacking one is refused
+@pytest.mark.parametrize("missing", ["tmdl_watersheds", "wetlands"])
+def test_a_store_missing_a_layer_screens_what_it_can(store_kind, missing, request, tmp_path):
+    """Issue 34, item 4: a store missing one of the four layers no longer refuses the screen.
+    The layers it has are measured; a missing Condition A layer leaves Condition A not decided
+    and a missing wetlands layer the wetland columns not measured, each row naming the layer
+    and the import that adds it (a GeoPackage store; a PostGIS schema lacking one is refused,
+    naming it: its SQL reads all four)."""
+    from analysis.reference.importer import read_candidate
+    from analysis.reference.store import GeoPackageStore
+    from analysis.screen.operations import run_screen
+
+    reference_file, sites_file = (
+        request.getfixturevalue("reference_file"),
+        request.getfixturevalue("sites_file"),
+    )
+    kept = [
+        layer
+        for layer in ("wetlands", "impaired_waters", "tmdl_watersheds", "catchments")
+        if layer != missing
+    ]
+    candidates = [read_candidate(layer, f"{reference_file}|layername={layer}") for layer in kept]
+    if store_kind == "gpkg":
+        store = GeoPackageStore(tmp_path / "store.gpkg")
+        source = str(store.path)
+    else:
+        from analysis.reference.postgis import PostgisStore
+
+        conninfo, schema = request.getfixturevalue("pg_schema")
+        store = PostgisStore(conninfo, schema)
+        source = f"{conninfo} schema={schema}"
+    for candidate in candidates:
+        store.import_candidate(candidate)
+    full = GeoPackageStore(tmp_path / "full.gpkg")
+    full.import_candidate(read_candidate(missing, f"{reference_file}|layername={missing}"))
+    for candidate in candidates:
+        full.import_candidate(candidate)
+    whole = run_screen(sites_file, str(full.path)).screen.by_site()
+    rows = run_screen(sites_file, source).screen.by_site()
+
+    assert rows.keys() == whole.keys()
+    add = f"swppp reference import {missing} SOURCE --reference "
+    for site, row in rows.items():
+        assert add in row["why"], row
+        if missing == "wetlands":
+            assert row["wetland_status"] == "not measured"
+            assert row["why"].startswith("wetlands not measured: the reference ")
+            assert row["condition_a"] == whole[site]["condition_a"]  # still decided
+        else:
+            assert row["condition_a"] == NOT_DECIDED
+            assert row["why"].startswith("Condition A not decided: the reference ")
+            assert (row["wetland_status"], row["wetland_acres"]) == (
+                whole[site]["wetland_status"],
+                whole[site]["wetland_acres"],
+            )
+    if missing == "tmdl_watersheds":
+        assert any(w["condition_a"] != NOT_DECIDED for w in whole.values())  # a change to see

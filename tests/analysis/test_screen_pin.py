@@ -46,10 +46,16 @@ def bench_sites(reference: Path, target: Path) -> Path:
 
 
 def screened(reference: Path, sites_path: Path, profile) -> dict:
-    """{site_id: row}, or the error the screen refused the reference with."""
+    """{site_id: row}, or the error the screen refused the reference with (the checkout's path
+    written <root> in either)."""
     sites = read_sites(sites_path, profile.area_crs)
     try:
-        return {row["site_id"]: row for row in screen_sites(sites, open_reference(reference), profile).rows}
+        return {
+            row["site_id"]: {
+                k: v.replace(str(ROOT), "<root>") if isinstance(v, str) else v for k, v in row.items()
+            }
+            for row in screen_sites(sites, open_reference(reference), profile).rows
+        }
     except InputError as error:
         return {"error": str(error).replace(str(ROOT), "<root>")}
 
