@@ -271,9 +271,9 @@ if _GEOMETRY is not None and hasattr(_GEOMETRY, "Polygon"):
     }
 else:
     _SYMBOL_FITS = {
-        Qgis.SymbolType.Fill: QgsWkbTypes.PolygonGeometry,
-        Qgis.SymbolType.Line: QgsWkbTypes.LineGeometry,
-        Qgis.SymbolType.Marker: QgsWkbTypes.PointGeometry,
+        Qgis.SymbolType.Fill: QgsWkbTypes.GeometryType.PolygonGeometry,
+        Qgis.SymbolType.Line: QgsWkbTypes.GeometryType.LineGeometry,
+        Qgis.SymbolType.Marker: QgsWkbTypes.GeometryType.PointGeometry,
     }
 
 
