@@ -762,7 +762,7 @@ def _number(
         ) from None
     if not math.isfinite(number):
         raise InputError(
-            f"{field_name} is {value!r}, not a finite number",
+            f"{field_name} is {value.item() if hasattr(value, 'item') else value!r}, not a finite number",
             path=path,
             layer=layer,
             feature=fid,

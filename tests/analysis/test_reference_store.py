@@ -379,7 +379,8 @@ def test_attains_assessments_and_pwl_give_the_same_layer(target, capsys):
         == from_pwl[columns].sort_values("waterbody_id").values.tolist()
     )
     # The unit with no feature in the geometry file is kept, nameless (ATTAINS gives no name)
-    assert set(from_attains.name) == {"Seven Springs Creek tributary", "Example Brook", None}
+    names = {None if name is None or name != name else name for name in from_attains.name}  # NaN: pyogrio
+    assert names == {"Seven Springs Creek tributary", "Example Brook", None}
 
 
 def test_a_review_records_the_versions_it_read(target, tmp_path, capsys):
