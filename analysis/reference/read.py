@@ -632,8 +632,10 @@ class Reference:
                 bad |= ~np.isnan(values) & ~np.isin(values, (0, 1))
             if bad.any():
                 fid = frame.index[np.flatnonzero(bad)[0]]
+                held = column.loc[fid]
+                held = held.item() if isinstance(held, np.generic) else held  # inf, not np.float64(inf)
                 raise InputError(
-                    f"{name} is {column.loc[fid]!r}, not a "
+                    f"{name} is {held!r}, not a "
                     + ("flag (1 or 0, yes or no)" if name in _FLAGS else "finite number"),
                     path=self.label,
                     layer=actual,

@@ -761,8 +761,9 @@ def _number(
             fix=f"enter {word} or leave it empty",
         ) from None
     if not math.isfinite(number):
+        shown = value.item() if isinstance(value, np.generic) else value  # inf, not np.float64(inf)
         raise InputError(
-            f"{field_name} is {value.item() if hasattr(value, 'item') else value!r}, not a finite number",
+            f"{field_name} is {shown!r}, not a finite number",
             path=path,
             layer=layer,
             feature=fid,
