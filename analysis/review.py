@@ -15,7 +15,7 @@ from .charts import LazyCharts
 from .checklist.contents import read_confirmations
 from .checklist.not_checked import not_checked
 from .checks.context import ReviewContext
-from .checks.gating import missing_reference_layers, not_regulated, without_layers
+from .checks.gating import missing_reference_layers, not_regulated, on_layers_present
 from .checks.hydrology import land_cover_from_raster
 from .checks.map_scale import LayoutMap, Sheet, read_sheets
 from .crs import crs_label
@@ -218,7 +218,7 @@ def review_site(
                 result = not_regulated(check, unregulated, profile)
             elif missing and context.reference is not None:  # (missing: only with a reference)
                 # a store without a layer serves the checks it can (issue 34, 4)
-                result = without_layers(check, missing, context.reference, profile)
+                result = on_layers_present(check, missing, context, part)
             else:
                 result = check.run(context, part)
             if check.name == "applicability":

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import replace
+from typing import TYPE_CHECKING, Optional
 
 from ..findings import NEEDS_REVIEW, NOT_APPLICABLE, Finding
 from ..profile import RulesProfile
-from ..reference.read import Reference
+from ..reference.read import LayersPresent, Reference
 from .base import Check, CheckResult
 from .conditions import Condition
 
-__all__ = ["QUOTE", "not_regulated", "missing_reference_layers", "without_layers"]
+if TYPE_CHECKING:  # for the annotations only: the context imports the checks
+    from ..progress import Progress
+    from .context import ReviewContext
+
+__all__ = ["QUOTE", "not_regulated", "missing_reference_layers", "on_layers_present", "without_layers"]
 
 # SWPPP C, and the definitions: the chapter's requirements are for "land development
 # activities as defined herein" (the definition of "Land development activity").
@@ -85,3 +90,29 @@ def without_layers(
             )
         )
     return CheckResult(findings, conditions=conditions)
+
+
+def on_layers_present(
+    check: Check, missing: list[str], context: ReviewContext, progress: Progress
+) -> CheckResult:
+    """``check``'s result where the reference lacks layers it reads (issue 34, item 4).
+
+    A check that decides conditions runs on the layers present, the missing ones read as
+    empty: where every condition it decides applies on them, it applies, since a layer added
+    could only add evidence (any one trigger applies Condition A: :func:`analysis.judge.
+    decide.decide_condition_a`); its first finding says what was not read. Otherwise, and for
+    every other check, :func:`without_layers`."""
+    reference = context.reference
+    assert reference is not None  # (missing: only with a reference)
+    if any(rule.startswith("condition_") for rule in check.rules):
+        result = check.run(replace(context, reference=LayersPresent(reference, missing)), progress)  # type: ignore[arg-type]
+        if result.conditions and all(c.applies and c.decided for c in result.conditions.values()):
+            adds = "; ".join(reference.adds(m) for m in missing)
+            note = (
+                f"decided on the layers the reference has: {reference.lacks(missing)}, which "
+                f"could add waters or pollutants, not undo it; add it ({adds}) and review again"
+            )
+            first = result.findings[0]
+            result.findings[0] = replace(first, message=f"{first.message}; {note}")
+            return result
+    return without_layers(check, missing, reference, context.profile)

@@ -679,6 +679,42 @@ class Reference:
         return geometries
 
 
+class LayersPresent:
+    """``reference`` with each contract layer it lacks read as empty (the contract's fields, no
+    feature), so that a check or the screen decides on the layers the store has (issue 34,
+    item 4); ``lacking`` names them, for the findings to say."""
+
+    def __init__(self, reference: Reference, lacking: Sequence[str]):
+        self._reference, self.lacking = reference, tuple(lacking)
+
+    def __getattr__(self, name: str):
+        return getattr(self._reference, name)
+
+    def has(self, layer: str) -> bool:
+        return True
+
+    def _empty(self, layer: str, crs) -> gpd.GeoDataFrame:
+        return gpd.GeoDataFrame(
+            {name: pd.Series(dtype=object) for name in SPECS[layer].field_names},
+            geometry=gpd.GeoSeries([], crs=crs_of(crs)),
+        )
+
+    def read(self, layer: str, bounds, area_crs, *args, **keywords) -> gpd.GeoDataFrame:
+        if layer in self.lacking:
+            return self._empty(layer, area_crs)
+        return self._reference.read(layer, bounds, area_crs, *args, **keywords)
+
+    def read_boxes(self, layer: str, boxes, area_crs, *args, **keywords) -> gpd.GeoDataFrame:
+        if layer in self.lacking:
+            return self._empty(layer, area_crs)
+        return self._reference.read_boxes(layer, boxes, area_crs, *args, **keywords)
+
+    def lookup(self, layer: str, *args, **keywords) -> pd.DataFrame:
+        if layer in self.lacking:
+            return pd.DataFrame(columns=list(SPECS[layer].field_names))
+        return self._reference.lookup(layer, *args, **keywords)
+
+
 def _grouped(rows) -> dict:
     """{catchment_id: [waterbody_id, ...]} of (catchment_id, waterbody_id) rows."""
     out: dict = {}

@@ -40,7 +40,7 @@ from ..profile import RulesProfile
 from ..progress import SILENT, Progress
 from ..reference.categories import category_kind
 from ..reference.read import SPECS as REFERENCE_SPECS
-from ..reference.read import Reference
+from ..reference.read import LayersPresent, Reference
 from ..reference.route import catchment_lookup, water_id
 from ..reference.window import search_windows
 from ..units import acres, crs_units
@@ -126,7 +126,7 @@ def screen_sites(
     the layer and what adds it."""
     lacking = [layer for layer in REFERENCE_SPECS if not reference.has(layer)]
     if lacking:
-        reference = _Lacking(reference, lacking)  # type: ignore[assignment]  # read as one
+        reference = LayersPresent(reference, lacking)  # type: ignore[assignment]  # read as one
     crs = sites.crs
     boxes = search_windows(sites.boxes, crs, profile)
     progress.step(0.05, "reading catchments")
@@ -205,62 +205,38 @@ def screen_sites(
     )
 
 
-class _Lacking:
-    """``reference`` with each layer it lacks read as empty (the contract's fields, no feature):
-    the screen measures what the store has."""
-
-    def __init__(self, reference: Reference, lacking: list[str]):
-        self._reference, self.lacking = reference, lacking
-
-    def __getattr__(self, name: str):
-        return getattr(self._reference, name)
-
-    def has(self, layer: str) -> bool:
-        return True
-
-    def read_boxes(self, layer: str, boxes, area_crs, *args, **keywords):
-        if layer in self.lacking:
-            return _empty(layer, area_crs)
-        return self._reference.read_boxes(layer, boxes, area_crs, *args, **keywords)
-
-    def lookup(self, layer: str, *args, **keywords):
-        if layer in self.lacking:
-            return pd.DataFrame(columns=list(REFERENCE_SPECS[layer].field_names))
-        return self._reference.lookup(layer, *args, **keywords)
-
-
-def _empty(layer: str, crs):
-    import geopandas as gpd
-
-    return gpd.GeoDataFrame(
-        {name: pd.Series(dtype=object) for name in REFERENCE_SPECS[layer].field_names},
-        geometry=gpd.GeoSeries([], crs=crs),
-    )
-
-
 def _without(rows: list[dict], reference: Reference, lacking: list[str]) -> list[dict]:
-    """The rows where the reference lacks layers: Condition A not decided where it lacks one
-    Condition A reads, the wetland columns not measured where it lacks the wetlands; each
-    saying which layer and what adds it (``Reference.lacks``/``adds``)."""
+    """The rows where the reference lacks layers, each saying which layer and what adds it
+    (``Reference.lacks``/``adds``):
+
+    - where it lacks one Condition A reads, Condition A is not decided, unless it applies on
+      the layers present: a layer added could only add evidence (any one trigger applies it,
+      :func:`analysis.judge.decide.decide_condition_a`), so it applies, the row saying what
+      was not read;
+    - where it lacks the wetlands, their columns are not measured."""
     a_lacks = [layer for layer in CONDITION_A_LAYERS if layer in lacking]
-    notes = []
-    if a_lacks:
-        notes.append(
-            f"Condition A not decided: {reference.lacks(a_lacks)}; add it "
-            f"({'; '.join(reference.adds(m) for m in a_lacks)}) and screen again"
-        )
-    if "wetlands" in lacking:
-        notes.append(
-            f"wetlands not measured: {reference.lacks(['wetlands'])}; add it "
-            f"({reference.adds('wetlands')}) and screen again"
-        )
+    adds = f"({'; '.join(reference.adds(m) for m in a_lacks)}) and screen again"
+    undecided = f"Condition A not decided: {reference.lacks(a_lacks)}; add it {adds}"
+    decided = (
+        f"Condition A applies on the layers the store has; {reference.lacks(a_lacks)}, "
+        f"which could add waters or pollutants, not undo it: add it {adds}"
+    )
+    wetlands = (
+        f"wetlands not measured: {reference.lacks(['wetlands'])}; add it "
+        f"({reference.adds('wetlands')}) and screen again"
+    )
     out = []
     for row in rows:
         row = dict(row)
-        if a_lacks:  # what was measured stays (facts); the decision and its reasons go
+        notes = []
+        if a_lacks and row["condition_a"] == APPLIES:
+            notes.append(decided)
+        elif a_lacks:  # what was measured stays (facts); the decision and its reasons go
             row.update(condition_a=NOT_DECIDED, why="")
+            notes.append(undecided)
         if "wetlands" in lacking:
             row.update(wetland_status=NOT_MEASURED, wetlands="", wetland_acres=None, adjacent_area_acres=None)
+            notes.append(wetlands)
         row["why"] = "; ".join([*notes, *([row["why"]] if row["why"] else [])])
         out.append(row)
     return out

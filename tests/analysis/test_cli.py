@@ -201,11 +201,36 @@ def test_a_reference_missing_a_layer_serves_the_checks_it_can(data_copy, tmp_pat
     )
     assert status in (0, 1) and "Traceback" not in err
     result = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    [a] = [f for f in result["findings"] if f["rule"] == "condition_a"]
-    assert a["status"] == "needs_review" and "no 'tmdl_watersheds' layer" in a["message"]
+    # Condition A applies on the layers present (the demo's listed receiving water): a missing
+    # layer could only add evidence, so it applies, saying what was not read and what adds it
+    a = next(f for f in result["findings"] if f["rule"] == "condition_a")
+    assert a["status"] == "info" and a["message"].startswith("Condition A applies: ")
+    assert "decided on the layers the reference has" in a["message"]
+    assert "no 'tmdl_watersheds' layer" in a["message"]
     assert f"swppp reference import tmdl_watersheds SOURCE --reference {reference}" in a["message"]
-    assert result["conditions"]["A"]["decided"] is False
+    assert result["conditions"]["A"]["applies"] is True
+    assert result["conditions"]["A"].get("decided", True) is True
     assert {f["status"] for f in result["findings"] if f["rule"] == "wetlands"} == {"warn"}
+
+
+def test_a_reference_lacking_what_would_apply_condition_a_leaves_it_not_decided(data_copy, tmp_path, capsys):
+    """Issue 34, item 4: where Condition A does not apply on the layers present, a layer
+    missing could still apply it: not decided, naming each missing layer and its import."""
+    store = tmp_path / "ref.gpkg"
+    for layer in ("catchments", "wetlands"):
+        source = f"{data_copy('demo_reference.gpkg')}|layername={layer}"
+        command = ["reference", "import", layer, source, "--reference", str(store)]
+        assert main([*command, "--source-date", "2026-01-01", "--quiet"]) == 0
+    status, _, err = run(
+        [data_copy("demo_site.gpkg"), "--reference", store, "--json", tmp_path / "r.json"], capsys
+    )
+    assert status in (0, 1) and "Traceback" not in err
+    result = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    [a] = [f for f in result["findings"] if f["rule"] == "condition_a"]
+    assert a["status"] == "needs_review" and a["message"].startswith("Condition A not decided: ")
+    for layer in ("impaired_waters", "tmdl_watersheds"):
+        assert f"swppp reference import {layer} SOURCE --reference {store}" in a["message"]
+    assert result["conditions"]["A"]["decided"] is False
 
 
 def test_reference_status_says_which_checks_a_store_serves(data_copy, tmp_path, capsys):

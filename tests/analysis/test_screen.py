@@ -838,6 +838,9 @@ def test_a_store_missing_a_layer_screens_what_it_can(store_kind, missing, reques
             assert row["wetland_status"] == "not measured"
             assert row["why"].startswith("wetlands not measured: the reference ")
             assert row["condition_a"] == whole[site]["condition_a"]  # still decided
+        elif row["condition_a"] == APPLIES:  # on the layers present: a layer added only adds evidence
+            assert whole[site]["condition_a"] == APPLIES
+            assert row["why"].startswith("Condition A applies on the layers the store has; the reference ")
         else:
             assert row["condition_a"] == NOT_DECIDED
             assert row["why"].startswith("Condition A not decided: the reference ")
@@ -845,5 +848,5 @@ def test_a_store_missing_a_layer_screens_what_it_can(store_kind, missing, reques
                 whole[site]["wetland_status"],
                 whole[site]["wetland_acres"],
             )
-    if missing == "tmdl_watersheds":
-        assert any(w["condition_a"] != NOT_DECIDED for w in whole.values())  # a change to see
+    if missing == "tmdl_watersheds":  # both ways to see: applies on the rest, and not decided
+        assert {row["condition_a"] for row in rows.values()} == {APPLIES, NOT_DECIDED}
