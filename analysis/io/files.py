@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -51,6 +53,10 @@ def stage(target: str | Path) -> Path:
     files behind, and the next run staging beside the same target removes them (:func:`sweep`).
     """
     target = Path(target)
+    if _through(target):  # staged in the temporary folder: /dev is no place for files
+        handle, temp = tempfile.mkstemp(prefix=f".{target.name}.{_MARK}{os.getpid()}-")
+        os.close(handle)
+        return Path(temp)
     target.parent.mkdir(parents=True, exist_ok=True)
     sweep(target)
     handle, temp = tempfile.mkstemp(
@@ -58,6 +64,17 @@ def stage(target: str | Path) -> Path:
     )
     os.close(handle)
     return Path(temp)
+
+
+def _through(target: Path) -> bool:
+    """Whether ``target`` is written through rather than replaced: an existing file that is
+    not a regular file (``/dev/null``, a named pipe, a terminal). Replacing one would put a
+    regular file in its place (for ``/dev/null``, for every program on the machine)."""
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def sweep(target: str | Path) -> list[Path]:
@@ -86,7 +103,14 @@ def _running(pid: int) -> bool:
 
 
 def publish(temp: str | Path, target: str | Path) -> Path:
-    """Move a finished staged file onto ``target``, with the permissions a new file gets."""
+    """Move a finished staged file onto ``target``, with the permissions a new file gets; into
+    a target that is not a regular file (``/dev/null``, a named pipe), its bytes are written
+    through and the staged file removed."""
+    if _through(Path(target)):
+        with open(temp, "rb") as source, open(target, "wb") as sink:
+            shutil.copyfileobj(source, sink)
+        discard(temp)
+        return Path(target)
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(temp, 0o666 & ~umask)  # mkstemp made it private
