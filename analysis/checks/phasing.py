@@ -510,7 +510,7 @@ def disturbance_from_frame(
     )
     spec = SPECS["disturbance"]
     chosen = validate_spatial(path, layer, spec, chosen, crs, profile, crs_given_by=crs_given_by)
-    return repair_invalid(spec, to_crs(chosen, profile.area_crs))
+    return repair_invalid(spec, to_crs(chosen, profile.area_crs), path, layer)
 
 
 def _phase_list(phases: Sequence[Phase]) -> str:

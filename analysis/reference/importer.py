@@ -1220,6 +1220,7 @@ def _validate_batch(
     frame[spec.id_field] = frame[spec.id_field].astype(str).str.strip()
     if not frame.attrs.get("no_geometry"):
         absent = frame.geometry.isna().to_numpy() if spec.geometry_optional else None
+        _refuse_non_finite(frame, spec, path, layer_label)
         frame = frame.set_geometry(_checked_geometries(frame, spec, report))
         # Rejected shapes go; a layer whose geometry is optional keeps the rows that had none.
         frame = frame[frame.geometry.notna().to_numpy() | (absent if absent is not None else False)]
@@ -1273,6 +1274,25 @@ def _not_impaired(
             f"not_impaired: {', '.join(categories.not_impaired)})"
         )
     return None
+
+
+def _refuse_non_finite(frame, spec, path, layer_label) -> None:
+    """A NaN or infinite vertex refused by its feature's id before GEOS sees it (issue 36 item
+    10: validity and repair of such a geometry crash GEOS on some stacks)."""
+    geoms = np.asarray(frame.geometry.array, dtype=object)
+    coords = shapely.get_coordinates(geoms)
+    finite = np.isfinite(coords).all(axis=1)
+    if finite.all():
+        return
+    owner = np.repeat(np.arange(len(geoms)), shapely.get_num_coordinates(geoms))
+    first = int(np.flatnonzero(~finite)[0])
+    raise InputError(
+        f"a vertex at ({coords[first][0]!r}, {coords[first][1]!r}) is not a finite number",
+        path=path,
+        layer=layer_label,
+        feature=frame[spec.id_field].iloc[owner[first]],
+        fix="correct or delete that vertex in the source, and import the layer again",
+    )
 
 
 def _checked_geometries(frame, spec, report) -> gpd.GeoSeries:

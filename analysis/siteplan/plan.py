@@ -216,7 +216,7 @@ def _load(
         frame = validate_spatial(path, actual, spec, frame, crs, profile, crs_given_by=given_by)
         input_crss.append(crs_label(crs))
         frame = to_crs(frame, area_crs)
-        frame, layer_repairs = repair_invalid(spec, frame)
+        frame, layer_repairs = repair_invalid(spec, frame, path, actual)
         repairs.extend(layer_repairs)
         layers[spec.name] = frame
     path = main_path
@@ -260,41 +260,67 @@ def check_coordinates(
             feature=frame.index[owner[first]],
             fix="correct or delete that vertex in QGIS (Vertex Tool)",
         )
-    area = _area_of_use(crs)
-    if area is None:  # a CRS without declared bounds: nothing to compare with
-        return
     bounds = shapely.bounds(geometries)  # minx, miny, maxx, maxy per feature
     xs = np.concatenate([bounds[:, 0], bounds[:, 0], bounds[:, 2], bounds[:, 2]])
     ys = np.concatenate([bounds[:, 1], bounds[:, 3], bounds[:, 1], bounds[:, 3]])
     # Layers hold x = easting or longitude (GIS order), whatever the CRS's axis order.
-    lon, lat = transformer(crs, 4326).transform(xs, ys, errcheck=False)  # built once per CRS
+    with np.errstate(all="ignore"):
+        lon, lat = transformer(crs, 4326).transform(xs, ys, errcheck=False)  # built once per CRS
     lon, lat = np.asarray(lon, dtype=float), np.asarray(lat, dtype=float)
     margin = profile.inputs.crs_area_margin_degrees
-    inside = np.isfinite(lon) & np.isfinite(lat) & (lat >= area.south - margin) & (lat <= area.north + margin)
-    if area.west <= area.east:  # an area of use across the antimeridian: latitude only
-        inside &= (lon >= area.west - margin) & (lon <= area.east + margin)
-    outside = ~inside.reshape(4, len(geometries)).all(axis=0)
-    if outside.any():
-        i = int(np.flatnonzero(outside)[0])
-        extent = ", ".join(f"{v:.6g}" for v in bounds[i])
-        raise InputError(
-            f"the feature's coordinates ({extent}) lie outside the area where the layer's CRS "
-            f"{crs_label(crs)} ({crs.name}) is used (longitude {area.west:g} to {area.east:g}, "
-            f"latitude {area.south:g} to {area.north:g}, widened by {margin:g} degree(s), the "
-            "profile's [inputs] crs_area_margin_degrees): the coordinates are not in that CRS, "
-            "or a coordinate is mistyped",
-            path=path,
-            layer=layer,
-            feature=frame.index[i],
-            parameter=("crs", "map") if crs_given_by else None,  # the command's, whichever
-            fix=(
-                f"give {crs_given_by} the CRS the coordinates are really in (the area's is "
-                f"{crs_label(profile.area_crs)}), or correct the coordinate"
+    fix = (
+        f"give {crs_given_by} the CRS the coordinates are really in (the area's is "
+        f"{crs_label(profile.area_crs)}), or correct the coordinate"
+        if crs_given_by
+        else "set the CRS the coordinates are really in (QGIS: Layer Properties > Source, "
+        "then save the layer again), or correct the coordinate"
+    )
+    # Two areas, for every CRS, coded or not (issue 36 items 10, 11): the layer's own CRS's
+    # area of use where it declares one, and always the profile's: the area of use of its
+    # area CRS, where the chapter applies. A CRS without declared bounds (a custom WKT) is
+    # still checked against the profile's area, so that a vertex at 1e15 or metres read as
+    # feet are refused here, before any geometry work.
+    areas = []
+    own = _area_of_use(crs)
+    if own is not None:
+        areas.append((own, f"the area where the layer's CRS {crs_label(crs)} ({crs.name}) is used"))
+    profile_area = _area_of_use(crs_of(profile.area_crs))
+    if profile_area is not None:
+        areas.append(
+            (
+                profile_area,
+                f"the area this rules profile reviews (the area of use of its [profile] area_crs "
+                f"{crs_label(profile.area_crs)}; the layer's CRS is {crs_label(crs)} ({crs.name}))",
             )
-            if crs_given_by
-            else "set the CRS the coordinates are really in (QGIS: Layer Properties > Source, "
-            "then save the layer again), or correct the coordinate",
         )
+    for area, said in areas:
+        inside = np.isfinite(lon) & np.isfinite(lat)
+        inside &= (lat >= area.south - margin) & (lat <= area.north + margin)
+        if area.west <= area.east:  # an area of use across the antimeridian: latitude only
+            inside &= (lon >= area.west - margin) & (lon <= area.east + margin)
+        outside = ~inside.reshape(4, len(geometries)).all(axis=0)
+        if outside.any():
+            i = int(np.flatnonzero(outside)[0])
+            extent = ", ".join(f"{v:.6g}" for v in bounds[i])
+            k = [i, i + len(geometries), i + 2 * len(geometries), i + 3 * len(geometries)]
+            read = (
+                f"read as longitude {np.nanmin(lon[k]):.4g} to {np.nanmax(lon[k]):.4g}, latitude "
+                f"{np.nanmin(lat[k]):.4g} to {np.nanmax(lat[k]):.4g}"
+                if np.isfinite(lon[k]).all() and np.isfinite(lat[k]).all()
+                else "which no longitude and latitude can be made of"
+            )
+            raise InputError(
+                f"the feature's coordinates ({extent}; {read}) lie outside {said} "
+                f"(longitude {area.west:g} to {area.east:g}, latitude {area.south:g} to "
+                f"{area.north:g}, widened by {margin:g} degree(s), the profile's [inputs] "
+                "crs_area_margin_degrees): the coordinates are not in that CRS, "
+                "or a coordinate is mistyped, or the site is not where this profile's chapter applies",
+                path=path,
+                layer=layer,
+                feature=frame.index[i],
+                parameter=("crs", "map") if crs_given_by else None,  # the command's, whichever
+                fix=fix,
+            )
 
 
 def _area_of_use(crs: CRS) -> Optional[AreaOfUse]:
@@ -718,8 +744,13 @@ def validate_spatial(
     return frame
 
 
-def repair_invalid(spec: LayerSpec, frame: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, list[Repair]]:
-    """make_valid for invalid geometries only, keeping the layer's geometry family."""
+def repair_invalid(
+    spec: LayerSpec, frame: gpd.GeoDataFrame, path: Optional[PathArg], layer: str
+) -> tuple[gpd.GeoDataFrame, list[Repair]]:
+    """make_valid for invalid geometries only, keeping the layer's geometry family. A feature
+    that repair leaves empty (a degenerate polygon: a curve of no area, a sliver of one line)
+    is refused by its id (issue 36 item 13): reviewing the layer without it would read as if
+    the feature were not drawn."""
     geometries = np.asarray(frame.geometry.values, dtype=object)
     invalid = ~shapely.is_valid(geometries)
     if not invalid.any():
@@ -728,6 +759,18 @@ def repair_invalid(spec: LayerSpec, frame: gpd.GeoDataFrame) -> tuple[gpd.GeoDat
     fixed = shapely.make_valid(geometries[invalid])
     if spec.geometry == ("polygon",):
         fixed = np.array([polygon_part(g) for g in fixed], dtype=object)
+    emptied = shapely.is_missing(fixed) | shapely.is_empty(fixed)
+    if emptied.any():
+        first = int(np.flatnonzero(emptied)[0])
+        raise InputError(
+            f"{int(emptied.sum())} feature(s) are invalid ({reasons[first]}) and repair leaves "
+            f"nothing of them of the layer's kind ({' or '.join(spec.geometry)}): the feature "
+            "would be reviewed as if it were not drawn",
+            path=path,
+            layer=layer,
+            feature=frame.index[np.flatnonzero(invalid)[first]],
+            fix="redraw the feature (QGIS: Vertex Tool, or Check Validity) or delete it",
+        )
     geometries = geometries.copy()
     geometries[invalid] = fixed
     frame = frame.set_geometry(gpd.GeoSeries(geometries, index=frame.index, crs=frame.crs))

@@ -136,6 +136,7 @@ def read_schedule(path: str | Path, sheet: str | None = None) -> dict[str, tuple
             )
         columns[key] = found[0]
     out: dict[str, tuple[Any, Any]] = {}
+    seen: dict[str, tuple[int, str]] = {}  # a phase's normalised key: its first row, as written
     for number, cells in rows:
         if all(phase_name(c) is None for c in cells.values()):
             continue  # a blank line
@@ -158,8 +159,29 @@ def read_schedule(path: str | Path, sheet: str | None = None) -> dict[str, tuple
                 parameter="schedule",
                 fix="give each phase one row (its first start and last stabilisation)",
             )
+        key = _key(phase)
+        if key in seen:  # "2" and "2.0", "Phase 2" and "02": one phase written twice
+            first, written = seen[key]
+            raise InputError(
+                f"rows {first} ('{written}') and {number} ('{phase}') are one phase written "
+                "twice (phases compared without a leading 'Phase', leading zeros and a '.0'): "
+                "which row's dates hold would be a guess",
+                path=path,
+                row=number,
+                column="phase",
+                parameter="schedule",
+                fix="give each phase one row, its name written as the plan writes it",
+            )
+        seen[key] = (number, phase)
         out[phase] = (_blank(cells.get(columns["start"])), _blank(cells.get(columns["stabilized"])))
     return out
+
+
+def _key(phase) -> str:
+    """The key two spellings of one phase share: ``_bare`` (no 'Phase', no leading zeros) and a
+    whole number written with a decimal point ('2.0') as the number ('2')."""
+    text = _bare(phase)
+    return re.sub(r"^(\d+)\.0*$", r"\1", text).lower()
 
 
 def _blank(value):
