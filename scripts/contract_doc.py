@@ -12,13 +12,14 @@ file is not what this script writes.
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from analysis.reference.contract import BOX, REFERENCE_LAYERS  # noqa: E402
-from analysis.siteplan.contract import SITE_PLAN_LAYERS  # noqa: E402
+from analysis.siteplan.contract import SITE_PLAN_LAYERS, boolean_rule  # noqa: E402
 
 TARGET = ROOT / "docs" / "CONTRACT.md"
 # The site plan's groups, as the document heads them (analysis.siteplan.contract.GROUPS).
@@ -115,7 +116,7 @@ def _reference_layers() -> list[str]:
                 for on, text in (
                     (field.optional, "may be left empty"),
                     (field.added, "added after the first release: older stores may lack it"),
-                    (field.flag, "1 or 0 (yes/no, true/false read too)"),
+                    (field.flag, "1 or 0, or a yes/no word (the rule above)"),
                     (
                         field.category,
                         "an Integrated Report category, read through the profile's `[categories]`",
@@ -130,7 +131,7 @@ def _reference_layers() -> list[str]:
 
 
 def render() -> str:
-    lines = [HEAD]
+    lines = [HEAD, "## Values: yes and no, case", "", textwrap.fill(boolean_rule(), width=96), ""]
     for group in GROUP_HEADINGS:
         lines += _site_layers(group)
     lines += _reference_layers()

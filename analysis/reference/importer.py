@@ -31,6 +31,7 @@ from ..errors import InputError
 from ..geometry import as_multi, in_family
 from ..io.vector import layer_feature_count, list_layers, read_layer, read_layer_batches
 from ..profile import Categories, load_profile, read_toml
+from ..siteplan.contract import BOOLEAN_WORDS
 from ..siteplan.mapping import fill_template, template_fields
 from .contract import FORMATS, POLYGONS, REFERENCE_LAYERS, ReferenceLayerSpec
 from .derive import upstream_watersheds
@@ -1225,8 +1226,11 @@ def _validate_batch(
         # Rejected shapes go; a layer whose geometry is optional keeps the rows that had none.
         frame = frame[frame.geometry.notna().to_numpy() | (absent if absent is not None else False)]
     for name, kind in spec.fields.items():  # object columns: an empty value stays None, not NaN
+        column = frame[name]
+        if name in spec.flag_fields:  # yes/no/true/false spell 1/0: the contract's one rule
+            column = column.map(_flag_word)
         frame[name] = pd.Series(
-            _typed(frame[name], kind, name, path, layer_label), index=frame.index, dtype=object
+            _typed(column, kind, name, path, layer_label), index=frame.index, dtype=object
         )
     for name in spec.pollutant_fields:
         if name in frame.columns:
@@ -1350,6 +1354,15 @@ def _allowed_parts(geom, allowed):
 def _promoted(geoms) -> np.ndarray:
     """Polygons as MultiPolygons and lines as MultiLineStrings: one geometry type per family."""
     return as_multi(geoms, ("polygon", "line"))
+
+
+def _flag_word(value):
+    """A flag's word (BOOLEAN_WORDS: yes, no, true, false, any case) as 1 or 0; else as given."""
+    if isinstance(value, str):
+        word = BOOLEAN_WORDS.get(value.strip().lower())
+        if word is not None:
+            return int(word)
+    return value
 
 
 def _typed(column: pd.Series, kind: str, name, path, layer_label) -> list:

@@ -32,6 +32,7 @@ __all__ = [
     "layers_of",
     "layer_spec",
     "BOOLEAN_WORDS",
+    "boolean_rule",
 ]
 
 # Field types: what a value becomes once loaded (None where the field is empty).
@@ -43,7 +44,21 @@ DATE = "date"  # datetime.date, from ISO YYYY-MM-DD text or a date field
 CODED = "coded"  # one of FieldSpec.allowed, matched whatever its case, stored as listed there
 # The spellings a BOOLEAN field accepts besides 1 and 0 (any case, spaces trimmed); anything
 # else ("maybe", 2, 0.5) is refused naming the feature and field.
+# The one yes/no rule of every input (issue 36 item 15): the site plan's boolean fields, the
+# reference's flags (read and imported) and docs/CONTRACT.md (generated: BOOLEAN_RULE) all use it.
 BOOLEAN_WORDS = {"yes": True, "no": False, "true": True, "false": False}
+
+
+def boolean_rule() -> str:
+    """The yes/no rule as the contract document states it, written from ``BOOLEAN_WORDS``."""
+    words = ", ".join(f"`{word}` = {int(value)}" for word, value in BOOLEAN_WORDS.items())
+    return (
+        "A boolean field of the site plan and a flag of the reference hold 1 or 0, or one of "
+        f"the words {words} (any case, spaces trimmed); any other value (`maybe`, 2, 0.5, a "
+        "sentence) is refused naming the feature and field, never guessed. A coded field "
+        "(`land_use`) is matched whatever its case and stored as the contract lists it; a "
+        "number field holding text is refused."
+    )
 TYPES = (TEXT, INTEGER, REAL, BOOLEAN, DATE, CODED)
 # Geometry families a layer may hold (None: a table without geometry).
 FAMILIES = ("point", "line", "polygon")

@@ -181,3 +181,34 @@ def test_a_phase_written_twice_is_refused_naming_the_rows(rows, tmp_path):
         read_schedule(schedule)
     told = str(refused.value)
     assert "rows 3" in told and "and 4" in told and "schedule.csv" in told, told
+
+
+def test_wrong_15_import_reads_a_flag_word_by_the_contract_rule(tmp_path, capsys):
+    """A wetlands source whose ``regulated`` holds 'Yes' / ' no ' is imported by the one yes/no
+    rule (it was refused as 'not a number' while the reader took 'yes' as 1)."""
+    import geopandas as gpd
+
+    from analysis.cli import main
+    from analysis.reference.read import open_reference
+
+    source = gpd.read_file(REFERENCE, layer="wetlands")
+    words = ["Yes", " no "] * len(source)
+    source["regulated"] = words[: len(source)]
+    target = tmp_path / "wetlands.gpkg"
+    source.to_file(target, driver="GPKG")
+    store = tmp_path / "ref.gpkg"
+    code = main(["reference", "import", "wetlands", str(target), "--reference", str(store), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    frame = open_reference(store).lookup("wetlands", "wetland_id", ["*"], normalise=lambda v: "*")
+    expected = [1 if w.strip().lower() == "yes" else 0 for w in words[: len(source)]]
+    assert sorted(frame["regulated"].tolist()) == sorted(expected)
+
+
+def test_wrong_15_the_contract_states_every_yes_no_word():
+    """docs/CONTRACT.md states the one yes/no rule, each word with the value it reads as."""
+    from analysis.siteplan.contract import BOOLEAN_WORDS
+
+    contract = (Path(__file__).resolve().parents[2] / "docs" / "CONTRACT.md").read_text(encoding="utf-8")
+    flat = " ".join(contract.split())
+    for word, value in BOOLEAN_WORDS.items():
+        assert f"`{word}` = {int(value)}" in flat, word
