@@ -59,6 +59,8 @@ def boolean_rule() -> str:
         "(`land_use`) is matched whatever its case and stored as the contract lists it; a "
         "number field holding text is refused."
     )
+
+
 TYPES = (TEXT, INTEGER, REAL, BOOLEAN, DATE, CODED)
 # Geometry families a layer may hold (None: a table without geometry).
 FAMILIES = ("point", "line", "polygon")

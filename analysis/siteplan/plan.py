@@ -764,7 +764,7 @@ def repair_invalid(
         first = int(np.flatnonzero(emptied)[0])
         raise InputError(
             f"{int(emptied.sum())} feature(s) are invalid ({reasons[first]}) and repair leaves "
-            f"nothing of them of the layer's kind ({' or '.join(spec.geometry)}): the feature "
+            f"nothing of them of the layer's kind ({' or '.join(spec.geometry or ())}): the feature "
             "would be reviewed as if it were not drawn",
             path=path,
             layer=layer,

@@ -69,7 +69,11 @@ def _set_first(plan: Path, layer: str, geometry_of) -> None:
         ).fetchone()[0]
     blob = bytes(blob)
     geometry = geometry_of(shapely.from_wkb(blob[8 + _envelope(blob) :]))
-    _sql(plan, f"UPDATE {layer} SET geom = ? WHERE fid = (SELECT min(fid) FROM {layer})", params=(_blob(geometry, srs),))
+    _sql(
+        plan,
+        f"UPDATE {layer} SET geom = ? WHERE fid = (SELECT min(fid) FROM {layer})",
+        params=(_blob(geometry, srs),),
+    )
 
 
 def _far_vertex(geometry):
@@ -152,7 +156,11 @@ GEOMETRY_CASES = [
         id="wrong-11-utm-metres-labelled-custom-feet",
     ),
     pytest.param(
-        Case("UTM 10N California", utm10n_california, ("outside the area this rules profile reviews", "EPSG:2260")),
+        Case(
+            "UTM 10N California",
+            utm10n_california,
+            ("outside the area this rules profile reviews", "EPSG:2260"),
+        ),
         id="wrong-11-utm10n-california-against-new-york",
     ),
     pytest.param(
@@ -171,7 +179,9 @@ def test_geometry_refused(item: Case, tmp_path, capsys):
     "rows",
     [
         pytest.param("2,2026-04-01,2026-06-01\n2.0,2026-05-01,2026-07-01\n", id="wrong-14-phase-2-and-2.0"),
-        pytest.param("Phase 2,2026-04-01,2026-06-01\n02,2026-05-01,2026-07-01\n", id="wrong-14-phase-2-and-02"),
+        pytest.param(
+            "Phase 2,2026-04-01,2026-06-01\n02,2026-05-01,2026-07-01\n", id="wrong-14-phase-2-and-02"
+        ),
     ],
 )
 def test_a_phase_written_twice_is_refused_naming_the_rows(rows, tmp_path):
