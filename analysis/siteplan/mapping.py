@@ -58,6 +58,11 @@ from typing import Any, NoReturn, Optional
 
 from ..errors import InputError
 from ..profile import read_toml
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11 (QGIS on Windows ships 3.9)
+    import tomli as tomllib
 from .contract import SPECS
 
 __all__ = [
@@ -68,6 +73,7 @@ __all__ = [
     "NO_MAPPING",
     "template_fields",
     "fill_template",
+    "files_named",
 ]
 
 _TOML_HOW = (
@@ -187,6 +193,28 @@ def field_map(
     return FieldMap(out_layers, out_fields, str(path) if path is not None else source)
 
 
+def _beside(path: Path, name: str) -> Path:
+    """A file a mapping file names: its path is relative to the mapping file's folder."""
+    return path.parent / name
+
+
+def files_named(path: str | Path) -> list[Path]:
+    """The files the mapping file at ``path`` names (``[files]``, ``[cad] schedule``), for the
+    rule that no output lands on an input (:mod:`analysis.io.inputs`); [] where it is not
+    TOML or names none (its reader says what is wrong with it)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except Exception:  # noqa: BLE001 - unreadable here: read_field_map refuses it by name
+        return []
+    files = data.get("files")
+    cad = data.get("cad")
+    names = list(files.values()) if isinstance(files, dict) else []
+    if isinstance(cad, dict):
+        names.append(cad.get("schedule"))
+    return [_beside(path, name) for name in names if isinstance(name, str) and name.strip()]
+
+
 def read_field_map(path: str | Path, roles: Optional[Sequence[str]] = None) -> FieldMap:
     """The TOML mapping file at ``path`` (format: this module's docstring), validated."""
     data = read_toml(path, "mapping file", fix=f"correct the TOML syntax: {_TOML_HOW}")
@@ -220,7 +248,6 @@ def _with_cad(
     """``[files]`` and ``[cad]`` of a mapping file checked (format: this module's docstring)."""
     allowed = list(roles) if roles is not None else list(SPECS)
     how = f"a mapping file holds {_TOML_HOW}; a CAD export's, [cad] and [files] (README)"
-    folder = path.parent
 
     def refuse(key: str, problem: str) -> NoReturn:
         raise InputError(f"key {key}: {problem}", path=path, fix=how)
@@ -237,7 +264,7 @@ def _with_cad(
                 f"files.{layer}",
                 f"'{layer}' is not a site-plan layer here; the layers are {', '.join(allowed)}",
             )
-        out_files[layer] = str(folder / text(f"files.{layer}", name))
+        out_files[layer] = str(_beside(path, text(f"files.{layer}", name)))
     unknown = sorted(set(cad) - {"crs", "schedule", "layers"})
     if unknown:
         refuse(f"cad.{unknown[0]}", "unknown key; [cad] holds crs, schedule and a [cad.layers] table")
@@ -259,7 +286,7 @@ def _with_cad(
         files=out_files,
         cad_layers=out_layers,
         cad_crs=text("cad.crs", cad["crs"]) if "crs" in cad else None,
-        cad_schedule=(str(folder / text("cad.schedule", schedule)) if schedule is not None else None),
+        cad_schedule=(str(_beside(path, text("cad.schedule", schedule))) if schedule is not None else None),
     )
 
 
