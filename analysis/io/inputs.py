@@ -107,7 +107,11 @@ def refuse_outputs_over_inputs(
             if not same_file(path, file):
                 continue
             main = file_of(given)
-            where = f"{other} {given}" if main is None or same_file(file, main) else f"{file}, which {other} {given} reads"
+            where = (
+                f"{other} {given}"
+                if main is None or same_file(file, main)
+                else f"{file}, which {other} {given} reads"
+            )
             raise InputError(
                 f"{name} {path} is the same file as {where}: writing it would destroy an input; "
                 "nothing was run",
