@@ -41,7 +41,8 @@ COMMANDS = {
          "log.csv", "log.csvt", "rain.csv", "rain.prj"),
     ),
     "certification-form": (
-        ["certification-form", "--site", "{in}/site.gpkg", "--map", "{in}/map.toml", "--output", "{out}/f.html"],
+        ["certification-form", "--site", "{in}/site.gpkg", "--map", "{in}/map.toml",
+         "--output", "{out}/f.html"],
         ("--output", "--json"),
         (*SITE_READ, *MAP_READ),
     ),
@@ -72,7 +73,11 @@ COMMANDS = {
         ("--json",),
         ("h.csv", "h.csvt"),
     ),
-    "screen": (["screen", "{in}/plan.shp", "--reference", "{in}/ref.gpkg"], ("--output", "--json"), (*PLAN_READ, *REF_READ)),
+    "screen": (
+        ["screen", "{in}/plan.shp", "--reference", "{in}/ref.gpkg"],
+        ("--output", "--json"),
+        (*PLAN_READ, *REF_READ),
+    ),
 }  # fmt: skip
 
 
