@@ -331,8 +331,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
 
     # String parameters naming a file read or written (the typed ones are found by their type:
     # files_given); PROFILE names a file where it ends in .toml.
-    READ_STRINGS = ("PROFILE",)
-    WRITTEN_STRINGS = ()
+    READ_STRINGS: tuple[str, ...] = ("PROFILE",)
+    WRITTEN_STRINGS: tuple[str, ...] = ()
 
     # An algorithm that checks map scales reads the project's print layouts (main thread).
     READS_LAYOUTS = False
