@@ -17,7 +17,12 @@ from typing import Optional, Union
 from ..errors import InputError
 from .files import same_file
 
-__all__ = ["files_read", "file_of", "refuse_outputs_over_inputs"]
+try:
+    import tomllib
+except ImportError:  # Python < 3.11 (QGIS on Windows ships 3.9)
+    import tomli as tomllib
+
+__all__ = ["files_read", "file_of", "refuse_outputs_over_inputs", "beside", "files_named"]
 
 Given = Union[str, Path, None]
 
@@ -67,11 +72,31 @@ def _companions(path: Path) -> list[Path]:
         out += [path.with_name(path.name + s) for s in RASTER_SIDECARS]
         out += [stem.with_name(stem.name + s) for sidecar in world for s in _cases(sidecar)]
     if suffix == ".toml":
-        from ..siteplan.mapping import files_named
-
         for named in files_named(path):
             out += files_read(named)
     return out
+
+
+def beside(path: Path, name: str) -> Path:
+    """A file a mapping file names (``[files]``, ``[cad] schedule``): relative to its folder."""
+    return path.parent / name
+
+
+def files_named(path: str | Path) -> list[Path]:
+    """The files the mapping file at ``path`` names (``[files]``, ``[cad] schedule``;
+    ``analysis.siteplan.mapping``); [] where it is not TOML or names none (its reader says
+    what is wrong with it)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except Exception:  # noqa: BLE001 - unreadable here: its reader refuses it by name
+        return []
+    files = data.get("files")
+    cad = data.get("cad")
+    names = list(files.values()) if isinstance(files, dict) else []
+    if isinstance(cad, dict):
+        names.append(cad.get("schedule"))
+    return [beside(path, name) for name in names if isinstance(name, str) and name.strip()]
 
 
 def files_read(source: Given) -> list[Path]:

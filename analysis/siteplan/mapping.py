@@ -57,12 +57,8 @@ from pathlib import Path
 from typing import Any, NoReturn, Optional
 
 from ..errors import InputError
+from ..io.inputs import beside as _beside
 from ..profile import read_toml
-
-try:
-    import tomllib
-except ImportError:  # Python < 3.11 (QGIS on Windows ships 3.9)
-    import tomli as tomllib
 from .contract import SPECS
 
 __all__ = [
@@ -73,7 +69,6 @@ __all__ = [
     "NO_MAPPING",
     "template_fields",
     "fill_template",
-    "files_named",
 ]
 
 _TOML_HOW = (
@@ -191,28 +186,6 @@ def field_map(
         if out:
             out_fields[layer] = out
     return FieldMap(out_layers, out_fields, str(path) if path is not None else source)
-
-
-def _beside(path: Path, name: str) -> Path:
-    """A file a mapping file names: its path is relative to the mapping file's folder."""
-    return path.parent / name
-
-
-def files_named(path: str | Path) -> list[Path]:
-    """The files the mapping file at ``path`` names (``[files]``, ``[cad] schedule``), for the
-    rule that no output lands on an input (:mod:`analysis.io.inputs`); [] where it is not
-    TOML or names none (its reader says what is wrong with it)."""
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except Exception:  # noqa: BLE001 - unreadable here: read_field_map refuses it by name
-        return []
-    files = data.get("files")
-    cad = data.get("cad")
-    names = list(files.values()) if isinstance(files, dict) else []
-    if isinstance(cad, dict):
-        names.append(cad.get("schedule"))
-    return [_beside(path, name) for name in names if isinstance(name, str) and name.strip()]
 
 
 def read_field_map(path: str | Path, roles: Optional[Sequence[str]] = None) -> FieldMap:
