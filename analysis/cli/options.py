@@ -239,42 +239,26 @@ def clear_bar(progress: Progress) -> None:
         sys.stderr.write("\r" + " " * 78 + "\r")
 
 
-def _paths(args: argparse.Namespace, dests: tuple[str, ...], labels: dict[str, str]) -> list[tuple[str, str]]:
-    """(option, path) for each file named by ``dests``: ``-`` (standard output), a shipped
-    profile's name and a database connection are not files."""
+def _given(args: argparse.Namespace, dests: tuple[str, ...], labels: dict[str, str]) -> list[tuple[str, str]]:
+    """(option, value) of each value of ``dests`` given; a shipped profile's name is no file."""
     found = []
     for dest in dests:
         values = getattr(args, dest, None)
         for value in values if isinstance(values, list) else [values]:
-            if not value or value == "-":
+            if not value:
                 continue
-            text = str(value).split("|", 1)[0]  # path|layername=NAME
-            if text.startswith(("postgresql:", "postgres:", "service=", "PG:")):
+            if dest == "profile" and not str(value).lower().endswith(".toml"):
                 continue
-            if dest == "profile" and not text.lower().endswith(".toml"):
-                continue
-            found.append((labels.get(dest, dest), text))
+            found.append((labels.get(dest, dest), str(value)))
     return found
 
 
 def refuse_clashes(actions: list[argparse.Action], args: argparse.Namespace) -> None:
-    """An InputError (before anything runs) where an output would land on an input, or two
-    outputs on one file: each path compared resolved, and as the same file where it exists."""
-    from ..io.files import same_file
+    """An InputError (before anything runs) where an output would land on a file an input
+    reads, or two outputs on one file (the library's one rule: analysis.io.inputs)."""
+    from ..io.inputs import refuse_outputs_over_inputs
 
     labels = {
         a.dest: (a.option_strings[0] if a.option_strings else str(a.metavar or a.dest)) for a in actions
     }
-    inputs = _paths(args, INPUTS, labels)
-    outputs = _paths(args, OUTPUTS, labels)
-    for i, (option, path) in enumerate(outputs):
-        for other, given in inputs + outputs[:i]:
-            if same_file(path, given):
-                reads = (other, given) in inputs
-                raise InputError(
-                    f"{option} {path} is the same file as {other} {given}: writing it would "
-                    + ("destroy an input" if reads else "write one output over another")
-                    + "; nothing was run",
-                    path=path,
-                    fix=f"give {option} a file name of its own",
-                )
+    refuse_outputs_over_inputs(_given(args, INPUTS, labels), _given(args, OUTPUTS, labels))

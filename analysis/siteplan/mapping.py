@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any, NoReturn, Optional
 
 from ..errors import InputError
+from ..io.inputs import beside as _beside
 from ..profile import read_toml
 from .contract import SPECS
 
@@ -220,7 +221,6 @@ def _with_cad(
     """``[files]`` and ``[cad]`` of a mapping file checked (format: this module's docstring)."""
     allowed = list(roles) if roles is not None else list(SPECS)
     how = f"a mapping file holds {_TOML_HOW}; a CAD export's, [cad] and [files] (README)"
-    folder = path.parent
 
     def refuse(key: str, problem: str) -> NoReturn:
         raise InputError(f"key {key}: {problem}", path=path, fix=how)
@@ -237,7 +237,7 @@ def _with_cad(
                 f"files.{layer}",
                 f"'{layer}' is not a site-plan layer here; the layers are {', '.join(allowed)}",
             )
-        out_files[layer] = str(folder / text(f"files.{layer}", name))
+        out_files[layer] = str(_beside(path, text(f"files.{layer}", name)))
     unknown = sorted(set(cad) - {"crs", "schedule", "layers"})
     if unknown:
         refuse(f"cad.{unknown[0]}", "unknown key; [cad] holds crs, schedule and a [cad.layers] table")
@@ -259,7 +259,7 @@ def _with_cad(
         files=out_files,
         cad_layers=out_layers,
         cad_crs=text("cad.crs", cad["crs"]) if "crs" in cad else None,
-        cad_schedule=(str(folder / text("cad.schedule", schedule)) if schedule is not None else None),
+        cad_schedule=(str(_beside(path, text("cad.schedule", schedule))) if schedule is not None else None),
     )
 
 

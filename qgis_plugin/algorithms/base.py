@@ -30,11 +30,14 @@ from qgis.core import (
     QgsProcessingParameterFeatureSource,
     QgsProcessingParameterFile,
     QgsProcessingParameterFileDestination,
+    QgsProcessingParameterMapLayer,
     QgsProcessingParameterMultipleLayers,
+    QgsProcessingParameterRasterLayer,
     QgsProcessingParameterString,
     QgsProcessingParameterVectorDestination,
     QgsProcessingParameterVectorLayer,
     QgsProcessingUtils,
+    QgsProviderRegistry,
     QgsVectorFileWriter,
     QgsVectorLayer,
     QgsWkbTypes,
@@ -238,6 +241,32 @@ def export_layer(
     return copied.featureCount() if copied.isValid() else 0
 
 
+def _parameter_layer(algorithm, parameters, name, context):
+    """The layer of a layer or feature-source parameter (a ``QgsProcessingFeatureSourceDefinition``
+    read for its layer: QGIS 3.22's ``parameterAsLayer`` does not resolve one), or None."""
+    value = parameters.get(name)
+    if isinstance(value, QgsProcessingFeatureSourceDefinition):
+        source, _ok = value.source.valueAsString(context.expressionContext())
+        return QgsProcessingUtils.mapLayerFromString(source, context) if source else None
+    return algorithm.parameterAsLayer(parameters, name, context)
+
+
+def _layer_file(layer):
+    """The file a layer reads (its provider's ``path``), or None (PostGIS, memory, none)."""
+    if layer is None:
+        return None
+    parts = QgsProviderRegistry.instance().decodeUri(layer.providerType(), layer.source())
+    return parts.get("path") or None
+
+
+def _sink_file(value):
+    """The file a sink or destination writes: ``ogr:dbname='x.gpkg' table=...`` is x.gpkg;
+    ``memory:`` and ``postgres:`` none (the library's rule leaves them out)."""
+    if value and value.startswith("ogr:"):
+        return QgsDataSourceUri(value[len("ogr:") :]).database() or None
+    return value or None
+
+
 def reference_parameter_layer(algorithm, parameters, name, context):
     """``(layer, selected features only)`` of the feature-source parameter ``name`` (None where
     not given). A value that is a ``QgsProcessingFeatureSourceDefinition`` (the dialog's
@@ -267,6 +296,7 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         @functools.wraps(process)
         def processAlgorithm(self, parameters, context, feedback):
             try:
+                self.refuse_outputs_over_inputs(parameters, context)
                 return process(self, parameters, context, feedback)
             finally:
                 keep_pyproj_context()
@@ -298,6 +328,11 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
     # The reference layers chosen from the project instead of REFERENCE (any provider), from the
     # reference-layer contract (analysis.reference.contract).
     REFERENCE_ROLE_LAYERS = reference_role_layers()
+
+    # String parameters naming a file read or written (the typed ones are found by their type:
+    # files_given); PROFILE names a file where it ends in .toml.
+    READ_STRINGS: tuple[str, ...] = ("PROFILE",)
+    WRITTEN_STRINGS: tuple[str, ...] = ()
 
     # An algorithm that checks map scales reads the project's print layouts (main thread).
     READS_LAYOUTS = False
@@ -466,6 +501,60 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             )
 
     # Checks before running ----------------------------------------------------------------
+    def files_given(self, parameters, context):
+        """``(inputs, outputs)``: ``(parameter, file or layer source)`` of every parameter given
+        that reads or writes a file, found by its type (file, layer, feature source, multiple
+        layers; file, vector, raster and folder destinations, feature sinks) and by
+        ``READ_STRINGS``/``WRITTEN_STRINGS``; a source that is no file (PostGIS, memory) is
+        left out by the library's rule."""
+        inputs, outputs = [], []
+        for definition in self.parameterDefinitions():
+            name = definition.name()
+            if parameters.get(name) in (None, ""):
+                continue
+            if name in self.WRITTEN_STRINGS:
+                outputs.append((name, self.parameterAsString(parameters, name, context)))
+            elif name in self.READ_STRINGS:
+                value = self.parameterAsString(parameters, name, context)
+                if name != self.PROFILE or value.strip().lower().endswith(".toml"):
+                    inputs.append((name, value))
+            elif isinstance(definition, QgsProcessingParameterFileDestination):
+                outputs.append((name, self.parameterAsFileOutput(parameters, name, context)))
+            elif definition.isDestination():
+                outputs.append((name, _sink_file(self.parameterAsOutputLayer(parameters, name, context))))
+            elif isinstance(definition, QgsProcessingParameterFile):
+                inputs.append((name, self.parameterAsFile(parameters, name, context)))
+            elif isinstance(definition, QgsProcessingParameterMultipleLayers):
+                if definition.layerType() == QgsProcessing.SourceType.TypeFile:
+                    files = self.parameterAsFileList(parameters, name, context)
+                    inputs += [(name, path) for path in files]
+                else:
+                    layers = self.parameterAsLayerList(parameters, name, context)
+                    inputs += [(name, _layer_file(layer)) for layer in layers]
+            elif isinstance(
+                definition,
+                (
+                    QgsProcessingParameterFeatureSource,
+                    QgsProcessingParameterMapLayer,
+                    QgsProcessingParameterVectorLayer,
+                    QgsProcessingParameterRasterLayer,
+                ),
+            ):
+                inputs.append((name, _layer_file(_parameter_layer(self, parameters, name, context))))
+        return inputs, outputs
+
+    def refuse_outputs_over_inputs(self, parameters, context):
+        """A ``QgsProcessingException`` before anything runs where an output would replace a
+        file an input reads, or another output: the command line's one rule
+        (``analysis.io.inputs``; docs/CLI.md, "An output on an input")."""
+        from analysis.io.inputs import refuse_outputs_over_inputs
+
+        inputs, outputs = self.files_given(parameters, context)
+        try:
+            refuse_outputs_over_inputs(inputs, outputs)
+        except InputError as err:
+            raise QgsProcessingException(str(err)) from None
+
     def checkParameterValues(self, parameters, context):
         ok, message = super().checkParameterValues(parameters, context)
         if not ok:

@@ -39,6 +39,7 @@ class ReferenceAlgorithm(SwpppAlgorithm):
     LAYER = "LAYER"
     TARGET = "TARGET"
     SCHEMA = "SCHEMA"
+    READ_STRINGS = ("PROFILE", "TARGET")  # the store is read and written in place: an input
 
     def group(self):
         return self.tr("Reference layers")
@@ -97,6 +98,7 @@ class ReferenceImportAlgorithm(ReferenceAlgorithm):
     ACCEPT_REJECTIONS = "ACCEPT_REJECTIONS"
     DERIVE_WATERSHEDS = "DERIVE_WATERSHEDS"
     REJECTIONS = "REJECTIONS"
+    WRITTEN_STRINGS = ("REJECTIONS",)
     VERSION = "VERSION"
     NEW_VERSION = "NEW_VERSION"
     FEATURE_COUNT = "FEATURE_COUNT"
