@@ -1,0 +1,11 @@
+"""Bounds on what a hostile or careless input may make a reader do (issue 36).
+
+These are not readings of the chapter (so not in the rules profile): they keep a reader from
+recursing, inflating or expanding without end. Each is stated in docs/DESIGN.md, "Limits".
+"""
+
+from __future__ import annotations
+
+__all__ = ["TOML_MAX_DEPTH"]
+
+TOML_MAX_DEPTH = 32  # tables and arrays inside one another in a TOML file (profiles need 4)
