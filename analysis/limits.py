@@ -6,6 +6,7 @@ recursing, inflating or expanding without end. Each is stated in docs/DESIGN.md,
 
 from __future__ import annotations
 
-__all__ = ["TOML_MAX_DEPTH"]
+__all__ = ["TOML_MAX_DEPTH", "CAD_LAYER_NAME_MAX"]
 
 TOML_MAX_DEPTH = 32  # tables and arrays inside one another in a TOML file (profiles need 4)
+CAD_LAYER_NAME_MAX = 255  # characters of a CAD layer name a pattern is matched against (AutoCAD's own bound)

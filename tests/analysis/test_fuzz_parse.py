@@ -12,8 +12,10 @@ from typing import Callable
 
 import pytest
 
-from analysis.limits import TOML_MAX_DEPTH
+from analysis.limits import CAD_LAYER_NAME_MAX, TOML_MAX_DEPTH
+from tests.analysis.conftest import square
 from tests.analysis.test_fuzz import PROFILE, RECORDS, SITE, WBD_MAP, Case, _run
+from tests.analysis.test_phasing_cli import write_dxf
 
 DEEP = TOML_MAX_DEPTH * 40  # deep enough to exhaust the parser's recursion without the guard
 
@@ -81,7 +83,59 @@ TOML_CASES = [
     ),
 ]
 
-CASES = TOML_CASES
+CAD = SITE.parent / "cad"
+
+
+def _phasing(folder: Path, cad_layer: str, pattern: str) -> list:
+    """``swppp phasing`` of a one-square drawing on ``cad_layer``, phases by ``pattern``."""
+    write_dxf(folder / "d.dxf", [square(1.0).exterior], ["C-LAYER-NAME"])  # GDAL writes <= 255
+    dxf = (folder / "d.dxf").read_text(encoding="utf-8")
+    (folder / "d.dxf").write_text(dxf.replace("C-LAYER-NAME", cad_layer), encoding="utf-8")
+    (folder / "s.csv").write_text("phase,start,stabilized\n1,2026-05-01,2026-09-01\n", encoding="utf-8")
+    return [
+        "phasing", folder / "d.dxf", "--phase-from", "layer", "--pattern", pattern,
+        "--schedule", folder / "s.csv", "--crs", "EPSG:2260", "--json", "{out}/p.json", "--quiet",
+    ]
+EVIL = "C-(x+)+-X"  # backtracks 2^n on C-xxx...x (n x, no -X): a hang at n = 40
+
+
+def _cad_map(pattern: str) -> Callable[[Path], list]:
+    def build(folder: Path) -> list:
+        text = (
+            '[cad]\ncrs = "EPSG:2260"\nschedule = "schedule.csv"\n[cad.layers]\n'
+            f"site_boundary = 'C-PROP'\ndisturbance = '{pattern}'\n"
+        )
+        (folder / "map.toml").write_text(text, encoding="utf-8")
+        (folder / "schedule.csv").write_bytes((CAD / "schedule.csv").read_bytes())
+        return ["review", CAD / "plan.dxf", "--map", folder / "map.toml", "--json", "{out}/r.json"]
+
+    return build
+
+
+REGEX_CASES = [
+    Case(
+        "crash-8-nested-quantifier-map",
+        _cad_map(EVIL),
+        ("map.toml", "cad.layers.disturbance", repr(EVIL), "exponential time"),
+    ),
+    Case(
+        "crash-8-ambiguous-alternation-map",
+        _cad_map("(C|C-)*PHAS-(\\d+)"),
+        ("map.toml", "cad.layers.disturbance", "alternation", "exponential time"),
+    ),
+    Case(
+        "crash-8-nested-quantifier-phasing-pattern",
+        lambda folder: _phasing(folder, "C-" + "x" * 40, EVIL),  # on main: 2^40 steps, a hang
+        ("--pattern", repr(EVIL), "exponential time"),
+    ),
+    Case(
+        "crash-8-layer-name-too-long",
+        lambda folder: _phasing(folder, "C-PHAS-1" + "x" * (CAD_LAYER_NAME_MAX + 1), "C-PHAS-(\\d+)"),
+        ("d.dxf", "feature 0", f"at most {CAD_LAYER_NAME_MAX}"),
+    ),
+]
+
+CASES = TOML_CASES + REGEX_CASES
 
 
 @pytest.mark.parametrize("item", CASES, ids=[c.name for c in CASES])
