@@ -6,7 +6,16 @@ recursing, inflating or expanding without end. Each is stated in docs/DESIGN.md,
 
 from __future__ import annotations
 
-__all__ = ["TOML_MAX_DEPTH", "CAD_LAYER_NAME_MAX"]
+__all__ = [
+    "TOML_MAX_DEPTH",
+    "CAD_LAYER_NAME_MAX",
+    "WORKBOOK_MAX_BYTES",
+    "WORKBOOK_MAX_RATIO",
+    "WORKBOOK_MAX_ROWS",
+]
 
 TOML_MAX_DEPTH = 32  # tables and arrays inside one another in a TOML file (profiles need 4)
 CAD_LAYER_NAME_MAX = 255  # characters of a CAD layer name a pattern is matched against (AutoCAD's own bound)
+WORKBOOK_MAX_BYTES = 64 * 2**20  # an XLSX/ODS archive's parts inflated, in all (central directory sizes)
+WORKBOOK_MAX_RATIO = 200  # an archive part (over 1 MiB inflated) inflating more than this many times its size
+WORKBOOK_MAX_ROWS = 100_000  # rows of a workbook sheet read as a table (its last row number)

@@ -7,15 +7,25 @@ backtrack, raster windows too large to hold. Every hostile file is built here, s
 
 from __future__ import annotations
 
+import re
+import zipfile
+from datetime import date
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
-from analysis.limits import CAD_LAYER_NAME_MAX, TOML_MAX_DEPTH
+from analysis.limits import (
+    CAD_LAYER_NAME_MAX,
+    TOML_MAX_DEPTH,
+    WORKBOOK_MAX_BYTES,
+    WORKBOOK_MAX_RATIO,
+    WORKBOOK_MAX_ROWS,
+)
 from tests.analysis.conftest import square
 from tests.analysis.test_fuzz import PROFILE, RECORDS, SITE, WBD_MAP, Case, _run
 from tests.analysis.test_phasing_cli import write_dxf
+from tests.analysis.xlsx import write_xlsx
 
 DEEP = TOML_MAX_DEPTH * 40  # deep enough to exhaust the parser's recursion without the guard
 
@@ -86,15 +96,18 @@ TOML_CASES = [
 CAD = SITE.parent / "cad"
 
 
-def _phasing(folder: Path, cad_layer: str, pattern: str) -> list:
-    """``swppp phasing`` of a one-square drawing on ``cad_layer``, phases by ``pattern``."""
+def _phasing(folder: Path, cad_layer: str = "C-PHAS-1", pattern: str = "C-PHAS-(\\d+)", schedule=None) -> list:
+    """``swppp phasing`` of a one-square drawing on ``cad_layer``, phases by ``pattern``, dates
+    from ``schedule`` (default: a CSV of phase 1)."""
     write_dxf(folder / "d.dxf", [square(1.0).exterior], ["C-LAYER-NAME"])  # GDAL writes <= 255
     dxf = (folder / "d.dxf").read_text(encoding="utf-8")
     (folder / "d.dxf").write_text(dxf.replace("C-LAYER-NAME", cad_layer), encoding="utf-8")
-    (folder / "s.csv").write_text("phase,start,stabilized\n1,2026-05-01,2026-09-01\n", encoding="utf-8")
+    if schedule is None:
+        schedule = folder / "s.csv"
+        schedule.write_text("phase,start,stabilized\n1,2026-05-01,2026-09-01\n", encoding="utf-8")
     return [
         "phasing", folder / "d.dxf", "--phase-from", "layer", "--pattern", pattern,
-        "--schedule", folder / "s.csv", "--crs", "EPSG:2260", "--json", "{out}/p.json", "--quiet",
+        "--schedule", schedule, "--crs", "EPSG:2260", "--json", "{out}/p.json", "--quiet",
     ]
 EVIL = "C-(x+)+-X"  # backtracks 2^n on C-xxx...x (n x, no -X): a hang at n = 40
 
@@ -135,7 +148,58 @@ REGEX_CASES = [
     ),
 ]
 
-CASES = TOML_CASES + REGEX_CASES
+ROWS = [["phase", "start", "stabilized"], [1, date(2026, 5, 1), date(2026, 9, 1)]]
+
+
+def _workbook(change: Callable[[str], str], extra: dict | None = None) -> Callable[[Path], list]:
+    """``swppp phasing`` with a schedule workbook whose sheet XML is ``change``d and ``extra``
+    parts (name: bytes, stored deflated) added: the hostile part built here, small on disk."""
+
+    def build(folder: Path) -> list:
+        plain = write_xlsx(folder / "plain.xlsx", ROWS)
+        with zipfile.ZipFile(plain) as source, zipfile.ZipFile(folder / "s.xlsx", "w", zipfile.ZIP_DEFLATED) as out:
+            for entry in source.infolist():
+                data = source.read(entry)
+                if entry.filename == "xl/worksheets/sheet1.xml":
+                    data = change(data.decode("utf-8")).encode("utf-8")
+                out.writestr(entry.filename, data)
+            for name, data in (extra or {}).items():
+                out.writestr(name, data, compresslevel=9)
+        plain.unlink()
+        return _phasing(folder, schedule=folder / "s.xlsx")
+
+    return build
+
+
+def _padded(size: int) -> Callable[[str], str]:
+    """The sheet XML padded with ``size`` bytes of blank space: it deflates about 1000 times."""
+    return lambda xml: xml.replace("</worksheet>", " " * size + "</worksheet>")
+
+
+WORKBOOK_CASES = [
+    Case(
+        "crash-7-xlsx-sheet-inflates-past-the-bound",
+        _workbook(_padded(WORKBOOK_MAX_BYTES + 2**20)),
+        ("s.xlsx", "inflate", "MiB"),
+    ),
+    Case(
+        "crash-7-xlsx-part-inflates-too-many-times",
+        _workbook(lambda xml: xml, extra={"xl/media/pad.bin": bytes(8 * 2**20)}),
+        ("s.xlsx", "xl/media/pad.bin", f"more than {WORKBOOK_MAX_RATIO}"),
+    ),
+    Case(
+        "crash-7-xlsx-rows-past-the-bound",
+        _workbook(lambda xml: xml.replace("</sheetData>", f'<row r="{WORKBOOK_MAX_ROWS * 10}"><c r="A{WORKBOOK_MAX_ROWS * 10}"><v>2</v></c></row></sheetData>')),
+        ("s.xlsx", "Schedule", f"more than the {WORKBOOK_MAX_ROWS}"),
+    ),
+    Case(
+        "wrong-7-formula-dates-without-values",
+        _workbook(lambda xml: re.sub(r'<c r="(B2|C2)" s="1"><v>\d+</v></c>', r'<c r="\1" s="1"><f>TODAY()</f></c>', xml)),
+        ("s.xlsx", "Schedule!B2, Schedule!C2", "without their values"),
+    ),
+]
+
+CASES = TOML_CASES + REGEX_CASES + WORKBOOK_CASES
 
 
 @pytest.mark.parametrize("item", CASES, ids=[c.name for c in CASES])
