@@ -29,6 +29,7 @@ from ..errors import InputError
 from .engine import ENGINE
 from .geopackage import UNDEFINED_CRS_NAMES, geopackage_crs, geopackage_srs_id, stored_texts
 from .losses import refuse_misread_text, warn_geopackage_losses, warn_unread_columns, without_cpg
+from .drawings import check_drawing, check_drawing_coordinates
 from .sheets import check_sheet, check_workbook
 
 if ENGINE == "pyogrio":  # pragma: no cover - which branch runs depends on the stack
@@ -65,6 +66,7 @@ def list_layers(path: str | Path) -> list[str]:
     if not path.exists():
         raise InputError("the file does not exist", path=path, fix="check the path")
     check_workbook(path)
+    check_drawing(path)
     try:
         if ENGINE == "pyogrio":
             return [str(row[0]) for row in pyogrio.list_layers(str(path))]
@@ -88,6 +90,7 @@ def read_layer(
     refused, and so is one GDAL would misread or could not hold (:func:`~analysis.io.sheets.check_sheet`).
     """
     check_sheet(path, layer)
+    check_drawing(path)
     try:
         if ENGINE == "pyogrio":
             frame, crs_wkt = _read_pyogrio(path, layer, bbox, read_geometry)
@@ -111,6 +114,8 @@ def read_layer(
             fix="open it in QGIS and save it again as GeoPackage",
         ) from None
     spatial = isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns
+    if spatial:
+        check_drawing_coordinates(path, layer, frame)
     crs = _defined_crs(path, layer, crs_wkt) if spatial else None
     if spatial and crs is not None:
         frame = frame.set_crs(crs, allow_override=True)
@@ -127,6 +132,7 @@ def read_layer_batches(path: str | Path, layer: str, size: int) -> Iterator[Laye
     layer, its text checked as there: :func:`refuse_misread_text`), so that a statewide layer
     is never whole in memory (:func:`_layer_batches`)."""
     check_sheet(path, layer)
+    check_drawing(path)
     for data in _layer_batches(path, layer, size):
         refuse_misread_text(path, layer, data.frame)
         yield data

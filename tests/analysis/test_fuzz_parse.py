@@ -17,6 +17,8 @@ import pytest
 
 from analysis.limits import (
     CAD_LAYER_NAME_MAX,
+    DXF_MAX_ENTITIES,
+    DXF_MAX_INSERT_DEPTH,
     TOML_MAX_DEPTH,
     WORKBOOK_MAX_BYTES,
     WORKBOOK_MAX_RATIO,
@@ -199,7 +201,85 @@ WORKBOOK_CASES = [
     ),
 ]
 
-CASES = TOML_CASES + REGEX_CASES + WORKBOOK_CASES
+def _dxf(blocks: dict, entities: list) -> str:
+    """An ASCII DXF, written by hand: ``blocks`` {name: [entity group codes]}, ``entities`` too."""
+    out = ["0", "SECTION", "2", "HEADER", "9", "$ACADVER", "1", "AC1015", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    for name, inside in blocks.items():
+        out += ["0", "BLOCK", "8", "0", "2", name, "70", "0", "10", "0", "20", "0", "30", "0", "3", name]
+        out += [code for entity in inside for code in entity]
+        out += ["0", "ENDBLK", "8", "0"]
+    out += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+    out += [code for entity in entities for code in entity]
+    return "\n".join(out + ["0", "ENDSEC", "0", "EOF"]) + "\n"
+
+
+def _line(layer: str) -> list:
+    return ["0", "LINE", "8", layer, "10", "0", "20", "0", "30", "0", "11", "1", "21", "1", "31", "0"]
+
+
+def _insert(block: str, copies: int = 1) -> list:
+    """An insert of ``block``; ``copies`` > 1: an array insert (MINSERT) of copies x copies."""
+    return ["0", "INSERT", "8", "0", "2", block, "10", "0", "20", "0", "30", "0", "70", str(copies), "71", str(copies)]
+
+
+def _boundary(layer: str, handle: str, points) -> list:
+    out = ["0", "LWPOLYLINE", "5", handle, "8", layer, "90", str(len(points)), "70", "1"]
+    return out + [code for x, y in points for code in ("10", repr(float(x)), "20", repr(float(y)))]
+
+
+def _drawing(text: str, crs: str = "EPSG:2260") -> Callable[[Path], list]:
+    def build(folder: Path) -> list:
+        (folder / "d.dxf").write_text(text, encoding="utf-8")
+        (folder / "s.csv").write_text("phase,start,stabilized\n1,2026-05-01,2026-09-01\n", encoding="utf-8")
+        return [
+            "phasing", folder / "d.dxf", "--phase-from", "layer", "--pattern", "C-PHAS-(\\d+)",
+            "--schedule", folder / "s.csv", "--crs", crs, "--json", "{out}/p.json", "--quiet",
+        ]
+
+    return build
+
+
+# B0 a line; each Bn an array of 100 (10 x 10) Bn-1: B4 is 10^8 lines, the file 2 KB
+BOMB = _dxf({f"B{n}": [_line("C-PHAS-1") if n == 0 else _insert(f"B{n - 1}", 10)] for n in range(5)}, [_insert("B4")])
+# C0 a line, each Cn one Cn-1: a chain deeper than the bound, a few entities
+CHAIN = _dxf(
+    {f"C{n}": [_line("C-PHAS-1") if n == 0 else _insert(f"C{n - 1}")] for n in range(DXF_MAX_INSERT_DEPTH + 5)},
+    [_insert(f"C{DXF_MAX_INSERT_DEPTH + 4}")],
+)
+X0, Y0 = 583_000.0, 913_000.0
+FAR = _dxf(
+    {},
+    [
+        _boundary("C-PHAS-1", "1A", [(X0, Y0), (X0 + 200, Y0), (X0 + 200, Y0 + 200), (X0, Y0 + 200)]),
+        _boundary("C-PHAS-1", "2B", [(X0, Y0), (1e15, Y0), (X0 + 200, Y0 + 200), (X0, Y0 + 200)]),
+    ],
+)
+CUSTOM_FEET = "+proj=tmerc +lat_0=40 +lon_0=-74 +k=1 +x_0=0 +y_0=0 +ellps=GRS80 +units=us-ft +no_defs"
+
+DRAWING_CASES = [
+    Case(
+        "crash-6-dxf-nested-inserts-expand-to-1e8",
+        _drawing(BOMB),
+        ("d.dxf", "the block 'B", f"more than {DXF_MAX_ENTITIES:,} entities"),
+    ),
+    Case(
+        "crash-6-dxf-inserts-nested-too-deep",
+        _drawing(CHAIN),
+        ("d.dxf", f"more than the {DXF_MAX_INSERT_DEPTH}", "blocks deep"),
+    ),
+    Case(
+        "crash-6-dxf-block-inserts-itself",
+        _drawing(_dxf({"L": [_line("C-PHAS-1"), _insert("L")]}, [_insert("L")])),
+        ("d.dxf", "the block 'L' inserts itself"),
+    ),
+    Case(
+        "crash-6-dxf-vertex-1e15-custom-crs",
+        _drawing(FAR, CUSTOM_FEET),
+        ("d.dxf", "handle 2B", "'C-PHAS-1'", "1e+15"),
+    ),
+]
+
+CASES = TOML_CASES + REGEX_CASES + WORKBOOK_CASES + DRAWING_CASES
 
 
 @pytest.mark.parametrize("item", CASES, ids=[c.name for c in CASES])
