@@ -15,6 +15,8 @@ __all__ = [
     "DXF_MAX_ENTITIES",
     "DXF_MAX_INSERT_DEPTH",
     "DRAWING_MAX_COORDINATE",
+    "RASTER_MAX_PIXELS",
+    "RASTER_MAX_DECIMATION",
 ]
 
 TOML_MAX_DEPTH = 32  # tables and arrays inside one another in a TOML file (profiles need 4)
@@ -25,3 +27,5 @@ WORKBOOK_MAX_ROWS = 100_000  # rows of a workbook sheet read as a table (its las
 DXF_MAX_ENTITIES = 2_000_000  # entities a DXF expands to, its block inserts (nested, arrayed) counted
 DXF_MAX_INSERT_DEPTH = 16  # blocks inserted inside one another in a DXF
 DRAWING_MAX_COORDINATE = 1e8  # |x|, |y| of a drawing's vertex, in its units (any projected CRS fits)
+RASTER_MAX_PIXELS = 1_000_000  # pixels of a land-cover raster read over the drainage areas
+RASTER_MAX_DECIMATION = 32  # a window needing more is refused, not read at 1/RASTER_MAX_DECIMATION or less

@@ -7,18 +7,25 @@ backtrack, raster windows too large to hold. Every hostile file is built here, s
 
 from __future__ import annotations
 
+import logging
 import re
 import zipfile
 from datetime import date
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import pytest
+
+from analysis.checks.hydrology import land_cover_from_raster
+from analysis.io.vector import read_layer
 
 from analysis.limits import (
     CAD_LAYER_NAME_MAX,
     DXF_MAX_ENTITIES,
     DXF_MAX_INSERT_DEPTH,
+    RASTER_MAX_DECIMATION,
+    RASTER_MAX_PIXELS,
     TOML_MAX_DEPTH,
     WORKBOOK_MAX_BYTES,
     WORKBOOK_MAX_RATIO,
@@ -279,7 +286,34 @@ DRAWING_CASES = [
     ),
 ]
 
-CASES = TOML_CASES + REGEX_CASES + WORKBOOK_CASES + DRAWING_CASES
+def _land_cover(folder: Path, pixel_ft: float, value: int = 0) -> Path:
+    """A GeoTIFF in EPSG:2260 over the demo site's drainage areas (x 582,727-583,482, y
+    913,239-913,839 ft) of ``pixel_ft`` pixels, all ``value``; 0: written sparse (no tile
+    stored: a file of a few kilobytes however many pixels it has)."""
+    rasterio = pytest.importorskip("rasterio")
+    from rasterio.transform import from_origin
+
+    path, size = folder / "cover.tif", 900.0
+    side = int(round(size / pixel_ft))
+    options = dict(driver="GTiff", width=side, height=side, count=1, dtype="uint8", crs="EPSG:2260")
+    options.update(transform=from_origin(582_700.0, 913_900.0, pixel_ft, pixel_ft), nodata=0)
+    options.update(tiled=True, blockxsize=512, blockysize=512, compress="deflate", BIGTIFF="YES")
+    with rasterio.open(path, "w", SPARSE_OK="TRUE", **options) as out:
+        if value:
+            out.write(np.full((side, side), value, dtype="uint8"), 1)
+    return path
+
+
+RASTER_CASES = [
+    Case(
+        "crash-9-land-cover-window-past-the-bound",
+        # 0.015 ft pixels: 2 * 10^9 over the drainage areas (MemoryError on main)
+        lambda folder: ["review", SITE, "--land-cover-pre", _land_cover(folder, 0.015), "--json", "{out}/r.json"],
+        ("cover.tif", "pixels over the drainage areas", f"more than {RASTER_MAX_DECIMATION} x"),
+    ),
+]
+
+CASES = TOML_CASES + REGEX_CASES + WORKBOOK_CASES + DRAWING_CASES + RASTER_CASES
 
 
 @pytest.mark.parametrize("item", CASES, ids=[c.name for c in CASES])
@@ -296,3 +330,17 @@ def test_refused(item: Case, tmp_path, capsys):
         assert text in err, err
     assert {p.name: p.read_bytes() for p in inputs.iterdir()} == before
     assert list(out.iterdir()) == []
+
+
+def test_crash_9_land_cover_read_decimated_says_so(tmp_path, caplog):
+    """A window of twice the pixels read is read at 1/2 of its resolution, and says so; the
+    cover still covers the drainage areas whole (each coarse pixel the nearest one's class)."""
+    drainage = read_layer(SITE, "drainage_area").frame
+    bounds = drainage.total_bounds
+    pixel = ((bounds[2] - bounds[0]) * (bounds[3] - bounds[1]) / (2.5 * RASTER_MAX_PIXELS)) ** 0.5
+    path = _land_cover(tmp_path, pixel, value=41)
+    with caplog.at_level(logging.WARNING):
+        cover = land_cover_from_raster(path, drainage)
+    assert any("read at 1/2 of its resolution" in r.getMessage() and "cover.tif" in r.getMessage() for r in caplog.records)
+    assert set(cover["cover"]) == {"woods_good"}
+    assert cover.geometry.area.sum() == pytest.approx(drainage.geometry.area.sum(), rel=1e-6)
