@@ -12,6 +12,7 @@ before any CRS is applied to it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -102,10 +103,10 @@ def _read_inserts(path: str):
     """Each block's entities and the ENTITIES section's, as (inserted block or None, copies);
     (None, None) for a binary DXF (not read here) or a file that cannot be opened."""
     try:
-        with open(path, "rb") as handle:
-            if handle.read(len(_BINARY)) == _BINARY:
+        with open(path, "rb") as probe:
+            if probe.read(len(_BINARY)) == _BINARY:
                 return None, None
-        handle = open(path, encoding="latin-1", newline=None)
+        handle = open(path, encoding="latin-1", newline=None)  # noqa: SIM115 - closed by the with below
     except OSError:
         return None, None
     blocks: dict[str, list] = {}
@@ -147,10 +148,8 @@ def _read_inserts(path: str):
                 elif insert is not None:
                     insert[0] = value
             elif insert is not None and code in ("70", "71"):
-                try:
+                with contextlib.suppress(ValueError):
                     insert[1 if code == "70" else 2] = int(value)
-                except ValueError:
-                    pass
         if insert is not None and current is not None:
             current.append((insert[0], max(insert[1], 1) * max(insert[2], 1)))
     return blocks, top

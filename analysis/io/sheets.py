@@ -54,9 +54,10 @@ def check_workbook(path: str | Path, parameter: Optional[str] = None) -> None:
             fix="give the table as a CSV file, or split the workbook",
         )
     for entry in entries:
-        if entry.file_size > _RATIO_FROM and entry.file_size > WORKBOOK_MAX_RATIO * max(entry.compress_size, 1):
+        stored = max(entry.compress_size, 1)
+        if entry.file_size > _RATIO_FROM and entry.file_size > WORKBOOK_MAX_RATIO * stored:
             raise InputError(
-                f"the workbook's part '{entry.filename}' inflates {entry.file_size / max(entry.compress_size, 1):.0f} "
+                f"the workbook's part '{entry.filename}' inflates {entry.file_size / stored:.0f} "
                 f"times (more than {WORKBOOK_MAX_RATIO}): not a workbook a program saved",
                 path=path,
                 parameter=parameter,
@@ -75,7 +76,8 @@ def check_sheet(path: str | Path, sheet: str, parameter: Optional[str] = None) -
     scan = _scan(path, sheet, parameter)
     if scan.rows > WORKBOOK_MAX_ROWS:
         raise InputError(
-            f"the sheet '{sheet}' has {scan.rows} rows (more than the {WORKBOOK_MAX_ROWS} a sheet read here may hold)",
+            f"the sheet '{sheet}' has {scan.rows} rows (more than the "
+            f"{WORKBOOK_MAX_ROWS} a sheet read here may hold)",
             path=path,
             layer=sheet,
             parameter=parameter,

@@ -26,10 +26,10 @@ from pyproj import CRS
 
 from ..crs import crs_of
 from ..errors import InputError
+from .drawings import check_drawing, check_drawing_coordinates
 from .engine import ENGINE
 from .geopackage import UNDEFINED_CRS_NAMES, geopackage_crs, geopackage_srs_id, stored_texts
 from .losses import refuse_misread_text, warn_geopackage_losses, warn_unread_columns, without_cpg
-from .drawings import check_drawing, check_drawing_coordinates
 from .sheets import check_sheet, check_workbook
 
 if ENGINE == "pyogrio":  # pragma: no cover - which branch runs depends on the stack

@@ -7,8 +7,10 @@ polygon it encloses here.
 
 from __future__ import annotations
 
+import importlib
 import re
-from typing import Optional
+import sys
+from typing import Any, Optional
 
 import numpy as np
 import shapely
@@ -17,10 +19,8 @@ from ..errors import InputError
 from ..geometry import in_family
 from ..limits import CAD_LAYER_NAME_MAX
 
-try:
-    from re import _parser as _sre_parse  # type: ignore[attr-defined]  # Python >= 3.11
-except ImportError:  # pragma: no cover - Python < 3.11
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
+# Python's own parse of a pattern (re._parser from 3.11; sre_parse before, QGIS on Windows)
+_sre_parse: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
 
 __all__ = ["CAD_LAYER_FIELD", "cad_areas", "cad_layer_matches", "layer_pattern", "UnsafePattern"]
 
@@ -80,7 +80,7 @@ _SAFE_FIX = (
 )
 
 
-def layer_pattern(pattern: str) -> "re.Pattern[str]":
+def layer_pattern(pattern: str) -> re.Pattern[str]:
     """``pattern`` compiled, if it is a regular expression that cannot backtrack catastrophically.
 
     Python's engine backtracks: a repeat inside a repeat (``(a+)+``) or a repeated alternation
@@ -89,16 +89,20 @@ def layer_pattern(pattern: str) -> "re.Pattern[str]":
 
     >>> layer_pattern("C-PHAS-(\\d+)").fullmatch("C-PHAS-12").group(1)
     '12'
-    >>> layer_pattern("(C-.+)+")
-    Traceback (most recent call last):
-    ...
-    analysis.siteplan.cad.UnsafePattern: '(C-.+)+' repeats a part that itself repeats ('.+' inside a repeat): matching can take exponential time
+    >>> try:
+    ...     layer_pattern("(C-.+)+")
+    ... except UnsafePattern as err:
+    ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
+    '(C-.+)+' repeats a part that itself repeats ('.+' inside a repeat):
+    matching can take exponential time
     """
     try:
         regex = re.compile(pattern)
         parsed = _sre_parse.parse(pattern)
     except re.error as err:
-        raise UnsafePattern(f"{pattern!r} is not a regular expression ({err})", "e.g. 'C-PHAS-(\\d+)'") from None
+        raise UnsafePattern(
+            f"{pattern!r} is not a regular expression ({err})", "e.g. 'C-PHAS-(\\d+)'"
+        ) from None
     problem = _backtracking(parsed, repeated=False)
     if problem:
         raise UnsafePattern(f"{pattern!r} {problem}: matching can take exponential time", _SAFE_FIX)
@@ -139,7 +143,7 @@ def _backtracking(parsed, repeated: bool) -> Optional[str]:
 
 def _text(sub, low: int, high: int) -> str:
     """A short form of a repeated part, for the message (its first item and the repeat)."""
-    op, av = list(sub)[0] if len(sub) else (None, None)
+    op, av = next(iter(sub)) if len(sub) else (None, None)
     base = {"ANY": ".", "LITERAL": chr(av) if isinstance(av, int) else "?"}.get(str(op), "(...)")
     if str(op) == "IN":
         base = "[...]"
@@ -169,14 +173,12 @@ def _starts(parsed) -> Optional[set]:
 
 
 def _distinct_starts(choices) -> bool:
-    starts = [_starts(c) for c in choices]
-    if any(s is None for s in starts):
-        return False
     seen: set = set()
-    for s in starts:
-        if seen & s:  # type: ignore[operator]
+    for choice in choices:
+        start = _starts(choice)
+        if start is None or seen & start:
             return False
-        seen |= s  # type: ignore[operator]
+        seen |= start
     return True
 
 

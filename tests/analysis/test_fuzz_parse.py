@@ -19,7 +19,6 @@ import pytest
 
 from analysis.checks.hydrology import land_cover_from_raster
 from analysis.io.vector import read_layer
-
 from analysis.limits import (
     CAD_LAYER_NAME_MAX,
     DXF_MAX_ENTITIES,
@@ -74,7 +73,12 @@ TOML_CASES = [
         "crash-5-nested-toml-inline-tables-nov",
         _toml(
             "v.toml",
-            (RECORDS / "violation.toml").read_text(encoding="utf-8") + "\nx = " + "{a = " * DEEP + "1" + "}" * DEEP + "\n",
+            (RECORDS / "violation.toml").read_text(encoding="utf-8")
+            + "\nx = "
+            + "{a = " * DEEP
+            + "1"
+            + "}" * DEEP
+            + "\n",
             lambda p: ["nov", p, "--output", "{out}/n.html"],
         ),
         ("v.toml", f"nested deeper than {TOML_MAX_DEPTH}"),
@@ -85,8 +89,15 @@ TOML_CASES = [
             "m.toml",
             WBD_MAP + f"\n[deep]\nx = {_nested_value()}\n",
             lambda p: [
-                "reference", "import", "catchments", SITE.parent / "reference_sources" / "wbd_huc12.gpkg",
-                "--map", p, "--reference", "{out}/ref.gpkg", "--quiet",
+                "reference",
+                "import",
+                "catchments",
+                SITE.parent / "reference_sources" / "wbd_huc12.gpkg",
+                "--map",
+                p,
+                "--reference",
+                "{out}/ref.gpkg",
+                "--quiet",
             ],
         ),
         ("m.toml", f"nested deeper than {TOML_MAX_DEPTH}"),
@@ -105,7 +116,9 @@ TOML_CASES = [
 CAD = SITE.parent / "cad"
 
 
-def _phasing(folder: Path, cad_layer: str = "C-PHAS-1", pattern: str = "C-PHAS-(\\d+)", schedule=None) -> list:
+def _phasing(
+    folder: Path, cad_layer: str = "C-PHAS-1", pattern: str = "C-PHAS-(\\d+)", schedule=None
+) -> list:
     """``swppp phasing`` of a one-square drawing on ``cad_layer``, phases by ``pattern``, dates
     from ``schedule`` (default: a CSV of phase 1)."""
     write_dxf(folder / "d.dxf", [square(1.0).exterior], ["C-LAYER-NAME"])  # GDAL writes <= 255
@@ -115,9 +128,22 @@ def _phasing(folder: Path, cad_layer: str = "C-PHAS-1", pattern: str = "C-PHAS-(
         schedule = folder / "s.csv"
         schedule.write_text("phase,start,stabilized\n1,2026-05-01,2026-09-01\n", encoding="utf-8")
     return [
-        "phasing", folder / "d.dxf", "--phase-from", "layer", "--pattern", pattern,
-        "--schedule", schedule, "--crs", "EPSG:2260", "--json", "{out}/p.json", "--quiet",
+        "phasing",
+        folder / "d.dxf",
+        "--phase-from",
+        "layer",
+        "--pattern",
+        pattern,
+        "--schedule",
+        schedule,
+        "--crs",
+        "EPSG:2260",
+        "--json",
+        "{out}/p.json",
+        "--quiet",
     ]
+
+
 EVIL = "C-(x+)+-X"  # backtracks 2^n on C-xxx...x (n x, no -X): a hang at n = 40
 
 
@@ -166,7 +192,10 @@ def _workbook(change: Callable[[str], str], extra: dict | None = None) -> Callab
 
     def build(folder: Path) -> list:
         plain = write_xlsx(folder / "plain.xlsx", ROWS)
-        with zipfile.ZipFile(plain) as source, zipfile.ZipFile(folder / "s.xlsx", "w", zipfile.ZIP_DEFLATED) as out:
+        with (
+            zipfile.ZipFile(plain) as source,
+            zipfile.ZipFile(folder / "s.xlsx", "w", zipfile.ZIP_DEFLATED) as out,
+        ):
             for entry in source.infolist():
                 data = source.read(entry)
                 if entry.filename == "xl/worksheets/sheet1.xml":
@@ -198,19 +227,45 @@ WORKBOOK_CASES = [
     ),
     Case(
         "crash-7-xlsx-rows-past-the-bound",
-        _workbook(lambda xml: xml.replace("</sheetData>", f'<row r="{WORKBOOK_MAX_ROWS * 10}"><c r="A{WORKBOOK_MAX_ROWS * 10}"><v>2</v></c></row></sheetData>')),
+        _workbook(
+            lambda xml: xml.replace(
+                "</sheetData>",
+                f'<row r="{WORKBOOK_MAX_ROWS * 10}"><c r="A{WORKBOOK_MAX_ROWS * 10}"><v>2</v></c></row>'
+                "</sheetData>",
+            )
+        ),
         ("s.xlsx", "Schedule", f"more than the {WORKBOOK_MAX_ROWS}"),
     ),
     Case(
         "wrong-7-formula-dates-without-values",
-        _workbook(lambda xml: re.sub(r'<c r="(B2|C2)" s="1"><v>\d+</v></c>', r'<c r="\1" s="1"><f>TODAY()</f></c>', xml)),
+        _workbook(
+            lambda xml: re.sub(
+                r'<c r="(B2|C2)" s="1"><v>\d+</v></c>', r'<c r="\1" s="1"><f>TODAY()</f></c>', xml
+            )
+        ),
         ("s.xlsx", "Schedule!B2, Schedule!C2", "without their values"),
     ),
 ]
 
+
 def _dxf(blocks: dict, entities: list) -> str:
     """An ASCII DXF, written by hand: ``blocks`` {name: [entity group codes]}, ``entities`` too."""
-    out = ["0", "SECTION", "2", "HEADER", "9", "$ACADVER", "1", "AC1015", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    out = [
+        "0",
+        "SECTION",
+        "2",
+        "HEADER",
+        "9",
+        "$ACADVER",
+        "1",
+        "AC1015",
+        "0",
+        "ENDSEC",
+        "0",
+        "SECTION",
+        "2",
+        "BLOCKS",
+    ]
     for name, inside in blocks.items():
         out += ["0", "BLOCK", "8", "0", "2", name, "70", "0", "10", "0", "20", "0", "30", "0", "3", name]
         out += [code for entity in inside for code in entity]
@@ -226,7 +281,24 @@ def _line(layer: str) -> list:
 
 def _insert(block: str, copies: int = 1) -> list:
     """An insert of ``block``; ``copies`` > 1: an array insert (MINSERT) of copies x copies."""
-    return ["0", "INSERT", "8", "0", "2", block, "10", "0", "20", "0", "30", "0", "70", str(copies), "71", str(copies)]
+    return [
+        "0",
+        "INSERT",
+        "8",
+        "0",
+        "2",
+        block,
+        "10",
+        "0",
+        "20",
+        "0",
+        "30",
+        "0",
+        "70",
+        str(copies),
+        "71",
+        str(copies),
+    ]
 
 
 def _boundary(layer: str, handle: str, points) -> list:
@@ -239,18 +311,34 @@ def _drawing(text: str, crs: str = "EPSG:2260") -> Callable[[Path], list]:
         (folder / "d.dxf").write_text(text, encoding="utf-8")
         (folder / "s.csv").write_text("phase,start,stabilized\n1,2026-05-01,2026-09-01\n", encoding="utf-8")
         return [
-            "phasing", folder / "d.dxf", "--phase-from", "layer", "--pattern", "C-PHAS-(\\d+)",
-            "--schedule", folder / "s.csv", "--crs", crs, "--json", "{out}/p.json", "--quiet",
+            "phasing",
+            folder / "d.dxf",
+            "--phase-from",
+            "layer",
+            "--pattern",
+            "C-PHAS-(\\d+)",
+            "--schedule",
+            folder / "s.csv",
+            "--crs",
+            crs,
+            "--json",
+            "{out}/p.json",
+            "--quiet",
         ]
 
     return build
 
 
 # B0 a line; each Bn an array of 100 (10 x 10) Bn-1: B4 is 10^8 lines, the file 2 KB
-BOMB = _dxf({f"B{n}": [_line("C-PHAS-1") if n == 0 else _insert(f"B{n - 1}", 10)] for n in range(5)}, [_insert("B4")])
+BOMB = _dxf(
+    {f"B{n}": [_line("C-PHAS-1") if n == 0 else _insert(f"B{n - 1}", 10)] for n in range(5)}, [_insert("B4")]
+)
 # C0 a line, each Cn one Cn-1: a chain deeper than the bound, a few entities
 CHAIN = _dxf(
-    {f"C{n}": [_line("C-PHAS-1") if n == 0 else _insert(f"C{n - 1}")] for n in range(DXF_MAX_INSERT_DEPTH + 5)},
+    {
+        f"C{n}": [_line("C-PHAS-1") if n == 0 else _insert(f"C{n - 1}")]
+        for n in range(DXF_MAX_INSERT_DEPTH + 5)
+    },
     [_insert(f"C{DXF_MAX_INSERT_DEPTH + 4}")],
 )
 X0, Y0 = 583_000.0, 913_000.0
@@ -286,6 +374,7 @@ DRAWING_CASES = [
     ),
 ]
 
+
 def _land_cover(folder: Path, pixel_ft: float, value: int = 0) -> Path:
     """A GeoTIFF in EPSG:2260 over the demo site's drainage areas (x 582,727-583,482, y
     913,239-913,839 ft) of ``pixel_ft`` pixels, all ``value``; 0: written sparse (no tile
@@ -294,7 +383,7 @@ def _land_cover(folder: Path, pixel_ft: float, value: int = 0) -> Path:
     from rasterio.transform import from_origin
 
     path, size = folder / "cover.tif", 900.0
-    side = int(round(size / pixel_ft))
+    side = round(size / pixel_ft)
     options = dict(driver="GTiff", width=side, height=side, count=1, dtype="uint8", crs="EPSG:2260")
     options.update(transform=from_origin(582_700.0, 913_900.0, pixel_ft, pixel_ft), nodata=0)
     options.update(tiled=True, blockxsize=512, blockysize=512, compress="deflate", BIGTIFF="YES")
@@ -308,7 +397,14 @@ RASTER_CASES = [
     Case(
         "crash-9-land-cover-window-past-the-bound",
         # 0.015 ft pixels: 2 * 10^9 over the drainage areas (MemoryError on main)
-        lambda folder: ["review", SITE, "--land-cover-pre", _land_cover(folder, 0.015), "--json", "{out}/r.json"],
+        lambda folder: [
+            "review",
+            SITE,
+            "--land-cover-pre",
+            _land_cover(folder, 0.015),
+            "--json",
+            "{out}/r.json",
+        ],
         ("cover.tif", "pixels over the drainage areas", f"more than {RASTER_MAX_DECIMATION} x"),
     ),
 ]
@@ -341,6 +437,9 @@ def test_crash_9_land_cover_read_decimated_says_so(tmp_path, caplog):
     path = _land_cover(tmp_path, pixel, value=41)
     with caplog.at_level(logging.WARNING):
         cover = land_cover_from_raster(path, drainage)
-    assert any("read at 1/2 of its resolution" in r.getMessage() and "cover.tif" in r.getMessage() for r in caplog.records)
+    assert any(
+        "read at 1/2 of its resolution" in r.getMessage() and "cover.tif" in r.getMessage()
+        for r in caplog.records
+    )
     assert set(cover["cover"]) == {"woods_good"}
     assert cover.geometry.area.sum() == pytest.approx(drainage.geometry.area.sum(), rel=1e-6)
