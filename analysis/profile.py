@@ -25,6 +25,7 @@ except ImportError:  # Python < 3.11 (QGIS on Windows ships 3.9)
 
 
 from .errors import InputError
+from .limits import TOML_MAX_DEPTH
 
 __all__ = [
     "RulesProfile",
@@ -439,9 +440,63 @@ def read_toml(path: str | Path, what: str, fix: str = "correct the TOML syntax")
     if not path.is_file():
         raise InputError(f"the {what} does not exist", path=path, fix="check the path")
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
         raise InputError(f"the {what} is not valid TOML ({err})", path=path, fix=fix) from None
+    too_deep = InputError(
+        f"the {what} is nested deeper than {TOML_MAX_DEPTH} tables or arrays",
+        path=path,
+        fix="flatten it: no profile, mapping or record nests more than a few levels",
+    )
+    if _bracket_depth(text) > TOML_MAX_DEPTH:
+        raise too_deep  # before the parser, which recurses once per level
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(f"the {what} is not valid TOML ({err})", path=path, fix=fix) from None
+    except RecursionError:
+        raise too_deep from None
+    if _value_depth(data) > TOML_MAX_DEPTH:  # dotted keys nest without brackets
+        raise too_deep
+    return data
+
+
+# a TOML token that can hold a bracket not meaning nesting (strings, comments), or a bracket
+_TOML_TOKEN = re.compile(
+    r'#[^\n]*|"""(?:\\.|[^\\])*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'[^\'\n]*\'|[\[\]{}]'
+)
+
+
+def _bracket_depth(text: str) -> int:
+    """How deep ``[`` and ``{`` nest in TOML ``text``, outside strings and comments.
+
+    >>> _bracket_depth('a = [[1], {b = "[[["}]  # ]]]')
+    2
+    """
+    depth = deepest = 0
+    for token in _TOML_TOKEN.finditer(text):
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif mark in "]}":
+            depth -= 1
+    return deepest
+
+
+def _value_depth(data: object) -> int:
+    """How deep tables and arrays nest in parsed TOML ``data`` (iteratively: no recursion)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                deepest = max(deepest, depth + 1)
+                if deepest > TOML_MAX_DEPTH:
+                    return deepest
+                stack.append((child, depth + 1))
+    return max(deepest, 1)
 
 
 def available_profiles() -> list[str]:

@@ -26,6 +26,7 @@ from ..charts import Chart, figure_chart, new_figure
 from ..errors import InputError
 from ..findings import INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, WARN, Finding
 from ..geometry import as_multi, in_family, polygon_part
+from ..limits import RASTER_MAX_DECIMATION, RASTER_MAX_PIXELS
 from ..profile import DesignStorm, Pair, RulesProfile
 from ..progress import Progress
 from ..tr55 import (
@@ -335,6 +336,8 @@ def land_cover_from_raster(
     """
     try:
         import rasterio
+        from rasterio.enums import Resampling
+        from rasterio.transform import Affine
         from rasterio.windows import Window, from_bounds
     except ImportError:
         raise InputError(
@@ -374,8 +377,24 @@ def land_cover_from_raster(
             window = window.intersection(Window(0, 0, src.width, src.height))
         except Exception:  # noqa: BLE001 - rasterio's WindowError: no overlap at all
             return gpd.GeoDataFrame({"nlcd": [], "cover": []}, geometry=[], crs=src.crs).to_crs(drainage.crs)
-        data = src.read(1, window=window, masked=True)
-        transform = src.window_transform(window)
+        out_shape, factor = _read_shape(path, int(window.height), int(window.width))
+        if factor > 1:
+            log.warning(
+                "%s",
+                InputError(
+                    f"the land-cover raster's {int(window.width)} x {int(window.height)} pixels over "
+                    f"the drainage areas were read at 1/{factor} of its resolution ({out_shape[1]} x "
+                    f"{out_shape[0]}, each pixel the nearest one's class), within the "
+                    f"{RASTER_MAX_PIXELS:,} pixels read",
+                    path=path,
+                    fix="give the raster at the resolution of its classes (NLCD's 30 m)",
+                ),
+            )
+        # Nearest: a class is a label, never averaged
+        data = src.read(1, window=window, masked=True, out_shape=out_shape, resampling=Resampling.nearest)
+        transform = src.window_transform(window) * Affine.scale(
+            window.width / out_shape[1], window.height / out_shape[0]
+        )
     rows, cols = (index.ravel().astype(float) for index in np.indices(data.shape))
     a, b, c, d, e, f = (transform.a, transform.b, transform.c, transform.d, transform.e, transform.f)
     if b or d:
@@ -403,6 +422,28 @@ def land_cover_from_raster(
         {"nlcd": codes[mapped], "cover": covers[mapped]}, geometry=pieces[keep][mapped], crs=src.crs
     )
     return frame.to_crs(area_crs)
+
+
+def _read_shape(path: str | Path, height: int, width: int) -> tuple[tuple[int, int], int]:
+    """The (rows, columns) to read a window of ``height`` x ``width`` pixels as, at most
+    ``RASTER_MAX_PIXELS``, and the decimation (1: full resolution); a window that would need
+    more than ``RASTER_MAX_DECIMATION`` is refused (its classes could not be told apart)."""
+    pixels = height * width
+    if pixels <= RASTER_MAX_PIXELS:
+        return (height, width), 1
+    factor = math.ceil(math.sqrt(pixels / RASTER_MAX_PIXELS))
+    while math.ceil(height / factor) * math.ceil(width / factor) > RASTER_MAX_PIXELS:
+        factor += 1
+    if factor > RASTER_MAX_DECIMATION:
+        raise InputError(
+            f"the land-cover raster has {width} x {height} pixels over the drainage areas "
+            f"({pixels:,}): read within {RASTER_MAX_PIXELS:,} pixels, each would stand for "
+            f"{factor} x {factor} (more than {RASTER_MAX_DECIMATION} x {RASTER_MAX_DECIMATION})",
+            path=path,
+            fix="resample the raster to its classes' resolution (gdalwarp -tr 30 30 -r mode), "
+            "or check its georeferencing (pixel size and units)",
+        )
+    return (math.ceil(height / factor), math.ceil(width / factor)), factor
 
 
 # --- the check --------------------------------------------------------------------------------

@@ -26,10 +26,11 @@ from pyproj import CRS
 
 from ..crs import crs_of
 from ..errors import InputError
+from .drawings import check_drawing, check_drawing_coordinates
 from .engine import ENGINE
 from .geopackage import UNDEFINED_CRS_NAMES, geopackage_crs, geopackage_srs_id, stored_texts
 from .losses import refuse_misread_text, warn_geopackage_losses, warn_unread_columns, without_cpg
-from .sheets import refuse_merged_cells
+from .sheets import check_sheet, check_workbook
 
 if ENGINE == "pyogrio":  # pragma: no cover - which branch runs depends on the stack
     import pyogrio
@@ -64,6 +65,8 @@ def list_layers(path: str | Path) -> list[str]:
     path = Path(path)
     if not path.exists():
         raise InputError("the file does not exist", path=path, fix="check the path")
+    check_workbook(path)
+    check_drawing(path)
     try:
         if ENGINE == "pyogrio":
             return [str(row[0]) for row in pyogrio.list_layers(str(path))]
@@ -84,9 +87,10 @@ def read_layer(
     ``bbox`` (minx, miny, maxx, maxy in the layer's CRS) reads only what lies in that box,
     through the data source's spatial index (a GeoPackage's R-tree). ``read_geometry=False``
     reads the attributes alone, as a plain DataFrame. A workbook's sheet with merged cells is
-    refused (:func:`~analysis.io.sheets.refuse_merged_cells`).
+    refused, and so is one GDAL would misread or could not hold (:func:`~analysis.io.sheets.check_sheet`).
     """
-    refuse_merged_cells(path, layer)
+    check_sheet(path, layer)
+    check_drawing(path)
     try:
         if ENGINE == "pyogrio":
             frame, crs_wkt = _read_pyogrio(path, layer, bbox, read_geometry)
@@ -110,6 +114,8 @@ def read_layer(
             fix="open it in QGIS and save it again as GeoPackage",
         ) from None
     spatial = isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns
+    if spatial:
+        check_drawing_coordinates(path, layer, frame)
     crs = _defined_crs(path, layer, crs_wkt) if spatial else None
     if spatial and crs is not None:
         frame = frame.set_crs(crs, allow_override=True)
@@ -125,7 +131,8 @@ def read_layer_batches(path: str | Path, layer: str, size: int) -> Iterator[Laye
     """One layer read ``size`` features at a time (each batch as :func:`read_layer` reads a
     layer, its text checked as there: :func:`refuse_misread_text`), so that a statewide layer
     is never whole in memory (:func:`_layer_batches`)."""
-    refuse_merged_cells(path, layer)
+    check_sheet(path, layer)
+    check_drawing(path)
     for data in _layer_batches(path, layer, size):
         refuse_misread_text(path, layer, data.frame)
         yield data
@@ -343,6 +350,7 @@ def first_row(path: str | Path, layer: str) -> list[str]:
     """The cells of a spreadsheet sheet's first row as written (``HEADERS=DISABLE``: GDAL's
     XLSX/ODS drivers otherwise rename a repeated heading, or drop its column, so that what a
     header holds twice can only be seen here)."""
+    check_workbook(path)
     try:
         if ENGINE == "pyogrio":
             # As the drivers' configuration options too: GDAL 3.12 applies the HEADERS open

@@ -49,7 +49,6 @@ and the key.
 from __future__ import annotations
 
 import json
-import re
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -59,6 +58,7 @@ from typing import Any, NoReturn, Optional
 from ..errors import InputError
 from ..io.inputs import beside as _beside
 from ..profile import read_toml
+from .cad import UnsafePattern, layer_pattern
 from .contract import SPECS
 
 __all__ = [
@@ -249,9 +249,9 @@ def _with_cad(
         if layer not in allowed or SPECS[layer].geometry is None:
             refuse(f"cad.layers.{layer}", f"'{layer}' is not a site-plan layer with geometry")
         try:
-            re.compile(text(f"cad.layers.{layer}", pattern))
-        except re.error as err:
-            refuse(f"cad.layers.{layer}", f"{pattern!r} is not a regular expression ({err})")
+            layer_pattern(text(f"cad.layers.{layer}", pattern))
+        except UnsafePattern as err:
+            raise InputError(f"key cad.layers.{layer}: {err}", path=path, fix=err.fix) from None
         out_layers[layer] = pattern
     schedule = cad.get("schedule")
     return replace(

@@ -216,13 +216,13 @@ def _xlsx_rows(path: Path, given: str | None = None) -> list[list]:
     a CSV's is: GDAL would keep one of the two columns (or rename one) without a word; so are
     merged cells (GDAL reads a merged range's value in its first cell alone).
     """
-    from ..io.sheets import refuse_merged_cells
+    from ..io.sheets import check_sheet
     from ..io.vector import read_layer
 
     sheet, written = _schedule_sheet(path, given)
     refuse_repeated_columns(path, "schedule", written, [h.strip().lower() for h in written], "schedule")
     # read_layer refuses them too; checked here first so that the refusal names --schedule
-    refuse_merged_cells(path, sheet, parameter="schedule")
+    check_sheet(path, sheet, parameter="schedule")
     frame = read_layer(path, sheet, read_geometry=False).frame
     rows = [[_plain(v) for v in record] for record in frame.itertuples(index=False, name=None)]
     header = [str(c) for c in frame.columns if c != "geometry"]

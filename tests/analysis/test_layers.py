@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "about.py",
         "errors.py",
+        "limits.py",
         "values.py",
         "markup.py",
         "threads.py",

@@ -1,0 +1,31 @@
+"""Bounds on what a hostile or careless input may make a reader do (issue 36).
+
+These are not readings of the chapter (so not in the rules profile): they keep a reader from
+recursing, inflating or expanding without end. Each is stated in docs/DESIGN.md, "Limits".
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "TOML_MAX_DEPTH",
+    "CAD_LAYER_NAME_MAX",
+    "WORKBOOK_MAX_BYTES",
+    "WORKBOOK_MAX_RATIO",
+    "WORKBOOK_MAX_ROWS",
+    "DXF_MAX_ENTITIES",
+    "DXF_MAX_INSERT_DEPTH",
+    "DRAWING_MAX_COORDINATE",
+    "RASTER_MAX_PIXELS",
+    "RASTER_MAX_DECIMATION",
+]
+
+TOML_MAX_DEPTH = 32  # tables and arrays inside one another in a TOML file (profiles need 4)
+CAD_LAYER_NAME_MAX = 255  # characters of a CAD layer name a pattern is matched against (AutoCAD's own bound)
+WORKBOOK_MAX_BYTES = 64 * 2**20  # an XLSX/ODS archive's parts inflated, in all (central directory sizes)
+WORKBOOK_MAX_RATIO = 200  # an archive part (over 1 MiB inflated) inflating more than this many times its size
+WORKBOOK_MAX_ROWS = 100_000  # rows of a workbook sheet read as a table (its last row number)
+DXF_MAX_ENTITIES = 2_000_000  # entities a DXF expands to, its block inserts (nested, arrayed) counted
+DXF_MAX_INSERT_DEPTH = 16  # blocks inserted inside one another in a DXF
+DRAWING_MAX_COORDINATE = 1e8  # |x|, |y| of a drawing's vertex, in its units (any projected CRS fits)
+RASTER_MAX_PIXELS = 1_000_000  # pixels of a land-cover raster read over the drainage areas
+RASTER_MAX_DECIMATION = 32  # a window needing more is refused, not read at 1/RASTER_MAX_DECIMATION or less
