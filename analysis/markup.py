@@ -6,7 +6,16 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["escape", "breakable", "terminal", "shown", "shown_lines", "json_shown", "escape_shown"]
+__all__ = [
+    "escape",
+    "breakable",
+    "terminal",
+    "shown",
+    "shown_lines",
+    "json_shown",
+    "escape_shown",
+    "report_shown",
+]
 
 # A long id (``hydrology_claims:2``) may break after these, and only there.
 _SEPARATOR = re.compile(r"(?<=[_:])(?=\S)")
@@ -58,7 +67,7 @@ def breakable(value: object, longer_than: int = 16) -> str:
     )
 
 
-def _escape_unseen(match: re.Match) -> str:
+def _escape_unseen(match: re.Match[str]) -> str:
     char = match.group()
     return repr(char)[1:-1] if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
@@ -113,3 +122,18 @@ def escape_shown(value: object) -> str:
     '&lt;b&gt;\\\\u202e&lt;/b&gt;'
     """
     return escape(shown_lines(value))
+
+
+def report_shown(value: object) -> object:
+    """Every expression's value as the report shows it (the report's Jinja2 ``finalize``, before the
+    autoescape: no template can forget it): the characters not seen (a bidirectional override,
+    an isolate, a zero-width joiner, a control) written visibly as their escapes (``\\u202e``,
+    :func:`shown_lines`). Shown, not isolated with ``<bdi>``: an override
+    inside an isolate still reverses the name's own letters, so the report would show a name
+    other than the one the plan holds; the escape shows exactly what it holds. Markup (``|
+    safe``) keeps its tags; numbers and None are left to Jinja2."""
+    if isinstance(value, str) and hasattr(value, "__html__"):  # Markup: the same type, its tags kept
+        return type(value)(shown_lines(value))
+    if isinstance(value, str):
+        return shown_lines(value)
+    return value

@@ -7,10 +7,9 @@ from outside the file: inline styles, and charts and map tiles as data: images.
 from __future__ import annotations
 
 from jinja2 import Environment, PackageLoader, select_autoescape
-from markupsafe import Markup
 
 from ..findings import STATUS_COLOURS
-from ..markup import breakable, shown_lines
+from ..markup import breakable, report_shown
 from ..review import Review
 from .model import CHART, SITE_MAP, Figure, Report, Table, build_report
 from .site_map import HTML_FRAME_IN, site_map_charts
@@ -25,24 +24,9 @@ def _shares(table: Table) -> list:
     return [f"{100 * w / total:.1f}" for w in table.widths]
 
 
-def _shown(value: object) -> object:
-    """Every expression's value as the report shows it (Jinja2's ``finalize``, before the
-    autoescape: no template can forget it): the characters not seen (a bidirectional override,
-    an isolate, a zero-width joiner, a control) written visibly as their escapes (``\\u202e``,
-    :func:`analysis.markup.shown_lines`). Shown, not isolated with ``<bdi>``: an override
-    inside an isolate still reverses the name's own letters, so the report would show a name
-    other than the one the plan holds; the escape shows exactly what it holds. Markup (``|
-    safe``) keeps its tags; numbers and None are left to Jinja2."""
-    if isinstance(value, Markup):
-        return Markup(shown_lines(str(value)))
-    if isinstance(value, str):
-        return shown_lines(value)
-    return value
-
-
 _ENV = Environment(
     loader=PackageLoader("analysis.report", "templates"),
-    finalize=_shown,
+    finalize=report_shown,
     autoescape=select_autoescape(default=True, default_for_string=True),
     trim_blocks=True,
     lstrip_blocks=True,

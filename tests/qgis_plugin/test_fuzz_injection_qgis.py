@@ -19,7 +19,11 @@ pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
 def _unseen(text: str) -> list[str]:
     return sorted(
-        {f"U+{ord(c):04X}" for c in text if c not in "\n\t" and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")}
+        {
+            f"U+{ord(c):04X}"
+            for c in text
+            if c not in "\n\t" and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")
+        }
     )
 
 
@@ -32,7 +36,9 @@ def test_injection_16_panel_shows_hostile_names_as_escapes(qgis_iface, staged_pl
     capsys.readouterr()
     result = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert result["site"]["name"] == HOSTILE
-    assert any("\u202e" in json.dumps(f, ensure_ascii=False) for f in result["findings"])  # names reach findings
+    assert any(
+        "\u202e" in json.dumps(f, ensure_ascii=False) for f in result["findings"]
+    )  # names reach findings
 
     panel = ReviewPanel(qgis_iface)
     try:
