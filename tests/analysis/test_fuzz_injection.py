@@ -100,8 +100,10 @@ def _screen_since(folder):
 
 
 def _hostile_source(folder: Path) -> Path:
-    """Version 2 of the 303(d) list in a file whose name is hostile."""
-    source = folder / f"waters{HOSTILE.replace('/', '_')}.gpkg"
+    """Version 2 of the 303(d) list in a file whose name holds the bidirectional characters
+    (pyogrio opens no path holding a control character or ';')."""
+    name = "".join(c for c in HOSTILE if unicodedata.category(c) == "Cf")
+    source = folder / f"waters\u202eexe.txt{name}.gpkg"
     shutil.copyfile(moved_to_4a(folder), source)
     return source
 
