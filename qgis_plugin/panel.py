@@ -59,6 +59,7 @@ from qgis.PyQt.QtWidgets import (
 )
 
 from analysis.findings import FAIL, NEEDS_REVIEW, REPORT_ORDER, STATUS_COLOURS, WARN, sorted_findings
+from analysis.markup import shown_lines
 from analysis.profile import DEFAULT_PROFILE, available_profiles
 
 from .checklist_tab import ChecklistTab
@@ -97,8 +98,10 @@ def rich_tooltip(text):
 
 
 def finding_row(finding):
-    """A finding as its row in the list: status, rule and section, then the message."""
-    return (
+    """A finding as its row in the list: status, rule and section, then the message; the
+    characters not seen (a bidirectional override in a name) shown as their escapes
+    (:func:`analysis.markup.shown_lines`, the rule of the terminal and the report)."""
+    return shown_lines(
         f"{finding.get('status', '').replace('_', ' ')} \u00b7 {finding.get('rule', '')} "
         f"\u00b7 {finding.get('section', '')}\n{finding.get('message', '')}"
     )
@@ -116,7 +119,7 @@ def finding_text(finding):
         lines += ["", "Features: " + ", ".join(finding["features"])]
     if finding.get("due"):
         lines += ["", "Due: " + finding["due"].replace("_", " ")]
-    return "\n".join(lines)
+    return shown_lines("\n".join(lines))
 
 
 def status_icon(status, size=14):
@@ -670,7 +673,7 @@ class ReviewPanel(QDockWidget):
         counts = {s: sum(f.get("status") == s for f in self.findings) for s in REPORT_ORDER}
         shown = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n)
         acres_text = f"{acres:.2f} acres disturbed; " if isinstance(acres, (int, float)) else ""
-        self.summary.setText(f"{site}: {acres_text}{shown}")
+        self.summary.setText(shown_lines(f"{site}: {acres_text}{shown}"))
 
     def _filter_findings(self, action_only):
         for i in range(self.tree.topLevelItemCount()):

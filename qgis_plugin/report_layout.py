@@ -57,6 +57,7 @@ from qgis.PyQt.QtGui import QColor, QFont
 
 from analysis.findings import FAIL, NEEDS_REVIEW, PASS, STATUS_COLOURS, STATUSES, WARN
 from analysis.io.files import discard, stage
+from analysis.markup import shown_lines
 from analysis.report.model import SITE_MAP, Cell, Figure, Paragraph, build_report
 from analysis.report.site_map import LABEL_FIELDS as _LABEL_FIELDS
 from analysis.report.site_map import (
@@ -309,7 +310,7 @@ def _place(item, page, x, y, width, height):
 def _text(layout, page, text, x, y, width, height, size=10, bold=False):
     """A label of the report's own words (labels evaluate [% %]: never input text here)."""
     label = QgsLayoutItemLabel(layout)
-    label.setText(text)
+    label.setText(shown_lines(text))
     set_label_font(label, QFont(_FONT, size, QFont.Weight.Bold if bold else QFont.Weight.Normal))
     layout.addLayoutItem(label)
     _place(label, page, x, y, width, height)
@@ -347,7 +348,7 @@ _HAND_MM = MM_PER_INCH / 3 - 2 * _CELL_MARGIN - _GRID
 def _cell(cell, bold=False):
     """A model cell as a plain-text table cell: its lines, its status colour (the word and mark
     are in the text), numbers to the right."""
-    out = QgsTableCell("\n".join(cell.lines))
+    out = QgsTableCell(shown_lines("\n".join(cell.lines)))  # names as the report shows them
     if cell.status is not None:
         out.setBackgroundColor(QColor(STATUS_COLOURS.get(cell.status, "#444444")))
         out.setForegroundColor(QColor("white"))

@@ -9,7 +9,7 @@ from typing import Optional
 
 from ..dates import parse_date
 from ..findings import BEFORE_CONSTRUCTION, INFO, NEEDS_REVIEW, PASS, WARN, Finding
-from ..markup import escape as _e
+from ..markup import escape_shown as _e
 from ..profile import RulesProfile
 from ..records.inspections import construction_period
 from ..siteplan.plan import SitePlan

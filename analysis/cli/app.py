@@ -14,6 +14,7 @@ from ..about import __version__
 from ..errors import Cancelled, InputError, OutputError
 from ..markup import terminal
 from . import phasing, records, reference, review, screen
+from .console import console
 from .options import refuse_clashes
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FAIL", "EXIT_INPUT", "EXIT_INTERNAL"]
@@ -70,8 +71,16 @@ def option_hint(parser: argparse.ArgumentParser, args: argparse.Namespace, err: 
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run a command line: every line printed, usage and errors included, through
+    :func:`.console.console`."""
+    with console():
+        return _main(argv)
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # The handler writes to sys.stderr as it is now: the Console.
     logging.basicConfig(level=logging.WARNING, format="swppp: %(message)s")
     try:
         refuse_clashes(_options_run(parser, args), args)

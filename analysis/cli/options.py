@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from ..errors import InputError
 from ..profile import DEFAULT_PROFILE
 from ..progress import SILENT, Progress
+from .console import carriage_return
 
 if TYPE_CHECKING:
     from ..siteplan.mapping import FieldMap
@@ -206,8 +207,11 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def json_text(data: Any) -> str:
-    """``data`` as the commands' JSON text (indented, UTF-8, no NaN)."""
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n"
+    """``data`` as the commands' JSON text (indented, UTF-8, no NaN; characters not seen
+    written as their escapes, :func:`analysis.markup.json_shown`)."""
+    from ..markup import json_shown
+
+    return json_shown(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n")
 
 
 def emit_json(data: Any, target: Optional[str]) -> None:
@@ -224,7 +228,8 @@ def emit_json(data: Any, target: Optional[str]) -> None:
 def _draw(fraction: float, message: str) -> None:
     width = 30
     done = round(fraction * width)
-    sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {fraction:4.0%} {message[:36]:<36}")
+    carriage_return(sys.stderr)
+    sys.stderr.write(f"[{'#' * done}{'.' * (width - done)}] {fraction:4.0%} {message[:36]:<36}")
     sys.stderr.flush()
 
 
@@ -236,7 +241,9 @@ def progress_bar(quiet: bool = False) -> Progress:
 def clear_bar(progress: Progress) -> None:
     """Wipe the bar's line once the work is done."""
     if progress is not SILENT:
-        sys.stderr.write("\r" + " " * 78 + "\r")
+        carriage_return(sys.stderr)
+        sys.stderr.write(" " * 78)
+        carriage_return(sys.stderr)
 
 
 def _given(args: argparse.Namespace, dests: tuple[str, ...], labels: dict[str, str]) -> list[tuple[str, str]]:

@@ -37,7 +37,7 @@ from typing import Optional
 
 from ..dates import in_range, parse_date
 from ..errors import InputError
-from ..markup import escape as _e
+from ..markup import escape_shown as _e
 from ..profile import Inputs, RulesProfile, read_toml
 from .penalty import KINDS
 

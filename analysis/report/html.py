@@ -9,7 +9,7 @@ from __future__ import annotations
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from ..findings import STATUS_COLOURS
-from ..markup import breakable
+from ..markup import breakable, report_shown
 from ..review import Review
 from .model import CHART, SITE_MAP, Figure, Report, Table, build_report
 from .site_map import HTML_FRAME_IN, site_map_charts
@@ -26,6 +26,7 @@ def _shares(table: Table) -> list:
 
 _ENV = Environment(
     loader=PackageLoader("analysis.report", "templates"),
+    finalize=report_shown,
     autoescape=select_autoescape(default=True, default_for_string=True),
     trim_blocks=True,
     lstrip_blocks=True,

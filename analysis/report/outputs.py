@@ -16,6 +16,7 @@ from ..checks.easements import recorded_flags
 from ..geometry import as_multi, in_family, polygon_part
 from ..io.files import write_all
 from ..io.vector import write_geopackage
+from ..markup import json_shown
 from ..review import Review
 from .layer_style import (
     LINE,
@@ -64,7 +65,7 @@ class Reported(Protocol):
 
 
 def review_json(review: Reported) -> str:
-    return json.dumps(review.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+    return json_shown(json.dumps(review.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
 
 
 def write_json(result: Reported, json_path: Optional[str | Path]) -> list[Path]:
