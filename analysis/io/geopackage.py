@@ -5,8 +5,10 @@ The same on both stacks, and cheap: a reference's reads and a review's look-ups 
 
 from __future__ import annotations
 
+import logging
 import sqlite3
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Optional
@@ -17,9 +19,13 @@ import pandas as pd
 import shapely
 
 from ..crs import crs_of
+from ..errors import InputError
 
 __all__ = [
     "geopackage_reader",
+    "geopackage_connection",
+    "WaitingConnection",
+    "STORE_BUSY_TIMEOUT_S",
     "geopackage_layers",
     "gpkg_wkb",
     "read_geopackage_boxes",
@@ -152,7 +158,88 @@ def _declared(path: str | Path, layer: str) -> dict[str, str]:
         return {}
 
 
-class _Reader(sqlite3.Connection):
+# How long a connection to a GeoPackage waits, in all, for another process that holds the file
+# (an import writing into a reference store, a BEGIN IMMEDIATE / EXCLUSIVE of another program)
+# before it refuses, naming the file (docs/REFERENCE.md "Limits"); and how often, while it
+# waits, it says so. Not a reading of the chapter: profile-free.
+STORE_BUSY_TIMEOUT_S = 60.0
+STORE_BUSY_NOTICE_S = 10.0
+_BUSY_TRY_S = 1.0  # SQLite's own busy wait per try; the loop below bounds the whole
+
+_log = logging.getLogger(__name__)
+
+
+class WaitingConnection(sqlite3.Connection):
+    """A connection to a GeoPackage that, when another process holds the file ("database is
+    locked"), waits for it at most :data:`STORE_BUSY_TIMEOUT_S` in all, saying it waits
+    ("waiting for another import to finish ...") every :data:`STORE_BUSY_NOTICE_S`, then
+    refuses (:class:`InputError`, naming the file and what to do). Every connection to a
+    reference store (the store's own, a reader's) is one of these: the one place a locked
+    store is met. A statement that meets the lock is asked again (a read, a BEGIN, a COMMIT:
+    SQLite leaves each as it was before the statement when it answers busy)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.label = str(args[0]) if args else "the GeoPackage"
+        self.waiting: Optional[Callable[[str], None]] = None  # told while waiting (progress)
+
+    def _waited(self, run):
+        deadline = said = None
+        while True:
+            try:
+                return run()
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) and "busy" not in str(err):
+                    raise
+                now = time.monotonic()
+                deadline = deadline or now + STORE_BUSY_TIMEOUT_S
+                if now >= deadline:
+                    raise InputError(
+                        f"another process has held this GeoPackage for {STORE_BUSY_TIMEOUT_S:g} s "
+                        "(another reference import writing into it, or a program holding it "
+                        f"open for writing; SQLite: {err})",
+                        path=self.label,
+                        fix="wait for the other import to finish (or close the program holding "
+                        "the file) and run this again",
+                    ) from None
+                if said is None or now - said >= STORE_BUSY_NOTICE_S:
+                    said = now
+                    left = deadline - now
+                    message = (
+                        f"waiting for another import to finish with {self.label} (another "
+                        f"process holds it; giving up in {left:.0f} s)"
+                    )
+                    (self.waiting or _log.warning)(message)
+
+    def execute(self, *args, **kwargs):
+        return self._waited(lambda: super(WaitingConnection, self).execute(*args, **kwargs))
+
+    def executemany(self, *args, **kwargs):
+        return self._waited(lambda: super(WaitingConnection, self).executemany(*args, **kwargs))
+
+    def executescript(self, *args, **kwargs):
+        return self._waited(lambda: super(WaitingConnection, self).executescript(*args, **kwargs))
+
+
+def geopackage_connection(
+    path: str | Path, read_only: bool = False, label: Optional[str] = None, factory=WaitingConnection
+) -> sqlite3.Connection:
+    """A :class:`WaitingConnection` to the GeoPackage at ``path`` (autocommit: the caller says
+    BEGIN), read-only where asked; the one way a connection to a reference store is opened."""
+    target = f"file:{Path(path).resolve()}?mode=ro" if read_only else str(path)
+    con = sqlite3.connect(
+        target,
+        uri=read_only,
+        timeout=_BUSY_TRY_S,
+        isolation_level=None,
+        factory=factory,
+        check_same_thread=False,
+    )
+    con.label = label or str(path)
+    return con
+
+
+class _Reader(WaitingConnection):
     """A read-only connection that keeps what it was told of the file's tables (their names,
     geometry columns, keys and columns, R-trees, CRSs), asked once each: a reader's few
     questions in a row (a review's) do not change the schema under it."""
@@ -169,9 +256,7 @@ def geopackage_reader(path: str | Path) -> sqlite3.Connection:
     functions here that take ``con`` open their own without. It may be closed, or used, in
     another thread than the one that opened it (one at a time: a reference opened in one and
     reviewed in another; SQLite's serialized mode, the module's default, allows it)."""
-    return sqlite3.connect(
-        f"file:{Path(path).resolve()}?mode=ro", uri=True, factory=_Reader, check_same_thread=False
-    )
+    return geopackage_connection(path, read_only=True, factory=_Reader)
 
 
 def _known(con, key: str, ask):

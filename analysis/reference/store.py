@@ -38,7 +38,7 @@ from ..crs import crs_of, epsg_code, transform_geometries
 from ..dates import parse_date
 from ..errors import InputError
 from ..io.files import discard, publish_new, stage
-from ..io.geopackage import gpkg_wkb
+from ..io.geopackage import geopackage_connection, gpkg_wkb
 from ..progress import SILENT, Progress
 from .contract import REFERENCE_LAYERS
 from .importer import Candidate
@@ -472,15 +472,16 @@ class GeoPackageStore(ReferenceStore):
                 path=self.path,
                 fix="import a reference layer into it first",
             )
-        con = sqlite3.connect(str(self.path), timeout=60, isolation_level=None)
+        con = geopackage_connection(self.path, label=self.label)
         try:  # a text file, a truncated or zeroed GeoPackage: refused here, by name
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
             if "gpkg_contents" not in tables:  # an empty or foreign SQLite file
                 raise sqlite3.DatabaseError("it has no GeoPackage tables")
+        except InputError:  # held by another process past the wait: refused by name
+            con.close()
+            raise
         except sqlite3.DatabaseError as err:
             con.close()
-            if "locked" in str(err) or "busy" in str(err):
-                raise
             raise InputError(
                 f"not a readable GeoPackage (SQLite: {err})",
                 path=self.path,
