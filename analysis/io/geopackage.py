@@ -259,11 +259,21 @@ def geopackage_reader(path: str | Path) -> sqlite3.Connection:
     return geopackage_connection(path, read_only=True, factory=_Reader)
 
 
+_DATA_VERSION = "\0data_version"  # the key of SQLite's data_version the rest was kept at
+
+
 def _known(con, key: str, ask):
-    """``ask(con)``, kept in ``con`` (a :func:`geopackage_reader`'s) under ``key``."""
+    """``ask(con)``, kept in ``con`` (a :func:`geopackage_reader`'s) under ``key``, for as
+    long as the file is the one it was asked of: a commit by another connection (a re-import
+    that changed a layer's CRS or its tables) changes SQLite's ``data_version`` and empties
+    what was kept."""
     known = getattr(con, "known", None)
     if known is None:
         return ask(con)
+    version = con.execute("PRAGMA data_version").fetchone()[0]
+    if known.get(_DATA_VERSION) != version:
+        known.clear()
+        known[_DATA_VERSION] = version
     if key not in known:
         known[key] = ask(con)
     return known[key]

@@ -6,6 +6,7 @@ small file system fills up); ids ``<class>-<item>-<slug>`` (docs/TESTING.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -88,3 +89,125 @@ def test_crash_3_import_waits_for_a_holder_that_lets_go(tmp_path, capsys, caplog
         holder.wait()
     assert code == 0, err
     assert "waiting for another import to finish" in caplog.text
+
+
+def _importing(store: Path, source, cwd: Path) -> subprocess.Popen:
+    """``swppp reference import wetlands SOURCE`` into ``store``, in another process."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "analysis.cli",
+            "reference",
+            "import",
+            "wetlands",
+            str(source),
+            "--reference",
+            str(store),
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+
+
+def _until_waiting_or_done(process: subprocess.Popen) -> str:
+    """The other process's standard error up to its first "waiting" (or its end)."""
+    assert process.stderr is not None
+    said = []
+    for line in process.stderr:
+        said.append(line)
+        if "waiting for another import to finish" in line:
+            break
+    return "".join(said)
+
+
+def test_fault_concurrency_a_review_records_the_version_it_read(tmp_path, make_reference):
+    """A re-import while a review reads: the review reads one version whole and records that
+    one (was: the version was asked after the features, so a re-import between them had the
+    review record a version it did not read). The import waits for the read to end, then lands."""
+    from analysis.reference.read import GeoPackageReference
+
+    store = _copy(REFERENCE, tmp_path, "store.gpkg")
+    source = _two_layer_sources(make_reference)["wetlands"]
+    reference = GeoPackageReference(store)
+    with reference.opened():
+        con = reference._connection()
+        before = con.execute('SELECT count(*) FROM "wetlands"').fetchone()[0]
+        importing = _importing(store, source, tmp_path)
+        said = _until_waiting_or_done(importing)
+        after = con.execute('SELECT count(*) FROM "wetlands"').fetchone()[0]
+    recorded = reference.versions()["wetlands"]["version"]
+    assert importing.wait(timeout=120) == 0, said + (importing.stderr.read() if importing.stderr else "")
+    assert after == before  # one version read whole
+    assert recorded == 1  # the one read, not the one the import made
+    assert "waiting for another import to finish" in said
+    assert GeoPackageReference(store).versions()["wetlands"]["version"] == 2  # and the import landed
+
+
+def test_fault_concurrency_a_reimport_that_changes_the_crs_is_read_in_its_crs(tmp_path, make_reference):
+    """A reader that asked a layer's CRS, then a re-import in another CRS: the reader reads the
+    new features in the new CRS (was: the CRS kept per connection, so the new features were
+    placed in the old CRS and no wetland was found, while the new version was reported)."""
+    from analysis.crs import crs_of
+    from analysis.reference.read import GeoPackageReference
+    from tests.analysis.conftest import local_box
+
+    store = _copy(REFERENCE, tmp_path, "store.gpkg")
+    reference = GeoPackageReference(store)
+    assert reference._layer_crs("wetlands") == crs_of("EPSG:2260")  # asked, and kept
+    row = {
+        "wetland_id": "W-9",
+        "source": "NWI",
+        "wetland_class": "PFO1A",
+        "regulated": 0,
+        "adjacent_area_ft": 100.0,
+    }
+    source = make_reference("geographic.gpkg", crs="EPSG:4326", wetlands=[(local_box(0, 0, 50, 50), row)])
+    importing = _importing(store, f"{source}|layername=wetlands", tmp_path)
+    assert importing.wait(timeout=120) == 0, importing.stderr.read() if importing.stderr else ""
+    with reference.opened():
+        assert reference._layer_crs("wetlands") == crs_of("EPSG:4326")
+        assert reference.versions()["wetlands"]["version"] == 2
+
+
+def test_fault_concurrency_a_postgis_review_records_the_version_it_read(
+    postgis_server, tmp_path, make_reference
+):
+    """The same in PostGIS: one REPEATABLE READ snapshot, the layers locked for share, so the
+    re-import's DROP / RENAME waits for the review's reads and the version recorded is the one
+    read (was: 17 of 100 reviews during a re-import reported a version they did not read)."""
+    import uuid
+
+    from analysis.reference.read import PostgisReference
+    from tests.analysis.conftest import local_box
+
+    source = _two_layer_sources(make_reference)["wetlands"]
+    row = {
+        "wetland_id": "W-2",
+        "source": "NWI",
+        "wetland_class": "PFO1A",
+        "regulated": 0,
+        "adjacent_area_ft": 100.0,
+    }
+    other = make_reference(
+        "other.gpkg",
+        wetlands=[(local_box(0, 0, 60, 60), row), (local_box(90, 90, 99, 99), {**row, "wetland_id": "W-3"})],
+    )
+    target = f"{postgis_server.uri()}"
+    schema = f"v_{uuid.uuid4().hex[:10]}"
+    store = f"{target}{'&' if '?' in target else '?'}schema={schema}"
+    first = _importing(store, source, tmp_path)
+    assert first.wait(timeout=120) == 0, first.stderr.read() if first.stderr else ""
+    reference = PostgisReference(store)
+    with reference.opened():
+        importing = _importing(store, f"{other}|layername=wetlands", tmp_path)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            importing.wait(timeout=4)  # on its own it lands in well under a second
+        read = len(reference._reader.read("wetlands", local_box(-500, -500, 500, 500).bounds, "EPSG:2260"))
+    recorded = reference.versions()["wetlands"]["version"]
+    assert importing.wait(timeout=120) == 0, importing.stderr.read() if importing.stderr else ""
+    assert recorded == 1  # the one read, not the one the import made
+    assert read == 1  # and read whole: the new one has two
+    assert PostgisReference(store).versions()["wetlands"]["version"] == 2  # and the import landed
