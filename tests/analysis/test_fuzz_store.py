@@ -211,3 +211,26 @@ def test_fault_concurrency_a_postgis_review_records_the_version_it_read(
     assert recorded == 1  # the one read, not the one the import made
     assert read == 1  # and read whole: the new one has two
     assert PostgisReference(store).versions()["wetlands"]["version"] == 2  # and the import landed
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        pytest.param("under-a-file", id="fault-json-import-json-under-a-file"),
+        pytest.param("a-folder", id="fault-json-import-json-onto-a-folder"),
+    ],
+)
+def test_an_import_whose_json_cannot_be_written_imports_nothing(where, tmp_path, capsys, make_reference):
+    """`reference import --json` into a place it cannot write: refused before the transaction,
+    the store as it was (was: the import committed, then exit 2 "nothing was written")."""
+    store = _copy(REFERENCE, tmp_path, "store.gpkg")
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "a-folder").mkdir()
+    target = tmp_path / "afile" / "r.json" if where == "under-a-file" else tmp_path / "a-folder"
+    before = store.read_bytes()
+    argv = _argv("import", store, tmp_path, make_reference) + ["--json", target]
+    code, err = _run(argv, tmp_path, capsys)
+    assert code == 2, err
+    assert str(target) in err and "nothing was written" in err, err
+    assert store.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-folder", "afile", "src.gpkg", "store.gpkg"]
