@@ -14,10 +14,12 @@ registers them (they read the envelope in the GeoPackage geometry header).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import queue
 import re
+import shutil
 import sqlite3
 import struct
 import threading
@@ -452,6 +454,14 @@ def _register_gpkg_functions(con: sqlite3.Connection) -> None:
         )
 
 
+def disk_full(err: BaseException) -> bool:
+    """Whether ``err`` is a full disk: SQLite's "database or disk is full" (SQLITE_FULL), an
+    ``OSError`` ENOSPC (or EDQUOT, a quota)."""
+    if isinstance(err, sqlite3.Error):
+        return getattr(err, "sqlite_errorcode", None) == 13 or "disk is full" in str(err)
+    return isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
 class GeoPackageStore(ReferenceStore):
     """Reference layers and their versions in one GeoPackage file."""
 
@@ -572,7 +582,12 @@ class GeoPackageStore(ReferenceStore):
             discard(temp)
 
     def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
-        created = not self.path.exists() and self._create_empty()
+        try:
+            created = not self.path.exists() and self._create_empty()
+        except (OSError, sqlite3.Error) as err:
+            if disk_full(err):
+                raise self._full(candidate.layer, 0) from None
+            raise
         layer, spec = candidate.layer, REFERENCE_LAYERS[candidate.layer]
         inode = self.path.stat().st_ino
         with closing(self._connect(write=True)) as con:
@@ -667,12 +682,29 @@ class GeoPackageStore(ReferenceStore):
                 )
                 progress.check_canceled()  # the last moment a cancel leaves nothing written
                 con.execute("COMMIT")
-            except BaseException:
+            except BaseException as err:
                 if con.in_transaction:  # not after a failed COMMIT: keep its error
                     con.execute("ROLLBACK")
                 if created:
                     self.path.unlink(missing_ok=True)  # the store this import began: none
+                if disk_full(err):  # rolled back: the previous version stands
+                    raise self._full(layer, row.version - 1) from None
                 raise
+
+    def _full(self, layer: str, kept: int) -> InputError:
+        """The refusal of an import the full disk under the store stopped (rolled back)."""
+        try:
+            free = f"{shutil.disk_usage(self.path.parent).free / 1e6:.1f} MB free"
+        except OSError:
+            free = "free space not known"
+        return InputError(
+            f"the disk holding the store is full ({free}); the import of '{layer}' was rolled "
+            + (f"back and version {kept} is kept" if kept else "back and nothing was imported"),
+            path=self.path,
+            layer=layer,
+            fix="free space on that disk (the import needs about the size of the new layer, "
+            "twice over while it commits) or move the store to a larger one, and import again",
+        )
 
     def _link_waters(self, con, layer: str, candidate: Candidate) -> None:
         """The route from catchments to the waters in them (:mod:`analysis.reference.links`),

@@ -234,3 +234,81 @@ def test_an_import_whose_json_cannot_be_written_imports_nothing(where, tmp_path,
     assert str(target) in err and "nothing was written" in err, err
     assert store.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-folder", "afile", "src.gpkg", "store.gpkg"]
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 1 MB file system (tmpfs), unmounted afterwards; skipped where mount is refused."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"a small tmpfs cannot be mounted here (needs root): {done.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def _fill(folder: Path, leave: int) -> None:
+    """Fill ``folder``'s file system but about ``leave`` bytes."""
+    import shutil
+
+    free = shutil.disk_usage(folder).free
+    with open(folder / "filler", "wb") as out:
+        out.write(b"\0" * max(free - leave, 0))
+
+
+def test_crash_4_disk_full_inside_an_import_keeps_the_previous_version(
+    small_disk, tmp_path, capsys, make_reference
+):
+    """The disk under the store fills inside the import's transaction: rolled back, version 1
+    kept, the full disk said by name, exit 2 (was: exit 3 "database or disk is full")."""
+    from tests.analysis.conftest import local_box
+
+    store = _copy(REFERENCE, small_disk, "store.gpkg")
+    row = {
+        "wetland_id": "",
+        "source": "NWI",
+        "wetland_class": "PFO1A",
+        "regulated": 0,
+        "adjacent_area_ft": 100.0,
+    }
+    source = make_reference(
+        "big.gpkg",
+        wetlands=[(local_box(i, i, i + 5, i + 5), {**row, "wetland_id": f"W-{i}"}) for i in range(3000)],
+    )
+    _fill(small_disk, 64 * 1024)
+    before = store.read_bytes()
+    argv = [
+        "reference",
+        "import",
+        "wetlands",
+        f"{source}|layername=wetlands",
+        "--reference",
+        store,
+        "--quiet",
+    ]
+    code, err = _run(argv, tmp_path, capsys)
+    assert code == 2, err
+    assert "disk holding the store is full" in err and str(store) in err and "version 1 is kept" in err, err
+    assert "Traceback" not in err
+    assert store.read_bytes() == before
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "store.gpkg"]
+
+
+def test_crash_4_a_new_store_on_a_full_disk_is_refused_by_name(small_disk, tmp_path, capsys, make_reference):
+    """A first import into a new store on a full disk: exit 2 saying so, no file left behind."""
+    store = small_disk / "new.gpkg"
+    source = _two_layer_sources(make_reference)["wetlands"]
+    _fill(small_disk, 0)
+    code, err = _run(
+        ["reference", "import", "wetlands", source, "--reference", store, "--quiet"], tmp_path, capsys
+    )
+    assert code == 2, err
+    assert "disk holding the store is full" in err and str(store) in err and "nothing was imported" in err, (
+        err
+    )
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]
