@@ -27,6 +27,8 @@ __all__ = [
     "WaitingConnection",
     "STORE_BUSY_TIMEOUT_S",
     "geopackage_layers",
+    "rtree_disagreement",
+    "index_disagreement",
     "gpkg_wkb",
     "read_geopackage_boxes",
     "geopackage_box_rows",
@@ -425,6 +427,16 @@ def geopackage_box_rows(
             },
         ):
             return None
+        wrong = index_disagreement(con, table, column, key)
+        if wrong is not None:
+            raise InputError(
+                f"its spatial index disagrees with its geometries ({wrong}): read through it, "
+                "the layer would look empty where it is not",
+                path=getattr(con, "label", path),
+                layer=table,
+                fix="open the store where it can be written (a review or an import rebuilds the "
+                "index there), or import the layer again",
+            )
         parameters: tuple = ()
         if len(boxes) == 1:
             minx, miny, maxx, maxy = boxes[0]
@@ -453,6 +465,53 @@ def geopackage_box_rows(
     rows, names = found
     geometries = shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else np.array([], dtype=object)
     return [int(r[0]) for r in rows], names, [r[1:-1] for r in rows], geometries
+
+
+# The GeoPackage geometry header's flags byte (its 4th) with the "empty geometry" bit (0x10)
+# set, as hex() spells its first digit: an empty geometry has no R-tree entry.
+_EMPTY_FLAG_DIGITS = "('1', '3', '5', '7', '9', 'B', 'D', 'F')"
+
+
+def rtree_disagreement(con, table: str, column: str, key: str) -> Optional[str]:
+    """What a cheap check finds wrong with ``table``'s R-tree (None: it agrees): as many
+    entries as non-empty geometries, every entry a feature, and its extent the layer's
+    recorded one (``gpkg_contents``; float32 boxes: a little slack). A disagreeing index makes
+    a reader through it find nothing where features are (issue 36, item 12)."""
+    rtree, t, c, k = (quote_name(n) for n in (f"rtree_{table}_{column}", table, column, key))
+    indexed, minx, maxx, miny, maxy = con.execute(
+        f"SELECT count(*), min(minx), max(maxx), min(miny), max(maxy) FROM {rtree}"
+    ).fetchone()
+    shapes = con.execute(
+        f"SELECT count(*) FROM {t} WHERE {c} IS NOT NULL AND "
+        f"substr(hex(substr({c}, 4, 1)), 1, 1) NOT IN {_EMPTY_FLAG_DIGITS}"
+    ).fetchone()[0]
+    if indexed != shapes:
+        return f"{indexed} index entries for {shapes} geometries"
+    strays = con.execute(
+        f"SELECT count(*) FROM {rtree} r WHERE NOT EXISTS (SELECT 1 FROM {t} WHERE {k} = r.id)"
+    ).fetchone()[0]
+    if strays:
+        return f"{strays} index entries name no feature"
+    recorded = con.execute(
+        "SELECT min_x, max_x, min_y, max_y FROM gpkg_contents WHERE lower(table_name) = lower(?)", (table,)
+    ).fetchone()
+    if not indexed or recorded is None or None in recorded:
+        return None
+    found = (minx, maxx, miny, maxy)
+    slack = 1e-5 * max(1.0, *(abs(float(v)) for v in recorded))
+    if any(abs(float(a) - float(b)) > slack for a, b in zip(found, recorded)):
+        return (
+            f"the index spans x {minx:.6g}..{maxx:.6g}, y {miny:.6g}..{maxy:.6g}, the layer "
+            f"x {recorded[0]:.6g}..{recorded[1]:.6g}, y {recorded[2]:.6g}..{recorded[3]:.6g}"
+        )
+    return None
+
+
+def index_disagreement(con, table: str, column: str, key: str) -> Optional[str]:
+    """:func:`rtree_disagreement`, asked once per connection and version of the file."""
+    return _known(
+        con, f"agrees:rtree_{table}_{column}", lambda con: rtree_disagreement(con, table, column, key)
+    )
 
 
 def read_geopackage_table(

@@ -780,6 +780,8 @@ class GeoPackageReference(Reference):
         )
         self._version_rows: Optional[list] = None  # read through the open connection, once
         try:
+            if self._first is not None and self._gpkg_store is not None:
+                self._gpkg_store.repair_indexes(self._first)  # R-trees checked; rebuilt if writable
             super().__init__(str(self.path))
         except BaseException:
             self._close_first()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 import queue
 import re
@@ -40,7 +41,13 @@ from ..crs import crs_of, epsg_code, transform_geometries
 from ..dates import parse_date
 from ..errors import InputError
 from ..io.files import discard, publish_new, stage
-from ..io.geopackage import geopackage_connection, gpkg_wkb
+from ..io.geopackage import (
+    geopackage_connection,
+    gpkg_table,
+    gpkg_wkb,
+    index_disagreement,
+    rtree_disagreement,
+)
 from ..progress import SILENT, Progress
 from .contract import REFERENCE_LAYERS
 from .importer import Candidate
@@ -98,6 +105,7 @@ _INTEGERS = (
     "rejections_accepted",
     "stable_ids",
 )
+_log = logging.getLogger(__name__)
 CHUNK = 500  # features written between progress reports
 CACHE_KIB = 128 * 1024  # SQLite's page cache while importing (KiB): beyond it, pages spill
 # Test hook (kill -9 tests): after this many features, touch SWPPP_IMPORT_PAUSE_FILE and wait.
@@ -512,6 +520,49 @@ class GeoPackageStore(ReferenceStore):
             with closing(self._connect(write=True)) as con:
                 con.execute("SELECT count(*) FROM sqlite_master").fetchone()
 
+    def repair_indexes(self, reader: sqlite3.Connection) -> None:
+        """Rebuild each layer's R-tree that disagrees with its geometries (the cheap check of
+        :func:`index_disagreement`, asked through ``reader``, whose answer readers reuse), where
+        the file can be written; where it cannot, a read through it is refused by name."""
+        writable = os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
+        wrong = []
+        for table, column in reader.execute(
+            "SELECT g.table_name, g.column_name FROM gpkg_geometry_columns g JOIN sqlite_master m "
+            "ON m.name = 'rtree_' || g.table_name || '_' || g.column_name"
+        ).fetchall():
+            found = gpkg_table(reader, table)
+            problem = index_disagreement(reader, table, column, found[2]) if found else None
+            if found and problem:
+                wrong.append((table, column, found[2], problem))
+        if not wrong or not writable:
+            return
+        with closing(self._connect(write=True)) as con:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                for table, column, key, problem in wrong:
+                    rtree, t, c = _q(f"rtree_{table}_{column}"), _q(table), _q(column)
+                    con.execute(f"DELETE FROM {rtree}")
+                    con.execute(
+                        f"INSERT INTO {rtree} SELECT {_q(key)}, ST_MinX({c}), ST_MaxX({c}), ST_MinY({c}), "
+                        f"ST_MaxY({c}) FROM {t} WHERE {c} IS NOT NULL AND NOT ST_IsEmpty({c})"
+                    )
+                    con.execute(  # the layer's recorded extent: its geometries', as indexed now
+                        "UPDATE gpkg_contents SET (min_x, max_x, min_y, max_y) = (SELECT min(minx), "
+                        f"max(maxx), min(miny), max(maxy) FROM {rtree}) WHERE table_name = ?",
+                        (table,),
+                    )
+                    _log.warning(
+                        "rebuilt the spatial index of layer '%s' in %s: it disagreed with its geometries (%s)",
+                        table,
+                        self.label,
+                        problem,
+                    )
+                con.execute("COMMIT")
+            except BaseException:
+                if con.in_transaction:
+                    con.execute("ROLLBACK")
+                raise
+
     def _tables(self, con) -> set[str]:
         return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
 
@@ -680,6 +731,9 @@ class GeoPackageStore(ReferenceStore):
                     "'now') WHERE table_name = ?",
                     (VERSIONS_TABLE,),
                 )
+                wrong = rtree_disagreement(con, layer, "geom", "fid")
+                if wrong is not None:  # written here from the same envelopes: never expected
+                    raise RuntimeError(f"the spatial index just written for '{layer}' disagrees ({wrong})")
                 progress.check_canceled()  # the last moment a cancel leaves nothing written
                 con.execute("COMMIT")
             except BaseException as err:

@@ -312,3 +312,54 @@ def test_crash_4_a_new_store_on_a_full_disk_is_refused_by_name(small_disk, tmp_p
         err
     )
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]
+
+
+WHOLE = (570000.0, 900000.0, 600000.0, 930000.0)  # around every demo wetland (EPSG:2260)
+
+BREAKS = {
+    "emptied": "DELETE FROM rtree_wetlands_geom",
+    "moved": "UPDATE rtree_wetlands_geom SET minx = minx + 50000, maxx = maxx + 50000",
+    "strays": "UPDATE rtree_wetlands_geom SET id = id + 1000",
+}
+
+
+def _broken(store: Path, how: str) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(store)) as con, con:
+        con.execute(BREAKS[how])
+
+
+@pytest.mark.parametrize(
+    "how",
+    [pytest.param(how, id=f"wrong-12-an-index-{how}-is-rebuilt") for how in BREAKS],
+)
+def test_an_rtree_that_disagrees_is_rebuilt_where_writable(how, tmp_path, caplog):
+    """An R-tree that disagrees with its geometries (emptied, moved, naming no feature) read 0
+    wetlands silently; where the store can be written it is rebuilt on open, and said."""
+    from analysis.reference.read import GeoPackageReference
+
+    store = _copy(REFERENCE, tmp_path, "store.gpkg")
+    _broken(store, how)
+    found = GeoPackageReference(store).read("wetlands", WHOLE, "EPSG:2260")
+    assert len(found) == len(GeoPackageReference(REFERENCE).read("wetlands", WHOLE, "EPSG:2260")) == 3
+    assert "rebuilt the spatial index of layer 'wetlands'" in caplog.text
+
+
+def test_wrong_12_a_read_only_store_whose_index_disagrees_is_refused(small_disk, tmp_path, capsys):
+    """Where the store cannot be written (a read-only file system), the review is refused
+    naming the store and the layer, exit 2 (was: 0 wetland acres, silently)."""
+    store = _copy(REFERENCE, small_disk, "store.gpkg")
+    _broken(store, "emptied")
+    remount = subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], capture_output=True)
+    if remount.returncode != 0:
+        pytest.skip(f"cannot remount read-only here: {remount.stderr.decode().strip()}")
+    code, err = _run(
+        ["review", SITE, "--reference", store, "--json", tmp_path / "r.json", "--quiet"], tmp_path, capsys
+    )
+    assert code == 2, err
+    assert "spatial index disagrees with its geometries" in err and "wetlands" in err and str(store) in err, (
+        err
+    )
+    assert not (tmp_path / "r.json").exists()
