@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 from typing import Optional
@@ -20,6 +22,16 @@ from .options import refuse_clashes
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FAIL", "EXIT_INPUT", "EXIT_INTERNAL"]
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # SIGINT (Ctrl-C), SIGTERM: 128 + the signal
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the run is, so that it ends as a Ctrl-C does: an import's
+    transaction rolled back, staged files removed (docs/CLI.md exit status)."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,6 +94,9 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     args = parser.parse_args(argv)
     # The handler writes to sys.stderr as it is now: the Console.
     logging.basicConfig(level=logging.WARNING, format="swppp: %(message)s")
+    # SIGTERM ends the run as SIGINT does (in the main thread only, where Python takes signals).
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if in_main else None
     try:
         refuse_clashes(_options_run(parser, args), args)
         status: int = args.handler(args)
@@ -89,9 +104,9 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     except (InputError, OutputError) as err:
         print(f"swppp: error: {terminal(err)}{option_hint(parser, args, err)}", file=sys.stderr)
         return EXIT_INPUT
-    except (Cancelled, KeyboardInterrupt):
+    except (Cancelled, KeyboardInterrupt) as err:
         print("swppp: cancelled; nothing was written", file=sys.stderr)
-        return 130
+        return EXIT_TERMINATED if isinstance(err, Terminated) else EXIT_INTERRUPTED
     except Exception as err:  # noqa: BLE001 - no traceback reaches a user unless asked for
         if os.environ.get("SWPPP_DEBUG"):
             traceback.print_exc()
@@ -101,3 +116,6 @@ def _main(argv: Optional[Sequence[str]]) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

@@ -16,6 +16,7 @@ from .options import (
     clear_bar,
     emit_json,
     exit_status,
+    json_text,
     progress_bar,
 )
 
@@ -123,6 +124,20 @@ def register(commands) -> None:
 
 
 def _run_import(args) -> int:
+    from ..io.files import discard, reserve
+
+    # The --json file is staged before the import commits: a place it cannot be written is
+    # refused while nothing is (was: refused after the commit, saying nothing was written).
+    staged = reserve(args.json) if args.json and args.json != "-" else None
+    try:
+        return _import_into(args, staged)
+    finally:
+        discard(staged)
+
+
+def _import_into(args, staged) -> int:
+    from ..errors import OutputError
+    from ..io.files import publish
     from ..screen.rescreen import import_and_rescreen, rescreen_lines
 
     progress = progress_bar(args.quiet)
@@ -163,8 +178,20 @@ def _run_import(args) -> int:
             )
         for line in rescreen_lines(done["rescreen"]) if "rescreen" in done else []:
             print(terminal(line), file=out)
-    if args.json:
-        emit_json(done, args.json)
+    if staged is None:
+        if args.json:
+            emit_json(done, args.json)
+        return 0
+    try:
+        staged.write_text(json_text(done), encoding="utf-8")
+        publish(staged, args.json)
+    except OSError as err:  # after the commit: the import stands, and is said to
+        version = done["version"]
+        raise OutputError(
+            f"{args.layer} was imported (version {version['version']} in {done['store']}), but "
+            f"its JSON could not be written to {args.json} ({err.strerror or err}). "
+            "`swppp reference status --json PATH` writes the store's versions"
+        ) from None
     return 0
 
 

@@ -166,6 +166,20 @@ def staged(target: str | Path) -> Iterator[Path]:
         discard(temp)
 
 
+def reserve(target: str | Path) -> Path:
+    """:func:`stage` ``target`` before the work whose result it will hold is done (an import,
+    which commits): a target that cannot be written (its folder unwritable or not a folder,
+    the target a folder) is refused here, an :class:`OutputError`, while nothing is written.
+    The caller writes the staged file and :func:`publish` es it, or :func:`discard` s it."""
+    target = Path(target)
+    try:
+        if target.is_dir():
+            raise IsADirectoryError(21, "it is a folder", str(target))
+        return stage(target)
+    except OSError as err:
+        raise _refused(target, err) from None
+
+
 def _refused(target: Optional[str | Path], err: OSError) -> OutputError:
     return OutputError(
         f"could not write {target} ({err.strerror or err}); nothing was written. "

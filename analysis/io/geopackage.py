@@ -5,8 +5,10 @@ The same on both stacks, and cheap: a reference's reads and a review's look-ups 
 
 from __future__ import annotations
 
+import logging
 import sqlite3
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Optional
@@ -17,10 +19,16 @@ import pandas as pd
 import shapely
 
 from ..crs import crs_of
+from ..errors import InputError
 
 __all__ = [
     "geopackage_reader",
+    "geopackage_connection",
+    "WaitingConnection",
+    "STORE_BUSY_TIMEOUT_S",
     "geopackage_layers",
+    "rtree_disagreement",
+    "index_disagreement",
     "gpkg_wkb",
     "read_geopackage_boxes",
     "geopackage_box_rows",
@@ -152,7 +160,88 @@ def _declared(path: str | Path, layer: str) -> dict[str, str]:
         return {}
 
 
-class _Reader(sqlite3.Connection):
+# How long a connection to a GeoPackage waits, in all, for another process that holds the file
+# (an import writing into a reference store, a BEGIN IMMEDIATE / EXCLUSIVE of another program)
+# before it refuses, naming the file (docs/REFERENCE.md "Limits"); and how often, while it
+# waits, it says so. Not a reading of the chapter: profile-free.
+STORE_BUSY_TIMEOUT_S = 60.0
+STORE_BUSY_NOTICE_S = 10.0
+_BUSY_TRY_S = 1.0  # SQLite's own busy wait per try; the loop below bounds the whole
+
+_log = logging.getLogger(__name__)
+
+
+class WaitingConnection(sqlite3.Connection):
+    """A connection to a GeoPackage that, when another process holds the file ("database is
+    locked"), waits for it at most :data:`STORE_BUSY_TIMEOUT_S` in all, saying it waits
+    ("waiting for another import to finish ...") every :data:`STORE_BUSY_NOTICE_S`, then
+    refuses (:class:`InputError`, naming the file and what to do). Every connection to a
+    reference store (the store's own, a reader's) is one of these: the one place a locked
+    store is met. A statement that meets the lock is asked again (a read, a BEGIN, a COMMIT:
+    SQLite leaves each as it was before the statement when it answers busy)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.label = str(args[0]) if args else "the GeoPackage"
+        self.waiting: Optional[Callable[[str], None]] = None  # told while waiting (progress)
+
+    def _waited(self, run):
+        deadline = said = None
+        while True:
+            try:
+                return run()
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) and "busy" not in str(err):
+                    raise
+                now = time.monotonic()
+                deadline = deadline or now + STORE_BUSY_TIMEOUT_S
+                if now >= deadline:
+                    raise InputError(
+                        f"another process has held this GeoPackage for {STORE_BUSY_TIMEOUT_S:g} s "
+                        "(another reference import writing into it, or a program holding it "
+                        f"open for writing; SQLite: {err})",
+                        path=self.label,
+                        fix="wait for the other import to finish (or close the program holding "
+                        "the file) and run this again",
+                    ) from None
+                if said is None or now - said >= STORE_BUSY_NOTICE_S:
+                    said = now
+                    left = deadline - now
+                    message = (
+                        f"waiting for another import to finish with {self.label} (another "
+                        f"process holds it; giving up in {left:.0f} s)"
+                    )
+                    (self.waiting or _log.warning)(message)
+
+    def execute(self, *args, **kwargs):
+        return self._waited(lambda: super(WaitingConnection, self).execute(*args, **kwargs))
+
+    def executemany(self, *args, **kwargs):
+        return self._waited(lambda: super(WaitingConnection, self).executemany(*args, **kwargs))
+
+    def executescript(self, *args, **kwargs):
+        return self._waited(lambda: super(WaitingConnection, self).executescript(*args, **kwargs))
+
+
+def geopackage_connection(
+    path: str | Path, read_only: bool = False, label: Optional[str] = None, factory=WaitingConnection
+) -> sqlite3.Connection:
+    """A :class:`WaitingConnection` to the GeoPackage at ``path`` (autocommit: the caller says
+    BEGIN), read-only where asked; the one way a connection to a reference store is opened."""
+    target = f"file:{Path(path).resolve()}?mode=ro" if read_only else str(path)
+    con = sqlite3.connect(
+        target,
+        uri=read_only,
+        timeout=_BUSY_TRY_S,
+        isolation_level=None,
+        factory=factory,
+        check_same_thread=False,
+    )
+    con.label = label or str(path)
+    return con
+
+
+class _Reader(WaitingConnection):
     """A read-only connection that keeps what it was told of the file's tables (their names,
     geometry columns, keys and columns, R-trees, CRSs), asked once each: a reader's few
     questions in a row (a review's) do not change the schema under it."""
@@ -169,16 +258,24 @@ def geopackage_reader(path: str | Path) -> sqlite3.Connection:
     functions here that take ``con`` open their own without. It may be closed, or used, in
     another thread than the one that opened it (one at a time: a reference opened in one and
     reviewed in another; SQLite's serialized mode, the module's default, allows it)."""
-    return sqlite3.connect(
-        f"file:{Path(path).resolve()}?mode=ro", uri=True, factory=_Reader, check_same_thread=False
-    )
+    return geopackage_connection(path, read_only=True, factory=_Reader)
+
+
+_DATA_VERSION = "\0data_version"  # the key of SQLite's data_version the rest was kept at
 
 
 def _known(con, key: str, ask):
-    """``ask(con)``, kept in ``con`` (a :func:`geopackage_reader`'s) under ``key``."""
+    """``ask(con)``, kept in ``con`` (a :func:`geopackage_reader`'s) under ``key``, for as
+    long as the file is the one it was asked of: a commit by another connection (a re-import
+    that changed a layer's CRS or its tables) changes SQLite's ``data_version`` and empties
+    what was kept."""
     known = getattr(con, "known", None)
     if known is None:
         return ask(con)
+    version = con.execute("PRAGMA data_version").fetchone()[0]
+    if known.get(_DATA_VERSION) != version:
+        known.clear()
+        known[_DATA_VERSION] = version
     if key not in known:
         known[key] = ask(con)
     return known[key]
@@ -330,6 +427,16 @@ def geopackage_box_rows(
             },
         ):
             return None
+        wrong = index_disagreement(con, table, column, key)
+        if wrong is not None:
+            raise InputError(
+                f"its spatial index disagrees with its geometries ({wrong}): read through it, "
+                "the layer would look empty where it is not",
+                path=getattr(con, "label", path),
+                layer=table,
+                fix="open the store where it can be written (a review or an import rebuilds the "
+                "index there), or import the layer again",
+            )
         parameters: tuple = ()
         if len(boxes) == 1:
             minx, miny, maxx, maxy = boxes[0]
@@ -358,6 +465,53 @@ def geopackage_box_rows(
     rows, names = found
     geometries = shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else np.array([], dtype=object)
     return [int(r[0]) for r in rows], names, [r[1:-1] for r in rows], geometries
+
+
+# The GeoPackage geometry header's flags byte (its 4th) with the "empty geometry" bit (0x10)
+# set, as hex() spells its first digit: an empty geometry has no R-tree entry.
+_EMPTY_FLAG_DIGITS = "('1', '3', '5', '7', '9', 'B', 'D', 'F')"
+
+
+def rtree_disagreement(con, table: str, column: str, key: str) -> Optional[str]:
+    """What a cheap check finds wrong with ``table``'s R-tree (None: it agrees): as many
+    entries as non-empty geometries, every entry a feature, and its extent the layer's
+    recorded one (``gpkg_contents``; float32 boxes: a little slack). A disagreeing index makes
+    a reader through it find nothing where features are (issue 36, item 12)."""
+    rtree, t, c, k = (quote_name(n) for n in (f"rtree_{table}_{column}", table, column, key))
+    indexed, minx, maxx, miny, maxy = con.execute(
+        f"SELECT count(*), min(minx), max(maxx), min(miny), max(maxy) FROM {rtree}"
+    ).fetchone()
+    shapes = con.execute(
+        f"SELECT count(*) FROM {t} WHERE {c} IS NOT NULL AND "
+        f"substr(hex(substr({c}, 4, 1)), 1, 1) NOT IN {_EMPTY_FLAG_DIGITS}"
+    ).fetchone()[0]
+    if indexed != shapes:
+        return f"{indexed} index entries for {shapes} geometries"
+    strays = con.execute(
+        f"SELECT count(*) FROM {rtree} r WHERE NOT EXISTS (SELECT 1 FROM {t} WHERE {k} = r.id)"
+    ).fetchone()[0]
+    if strays:
+        return f"{strays} index entries name no feature"
+    recorded = con.execute(
+        "SELECT min_x, max_x, min_y, max_y FROM gpkg_contents WHERE lower(table_name) = lower(?)", (table,)
+    ).fetchone()
+    if not indexed or recorded is None or None in recorded:
+        return None
+    found = (minx, maxx, miny, maxy)
+    slack = 1e-5 * max(1.0, *(abs(float(v)) for v in recorded))
+    if any(abs(float(a) - float(b)) > slack for a, b in zip(found, recorded)):
+        return (
+            f"the index spans x {minx:.6g}..{maxx:.6g}, y {miny:.6g}..{maxy:.6g}, the layer "
+            f"x {recorded[0]:.6g}..{recorded[1]:.6g}, y {recorded[2]:.6g}..{recorded[3]:.6g}"
+        )
+    return None
+
+
+def index_disagreement(con, table: str, column: str, key: str) -> Optional[str]:
+    """:func:`rtree_disagreement`, asked once per connection and version of the file."""
+    return _known(
+        con, f"agrees:rtree_{table}_{column}", lambda con: rtree_disagreement(con, table, column, key)
+    )
 
 
 def read_geopackage_table(

@@ -131,13 +131,61 @@ class PostgisStore(ReferenceStore):
         self.sql = self.ids.sql
         self.label = f"{_safe(self.conninfo)} schema {self.schema}"
 
+    _held = None  # the connection of snapshot(), while one is open
+
+    @contextmanager
+    def connection(self):
+        """The connection of :meth:`snapshot` while one is open, else a new one (closed after)."""
+        if self._held is not None:
+            yield self._held
+            return
+        with connect(self.conninfo) as con:
+            yield con
+
+    @contextmanager
+    def snapshot(self, layers=()):
+        """One read-only REPEATABLE READ transaction held while inside: every read through
+        :meth:`connection` (the versions, the features) sees one version of the schema. The
+        ``layers`` tables are locked for share first (before the snapshot is taken), so an
+        import's DROP / RENAME of one waits for the reads to end instead of handing them a
+        table their snapshot cannot see."""
+        if self._held is not None:
+            yield self._held
+            return
+        psycopg, _ = _psycopg()
+        with connect(self.conninfo) as con:
+            con.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            con.read_only = True
+            present = {
+                r[0]
+                for r in con.execute(  # a catalog question: it takes no snapshot's rows of the layers
+                    "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    "WHERE n.nspname = %s AND c.relkind IN ('r', 'p')",
+                    (self.schema,),
+                ).fetchall()
+            }
+            con.rollback()  # the snapshot begins after the locks
+            locked = [layer for layer in layers if layer in present]
+            if locked:
+                con.execute(
+                    self.sql.SQL("LOCK TABLE {} IN ACCESS SHARE MODE").format(
+                        self.sql.SQL(", ").join(self.ids.table(layer) for layer in locked)
+                    )
+                )
+            self._held = con
+            try:
+                yield con
+            finally:
+                self._held = None
+                con.rollback()
+
     def _exists(self, con, table: str) -> bool:
         return con.execute(
             "SELECT to_regclass(%s) IS NOT NULL", (self.sql.Identifier(self.schema, table).as_string(con),)
         ).fetchone()[0]
 
     def versions(self, layer: Optional[str] = None) -> list[VersionRow]:
-        with connect(self.conninfo) as con:
+        with self.connection() as con:
             if not self._exists(con, VERSIONS_TABLE):
                 return []
             query = self.sql.SQL("SELECT {} FROM {}").format(
@@ -297,7 +345,7 @@ class PostgisStore(ReferenceStore):
     def links(self, wanted: set) -> Optional[dict]:
         """{catchment_id: [waterbody_id]} of ``wanted`` (trimmed ids) from the route table;
         None where the schema has none."""
-        with connect(self.conninfo) as con:
+        with self.connection() as con:
             if not self._exists(con, LINKS_TABLE):
                 return None
             rows = (
@@ -417,7 +465,7 @@ class PostgisReference:
         self.source = self.store.label
 
     def layers(self) -> list[str]:
-        with connect(self.store.conninfo) as con:
+        with self.store.connection() as con:
             rows = con.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
                 (self.store.schema,),
@@ -441,7 +489,7 @@ class PostgisReference:
                 "the area CRS has no EPSG code, which PostGIS needs to transform to",
                 fix="use an EPSG area CRS in the profile",
             )
-        with connect(self.store.conninfo) as con:
+        with self.store.connection() as con:
             found = con.execute(
                 "SELECT srid FROM geometry_columns WHERE f_table_schema = %s AND "
                 "f_table_name = %s AND f_geometry_column = 'geom'",

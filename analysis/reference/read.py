@@ -780,6 +780,8 @@ class GeoPackageReference(Reference):
         )
         self._version_rows: Optional[list] = None  # read through the open connection, once
         try:
+            if self._first is not None and self._gpkg_store is not None:
+                self._gpkg_store.repair_indexes(self._first)  # R-trees checked; rebuilt if writable
             super().__init__(str(self.path))
         except BaseException:
             self._close_first()
@@ -800,21 +802,33 @@ class GeoPackageReference(Reference):
             return
         self._con, self._first = self._first or geopackage_reader(self.path), None
         try:
+            # One read transaction across the versions and every read that follows: its first
+            # SELECT takes the file's shared lock, so an import cannot commit until it ends (it
+            # waits, docs/REFERENCE.md), and the versions recorded are the ones read.
+            self._con.execute("BEGIN DEFERRED")
+            self._version_rows = None
+            try:
+                self._con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                if self.has("layer_versions"):
+                    self._version_rows = self._gpkg_store.versions_through(self._con)
+            except sqlite3.Error:
+                self._version_rows = None
             yield self
         finally:
             con, self._con = self._con, None
-            try:  # the versions the reads came from, asked before the connection goes
-                if self.has("layer_versions"):
-                    self._version_rows = self._gpkg_store.versions_through(con)
-            except sqlite3.Error:
-                self._version_rows = None
-            con.close()
+            try:
+                if con.in_transaction:
+                    con.execute("ROLLBACK")  # read only: nothing to keep
+            finally:
+                con.close()
 
     def _store(self):
         return self._gpkg_store
 
     def _current_versions(self):
-        rows, self._version_rows = self._version_rows, None
+        rows = self._version_rows
+        if self._con is None:  # after opened(): the versions it read, once
+            self._version_rows = None
         return super()._current_versions() if rows is None else rows
 
     def _connection(self) -> Optional[sqlite3.Connection]:
@@ -920,6 +934,26 @@ class PostgisReference(Reference):
     def _store(self):
         return self._reader.store
 
+    @contextmanager
+    def opened(self) -> Iterator[Reference]:
+        # One snapshot across the versions and every read (PostgisStore.snapshot): the versions
+        # recorded are the ones read.
+        store = self._reader.store
+        if store._held is not None:
+            yield self
+            return
+        with store.snapshot(self.layers):
+            self._version_rows = store.versions() if self.has("layer_versions") else None
+            yield self
+
+    _version_rows: Optional[list] = None
+
+    def _current_versions(self):
+        rows = self._version_rows
+        if self._reader.store._held is None:  # after opened(): the versions it read, once
+            self._version_rows = None
+        return super()._current_versions() if rows is None else rows
+
     def _layer_names(self):
         return self._reader.layers()
 
@@ -932,7 +966,7 @@ class PostgisReference(Reference):
     def _attributes(self, actual):
         store = self._reader.store
         sql = store.sql
-        with self._postgis.connect(store.conninfo) as con:
+        with store.connection() as con:
             columns = [
                 r[0]
                 for r in con.execute(

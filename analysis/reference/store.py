@@ -14,10 +14,13 @@ registers them (they read the envelope in the GeoPackage geometry header).
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
 import os
 import queue
 import re
+import shutil
 import sqlite3
 import struct
 import threading
@@ -38,7 +41,13 @@ from ..crs import crs_of, epsg_code, transform_geometries
 from ..dates import parse_date
 from ..errors import InputError
 from ..io.files import discard, publish_new, stage
-from ..io.geopackage import gpkg_wkb
+from ..io.geopackage import (
+    geopackage_connection,
+    gpkg_table,
+    gpkg_wkb,
+    index_disagreement,
+    rtree_disagreement,
+)
 from ..progress import SILENT, Progress
 from .contract import REFERENCE_LAYERS
 from .importer import Candidate
@@ -96,6 +105,7 @@ _INTEGERS = (
     "rejections_accepted",
     "stable_ids",
 )
+_log = logging.getLogger(__name__)
 CHUNK = 500  # features written between progress reports
 CACHE_KIB = 128 * 1024  # SQLite's page cache while importing (KiB): beyond it, pages spill
 # Test hook (kill -9 tests): after this many features, touch SWPPP_IMPORT_PAUSE_FILE and wait.
@@ -452,6 +462,14 @@ def _register_gpkg_functions(con: sqlite3.Connection) -> None:
         )
 
 
+def disk_full(err: BaseException) -> bool:
+    """Whether ``err`` is a full disk: SQLite's "database or disk is full" (SQLITE_FULL), an
+    ``OSError`` ENOSPC (or EDQUOT, a quota)."""
+    if isinstance(err, sqlite3.Error):
+        return getattr(err, "sqlite_errorcode", None) == 13 or "disk is full" in str(err)
+    return isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
 class GeoPackageStore(ReferenceStore):
     """Reference layers and their versions in one GeoPackage file."""
 
@@ -472,15 +490,16 @@ class GeoPackageStore(ReferenceStore):
                 path=self.path,
                 fix="import a reference layer into it first",
             )
-        con = sqlite3.connect(str(self.path), timeout=60, isolation_level=None)
+        con = geopackage_connection(self.path, label=self.label)
         try:  # a text file, a truncated or zeroed GeoPackage: refused here, by name
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
             if "gpkg_contents" not in tables:  # an empty or foreign SQLite file
                 raise sqlite3.DatabaseError("it has no GeoPackage tables")
+        except InputError:  # held by another process past the wait: refused by name
+            con.close()
+            raise
         except sqlite3.DatabaseError as err:
             con.close()
-            if "locked" in str(err) or "busy" in str(err):
-                raise
             raise InputError(
                 f"not a readable GeoPackage (SQLite: {err})",
                 path=self.path,
@@ -500,6 +519,49 @@ class GeoPackageStore(ReferenceStore):
         if self.path.exists() and Path(f"{self.path}-journal").exists():
             with closing(self._connect(write=True)) as con:
                 con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+    def repair_indexes(self, reader: sqlite3.Connection) -> None:
+        """Rebuild each layer's R-tree that disagrees with its geometries (the cheap check of
+        :func:`index_disagreement`, asked through ``reader``, whose answer readers reuse), where
+        the file can be written; where it cannot, a read through it is refused by name."""
+        writable = os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
+        wrong = []
+        for table, column in reader.execute(
+            "SELECT g.table_name, g.column_name FROM gpkg_geometry_columns g JOIN sqlite_master m "
+            "ON m.name = 'rtree_' || g.table_name || '_' || g.column_name"
+        ).fetchall():
+            found = gpkg_table(reader, table)
+            problem = index_disagreement(reader, table, column, found[2]) if found else None
+            if found and problem:
+                wrong.append((table, column, found[2], problem))
+        if not wrong or not writable:
+            return
+        with closing(self._connect(write=True)) as con:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                for table, column, key, problem in wrong:
+                    rtree, t, c = _q(f"rtree_{table}_{column}"), _q(table), _q(column)
+                    con.execute(f"DELETE FROM {rtree}")
+                    con.execute(
+                        f"INSERT INTO {rtree} SELECT {_q(key)}, ST_MinX({c}), ST_MaxX({c}), ST_MinY({c}), "
+                        f"ST_MaxY({c}) FROM {t} WHERE {c} IS NOT NULL AND NOT ST_IsEmpty({c})"
+                    )
+                    con.execute(  # the layer's recorded extent: its geometries', as indexed now
+                        "UPDATE gpkg_contents SET (min_x, max_x, min_y, max_y) = (SELECT min(minx), "
+                        f"max(maxx), min(miny), max(maxy) FROM {rtree}) WHERE table_name = ?",
+                        (table,),
+                    )
+                    _log.warning(
+                        "rebuilt the spatial index of layer '%s' in %s: it disagreed with its geometries (%s)",
+                        table,
+                        self.label,
+                        problem,
+                    )
+                con.execute("COMMIT")
+            except BaseException:
+                if con.in_transaction:
+                    con.execute("ROLLBACK")
+                raise
 
     def _tables(self, con) -> set[str]:
         return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
@@ -571,7 +633,12 @@ class GeoPackageStore(ReferenceStore):
             discard(temp)
 
     def _write(self, candidate: Candidate, row: VersionRow, progress: Progress) -> None:
-        created = not self.path.exists() and self._create_empty()
+        try:
+            created = not self.path.exists() and self._create_empty()
+        except (OSError, sqlite3.Error) as err:
+            if disk_full(err):
+                raise self._full(candidate.layer, 0) from None
+            raise
         layer, spec = candidate.layer, REFERENCE_LAYERS[candidate.layer]
         inode = self.path.stat().st_ino
         with closing(self._connect(write=True)) as con:
@@ -664,14 +731,34 @@ class GeoPackageStore(ReferenceStore):
                     "'now') WHERE table_name = ?",
                     (VERSIONS_TABLE,),
                 )
+                wrong = rtree_disagreement(con, layer, "geom", "fid")
+                if wrong is not None:  # written here from the same envelopes: never expected
+                    raise RuntimeError(f"the spatial index just written for '{layer}' disagrees ({wrong})")
                 progress.check_canceled()  # the last moment a cancel leaves nothing written
                 con.execute("COMMIT")
-            except BaseException:
+            except BaseException as err:
                 if con.in_transaction:  # not after a failed COMMIT: keep its error
                     con.execute("ROLLBACK")
                 if created:
                     self.path.unlink(missing_ok=True)  # the store this import began: none
+                if disk_full(err):  # rolled back: the previous version stands
+                    raise self._full(layer, row.version - 1) from None
                 raise
+
+    def _full(self, layer: str, kept: int) -> InputError:
+        """The refusal of an import the full disk under the store stopped (rolled back)."""
+        try:
+            free = f"{shutil.disk_usage(self.path.parent).free / 1e6:.1f} MB free"
+        except OSError:
+            free = "free space not known"
+        return InputError(
+            f"the disk holding the store is full ({free}); the import of '{layer}' was rolled "
+            + (f"back and version {kept} is kept" if kept else "back and nothing was imported"),
+            path=self.path,
+            layer=layer,
+            fix="free space on that disk (the import needs about the size of the new layer, "
+            "twice over while it commits) or move the store to a larger one, and import again",
+        )
 
     def _link_waters(self, con, layer: str, candidate: Candidate) -> None:
         """The route from catchments to the waters in them (:mod:`analysis.reference.links`),
