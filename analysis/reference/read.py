@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -781,7 +781,9 @@ class GeoPackageReference(Reference):
         self._version_rows: Optional[list] = None  # read through the open connection, once
         try:
             if self._first is not None and self._gpkg_store is not None:
-                self._gpkg_store.repair_indexes(self._first)  # R-trees checked; rebuilt if writable
+                # not a readable GeoPackage: the reading below refuses it by name
+                with suppress(sqlite3.DatabaseError):
+                    self._gpkg_store.repair_indexes(self._first)  # R-trees checked; rebuilt if writable
             super().__init__(str(self.path))
         except BaseException:
             self._close_first()
