@@ -451,7 +451,10 @@ class ReviewPanel(QDockWidget):
             self.output_folder.setFilePath(values.get("output_folder", ""))
             self.mapping.load_from_project(project)
             self.reference_mapping.load_from_project(project)
-            self.checklist.load_from_project(project)
+            try:
+                self.checklist.load_from_project(project)
+            except ValueError as err:  # a hand-edited project (InputError) must not stop the panel opening
+                self._say(str(err), Qgis.MessageLevel.Warning)
         finally:
             self._restoring = False
 

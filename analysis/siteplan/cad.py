@@ -81,7 +81,7 @@ _SAFE_FIX = (
 
 
 def layer_pattern(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled, if it is a regular expression that cannot backtrack catastrophically.
+    r"""``pattern`` compiled, if it is a regular expression that cannot backtrack catastrophically.
 
     Python's engine backtracks: a repeat inside a repeat (``(a+)+``) or a repeated alternation
     whose choices can begin with the same character (``(a|ab)*``) can take time exponential in

@@ -244,9 +244,12 @@ def small_disk(tmp_path):
     """A real 1 MB file system (tmpfs), unmounted afterwards; skipped where mount is refused."""
     folder = tmp_path / "small"
     folder.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], capture_output=True
-    )
+    try:
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], capture_output=True
+        )
+    except OSError as err:  # no mount(8) at all, as in the other releases' root filesystems
+        pytest.skip(f"a small tmpfs cannot be mounted here: {err}")
     if done.returncode != 0:
         pytest.skip(f"a small tmpfs cannot be mounted here (needs root): {done.stderr.decode().strip()}")
     try:

@@ -117,5 +117,29 @@ def test_a_damaged_project_entry_is_refused_with_its_name(qgis_new_project, tab_
 
     project = QgsProject.instance()
     project.writeEntry(SCOPE, KEY, "{not json")
-    with pytest.raises(ValueError, match="swppp_review/checklist/confirmations is not valid JSON"):
-        tab_class().load_from_project(project)
+    try:
+        with pytest.raises(ValueError, match="swppp_review/checklist/confirmations is not valid JSON"):
+            tab_class().load_from_project(project)
+    finally:
+        project.removeEntry(SCOPE, KEY)
+
+
+def test_the_panel_opens_over_a_damaged_project_entry_and_says_it(
+    qgis_new_project, qgis_iface, staged_plugin
+):
+    """The panel reads the project when it is built and on every project read: a damaged entry
+    is said in its status line, never raised out of the constructor or a Qt slot."""
+    from qgis.core import QgsProject
+    from swppp_review.checklist_tab import KEY, SCOPE
+    from swppp_review.panel import ReviewPanel
+
+    project = QgsProject.instance()
+    project.writeEntry(SCOPE, KEY, "{not json")
+    try:
+        panel = ReviewPanel(qgis_iface)
+        assert "swppp_review/checklist/confirmations is not valid JSON" in panel.status.text()
+        assert "tick the items again" in panel.status.text()
+        panel.unload()
+        panel.deleteLater()
+    finally:
+        project.removeEntry(SCOPE, KEY)

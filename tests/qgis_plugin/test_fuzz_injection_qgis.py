@@ -40,6 +40,9 @@ def test_injection_16_panel_shows_hostile_names_as_escapes(qgis_iface, staged_pl
         "\u202e" in json.dumps(f, ensure_ascii=False) for f in result["findings"]
     )  # names reach findings
 
+    from qgis.core import QgsProject
+
+    QgsProject.instance().clear()  # a new project, as a reviewer would start
     panel = ReviewPanel(qgis_iface)
     try:
         panel.show_findings(result)
