@@ -43,6 +43,7 @@ from ..errors import InputError
 from ..io.files import discard, publish_new, stage
 from ..io.geopackage import (
     geopackage_connection,
+    geopackage_crs,
     gpkg_table,
     gpkg_wkb,
     index_disagreement,
@@ -598,8 +599,19 @@ class GeoPackageStore(ReferenceStore):
                     (layer, row.version),
                 ).fetchall()
             )
+            crs = row.crs
             if not rows:  # the current version: in the layer table until the next import
                 rows = self._current_rows(con, layer, row)
+                # A store made before versions recorded their CRS: the layer table's is this one's.
+                crs = crs or geopackage_crs(self.path, layer, con) or None
+        if crs is None and rows:
+            raise InputError(
+                f"version {row.version} of '{layer}' does not record its CRS (a store made by an "
+                "earlier release keeps its older versions so)",
+                path=self.path,
+                layer=layer,
+                fix="compare versions imported by this release (import the layer again)",
+            )
         if not rows and row.feature_count:
             raise InputError(
                 f"version {row.version} of '{layer}' was not imported by SWPPP "
@@ -608,7 +620,7 @@ class GeoPackageStore(ReferenceStore):
                 layer=layer,
                 fix="compare versions made by a reference import",
             )
-        return frame_from_history(layer, rows, row.crs)
+        return frame_from_history(layer, rows, crs)
 
     def max_value(self, layer: str, field: str) -> Optional[str]:
         with closing(self._connect()) as con:

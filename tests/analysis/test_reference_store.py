@@ -527,3 +527,15 @@ def test_waters_imported_without_geometry_are_stored_and_found_by_id(target, cap
         )
     found = open_reference(source).lookup("impaired_waters", "waterbody_id", ["SD-NI-R-KEYA_PAHA_01"])
     assert found.category.tolist() == ["4a"]
+
+
+@pytest.mark.parametrize("layer", ["impaired_waters", "wetlands"])
+def test_the_shipped_store_diffs_its_one_version_against_itself(layer, data_copy, capsys):
+    """The demo store's versions record no CRS (made by the generator): the current version
+    is read in its layer's CRS, not left without one (was: exit 3 "Cannot transform naive
+    geometries")."""
+    demo = data_copy("demo_reference.gpkg")
+    status, out, err = reference("diff", layer, "--reference", demo, "--json", "-", capsys=capsys)
+    assert status == 0, err
+    diff = json.loads(out)
+    assert (diff["from"], diff["to"], diff["changes"]) == (1, 1, [])
