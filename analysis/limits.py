@@ -1,7 +1,8 @@
 """Bounds on what a hostile or careless input may make a reader do (issue 36).
 
 These are not readings of the chapter (so not in the rules profile): they keep a reader from
-recursing, inflating or expanding without end. Each is stated in docs/DESIGN.md, "Limits".
+recursing, inflating or expanding without end, or waiting for ever. Each is stated in
+docs/DESIGN.md, "Limits" (tests/analysis/test_limits.py holds the two together).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ __all__ = [
     "DRAWING_MAX_COORDINATE",
     "RASTER_MAX_PIXELS",
     "RASTER_MAX_DECIMATION",
+    "STORE_BUSY_TIMEOUT_S",
+    "STORE_BUSY_NOTICE_S",
 ]
 
 TOML_MAX_DEPTH = 32  # tables and arrays inside one another in a TOML file (profiles need 4)
@@ -29,3 +32,5 @@ DXF_MAX_INSERT_DEPTH = 16  # blocks inserted inside one another in a DXF
 DRAWING_MAX_COORDINATE = 1e8  # |x|, |y| of a drawing's vertex, in its units (any projected CRS fits)
 RASTER_MAX_PIXELS = 1_000_000  # pixels of a land-cover raster read over the drainage areas
 RASTER_MAX_DECIMATION = 32  # a window needing more is refused, not read at 1/RASTER_MAX_DECIMATION or less
+STORE_BUSY_TIMEOUT_S = 60.0  # the longest a command waits, in all, for another process holding a GeoPackage store
+STORE_BUSY_NOTICE_S = 10.0  # how often it says it is waiting meanwhile

@@ -20,12 +20,12 @@ import shapely
 
 from ..crs import crs_of
 from ..errors import InputError
+from ..limits import STORE_BUSY_NOTICE_S, STORE_BUSY_TIMEOUT_S
 
 __all__ = [
     "geopackage_reader",
     "geopackage_connection",
     "WaitingConnection",
-    "STORE_BUSY_TIMEOUT_S",
     "geopackage_layers",
     "rtree_disagreement",
     "index_disagreement",
@@ -162,10 +162,7 @@ def _declared(path: str | Path, layer: str) -> dict[str, str]:
 
 # How long a connection to a GeoPackage waits, in all, for another process that holds the file
 # (an import writing into a reference store, a BEGIN IMMEDIATE / EXCLUSIVE of another program)
-# before it refuses, naming the file (docs/REFERENCE.md "Limits"); and how often, while it
-# waits, it says so. Not a reading of the chapter: profile-free.
-STORE_BUSY_TIMEOUT_S = 60.0
-STORE_BUSY_NOTICE_S = 10.0
+# before it refuses, naming the file, and how often it says so meanwhile: analysis.limits.
 _BUSY_TRY_S = 1.0  # SQLite's own busy wait per try; the loop below bounds the whole
 
 _log = logging.getLogger(__name__)

@@ -8,9 +8,11 @@ An algorithm declares its parameters with :meth:`SwpppAlgorithm.add_inputs` and
 
 import contextlib
 import functools
+import logging
 import os
 import shutil
 import tempfile
+import threading
 import traceback
 import weakref
 from collections.abc import Callable
@@ -94,6 +96,33 @@ def feedback_progress(feedback):
         feedback.pushInfo(message)
 
     return Progress(report=report, is_canceled=feedback.isCanceled)
+
+
+class _FeedbackLog(logging.Handler):
+    """The analysis's warnings (a store another process holds: "waiting for another import to
+    finish", a layer left off the map, ...) shown in ``feedback``, as the CLI prints them to
+    standard error: those of this run's thread only, so two runs at once keep their own."""
+
+    def __init__(self, feedback):
+        super().__init__(logging.WARNING)
+        self.feedback = feedback
+        self.thread = threading.get_ident()
+
+    def emit(self, record):
+        if record.thread == self.thread and self.feedback is not None:
+            self.feedback.pushWarning(self.format(record))
+
+
+@contextlib.contextmanager
+def analysis_log_to(feedback):
+    """Within it, the ``analysis`` library's warnings of this thread go to ``feedback``."""
+    handler = _FeedbackLog(feedback)
+    logger = logging.getLogger("analysis")
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 def parse_field_map(text, roles):
@@ -296,8 +325,9 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         @functools.wraps(process)
         def processAlgorithm(self, parameters, context, feedback):
             try:
-                self.refuse_outputs_over_inputs(parameters, context)
-                return process(self, parameters, context, feedback)
+                with analysis_log_to(feedback):
+                    self.refuse_outputs_over_inputs(parameters, context)
+                    return process(self, parameters, context, feedback)
             finally:
                 keep_pyproj_context()
 
