@@ -32,5 +32,5 @@ DXF_MAX_INSERT_DEPTH = 16  # blocks inserted inside one another in a DXF
 DRAWING_MAX_COORDINATE = 1e8  # |x|, |y| of a drawing's vertex, in its units (any projected CRS fits)
 RASTER_MAX_PIXELS = 1_000_000  # pixels of a land-cover raster read over the drainage areas
 RASTER_MAX_DECIMATION = 32  # a window needing more is refused, not read at 1/RASTER_MAX_DECIMATION or less
-STORE_BUSY_TIMEOUT_S = 60.0  # the longest a command waits, in all, for another process holding a GeoPackage store
+STORE_BUSY_TIMEOUT_S = 60.0  # the longest a command waits, in all, for another process holding a store
 STORE_BUSY_NOTICE_S = 10.0  # how often it says it is waiting meanwhile
