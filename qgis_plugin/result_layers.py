@@ -30,8 +30,8 @@ __all__ = [
 # Top to bottom in the group: verdicts over what they are about.
 FINDINGS_LAYERS = ("findings_points", "findings_lines", "findings")
 RESULT_LAYERS = FINDINGS_LAYERS + ("smp", "smp_points", "easement", "disturbance")
-PLAN_FID = "plan_fid"  # analysis.report.outputs.PLAN_FID: a feature's fid in the reviewed plan
-FINDING = "finding"  # analysis.report.outputs.FINDING: a finding's number in the review (1, 2, ...)
+PLAN_FID = "plan_fid"  # analysis.report.findings_layers.PLAN_FID: a feature's fid in the reviewed plan
+FINDING = "finding"  # analysis.report.findings_layers.FINDING: a finding's number in the review (1, 2, ...)
 _ID_FIELDS = {"smp": "smp_id", "smp_points": "smp_id", "easement": "easement_id"}
 # The map's context under the results: the plan's layers the findings GeoPackage does not carry,
 # and the reference layers (the report's map shows the same).

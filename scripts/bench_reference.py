@@ -17,9 +17,7 @@ tiled over a New York-sized grid until it holds at least N polygons
 2. the time of reading the whole wetlands layer (what a naive review would do) and the ratio;
 3. QGIS's own ``native:extractbylocation`` + ``native:intersection`` of the wetlands with the
    disturbance, run through QGIS's Python (.venv/qgis/bin/python), and the ratio;
-4. a cold one-site ``swppp review SITE --reference REF --json OUT`` (a fresh Python each run)
-   on each stack present (.venv/plain, .venv/qgis), best and median wall time and CPU, beside
-   the floor every review pays: a fresh Python importing geopandas and the stack's reader.
+(The cold one-site ``swppp review``, imports and all, is scripts/bench_startup.py's.)
 
 ``--smoke`` runs it all at a tiny size (a few thousand polygons) in a temporary folder: the
 test command runs it so the script cannot rot.
@@ -213,54 +211,6 @@ def without_epsg_code(reference_path: Path, target: Path) -> str:
     return CRS.from_wkt(esri).name
 
 
-COLD_REVIEW = "import sys; from analysis.cli.app import main; sys.exit(main(sys.argv[1:]))"
-IMPORT_FLOOR = (
-    "import geopandas, shapely, pyproj\ntry:\n    import pyogrio\nexcept ImportError:\n    import fiona"
-)
-
-
-def time_cold_review(python: Path, reference_path: Path, runs: int) -> dict:
-    """``swppp review SITE --reference REF --json OUT`` in a fresh ``python`` each run (what a
-    user's command costs, imports included), and a fresh Python importing what any review
-    must (geopandas, shapely, pyproj, the stack's reader): best and median wall, CPU."""
-    import resource
-    import statistics
-
-    env = {k: v for k, v in os.environ.items() if k != "PROJ_DATA"}  # each venv finds its own
-
-    def timed(argv):
-        walls, cpus = [], []
-        for _ in range(runs):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            start = time.perf_counter()
-            done = subprocess.run(
-                argv, capture_output=True, text=True, env=env, check=False, cwd=ROOT, timeout=600
-            )
-            walls.append(time.perf_counter() - start)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-            if done.returncode not in (0, 1):
-                raise RuntimeError(f"{argv[:3]} failed: {done.stderr.strip()[-500:]}")
-        return {"best": min(walls), "median": statistics.median(walls), "cpu": statistics.median(cpus)}
-
-    with tempfile.TemporaryDirectory(prefix="swppp-bench-review-") as folder:
-        review = timed(
-            [
-                str(python),
-                "-c",
-                COLD_REVIEW,
-                "review",
-                str(SITE),
-                "--reference",
-                str(reference_path),
-                "--json",
-                str(Path(folder) / "review.json"),
-                "--quiet",
-            ]
-        )
-    return {"review": review, "floor": timed([str(python), "-c", IMPORT_FLOOR])}
-
-
 def time_whole_layer(reference_path: Path) -> dict:
     from analysis.io.vector import read_layer
 
@@ -324,9 +274,6 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-whole", action="store_true", help="do not read the whole layer")
     parser.add_argument("--skip-qgis", action="store_true", help="do not time QGIS")
     parser.add_argument("--smoke", action="store_true", help="tiny size, a temporary folder")
-    parser.add_argument(
-        "--cold-runs", type=int, default=7, help="runs of the cold one-site review per stack (0: none)"
-    )
     args = parser.parse_args(argv)
     if not NWI.is_file():
         print(f"{NWI} is absent: SWPPP_NWI_EXTRACT names an NWI state zip to tile", file=sys.stderr)
@@ -402,22 +349,6 @@ def run(args, target: Path, polygons: int) -> int:
                     f"best, {qgis['median'] / ours['median']:.2f}x median; QGIS opening too: "
                     f"{qgis['with_opening'] / ours['seconds']:.2f}x (above 1: ours is faster)"
                 )
-    pythons = (
-        [sys.executable]
-        if args.smoke
-        else [ROOT / ".venv" / stack / "bin" / "python" for stack in ("plain", "qgis")]
-    )
-    for python in pythons:
-        if not args.cold_runs or not Path(python).is_file():
-            continue
-        cold = time_cold_review(Path(python), target, 1 if args.smoke else args.cold_runs)
-        review, floor = cold["review"], cold["floor"]
-        print(
-            f"cold one-site `swppp review --json` ({python}): best {review['best']:.2f} s, "
-            f"median {review['median']:.2f} s, CPU {review['cpu']:.2f} s (goal 1.5 s); a fresh "
-            f"Python importing geopandas and the reader: best {floor['best']:.2f} s, median "
-            f"{floor['median']:.2f} s ({floor['median'] / review['median']:.0%} of the review)"
-        )
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

@@ -29,6 +29,8 @@ ls -l "$shot.png" "${shot}_inputs.png" "${shot}_checklist.png"
 import json, sys
 shown = json.load(open(sys.argv[1], encoding="utf-8"))
 print("panel:", shown.get("status", "no run finished"))
+if "seconds" in shown:  # issue 37: what a reviewer waits, from the button to the findings
+    print(f"panel: {shown['seconds']:.2f} s from Run review pressed to the findings listed")
 ok = shown["ok"] and shown["findings"] > 0 and "findings" in shown["layers"]
 ok = ok and f"Results in {sys.argv[2]}" in shown["status"]
 sys.exit(0 if ok else 1)

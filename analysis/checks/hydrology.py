@@ -251,26 +251,38 @@ class Composite:
 def cover_pieces(
     drainage: gpd.GeoDataFrame, soils: gpd.GeoDataFrame, cover: gpd.GeoDataFrame, dual: str
 ) -> gpd.GeoDataFrame:
-    """Drainage area x soil x cover pieces (area CRS) with ``name``, ``hsg``, ``cover``, ``cn``."""
-    left = (
-        drainage[["name", drainage.geometry.name]].rename_geometry("geometry")
-        if drainage.geometry.name != "geometry"
-        else drainage[["name", "geometry"]]
+    """Drainage area x soil x cover pieces (area CRS) with ``name``, ``hsg``, ``cover``, ``cn``:
+    the polygonal parts each drainage area shares with each soil and then each cover polygon,
+    in that order (drainage area, soil, cover), as ``geopandas.overlay``'s intersection with
+    ``keep_geom_type`` gives them, by one STRtree query a layer (:func:`_shared_pieces`)."""
+    names = np.asarray(drainage["name"], dtype=object)
+    d, s, shared = _shared_pieces(np.asarray(drainage.geometry.values), np.asarray(soils.geometry.values))
+    d2, c, shared = _shared_pieces(shared, np.asarray(cover.geometry.values))
+    d, s = d[d2], s[d2]
+    hsg = [resolve_hsg(v, dual) for v in np.asarray(soils["hsg"], dtype=object)[s]]
+    covers = np.asarray(cover["cover"], dtype=object)[c]
+    pieces = gpd.GeoDataFrame(
+        {"name": names[d], "hsg": pd.Series(hsg, dtype=object), "cover": covers},
+        geometry=gpd.GeoSeries(shared, crs=drainage.crs),
     )
-    with_soil = gpd.overlay(left, _only(soils, "hsg"), how="intersection", keep_geom_type=True)
-    pieces = gpd.overlay(with_soil, _only(cover, "cover"), how="intersection", keep_geom_type=True)
-    hsg = pieces["hsg"].map(lambda v: resolve_hsg(v, dual)).astype(object)
-    pieces = pieces.assign(hsg=hsg)
     pieces["cn"] = [cn_table()[c]["cn"][g] for c, g in zip(pieces["cover"], pieces["hsg"])]
     pieces["sq_ft"] = square_feet(pieces.geometry.values, pieces.crs) if len(pieces) else []
     return pieces
 
 
-def _only(frame: gpd.GeoDataFrame, column: str) -> gpd.GeoDataFrame:
-    out = frame[[column, frame.geometry.name]]
-    if frame.geometry.name != "geometry":
-        out = out.rename_geometry("geometry")
-    return out
+def _shared_pieces(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(left index, right index, shared polygonal part)`` of every pair of ``left`` and
+    ``right`` polygons that share an area, by left then right (a touch along an edge, or a
+    shared line or point, is no piece)."""
+    left, right = np.asarray(left, dtype=object), np.asarray(right, dtype=object)
+    if not len(left) or not len(right):
+        return np.array([], dtype=np.int64), np.array([], dtype=np.int64), np.array([], dtype=object)
+    li, ri = shapely.STRtree(right).query(left, predicate="intersects")
+    order = np.lexsort((ri, li))
+    li, ri = li[order].astype(np.int64), ri[order].astype(np.int64)
+    shared = np.array([polygon_part(g) for g in shapely.intersection(left[li], right[ri])], dtype=object)
+    keep = ~np.asarray(shapely.is_empty(shared), dtype=bool) & (shapely.area(shared) > 0)
+    return li[keep], ri[keep], shared[keep]
 
 
 def composite(

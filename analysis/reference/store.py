@@ -31,7 +31,7 @@ from contextlib import closing
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import geopandas as gpd
 import numpy as np
@@ -51,8 +51,10 @@ from ..io.geopackage import (
 )
 from ..progress import SILENT, Progress
 from .contract import REFERENCE_LAYERS
-from .importer import Candidate
 from .links import LINKS_TABLE, link_note, links
+
+if TYPE_CHECKING:  # the importer is loaded by an import, not by every review reading a store
+    from .importer import Candidate
 
 __all__ = [
     "VersionRow",

@@ -1,4 +1,7 @@
-"""Writing a review's outputs: JSON, HTML report, findings GeoPackage; all or none."""
+"""Writing a review's outputs: JSON, HTML report, findings GeoPackage; all or none.
+
+Each output's libraries are imported when it is asked for (:mod:`.findings_layers` for the
+GeoPackage, :mod:`.html` for the report), so a review written as JSON alone loads neither."""
 
 from __future__ import annotations
 
@@ -6,31 +9,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol
 
-import geopandas as gpd
-import numpy as np
-import pandas as pd
-import shapely
-from shapely import GeometryType
-
-from ..checks.easements import recorded_flags
-from ..geometry import as_multi, in_family, polygon_part
 from ..io.files import write_all
-from ..io.vector import write_geopackage
 from ..markup import json_shown
-from ..review import Review
-from .layer_style import (
-    LINE,
-    POINT,
-    POLYGON,
-    disturbance_qml,
-    easement_qml,
-    findings_qml,
-    smp_qml,
-    store_default_style,
-)
 
-if TYPE_CHECKING:  # imported where the hydrology outputs are written
+if TYPE_CHECKING:  # imported where each output is written
     from ..checks.hydrology import HydrologyResult
+    from ..review import Review
 
 __all__ = [
     "write_outputs",
@@ -38,24 +22,7 @@ __all__ = [
     "write_hydrology_outputs",
     "review_json",
     "Reported",
-    "findings_frame",
-    "findings_frames",
-    "site_frames",
-    "FINDINGS_LAYER",
-    "FINDINGS_POINTS",
-    "FINDINGS_LINES",
-    "FINDING",
-    "SITE_LAYERS",
-    "PLAN_FID",
 ]
-
-FINDINGS_LAYER = "findings"
-FINDINGS_POINTS, FINDINGS_LINES = "findings_points", "findings_lines"
-FINDING = "finding"  # a finding's number in the review (1 for the first): its findings fid
-# The site plan's layers written beside the findings, so a reviewer gets one styled group.
-SITE_LAYERS = ("disturbance", "smp", "easement")
-# Each written feature's fid in the reviewed plan: a finding's `disturbance:3` or `smp:#4`.
-PLAN_FID = "plan_fid"
 
 
 class Reported(Protocol):
@@ -78,134 +45,6 @@ def _json_writer(result: Reported) -> Callable[[Path], object]:
     return lambda p: Path(p).write_text(review_json(result) + "\n", encoding="utf-8")
 
 
-def findings_frame(review: Review) -> gpd.GeoDataFrame:
-    """The findings with their geometries (null where a finding has no place).
-
-    One row per finding, in the review's order; ``finding`` is its number (1 for the first),
-    the feature id the findings layer gets. Polygonal geometries only: a layer has one geometry
-    type, so points and lines are left to :func:`findings_frames`' other layers.
-    """
-    return findings_frames(review)[FINDINGS_LAYER]
-
-
-def findings_frames(review: Review) -> dict[str, gpd.GeoDataFrame]:
-    """``findings`` (every finding, polygons drawn) and, where some findings are points or
-    lines, ``findings_points`` and ``findings_lines`` holding those rows, same fields."""
-    rows = [f.to_dict() for f in review.findings]
-    for row in rows:
-        row["features"] = "; ".join(row["features"])
-    frame = gpd.GeoDataFrame(
-        rows, columns=["rule", "status", "section", "message", "value", "limit", "units", "features"]
-    )
-    frame["value"] = frame["value"].astype(float)
-    frame["limit"] = frame["limit"].astype(float)
-    frame.insert(0, FINDING, np.arange(1, len(frame) + 1, dtype=np.int64))
-    geometries = np.array([f.geometry for f in review.findings], dtype=object)
-    kinds = _kinds(geometries)
-    out = {}
-    for name, kind in ((FINDINGS_LAYER, POLYGON), (FINDINGS_POINTS, POINT), (FINDINGS_LINES, LINE)):
-        mine = kinds == kind
-        if name != FINDINGS_LAYER:
-            if not mine.any():
-                continue
-            part = frame[mine].reset_index(drop=True)
-            shapes = geometries[mine]
-        else:  # every finding, so its fid is its number; its place where that is polygonal
-            part = frame
-            shapes = geometries.copy()
-            shapes[~mine] = None
-        shapes = _multi_polygons(shapes) if kind == POLYGON else shapes
-        out[name] = part.set_geometry(gpd.GeoSeries(shapes, crs=review.site.area_crs))
-    return out
-
-
-def _kinds(geometries: np.ndarray) -> np.ndarray:
-    """ "point", "line" or "polygon" per geometry (None: no place); a collection by its
-    polygonal parts (what make_valid leaves of a polygon)."""
-    kinds = np.full(len(geometries), None, dtype=object)
-    kinds[in_family(geometries, "point")] = POINT
-    kinds[in_family(geometries, "line")] = LINE
-    kinds[in_family(geometries, "polygon")] = POLYGON
-    kinds[shapely.get_type_id(geometries) == GeometryType.GEOMETRYCOLLECTION] = POLYGON
-    return kinds
-
-
-def _multi_polygons(geometries: np.ndarray) -> np.ndarray:
-    # Polygons as MultiPolygons, so that a layer of polygonal features has one geometry type.
-    geometries = as_multi(geometries, ("polygon",))
-    for at in np.flatnonzero(shapely.get_type_id(geometries) == GeometryType.GEOMETRYCOLLECTION):
-        part = polygon_part(geometries[at])  # a collection: its polygonal parts
-        geometries[at] = None if shapely.is_empty(part) else part
-    return geometries
-
-
-def _display_copy(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """The layer as written for display: its fields (text where not numbers), ``plan_fid``."""
-    out = gpd.GeoDataFrame(index=range(len(frame)))
-    out[PLAN_FID] = np.asarray(frame.index, dtype=np.int64)
-    for column in frame.columns.drop(frame.geometry.name):
-        values = frame[column]
-        if values.dtype.kind in "biuf":
-            out[column] = values.to_numpy()
-        else:  # dates, mixed objects: as the text the review read; missing stays missing
-            out[column] = [
-                None if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v) for v in values
-            ]
-    geometries = _multi_polygons(np.asarray(frame.geometry.values, dtype=object))
-    return out.set_geometry(gpd.GeoSeries(geometries, crs=frame.crs))
-
-
-def site_frames(review: Review) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
-    """The site plan's ``disturbance``, ``smp`` and ``easement`` as written beside the findings,
-    each with its QML: name -> (frame, qml). Absent layers are left out.
-
-    Point SMPs among polygon ones go to their own layer ``smp_points`` (one geometry type a
-    layer); the uncovered parts of SMPs are already the findings' geometries, not repeated.
-    """
-    out = {}
-    site = review.site
-    disturbance = site.layer("disturbance")
-    if disturbance is not None:
-        frame = _display_copy(disturbance)
-        phases = [p["phase"] for p in review.measurements.get("phases") or [] if p["phase"]]
-        phases += sorted({p for p in frame["phase"] if p} - set(phases))
-        out["disturbance"] = (frame, disturbance_qml(phases))
-    smp = site.layer("smp")
-    if smp is not None and len(smp):
-        points = in_family(smp.geometry.values, "point")
-        if points.all():
-            out["smp"] = (_display_copy(smp), smp_qml(POINT))
-        else:
-            out["smp"] = (_display_copy(smp[~points]), smp_qml(POLYGON))
-            if points.any():
-                out["smp_points"] = (_display_copy(smp[points]), smp_qml(POINT))
-    easement = site.layer("easement")
-    if easement is not None and len(easement):
-        frame = _display_copy(easement)
-        frame["recorded"] = recorded_flags(site).astype(np.int64)  # 0 or empty: not recorded
-        out["easement"] = (frame, easement_qml())
-    return out
-
-
-def _write_findings(path: str | Path, review: Review) -> None:
-    """The findings, the site's layers and the checklist, in the area CRS, each with its style."""
-    from ..checklist.contents import CHECKLIST_LAYER, checklist_frame
-
-    findings = findings_frames(review)
-    site = site_frames(review)
-    layers = {**findings, **{name: frame for name, (frame, _) in site.items()}}
-    if review.checklist is not None:  # the checklist and its confirmations, so they reload
-        layers[CHECKLIST_LAYER] = checklist_frame(review.checklist)
-    write_geopackage(path, layers)
-    for name, kind in ((FINDINGS_LAYER, POLYGON), (FINDINGS_POINTS, POINT), (FINDINGS_LINES, LINE)):
-        if name in findings:
-            store_default_style(path, name, findings_qml(geometry=kind), "SWPPP findings by status")
-    for name, (_, qml) in site.items():
-        store_default_style(
-            path, name, qml, f"SWPPP {name}", description=f"SWPPP Review: the site plan's {name}"
-        )
-
-
 def write_outputs(
     review: Review,
     json_path: Optional[str | Path] = None,
@@ -216,9 +55,17 @@ def write_outputs(
     writers = {
         json_path: _json_writer(review),
         html_path: lambda p: Path(p).write_text(_html(review), encoding="utf-8"),
-        findings_path: lambda p: _write_findings(p, review),
+        findings_path: lambda p: _findings(p, review),
     }
     return write_all(writers)
+
+
+def _findings(path: Path, review: Review) -> None:
+    # Imported when the findings GeoPackage is asked for: geopandas and pandas are not loaded
+    # for a review written as JSON or HTML alone (issue 37; tests/analysis/test_cli_startup).
+    from .findings_layers import write_findings
+
+    write_findings(path, review)
 
 
 def _html(review: Review) -> str:
@@ -235,6 +82,7 @@ def write_hydrology_outputs(
     """The hydrology analysis's CN layer (GeoPackage) and its table (CSV); all or none."""
     from ..checks.hydrology import cn_layer, hydrology_table
     from ..io.csv_cells import write_frame_csv
+    from ..io.vector import write_geopackage
 
     writers = {
         cn_path: lambda p: write_geopackage(p, {"curve_numbers": cn_layer(result)}),

@@ -35,7 +35,28 @@ def test_bench_reference_smoke(capsys):
     assert "one-site Condition A + wetlands check" in out and "Condition A True" in out
     assert "reading the whole wetlands layer" in out
     assert "QGIS" in out
-    assert "cold one-site `swppp review --json`" in out
+
+
+def test_bench_startup_smoke(capsys):
+    """The cold review's benchmark: its anchor, floor and review, each with its figures."""
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_startup", SCRIPTS / "bench_startup.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    assert module.main(["--smoke", "--importtime"]) == 0
+    out = capsys.readouterr().out
+    for label in (
+        "anchor: import shapely, pyproj, numpy",
+        "floor: + pandas, geopandas",
+        "swppp review --json -",
+    ):
+        line = next(line for line in out.splitlines() if label in line)
+        assert re.search(r"median +\d+\.\d\d s .* peak +\d+\.\d MB", line), line
+    assert re.search(r"swppp review --json - .* \d+\.\dx the anchor", out), out
+    assert "slowest imports of the review" in out and "load average after" in out
 
 
 def test_bench_screen_smoke(capsys):

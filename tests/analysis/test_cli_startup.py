@@ -18,6 +18,10 @@ REPORT_ONLY = (
     "analysis.report.html",
     "analysis.report.model",
     "analysis.report.site_map",
+    # Nor what only the findings GeoPackage or another command needs (issue 37, goal 1).
+    "analysis.report.findings_layers",
+    "analysis.report.layer_style",
+    "analysis.reference.importer",
 )
 
 PROBE = """
