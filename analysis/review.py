@@ -100,7 +100,7 @@ class Review(HasFindings):
         if self.rounds is not None:
             out["round"] = self.rounds["round"]
             for finding, held in zip(out["findings"], self.rounds["findings"]):
-                finding["round"] = held
+                finding["round"] = held  # type: ignore[index]
         return out
 
 

@@ -41,7 +41,9 @@ def print_round(review, path, out) -> None:
             by[held["match"]["by"]] = by.get(held["match"]["by"], 0) + 1
         print(
             f"  matched to round {head['previous']}: "
-            + ", ".join(f"{n} by {k.replace('_', ' ')}" if k != "new" else f"{n} new" for k, n in sorted(by.items())),
+            + ", ".join(
+                f"{n} by {k.replace('_', ' ')}" if k != "new" else f"{n} new" for k, n in sorted(by.items())
+            ),
             file=out,
         )
         for finding, held in rows:

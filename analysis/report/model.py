@@ -190,7 +190,9 @@ def _round_notes(finding: dict) -> tuple[str, ...]:
         else:
             notes.append(f"round {m['round']} #{m['number']}, matched by {m['by'].replace('_', ' ')}")
             if m["figure_changed"]:
-                notes.append(f"figure changed: {_figure_text(m['figure_before'])} to {_figure_text(m['figure_after'])}")
+                notes.append(
+                    f"figure changed: {_figure_text(m['figure_before'])} to {_figure_text(m['figure_after'])}"
+                )
     return tuple(notes)
 
 
@@ -450,7 +452,10 @@ def _round_rows(data) -> tuple:
         return ()
     before = f"; matched to round {held['previous']}" if held.get("previous") else "; the first round"
     return (
-        _row("Review round", f"round {held['number']} of {held['file']}, recorded {held['recorded_at']}{before}"),
+        _row(
+            "Review round",
+            f"round {held['number']} of {held['file']}, recorded {held['recorded_at']}{before}",
+        ),
         _row("Site plan sha256", held["plan_sha256"]),
     )
 

@@ -69,14 +69,21 @@ TABLES = (
             Column("recorded_at", "TEXT NOT NULL", "UTC, ISO 8601"),
             Column("reviewed_on", "TEXT NOT NULL", "the review JSON's `reviewed_on`"),
             Column("site_name", "TEXT", "the review JSON's `site.name`"),
-            Column("plan_sha256", "TEXT NOT NULL", "sha256 of the site plan file (of the `plan_files` "
-                   "listing, `sha256  name` lines, where the plan is read from several)"),
+            Column(
+                "plan_sha256",
+                "TEXT NOT NULL",
+                "sha256 of the site plan file (of the `plan_files` "
+                "listing, `sha256  name` lines, where the plan is read from several)",
+            ),
             Column("plan_files", "TEXT NOT NULL", "JSON: each file read, `name` and `sha256`"),
             Column("profile", "TEXT NOT NULL", "the review JSON's `profile`"),
             Column("profile_sha256", "TEXT", "sha256 of the rules profile file read"),
             Column("tool_version", "TEXT NOT NULL", "the review JSON's `tool.version`"),
-            Column("reference_versions", "TEXT", "JSON: the review JSON's `reference.versions` "
-                   "(empty: no reference read)"),
+            Column(
+                "reference_versions",
+                "TEXT",
+                "JSON: the review JSON's `reference.versions` (empty: no reference read)",
+            ),
             Column("area_crs", "TEXT NOT NULL", "the CRS of `round_findings.geometry`"),
             Column("result", "TEXT NOT NULL", "the review's JSON result, as written without a round"),
         ),
@@ -86,8 +93,11 @@ TABLES = (
         "The findings of each round, as the contract's JSON of each",
         (
             Column("round", "INTEGER NOT NULL REFERENCES review_rounds(round)", ""),
-            Column("finding", "INTEGER NOT NULL", "its number in the round, 1 for the first (the "
-                   "findings GeoPackage's `finding`)"),
+            Column(
+                "finding",
+                "INTEGER NOT NULL",
+                "its number in the round, 1 for the first (the findings GeoPackage's `finding`)",
+            ),
             Column("rule", "TEXT NOT NULL", ""),
             Column("features", "TEXT NOT NULL", "JSON list of `layer:id`"),
             Column("status", "TEXT NOT NULL", ""),
@@ -96,8 +106,11 @@ TABLES = (
             Column("geometry", "BLOB", "WKB in `area_crs`; empty where the finding has no place"),
             Column("matched_round", "INTEGER", "the round before's finding it was matched to"),
             Column("matched_finding", "INTEGER", ""),
-            Column("matched_by", "TEXT", "`rule_and_features`, `rule_and_place`, or `new`; empty "
-                   "on a first round"),
+            Column(
+                "matched_by",
+                "TEXT",
+                "`rule_and_features`, `rule_and_place`, or `new`; empty on a first round",
+            ),
         ),
         key="PRIMARY KEY (round, finding)",
     ),
@@ -127,17 +140,28 @@ JSON_FIELDS = (
     JsonField("round.plan_files", "list", "each file read: `name`, `sha256`"),
     JsonField("round.profile_sha256", "text", "sha256 of the rules profile file"),
     JsonField("round.previous", "integer or null", "the round its findings were matched to"),
-    JsonField("round.decisions", "object", "findings by their latest decision: `accept`, "
-              "`override`, `resolved`, `undecided`"),
+    JsonField(
+        "round.decisions",
+        "object",
+        "findings by their latest decision: `accept`, `override`, `resolved`, `undecided`",
+    ),
     JsonField("findings[].round", "object", "only with `--round`: the finding in this round"),
     JsonField("findings[].round.number", "integer", "its number in the round (1 for the first)"),
-    JsonField("findings[].round.decision", "object or null", "the latest decision: `decision` "
-              "(`accept`, `override`, `resolved`), `reason`, `reviewer`, `decided_at`, `source`, "
-              "`carried_from` (a round, or null)"),
-    JsonField("findings[].round.match", "object or null", "null on a first round; else `by` "
-              "(`rule_and_features`, `rule_and_place`, `new`), `round`, `number` (the finding "
-              "matched), `figure_before`, `figure_after`, `figure_changed` (beyond the profile's "
-              "`[rounds] figure_change_fraction`)"),
+    JsonField(
+        "findings[].round.decision",
+        "object or null",
+        "the latest decision: `decision` "
+        "(`accept`, `override`, `resolved`), `reason`, `reviewer`, `decided_at`, `source`, "
+        "`carried_from` (a round, or null)",
+    ),
+    JsonField(
+        "findings[].round.match",
+        "object or null",
+        "null on a first round; else `by` "
+        "(`rule_and_features`, `rule_and_place`, `new`), `round`, `number` (the finding "
+        "matched), `figure_before`, `figure_after`, `figure_changed` (beyond the profile's "
+        "`[rounds] figure_change_fraction`)",
+    ),
 )
 
 

@@ -34,7 +34,7 @@ DECISIONS = (ACCEPT, OVERRIDE, RESOLVED)
 COLUMNS = ("finding", "rule", "features", "decision", "reason", "reviewer")
 _FIX_KEY = (
     "name the finding by its number in this round (finding = 3) or by its rule and feature "
-    "ids as the review's JSON gives them (rule = \"easement_coverage\", features = [\"smp:SMP-2\"])"
+    'ids as the review\'s JSON gives them (rule = "easement_coverage", features = ["smp:SMP-2"])'
 )
 
 
@@ -95,7 +95,7 @@ def read_decisions(path: str | Path, reviewer: Optional[str] = None) -> list[Dec
         raise InputError(
             "a decisions file is TOML (.toml) or CSV (.csv)",
             path=path,
-            fix="save the decisions as NAME.toml or NAME.csv (docs/CLI.md, \"Review rounds\")",
+            fix='save the decisions as NAME.toml or NAME.csv (docs/CLI.md, "Review rounds")',
         )
     file_reviewer = raw[0]
     rows = []
@@ -123,7 +123,10 @@ def _toml_rows(path: Path) -> tuple[Optional[str], list[tuple[str, Mapping[str, 
     tables = data.get("decision", [])
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise InputError(
-            "'decision' must be an array of tables", path=path, field="decision", fix="write each as [[decision]]"
+            "'decision' must be an array of tables",
+            path=path,
+            field="decision",
+            fix="write each as [[decision]]",
         )
     if not tables:
         raise InputError(
@@ -146,7 +149,7 @@ def _csv_rows(path: Path) -> tuple[Optional[str], list[tuple[str, Mapping[str, A
             row=1,
             fix="write the header row finding,rule,features,decision,reason,reviewer",
         )
-    out = []
+    out: list[tuple[str, Mapping[str, Any]]] = []
     for line, values in rows.rows:
         cells: dict[str, Any] = {k: v for k, v in values.items() if v != ""}
         if "features" in cells:

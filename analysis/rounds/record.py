@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
 from datetime import datetime, timezone
@@ -75,14 +74,13 @@ def record_round(
     profile_sha = file_sha256(review.profile.source) if Path(review.profile.source).is_file() else None
     reference = data.get("reference") or {}
     with closing(open_review_file(path)) as con:
-        con.waiting = told or log.warning
+        con.waiting = told or log.warning  # type: ignore[attr-defined]
         seen = _latest_round(con)
         try:
             con.execute("BEGIN IMMEDIATE")
         except InputError as err:
             raise InputError(
-                "another save held this review file too long; this round was not recorded "
-                f"({err.problem})",
+                f"another save held this review file too long; this round was not recorded ({err.problem})",
                 path=path,
                 fix="wait for the other save to finish and run this review again",
             ) from None
@@ -100,19 +98,22 @@ def record_round(
                 for i, f in enumerate(findings, start=1)
             ]
             matches: list[Optional[Match]] = [None] * len(findings)
-            carried: dict[int, Decision] = {}
+            carried: dict[int, tuple[Decision, str]] = {}
             if previous is not None:
                 before, before_crs = _held(con, previous)
-                matches = list(
-                    match_findings(held_now, before, review.profile.rounds, area_crs, before_crs)
-                )
+                matches = list(match_findings(held_now, before, review.profile.rounds, area_crs, before_crs))
                 decided = latest_decisions(con, previous)
                 for i, m in enumerate(matches, start=1):
                     if m is not None and m.previous is not None and m.previous.number in decided:
                         d = decided[m.previous.number]
-                        carried[i] = Decision(
-                            d["decision"], d["reason"], d["reviewer"], f"carried from round {previous}", previous
+                        kept = Decision(
+                            d["decision"],
+                            d["reason"],
+                            d["reviewer"],
+                            f"carried from round {previous}",
+                            previous,
                         )
+                        carried[i] = (kept, d["decided_at"])
             recorded_at = _now()
             con.execute(
                 f"INSERT INTO {ROUNDS_TABLE} (round, recorded_at, reviewed_on, site_name, plan_sha256, "
@@ -123,7 +124,7 @@ def record_round(
                     recorded_at,
                     data["reviewed_on"],
                     data["site"]["name"],
-                    plan_checksum(plan_files),
+                    plan_checksum([dict(f) for f in plan_files]),
                     json.dumps(list(plan_files)),
                     data["profile"],
                     profile_sha,
@@ -155,16 +156,16 @@ def record_round(
                     ),
                 )
                 _step(f"finding {i}")
-            made = {**carried}
-            for i, d in carried.items():
-                _insert_decision(con, number, i, d, decided[matches[i - 1].previous.number]["decided_at"])  # type: ignore[union-attr]
+            for i, (kept, when) in carried.items():  # as made: who and when
+                _insert_decision(con, number, i, kept, when)
                 _step(f"carried decision {i}")
-            for i, d in chosen.items():
-                _insert_decision(con, number, i, d, recorded_at)
-                made[i] = d
+            for i, made in chosen.items():
+                _insert_decision(con, number, i, made, recorded_at)
                 _step(f"decision {i}")
             now_decided = latest_decisions(con, number)
-            info = _round_info(path, number, recorded_at, plan_files, profile_sha, previous, findings, matches, now_decided)
+            info = _round_info(
+                path, number, recorded_at, plan_files, profile_sha, previous, findings, matches, now_decided
+            )
             review.rounds = info
             if before_commit is not None:
                 before_commit(review)
@@ -194,7 +195,8 @@ def _latest_round(con) -> Optional[int]:
 def _held(con, number: int) -> tuple[list[Held], Optional[str]]:
     crs = con.execute(f"SELECT area_crs FROM {ROUNDS_TABLE} WHERE round = ?", (number,)).fetchone()
     rows = con.execute(
-        f"SELECT finding, rule, features, value, geometry FROM {FINDINGS_TABLE} WHERE round = ? ORDER BY finding",
+        f"SELECT finding, rule, features, value, geometry FROM {FINDINGS_TABLE} "
+        "WHERE round = ? ORDER BY finding",
         (number,),
     ).fetchall()
     held = [
@@ -208,7 +210,8 @@ def latest_decisions(con, number: int) -> dict[int, dict[str, Any]]:
     """Finding number -> its latest decision in round ``number`` (the last appended wins)."""
     out: dict[int, dict[str, Any]] = {}
     for finding, decision, reason, reviewer, decided_at, source, carried_from in con.execute(
-        f"SELECT finding, decision, reason, reviewer, decided_at, source, carried_from FROM {DECISIONS_TABLE} "
+        "SELECT finding, decision, reason, reviewer, decided_at, source, carried_from "
+        f"FROM {DECISIONS_TABLE} "
         "WHERE round = ? ORDER BY id",
         (number,),
     ):
@@ -223,8 +226,10 @@ def latest_decisions(con, number: int) -> dict[int, dict[str, Any]]:
     return out
 
 
-def _round_info(path, number, recorded_at, plan_files, profile_sha, previous, findings, matches, decided) -> dict:
-    counts = {d: 0 for d in DECISIONS}
+def _round_info(
+    path, number, recorded_at, plan_files, profile_sha, previous, findings, matches, decided
+) -> dict:
+    counts = dict.fromkeys(DECISIONS, 0)
     counts["undecided"] = 0
     for i in range(1, len(findings) + 1):
         counts[decided[i]["decision"] if i in decided else "undecided"] += 1
@@ -233,7 +238,7 @@ def _round_info(path, number, recorded_at, plan_files, profile_sha, previous, fi
             "file": Path(path).name,
             "number": number,
             "recorded_at": recorded_at,
-            "plan_sha256": plan_checksum(plan_files),
+            "plan_sha256": plan_checksum([dict(f) for f in plan_files]),
             "plan_files": [dict(f) for f in plan_files],
             "profile_sha256": profile_sha,
             "previous": previous,
@@ -260,7 +265,9 @@ def add_decisions(path: str | Path, number: int, decisions: Mapping[int, Decisio
                 f"SELECT count(*) FROM {FINDINGS_TABLE} WHERE round = ?", (number,)
             ).fetchone()[0]
             if not count:
-                raise InputError(f"the review file has no round {number}", path=path, fix="name a recorded round")
+                raise InputError(
+                    f"the review file has no round {number}", path=path, fix="name a recorded round"
+                )
             for finding, d in decisions.items():
                 if not 1 <= finding <= count:
                     raise InputError(
@@ -284,7 +291,7 @@ def read_round(path: str | Path, number: Optional[int] = None) -> dict:
     """Round ``number`` (None: the latest) of the review file: ``round`` (its row), ``findings``
     (the JSON of each, with its ``number`` and latest ``decision``)."""
     with closing(open_review_file(path, create=False)) as con:
-        number = number if number is not None else _latest_round(con)
+        number = number if number is not None else (_latest_round(con) or 0)
         row = con.execute(f"SELECT * FROM {ROUNDS_TABLE} WHERE round = ?", (number,)).fetchone()
         if row is None:
             raise InputError(f"the review file has no round {number}", path=path, fix="name a recorded round")
@@ -296,4 +303,3 @@ def read_round(path: str | Path, number: Optional[int] = None) -> dict:
         ):
             findings.append({**json.loads(text), "number": n, "decision": decided.get(n)})
     return {"round": dict(zip(names, row)), "findings": findings}
-

@@ -58,9 +58,7 @@ def check_review_file(con: sqlite3.Connection, path: str | Path) -> int:
     except InputError:
         raise
     except sqlite3.DatabaseError as err:
-        raise InputError(
-            f"not a readable GeoPackage (SQLite: {err})", path=path, fix=_FIX_FOREIGN
-        ) from None
+        raise InputError(f"not a readable GeoPackage (SQLite: {err})", path=path, fix=_FIX_FOREIGN) from None
     if "gpkg_contents" not in tables:
         raise InputError("not a GeoPackage (it has no gpkg_contents table)", path=path, fix=_FIX_FOREIGN)
     if FORMAT_TABLE not in tables:
@@ -87,8 +85,13 @@ def check_review_file(con: sqlite3.Connection, path: str | Path) -> int:
         raise InputError(
             f"review file format version {held.get('format_version')!r}: this version of SWPPP "
             f"Review ({__version__}) reads version {FORMAT_VERSION} alone"
-            + (", and the file was written by a newer one" if newer else ", and the file was written by an older one"
-               if version is not None else ""),
+            + (
+                ", and the file was written by a newer one"
+                if newer
+                else ", and the file was written by an older one"
+                if version is not None
+                else ""
+            ),
             path=path,
             field="format_version",
             fix="open it with the version of SWPPP Review that wrote it ("
