@@ -161,9 +161,17 @@ def _csv_rows(path: Path) -> tuple[Optional[str], list[tuple[str, Mapping[str, A
     return None, out
 
 
+def refusal(path: str | Path, where: str, field: Optional[str], problem: str, fix: str) -> InputError:
+    """A refusal of one row: a CSV's by its line and column (``row 4``), a TOML's by its table
+    and key (``[[decision]] 2``)."""
+    if where.startswith("row "):
+        return InputError(problem, path=path, row=int(where[4:]), column=field, fix=fix)
+    return InputError(f"{where}" + (f", key '{field}'" if field else "") + f": {problem}", path=path, fix=fix)
+
+
 def _row(path: Path, where: str, values: Mapping[str, Any], reviewer: Optional[str]) -> DecisionRow:
     def refuse(problem: str, field: Optional[str], fix: str) -> InputError:
-        return InputError(f"{where}: {problem}", path=path, field=field, fix=fix)
+        return refusal(path, where, field, problem, fix)
 
     unknown = sorted(set(values) - set(COLUMNS))
     if unknown:
@@ -240,12 +248,12 @@ def resolve_decisions(
     for row in rows:
         if row.number is not None:
             if row.number > len(findings):
-                raise InputError(
-                    f"{row.where}: finding {row.number} is not in this round, which has "
-                    f"{len(findings)} finding(s)",
-                    path=path,
-                    field="finding",
-                    fix=_FIX_KEY,
+                raise refusal(
+                    path,
+                    row.where,
+                    "finding",
+                    f"finding {row.number} is not in this round, which has {len(findings)} finding(s)",
+                    _FIX_KEY,
                 )
             number = row.number
         else:
@@ -259,19 +267,21 @@ def resolve_decisions(
                     if row.rule in rules
                     else f"this round has no finding of rule {row.rule!r}"
                 )
-                raise InputError(
-                    f"{row.where}: no finding of this round is {key_text(key)} ({hint})",
-                    path=path,
-                    field="features" if row.rule in rules else "rule",
-                    fix=_FIX_KEY,
+                raise refusal(
+                    path,
+                    row.where,
+                    "features" if row.rule in rules else "rule",
+                    f"no finding of this round is {key_text(key)} ({hint})",
+                    _FIX_KEY,
                 )
             if len(found) > 1:
-                raise InputError(
-                    f"{row.where}: {key_text(key)} names {len(found)} findings of this round "
+                raise refusal(
+                    path,
+                    row.where,
+                    "features",
+                    f"{key_text(key)} names {len(found)} findings of this round "
                     f"(numbers {', '.join(map(str, found))})",
-                    path=path,
-                    field="finding",
-                    fix="name the finding by its number instead (finding = N)",
+                    "name the finding by its number instead (finding = N)",
                 )
             number = found[0]
         out[number] = Decision(row.decision, row.reason, row.reviewer or "", f"{name} {row.where}")
