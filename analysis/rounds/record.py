@@ -21,6 +21,7 @@ from typing import Any, Optional
 import shapely
 
 from ..errors import InputError
+from ..io import geopackage
 from ..review import Review
 from .checksums import file_sha256, plan_checksum
 from .contract import DECISIONS_TABLE, FINDINGS_TABLE, ROUNDS_TABLE
@@ -74,7 +75,11 @@ def record_round(
     profile_sha = file_sha256(review.profile.source) if Path(review.profile.source).is_file() else None
     reference = data.get("reference") or {}
     with closing(open_review_file(path)) as con:
-        con.waiting = told or log.warning  # type: ignore[attr-defined]
+        say = told or log.warning
+        con.waiting = lambda _text: say(  # type: ignore[attr-defined]
+            f"waiting for another process to finish with {path} (it holds the file: another "
+            f"save, or a program with it open; waiting up to {geopackage.STORE_BUSY_TIMEOUT_S:g} s)"
+        )
         seen = _latest_round(con)
         try:
             con.execute("BEGIN IMMEDIATE")

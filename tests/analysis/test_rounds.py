@@ -105,7 +105,9 @@ def test_a_round_is_recorded_with_its_decisions_and_the_json_shows_them(demo, tm
     assert data["findings"][OUTSIDE_SITE - 1]["round"]["decision"]["decision"] == "accept"
     assert all(f["round"]["match"] is None for f in data["findings"])  # the first round
     if CHECK_RESULT.is_file():
-        checked = subprocess.run([sys.executable, str(CHECK_RESULT), str(result)], capture_output=True, text=True)
+        checked = subprocess.run(
+            [sys.executable, str(CHECK_RESULT), str(result)], capture_output=True, text=True
+        )
         assert checked.returncode == 0, checked.stdout
     # The file holds the round, its findings as the contract's JSON, and the decisions.
     with closing(sqlite3.connect(file)) as con:
@@ -137,7 +139,17 @@ def test_an_overridden_fail_no_longer_blocks_approvable(data_copy, tmp_path, cap
     )
     html = tmp_path / "r.html"
     status, out, err = run(
-        [site, "--reference", reference, "--round", tmp_path / "p.gpkg", "--decisions", decisions, "--report", html],
+        [
+            site,
+            "--reference",
+            reference,
+            "--round",
+            tmp_path / "p.gpkg",
+            "--decisions",
+            decisions,
+            "--report",
+            html,
+        ],
         capsys,
     )
     assert status == 1, err  # the findings are still fail: the exit status says so
@@ -190,10 +202,23 @@ def _moved_plan(site: Path) -> None:
     ds = None
 
 
-def test_a_finding_whose_ids_changed_is_matched_by_place_and_its_figure_change_flagged(demo, tmp_path, capsys):
+def test_a_finding_whose_ids_changed_is_matched_by_place_and_its_figure_change_flagged(
+    demo, tmp_path, capsys
+):
     site, reference = demo
     file = tmp_path / "p.gpkg"
-    run([site, "--reference", reference, "--round", file, "--decisions", write(tmp_path / "d.toml", DECISIONS)], capsys)
+    run(
+        [
+            site,
+            "--reference",
+            reference,
+            "--round",
+            file,
+            "--decisions",
+            write(tmp_path / "d.toml", DECISIONS),
+        ],
+        capsys,
+    )
     _moved_plan(site)
     result = tmp_path / "r2.json"
     _, out, _ = run([site, "--reference", reference, "--round", file, "--json", result], capsys)
@@ -212,7 +237,18 @@ def test_a_finding_whose_ids_changed_is_matched_by_place_and_its_figure_change_f
 def test_decisions_are_appended_and_the_latest_wins(demo, tmp_path, capsys):
     site, reference = demo
     file = tmp_path / "p.gpkg"
-    run([site, "--reference", reference, "--round", file, "--decisions", write(tmp_path / "d.toml", DECISIONS)], capsys)
+    run(
+        [
+            site,
+            "--reference",
+            reference,
+            "--round",
+            file,
+            "--decisions",
+            write(tmp_path / "d.toml", DECISIONS),
+        ],
+        capsys,
+    )
     add_decisions(file, 1, {10: Decision("resolved", None, "B. Second", "test")})
     held = read_round(file, 1)
     assert held["findings"][9]["decision"]["decision"] == "resolved"
@@ -232,13 +268,19 @@ def test_decisions_are_appended_and_the_latest_wins(demo, tmp_path, capsys):
 @pytest.mark.parametrize(
     "text, named",
     [
-        ('[[decision]]\nfinding = 10\ndecision = "override"\nreviewer = "A"\n', "[[decision]] 1, key 'reason': an override needs a reason"),
+        (
+            '[[decision]]\nfinding = 10\ndecision = "override"\nreviewer = "A"\n',
+            "[[decision]] 1, key 'reason': an override needs a reason",
+        ),
         (
             'reviewer = "A"\n[[decision]]\nfinding = 1\ndecision = "accept"\n'
             '[[decision]]\nrule = "easement_coverage"\nfeatures = ["smp:NOPE"]\ndecision = "accept"\n',
             "[[decision]] 2, key 'features': no finding of this round is easement_coverage [smp:NOPE]",
         ),
-        ('reviewer = "A"\n[[decision]]\nfinding = 99\ndecision = "accept"\n', "finding 99 is not in this round"),
+        (
+            'reviewer = "A"\n[[decision]]\nfinding = 99\ndecision = "accept"\n',
+            "finding 99 is not in this round",
+        ),
         ('reviewer = "A"\n[[decision]]\nfinding = 1\ndecision = "approve"\n', "decision is 'approve'"),
         ('[[decision]]\nfinding = 1\ndecision = "accept"\n', "no reviewer made this decision"),
         (
@@ -266,10 +308,10 @@ def test_bad_decisions_are_refused_by_row_and_nothing_is_recorded(demo, tmp_path
 
 def test_a_csv_decision_is_refused_naming_its_line(demo, tmp_path):
     site, reference = demo
-    decisions = write(
-        tmp_path / "d.csv", "finding,decision,reason,reviewer\n1,accept,,A\n\n4,override,,A\n"
+    decisions = write(tmp_path / "d.csv", "finding,decision,reason,reviewer\n1,accept,,A\n\n4,override,,A\n")
+    done = swppp(
+        "review", site, "--reference", reference, "--round", tmp_path / "p.gpkg", "--decisions", decisions
     )
-    done = swppp("review", site, "--reference", reference, "--round", tmp_path / "p.gpkg", "--decisions", decisions)
     assert done.returncode == 2
     assert "d.csv, row 4, column 'reason': an override needs a reason" in done.stderr
     assert not (tmp_path / "p.gpkg").exists() or rounds_in(tmp_path / "p.gpkg") == 0
@@ -293,7 +335,9 @@ def test_a_file_that_is_not_a_review_file_is_refused_and_left_as_it_was(demo, tm
         (tmp_path / "round.sqlite", "--round must name a .gpkg file"),
     ):
         before = sha(target) if target.exists() else None
-        done = swppp("review", site, "--reference", reference, "--round", target, "--json", tmp_path / "r.json")
+        done = swppp(
+            "review", site, "--reference", reference, "--round", target, "--json", tmp_path / "r.json"
+        )
         assert done.returncode == 2, done.stderr
         assert said in done.stderr and "Traceback" not in done.stderr
         assert (sha(target) if target.exists() else None) == before
@@ -319,7 +363,9 @@ def test_an_output_that_cannot_be_written_records_no_round(demo, tmp_path, capsy
     file = tmp_path / "p.gpkg"
     run([site, "--reference", reference, "--round", file], capsys)
     (tmp_path / "a_folder.json").mkdir()  # a JSON output that cannot land: a folder has its name
-    status, _, err = run([site, "--reference", reference, "--round", file, "--json", tmp_path / "a_folder.json"], capsys)
+    status, _, err = run(
+        [site, "--reference", reference, "--round", file, "--json", tmp_path / "a_folder.json"], capsys
+    )
     assert status == 2, err
     assert "a_folder.json" in err
     assert rounds_in(file) == 1
@@ -333,7 +379,7 @@ def test_the_review_file_is_not_an_output_of_the_same_run(demo, tmp_path, capsys
 
 def test_untrusted_text_is_escaped_where_it_is_shown(demo, tmp_path):
     site, reference = demo
-    hostile = 'x <script>alert(1)</script> \\u001b[2J \\u202e end'
+    hostile = "x <script>alert(1)</script> \\u001b[2J \\u202e end"
     decisions = write(
         tmp_path / "d.toml",
         f'[[decision]]\nfinding = 10\ndecision = "override"\nreason = "{hostile}"\nreviewer = "<b>Eve</b>"\n',
