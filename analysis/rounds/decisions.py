@@ -161,17 +161,29 @@ def _csv_rows(path: Path) -> tuple[Optional[str], list[tuple[str, Mapping[str, A
     return None, out
 
 
-def refusal(path: str | Path, where: str, field: Optional[str], problem: str, fix: str) -> InputError:
+def refusal(
+    path: str | Path,
+    where: str,
+    field: Optional[str],
+    problem: str,
+    fix: str,
+    parameter: Optional[str] = None,
+) -> InputError:
     """A refusal of one row: a CSV's by its line and column (``row 4``), a TOML's by its table
     and key (``[[decision]] 2``)."""
     if where.startswith("row "):
-        return InputError(problem, path=path, row=int(where[4:]), column=field, fix=fix)
-    return InputError(f"{where}" + (f", key '{field}'" if field else "") + f": {problem}", path=path, fix=fix)
+        return InputError(problem, path=path, row=int(where[4:]), column=field, fix=fix, parameter=parameter)
+    return InputError(
+        f"{where}" + (f", key '{field}'" if field else "") + f": {problem}",
+        path=path,
+        fix=fix,
+        parameter=parameter,
+    )
 
 
 def _row(path: Path, where: str, values: Mapping[str, Any], reviewer: Optional[str]) -> DecisionRow:
-    def refuse(problem: str, field: Optional[str], fix: str) -> InputError:
-        return refusal(path, where, field, problem, fix)
+    def refuse(problem: str, field: Optional[str], fix: str, parameter: Optional[str] = None) -> InputError:
+        return refusal(path, where, field, problem, fix, parameter)
 
     unknown = sorted(set(values) - set(COLUMNS))
     if unknown:
@@ -202,7 +214,8 @@ def _row(path: Path, where: str, values: Mapping[str, Any], reviewer: Optional[s
         raise refuse(
             "no reviewer made this decision",
             "reviewer",
-            "give the row a reviewer, the file a reviewer, or the command --reviewer NAME",
+            "give the row a reviewer, or the file a reviewer, or name the reviewer when the review is run",
+            "reviewer",
         )
     number = values.get("finding")
     if number is not None and (isinstance(number, bool) or not isinstance(number, int) or number < 1):

@@ -12,15 +12,14 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import shapely
-from pyproj import CRS
 
-from ..profile import Rounds
+from ..profile import RulesProfile
+from ..units import crs_units
 from .decisions import finding_key
 
 __all__ = ["Held", "Match", "match_findings", "BY_FEATURES", "BY_PLACE", "NEW", "figure_changed"]
 
 BY_FEATURES, BY_PLACE, NEW = "rule_and_features", "rule_and_place", "new"
-_FOOT = 0.3048  # international foot, metres
 
 
 @dataclass(frozen=True)
@@ -61,12 +60,6 @@ def figure_changed(before: Optional[float], after: Optional[float], fraction: fl
     return abs(after - before) > fraction * abs(before)
 
 
-def _tolerance(area_crs: str, feet: float) -> float:
-    """``feet`` in the units of ``area_crs``."""
-    factor = CRS.from_user_input(area_crs).axis_info[0].unit_conversion_factor or 1.0
-    return feet * _FOOT / factor
-
-
 def _same_place(a: Any, b: Any, tolerance: float) -> bool:
     if a is None or b is None or shapely.is_empty(a) or shapely.is_empty(b):
         return False
@@ -78,13 +71,13 @@ def _same_place(a: Any, b: Any, tolerance: float) -> bool:
 def match_findings(
     current: Sequence[Held],
     previous: Sequence[Held],
-    settings: Rounds,
+    profile: RulesProfile,
     area_crs: str,
     previous_area_crs: Optional[str] = None,
 ) -> list[Match]:
     """One :class:`Match` per finding of ``current``: to the finding of ``previous`` with its
     rule and feature ids; else (the ids changed) its rule and place (the geometries overlap, or
-    their centroids lie within ``settings.place_tolerance_ft``); else new. Places are compared
+    their centroids lie within the profile's ``[rounds] place_tolerance_ft``); else new. Places are compared
     only where both rounds measured in one CRS."""
     free = {h.number: h for h in previous}
     found: list[Optional[Held]] = [None] * len(current)
@@ -95,7 +88,7 @@ def match_findings(
         if match is not None:
             found[i], by[i] = free.pop(match.number), BY_FEATURES
     if previous_area_crs in (None, area_crs):
-        tolerance = _tolerance(area_crs, settings.place_tolerance_ft)
+        tolerance = crs_units(profile.rounds.place_tolerance_ft, area_crs)
         for i, finding in enumerate(current):
             if found[i] is not None or finding.geometry is None:
                 continue
@@ -113,7 +106,7 @@ def match_findings(
         Match(
             b,
             h,
-            h is not None and figure_changed(h.value, f.value, settings.figure_change_fraction),
+            h is not None and figure_changed(h.value, f.value, profile.rounds.figure_change_fraction),
         )
         for f, h, b in zip(current, found, by)
     ]

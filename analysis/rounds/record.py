@@ -106,7 +106,7 @@ def record_round(
             carried: dict[int, tuple[Decision, str]] = {}
             if previous is not None:
                 before, before_crs = _held(con, previous)
-                matches = list(match_findings(held_now, before, review.profile.rounds, area_crs, before_crs))
+                matches = list(match_findings(held_now, before, review.profile, area_crs, before_crs))
                 decided = latest_decisions(con, previous)
                 for i, m in enumerate(matches, start=1):
                     if m is not None and m.previous is not None and m.previous.number in decided:
