@@ -99,6 +99,8 @@ class Review(HasFindings):
             out["checklist"] = self.checklist
         if self.rounds is not None:
             out["round"] = self.rounds["round"]
+            if "comparison" in self.rounds:
+                out["comparison"] = self.rounds["comparison"]
             for finding, held in zip(out["findings"], self.rounds["findings"]):
                 finding["round"] = held  # type: ignore[index]
         return out

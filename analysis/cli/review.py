@@ -95,6 +95,13 @@ def register(commands) -> None:
     rounds.add_argument(
         "--reviewer", metavar="NAME", help="who made the decisions that name no reviewer; needs --round"
     )
+    rounds.add_argument(
+        "--compare-to",
+        metavar="N",
+        type=_round_number,
+        help="print (and add to the JSON) what was resolved, is still open, is new or changed "
+        "since round N of the review file; needs --round",
+    )
     add_quiet_option(review)
     add_record_options(review, required=False)  # construction-phase records, optional
     review.set_defaults(handler=_run_review)
@@ -128,7 +135,11 @@ def _run_review(args) -> int:
             raise InputError(
                 f"{option} must name a {suffix} file", path=path, fix=f"use a file name ending in {suffix}"
             )
-    for option, value in (("--decisions", args.decisions), ("--reviewer", args.reviewer)):
+    for option, value in (
+        ("--decisions", args.decisions),
+        ("--reviewer", args.reviewer),
+        ("--compare-to", args.compare_to),
+    ):
         if value is not None and not args.round:
             raise InputError(
                 f"{option} needs --round: decisions are recorded in the project's review file",
@@ -201,6 +212,7 @@ def _run_review(args) -> int:
                 reviewer=args.reviewer,
                 before_commit=write,
                 told=lambda text: print(f"swppp: note: {terminal(text)}", file=sys.stderr),
+                compare_to=args.compare_to,
             )
         else:
             write(review)
@@ -215,6 +227,15 @@ def _run_review(args) -> int:
         if review.rounds is not None:
             print_round(review, args.round, out)
     return review.exit_status
+
+
+def _round_number(text: str) -> int:
+    """``--compare-to``'s value: a round's number (1, 2, ...)."""
+    import argparse
+
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a round's number (1, 2, ...)")
+    return int(text)
 
 
 def _run_certification_form(args) -> int:

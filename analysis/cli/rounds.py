@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..markup import terminal
 
-__all__ = ["print_round"]
+__all__ = ["print_round", "print_comparison"]
 
 
 def print_round(review, path, out) -> None:
@@ -57,7 +57,40 @@ def print_round(review, path, out) -> None:
                     f"{m['by'].replace('_', ' ')})",
                     file=out,
                 )
+    if "comparison" in info:
+        print_comparison(info["comparison"], out)
 
 
 def _figure(value) -> str:
     return "none" if value is None else f"{value:.4g}"
+
+
+_LISTS = (
+    ("resolved", "resolved"),
+    ("still_open", "still open"),
+    ("new", "new"),
+    ("changed", "changed"),
+)
+
+
+def print_comparison(comparison: dict, out) -> None:
+    """What changed since the round compared with: counted, then each finding of each list with
+    its status and figure before and after, and how it was paired."""
+    number = comparison["round"]
+    print(
+        f"  compared with round {number}: "
+        + ", ".join(f"{len(comparison[key])} {label}" for key, label in _LISTS),
+        file=out,
+    )
+    for key, label in _LISTS:
+        for item in comparison[key]:
+            before, after = item["before"], item["after"]
+            features = "; ".join(terminal(f) for f in item["features"]) or "no features"
+            was = (
+                f"round {number} #{before['number']} {before['status']} {_figure(before['figure'])}"
+                if before
+                else "absent"
+            )
+            now = f"#{after['number']} {after['status']} {_figure(after['figure'])}" if after else "gone"
+            how = f" (matched by {item['matched_by'].replace('_', ' ')})" if before and after else ""
+            print(f"  {label}: {item['rule']} [{features}]: {was} -> {now}{how}", file=out)

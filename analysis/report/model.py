@@ -522,6 +522,61 @@ def _findings(review: Review, data) -> Section:
     )
 
 
+_COMPARED = (
+    ("resolved", "Resolved since round {n}"),
+    ("still_open", "Still open since round {n}"),
+    ("new", "New since round {n}"),
+    ("changed", "Changed since round {n} (status, or figure beyond the profile's threshold)"),
+)
+
+
+def _compared_side(side: Optional[dict], number: Optional[int] = None) -> Cell:
+    if side is None:
+        return Cell("not in this round" if number is None else "not in that round")
+    where = f"round {number} #{side['number']}" if number is not None else f"#{side['number']}"
+    return Cell(f"{status_label(side['status'])}: {_figure_text(side['figure'])}", (where,), side["status"])
+
+
+def _comparison(review: Review, data) -> Optional[Section]:
+    """What changed since the round compared with (``--compare-to N``): resolved, still open,
+    new and changed, each finding with its status and figure before and after, and how it was
+    paired."""
+    compared = data.get("comparison")
+    if not compared:
+        return None
+    n = compared["round"]
+    blocks: list[Block] = [
+        Paragraph(
+            f"Compared with round {n}: "
+            + ", ".join(f"{len(compared[key])} {key.replace('_', ' ')}" for key, _ in _COMPARED)
+            + ". Findings are paired by rule and feature ids, else by rule and place; each "
+            "pairing is stated.",
+        )
+    ]
+    for key, title in _COMPARED:
+        items = compared[key]
+        if not items:
+            continue
+        blocks.append(
+            Table(
+                ("Rule", "Features", f"Round {n}", "This round", "Paired by"),
+                tuple(
+                    _row(
+                        Cell(review.profile.title(i["rule"]), (i["rule"],)),
+                        ", ".join(i["features"]) or "none",
+                        _compared_side(i["before"], n),
+                        _compared_side(i["after"]),
+                        (i["matched_by"] or "not paired").replace("_", " "),
+                    )
+                    for i in items
+                ),
+                (50, 70, 48, 48, 38),
+                subtitle=title.format(n=n),
+            )
+        )
+    return Section("comparison", f"Changes since round {n}", tuple(blocks))
+
+
 def _measurements(review: Review, data) -> Section:
     m, profile = data["measurements"], review.profile
     # The acres the limits are decided on (ellipsoidal where measured), written as the findings
@@ -930,6 +985,7 @@ _SECTIONS = (
     _site_map,
     _phasing,
     _findings,
+    _comparison,
     _measurements,
     _conditions,
     _reference,

@@ -145,6 +145,27 @@ JSON_FIELDS = (
         "object",
         "findings by their latest decision: `accept`, `override`, `resolved`, `undecided`",
     ),
+    JsonField("comparison", "object", "only with `--round` and `--compare-to N`: what changed since round N"),
+    JsonField("comparison.round", "integer", "N"),
+    JsonField(
+        "comparison.resolved",
+        "list",
+        "findings open in round N (`fail`, `warn`, `needs_review`) paired now with one not open, "
+        "or with none",
+    ),
+    JsonField("comparison.still_open", "list", "open in both rounds"),
+    JsonField("comparison.new", "list", "open now, paired with nothing open in round N"),
+    JsonField(
+        "comparison.changed",
+        "list",
+        "paired, and the status changed or the figure moved beyond `[rounds] figure_change_fraction`",
+    ),
+    JsonField(
+        "comparison.*[]",
+        "object",
+        "`rule`, `features`, `before` and `after` (each `number`, `status`, `figure`, `message`, or "
+        "null where the finding is absent from that round), `matched_by`",
+    ),
     JsonField("findings[].round", "object", "only with `--round`: the finding in this round"),
     JsonField("findings[].round.number", "integer", "its number in the round (1 for the first)"),
     JsonField(

@@ -31,6 +31,8 @@ class Held:
     features: tuple[str, ...]
     value: Optional[float]
     geometry: Any = None  # shapely, in the round's area CRS; None: no place
+    status: str = ""
+    message: str = ""
 
 
 @dataclass(frozen=True)

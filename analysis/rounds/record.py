@@ -24,6 +24,7 @@ from ..errors import InputError
 from ..io import geopackage
 from ..review import Review
 from .checksums import file_sha256, plan_checksum
+from .compare import compare_rounds
 from .contract import DECISIONS_TABLE, FINDINGS_TABLE, ROUNDS_TABLE
 from .decisions import DECISIONS, OVERRIDE, Decision, read_decisions, resolve_decisions
 from .matching import Held, Match, match_findings
@@ -55,6 +56,7 @@ def record_round(
     reviewer: Optional[str] = None,
     before_commit: Optional[Callable[[Review], object]] = None,
     told: Optional[Callable[[str], None]] = None,
+    compare_to: Optional[int] = None,
 ) -> dict:
     """Record ``review`` as the next round of the review file at ``path`` (made where none is
     yet) and return what it adds to the JSON (also set as ``review.rounds``).
@@ -64,7 +66,10 @@ def record_round(
     decisions carried from the round before; ``reviewer`` makes the rows that name no one.
     ``before_commit(review)`` writes the outputs while the round is not yet committed: where it
     fails, the round is not recorded. ``told`` is told what the user should know (another save
-    came first). Bad input raises :class:`InputError` before anything is written.
+    came first). ``compare_to`` (a round recorded before this one) adds ``comparison``: what
+    was resolved, is still open, is new or changed since that round
+    (:func:`~analysis.rounds.compare.compare_rounds`). Bad input raises :class:`InputError`
+    before anything is written.
     """
     review.rounds = None
     data = review.to_dict()
@@ -99,7 +104,15 @@ def record_round(
             previous = number - 1 if number > 1 else None
             area_crs = review.area_crs
             held_now = [
-                Held(i, f["rule"], tuple(f["features"]), f["value"], review.findings[i - 1].geometry)
+                Held(
+                    i,
+                    f["rule"],
+                    tuple(f["features"]),
+                    f["value"],
+                    review.findings[i - 1].geometry,
+                    f["status"],
+                    f["message"],
+                )
                 for i, f in enumerate(findings, start=1)
             ]
             matches: list[Optional[Match]] = [None] * len(findings)
@@ -119,6 +132,20 @@ def record_round(
                             previous,
                         )
                         carried[i] = (kept, d["decided_at"])
+            comparison = None
+            if compare_to is not None:
+                if not 1 <= compare_to < number:
+                    raise InputError(
+                        f"there is no round {compare_to} to compare with: the file holds "
+                        + (f"rounds 1 to {number - 1}" if number > 1 else "no round yet")
+                        + f", and this review becomes round {number}",
+                        path=path,
+                        fix="compare with a round recorded before this one",
+                        parameter="compare_to",
+                    )
+                then, then_crs = _held(con, compare_to)
+                paired = match_findings(held_now, then, review.profile, area_crs, then_crs)
+                comparison = compare_rounds(compare_to, held_now, then, paired)
             recorded_at = _now()
             con.execute(
                 f"INSERT INTO {ROUNDS_TABLE} (round, recorded_at, reviewed_on, site_name, plan_sha256, "
@@ -171,6 +198,8 @@ def record_round(
             info = _round_info(
                 path, number, recorded_at, plan_files, profile_sha, previous, findings, matches, now_decided
             )
+            if comparison is not None:
+                info["comparison"] = comparison
             review.rounds = info
             if before_commit is not None:
                 before_commit(review)
@@ -200,13 +229,21 @@ def _latest_round(con) -> Optional[int]:
 def _held(con, number: int) -> tuple[list[Held], Optional[str]]:
     crs = con.execute(f"SELECT area_crs FROM {ROUNDS_TABLE} WHERE round = ?", (number,)).fetchone()
     rows = con.execute(
-        f"SELECT finding, rule, features, value, geometry FROM {FINDINGS_TABLE} "
+        f"SELECT finding, rule, features, value, geometry, status, json FROM {FINDINGS_TABLE} "
         "WHERE round = ? ORDER BY finding",
         (number,),
     ).fetchall()
     held = [
-        Held(n, rule, tuple(json.loads(features)), value, shapely.from_wkb(blob) if blob else None)
-        for n, rule, features, value, blob in rows
+        Held(
+            n,
+            rule,
+            tuple(json.loads(features)),
+            value,
+            shapely.from_wkb(blob) if blob else None,
+            status,
+            json.loads(text)["message"],
+        )
+        for n, rule, features, value, blob, status, text in rows
     ]
     return held, crs[0] if crs else None
 
