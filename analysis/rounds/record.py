@@ -79,6 +79,13 @@ def record_round(
         chosen = resolve_decisions(decisions, read_decisions(decisions, reviewer), findings)
     profile_sha = file_sha256(review.profile.source) if Path(review.profile.source).is_file() else None
     reference = data.get("reference") or {}
+    if compare_to is not None and not Path(path).exists():  # refused before the file is made
+        raise InputError(
+            f"there is no round {compare_to} to compare with: the review file does not exist yet",
+            path=path,
+            fix="record a first round before comparing with it",
+            parameter="compare_to",
+        )
     with closing(open_review_file(path)) as con:
         say = told or log.warning
         con.waiting = lambda _text: say(  # type: ignore[attr-defined]

@@ -393,3 +393,64 @@ def test_untrusted_text_is_escaped_where_it_is_shown(demo, tmp_path):
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<b>Eve</b>" not in page and "&lt;b&gt;Eve&lt;/b&gt;" in page
     assert "\x1b" not in page and "\u202e" not in page
+
+
+def test_compare_to_says_what_was_resolved_still_open_new_and_changed(demo, tmp_path, capsys):
+    site, reference = demo
+    file = tmp_path / "p.gpkg"
+    run([site, "--reference", reference, "--round", file], capsys)
+    _moved_plan(site)  # BR-2 renamed and larger
+    from osgeo import ogr
+
+    ds = ogr.Open(str(site), 1)
+    ds.GetLayerByName("disturbance").DeleteFeature(5)  # D-5, beyond the site, taken out
+    ds = None
+    result, html = tmp_path / "r2.json", tmp_path / "r2.html"
+    status, out, err = run(
+        [
+            site,
+            "--reference",
+            reference,
+            "--round",
+            file,
+            "--compare-to",
+            "1",
+            "--json",
+            result,
+            "--report",
+            html,
+        ],
+        capsys,
+    )
+    assert status == 1, err
+    compared = json.loads(result.read_text(encoding="utf-8"))["comparison"]
+    assert compared["round"] == 1
+
+    def named(key):
+        return {(i["rule"], tuple(i["features"])) for i in compared[key]}
+
+    assert ("disturbance_outside_site", ("disturbance:5",)) in named("resolved")
+    assert ("wetlands", ("wetlands:GO-12", "disturbance:5")) in named("resolved")
+    gone = next(i for i in compared["resolved"] if i["rule"] == "disturbance_outside_site")
+    assert gone["before"]["status"] == "warn" and gone["after"] is None and gone["matched_by"] is None
+    still = next(i for i in compared["still_open"] if i["features"] == ["smp:BR-9"])
+    assert still["matched_by"] == "rule_and_place"
+    assert still["before"]["figure"] < still["after"]["figure"]
+    assert ("easement_coverage", ("smp:BR-9",)) in named("changed")
+    assert compared["new"] == []
+    assert "compared with round 1: 2 resolved" in out
+    assert "resolved: disturbance_outside_site [disturbance:5]: round 1 #15 warn" in out
+    page = html.read_text(encoding="utf-8")
+    assert "Changes since round 1" in page and "Resolved since round 1" in page
+
+
+@pytest.mark.parametrize("number", ["1", "3"])
+def test_compare_to_a_round_not_recorded_before_is_refused(demo, tmp_path, capsys, number):
+    site, reference = demo
+    file = tmp_path / "p.gpkg"
+    if number == "3":
+        run([site, "--reference", reference, "--round", file], capsys)
+    status, _, err = run([site, "--reference", reference, "--round", file, "--compare-to", number], capsys)
+    assert status == 2 and f"there is no round {number} to compare with" in err
+    assert "(command line: --compare-to N)" in err
+    assert rounds_in(file) == 1 if number == "3" else not file.exists()
