@@ -103,7 +103,7 @@ def record_round(
             ) from None
         try:
             number = (_latest_round(con) or 0) + 1
-            if seen is not None and number - 1 != seen and told is not None:
+            if number - 1 != (seen or 0) and told is not None:
                 told(
                     f"another save recorded round {number - 1} in {path} while this one waited; "
                     f"this review is round {number}"
