@@ -27,13 +27,18 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and for
 # between_statements hook), says so on stdout, and waits there (to be killed, or to hold the
 # file for a while and go on).
 SAVE = """
-import sys, time
+import os, sys, time
 import analysis.rounds.record as record
-stop, hold = sys.argv[1], float(sys.argv[2])
+stop, hold = sys.argv[1], sys.argv[2]
 def between(step):
     if step == stop:
         print("AT " + step, flush=True)
-        time.sleep(hold)
+        if hold.replace(".", "").isdigit():
+            time.sleep(float(hold))
+        else:  # until the test says go (a file made), 120 s at most
+            waited = time.monotonic()
+            while not os.path.exists(hold) and time.monotonic() - waited < 120:
+                time.sleep(0.05)
 record.between_statements = between
 from analysis.cli import main
 sys.exit(main(["review", *sys.argv[3:]]))
@@ -115,22 +120,32 @@ def test_a_save_killed_mid_transaction_leaves_the_previous_state(project, tmp_pa
 
 
 def test_two_saves_at_once_take_turns_and_the_second_is_told(project, tmp_path):
+    """The first save holds its transaction until the second is seen waiting for the file;
+    then it commits, and the second records the round after it, told so."""
     site, reference, file, decisions = project
+    go = tmp_path / "go"
     first = start_save(
-        "finding 1", 4, site, "--reference", reference, "--round", file, "--json", tmp_path / "first.json"
+        "finding 1", go, site, "--reference", reference, "--round", file, "--json", tmp_path / "first.json"
     )
     second = subprocess.Popen(
         [sys.executable, "-m", "analysis.cli", "review", str(site), "--reference", str(reference), "--round",
          str(file), "--json", str(tmp_path / "second.json"), "--quiet"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    _, err = second.communicate(timeout=120)
+    said = []
+    for line in second.stderr:  # until it says it waits (or ends)
+        said.append(line)
+        if "waiting for another process to finish with" in line:
+            break
+    go.touch()
+    rest, err = second.communicate(timeout=120)
+    err = "".join(said) + err
     first.communicate(timeout=120)
     assert first.returncode == 1 and second.returncode == 1, err
+    assert "waiting for another process to finish with" in err
     one = json.loads((tmp_path / "first.json").read_text())["round"]
     two = json.loads((tmp_path / "second.json").read_text())["round"]
     assert (one["number"], two["number"]) == (2, 3) and two["previous"] == 2
-    assert "waiting for another process to finish with" in err
     assert "another save recorded round 2" in err and "this review is round 3" in err
     assert state(file)[:2] == (3, 93)
 
