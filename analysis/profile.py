@@ -56,6 +56,7 @@ __all__ = [
     "Reference",
     "Guarantees",
     "EscPractices",
+    "Rounds",
     "Inputs",
     "Rule",
 ]
@@ -342,6 +343,22 @@ class EscPractices:
 
 
 @dataclass(frozen=True)
+class Rounds:
+    """[rounds]: how a finding of one review round is matched to one of the round before
+    (``swppp review --round``, issue 35): by place where its feature ids changed, and when its
+    figure changed enough to be flagged."""
+
+    place_tolerance_ft: float  # centroids within this distance (area CRS feet): the same place
+    figure_change_fraction: float  # |after - before| beyond this share of |before|: flagged
+
+    def __post_init__(self) -> None:
+        if not self.place_tolerance_ft >= 0:
+            raise ValueError("[rounds] place_tolerance_ft must be 0 or more")
+        if not self.figure_change_fraction >= 0:
+            raise ValueError("[rounds] figure_change_fraction must be 0 or more")
+
+
+@dataclass(frozen=True)
 class Inputs:
     """[inputs]: what the input boundary accepts before any work (issue 22): the range of
     dates, and how far a layer may reach beyond its CRS's area of use."""
@@ -389,6 +406,7 @@ class RulesProfile:
     guarantees: Guarantees
     esc_practices: EscPractices
     inputs: Inputs
+    rounds: Rounds
     rules: Dict[str, Rule]
 
     @property

@@ -58,6 +58,9 @@ class Review(HasFindings):
     # a MapLayers, which reads the layers no check read only when the map looks at them
     reference_layers: Mapping = field(default_factory=dict)
     reviewed_on: str = field(default_factory=lambda: date.today().isoformat())
+    # Recorded as a review round (``swppp review --round``; analysis.rounds): the JSON's
+    # ``round`` and each finding's ``round``, in the findings' order. None: neither is written.
+    rounds: Optional[dict] = None
 
     @property
     def area_crs(self) -> str:
@@ -94,6 +97,12 @@ class Review(HasFindings):
             out["records"] = self.records
         if self.checklist is not None:
             out["checklist"] = self.checklist
+        if self.rounds is not None:
+            out["round"] = self.rounds["round"]
+            if "comparison" in self.rounds:
+                out["comparison"] = self.rounds["comparison"]
+            for finding, held in zip(out["findings"], self.rounds["findings"]):
+                finding["round"] = held  # type: ignore[index]
         return out
 
 

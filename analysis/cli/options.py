@@ -48,6 +48,8 @@ INPUTS = (
     "land_cover_pre",
     "land_cover_post",
     "confirmations",
+    "round",
+    "decisions",
     "log",
     "rain",
     "notices",

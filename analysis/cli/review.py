@@ -21,6 +21,7 @@ from .options import (
     site_mapping,
 )
 from .records import add_record_options, print_findings
+from .rounds import print_round
 
 __all__ = ["register", "PDF_WRITERS"]
 
@@ -76,6 +77,31 @@ def register(commands) -> None:
         help="the reviewer's checklist confirmations: their JSON file, or the "
         "JSON result or findings GeoPackage of an earlier review",
     )
+    rounds = review.add_argument_group(
+        "review rounds", "the review recorded as the next round of the project's review file (docs/CLI.md)"
+    )
+    rounds.add_argument(
+        "--round",
+        metavar="FILE",
+        help="record this review as the next round in the project's review file (a GeoPackage, "
+        "made where none is yet); its decisions are carried to matching findings",
+    )
+    rounds.add_argument(
+        "--decisions",
+        metavar="PATH",
+        help="the reviewer's decisions on this round's findings (TOML or CSV: accept, override "
+        "with a reason, resolved); needs --round",
+    )
+    rounds.add_argument(
+        "--reviewer", metavar="NAME", help="who made the decisions that name no reviewer; needs --round"
+    )
+    rounds.add_argument(
+        "--compare-to",
+        metavar="N",
+        type=_round_number,
+        help="print (and add to the JSON) what was resolved, is still open, is new or changed "
+        "since round N of the review file; needs --round",
+    )
     add_quiet_option(review)
     add_record_options(review, required=False)  # construction-phase records, optional
     review.set_defaults(handler=_run_review)
@@ -109,6 +135,24 @@ def _run_review(args) -> int:
             raise InputError(
                 f"{option} must name a {suffix} file", path=path, fix=f"use a file name ending in {suffix}"
             )
+    for option, value in (
+        ("--decisions", args.decisions),
+        ("--reviewer", args.reviewer),
+        ("--compare-to", args.compare_to),
+    ):
+        if value is not None and not args.round:
+            raise InputError(
+                f"{option} needs --round: decisions are recorded in the project's review file",
+                fix="add --round FILE.gpkg (a new file is made for the first round)",
+            )
+    if args.round and Path(args.round).suffix.lower() != ".gpkg":
+        raise InputError(
+            "--round must name a .gpkg file (the project's review file)",
+            path=args.round,
+            fix="use a file name ending in .gpkg",
+        )
+    if args.reviewer is not None and not args.reviewer.strip():
+        raise InputError("--reviewer is empty", fix="give the reviewer's name")
     mapping = site_mapping(args)
     stage_pdf = _pdf_layout() if args.pdf else None  # before the review: fail fast
     progress = progress_bar(args.quiet)
@@ -127,36 +171,71 @@ def _run_review(args) -> int:
         mapping=mapping,
     )
     to_stdout = args.json == "-"
-    staged = None
+
+    def write(review) -> None:
+        staged = None
+        try:
+            if stage_pdf is not None:  # laid out first, moved in once the rest is written
+                progress.step(0.95, "laying out the PDF report")  # the bar stays up meanwhile
+                staged = stage_pdf(review, args.pdf, progress)
+            write_outputs(
+                review,
+                json_path=None if to_stdout else args.json,
+                html_path=args.report,
+                findings_path=args.findings,
+            )
+            if staged is not None:
+                publish(staged, args.pdf)
+                staged = None
+        except OutputError:  # an output of write_outputs: it names its file
+            raise
+        except OSError as err:  # laying out or moving in the PDF
+            raise OutputError(
+                f"could not write {args.pdf} ({err}); nothing was written. Choose a "
+                "file path in a folder you can write to"
+            ) from None
+        finally:
+            discard(staged)
+
     try:
-        if stage_pdf is not None:  # laid out first, moved in once the rest is written
-            progress.step(0.95, "laying out the PDF report")  # the bar stays up meanwhile
-            staged = stage_pdf(review, args.pdf, progress)
-        write_outputs(
-            review,
-            json_path=None if to_stdout else args.json,
-            html_path=args.report,
-            findings_path=args.findings,
-        )
-        if staged is not None:
-            publish(staged, args.pdf)
-            staged = None
-    except OutputError:  # an output of write_outputs: it names its file
-        raise
-    except OSError as err:  # laying out or moving in the PDF
-        raise OutputError(
-            f"could not write {args.pdf} ({err}); nothing was written. Choose a "
-            "file path in a folder you can write to"
-        ) from None
+        if args.round:
+            from ..rounds.checksums import plan_files
+            from ..rounds.record import record_round
+
+            # The outputs are written while the round is not yet committed: either both are,
+            # or the round is not recorded (an output that cannot be written).
+            record_round(
+                args.round,
+                review,
+                plan_files(args.site, args.map),
+                decisions=args.decisions,
+                reviewer=args.reviewer,
+                before_commit=write,
+                told=lambda text: print(f"swppp: note: {terminal(text)}", file=sys.stderr),
+                compare_to=args.compare_to,
+            )
+        else:
+            write(review)
     finally:
-        discard(staged)
         clear_bar(progress)
     if to_stdout:
         sys.stdout.write(review_json(review) + "\n")
     if not args.quiet:
         written = (args.json, args.report, args.findings, args.pdf)
-        _summary(review, [p for p in written if p and p != "-"], sys.stderr if to_stdout else sys.stdout)
+        out = sys.stderr if to_stdout else sys.stdout
+        _summary(review, [p for p in written if p and p != "-"], out)
+        if review.rounds is not None:
+            print_round(review, args.round, out)
     return review.exit_status
+
+
+def _round_number(text: str) -> int:
+    """``--compare-to``'s value: a round's number (1, 2, ...)."""
+    import argparse
+
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a round's number (1, 2, ...)")
+    return int(text)
 
 
 def _run_certification_form(args) -> int:

@@ -154,10 +154,58 @@ def _due(finding: dict) -> str:
     return finding.get("due") or BEFORE_APPROVAL
 
 
+def _decision_of(finding: dict) -> Optional[dict]:
+    """The reviewer's latest decision on ``finding`` (a review recorded as a round), or None."""
+    return (finding.get("round") or {}).get("decision")
+
+
+def _overridden(finding: dict) -> bool:
+    return (_decision_of(finding) or {}).get("decision") == "override"
+
+
+def _decided_by(decision: dict) -> str:
+    carried = f", carried from round {decision['carried_from']}" if decision.get("carried_from") else ""
+    return f"{decision['reviewer']} ({decision['decided_at'][:10]}{carried})"
+
+
+_DECISION_WORDS = {"accept": "accepted", "override": "overridden", "resolved": "resolved"}
+
+
+def _round_notes(finding: dict) -> tuple[str, ...]:
+    """What a round says of ``finding`` under its status: the decision, its reason and who made
+    it, and how it was matched to the round before ("new", a figure that changed)."""
+    held = finding.get("round")
+    if not held:
+        return ()
+    notes = [f"#{held['number']} in this round"]
+    d = held.get("decision")
+    if d:
+        notes.append(f"{_DECISION_WORDS[d['decision']]} by {_decided_by(d)}")
+        if d.get("reason"):
+            notes.append(f"reason: {d['reason']}")
+    m = held.get("match")
+    if m:
+        if m["by"] == "new":
+            notes.append("new in this round")
+        else:
+            notes.append(f"round {m['round']} #{m['number']}, matched by {m['by'].replace('_', ' ')}")
+            if m["figure_changed"]:
+                notes.append(
+                    f"figure changed: {_figure_text(m['figure_before'])} to {_figure_text(m['figure_after'])}"
+                )
+    return tuple(notes)
+
+
+def _figure_text(value) -> str:
+    return NOT_GIVEN if value is None else f"{value:,.4g}"
+
+
 def _findings_rows(findings, profile) -> tuple:
     return tuple(
         _row(
-            _status(f["status"]),
+            Cell(status_label(f["status"]), _round_notes(f), f["status"])
+            if f.get("round")
+            else _status(f["status"]),
             Cell(profile.title(f["rule"]), (f["rule"],)),
             f["section"],
             f["message"],
@@ -212,6 +260,17 @@ def _reference_versions(reference) -> str:
 
 
 def _outcome(data, before, warned, undecided) -> str:
+    text = _outcome_text(data, before, warned, undecided)
+    overridden = [f for f in data["findings"] if _overridden(f)]
+    if overridden:
+        text += (
+            f" {len(overridden)} finding(s) overridden by the reviewer, each with its reason, "
+            "are listed below."
+        )
+    return text
+
+
+def _outcome_text(data, before, warned, undecided) -> str:
     conditions = data.get("conditions") or {}
     if before:
         return f"Changes required: {len(before)} finding(s) must change before approval (listed below)."
@@ -242,8 +301,35 @@ def _not_regulated(data) -> str:
 
 
 def _before_approval(data, status) -> list:
-    """The findings of ``status`` whose duty falls due before approval, the review's order."""
-    return [f for f in data["findings"] if f["status"] == status and _due(f) == BEFORE_APPROVAL]
+    """The findings of ``status`` whose duty falls due before approval, the review's order; a
+    finding the reviewer overrode (a review round's decision) is not among them: it is listed
+    as overridden, with its reason (:func:`_overridden_list`)."""
+    return [
+        f
+        for f in data["findings"]
+        if f["status"] == status and _due(f) == BEFORE_APPROVAL and not _overridden(f)
+    ]
+
+
+def _overridden_list(review: Review, data) -> Optional[Table]:
+    """Every finding the reviewer overrode, whatever its status: never hidden."""
+    overridden = [f for f in data["findings"] if _overridden(f)]
+    if not overridden:
+        return None
+    return Table(
+        ("Status", "Finding", "Reason", "Decided by"),
+        tuple(
+            _row(
+                _status(f["status"]),
+                Cell(f["message"], (f["section"], review.profile.title(f["rule"]))),
+                _decision_of(f)["reason"],  # type: ignore[index]
+                _decided_by(_decision_of(f)),  # type: ignore[arg-type]
+            )
+            for f in overridden
+        ),
+        (26, 110, 70, 48),
+        subtitle="Overridden by the reviewer (they do not block approval; the reason is the reviewer's)",
+    )
 
 
 def _decision_list(review: Review, findings, what: str, subtitle: str) -> Table:
@@ -296,13 +382,14 @@ def _decision(review: Review, data) -> Section:
                 ("Rules profile", data["profile"]),
                 ("Tool", f"{tool['name']} {tool['version']}"),
             )
-        ),
+        )
+        + _round_rows(data),
         (70, 184),
         subtitle="Files and versions reviewed",
     )
     before = _before_approval(data, FAIL)
     warned = _before_approval(data, WARN)
-    undecided = [f for f in data["findings"] if f["status"] == NEEDS_REVIEW]
+    undecided = [f for f in data["findings"] if f["status"] == NEEDS_REVIEW and not _overridden(f)]
     sign = Table(
         None,
         tuple(_row(label, "") for label in ("Reviewer (name and title)", "Decision", "Date", "Signature")),
@@ -326,6 +413,9 @@ def _decision(review: Review, data) -> Section:
                 review, undecided, "Why it needs review", "Needs review: the checks could not decide"
             )
         )
+    overridden = _overridden_list(review, data)
+    if overridden is not None:
+        blocks.append(overridden)
     confirmed = [e for e in data.get("checklist") or [] if e.get("confirmation")]
     if confirmed:
         blocks.append(
@@ -353,6 +443,21 @@ def _decision(review: Review, data) -> Section:
         )
     blocks.append(reviewed)
     return Section("decision", "Decision", tuple(blocks))
+
+
+def _round_rows(data) -> tuple:
+    """The review round the review was recorded as (``swppp review --round``), where it was."""
+    held = data.get("round")
+    if not held:
+        return ()
+    before = f"; matched to round {held['previous']}" if held.get("previous") else "; the first round"
+    return (
+        _row(
+            "Review round",
+            f"round {held['number']} of {held['file']}, recorded {held['recorded_at']}{before}",
+        ),
+        _row("Site plan sha256", held["plan_sha256"]),
+    )
 
 
 def _cover(review: Review, data) -> Section:
@@ -415,6 +520,61 @@ def _findings(review: Review, data) -> Section:
             ),
         ),
     )
+
+
+_COMPARED = (
+    ("resolved", "Resolved since round {n}"),
+    ("still_open", "Still open since round {n}"),
+    ("new", "New since round {n}"),
+    ("changed", "Changed since round {n} (status, or figure beyond the profile's threshold)"),
+)
+
+
+def _compared_side(side: Optional[dict], number: Optional[int] = None) -> Cell:
+    if side is None:
+        return Cell("not in this round" if number is None else "not in that round")
+    where = f"round {number} #{side['number']}" if number is not None else f"#{side['number']}"
+    return Cell(f"{status_label(side['status'])}: {_figure_text(side['figure'])}", (where,), side["status"])
+
+
+def _comparison(review: Review, data) -> Optional[Section]:
+    """What changed since the round compared with (``--compare-to N``): resolved, still open,
+    new and changed, each finding with its status and figure before and after, and how it was
+    paired."""
+    compared = data.get("comparison")
+    if not compared:
+        return None
+    n = compared["round"]
+    blocks: list[Block] = [
+        Paragraph(
+            f"Compared with round {n}: "
+            + ", ".join(f"{len(compared[key])} {key.replace('_', ' ')}" for key, _ in _COMPARED)
+            + ". Findings are paired by rule and feature ids, else by rule and place; each "
+            "pairing is stated.",
+        )
+    ]
+    for key, title in _COMPARED:
+        items = compared[key]
+        if not items:
+            continue
+        blocks.append(
+            Table(
+                ("Rule", "Features", f"Round {n}", "This round", "Paired by"),
+                tuple(
+                    _row(
+                        Cell(review.profile.title(i["rule"]), (i["rule"],)),
+                        ", ".join(i["features"]) or "none",
+                        _compared_side(i["before"], n),
+                        _compared_side(i["after"]),
+                        (i["matched_by"] or "not paired").replace("_", " "),
+                    )
+                    for i in items
+                ),
+                (50, 70, 48, 48, 38),
+                subtitle=title.format(n=n),
+            )
+        )
+    return Section("comparison", f"Changes since round {n}", tuple(blocks))
 
 
 def _measurements(review: Review, data) -> Section:
@@ -825,6 +985,7 @@ _SECTIONS = (
     _site_map,
     _phasing,
     _findings,
+    _comparison,
     _measurements,
     _conditions,
     _reference,

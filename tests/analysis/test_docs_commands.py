@@ -118,6 +118,9 @@ def test_ci_runs_the_readme_test_command():
 def _run(script: str, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SWPPP_PACKAGE"))}
     env["PATH"] = f"{Path(sys.prefix) / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    # The copy's own package, not the one the venv was installed from (a worktree's checkout
+    # is tested, not the main checkout the editable install points to).
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(cwd), env.get("PYTHONPATH", "")) if p)
     return subprocess.run(
         ["bash", "-c", STRICT + script],
         cwd=cwd,

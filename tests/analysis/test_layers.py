@@ -52,6 +52,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("screen",),  # many sites against the reference
     ("registry.py",),  # every check the review runs, in its order
     ("review.py",),  # the review: a loop over the registry
+    ("rounds",),  # review rounds: a project's reviews kept, decided, carried and compared
     ("report",),  # the review's outputs
     ("cli",),  # the swppp command
     ("__init__.py",),  # the package: its lazy names

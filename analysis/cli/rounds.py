@@ -1,0 +1,96 @@
+"""What ``swppp review --round`` prints: the round recorded, its decisions and how its findings
+were matched to the round before (every name and reason escaped: ``terminal``)."""
+
+from __future__ import annotations
+
+from ..markup import terminal
+
+__all__ = ["print_round", "print_comparison"]
+
+
+def print_round(review, path, out) -> None:
+    """The round's line, then each decided finding (override first: they no longer block
+    approval, and are never hidden), then the matching to the round before, counted, and each
+    finding whose figure changed or that is new."""
+    info = review.rounds
+    head = info["round"]
+    counts = head["decisions"]
+    print(
+        f"  round {head['number']} recorded in {terminal(path)}"
+        + (f" (matched to round {head['previous']})" if head["previous"] else " (the first)")
+        + ": "
+        + ", ".join(f"{counts[k]} {k}" for k in ("override", "accept", "resolved", "undecided")),
+        file=out,
+    )
+    rows = list(zip(review.findings, info["findings"]))
+    for wanted in ("override", "accept", "resolved"):
+        for finding, held in rows:
+            d = held["decision"]
+            if d is None or d["decision"] != wanted:
+                continue
+            carried = f", carried from round {d['carried_from']}" if d["carried_from"] else ""
+            reason = f": {terminal(d['reason'])}" if d["reason"] else ""
+            print(
+                f"  #{held['number']} {finding.rule} ({finding.status}) {wanted} by "
+                f"{terminal(d['reviewer'])}{carried}{reason}",
+                file=out,
+            )
+    if head["previous"]:
+        by: dict[str, int] = {}
+        for _finding, held in rows:
+            by[held["match"]["by"]] = by.get(held["match"]["by"], 0) + 1
+        print(
+            f"  matched to round {head['previous']}: "
+            + ", ".join(
+                f"{n} by {k.replace('_', ' ')}" if k != "new" else f"{n} new" for k, n in sorted(by.items())
+            ),
+            file=out,
+        )
+        for finding, held in rows:
+            m = held["match"]
+            if m["by"] == "new":
+                print(f"  #{held['number']} {finding.rule} ({finding.status}) is new", file=out)
+            elif m["figure_changed"]:
+                print(
+                    f"  #{held['number']} {finding.rule} figure changed: {_figure(m['figure_before'])} -> "
+                    f"{_figure(m['figure_after'])} (round {m['round']} #{m['number']}, matched by "
+                    f"{m['by'].replace('_', ' ')})",
+                    file=out,
+                )
+    if "comparison" in info:
+        print_comparison(info["comparison"], out)
+
+
+def _figure(value) -> str:
+    return "none" if value is None else f"{value:.4g}"
+
+
+_LISTS = (
+    ("resolved", "resolved"),
+    ("still_open", "still open"),
+    ("new", "new"),
+    ("changed", "changed"),
+)
+
+
+def print_comparison(comparison: dict, out) -> None:
+    """What changed since the round compared with: counted, then each finding of each list with
+    its status and figure before and after, and how it was paired."""
+    number = comparison["round"]
+    print(
+        f"  compared with round {number}: "
+        + ", ".join(f"{len(comparison[key])} {label}" for key, label in _LISTS),
+        file=out,
+    )
+    for key, label in _LISTS:
+        for item in comparison[key]:
+            before, after = item["before"], item["after"]
+            features = "; ".join(terminal(f) for f in item["features"]) or "no features"
+            was = (
+                f"round {number} #{before['number']} {before['status']} {_figure(before['figure'])}"
+                if before
+                else "absent"
+            )
+            now = f"#{after['number']} {after['status']} {_figure(after['figure'])}" if after else "gone"
+            how = f" (matched by {item['matched_by'].replace('_', ' ')})" if before and after else ""
+            print(f"  {label}: {item['rule']} [{features}]: {was} -> {now}{how}", file=out)

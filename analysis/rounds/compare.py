@@ -1,0 +1,74 @@
+"""What changed between two rounds: the findings of round N resolved, still open or changed in
+this one, and the findings new in it (``swppp review --round FILE --compare-to N``).
+
+A finding is open when it asks something of the applicant or the reviewer: ``fail``, ``warn``
+or ``needs_review``. The findings are paired by :func:`~analysis.rounds.matching.match_findings`
+(the same rule and feature ids, else the same rule and place), and the pairing is stated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Optional
+
+from ..findings import FAIL, NEEDS_REVIEW, WARN
+from .matching import NEW, Held, Match
+
+__all__ = ["OPEN", "compare_rounds"]
+
+OPEN = (FAIL, WARN, NEEDS_REVIEW)
+
+
+def _item(before: Optional[Held], after: Optional[Held], by: Optional[str]) -> dict:
+    return {
+        "rule": (after or before).rule,  # type: ignore[union-attr]
+        "features": list((after or before).features),  # type: ignore[union-attr]
+        "before": None
+        if before is None
+        else {
+            "number": before.number,
+            "status": before.status,
+            "figure": before.value,
+            "message": before.message,
+        },
+        "after": None
+        if after is None
+        else {
+            "number": after.number,
+            "status": after.status,
+            "figure": after.value,
+            "message": after.message,
+        },
+        "matched_by": by,
+    }
+
+
+def compare_rounds(
+    number: int, current: Sequence[Held], before: Sequence[Held], matches: Sequence[Match]
+) -> dict:
+    """``resolved`` (open in round ``number``; now matched to a finding that is not open, or to
+    none), ``still_open`` (open in both), ``new`` (open now, matched to nothing open before),
+    ``changed`` (matched, and its status or its figure changed beyond the profile's
+    ``[rounds] figure_change_fraction``), each with the figures before and after."""
+    out: dict = {"round": number, "resolved": [], "still_open": [], "new": [], "changed": []}
+    matched = set()
+    for now, m in zip(current, matches):
+        was = m.previous
+        if was is not None:
+            matched.add(was.number)
+        if was is None or m.by == NEW:
+            if now.status in OPEN:
+                out["new"].append(_item(None, now, NEW))
+            continue
+        if was.status in OPEN and now.status in OPEN:
+            out["still_open"].append(_item(was, now, m.by))
+        elif was.status in OPEN:
+            out["resolved"].append(_item(was, now, m.by))
+        elif now.status in OPEN:
+            out["new"].append(_item(was, now, m.by))
+        if m.figure_changed or was.status != now.status:
+            out["changed"].append(_item(was, now, m.by))
+    for was in before:
+        if was.number not in matched and was.status in OPEN:
+            out["resolved"].append(_item(was, None, None))
+    return out

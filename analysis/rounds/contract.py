@@ -1,0 +1,205 @@
+"""The review file's tables and the review JSON's round fields, each declared once.
+
+``scripts/contract_doc.py`` writes them into docs/CONTRACT.md ("Review rounds"); the review
+file's schema (:data:`SCHEMA`) is built from the same declarations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_TABLE",
+    "FORMAT_VERSION",
+    "ROUNDS_TABLE",
+    "FINDINGS_TABLE",
+    "DECISIONS_TABLE",
+    "TABLES",
+    "JSON_FIELDS",
+    "SCHEMA",
+    "Column",
+    "TableSpec",
+    "JsonField",
+]
+
+FORMAT = "swppp-review-rounds"
+FORMAT_VERSION = 1  # raised whenever a table or column below changes meaning
+FORMAT_TABLE = "swppp_review_file"
+ROUNDS_TABLE, FINDINGS_TABLE, DECISIONS_TABLE = "review_rounds", "round_findings", "finding_decisions"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    sql: str  # its SQLite declaration
+    notes: str
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    name: str
+    label: str
+    columns: tuple[Column, ...]
+    key: str = ""  # a table constraint (PRIMARY KEY ...)
+    frozen: bool = True  # rows are never updated nor deleted (triggers refuse it)
+
+
+@dataclass(frozen=True)
+class JsonField:
+    path: str
+    kind: str
+    notes: str
+
+
+TABLES = (
+    TableSpec(
+        FORMAT_TABLE,
+        "What the file is (key, value): `format` = `swppp-review-rounds`, `format_version` = "
+        f"{FORMAT_VERSION}, `written_by`, `created_at`; a file without it, or of another "
+        "version, is refused by name",
+        (Column("key", "TEXT NOT NULL PRIMARY KEY", ""), Column("value", "TEXT", "")),
+        frozen=False,
+    ),
+    TableSpec(
+        ROUNDS_TABLE,
+        "One row per review round, written once and never rewritten",
+        (
+            Column("round", "INTEGER NOT NULL PRIMARY KEY", "1 for the first; the next is one more"),
+            Column("recorded_at", "TEXT NOT NULL", "UTC, ISO 8601"),
+            Column("reviewed_on", "TEXT NOT NULL", "the review JSON's `reviewed_on`"),
+            Column("site_name", "TEXT", "the review JSON's `site.name`"),
+            Column(
+                "plan_sha256",
+                "TEXT NOT NULL",
+                "sha256 of the site plan file (of the `plan_files` "
+                "listing, `sha256  name` lines, where the plan is read from several)",
+            ),
+            Column("plan_files", "TEXT NOT NULL", "JSON: each file read, `name` and `sha256`"),
+            Column("profile", "TEXT NOT NULL", "the review JSON's `profile`"),
+            Column("profile_sha256", "TEXT", "sha256 of the rules profile file read"),
+            Column("tool_version", "TEXT NOT NULL", "the review JSON's `tool.version`"),
+            Column(
+                "reference_versions",
+                "TEXT",
+                "JSON: the review JSON's `reference.versions` (empty: no reference read)",
+            ),
+            Column("area_crs", "TEXT NOT NULL", "the CRS of `round_findings.geometry`"),
+            Column("result", "TEXT NOT NULL", "the review's JSON result, as written without a round"),
+        ),
+    ),
+    TableSpec(
+        FINDINGS_TABLE,
+        "The findings of each round, as the contract's JSON of each",
+        (
+            Column("round", "INTEGER NOT NULL REFERENCES review_rounds(round)", ""),
+            Column(
+                "finding",
+                "INTEGER NOT NULL",
+                "its number in the round, 1 for the first (the findings GeoPackage's `finding`)",
+            ),
+            Column("rule", "TEXT NOT NULL", ""),
+            Column("features", "TEXT NOT NULL", "JSON list of `layer:id`"),
+            Column("status", "TEXT NOT NULL", ""),
+            Column("value", "REAL", "the finding's figure"),
+            Column("json", "TEXT NOT NULL", "the finding as the review JSON gives it"),
+            Column("geometry", "BLOB", "WKB in `area_crs`; empty where the finding has no place"),
+            Column("matched_round", "INTEGER", "the round before's finding it was matched to"),
+            Column("matched_finding", "INTEGER", ""),
+            Column(
+                "matched_by",
+                "TEXT",
+                "`rule_and_features`, `rule_and_place`, or `new`; empty on a first round",
+            ),
+        ),
+        key="PRIMARY KEY (round, finding)",
+    ),
+    TableSpec(
+        DECISIONS_TABLE,
+        "The reviewer's decisions, appended: the latest on a finding wins",
+        (
+            Column("id", "INTEGER PRIMARY KEY AUTOINCREMENT", "the order they were made in"),
+            Column("round", "INTEGER NOT NULL", ""),
+            Column("finding", "INTEGER NOT NULL", ""),
+            Column("decision", "TEXT NOT NULL CHECK (decision IN ('accept', 'override', 'resolved'))", ""),
+            Column("reason", "TEXT", "required for `override`"),
+            Column("reviewer", "TEXT NOT NULL", "who decided"),
+            Column("decided_at", "TEXT NOT NULL", "UTC, ISO 8601"),
+            Column("source", "TEXT NOT NULL", "the decisions file and row, or `carried from round N`"),
+            Column("carried_from", "INTEGER", "the round the decision was carried from"),
+        ),
+    ),
+)
+
+JSON_FIELDS = (
+    JsonField("round", "object", "only with `--round`: the round this review was recorded as"),
+    JsonField("round.file", "text", "the review file's name"),
+    JsonField("round.number", "integer", "1 for the first"),
+    JsonField("round.recorded_at", "text", "UTC, ISO 8601"),
+    JsonField("round.plan_sha256", "text", "as `review_rounds.plan_sha256`"),
+    JsonField("round.plan_files", "list", "each file read: `name`, `sha256`"),
+    JsonField("round.profile_sha256", "text", "sha256 of the rules profile file"),
+    JsonField("round.previous", "integer or null", "the round its findings were matched to"),
+    JsonField(
+        "round.decisions",
+        "object",
+        "findings by their latest decision: `accept`, `override`, `resolved`, `undecided`",
+    ),
+    JsonField("comparison", "object", "only with `--round` and `--compare-to N`: what changed since round N"),
+    JsonField("comparison.round", "integer", "N"),
+    JsonField(
+        "comparison.resolved",
+        "list",
+        "findings open in round N (`fail`, `warn`, `needs_review`) paired now with one not open, "
+        "or with none",
+    ),
+    JsonField("comparison.still_open", "list", "open in both rounds"),
+    JsonField("comparison.new", "list", "open now, paired with nothing open in round N"),
+    JsonField(
+        "comparison.changed",
+        "list",
+        "paired, and the status changed or the figure moved beyond `[rounds] figure_change_fraction`",
+    ),
+    JsonField(
+        "comparison.*[]",
+        "object",
+        "`rule`, `features`, `before` and `after` (each `number`, `status`, `figure`, `message`, or "
+        "null where the finding is absent from that round), `matched_by`",
+    ),
+    JsonField("findings[].round", "object", "only with `--round`: the finding in this round"),
+    JsonField("findings[].round.number", "integer", "its number in the round (1 for the first)"),
+    JsonField(
+        "findings[].round.decision",
+        "object or null",
+        "the latest decision: `decision` "
+        "(`accept`, `override`, `resolved`), `reason`, `reviewer`, `decided_at`, `source`, "
+        "`carried_from` (a round, or null)",
+    ),
+    JsonField(
+        "findings[].round.match",
+        "object or null",
+        "null on a first round; else `by` "
+        "(`rule_and_features`, `rule_and_place`, `new`), `round`, `number` (the finding "
+        "matched), `figure_before`, `figure_after`, `figure_changed` (beyond the profile's "
+        "`[rounds] figure_change_fraction`)",
+    ),
+)
+
+
+def _table_sql(spec: TableSpec) -> str:
+    parts = [f'"{c.name}" {c.sql}' for c in spec.columns] + ([spec.key] if spec.key else [])
+    sql = f'CREATE TABLE "{spec.name}" ({", ".join(parts)});\n'
+    sql += (
+        "INSERT INTO gpkg_contents (table_name, data_type, identifier, description) VALUES "
+        f"('{spec.name}', 'attributes', '{spec.name}', '{spec.label.replace(chr(39), chr(39) * 2)}');\n"
+    )
+    if spec.frozen:
+        for event in ("UPDATE", "DELETE"):
+            sql += (
+                f'CREATE TRIGGER "{spec.name}_never_{event.lower()}d" BEFORE {event} ON "{spec.name}" '
+                f"BEGIN SELECT RAISE(ABORT, 'a review round is never rewritten ({spec.name})'); END;\n"
+            )
+    return sql
+
+
+SCHEMA = "".join(_table_sql(t) for t in TABLES)

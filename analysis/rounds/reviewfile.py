@@ -1,0 +1,131 @@
+"""Which file is a review file: one GeoPackage per project holding its review rounds.
+
+The file says what it is in its own table, ``swppp_review_file`` (``format`` and
+``format_version``): a GeoPackage without it (a site plan, a reference store), a file written
+by an older or a newer version of the format, or a file that is no GeoPackage is refused by
+name (exit 2), never read as if it were this one, and never written into.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..about import __version__
+from ..errors import InputError
+from ..io.files import discard, publish_new, stage
+from ..io.geopackage import geopackage_connection
+from ..reference.store import _BASE_SCHEMA, GPKG_APPLICATION_ID, GPKG_USER_VERSION
+from .contract import FORMAT, FORMAT_TABLE, FORMAT_VERSION, SCHEMA
+
+__all__ = ["open_review_file", "check_review_file", "FORMAT", "FORMAT_VERSION"]
+
+_FIX_FOREIGN = (
+    "give --round the project's review file (NAME.gpkg written by swppp review --round), "
+    "or a new file name: a review file is made where none is yet"
+)
+
+
+def open_review_file(path: str | Path, create: bool = True) -> sqlite3.Connection:
+    """A connection (:func:`~analysis.io.geopackage.geopackage_connection`: it waits for
+    another save) to the review file at ``path``, made empty where none is yet (``create``),
+    checked to be a review file of this format."""
+    path = Path(path)
+    if path.suffix.lower() != ".gpkg":
+        raise InputError(
+            "a review file is a GeoPackage and must end in .gpkg", path=path, fix="name it NAME.gpkg"
+        )
+    if not path.exists():
+        if not create:
+            raise InputError("the review file does not exist", path=path, fix="check the path")
+        _create(path)
+    con = geopackage_connection(path, label=str(path))
+    try:
+        check_review_file(con, path)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def check_review_file(con: sqlite3.Connection, path: str | Path) -> int:
+    """The file's format version, where it is this format's; else an :class:`InputError`
+    naming the file and what it is instead."""
+    try:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except InputError:
+        raise
+    except sqlite3.DatabaseError as err:
+        raise InputError(f"not a readable GeoPackage (SQLite: {err})", path=path, fix=_FIX_FOREIGN) from None
+    if "gpkg_contents" not in tables:
+        raise InputError("not a GeoPackage (it has no gpkg_contents table)", path=path, fix=_FIX_FOREIGN)
+    if FORMAT_TABLE not in tables:
+        raise InputError(
+            f"a GeoPackage, but not a SWPPP review file (it has no {FORMAT_TABLE} table: a site "
+            "plan, a reference store or a findings GeoPackage?); nothing was written into it",
+            path=path,
+            fix=_FIX_FOREIGN,
+        )
+    held = dict(con.execute(f"SELECT key, value FROM {FORMAT_TABLE}").fetchall())
+    if held.get("format") != FORMAT:
+        raise InputError(
+            f"its {FORMAT_TABLE} table says format {held.get('format')!r}, not {FORMAT!r}",
+            path=path,
+            field="format",
+            fix=_FIX_FOREIGN,
+        )
+    try:
+        version = int(str(held.get("format_version")))
+    except ValueError:
+        version = None
+    if version is None or version != FORMAT_VERSION:
+        newer = version is not None and version > FORMAT_VERSION
+        raise InputError(
+            f"review file format version {held.get('format_version')!r}: this version of SWPPP "
+            f"Review ({__version__}) reads version {FORMAT_VERSION} alone"
+            + (
+                ", and the file was written by a newer one"
+                if newer
+                else ", and the file was written by an older one"
+                if version is not None
+                else ""
+            ),
+            path=path,
+            field="format_version",
+            fix="open it with the version of SWPPP Review that wrote it ("
+            + str(held.get("written_by") or "its version is not recorded")
+            + "); nothing in it was changed",
+        )
+    return version
+
+
+def _create(path: Path) -> None:
+    """A new, empty review file at ``path``, built beside it and moved in whole (another save
+    that made it first wins: its file is used)."""
+    temp = stage(path)
+    try:
+        with closing(sqlite3.connect(temp, isolation_level=None)) as con:
+            con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
+            con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
+            now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            con.executescript("BEGIN;" + _BASE_SCHEMA + SCHEMA + "COMMIT;")
+            con.executemany(
+                f"INSERT INTO {FORMAT_TABLE} (key, value) VALUES (?, ?)",
+                [
+                    ("format", FORMAT),
+                    ("format_version", str(FORMAT_VERSION)),
+                    ("written_by", f"SWPPP Review {__version__}"),
+                    ("created_at", now),
+                ],
+            )
+        publish_new(temp, path)
+    except OSError as err:
+        raise InputError(
+            f"the review file could not be made ({err.strerror or err})",
+            path=path,
+            fix="choose a file path in a folder you can write to",
+        ) from None
+    finally:
+        discard(temp)
