@@ -57,6 +57,7 @@ __all__ = [
     "Guarantees",
     "EscPractices",
     "Rounds",
+    "Letter",
     "Inputs",
     "Rule",
 ]
@@ -359,6 +360,24 @@ class Rounds:
 
 
 @dataclass(frozen=True)
+class Letter:
+    """[letter]: the letterhead of the comment letter (``swppp letter``, issue 35): the
+    village's name and address, the office that writes, and the title under the signature."""
+
+    village: str
+    address: Tuple[str, ...]
+    office: str
+    signature_title: str
+    # rule -> what would satisfy a comment of that rule ("default": any other rule's)
+    requests: Dict[str, str]
+    illustrative: bool = False  # the shipped values are examples: the letter says so
+
+    def __post_init__(self) -> None:
+        if not self.village.strip():
+            raise ValueError("[letter] village must name the village")
+
+
+@dataclass(frozen=True)
 class Inputs:
     """[inputs]: what the input boundary accepts before any work (issue 22): the range of
     dates, and how far a layer may reach beyond its CRS's area of use."""
@@ -407,6 +426,7 @@ class RulesProfile:
     esc_practices: EscPractices
     inputs: Inputs
     rounds: Rounds
+    letter: Letter
     rules: Dict[str, Rule]
 
     @property

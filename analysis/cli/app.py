@@ -15,7 +15,7 @@ from typing import Optional
 from ..about import __version__
 from ..errors import Cancelled, InputError, OutputError
 from ..markup import terminal
-from . import phasing, records, reference, review, screen
+from . import letter, phasing, records, reference, review, screen
 from .console import console
 from .options import refuse_clashes
 
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"swppp-review {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for group in (review, phasing, reference, records, screen):
+    for group in (review, letter, phasing, reference, records, screen):
         group.register(commands)
     return parser
 

@@ -1,0 +1,140 @@
+"""``swppp letter REVIEW_FILE.gpkg``: the comment letter to the applicant for one round of a
+project's review file (``--html``, ``--pdf``; docs/CLI.md, "The comment letter")."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+
+from ..errors import InputError, OutputError
+from ..markup import terminal
+from .options import add_json_option, add_profile_option, add_quiet_option, emit_json, exit_status
+
+__all__ = ["register"]
+
+
+def register(commands) -> None:
+    """Add ``letter`` to the ``swppp`` parser's sub-commands."""
+    letter = commands.add_parser(
+        "letter",
+        help="the comment letter to the applicant for a round of a review file",
+        description="The open findings of one round of a project's review file (fail, warn, "
+        "needs_review; not overridden nor resolved) as numbered comments grouped by topic, each "
+        "with its citation, figure and what would satisfy it, under the village's letterhead "
+        "(the profile's [letter]); the round before's comments are repeated, resolved or still open.",
+    )
+    exit_status(letter, ok="written")
+    letter.add_argument("review_file", metavar="REVIEW_FILE", help="the review file (.gpkg) of swppp review --round")
+    letter.add_argument(
+        "--round", type=int, metavar="N", dest="round", help="the round to write (default: the latest)"
+    )
+    letter.add_argument("--html", metavar="LETTER.html", help="write the letter as HTML")
+    letter.add_argument(
+        "--pdf", metavar="LETTER.pdf", help="write the letter as PDF (needs QGIS's Python: Qt lays it out)"
+    )
+    letter.add_argument("--reviewer", metavar="NAME", help="the name signed under the letter")
+    letter.add_argument(
+        "--date", metavar="YYYY-MM-DD", dest="dated", help="the letter's date (default: today)"
+    )
+    add_profile_option(letter)
+    add_json_option(letter)
+    add_quiet_option(letter)
+    letter.set_defaults(handler=_run)
+
+
+def _run(args) -> int:
+    from dataclasses import asdict
+
+    from ..io.files import discard, publish, write_all
+    from ..profile import load_profile
+    from ..report.letter import build_letter, render_letter_html
+
+    if not (args.html or args.pdf or args.json):
+        raise InputError(
+            "nothing to write", fix="give --html LETTER.html, --pdf LETTER.pdf or --json PATH", parameter="html"
+        )
+    dated = None
+    if args.dated:
+        try:
+            dated = date.fromisoformat(args.dated)
+        except ValueError:
+            raise InputError(
+                f"--date {args.dated!r} is not a date", fix="give it as YYYY-MM-DD", parameter="dated"
+            ) from None
+    stage_pdf = _pdf_writer() if args.pdf else None  # before anything is read: fail fast
+    profile = load_profile(args.profile)
+    letter = build_letter(args.review_file, profile, args.round, reviewer=args.reviewer, dated=dated)
+    html = render_letter_html(letter)
+    staged = None
+    try:
+        if stage_pdf is not None:
+            staged = stage_pdf(html, args.pdf)
+        write_all({args.html: lambda path: path.write_text(html, encoding="utf-8")})
+        if staged is not None:
+            publish(staged, args.pdf)
+            staged = None
+    except OutputError:
+        raise
+    except OSError as err:
+        raise OutputError(
+            f"could not write {args.pdf} ({err}); nothing was written. Choose a file path in a "
+            "folder you can write to"
+        ) from None
+    finally:
+        if staged is not None:
+            discard(staged)
+    emit_json(asdict(letter), args.json)
+    if not args.quiet and args.json != "-":
+        out = sys.stdout
+        print(
+            f"  round {letter.round} of {terminal(letter.review_file)}: {len(letter.comments)} comment(s)"
+            + (
+                f"; round {letter.previous}'s {len(letter.earlier)}: "
+                f"{sum(1 for e in letter.earlier if e.now is None)} resolved, "
+                f"{sum(1 for e in letter.earlier if e.now is not None)} still open"
+                if letter.previous
+                else ""
+            ),
+            file=out,
+        )
+        for target in (args.html, args.pdf):
+            if target:
+                print(f"  wrote {terminal(target)}", file=out)
+    return 0
+
+
+def _pdf_writer():
+    """The letter's PDF writer, ``write(html, target) -> staged path``: the plugin module of
+    the registered PDF writer (``swppp_review.pdf_writers``) provides ``stage_letter_pdf``;
+    InputError (exit 2) where none is registered or this Python cannot load it (no QGIS)."""
+    from importlib.metadata import entry_points
+    from importlib import import_module
+
+    from .review import PDF_WRITERS
+
+    found = entry_points()
+    writers = list(
+        found.select(group=PDF_WRITERS) if hasattr(found, "select") else found.get(PDF_WRITERS, ())
+    )  # Python 3.9
+    how = (
+        "run swppp with QGIS's Python (where 'import qgis.core' works) from an install that "
+        "includes the plugin package (pip install -e . in the repository), or write the letter "
+        "with --html and print it"
+    )
+    if not writers:
+        raise InputError(
+            f"--pdf needs QGIS: no PDF writer is registered (entry points '{PDF_WRITERS}') in "
+            f"this Python ({sys.executable})",
+            fix=how,
+            parameter="pdf",
+        )
+    package = writers[0].value.split(":")[0].rsplit(".", 1)[0]
+    try:
+        return import_module(f"{package}.letter_pdf").stage_letter_pdf
+    except ImportError as err:
+        raise InputError(
+            f"--pdf needs QGIS: the letter's PDF is laid out by Qt, and this Python cannot import "
+            f"{err.name or package} ({sys.executable})",
+            fix=how,
+            parameter="pdf",
+        ) from None

@@ -1,0 +1,250 @@
+"""The comment letter (``swppp letter``, issue 35): what the applicant must still do, from the
+open findings of one round of a project's review file.
+
+A finding is a comment when it is open (``fail``, ``warn`` or ``needs_review``) and the
+reviewer has neither overridden it nor marked it resolved. Each comment gives the chapter's
+citation (the finding's ``section``), the measured figure, the finding's own words (which say
+what is wrong and, where the check can say it, how to fix it) and what would satisfy it (the
+profile's ``[letter.requests]`` for the rule). Comments are numbered in order and grouped by
+topic (the rule's title). The comments of the round before are repeated, each resolved or still
+open, by the rounds' matching (:func:`~analysis.rounds.matching.match_findings`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Optional
+
+from ..errors import InputError
+from ..profile import RulesProfile
+from ..rounds.compare import OPEN
+from ..rounds.contract import ROUNDS_TABLE
+from ..rounds.decisions import OVERRIDE, RESOLVED
+from ..rounds.matching import match_findings
+from ..rounds.record import _held, latest_decisions
+from ..rounds.reviewfile import open_review_file
+
+__all__ = ["Comment", "Letter", "build_letter", "render_letter_html", "is_comment"]
+
+STILL_OPEN, WAS_RESOLVED = "still open", "resolved"
+
+
+@dataclass(frozen=True)
+class Comment:
+    number: int  # in this letter, 1 for the first
+    finding: int  # the finding's number in its round
+    rule: str
+    topic: str
+    status: str
+    section: str
+    figure: str  # the measured figure and its limit, '' where the finding has none
+    message: str
+    request: str  # what would satisfy it
+    features: tuple[str, ...]
+    decision: str = ""  # accept: the reviewer accepted it as it stands (still asked)
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """A comment of the round before and what became of it in this round."""
+
+    number: int  # its number in that round's letter
+    rule: str
+    topic: str
+    message: str
+    status: str  # STILL_OPEN or WAS_RESOLVED
+    now: Optional[int]  # still open: its comment number in this letter
+    how: str  # why resolved: 'overridden by the reviewer', 'no longer found', ...
+
+
+@dataclass(frozen=True)
+class Letter:
+    village: str
+    address: tuple[str, ...]
+    office: str
+    signature_title: str
+    illustrative: bool
+    reviewer: str
+    dated: str
+    site: str
+    project_address: str
+    applicant: str
+    review_file: str
+    round: int
+    reviewed_on: str
+    plan_sha256: str
+    comments: list[Comment]
+    groups: list[tuple[str, list[Comment]]]
+    previous: Optional[int]
+    earlier: list[Earlier] = field(default_factory=list)
+
+
+def is_comment(finding: dict) -> bool:
+    """Open, and neither overridden nor resolved by the reviewer."""
+    decision = (finding.get("decision") or {}).get("decision")
+    return finding["status"] in OPEN and decision not in (OVERRIDE, RESOLVED)
+
+
+def _figure(finding: dict) -> str:
+    value, limit, units = finding.get("value"), finding.get("limit"), finding.get("units") or ""
+    if value is None:
+        return ""
+    text = f"{value:,.4g} {units}".strip()
+    if limit is not None:
+        text += f" (limit {limit:,.4g} {units})".rstrip(" )") + ")"
+    return text
+
+
+def _request(profile: RulesProfile, finding: dict) -> str:
+    return profile.letter.requests.get(finding["rule"], profile.letter.requests.get("default", ""))
+
+
+def _topic(profile: RulesProfile, rule: str) -> str:
+    try:
+        return profile.title(rule)
+    except InputError:
+        return rule
+
+
+def _comments(profile: RulesProfile, findings: list[dict]) -> list[Comment]:
+    chosen = [f for f in findings if is_comment(f)]
+    # Grouped by topic in the order each topic first appears; numbered in that order.
+    order: dict[str, int] = {}
+    for f in chosen:
+        order.setdefault(_topic(profile, f["rule"]), len(order))
+    chosen.sort(key=lambda f: (order[_topic(profile, f["rule"])], f["number"]))
+    return [
+        Comment(
+            number=i,
+            finding=f["number"],
+            rule=f["rule"],
+            topic=_topic(profile, f["rule"]),
+            status=f["status"],
+            section=f["section"],
+            figure=_figure(f),
+            message=f["message"],
+            request=_request(profile, f),
+            features=tuple(f.get("features") or ()),
+            decision=(f.get("decision") or {}).get("decision") or "",
+        )
+        for i, f in enumerate(chosen, start=1)
+    ]
+
+
+def _round(con: sqlite3.Connection, path: Path, number: Optional[int]) -> tuple[int, dict, list[dict]]:
+    if number is None:
+        number = con.execute(f"SELECT max(round) FROM {ROUNDS_TABLE}").fetchone()[0]
+        if number is None:
+            raise InputError("the review file holds no round yet", path=path, fix="record one with swppp review --round")
+    row = con.execute(f"SELECT * FROM {ROUNDS_TABLE} WHERE round = ?", (number,)).fetchone()
+    if row is None:
+        last = con.execute(f"SELECT max(round) FROM {ROUNDS_TABLE}").fetchone()[0]
+        raise InputError(
+            f"the review file has no round {number}" + (f" (its rounds are 1 to {last})" if last else ""),
+            path=path,
+            field="round",
+            fix="name a recorded round",
+            parameter="round",
+        )
+    names = [c[0] for c in con.execute(f"SELECT * FROM {ROUNDS_TABLE} LIMIT 0").description]
+    info = dict(zip(names, row))
+    decided = latest_decisions(con, number)
+    findings = [
+        {**json.loads(text), "number": n, "decision": decided.get(n)}
+        for n, text in con.execute(
+            "SELECT finding, json FROM round_findings WHERE round = ? ORDER BY finding", (number,)
+        )
+    ]
+    return number, info, findings
+
+
+def build_letter(
+    path: str | Path,
+    profile: RulesProfile,
+    number: Optional[int] = None,
+    reviewer: Optional[str] = None,
+    dated: Optional[date] = None,
+) -> Letter:
+    """The letter for round ``number`` (None: the latest) of the review file at ``path``."""
+    path = Path(path)
+    with closing(open_review_file(path, create=False)) as con:
+        number, info, findings = _round(con, path, number)
+        comments = _comments(profile, findings)
+        earlier: list[Earlier] = []
+        previous = number - 1 if number > 1 else None
+        if previous is not None:
+            _n, _info, before = _round(con, path, previous)
+            held_now, crs_now = _held(con, number)
+            held_then, crs_then = _held(con, previous)
+            matches = match_findings(held_now, held_then, profile, crs_now or profile.area_crs, crs_then)
+            now_of: dict[int, int] = {}  # finding number then -> finding number now
+            for h, m in zip(held_now, matches):
+                if m.previous is not None and m.by != "new":
+                    now_of[m.previous.number] = h.number
+            by_number = {f["number"]: f for f in findings}
+            comment_of = {c.finding: c.number for c in comments}
+            for c in _comments(profile, before):
+                now = now_of.get(c.finding)
+                if now is None:
+                    status, how, at = WAS_RESOLVED, "no longer found on the resubmitted plan", None
+                elif now in comment_of:
+                    status, how, at = STILL_OPEN, "", comment_of[now]
+                else:
+                    f = by_number[now]
+                    d = (f.get("decision") or {}).get("decision")
+                    how = (
+                        "overridden by the reviewer"
+                        if d == OVERRIDE
+                        else "marked resolved by the reviewer"
+                        if d == RESOLVED
+                        else f"now {f['status'].replace('_', ' ')}"
+                    )
+                    status, at = WAS_RESOLVED, None
+                earlier.append(Earlier(c.number, c.rule, c.topic, c.message, status, at, how))
+    result = json.loads(info["result"]) if info.get("result") else {}
+    project = result.get("project") or {}
+    groups: list[tuple[str, list[Comment]]] = []
+    for c in comments:
+        if not groups or groups[-1][0] != c.topic:
+            groups.append((c.topic, []))
+        groups[-1][1].append(c)
+    head = profile.letter
+    return Letter(
+        village=head.village,
+        address=tuple(head.address),
+        office=head.office,
+        signature_title=head.signature_title,
+        illustrative=head.illustrative,
+        reviewer=reviewer or "",
+        dated=(dated or date.today()).isoformat(),
+        site=info.get("site_name") or project.get("name") or "",
+        project_address=project.get("address") or "",
+        applicant=project.get("applicant") or "",
+        review_file=path.name,
+        round=number,
+        reviewed_on=info.get("reviewed_on") or "",
+        plan_sha256=info.get("plan_sha256") or "",
+        comments=comments,
+        groups=groups,
+        previous=previous,
+        earlier=earlier,
+    )
+
+
+def render_letter_html(letter: Letter) -> str:
+    """The letter as one self-contained HTML page (Jinja2, autoescaped)."""
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(
+        loader=PackageLoader("analysis.report", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template("letter.html.j2").render(letter=letter)
+
