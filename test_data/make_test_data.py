@@ -209,6 +209,20 @@ def demo_plan_layers():
     }
 
 
+def demo_round2_layers():
+    """The same project resubmitted (issue 35's second round): E-2 now reaches 7.2 ft past
+    BR-2's east side (x = 345), so BR-2's easement fail is fixed; but BR-1 was moved 40 ft west
+    (x 60 to 140) and now sticks 20 ft out of E-1 (x >= 80): 800 sq ft uncovered, a new fail.
+    The hydrology layers are the demo's, drawn again from this plan."""
+    layers = demo_plan_layers()
+    smp, easement = layers["smp"].copy(), layers["easement"].copy()
+    smp.loc[smp["smp_id"] == "BR-1", "geometry"] = rect(60, 15, 140, 55)
+    easement.loc[easement["easement_id"] == "E-2", "geometry"] = rect(200, 20, 345, 90)
+    layers["smp"], layers["easement"] = smp, easement
+    layers.update(demo_hydrology_layers(layers))
+    return layers
+
+
 # --- the demo's hydrology layers (CONTRACT.md "Hydrology inputs") -------------------------
 
 DIVIDE_X = 370  # drainage divide between DA-1 (west) and DA-2 (east), local feet
@@ -1159,6 +1173,7 @@ def main(outdir):
     reference = demo_reference_layers(demo)
     check_demo(demo, reference)
     files = [(outdir / "demo_site.gpkg", demo, TOTAL_ACRES),
+             (outdir / "demo_site_round2.gpkg", demo_round2_layers(), TOTAL_ACRES),
              (outdir / "demo_reference.gpkg", reference, None)]
     files += [(outdir / "variants" / name, build(demo), acres) for name, build, acres in VARIANTS]
     files += [(outdir / "variants" / name, build(reference), None)

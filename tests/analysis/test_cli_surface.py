@@ -30,6 +30,7 @@ COMMANDS = dict(leaves(build_parser()))
 def test_the_commands_are_all_found():
     assert set(COMMANDS) == {
         "review",
+        "letter",
         "certification-form",
         "phasing",
         "reference import",

@@ -34,7 +34,7 @@ SOURCES = DATA / "reference_sources"
 UPDATE = bool(os.environ.get("SWPPP_GOLDEN_UPDATE"))
 
 PLANS = sorted(
-    [DATA / "demo_site.gpkg"]
+    [DATA / "demo_site.gpkg", DATA / "demo_site_round2.gpkg"]  # the demo and its resubmittal
     + [p for p in (DATA / "variants").glob("*.gpkg") if not p.name.startswith("reference_")]
 )
 RECORD_FILES = [
