@@ -24,7 +24,9 @@ def register(commands) -> None:
         "(the profile's [letter]); the round before's comments are repeated, resolved or still open.",
     )
     exit_status(letter, ok="written")
-    letter.add_argument("review_file", metavar="REVIEW_FILE", help="the review file (.gpkg) of swppp review --round")
+    letter.add_argument(
+        "review_file", metavar="REVIEW_FILE", help="the review file (.gpkg) of swppp review --round"
+    )
     letter.add_argument(
         "--round", type=int, metavar="N", dest="round", help="the round to write (default: the latest)"
     )
@@ -51,7 +53,9 @@ def _run(args) -> int:
 
     if not (args.html or args.pdf or args.json):
         raise InputError(
-            "nothing to write", fix="give --html LETTER.html, --pdf LETTER.pdf or --json PATH", parameter="html"
+            "nothing to write",
+            fix="give --html LETTER.html, --pdf LETTER.pdf or --json PATH",
+            parameter="html",
         )
     dated = None
     if args.dated:
@@ -107,8 +111,8 @@ def _pdf_writer():
     """The letter's PDF writer, ``write(html, target) -> staged path``: the plugin module of
     the registered PDF writer (``swppp_review.pdf_writers``) provides ``stage_letter_pdf``;
     InputError (exit 2) where none is registered or this Python cannot load it (no QGIS)."""
-    from importlib.metadata import entry_points
     from importlib import import_module
+    from importlib.metadata import entry_points
 
     from .review import PDF_WRITERS
 

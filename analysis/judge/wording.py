@@ -149,8 +149,11 @@ def no_reference() -> str:
     )
 
 
+CONCERN = "pollutants of concern: "  # the evidence line's start (the comment letter reads it)
+
+
 def concern(decision: ConditionADecision) -> str:
-    return f"pollutants of concern: {', '.join(decision.pollutants)}"
+    return CONCERN + ", ".join(decision.pollutants)
 
 
 def catchment_drains_to_listed(

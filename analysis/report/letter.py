@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError
+from ..findings import INFO
+from ..judge.wording import CONCERN
 from ..profile import RulesProfile
 from ..rounds.compare import OPEN
 from ..rounds.contract import ROUNDS_TABLE
@@ -111,8 +113,26 @@ def _topic(profile: RulesProfile, rule: str) -> str:
         return rule
 
 
-def _comments(profile: RulesProfile, findings: list[dict]) -> list[Comment]:
-    chosen = [f for f in findings if is_comment(f)]
+def _condition_a(profile: RulesProfile, findings: list[dict], result: dict) -> list[dict]:
+    """Where Condition A applies: its finding (the first ``condition_a`` one), as a comment
+    asking for controls for the pollutants of concern the review named (the JSON's
+    ``conditions.A.evidence``), with the impaired water and any TMDL in its words."""
+    a = (result.get("conditions") or {}).get("A") or {}
+    if a.get("applies") is not True:
+        return []
+    found = next((f for f in findings if f["rule"] == "condition_a" and f["status"] == INFO), None)
+    if found is None or (found.get("decision") or {}).get("decision") in (OVERRIDE, RESOLVED):
+        return []
+    evidence = [str(e) for e in a.get("evidence") or []]
+    pollutants = next((e[len(CONCERN) :] for e in evidence if e.startswith(CONCERN)), "")
+    request = profile.letter.requests.get("condition_a", "").replace(
+        "{pollutants}", pollutants or "the pollutants of concern"
+    )
+    return [{**found, "request": request}]
+
+
+def _comments(profile: RulesProfile, findings: list[dict], result: Optional[dict] = None) -> list[Comment]:
+    chosen = _condition_a(profile, findings, result or {}) + [f for f in findings if is_comment(f)]
     # Grouped by topic in the order each topic first appears; numbered in that order.
     order: dict[str, int] = {}
     for f in chosen:
@@ -128,7 +148,7 @@ def _comments(profile: RulesProfile, findings: list[dict]) -> list[Comment]:
             section=f["section"],
             figure=_figure(f),
             message=f["message"],
-            request=_request(profile, f),
+            request=f.get("request") or _request(profile, f),
             features=tuple(f.get("features") or ()),
             decision=(f.get("decision") or {}).get("decision") or "",
         )
@@ -140,7 +160,9 @@ def _round(con: sqlite3.Connection, path: Path, number: Optional[int]) -> tuple[
     if number is None:
         number = con.execute(f"SELECT max(round) FROM {ROUNDS_TABLE}").fetchone()[0]
         if number is None:
-            raise InputError("the review file holds no round yet", path=path, fix="record one with swppp review --round")
+            raise InputError(
+                "the review file holds no round yet", path=path, fix="record one with swppp review --round"
+            )
     row = con.execute(f"SELECT * FROM {ROUNDS_TABLE} WHERE round = ?", (number,)).fetchone()
     if row is None:
         last = con.execute(f"SELECT max(round) FROM {ROUNDS_TABLE}").fetchone()[0]
@@ -174,11 +196,13 @@ def build_letter(
     path = Path(path)
     with closing(open_review_file(path, create=False)) as con:
         number, info, findings = _round(con, path, number)
-        comments = _comments(profile, findings)
+        result = json.loads(info["result"]) if info.get("result") else {}
+        comments = _comments(profile, findings, result)
         earlier: list[Earlier] = []
         previous = number - 1 if number > 1 else None
         if previous is not None:
-            _n, _info, before = _round(con, path, previous)
+            _n, info_before, before = _round(con, path, previous)
+            result_before = json.loads(info_before["result"]) if info_before.get("result") else {}
             held_now, crs_now = _held(con, number)
             held_then, crs_then = _held(con, previous)
             matches = match_findings(held_now, held_then, profile, crs_now or profile.area_crs, crs_then)
@@ -188,7 +212,7 @@ def build_letter(
                     now_of[m.previous.number] = h.number
             by_number = {f["number"]: f for f in findings}
             comment_of = {c.finding: c.number for c in comments}
-            for c in _comments(profile, before):
+            for c in _comments(profile, before, result_before):
                 now = now_of.get(c.finding)
                 if now is None:
                     status, how, at = WAS_RESOLVED, "no longer found on the resubmitted plan", None
@@ -206,7 +230,6 @@ def build_letter(
                     )
                     status, at = WAS_RESOLVED, None
                 earlier.append(Earlier(c.number, c.rule, c.topic, c.message, status, at, how))
-    result = json.loads(info["result"]) if info.get("result") else {}
     project = result.get("project") or {}
     groups: list[tuple[str, list[Comment]]] = []
     for c in comments:
@@ -247,4 +270,3 @@ def render_letter_html(letter: Letter) -> str:
         lstrip_blocks=True,
     )
     return env.get_template("letter.html.j2").render(letter=letter)
-

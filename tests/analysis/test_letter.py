@@ -57,7 +57,9 @@ def two_rounds(tmp_path_factory):
     decisions = tmp / "d.toml"
     decisions.write_text(DECISIONS, encoding="utf-8")
     file = tmp / "review_file.gpkg"
-    first = swppp("review", site, "--reference", reference, "--round", file, "--decisions", decisions, "--quiet")
+    first = swppp(
+        "review", site, "--reference", reference, "--round", file, "--decisions", decisions, "--quiet"
+    )
     assert first.returncode == 1, first.stderr
     _wider_site(site)
     second = swppp("review", site, "--reference", reference, "--round", file, "--quiet")
@@ -78,13 +80,18 @@ def test_round_one_letter_numbers_the_open_findings_grouped_by_topic(two_rounds)
     letter, out = _letter(tmp, file, "--round", "1", "--html", html, "--reviewer", "B. <i>Engineer</i>")
     comments = letter["comments"]
     assert [c["number"] for c in comments] == list(range(1, len(comments) + 1))
-    assert all(c["status"] in ("fail", "warn", "needs_review") for c in comments)
+    assert all(c["status"] in ("fail", "warn", "needs_review") for c in comments[1:])
     # The overridden fail is no comment; the other fail (the contents checklist) is.
     assert not [c for c in comments if c["rule"] == "easement_coverage" and c["status"] == "fail"]
     contents = next(c for c in comments if c["rule"] == "swppp_contents")
     assert contents["section"].startswith("SWPPP B") and "Provide each listed item" in contents["request"]
     outside = next(c for c in comments if c["rule"] == "disturbance_outside_site")
     assert outside["figure"].startswith("3,125 sq ft")
+    # Condition A applies: its comment asks for controls for the pollutants the review named.
+    condition_a = comments[0]
+    assert condition_a["rule"] == "condition_a" and condition_a["section"] == "SWPPP C(1)"
+    assert "Silt/Sediment" in condition_a["message"] and "NY1301-0099" in condition_a["message"]
+    assert "controls designed to remove sediment, phosphorus" in condition_a["request"]
     topics = [t for t, _ in letter["groups"]]
     assert len(topics) == len(set(topics))  # each topic once: its comments together
     assert letter["previous"] is None and letter["earlier"] == []
