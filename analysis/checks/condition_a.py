@@ -378,6 +378,7 @@ def watershed_evidence(fid, shed, geometry, names: PollutantNames, **how) -> Wat
         WatershedEvidence.source_of(shed["stormwater_source"]),
         label=_label("tmdl_watersheds", fid, shed["watershed_id"]),
         geometry=geometry,
+        tmdl_date=text_or_none(shed.get("tmdl_date")),
         **how,
     )
 

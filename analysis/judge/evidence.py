@@ -125,6 +125,7 @@ class WatershedEvidence:
     share: Optional[CatchmentShare] = None  # met downstream: the catchment's share of it
     label: str = ""  # the feature's label (``tmdl_watersheds:<id>``)
     geometry: Any = None
+    tmdl_date: Optional[str] = None  # the TMDL's date(s), where the layer records them
 
     @property
     def routed(self) -> bool:

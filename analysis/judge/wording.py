@@ -214,7 +214,8 @@ _BY_OUTLET = "; the catchment only grazes it, but drains into a catchment that l
 
 
 def _review_watershed(shed: WatershedEvidence, names: PollutantNames) -> str:
-    told = f"TMDL {shed.tmdl_id} for {names.describe(shed.pollutants_text) or 'no pollutant'}"
+    dated = f" of {shed.tmdl_date.replace(';', ', ')}" if shed.tmdl_date else ""
+    told = f"TMDL {shed.tmdl_id}{dated} for {names.describe(shed.pollutants_text) or 'no pollutant'}"
     if shed.routed:
         outlet = _BY_OUTLET if shed.share is not None and shed.share.outlet else ""
         return (

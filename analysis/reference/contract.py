@@ -217,7 +217,8 @@ REFERENCE_LAYERS: dict[str, ReferenceLayerSpec] = {
             change_words=("newly listed", "delisted"),
         ),
         # stormwater_source: 1 a source, 0 not, NULL unknown (the review: needs_review);
-        # stormwater_source_evidence: the source's own words that decided it.
+        # stormwater_source_evidence: the source's own words that decided it; tmdl_date: the date
+        # of each TMDL of tmdl_id, in its order (ATTAINS actions' completionDate), YYYY-MM-DD.
         ReferenceLayerSpec(
             "tmdl_watersheds",
             "TMDL watersheds",
@@ -230,6 +231,7 @@ REFERENCE_LAYERS: dict[str, ReferenceLayerSpec] = {
                 _F("tmdl_id", optional=True),
                 _F("stormwater_source", "integer", flag=True),
                 _F("stormwater_source_evidence", optional=True, added=True),
+                _F("tmdl_date", optional=True, added=True),
             ),
             POLYGONS,
             BOX,

@@ -876,9 +876,19 @@ def _tmdl_rows(items, report: ImportReport, reading: StormwaterReading) -> list[
             for water in waters:
                 unit = units.setdefault(
                     water.get("assessmentUnitIdentifier"),
-                    {"actions": [], "names": [], "pollutants": [], "source": None, "evidence": {}},
+                    {
+                        "actions": [],
+                        "names": [],
+                        "dates": {},
+                        "pollutants": [],
+                        "source": None,
+                        "evidence": {},
+                    },
                 )
                 unit["actions"].append(str(action_id))
+                completed = str(action.get("completionDate") or "")[:10]
+                if completed:
+                    unit["dates"].setdefault(str(action_id), completed)
                 unit["names"].append(action.get("actionName") or "")
                 for pollutant in water.get("associatedPollutants") or []:
                     name = pollutant.get("pollutantName")
@@ -902,6 +912,8 @@ def _tmdl_rows(items, report: ImportReport, reading: StormwaterReading) -> list[
             "tmdl_id": ";".join(dict.fromkeys(u["actions"])),
             "stormwater_source": u["source"],
             "stormwater_source_evidence": _evidence(u["evidence"], u["source"], reading),
+            "tmdl_date": ";".join(u["dates"].get(a, "") for a in dict.fromkeys(u["actions"])).strip(";")
+            or None,
         }
         for unit_id, u in units.items()
     ]

@@ -150,3 +150,30 @@ def test_the_pdf_says_what_the_html_says(two_rounds, tmp_path):
     words = " ".join(text.split())
     assert "Village of Kiryas Joel" in words and "C. Reviewer" in words
     assert "To satisfy this comment:" in words and "Chapter: SWPPP B(2)" in words
+
+
+def test_condition_a_names_the_tmdl_and_its_date_where_the_layer_records_it(tmp_path):
+    """Issue 35, item 6: a TMDL watershed with ``tmdl_date`` (ATTAINS actions' completionDate,
+    imported by ``--format attains``) is named with its date in Condition A's finding, the
+    JSON's evidence and so the letter's comment."""
+    from osgeo import ogr
+
+    reference = tmp_path / "reference_tmdl.gpkg"
+    shutil.copyfile(ROOT / "test_data" / "variants" / "reference_tmdl.gpkg", reference)
+    ds = ogr.Open(str(reference), 1)
+    layer = ds.GetLayerByName("tmdl_watersheds")
+    layer.CreateField(ogr.FieldDefn("tmdl_date", ogr.OFTString))
+    for feature in layer:
+        if feature.GetField("tmdl_id") == "NY-TMDL-0002":
+            feature.SetField("tmdl_date", "2019-05-20")
+            layer.SetFeature(feature)
+    ds = None
+    out = tmp_path / "r.json"
+    site = ROOT / "test_data" / "demo_site.gpkg"
+    done = swppp("review", site, "--reference", reference, "--json", out, "--quiet")
+    assert done.returncode == 1, done.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    said = [f["message"] for f in data["findings"] if f["rule"] == "condition_a"]
+    assert said and all("TMDL NY-TMDL-0002 of 2019-05-20 for Silt/Sediment" in m for m in said)
+    assert any("TMDL NY-TMDL-0002 of 2019-05-20" in e for e in data["conditions"]["A"]["evidence"])
+    assert "pollutants of concern: sediment, phosphorus" in data["conditions"]["A"]["evidence"]

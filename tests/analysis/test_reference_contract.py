@@ -83,7 +83,7 @@ def test_what_other_modules_use_is_derived_from_the_entries():
         assert name in site_map._CONTEXT_ORDER
     assert contract.ADDED_FIELDS == {
         "impaired_waters": ("tmdl_id",),
-        "tmdl_watersheds": ("stormwater_source_evidence",),
+        "tmdl_watersheds": ("stormwater_source_evidence", "tmdl_date"),
     }
     assert {"regulated", "stormwater_source"} == contract.FLAG_FIELDS
     assert {"regulated", "adjacent_area_ft", "stormwater_source"} == contract.NUMERIC_FIELDS

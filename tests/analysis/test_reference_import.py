@@ -149,6 +149,10 @@ def test_real_ny_tmdl_actions_join_to_watersheds_and_fold_pollutant_names():
         for p in w["associatedPollutants"]
     ]
     assert frame.at["NY1201-0003", "tmdl_id"].split(";") == list(dict.fromkeys(a for a, _, _ in named))
+    # Each TMDL's date (issue 35, item 6): its action's completionDate, in tmdl_id's order.
+    completed = {a["actionIdentifier"]: a["completionDate"][:10] for a in data["items"][0]["actions"]}
+    ids = frame.at["NY1201-0003", "tmdl_id"].split(";")
+    assert frame.at["NY1201-0003", "tmdl_date"].split(";") == [completed[a] for a in ids]
     expected = {SYNONYMS.get(p, p) for _, p, _ in named}
     assert set(frame.at["NY1201-0003", "pollutants"].split(";")) == expected
     point = any(t in ("Point source", "Both") for _, _, t in named)
