@@ -161,7 +161,9 @@ def _round(con: sqlite3.Connection, path: Path, number: Optional[int]) -> tuple[
         number = con.execute(f"SELECT max(round) FROM {ROUNDS_TABLE}").fetchone()[0]
         if number is None:
             raise InputError(
-                "the review file holds no round yet", path=path, fix="record one with swppp review --round"
+                "the review file holds no round yet",
+                path=path,
+                fix="record a review round in it first",
             )
     row = con.execute(f"SELECT * FROM {ROUNDS_TABLE} WHERE round = ?", (number,)).fetchone()
     if row is None:
@@ -236,13 +238,12 @@ def build_letter(
         if not groups or groups[-1][0] != c.topic:
             groups.append((c.topic, []))
         groups[-1][1].append(c)
-    head = profile.letter
     return Letter(
-        village=head.village,
-        address=tuple(head.address),
-        office=head.office,
-        signature_title=head.signature_title,
-        illustrative=head.illustrative,
+        village=profile.letter.village,
+        address=tuple(profile.letter.address),
+        office=profile.letter.office,
+        signature_title=profile.letter.signature_title,
+        illustrative=profile.letter.illustrative,
         reviewer=reviewer or "",
         dated=(dated or date.today()).isoformat(),
         site=info.get("site_name") or project.get("name") or "",
