@@ -27,10 +27,10 @@ def write_letter_pdf(html: str, path) -> None:
     writer.setTitle("Review comments")
     writer.setResolution(300)
     layout = QPageLayout(
-        QPageSize(QPageSize.Letter),
-        QPageLayout.Portrait,
+        QPageSize(QPageSize.PageSizeId.Letter),
+        QPageLayout.Orientation.Portrait,
         QMarginsF(_MARGIN_MM, _MARGIN_MM, _MARGIN_MM, _MARGIN_MM),
-        QPageLayout.Millimeter,
+        QPageLayout.Unit.Millimeter,
     )
     writer.setPageLayout(layout)
     document = QTextDocument()
@@ -38,7 +38,7 @@ def write_letter_pdf(html: str, path) -> None:
     font.setPointSizeF(10.5)
     document.setDefaultFont(font)
     document.setHtml(html)
-    document.print_(writer)  # laid out anew on the writer's pages, at its resolution
+    document.print(writer)  # laid out anew on the writer's pages, at its resolution
 
 
 def stage_letter_pdf(html: str, target) -> str:
