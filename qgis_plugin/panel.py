@@ -918,6 +918,7 @@ class ReviewPanel(QDockWidget):
             return False
         finding = self.findings[index]
         finding.setdefault("round", {})["decision"] = held
+        items[0].setData(0, FINDING_ROLE, finding)  # the item holds a copy
         items[0].setText(1, decision_cell(finding))
         self.reason.setStyleSheet("")
         self._finding_chosen()
