@@ -239,6 +239,7 @@ class ReviewPanel(QDockWidget):
         # (task, context, feedback) while a review runs: kept alive here
         self._run: Optional[tuple[Any, Any, Any]] = None
         self.findings = []
+        self.result_shown = {}  # the result JSON the list shows
         self.result = None  # the last run's result JSON (dict)
         self.result_paths = {}
         self.result_layers = {}
@@ -758,6 +759,7 @@ class ReviewPanel(QDockWidget):
         """Fill the list from a result JSON (docs/CONTRACT.md's shape), the worst first, as the
         report lists them (``REPORT_ORDER``); ``self.findings`` keeps the review's order."""
         self.findings = list(result.get("findings", []))
+        self.result_shown = result
         self.tree.clear()
         self.detail.clear()
         self._decision_enabled(False)
@@ -774,6 +776,13 @@ class ReviewPanel(QDockWidget):
             item.setData(0, INDEX_ROLE, index)
             self.tree.addTopLevelItem(item)
         self._filter_findings(self.action_only.isChecked())
+        self._show_summary()
+
+    def _show_summary(self):
+        """The line over the list: the site, its acres, the findings counted by status and,
+        where the run was recorded as a round, its number and the decisions counted (those
+        saved since included)."""
+        result = self.result_shown
         site = result.get("site", {}).get("name", "")
         acres = result.get("measurements", {}).get("disturbed_acres")
         counts = {s: sum(f.get("status") == s for f in self.findings) for s in REPORT_ORDER}
@@ -781,9 +790,9 @@ class ReviewPanel(QDockWidget):
         acres_text = f"{acres:.2f} acres disturbed; " if isinstance(acres, (int, float)) else ""
         held = result.get("round")
         if held:
-            counts = held.get("decisions") or {}
+            made = [(decision_of(f) or {}).get("decision") for f in self.findings]
             decided = ", ".join(
-                f"{counts[k]} {k}" for k in ("override", "accept", "resolved") if counts.get(k)
+                f"{made.count(k)} {k}" for k in ("override", "accept", "resolved") if made.count(k)
             )
             shown += f"; round {held.get('number')}" + (f" ({decided})" if decided else "")
         self.summary.setText(shown_lines(f"{site}: {acres_text}{shown}"))
@@ -845,6 +854,7 @@ class ReviewPanel(QDockWidget):
         d = decision_of(finding) or {}
         self.decision.setCurrentIndex(max(0, self.decision.findData(d.get("decision") or "")))
         self.reason.setText(d.get("reason") or "")
+        self.reason.setCursorPosition(0)  # the reason's beginning
         self.reason.setStyleSheet("")
         self._decision_enabled(self.round_file is not None)
 
@@ -923,6 +933,7 @@ class ReviewPanel(QDockWidget):
         self.reason.setStyleSheet("")
         self._finding_chosen()
         self.tree.doItemsLayout()
+        self._show_summary()
         self.decision_note.setText(
             shown_lines(
                 self.tr("Finding {n}: {decision} saved in round {round} of {file}").format(

@@ -69,6 +69,7 @@ def test_decisions_are_saved_to_the_round_and_carried_to_the_next(panel, data_co
     assert read_round(review_file, 1)["findings"][other]["decision"]["decision"] == "resolved"
     review.decide(other, "accept")
 
+    assert "round 1 (1 override, 1 accept)" in review.summary.text()
     row = item_of(review, failing)
     assert row.text(1).startswith("override") and REASON in row.text(1) and REVIEWER in row.text(1)
     review.select_finding(failing)
