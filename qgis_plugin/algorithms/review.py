@@ -143,9 +143,10 @@ class ReviewAlgorithm(SwpppAlgorithm):
             plan_files(inputs["site"]),
             reviewer=reviewer,
             before_commit=write,
-            told=feedback.pushWarning,
+            told=feedback.pushWarning if feedback is not None else None,
         )
-        feedback.pushInfo(round_summary(review.rounds))
+        if feedback is not None:
+            feedback.pushInfo(round_summary(review.rounds))
         return written
 
 

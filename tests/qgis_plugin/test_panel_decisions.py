@@ -132,3 +132,17 @@ def test_review_records_a_round_under_qgis_process(qgis_process, data_copy, tmp_
         assert data["round"]["number"] == number
         assert read_round(review_file)["round"]["round"] == number
     assert data["round"]["previous"] == 1
+
+
+def test_a_file_that_is_no_review_file_is_refused_by_name(panel, data_copy, tmp_path):  # noqa: F811
+    site = data_copy("demo_site.gpkg")
+    before = site.read_bytes()
+    review = panel()
+    review.review_file.setFilePath(str(site))  # the site plan chosen as the review file by mistake
+    outcome = []
+    review.finished.connect(outcome.append)
+    run_review(review, site, tmp_path)
+    assert outcome == [False]
+    assert str(site.name) in review.status.text() and "review file" in review.status.text()
+    assert site.read_bytes() == before  # never written into
+    assert review.result is None
