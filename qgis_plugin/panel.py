@@ -40,7 +40,9 @@ from qgis.PyQt.QtWidgets import (
     QDockWidget,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
+    QLineEdit,
     QProgressBar,
     QPushButton,
     QRadioButton,
@@ -59,7 +61,7 @@ from qgis.PyQt.QtWidgets import (
 )
 
 from analysis.findings import FAIL, NEEDS_REVIEW, REPORT_ORDER, STATUS_COLOURS, WARN, sorted_findings
-from analysis.markup import shown_lines
+from analysis.markup import escape_shown, shown_lines
 from analysis.profile import DEFAULT_PROFILE, available_profiles
 
 from .checklist_tab import ChecklistTab
@@ -82,13 +84,19 @@ INDEX_ROLE = Qt.ItemDataRole.UserRole + 1  # its position in the review (its ``f
 # The list's one column: each finding's status (word and icon), rule and section on its first
 # line, its message wrapped below, so that the message has the dock's width (a column of its
 # own beside status and rule was a few characters wide at the dock's default width).
-COLUMNS = ("Finding",)
+# Then the reviewer's decision on it (issue 35): accept, override or resolved, with its reason
+# and who, or "carried from round N"; none by default.
+COLUMNS = ("Finding", "Decision")
+DECISION_CHOICES = ("", "accept", "override", "resolved")  # "": none
 # The width the panel asks for (its size hint). QGIS's main window may give a new dock less
 # (about 370 px under Xvfb at 1600 px wide, scripts/qgis_screenshot.sh): the rows wrap to
 # whatever it gets.
 DOCK_WIDTH = 440
+DECISION_WIDTH = 130  # the decision column's width at first (the finding's column has the rest)
 # Panel settings kept in the project beside the layer mapping (panel_mapping.MAPPING_KEY).
-_SETTINGS = ("source", "site", "reference", "sheets", "profile", "output_folder")
+_SETTINGS = ("source", "site", "reference", "sheets", "profile", "output_folder", "review_file")
+# The reason field of an override refused without one.
+_MISSING_REASON_STYLE = "QLineEdit { border: 2px solid #c62828; background: #ffebee; }"
 
 
 def rich_tooltip(text):
@@ -120,6 +128,41 @@ def finding_text(finding):
     if finding.get("due"):
         lines += ["", "Due: " + finding["due"].replace("_", " ")]
     return shown_lines("\n".join(lines))
+
+
+def decision_of(finding):
+    """The finding's latest decision in its round (the result JSON's ``round.decision``), or None."""
+    return (finding.get("round") or {}).get("decision")
+
+
+def decision_cell(finding):
+    """The decision column's text: the decision, "carried from round N", its reason and who
+    (plain text, characters not seen shown as their escapes); "" when undecided."""
+    d = decision_of(finding)
+    if not d:
+        return ""
+    lines = [d.get("decision", "")]
+    if d.get("carried_from"):
+        lines[0] += f" (carried from round {d['carried_from']})"
+    if d.get("reason"):
+        lines.append(d["reason"])
+    if d.get("reviewer"):
+        lines.append(f"by {d['reviewer']}")
+    return shown_lines("\n".join(lines))
+
+
+def decision_html(finding):
+    """The decision as the detail pane's rich text: every name and reason escaped
+    (:func:`analysis.markup.escape_shown`)."""
+    d = decision_of(finding)
+    if not d:
+        return ""
+    carried = f" (carried from round {int(d['carried_from'])})" if d.get("carried_from") else ""
+    reason = f": {escape_shown(d['reason'])}" if d.get("reason") else ""
+    return (
+        f"<p><b>Decision: {escape_shown(d.get('decision'))}</b>{carried} by "
+        f"{escape_shown(d.get('reviewer'))}{reason}</p>"
+    )
 
 
 def status_icon(status, size=14):
@@ -196,6 +239,7 @@ class ReviewPanel(QDockWidget):
         # (task, context, feedback) while a review runs: kept alive here
         self._run: Optional[tuple[Any, Any, Any]] = None
         self.findings = []
+        self.result_shown = {}  # the result JSON the list shows
         self.result = None  # the last run's result JSON (dict)
         self.result_paths = {}
         self.result_layers = {}
@@ -204,6 +248,8 @@ class ReviewPanel(QDockWidget):
         self._context_files = {}
         self._restoring = False
         self._cancelled = False
+        self._run_round_file = None  # the review file of the run going on
+        self.round_file = None  # the review file the last run's round was recorded in
         # Callables ``provider(folder) -> dict`` adding parameters to each run (the checklist's
         # CONFIRMATIONS file, written into the run's folder); see :meth:`add_tab`.
         self.parameter_providers = []
@@ -317,8 +363,21 @@ class ReviewPanel(QDockWidget):
         self.output_folder.setStorageMode(QgsFileWidget.StorageMode.GetDirectory)
         self.output_folder.lineEdit().setPlaceholderText(self.tr("(a temporary folder)"))
         form.addRow(self.tr("Save results in"), self.output_folder)
+        self.review_file = QgsFileWidget()
+        self.review_file.setObjectName("reviewFile")
+        self.review_file.setStorageMode(QgsFileWidget.StorageMode.SaveFile)
+        self.review_file.setConfirmOverwrite(False)  # an existing review file gets the next round
+        self.review_file.setFilter(self.tr("GeoPackage (*.gpkg *.GPKG)"))
+        self.review_file.lineEdit().setPlaceholderText(self.tr("(none: no round recorded)"))
+        self.review_file.setToolTip(
+            self.tr(
+                "The project's review file (a GeoPackage, made where none is yet): each run is "
+                "recorded as its next round, the decisions of the round before carried"
+            )
+        )
+        form.addRow(self.tr("Review file"), self.review_file)
         layout.addLayout(form)
-        for widget in (self.site_file, self.reference, self.sheets, self.output_folder):
+        for widget in (self.site_file, self.reference, self.sheets, self.output_folder, self.review_file):
             widget.fileChanged.connect(self.save_to_project)
         self.profile.currentTextChanged.connect(self.save_to_project)
 
@@ -371,7 +430,13 @@ class ReviewPanel(QDockWidget):
         # message column under them.
         self.tree.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         header = self.tree.header()
-        header.setStretchLastSection(True)
+        # The finding takes the width; the decision column (shown once a round is recorded,
+        # hidden otherwise) a fixed share of it, resizable.
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(1, DECISION_WIDTH)
+        self.tree.setColumnHidden(1, True)
         # Rows are as tall as their wrapped text at the column's current width.
         header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())
         self.tree.itemSelectionChanged.connect(self._finding_chosen)
@@ -383,9 +448,35 @@ class ReviewPanel(QDockWidget):
         split.setObjectName("findingsSplit")
         split.addWidget(self.tree)
         split.addWidget(self.detail)
+        split.setCollapsible(0, False)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         layout.addWidget(split, 1)
+        # The reviewer's decision on the chosen finding, appended to the round at once.
+        decide = QHBoxLayout()
+        self.decision = QComboBox()
+        self.decision.setObjectName("decisionChoice")
+        for value in DECISION_CHOICES:
+            self.decision.addItem(value or self.tr("(no decision)"), value)
+        self.decision.setToolTip(
+            self.tr("accept the finding, override it (a reason is required), or mark it resolved")
+        )
+        self.reason = QLineEdit()
+        self.reason.setObjectName("decisionReason")
+        self.reason.setPlaceholderText(self.tr("Reason (required for override)"))
+        self.reason.textEdited.connect(lambda *_: self.reason.setStyleSheet(""))
+        self.save_decision_button = QPushButton(self.tr("Save decision"))
+        self.save_decision_button.setObjectName("saveDecision")
+        self.save_decision_button.clicked.connect(self.save_decision)
+        decide.addWidget(self.decision)
+        decide.addWidget(self.reason, 1)
+        decide.addWidget(self.save_decision_button)
+        layout.addLayout(decide)
+        self.decision_note = QLabel()
+        self.decision_note.setObjectName("decisionNote")
+        self.decision_note.setWordWrap(True)
+        layout.addWidget(self.decision_note)
+        self._decision_enabled(False)
         reports = QHBoxLayout()
         self.open_report = QPushButton(self.tr("Open the HTML report"))
         self.open_report.setObjectName("openReport")
@@ -423,6 +514,7 @@ class ReviewPanel(QDockWidget):
             "sheets": self.sheets.filePath(),
             "profile": self.profile.currentText(),
             "output_folder": self.output_folder.filePath(),
+            "review_file": self.review_file.filePath(),
         }
 
     def save_to_project(self, *_args):
@@ -449,6 +541,7 @@ class ReviewPanel(QDockWidget):
             self.sheets.setFilePath(values.get("sheets", ""))
             self.profile.setCurrentText(values.get("profile") or DEFAULT_PROFILE)
             self.output_folder.setFilePath(values.get("output_folder", ""))
+            self.review_file.setFilePath(values.get("review_file", ""))
             self.mapping.load_from_project(project)
             self.reference_mapping.load_from_project(project)
             try:
@@ -520,6 +613,13 @@ class ReviewPanel(QDockWidget):
             "OUTPUT_FINDINGS": os.path.join(folder, "findings.gpkg"),
         }
         params.update(self.result_paths)
+        review_file = self.review_file.filePath().strip()
+        if review_file:
+            params["ROUND_FILE"] = review_file
+            reviewer = self.checklist.reviewer.text().strip()
+            if reviewer:
+                params["REVIEWER"] = reviewer
+        self._run_round_file = review_file or None
         self._context_files = {
             "site": params.get("SITE"),
             "reference": reference if reference.lower().endswith(".gpkg") else None,
@@ -627,6 +727,7 @@ class ReviewPanel(QDockWidget):
             )
             self.finished.emit(False)
             return
+        self.round_file = self._run_round_file if self.result.get("round") else None
         self.show_findings(self.result)
         self.checklist.show_checklist(self.result.get("checklist") or [])
         self.result_layers = load_result_layers(self.result_paths["OUTPUT_FINDINGS"], RESULT_GROUP)
@@ -658,24 +759,42 @@ class ReviewPanel(QDockWidget):
         """Fill the list from a result JSON (docs/CONTRACT.md's shape), the worst first, as the
         report lists them (``REPORT_ORDER``); ``self.findings`` keeps the review's order."""
         self.findings = list(result.get("findings", []))
+        self.result_shown = result
         self.tree.clear()
         self.detail.clear()
+        self._decision_enabled(False)
+        self.decision_note.clear()
+        self.tree.setColumnHidden(1, not result.get("round"))
         position = {id(finding): index for index, finding in enumerate(self.findings)}
         for finding in sorted_findings(self.findings):
             index = position[id(finding)]
             status = finding.get("status", "")
-            item = QTreeWidgetItem([finding_row(finding)])
+            item = QTreeWidgetItem([finding_row(finding), decision_cell(finding)])
             item.setIcon(0, status_icon(status))
             item.setToolTip(0, rich_tooltip(finding_text(finding)))
             item.setData(0, FINDING_ROLE, finding)
             item.setData(0, INDEX_ROLE, index)
             self.tree.addTopLevelItem(item)
         self._filter_findings(self.action_only.isChecked())
+        self._show_summary()
+
+    def _show_summary(self):
+        """The line over the list: the site, its acres, the findings counted by status and,
+        where the run was recorded as a round, its number and the decisions counted (those
+        saved since included)."""
+        result = self.result_shown
         site = result.get("site", {}).get("name", "")
         acres = result.get("measurements", {}).get("disturbed_acres")
         counts = {s: sum(f.get("status") == s for f in self.findings) for s in REPORT_ORDER}
         shown = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n)
         acres_text = f"{acres:.2f} acres disturbed; " if isinstance(acres, (int, float)) else ""
+        held = result.get("round")
+        if held:
+            made = [(decision_of(f) or {}).get("decision") for f in self.findings]
+            decided = ", ".join(
+                f"{made.count(k)} {k}" for k in ("override", "accept", "resolved") if made.count(k)
+            )
+            shown += f"; round {held.get('number')}" + (f" ({decided})" if decided else "")
         self.summary.setText(shown_lines(f"{site}: {acres_text}{shown}"))
 
     def _filter_findings(self, action_only):
@@ -696,7 +815,14 @@ class ReviewPanel(QDockWidget):
     def _finding_chosen(self):
         items = self.tree.selectedItems()
         if items:
-            self.detail.setPlainText(finding_text(items[0].data(0, FINDING_ROLE)))
+            chosen = items[0].data(0, FINDING_ROLE)
+            self.detail.setHtml(
+                decision_html(chosen)
+                + "<p style='white-space: pre-wrap'>"
+                + escape_shown(finding_text(chosen))
+                + "</p>"
+            )
+            self._show_decision(chosen)
         if not items or not self.result_layers:
             return
         finding = items[0].data(0, FINDING_ROLE)
@@ -709,6 +835,118 @@ class ReviewPanel(QDockWidget):
         else:
             for name, layer in self.result_layers.items():
                 layer.selectByIds(selection.get(name, []))
+
+    # Decisions ----------------------------------------------------------------------------
+    def _decision_enabled(self, enabled):
+        for widget in (self.decision, self.reason, self.save_decision_button):
+            widget.setEnabled(enabled)
+        self.save_decision_button.setToolTip(
+            self.tr(
+                "Append the decision to this round of the review file (the latest wins), "
+                "made by the reviewer named in the Checklist tab"
+            )
+            if enabled
+            else self.tr("Choose a review file in the Review tab and run the review to decide")
+        )
+
+    def _show_decision(self, finding):
+        """The editor shows the chosen finding's latest decision (none: "(no decision)")."""
+        d = decision_of(finding) or {}
+        self.decision.setCurrentIndex(max(0, self.decision.findData(d.get("decision") or "")))
+        self.reason.setText(d.get("reason") or "")
+        self.reason.setCursorPosition(0)  # the reason's beginning
+        self.reason.setStyleSheet("")
+        self._decision_enabled(self.round_file is not None)
+
+    def decide(self, index, decision, reason=""):
+        """Set the editor for the review's ``index``-th finding and save (what a click does);
+        returns True where the decision was recorded."""
+        self.select_finding(index)
+        self.decision.setCurrentIndex(self.decision.findData(decision))
+        self.reason.setText(reason)
+        return self.save_decision()
+
+    def save_decision(self):
+        """Append the editor's decision on the chosen finding to this round of the review file
+        (analysis.rounds.add_decisions: the latest wins), made by the Checklist tab's reviewer.
+        An override without a reason, or no reviewer, is refused with a message; returns True
+        where the decision was recorded."""
+        from analysis.errors import SwpppError
+        from analysis.rounds.decisions import OVERRIDE, Decision
+        from analysis.rounds.record import add_decisions, read_round
+
+        items = self.tree.selectedItems()
+        if not items or self.round_file is None or not self.result or not self.result.get("round"):
+            self._decision_say(
+                self.tr(
+                    "Choose a finding of a review recorded in a review file (Review tab) to decide on it."
+                ),
+                Qgis.MessageLevel.Warning,
+            )
+            return False
+        index = items[0].data(0, INDEX_ROLE)
+        choice = self.decision.currentData()
+        reason = self.reason.text().strip()
+        reviewer = self.checklist.reviewer.text().strip()
+        if not choice:
+            self._decision_say(
+                self.tr(
+                    "Choose accept, override or resolved: a decision, once made, is replaced, not removed."
+                ),
+                Qgis.MessageLevel.Warning,
+            )
+            return False
+        if choice == OVERRIDE and not reason:
+            self.reason.setStyleSheet(_MISSING_REASON_STYLE)
+            self.reason.setFocus()
+            self._decision_say(
+                self.tr(
+                    "An override needs a reason: "
+                    "say why the finding is overridden (it is shown in the report)."
+                ),
+                Qgis.MessageLevel.Warning,
+            )
+            return False
+        if not reviewer:
+            self._decision_say(
+                self.tr(
+                    "Type your name in the Checklist tab's Reviewer field: each decision records who made it."
+                ),
+                Qgis.MessageLevel.Warning,
+            )
+            return False
+        number = int(self.result["round"]["number"])
+        try:
+            add_decisions(
+                self.round_file,
+                number,
+                {index + 1: Decision(choice, reason or None, reviewer, "QGIS panel")},
+            )
+            held = read_round(self.round_file, number)["findings"][index]["decision"]
+        except (SwpppError, OSError) as err:
+            self._decision_say(str(err), Qgis.MessageLevel.Critical)
+            return False
+        finding = self.findings[index]
+        finding.setdefault("round", {})["decision"] = held
+        items[0].setData(0, FINDING_ROLE, finding)  # the item holds a copy
+        items[0].setText(1, decision_cell(finding))
+        self.reason.setStyleSheet("")
+        self._finding_chosen()
+        self.tree.doItemsLayout()
+        self._show_summary()
+        self.decision_note.setText(
+            shown_lines(
+                self.tr("Finding {n}: {decision} saved in round {round} of {file}").format(
+                    n=index + 1, decision=choice, round=number, file=os.path.basename(self.round_file)
+                )
+            )
+        )
+        return True
+
+    def _decision_say(self, text, level):
+        """A decision refused or failed: said under the decision's editor and in the message bar."""
+        self.decision_note.setText(shown_lines(text))
+        self._say(text, level)
 
     def _open(self, output):
         """Open the last run's ``output`` (OUTPUT_HTML, OUTPUT_PDF) in the desktop's viewer."""

@@ -5,9 +5,11 @@ Run by scripts/qgis_screenshot.sh inside Xvfb. The submitted plan's layers are i
 build; the SWPPP Review panel opens, each role is mapped to its project layer, the reference
 layers chosen: ``<name>_inputs.png`` shows that. Run review is pressed; when the background run
 is over the findings list and the styled result group are shown, the failing SMP's finding is
-chosen (selected on the map, read whole in the detail pane) and the map shows the whole site:
-``<name>.png``; then the checklist tab: ``<name>_checklist.png``. Then QGIS quits. The panel
-keeps the dock's default width.
+chosen (selected on the map, read whole in the detail pane) and the map shows the whole site.
+The run is recorded as round 1 of a review file in the results folder (the panel's "Review
+file"), and the reviewer decides in the decision column: the failing SMP's finding overridden
+with a reason, another accepted: ``<name>.png``; then the checklist tab: ``<name>_checklist.png``.
+Then QGIS quits. The panel keeps the dock's default width.
 """
 
 import json
@@ -96,6 +98,9 @@ def open_panel():
         box.setCollapsed(box.objectName() not in ("role_disturbance", "role_smp"))
     panel.reference.setFilePath(REFERENCE)
     panel.output_folder.setFilePath(RESULTS)
+    os.makedirs(RESULTS, exist_ok=True)
+    panel.review_file.setFilePath(os.path.join(RESULTS, "project_review.gpkg"))
+    panel.checklist.reviewer.setText("A. Reviewer, P.E.")
 
 
 def run_review():
@@ -122,7 +127,15 @@ def show_results(ok):
             for i, f in enumerate(panel.findings)
             if f["rule"] == "easement_coverage" and f["status"] == "fail"
         ]
+        accepted = [i for i, f in enumerate(panel.findings) if f["status"] == "warn"]
+        if accepted:
+            SHOWN["accepted"] = panel.decide(accepted[0], "accept")
         if failed:
+            SHOWN["overridden"] = panel.decide(
+                failed[0],
+                "override",
+                "Easement over BR-2 extended (recorded 2026-11-30, liber 1234, page 56)",
+            )
             panel.select_finding(failed[0])  # BR-2 and its uncovered part selected
     QTimer.singleShot(1500, zoom)  # the whole site, the selection highlighted in it
     QTimer.singleShot(4000, finish)

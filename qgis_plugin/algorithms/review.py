@@ -1,6 +1,11 @@
 """``swppp:review``: every map check of the stormwater chapter in one run."""
 
-from qgis.core import QgsProcessingOutputNumber
+from qgis.core import (
+    QgsProcessingOutputNumber,
+    QgsProcessingOutputString,
+    QgsProcessingParameterFile,
+    QgsProcessingParameterString,
+)
 
 from analysis.profile import help_text
 
@@ -54,6 +59,10 @@ rules profile's ({p.name}).</p>"""
 class ReviewAlgorithm(SwpppAlgorithm):
     DISTURBED_ACRES = "DISTURBED_ACRES"
     ROLE_LAYERS = SwpppAlgorithm.ROLE_LAYERS + SwpppAlgorithm.HYDROLOGY_ROLE_LAYERS + CHECKLIST_ROLE_LAYERS
+    ROUND_FILE = "ROUND_FILE"
+    REVIEWER = "REVIEWER"
+    ROUND = "ROUND"
+    ROUND_SUMMARY = "ROUND_SUMMARY"
     READS_LAYOUTS = True  # every print layout of the project, for site_map_scale
 
     def name(self):
@@ -74,8 +83,28 @@ class ReviewAlgorithm(SwpppAlgorithm):
     def initAlgorithm(self, config=None):
         self.add_inputs(reference=True, sheets=True)
         add_confirmations_parameter(self)
+        self.addParameter(
+            QgsProcessingParameterFile(
+                self.ROUND_FILE,
+                self.tr(
+                    "Review file: record this review as its next round (GeoPackage, made where none is yet)"
+                ),
+                behavior=QgsProcessingParameterFile.Behavior.File,
+                fileFilter="GeoPackage (*.gpkg *.GPKG)",
+                optional=True,
+            )
+        )
+        self.addParameter(
+            QgsProcessingParameterString(
+                self.REVIEWER, self.tr("Reviewer (who decides on the round's findings)"), optional=True
+            )
+        )
         self.add_outputs()
         self.addOutput(QgsProcessingOutputNumber(self.DISTURBED_ACRES, self.tr("Disturbed area (acres)")))
+        self.addOutput(QgsProcessingOutputNumber(self.ROUND, self.tr("Round recorded (0: none)")))
+        self.addOutput(
+            QgsProcessingOutputString(self.ROUND_SUMMARY, self.tr("Round recorded, its decisions"))
+        )
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads geopandas and shapely.
@@ -85,6 +114,49 @@ class ReviewAlgorithm(SwpppAlgorithm):
         with self.analysis_run(parameters, context, feedback) as inputs:
             part = inputs["progress"].sub(0.0, REVIEW_PART)  # the outputs' share comes after
             review = review_paths(**{**inputs, "progress": part}, confirmations=confirmations)
-            results = self.write_results(review, parameters, context, inputs["progress"])
+            round_file = (self.parameterAsFile(parameters, self.ROUND_FILE, context) or "").strip()
+            if round_file:
+                results = self._record_round(review, round_file, inputs, parameters, context, feedback)
+            else:
+                results = self.write_results(review, parameters, context, inputs["progress"])
         results[self.DISTURBED_ACRES] = review.measurements["disturbed_acres"]
+        info = review.rounds
+        results[self.ROUND] = info["round"]["number"] if info else 0
+        results[self.ROUND_SUMMARY] = round_summary(info) if info else ""
         return results
+
+    def _record_round(self, review, round_file, inputs, parameters, context, feedback):
+        """The review recorded as the next round of ``round_file`` (analysis.rounds), the
+        outputs written while the round is not yet committed: both, or neither."""
+        from analysis.rounds.checksums import plan_files
+        from analysis.rounds.record import record_round
+
+        written = {}
+
+        def write(review):
+            written.update(self.write_results(review, parameters, context, inputs["progress"]))
+
+        reviewer = (self.parameterAsString(parameters, self.REVIEWER, context) or "").strip() or None
+        record_round(
+            round_file,
+            review,
+            plan_files(inputs["site"]),
+            reviewer=reviewer,
+            before_commit=write,
+            told=feedback.pushWarning if feedback is not None else None,
+        )
+        if feedback is not None:
+            feedback.pushInfo(round_summary(review.rounds))
+        return written
+
+
+def round_summary(info):
+    """One line: the round recorded and its findings counted by decision (numbers only)."""
+    head = info["round"]
+    counts = head["decisions"]
+    return (
+        f"round {head['number']} recorded"
+        + (f" (matched to round {head['previous']})" if head["previous"] else " (the first)")
+        + ": "
+        + ", ".join(f"{counts[k]} {k}" for k in ("override", "accept", "resolved", "undecided"))
+    )

@@ -47,6 +47,9 @@ CONTRACT_PARAMETERS = {
     "IMPAIRED_WATERS_LAYER",
     "TMDL_WATERSHEDS_LAYER",
     "CATCHMENTS_LAYER",
+    # issue 35: the review recorded as the next round of the review file, who decides
+    "ROUND_FILE",
+    "REVIEWER",
 }
 NUMBER_OUTPUTS = {
     "EXIT_STATUS",
@@ -81,7 +84,7 @@ def test_review_algorithm_exists_with_the_contract_parameters():
         )
     assert algorithm.parameterDefinition("PROFILE").defaultValue() == "kiryas_joel"
     numbers = {o.name() for o in algorithm.outputDefinitions() if isinstance(o, QgsProcessingOutputNumber)}
-    assert numbers == NUMBER_OUTPUTS
+    assert numbers == NUMBER_OUTPUTS | {"ROUND"}
     assert algorithm.shortHelpString() and algorithm.displayName()
 
 
