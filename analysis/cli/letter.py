@@ -108,37 +108,13 @@ def _run(args) -> int:
 
 
 def _pdf_writer():
-    """The letter's PDF writer, ``write(html, target) -> staged path``: the plugin module of
-    the registered PDF writer (``swppp_review.pdf_writers``) provides ``stage_letter_pdf``;
-    InputError (exit 2) where none is registered or this Python cannot load it (no QGIS)."""
-    from importlib import import_module
-    from importlib.metadata import entry_points
+    """The letter's PDF writer, ``write(html, target) -> staged path``: ``stage_letter_pdf`` of
+    the plugin package that registers the review's PDF writer."""
+    from .review import pdf_writer
 
-    from .review import PDF_WRITERS
-
-    found = entry_points()
-    writers = list(
-        found.select(group=PDF_WRITERS) if hasattr(found, "select") else found.get(PDF_WRITERS, ())
-    )  # Python 3.9
-    how = (
-        "run swppp with QGIS's Python (where 'import qgis.core' works) from an install that "
-        "includes the plugin package (pip install -e . in the repository), or write the letter "
-        "with --html and print it"
+    return pdf_writer(
+        "the letter's PDF is laid out by Qt",
+        "write the letter with --html and print it",
+        module="letter_pdf",
+        name="stage_letter_pdf",
     )
-    if not writers:
-        raise InputError(
-            f"--pdf needs QGIS: no PDF writer is registered (entry points '{PDF_WRITERS}') in "
-            f"this Python ({sys.executable})",
-            fix=how,
-            parameter="pdf",
-        )
-    package = writers[0].value.split(":")[0].rsplit(".", 1)[0]
-    try:
-        return import_module(f"{package}.letter_pdf").stage_letter_pdf
-    except ImportError as err:
-        raise InputError(
-            f"--pdf needs QGIS: the letter's PDF is laid out by Qt, and this Python cannot import "
-            f"{err.name or package} ({sys.executable})",
-            fix=how,
-            parameter="pdf",
-        ) from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Optional
 
 from ..errors import InputError, OutputError
 from ..markup import terminal
@@ -263,8 +264,18 @@ def _run_certification_form(args) -> int:
 
 
 def _pdf_layout():
-    """The registered PDF writer, ``write(review, target, progress) -> staged path``; InputError
-    (exit 2) where none is registered or this Python cannot load it (no QGIS)."""
+    """The registered PDF writer, ``write(review, target, progress) -> staged path``."""
+    return pdf_writer(
+        "the PDF report is a QGIS print layout", "write the HTML report with --report and print it"
+    )
+
+
+def pdf_writer(laid_out: str, instead: str, module: Optional[str] = None, name: Optional[str] = None):
+    """The registered PDF writer (entry points :data:`PDF_WRITERS`: the plugin package's), or
+    ``name`` of its package's ``module`` where given (the letter's); InputError (exit 2) where
+    none is registered or this Python cannot load it (no QGIS), saying ``laid_out`` (how the PDF
+    is made) and what to do ``instead``."""
+    from importlib import import_module
     from importlib.metadata import entry_points
 
     found = entry_points()
@@ -273,22 +284,26 @@ def _pdf_layout():
     )  # Python 3.9
     how = (
         "run swppp with QGIS's Python (where 'import qgis.core' works) from an install that "
-        "includes the plugin package (pip install -e . in the repository), or write the HTML "
-        "report with --report and print it"
+        f"includes the plugin package (pip install -e . in the repository), or {instead}"
     )
     if not writers:
         raise InputError(
             f"--pdf needs QGIS: no PDF writer is registered (entry points "
             f"'{PDF_WRITERS}') in this Python ({sys.executable})",
             fix=how,
+            parameter="pdf",
         )
     try:
-        return writers[0].load()
+        if module is None:
+            return writers[0].load()
+        package = writers[0].value.split(":")[0].rsplit(".", 1)[0]
+        return getattr(import_module(f"{package}.{module}"), name or "")
     except ImportError as err:
         raise InputError(
-            f"--pdf needs QGIS: the PDF report is a QGIS print layout, and this Python cannot "
-            f"import {err.name or writers[0].value} ({sys.executable})",
+            f"--pdf needs QGIS: {laid_out}, and this Python cannot import "
+            f"{err.name or writers[0].value} ({sys.executable})",
             fix=how,
+            parameter="pdf",
         ) from None
 
 

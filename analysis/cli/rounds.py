@@ -12,16 +12,11 @@ def print_round(review, path, out) -> None:
     """The round's line, then each decided finding (override first: they no longer block
     approval, and are never hidden), then the matching to the round before, counted, and each
     finding whose figure changed or that is new."""
+    from ..rounds.record import round_summary
+
     info = review.rounds
     head = info["round"]
-    counts = head["decisions"]
-    print(
-        f"  round {head['number']} recorded in {terminal(path)}"
-        + (f" (matched to round {head['previous']})" if head["previous"] else " (the first)")
-        + ": "
-        + ", ".join(f"{counts[k]} {k}" for k in ("override", "accept", "resolved", "undecided")),
-        file=out,
-    )
+    print(f"  {round_summary(info, f' in {terminal(path)}')}", file=out)
     rows = list(zip(review.findings, info["findings"]))
     for wanted in ("override", "accept", "resolved"):
         for finding, held in rows:

@@ -30,7 +30,7 @@ from .decisions import DECISIONS, OVERRIDE, Decision, read_decisions, resolve_de
 from .matching import Held, Match, match_findings
 from .reviewfile import open_review_file
 
-__all__ = ["record_round", "add_decisions", "read_round", "latest_decisions"]
+__all__ = ["record_round", "add_decisions", "read_round", "latest_decisions", "round_summary"]
 
 log = logging.getLogger(__name__)
 
@@ -352,3 +352,17 @@ def read_round(path: str | Path, number: Optional[int] = None) -> dict:
         ):
             findings.append({**json.loads(text), "number": n, "decision": decided.get(n)})
     return {"round": dict(zip(names, row)), "findings": findings}
+
+
+def round_summary(info: dict, where: str = "") -> str:
+    """One line for a recorded round (a review's ``rounds``): its number, ``where`` it was
+    recorded (" in FILE"), the round it was matched to, and its findings counted by decision
+    (the CLI's and the algorithm's line)."""
+    head = info["round"]
+    counts = head["decisions"]
+    return (
+        f"round {head['number']} recorded{where}"
+        + (f" (matched to round {head['previous']})" if head["previous"] else " (the first)")
+        + ": "
+        + ", ".join(f"{counts[k]} {k}" for k in ("override", "accept", "resolved", "undecided"))
+    )

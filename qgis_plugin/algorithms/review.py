@@ -122,14 +122,19 @@ class ReviewAlgorithm(SwpppAlgorithm):
         results[self.DISTURBED_ACRES] = review.measurements["disturbed_acres"]
         info = review.rounds
         results[self.ROUND] = info["round"]["number"] if info else 0
-        results[self.ROUND_SUMMARY] = round_summary(info) if info else ""
+        if info:
+            from analysis.rounds.record import round_summary
+
+            results[self.ROUND_SUMMARY] = round_summary(info)
+        else:
+            results[self.ROUND_SUMMARY] = ""
         return results
 
     def _record_round(self, review, round_file, inputs, parameters, context, feedback):
         """The review recorded as the next round of ``round_file`` (analysis.rounds), the
         outputs written while the round is not yet committed: both, or neither."""
         from analysis.rounds.checksums import plan_files
-        from analysis.rounds.record import record_round
+        from analysis.rounds.record import record_round, round_summary
 
         written = {}
 
@@ -148,15 +153,3 @@ class ReviewAlgorithm(SwpppAlgorithm):
         if feedback is not None:
             feedback.pushInfo(round_summary(review.rounds))
         return written
-
-
-def round_summary(info):
-    """One line: the round recorded and its findings counted by decision (numbers only)."""
-    head = info["round"]
-    counts = head["decisions"]
-    return (
-        f"round {head['number']} recorded"
-        + (f" (matched to round {head['previous']})" if head["previous"] else " (the first)")
-        + ": "
-        + ", ".join(f"{counts[k]} {k}" for k in ("override", "accept", "resolved", "undecided"))
-    )
