@@ -22,9 +22,12 @@ from .contract import FORMAT, FORMAT_TABLE, FORMAT_VERSION, SCHEMA
 
 __all__ = ["open_review_file", "check_review_file", "FORMAT", "FORMAT_VERSION"]
 
+# Said by every front end that opens a review file (review --round, letter, the panel's Review
+# file, swppp:review's ROUND_FILE): no one option is named.
 _FIX_FOREIGN = (
-    "give --round the project's review file (NAME.gpkg written by swppp review --round), "
-    "or a new file name: a review file is made where none is yet"
+    "give the project's review file (the NAME.gpkg that swppp review --round or the QGIS "
+    "panel's Review file wrote), or, to record a review, a new file name: a review file is "
+    "made where none is yet"
 )
 
 
