@@ -82,6 +82,8 @@ def test_the_dialog_offers_every_input(staged_plugin, tmp_path):
             "GUARANTEE_LAYER",
             "FIELD_MAP",
             "CONFIRMATIONS",
+            "ROUND_FILE",
+            "REVIEWER",
             "WETLANDS_LAYER",
             "IMPAIRED_WATERS_LAYER",
             "TMDL_WATERSHEDS_LAYER",
