@@ -37,9 +37,17 @@ def swppp(*args):
 
 def _wider_site(site: Path) -> None:
     """The resubmittal: the site boundary drawn 200 ft wider, so that no disturbance lies
-    outside it (disturbance_outside_site resolved)."""
-    from osgeo import ogr
+    outside it (disturbance_outside_site resolved). GDAL's bindings where this Python has them
+    (the QGIS stacks), else pyogrio (the PyPI stack), the layer written again in place."""
+    try:
+        from osgeo import ogr
+    except ImportError:
+        import pyogrio
 
+        frame = pyogrio.read_dataframe(site, layer="site_boundary")
+        frame["geometry"] = frame.geometry.buffer(200.0)
+        pyogrio.write_dataframe(frame, site, layer="site_boundary", driver="GPKG")
+        return
     ds = ogr.Open(str(site), 1)
     layer = ds.GetLayerByName("site_boundary")
     for feature in layer:
@@ -156,7 +164,7 @@ def test_condition_a_names_the_tmdl_and_its_date_where_the_layer_records_it(tmp_
     """Issue 35, item 6: a TMDL watershed with ``tmdl_date`` (ATTAINS actions' completionDate,
     imported by ``--format attains``) is named with its date in Condition A's finding, the
     JSON's evidence and so the letter's comment."""
-    from osgeo import ogr
+    ogr = pytest.importorskip("osgeo.ogr", reason="the reference is edited with GDAL's bindings")
 
     reference = tmp_path / "reference_tmdl.gpkg"
     shutil.copyfile(ROOT / "test_data" / "variants" / "reference_tmdl.gpkg", reference)
