@@ -23,24 +23,17 @@ def _item(before: Optional[Held], after: Optional[Held], by: Optional[str]) -> d
     return {
         "rule": (after or before).rule,  # type: ignore[union-attr]
         "features": list((after or before).features),  # type: ignore[union-attr]
-        "before": None
-        if before is None
-        else {
-            "number": before.number,
-            "status": before.status,
-            "figure": before.value,
-            "message": before.message,
-        },
-        "after": None
-        if after is None
-        else {
-            "number": after.number,
-            "status": after.status,
-            "figure": after.value,
-            "message": after.message,
-        },
+        "before": _side(before),
+        "after": _side(after),
         "matched_by": by,
     }
+
+
+def _side(held: Optional[Held]) -> Optional[dict]:
+    """One round's side of a compared finding (None where it is absent from that round)."""
+    if held is None:
+        return None
+    return {"number": held.number, "status": held.status, "figure": held.value, "message": held.message}
 
 
 def compare_rounds(
