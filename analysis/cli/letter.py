@@ -28,7 +28,7 @@ def register(commands) -> None:
         "review_file", metavar="REVIEW_FILE", help="the review file (.gpkg) of swppp review --round"
     )
     letter.add_argument(
-        "--round", type=int, metavar="N", dest="round", help="the round to write (default: the latest)"
+        "--round", type=int, metavar="N", dest="round_number", help="the round to write (default: the latest)"
     )
     letter.add_argument("--html", metavar="LETTER.html", help="write the letter as HTML")
     letter.add_argument(
@@ -67,7 +67,7 @@ def _run(args) -> int:
             ) from None
     stage_pdf = _pdf_writer() if args.pdf else None  # before anything is read: fail fast
     profile = load_profile(args.profile)
-    letter = build_letter(args.review_file, profile, args.round, reviewer=args.reviewer, dated=dated)
+    letter = build_letter(args.review_file, profile, args.round_number, reviewer=args.reviewer, dated=dated)
     html = render_letter_html(letter)
     staged = None
     try:

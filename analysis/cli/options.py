@@ -49,6 +49,7 @@ INPUTS = (
     "land_cover_post",
     "confirmations",
     "round",
+    "review_file",
     "decisions",
     "log",
     "rain",
@@ -65,6 +66,7 @@ INPUTS = (
 )
 OUTPUTS = (
     "json",
+    "html",
     "report",
     "findings",
     "pdf",

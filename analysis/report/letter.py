@@ -173,7 +173,7 @@ def _round(con: sqlite3.Connection, path: Path, number: Optional[int]) -> tuple[
             path=path,
             field="round",
             fix="name a recorded round",
-            parameter="round",
+            parameter="round_number",
         )
     names = [c[0] for c in con.execute(f"SELECT * FROM {ROUNDS_TABLE} LIMIT 0").description]
     info = dict(zip(names, row))

@@ -185,3 +185,15 @@ def test_condition_a_names_the_tmdl_and_its_date_where_the_layer_records_it(tmp_
     assert said and all("TMDL NY-TMDL-0002 of 2019-05-20 for Silt/Sediment" in m for m in said)
     assert any("TMDL NY-TMDL-0002 of 2019-05-20" in e for e in data["conditions"]["A"]["evidence"])
     assert "pollutants of concern: sediment, phosphorus" in data["conditions"]["A"]["evidence"]
+
+
+def test_destroyed_2_letter_over_its_review_file_is_refused(two_rounds, tmp_path):
+    """`swppp letter FILE --html FILE` would replace the review file with the letter: refused
+    before anything runs, the file unchanged (analysis.io.inputs, the one rule)."""
+    copy = tmp_path / "review_file.gpkg"
+    shutil.copyfile(two_rounds[1], copy)
+    before = copy.read_bytes()
+    done = swppp("letter", copy, "--html", copy)
+    assert done.returncode == 2, done.stderr
+    assert "would destroy an input" in done.stderr and "REVIEW_FILE" in done.stderr
+    assert copy.read_bytes() == before
