@@ -469,11 +469,20 @@ def geopackage_box_rows(
 _EMPTY_FLAG_DIGITS = "('1', '3', '5', '7', '9', 'B', 'D', 'F')"
 
 
-def rtree_disagreement(con, table: str, column: str, key: str) -> Optional[str]:
-    """What a cheap check finds wrong with ``table``'s R-tree (None: it agrees): as many
-    entries as non-empty geometries, every entry a feature, and its extent the layer's
-    recorded one (``gpkg_contents``; float32 boxes: a little slack). A disagreeing index makes
-    a reader through it find nothing where features are (issue 36, item 12)."""
+def rtree_disagreement(
+    con, table: str, column: str, key: str, expected: Optional[int] = None
+) -> Optional[str]:
+    """What a check finds wrong with ``table``'s R-tree (None: it agrees): as many entries as
+    non-empty geometries, every entry a feature, and its extent the layer's recorded one
+    (``gpkg_contents``; float32 boxes: a little slack). A disagreeing index makes a reader
+    through it find nothing where features are (issue 36, item 12).
+
+    That check reads the whole layer (seconds at a million features: issue 37). Where the
+    caller knows how many geometries the layer was written with (``expected``: the store's
+    recorded count), :func:`rtree_agrees_at_a_glance` is asked first, in a few milliseconds
+    whatever the size; only where it cannot vouch for the index is the whole layer read."""
+    if expected is not None and rtree_agrees_at_a_glance(con, table, column, key, expected):
+        return None
     rtree, t, c, k = (quote_name(n) for n in (f"rtree_{table}_{column}", table, column, key))
     indexed, minx, maxx, miny, maxy = con.execute(
         f"SELECT count(*), min(minx), max(maxx), min(miny), max(maxy) FROM {rtree}"
@@ -489,14 +498,22 @@ def rtree_disagreement(con, table: str, column: str, key: str) -> Optional[str]:
     ).fetchone()[0]
     if strays:
         return f"{strays} index entries name no feature"
+    if not indexed:
+        return None
+    return _extent_disagreement(con, table, (minx, maxx, miny, maxy))
+
+
+def _extent_disagreement(con, table: str, found) -> Optional[str]:
+    """How the index's extent ``found`` (minx, maxx, miny, maxy) differs from the layer's
+    recorded one (None: it does not, or none is recorded)."""
     recorded = con.execute(
         "SELECT min_x, max_x, min_y, max_y FROM gpkg_contents WHERE lower(table_name) = lower(?)", (table,)
     ).fetchone()
-    if not indexed or recorded is None or None in recorded:
+    if recorded is None or None in recorded:
         return None
-    found = (minx, maxx, miny, maxy)
     slack = 1e-5 * max(1.0, *(abs(float(v)) for v in recorded))
     if any(abs(float(a) - float(b)) > slack for a, b in zip(found, recorded)):
+        minx, maxx, miny, maxy = found
         return (
             f"the index spans x {minx:.6g}..{maxx:.6g}, y {miny:.6g}..{maxy:.6g}, the layer "
             f"x {recorded[0]:.6g}..{recorded[1]:.6g}, y {recorded[2]:.6g}..{recorded[3]:.6g}"
@@ -504,10 +521,62 @@ def rtree_disagreement(con, table: str, column: str, key: str) -> Optional[str]:
     return None
 
 
-def index_disagreement(con, table: str, column: str, key: str) -> Optional[str]:
+def rtree_agrees_at_a_glance(con, table: str, column: str, key: str, expected: int) -> bool:
+    """True where ``table``'s R-tree shows, without reading the layer, what the whole check
+    of :func:`rtree_disagreement` would find: ``expected`` entries (counted in the R-tree's own
+    small id table), its lowest and highest ids the layer's lowest and highest feature ids
+    (each one B-tree lookup), and its extent (the union of its root node's boxes) the layer's
+    recorded one. An index emptied, shifted or renumbered fails it; False is no verdict, only
+    "read the whole layer to know". Any SQLite refusal (an R-tree of another module's making)
+    is False too."""
+    rtree = f"rtree_{table}_{column}"
+    try:
+        ids, k, t = quote_name(rtree + "_rowid"), quote_name(key), quote_name(table)
+
+        def one(sql: str):  # one aggregate per statement: SQLite answers each from its B-tree
+            return con.execute(sql).fetchone()[0]
+
+        indexed = one(f"SELECT count(*) FROM {ids}")
+        if indexed != expected:
+            return False
+        if not indexed:
+            return True
+        ends = (one(f"SELECT min(rowid) FROM {ids}"), one(f"SELECT max(rowid) FROM {ids}"))
+        if ends != (one(f"SELECT min({k}) FROM {t}"), one(f"SELECT max({k}) FROM {t}")):
+            return False
+        root = con.execute(f"SELECT data FROM {quote_name(rtree + '_node')} WHERE nodeno = 1").fetchone()
+    except sqlite3.Error:
+        return False
+    extent = _root_extent(root[0] if root else None)
+    return extent is not None and _extent_disagreement(con, table, extent) is None
+
+
+def _root_extent(node: Optional[bytes]) -> Optional[tuple[float, float, float, float]]:
+    """(minx, maxx, miny, maxy) spanned by an SQLite R-tree's root node (its blob: a 2-byte
+    depth, a 2-byte cell count, then per cell an 8-byte id and four big-endian float32s, as
+    sqlite's rtree.c lays a 2-D node out); None where it is not one such."""
+    if not node or len(node) < 4:
+        return None
+    cells = int.from_bytes(node[2:4], "big")
+    if not cells or len(node) < 4 + cells * 24:
+        return None
+    boxes = np.frombuffer(node, dtype=">f4", count=cells * 6, offset=4).reshape(cells, 6)[:, 2:]
+    return (
+        float(boxes[:, 0].min()),
+        float(boxes[:, 1].max()),
+        float(boxes[:, 2].min()),
+        float(boxes[:, 3].max()),
+    )
+
+
+def index_disagreement(
+    con, table: str, column: str, key: str, expected: Optional[int] = None
+) -> Optional[str]:
     """:func:`rtree_disagreement`, asked once per connection and version of the file."""
     return _known(
-        con, f"agrees:rtree_{table}_{column}", lambda con: rtree_disagreement(con, table, column, key)
+        con,
+        f"agrees:rtree_{table}_{column}",
+        lambda con: rtree_disagreement(con, table, column, key, expected),
     )
 
 

@@ -528,13 +528,20 @@ class GeoPackageStore(ReferenceStore):
         :func:`index_disagreement`, asked through ``reader``, whose answer readers reuse), where
         the file can be written; where it cannot, a read through it is refused by name."""
         writable = os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
+        # Each layer's count as its current version recorded it: the check at a glance
+        # (io.geopackage.rtree_agrees_at_a_glance) vouches for an index that shows it.
+        counts: dict[str, int] = {}
+        for row in self.versions_through(reader):
+            counts[row.layer] = row.feature_count
         wrong = []
         for table, column in reader.execute(
             "SELECT g.table_name, g.column_name FROM gpkg_geometry_columns g JOIN sqlite_master m "
             "ON m.name = 'rtree_' || g.table_name || '_' || g.column_name"
         ).fetchall():
             found = gpkg_table(reader, table)
-            problem = index_disagreement(reader, table, column, found[2]) if found else None
+            problem = (
+                index_disagreement(reader, table, column, found[2], counts.get(table)) if found else None
+            )
             if found and problem:
                 wrong.append((table, column, found[2], problem))
         if not wrong or not writable:
@@ -745,7 +752,7 @@ class GeoPackageStore(ReferenceStore):
                     "'now') WHERE table_name = ?",
                     (VERSIONS_TABLE,),
                 )
-                wrong = rtree_disagreement(con, layer, "geom", "fid")
+                wrong = rtree_disagreement(con, layer, "geom", "fid", row.feature_count)
                 if wrong is not None:  # written here from the same envelopes: never expected
                     raise RuntimeError(f"the spatial index just written for '{layer}' disagrees ({wrong})")
                 progress.check_canceled()  # the last moment a cancel leaves nothing written
