@@ -6,13 +6,11 @@ from outside the file: inline styles, and charts and map tiles as data: images.
 
 from __future__ import annotations
 
-from jinja2 import Environment, PackageLoader, select_autoescape
-
 from ..findings import STATUS_COLOURS
-from ..markup import breakable, report_shown
 from ..review import Review
 from .model import CHART, SITE_MAP, Figure, Report, Table, build_report
 from .site_map import HTML_FRAME_IN, site_map_charts
+from .templating import template
 
 __all__ = ["render_html", "render_report_html"]
 
@@ -22,16 +20,6 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 def _shares(table: Table) -> list:
     total = sum(table.widths) or 1
     return [f"{100 * w / total:.1f}" for w in table.widths]
-
-
-_ENV = Environment(
-    loader=PackageLoader("analysis.report", "templates"),
-    finalize=report_shown,
-    autoescape=select_autoescape(default=True, default_for_string=True),
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-_ENV.filters["breakable"] = breakable
 
 
 def _pictures(review: Review):
@@ -63,8 +51,8 @@ def _pictures(review: Review):
 
 def render_report_html(review: Review, report: Report) -> str:
     """``report`` (built from ``review``, which draws its figures) as one HTML document."""
-    template = _ENV.get_template("report.html.j2")
-    return template.render(
+    page = template("report.html.j2")
+    return page.render(
         report=report,
         title=report.title,
         csp=_CSP,

@@ -262,12 +262,6 @@ def build_letter(
 
 def render_letter_html(letter: Letter) -> str:
     """The letter as one self-contained HTML page (Jinja2, autoescaped)."""
-    from jinja2 import Environment, PackageLoader, select_autoescape
+    from .templating import template
 
-    env = Environment(
-        loader=PackageLoader("analysis.report", "templates"),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    return env.get_template("letter.html.j2").render(letter=letter)
+    return template("letter.html.j2").render(letter=letter)
