@@ -197,3 +197,14 @@ def test_destroyed_2_letter_over_its_review_file_is_refused(two_rounds, tmp_path
     assert done.returncode == 2, done.stderr
     assert "would destroy an input" in done.stderr and "REVIEW_FILE" in done.stderr
     assert copy.read_bytes() == before
+
+
+def test_injection_a_bidi_override_in_the_reviewers_name_is_shown_as_its_escape(two_rounds, tmp_path):
+    """The letter's page is written through the report's one environment (report.templating):
+    a right-to-left override in a name is shown as ``\\u202e``, never reorders the signature."""
+    _tmp, file = two_rounds
+    out = tmp_path / "letter.html"
+    done = swppp("letter", file, "--html", out, "--reviewer", "Ann\u202eeoD <b>")
+    assert done.returncode == 0, done.stderr
+    page = out.read_text(encoding="utf-8")
+    assert "\u202e" not in page and "Ann\\u202eeoD &lt;b&gt;" in page
