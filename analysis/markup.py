@@ -15,6 +15,7 @@ __all__ = [
     "json_shown",
     "escape_shown",
     "report_shown",
+    "document_text",
 ]
 
 # A long id (``hydrology_claims:2``) may break after these, and only there.
@@ -39,6 +40,8 @@ _FORMAT = (
 _UNSEEN = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_FORMAT}]")
 # The same, keeping tab and line feed: for text of several lines (a command's output, a report).
 _UNSEEN_IN_LINES = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{_FORMAT}]")
+# What XML 1.0 cannot hold at all, beyond the controls above: the surrogates and U+FFFE/U+FFFF.
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
 
 def escape(value: object) -> str:
@@ -137,3 +140,14 @@ def report_shown(value: object) -> object:
     if isinstance(value, str):
         return shown_lines(value)
     return value
+
+
+def document_text(value: object) -> str:
+    """``value`` as text inside a document's XML (a Word letter): :func:`shown_lines`, and
+    every character XML 1.0 cannot hold (a lone surrogate, U+FFFE, U+FFFF) written as its
+    escape too, where an XML writer would refuse the whole document.
+
+    >>> document_text("Lot\\u202e\\ufffe1")
+    'Lot\\\\u202e\\\\ufffe1'
+    """
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", shown_lines(value))

@@ -32,6 +32,11 @@ def register(commands) -> None:
     )
     letter.add_argument("--html", metavar="LETTER.html", help="write the letter as HTML")
     letter.add_argument(
+        "--docx",
+        metavar="LETTER.docx",
+        help="write the letter as a Word document, to edit and sign (needs python-docx)",
+    )
+    letter.add_argument(
         "--pdf", metavar="LETTER.pdf", help="write the letter as PDF (needs QGIS's Python: Qt lays it out)"
     )
     letter.add_argument("--reviewer", metavar="NAME", help="the name signed under the letter")
@@ -51,10 +56,10 @@ def _run(args) -> int:
     from ..profile import load_profile
     from ..report.letter import build_letter, render_letter_html
 
-    if not (args.html or args.pdf or args.json):
+    if not (args.html or args.pdf or args.docx or args.json):
         raise InputError(
             "nothing to write",
-            fix="give --html LETTER.html, --pdf LETTER.pdf or --json PATH",
+            fix="give --html LETTER.html, --pdf LETTER.pdf, --docx LETTER.docx or --json PATH",
             parameter="html",
         )
     dated = None
@@ -66,6 +71,10 @@ def _run(args) -> int:
                 f"--date {args.dated!r} is not a date", fix="give it as YYYY-MM-DD", parameter="dated"
             ) from None
     stage_pdf = _pdf_writer() if args.pdf else None  # before anything is read: fail fast
+    if args.docx:
+        from ..report.letter_docx import docx_available
+
+        docx_available()
     profile = load_profile(args.profile)
     letter = build_letter(args.review_file, profile, args.round_number, reviewer=args.reviewer, dated=dated)
     html = render_letter_html(letter)
@@ -73,7 +82,12 @@ def _run(args) -> int:
     try:
         if stage_pdf is not None:
             staged = stage_pdf(html, args.pdf)
-        write_all({args.html: lambda path: path.write_text(html, encoding="utf-8")})
+        write_all(
+            {
+                args.html: lambda path: path.write_text(html, encoding="utf-8"),
+                args.docx: lambda path: _write_docx(letter, path),
+            }
+        )
         if staged is not None:
             publish(staged, args.pdf)
             staged = None
@@ -101,10 +115,16 @@ def _run(args) -> int:
             ),
             file=out,
         )
-        for target in (args.html, args.pdf):
+        for target in (args.html, args.pdf, args.docx):
             if target:
                 print(f"  wrote {terminal(target)}", file=out)
     return 0
+
+
+def _write_docx(letter, path) -> None:
+    from ..report.letter_docx import write_letter_docx
+
+    write_letter_docx(letter, path)
 
 
 def _pdf_writer():

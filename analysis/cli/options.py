@@ -67,6 +67,7 @@ INPUTS = (
 OUTPUTS = (
     "json",
     "html",
+    "docx",
     "report",
     "findings",
     "pdf",

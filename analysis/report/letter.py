@@ -31,9 +31,68 @@ from ..rounds.matching import match_findings
 from ..rounds.record import _held, latest_decisions
 from ..rounds.reviewfile import open_review_file
 
-__all__ = ["Comment", "Letter", "build_letter", "render_letter_html", "is_comment"]
+__all__ = [
+    "Comment",
+    "Letter",
+    "build_letter",
+    "render_letter_html",
+    "is_comment",
+    "intro",
+    "earlier_status",
+    "label",
+    "LABELS",
+]
 
 STILL_OPEN, WAS_RESOLVED = "still open", "resolved"
+# The letter's own words, written once for each of its forms (HTML, PDF, DOCX).
+LABELS = {
+    "chapter": "Chapter:",
+    "measured": "measured:",
+    "accepted": "accepted by the reviewer as stated",
+    "request": "To satisfy this comment:",
+    "earlier": "Comments of round {previous}",
+    "comments": "Comments",
+    "closing": "Sincerely,",
+    "signature_blank": "______________________________",
+    "illustrative": (
+        "illustrative letterhead: the rules profile's [letter] values are examples, not the Village's"
+    ),
+    "heading": "Stormwater Pollution Prevention Plan review, round {round} (reviewed {reviewed_on})",
+    "footer": "Review file {review_file}, round {round}; plan sha256 {sha}.",
+}
+
+
+def intro(letter: Letter) -> str:
+    """The letter's opening paragraph."""
+    said = (
+        f"The {letter.office} has reviewed the Stormwater Pollution Prevention Plan submitted for "
+        "the project above against the Village's stormwater management and erosion and sediment "
+        "control chapter. "
+    )
+    count = len(letter.comments)
+    if not count:
+        return said + "No comment remains open in this round."
+    return said + (
+        f"The plan cannot be approved as submitted. Please address the {count} comment"
+        f"{'s' if count != 1 else ''} below and resubmit, with a response letter that answers each "
+        "comment by its number."
+    )
+
+
+def earlier_status(e: Earlier) -> str:
+    """What became of a comment of the round before, as the letter says it."""
+    return f"still open: comment {e.now} below" if e.now else f"resolved ({e.how})"
+
+
+def label(key: str, letter: Letter) -> str:
+    """:data:`LABELS` ``key`` filled in for ``letter``."""
+    return LABELS[key].format(
+        previous=letter.previous,
+        round=letter.round,
+        reviewed_on=letter.reviewed_on,
+        review_file=letter.review_file,
+        sha=letter.plan_sha256[:16],
+    )
 
 
 @dataclass(frozen=True)
@@ -264,4 +323,6 @@ def render_letter_html(letter: Letter) -> str:
     """The letter as one self-contained HTML page (Jinja2, autoescaped)."""
     from .templating import template
 
-    return template("letter.html.j2").render(letter=letter)
+    return template("letter.html.j2").render(
+        letter=letter, intro=intro(letter), status=earlier_status, label=lambda key: label(key, letter)
+    )

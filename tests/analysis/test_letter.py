@@ -208,3 +208,56 @@ def test_injection_a_bidi_override_in_the_reviewers_name_is_shown_as_its_escape(
     assert done.returncode == 0, done.stderr
     page = out.read_text(encoding="utf-8")
     assert "\u202e" not in page and "Ann\\u202eeoD &lt;b&gt;" in page
+
+
+def test_the_letter_as_a_word_document_holds_the_same_comments(two_rounds, tmp_path):
+    """`--docx`: the same letter (its numbered comments, citations, requests, the round
+    before's comments with their status) in a Word document, read back with python-docx."""
+    docx = pytest.importorskip("docx")
+    _tmp, file = two_rounds
+    data_path, out = tmp_path / "letter.json", tmp_path / "letter.docx"
+    done = swppp("letter", file, "--docx", out, "--json", data_path, "--reviewer", "Ann\u202eeoD")
+    assert done.returncode == 0, done.stderr
+    assert f"wrote {out}" in done.stdout
+    letter = json.loads(data_path.read_text(encoding="utf-8"))
+    document = docx.Document(str(out))
+    text = "\n".join(p.text for p in document.paragraphs)
+    cells = [c.text for row in document.tables[0].rows for c in row.cells] if document.tables else []
+    assert letter["comments"], "the demo's second round has open comments"
+    for c in letter["comments"]:
+        assert f"{c['number']}. {c['message']}" in text
+        assert c["section"] in text
+        if c["request"]:
+            assert c["request"] in text
+    assert len(letter["earlier"]) == len(document.tables[0].rows) - 1
+    for e in letter["earlier"]:
+        assert f"{letter['previous']}.{e['number']}" in cells
+    assert "Ann\\u202eeoD" in text and "\u202e" not in text  # the name shown as it is held
+
+
+def test_docx_without_python_docx_is_refused_before_anything_is_written(two_rounds, tmp_path):
+    """A Python without python-docx: exit 2 naming the fix, nothing written (the HTML asked
+    beside it neither)."""
+    _tmp, file = two_rounds
+    html, out = tmp_path / "l.html", tmp_path / "l.docx"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.modules['docx'] = None; from analysis.cli import main; sys.exit(main())",
+            "letter",
+            str(file),
+            "--html",
+            str(html),
+            "--docx",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "python-docx" in done.stderr and "--docx LETTER.docx" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not html.exists() and not out.exists()
