@@ -553,13 +553,15 @@ def _comparison(review: Review, data) -> Optional[Section]:
             "pairing is stated.",
         )
     ]
+    changes = compared.get("plan_changes")
     for key, title in _COMPARED:
         items = compared[key]
         if not items:
             continue
         blocks.append(
             Table(
-                ("Rule", "Features", f"Round {n}", "This round", "Paired by"),
+                ("Rule", "Features", f"Round {n}", "This round", "Paired by")
+                + (("Plan changes here",) if changes else ()),
                 tuple(
                     _row(
                         Cell(review.profile.title(i["rule"]), (i["rule"],)),
@@ -567,14 +569,62 @@ def _comparison(review: Review, data) -> Optional[Section]:
                         _compared_side(i["before"], n),
                         _compared_side(i["after"]),
                         (i["matched_by"] or "not paired").replace("_", " "),
+                        *((_cause(i),) if changes else ()),
                     )
                     for i in items
                 ),
-                (50, 70, 48, 48, 38),
+                (44, 56, 40, 40, 32, 42) if changes else (50, 70, 48, 48, 38),
                 subtitle=title.format(n=n),
             )
         )
+    if changes:
+        blocks += _plan_changes(changes, n)
     return Section("comparison", f"Changes since round {n}", tuple(blocks))
+
+
+def _cause(item: dict) -> Cell:
+    """A compared finding's plan changes at its place: their ids, or why there are none."""
+    if item.get("caused_by"):
+        return Cell(", ".join(item["caused_by"]))
+    return Cell("none", (item.get("cause") or "",))
+
+
+def _plan_changes(changes: dict, n: int) -> list:
+    """The plan's geometry changes since round ``n`` (drawn on the site map), or the
+    needs-review statement where a round recorded no plan."""
+    if not changes["compared"]:
+        return [Paragraph(f"Plan changes since round {n}: needs review. {changes['note']}.", strong=True)]
+    listed = changes["changes"]
+    if not listed:
+        return [
+            Paragraph(
+                f"Plan changes since round {n}: none (disturbance, SMPs and easements as in round {n})."
+            )
+        ]
+
+    def measured(c: dict) -> str:
+        if c["distance_ft"] is not None:
+            return f"moved {c['distance_ft']:,.1f} ft"
+        if c["acres_before"] is not None or c["acres_after"] is not None:
+            before = NOT_GIVEN if c["acres_before"] is None else f"{c['acres_before']:.4f}"
+            after = NOT_GIVEN if c["acres_after"] is None else f"{c['acres_after']:.4f}"
+            return f"{before} -> {after} acres"
+        return NOT_GIVEN if c["acres"] is None else f"{c['acres']:.4f} acres"
+
+    return [
+        Table(
+            ("Change", "What changed", "Feature", "Measured", "As said"),
+            tuple(
+                _row(c["id"], c["kind"].replace("_", " "), c["feature"], measured(c), c["message"])
+                for c in listed
+            ),
+            (20, 44, 50, 50, 90),
+            subtitle=(
+                f"Plan changes since round {n} (drawn on the site map; a finding's "
+                "'Plan changes here' names them)"
+            ),
+        )
+    ]
 
 
 def _measurements(review: Review, data) -> Section:
