@@ -104,15 +104,16 @@ _FONT = "DejaVu Sans"
 # The plan changes since the round compared with (``--compare-to N``), as the HTML's map
 # draws them: name -> legend title (the same in the PDF and its layout template).
 _PLAN_CHANGE_LAYERS = {
-    "plan_smp_moves": "Plan change: SMP moved, old -> new",
-    "plan_smp_before_points": "Plan change: SMP's old place",
-    "plan_smp_before": "Plan change: SMP's old place",
-    "plan_smp_added_points": "Plan change: SMP added",
-    "plan_smp_added": "Plan change: SMP added",
-    "plan_easement_changed": "Plan change: easement area changed",
-    "plan_disturbance_removed": "Plan change: disturbance removed",
-    "plan_disturbance_added": "Plan change: disturbance added",
+    "plan_smp_moves": "Change: SMP moved",
+    "plan_smp_before_points": "Change: SMP's old place",
+    "plan_smp_before": "Change: SMP's old place",
+    "plan_smp_added_points": "Change: SMP added",
+    "plan_smp_added": "Change: SMP added",
+    "plan_easement_changed": "Change: easement area",
+    "plan_disturbance_removed": "Change: disturbance removed",
+    "plan_disturbance_added": "Change: disturbance added",
 }
+_UNLABELLED = ("plan_smp_moves",)  # its id is on the SMP's old place
 _CHANGE_LABEL = "change"  # each plan change's id (C1, ...), its label on the map
 _MAP_LAYERS = (
     *_PLAN_CHANGE_LAYERS,
@@ -209,11 +210,16 @@ def _plan_change_frames(review):
 def _arrow(colour):
     """A line drawn as an arrow to its end (an SMP's move, old place -> new)."""
     layer = QgsArrowSymbolLayer.create(
-        {"arrow_width": "0.6", "arrow_start_width": "0.6", "head_length": "2.6", "head_thickness": "1.8",
+        {"arrow_width": "0.9", "arrow_start_width": "0.9", "head_length": "3", "head_thickness": "2.6",
          "is_curved": "0", "is_repeated": "0", "arrow_type": "0", "head_type": "0"}
     )  # fmt: skip
-    layer.subSymbol().setColor(QColor(colour))
-    return QgsLineSymbol([layer])
+    layer.setSubSymbol(
+        QgsFillSymbol.createSimple({"color": colour, "outline_color": colour, "outline_width": "0.1"})
+    )
+    symbol = QgsLineSymbol.createSimple({"color": colour})
+    symbol.appendSymbolLayer(layer)  # the symbol owns it (SIP: transferred)
+    symbol.deleteSymbolLayer(0)
+    return symbol
 
 
 def _sources_in(folder):
@@ -377,7 +383,9 @@ def style_context_layer(layer, name):
     layer.setRenderer(QgsSingleSymbolRenderer(symbol))
     if name in _LABEL_FIELDS and layer.fields().indexOf(_LABEL_FIELDS[name]) >= 0:
         _label(layer, _LABEL_FIELDS[name])
-    elif name in _PLAN_CHANGE_LAYERS and layer.fields().indexOf(_CHANGE_LABEL) >= 0:
+    elif (
+        name in _PLAN_CHANGE_LAYERS and name not in _UNLABELLED and layer.fields().indexOf(_CHANGE_LABEL) >= 0
+    ):
         _label(layer, _CHANGE_LABEL)
     return True
 

@@ -15,6 +15,7 @@ from typing import Any, Optional, Union
 from ..checklist.contents import CONFIRMED, MISSING, STATUS_AS_FINDING
 from ..findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, REPORT_ORDER, WARN, sorted_findings
 from ..review import Review
+from ..rounds.plan_changes import NO_CHANGE_HERE
 from ..units import acres_text
 
 __all__ = [
@@ -584,9 +585,14 @@ def _comparison(review: Review, data) -> Optional[Section]:
 
 def _cause(item: dict) -> Cell:
     """A compared finding's plan changes at its place: their ids, or why there are none."""
+    cause = item.get("cause") or ""
     if item.get("caused_by"):
         return Cell(", ".join(item["caused_by"]))
-    return Cell("none", (item.get("cause") or "",))
+    if cause == NO_CHANGE_HERE:
+        return Cell("none")
+    if cause.startswith(NO_CHANGE_HERE):
+        return Cell("none", ("the finding has no place on the map",))
+    return Cell("not measured", ("see the plan changes below",))
 
 
 def _plan_changes(changes: dict, n: int) -> list:
