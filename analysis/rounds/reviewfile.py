@@ -2,8 +2,11 @@
 
 The file says what it is in its own table, ``swppp_review_file`` (``format`` and
 ``format_version``): a GeoPackage without it (a site plan, a reference store), a file written
-by an older or a newer version of the format, or a file that is no GeoPackage is refused by
-name (exit 2), never read as if it were this one, and never written into.
+by a newer version of the format (or of a version never made), or a file that is no GeoPackage
+is refused by name (exit 2), never read as if it were this one, and never written into. A
+format 1 file (its rounds recorded no plan geometry) is read; the next round recorded in it
+adds the plan tables and makes it format 2 (:func:`upgrade_review_file`), in that round's
+transaction.
 """
 
 from __future__ import annotations
@@ -16,8 +19,7 @@ from pathlib import Path
 from ..about import __version__
 from ..errors import InputError
 from ..io.files import discard, publish_new, stage
-from ..io.geopackage import geopackage_connection
-from ..io.geopackage import GPKG_APPLICATION_ID, GPKG_BASE_SCHEMA, GPKG_USER_VERSION
+from ..io.geopackage import GPKG_APPLICATION_ID, GPKG_BASE_SCHEMA, GPKG_USER_VERSION, geopackage_connection
 from .contract import FORMAT, FORMAT_TABLE, FORMAT_VERSION, READABLE_VERSIONS, SCHEMA, upgrade_statements
 
 __all__ = ["open_review_file", "check_review_file", "upgrade_review_file", "FORMAT", "FORMAT_VERSION"]
