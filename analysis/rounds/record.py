@@ -1,8 +1,9 @@
 """Recording a review as the next round of its review file, with the reviewer's decisions.
 
 One SQLite transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``): the round, its findings, the
-decisions carried from the round before and those of the decisions file are all written or
-none is; a process killed during the save leaves the file as it was (SQLite's rollback
+plan it read (its disturbance, SMPs and easements: :mod:`.plan_changes`), the decisions
+carried from the round before and those of the decisions file are all written or none is; a
+process killed during the save leaves the file as it was (SQLite's rollback
 journal). Two saves at once take turns on SQLite's lock (the wait of
 :class:`~analysis.io.geopackage.WaitingConnection`); the second is told that it became the
 round after the first's. A round is never rewritten: decisions are rows of their own.
@@ -22,8 +23,8 @@ import shapely
 
 from ..errors import InputError
 from ..io import geopackage
-from ..units import crs_units
 from ..review import Review
+from ..units import crs_units
 from .checksums import file_sha256, plan_checksum
 from .compare import compare_rounds
 from .contract import DECISIONS_TABLE, FINDINGS_TABLE, ROUNDS_TABLE
@@ -78,7 +79,10 @@ def record_round(
     fails, the round is not recorded. ``told`` is told what the user should know (another save
     came first). ``compare_to`` (a round recorded before this one) adds ``comparison``: what
     was resolved, is still open, is new or changed since that round
-    (:func:`~analysis.rounds.compare.compare_rounds`). Bad input raises :class:`InputError`
+    (:func:`~analysis.rounds.compare.compare_rounds`), the plan's changes since it
+    (``comparison.plan_changes``; their geometries, for the site map, in ``plan_changes``) and
+    those at each compared finding's place. A format 1 file is made format 2 in the same
+    transaction. Bad input raises :class:`InputError`
     before anything is written.
     """
     review.rounds = None
