@@ -205,8 +205,9 @@ def write_plan(con, number: int, plan: Plan, step: Callable[[str], None] = lambd
         if len(geometries):
             box = shapely.total_bounds(geometries)
             con.execute(
-                "UPDATE gpkg_contents SET min_x = min(coalesce(min_x, ?), ?), min_y = min(coalesce(min_y, ?), ?), "
-                "max_x = max(coalesce(max_x, ?), ?), max_y = max(coalesce(max_y, ?), ?), "
+                "UPDATE gpkg_contents SET min_x = min(coalesce(min_x, ?), ?), "
+                "min_y = min(coalesce(min_y, ?), ?), max_x = max(coalesce(max_x, ?), ?), "
+                "max_y = max(coalesce(max_y, ?), ?), "
                 "last_change = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE table_name = ?",
                 (box[0], box[0], box[1], box[1], box[2], box[2], box[3], box[3], table),
             )
@@ -271,7 +272,21 @@ def _by_key(layer: PlanLayer) -> dict[str, int]:
     return out
 
 
-def _disturbance(before: PlanLayer, after: PlanLayer, crs) -> list[dict]:
+def _without_slivers(geometries, tolerance: float):
+    """Each of ``geometries`` without its parts thinner than ``tolerance`` (area CRS units):
+    what two drawings of one line leave between them (reprojection and digitising round-off),
+    never a change of the plan. A part kept is kept whole, so its area is measured as drawn."""
+    geometries = np.asarray(geometries, dtype=object)
+    parts, index = shapely.get_parts(geometries, return_index=True)
+    kept = ~shapely.is_empty(shapely.buffer(parts, -tolerance / 2)) & (shapely.area(parts) > 0)
+    out = np.empty(len(geometries), dtype=object)
+    for i in range(len(geometries)):
+        mine = parts[(index == i) & kept]
+        out[i] = shapely.union_all(mine) if len(mine) else shapely.Polygon()
+    return out
+
+
+def _disturbance(before: PlanLayer, after: PlanLayer, crs, tolerance: float) -> list[dict]:
     def phases(layer):
         keys = np.asarray([k if k is not None else NO_PHASE for k in layer.keys], dtype=object)
         return {p: shapely.union_all(layer.geometries[keys == p]) for p in dict.fromkeys(keys.tolist())}
@@ -281,7 +296,8 @@ def _disturbance(before: PlanLayer, after: PlanLayer, crs) -> list[dict]:
     empty = shapely.Polygon()
     old = np.asarray([was.get(p, empty) for p in names], dtype=object)
     new = np.asarray([now.get(p, empty) for p in names], dtype=object)
-    added, removed = shapely.difference(new, old), shapely.difference(old, new)
+    added = _without_slivers(shapely.difference(new, old), tolerance)
+    removed = _without_slivers(shapely.difference(old, new), tolerance)
     out = []
     for kind, parts, word in (
         ("disturbance_added", added, "added"),
@@ -290,7 +306,7 @@ def _disturbance(before: PlanLayer, after: PlanLayer, crs) -> list[dict]:
         areas = shapely.area(parts)
         chosen = [i for i in range(len(names)) if areas[i] > 0]
         true, method = _true_acres(parts[chosen], crs)
-        planar = acres(parts[chosen], crs) if chosen else []
+        planar = np.atleast_1d(acres(parts[chosen], crs)) if chosen else np.empty(0)
         for i, value, flat in zip(chosen, true, planar):
             phase = names[i]
             out.append(
@@ -361,7 +377,7 @@ def _smp(before: PlanLayer, after: PlanLayer, crs, tolerance_ft: float) -> list[
                     after=g,
                     acres_after=_area_acres(g, crs),
                     message=f"SMP {key} added",
-                )  # fmt: skip
+                )
             )
     for key in was:
         if key not in now:
@@ -376,21 +392,21 @@ def _smp(before: PlanLayer, after: PlanLayer, crs, tolerance_ft: float) -> list[
                     before=g,
                     acres_before=_area_acres(g, crs),
                     message=f"SMP {key} removed",
-                )  # fmt: skip
+                )
             )
     return out
 
 
-def _easement(before: PlanLayer, after: PlanLayer, crs) -> list[dict]:
+def _easement(before: PlanLayer, after: PlanLayer, crs, tolerance: float) -> list[dict]:
     was, now = _by_key(before), _by_key(after)
     out = []
     both = [k for k in now if k in was]
     if both:
         old = before.geometries[[was[k] for k in both]]
         new = after.geometries[[now[k] for k in both]]
-        differs = shapely.area(shapely.symmetric_difference(old, new)) > 0
-        for key, a, b, changed in zip(both, old, new, differs):
-            if not changed:
+        difference = _without_slivers(shapely.symmetric_difference(old, new), tolerance)
+        for key, a, b, gained_or_lost in zip(both, old, new, difference):
+            if shapely.is_empty(gained_or_lost):
                 continue
             acres_a, acres_b = _area_acres(a, crs), _area_acres(b, crs)
             out.append(
@@ -399,7 +415,7 @@ def _easement(before: PlanLayer, after: PlanLayer, crs) -> list[dict]:
                     layer="easement",
                     feature=after.features[now[key]],
                     phase=None,
-                    geometry=shapely.symmetric_difference(a, b),
+                    geometry=gained_or_lost,
                     before=a,
                     after=b,
                     acres_before=acres_a,
@@ -423,7 +439,7 @@ def _easement(before: PlanLayer, after: PlanLayer, crs) -> list[dict]:
                     acres=value,
                     acres_after=value,
                     message=f"easement {key} added: {value or 0:.4f} acres",
-                )  # fmt: skip
+                )
             )
     for key in was:
         if key not in now:
@@ -440,19 +456,24 @@ def _easement(before: PlanLayer, after: PlanLayer, crs) -> list[dict]:
                     acres=value,
                     acres_before=value,
                     message=f"easement {key} removed: {value or 0:.4f} acres",
-                )  # fmt: skip
+                )
             )
     return out
 
 
 def plan_changes(before: Plan, after: Plan, profile: RulesProfile) -> list[PlanChange]:
     """What changed from ``before`` to ``after`` (both in ``after.crs``), in :data:`KINDS`'
-    order, numbered ``C1``, ``C2``, ..."""
+    order, numbered ``C1``, ``C2``, ...: area added or removed, or an easement's area gained or
+    lost, in parts thinner than the profile's ``[reference] geometry_change_tolerance_ft`` is
+    reprojection and digitising round-off, not a change; an SMP moved when its centroid moved
+    more than ``[rounds] place_tolerance_ft``."""
     crs = after.crs
+    # Round-off, not a change: the reference diff's tolerance (a geometry that moved less).
+    round_off = crs_units(profile.reference.geometry_change_tolerance_ft, crs)
     found = (
-        _disturbance(before.layers["disturbance"], after.layers["disturbance"], crs)
+        _disturbance(before.layers["disturbance"], after.layers["disturbance"], crs, round_off)
         + _smp(before.layers["smp"], after.layers["smp"], crs, profile.rounds.place_tolerance_ft)
-        + _easement(before.layers["easement"], after.layers["easement"], crs)
+        + _easement(before.layers["easement"], after.layers["easement"], crs, round_off)
     )
     found.sort(key=lambda c: KINDS.index(c["kind"]))
     return [PlanChange(id=f"C{i}", **c) for i, c in enumerate(found, start=1)]

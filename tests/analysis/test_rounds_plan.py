@@ -115,6 +115,30 @@ def test_the_same_plan_has_no_changes(profile):
     assert plan_changes(same, same, profile) == []
 
 
+def test_round_off_between_two_drawings_of_one_plan_is_no_change(profile):
+    # A resubmittal drawn in another CRS comes back a hair off: slivers thinner than the
+    # profile's round-off tolerance are not a change; a strip wider than it is.
+    hair = crs_units(profile.reference.geometry_change_tolerance_ft / 10, CRS)
+    strip = crs_units(profile.reference.geometry_change_tolerance_ft * 5, CRS)
+    before = plan(
+        disturbance=[("1", shapely.box(0, 0, 300, 300))], easement=[("E-1", shapely.box(0, 0, 50, 50))]
+    )
+    nudged = plan(
+        disturbance=[("1", shapely.box(hair, -hair, 300 + hair, 300 - hair))],
+        easement=[("E-1", shapely.box(-hair, 0, 50, 50 + hair))],
+    )
+    assert plan_changes(before, nudged, profile) == []
+    wider = plan(
+        disturbance=[("1", shapely.box(0, 0, 300 + strip, 300))],
+        easement=[("E-1", shapely.box(0, 0, 50, 50))],
+    )
+    (added,) = plan_changes(before, wider, profile)
+    assert added.kind == "disturbance_added"
+    assert float(acres(added.geometry, CRS)) == pytest.approx(
+        float(acres(shapely.box(300, 0, 300 + strip, 300), CRS))
+    )
+
+
 def test_an_smp_moved_beyond_the_tolerance_is_moved_and_within_it_is_not(profile):
     tolerance = profile.rounds.place_tolerance_ft
     step_ft = tolerance + 5.0  # international feet, as the tolerance; the CRS's unit is the US survey foot
