@@ -16,6 +16,7 @@ from typing import Any, Optional
 from qgis.core import (
     Qgis,
     QgsApplication,
+    QgsArrowSymbolLayer,
     QgsCategorizedSymbolRenderer,
     QgsCoordinateReferenceSystem,
     QgsFeatureRequest,
@@ -62,10 +63,12 @@ from analysis.report.model import SITE_MAP, Cell, Figure, Paragraph, build_repor
 from analysis.report.site_map import LABEL_FIELDS as _LABEL_FIELDS
 from analysis.report.site_map import (
     MAP_LAYER_TITLES,
+    PLAN_CHANGE_COLOURS,
+    map_footprint,
     map_layers,
     map_scale,
     map_tiles,
-    site_footprint,
+    plan_changes_of,
     units_per_foot,
 )
 from analysis.units import INCHES_PER_FOOT, MM_PER_INCH
@@ -98,7 +101,22 @@ _TABLE_W = PAGE_MM[0] - 2 * MARGIN_MM
 _TOP_MM = 20.0
 _FONT = "DejaVu Sans"
 # Stacking on the map, top first; findings other than these (info, not applicable) are left out.
+# The plan changes since the round compared with (``--compare-to N``), as the HTML's map
+# draws them: name -> legend title (the same in the PDF and its layout template).
+_PLAN_CHANGE_LAYERS = {
+    "plan_smp_moves": "Change: SMP moved",
+    "plan_smp_before_points": "Change: SMP's old place",
+    "plan_smp_before": "Change: SMP's old place",
+    "plan_smp_added_points": "Change: SMP added",
+    "plan_smp_added": "Change: SMP added",
+    "plan_easement_changed": "Change: easement area",
+    "plan_disturbance_removed": "Change: disturbance removed",
+    "plan_disturbance_added": "Change: disturbance added",
+}
+_UNLABELLED = ("plan_smp_moves",)  # its id is on the SMP's old place
+_CHANGE_LABEL = "change"  # each plan change's id (C1, ...), its label on the map
 _MAP_LAYERS = (
+    *_PLAN_CHANGE_LAYERS,
     "findings",
     "discharge_point",
     "site_boundary",
@@ -120,6 +138,7 @@ _TITLES = {
     "smp_points": "SMP (points)",
     "easement": "Easement",
     "disturbance": "Disturbance",
+    **_PLAN_CHANGE_LAYERS,
 }
 # The layers of the location inset, and how far around the site it reaches (site widths).
 _INSET_LAYERS = ("site_boundary", "impaired_waters", "wetlands", "tmdl_watersheds", "catchments")
@@ -147,9 +166,60 @@ def _map_sources(review, folder):
         field = _LABEL_FIELDS.get(name)
         keep = [field] if field in frame.columns else []
         context[name] = frame[keep + [frame.geometry.name]]
+    context.update(_plan_change_frames(review))
     if context:
         write_geopackage(os.path.join(folder, "context.gpkg"), context)
     return _sources_in(folder)
+
+
+def _plan_change_frames(review):
+    """The plan changes since the round compared with, as the map's layers (name -> frame,
+    each with its ``change`` id); none where the review compared no round."""
+    import geopandas as gpd
+    import shapely
+
+    changes, _n = plan_changes_of(review)
+    crs = review.site.area_crs
+    out = {}
+
+    def put(name, pairs):
+        pairs = [(i, g) for i, g in pairs if g is not None and not shapely.is_empty(g)]
+        for suffix, points in (("", False), ("_points", True)):
+            chosen = [(i, g) for i, g in pairs if (shapely.get_type_id(g) in (0, 4)) == points]
+            if chosen and (not points or f"{name}_points" in _PLAN_CHANGE_LAYERS):
+                out[name + suffix] = gpd.GeoDataFrame(
+                    {_CHANGE_LABEL: [i for i, _g in chosen]}, geometry=[g for _i, g in chosen], crs=crs
+                )
+
+    put("plan_disturbance_added", [(c.id, c.geometry) for c in changes if c.kind == "disturbance_added"])
+    put("plan_disturbance_removed", [(c.id, c.geometry) for c in changes if c.kind == "disturbance_removed"])
+    put("plan_easement_changed", [(c.id, c.geometry) for c in changes if c.layer == "easement"])
+    put("plan_smp_added", [(c.id, c.after) for c in changes if c.kind == "smp_added"])
+    put("plan_smp_before", [(c.id, c.before) for c in changes if c.kind in ("smp_moved", "smp_removed")])
+    put(
+        "plan_smp_moves",
+        [
+            (c.id, shapely.LineString([c.before.centroid, c.after.centroid]))
+            for c in changes
+            if c.kind == "smp_moved"
+        ],
+    )
+    return out
+
+
+def _arrow(colour):
+    """A line drawn as an arrow to its end (an SMP's move, old place -> new)."""
+    layer = QgsArrowSymbolLayer.create(
+        {"arrow_width": "0.9", "arrow_start_width": "0.9", "head_length": "3", "head_thickness": "2.6",
+         "is_curved": "0", "is_repeated": "0", "arrow_type": "0", "head_type": "0"}
+    )  # fmt: skip
+    layer.setSubSymbol(
+        QgsFillSymbol.createSimple({"color": colour, "outline_color": colour, "outline_width": "0.1"})
+    )
+    symbol = QgsLineSymbol.createSimple({"color": colour})
+    symbol.appendSymbolLayer(layer)  # the symbol owns it (SIP: transferred)
+    symbol.deleteSymbolLayer(0)
+    return symbol
 
 
 def _sources_in(folder):
@@ -229,6 +299,28 @@ _CONTEXT_STYLES = {
     "public_row": lambda: _fill("#bdbdbd", 0.6, outline="#616161"),
     "drainage_area": lambda: _fill("#6a1b9a", style="no", width="0.4", outline_style="dash dot"),
     "impaired_waters": lambda: QgsLineSymbol.createSimple({"color": "#1565c0", "width": "0.9"}),
+    "plan_disturbance_added": lambda: _fill(PLAN_CHANGE_COLOURS["added"], 0.55, width="0.5"),
+    "plan_disturbance_removed": lambda: _fill(
+        PLAN_CHANGE_COLOURS["removed"], style="diagonal_x", width="0.5", outline_style="dash"
+    ),
+    "plan_easement_changed": lambda: _fill(PLAN_CHANGE_COLOURS["easement"], style="no", width="0.8"),
+    "plan_smp_added": lambda: _fill(PLAN_CHANGE_COLOURS["added"], style="no", width="0.7"),
+    "plan_smp_added_points": lambda: QgsMarkerSymbol.createSimple(
+        {"name": "circle", "color": PLAN_CHANGE_COLOURS["added"], "outline_color": "white", "size": "3"}
+    ),
+    "plan_smp_before": lambda: _fill(
+        PLAN_CHANGE_COLOURS["moved"], style="no", width="0.6", outline_style="dash"
+    ),
+    "plan_smp_before_points": lambda: QgsMarkerSymbol.createSimple(
+        {
+            "name": "circle",
+            "color": "255,255,255,0",
+            "outline_color": PLAN_CHANGE_COLOURS["moved"],
+            "outline_width": "0.5",
+            "size": "3.2",
+        }
+    ),
+    "plan_smp_moves": lambda: _arrow(PLAN_CHANGE_COLOURS["moved"]),
     "discharge_point": lambda: QgsMarkerSymbol.createSimple(
         {"name": "triangle", "angle": "180", "color": "#d81b60", "outline_color": "white", "size": "3.5"}
     ),
@@ -291,6 +383,10 @@ def style_context_layer(layer, name):
     layer.setRenderer(QgsSingleSymbolRenderer(symbol))
     if name in _LABEL_FIELDS and layer.fields().indexOf(_LABEL_FIELDS[name]) >= 0:
         _label(layer, _LABEL_FIELDS[name])
+    elif (
+        name in _PLAN_CHANGE_LAYERS and name not in _UNLABELLED and layer.fields().indexOf(_CHANGE_LABEL) >= 0
+    ):
+        _label(layer, _CHANGE_LABEL)
     return True
 
 
@@ -489,7 +585,7 @@ class _Sheets:
                 self.inset.append(copy)
         project.addMapLayers(self.inset, False)  # not in the legend's layer tree
         self.tiles = map_tiles(
-            site_footprint(review.site),
+            map_footprint(review),
             map_scale(review.profile),
             MAP_FRAME_IN,
             units_per_foot(review.site.area_crs),

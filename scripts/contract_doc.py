@@ -140,9 +140,14 @@ def _rounds() -> list[str]:
         textwrap.fill(
             '`swppp review --round FILE` (docs/CLI.md, "Review rounds") records the review as '
             f"the next round of the project's review file: a GeoPackage whose `{TABLES[0].name}` "
-            f"table says `format` = `{FORMAT}`, `format_version` = {FORMAT_VERSION}. Its tables are "
-            "attribute tables (no geometry column; a finding's place is WKB in a BLOB); rows of "
-            "every table but the first are never updated nor deleted (triggers refuse it).",
+            f"table says `format` = `{FORMAT}`, `format_version` = {FORMAT_VERSION}. The rounds, "
+            "findings and decisions are attribute tables (a finding's place is WKB in a BLOB); the "
+            "plan each round read (`round_disturbance`, `round_smp`, `round_easement`, from format 2) "
+            "is in GeoPackage feature tables, so QGIS opens the review file and shows each round's "
+            "plan (filter by `round`). Rows of every table but the first are never updated nor "
+            "deleted (triggers refuse it). A format 1 file (before the plan was recorded) is read: "
+            "its rounds have no plan, and a comparison with one says so (needs review); the next "
+            "round recorded in it adds the plan tables and makes it format 2.",
             width=96,
         ),
         "",

@@ -19,7 +19,8 @@ esac
 echo "demo: open build/demo/report.html in a browser"
 # Review rounds (docs/CLI.md, "Review rounds"): the demo as round 1 of a project's review file
 # with the example decisions, its resubmittal (demo_site_round2.gpkg: BR-2's easement fixed,
-# BR-1 moved out of E-1) as round 2 compared with round 1, and the comment letter for round 1.
+# BR-1 moved out of E-1) as round 2 compared with round 1 (the findings resolved, open and new, and
+# the plan changes that caused them: BR-1 moved, E-2 widened), and the comment letter for round 1.
 rm -f build/demo/review_file.gpkg
 for round in 1 2; do
   if [ "$round" = 1 ]; then

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..markup import terminal
 
-__all__ = ["print_round", "print_comparison"]
+__all__ = ["print_round", "print_comparison", "print_plan_changes"]
 
 
 def print_round(review, path, out) -> None:
@@ -88,4 +88,22 @@ def print_comparison(comparison: dict, out) -> None:
             )
             now = f"#{after['number']} {after['status']} {_figure(after['figure'])}" if after else "gone"
             how = f" (matched by {item['matched_by'].replace('_', ' ')})" if before and after else ""
-            print(f"  {label}: {item['rule']} [{features}]: {was} -> {now}{how}", file=out)
+            cause = f" [plan changes here: {', '.join(item['caused_by'])}]" if item.get("caused_by") else ""
+            print(f"  {label}: {item['rule']} [{features}]: {was} -> {now}{how}{cause}", file=out)
+    if "plan_changes" in comparison:
+        print_plan_changes(comparison["plan_changes"], number, out)
+
+
+def print_plan_changes(changes: dict, number: int, out) -> None:
+    """The plan's geometry changes since round ``number``: counted, then each with its id (the
+    findings' ``[plan changes here: C1]`` name them), or why they could not be measured."""
+    if not changes["compared"]:
+        print(f"  plan changes since round {number}: needs review: {terminal(changes['note'])}", file=out)
+        return
+    counted = [f"{n} {kind.replace('_', ' ')}" for kind, n in changes["counts"].items() if n]
+    print(
+        f"  plan changes since round {number}: " + (", ".join(counted) if counted else "none"),
+        file=out,
+    )
+    for change in changes["changes"]:
+        print(f"  plan change {change['id']}: {terminal(change['message'])}", file=out)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from ..crs import crs_of
+from ..crs import crs_of, epsg_code
 from ..errors import InputError
 from ..limits import STORE_BUSY_NOTICE_S, STORE_BUSY_TIMEOUT_S
 
@@ -41,7 +41,74 @@ __all__ = [
     "UNDEFINED_CRS_NAMES",
     "geopackage_crs",
     "geopackage_srs_id",
+    "GPKG_APPLICATION_ID",
+    "GPKG_USER_VERSION",
+    "GPKG_BASE_SCHEMA",
+    "register_srs",
 ]
+
+
+# A new GeoPackage: its application id, version, and the tables every one has (spec 1.2):
+# the reference store and the review file are both made with them.
+GPKG_APPLICATION_ID = 0x47504B47  # "GPKG"
+GPKG_USER_VERSION = 10200
+GPKG_BASE_SCHEMA = """
+CREATE TABLE gpkg_spatial_ref_sys (srs_name TEXT NOT NULL, srs_id INTEGER NOT NULL PRIMARY KEY,
+  organization TEXT NOT NULL, organization_coordsys_id INTEGER NOT NULL, definition TEXT NOT NULL,
+  description TEXT);
+INSERT INTO gpkg_spatial_ref_sys VALUES ('Undefined Cartesian SRS', -1, 'NONE', -1, 'undefined',
+  'undefined Cartesian coordinate reference system');
+INSERT INTO gpkg_spatial_ref_sys VALUES ('Undefined geographic SRS', 0, 'NONE', 0, 'undefined',
+  'undefined geographic coordinate reference system');
+INSERT INTO gpkg_spatial_ref_sys VALUES ('WGS 84 geodetic', 4326, 'EPSG', 4326, 'GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563,AUTHORITY["EPSG","7030"]],AUTHORITY["EPSG","6326"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AXIS["Latitude",NORTH],AXIS["Longitude",EAST],AUTHORITY["EPSG","4326"]]',
+  'longitude/latitude coordinates in decimal degrees on the WGS 84 spheroid');
+CREATE TABLE gpkg_contents (table_name TEXT NOT NULL PRIMARY KEY, data_type TEXT NOT NULL,
+  identifier TEXT UNIQUE, description TEXT DEFAULT '',
+  last_change DATETIME NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+  min_x DOUBLE, min_y DOUBLE, max_x DOUBLE, max_y DOUBLE, srs_id INTEGER,
+  CONSTRAINT fk_gc_r_srs_id FOREIGN KEY (srs_id) REFERENCES gpkg_spatial_ref_sys(srs_id));
+CREATE TABLE gpkg_geometry_columns (table_name TEXT NOT NULL, column_name TEXT NOT NULL,
+  geometry_type_name TEXT NOT NULL, srs_id INTEGER NOT NULL, z TINYINT NOT NULL, m TINYINT NOT NULL,
+  CONSTRAINT pk_geom_cols PRIMARY KEY (table_name, column_name),
+  CONSTRAINT uk_gc_table_name UNIQUE (table_name),
+  CONSTRAINT fk_gc_tn FOREIGN KEY (table_name) REFERENCES gpkg_contents(table_name),
+  CONSTRAINT fk_gc_srs FOREIGN KEY (srs_id) REFERENCES gpkg_spatial_ref_sys (srs_id));
+CREATE TABLE gpkg_extensions (table_name TEXT, column_name TEXT, extension_name TEXT NOT NULL,
+  definition TEXT NOT NULL, scope TEXT NOT NULL,
+  CONSTRAINT ge_tce UNIQUE (table_name, column_name, extension_name));
+"""
+
+
+def register_srs(con: sqlite3.Connection, crs) -> int:
+    """The ``srs_id`` of ``crs`` in the GeoPackage open on ``con``: its EPSG row where one is
+    there, else a row added (its EPSG code as the id where free, else one above 100000)."""
+    crs = crs_of(crs)
+    epsg = epsg_code(crs)
+    if epsg:
+        found = con.execute(
+            "SELECT srs_id FROM gpkg_spatial_ref_sys WHERE organization = "
+            "'EPSG' AND organization_coordsys_id = ?",
+            (epsg,),
+        ).fetchone()
+        if found:
+            return int(found[0])
+    taken = con.execute("SELECT 1 FROM gpkg_spatial_ref_sys WHERE srs_id = ?", (epsg,)).fetchone()
+    srs_id = (
+        epsg
+        if epsg and not taken
+        else max(100000, con.execute("SELECT max(srs_id) FROM gpkg_spatial_ref_sys").fetchone()[0] + 1)
+    )
+    con.execute(
+        "INSERT INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, NULL)",
+        (
+            crs.name,
+            srs_id,
+            "EPSG" if epsg else "NONE",
+            epsg or srs_id,
+            crs.to_wkt("WKT1_GDAL") if crs.to_wkt("WKT1_GDAL") else crs.to_wkt(),
+        ),
+    )
+    return srs_id
 
 
 # GDAL's names for the GeoPackage srs_ids 0 and -1 ("undefined"), and for the srs_id 99999

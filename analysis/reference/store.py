@@ -42,11 +42,15 @@ from ..dates import parse_date
 from ..errors import InputError
 from ..io.files import discard, publish_new, stage
 from ..io.geopackage import (
+    GPKG_APPLICATION_ID,
+    GPKG_BASE_SCHEMA,
+    GPKG_USER_VERSION,
     geopackage_connection,
     geopackage_crs,
     gpkg_table,
     gpkg_wkb,
     index_disagreement,
+    register_srs,
     rtree_disagreement,
 )
 from ..progress import SILENT, Progress
@@ -367,33 +371,6 @@ def debug_pause(written: int) -> None:
 
 # --- GeoPackage --------------------------------------------------------------------------------
 
-GPKG_APPLICATION_ID = 0x47504B47  # "GPKG"
-GPKG_USER_VERSION = 10200
-_BASE_SCHEMA = """
-CREATE TABLE gpkg_spatial_ref_sys (srs_name TEXT NOT NULL, srs_id INTEGER NOT NULL PRIMARY KEY,
-  organization TEXT NOT NULL, organization_coordsys_id INTEGER NOT NULL, definition TEXT NOT NULL,
-  description TEXT);
-INSERT INTO gpkg_spatial_ref_sys VALUES ('Undefined Cartesian SRS', -1, 'NONE', -1, 'undefined',
-  'undefined Cartesian coordinate reference system');
-INSERT INTO gpkg_spatial_ref_sys VALUES ('Undefined geographic SRS', 0, 'NONE', 0, 'undefined',
-  'undefined geographic coordinate reference system');
-INSERT INTO gpkg_spatial_ref_sys VALUES ('WGS 84 geodetic', 4326, 'EPSG', 4326, 'GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563,AUTHORITY["EPSG","7030"]],AUTHORITY["EPSG","6326"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AXIS["Latitude",NORTH],AXIS["Longitude",EAST],AUTHORITY["EPSG","4326"]]',
-  'longitude/latitude coordinates in decimal degrees on the WGS 84 spheroid');
-CREATE TABLE gpkg_contents (table_name TEXT NOT NULL PRIMARY KEY, data_type TEXT NOT NULL,
-  identifier TEXT UNIQUE, description TEXT DEFAULT '',
-  last_change DATETIME NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
-  min_x DOUBLE, min_y DOUBLE, max_x DOUBLE, max_y DOUBLE, srs_id INTEGER,
-  CONSTRAINT fk_gc_r_srs_id FOREIGN KEY (srs_id) REFERENCES gpkg_spatial_ref_sys(srs_id));
-CREATE TABLE gpkg_geometry_columns (table_name TEXT NOT NULL, column_name TEXT NOT NULL,
-  geometry_type_name TEXT NOT NULL, srs_id INTEGER NOT NULL, z TINYINT NOT NULL, m TINYINT NOT NULL,
-  CONSTRAINT pk_geom_cols PRIMARY KEY (table_name, column_name),
-  CONSTRAINT uk_gc_table_name UNIQUE (table_name),
-  CONSTRAINT fk_gc_tn FOREIGN KEY (table_name) REFERENCES gpkg_contents(table_name),
-  CONSTRAINT fk_gc_srs FOREIGN KEY (srs_id) REFERENCES gpkg_spatial_ref_sys (srs_id));
-CREATE TABLE gpkg_extensions (table_name TEXT, column_name TEXT, extension_name TEXT NOT NULL,
-  definition TEXT NOT NULL, scope TEXT NOT NULL,
-  CONSTRAINT ge_tce UNIQUE (table_name, column_name, extension_name));
-"""
 # The GeoPackage R-tree extension's triggers (spec 1.2, as GDAL writes them).
 _RTREE_TRIGGERS = """
 CREATE TRIGGER "rtree_{t}_geom_insert" AFTER INSERT ON "{t}" WHEN (new."geom" NOT NULL AND NOT ST_IsEmpty(NEW."geom")) BEGIN INSERT OR REPLACE INTO "rtree_{t}_geom" VALUES (NEW."fid",ST_MinX(NEW."geom"), ST_MaxX(NEW."geom"),ST_MinY(NEW."geom"), ST_MaxY(NEW."geom")); END;
@@ -647,7 +624,7 @@ class GeoPackageStore(ReferenceStore):
             with closing(sqlite3.connect(temp, isolation_level=None)) as con:
                 con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
                 con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
-                con.executescript("BEGIN;" + _BASE_SCHEMA + "COMMIT;")
+                con.executescript("BEGIN;" + GPKG_BASE_SCHEMA + "COMMIT;")
             # Never over a store another import created meanwhile: its layer would be lost.
             return publish_new(temp, self.path)
         finally:
@@ -837,33 +814,7 @@ class GeoPackageStore(ReferenceStore):
         return f"EPSG:{srs[1]}" if str(srs[0]).upper() == "EPSG" else srs[2]
 
     def _srs_id(self, con, crs) -> int:
-        crs = crs_of(crs)
-        epsg = epsg_code(crs)
-        if epsg:
-            found = con.execute(
-                "SELECT srs_id FROM gpkg_spatial_ref_sys WHERE organization = "
-                "'EPSG' AND organization_coordsys_id = ?",
-                (epsg,),
-            ).fetchone()
-            if found:
-                return int(found[0])
-        taken = con.execute("SELECT 1 FROM gpkg_spatial_ref_sys WHERE srs_id = ?", (epsg,)).fetchone()
-        srs_id = (
-            epsg
-            if epsg and not taken
-            else max(100000, con.execute("SELECT max(srs_id) FROM gpkg_spatial_ref_sys").fetchone()[0] + 1)
-        )
-        con.execute(
-            "INSERT INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, NULL)",
-            (
-                crs.name,
-                srs_id,
-                "EPSG" if epsg else "NONE",
-                epsg or srs_id,
-                crs.to_wkt("WKT1_GDAL") if crs.to_wkt("WKT1_GDAL") else crs.to_wkt(),
-            ),
-        )
-        return srs_id
+        return register_srs(con, crs)
 
     def _ensure_side_tables(self, con) -> None:
         tables = self._tables(con)

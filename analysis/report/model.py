@@ -15,6 +15,7 @@ from typing import Any, Optional, Union
 from ..checklist.contents import CONFIRMED, MISSING, STATUS_AS_FINDING
 from ..findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, REPORT_ORDER, WARN, sorted_findings
 from ..review import Review
+from ..rounds.plan_changes import NO_CHANGE_HERE
 from ..units import acres_text
 
 __all__ = [
@@ -553,13 +554,15 @@ def _comparison(review: Review, data) -> Optional[Section]:
             "pairing is stated.",
         )
     ]
+    changes = compared.get("plan_changes")
     for key, title in _COMPARED:
         items = compared[key]
         if not items:
             continue
         blocks.append(
             Table(
-                ("Rule", "Features", f"Round {n}", "This round", "Paired by"),
+                ("Rule", "Features", f"Round {n}", "This round", "Paired by")
+                + (("Plan changes here",) if changes else ()),
                 tuple(
                     _row(
                         Cell(review.profile.title(i["rule"]), (i["rule"],)),
@@ -567,14 +570,80 @@ def _comparison(review: Review, data) -> Optional[Section]:
                         _compared_side(i["before"], n),
                         _compared_side(i["after"]),
                         (i["matched_by"] or "not paired").replace("_", " "),
+                        *((_cause(i),) if changes else ()),
                     )
                     for i in items
                 ),
-                (50, 70, 48, 48, 38),
+                (44, 56, 40, 40, 32, 42) if changes else (50, 70, 48, 48, 38),
                 subtitle=title.format(n=n),
             )
         )
+    if changes:
+        blocks += _plan_changes(changes, n)
     return Section("comparison", f"Changes since round {n}", tuple(blocks))
+
+
+# A plan change's kind in words (the JSON's ``kind``).
+_KIND_WORDS = {
+    "disturbance_added": "disturbance added",
+    "disturbance_removed": "disturbance removed",
+    "smp_added": "SMP added",
+    "smp_removed": "SMP removed",
+    "smp_moved": "SMP moved",
+    "easement_added": "easement added",
+    "easement_removed": "easement removed",
+    "easement_changed": "easement changed",
+}
+
+
+def _cause(item: dict) -> Cell:
+    """A compared finding's plan changes at its place: their ids, or why there are none."""
+    cause = item.get("cause") or ""
+    if item.get("caused_by"):
+        return Cell(", ".join(item["caused_by"]))
+    if cause == NO_CHANGE_HERE:
+        return Cell("none")
+    if cause.startswith(NO_CHANGE_HERE):
+        return Cell("none", ("the finding has no place on the map",))
+    return Cell("not measured", ("see the plan changes below",))
+
+
+def _plan_changes(changes: dict, n: int) -> list:
+    """The plan's geometry changes since round ``n`` (drawn on the site map), or the
+    needs-review statement where a round recorded no plan."""
+    if not changes["compared"]:
+        return [Paragraph(f"Plan changes since round {n}: needs review. {changes['note']}.", strong=True)]
+    listed = changes["changes"]
+    if not listed:
+        return [
+            Paragraph(
+                f"Plan changes since round {n}: none (disturbance, SMPs and easements as in round {n})."
+            )
+        ]
+
+    def measured(c: dict) -> str:
+        if c["distance_ft"] is not None:
+            return f"moved {c['distance_ft']:,.1f} ft"
+        if c["acres_before"] is not None or c["acres_after"] is not None:
+            before = NOT_GIVEN if c["acres_before"] is None else f"{c['acres_before']:.4f}"
+            after = NOT_GIVEN if c["acres_after"] is None else f"{c['acres_after']:.4f}"
+            return f"{before} -> {after} acres"
+        return NOT_GIVEN if c["acres"] is None else f"{c['acres']:.4f} acres"
+
+    return [
+        Table(
+            ("Change", "What changed", "Feature", "Measured", "As said"),
+            tuple(
+                _row(c["id"], _KIND_WORDS.get(c["kind"], c["kind"]), c["feature"], measured(c), c["message"])
+                for c in listed
+            ),
+            (20, 44, 50, 50, 90),
+            subtitle=(
+                f"Plan changes since round {n} (drawn on the site map; a finding's "
+                "'Plan changes here' names them)"
+            ),
+        )
+    ]
 
 
 def _measurements(review: Review, data) -> Section:

@@ -32,6 +32,11 @@ __all__ = [
     "map_scale",
     "units_per_foot",
     "site_footprint",
+    "map_footprint",
+    "plan_changes_of",
+    "PLAN_CHANGE_STYLE",
+    "PLAN_CHANGE_COLOURS",
+    "PLAN_CHANGE_TITLES",
     "map_tiles",
     "site_map_charts",
     "plan_phases",
@@ -172,6 +177,60 @@ def site_footprint(site):
         if site.layer(name) is not None and len(site.layer(name))
     ]
     return shapely.union_all(np.concatenate(geometries)) if geometries else shapely.Polygon()
+
+
+# The plan's changes since the round compared with (``--compare-to N``): disturbance added
+# filled, removed hatched and outlined, an SMP's move an arrow from its old place (hollow) to
+# its new, an easement's change (the area it gained or lost) outlined.
+PLAN_CHANGE_COLOURS = {
+    "added": "#00838f",
+    "removed": "#6d4c41",
+    "moved": "#e65100",
+    "easement": "#c51162",
+}
+PLAN_CHANGE_STYLE: dict[str, dict[str, Any]] = {
+    "disturbance_added": dict(
+        facecolor=PLAN_CHANGE_COLOURS["added"],
+        edgecolor=PLAN_CHANGE_COLOURS["added"],
+        alpha=0.55,
+        linewidth=1.2,
+    ),
+    "disturbance_removed": dict(
+        facecolor="none", edgecolor=PLAN_CHANGE_COLOURS["removed"], hatch="xx", linestyle="--", linewidth=1.2
+    ),
+    "smp_before": dict(
+        facecolor="none", edgecolor=PLAN_CHANGE_COLOURS["moved"], linestyle="--", linewidth=1.4
+    ),
+    "smp_added": dict(facecolor="none", edgecolor=PLAN_CHANGE_COLOURS["added"], linewidth=2.0),
+    "easement_changed": dict(facecolor="none", edgecolor=PLAN_CHANGE_COLOURS["easement"], linewidth=2.2),
+}
+PLAN_CHANGE_TITLES = {
+    "disturbance_added": "Since round {n}: disturbance added",
+    "disturbance_removed": "Since round {n}: disturbance removed",
+    "smp_before": "Since round {n}: SMP's old place",
+    "smp_moves": "Since round {n}: SMP moved, old -> new",
+    "smp_added": "Since round {n}: SMP added",
+    "easement_changed": "Since round {n}: easement area changed",
+}
+
+
+def plan_changes_of(review) -> tuple[list, Optional[int]]:
+    """The plan changes a compared round measured (``swppp review --round --compare-to N``),
+    with their geometries, and N; ([], None) where the review compared nothing."""
+    rounds = getattr(review, "rounds", None) or {}
+    if "comparison" not in rounds:
+        return [], None
+    return list(rounds.get("plan_changes") or []), rounds["comparison"]["round"]
+
+
+def map_footprint(review):
+    """What the map must show: the site's footprint and the plan changes' places (disturbance
+    or an SMP taken away since the round compared with is drawn too)."""
+    changes, _n = plan_changes_of(review)
+    places = [c.geometry for c in changes if c.geometry is not None and not shapely.is_empty(c.geometry)]
+    return (
+        shapely.union_all([site_footprint(review.site), *places]) if places else site_footprint(review.site)
+    )
 
 
 def map_tiles(
@@ -498,6 +557,87 @@ def _inset(figure, review, tile, frame_in, height_total):
     return ax
 
 
+def _change_colour(change) -> str:
+    """The colour a plan change is drawn in (its id's label takes it too)."""
+    if change.layer == "smp":
+        return PLAN_CHANGE_COLOURS["moved"]
+    if change.layer == "easement":
+        return PLAN_CHANGE_COLOURS["easement"]
+    return PLAN_CHANGE_COLOURS["added" if change.kind == "disturbance_added" else "removed"]
+
+
+def _plan_changes(ax, review, tile, handles) -> None:
+    """The plan changes since the compared round (:data:`PLAN_CHANGE_STYLE`), each labelled by
+    its id (``C1``: the report's table and the findings' "Plan changes here" name it), with a
+    legend entry for each kind drawn."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    changes, n = plan_changes_of(review)
+    if not changes:
+        return
+    drawn: dict[str, Any] = {}
+
+    def draw(key, geometries, zorder):
+        geometries = [g for g in geometries if g is not None and not shapely.is_empty(g)]
+        if geometries:
+            _draw(ax, geometries, None, zorder, **PLAN_CHANGE_STYLE[key])
+            drawn[key] = Patch(label=PLAN_CHANGE_TITLES[key].format(n=n), **PLAN_CHANGE_STYLE[key])
+
+    draw("disturbance_added", [c.geometry for c in changes if c.kind == "disturbance_added"], 5.2)
+    draw("disturbance_removed", [c.geometry for c in changes if c.kind == "disturbance_removed"], 5.3)
+    easements = [c for c in changes if c.layer == "easement"]
+    draw("easement_changed", [c.geometry for c in easements], 5.4)
+    draw("smp_added", [c.after for c in changes if c.kind == "smp_added"], 5.5)
+    old = [c.before for c in changes if c.kind in ("smp_moved", "smp_removed")]
+    style = PLAN_CHANGE_STYLE["smp_before"]
+    polygons_old = [g for g in old if g is not None and not in_family([g], "point")[0]]
+    points_old = [g for g in old if g is not None and in_family([g], "point")[0]]
+    if polygons_old:
+        _draw(ax, polygons_old, None, 5.6, **style)
+    if points_old:
+        xy = shapely.get_coordinates(np.asarray(points_old, dtype=object))
+        ax.scatter(xy[:, 0], xy[:, 1], s=60, facecolors="none", edgecolors=style["edgecolor"], linewidths=1.4,
+                   zorder=5.6)  # fmt: skip
+    if old:
+        drawn["smp_before"] = Line2D(
+            [], [], linestyle="none", marker="o", markerfacecolor="none", markeredgecolor=style["edgecolor"],
+            label=PLAN_CHANGE_TITLES["smp_before"].format(n=n),
+        )  # fmt: skip
+    for c in changes:
+        if c.kind != "smp_moved":
+            continue
+        (x0, y0), (x1, y1) = shapely.get_coordinates(
+            shapely.centroid(np.asarray([c.before, c.after], dtype=object))
+        )
+        ax.annotate(
+            "",
+            xy=(x1, y1),
+            xytext=(x0, y0),
+            zorder=7.5,
+            arrowprops=dict(
+                arrowstyle="-|>", color=PLAN_CHANGE_COLOURS["moved"], linewidth=2.2, mutation_scale=18
+            ),
+        )
+        drawn["smp_moves"] = Line2D(
+            [], [], color=PLAN_CHANGE_COLOURS["moved"], linewidth=1.8, marker=">", markevery=[1],
+            label=PLAN_CHANGE_TITLES["smp_moves"].format(n=n),
+        )  # fmt: skip
+    # Each change's id where it lies on this tile.
+    xmin, ymin, xmax, ymax = tile.bounds
+    for c in changes:
+        g = c.before if c.kind == "smp_moved" else c.geometry  # a move: at its tail
+        if g is None or shapely.is_empty(g):
+            continue
+        at = shapely.point_on_surface(g) if not in_family([g], "point")[0] else g
+        x, y = at.x, at.y
+        if xmin < x < xmax and ymin < y < ymax:
+            box = dict(boxstyle="round,pad=0.2", facecolor=_change_colour(c), edgecolor="none")
+            _text(ax, x, y, c.id, fontsize=7, fontweight="bold", ha="right", va="top", zorder=9.5,
+                  color="white", bbox=box)  # fmt: skip
+    handles.extend(drawn[k] for k in PLAN_CHANGE_TITLES if k in drawn)
+
+
 def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
     from matplotlib.patches import Patch
 
@@ -547,6 +687,7 @@ def _draw_tile(review, tile: MapTile, frame_in, wetlands, units_foot) -> Chart:
             style = _FINDING_STYLE[status]
             _draw(ax, geometries, status, 6, **style)
             handles.append(Patch(label=f"Finding: {status.replace('_', ' ')}", **style))
+    _plan_changes(ax, review, tile, handles)
     _labels(ax, site.layer("smp"), "smp_id", tile.bounds)
     _labels(ax, site.layer("easement"), "easement_id", tile.bounds, corner=True)
     _phase_labels(ax, disturbance, tile.bounds)
@@ -568,5 +709,5 @@ def site_map_charts(review, frame_in: tuple = HTML_FRAME_IN, scale: Optional[flo
     """
     scale = scale or map_scale(review.profile)
     units_foot = units_per_foot(review.site.area_crs)
-    tiles = map_tiles(site_footprint(review.site), scale, frame_in, units_foot)
+    tiles = map_tiles(map_footprint(review), scale, frame_in, units_foot)
     return [(tile, _draw_tile(review, tile, frame_in, review.wetlands, units_foot)) for tile in tiles]

@@ -15,7 +15,12 @@ __all__ = [
     "ROUNDS_TABLE",
     "FINDINGS_TABLE",
     "DECISIONS_TABLE",
+    "PLANS_TABLE",
+    "PLAN_LAYERS",
+    "PLAN_TABLES",
+    "READABLE_VERSIONS",
     "TABLES",
+    "upgrade_statements",
     "JSON_FIELDS",
     "SCHEMA",
     "Column",
@@ -24,9 +29,14 @@ __all__ = [
 ]
 
 FORMAT = "swppp-review-rounds"
-FORMAT_VERSION = 1  # raised whenever a table or column below changes meaning
+FORMAT_VERSION = 2  # raised whenever a table or column below changes meaning
+# Format 1 (no plan geometry) is read, and made format 2 by the next round recorded in it.
+READABLE_VERSIONS = (1, 2)
 FORMAT_TABLE = "swppp_review_file"
 ROUNDS_TABLE, FINDINGS_TABLE, DECISIONS_TABLE = "review_rounds", "round_findings", "finding_decisions"
+PLANS_TABLE = "round_plans"
+# The plan's layers each round records (format 2): site plan layer -> its review file table.
+PLAN_LAYERS = {"disturbance": "round_disturbance", "smp": "round_smp", "easement": "round_easement"}
 
 
 @dataclass(frozen=True)
@@ -43,6 +53,8 @@ class TableSpec:
     columns: tuple[Column, ...]
     key: str = ""  # a table constraint (PRIMARY KEY ...)
     frozen: bool = True  # rows are never updated nor deleted (triggers refuse it)
+    geometry: str = ""  # a feature table's GeoPackage geometry type (its `geom` column); "": attributes
+    since: int = 1  # the format version that added it
 
 
 @dataclass(frozen=True)
@@ -56,8 +68,9 @@ TABLES = (
     TableSpec(
         FORMAT_TABLE,
         "What the file is (key, value): `format` = `swppp-review-rounds`, `format_version` = "
-        f"{FORMAT_VERSION}, `written_by`, `created_at`; a file without it, or of another "
-        "version, is refused by name",
+        f"{FORMAT_VERSION}, `written_by`, `created_at`; a file without it, or of a newer "
+        "version, is refused by name; a format 1 file (no plan geometry) is read, and made format "
+        "2 by the next round recorded in it (`upgraded_at`)",
         (Column("key", "TEXT NOT NULL PRIMARY KEY", ""), Column("value", "TEXT", "")),
         frozen=False,
     ),
@@ -129,7 +142,67 @@ TABLES = (
             Column("carried_from", "INTEGER", "the round the decision was carried from"),
         ),
     ),
+    TableSpec(
+        PLANS_TABLE,
+        "Which rounds recorded the plan's geometry (format 2), in which CRS: a round without a row "
+        "here (recorded in format 1) has no plan to compare",
+        (
+            Column("round", "INTEGER NOT NULL PRIMARY KEY REFERENCES review_rounds(round)", ""),
+            Column(
+                "area_crs",
+                "TEXT NOT NULL",
+                "the CRS of the round's plan tables' `geom` (the first round's area CRS: a later "
+                "round measured in another is reprojected into it)",
+            ),
+            Column("disturbance", "INTEGER NOT NULL", "its rows in `round_disturbance`"),
+            Column("smp", "INTEGER NOT NULL", "its rows in `round_smp`"),
+            Column("easement", "INTEGER NOT NULL", "its rows in `round_easement`"),
+        ),
+        since=2,
+    ),
+    TableSpec(
+        PLAN_LAYERS["disturbance"],
+        "The plan's disturbance in each round, a feature table (open it in QGIS, filter by `round`)",
+        (
+            Column("fid", "INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL", ""),
+            Column("geom", "MULTIPOLYGON", "in `round_plans.area_crs`"),
+            Column("round", "INTEGER NOT NULL REFERENCES review_rounds(round)", ""),
+            Column("feature", "TEXT NOT NULL", "`disturbance:id` as the findings name it"),
+            Column("phase", "TEXT", "the plan's `phase`; its changes are measured per phase"),
+        ),
+        geometry="MULTIPOLYGON",
+        since=2,
+    ),
+    TableSpec(
+        PLAN_LAYERS["smp"],
+        "The plan's stormwater management practices in each round (points or polygons)",
+        (
+            Column("fid", "INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL", ""),
+            Column("geom", "GEOMETRY", "a point or a (multi)polygon, in `round_plans.area_crs`"),
+            Column("round", "INTEGER NOT NULL REFERENCES review_rounds(round)", ""),
+            Column("feature", "TEXT NOT NULL", "`smp:id`"),
+            Column("smp_id", "TEXT", "the plan's `smp_id`: SMPs are compared by it"),
+            Column("practice", "TEXT", ""),
+        ),
+        geometry="GEOMETRY",
+        since=2,
+    ),
+    TableSpec(
+        PLAN_LAYERS["easement"],
+        "The plan's maintenance easements in each round",
+        (
+            Column("fid", "INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL", ""),
+            Column("geom", "MULTIPOLYGON", "in `round_plans.area_crs`"),
+            Column("round", "INTEGER NOT NULL REFERENCES review_rounds(round)", ""),
+            Column("feature", "TEXT NOT NULL", "`easement:id`"),
+            Column("easement_id", "TEXT", "the plan's `easement_id`: easements are compared by it"),
+            Column("recorded", "INTEGER", "1: recorded"),
+        ),
+        geometry="MULTIPOLYGON",
+        since=2,
+    ),
 )
+PLAN_TABLES = tuple(t for t in TABLES if t.since == 2)
 
 JSON_FIELDS = (
     JsonField("round", "object", "only with `--round`: the round this review was recorded as"),
@@ -166,6 +239,49 @@ JSON_FIELDS = (
         "`rule`, `features`, `before` and `after` (each `number`, `status`, `figure`, `message`, or "
         "null where the finding is absent from that round), `matched_by`",
     ),
+    JsonField(
+        "comparison.*[].caused_by",
+        "list",
+        "the ids of the plan changes at the finding's place (its features, or its place before or "
+        "after within `[rounds] place_tolerance_ft`); empty where none",
+    ),
+    JsonField(
+        "comparison.*[].cause",
+        "text",
+        "the plan changes at its place in words, `no plan change at this finding's place`, or why "
+        "it cannot be said",
+    ),
+    JsonField(
+        "comparison.plan_changes",
+        "object",
+        "what changed in the plan's geometry since round N (disturbance, SMPs, easements)",
+    ),
+    JsonField(
+        "comparison.plan_changes.compared",
+        "boolean",
+        "false where either round recorded no plan geometry: nothing below is measured, `note` says why",
+    ),
+    JsonField(
+        "comparison.plan_changes.note",
+        "text or null",
+        "a needs-review statement where the changes could not be measured (a round recorded in "
+        "review file format 1)",
+    ),
+    JsonField(
+        "comparison.plan_changes.counts",
+        "object",
+        "changes by `kind`",
+    ),
+    JsonField(
+        "comparison.plan_changes.changes",
+        "list",
+        "each change: `id` (`C1`, ...), `kind` (`disturbance_added`, `disturbance_removed`, "
+        "`smp_added`, `smp_removed`, `smp_moved`, `easement_added`, `easement_removed`, "
+        "`easement_changed`), `layer`, `feature` (`smp:BR-1`; for disturbance `phase P`), "
+        "`phase`, `acres` (the change's true acres, as the review measures the disturbed area; "
+        "null for an SMP point), `acres_before`, `acres_after` (easements, SMP polygons), "
+        "`distance_ft` (an SMP's move, between its places' centroids), `message`",
+    ),
     JsonField("findings[].round", "object", "only with `--round`: the finding in this round"),
     JsonField("findings[].round.number", "integer", "its number in the round (1 for the first)"),
     JsonField(
@@ -186,20 +302,36 @@ JSON_FIELDS = (
 )
 
 
-def _table_sql(spec: TableSpec) -> str:
+def _table_sql(spec: TableSpec) -> list[str]:
+    """The statements that make ``spec``'s table (one a statement: the upgrade of a format 1
+    file runs them inside its round's transaction, where ``executescript`` cannot)."""
     parts = [f'"{c.name}" {c.sql}' for c in spec.columns] + ([spec.key] if spec.key else [])
-    sql = f'CREATE TABLE "{spec.name}" ({", ".join(parts)});\n'
-    sql += (
-        "INSERT INTO gpkg_contents (table_name, data_type, identifier, description) VALUES "
-        f"('{spec.name}', 'attributes', '{spec.name}', '{spec.label.replace(chr(39), chr(39) * 2)}');\n"
-    )
+    label = spec.label.replace(chr(39), chr(39) * 2)
+    out = [f'CREATE TABLE "{spec.name}" ({", ".join(parts)})']
+    if spec.geometry:  # a feature table; its CRS is set by the first round that records a plan
+        out += [
+            "INSERT INTO gpkg_contents (table_name, data_type, identifier, description, srs_id) VALUES "
+            f"('{spec.name}', 'features', '{spec.name}', '{label}', -1)",
+            f"INSERT INTO gpkg_geometry_columns VALUES ('{spec.name}', 'geom', '{spec.geometry}', -1, 0, 0)",
+        ]
+    else:
+        out.append(
+            "INSERT INTO gpkg_contents (table_name, data_type, identifier, description) VALUES "
+            f"('{spec.name}', 'attributes', '{spec.name}', '{label}')"
+        )
     if spec.frozen:
         for event in ("UPDATE", "DELETE"):
-            sql += (
+            out.append(
                 f'CREATE TRIGGER "{spec.name}_never_{event.lower()}d" BEFORE {event} ON "{spec.name}" '
-                f"BEGIN SELECT RAISE(ABORT, 'a review round is never rewritten ({spec.name})'); END;\n"
+                f"BEGIN SELECT RAISE(ABORT, 'a review round is never rewritten ({spec.name})'); END"
             )
-    return sql
+    return out
 
 
-SCHEMA = "".join(_table_sql(t) for t in TABLES)
+def upgrade_statements(version: int) -> list[str]:
+    """What makes a review file of format ``version`` one of this format (its rounds kept as
+    they are): the tables added since, one statement each."""
+    return [sql for t in TABLES if t.since > version for sql in _table_sql(t)]
+
+
+SCHEMA = "".join(f"{sql};\n" for t in TABLES for sql in _table_sql(t))

@@ -1,8 +1,9 @@
 """Recording a review as the next round of its review file, with the reviewer's decisions.
 
 One SQLite transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``): the round, its findings, the
-decisions carried from the round before and those of the decisions file are all written or
-none is; a process killed during the save leaves the file as it was (SQLite's rollback
+plan it read (its disturbance, SMPs and easements: :mod:`.plan_changes`), the decisions
+carried from the round before and those of the decisions file are all written or none is; a
+process killed during the save leaves the file as it was (SQLite's rollback
 journal). Two saves at once take turns on SQLite's lock (the wait of
 :class:`~analysis.io.geopackage.WaitingConnection`); the second is told that it became the
 round after the first's. A round is never rewritten: decisions are rows of their own.
@@ -23,12 +24,22 @@ import shapely
 from ..errors import InputError
 from ..io import geopackage
 from ..review import Review
+from ..units import crs_units
 from .checksums import file_sha256, plan_checksum
 from .compare import compare_rounds
 from .contract import DECISIONS_TABLE, FINDINGS_TABLE, ROUNDS_TABLE
 from .decisions import DECISIONS, OVERRIDE, Decision, read_decisions, resolve_decisions
 from .matching import Held, Match, match_findings
-from .reviewfile import open_review_file
+from .plan_changes import (
+    changes_json,
+    no_plan_note,
+    plan_changes,
+    plan_of,
+    read_plan,
+    tie_changes,
+    write_plan,
+)
+from .reviewfile import open_review_file, upgrade_review_file
 
 __all__ = ["record_round", "add_decisions", "read_round", "latest_decisions", "round_summary"]
 
@@ -68,7 +79,10 @@ def record_round(
     fails, the round is not recorded. ``told`` is told what the user should know (another save
     came first). ``compare_to`` (a round recorded before this one) adds ``comparison``: what
     was resolved, is still open, is new or changed since that round
-    (:func:`~analysis.rounds.compare.compare_rounds`). Bad input raises :class:`InputError`
+    (:func:`~analysis.rounds.compare.compare_rounds`), the plan's changes since it
+    (``comparison.plan_changes``; their geometries, for the site map, in ``plan_changes``) and
+    those at each compared finding's place. A format 1 file is made format 2 in the same
+    transaction. Bad input raises :class:`InputError`
     before anything is written.
     """
     review.rounds = None
@@ -102,6 +116,7 @@ def record_round(
                 fix="wait for the other save to finish and run this review again",
             ) from None
         try:
+            upgrade_review_file(con)  # a format 1 file: its plan tables added, in this transaction
             number = (_latest_round(con) or 0) + 1
             if number - 1 != (seen or 0) and told is not None:
                 told(
@@ -110,6 +125,8 @@ def record_round(
                 )
             previous = number - 1 if number > 1 else None
             area_crs = review.area_crs
+            plan = plan_of(review.site)
+            changes = None
             held_now = [
                 Held(
                     i,
@@ -152,7 +169,19 @@ def record_round(
                     )
                 then, then_crs = _held(con, compare_to)
                 paired = match_findings(held_now, then, review.profile, area_crs, then_crs)
-                comparison = compare_rounds(compare_to, held_now, then, paired)
+                then_plan = read_plan(con, compare_to, area_crs)
+                note = None if then_plan is not None else no_plan_note([compare_to])
+                changes = None if then_plan is None else plan_changes(then_plan, plan, review.profile)
+                tolerance = crs_units(review.profile.rounds.place_tolerance_ft, area_crs)
+                comparable = then_crs in (None, area_crs)
+
+                def tie(before, after):
+                    if changes is None:
+                        return [], str(note)
+                    return tie_changes(changes, before, after, tolerance, comparable)
+
+                comparison = compare_rounds(compare_to, held_now, then, paired, tie)
+                comparison["plan_changes"] = changes_json(changes, note)
             recorded_at = _now()
             con.execute(
                 f"INSERT INTO {ROUNDS_TABLE} (round, recorded_at, reviewed_on, site_name, plan_sha256, "
@@ -195,6 +224,7 @@ def record_round(
                     ),
                 )
                 _step(f"finding {i}")
+            write_plan(con, number, plan, _step)
             for i, (kept, when) in carried.items():  # as made: who and when
                 _insert_decision(con, number, i, kept, when)
                 _step(f"carried decision {i}")
@@ -207,6 +237,8 @@ def record_round(
             )
             if comparison is not None:
                 info["comparison"] = comparison
+                # The changes' geometries, for the site map (not in the JSON).
+                info["plan_changes"] = changes
             review.rounds = info
             if before_commit is not None:
                 before_commit(review)

@@ -2,8 +2,11 @@
 
 The file says what it is in its own table, ``swppp_review_file`` (``format`` and
 ``format_version``): a GeoPackage without it (a site plan, a reference store), a file written
-by an older or a newer version of the format, or a file that is no GeoPackage is refused by
-name (exit 2), never read as if it were this one, and never written into.
+by a newer version of the format (or of a version never made), or a file that is no GeoPackage
+is refused by name (exit 2), never read as if it were this one, and never written into. A
+format 1 file (its rounds recorded no plan geometry) is read; the next round recorded in it
+adds the plan tables and makes it format 2 (:func:`upgrade_review_file`), in that round's
+transaction.
 """
 
 from __future__ import annotations
@@ -16,11 +19,10 @@ from pathlib import Path
 from ..about import __version__
 from ..errors import InputError
 from ..io.files import discard, publish_new, stage
-from ..io.geopackage import geopackage_connection
-from ..reference.store import _BASE_SCHEMA, GPKG_APPLICATION_ID, GPKG_USER_VERSION
-from .contract import FORMAT, FORMAT_TABLE, FORMAT_VERSION, SCHEMA
+from ..io.geopackage import GPKG_APPLICATION_ID, GPKG_BASE_SCHEMA, GPKG_USER_VERSION, geopackage_connection
+from .contract import FORMAT, FORMAT_TABLE, FORMAT_VERSION, READABLE_VERSIONS, SCHEMA, upgrade_statements
 
-__all__ = ["open_review_file", "check_review_file", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["open_review_file", "check_review_file", "upgrade_review_file", "FORMAT", "FORMAT_VERSION"]
 
 # Said by every front end that opens a review file (review --round, letter, the panel's Review
 # file, swppp:review's ROUND_FILE): no one option is named.
@@ -83,11 +85,12 @@ def check_review_file(con: sqlite3.Connection, path: str | Path) -> int:
         version = int(str(held.get("format_version")))
     except ValueError:
         version = None
-    if version is None or version != FORMAT_VERSION:
+    if version is None or version not in READABLE_VERSIONS:
         newer = version is not None and version > FORMAT_VERSION
         raise InputError(
             f"review file format version {held.get('format_version')!r}: this version of SWPPP "
-            f"Review ({__version__}) reads version {FORMAT_VERSION} alone"
+            f"Review ({__version__}) reads versions "
+            + " and ".join(str(v) for v in READABLE_VERSIONS)
             + (
                 ", and the file was written by a newer one"
                 if newer
@@ -104,6 +107,29 @@ def check_review_file(con: sqlite3.Connection, path: str | Path) -> int:
     return version
 
 
+def upgrade_review_file(con: sqlite3.Connection) -> int:
+    """Make the review file open on ``con`` (checked, inside the caller's transaction) one of
+    this format: the tables added since its version, its version raised; its rounds are kept as
+    they are (a format 1 round has no plan geometry, and says so when compared). Returns the
+    version it was."""
+    held = dict(con.execute(f"SELECT key, value FROM {FORMAT_TABLE}").fetchall())
+    version = int(held["format_version"])
+    if version == FORMAT_VERSION:
+        return version
+    for sql in upgrade_statements(version):
+        con.execute(sql)
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    con.executemany(
+        f"INSERT OR REPLACE INTO {FORMAT_TABLE} (key, value) VALUES (?, ?)",
+        [
+            ("format_version", str(FORMAT_VERSION)),
+            ("written_by", f"SWPPP Review {__version__}"),
+            ("upgraded_at", f"{now}: format {version} to {FORMAT_VERSION}"),
+        ],
+    )
+    return version
+
+
 def _create(path: Path) -> None:
     """A new, empty review file at ``path``, built beside it and moved in whole (another save
     that made it first wins: its file is used)."""
@@ -113,7 +139,7 @@ def _create(path: Path) -> None:
             con.execute(f"PRAGMA application_id = {GPKG_APPLICATION_ID}")
             con.execute(f"PRAGMA user_version = {GPKG_USER_VERSION}")
             now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-            con.executescript("BEGIN;" + _BASE_SCHEMA + SCHEMA + "COMMIT;")
+            con.executescript("BEGIN;" + GPKG_BASE_SCHEMA + SCHEMA + "COMMIT;")
             con.executemany(
                 f"INSERT INTO {FORMAT_TABLE} (key, value) VALUES (?, ?)",
                 [

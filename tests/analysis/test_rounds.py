@@ -111,7 +111,7 @@ def test_a_round_is_recorded_with_its_decisions_and_the_json_shows_them(demo, tm
         assert checked.returncode == 0, checked.stdout
     # The file holds the round, its findings as the contract's JSON, and the decisions.
     with closing(sqlite3.connect(file)) as con:
-        assert dict(con.execute(f"SELECT key, value FROM {FORMAT_TABLE}"))["format_version"] == "1"
+        assert dict(con.execute(f"SELECT key, value FROM {FORMAT_TABLE}"))["format_version"] == "2"
         row = con.execute(f"SELECT plan_sha256, profile, tool_version, result FROM {ROUNDS_TABLE}").fetchone()
         assert row[0] == sha(site) and row[1] == data["profile"] and row[2] == data["tool"]["version"]
         assert "round" not in json.loads(row[3])  # the review as written without a round
@@ -344,7 +344,7 @@ def test_a_file_that_is_not_a_review_file_is_refused_and_left_as_it_was(demo, tm
         assert not (tmp_path / "r.json").exists()
 
 
-@pytest.mark.parametrize("version, said", [("2", "written by a newer one"), ("0", "written by an older one")])
+@pytest.mark.parametrize("version, said", [("3", "written by a newer one"), ("0", "written by an older one")])
 def test_a_review_file_of_another_format_version_is_refused_by_name(demo, tmp_path, capsys, version, said):
     site, reference = demo
     file = tmp_path / "p.gpkg"
