@@ -4,6 +4,8 @@ rounds of the shipped demo, and ROUND_FILE refused where an output would land on
 import pytest
 from qgis.core import QgsProcessingException, QgsProcessingOutputLayerDefinition
 
+from tests.qgis_plugin.test_panel import panel, run_review  # noqa: F401 - the fixture
+
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
 
 
@@ -83,3 +85,81 @@ def test_compare_to_without_a_review_file_is_refused(data_copy, tmp_path):
 def test_no_comparison_is_an_empty_line(data_copy, tmp_path):
     results = run({"SITE": str(data_copy("demo_site.gpkg")), "ROUND_FILE": str(tmp_path / "r.gpkg")})
     assert results["COMPARISON"] == "" and results["ROUND"] == 1
+
+
+def test_the_panel_compares_the_demos_two_rounds(panel, data_copy, tmp_path):  # noqa: F811
+    from analysis.report.comparison import comparison_summary
+
+    site, resubmittal = data_copy("demo_site.gpkg"), data_copy("demo_site_round2.gpkg")
+    review_file = tmp_path / "project_review.gpkg"
+    review = panel()
+    review.reference.setFilePath(str(data_copy("demo_reference.gpkg")))
+    review.review_file.setFilePath(str(review_file))
+    assert not review.compare_to.isEnabled()  # no file yet: nothing to compare with
+    assert "holds no round yet" in review.compare_to.toolTip()
+    review.checklist.reviewer.setText("A. Reviewer")
+    run_review(review, site, tmp_path)
+    assert review.result is not None, review.status.text()
+    assert review.result["round"]["number"] == 1 and "comparison" not in review.result
+    assert review.changes_box.isHidden()
+    # Round 1 recorded: the next run is compared with it by default.
+    assert review.compare_to.isEnabled() and review.compare_to.currentData() == 1
+    assert [review.compare_to.itemData(i) for i in range(review.compare_to.count())] == [0, 1]
+    assert "recorded as round 2" in review.compare_to.toolTip()
+
+    run_review(review, resubmittal, tmp_path)
+    assert review.result is not None, review.status.text()
+    assert review.result["round"]["number"] == 2
+    comparison = review.result["comparison"]
+    assert comparison["round"] == 1
+    assert not review.changes_box.isHidden()
+    assert review.changes_box.title() == "Changes since round 1"
+    assert review.changes_summary.text() == comparison_summary(comparison)
+    groups = [review.changes.topLevelItem(i) for i in range(review.changes.topLevelItemCount())]
+    assert [g.text(0) for g in groups] == [
+        f"{label} ({len(comparison[key])})"
+        for key, label in (
+            ("resolved", "resolved"),
+            ("still_open", "still open"),
+            ("new", "new"),
+            ("changed", "changed"),
+        )
+    ]
+    resolved = groups[0].child(0).data(0, 0x0100)
+    assert resolved == comparison["resolved"][0]
+    first = groups[0].child(0).text(0)
+    assert first.startswith(comparison["resolved"][0]["rule"]) and "round 1 #" in first and "\u2192" in first
+    # A compared finding present in this round chosen: its finding chosen in the list.
+    new = groups[2].child(0)
+    review.changes.setCurrentItem(new)
+    chosen = review.tree.selectedItems()[0].data(0, 0x0100)
+    assert chosen["rule"] == comparison["new"][0]["rule"]
+    # The next run is compared with round 2 by default.
+    assert review.compare_to.currentData() == 2
+
+
+def test_the_changes_list_shows_untrusted_text_as_text(panel):  # noqa: F811
+    review = panel()
+    name = "smp:<b>BR\u202e-9</b>"
+    review.show_comparison(
+        {
+            "round": 1,
+            "resolved": [
+                {
+                    "rule": "easement_coverage",
+                    "features": [name],
+                    "before": {"number": 3, "status": "fail", "figure": 312.0, "message": "<i>x</i> \u202e"},
+                    "after": None,
+                    "matched_by": None,
+                }
+            ],
+            "still_open": [],
+            "new": [],
+            "changed": [],
+        }
+    )
+    row = review.changes.topLevelItem(0).child(0)
+    assert "<b>BR\\u202e-9</b>" in row.text(0)  # plain text, the override shown as its escape
+    assert "\u202e" not in row.text(0)
+    assert "&lt;b&gt;" in row.toolTip(0) and "<b>BR" not in row.toolTip(0)
+    assert "fail 312 (round 1 #3) \u2192 gone" in row.text(0)
