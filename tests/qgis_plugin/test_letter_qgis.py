@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from qgis.core import QgsProcessingException, QgsProcessingFeedback
 
+from tests.qgis_plugin.test_panel import panel, run_review  # noqa: F401 - the fixture
 from tests.qgis_plugin.test_qgis_process import qgis_process  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
@@ -189,3 +190,48 @@ def test_the_letter_under_qgis_process(qgis_process, two_rounds, tmp_path):  # n
     assert refused.returncode != 0
     assert "REVIEW_FILE" in refused.stdout + refused.stderr
     assert review_file.stat().st_size > 0
+
+
+def test_the_panels_comment_letter(panel, data_copy, tmp_path):  # noqa: F811
+    from qgis.PyQt.QtCore import QUrl
+
+    review = panel()
+    opened = []
+    review.open_url = opened.append  # the desktop's viewer is not started under tests
+    assert not review.letter_button.isEnabled()
+    assert "No round recorded" in review.letter_button.toolTip()
+    # A run without a review file records no round: still no letter.
+    run_review(review, data_copy("demo_site.gpkg"), tmp_path)
+    assert review.result is not None, review.status.text()
+    assert not review.letter_button.isEnabled()
+    assert review.write_letter() is None and "No round recorded" in review.letter_note.text()
+
+    review_file = tmp_path / "project_review.gpkg"
+    review.reference.setFilePath(str(data_copy("demo_reference.gpkg")))
+    review.review_file.setFilePath(str(review_file))
+    review.checklist.reviewer.setText(REVIEWER)
+    run_review(review, data_copy("demo_site.gpkg"), tmp_path)
+    assert review.result["round"]["number"] == 1, review.status.text()
+    assert review.letter_button.isEnabled()
+    assert "round 1 of project_review.gpkg" in review.letter_button.toolTip()
+    review.letter_button.click()
+    folder = Path(review.result_paths["OUTPUT_JSON"]).parent
+    pdf, html = folder / "letter_round1.pdf", folder / "letter_round1.html"
+    assert opened == [QUrl.fromLocalFile(str(pdf))], review.letter_note.text()
+    assert pdf.read_bytes().startswith(b"%PDF") and html.is_file()
+    assert "round 1 of project_review.gpkg" in review.letter_note.text()
+    words = " ".join(pdf_text(pdf).split())
+    assert REVIEWER in words  # the Checklist tab's reviewer signs it, as typed
+    page = png_of(pdf, tmp_path)
+    shutil.copyfile(page, tmp_path / "panel_letter_page1.png")
+    assert page.stat().st_size > 5000
+
+    # The letter's file cannot be written (its folder is a file now): said, nothing opened.
+    opened.clear()
+    pdf.unlink()
+    html.unlink()
+    blocked = tmp_path / "blocked"
+    blocked.write_text("not a folder", encoding="utf-8")
+    review.result_paths["OUTPUT_JSON"] = str(blocked / "review.json")
+    assert review.write_letter() is None
+    assert opened == [] and review.letter_note.text()
