@@ -203,7 +203,13 @@ class _WrappedRows(QStyledItemDelegate):
         # so that a line short here never elides the message's end.
         cell = QStyleOptionViewItem(option)
         self.initStyleOption(cell, index)
-        cell.rect = QRect(0, 0, self._tree.header().sectionSize(index.column()) - 6, 100000)
+        # A child row is indented by the tree (the Changes list's findings under their group).
+        depth, parent = 0, index.parent()
+        while parent.isValid():
+            depth, parent = depth + 1, parent.parent()
+        indent = self._tree.indentation() * (depth + (1 if self._tree.rootIsDecorated() else 0))
+        width = self._tree.header().sectionSize(index.column()) - 6 - (indent if index.column() == 0 else 0)
+        cell.rect = QRect(0, 0, width, 100000)
         cell.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
         needed = self._tree.style().sizeFromContents(
             QStyle.ContentsType.CT_ItemViewItem, cell, QSize(), self._tree
@@ -260,6 +266,7 @@ class ReviewPanel(QDockWidget):
         self._cancelled = False
         self._run_round_file = None  # the review file of the run going on
         self.round_file = None  # the review file the last run's round was recorded in
+        self._compared_round = None  # the round the Changes list compares with
         self._run_profile = DEFAULT_PROFILE  # the rules profile of the run going on, or the last
         # Opens a written report or letter in the desktop's viewer (a test puts a recorder here).
         self.open_url = QDesktopServices.openUrl
@@ -1046,11 +1053,12 @@ class ReviewPanel(QDockWidget):
         from analysis.report.comparison import comparison_summary
 
         self.changes.clear()
+        self._compared_round = None
         if not comparison:
             self.changes_box.setVisible(False)
             self.changes_summary.clear()
             return
-        number = int(comparison["round"])
+        number = self._compared_round = int(comparison["round"])
         self.changes_box.setTitle(self.tr("Changes since round {}").format(number))
         self.changes_summary.setText(shown_lines(comparison_summary(comparison)))
         for _key, label, items in comparison_groups(comparison):
@@ -1073,12 +1081,20 @@ class ReviewPanel(QDockWidget):
 
     def _change_chosen(self):
         """A compared finding chosen: its finding of this round chosen in the list (and on the
-        map), where it is in this round."""
+        map), where it is in this round; else read whole in the detail pane."""
         items = self.changes.selectedItems()
         item = items[0].data(0, CHANGE_ROLE) if items else None
-        after = (item or {}).get("after")
+        if not item:
+            return
+        after = item.get("after")
         if after:
             self.select_finding(int(after["number"]) - 1)
+        else:  # resolved: no finding of this round; the compared finding read whole
+            self.tree.clearSelection()
+            number = self._compared_round
+            self.detail.setHtml(
+                "<p style='white-space: pre-wrap'>" + escape_shown(change_tooltip(item, number)) + "</p>"
+            )
 
     def _letter_enabled(self):
         number = ((self.result or {}).get("round") or {}).get("number")

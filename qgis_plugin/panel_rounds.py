@@ -51,7 +51,7 @@ def _figure(value):
 def _side(side, number=None):
     """One round's side of a compared finding: ``fail 312`` (``round 1 #5`` where asked)."""
     if side is None:
-        return "absent" if number is not None else "gone"
+        return "absent" if number is not None else "no longer found"
     where = f"round {number} #{side['number']}" if number is not None else f"#{side['number']}"
     return f"{side['status'].replace('_', ' ')} {_figure(side.get('figure'))} ({where})"
 

@@ -162,4 +162,8 @@ def test_the_changes_list_shows_untrusted_text_as_text(panel):  # noqa: F811
     assert "<b>BR\\u202e-9</b>" in row.text(0)  # plain text, the override shown as its escape
     assert "\u202e" not in row.text(0)
     assert "&lt;b&gt;" in row.toolTip(0) and "<b>BR" not in row.toolTip(0)
-    assert "fail 312 (round 1 #3) \u2192 gone" in row.text(0)
+    assert "fail 312 (round 1 #3) \u2192 no longer found" in row.text(0)
+    review.changes.setCurrentItem(row)  # resolved: read whole in the detail pane, as text
+    assert "smp:<b>BR\\u202e-9</b>" in review.detail.toPlainText()
+    assert "Round 1: <i>x</i>" in review.detail.toPlainText()
+    assert "&lt;b&gt;BR" in review.detail.toHtml()
