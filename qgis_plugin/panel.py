@@ -1104,7 +1104,7 @@ class ReviewPanel(QDockWidget):
             tip = self.tr(
                 "Write the comment letter to the applicant for round {n} of {file} (HTML and PDF, "
                 "in the run's folder), signed by the Checklist tab's reviewer, and open it"
-            ).format(n=number, file=os.path.basename(self.round_file))
+            ).format(n=number, file=os.path.basename(str(self.round_file)))
         else:
             tip = self.tr(
                 "No round recorded: choose a review file in the Review tab and run the review; "
