@@ -167,3 +167,17 @@ def test_the_changes_list_shows_untrusted_text_as_text(panel):  # noqa: F811
     assert "smp:<b>BR\\u202e-9</b>" in review.detail.toPlainText()
     assert "Round 1: <i>x</i>" in review.detail.toPlainText()
     assert "&lt;b&gt;BR" in review.detail.toHtml()
+
+
+def test_a_file_that_is_no_review_file_offers_no_round_and_says_why(panel, data_copy):  # noqa: F811
+    site = data_copy("demo_site.gpkg")
+    review = panel()
+    review.site_file.setFilePath(str(site))
+    review.review_file.setFilePath(str(site))  # the site plan chosen as the review file by mistake
+    assert not review.compare_to.isEnabled()
+    assert review.compare_to.count() == 1 and review.compare_to.currentData() == 0
+    assert (
+        "No round to compare with" in review.compare_to.toolTip()
+        and "demo_site.gpkg" in review.compare_to.toolTip()
+    )
+    assert "COMPARE_TO" not in review.parameters(str(site.parent / "run"))
