@@ -68,9 +68,10 @@ def finished(ok):
         review.write_letter()
         SHOWN["letter"] = review.letter_note.text()
         SHOWN["changes"] = review.changes_summary.text()
-        group = review.changes.topLevelItem(0)
+        group = review.changes.topLevelItem(0)  # resolved: read whole in the detail pane
         if group is not None and group.childCount():
             review.changes.setCurrentItem(group.child(0))
+        review.action_only.setChecked(True)
         iface.mapCanvas().setExtent(boundary.extent().buffered(150))
         iface.mapCanvas().refresh()
     QTimer.singleShot(3000, finish)
