@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import date
@@ -300,11 +301,14 @@ def write_letter(
     html_path: Optional[str | Path] = None,
     pdf_path: Optional[str | Path] = None,
     stage_pdf: Optional[Callable[[str, str | Path], str]] = None,
+    more: Optional[Mapping[Optional[str | Path], Callable[[Path], object]]] = None,
 ) -> str:
     """Write ``letter`` as HTML (``html_path``) and as PDF (``pdf_path``, laid out by
     ``stage_pdf(html, target) -> staged path``: the plugin's ``letter_pdf.stage_letter_pdf``):
-    both or neither (the PDF staged beside its target, moved in once the HTML is written). The
-    letter's HTML is returned. Used by ``swppp letter`` and ``swppp:letter`` alike."""
+    all or none (the PDF staged beside its target, moved in once the HTML is written).
+    ``more`` (target -> ``write(staged path)``, None targets skipped) are further files written
+    with the HTML (another format of the letter). The letter's HTML is returned. Used by
+    ``swppp letter`` and ``swppp:letter`` alike."""
     from ..io.files import discard, publish, write_all
 
     if pdf_path and stage_pdf is None:
@@ -314,7 +318,7 @@ def write_letter(
     try:
         if pdf_path and stage_pdf is not None:
             staged = stage_pdf(html, pdf_path)
-        write_all({html_path: lambda path: path.write_text(html, encoding="utf-8")})
+        write_all({html_path: lambda path: path.write_text(html, encoding="utf-8"), **(more or {})})
         if staged is not None:
             publish(staged, pdf_path)  # type: ignore[arg-type]
             staged = None

@@ -235,3 +235,22 @@ def test_the_panels_comment_letter(panel, data_copy, tmp_path):  # noqa: F811
     review.result_paths["OUTPUT_JSON"] = str(blocked / "review.json")
     assert review.write_letter() is None
     assert opened == [] and review.letter_note.text()
+
+
+def test_write_letter_writes_its_files_all_or_none(two_rounds, tmp_path):
+    """The library call both front ends make: a further format written with the HTML, and a
+    file that cannot be written leaves none of them."""
+    from analysis.errors import OutputError
+    from analysis.profile import load_profile
+    from analysis.report.letter import build_letter, write_letter
+
+    review_file, _ = two_rounds
+    letter = build_letter(review_file, load_profile("kiryas_joel"), 1, reviewer="A. Reviewer")
+    html, extra = tmp_path / "l.html", tmp_path / "l.txt"
+    write_letter(letter, html, more={extra: lambda path: path.write_text("more", encoding="utf-8")})
+    assert "A. Reviewer" in html.read_text(encoding="utf-8") and extra.read_text(encoding="utf-8") == "more"
+    html.unlink()
+    extra.unlink()
+    with pytest.raises(OutputError):
+        write_letter(letter, html, more={tmp_path / "no" / "such" / "x.txt": lambda path: path.mkdir()})
+    assert not html.exists() and [p for p in tmp_path.rglob("*") if p.is_file()] == []  # no staged file left
