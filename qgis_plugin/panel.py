@@ -34,6 +34,7 @@ from qgis.PyQt.QtCore import QCoreApplication, QRect, QSize, Qt, QUrl, pyqtSigna
 from qgis.PyQt.QtGui import QColor, QDesktopServices, QIcon, QPainter, QPixmap
 from qgis.PyQt.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QButtonGroup,
     QCheckBox,
     QComboBox,
@@ -66,6 +67,14 @@ from analysis.profile import DEFAULT_PROFILE, available_profiles
 
 from .checklist_tab import ChecklistTab
 from .panel_mapping import PROJECT_SCOPE, REFERENCE_MAPPING_KEY, RoleMappingWidget, role_specs
+from .panel_rounds import (
+    LETTER_ALGORITHM,
+    change_text,
+    change_tooltip,
+    comparison_groups,
+    letter_paths,
+    recorded_rounds,
+)
 from .result_layers import (
     feature_selection,
     finding_selection,
@@ -81,6 +90,7 @@ RESULT_GROUP = "SWPPP Review results"
 NEEDS_ACTION = (FAIL, WARN, NEEDS_REVIEW)  # what "only what needs action" keeps in the list
 FINDING_ROLE = Qt.ItemDataRole.UserRole  # the finding's dict, on its tree item
 INDEX_ROLE = Qt.ItemDataRole.UserRole + 1  # its position in the review (its ``finding`` number - 1)
+CHANGE_ROLE = Qt.ItemDataRole.UserRole  # a compared finding's dict, on its row of the Changes list
 # The list's one column: each finding's status (word and icon), rule and section on its first
 # line, its message wrapped below, so that the message has the dock's width (a column of its
 # own beside status and rule was a few characters wide at the dock's default width).
@@ -193,7 +203,13 @@ class _WrappedRows(QStyledItemDelegate):
         # so that a line short here never elides the message's end.
         cell = QStyleOptionViewItem(option)
         self.initStyleOption(cell, index)
-        cell.rect = QRect(0, 0, self._tree.header().sectionSize(index.column()) - 6, 100000)
+        # A child row is indented by the tree (the Changes list's findings under their group).
+        depth, parent = 0, index.parent()
+        while parent.isValid():
+            depth, parent = depth + 1, parent.parent()
+        indent = self._tree.indentation() * (depth + (1 if self._tree.rootIsDecorated() else 0))
+        width = self._tree.header().sectionSize(index.column()) - 6 - (indent if index.column() == 0 else 0)
+        cell.rect = QRect(0, 0, width, 100000)
         cell.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
         needed = self._tree.style().sizeFromContents(
             QStyle.ContentsType.CT_ItemViewItem, cell, QSize(), self._tree
@@ -250,6 +266,10 @@ class ReviewPanel(QDockWidget):
         self._cancelled = False
         self._run_round_file = None  # the review file of the run going on
         self.round_file = None  # the review file the last run's round was recorded in
+        self._compared_round = None  # the round the Changes list compares with
+        self._run_profile = DEFAULT_PROFILE  # the rules profile of the run going on, or the last
+        # Opens a written report or letter in the desktop's viewer (a test puts a recorder here).
+        self.open_url = QDesktopServices.openUrl
         # Callables ``provider(folder) -> dict`` adding parameters to each run (the checklist's
         # CONFIRMATIONS file, written into the run's folder); see :meth:`add_tab`.
         self.parameter_providers = []
@@ -376,6 +396,11 @@ class ReviewPanel(QDockWidget):
             )
         )
         form.addRow(self.tr("Review file"), self.review_file)
+        self.compare_to = QComboBox()
+        self.compare_to.setObjectName("compareTo")
+        form.addRow(self.tr("Compare to round"), self.compare_to)
+        self.review_file.fileChanged.connect(self.refresh_rounds)
+        self.refresh_rounds()
         layout.addLayout(form)
         for widget in (self.site_file, self.reference, self.sheets, self.output_folder, self.review_file):
             widget.fileChanged.connect(self.save_to_project)
@@ -447,10 +472,12 @@ class ReviewPanel(QDockWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.setObjectName("findingsSplit")
         split.addWidget(self.tree)
+        split.addWidget(self._changes_box())
         split.addWidget(self.detail)
         split.setCollapsible(0, False)
         split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(1, 2)
+        split.setStretchFactor(2, 1)
         layout.addWidget(split, 1)
         # The reviewer's decision on the chosen finding, appended to the round at once.
         decide = QHBoxLayout()
@@ -489,6 +516,17 @@ class ReviewPanel(QDockWidget):
         reports.addWidget(self.open_report)
         reports.addWidget(self.open_pdf)
         layout.addLayout(reports)
+        letter = QHBoxLayout()
+        self.letter_button = QPushButton(self.tr("Comment letter…"))
+        self.letter_button.setObjectName("commentLetter")
+        self.letter_button.clicked.connect(lambda: self.write_letter())
+        letter.addWidget(self.letter_button)
+        self.letter_note = QLabel()
+        self.letter_note.setObjectName("letterNote")
+        self.letter_note.setWordWrap(True)
+        letter.addWidget(self.letter_note, 1)
+        layout.addLayout(letter)
+        self._letter_enabled()
         self.edit_layout = QPushButton(self.tr("Edit the report layout"))
         self.edit_layout.setObjectName("editLayout")
         self.edit_layout.setToolTip(
@@ -619,6 +657,10 @@ class ReviewPanel(QDockWidget):
             reviewer = self.checklist.reviewer.text().strip()
             if reviewer:
                 params["REVIEWER"] = reviewer
+            compare_to = self.compare_to.currentData()
+            if compare_to:
+                params["COMPARE_TO"] = int(compare_to)
+        self._run_profile = params["PROFILE"]
         self._run_round_file = review_file or None
         self._context_files = {
             "site": params.get("SITE"),
@@ -728,6 +770,7 @@ class ReviewPanel(QDockWidget):
             self.finished.emit(False)
             return
         self.round_file = self._run_round_file if self.result.get("round") else None
+        self.refresh_rounds()  # the round just recorded is the one the next compares to
         self.show_findings(self.result)
         self.checklist.show_checklist(self.result.get("checklist") or [])
         self.result_layers = load_result_layers(self.result_paths["OUTPUT_FINDINGS"], RESULT_GROUP)
@@ -777,6 +820,8 @@ class ReviewPanel(QDockWidget):
             self.tree.addTopLevelItem(item)
         self._filter_findings(self.action_only.isChecked())
         self._show_summary()
+        self.show_comparison(result.get("comparison"))
+        self._letter_enabled()
 
     def _show_summary(self):
         """The line over the list: the site, its acres, the findings counted by status and,
@@ -948,11 +993,191 @@ class ReviewPanel(QDockWidget):
         self.decision_note.setText(shown_lines(text))
         self._say(text, level)
 
+    # Rounds: the round compared with, the changes, the comment letter ------------------------
+    def refresh_rounds(self, *_args):
+        """The "Compare to round" choice from the review file's rounds: none, or one of them
+        (by default the latest recorded, the round before the next run's); disabled, saying
+        why, where the file holds no round yet or is no review file."""
+        path = self.review_file.filePath().strip()
+        rounds, problem = recorded_rounds(path)
+        self.compare_to.clear()
+        self.compare_to.addItem(self.tr("(none)"), 0)
+        for number in rounds:
+            self.compare_to.addItem(self.tr("round {}").format(number), number)
+        if rounds:  # the latest recorded: the round before the next run's
+            self.compare_to.setCurrentIndex(self.compare_to.findData(rounds[-1]))
+        self.compare_to.setEnabled(bool(rounds))
+        if rounds:
+            tip = self.tr(
+                "The next run is recorded as round {next} and compared with the round chosen: "
+                "what was resolved, is still open, is new or changed (Findings tab, Changes)"
+            ).format(next=rounds[-1] + 1)
+        elif problem:
+            tip = self.tr("No round to compare with: {}").format(problem)
+        else:
+            tip = self.tr(
+                "No round to compare with: the review file holds no round yet (choose one in Review file)"
+            )
+        self.compare_to.setToolTip(rich_tooltip(shown_lines(tip)))
+
+    def _changes_box(self):
+        """The Findings tab's Changes group (hidden until a run compared two rounds)."""
+        self.changes_box = QgsCollapsibleGroupBox(self.tr("Changes"))
+        self.changes_box.setObjectName("changesBox")
+        box = QVBoxLayout(self.changes_box)
+        self.changes_summary = QLabel()
+        self.changes_summary.setObjectName("changesSummary")
+        self.changes_summary.setWordWrap(True)
+        box.addWidget(self.changes_summary)
+        self.changes = QTreeWidget()
+        self.changes.setObjectName("changesTree")
+        self.changes.setColumnCount(1)
+        self.changes.setHeaderHidden(True)
+        self.changes.setWordWrap(True)
+        self.changes.setItemDelegate(_WrappedRows(self.changes))
+        self.changes.setUniformRowHeights(False)
+        self.changes.setIconSize(QSize(14, 14))
+        self.changes.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.changes.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.changes.header().setStretchLastSection(True)
+        self.changes.header().sectionResized.connect(lambda *_: self.changes.doItemsLayout())
+        self.changes.itemSelectionChanged.connect(self._change_chosen)
+        box.addWidget(self.changes, 1)
+        self.changes_box.setVisible(False)
+        return self.changes_box
+
+    def show_comparison(self, comparison):
+        """The Changes group from the result JSON's ``comparison`` (none: hidden): the summary
+        line ``swppp review --compare-to`` prints, then resolved, still open, new and changed,
+        each finding with its rule, features, and its status and figure before and after."""
+        from analysis.report.comparison import comparison_summary
+
+        self.changes.clear()
+        self._compared_round = None
+        if not comparison:
+            self.changes_box.setVisible(False)
+            self.changes_summary.clear()
+            return
+        number = self._compared_round = int(comparison["round"])
+        self.changes_box.setTitle(self.tr("Changes since round {}").format(number))
+        self.changes_summary.setText(shown_lines(comparison_summary(comparison)))
+        for _key, label, items in comparison_groups(comparison):
+            group = QTreeWidgetItem([f"{label} ({len(items)})"])
+            font = group.font(0)
+            font.setBold(True)
+            group.setFont(0, font)
+            group.setFlags(group.flags() & ~Qt.ItemFlag.ItemIsSelectable)
+            for item in items:
+                row = QTreeWidgetItem([change_text(item, number)])
+                status = (item.get("after") or item.get("before") or {}).get("status", "")
+                row.setIcon(0, status_icon(status if item.get("after") else "pass"))
+                row.setToolTip(0, rich_tooltip(change_tooltip(item, number)))
+                row.setData(0, CHANGE_ROLE, item)
+                group.addChild(row)
+            self.changes.addTopLevelItem(group)
+            group.setExpanded(True)
+        self.changes_box.setVisible(True)
+        self.changes_box.setCollapsed(False)
+
+    def _change_chosen(self):
+        """A compared finding chosen: its finding of this round chosen in the list (and on the
+        map), where it is in this round; else read whole in the detail pane."""
+        items = self.changes.selectedItems()
+        item = items[0].data(0, CHANGE_ROLE) if items else None
+        if not item:
+            return
+        after = item.get("after")
+        if after:
+            self.select_finding(int(after["number"]) - 1)
+        else:  # resolved: no finding of this round; the compared finding read whole
+            self.tree.clearSelection()
+            number = self._compared_round
+            self.detail.setHtml(
+                "<p style='white-space: pre-wrap'>" + escape_shown(change_tooltip(item, number)) + "</p>"
+            )
+
+    def _letter_enabled(self):
+        number = ((self.result or {}).get("round") or {}).get("number")
+        enabled = bool(self.round_file and number)
+        self.letter_button.setEnabled(enabled)
+        if enabled:
+            tip = self.tr(
+                "Write the comment letter to the applicant for round {n} of {file} (HTML and PDF, "
+                "in the run's folder), signed by the Checklist tab's reviewer, and open it"
+            ).format(n=number, file=os.path.basename(str(self.round_file)))
+        else:
+            tip = self.tr(
+                "No round recorded: choose a review file in the Review tab and run the review; "
+                "the letter is written for the round recorded"
+            )
+        self.letter_button.setToolTip(rich_tooltip(shown_lines(tip)))
+
+    def write_letter(self, open_it=True):
+        """Run ``swppp:letter`` for the round just recorded in the panel's review file, signed
+        by the Checklist tab's reviewer, writing HTML and PDF into the run's folder; open the
+        PDF (``open_it``). Returns ``swppp:letter``'s results, or None (said why)."""
+        number = ((self.result or {}).get("round") or {}).get("number")
+        if not self.round_file or not number:
+            self._letter_say(
+                self.tr("No round recorded: choose a review file in the Review tab and run the review."),
+                Qgis.MessageLevel.Warning,
+            )
+            return None
+        folder = (
+            os.path.dirname(self.result_paths.get("OUTPUT_JSON") or "") or QgsProcessingUtils.tempFolder()
+        )
+        paths = letter_paths(folder, number)
+        params = {"REVIEW_FILE": self.round_file, "ROUND": int(number), "PROFILE": self._run_profile, **paths}
+        reviewer = self.checklist.reviewer.text().strip()
+        if reviewer:
+            params["REVIEWER"] = reviewer
+        algorithm = QgsApplication.processingRegistry().createAlgorithmById(LETTER_ALGORITHM)
+        if algorithm is None:
+            self._letter_say(
+                self.tr(
+                    "The swppp:letter algorithm is not registered (see the plugin's message at start-up)."
+                ),
+                Qgis.MessageLevel.Critical,
+            )
+            return None
+        context = QgsProcessingContext()
+        context.setProject(QgsProject.instance())
+        feedback = PanelFeedback()
+        ok, message = algorithm.checkParameterValues(params, context)
+        results = {}
+        if ok:
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+            try:
+                results, ok = algorithm.run(params, context, feedback)
+            finally:
+                QApplication.restoreOverrideCursor()
+            errors = [e for e in feedback.errors if e.strip()]
+            message = errors[-1] if errors else self.tr("The letter was not written.")
+        if not ok:
+            self._letter_say(message, Qgis.MessageLevel.Critical)
+            return None
+        self.letter_paths = paths
+        self.letter_note.setText(
+            shown_lines(
+                self.tr("Letter: {summary}. {pdf}").format(
+                    summary=results.get("SUMMARY", ""), pdf=os.path.basename(paths["OUTPUT_PDF"])
+                )
+            )
+        )
+        self.letter_note.setToolTip(rich_tooltip(shown_lines(paths["OUTPUT_PDF"])))
+        if open_it:
+            self.open_url(QUrl.fromLocalFile(paths["OUTPUT_PDF"]))
+        return results
+
+    def _letter_say(self, text, level):
+        self.letter_note.setText(shown_lines(text))
+        self._say(text, level)
+
     def _open(self, output):
         """Open the last run's ``output`` (OUTPUT_HTML, OUTPUT_PDF) in the desktop's viewer."""
         path = self.result_paths.get(output)
         if path and os.path.exists(path):
-            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+            self.open_url(QUrl.fromLocalFile(path))
 
     def open_layout(self):
         """Add the last run's report layout to this project's layouts (its map layers in a

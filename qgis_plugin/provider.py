@@ -8,6 +8,7 @@ from .algorithms.condition_a import ConditionAAlgorithm
 from .algorithms.easement_coverage import EasementCoverageAlgorithm
 from .algorithms.hydrology import HydrologyAlgorithm
 from .algorithms.inspections import InspectionsAlgorithm
+from .algorithms.letter import LetterAlgorithm
 from .algorithms.map_scale import MapScaleAlgorithm
 from .algorithms.nov import NoticeOfViolationAlgorithm
 from .algorithms.phasing import PhasingAlgorithm
@@ -41,6 +42,7 @@ class SwpppProvider(QgsProcessingProvider):
 
     def loadAlgorithms(self):
         self.addAlgorithm(ReviewAlgorithm())
+        self.addAlgorithm(LetterAlgorithm())
         self.addAlgorithm(ConditionAAlgorithm())
         self.addAlgorithm(WetlandsAlgorithm())
         self.addAlgorithm(PhasingAlgorithm())

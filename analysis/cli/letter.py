@@ -4,9 +4,8 @@ project's review file (``--html``, ``--pdf``; docs/CLI.md, "The comment letter")
 from __future__ import annotations
 
 import sys
-from datetime import date
 
-from ..errors import InputError, OutputError
+from ..errors import InputError
 from ..markup import terminal
 from .options import add_json_option, add_profile_option, add_quiet_option, emit_json, exit_status
 
@@ -52,9 +51,8 @@ def register(commands) -> None:
 def _run(args) -> int:
     from dataclasses import asdict
 
-    from ..io.files import discard, publish, write_all
     from ..profile import load_profile
-    from ..report.letter import build_letter, render_letter_html
+    from ..report.letter import build_letter, letter_date, letter_summary, write_letter
 
     if not (args.html or args.pdf or args.docx or args.json):
         raise InputError(
@@ -62,14 +60,7 @@ def _run(args) -> int:
             fix="give --html LETTER.html, --pdf LETTER.pdf, --docx LETTER.docx or --json PATH",
             parameter="html",
         )
-    dated = None
-    if args.dated:
-        try:
-            dated = date.fromisoformat(args.dated)
-        except ValueError:
-            raise InputError(
-                f"--date {args.dated!r} is not a date", fix="give it as YYYY-MM-DD", parameter="dated"
-            ) from None
+    dated = letter_date(args.dated)
     stage_pdf = _pdf_writer() if args.pdf else None  # before anything is read: fail fast
     if args.docx:
         from ..report.letter_docx import docx_available
@@ -77,44 +68,13 @@ def _run(args) -> int:
         docx_available()
     profile = load_profile(args.profile)
     letter = build_letter(args.review_file, profile, args.round_number, reviewer=args.reviewer, dated=dated)
-    html = render_letter_html(letter)
-    staged = None
-    try:
-        if stage_pdf is not None:
-            staged = stage_pdf(html, args.pdf)
-        write_all(
-            {
-                args.html: lambda path: path.write_text(html, encoding="utf-8"),
-                args.docx: lambda path: _write_docx(letter, path),
-            }
-        )
-        if staged is not None:
-            publish(staged, args.pdf)
-            staged = None
-    except OutputError:
-        raise
-    except OSError as err:
-        raise OutputError(
-            f"could not write {args.pdf} ({err}); nothing was written. Choose a file path in a "
-            "folder you can write to"
-        ) from None
-    finally:
-        if staged is not None:
-            discard(staged)
+    write_letter(
+        letter, args.html, args.pdf, stage_pdf, more={args.docx: lambda path: _write_docx(letter, path)}
+    )
     emit_json(asdict(letter), args.json)
     if not args.quiet and args.json != "-":
         out = sys.stdout
-        print(
-            f"  round {letter.round} of {terminal(letter.review_file)}: {len(letter.comments)} comment(s)"
-            + (
-                f"; round {letter.previous}'s {len(letter.earlier)}: "
-                f"{sum(1 for e in letter.earlier if e.now is None)} resolved, "
-                f"{sum(1 for e in letter.earlier if e.now is not None)} still open"
-                if letter.previous
-                else ""
-            ),
-            file=out,
-        )
+        print(f"  {letter_summary(letter, terminal(letter.review_file))}", file=out)
         for target in (args.html, args.pdf, args.docx):
             if target:
                 print(f"  wrote {terminal(target)}", file=out)

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
-from ..errors import InputError
+from ..errors import InputError, OutputError
 from ..findings import INFO
 from ..judge.wording import CONCERN
 from ..profile import RulesProfile
@@ -41,6 +42,9 @@ __all__ = [
     "earlier_status",
     "label",
     "LABELS",
+    "letter_date",
+    "write_letter",
+    "letter_summary",
 ]
 
 STILL_OPEN, WAS_RESOLVED = "still open", "resolved"
@@ -326,3 +330,70 @@ def render_letter_html(letter: Letter) -> str:
     return template("letter.html.j2").render(
         letter=letter, intro=intro(letter), status=earlier_status, label=lambda key: label(key, letter)
     )
+
+
+def letter_date(text: Optional[str]) -> Optional[date]:
+    """The letter's date given as ``YYYY-MM-DD`` (None or blank: None, today's is written);
+    :class:`InputError` naming the value where it is no date."""
+    if text is None or not str(text).strip():
+        return None
+    try:
+        return date.fromisoformat(str(text).strip())
+    except ValueError:
+        raise InputError(
+            f"the date {text!r} is not a date", fix="give it as YYYY-MM-DD", parameter="dated"
+        ) from None
+
+
+def write_letter(
+    letter: Letter,
+    html_path: Optional[str | Path] = None,
+    pdf_path: Optional[str | Path] = None,
+    stage_pdf: Optional[Callable[[str, str | Path], str]] = None,
+    more: Optional[Mapping[Optional[str | Path], Callable[[Path], object]]] = None,
+) -> str:
+    """Write ``letter`` as HTML (``html_path``) and as PDF (``pdf_path``, laid out by
+    ``stage_pdf(html, target) -> staged path``: the plugin's ``letter_pdf.stage_letter_pdf``):
+    all or none (the PDF staged beside its target, moved in once the HTML is written).
+    ``more`` (target -> ``write(staged path)``, None targets skipped) are further files written
+    with the HTML (another format of the letter). The letter's HTML is returned. Used by
+    ``swppp letter`` and ``swppp:letter`` alike."""
+    from ..io.files import discard, publish, write_all
+
+    if pdf_path and stage_pdf is None:
+        raise ValueError("a PDF needs stage_pdf")
+    html = render_letter_html(letter)
+    staged = None
+    try:
+        if pdf_path and stage_pdf is not None:
+            staged = stage_pdf(html, pdf_path)
+        write_all({html_path: lambda path: path.write_text(html, encoding="utf-8"), **(more or {})})
+        if staged is not None:
+            publish(staged, pdf_path)  # type: ignore[arg-type]
+            staged = None
+    except OutputError:
+        raise
+    except OSError as err:
+        raise OutputError(
+            f"could not write {pdf_path} ({err}); nothing was written. Choose a file path in a "
+            "folder you can write to"
+        ) from None
+    finally:
+        if staged is not None:
+            discard(staged)
+    return html
+
+
+def letter_summary(letter: Letter, file_name: Optional[str] = None) -> str:
+    """The letter in one line, as ``swppp letter`` prints it: its round, its comments and what
+    became of the round before's (``file_name``: the review file's name as it is to be shown,
+    escaped by the caller; default the letter's own)."""
+    name = letter.review_file if file_name is None else file_name
+    line = f"round {letter.round} of {name}: {len(letter.comments)} comment(s)"
+    if letter.previous:
+        resolved = sum(1 for e in letter.earlier if e.now is None)
+        line += (
+            f"; round {letter.previous}'s {len(letter.earlier)}: {resolved} resolved, "
+            f"{len(letter.earlier) - resolved} still open"
+        )
+    return line

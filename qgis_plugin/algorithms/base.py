@@ -74,7 +74,7 @@ __all__ = [
 GPKG_FILTER = "GeoPackage (*.gpkg *.GPKG);;All files (*)"
 # The analysis's name of an input (InputError.parameters) -> this plugin's parameter, where it
 # is not the same name in capitals.
-PARAMETER_NAMES = {"start": "FROM", "end": "TO"}
+PARAMETER_NAMES = {"start": "FROM", "end": "TO", "dated": "DATE", "round_number": "ROUND"}
 # The processAlgorithm wrappers SwpppAlgorithm made: a subclass reusing one is not wrapped twice
 _KEEPING_CONTEXT: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
 

@@ -1,9 +1,11 @@
 """``swppp:review``: every map check of the stormwater chapter in one run."""
 
 from qgis.core import (
+    QgsProcessingException,
     QgsProcessingOutputNumber,
     QgsProcessingOutputString,
     QgsProcessingParameterFile,
+    QgsProcessingParameterNumber,
     QgsProcessingParameterString,
 )
 
@@ -63,6 +65,8 @@ class ReviewAlgorithm(SwpppAlgorithm):
     REVIEWER = "REVIEWER"
     ROUND = "ROUND"
     ROUND_SUMMARY = "ROUND_SUMMARY"
+    COMPARE_TO = "COMPARE_TO"
+    COMPARISON = "COMPARISON"
     READS_LAYOUTS = True  # every print layout of the project, for site_map_scale
 
     def name(self):
@@ -99,22 +103,62 @@ class ReviewAlgorithm(SwpppAlgorithm):
                 self.REVIEWER, self.tr("Reviewer (who decides on the round's findings)"), optional=True
             )
         )
+        self.addParameter(
+            QgsProcessingParameterNumber(
+                self.COMPARE_TO,
+                self.tr("Compare with round (0: none; needs the review file)"),
+                QgsProcessingParameterNumber.Type.Integer,
+                defaultValue=0,
+                minValue=0,
+                optional=True,
+            )
+        )
         self.add_outputs()
         self.addOutput(QgsProcessingOutputNumber(self.DISTURBED_ACRES, self.tr("Disturbed area (acres)")))
         self.addOutput(QgsProcessingOutputNumber(self.ROUND, self.tr("Round recorded (0: none)")))
         self.addOutput(
             QgsProcessingOutputString(self.ROUND_SUMMARY, self.tr("Round recorded, its decisions"))
         )
+        self.addOutput(
+            QgsProcessingOutputString(
+                self.COMPARISON, self.tr("What changed since the round compared with (one line)")
+            )
+        )
+
+    def compare_to(self, parameters, context):
+        """COMPARE_TO's round, or None (0 or not given)."""
+        if parameters.get(self.COMPARE_TO) in (None, ""):
+            return None
+        return self.parameterAsInt(parameters, self.COMPARE_TO, context) or None
+
+    def checkParameterValues(self, parameters, context):
+        ok, message = super().checkParameterValues(parameters, context)
+        if not ok:
+            return ok, message
+        number = self.compare_to(parameters, context)
+        round_file = (self.parameterAsFile(parameters, self.ROUND_FILE, context) or "").strip()
+        if number is not None and not round_file:
+            return False, self._needs_round_file(number)
+        return True, ""
+
+    def _needs_round_file(self, number):
+        return self.tr(
+            "COMPARE_TO {n} needs ROUND_FILE: the rounds compared are those of the project's "
+            "review file. Give ROUND_FILE, or set COMPARE_TO to 0."
+        ).format(n=number)
 
     def processAlgorithm(self, parameters, context, feedback):
         # Imported on first run, not at QGIS start-up: it loads geopandas and shapely.
         from analysis.review import review_paths
 
         confirmations = self.parameterAsFile(parameters, CONFIRMATIONS, context) or None
+        round_file = (self.parameterAsFile(parameters, self.ROUND_FILE, context) or "").strip()
+        compare_to = self.compare_to(parameters, context)
         with self.analysis_run(parameters, context, feedback) as inputs:
+            if compare_to is not None and not round_file:  # before the review: nothing to compare in
+                raise QgsProcessingException(self._needs_round_file(compare_to))
             part = inputs["progress"].sub(0.0, REVIEW_PART)  # the outputs' share comes after
             review = review_paths(**{**inputs, "progress": part}, confirmations=confirmations)
-            round_file = (self.parameterAsFile(parameters, self.ROUND_FILE, context) or "").strip()
             if round_file:
                 results = self._record_round(review, round_file, inputs, parameters, context, feedback)
             else:
@@ -128,6 +172,13 @@ class ReviewAlgorithm(SwpppAlgorithm):
             results[self.ROUND_SUMMARY] = round_summary(info)
         else:
             results[self.ROUND_SUMMARY] = ""
+        comparison = (info or {}).get("comparison")
+        if comparison:
+            from analysis.report.comparison import comparison_summary
+
+            results[self.COMPARISON] = comparison_summary(comparison)
+        else:
+            results[self.COMPARISON] = ""
         return results
 
     def _record_round(self, review, round_file, inputs, parameters, context, feedback):
@@ -149,7 +200,12 @@ class ReviewAlgorithm(SwpppAlgorithm):
             reviewer=reviewer,
             before_commit=write,
             told=feedback.pushWarning if feedback is not None else None,
+            compare_to=self.compare_to(parameters, context),
         )
         if feedback is not None:
             feedback.pushInfo(round_summary(review.rounds))
+            if "comparison" in review.rounds:
+                from analysis.report.comparison import comparison_summary
+
+                feedback.pushInfo(comparison_summary(review.rounds["comparison"]))
         return written

@@ -1,4 +1,4 @@
-"""The Processing dialog builds a widget for every ``swppp:review`` input.
+"""The Processing dialog builds a widget for every ``swppp:review`` and ``swppp:letter`` input.
 
 It needs a GUI QgsApplication (offscreen), which the pytest session (GUI disabled) is not, so it
 runs in a fresh Python.
@@ -29,13 +29,19 @@ import swppp_review
 plugin = swppp_review.classFactory(None)
 plugin.initProcessing()
 from processing.gui.AlgorithmDialog import AlgorithmDialog
-algorithm = QgsApplication.processingRegistry().createAlgorithmById("swppp:review")
-dialog = AlgorithmDialog(algorithm)
-dialog.show()
-app.processEvents()
-values = dialog.mainWidget().createProcessingParameters()
-print(json.dumps({"inputs": sorted(values), "profile": values["PROFILE"]}))
-dialog.close()
+shown = {}
+for name in ("swppp:review", "swppp:letter"):
+    algorithm = QgsApplication.processingRegistry().createAlgorithmById(name)
+    dialog = AlgorithmDialog(algorithm)
+    dialog.show()
+    app.processEvents()
+    if name == "swppp:letter":  # its one required input, typed in as a reviewer would
+        from qgis.core import QgsProcessingContext
+        dialog.mainWidget().wrappers["REVIEW_FILE"].setParameterValue("review.gpkg", QgsProcessingContext())
+    values = dialog.mainWidget().createProcessingParameters()
+    shown[name] = {"inputs": sorted(values), "profile": values["PROFILE"], "round": values.get("ROUND")}
+    dialog.close()
+print(json.dumps(shown))
 """
 
 
@@ -56,7 +62,8 @@ def test_the_dialog_offers_every_input(staged_plugin, tmp_path):
         timeout=300,
     )
     assert completed.returncode == 0, completed.stderr
-    shown = json.loads(completed.stdout.strip().splitlines()[-1])
+    dialogs = json.loads(completed.stdout.strip().splitlines()[-1])
+    shown = dialogs["swppp:review"]
     assert shown["inputs"] == sorted(
         [
             "SITE",
@@ -84,6 +91,7 @@ def test_the_dialog_offers_every_input(staged_plugin, tmp_path):
             "CONFIRMATIONS",
             "ROUND_FILE",
             "REVIEWER",
+            "COMPARE_TO",
             "WETLANDS_LAYER",
             "IMPAIRED_WATERS_LAYER",
             "TMDL_WATERSHEDS_LAYER",
@@ -91,3 +99,7 @@ def test_the_dialog_offers_every_input(staged_plugin, tmp_path):
         ]
     )
     assert shown["profile"] == "kiryas_joel"
+    # issue 35: the comment letter's dialog (the outputs are optional, none made by default)
+    letter = dialogs["swppp:letter"]
+    assert letter["inputs"] == ["DATE", "PROFILE", "REVIEWER", "REVIEW_FILE", "ROUND"]
+    assert letter["profile"] == "kiryas_joel" and letter["round"] == 0

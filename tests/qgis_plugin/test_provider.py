@@ -50,6 +50,7 @@ CONTRACT_PARAMETERS = {
     # issue 35: the review recorded as the next round of the review file, who decides
     "ROUND_FILE",
     "REVIEWER",
+    "COMPARE_TO",  # the round compared with (issue 35 item 4)
 }
 NUMBER_OUTPUTS = {
     "EXIT_STATUS",
@@ -86,6 +87,27 @@ def test_review_algorithm_exists_with_the_contract_parameters():
     numbers = {o.name() for o in algorithm.outputDefinitions() if isinstance(o, QgsProcessingOutputNumber)}
     assert numbers == NUMBER_OUTPUTS | {"ROUND"}
     assert algorithm.shortHelpString() and algorithm.displayName()
+
+
+def test_letter_algorithm_exists_with_its_names():
+    from qgis.core import QgsProcessingOutputString
+
+    algorithm = QgsApplication.processingRegistry().algorithmById("swppp:letter")
+    assert algorithm is not None
+    assert {p.name() for p in algorithm.parameterDefinitions()} == {
+        "REVIEW_FILE",
+        "ROUND",
+        "REVIEWER",
+        "DATE",
+        "PROFILE",
+        "OUTPUT_HTML",
+        "OUTPUT_PDF",
+    }
+    outputs = {o.name(): type(o) for o in algorithm.outputDefinitions()}
+    assert outputs["SUMMARY"] is QgsProcessingOutputString
+    assert {"ROUND", "COMMENTS", "OUTPUT_HTML", "OUTPUT_PDF"} <= set(outputs)
+    review = QgsApplication.processingRegistry().algorithmById("swppp:review")
+    assert isinstance(review.outputDefinition("COMPARISON"), QgsProcessingOutputString)
 
 
 def test_every_algorithm_is_its_own_instance(swppp_plugin):
