@@ -30,6 +30,7 @@ import shapely
 from ..errors import InputError
 from ..geometry import as_multi, in_family
 from ..io.vector import layer_feature_count, list_layers, read_layer, read_layer_batches
+from ..limits import IMPORT_BATCH_VERTICES
 from ..profile import Categories, load_profile, read_toml
 from ..siteplan.contract import BOOLEAN_WORDS
 from ..siteplan.mapping import fill_template, template_fields
@@ -392,16 +393,24 @@ def stream_candidate(
         _validate_batch(first_frame, spec, ImportReport(), str(path), synonyms, categories)  # fields, CRS
         dated = _ogr_date(path, opened, source_layer)
         expected = _feature_count(opened, source_layer)
+        # Features read at once: as many as hold IMPORT_BATCH_VERTICES vertices, by the first
+        # features' size (each read is cut to that bound as well, for the larger ones later).
+        sample = next(iter(read_layer_batches(opened, source_layer, 100)), None)
+        size = batch
+        if sample is not None and sample.spatial and len(sample.frame):
+            mean = float(np.mean(shapely.get_num_coordinates(np.asarray(sample.frame.geometry.array))))
+            size = max(1, min(batch, int(IMPORT_BATCH_VERTICES // max(mean, 1.0))))
     except BaseException:
         opener.__exit__(None, None, None)
         raise
 
     def batches(into: ImportReport) -> Iterator[gpd.GeoDataFrame]:
-        for data in read_layer_batches(opened, source_layer, batch):
-            frame = _apply_mapping(_checked_source(data, path, source_layer), rules, spec, path)
-            if spec.name == "tmdl_watersheds":  # every unit of this layer has a TMDL
-                into.tmdl_ids.update(_ids(frame, spec))
-            yield _validate_batch(frame, spec, into, str(path), synonyms, categories)
+        for data in read_layer_batches(opened, source_layer, size):
+            whole = _apply_mapping(_checked_source(data, path, source_layer), rules, spec, path)
+            for frame in vertex_bounded(whole, IMPORT_BATCH_VERTICES):
+                if spec.name == "tmdl_watersheds":  # every unit of this layer has a TMDL
+                    into.tmdl_ids.update(_ids(frame, spec))
+                yield _validate_batch(frame, spec, into, str(path), synonyms, categories)
 
     def stream() -> Iterator[gpd.GeoDataFrame]:
         report.clear()
@@ -437,6 +446,22 @@ def stream_candidate(
         stable_ids=not _fid_ids(rules, spec),
         cleanup=lambda: opener.__exit__(None, None, None),
     )
+
+
+def vertex_bounded(frame: gpd.GeoDataFrame, limit: int) -> Iterator[gpd.GeoDataFrame]:
+    """``frame`` in consecutive pieces of at most ``limit`` vertices (a feature with more is a
+    piece of its own), whole where it holds no more."""
+    counts = shapely.get_num_coordinates(np.asarray(frame.geometry.array))
+    if int(counts.sum()) <= limit:
+        yield frame
+        return
+    ends = np.cumsum(counts)
+    start = 0
+    while start < len(frame):
+        before = int(ends[start - 1]) if start else 0
+        end = max(start + 1, int(np.searchsorted(ends, before + limit, side="right")))
+        yield frame.iloc[start:end]
+        start = end
 
 
 def _id_hashes(ids: pd.Series) -> np.ndarray:

@@ -35,7 +35,6 @@ from .store import (
     check_still_current,
     finish_version,
     frame_from_history,
-    history_rows,
     written_batches,
 )
 
@@ -255,8 +254,10 @@ class PostgisStore(ReferenceStore):
             )
             self._archive_unkept(con, layer, spec, row.version - 1)
             con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(ids.table(staged)))
+            # No index while loading (the key and the GiST index are built after the features, as
+            # GDAL's driver does); the features come by COPY (text, geometries as hex EWKB).
             con.execute(
-                sql.SQL("CREATE TABLE {} (fid serial PRIMARY KEY, {}, geom geometry(Geometry, {}))").format(
+                sql.SQL("CREATE TABLE {} (fid serial NOT NULL, {}, geom geometry(Geometry, {}))").format(
                     ids.table(staged),
                     sql.SQL(", ").join(
                         sql.SQL("{} {}").format(sql.Identifier(c), sql.SQL(_PG_TYPES[t]))
@@ -265,21 +266,17 @@ class PostgisStore(ReferenceStore):
                     sql.Literal(srid),
                 )
             )
-            insert = sql.SQL("INSERT INTO {} ({}, geom) VALUES ({}, ST_GeomFromWKB(%s, %s))").format(
-                ids.table(staged),
-                sql.SQL(", ").join(map(sql.Identifier, columns)),
-                sql.SQL(", ").join(sql.Placeholder() * len(columns)),
+            copy = sql.SQL("COPY {} ({}, geom) FROM STDIN").format(
+                ids.table(staged), sql.SQL(", ").join(map(sql.Identifier, columns))
             )
-            history = sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s::jsonb, ST_GeomFromWKB(%s, %s))").format(
-                ids.table(HISTORY_TABLE)
-            )
-            with con.cursor() as cur:
-                for piece, row.feature_count, wkb, _ in written_batches(candidate, progress):
-                    values = piece[columns].to_numpy(dtype=object)
-                    cur.executemany(insert, [(*v, w, srid) for v, w in zip(values, wkb)])
-                    cur.executemany(
-                        history, [(*h, srid) for h in history_rows(layer, piece, row.version, wkb)]
-                    )
+            kinds = [spec.fields[c] for c in columns]
+            with con.cursor() as cur, cur.copy(copy) as pipe:
+                for piece, row.feature_count, wkb, _ in written_batches(candidate, progress, srid):
+                    pipe.write(copy_text(piece, columns, kinds, wkb))
+            con.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (fid)").format(ids.table(staged)))
+            # The version's history rows, in one statement after the features (none while
+            # loading): the same rows the next import would otherwise archive.
+            self._archive(con, staged, layer, spec, row.version, nulls=True)
             finish_version(candidate, row)  # may refuse: the transaction is rolled back
             con.execute(
                 sql.SQL("CREATE INDEX {} ON {} USING gist (geom)").format(
@@ -364,6 +361,30 @@ class PostgisStore(ReferenceStore):
             out.setdefault(str(catchment).strip(), []).append(str(water).strip())
         return out
 
+    def _archive(self, con, table: str, layer: str, spec, version: int, nulls: bool = False) -> None:
+        """``table``'s features as ``layer``'s history rows of ``version``, in one statement
+        (those without a geometry too where ``nulls``: an import keeps every feature)."""
+        sql, ids = self.sql, self.ids
+        present = {
+            r[0]
+            for r in con.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_schema = %s AND table_name = %s",
+                (self.schema, table),
+            )
+        }
+        pairs = sql.SQL(", ").join(
+            sql.SQL("{}, {}").format(sql.Literal(c), sql.Identifier(c) if c in present else sql.SQL("NULL"))
+            for c in spec.fields
+        )
+        con.execute(
+            sql.SQL("INSERT INTO {} SELECT %s, %s, {}::text, jsonb_build_object({}), geom FROM {}").format(
+                ids.table(HISTORY_TABLE), sql.Identifier(spec.id_field), pairs, ids.table(table)
+            )
+            + (sql.SQL("") if nulls else sql.SQL(" WHERE geom IS NOT NULL")),
+            (layer, version),
+        )
+
     def _archive_unkept(self, con, layer, spec, version) -> None:
         """Keep the current version's features in the history where no import kept them."""
         sql, ids = self.sql, self.ids
@@ -378,25 +399,7 @@ class PostgisStore(ReferenceStore):
             ).fetchone()
         ):
             return
-        present = {
-            r[0]
-            for r in con.execute(
-                "SELECT column_name FROM information_schema.columns "
-                "WHERE table_schema = %s AND table_name = %s",
-                (self.schema, layer),
-            )
-        }
-        pairs = sql.SQL(", ").join(
-            sql.SQL("{}, {}").format(sql.Literal(c), sql.Identifier(c) if c in present else sql.SQL("NULL"))
-            for c in spec.fields
-        )
-        con.execute(
-            sql.SQL(
-                "INSERT INTO {} SELECT %s, %s, {}::text, jsonb_build_object({}), geom "
-                "FROM {} WHERE geom IS NOT NULL"
-            ).format(ids.table(HISTORY_TABLE), sql.Identifier(spec.id_field), pairs, ids.table(layer)),
-            (layer, version),
-        )
+        self._archive(con, layer, layer, spec, version)
         con.execute(
             sql.SQL(
                 "UPDATE {} SET crs = 'EPSG:' || Find_SRID(%s, %s, 'geom') WHERE layer = %s "
@@ -440,6 +443,25 @@ class PostgisStore(ReferenceStore):
                 sql.Identifier("reference_history_version"), ids.table(HISTORY_TABLE)
             )
         )
+
+
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def copy_text(piece: gpd.GeoDataFrame, columns: list, kinds: list, geometries) -> bytes:
+    """``piece``'s rows in COPY's text format: ``columns`` (of the contract's ``kinds``), then
+    the geometry (``geometries``: hex EWKB, None for none). Made column by column; NULL is
+    ``\\N``, text escaped as COPY reads it, a real as Python's exact shortest form."""
+    cells = []
+    for column, kind in zip(columns, kinds):
+        values = piece[column].to_numpy(dtype=object)
+        if kind == "text":
+            cells.append(["\\N" if v is None else str(v).translate(_COPY_ESCAPES) for v in values])
+        else:  # a real as repr, which PostgreSQL reads back as the same double
+            number = int if kind == "integer" else float
+            cells.append(["\\N" if v is None else repr(number(v)) for v in values])
+    cells.append(["\\N" if g is None else g for g in geometries])
+    return ("\n".join(map("\t".join, zip(*cells))) + "\n").encode("utf-8")
 
 
 def _srid(crs) -> int:
