@@ -29,6 +29,7 @@ __all__ = [
     "geopackage_layers",
     "rtree_disagreement",
     "write_packed_rtree",
+    "rtree_boxes",
     "index_disagreement",
     "gpkg_wkb",
     "read_geopackage_boxes",
@@ -473,6 +474,20 @@ _EMPTY_FLAG_DIGITS = "('1', '3', '5', '7', '9', 'B', 'D', 'F')"
 _CELL = np.dtype([("id", ">i8"), ("box", ">f4", (4,))])  # an R-tree cell as SQLite stores it
 
 
+def rtree_boxes(boxes: np.ndarray) -> np.ndarray:
+    """[minx, maxx, miny, maxy] rows as the float32 boxes an R-tree keeps, each rounded outward
+    (half the memory of the doubles: made piece by piece while a layer is written)."""
+    boxes = np.asarray(boxes, dtype=np.float64)
+    return np.column_stack(
+        [
+            _float32(boxes[:, 0], True),
+            _float32(boxes[:, 1], False),
+            _float32(boxes[:, 2], True),
+            _float32(boxes[:, 3], False),
+        ]
+    )
+
+
 def _float32(values: np.ndarray, down: bool) -> np.ndarray:
     """``values`` as the float32 SQLite's R-tree keeps: rounded outward (down for a minimum,
     up for a maximum), so that the stored box holds the true one."""
@@ -489,9 +504,9 @@ def _str_groups(boxes: np.ndarray, per_node: int) -> np.ndarray:
     nodes = -(-count // per_node)
     slices = max(1, int(np.ceil(np.sqrt(nodes))))
     per_slice = per_node * -(-nodes // slices)
-    by_x = np.argsort(boxes[:, 0] + boxes[:, 1], kind="stable")
+    by_x = np.argsort(boxes[:, 0].astype(np.float64) + boxes[:, 1], kind="stable")
     slice_of = np.arange(count) // per_slice
-    return by_x[np.lexsort(((boxes[by_x, 2] + boxes[by_x, 3]), slice_of))]
+    return by_x[np.lexsort((boxes[by_x, 2].astype(np.float64) + boxes[by_x, 3], slice_of))]
 
 
 def write_packed_rtree(con: sqlite3.Connection, rtree: str, ids: np.ndarray, boxes: np.ndarray) -> None:
@@ -512,20 +527,12 @@ def write_packed_rtree(con: sqlite3.Connection, rtree: str, ids: np.ndarray, box
     if not len(ids):
         con.execute(f"INSERT INTO {node_table} VALUES (1, zeroblob({size}))")
         return
-    boxes = np.column_stack(
-        [
-            _float32(boxes[:, 0], True),
-            _float32(boxes[:, 1], False),
-            _float32(boxes[:, 2], True),
-            _float32(boxes[:, 3], False),
-        ]
-    )
+    if boxes.dtype != np.float32:  # doubles: rounded outward here (float32: already were)
+        boxes = rtree_boxes(boxes)
     keys = np.asarray(ids, dtype=np.int64)
     levels = []  # bottom up: (the cells' keys and boxes in node order, cells in each node)
     while True:
-        order = (
-            _str_groups(boxes.astype(np.float64), per_node) if len(keys) > per_node else np.arange(len(keys))
-        )
+        order = _str_groups(boxes, per_node) if len(keys) > per_node else np.arange(len(keys))
         keys, boxes = keys[order], boxes[order]
         starts = np.arange(0, len(keys), per_node)
         levels.append((keys, boxes, np.diff(np.r_[starts, len(keys)])))
@@ -565,12 +572,14 @@ def write_packed_rtree(con: sqlite3.Connection, rtree: str, ids: np.ndarray, box
             f"INSERT INTO {node_table} VALUES (?, ?)", zip(numbers[level].tolist(), map(bytes, blob))
         )
         owner = np.repeat(numbers[level], counts)
-        if level == 0:
+        if level == 0:  # in id order, 100,000 at a time (no list of a million rows)
             by_id = np.argsort(keys, kind="stable")
-            con.executemany(
-                f"INSERT INTO {rowid_table} (rowid, nodeno) VALUES (?, ?)",
-                zip(keys[by_id].tolist(), owner[by_id].tolist()),
-            )
+            for start in range(0, len(by_id), 100_000):
+                part = by_id[start : start + 100_000]
+                con.executemany(
+                    f"INSERT INTO {rowid_table} (rowid, nodeno) VALUES (?, ?)",
+                    zip(keys[part].tolist(), owner[part].tolist()),
+                )
         else:
             con.executemany(f"INSERT INTO {parent_table} VALUES (?, ?)", zip(keys.tolist(), owner.tolist()))
 

@@ -200,7 +200,9 @@ class PostgisStore(ReferenceStore):
 
     def read_version(self, layer: str, version: int) -> gpd.GeoDataFrame:
         row = self.version_row(layer, version)
-        with connect(self.conninfo) as con:
+        # One snapshot, the layer's table locked for share before it is taken: an import
+        # archiving this version and replacing the table commits wholly before or after it.
+        with self.snapshot([layer]) as con:
             rows = (
                 []
                 if not self._exists(con, HISTORY_TABLE)
@@ -212,7 +214,48 @@ class PostgisStore(ReferenceStore):
                     (layer, row.version),
                 ).fetchall()
             )
+            if not rows:  # the current version: in the layer table until the next import
+                rows = self._current_rows(con, layer, row)
         return frame_from_history(layer, rows, row.crs)
+
+    def _current_rows(self, con, layer: str, row: VersionRow) -> list:
+        """The current version's (attributes JSON, WKB) rows, from the layer table, where this
+        store's import wrote it (it has a sha256) and it is still the newest (the history
+        receives it when the next import replaces it: :meth:`_archive_unkept`)."""
+        sql, ids = self.sql, self.ids
+        newest = (
+            con.execute(
+                sql.SQL("SELECT max(version) FROM {} WHERE layer = %s").format(ids.table(VERSIONS_TABLE)),
+                (layer,),
+            ).fetchone()[0]
+            if self._exists(con, VERSIONS_TABLE)
+            else None
+        )
+        if not row.sha256 or newest != row.version or not self._exists(con, layer):
+            return []
+        spec = REFERENCE_LAYERS[layer]
+        return con.execute(
+            sql.SQL("SELECT {}::text, ST_AsBinary(geom) FROM {} ORDER BY {}::text").format(
+                self._attributes(con, layer, spec), ids.table(layer), sql.Identifier(spec.id_field)
+            )
+        ).fetchall()
+
+    def _attributes(self, con, table: str, spec):
+        """SQL making a feature's attributes JSON from ``table``'s columns (NULL where it lacks one)."""
+        sql = self.sql
+        present = {
+            r[0]
+            for r in con.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_schema = %s AND table_name = %s",
+                (self.schema, table),
+            )
+        }
+        pairs = sql.SQL(", ").join(
+            sql.SQL("{}, {}").format(sql.Literal(c), sql.Identifier(c) if c in present else sql.SQL("NULL"))
+            for c in spec.fields
+        )
+        return sql.SQL("jsonb_build_object({})").format(pairs)
 
     def max_value(self, layer: str, field: str) -> Optional[str]:
         with connect(self.conninfo) as con:
@@ -271,12 +314,12 @@ class PostgisStore(ReferenceStore):
             )
             kinds = [spec.fields[c] for c in columns]
             with con.cursor() as cur, cur.copy(copy) as pipe:
-                for piece, row.feature_count, wkb, _ in written_batches(candidate, progress, srid):
-                    pipe.write(copy_text(piece, columns, kinds, wkb))
+                for row.feature_count, values, wkb, _ in written_batches(candidate, progress, srid):
+                    pipe.write(copy_text(values, kinds, wkb))
             con.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (fid)").format(ids.table(staged)))
-            # The version's history rows, in one statement after the features (none while
-            # loading): the same rows the next import would otherwise archive.
-            self._archive(con, staged, layer, spec, row.version, nulls=True)
+            # The version is not copied into the history here (as in the GeoPackage store): the
+            # layer table holds it while it is current (read_version reads it there), and the
+            # next import archives it (_archive_unkept, one INSERT ... SELECT) before replacing it.
             finish_version(candidate, row)  # may refuse: the transaction is rolled back
             con.execute(
                 sql.SQL("CREATE INDEX {} ON {} USING gist (geom)").format(
@@ -361,27 +404,16 @@ class PostgisStore(ReferenceStore):
             out.setdefault(str(catchment).strip(), []).append(str(water).strip())
         return out
 
-    def _archive(self, con, table: str, layer: str, spec, version: int, nulls: bool = False) -> None:
-        """``table``'s features as ``layer``'s history rows of ``version``, in one statement
-        (those without a geometry too where ``nulls``: an import keeps every feature)."""
-        sql, ids = self.sql, self.ids
-        present = {
-            r[0]
-            for r in con.execute(
-                "SELECT column_name FROM information_schema.columns "
-                "WHERE table_schema = %s AND table_name = %s",
-                (self.schema, table),
-            )
-        }
-        pairs = sql.SQL(", ").join(
-            sql.SQL("{}, {}").format(sql.Literal(c), sql.Identifier(c) if c in present else sql.SQL("NULL"))
-            for c in spec.fields
-        )
+    def _archive(self, con, layer: str, spec, version: int) -> None:
+        """The layer table's features as ``layer``'s history rows of ``version``, in one
+        statement (those without a geometry too: a version keeps every feature)."""
         con.execute(
-            sql.SQL("INSERT INTO {} SELECT %s, %s, {}::text, jsonb_build_object({}), geom FROM {}").format(
-                ids.table(HISTORY_TABLE), sql.Identifier(spec.id_field), pairs, ids.table(table)
-            )
-            + (sql.SQL("") if nulls else sql.SQL(" WHERE geom IS NOT NULL")),
+            self.sql.SQL("INSERT INTO {} SELECT %s, %s, {}::text, {}, geom FROM {}").format(
+                self.ids.table(HISTORY_TABLE),
+                self.sql.Identifier(spec.id_field),
+                self._attributes(con, layer, spec),
+                self.ids.table(layer),
+            ),
             (layer, version),
         )
 
@@ -399,7 +431,7 @@ class PostgisStore(ReferenceStore):
             ).fetchone()
         ):
             return
-        self._archive(con, layer, layer, spec, version)
+        self._archive(con, layer, spec, version)
         con.execute(
             sql.SQL(
                 "UPDATE {} SET crs = 'EPSG:' || Find_SRID(%s, %s, 'geom') WHERE layer = %s "
@@ -448,18 +480,18 @@ class PostgisStore(ReferenceStore):
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
-def copy_text(piece: gpd.GeoDataFrame, columns: list, kinds: list, geometries) -> bytes:
-    """``piece``'s rows in COPY's text format: ``columns`` (of the contract's ``kinds``), then
-    the geometry (``geometries``: hex EWKB, None for none). Made column by column; NULL is
-    ``\\N``, text escaped as COPY reads it, a real as Python's exact shortest form."""
+def copy_text(values: np.ndarray, kinds: list, geometries) -> bytes:
+    """Rows in COPY's text format: ``values`` (an object array of rows, its columns of the
+    contract's ``kinds``), then the geometry (``geometries``: hex EWKB, None for none). Made
+    column by column; NULL is ``\\N``, text escaped as COPY reads it, a real as Python's repr
+    (the shortest text that reads back as the same double)."""
     cells = []
-    for column, kind in zip(columns, kinds):
-        values = piece[column].to_numpy(dtype=object)
+    for column, kind in zip(values.T, kinds):
         if kind == "text":
-            cells.append(["\\N" if v is None else str(v).translate(_COPY_ESCAPES) for v in values])
-        else:  # a real as repr, which PostgreSQL reads back as the same double
+            cells.append(["\\N" if v is None else str(v).translate(_COPY_ESCAPES) for v in column])
+        else:
             number = int if kind == "integer" else float
-            cells.append(["\\N" if v is None else repr(number(v)) for v in values])
+            cells.append(["\\N" if v is None else repr(number(v)) for v in column])
     cells.append(["\\N" if g is None else g for g in geometries])
     return ("\n".join(map("\t".join, zip(*cells))) + "\n").encode("utf-8")
 

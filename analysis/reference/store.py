@@ -46,6 +46,7 @@ from ..io.geopackage import (
     gpkg_table,
     gpkg_wkb,
     index_disagreement,
+    rtree_boxes,
     rtree_disagreement,
     write_packed_rtree,
 )
@@ -261,33 +262,38 @@ def history_rows(layer: str, frame: gpd.GeoDataFrame, version: int, wkb=None):
 
 
 def written_batches(candidate: Candidate, progress: Progress, srid: Optional[int] = None):
-    """The candidate's batches, each cut in ``chunk_size()`` pieces: (piece, features written
-    once it is, its geometries' WKB, their [minx, miny, maxx, maxy] bounds), with the progress
-    bar and the kill tests' pause between pieces. The WKB and bounds are made with the batch,
-    in the reading thread (:func:`read_ahead`), not by the writer; with ``srid``, the WKB is
-    PostGIS's extended WKB carrying that SRID, as hex text (what its text COPY reads into a
-    typed geometry column, as GDAL's PostgreSQL driver writes it)."""
+    """The candidate's batches, each cut in ``chunk_size()`` pieces: (features written once
+    the piece is, its contract fields' values as an object array of rows, its geometries' WKB,
+    their [minx, miny, maxx, maxy] bounds), with the progress bar and the kill tests' pause
+    between pieces. The values, WKB and bounds are made once a batch, in the reading thread
+    (:func:`read_ahead`), not by the writer, and pieces are slices of them (no frame a piece).
+    With ``srid``, the WKB is PostGIS's extended WKB carrying that SRID, as hex text (what its
+    text COPY reads into a typed geometry column, as GDAL's PostgreSQL driver writes it)."""
     step = chunk_size()
     written = 0
     expected = candidate.expected
-    for batch, wkb, bounds in read_ahead(_with_wkb(candidate.chunks(), srid)):
-        for start in range(0, len(batch), step):
-            piece = batch.iloc[start : start + step]
-            written += len(piece)
-            yield piece, written, wkb[start : start + step], bounds[start : start + step]
+    columns = list(REFERENCE_LAYERS[candidate.layer].fields)
+    for values, wkb, bounds in read_ahead(_with_wkb(candidate.chunks(), columns, srid)):
+        for start in range(0, len(values), step):
+            stop = start + step
+            written += len(values[start:stop])
+            yield written, values[start:stop], wkb[start:stop], bounds[start:stop]
             fraction = min(1.0, written / expected) if expected else 0.5
             progress.step(0.1 + 0.8 * fraction, f"{written} features written")
             debug_pause(written)
 
 
-def _with_wkb(batches: Iterator[gpd.GeoDataFrame], srid: Optional[int] = None) -> Iterator[tuple]:
+def _with_wkb(
+    batches: Iterator[gpd.GeoDataFrame], columns: list, srid: Optional[int] = None
+) -> Iterator[tuple]:
     for batch in batches:
         geoms = np.asarray(batch.geometry.array)
         if srid is None:
             wkb = shapely.to_wkb(geoms, byte_order=1)
-        else:
-            wkb = shapely.to_wkb(shapely.set_srid(geoms, srid), hex=True, byte_order=1, include_srid=True)
-        yield batch, wkb, shapely.bounds(geoms)
+        else:  # GEOS's hex writer is slow: binary, then Python's bytes.hex
+            binary = shapely.to_wkb(shapely.set_srid(geoms, srid), byte_order=1, include_srid=True)
+            wkb = np.array([None if w is None else w.hex() for w in binary], dtype=object)
+        yield batch[columns].to_numpy(dtype=object), wkb, shapely.bounds(geoms)
 
 
 def read_ahead(batches: Iterator, depth: int = 1) -> Iterator:
@@ -707,28 +713,31 @@ class GeoPackageStore(ReferenceStore):
                 # archives it (_archive_unkept, in SQL) before replacing it. The R-tree is
                 # built after the features, in one go, from the envelopes already known
                 # (write_packed_rtree, as GDAL does); its triggers come after it.
-                indexed: list = []  # (fids, [minx, maxx, miny, maxy] boxes) of each piece
+                indexed: list = []  # (fids, [minx, maxx, miny, maxy] float32 boxes) of each piece
+                bounds = None  # [minx, miny, maxx, maxy] of the features written
                 fid = 0
-                for piece, row.feature_count, wkb, envelopes in written_batches(candidate, progress):
-                    fids = np.arange(fid + 1, fid + 1 + len(piece), dtype=np.int64)
-                    fid += len(piece)
-                    values = piece[columns].to_numpy(dtype=object)
+                for row.feature_count, values, wkb, envelopes in written_batches(candidate, progress):
+                    fids = np.arange(fid + 1, fid + 1 + len(values), dtype=np.int64)
+                    fid += len(values)
                     con.executemany(
                         insert,
                         zip(fids.tolist(), gpkg_blob(None, srs_id, wkb, envelopes), *values.T.tolist()),
                     )
                     kept = np.array([w is not None for w in wkb], dtype=bool)
                     kept &= ~np.isnan(envelopes).any(axis=1)  # an empty geometry: not indexed
-                    indexed.append((fids[kept], envelopes[kept][:, [0, 2, 1, 3]]))
+                    if kept.any():
+                        box = envelopes[kept]
+                        indexed.append((fids[kept], rtree_boxes(box[:, [0, 2, 1, 3]])))
+                        box = np.r_[box[:, :2].min(axis=0), box[:, 2:].max(axis=0)]
+                        bounds = (
+                            box
+                            if bounds is None
+                            else np.r_[np.fmin(bounds[:2], box[:2]), np.fmax(bounds[2:], box[2:])]
+                        )
                 fids = np.concatenate([f for f, _ in indexed]) if indexed else np.zeros(0, np.int64)
-                boxes = np.concatenate([b for _, b in indexed]) if indexed else np.zeros((0, 4))
+                boxes = np.concatenate([b for _, b in indexed]) if indexed else np.zeros((0, 4), np.float32)
                 del indexed
                 write_packed_rtree(con, f"rtree_{layer}_geom", fids, boxes)
-                bounds = (
-                    np.r_[boxes[:, 0].min(), boxes[:, 2].min(), boxes[:, 1].max(), boxes[:, 3].max()]
-                    if len(boxes)
-                    else None
-                )
                 del fids, boxes
                 finish_version(candidate, row)  # may refuse: rolled back below
                 self._link_waters(con, layer, candidate)
