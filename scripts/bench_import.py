@@ -29,6 +29,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,6 +128,7 @@ def with_server(conninfo: str, command: list[str]) -> dict:
     """``command`` measured, the PostgreSQL server's CPU over its run counted with the client's."""
     before = bench_screen.server_cpu(conninfo)
     result = bench_screen.measured(command)
+    time.sleep(2.0)  # the client's backend ends after it: its CPU is counted once reaped
     result["cpu"] += bench_screen.server_cpu(conninfo) - before
     return result
 

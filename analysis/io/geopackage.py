@@ -509,9 +509,10 @@ def _str_groups(boxes: np.ndarray, per_node: int) -> np.ndarray:
     return by_x[np.lexsort((boxes[by_x, 2].astype(np.float64) + boxes[by_x, 3], slice_of))]
 
 
-def write_packed_rtree(con: sqlite3.Connection, rtree: str, ids: np.ndarray, boxes: np.ndarray) -> None:
+def write_packed_rtree(con: sqlite3.Connection, rtree: str, ids, boxes=None) -> None:
     """Fill the empty R-tree virtual table ``rtree`` (2-D, as the GeoPackage extension makes it)
-    with ``ids`` and their ``boxes`` ([minx, maxx, miny, maxy] rows) in one go, as GDAL's bulk
+    with ``ids`` and their ``boxes`` ([minx, maxx, miny, maxy] rows) in one go — or, ``boxes``
+    None, with ``ids`` a list of (ids, boxes) pieces, emptied here (no second copy held) —, as GDAL's bulk
     loader does: the tree packed in numpy (Sort-Tile-Recursive, every node full but the last of
     each level) and written into the table's shadow tables (``_node``, ``_rowid``,
     ``_parent``), instead of a million inserts each walking and splitting the tree (34 s for
@@ -524,12 +525,18 @@ def write_packed_rtree(con: sqlite3.Connection, rtree: str, ids: np.ndarray, box
     con.execute(f"DELETE FROM {node_table}")
     con.execute(f"DELETE FROM {rowid_table}")
     con.execute(f"DELETE FROM {parent_table}")
+    if boxes is None:
+        pieces = ids
+        ids = np.concatenate([i for i, _ in pieces]) if pieces else np.zeros(0, np.int64)
+        boxes = np.concatenate([b for _, b in pieces]) if pieces else np.zeros((0, 4), np.float32)
+        pieces.clear()
     if not len(ids):
         con.execute(f"INSERT INTO {node_table} VALUES (1, zeroblob({size}))")
         return
     if boxes.dtype != np.float32:  # doubles: rounded outward here (float32: already were)
         boxes = rtree_boxes(boxes)
     keys = np.asarray(ids, dtype=np.int64)
+    del ids
     levels = []  # bottom up: (the cells' keys and boxes in node order, cells in each node)
     while True:
         order = _str_groups(boxes, per_node) if len(keys) > per_node else np.arange(len(keys))
@@ -559,18 +566,21 @@ def write_packed_rtree(con: sqlite3.Connection, rtree: str, ids: np.ndarray, box
     for level in range(1, len(levels)):  # an inner node's cells name its children
         levels[level][0][:] = numbers[level - 1][levels[level][0]]
     for level, (keys, boxes, counts) in enumerate(levels):
-        nodes = len(counts)
-        cells = np.zeros(nodes * per_node, dtype=_CELL)
-        cells["id"][: len(keys)] = keys
-        cells["box"][: len(keys)] = boxes
-        blob = np.zeros((nodes, size), dtype=np.uint8)
-        blob[:, 2:4] = counts.astype(">u2").view(np.uint8).reshape(nodes, 2)
-        if level == len(levels) - 1:  # the root says the tree's depth
-            blob[0, 0:2] = np.array([len(levels) - 1], dtype=">u2").view(np.uint8)
-        blob[:, 4 : 4 + per_node * _CELL.itemsize] = cells.view(np.uint8).reshape(nodes, -1)
-        con.executemany(
-            f"INSERT INTO {node_table} VALUES (?, ?)", zip(numbers[level].tolist(), map(bytes, blob))
-        )
+        for first in range(0, len(counts), 4096):  # 4,096 nodes (5 MB) at a time
+            nodes = len(counts[first : first + 4096])
+            taken = slice(first * per_node, (first + nodes) * per_node)
+            cells = np.zeros(nodes * per_node, dtype=_CELL)
+            cells["id"][: len(keys[taken])] = keys[taken]
+            cells["box"][: len(keys[taken])] = boxes[taken]
+            blob = np.zeros((nodes, size), dtype=np.uint8)
+            blob[:, 2:4] = counts[first : first + nodes].astype(">u2").view(np.uint8).reshape(nodes, 2)
+            if level == len(levels) - 1:  # the root says the tree's depth
+                blob[0, 0:2] = np.array([len(levels) - 1], dtype=">u2").view(np.uint8)
+            blob[:, 4 : 4 + per_node * _CELL.itemsize] = cells.view(np.uint8).reshape(nodes, -1)
+            con.executemany(
+                f"INSERT INTO {node_table} VALUES (?, ?)",
+                zip(numbers[level][first : first + nodes].tolist(), map(bytes, blob)),
+            )
         owner = np.repeat(numbers[level], counts)
         if level == 0:  # in id order, 100,000 at a time (no list of a million rows)
             by_id = np.argsort(keys, kind="stable")

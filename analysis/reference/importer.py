@@ -405,7 +405,11 @@ def stream_candidate(
         raise
 
     def batches(into: ImportReport) -> Iterator[gpd.GeoDataFrame]:
-        for data in read_layer_batches(opened, source_layer, size):
+        from .store import read_ahead  # (store imports this module)
+
+        # GDAL reads the next batch in a thread of its own while this one is validated (and
+        # the store's writer writes the one before): three stages, one batch waiting in each.
+        for data in read_ahead(read_layer_batches(opened, source_layer, size)):
             whole = _apply_mapping(_checked_source(data, path, source_layer), rules, spec, path)
             for frame in vertex_bounded(whole, IMPORT_BATCH_VERTICES):
                 if spec.name == "tmdl_watersheds":  # every unit of this layer has a TMDL
@@ -1338,7 +1342,7 @@ def _refuse_non_finite(frame, spec, path, layer_label) -> None:
 
 def _checked_geometries(frame, spec, report) -> gpd.GeoSeries:
     """Null, empty and wrongly typed geometries rejected; invalid ones repaired (counted)."""
-    geoms = np.array(list(frame.geometry.array), dtype=object)  # a copy: repairs go in here
+    geoms = np.asarray(frame.geometry.array, dtype=object).copy()  # a copy: repairs go in here
     labels = frame[spec.id_field].to_numpy()
     missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
     invalid = ~missing & ~shapely.is_valid(geoms)

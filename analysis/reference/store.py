@@ -734,11 +734,7 @@ class GeoPackageStore(ReferenceStore):
                             if bounds is None
                             else np.r_[np.fmin(bounds[:2], box[:2]), np.fmax(bounds[2:], box[2:])]
                         )
-                fids = np.concatenate([f for f, _ in indexed]) if indexed else np.zeros(0, np.int64)
-                boxes = np.concatenate([b for _, b in indexed]) if indexed else np.zeros((0, 4), np.float32)
-                del indexed
-                write_packed_rtree(con, f"rtree_{layer}_geom", fids, boxes)
-                del fids, boxes
+                write_packed_rtree(con, f"rtree_{layer}_geom", indexed)  # (emptied there)
                 finish_version(candidate, row)  # may refuse: rolled back below
                 self._link_waters(con, layer, candidate)
                 for statement in _RTREE_TRIGGERS.format(t=layer).strip().split(";\n"):
