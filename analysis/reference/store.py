@@ -358,6 +358,11 @@ def frame_from_history(layer: str, rows, crs) -> gpd.GeoDataFrame:
     """A version read back from (attributes JSON, WKB) rows."""
     spec = REFERENCE_LAYERS[layer]
     records = [json.loads(a) for a, _ in rows]
+    reals = [name for name, kind in spec.fields.items() if kind == "real"]
+    for record in records:  # PostGIS's JSON writes a whole real as 100, not 100.0: a float again
+        for name in reals:
+            if isinstance(record.get(name), int):
+                record[name] = float(record[name])
     geoms = shapely.from_wkb([None if g is None else bytes(g) for _, g in rows]) if rows else []
     return gpd.GeoDataFrame(records, columns=list(spec.fields), geometry=list(geoms), crs=crs)
 
