@@ -35,7 +35,6 @@ from .store import (
     check_still_current,
     finish_version,
     frame_from_history,
-    history_rows,
     written_batches,
 )
 
@@ -201,7 +200,9 @@ class PostgisStore(ReferenceStore):
 
     def read_version(self, layer: str, version: int) -> gpd.GeoDataFrame:
         row = self.version_row(layer, version)
-        with connect(self.conninfo) as con:
+        # One snapshot, the layer's table locked for share before it is taken: an import
+        # archiving this version and replacing the table commits wholly before or after it.
+        with self.snapshot([layer]) as con:
             rows = (
                 []
                 if not self._exists(con, HISTORY_TABLE)
@@ -213,7 +214,48 @@ class PostgisStore(ReferenceStore):
                     (layer, row.version),
                 ).fetchall()
             )
+            if not rows:  # the current version: in the layer table until the next import
+                rows = self._current_rows(con, layer, row)
         return frame_from_history(layer, rows, row.crs)
+
+    def _current_rows(self, con, layer: str, row: VersionRow) -> list:
+        """The current version's (attributes JSON, WKB) rows, from the layer table, where this
+        store's import wrote it (it has a sha256) and it is still the newest (the history
+        receives it when the next import replaces it: :meth:`_archive_unkept`)."""
+        sql, ids = self.sql, self.ids
+        newest = (
+            con.execute(
+                sql.SQL("SELECT max(version) FROM {} WHERE layer = %s").format(ids.table(VERSIONS_TABLE)),
+                (layer,),
+            ).fetchone()[0]
+            if self._exists(con, VERSIONS_TABLE)
+            else None
+        )
+        if not row.sha256 or newest != row.version or not self._exists(con, layer):
+            return []
+        spec = REFERENCE_LAYERS[layer]
+        return con.execute(
+            sql.SQL("SELECT {}::text, ST_AsBinary(geom) FROM {} ORDER BY {}::text").format(
+                self._attributes(con, layer, spec), ids.table(layer), sql.Identifier(spec.id_field)
+            )
+        ).fetchall()
+
+    def _attributes(self, con, table: str, spec):
+        """SQL making a feature's attributes JSON from ``table``'s columns (NULL where it lacks one)."""
+        sql = self.sql
+        present = {
+            r[0]
+            for r in con.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_schema = %s AND table_name = %s",
+                (self.schema, table),
+            )
+        }
+        pairs = sql.SQL(", ").join(
+            sql.SQL("{}, {}").format(sql.Literal(c), sql.Identifier(c) if c in present else sql.SQL("NULL"))
+            for c in spec.fields
+        )
+        return sql.SQL("jsonb_build_object({})").format(pairs)
 
     def max_value(self, layer: str, field: str) -> Optional[str]:
         with connect(self.conninfo) as con:
@@ -255,8 +297,10 @@ class PostgisStore(ReferenceStore):
             )
             self._archive_unkept(con, layer, spec, row.version - 1)
             con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(ids.table(staged)))
+            # No index while loading (the key and the GiST index are built after the features, as
+            # GDAL's driver does); the features come by COPY (text, geometries as hex EWKB).
             con.execute(
-                sql.SQL("CREATE TABLE {} (fid serial PRIMARY KEY, {}, geom geometry(Geometry, {}))").format(
+                sql.SQL("CREATE TABLE {} (fid serial NOT NULL, {}, geom geometry(Geometry, {}))").format(
                     ids.table(staged),
                     sql.SQL(", ").join(
                         sql.SQL("{} {}").format(sql.Identifier(c), sql.SQL(_PG_TYPES[t]))
@@ -265,21 +309,17 @@ class PostgisStore(ReferenceStore):
                     sql.Literal(srid),
                 )
             )
-            insert = sql.SQL("INSERT INTO {} ({}, geom) VALUES ({}, ST_GeomFromWKB(%s, %s))").format(
-                ids.table(staged),
-                sql.SQL(", ").join(map(sql.Identifier, columns)),
-                sql.SQL(", ").join(sql.Placeholder() * len(columns)),
+            copy = sql.SQL("COPY {} ({}, geom) FROM STDIN").format(
+                ids.table(staged), sql.SQL(", ").join(map(sql.Identifier, columns))
             )
-            history = sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s::jsonb, ST_GeomFromWKB(%s, %s))").format(
-                ids.table(HISTORY_TABLE)
-            )
-            with con.cursor() as cur:
-                for piece, row.feature_count, wkb, _ in written_batches(candidate, progress):
-                    values = piece[columns].to_numpy(dtype=object)
-                    cur.executemany(insert, [(*v, w, srid) for v, w in zip(values, wkb)])
-                    cur.executemany(
-                        history, [(*h, srid) for h in history_rows(layer, piece, row.version, wkb)]
-                    )
+            kinds = [spec.fields[c] for c in columns]
+            with con.cursor() as cur, cur.copy(copy) as pipe:
+                for row.feature_count, values, wkb, _ in written_batches(candidate, progress, srid):
+                    pipe.write(copy_text(values, kinds, wkb))
+            con.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (fid)").format(ids.table(staged)))
+            # The version is not copied into the history here (as in the GeoPackage store): the
+            # layer table holds it while it is current (read_version reads it there), and the
+            # next import archives it (_archive_unkept, one INSERT ... SELECT) before replacing it.
             finish_version(candidate, row)  # may refuse: the transaction is rolled back
             con.execute(
                 sql.SQL("CREATE INDEX {} ON {} USING gist (geom)").format(
@@ -364,6 +404,19 @@ class PostgisStore(ReferenceStore):
             out.setdefault(str(catchment).strip(), []).append(str(water).strip())
         return out
 
+    def _archive(self, con, layer: str, spec, version: int) -> None:
+        """The layer table's features as ``layer``'s history rows of ``version``, in one
+        statement (those without a geometry too: a version keeps every feature)."""
+        con.execute(
+            self.sql.SQL("INSERT INTO {} SELECT %s, %s, {}::text, {}, geom FROM {}").format(
+                self.ids.table(HISTORY_TABLE),
+                self.sql.Identifier(spec.id_field),
+                self._attributes(con, layer, spec),
+                self.ids.table(layer),
+            ),
+            (layer, version),
+        )
+
     def _archive_unkept(self, con, layer, spec, version) -> None:
         """Keep the current version's features in the history where no import kept them."""
         sql, ids = self.sql, self.ids
@@ -378,25 +431,7 @@ class PostgisStore(ReferenceStore):
             ).fetchone()
         ):
             return
-        present = {
-            r[0]
-            for r in con.execute(
-                "SELECT column_name FROM information_schema.columns "
-                "WHERE table_schema = %s AND table_name = %s",
-                (self.schema, layer),
-            )
-        }
-        pairs = sql.SQL(", ").join(
-            sql.SQL("{}, {}").format(sql.Literal(c), sql.Identifier(c) if c in present else sql.SQL("NULL"))
-            for c in spec.fields
-        )
-        con.execute(
-            sql.SQL(
-                "INSERT INTO {} SELECT %s, %s, {}::text, jsonb_build_object({}), geom "
-                "FROM {} WHERE geom IS NOT NULL"
-            ).format(ids.table(HISTORY_TABLE), sql.Identifier(spec.id_field), pairs, ids.table(layer)),
-            (layer, version),
-        )
+        self._archive(con, layer, spec, version)
         con.execute(
             sql.SQL(
                 "UPDATE {} SET crs = 'EPSG:' || Find_SRID(%s, %s, 'geom') WHERE layer = %s "
@@ -440,6 +475,25 @@ class PostgisStore(ReferenceStore):
                 sql.Identifier("reference_history_version"), ids.table(HISTORY_TABLE)
             )
         )
+
+
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def copy_text(values: np.ndarray, kinds: list, geometries) -> bytes:
+    """Rows in COPY's text format: ``values`` (an object array of rows, its columns of the
+    contract's ``kinds``), then the geometry (``geometries``: hex EWKB, None for none). Made
+    column by column; NULL is ``\\N``, text escaped as COPY reads it, a real as Python's repr
+    (the shortest text that reads back as the same double)."""
+    cells = []
+    for column, kind in zip(values.T, kinds):
+        if kind == "text":
+            cells.append(["\\N" if v is None else str(v).translate(_COPY_ESCAPES) for v in column])
+        else:
+            number = int if kind == "integer" else float
+            cells.append(["\\N" if v is None else repr(number(v)) for v in column])
+    cells.append(["\\N" if g is None else g for g in geometries])
+    return ("\n".join(map("\t".join, zip(*cells))) + "\n").encode("utf-8")
 
 
 def _srid(crs) -> int:

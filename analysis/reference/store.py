@@ -25,7 +25,6 @@ import sqlite3
 import struct
 import threading
 import time
-import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from dataclasses import asdict, dataclass
@@ -51,7 +50,9 @@ from ..io.geopackage import (
     gpkg_wkb,
     index_disagreement,
     register_srs,
+    rtree_boxes,
     rtree_disagreement,
+    write_packed_rtree,
 )
 from ..progress import SILENT, Progress
 from .contract import REFERENCE_LAYERS
@@ -264,28 +265,39 @@ def history_rows(layer: str, frame: gpd.GeoDataFrame, version: int, wkb=None):
     ]
 
 
-def written_batches(candidate: Candidate, progress: Progress):
-    """The candidate's batches, each cut in ``chunk_size()`` pieces: (piece, features written
-    once it is, its geometries' WKB, their [minx, miny, maxx, maxy] bounds), with the progress
-    bar and the kill tests' pause between pieces. The WKB and bounds are made with the batch,
-    in the reading thread (:func:`read_ahead`), not by the writer."""
+def written_batches(candidate: Candidate, progress: Progress, srid: Optional[int] = None):
+    """The candidate's batches, each cut in ``chunk_size()`` pieces: (features written once
+    the piece is, its contract fields' values as an object array of rows, its geometries' WKB,
+    their [minx, miny, maxx, maxy] bounds), with the progress bar and the kill tests' pause
+    between pieces. The values, WKB and bounds are made once a batch, in the reading thread
+    (:func:`read_ahead`), not by the writer, and pieces are slices of them (no frame a piece).
+    With ``srid``, the WKB is PostGIS's extended WKB carrying that SRID, as hex text (what its
+    text COPY reads into a typed geometry column, as GDAL's PostgreSQL driver writes it)."""
     step = chunk_size()
     written = 0
     expected = candidate.expected
-    for batch, wkb, bounds in read_ahead(_with_wkb(candidate.chunks())):
-        for start in range(0, len(batch), step):
-            piece = batch.iloc[start : start + step]
-            written += len(piece)
-            yield piece, written, wkb[start : start + step], bounds[start : start + step]
+    columns = list(REFERENCE_LAYERS[candidate.layer].fields)
+    for values, wkb, bounds in read_ahead(_with_wkb(candidate.chunks(), columns, srid)):
+        for start in range(0, len(values), step):
+            stop = start + step
+            written += len(values[start:stop])
+            yield written, values[start:stop], wkb[start:stop], bounds[start:stop]
             fraction = min(1.0, written / expected) if expected else 0.5
             progress.step(0.1 + 0.8 * fraction, f"{written} features written")
             debug_pause(written)
 
 
-def _with_wkb(batches: Iterator[gpd.GeoDataFrame]) -> Iterator[tuple]:
+def _with_wkb(
+    batches: Iterator[gpd.GeoDataFrame], columns: list, srid: Optional[int] = None
+) -> Iterator[tuple]:
     for batch in batches:
         geoms = np.asarray(batch.geometry.array)
-        yield batch, shapely.to_wkb(geoms, byte_order=1), shapely.bounds(geoms)
+        if srid is None:
+            wkb = shapely.to_wkb(geoms, byte_order=1)
+        else:  # GEOS's hex writer is slow: binary, then Python's bytes.hex
+            binary = shapely.to_wkb(shapely.set_srid(geoms, srid), byte_order=1, include_srid=True)
+            wkb = np.array([None if w is None else w.hex() for w in binary], dtype=object)
+        yield batch[columns].to_numpy(dtype=object), wkb, shapely.bounds(geoms)
 
 
 def read_ahead(batches: Iterator, depth: int = 1) -> Iterator:
@@ -350,6 +362,11 @@ def frame_from_history(layer: str, rows, crs) -> gpd.GeoDataFrame:
     """A version read back from (attributes JSON, WKB) rows."""
     spec = REFERENCE_LAYERS[layer]
     records = [json.loads(a) for a, _ in rows]
+    reals = [name for name, kind in spec.fields.items() if kind == "real"]
+    for record in records:  # PostGIS's JSON writes a whole real as 100, not 100.0: a float again
+        for name in reals:
+            if isinstance(record.get(name), int):
+                record[name] = float(record[name])
     geoms = shapely.from_wkb([None if g is None else bytes(g) for _, g in rows]) if rows else []
     return gpd.GeoDataFrame(records, columns=list(spec.fields), geometry=list(geoms), crs=crs)
 
@@ -396,16 +413,23 @@ def _version_row(row: Sequence[Any]) -> VersionRow:
     return VersionRow(*values)
 
 
+_GPKG_HEAD = np.dtype(
+    [("magic", "S2"), ("version", "u1"), ("flags", "u1"), ("srs_id", "<i4"), ("box", "<f8", (4,))]
+)
+
+
 def gpkg_blob(geoms, srs_id: int, wkb=None, bounds=None) -> list[Optional[bytes]]:
     """GeoPackage geometry blobs: header with the [minx, maxx, miny, maxy] envelope, then WKB
-    (``wkb`` and ``bounds``, where already made, are not made again)."""
+    (``wkb`` and ``bounds`` — [minx, miny, maxx, maxy] rows —, where already made, are not
+    made again). The headers are made in one numpy array, each then joined to its WKB."""
     wkb = shapely.to_wkb(geoms, byte_order=1) if wkb is None else wkb
-    bounds = shapely.bounds(geoms) if bounds is None else bounds
-    head = struct.Struct("<2sBBi4d")
-    return [
-        None if w is None else head.pack(b"GP", 0, 0b011, srs_id, b[0], b[2], b[1], b[3]) + w
-        for b, w in zip(bounds, wkb)
-    ]
+    bounds = shapely.bounds(geoms) if bounds is None else np.asarray(bounds)
+    heads = np.zeros(len(wkb), dtype=_GPKG_HEAD)
+    box = np.asarray(bounds, dtype=np.float64).reshape(-1, 4)[:, [0, 2, 1, 3]]
+    heads["magic"], heads["srs_id"], heads["box"] = b"GP", srs_id, box
+    heads["flags"] = np.where(np.isnan(box).any(axis=1), 0b10011, 0b011)  # 0x10: empty
+    raw, width = heads.tobytes(), _GPKG_HEAD.itemsize
+    return [None if w is None else raw[i * width : (i + 1) * width] + w for i, w in enumerate(wkb)]
 
 
 def _envelope(blob):
@@ -676,39 +700,30 @@ class GeoPackageStore(ReferenceStore):
                 # The version is not copied into the history here: the layer table holds it
                 # while it is current (read_version reads it there), and the next import
                 # archives it (_archive_unkept, in SQL) before replacing it. The R-tree is
-                # filled here from the envelopes already known (its triggers,
-                # which would call back into Python for every feature, come after the load).
-                rtree = f"INSERT INTO {_q(f'rtree_{layer}_geom')} VALUES (?, ?, ?, ?, ?)"
-                bounds = None
+                # built after the features, in one go, from the envelopes already known
+                # (write_packed_rtree, as GDAL does); its triggers come after it.
+                indexed: list = []  # (fids, [minx, maxx, miny, maxy] float32 boxes) of each piece
+                bounds = None  # [minx, miny, maxx, maxy] of the features written
                 fid = 0
-                for piece, row.feature_count, wkb, envelopes in written_batches(candidate, progress):
-                    geoms = np.asarray(piece.geometry.array)
-                    fids = range(fid + 1, fid + 1 + len(geoms))
-                    fid += len(geoms)
-                    values = piece[columns].to_numpy(dtype=object)
+                for row.feature_count, values, wkb, envelopes in written_batches(candidate, progress):
+                    fids = np.arange(fid + 1, fid + 1 + len(values), dtype=np.int64)
+                    fid += len(values)
                     con.executemany(
                         insert,
-                        [
-                            (f, b, *v)
-                            for f, b, v in zip(fids, gpkg_blob(geoms, srs_id, wkb, envelopes), values)
-                        ],
+                        zip(fids.tolist(), gpkg_blob(None, srs_id, wkb, envelopes), *values.T.tolist()),
                     )
-                    con.executemany(
-                        rtree,
-                        [
-                            (f, e[0], e[2], e[1], e[3])
-                            for f, e, w in zip(fids, envelopes.tolist(), wkb)
-                            if w is not None
-                        ],
-                    )
-                    with warnings.catch_warnings():  # all-NaN: a piece without geometries
-                        warnings.simplefilter("ignore", RuntimeWarning)
-                        box = np.r_[np.nanmin(envelopes[:, :2], axis=0), np.nanmax(envelopes[:, 2:], axis=0)]
-                    bounds = (
-                        box
-                        if bounds is None
-                        else np.r_[np.fmin(bounds[:2], box[:2]), np.fmax(bounds[2:], box[2:])]
-                    )
+                    kept = np.array([w is not None for w in wkb], dtype=bool)
+                    kept &= ~np.isnan(envelopes).any(axis=1)  # an empty geometry: not indexed
+                    if kept.any():
+                        box = envelopes[kept]
+                        indexed.append((fids[kept], rtree_boxes(box[:, [0, 2, 1, 3]])))
+                        box = np.r_[box[:, :2].min(axis=0), box[:, 2:].max(axis=0)]
+                        bounds = (
+                            box
+                            if bounds is None
+                            else np.r_[np.fmin(bounds[:2], box[:2]), np.fmax(bounds[2:], box[2:])]
+                        )
+                write_packed_rtree(con, f"rtree_{layer}_geom", indexed)  # (emptied there)
                 finish_version(candidate, row)  # may refuse: rolled back below
                 self._link_waters(con, layer, candidate)
                 for statement in _RTREE_TRIGGERS.format(t=layer).strip().split(";\n"):

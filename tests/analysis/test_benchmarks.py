@@ -80,3 +80,28 @@ def test_bench_screen_smoke(capsys):
         assert "skipped: no PostgreSQL/PostGIS/psycopg" in lines["screen (PostGIS)"], out
     else:  # a step that fails prints "skipped: <its error>": that is a failure here
         assert "agrees: True" in lines["screen (PostGIS, SQL in the database)"], out
+
+
+def test_bench_import_smoke(capsys):
+    """The import's benchmark: the GeoPackage and PostGIS imports beside ogr2ogr's, each with
+    its seconds, CPU, peak memory, ratio and load (no timing asserted)."""
+    pytest.importorskip(
+        "pyogrio", reason="the benchmark builds its layer with pyogrio (run it with .venv/plain)"
+    )
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_import", SCRIPTS / "bench_import.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    assert module.main(["--smoke", "--postgis"]) == 0
+    out = capsys.readouterr().out
+    lines = {line[:36].strip(): line for line in out.splitlines()}
+    figures = r"\d+\.\d\d s  CPU +\d+\.\d\d s  peak +\d+ MB  .*load \d+\.\d\d"
+    assert re.search(figures, lines["swppp reference import (GeoPackage)"]), out
+    if shutil.which("ogr2ogr"):
+        assert re.search(figures + ".*", lines["ogr2ogr -f GPKG"]), out
+        assert re.search(r"\d+\.\d\dx \(CPU", lines["swppp reference import (GeoPackage)"]), out
+    pg = lines["swppp reference import (PostGIS)"]
+    assert re.search(figures, pg) or "skipped: no PostgreSQL/PostGIS/psycopg" in pg, out

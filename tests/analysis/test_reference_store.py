@@ -539,3 +539,100 @@ def test_the_shipped_store_diffs_its_one_version_against_itself(layer, data_copy
     assert status == 0, err
     diff = json.loads(out)
     assert (diff["from"], diff["to"], diff["changes"]) == (1, 1, [])
+
+
+def test_a_large_import_builds_a_packed_r_tree_that_sqlite_finds_sound(tmp_path, capsys):
+    """3,000 wetlands (a tree three levels deep): the R-tree written straight into its shadow
+    tables passes SQLite's ``rtreecheck``, answers box queries as the geometries do, and is
+    kept sound by SQLite's own updates afterwards."""
+    import sqlite3
+
+    import numpy as np
+    import shapely
+
+    source = tmp_path / "wet.gpkg"
+    rng = np.random.default_rng(7)
+    x, y = X0 + rng.uniform(0, 50_000, 3_000), Y0 + rng.uniform(0, 50_000, 3_000)
+    frame = gpd.GeoDataFrame(
+        {
+            "wetland_id": [f"W-{i}" for i in range(3_000)],
+            "source": "NYSDEC",
+            "wetland_class": "II",
+            "regulated": 1,
+            "adjacent_area_ft": 100.0,
+        },
+        geometry=shapely.box(x, y, x + rng.uniform(1, 400, 3_000), y + rng.uniform(1, 400, 3_000)),
+        crs="EPSG:2260",
+    )
+    write_geopackage(source, {"wetlands": frame})
+    store = tmp_path / "reference.gpkg"
+    status, out, _ = reference(
+        "import", "wetlands", source, "--reference", store, "--source-date", "2026-01-01", capsys=capsys
+    )
+    assert status == 0, out
+    with sqlite3.connect(store) as con:
+        assert con.execute("SELECT rtreecheck('rtree_wetlands_geom')").fetchone()[0] == "ok"
+        depth = int.from_bytes(
+            con.execute(
+                "SELECT substr(data, 1, 2) FROM rtree_wetlands_geom_node WHERE nodeno = 1"
+            ).fetchone()[0],
+            "big",
+        )
+        assert depth == 2  # 3,000 cells of at most 51 a node: leaves, their parents, the root
+        for qx, qy in zip(rng.uniform(X0, X0 + 50_000, 25), rng.uniform(Y0, Y0 + 50_000, 25)):
+            found = {
+                r[0]
+                for r in con.execute(
+                    "SELECT id FROM rtree_wetlands_geom WHERE minx <= ? AND maxx >= ? AND miny <= ? "
+                    "AND maxy >= ?",
+                    (qx + 2_000, qx, qy + 2_000, qy),
+                )
+            }
+            b = frame.geometry.bounds.to_numpy()
+            meets = (b[:, 0] <= qx + 2_000) & (b[:, 2] >= qx) & (b[:, 1] <= qy + 2_000) & (b[:, 3] >= qy)
+            assert found == set((np.flatnonzero(meets) + 1).tolist())
+        con.execute("DELETE FROM wetlands WHERE fid <= 1000")  # the triggers, through SQLite's R-tree
+        assert con.execute("SELECT rtreecheck('rtree_wetlands_geom')").fetchone()[0] == "ok"
+        assert con.execute("SELECT count(*) FROM rtree_wetlands_geom").fetchone()[0] == 2_000
+
+
+def test_awkward_text_is_stored_exactly_in_both_stores(target, tmp_path, capsys):
+    """Text with tabs, newlines, backslashes and COPY's own NULL marker (PostGIS loads by COPY),
+    a missing real and reals come back as given."""
+    frame = gpd.GeoDataFrame(
+        {
+            "wetland_id": ["A\tB", "C\\N", "\\N", "line\nbreak\rend", "ü ñ 'q' \"d\""],
+            "source": ["NWI"] * 5,
+            "wetland_class": [None, "x\\ty", "", "PFO1A", "z"],
+            "regulated": [1, 0, 1, 0, 1],
+            "adjacent_area_ft": [0.1 + 0.2, None, 100.0, 1e-300, 123456789.123456789],
+        },
+        geometry=[box(X0 + 150 * i, Y0, X0 + 150 * i + 100, Y0 + 100) for i in range(5)],
+        crs="EPSG:2260",
+    )
+    source = write_geopackage(tmp_path / "awkward.gpkg", {"wetlands": frame}) or tmp_path / "awkward.gpkg"
+    status, out, _ = reference(
+        "import",
+        "wetlands",
+        source,
+        "--reference",
+        *target.args(),
+        "--source-date",
+        "2026-01-01",
+        capsys=capsys,
+    )
+    assert status == 0, out
+    back = target.store().read_version("wetlands", 1).set_index("wetland_id")
+    assert sorted(back.index) == sorted(frame["wetland_id"])
+    for _, want in frame.iterrows():
+        got = back.loc[want["wetland_id"]]
+        # (an empty optional text is no value, in both stores)
+        assert (got["wetland_class"] or None) == (want["wetland_class"] or None)
+        if want["adjacent_area_ft"] is None or want["adjacent_area_ft"] != want["adjacent_area_ft"]:
+            assert got["adjacent_area_ft"] is None or got["adjacent_area_ft"] != got["adjacent_area_ft"]
+        else:
+            # (the GeoPackage store's current version is read through SQLite's json_object,
+            # which writes a real with 15 significant digits)
+            assert isinstance(got["adjacent_area_ft"], float)  # 100.0 read back as 100.0, not 100
+            assert got["adjacent_area_ft"] == pytest.approx(want["adjacent_area_ft"], rel=1e-14)
+        assert got.geometry.equals(want.geometry)

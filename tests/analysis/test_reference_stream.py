@@ -268,3 +268,38 @@ def test_read_ahead_yields_in_order_raises_the_readers_error_and_stops_with_its_
     assert [next(ahead) for _ in range(3)] == [0, 1, 2]
     ahead.close()
     assert closed == [True]
+
+
+def test_batches_are_bounded_by_vertices_as_well_as_features(tmp_path, monkeypatch):
+    """Large polygons come in batches of at most IMPORT_BATCH_VERTICES vertices (a feature with
+    more alone), and the import is the same feature by feature as the whole one."""
+    from analysis.reference import importer
+
+    rings = [shapely.Point(X0 + 500 * k, Y0).buffer(200, quad_segs=8 + 8 * (k % 4)) for k in range(40)]
+    frame = gpd.GeoDataFrame(
+        {
+            "wetland_id": [f"B-{k:02d}" for k in range(40)],
+            "source": "NWI",
+            "wetland_class": "PFO1",
+            "regulated": 1,
+            "adjacent_area_ft": 100.0,
+        },
+        geometry=rings,
+        crs="EPSG:2260",
+    )
+    source = tmp_path / "big.gpkg"
+    frame.to_file(source, layer="wetlands", driver="GPKG")
+    monkeypatch.setattr(importer, "IMPORT_BATCH_VERTICES", 300)
+    streamed = stream_candidate("wetlands", source)
+    batches = list(streamed.chunks())
+    vertices = [int(shapely.get_num_coordinates(np.asarray(b.geometry.array)).sum()) for b in batches]
+    assert len(batches) > 10 and all(v <= 300 or len(b) == 1 for v, b in zip(vertices, batches))
+    assert sum(len(b) for b in batches) == 40
+    got = gpd.GeoDataFrame(np.concatenate([b.to_numpy() for b in batches]), columns=batches[0].columns)
+    assert list(got["wetland_id"]) == list(frame["wetland_id"])
+    assert all(a.equals(b) for a, b in zip(got.geometry, read_candidate("wetlands", source).frame.geometry))
+    streamed.close()
+
+    pieces = list(importer.vertex_bounded(frame, 300))
+    assert sum(len(p) for p in pieces) == 40 and all(len(p) >= 1 for p in pieces)
+    assert [p is frame for p in importer.vertex_bounded(frame, 10**9)] == [True]  # within the bound: whole
