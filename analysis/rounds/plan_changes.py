@@ -336,6 +336,37 @@ def _area_acres(geometry, crs) -> Optional[float]:
     return ellipsoidal_acres(geometry, crs)[0]
 
 
+def _added_and_removed(
+    layer: str, label: str, before: PlanLayer, after: PlanLayer, crs, *, measured: bool
+) -> list[dict]:
+    """The features of ``layer`` only one round holds: added (in ``after`` alone), then removed
+    (in ``before`` alone); ``measured``: with their acres in the message and as ``acres``."""
+    was, now = _by_key(before), _by_key(after)
+    out = []
+    for how, side, keys, others, plan in (
+        ("added", "after", now, was, after),
+        ("removed", "before", was, now, before),
+    ):
+        for key in keys:
+            if key in others:
+                continue
+            g = plan.geometries[keys[key]]
+            value = _area_acres(g, crs)
+            change = dict(
+                kind=f"{layer}_{how}",
+                layer=layer,
+                feature=plan.features[keys[key]],
+                phase=None,
+                geometry=g,
+                message=f"{label} {key} {how}" + (f": {value or 0:.4f} acres" if measured else ""),
+            )
+            change.update({side: g, f"acres_{side}": value})
+            if measured:
+                change["acres"] = value
+            out.append(change)
+    return out
+
+
 def _smp(before: PlanLayer, after: PlanLayer, crs, tolerance_ft: float) -> list[dict]:
     was, now = _by_key(before), _by_key(after)
     out = []
@@ -364,37 +395,7 @@ def _smp(before: PlanLayer, after: PlanLayer, crs, tolerance_ft: float) -> list[
                         ),
                     )
                 )
-    for key in now:
-        if key not in was:
-            g = after.geometries[now[key]]
-            out.append(
-                dict(
-                    kind="smp_added",
-                    layer="smp",
-                    feature=after.features[now[key]],
-                    phase=None,
-                    geometry=g,
-                    after=g,
-                    acres_after=_area_acres(g, crs),
-                    message=f"SMP {key} added",
-                )
-            )
-    for key in was:
-        if key not in now:
-            g = before.geometries[was[key]]
-            out.append(
-                dict(
-                    kind="smp_removed",
-                    layer="smp",
-                    feature=before.features[was[key]],
-                    phase=None,
-                    geometry=g,
-                    before=g,
-                    acres_before=_area_acres(g, crs),
-                    message=f"SMP {key} removed",
-                )
-            )
-    return out
+    return out + _added_and_removed("smp", "SMP", before, after, crs, measured=False)
 
 
 def _easement(before: PlanLayer, after: PlanLayer, crs, tolerance: float) -> list[dict]:
@@ -424,41 +425,7 @@ def _easement(before: PlanLayer, after: PlanLayer, crs, tolerance: float) -> lis
                     message=f"easement {key} changed: {acres_a or 0:.4f} -> {acres_b or 0:.4f} acres",
                 )
             )
-    for key in now:
-        if key not in was:
-            g = after.geometries[now[key]]
-            value = _area_acres(g, crs)
-            out.append(
-                dict(
-                    kind="easement_added",
-                    layer="easement",
-                    feature=after.features[now[key]],
-                    phase=None,
-                    geometry=g,
-                    after=g,
-                    acres=value,
-                    acres_after=value,
-                    message=f"easement {key} added: {value or 0:.4f} acres",
-                )
-            )
-    for key in was:
-        if key not in now:
-            g = before.geometries[was[key]]
-            value = _area_acres(g, crs)
-            out.append(
-                dict(
-                    kind="easement_removed",
-                    layer="easement",
-                    feature=before.features[was[key]],
-                    phase=None,
-                    geometry=g,
-                    before=g,
-                    acres=value,
-                    acres_before=value,
-                    message=f"easement {key} removed: {value or 0:.4f} acres",
-                )
-            )
-    return out
+    return out + _added_and_removed("easement", "easement", before, after, crs, measured=True)
 
 
 def plan_changes(before: Plan, after: Plan, profile: RulesProfile) -> list[PlanChange]:
