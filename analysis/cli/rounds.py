@@ -4,6 +4,7 @@ were matched to the round before (every name and reason escaped: ``terminal``)."
 from __future__ import annotations
 
 from ..markup import terminal
+from ..report.comparison import COMPARED, comparison_summary
 
 __all__ = ["print_round", "print_comparison", "print_plan_changes"]
 
@@ -60,24 +61,12 @@ def _figure(value) -> str:
     return "none" if value is None else f"{value:.4g}"
 
 
-_LISTS = (
-    ("resolved", "resolved"),
-    ("still_open", "still open"),
-    ("new", "new"),
-    ("changed", "changed"),
-)
-
-
 def print_comparison(comparison: dict, out) -> None:
     """What changed since the round compared with: counted, then each finding of each list with
     its status and figure before and after, and how it was paired."""
     number = comparison["round"]
-    print(
-        f"  compared with round {number}: "
-        + ", ".join(f"{len(comparison[key])} {label}" for key, label in _LISTS),
-        file=out,
-    )
-    for key, label in _LISTS:
+    print(f"  {comparison_summary(comparison)}", file=out)
+    for key, label in COMPARED:
         for item in comparison[key]:
             before, after = item["before"], item["after"]
             features = "; ".join(terminal(f) for f in item["features"]) or "no features"
