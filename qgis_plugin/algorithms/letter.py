@@ -17,6 +17,8 @@ from .base import SwpppAlgorithm, feedback_progress
 
 __all__ = ["LetterAlgorithm"]
 
+_NO_OUTPUT = "Give OUTPUT_HTML, OUTPUT_PDF or OUTPUT_DOCX (or several): the letter is written there."
+
 HELP = """<p>The comment letter to the applicant for one round of the project's review file \
 (REVIEW_FILE, the GeoPackage swppp:review's ROUND_FILE records rounds in), as <code>swppp \
 letter</code> writes it: the round's open findings (fail, warn, needs review; not overridden \
@@ -25,14 +27,16 @@ chapter's citation, the measured figure and what would satisfy it, under the vil
 letterhead (the rules profile's [letter]) and signed by REVIEWER. The comments of the round \
 before are repeated, each resolved or still open.</p>
 <p>ROUND is the round to write (0: the latest). DATE is the letter's date (YYYY-MM-DD; \
-default: today). The letter is written as HTML (OUTPUT_HTML) and as PDF (OUTPUT_PDF): both or \
-neither. No output may be the review file: it is refused before anything is written.</p>"""
+default: today). The letter is written as HTML (OUTPUT_HTML), as PDF (OUTPUT_PDF) and as a Word \
+document to edit and sign (OUTPUT_DOCX; needs the python-docx package in QGIS's Python): all or \
+none. No output may be the review file: it is refused before anything is written.</p>"""
 
 
 class LetterAlgorithm(SwpppAlgorithm):
     REVIEW_FILE = "REVIEW_FILE"
     ROUND = "ROUND"
     REVIEWER = "REVIEWER"
+    OUTPUT_DOCX = "OUTPUT_DOCX"
     DATE = "DATE"
     COMMENTS = "COMMENTS"
     SUMMARY = "SUMMARY"
@@ -91,6 +95,7 @@ class LetterAlgorithm(SwpppAlgorithm):
         for name, label, kinds in (
             (self.OUTPUT_HTML, "Letter (HTML)", "HTML files (*.html *.htm)"),
             (self.OUTPUT_PDF, "Letter (PDF)", "PDF files (*.pdf)"),
+            (self.OUTPUT_DOCX, "Letter (Word document)", "Word documents (*.docx)"),
         ):
             self.addParameter(
                 QgsProcessingParameterFileDestination(
@@ -106,8 +111,8 @@ class LetterAlgorithm(SwpppAlgorithm):
         ok, message = QgsProcessingAlgorithm.checkParameterValues(self, parameters, context)
         if not ok:
             return ok, message
-        if not any(parameters.get(name) not in (None, "") for name in (self.OUTPUT_HTML, self.OUTPUT_PDF)):
-            return False, self.tr("Give OUTPUT_HTML or OUTPUT_PDF (or both): the letter is written there.")
+        if not any(parameters.get(name) not in (None, "") for name in self._outputs()):
+            return False, self.tr(_NO_OUTPUT)
         return True, ""
 
     def prepareAlgorithm(self, parameters, context, feedback):
@@ -125,21 +130,30 @@ class LetterAlgorithm(SwpppAlgorithm):
         reviewer = (self.parameterAsString(parameters, self.REVIEWER, context) or "").strip() or None
         html_path = self.parameterAsFileOutput(parameters, self.OUTPUT_HTML, context) or None
         pdf_path = self.parameterAsFileOutput(parameters, self.OUTPUT_PDF, context) or None
-        if not (html_path or pdf_path):
-            raise QgsProcessingException(
-                self.tr("Give OUTPUT_HTML or OUTPUT_PDF (or both): the letter is written there.")
-            )
+        docx_path = self.parameterAsFileOutput(parameters, self.OUTPUT_DOCX, context) or None
+        if not (html_path or pdf_path or docx_path):
+            raise QgsProcessingException(self.tr(_NO_OUTPUT))
         if feedback is None:
             feedback = QgsProcessingFeedback()
         progress = feedback_progress(feedback)
         with self.analysis_errors(feedback):
+            if docx_path:
+                from analysis.report.letter_docx import docx_available
+
+                docx_available()  # before anything is read
             dated = letter_date(self.parameterAsString(parameters, self.DATE, context))
             profile_name = self.parameterAsString(parameters, self.PROFILE, context)
             profile = load_profile(profile_name or DEFAULT_PROFILE)
             progress.step(0.1, self.tr("reading the round from the review file"))
             letter = build_letter(review_file, profile, number, reviewer=reviewer, dated=dated)
             progress.step(0.5, self.tr("laying out the letter"))
-            write_letter(letter, html_path, pdf_path, stage_letter_pdf if pdf_path else None)
+            write_letter(
+                letter,
+                html_path,
+                pdf_path,
+                stage_letter_pdf if pdf_path else None,
+                more={docx_path: lambda path: _write_docx(letter, path)},
+            )
         feedback.setProgress(100.0)  # written: no cancelling it now
         summary = letter_summary(letter)
         feedback.pushInfo(summary)
@@ -148,4 +162,15 @@ class LetterAlgorithm(SwpppAlgorithm):
             results[self.OUTPUT_HTML] = html_path
         if pdf_path:
             results[self.OUTPUT_PDF] = pdf_path
+        if docx_path:
+            results[self.OUTPUT_DOCX] = docx_path
         return results
+
+    def _outputs(self):
+        return (self.OUTPUT_HTML, self.OUTPUT_PDF, self.OUTPUT_DOCX)
+
+
+def _write_docx(letter, path) -> None:
+    from analysis.report.letter_docx import write_letter_docx
+
+    write_letter_docx(letter, path)

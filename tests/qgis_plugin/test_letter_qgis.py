@@ -112,7 +112,20 @@ def test_the_latest_round_repeats_round_1s_comments(two_rounds, tmp_path):
     assert html.is_file()
 
 
-@pytest.mark.parametrize("output", ["OUTPUT_HTML", "OUTPUT_PDF"])
+def test_the_letter_as_a_word_document_from_qgis(two_rounds, tmp_path):
+    """OUTPUT_DOCX: the same letter as `swppp letter --docx`, read back with python-docx."""
+    docx = pytest.importorskip("docx")
+    review_file, _ = two_rounds
+    out = tmp_path / "letter.docx"
+    results = run(
+        "swppp:letter", {"REVIEW_FILE": str(review_file), "REVIEWER": REVIEWER, "OUTPUT_DOCX": str(out)}
+    )
+    assert results["OUTPUT_DOCX"] == str(out)
+    text = "\n".join(p.text for p in docx.Document(str(out)).paragraphs)
+    assert REVIEWER in text and f"{results['COMMENTS']}. " in text
+
+
+@pytest.mark.parametrize("output", ["OUTPUT_HTML", "OUTPUT_PDF", "OUTPUT_DOCX"])
 def test_an_output_over_the_review_file_is_refused(two_rounds, output):
     review_file, _ = two_rounds
     before = review_file.read_bytes()
@@ -148,7 +161,7 @@ def test_nothing_to_write_is_refused(two_rounds):
     review_file, _ = two_rounds
     with pytest.raises(QgsProcessingException) as raised:
         run("swppp:letter", {"REVIEW_FILE": str(review_file)})
-    assert "OUTPUT_HTML or OUTPUT_PDF" in str(raised.value)
+    assert "OUTPUT_HTML, OUTPUT_PDF or OUTPUT_DOCX" in str(raised.value)
 
 
 def test_a_cancelled_letter_writes_nothing(two_rounds, tmp_path):
