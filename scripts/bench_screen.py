@@ -10,9 +10,13 @@ over it, then prints side by side, each step in its own process with its peak me
 resident set size):
 
 1. ``swppp screen`` against the GeoPackage (in-process call, reading and deciding included);
-2. the bare floor: for each polygon layer (catchments, TMDL watersheds, wetlands), the features
-   meeting the sites' boxes read through the R-tree, reprojected, one shapely STRtree query,
-   the intersection areas (no validation, no route, no adjacent areas, no decision);
+2. the floor through the project's own read path: for each polygon layer (catchments, TMDL
+   watersheds, wetlands), the features meeting the sites' boxes read through the R-tree, every
+   one reprojected into the area CRS, one shapely STRtree query, the intersection areas (no
+   validation, no route, no adjacent areas, no decision); and the true floor, independent of
+   that path (issue 37): the sites moved into each layer's CRS, the features read as WKB
+   through the R-tree (no frame), one STRtree query, only the shared pieces moved back for
+   their areas: the same pairs and areas, and the screen's ratio to it;
 3. ``swppp screen`` against PostGIS (a PostgreSQL started for the run in a temporary folder,
    the layers imported by ``swppp reference import``), where PostgreSQL and PostGIS exist;
 4. QGIS's ``native:joinattributesbylocation`` of the sites with each polygon layer through
@@ -270,6 +274,53 @@ def step_floor(sites: str, reference: str) -> dict:
     return out
 
 
+def step_true_floor(sites: str, reference: str) -> dict:
+    """The floor independent of the project's read path (issue 37, goal 3): for each polygon
+    layer, the sites moved into the layer's CRS (a few thousand polygons, not the layer's
+    millions of vertices into the area CRS), the features meeting their boxes read through the
+    R-tree as WKB (no frame), one shapely STRtree query, and only the shared pieces moved back
+    into the area CRS for their areas. The same pairs and areas as the screen's, nothing else."""
+    import numpy as np
+    import pyogrio
+    import shapely
+    from pyproj import CRS, Transformer
+
+    from analysis.io.geopackage import geopackage_box_rows
+    from analysis.io.vector import layer_crs
+    from analysis.profile import load_profile
+
+    area = CRS.from_user_input(load_profile().area_crs)
+    frame = pyogrio.read_dataframe(sites, layer="sites")
+    site_crs = CRS.from_user_input(frame.crs)
+    geoms = np.asarray(frame.geometry.values, dtype=object)
+    if not site_crs.equals(area):
+        to_area = Transformer.from_crs(site_crs, area, always_xy=True)
+        geoms = shapely.transform(geoms, lambda xy: np.column_stack(to_area.transform(xy[:, 0], xy[:, 1])))
+    out = {"pairs": 0}
+    for layer in POLYGON_LAYERS:
+        crs = CRS.from_user_input(layer_crs(reference, layer))
+        there, back = (
+            Transformer.from_crs(area, crs, always_xy=True),
+            Transformer.from_crs(crs, area, always_xy=True),
+        )
+        moved = shapely.transform(
+            shapely.segmentize(geoms, 50.0),
+            lambda xy, t=there: np.column_stack(t.transform(xy[:, 0], xy[:, 1])),
+        )
+        found = geopackage_box_rows(reference, layer, shapely.bounds(moved))
+        shapes = found[3] if found else np.array([], dtype=object)
+        tree = shapely.STRtree(moved)
+        s, f = tree.query(shapes, predicate="intersects")[::-1]
+        pieces = shapely.intersection(shapes[f], moved[s])
+        pieces = shapely.transform(
+            pieces, lambda xy, t=back: np.column_stack(t.transform(xy[:, 0], xy[:, 1]))
+        )
+        out[f"{layer}_read"] = len(shapes)
+        out["pairs"] += len(s)
+        out[f"{layer}_acres"] = float(shapely.area(pieces).sum())
+    return out
+
+
 def step_import(source: str, target: str) -> dict:
     from analysis.reference.operations import import_reference
 
@@ -293,6 +344,7 @@ STEPS = {
     "screen": step_screen,
     "agree": step_agree,
     "floor": step_floor,
+    "true_floor": step_true_floor,
     "import": step_import,
     "pg_screen": step_pg_screen,
     "pg_import": step_pg_import,
@@ -596,11 +648,24 @@ def main(argv=None) -> int:
                     f"{agree.get('ok') and not agree.get('differ')} {agree.get('differ') or ''}",
                 )
             show(
-                "floor: R-tree read + STRtree + areas",
+                "floor via the project's read path",
                 floor,
                 note=", ".join(f"{floor.get(layer + '_read')} {layer}" for layer in POLYGON_LAYERS)
                 + f" read, {floor.get('pairs')} pairs",
             )
+            if not args.pg_only:
+                true_floor = run_step("true_floor", str(sites), str(reference))
+                same = all(
+                    abs(true_floor.get(f"{k}_acres", -1) - floor.get(f"{k}_acres", 0))
+                    <= 1e-6 * max(1.0, floor.get(f"{k}_acres", 0))
+                    for k in POLYGON_LAYERS
+                )
+                show(
+                    "true floor: sites to each layer's CRS",
+                    true_floor,
+                    note=f"{true_floor.get('pairs')} pairs; the same areas as the floor above: {same}",
+                )
+                show("screen (GeoPackage) / true floor", screen, true_floor, "x the true floor")
         if not args.skip_postgis:
             with postgis(args.pg_keep) as conninfo:
                 if conninfo is None:

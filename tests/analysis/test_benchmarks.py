@@ -66,10 +66,14 @@ def test_bench_screen_smoke(capsys):
     lines = {line[:44].strip(): line for line in out.splitlines()}
     for step in (
         "screen (GeoPackage)",
-        "floor: R-tree read + STRtree + areas",
+        "floor via the project's read path",
+        "true floor: sites to each layer's CRS",
+        "screen (GeoPackage) / true floor",
         "swppp reference import wetlands",
     ):
         assert " MB" in lines[step], out
+    # The independent floor finds what the project's read path finds.
+    assert "the same areas as the floor above: True" in lines["true floor: sites to each layer's CRS"], out
     # The statewide catchments, waters and watersheds make the screen decide Condition A.
     applies = re.search(r"Condition A (\d+) applies, (\d+) not decided", lines["screen (GeoPackage)"])
     assert applies and int(applies[1]) > 0, out
