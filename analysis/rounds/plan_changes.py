@@ -21,6 +21,7 @@ import shapely
 
 from ..checks.easements import recorded_flags
 from ..crs import crs_label, crs_of, same_crs, transform_geometries
+from ..geometry import as_multi, in_family
 from ..io.geopackage import gpkg_wkb, register_srs
 from ..profile import RulesProfile
 from ..reference.store import gpkg_blob
@@ -182,10 +183,7 @@ def write_plan(con, number: int, plan: Plan, step: Callable[[str], None] = lambd
         layer = plan.layers[name]
         geometries = transform_geometries(layer.geometries, plan.crs, crs)
         if name != "smp":  # polygons as the tables declare them, MULTIPOLYGON
-            single = shapely.get_type_id(geometries) == 3
-            if single.any():
-                geometries = geometries.copy()
-                geometries[single] = [shapely.MultiPolygon([g]) for g in geometries[single]]
+            geometries = as_multi(geometries, ("polygon",))
         blobs = gpkg_blob(geometries, srs_id) if len(geometries) else []
         extra_column = {"disturbance": None, "smp": "practice", "easement": "recorded"}[name]
         key_column = {"disturbance": "phase", "smp": "smp_id", "easement": "easement_id"}[name]
@@ -331,7 +329,7 @@ def _disturbance(before: PlanLayer, after: PlanLayer, crs, tolerance: float) -> 
 
 
 def _area_acres(geometry, crs) -> Optional[float]:
-    if geometry is None or shapely.get_type_id(geometry) in (0, 4):  # a point has no area
+    if geometry is None or in_family([geometry], "point")[0]:  # a point has no area
         return None
     return ellipsoidal_acres(geometry, crs)[0]
 
