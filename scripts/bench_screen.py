@@ -35,6 +35,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -357,6 +358,7 @@ def measured(command: list[str], env: dict | None = None) -> dict:
     # process's memory too, up to its exec).
     with tempfile.NamedTemporaryFile(suffix=".rss") as rss:
         timer = ["/usr/bin/time", "-f", "%M %U %S", "-o", rss.name] if os.path.exists("/usr/bin/time") else []
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run(
             timer + command, capture_output=True, text=True, env={**os.environ, **(env or {})}, check=False
@@ -369,6 +371,10 @@ def measured(command: list[str], env: dict | None = None) -> dict:
     peak = float(fields[0]) / 1024 if measured_ok else float("nan")
     # CPU seconds (user + system) as well: on a shared machine the wall time follows the load.
     cpu = float(fields[1]) + float(fields[2]) if measured_ok else float("nan")
+    if not timer:  # no GNU time (a bare root filesystem): the kernel's account of the children
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        peak = after.ru_maxrss / 1024  # the largest child's so far: an upper bound for this one
     result = {"seconds": seconds, "cpu": cpu, "peak_mb": peak, "ok": done.returncode == 0}
     if not result["ok"]:
         result["error"] = (err.strip().splitlines() or ["failed"])[-1]

@@ -102,10 +102,11 @@ def test_letter_algorithm_exists_with_its_names():
         "PROFILE",
         "OUTPUT_HTML",
         "OUTPUT_PDF",
+        "OUTPUT_DOCX",
     }
     outputs = {o.name(): type(o) for o in algorithm.outputDefinitions()}
     assert outputs["SUMMARY"] is QgsProcessingOutputString
-    assert {"ROUND", "COMMENTS", "OUTPUT_HTML", "OUTPUT_PDF"} <= set(outputs)
+    assert {"ROUND", "COMMENTS", "OUTPUT_HTML", "OUTPUT_PDF", "OUTPUT_DOCX"} <= set(outputs)
     review = QgsApplication.processingRegistry().algorithmById("swppp:review")
     assert isinstance(review.outputDefinition("COMPARISON"), QgsProcessingOutputString)
 
