@@ -626,8 +626,8 @@ def test_awkward_text_is_stored_exactly_in_both_stores(target, tmp_path, capsys)
     assert sorted(back.index) == sorted(frame["wetland_id"])
     for _, want in frame.iterrows():
         got = back.loc[want["wetland_id"]]
-        # (an empty optional text is no value, in both stores)
-        assert (got["wetland_class"] or None) == (want["wetland_class"] or None)
+        # (an empty optional text is no value, in both stores; pandas may hold a missing one as NaN)
+        assert _text_or_none(got["wetland_class"]) == _text_or_none(want["wetland_class"])
         if want["adjacent_area_ft"] is None or want["adjacent_area_ft"] != want["adjacent_area_ft"]:
             assert got["adjacent_area_ft"] is None or got["adjacent_area_ft"] != got["adjacent_area_ft"]
         else:
@@ -636,3 +636,10 @@ def test_awkward_text_is_stored_exactly_in_both_stores(target, tmp_path, capsys)
             assert isinstance(got["adjacent_area_ft"], float)  # 100.0 read back as 100.0, not 100
             assert got["adjacent_area_ft"] == pytest.approx(want["adjacent_area_ft"], rel=1e-14)
         assert got.geometry.equals(want.geometry)
+
+
+def _text_or_none(value):
+    """A text value, or None where it is missing (None, NaN, pandas' NA) or empty."""
+    import pandas as pd
+
+    return None if value is None or pd.isna(value) or value == "" else value
