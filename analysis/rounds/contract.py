@@ -64,6 +64,26 @@ class JsonField:
     notes: str
 
 
+def _plan_table(
+    layer: str, label: str, geometry: str, geom_doc: str, feature_doc: str, *more: Column
+) -> TableSpec:
+    """One round's plan layer as a feature table (format 2): its key, geometry, round and
+    feature label, then ``more``."""
+    return TableSpec(
+        PLAN_LAYERS[layer],
+        label,
+        (
+            Column("fid", "INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL", ""),
+            Column("geom", geometry, geom_doc),
+            Column("round", "INTEGER NOT NULL REFERENCES review_rounds(round)", ""),
+            Column("feature", "TEXT NOT NULL", feature_doc),
+            *more,
+        ),
+        geometry=geometry,
+        since=2,
+    )
+
+
 TABLES = (
     TableSpec(
         FORMAT_TABLE,
@@ -160,46 +180,31 @@ TABLES = (
         ),
         since=2,
     ),
-    TableSpec(
-        PLAN_LAYERS["disturbance"],
+    _plan_table(
+        "disturbance",
         "The plan's disturbance in each round, a feature table (open it in QGIS, filter by `round`)",
-        (
-            Column("fid", "INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL", ""),
-            Column("geom", "MULTIPOLYGON", "in `round_plans.area_crs`"),
-            Column("round", "INTEGER NOT NULL REFERENCES review_rounds(round)", ""),
-            Column("feature", "TEXT NOT NULL", "`disturbance:id` as the findings name it"),
-            Column("phase", "TEXT", "the plan's `phase`; its changes are measured per phase"),
-        ),
-        geometry="MULTIPOLYGON",
-        since=2,
+        "MULTIPOLYGON",
+        "in `round_plans.area_crs`",
+        "`disturbance:id` as the findings name it",
+        Column("phase", "TEXT", "the plan's `phase`; its changes are measured per phase"),
     ),
-    TableSpec(
-        PLAN_LAYERS["smp"],
+    _plan_table(
+        "smp",
         "The plan's stormwater management practices in each round (points or polygons)",
-        (
-            Column("fid", "INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL", ""),
-            Column("geom", "GEOMETRY", "a point or a (multi)polygon, in `round_plans.area_crs`"),
-            Column("round", "INTEGER NOT NULL REFERENCES review_rounds(round)", ""),
-            Column("feature", "TEXT NOT NULL", "`smp:id`"),
-            Column("smp_id", "TEXT", "the plan's `smp_id`: SMPs are compared by it"),
-            Column("practice", "TEXT", ""),
-        ),
-        geometry="GEOMETRY",
-        since=2,
+        "GEOMETRY",
+        "a point or a (multi)polygon, in `round_plans.area_crs`",
+        "`smp:id`",
+        Column("smp_id", "TEXT", "the plan's `smp_id`: SMPs are compared by it"),
+        Column("practice", "TEXT", ""),
     ),
-    TableSpec(
-        PLAN_LAYERS["easement"],
+    _plan_table(
+        "easement",
         "The plan's maintenance easements in each round",
-        (
-            Column("fid", "INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL", ""),
-            Column("geom", "MULTIPOLYGON", "in `round_plans.area_crs`"),
-            Column("round", "INTEGER NOT NULL REFERENCES review_rounds(round)", ""),
-            Column("feature", "TEXT NOT NULL", "`easement:id`"),
-            Column("easement_id", "TEXT", "the plan's `easement_id`: easements are compared by it"),
-            Column("recorded", "INTEGER", "1: recorded"),
-        ),
-        geometry="MULTIPOLYGON",
-        since=2,
+        "MULTIPOLYGON",
+        "in `round_plans.area_crs`",
+        "`easement:id`",
+        Column("easement_id", "TEXT", "the plan's `easement_id`: easements are compared by it"),
+        Column("recorded", "INTEGER", "1: recorded"),
     ),
 )
 PLAN_TABLES = tuple(t for t in TABLES if t.since == 2)
