@@ -68,9 +68,7 @@ def _run(args) -> int:
         docx_available()
     profile = load_profile(args.profile)
     letter = build_letter(args.review_file, profile, args.round_number, reviewer=args.reviewer, dated=dated)
-    write_letter(
-        letter, args.html, args.pdf, stage_pdf, more={args.docx: lambda path: _write_docx(letter, path)}
-    )
+    write_letter(letter, args.html, args.pdf, stage_pdf, docx_path=args.docx)
     emit_json(asdict(letter), args.json)
     if not args.quiet and args.json != "-":
         out = sys.stdout
@@ -79,12 +77,6 @@ def _run(args) -> int:
             if target:
                 print(f"  wrote {terminal(target)}", file=out)
     return 0
-
-
-def _write_docx(letter, path) -> None:
-    from ..report.letter_docx import write_letter_docx
-
-    write_letter_docx(letter, path)
 
 
 def _pdf_writer():

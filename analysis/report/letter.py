@@ -351,23 +351,30 @@ def write_letter(
     pdf_path: Optional[str | Path] = None,
     stage_pdf: Optional[Callable[[str, str | Path], str]] = None,
     more: Optional[Mapping[Optional[str | Path], Callable[[Path], object]]] = None,
+    docx_path: Optional[str | Path] = None,
 ) -> str:
     """Write ``letter`` as HTML (``html_path``) and as PDF (``pdf_path``, laid out by
     ``stage_pdf(html, target) -> staged path``: the plugin's ``letter_pdf.stage_letter_pdf``):
     all or none (the PDF staged beside its target, moved in once the HTML is written).
     ``more`` (target -> ``write(staged path)``, None targets skipped) are further files written
-    with the HTML (another format of the letter). The letter's HTML is returned. Used by
+    with the HTML; ``docx_path``: the letter as a Word document, among them. The letter's HTML
+    is returned. Used by
     ``swppp letter`` and ``swppp:letter`` alike."""
     from ..io.files import discard, publish, write_all
 
     if pdf_path and stage_pdf is None:
         raise ValueError("a PDF needs stage_pdf")
     html = render_letter_html(letter)
+    others = dict(more or {})
+    if docx_path:  # the Word letter (report.letter_docx), written with the others
+        from .letter_docx import write_letter_docx
+
+        others[docx_path] = lambda path: write_letter_docx(letter, path)
     staged = None
     try:
         if pdf_path and stage_pdf is not None:
             staged = stage_pdf(html, pdf_path)
-        write_all({html_path: lambda path: path.write_text(html, encoding="utf-8"), **(more or {})})
+        write_all({html_path: lambda path: path.write_text(html, encoding="utf-8"), **others})
         if staged is not None:
             publish(staged, pdf_path)  # type: ignore[arg-type]
             staged = None

@@ -152,7 +152,7 @@ class LetterAlgorithm(SwpppAlgorithm):
                 html_path,
                 pdf_path,
                 stage_letter_pdf if pdf_path else None,
-                more={docx_path: lambda path: _write_docx(letter, path)},
+                docx_path=docx_path,
             )
         feedback.setProgress(100.0)  # written: no cancelling it now
         summary = letter_summary(letter)
@@ -168,9 +168,3 @@ class LetterAlgorithm(SwpppAlgorithm):
 
     def _outputs(self):
         return (self.OUTPUT_HTML, self.OUTPUT_PDF, self.OUTPUT_DOCX)
-
-
-def _write_docx(letter, path) -> None:
-    from analysis.report.letter_docx import write_letter_docx
-
-    write_letter_docx(letter, path)
