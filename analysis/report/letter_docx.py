@@ -1,6 +1,6 @@
 """The comment letter as a Word document (``swppp letter --docx``), for a reviewer who edits
 and signs letters in a word processor: the same letter as the HTML and PDF (its model,
-:class:`~analysis.report.letter.Letter`, and its words, :data:`~analysis.report.letter.LABELS`),
+:class:`~analysis.report.letter_model.Letter`, and its words, :data:`~analysis.report.letter_model.LABELS`),
 written with python-docx (optional: ``pip install python-docx``).
 
 Text from the plan and the review file (names, reasons, messages) is written as
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..markup import document_text as t
-from .letter import Letter, earlier_status, intro, label
+from .letter_model import Letter, earlier_status, intro, label
 
 __all__ = ["docx_available", "write_letter_docx", "DOCX_FIX"]
 
