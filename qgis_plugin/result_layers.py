@@ -1,8 +1,9 @@
 """The review's result layers in the project: one styled group, and a finding's features on the map.
 
-The findings GeoPackage holds ``findings`` and the site's ``disturbance``, ``smp`` and
-``easement``, each with its default style stored inside (``analysis.report.layer_style``): loading a
-layer applies it, so they open styled here and in any later QGIS session.
+The findings GeoPackage holds ``findings``, the plan's changes since a compared round
+(``plan_changes``) and the site's ``disturbance``, ``smp`` and ``easement``, each with its
+default style stored inside (``analysis.report.layer_style``): loading a layer applies it, so
+they open styled here and in any later QGIS session.
 """
 
 from qgis.core import (
@@ -17,6 +18,7 @@ from qgis.core import (
 __all__ = [
     "RESULT_LAYERS",
     "FINDINGS_LAYERS",
+    "PLAN_CHANGES_LAYERS",
     "PLAN_CONTEXT",
     "CONTEXT_GROUP",
     "load_result_layers",
@@ -29,7 +31,9 @@ __all__ = [
 
 # Top to bottom in the group: verdicts over what they are about.
 FINDINGS_LAYERS = ("findings_points", "findings_lines", "findings")
-RESULT_LAYERS = FINDINGS_LAYERS + ("smp", "smp_points", "easement", "disturbance")
+# The plan's changes since the round compared with (analysis.report.findings_layers.PLAN_CHANGES_LAYERS).
+PLAN_CHANGES_LAYERS = ("plan_changes_points", "plan_changes_lines", "plan_changes")
+RESULT_LAYERS = FINDINGS_LAYERS + PLAN_CHANGES_LAYERS + ("smp", "smp_points", "easement", "disturbance")
 PLAN_FID = "plan_fid"  # analysis.report.findings_layers.PLAN_FID: a feature's fid in the reviewed plan
 FINDING = "finding"  # analysis.report.findings_layers.FINDING: a finding's number in the review (1, 2, ...)
 _ID_FIELDS = {"smp": "smp_id", "smp_points": "smp_id", "easement": "easement_id"}

@@ -1,7 +1,8 @@
 """The findings GeoPackage a review writes for QGIS: the findings (polygons, and points and
-lines where some findings are), the site plan's layers beside them, and the checklist, each with
-its default style. Imported only when that file is asked for: geopandas and pandas are not
-loaded for a review written as JSON or HTML alone (issue 37: the cold one-site review)."""
+lines where some findings are), the site plan's layers beside them, the checklist, and, with a
+compared round, the plan's changes since it; each with its default style. Imported only when
+that file is asked for: geopandas and pandas are not loaded for a review written as JSON or
+HTML alone (issue 37: the cold one-site review)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ..checks.easements import recorded_flags
 from ..geometry import as_multi, in_family, polygon_part
 from ..io.vector import write_geopackage
 from ..review import Review
+from ..rounds.plan_changes import plan_changes_of
 from .layer_style import (
     LINE,
     POINT,
@@ -24,6 +26,7 @@ from .layer_style import (
     disturbance_qml,
     easement_qml,
     findings_qml,
+    plan_changes_qml,
     smp_qml,
     store_default_style,
 )
@@ -33,6 +36,8 @@ __all__ = [
     "findings_frame",
     "findings_frames",
     "site_frames",
+    "plan_change_frames",
+    "PLAN_CHANGES_LAYERS",
     "FINDINGS_LAYER",
     "FINDINGS_POINTS",
     "FINDINGS_LINES",
@@ -44,6 +49,8 @@ __all__ = [
 FINDINGS_LAYER = "findings"
 FINDINGS_POINTS, FINDINGS_LINES = "findings_points", "findings_lines"
 FINDING = "finding"  # a finding's number in the review (1 for the first): its findings fid
+# The plan's changes since the round compared with (``--round --compare-to N``), by geometry.
+PLAN_CHANGES_LAYERS = {POLYGON: "plan_changes", POINT: "plan_changes_points", LINE: "plan_changes_lines"}
 # The site plan's layers written beside the findings, so a reviewer gets one styled group.
 SITE_LAYERS = ("disturbance", "smp", "easement")
 # Each written feature's fid in the reviewed plan: a finding's `disturbance:3` or `smp:#4`.
@@ -111,6 +118,32 @@ def _multi_polygons(geometries: np.ndarray) -> np.ndarray:
     return geometries
 
 
+def plan_change_frames(review: Review) -> dict[str, gpd.GeoDataFrame]:
+    """The plan's changes since the compared round as layers (:data:`PLAN_CHANGES_LAYERS`, one
+    per geometry type present), each change's ``comparison.plan_changes`` fields with ``change``
+    its id (``C1``) and ``since_round``; none where the review compared no plans or found no
+    change."""
+    changes, since = plan_changes_of(review)
+    if not changes:
+        return {}
+    rows = []
+    for change in changes:
+        row = change.to_dict()
+        rows.append({"change": row.pop("id"), **row, "since_round": since})
+    frame = pd.DataFrame(rows)
+    geometries = np.array([c.geometry for c in changes], dtype=object)
+    kinds = _kinds(geometries)
+    out = {}
+    for kind, name in PLAN_CHANGES_LAYERS.items():
+        mine = kinds == kind
+        if not mine.any():
+            continue
+        shapes = _multi_polygons(geometries[mine]) if kind == POLYGON else geometries[mine]
+        part = gpd.GeoDataFrame(frame[mine].reset_index(drop=True))
+        out[name] = part.set_geometry(gpd.GeoSeries(shapes, crs=review.site.area_crs))
+    return out
+
+
 def _display_copy(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     """The layer as written for display: its fields (text where not numbers), ``plan_fid``."""
     out = gpd.GeoDataFrame(index=range(len(frame)))
@@ -165,13 +198,23 @@ def write_findings(path: str | Path, review: Review) -> None:
 
     findings = findings_frames(review)
     site = site_frames(review)
-    layers = {**findings, **{name: frame for name, (frame, _) in site.items()}}
+    changes = plan_change_frames(review)
+    layers = {**findings, **changes, **{name: frame for name, (frame, _) in site.items()}}
     if review.checklist is not None:  # the checklist and its confirmations, so they reload
         layers[CHECKLIST_LAYER] = checklist_frame(review.checklist)
     write_geopackage(path, layers)
     for name, kind in ((FINDINGS_LAYER, POLYGON), (FINDINGS_POINTS, POINT), (FINDINGS_LINES, LINE)):
         if name in findings:
             store_default_style(path, name, findings_qml(geometry=kind), "SWPPP findings by status")
+    for kind, name in PLAN_CHANGES_LAYERS.items():
+        if name in changes:
+            store_default_style(
+                path,
+                name,
+                plan_changes_qml(kind),
+                "SWPPP plan changes",
+                description="SWPPP Review: the plan's changes since the round compared with",
+            )
     for name, (_, qml) in site.items():
         store_default_style(
             path, name, qml, f"SWPPP {name}", description=f"SWPPP Review: the site plan's {name}"

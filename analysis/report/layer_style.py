@@ -19,6 +19,7 @@ from typing import Optional
 from ..findings import FAIL, NEEDS_REVIEW, STATUS_COLOURS, STATUSES, WARN
 from ..markup import escape
 from ..reference.contract import REFERENCE_LAYERS
+from ..rounds.contract import CHANGE_KINDS
 from ..units import MM_PER_INCH
 
 __all__ = [
@@ -34,6 +35,9 @@ __all__ = [
     "POINT",
     "SMP_COLOUR",
     "RECORDED_COLOURS",
+    "PLAN_CHANGE_COLOURS",
+    "change_colour",
+    "plan_changes_qml",
 ]
 
 POINT, LINE, POLYGON = "point", "line", "polygon"
@@ -48,6 +52,24 @@ SMP_COLOUR = "#0d47a1"
 # Easements: recorded (a solid outline) and not yet recorded (dashed): SWPPP D(8) wants them on
 # record, so the unrecorded ones stand out.
 RECORDED_COLOURS = {1: "#00695c", 0: "#ef8f00"}
+# The plan's changes since a compared round (the site map and the findings GeoPackage's
+# ``plan_changes`` layers): disturbance added and removed, an SMP's change, an easement's.
+PLAN_CHANGE_COLOURS = {
+    "added": "#00838f",
+    "removed": "#6d4c41",
+    "moved": "#e65100",
+    "easement": "#c51162",
+}
+
+
+def change_colour(kind: str) -> str:
+    """The colour a plan change of ``kind`` (:data:`~analysis.rounds.contract.CHANGE_KINDS`)
+    is drawn in: what was added, removed, an SMP's old place, an easement's change."""
+    if kind.startswith("easement_"):
+        return PLAN_CHANGE_COLOURS["easement"]
+    if kind.endswith("_added"):
+        return PLAN_CHANGE_COLOURS["added"]
+    return PLAN_CHANGE_COLOURS["moved" if kind.startswith("smp_") else "removed"]
 
 
 def _rgba(hex_colour: str, alpha: int = 255) -> str:
@@ -285,6 +307,27 @@ def easement_qml(field: str = "recorded", label_field: str = "easement_id") -> s
         ),
     ]
     return _qml(_categorized(field, categories), POLYGON, _labels(label_field, _PERIMETER, priority=4))
+
+
+def plan_changes_qml(geometry: str, field: str = "kind", label_field: str = "change") -> str:
+    """The plan's changes categorized by kind in the site map's colours (disturbance removed
+    and easement changes as outlines, so the plan beneath shows), labelled with their id
+    (``C1``: the report's table names it)."""
+
+    def symbol(i: int, kind: str) -> str:
+        colour = change_colour(kind)
+        if geometry == POINT:
+            return _marker_symbol(str(i), colour)
+        if geometry == LINE:
+            return _line_symbol(str(i), colour, width=1.0)
+        filled = kind == "disturbance_added"
+        solid = filled or kind == "smp_added"
+        return _fill_symbol(
+            str(i), colour, opacity=0.55 if filled else 0.9, fill=filled, outline="solid" if solid else "dash"
+        )
+
+    categories = [(k, words, symbol(i, k)) for i, (k, words) in enumerate(CHANGE_KINDS.items())]
+    return _qml(_categorized(field, categories), geometry, _labels(label_field, _OVER, priority=9))
 
 
 _CREATE = """CREATE TABLE IF NOT EXISTS layer_styles (

@@ -15,6 +15,7 @@ from typing import Any, Optional, Union
 from ..checklist.contents import CONFIRMED, MISSING, STATUS_AS_FINDING
 from ..findings import FAIL, INFO, NEEDS_REVIEW, NOT_APPLICABLE, PASS, REPORT_ORDER, WARN, sorted_findings
 from ..review import Review
+from ..rounds.contract import CHANGE_KINDS
 from ..rounds.plan_changes import NO_CHANGE_HERE
 from ..units import acres_text
 
@@ -583,19 +584,6 @@ def _comparison(review: Review, data) -> Optional[Section]:
     return Section("comparison", f"Changes since round {n}", tuple(blocks))
 
 
-# A plan change's kind in words (the JSON's ``kind``).
-_KIND_WORDS = {
-    "disturbance_added": "disturbance added",
-    "disturbance_removed": "disturbance removed",
-    "smp_added": "SMP added",
-    "smp_removed": "SMP removed",
-    "smp_moved": "SMP moved",
-    "easement_added": "easement added",
-    "easement_removed": "easement removed",
-    "easement_changed": "easement changed",
-}
-
-
 def _cause(item: dict) -> Cell:
     """A compared finding's plan changes at its place: their ids, or why there are none."""
     cause = item.get("cause") or ""
@@ -634,7 +622,7 @@ def _plan_changes(changes: dict, n: int) -> list:
         Table(
             ("Change", "What changed", "Feature", "Measured", "As said"),
             tuple(
-                _row(c["id"], _KIND_WORDS.get(c["kind"], c["kind"]), c["feature"], measured(c), c["message"])
+                _row(c["id"], CHANGE_KINDS.get(c["kind"], c["kind"]), c["feature"], measured(c), c["message"])
                 for c in listed
             ),
             (20, 44, 50, 50, 90),

@@ -24,8 +24,9 @@ from ..geometry import in_family, polygons
 from ..judge.measure import adjacent_distances_ft
 from ..profile import RulesProfile
 from ..reference.contract import REFERENCE_LAYERS, Style
+from ..rounds.plan_changes import plan_changes_of
 from ..units import FOOT_M, INCHES_PER_FOOT
-from .layer_style import RECORDED_COLOURS, SMP_COLOUR, phase_colours
+from .layer_style import PLAN_CHANGE_COLOURS, RECORDED_COLOURS, SMP_COLOUR, change_colour, phase_colours
 
 __all__ = [
     "MapTile",
@@ -182,12 +183,6 @@ def site_footprint(site):
 # The plan's changes since the round compared with (``--compare-to N``): disturbance added
 # filled, removed hatched and outlined, an SMP's move an arrow from its old place (hollow) to
 # its new, an easement's change (the area it gained or lost) outlined.
-PLAN_CHANGE_COLOURS = {
-    "added": "#00838f",
-    "removed": "#6d4c41",
-    "moved": "#e65100",
-    "easement": "#c51162",
-}
 PLAN_CHANGE_STYLE: dict[str, dict[str, Any]] = {
     "disturbance_added": dict(
         facecolor=PLAN_CHANGE_COLOURS["added"],
@@ -212,15 +207,6 @@ PLAN_CHANGE_TITLES = {
     "smp_added": "Since round {n}: SMP added",
     "easement_changed": "Since round {n}: easement area changed",
 }
-
-
-def plan_changes_of(review) -> tuple[list, Optional[int]]:
-    """The plan changes a compared round measured (``swppp review --round --compare-to N``),
-    with their geometries, and N; ([], None) where the review compared nothing."""
-    rounds = getattr(review, "rounds", None) or {}
-    if "comparison" not in rounds:
-        return [], None
-    return list(rounds.get("plan_changes") or []), rounds["comparison"]["round"]
 
 
 def map_footprint(review):
@@ -557,15 +543,6 @@ def _inset(figure, review, tile, frame_in, height_total):
     return ax
 
 
-def _change_colour(change) -> str:
-    """The colour a plan change is drawn in (its id's label takes it too)."""
-    if change.layer == "smp":
-        return PLAN_CHANGE_COLOURS["moved"]
-    if change.layer == "easement":
-        return PLAN_CHANGE_COLOURS["easement"]
-    return PLAN_CHANGE_COLOURS["added" if change.kind == "disturbance_added" else "removed"]
-
-
 def _plan_changes(ax, review, tile, handles) -> None:
     """The plan changes since the compared round (:data:`PLAN_CHANGE_STYLE`), each labelled by
     its id (``C1``: the report's table and the findings' "Plan changes here" name it), with a
@@ -632,7 +609,7 @@ def _plan_changes(ax, review, tile, handles) -> None:
         at = shapely.point_on_surface(g) if not in_family([g], "point")[0] else g
         x, y = at.x, at.y
         if xmin < x < xmax and ymin < y < ymax:
-            box = dict(boxstyle="round,pad=0.2", facecolor=_change_colour(c), edgecolor="none")
+            box = dict(boxstyle="round,pad=0.2", facecolor=change_colour(c.kind), edgecolor="none")
             _text(ax, x, y, c.id, fontsize=7, fontweight="bold", ha="right", va="top", zorder=9.5,
                   color="white", bbox=box)  # fmt: skip
     handles.extend(drawn[k] for k in PLAN_CHANGE_TITLES if k in drawn)

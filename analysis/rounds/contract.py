@@ -17,6 +17,7 @@ __all__ = [
     "DECISIONS_TABLE",
     "PLANS_TABLE",
     "PLAN_LAYERS",
+    "CHANGE_KINDS",
     "PLAN_TABLES",
     "READABLE_VERSIONS",
     "TABLES",
@@ -37,6 +38,18 @@ ROUNDS_TABLE, FINDINGS_TABLE, DECISIONS_TABLE = "review_rounds", "round_findings
 PLANS_TABLE = "round_plans"
 # The plan's layers each round records (format 2): site plan layer -> its review file table.
 PLAN_LAYERS = {"disturbance": "round_disturbance", "smp": "round_smp", "easement": "round_easement"}
+# A plan change's kind (``comparison.plan_changes.changes[].kind``, in this order) and its words
+# (the report's table, the findings GeoPackage's ``plan_changes`` legend).
+CHANGE_KINDS = {
+    "disturbance_added": "disturbance added",
+    "disturbance_removed": "disturbance removed",
+    "smp_added": "SMP added",
+    "smp_removed": "SMP removed",
+    "smp_moved": "SMP moved",
+    "easement_added": "easement added",
+    "easement_removed": "easement removed",
+    "easement_changed": "easement changed",
+}
 
 
 @dataclass(frozen=True)
@@ -280,9 +293,9 @@ JSON_FIELDS = (
     JsonField(
         "comparison.plan_changes.changes",
         "list",
-        "each change: `id` (`C1`, ...), `kind` (`disturbance_added`, `disturbance_removed`, "
-        "`smp_added`, `smp_removed`, `smp_moved`, `easement_added`, `easement_removed`, "
-        "`easement_changed`), `layer`, `feature` (`smp:BR-1`; for disturbance `phase P`), "
+        "each change: `id` (`C1`, ...), `kind` ("
+        + ", ".join(f"`{k}`" for k in CHANGE_KINDS)
+        + "), `layer`, `feature` (`smp:BR-1`; for disturbance `phase P`), "
         "`phase`, `acres` (the change's true acres, as the review measures the disturbed area; "
         "null for an SMP point), `acres_before`, `acres_after` (easements, SMP polygons), "
         "`distance_ft` (an SMP's move, between its places' centroids), `message`",

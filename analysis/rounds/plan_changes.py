@@ -26,7 +26,7 @@ from ..io.geopackage import gpkg_wkb, register_srs
 from ..profile import RulesProfile
 from ..reference.store import gpkg_blob
 from ..units import acres, crs_units, ellipsoidal_acres
-from .contract import PLAN_LAYERS, PLANS_TABLE
+from .contract import CHANGE_KINDS, PLAN_LAYERS, PLANS_TABLE
 from .matching import Held
 
 __all__ = [
@@ -42,18 +42,10 @@ __all__ = [
     "plan_changes",
     "tie_changes",
     "changes_json",
+    "plan_changes_of",
 ]
 
-KINDS = (
-    "disturbance_added",
-    "disturbance_removed",
-    "smp_added",
-    "smp_removed",
-    "smp_moved",
-    "easement_added",
-    "easement_removed",
-    "easement_changed",
-)
+KINDS = tuple(CHANGE_KINDS)
 NO_CHANGE_HERE = "no plan change at this finding's place"
 NO_PHASE = "no phase"
 
@@ -486,6 +478,15 @@ def changes_json(changes: Optional[Sequence[PlanChange]], note: Optional[str]) -
         "counts": {k: sum(c.kind == k for c in listed) for k in KINDS},
         "changes": [c.to_dict() for c in listed],
     }
+
+
+def plan_changes_of(review) -> tuple[list, Optional[int]]:
+    """The plan changes a compared round measured (``swppp review --round --compare-to N``),
+    with their geometries, and N; ([], None) where the review compared nothing."""
+    rounds = getattr(review, "rounds", None) or {}
+    if "comparison" not in rounds:
+        return [], None
+    return list(rounds.get("plan_changes") or []), rounds["comparison"]["round"]
 
 
 def same_plan_crs(a: str, b: Optional[str]) -> bool:

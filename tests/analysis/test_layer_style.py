@@ -9,12 +9,15 @@ from analysis.report.layer_style import (
     LINE,
     POINT,
     POLYGON,
+    change_colour,
     disturbance_qml,
     easement_qml,
     findings_qml,
     phase_colours,
+    plan_changes_qml,
     smp_qml,
 )
+from analysis.rounds.contract import CHANGE_KINDS
 
 
 def parse(qml):
@@ -72,3 +75,17 @@ def test_site_layers_are_labelled_with_their_ids():
         assert root.find("labeling/settings/text-style").get("fieldName") == field
     assert [v for v, _ in categories(easement_qml())] == ["1", "0"]
     assert parse(smp_qml(POINT)).find("layerGeometryType").text == "0"
+
+
+@pytest.mark.parametrize("geometry, symbol", [(POLYGON, "fill"), (POINT, "marker")])
+def test_plan_changes_have_a_category_per_kind_in_the_maps_colour(geometry, symbol):
+    qml = plan_changes_qml(geometry)
+    root = parse(qml)
+    assert categories(qml) == list(CHANGE_KINDS.items())
+    symbols = {s.get("name"): s for s in root.iter("symbol")}
+    assert {s.get("type") for s in symbols.values()} == {symbol}
+    for category in root.iter("category"):
+        props = {o.get("name"): o.get("value") for o in symbols[category.get("symbol")].iter("Option")}
+        red, green, blue = (int(x) for x in props["color"].split(",")[:3])
+        assert f"#{red:02x}{green:02x}{blue:02x}" == change_colour(category.get("value"))
+    assert root.find("labeling/settings/text-style").get("fieldName") == "change"

@@ -414,3 +414,40 @@ def test_a_save_killed_while_writing_the_plan_leaves_the_previous_state(demo, tm
     status, out, err = run([second, "--reference", reference, "--round", file, "--compare-to", "1"], capsys)
     assert status == 1, err
     assert "round 2 recorded" in out
+
+
+def test_the_findings_geopackage_holds_the_plan_changes_styled_by_kind(demo, tmp_path, capsys):
+    """``--findings`` with ``--compare-to``: the plan's changes as layers beside the findings,
+    the JSON's ids, kinds and figures, in the area CRS, opening in their style; a review that
+    compared nothing has no such layer."""
+    import geopandas as gpd
+
+    from analysis.io.vector import list_layers
+
+    site, second, reference = demo
+    file, first_gpkg = tmp_path / "project.gpkg", tmp_path / "round1.gpkg"
+    result, gpkg = tmp_path / "round2.json", tmp_path / "round2.gpkg"
+    run([site, "--reference", reference, "--round", file, "--findings", first_gpkg], capsys)
+    assert not [name for name in list_layers(first_gpkg) if name.startswith("plan_changes")]
+    status, _out, err = run(
+        [second, "--reference", reference, "--round", file, "--compare-to", "1", "--json", result,
+         "--findings", gpkg],
+        capsys,
+    )  # fmt: skip
+    assert status == 1, err
+    listed = json.loads(result.read_text(encoding="utf-8"))["comparison"]["plan_changes"]["changes"]
+    names = [name for name in list_layers(gpkg) if name.startswith("plan_changes")]
+    assert names, list_layers(gpkg)
+    layers = [gpd.read_file(gpkg, layer=name) for name in names]
+    rows = sorted((r for frame in layers for _, r in frame.iterrows()), key=lambda r: r["change"])
+    assert [(r["change"], r["kind"], r["feature"]) for r in rows] == sorted(
+        (c["id"], c["kind"], c["feature"]) for c in listed
+    )
+    moved = next(r for r in rows if r["kind"] == "smp_moved")
+    assert moved["distance_ft"] == pytest.approx(40.0, abs=0.01) and moved["since_round"] == 1
+    assert all(frame.crs.to_epsg() == 2260 and not frame.geometry.is_empty.any() for frame in layers)
+    with closing(sqlite3.connect(gpkg)) as con:
+        styles = dict(con.execute("SELECT f_table_name, styleQML FROM layer_styles WHERE useAsDefault"))
+    for name in names:
+        assert 'attr="kind"' in styles[name] and 'value="smp_moved"' in styles[name]
+        assert 'fieldName="change"' in styles[name]

@@ -2,7 +2,7 @@
 rounds of the shipped demo, and ROUND_FILE refused where an output would land on it."""
 
 import pytest
-from qgis.core import QgsProcessingException, QgsProcessingOutputLayerDefinition
+from qgis.core import QgsProcessingException, QgsProcessingOutputLayerDefinition, QgsProject
 
 from tests.qgis_plugin.test_panel import panel, run_review  # noqa: F401 - the fixture
 
@@ -134,6 +134,17 @@ def test_the_panel_compares_the_demos_two_rounds(panel, data_copy, tmp_path):  #
     review.changes.setCurrentItem(new)
     chosen = review.tree.selectedItems()[0].data(0, 0x0100)
     assert chosen["rule"] == comparison["new"][0]["rule"]
+    # The plan's changes since round 1 are layers of the results group, styled by kind.
+    changes = [layer for name, layer in review.result_layers.items() if name.startswith("plan_changes")]
+    assert changes and all(layer.isValid() for layer in changes)
+    assert sorted(f["change"] for layer in changes for f in layer.getFeatures()) == sorted(
+        c["id"] for c in comparison["plan_changes"]["changes"]
+    )
+    renderer = changes[0].renderer()
+    assert renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "kind"
+    group = QgsProject.instance().layerTreeRoot().findGroup("SWPPP Review results")
+    names = [n.layer().name() for n in group.children() if hasattr(n, "layer")]
+    assert names.index(changes[0].name()) < names.index("smp")  # over the plan they changed
     # The next run is compared with round 2 by default.
     assert review.compare_to.currentData() == 2
 
