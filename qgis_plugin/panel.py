@@ -97,7 +97,8 @@ CHANGE_ROLE = Qt.ItemDataRole.UserRole  # a compared finding's dict, on its row 
 # Then the reviewer's decision on it (issue 35): accept, override or resolved, with its reason
 # and who, or "carried from round N"; none by default.
 COLUMNS = ("Finding", "Decision")
-DECISION_CHOICES = ("", "accept", "override", "resolved")  # "": none
+# analysis.rounds.decisions.RECORDED ("": none chosen); withdraw takes the decision back.
+DECISION_CHOICES = ("", "accept", "override", "resolved", "withdraw")
 # The width the panel asks for (its size hint). QGIS's main window may give a new dock less
 # (about 370 px under Xvfb at 1600 px wide, scripts/qgis_screenshot.sh): the rows wrap to
 # whatever it gets.
@@ -486,7 +487,11 @@ class ReviewPanel(QDockWidget):
         for value in DECISION_CHOICES:
             self.decision.addItem(value or self.tr("(no decision)"), value)
         self.decision.setToolTip(
-            self.tr("accept the finding, override it (a reason is required), or mark it resolved")
+            self.tr(
+                "accept the finding, override it (a reason is required), or mark it resolved; "
+                "withdraw takes the decision back (the finding is undecided again, the earlier "
+                "decision kept in the review file's history)"
+            )
         )
         self.reason = QLineEdit()
         self.reason.setObjectName("decisionReason")
@@ -917,7 +922,7 @@ class ReviewPanel(QDockWidget):
         An override without a reason, or no reviewer, is refused with a message; returns True
         where the decision was recorded."""
         from analysis.errors import SwpppError
-        from analysis.rounds.decisions import OVERRIDE, Decision
+        from analysis.rounds.decisions import OVERRIDE, WITHDRAW, Decision
         from analysis.rounds.record import add_decisions, read_round
 
         items = self.tree.selectedItems()
@@ -935,9 +940,13 @@ class ReviewPanel(QDockWidget):
         reviewer = self.checklist.reviewer.text().strip()
         if not choice:
             self._decision_say(
-                self.tr(
-                    "Choose accept, override or resolved: a decision, once made, is replaced, not removed."
-                ),
+                self.tr("Choose accept, override or resolved, or withdraw to take the decision back."),
+                Qgis.MessageLevel.Warning,
+            )
+            return False
+        if choice == WITHDRAW and decision_of(items[0].data(0, FINDING_ROLE)) is None:
+            self._decision_say(
+                self.tr("Finding {n} has no decision to withdraw.").format(n=index + 1),
                 Qgis.MessageLevel.Warning,
             )
             return False
@@ -981,9 +990,11 @@ class ReviewPanel(QDockWidget):
         self._show_summary()
         self.decision_note.setText(
             shown_lines(
-                self.tr("Finding {n}: {decision} saved in round {round} of {file}").format(
-                    n=index + 1, decision=choice, round=number, file=os.path.basename(self.round_file)
-                )
+                (
+                    self.tr("Finding {n}: decision withdrawn in round {round} of {file} (undecided)")
+                    if choice == WITHDRAW
+                    else self.tr("Finding {n}: {decision} saved in round {round} of {file}")
+                ).format(n=index + 1, decision=choice, round=number, file=os.path.basename(self.round_file))
             )
         )
         return True

@@ -91,7 +91,7 @@ def register(commands) -> None:
         "--decisions",
         metavar="PATH",
         help="the reviewer's decisions on this round's findings (TOML or CSV: accept, override "
-        "with a reason, resolved); needs --round",
+        "with a reason, resolved, or withdraw to take one back); needs --round",
     )
     rounds.add_argument(
         "--reviewer", metavar="NAME", help="who made the decisions that name no reviewer; needs --round"

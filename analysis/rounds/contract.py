@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .decisions import RECORDED
+
 __all__ = [
     "FORMAT",
     "FORMAT_TABLE",
@@ -167,7 +169,11 @@ TABLES = (
             Column("id", "INTEGER PRIMARY KEY AUTOINCREMENT", "the order they were made in"),
             Column("round", "INTEGER NOT NULL", ""),
             Column("finding", "INTEGER NOT NULL", ""),
-            Column("decision", "TEXT NOT NULL CHECK (decision IN ('accept', 'override', 'resolved'))", ""),
+            Column(
+                "decision",
+                "TEXT NOT NULL CHECK (decision IN (" + ", ".join(f"'{d}'" for d in RECORDED) + "))",
+                "`withdraw`: the finding's decision taken back (undecided again)",
+            ),
             Column("reason", "TEXT", "required for `override`"),
             Column("reviewer", "TEXT NOT NULL", "who decided"),
             Column("decided_at", "TEXT NOT NULL", "UTC, ISO 8601"),

@@ -3,7 +3,8 @@
 A decision names a finding of the round it is applied to by its stable key (its rule and its
 feature ids, ``layer:id``) or by its number in that round (1 for the first, as the findings
 GeoPackage numbers them), and says ``accept``, ``override`` (a reason is required) or
-``resolved``. Every refusal names the file, the row and the field, and how to fix it.
+``resolved``, or ``withdraw`` (the finding's decision taken back: undecided again, the earlier
+rows kept). Every refusal names the file, the row and the field, and how to fix it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ __all__ = [
     "ACCEPT",
     "OVERRIDE",
     "RESOLVED",
+    "WITHDRAW",
     "DECISIONS",
+    "RECORDED",
     "Decision",
     "DecisionRow",
     "read_decisions",
@@ -28,8 +31,11 @@ __all__ = [
     "key_text",
 ]
 
-ACCEPT, OVERRIDE, RESOLVED = "accept", "override", "resolved"
-DECISIONS = (ACCEPT, OVERRIDE, RESOLVED)
+ACCEPT, OVERRIDE, RESOLVED, WITHDRAW = "accept", "override", "resolved", "withdraw"
+DECISIONS = (ACCEPT, OVERRIDE, RESOLVED)  # a finding's standing decision (else it is undecided)
+# What a decision row may say: a decision, or its withdrawal (the latest row wins, so a finding
+# whose latest row withdraws is undecided again, and nothing is carried to the next round).
+RECORDED = DECISIONS + (WITHDRAW,)
 # The columns of a decisions CSV (the keys of a TOML [[decision]] table).
 COLUMNS = ("finding", "rule", "features", "decision", "reason", "reviewer")
 _FIX_KEY = (
@@ -61,8 +67,8 @@ class Decision:
     carried_from: Optional[int] = None
 
     def __post_init__(self) -> None:
-        if self.decision not in DECISIONS:
-            raise ValueError(f"decision must be one of {DECISIONS}, not {self.decision!r}")
+        if self.decision not in RECORDED:
+            raise ValueError(f"decision must be one of {RECORDED}, not {self.decision!r}")
 
 
 @dataclass(frozen=True)
@@ -193,11 +199,11 @@ def _row(path: Path, where: str, values: Mapping[str, Any], reviewer: Optional[s
             "a decision holds " + ", ".join(COLUMNS),
         )
     decision = values.get("decision")
-    if decision not in DECISIONS:
+    if decision not in RECORDED:
         raise refuse(
-            f"decision is {decision!r}, not one of {', '.join(DECISIONS)}",
+            f"decision is {decision!r}, not one of {', '.join(RECORDED)}",
             "decision",
-            "write accept, override (with a reason) or resolved",
+            "write accept, override (with a reason) or resolved, or withdraw to take a decision back",
         )
     reason = values.get("reason")
     if reason is not None and not isinstance(reason, str):

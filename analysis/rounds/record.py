@@ -28,7 +28,7 @@ from ..units import crs_units
 from .checksums import file_sha256, plan_checksum
 from .compare import compare_rounds
 from .contract import DECISIONS_TABLE, FINDINGS_TABLE, ROUNDS_TABLE
-from .decisions import DECISIONS, OVERRIDE, Decision, read_decisions, resolve_decisions
+from .decisions import DECISIONS, OVERRIDE, WITHDRAW, Decision, read_decisions, resolve_decisions
 from .matching import Held, Match, match_findings
 from .plan_changes import (
     changes_json,
@@ -288,7 +288,8 @@ def _held(con, number: int) -> tuple[list[Held], Optional[str]]:
 
 
 def latest_decisions(con, number: int) -> dict[int, dict[str, Any]]:
-    """Finding number -> its latest decision in round ``number`` (the last appended wins)."""
+    """Finding number -> its latest decision in round ``number`` (the last appended wins; a
+    finding whose latest row withdraws its decision is left out: undecided)."""
     out: dict[int, dict[str, Any]] = {}
     for finding, decision, reason, reviewer, decided_at, source, carried_from in con.execute(
         "SELECT finding, decision, reason, reviewer, decided_at, source, carried_from "
@@ -304,7 +305,7 @@ def latest_decisions(con, number: int) -> dict[int, dict[str, Any]]:
             "source": source,
             "carried_from": carried_from,
         }
-    return out
+    return {finding: d for finding, d in out.items() if d["decision"] != WITHDRAW}
 
 
 def _round_info(

@@ -265,6 +265,41 @@ def test_decisions_are_appended_and_the_latest_wins(demo, tmp_path, capsys):
                 con.execute(sql)
 
 
+def test_a_withdrawn_decision_leaves_the_finding_undecided_and_is_not_carried(demo, tmp_path, capsys):
+    """``withdraw`` takes a decision back: the finding is undecided in the JSON and the counts,
+    its earlier rows kept; the next round carries nothing for it, and a decisions file may
+    withdraw too."""
+    site, reference = demo
+    file = tmp_path / "p.gpkg"
+    decisions = write(tmp_path / "d.toml", DECISIONS)
+    run([site, "--reference", reference, "--round", file, "--decisions", decisions], capsys)
+    held = read_round(file, 1)["findings"]
+    overridden = next(f["number"] for f in held if f["decision"] and f["decision"]["decision"] == "override")
+    add_decisions(file, 1, {overridden: Decision("withdraw", None, "B. Second", "test")})
+    held = read_round(file, 1)["findings"]
+    assert held[overridden - 1]["decision"] is None
+    assert held[OUTSIDE_SITE - 1]["decision"]["decision"] == "accept"  # the others kept
+    with closing(sqlite3.connect(file)) as con:
+        rows = con.execute(
+            f"SELECT decision FROM {DECISIONS_TABLE} WHERE round = 1 AND finding = ? ORDER BY id",
+            (overridden,),
+        ).fetchall()
+    assert rows == [("override",), ("withdraw",)]  # the history kept
+    out_json = tmp_path / "r2.json"
+    status, out, err = run([site, "--reference", reference, "--round", file, "--json", out_json], capsys)
+    assert status in (0, 1), err
+    result = json.loads(out_json.read_text(encoding="utf-8"))
+    assert result["round"]["decisions"]["override"] == 0 and result["round"]["decisions"]["accept"] == 1
+    assert result["findings"][overridden - 1]["round"]["decision"] is None
+    # A decisions file withdraws the carried accept in round 2.
+    withdraw = write(
+        tmp_path / "w.toml",
+        f'reviewer = "C"\n[[decision]]\nfinding = {OUTSIDE_SITE}\ndecision = "withdraw"\n',
+    )
+    run([site, "--reference", reference, "--round", file, "--decisions", withdraw], capsys)
+    assert all(f["decision"] is None for f in read_round(file, 3)["findings"])
+
+
 @pytest.mark.parametrize(
     "text, named",
     [

@@ -101,6 +101,13 @@ def test_decisions_are_saved_to_the_round_and_carried_to_the_next(panel, data_co
     assert again.decide(failing, "resolved") is True
     assert read_round(review_file, 2)["findings"][failing]["decision"]["decision"] == "resolved"
     assert read_round(review_file, 1)["findings"][failing]["decision"]["decision"] == "override"
+    # Withdrawn: undecided again (the column empty), the history kept; nothing left to withdraw.
+    assert again.decide(failing, "withdraw") is True
+    assert read_round(review_file, 2)["findings"][failing]["decision"] is None
+    assert item_of(again, failing).text(1) == ""
+    assert "decision withdrawn in round 2" in again.decision_note.text()
+    assert again.decide(failing, "withdraw") is False
+    assert "has no decision to withdraw" in again.decision_note.text()
 
 
 def test_no_review_file_no_decision_column(panel, data_copy, tmp_path):  # noqa: F811
