@@ -85,7 +85,8 @@ def register(commands) -> None:
         "--round",
         metavar="FILE",
         help="record this review as the next round in the project's review file (a GeoPackage, "
-        "made where none is yet); its decisions are carried to matching findings",
+        "or a PostgreSQL schema: 'postgresql://HOST/DB?schema=NAME'; made where none is yet); "
+        "its decisions are carried to matching findings",
     )
     rounds.add_argument(
         "--decisions",
@@ -146,11 +147,11 @@ def _run_review(args) -> int:
                 f"{option} needs --round: decisions are recorded in the project's review file",
                 fix="add --round FILE.gpkg (a new file is made for the first round)",
             )
-    if args.round and Path(args.round).suffix.lower() != ".gpkg":
+    if args.round and Path(args.round).suffix.lower() != ".gpkg" and not _is_postgres(args.round):
         raise InputError(
-            "--round must name a .gpkg file (the project's review file)",
+            "--round must name a .gpkg file or a PostgreSQL schema (the project's review file)",
             path=args.round,
-            fix="use a file name ending in .gpkg",
+            fix="use a file name ending in .gpkg, or postgresql://HOST/DB?schema=NAME",
         )
     if args.reviewer is not None and not args.reviewer.strip():
         raise InputError("--reviewer is empty", fix="give the reviewer's name")
@@ -228,6 +229,12 @@ def _run_review(args) -> int:
         if review.rounds is not None:
             print_round(review, args.round, out)
     return review.exit_status
+
+
+def _is_postgres(target: str) -> bool:
+    from ..reference.store import is_postgres
+
+    return is_postgres(target)
 
 
 def _round_number(text: str) -> int:

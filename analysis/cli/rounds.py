@@ -14,10 +14,11 @@ def print_round(review, path, out) -> None:
     approval, and are never hidden), then the matching to the round before, counted, and each
     finding whose figure changed or that is new."""
     from ..rounds.record import round_summary
+    from ..rounds.reviewfile import review_file_label
 
     info = review.rounds
     head = info["round"]
-    print(f"  {round_summary(info, f' in {terminal(path)}')}", file=out)
+    print(f"  {round_summary(info, f' in {terminal(review_file_label(path))}')}", file=out)
     rows = list(zip(review.findings, info["findings"]))
     for wanted in ("override", "accept", "resolved"):
         for finding, held in rows:

@@ -38,13 +38,22 @@ from .store import (
     written_batches,
 )
 
-__all__ = ["split_schema", "connect", "PostgisStore", "PostgisReference", "DEFAULT_SCHEMA"]
+__all__ = [
+    "split_schema",
+    "connect",
+    "PostgisStore",
+    "PostgisReference",
+    "DEFAULT_SCHEMA",
+    "psycopg_modules",
+    "without_password",
+    "first_line",
+]
 
 DEFAULT_SCHEMA = "public"
 _PG_TYPES = {"text": "text", "integer": "integer", "real": "double precision"}
 
 
-def _psycopg():
+def psycopg_modules():
     try:
         import psycopg
         from psycopg import sql
@@ -85,13 +94,13 @@ def split_schema(target: str, schema: Optional[str] = None) -> tuple[str, str]:
 @contextmanager
 def connect(conninfo: str):
     """A psycopg connection (closed after the block); a failure to connect is an InputError."""
-    psycopg, _ = _psycopg()
+    psycopg, _ = psycopg_modules()
     try:
         con = psycopg.connect(conninfo, connect_timeout=15)
     except psycopg.Error as err:
         raise InputError(
-            f"could not connect to PostgreSQL ({_first_line(err)})",
-            path=_safe(conninfo),
+            f"could not connect to PostgreSQL ({first_line(err)})",
+            path=without_password(conninfo),
             fix="check the connection (host, database, user, password or service)",
         ) from None
     try:
@@ -100,13 +109,13 @@ def connect(conninfo: str):
         con.close()
 
 
-def _safe(conninfo: str) -> str:
+def without_password(conninfo: str) -> str:
     """The connection text without a password, for messages."""
     text = re.sub(r"(postgres(?:ql)?://[^:/@]*):[^@]*@", r"\1:***@", conninfo)
     return re.sub(r"(password\s*=\s*)\S+", r"\1***", text)
 
 
-def _first_line(err) -> str:
+def first_line(err) -> str:
     return (str(err).strip().splitlines() or [type(err).__name__])[0]
 
 
@@ -114,7 +123,7 @@ class _Schema:
     """Identifiers of one schema's tables, always quoted by psycopg."""
 
     def __init__(self, schema: str):
-        _, self.sql = _psycopg()
+        _, self.sql = psycopg_modules()
         self.name = schema
 
     def table(self, name: str):
@@ -128,7 +137,7 @@ class PostgisStore(ReferenceStore):
         self.conninfo, self.schema = split_schema(target, schema)
         self.ids = _Schema(self.schema)
         self.sql = self.ids.sql
-        self.label = f"{_safe(self.conninfo)} schema {self.schema}"
+        self.label = f"{without_password(self.conninfo)} schema {self.schema}"
 
     _held = None  # the connection of snapshot(), while one is open
 
@@ -151,7 +160,7 @@ class PostgisStore(ReferenceStore):
         if self._held is not None:
             yield self._held
             return
-        psycopg, _ = _psycopg()
+        psycopg, _ = psycopg_modules()
         with connect(self.conninfo) as con:
             con.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
             con.read_only = True

@@ -13,7 +13,6 @@ open, by the rounds' matching (:func:`~analysis.rounds.matching.match_findings`)
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping
 from contextlib import closing
 from datetime import date
@@ -29,7 +28,7 @@ from ..rounds.contract import ROUNDS_TABLE
 from ..rounds.decisions import OVERRIDE, RESOLVED
 from ..rounds.matching import match_findings
 from ..rounds.record import _held, latest_decisions
-from ..rounds.reviewfile import open_review_file
+from ..rounds.reviewfile import ReviewConnection, open_review_file, review_file_name
 from .letter_model import (
     LABELS,
     STILL_OPEN,
@@ -128,7 +127,7 @@ def _comments(profile: RulesProfile, findings: list[dict], result: Optional[dict
     ]
 
 
-def _round(con: sqlite3.Connection, path: Path, number: Optional[int]) -> tuple[int, dict, list[dict]]:
+def _round(con: ReviewConnection, path: str, number: Optional[int]) -> tuple[int, dict, list[dict]]:
     if number is None:
         number = con.execute(f"SELECT max(round) FROM {ROUNDS_TABLE}").fetchone()[0]
         if number is None:
@@ -167,15 +166,15 @@ def build_letter(
     dated: Optional[date] = None,
 ) -> Letter:
     """The letter for round ``number`` (None: the latest) of the review file at ``path``."""
-    path = Path(path)
     with closing(open_review_file(path, create=False)) as con:
-        number, info, findings = _round(con, path, number)
+        where = con.label
+        number, info, findings = _round(con, where, number)
         result = json.loads(info["result"]) if info.get("result") else {}
         comments = _comments(profile, findings, result)
         earlier: list[Earlier] = []
         previous = number - 1 if number > 1 else None
         if previous is not None:
-            _n, info_before, before = _round(con, path, previous)
+            _n, info_before, before = _round(con, where, previous)
             result_before = json.loads(info_before["result"]) if info_before.get("result") else {}
             held_now, crs_now = _held(con, number)
             held_then, crs_then = _held(con, previous)
@@ -221,7 +220,7 @@ def build_letter(
         site=info.get("site_name") or project.get("name") or "",
         project_address=project.get("address") or "",
         applicant=project.get("applicant") or "",
-        review_file=path.name,
+        review_file=review_file_name(path),
         round=number,
         reviewed_on=info.get("reviewed_on") or "",
         plan_sha256=info.get("plan_sha256") or "",

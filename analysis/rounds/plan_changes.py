@@ -20,11 +20,9 @@ import numpy as np
 import shapely
 
 from ..checks.easements import recorded_flags
-from ..crs import crs_label, crs_of, same_crs, transform_geometries
+from ..crs import crs_label, same_crs, transform_geometries
 from ..geometry import as_multi, in_family
-from ..io.geopackage import gpkg_wkb, register_srs
 from ..profile import RulesProfile
-from ..reference.store import gpkg_blob
 from ..units import acres, crs_units, ellipsoidal_acres
 from .contract import CHANGE_KINDS, PLAN_LAYERS, PLANS_TABLE
 from .matching import Held
@@ -146,61 +144,37 @@ def plan_of(site) -> Plan:
     return Plan(crs_label(site.area_crs), layers)
 
 
-def _plan_srs(con) -> tuple[int, Optional[str]]:
-    """The plan tables' srs_id and CRS (None: not set yet, no plan recorded)."""
-    row = con.execute(
-        "SELECT g.srs_id, s.organization, s.organization_coordsys_id, s.definition FROM "
-        "gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s USING (srs_id) WHERE g.table_name = ?",
-        (PLAN_LAYERS["disturbance"],),
-    ).fetchone()
-    srs_id, organization, code, definition = row
-    if srs_id in (-1, 0):
-        return srs_id, None
-    return srs_id, f"EPSG:{code}" if str(organization).upper() == "EPSG" else definition
-
-
 def write_plan(con, number: int, plan: Plan, step: Callable[[str], None] = lambda _n: None) -> None:
-    """Record ``plan`` as round ``number``'s, inside the caller's transaction: its rows in the
-    plan tables (in the tables' CRS: the first plan's sets it; a later plan in another CRS is
-    reprojected into it) and its row in ``round_plans``."""
-    srs_id, crs = _plan_srs(con)
+    """Record ``plan`` as round ``number``'s in the review file open on ``con`` (a
+    :class:`~analysis.rounds.reviewfile.ReviewConnection`), inside the caller's transaction:
+    its rows in the plan tables (in the tables' CRS: the first plan's sets it; a later plan in
+    another CRS is reprojected into it) and its row in ``round_plans``."""
+    crs = con.plan_crs()
     if crs is None:
         crs = plan.crs
-        srs_id = register_srs(con, crs_of(crs))
-        for table in PLAN_LAYERS.values():
-            con.execute("UPDATE gpkg_contents SET srs_id = ? WHERE table_name = ?", (srs_id, table))
-            con.execute("UPDATE gpkg_geometry_columns SET srs_id = ? WHERE table_name = ?", (srs_id, table))
+        con.set_plan_crs(crs)
     counts = {}
     for name, table in PLAN_LAYERS.items():
         layer = plan.layers[name]
         geometries = transform_geometries(layer.geometries, plan.crs, crs)
         if name != "smp":  # polygons as the tables declare them, MULTIPOLYGON
             geometries = as_multi(geometries, ("polygon",))
-        blobs = gpkg_blob(geometries, srs_id) if len(geometries) else []
+        values = con.plan_values(table, geometries, crs)
         extra_column = {"disturbance": None, "smp": "practice", "easement": "recorded"}[name]
         key_column = {"disturbance": "phase", "smp": "smp_id", "easement": "easement_id"}[name]
         columns = ["geom", "round", "feature", key_column] + ([extra_column] if extra_column else [])
         rows = []
-        for blob, feature, key, extra in zip(blobs, layer.features, layer.keys, layer.extra or layer.keys):
-            row = [blob, number, feature, key]
+        for value, feature, key, extra in zip(values, layer.features, layer.keys, layer.extra or layer.keys):
+            row = [value, number, feature, key]
             if extra_column == "recorded":
                 row.append(None if extra is None else int(extra))
             elif extra_column:
                 row.append(extra)
             rows.append(row)
-        con.executemany(
-            f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({", ".join("?" * len(columns))})', rows
-        )
+        if rows:
+            marks = ", ".join([con.geometry_in] + ["?"] * (len(columns) - 1))
+            con.executemany(f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({marks})', rows)
         counts[name] = len(rows)
-        if len(geometries):
-            box = shapely.total_bounds(geometries)
-            con.execute(
-                "UPDATE gpkg_contents SET min_x = min(coalesce(min_x, ?), ?), "
-                "min_y = min(coalesce(min_y, ?), ?), max_x = max(coalesce(max_x, ?), ?), "
-                "max_y = max(coalesce(max_y, ?), ?), "
-                "last_change = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE table_name = ?",
-                (box[0], box[0], box[1], box[1], box[2], box[2], box[3], box[3], table),
-            )
         step(f"plan {name}")
     con.execute(
         f"INSERT INTO {PLANS_TABLE} (round, area_crs, disturbance, smp, easement) VALUES (?, ?, ?, ?, ?)",
@@ -211,8 +185,7 @@ def write_plan(con, number: int, plan: Plan, step: Callable[[str], None] = lambd
 
 def read_plan(con, number: int, area_crs: str) -> Optional[Plan]:
     """Round ``number``'s plan, in ``area_crs``; None where the round recorded none (format 1)."""
-    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if PLANS_TABLE not in tables:
+    if not con.has_table(PLANS_TABLE):
         return None
     row = con.execute(f"SELECT area_crs FROM {PLANS_TABLE} WHERE round = ?", (number,)).fetchone()
     if row is None:
@@ -223,11 +196,12 @@ def read_plan(con, number: int, area_crs: str) -> Optional[Plan]:
         key_column = {"disturbance": "phase", "smp": "smp_id", "easement": "easement_id"}[name]
         extra_column = {"disturbance": "NULL", "smp": "practice", "easement": "recorded"}[name]
         rows = con.execute(
-            f'SELECT geom, feature, {key_column}, {extra_column} FROM "{table}" WHERE round = ? ORDER BY fid',
+            f"SELECT {con.geometry_out}, feature, {key_column}, {extra_column} "
+            f'FROM "{table}" WHERE round = ? ORDER BY fid',
             (number,),
         ).fetchall()
         geometries = np.asarray(
-            [None if r[0] is None else shapely.from_wkb(gpkg_wkb(r[0])) for r in rows], dtype=object
+            [None if r[0] is None else shapely.from_wkb(con.wkb_of(r[0])) for r in rows], dtype=object
         )
         geometries = transform_geometries(geometries, crs, area_crs)
         layers[name] = PlanLayer(

@@ -1,12 +1,14 @@
 """Recording a review as the next round of its review file, with the reviewer's decisions.
 
-One SQLite transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``): the round, its findings, the
-plan it read (its disturbance, SMPs and easements: :mod:`.plan_changes`), the decisions
-carried from the round before and those of the decisions file are all written or none is; a
-process killed during the save leaves the file as it was (SQLite's rollback
-journal). Two saves at once take turns on SQLite's lock (the wait of
-:class:`~analysis.io.geopackage.WaitingConnection`); the second is told that it became the
-round after the first's. A round is never rewritten: decisions are rows of their own.
+One transaction (``begin`` ... ``commit`` of the review file's
+:class:`~analysis.rounds.reviewfile.ReviewConnection`, a GeoPackage or a PostGIS schema): the
+round, its findings, the plan it read (its disturbance, SMPs and easements:
+:mod:`.plan_changes`), the decisions carried from the round before and those of the decisions
+file are all written or none is; a process killed during the save leaves the file as it was
+(SQLite's rollback journal; the server's rollback). Two saves at once take turns (SQLite's
+lock, the wait of :class:`~analysis.io.geopackage.WaitingConnection`; PostgreSQL's lock on
+``review_rounds``); the second is told that it became the round after the first's. A round is
+never rewritten: decisions are rows of their own.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from .plan_changes import (
     tie_changes,
     write_plan,
 )
-from .reviewfile import open_review_file, upgrade_review_file
+from .reviewfile import open_review_file, review_file_exists, review_file_label, review_file_name
 
 __all__ = ["record_round", "add_decisions", "read_round", "latest_decisions", "round_summary"]
 
@@ -86,6 +88,7 @@ def record_round(
     before anything is written.
     """
     review.rounds = None
+    where = review_file_label(path)
     data = review.to_dict()
     findings = data["findings"]
     chosen: dict[int, Decision] = {}
@@ -93,34 +96,34 @@ def record_round(
         chosen = resolve_decisions(decisions, read_decisions(decisions, reviewer), findings)
     profile_sha = file_sha256(review.profile.source) if Path(review.profile.source).is_file() else None
     reference = data.get("reference") or {}
-    if compare_to is not None and not Path(path).exists():  # refused before the file is made
+    if compare_to is not None and not review_file_exists(path):  # refused before the file is made
         raise InputError(
             f"there is no round {compare_to} to compare with: the review file does not exist yet",
-            path=path,
+            path=where,
             fix="record a first round before comparing with it",
             parameter="compare_to",
         )
     with closing(open_review_file(path)) as con:
         say = told or log.warning
         con.waiting = lambda _text: say(  # type: ignore[attr-defined]
-            f"waiting for another process to finish with {path} (it holds the file: another "
+            f"waiting for another process to finish with {where} (it holds the file: another "
             f"save, or a program with it open; waiting up to {geopackage.STORE_BUSY_TIMEOUT_S:g} s)"
         )
         seen = _latest_round(con)
         try:
-            con.execute("BEGIN IMMEDIATE")
+            con.begin()
         except InputError as err:
             raise InputError(
                 f"another save held this review file too long; this round was not recorded ({err.problem})",
-                path=path,
+                path=where,
                 fix="wait for the other save to finish and run this review again",
             ) from None
         try:
-            upgrade_review_file(con)  # a format 1 file: its plan tables added, in this transaction
+            con.upgrade()  # a format 1 file: its plan tables added, in this transaction
             number = (_latest_round(con) or 0) + 1
             if number - 1 != (seen or 0) and told is not None:
                 told(
-                    f"another save recorded round {number - 1} in {path} while this one waited; "
+                    f"another save recorded round {number - 1} in {where} while this one waited; "
                     f"this review is round {number}"
                 )
             previous = number - 1 if number > 1 else None
@@ -163,7 +166,7 @@ def record_round(
                         f"there is no round {compare_to} to compare with: the file holds "
                         + (f"rounds 1 to {number - 1}" if number > 1 else "no round yet")
                         + f", and this review becomes round {number}",
-                        path=path,
+                        path=where,
                         fix="compare with a round recorded before this one",
                         parameter="compare_to",
                     )
@@ -243,11 +246,11 @@ def record_round(
             if before_commit is not None:
                 before_commit(review)
             _step("commit")
-            con.execute("COMMIT")
+            con.commit()
         except BaseException:
             review.rounds = None
             if con.in_transaction:
-                con.execute("ROLLBACK")
+                con.rollback()
             raise
     return info
 
@@ -317,7 +320,7 @@ def _round_info(
         counts[decided[i]["decision"] if i in decided else "undecided"] += 1
     return {
         "round": {
-            "file": Path(path).name,
+            "file": review_file_name(path),
             "number": number,
             "recorded_at": recorded_at,
             "plan_sha256": plan_checksum([dict(f) for f in plan_files]),
@@ -340,43 +343,47 @@ def _round_info(
 def add_decisions(path: str | Path, number: int, decisions: Mapping[int, Decision]) -> None:
     """Append ``decisions`` (finding number -> decision) to round ``number`` of the review file,
     in one transaction; the round itself is not touched."""
+    where = review_file_label(path)
     with closing(open_review_file(path, create=False)) as con:
-        con.execute("BEGIN IMMEDIATE")
+        con.begin()
         try:
             count = con.execute(
                 f"SELECT count(*) FROM {FINDINGS_TABLE} WHERE round = ?", (number,)
             ).fetchone()[0]
             if not count:
                 raise InputError(
-                    f"the review file has no round {number}", path=path, fix="name a recorded round"
+                    f"the review file has no round {number}", path=where, fix="name a recorded round"
                 )
             for finding, d in decisions.items():
                 if not 1 <= finding <= count:
                     raise InputError(
                         f"round {number} has no finding {finding} (it has {count})",
-                        path=path,
+                        path=where,
                         fix="name a finding of the round by its number",
                     )
                 if d.decision == OVERRIDE and not d.reason:
                     raise InputError(
-                        f"finding {finding}: an override needs a reason", path=path, fix="give its reason"
+                        f"finding {finding}: an override needs a reason", path=where, fix="give its reason"
                     )
                 _insert_decision(con, number, finding, d, _now())
-            con.execute("COMMIT")
+            con.commit()
         except BaseException:
             if con.in_transaction:
-                con.execute("ROLLBACK")
+                con.rollback()
             raise
 
 
 def read_round(path: str | Path, number: Optional[int] = None) -> dict:
     """Round ``number`` (None: the latest) of the review file: ``round`` (its row), ``findings``
     (the JSON of each, with its ``number`` and latest ``decision``)."""
+    where = review_file_label(path)
     with closing(open_review_file(path, create=False)) as con:
         number = number if number is not None else (_latest_round(con) or 0)
         row = con.execute(f"SELECT * FROM {ROUNDS_TABLE} WHERE round = ?", (number,)).fetchone()
         if row is None:
-            raise InputError(f"the review file has no round {number}", path=path, fix="name a recorded round")
+            raise InputError(
+                f"the review file has no round {number}", path=where, fix="name a recorded round"
+            )
         names = [c[0] for c in con.execute(f"SELECT * FROM {ROUNDS_TABLE} LIMIT 0").description]
         decided = latest_decisions(con, number)
         findings = []

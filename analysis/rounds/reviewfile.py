@@ -7,37 +7,193 @@ is refused by name (exit 2), never read as if it were this one, and never writte
 format 1 file (its rounds recorded no plan geometry) is read; the next round recorded in it
 adds the plan tables and makes it format 2 (:func:`upgrade_review_file`), in that round's
 transaction.
+
+Where the village keeps its reference in PostGIS, the project's review file may be a PostgreSQL
+schema instead (``postgresql://...?schema=NAME`` or ``service=NAME schema=NAME``:
+:mod:`.reviewfile_pg`), the same tables and rules. Either is opened as a
+:class:`ReviewConnection`: ``execute`` with ``?`` parameters, ``begin`` (the one writer: a
+second save waits, then is refused by name), ``commit``, ``rollback``, and the few things the
+two stores do their own way (a table's presence, the plan tables' CRS and geometry encoding).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from contextlib import closing
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, Optional, Protocol
+
+import shapely
 
 from ..about import __version__
+from ..crs import crs_of
 from ..errors import InputError
 from ..io.files import discard, publish_new, stage
-from ..io.geopackage import GPKG_APPLICATION_ID, GPKG_BASE_SCHEMA, GPKG_USER_VERSION, geopackage_connection
-from .contract import FORMAT, FORMAT_TABLE, FORMAT_VERSION, READABLE_VERSIONS, SCHEMA, upgrade_statements
-
-__all__ = ["open_review_file", "check_review_file", "upgrade_review_file", "FORMAT", "FORMAT_VERSION"]
-
-# Said by every front end that opens a review file (review --round, letter, the panel's Review
-# file, swppp:review's ROUND_FILE): no one option is named.
-_FIX_FOREIGN = (
-    "give the project's review file (the NAME.gpkg that swppp review --round or the QGIS "
-    "panel's Review file wrote), or, to record a review, a new file name: a review file is "
-    "made where none is yet"
+from ..io.geopackage import (
+    GPKG_APPLICATION_ID,
+    GPKG_BASE_SCHEMA,
+    GPKG_USER_VERSION,
+    WaitingConnection,
+    geopackage_connection,
+    gpkg_wkb,
+    register_srs,
 )
+from ..reference.store import gpkg_blob, is_postgres
+from .contract import (
+    FORMAT,
+    FORMAT_TABLE,
+    FORMAT_VERSION,
+    PLAN_LAYERS,
+    SCHEMA,
+    upgrade_statements,
+)
+from .fileformat import FIX_FOREIGN, check_format
+
+__all__ = [
+    "ReviewConnection",
+    "open_review_file",
+    "review_file_exists",
+    "review_file_label",
+    "review_file_name",
+    "check_review_file",
+    "upgrade_review_file",
+    "FORMAT",
+    "FORMAT_VERSION",
+]
 
 
-def open_review_file(path: str | Path, create: bool = True) -> sqlite3.Connection:
-    """A connection (:func:`~analysis.io.geopackage.geopackage_connection`: it waits for
-    another save) to the review file at ``path``, made empty where none is yet (``create``),
+class ReviewConnection(Protocol):
+    """What the rounds code asks of an open review file, GeoPackage or PostGIS."""
+
+    label: str  # the file (or the schema, without a password), for messages
+    geometry_in: str  # the plan tables' ``geom`` parameter (``?``, or an SQL function of it)
+    geometry_out: str  # the plan tables' ``geom`` as a query reads it
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ...) -> Any: ...
+    def executemany(self, sql: str, rows: Any) -> Any: ...
+    @property
+    def in_transaction(self) -> bool: ...
+    def begin(self) -> None: ...
+    def commit(self) -> None: ...
+    def rollback(self) -> None: ...
+    def close(self) -> None: ...
+    def has_table(self, name: str) -> bool: ...
+    def upgrade(self) -> int: ...
+    def plan_crs(self) -> Optional[str]: ...
+    def set_plan_crs(self, crs: str) -> None: ...
+    def plan_values(self, table: str, geometries, crs: str) -> list: ...
+    def wkb_of(self, value) -> Optional[bytes]: ...
+
+
+class GeoPackageReviewFile(WaitingConnection):
+    """A review file that is a GeoPackage (:class:`ReviewConnection`): SQLite's lock makes the
+    one writer (``BEGIN IMMEDIATE``; a second save waits, :class:`WaitingConnection`)."""
+
+    geometry_in = "?"
+    geometry_out = "geom"
+
+    @property
+    def name(self) -> str:
+        return Path(self.label).name
+
+    def begin(self) -> None:
+        self.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self.execute("ROLLBACK")
+
+    def has_table(self, name: str) -> bool:
+        return bool(
+            self.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone()
+        )
+
+    def upgrade(self) -> int:
+        return upgrade_review_file(self)
+
+    def _plan_srs(self) -> tuple[int, Optional[str]]:
+        """The plan tables' srs_id and CRS (None: not set yet, no plan recorded)."""
+        row = self.execute(
+            "SELECT g.srs_id, s.organization, s.organization_coordsys_id, s.definition FROM "
+            "gpkg_geometry_columns g JOIN gpkg_spatial_ref_sys s USING (srs_id) WHERE g.table_name = ?",
+            (PLAN_LAYERS["disturbance"],),
+        ).fetchone()
+        srs_id, organization, code, definition = row
+        if srs_id in (-1, 0):
+            return srs_id, None
+        return srs_id, f"EPSG:{code}" if str(organization).upper() == "EPSG" else definition
+
+    def plan_crs(self) -> Optional[str]:
+        return self._plan_srs()[1]
+
+    def set_plan_crs(self, crs: str) -> None:
+        srs_id = register_srs(self, crs_of(crs))
+        for table in PLAN_LAYERS.values():
+            self.execute("UPDATE gpkg_contents SET srs_id = ? WHERE table_name = ?", (srs_id, table))
+            self.execute("UPDATE gpkg_geometry_columns SET srs_id = ? WHERE table_name = ?", (srs_id, table))
+
+    def plan_values(self, table: str, geometries, crs: str) -> list:
+        """GeoPackage geometry blobs of ``geometries`` (in the tables' CRS), the table's extent
+        in gpkg_contents widened to hold them."""
+        if not len(geometries):
+            return []
+        box = shapely.total_bounds(geometries)
+        self.execute(
+            "UPDATE gpkg_contents SET min_x = min(coalesce(min_x, ?), ?), "
+            "min_y = min(coalesce(min_y, ?), ?), max_x = max(coalesce(max_x, ?), ?), "
+            "max_y = max(coalesce(max_y, ?), ?), "
+            "last_change = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE table_name = ?",
+            (box[0], box[0], box[1], box[1], box[2], box[2], box[3], box[3], table),
+        )
+        return gpkg_blob(geometries, self._plan_srs()[0])
+
+    def wkb_of(self, value) -> Optional[bytes]:
+        return gpkg_wkb(value)
+
+
+def review_file_exists(target: str | Path) -> bool:
+    """Whether there is a review file at ``target`` yet (a PostgreSQL schema: whether it holds
+    one; nothing is made)."""
+    if is_postgres(target):
+        from .reviewfile_pg import pg_review_file_exists
+
+        return pg_review_file_exists(str(target))
+    return Path(target).exists()
+
+
+def review_file_label(target: str | Path) -> str:
+    """The review file as messages name it: its path, or the schema and the connection
+    without its password."""
+    if is_postgres(target):
+        from .reviewfile_pg import pg_label
+
+        return pg_label(str(target))
+    return str(target)
+
+
+def review_file_name(target: str | Path) -> str:
+    """The review file as the JSON's ``round.file`` names it: the file's name, or the schema
+    and the connection without its password."""
+    if is_postgres(target):
+        from .reviewfile_pg import pg_label
+
+        return pg_label(str(target))
+    return Path(target).name
+
+
+def open_review_file(target: str | Path, create: bool = True) -> ReviewConnection:
+    """The review file at ``target``, open: a GeoPackage (it waits for another save) or a
+    PostgreSQL schema (:mod:`.reviewfile_pg`), made empty where none is yet (``create``),
     checked to be a review file of this format."""
-    path = Path(path)
+    if is_postgres(target):
+        from .reviewfile_pg import open_pg_review_file
+
+        return open_pg_review_file(str(target), create)
+    path = Path(target)
     if path.suffix.lower() != ".gpkg":
         raise InputError(
             "a review file is a GeoPackage and must end in .gpkg", path=path, fix="name it NAME.gpkg"
@@ -46,7 +202,7 @@ def open_review_file(path: str | Path, create: bool = True) -> sqlite3.Connectio
         if not create:
             raise InputError("the review file does not exist", path=path, fix="check the path")
         _create(path)
-    con = geopackage_connection(path, label=str(path))
+    con: GeoPackageReviewFile = geopackage_connection(path, label=str(path), factory=GeoPackageReviewFile)  # type: ignore[assignment]
     try:
         check_review_file(con, path)
     except BaseException:
@@ -63,48 +219,18 @@ def check_review_file(con: sqlite3.Connection, path: str | Path) -> int:
     except InputError:
         raise
     except sqlite3.DatabaseError as err:
-        raise InputError(f"not a readable GeoPackage (SQLite: {err})", path=path, fix=_FIX_FOREIGN) from None
+        raise InputError(f"not a readable GeoPackage (SQLite: {err})", path=path, fix=FIX_FOREIGN) from None
     if "gpkg_contents" not in tables:
-        raise InputError("not a GeoPackage (it has no gpkg_contents table)", path=path, fix=_FIX_FOREIGN)
+        raise InputError("not a GeoPackage (it has no gpkg_contents table)", path=path, fix=FIX_FOREIGN)
     if FORMAT_TABLE not in tables:
         raise InputError(
             f"a GeoPackage, but not a SWPPP review file (it has no {FORMAT_TABLE} table: a site "
             "plan, a reference store or a findings GeoPackage?); nothing was written into it",
             path=path,
-            fix=_FIX_FOREIGN,
+            fix=FIX_FOREIGN,
         )
     held = dict(con.execute(f"SELECT key, value FROM {FORMAT_TABLE}").fetchall())
-    if held.get("format") != FORMAT:
-        raise InputError(
-            f"its {FORMAT_TABLE} table says format {held.get('format')!r}, not {FORMAT!r}",
-            path=path,
-            field="format",
-            fix=_FIX_FOREIGN,
-        )
-    try:
-        version = int(str(held.get("format_version")))
-    except ValueError:
-        version = None
-    if version is None or version not in READABLE_VERSIONS:
-        newer = version is not None and version > FORMAT_VERSION
-        raise InputError(
-            f"review file format version {held.get('format_version')!r}: this version of SWPPP "
-            f"Review ({__version__}) reads versions "
-            + " and ".join(str(v) for v in READABLE_VERSIONS)
-            + (
-                ", and the file was written by a newer one"
-                if newer
-                else ", and the file was written by an older one"
-                if version is not None
-                else ""
-            ),
-            path=path,
-            field="format_version",
-            fix="open it with the version of SWPPP Review that wrote it ("
-            + str(held.get("written_by") or "its version is not recorded")
-            + "); nothing in it was changed",
-        )
-    return version
+    return check_format(held, path)
 
 
 def upgrade_review_file(con: sqlite3.Connection) -> int:
