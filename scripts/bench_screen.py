@@ -1,6 +1,6 @@
 """Benchmark: many sites screened at once, and a statewide layer imported, against the anchors.
 
-    .venv/plain/bin/python scripts/bench_screen.py [--polygons N] [--sites N] [--smoke]
+    .venv/plain/bin/python scripts/bench_screen.py [--polygons N] [--sites N] [--smoke] [--explain DIR]
 
 Builds (once; reused) the statewide-sized reference of ``bench_reference.py`` (an NWI
 extract tiled until the wetlands hold at least N polygons), with statewide catchments, 303(d)
@@ -18,7 +18,13 @@ resident set size):
    through the R-tree (no frame), one STRtree query, only the shared pieces moved back for
    their areas: the same pairs and areas, and the screen's ratio to it;
 3. ``swppp screen`` against PostGIS (a PostgreSQL started for the run in a temporary folder,
-   the layers imported by ``swppp reference import``), where PostgreSQL and PostGIS exist;
+   the layers imported by ``swppp reference import``), where PostgreSQL and PostGIS exist, and
+   its anchor (issue 37, goal 4): a plain SQL join on the same data, the sites uploaded with
+   COPY into a GiST-indexed table in each layer's SRID, ``&&`` and ``ST_Intersects`` against
+   the layer's GiST index, the shared pieces' areas in the area CRS (the floor's pairs and
+   areas, checked), with 2 parallel workers and with none; ``--explain DIR`` writes
+   ``EXPLAIN (ANALYZE, BUFFERS)`` of the join's queries and, through ``auto_explain``, of the
+   PostGIS screen's (untimed runs after the timed ones);
 4. QGIS's ``native:joinattributesbylocation`` of the sites with each polygon layer through
    ``qgis_process`` (its start-ups measured apart and shown);
 5. ``swppp reference import wetlands`` of the layer into a new GeoPackage against
@@ -322,6 +328,13 @@ def step_true_floor(sites: str, reference: str) -> dict:
     return out
 
 
+def same_areas(one: dict, other: dict) -> bool:
+    """Whether two steps found the same shared areas in each polygon layer (``LAYER_acres``: in
+    the area CRS's units, to one part in a million)."""
+    pairs = [(one.get(f"{k}_acres", -1), other.get(f"{k}_acres", 0)) for k in POLYGON_LAYERS]
+    return all(abs(a - b) <= 1e-6 * max(1.0, b) for a, b in pairs)
+
+
 def step_import(source: str, target: str) -> dict:
     from analysis.reference.operations import import_reference
 
@@ -341,6 +354,72 @@ def step_pg_import(source: str, conninfo: str) -> dict:
     return step_import(source, conninfo)
 
 
+def _sql_join_setup(con, sites: str, parallel: int) -> int:
+    """The sites as a plain SQL user would have them: a table in each polygon layer's SRID
+    with a GiST index (loaded with COPY, analysed); returns the area CRS's SRID."""
+    import pyogrio
+    import shapely
+
+    from analysis.crs import epsg_code
+    from analysis.profile import load_profile
+
+    area = epsg_code(load_profile().area_crs)
+    frame = pyogrio.read_dataframe(sites, layer="sites").to_crs(epsg=area)
+    con.execute(f"SET max_parallel_workers_per_gather = {int(parallel)}")
+    con.execute("SET jit = off")
+    con.execute("CREATE TEMP TABLE sites (k integer, geom geometry)")
+    with con.cursor() as cur, cur.copy("COPY sites (k, geom) FROM STDIN") as copy:
+        ewkb = shapely.to_wkb(shapely.set_srid(frame.geometry.values, area), hex=True, include_srid=True)
+        for k, text in enumerate(ewkb):
+            copy.write_row((k, text))
+    for layer in POLYGON_LAYERS:
+        srid = con.execute(
+            "SELECT srid FROM geometry_columns WHERE f_table_name = %s AND f_geometry_column = 'geom'",
+            (layer,),
+        ).fetchone()[0]
+        con.execute(
+            f"CREATE TEMP TABLE sites_{layer} AS "
+            f"SELECT k, ST_Transform(ST_Segmentize(geom, 50), {int(srid)}) AS g FROM sites"
+        )
+        con.execute(f"CREATE INDEX ON sites_{layer} USING gist (g)")
+        con.execute(f"ANALYZE sites_{layer}")
+    return int(area)
+
+
+def _sql_join_query(layer: str, schema: str, area: int) -> str:
+    """The plain join: the layer's GiST index met with the sites' (``&&``, then
+    ``ST_Intersects``), each shared piece moved into the area CRS for its area."""
+    return (
+        f"SELECT count(*), sum(ST_Area(ST_Transform(ST_Intersection(f.geom, s.g), {area}))) "
+        f'FROM sites_{layer} s JOIN "{schema}"."{layer}" f ON f.geom && s.g AND ST_Intersects(f.geom, s.g)'
+    )
+
+
+def step_pg_join(sites: str, conninfo: str, parallel: str = "2", explain: str = "") -> dict:
+    """The anchor of the PostGIS screen (issue 37, goal 4): a plain SQL join with GiST indexes
+    on the same data, the sites uploaded and indexed first (counted in the time), parallel
+    workers allowed (``parallel``); with ``explain`` (a file), each query's
+    ``EXPLAIN (ANALYZE, BUFFERS)`` written there (after the timed queries, in this process)."""
+    import psycopg
+
+    out: dict = {"pairs": 0}
+    with psycopg.connect(conninfo, autocommit=True) as con:
+        area = _sql_join_setup(con, sites, int(parallel))
+        schema = con.execute("SELECT current_schema()").fetchone()[0]
+        for layer in POLYGON_LAYERS:
+            pairs, acres = con.execute(_sql_join_query(layer, schema, area)).fetchone()
+            out["pairs"] += pairs
+            out[f"{layer}_acres"] = float(acres or 0)
+        if explain:
+            with open(explain, "w", encoding="utf-8") as plans:
+                for layer in POLYGON_LAYERS:
+                    rows = con.execute(
+                        "EXPLAIN (ANALYZE, BUFFERS) " + _sql_join_query(layer, schema, area)
+                    ).fetchall()
+                    plans.write(f"-- {layer}\n" + "\n".join(r[0] for r in rows) + "\n\n")
+    return out
+
+
 STEPS = {
     "screen": step_screen,
     "agree": step_agree,
@@ -349,6 +428,7 @@ STEPS = {
     "import": step_import,
     "pg_screen": step_pg_screen,
     "pg_import": step_pg_import,
+    "pg_join": step_pg_join,
 }
 
 
@@ -506,6 +586,26 @@ def server_cpu(conninfo: str) -> float:
     return total / tick
 
 
+def explain_postgis(sites: Path, conninfo: str, folder: Path) -> None:
+    """``EXPLAIN (ANALYZE, BUFFERS)`` of the plain SQL join's queries, and of every query of the
+    PostGIS screen that ran 100 ms or more (auto_explain, in the server's log), written to
+    ``folder`` (untimed runs, after the timed ones)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    run_step("pg_join", str(sites), conninfo, "2", str(folder / "pg_join_plans.txt"))
+    log = Path(conninfo.split("host=", 1)[1].split()[0], "log")
+    start = log.stat().st_size
+    options = (
+        "-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=100 "
+        "-c auto_explain.log_analyze=on -c auto_explain.log_buffers=on "
+        "-c auto_explain.log_nested_statements=on"
+    )
+    measured([sys.executable, __file__, "--step", "pg_screen", str(sites), conninfo], {"PGOPTIONS": options})
+    with open(log, encoding="utf-8", errors="replace") as text:
+        text.seek(start)
+        (folder / "pg_screen_plans.txt").write_text(text.read(), encoding="utf-8")
+    print(f"plans: {folder / 'pg_join_plans.txt'}, {folder / 'pg_screen_plans.txt'}")
+
+
 def qgis_join(sites: Path, reference: Path, work: Path) -> dict:
     # Debian's qgis_process wrapper passes --noversioncheck, which qgis_process 3.22 refuses.
     program = shutil.which("qgis_process.bin") or shutil.which("qgis_process")
@@ -587,6 +687,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="only the PostGIS screen (with the GeoPackage screen to compare)",
     )
+    parser.add_argument(
+        "--explain",
+        metavar="DIR",
+        help="write EXPLAIN (ANALYZE, BUFFERS) of the PostGIS screen's queries and of the plain SQL "
+        "join's into DIR (untimed runs after the timed ones)",
+    )
     parser.add_argument("--step", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.step:
@@ -661,11 +767,7 @@ def main(argv=None) -> int:
             )
             if not args.pg_only:
                 true_floor = run_step("true_floor", str(sites), str(reference))
-                same = all(
-                    abs(true_floor.get(f"{k}_acres", -1) - floor.get(f"{k}_acres", 0))
-                    <= 1e-6 * max(1.0, floor.get(f"{k}_acres", 0))
-                    for k in POLYGON_LAYERS
-                )
+                same = same_areas(true_floor, floor)
                 show(
                     "true floor: sites to each layer's CRS",
                     true_floor,
@@ -694,6 +796,19 @@ def main(argv=None) -> int:
                         screen,
                         f"x the GeoPackage screen; agrees: {agrees}; CPU = client + server",
                     )
+                    for workers in (2, 0):
+                        before = server_cpu(conninfo)
+                        join = run_step("pg_join", str(sites), conninfo, str(workers))
+                        join["cpu"] += server_cpu(conninfo) - before
+                        show(
+                            f"plain SQL join, GiST, {workers} parallel workers",
+                            join,
+                            note=f"{join.get('pairs')} pairs (the floor's {floor.get('pairs')}); the same "
+                            f"areas as the floor: {same_areas(join, floor)}; CPU = client + server",
+                        )
+                        show(f"screen (PostGIS) / SQL join ({workers} workers)", pg, join, "x the SQL join")
+                    if args.explain:
+                        explain_postgis(sites, conninfo, Path(args.explain))
         if not args.skip_qgis:
             join = qgis_join(sites, reference, work)
             show(

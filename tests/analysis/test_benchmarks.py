@@ -59,9 +59,9 @@ def test_bench_startup_smoke(capsys):
     assert "slowest imports of the review" in out and "load average after" in out
 
 
-def test_bench_screen_smoke(capsys):
+def test_bench_screen_smoke(capsys, tmp_path):
     module = _script("bench_screen")
-    assert module.main(["--smoke"]) == 0
+    assert module.main(["--smoke", "--explain", str(tmp_path / "plans")]) == 0
     out = capsys.readouterr().out
     lines = {line[:44].strip(): line for line in out.splitlines()}
     for step in (
@@ -84,6 +84,16 @@ def test_bench_screen_smoke(capsys):
         assert "skipped: no PostgreSQL/PostGIS/psycopg" in lines["screen (PostGIS)"], out
     else:  # a step that fails prints "skipped: <its error>": that is a failure here
         assert "agrees: True" in lines["screen (PostGIS, SQL in the database)"], out
+        # The PostGIS screen's anchor: a plain SQL join on GiST indexes finds the floor's pairs.
+        for workers in (2, 0):
+            join = lines[f"plain SQL join, GiST, {workers} parallel workers"]
+            pairs = re.search(r"(\d+) pairs \(the floor's (\d+)\)", join)
+            assert " MB" in join and pairs and pairs[1] == pairs[2], out
+            assert "the same areas as the floor: True" in join, out
+            assert "x the SQL join" in lines[f"screen (PostGIS) / SQL join ({workers} workers)"], out
+        plans = (tmp_path / "plans" / "pg_join_plans.txt").read_text()
+        assert plans.count("Buffers:") >= 3 and "Execution Time" in plans, plans
+        assert (tmp_path / "plans" / "pg_screen_plans.txt").is_file()
 
 
 def test_bench_import_smoke(capsys):
