@@ -45,6 +45,7 @@ __all__ = [
     "PostgisReference",
     "DEFAULT_SCHEMA",
     "psycopg_modules",
+    "open_connection",
     "without_password",
     "first_line",
 ]
@@ -91,18 +92,23 @@ def split_schema(target: str, schema: Optional[str] = None) -> tuple[str, str]:
     return text, (schema or found or DEFAULT_SCHEMA)
 
 
-@contextmanager
-def connect(conninfo: str):
-    """A psycopg connection (closed after the block); a failure to connect is an InputError."""
+def open_connection(conninfo: str, autocommit: bool = False):
+    """A psycopg connection; a failure to connect is an InputError (no password shown)."""
     psycopg, _ = psycopg_modules()
     try:
-        con = psycopg.connect(conninfo, connect_timeout=15)
+        return psycopg.connect(conninfo, autocommit=autocommit, connect_timeout=15)
     except psycopg.Error as err:
         raise InputError(
             f"could not connect to PostgreSQL ({first_line(err)})",
             path=without_password(conninfo),
             fix="check the connection (host, database, user, password or service)",
         ) from None
+
+
+@contextmanager
+def connect(conninfo: str):
+    """A psycopg connection (closed after the block); a failure to connect is an InputError."""
+    con = open_connection(conninfo)
     try:
         yield con
     finally:

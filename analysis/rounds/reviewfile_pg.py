@@ -35,7 +35,7 @@ from ..about import __version__
 from ..crs import epsg_code
 from ..errors import InputError
 from ..io.geopackage import STORE_BUSY_TIMEOUT_S
-from ..reference.postgis import first_line, psycopg_modules, split_schema, without_password
+from ..reference.postgis import first_line, open_connection, psycopg_modules, split_schema, without_password
 from .contract import FORMAT, FORMAT_TABLE, FORMAT_VERSION, ROUNDS_TABLE, TABLES, TableSpec
 from .fileformat import check_format
 
@@ -250,18 +250,6 @@ class PostgisReviewFile:
         return None if value is None else bytes(value)
 
 
-def _connect(conninfo: str):
-    psycopg, _ = psycopg_modules()
-    try:
-        return psycopg.connect(conninfo, autocommit=True, connect_timeout=15)
-    except psycopg.Error as err:
-        raise InputError(
-            f"could not connect to PostgreSQL ({first_line(err)})",
-            path=without_password(conninfo),
-            fix="check the connection (host, database, user, password or service)",
-        ) from None
-
-
 def _tables_in(con, schema: str) -> set[str]:
     return {
         r[0]
@@ -275,7 +263,7 @@ def _tables_in(con, schema: str) -> set[str]:
 
 def pg_review_file_exists(target: str) -> bool:
     conninfo, schema = _target(target)
-    con = _connect(conninfo)
+    con = open_connection(conninfo, autocommit=True)
     try:
         return FORMAT_TABLE in _tables_in(con, schema)
     finally:
@@ -334,7 +322,7 @@ def open_pg_review_file(target: str, create: bool = True) -> PostgisReviewFile:
     _, sql = psycopg_modules()
     conninfo, schema = _target(target)
     label = pg_label(target)
-    con = _connect(conninfo)
+    con = open_connection(conninfo, autocommit=True)
     try:
         tables = _tables_in(con, schema)
         if FORMAT_TABLE not in tables:
