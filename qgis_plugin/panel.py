@@ -230,10 +230,15 @@ class PanelFeedback(QgsProcessingFeedback):
     """Processing feedback whose messages and errors reach the panel (queued to its thread)."""
 
     message = pyqtSignal(str)
+    reviewed = pyqtSignal(object)  # the review's JSON (a dict), before its reports are written
 
     def __init__(self):
         super().__init__()
         self.errors = []
+
+    def review_ready(self, result):
+        """Told by swppp:review (from the task's thread) once the review is made."""
+        self.reviewed.emit(result)
 
     def pushInfo(self, info):
         super().pushInfo(info)
@@ -257,6 +262,7 @@ class ReviewPanel(QDockWidget):
         self._run: Optional[tuple[Any, Any, Any]] = None
         self.findings = []
         self.result_shown = {}  # the result JSON the list shows
+        self._previewed = False  # the run going on has shown its findings (before its reports)
         self.result = None  # the last run's result JSON (dict)
         self.result_paths = {}
         self.result_layers = {}
@@ -713,6 +719,7 @@ class ReviewPanel(QDockWidget):
         feedback = PanelFeedback()
         feedback.progressChanged.connect(self._progress)
         feedback.message.connect(self._step)
+        feedback.reviewed.connect(self._reviewed)
         ok, message = algorithm.checkParameterValues(params, context)
         if not ok:
             self._say(message, Qgis.MessageLevel.Warning)
@@ -743,11 +750,26 @@ class ReviewPanel(QDockWidget):
 
     def _step(self, text):
         if self._run is not None:
-            self.status.setText(text)
+            shown = self.tr("Findings shown; {step}").format(step=text)
+            self.status.setText(shown if self._previewed else text)
+
+    def _reviewed(self, result):
+        """The findings shown as soon as the review has made them, while its reports (the PDF's
+        layout above all: seconds) are written; decisions wait for the run's end (its round is
+        not recorded before)."""
+        if self._run is None or self._cancelled:
+            return
+        self.result = None
+        self.round_file = None
+        self._previewed = True
+        self.show_findings(result)
+        self.tabs.setCurrentIndex(1)
+        self.status.setText(self.tr("Findings shown; writing the reports…"))  # then each step's
 
     def _finished(self, successful, results):
         if self._run is None:  # no run of this panel's (a task reports its end once)
             return
+        previewed, self._previewed = self._previewed, False
         _task, _context, feedback = self._run
         self._run = None
         self.run_button.setEnabled(True)
@@ -760,6 +782,9 @@ class ReviewPanel(QDockWidget):
             else:
                 text = errors[-1] if errors else self.tr("The review did not run.")
             self.progress.setValue(0)
+            if previewed:  # the findings shown early belong to a run that wrote nothing
+                self.show_findings({})
+                self.summary.clear()
             self._say(text, Qgis.MessageLevel.Warning if self._cancelled else Qgis.MessageLevel.Critical)
             self.finished.emit(False)
             return
@@ -776,7 +801,10 @@ class ReviewPanel(QDockWidget):
             return
         self.round_file = self._run_round_file if self.result.get("round") else None
         self.refresh_rounds()  # the round just recorded is the one the next compares to
+        chosen = self._chosen_index() if previewed else None
         self.show_findings(self.result)
+        if chosen is not None:  # what the reviewer chose while the reports were written
+            self.select_finding(chosen)
         self.checklist.show_checklist(self.result.get("checklist") or [])
         self.result_layers = load_result_layers(self.result_paths["OUTPUT_FINDINGS"], RESULT_GROUP)
         # The plan and the reference around the results (layers of this project already are).
@@ -862,6 +890,11 @@ class ReviewPanel(QDockWidget):
                 self.tree.setCurrentItem(item)
                 return
 
+    def _chosen_index(self):
+        """The review's index of the finding chosen in the list, or None."""
+        items = self.tree.selectedItems()
+        return items[0].data(0, INDEX_ROLE) if items else None
+
     def _finding_chosen(self):
         items = self.tree.selectedItems()
         if items:
@@ -925,6 +958,12 @@ class ReviewPanel(QDockWidget):
         from analysis.rounds.decisions import OVERRIDE, WITHDRAW, Decision
         from analysis.rounds.record import add_decisions, read_round
 
+        if self.is_running():
+            self._decision_say(
+                self.tr("The review is still writing its reports: decide once its round is recorded."),
+                Qgis.MessageLevel.Warning,
+            )
+            return False
         items = self.tree.selectedItems()
         if not items or self.round_file is None or not self.result or not self.result.get("round"):
             self._decision_say(

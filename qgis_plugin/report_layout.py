@@ -494,10 +494,8 @@ def _table(layout, header, rows, widths, subtitle="", grid=True, size=8, bold=Fa
     if header is not None:
         table.setHeaders([QgsLayoutTableColumn(h) for h in header])
         table.setHeaderMode(QgsLayoutTable.HeaderMode.AllFrames)
-    table.setTableContents(rows)
-    if any(heights):
-        table.setRowHeights(list(heights))
-    table.setColumnWidths(_fitted(widths))
+    # Every setter of a table with contents lays it out again (20-30 ms each on the demo's
+    # report: 9.5 s of its 13 s): the formats first, the contents last, laid out once.
     table.setWrapBehavior(QgsLayoutTable.WrapBehavior.WrapText)
     table.setHeaderTextFormat(_text_format(size, bold=True))
     table.setContentTextFormat(_text_format(size, bold=bold))
@@ -505,7 +503,10 @@ def _table(layout, header, rows, widths, subtitle="", grid=True, size=8, bold=Fa
     table.setShowGrid(grid)
     table.setGridStrokeWidth(_GRID if grid else 0.0)
     table.setResizeMode(QgsLayoutMultiFrame.ResizeMode.RepeatUntilFinished)
-    table.refreshAttributes()  # the rows' heights, wrapped at these widths
+    if any(heights):
+        table.setRowHeights(list(heights))
+    table.setColumnWidths(_fitted(widths))
+    table.setTableContents(rows)  # the rows' heights, wrapped at these widths
     height = _height_of(layout, table, 0, len(rows), header is not None, _BODY_MM - _SLACK_MM)
     if height is not None:
         height += _SLACK_MM + (_SUBTITLE_MM if subtitle else 0)

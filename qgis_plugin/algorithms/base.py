@@ -828,8 +828,10 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
             message = message.replace(self._site_path, given)
         return message
 
-    def write_results(self, review, parameters, context, progress):
-        """Write the requested outputs (all or none) and return the algorithm's results."""
+    def write_results(self, review, parameters, context, progress, ready=None):
+        """Write the requested outputs (all or none) and return the algorithm's results.
+        ``ready(result)`` (the review's JSON as a dict), where given, is told before the outputs
+        are written: the panel shows the findings while the PDF is laid out."""
         from analysis.io.files import discard, publish
         from analysis.report.outputs import write_outputs
 
@@ -841,6 +843,8 @@ class SwpppAlgorithm(QgsProcessingAlgorithm):
         }
         paths[self.OUTPUT_FINDINGS] = self.parameterAsOutputLayer(parameters, self.OUTPUT_FINDINGS, context)
         progress.check_canceled()
+        if ready is not None:
+            ready(review.to_dict())
         staged_pdf = None
         try:
             if paths[self.OUTPUT_PDF]:

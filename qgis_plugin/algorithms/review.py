@@ -162,7 +162,9 @@ class ReviewAlgorithm(SwpppAlgorithm):
             if round_file:
                 results = self._record_round(review, round_file, inputs, parameters, context, feedback)
             else:
-                results = self.write_results(review, parameters, context, inputs["progress"])
+                results = self.write_results(
+                    review, parameters, context, inputs["progress"], ready=_ready(feedback)
+                )
         results[self.DISTURBED_ACRES] = review.measurements["disturbed_acres"]
         info = review.rounds
         results[self.ROUND] = info["round"]["number"] if info else 0
@@ -190,7 +192,9 @@ class ReviewAlgorithm(SwpppAlgorithm):
         written = {}
 
         def write(review):
-            written.update(self.write_results(review, parameters, context, inputs["progress"]))
+            written.update(
+                self.write_results(review, parameters, context, inputs["progress"], ready=_ready(feedback))
+            )
 
         reviewer = (self.parameterAsString(parameters, self.REVIEWER, context) or "").strip() or None
         record_round(
@@ -209,3 +213,9 @@ class ReviewAlgorithm(SwpppAlgorithm):
 
                 feedback.pushInfo(comparison_summary(review.rounds["comparison"]))
         return written
+
+
+def _ready(feedback):
+    """The feedback's ``review_ready`` (the panel's: it shows the findings before the reports
+    are written), or None."""
+    return getattr(feedback, "review_ready", None)

@@ -4,12 +4,13 @@ to the round through analysis.rounds), and the decisions are carried to the next
 ``swppp:review``'s ROUND_FILE under qgis_process."""
 
 import json
+import time
 
 import pytest
-from qgis.core import QgsProject
+from qgis.core import QgsApplication, QgsProject
 
 from analysis.rounds.record import read_round
-from tests.qgis_plugin.test_panel import panel, run_review  # noqa: F401 - the fixture
+from tests.qgis_plugin.test_panel import panel, run_review, wait_for  # noqa: F401 - the fixture
 from tests.qgis_plugin.test_qgis_process import qgis_process  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.qgis, pytest.mark.usefixtures("swppp_plugin")]
@@ -153,3 +154,31 @@ def test_a_file_that_is_no_review_file_is_refused_by_name(panel, data_copy, tmp_
     assert str(site.name) in review.status.text() and "review file" in review.status.text()
     assert site.read_bytes() == before  # never written into
     assert review.result is None
+
+
+def test_findings_are_shown_before_the_reports_and_decisions_wait_for_the_round(panel, data_copy, tmp_path):  # noqa: F811
+    """Issue 37 goal 1: the findings are listed as soon as the review has made them, while the
+    PDF is laid out (seconds); a decision waits for the round to be recorded, the finding
+    chosen meanwhile kept."""
+    site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
+    review = panel()
+    review.reference.setFilePath(str(reference))
+    review.review_file.setFilePath(str(tmp_path / "project_review.gpkg"))
+    review.checklist.reviewer.setText(REVIEWER)
+    review.site_file.setFilePath(str(site))
+    review.output_folder.setFilePath(str(tmp_path / "results"))
+    review.run()
+    deadline = time.monotonic() + 120
+    while review.is_running() and not review.findings:
+        assert time.monotonic() < deadline, "no findings shown"
+        QgsApplication.processEvents()
+        time.sleep(0.005)
+    assert review.is_running(), "the run ended before its findings were shown"
+    assert review.tree.topLevelItemCount() == len(review.findings) > 0
+    assert review.status.text().startswith("Findings shown; "), review.status.text()
+    assert review.decide(3, "accept") is False
+    assert "still writing its reports" in review.decision_note.text()
+    wait_for(review)
+    assert review.result is not None and review.result["round"]["number"] == 1, review.status.text()
+    assert review._chosen_index() == 3  # the finding chosen while the reports were written
+    assert review.decide(3, "accept") is True
