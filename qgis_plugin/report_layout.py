@@ -494,8 +494,8 @@ def _table(layout, header, rows, widths, subtitle="", grid=True, size=8, bold=Fa
     if header is not None:
         table.setHeaders([QgsLayoutTableColumn(h) for h in header])
         table.setHeaderMode(QgsLayoutTable.HeaderMode.AllFrames)
-    # Every setter of a table with contents lays it out again (20-30 ms each on the demo's
-    # report: 9.5 s of its 13 s): the formats first, the contents last, laid out once.
+    # Every setter of a table with contents lays it out again (20-30 ms each: 3 s of the demo
+    # report's 14 s): the formats first, the contents last, laid out once.
     table.setWrapBehavior(QgsLayoutTable.WrapBehavior.WrapText)
     table.setHeaderTextFormat(_text_format(size, bold=True))
     table.setContentTextFormat(_text_format(size, bold=bold))
