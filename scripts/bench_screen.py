@@ -346,6 +346,35 @@ def step_pg_screen(sites: str, conninfo: str) -> dict:
     return step_screen(sites, conninfo)
 
 
+def step_pg_screen_explained(sites: str, conninfo: str, plans: str) -> dict:
+    """The PostGIS screen with each of its spatial queries (a SELECT or WITH naming a PostGIS
+    function) explained first, ``EXPLAIN (ANALYZE, BUFFERS)`` with the same parameters, the
+    plans of those that ran 100 ms or more written to ``plans`` (not timed: each such query
+    runs twice)."""
+    import psycopg
+
+    run = psycopg.Connection.execute
+    found: list[str] = []
+
+    def execute(con, query, params=None, **kwargs):
+        text = query if isinstance(query, str) else query.as_string(con)
+        if text.lstrip().upper().startswith(("SELECT", "WITH")) and "ST_" in text:
+            rows = run(con, "EXPLAIN (ANALYZE, BUFFERS) " + text, params).fetchall()
+            plan = "\n".join(r[0] for r in rows)
+            seconds = float(plan.rsplit("Execution Time: ", 1)[-1].split()[0]) / 1000
+            if seconds >= 0.1:
+                found.append(f"-- {seconds:.2f} s: {' '.join(text.split())[:300]}\n{plan}\n")
+        return run(con, query, params, **kwargs)
+
+    psycopg.Connection.execute = execute
+    try:
+        out = step_screen(sites, conninfo)
+    finally:
+        psycopg.Connection.execute = run
+    Path(plans).write_text("\n".join(found), encoding="utf-8")
+    return out
+
+
 def step_pg_import(source: str, conninfo: str) -> dict:
     from analysis.reference.operations import import_reference
 
@@ -429,6 +458,7 @@ STEPS = {
     "pg_screen": step_pg_screen,
     "pg_import": step_pg_import,
     "pg_join": step_pg_join,
+    "pg_screen_explained": step_pg_screen_explained,
 }
 
 
@@ -587,22 +617,12 @@ def server_cpu(conninfo: str) -> float:
 
 
 def explain_postgis(sites: Path, conninfo: str, folder: Path) -> None:
-    """``EXPLAIN (ANALYZE, BUFFERS)`` of the plain SQL join's queries, and of every query of the
-    PostGIS screen that ran 100 ms or more (auto_explain, in the server's log), written to
-    ``folder`` (untimed runs, after the timed ones)."""
+    """``EXPLAIN (ANALYZE, BUFFERS)`` of the plain SQL join's queries and of each of the PostGIS
+    screen's spatial queries that ran 100 ms or more, written to ``folder`` (untimed runs, after
+    the timed ones)."""
     folder.mkdir(parents=True, exist_ok=True)
     run_step("pg_join", str(sites), conninfo, "2", str(folder / "pg_join_plans.txt"))
-    log = Path(conninfo.split("host=", 1)[1].split()[0], "log")
-    start = log.stat().st_size
-    options = (
-        "-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=100 "
-        "-c auto_explain.log_analyze=on -c auto_explain.log_buffers=on "
-        "-c auto_explain.log_nested_statements=on"
-    )
-    measured([sys.executable, __file__, "--step", "pg_screen", str(sites), conninfo], {"PGOPTIONS": options})
-    with open(log, encoding="utf-8", errors="replace") as text:
-        text.seek(start)
-        (folder / "pg_screen_plans.txt").write_text(text.read(), encoding="utf-8")
+    run_step("pg_screen_explained", str(sites), conninfo, str(folder / "pg_screen_plans.txt"))
     print(f"plans: {folder / 'pg_join_plans.txt'}, {folder / 'pg_screen_plans.txt'}")
 
 
@@ -804,7 +824,9 @@ def main(argv=None) -> int:
                             f"plain SQL join, GiST, {workers} parallel workers",
                             join,
                             note=f"{join.get('pairs')} pairs (the floor's {floor.get('pairs')}); the same "
-                            f"areas as the floor: {same_areas(join, floor)}; CPU = client + server",
+                            "areas as the floor: "
+                            + (str(same_areas(join, floor)) if floor.get("ok") else "no floor run")
+                            + "; CPU = client + server",
                         )
                         show(f"screen (PostGIS) / SQL join ({workers} workers)", pg, join, "x the SQL join")
                     if args.explain:
