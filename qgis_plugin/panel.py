@@ -226,6 +226,14 @@ class _Tabs(QTabWidget):
         return QSize(max(hint.width(), DOCK_WIDTH), hint.height())
 
 
+def _file_name(path):
+    """The review file as the panel names it: a GeoPackage's file name, or a PostgreSQL
+    schema and its connection without a password."""
+    from analysis.rounds.reviewfile import review_file_name
+
+    return review_file_name(path)
+
+
 class PanelFeedback(QgsProcessingFeedback):
     """Processing feedback whose messages and errors reach the panel (queued to its thread)."""
 
@@ -398,8 +406,9 @@ class ReviewPanel(QDockWidget):
         self.review_file.lineEdit().setPlaceholderText(self.tr("(none: no round recorded)"))
         self.review_file.setToolTip(
             self.tr(
-                "The project's review file (a GeoPackage, made where none is yet): each run is "
-                "recorded as its next round, the decisions of the round before carried"
+                "The project's review file (a GeoPackage, made where none is yet; or, typed, a "
+                "PostgreSQL schema: postgresql://HOST/DB?schema=NAME): each run is recorded as "
+                "its next round, the decisions of the round before carried"
             )
         )
         form.addRow(self.tr("Review file"), self.review_file)
@@ -1033,7 +1042,7 @@ class ReviewPanel(QDockWidget):
                     self.tr("Finding {n}: decision withdrawn in round {round} of {file} (undecided)")
                     if choice == WITHDRAW
                     else self.tr("Finding {n}: {decision} saved in round {round} of {file}")
-                ).format(n=index + 1, decision=choice, round=number, file=os.path.basename(self.round_file))
+                ).format(n=index + 1, decision=choice, round=number, file=_file_name(self.round_file))
             )
         )
         return True
@@ -1154,7 +1163,7 @@ class ReviewPanel(QDockWidget):
             tip = self.tr(
                 "Write the comment letter to the applicant for round {n} of {file} (HTML and PDF, "
                 "in the run's folder), signed by the Checklist tab's reviewer, and open it"
-            ).format(n=number, file=os.path.basename(str(self.round_file)))
+            ).format(n=number, file=_file_name(str(self.round_file)))
         else:
             tip = self.tr(
                 "No round recorded: choose a review file in the Review tab and run the review; "

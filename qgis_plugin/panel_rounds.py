@@ -25,14 +25,19 @@ LETTER_ALGORITHM = "swppp:letter"
 
 
 def recorded_rounds(path):
-    """``(rounds, problem)``: the round numbers the review file at ``path`` holds (1 to the
-    latest; [] where there is no file yet or it holds none) and, where it cannot be read as a
+    """``(rounds, problem)``: the round numbers the review file at ``path`` (a GeoPackage or a
+    PostgreSQL schema) holds (1 to the latest; [] where there is none yet or it holds none)
+    and, where it cannot be read as a
     review file, why (the library's message, naming the file), else ''."""
     from analysis.errors import SwpppError
     from analysis.rounds.record import read_round
+    from analysis.rounds.reviewfile import review_file_exists
 
-    if not path or not os.path.isfile(path):
-        return [], ""
+    try:  # a GeoPackage, or a PostgreSQL schema (``postgresql://...?schema=NAME``)
+        if not path or not review_file_exists(path):
+            return [], ""
+    except SwpppError as err:  # a PostgreSQL target that cannot be reached or has no schema
+        return [], str(err)
     try:
         latest = int(read_round(path)["round"]["round"])
     except SwpppError as err:

@@ -91,7 +91,8 @@ class ReviewAlgorithm(SwpppAlgorithm):
             QgsProcessingParameterFile(
                 self.ROUND_FILE,
                 self.tr(
-                    "Review file: record this review as its next round (GeoPackage, made where none is yet)"
+                    "Review file: record this review as its next round (GeoPackage, or a PostgreSQL "
+                    "schema postgresql://HOST/DB?schema=NAME; made where none is yet)"
                 ),
                 behavior=QgsProcessingParameterFile.Behavior.File,
                 fileFilter="GeoPackage (*.gpkg *.GPKG)",
@@ -132,7 +133,15 @@ class ReviewAlgorithm(SwpppAlgorithm):
         return self.parameterAsInt(parameters, self.COMPARE_TO, context) or None
 
     def checkParameterValues(self, parameters, context):
-        ok, message = super().checkParameterValues(parameters, context)
+        from analysis.reference.store import is_postgres
+
+        value = parameters.get(self.ROUND_FILE)
+        checked = parameters
+        if isinstance(value, str) and is_postgres(value):
+            # A PostgreSQL schema: no file, which the file parameter's own check would refuse
+            # (its filter names .gpkg); the library checks the target when it opens it.
+            checked = {k: v for k, v in parameters.items() if k != self.ROUND_FILE}
+        ok, message = super().checkParameterValues(checked, context)
         if not ok:
             return ok, message
         number = self.compare_to(parameters, context)

@@ -182,3 +182,30 @@ def test_findings_are_shown_before_the_reports_and_decisions_wait_for_the_round(
     assert review.result is not None and review.result["round"]["number"] == 1, review.status.text()
     assert review._chosen_index() == 3  # the finding chosen while the reports were written
     assert review.decide(3, "accept") is True
+
+
+def test_the_review_file_may_be_a_postgis_schema(panel, data_copy, tmp_path, postgis_server):  # noqa: F811
+    """Issue 35 item 1 in QGIS: the Review file typed as a PostgreSQL schema; rounds recorded
+    there, decided on, compared, the schema named without a password."""
+    pytest.importorskip("psycopg")
+    site, reference = data_copy("demo_site.gpkg"), data_copy("demo_reference.gpkg")
+    target = f"{postgis_server.uri()}&schema=panel_{tmp_path.name[-12:].lower().replace('-', '_')}"
+    review = panel()
+    review.reference.setFilePath(str(reference))
+    review.review_file.setFilePath(target)
+    review.checklist.reviewer.setText(REVIEWER)
+    run_review(review, site, tmp_path)
+    assert review.result is not None and review.result["round"]["number"] == 1, review.status.text()
+    failing = next(i for i, f in enumerate(review.findings) if f["status"] == "fail")
+    assert review.decide(failing, "override", REASON) is True
+    assert "saved in round 1 of schema panel_" in review.decision_note.text()
+    assert read_round(target, 1)["findings"][failing]["decision"]["reason"] == REASON
+    outside = next(i for i, f in enumerate(review.findings) if f["rule"] == "disturbance_outside_site")
+    assert review.decide(outside, "accept") is True
+    review.refresh_rounds()
+    assert review.compare_to.isEnabled() and review.compare_to.currentData() == 1
+    run_review(review, data_copy("demo_site_round2.gpkg"), tmp_path / "second")
+    assert review.result["round"]["number"] == 2, review.status.text()
+    assert review.result["comparison"]["round"] == 1
+    now = next(i for i, f in enumerate(review.findings) if f["rule"] == "disturbance_outside_site")
+    assert read_round(target, 2)["findings"][now]["decision"]["carried_from"] == 1
