@@ -94,10 +94,6 @@ class GeoPackageReviewFile(WaitingConnection):
     geometry_in = "?"
     geometry_out = "geom"
 
-    @property
-    def name(self) -> str:
-        return Path(self.label).name
-
     def begin(self) -> None:
         self.execute("BEGIN IMMEDIATE")
 

@@ -137,7 +137,7 @@ class PostgisReviewFile:
     def __init__(self, con, schema: str, label: str):
         self._con = con
         self.schema = schema
-        self.label = self.name = label
+        self.label = label
         self.waiting = None  # told while a save waits for another (record_round sets it)
         self._srid: dict[str, int] = {}
 
