@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal, overload
+from typing import Literal, Optional, overload
 
 import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 from shapely import Geometry, GeometryType
 
-__all__ = ["FAMILIES", "type_ids", "in_family", "polygons", "polygon_part", "as_multi"]
+__all__ = [
+    "FAMILIES",
+    "type_ids",
+    "in_family",
+    "polygons",
+    "polygon_part",
+    "repaired",
+    "non_finite_vertex",
+    "as_multi",
+]
 
 # A layer's geometry family (the site-plan and reference contracts' "point", "line", "polygon").
 FAMILIES = {
@@ -79,6 +88,43 @@ def polygon_part(geometry: Geometry) -> Geometry:
         return geometry
     found = polygons([geometry])
     return shapely.multipolygons(found) if len(found) else shapely.Polygon()
+
+
+def repaired(
+    geometries: NDArray[np.object_], polygons_only: bool
+) -> tuple[NDArray[np.object_], NDArray[np.bool_]]:
+    """``geometries`` with the invalid ones repaired (``make_valid``; of a polygon layer's,
+    the polygonal part kept), and which were: the one repair of reference features, as a
+    review reads them and as a store's area copy keeps them. ``geometries`` itself (not a
+    copy) where none is invalid."""
+    from . import threads
+
+    invalid = ~threads.each(shapely.is_valid, geometries) & ~shapely.is_missing(geometries)
+    if not invalid.any():
+        return geometries, invalid
+    fixed = shapely.make_valid(geometries[invalid])
+    if polygons_only:
+        fixed = np.array([polygon_part(g) for g in fixed], dtype=object)
+    geometries = geometries.copy()
+    geometries[invalid] = fixed
+    return geometries, invalid
+
+
+def non_finite_vertex(
+    geometries: NDArray[np.object_], chunk: int = 2_000
+) -> Optional[tuple[int, float, float]]:
+    """(the position in ``geometries`` of the first with a NaN or infinite vertex, that
+    vertex's x and y); None where every vertex is finite. Looked at ``chunk`` geometries at a
+    time: one small array reused rather than every vertex copied at once."""
+    if all(
+        np.isfinite(shapely.get_coordinates(geometries[k : k + chunk])).all()
+        for k in range(0, len(geometries), chunk)
+    ):
+        return None
+    coords = shapely.get_coordinates(geometries)
+    owner = np.repeat(np.arange(len(geometries)), shapely.get_num_coordinates(geometries))
+    first = int(np.flatnonzero(~np.isfinite(coords).all(axis=1))[0])
+    return int(owner[first]), float(coords[first][0]), float(coords[first][1])
 
 
 def as_multi(geometries: ArrayLike, families: Iterable[str] = ("polygon", "line")) -> NDArray[np.object_]:

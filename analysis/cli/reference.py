@@ -1,4 +1,5 @@
-"""``swppp reference import | status | diff``: keeping the reference layers current (docs/CONTRACT.md)."""
+"""``swppp reference import | status | area-copy | diff``: keeping the reference layers current
+(docs/CONTRACT.md)."""
 
 from __future__ import annotations
 
@@ -102,6 +103,20 @@ def register(commands) -> None:
     st = sub.add_parser("status", help="each layer's versions and ages; warnings")
     target(st, ("--in",), "done")
     st.set_defaults(handler=_run_status)
+
+    copy = sub.add_parser(
+        "area-copy",
+        help="keep each layer also in the profile's area CRS (faster screens and reviews)",
+        description="Copies each layer's current version into the rules profile's area CRS, "
+        "repaired as a review repairs it, with its own spatial index, in one transaction: reviews "
+        "and screens in that CRS read the copy and move nothing (the same geometries, vertex for "
+        "vertex). The store keeps it current: an import makes the new version's copy; an edit of "
+        "a layer by hand marks its copy stale (readers then move the features themselves) until "
+        "this is run again, as it is when the profile's area CRS changes.",
+    )
+    target(copy, ("--in",), "done")
+    copy.add_argument("--drop", action="store_true", help="remove the area copies instead")
+    copy.set_defaults(handler=_run_area_copy)
 
     diff = sub.add_parser("diff", help="what changed between two versions of a layer")
     diff.add_argument("layer", metavar="LAYER", choices=layers, help="%(choices)s")
@@ -234,6 +249,36 @@ def _run_status(args) -> int:
             )
     for warning in result["warnings"]:
         print(f"  WARNING {terminal(warning)}", file=sys.stderr if args.json == "-" else sys.stdout)
+    return 0
+
+
+def _run_area_copy(args) -> int:
+    from ..profile import load_profile
+    from ..reference.connect import open_store
+
+    store = open_store(args.target, args.schema)
+    if args.drop:
+        dropped = store.drop_area_copies()
+        result = {"store": store.label, "dropped": dropped, "copies": {}}
+    else:
+        profile = load_profile(args.profile)
+        progress = progress_bar(args.quiet)
+        made = store.make_area_copies(profile.area_crs, progress)
+        clear_bar(progress)
+        result = {"store": store.label, "dropped": [], "copies": {c.layer: c.to_dict() for c in made}}
+    if args.json:
+        emit_json(result, args.json)
+    if args.quiet or args.json == "-":
+        return 0
+    if args.drop:
+        print(f"area copies removed from {terminal(store.label)}: {', '.join(dropped) or 'none was kept'}")
+        return 0
+    print(f"area copies in {terminal(store.label)}")
+    for layer, copy in result["copies"].items():
+        print(
+            f"  {layer:<16} version {copy['version']}, {copy['features']} features in {terminal(copy['crs'])}"
+            + (f", {copy['repaired']} repaired" if copy["repaired"] else "")
+        )
     return 0
 
 

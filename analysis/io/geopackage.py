@@ -32,6 +32,7 @@ __all__ = [
     "rtree_boxes",
     "index_disagreement",
     "gpkg_wkb",
+    "gpkg_blob",
     "read_geopackage_boxes",
     "geopackage_box_rows",
     "read_geopackage_table",
@@ -453,8 +454,31 @@ def gpkg_wkb(blob) -> Optional[bytes]:
     return blob[8 + _ENVELOPE_BYTES[(blob[3] >> 1) & 0b111] :]
 
 
+_GPKG_HEAD = np.dtype(
+    [("magic", "S2"), ("version", "u1"), ("flags", "u1"), ("srs_id", "<i4"), ("box", "<f8", (4,))]
+)
+
+
+def gpkg_blob(geoms, srs_id: int, wkb=None, bounds=None) -> list[Optional[bytes]]:
+    """GeoPackage geometry blobs: header with the [minx, maxx, miny, maxy] envelope, then WKB
+    (``wkb`` and ``bounds`` — [minx, miny, maxx, maxy] rows —, where already made, are not
+    made again). The headers are made in one numpy array, each then joined to its WKB."""
+    wkb = shapely.to_wkb(geoms, byte_order=1) if wkb is None else wkb
+    bounds = shapely.bounds(geoms) if bounds is None else np.asarray(bounds)
+    heads = np.zeros(len(wkb), dtype=_GPKG_HEAD)
+    box = np.asarray(bounds, dtype=np.float64).reshape(-1, 4)[:, [0, 2, 1, 3]]
+    heads["magic"], heads["srs_id"], heads["box"] = b"GP", srs_id, box
+    heads["flags"] = np.where(np.isnan(box).any(axis=1), 0b10011, 0b011)  # 0x10: empty
+    raw, width = heads.tobytes(), _GPKG_HEAD.itemsize
+    return [None if w is None else raw[i * width : (i + 1) * width] + w for i, w in enumerate(wkb)]
+
+
 def read_geopackage_boxes(
-    path: str | Path, layer: str, boxes: Sequence[Sequence[float]], con: Optional[sqlite3.Connection] = None
+    path: str | Path,
+    layer: str,
+    boxes: Sequence[Sequence[float]],
+    con: Optional[sqlite3.Connection] = None,
+    via: Optional[tuple[str, str]] = None,
 ) -> Optional[gpd.GeoDataFrame]:
     """The features of a GeoPackage layer whose envelope meets any of ``boxes`` (minx, miny,
     maxx, maxy in the layer's CRS), indexed by feature id, read in one query that joins the
@@ -462,8 +486,9 @@ def read_geopackage_boxes(
     has no R-tree (read it otherwise). Through ``con`` where given (:func:`geopackage_reader`).
 
     SQLite itself reads the file: the same on both stacks, and no feature passes through GDAL.
+    ``via``: as :func:`geopackage_box_rows`.
     """
-    found = geopackage_box_rows(path, layer, boxes, con)
+    found = geopackage_box_rows(path, layer, boxes, con, via)
     if found is None:
         return None
     fids, names, rows, geometries = found
@@ -473,17 +498,27 @@ def read_geopackage_boxes(
 
 
 def geopackage_box_rows(
-    path: str | Path, layer: str, boxes: Sequence[Sequence[float]], con: Optional[sqlite3.Connection] = None
+    path: str | Path,
+    layer: str,
+    boxes: Sequence[Sequence[float]],
+    con: Optional[sqlite3.Connection] = None,
+    via: Optional[tuple[str, str]] = None,
 ) -> Optional[tuple[list[int], list[str], list[tuple], np.ndarray]]:
     """What :func:`read_geopackage_boxes` reads, before it is a frame: (the feature ids, the
     attribute columns' names, each feature's attributes as a tuple in that order, the
     geometries as an object array); None where it gives None. For a reader that picks
-    features by their geometry before it makes a frame of the few it keeps."""
+    features by their geometry before it makes a frame of the few it keeps.
+
+    ``via``: (a table of the layer's geometries in another CRS keyed by ``fid``, its R-tree):
+    ``boxes`` are in that CRS, the geometries come from that table and the attributes from
+    the layer (a reference store's area copy, ``analysis.reference.area_copy``)."""
     boxes = [tuple(map(float, b)) for b in boxes]
 
     def meeting(con, table, column, key, names):
         if column is None:  # a table without geometry: no R-tree
             return None
+        if via is not None:
+            return _rows_via(con, table, key, names, via)
         rtree = f"rtree_{table}_{column}"
         if rtree not in _known(
             con,
@@ -503,34 +538,63 @@ def geopackage_box_rows(
                 fix="open the store where it can be written (a review or an import rebuilds the "
                 "index there), or import the layer again",
             )
-        parameters: tuple = ()
-        if len(boxes) == 1:
-            minx, miny, maxx, maxy = boxes[0]
-            among, parameters = (
-                (
-                    f"SELECT id FROM {quote_name(rtree)} WHERE minx <= ? AND "
-                    "maxx >= ? AND miny <= ? AND maxy >= ?"
-                ),
-                (maxx, minx, maxy, miny),
+        among, parameters = _among(con, rtree, boxes)
+        return _decoded(
+            con.execute(
+                f"SELECT {', '.join(quote_name(c) for c in [key, *names, column])} FROM "
+                f"{quote_name(table)} WHERE {quote_name(key)} IN ({among}) ORDER BY {quote_name(key)}",
+                parameters,
             )
-        else:
-            meets = "r.minx <= b.maxx AND r.maxx >= b.minx AND r.miny <= b.maxy AND r.maxy >= b.miny"
-            con.execute("DROP TABLE IF EXISTS temp.swppp_boxes")
-            con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, maxy REAL)")
-            con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)", boxes)
-            among = f"SELECT r.id FROM temp.swppp_boxes b JOIN {quote_name(rtree)} r ON {meets}"
-        return con.execute(
-            f"SELECT {', '.join(quote_name(c) for c in [key, *names, column])} FROM "
-            f"{quote_name(table)} WHERE {quote_name(key)} IN ({among}) ORDER BY {quote_name(key)}",
-            parameters,
-        ).fetchall()
+        )
+
+    def _rows_via(con, table, key, names, via):
+        copy, rtree = via
+        among, parameters = _among(con, rtree, boxes)
+        return _decoded(
+            con.execute(
+                f"SELECT {', '.join('m.' + quote_name(c) for c in [key, *names])}, c.geom FROM "
+                f"{quote_name(copy)} c JOIN {quote_name(table)} m ON m.{quote_name(key)} = c.fid "
+                f"WHERE c.fid IN ({among}) ORDER BY c.fid",
+                parameters,
+            )
+        )
 
     found = _table_rows(path, layer, con, meeting)
     if found is None:
         return None
-    rows, names = found
-    geometries = shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]) if rows else np.array([], dtype=object)
-    return [int(r[0]) for r in rows], names, [r[1:-1] for r in rows], geometries
+    (fids, attributes, geometries), names = found
+    return fids, names, attributes, geometries
+
+
+def _decoded(cursor, batch: int = 2_000) -> tuple[list[int], list[tuple], np.ndarray]:
+    """(ids, attribute tuples, geometries) of a cursor's (id, attributes..., geometry blob)
+    rows, a batch at a time: each batch's blobs are let go once decoded (the blobs of every
+    feature near 10,000 sites and their geometries were held at once: twice the memory)."""
+    fids: list[int] = []
+    attributes: list[tuple] = []
+    geometries = []
+    while rows := cursor.fetchmany(batch):
+        fids.extend(int(r[0]) for r in rows)
+        attributes.extend(r[1:-1] for r in rows)
+        geometries.append(shapely.from_wkb([gpkg_wkb(r[-1]) for r in rows]))
+        del rows
+    return fids, attributes, np.concatenate(geometries) if geometries else np.array([], dtype=object)
+
+
+def _among(con, rtree: str, boxes: list[tuple]) -> tuple[str, tuple]:
+    """(a query of the ids R-tree ``rtree`` gives for ``boxes``, its parameters): one box asks
+    the R-tree directly; many are joined with it from a temporary table."""
+    if len(boxes) == 1:
+        minx, miny, maxx, maxy = boxes[0]
+        return (
+            f"SELECT id FROM {quote_name(rtree)} WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?",
+            (maxx, minx, maxy, miny),
+        )
+    meets = "r.minx <= b.maxx AND r.maxx >= b.minx AND r.miny <= b.maxy AND r.maxy >= b.miny"
+    con.execute("DROP TABLE IF EXISTS temp.swppp_boxes")
+    con.execute("CREATE TEMP TABLE swppp_boxes (minx REAL, miny REAL, maxx REAL, maxy REAL)")
+    con.executemany("INSERT INTO temp.swppp_boxes VALUES (?, ?, ?, ?)", boxes)
+    return f"SELECT r.id FROM temp.swppp_boxes b JOIN {quote_name(rtree)} r ON {meets}", ()
 
 
 # The GeoPackage geometry header's flags byte (its 4th) with the "empty geometry" bit (0x10)

@@ -30,13 +30,14 @@ from pyproj import CRS
 from .. import threads
 from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
 from ..errors import InputError
-from ..geometry import in_family, polygon_part
+from ..geometry import in_family, non_finite_vertex, repaired
 from ..io.geopackage import (
     geopackage_box_rows,
     geopackage_layers,
     geopackage_reader,
     read_geopackage_boxes,
     read_geopackage_table,
+    reader_connection,
     with_stored_texts,
 )
 from ..io.vector import layer_crs, list_layers, read_layer
@@ -44,6 +45,7 @@ from ..siteplan.contract import BOOLEAN_WORDS, FieldSpec, LayerSpec
 from ..siteplan.plan import load_layers, match_layer_names, normalise_fields
 from ..units import unit_metres
 from ..values import feature_labels, present
+from .area_copy import AREA_TABLES, AreaCopy, copy_rtree, copy_table, gpkg_copies
 from .contract import FLAG_FIELDS, NUMERIC_FIELDS
 from .contract import REFERENCE_LAYERS as CONTRACT
 from .links import LINKS_TABLE
@@ -252,6 +254,7 @@ class Reference:
         self._actual = match_layer_names(label, self._layer_names())
         self._tables: dict[str, pd.DataFrame] = {}  # attribute tables read for look-ups
         self._crss: dict[str, CRS] = {}  # each layer's CRS, asked of the source once
+        self._copied: set[str] = set()  # the layers read through their area copy
 
     # Hooks for a backend ---------------------------------------------------------------
     def _layer_names(self) -> list[str]:
@@ -282,6 +285,21 @@ class Reference:
         """For :meth:`water_links`: {catchment_id: [waterbody_id]} of ``wanted`` from the
         store's route table; None where the source has none (a layer file, QGIS layers)."""
         return None
+
+    def _area_copy(self, actual: str, area_crs) -> Optional[AreaCopy]:
+        """The store's area copy of ``actual`` where it serves a reader in ``area_crs`` (made
+        from the current version, in that CRS, not edited since: ``reference.area_copy``); None
+        (the default) where the source keeps none."""
+        return None
+
+    def _fetch_copy(self, actual: str, boxes: np.ndarray) -> pd.DataFrame:
+        """:meth:`_fetch_boxes` of the features of ``actual`` through its area copy (``boxes``
+        and the geometries in the area CRS), for a backend whose :meth:`_area_copy` gives one."""
+        raise NotImplementedError
+
+    def _copy_repaired(self, actual: str) -> set:
+        """The features of ``actual`` its area copy keeps repaired (their ids)."""
+        return set()
 
     # What the checks use ----------------------------------------------------------------
     def water_links(self, wanted: Iterable[str]) -> Optional[dict]:
@@ -357,7 +375,9 @@ class Reference:
                 fix=f"'{spec.name}' must hold {' or '.join(spec.geometry or ())} features",
             )
         self._check_families(actual, spec, found.geometries, attributes.index)
-        geometries = self._repaired(spec, found.geometries, attributes)
+        geometries = self._repaired(
+            spec, found.geometries, attributes, self._before(actual, area_crs, attributes)
+        )
         inside = shapely.intersects(geometries, shapely.box(*bounds))
         if not inside.all():
             attributes, geometries = attributes[inside], geometries[inside]
@@ -398,9 +418,14 @@ class Reference:
         actual = self.require(layer, needed_for)
         area_crs = crs_of(area_crs)
         boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
-        crs = self._required_crs(actual)
-        own_boxes = boxes_in_crs(boxes, area_crs, crs)
-        frame = self._fetch_boxes(actual, own_boxes)
+        copy = self._area_copy(actual, area_crs)
+        if copy is None:
+            crs = self._required_crs(actual)
+            own_boxes = boxes_in_crs(boxes, area_crs, crs)
+            frame = self._fetch_boxes(actual, own_boxes)
+        else:  # read already moved and repaired: the same geometries, nothing moved here
+            crs, own_boxes = area_crs, boxes
+            frame = self._fetch_copy(actual, boxes)
         if known:
             frame = frame[~frame.index.isin(list(known))]
         if isinstance(frame, gpd.GeoDataFrame):
@@ -423,7 +448,7 @@ class Reference:
                 keep |= shapely.is_missing(geometries) | shapely.is_empty(geometries)
                 frame = frame[keep]
             frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
-        frame = self._features(actual, spec, frame)
+        frame = self._features(actual, spec, frame, area_crs if copy is not None else None)
         hit = meeting_boxes(np.asarray(frame.geometry.values, dtype=object), boxes)  # sorted, once each
         frame = frame.iloc[hit]
         self._read_fids.setdefault(layer, set()).update(frame.index)
@@ -514,6 +539,7 @@ class Reference:
                     if layer in versions
                     else {}
                 ),
+                **({"area_copy": True} if self._actual.get(layer) in self._copied else {}),
             }
             for layer, count in sorted(self.features_read.items())
         }
@@ -550,9 +576,10 @@ class Reference:
         making a frame of it gives that instead."""
         return Found.of(self._fetch(actual, bbox))
 
-    def _features(self, actual, spec, frame) -> gpd.GeoDataFrame:
+    def _features(self, actual, spec, frame, copied=None) -> gpd.GeoDataFrame:
         """What the source gave, as the contract's features: fields checked, features without
-        geometry dropped, geometry families checked, invalid ones repaired."""
+        geometry dropped, geometry families checked, invalid ones repaired (``copied``: the
+        area CRS of the area copy they were read from, which keeps them repaired)."""
         frame = self._contract_frame(actual, spec, frame)
         if not isinstance(frame, gpd.GeoDataFrame):
             raise InputError(
@@ -562,6 +589,8 @@ class Reference:
                 fix=f"'{spec.name}' must hold {' or '.join(spec.geometry)} features",
             )
         geometries = np.asarray(frame.geometry.values, dtype=object)
+        if copied is not None:  # the copy's repaired ones recorded, those a repair emptied too
+            self._record_repaired(spec, frame, self._before(actual, copied, frame))
         none = shapely.is_missing(geometries) | shapely.is_empty(geometries)
         if none.any():
             frame, geometries = frame[~none], geometries[~none]
@@ -570,6 +599,15 @@ class Reference:
         if repaired is geometries:
             return frame
         return frame.set_geometry(gpd.GeoSeries(repaired, index=frame.index, crs=frame.crs))
+
+    def _before(self, actual, area_crs, frame: pd.DataFrame) -> Optional[np.ndarray]:
+        """Which features of ``frame`` (indexed by id) the area copy they were read from keeps
+        repaired; None where they were not read from one."""
+        if self._area_copy(actual, area_crs) is None:
+            return None
+        self._copied.add(actual)
+        repaired = self._copy_repaired(actual)
+        return frame.index.isin(list(repaired)) if repaired else np.zeros(len(frame), dtype=bool)
 
     def _required_crs(self, actual) -> CRS:
         """The layer's CRS; an InputError where it has none (nothing could be placed)."""
@@ -587,21 +625,14 @@ class Reference:
     def _check_finite(self, actual, geometries: np.ndarray, fids: Sequence) -> None:
         """An InputError naming the first of ``geometries`` (the features ``fids``) with a NaN
         or infinite vertex (no geometry to use)."""
-        # Piece by piece: one small array reused rather than every vertex copied at once.
-        if all(
-            np.isfinite(shapely.get_coordinates(geometries[k : k + _CHUNK])).all()
-            for k in range(0, len(geometries), _CHUNK)
-        ):
-            return
-        coords = shapely.get_coordinates(geometries)
-        if not np.isfinite(coords).all():
-            owner = np.repeat(np.arange(len(geometries)), shapely.get_num_coordinates(geometries))
-            first = int(np.flatnonzero(~np.isfinite(coords).all(axis=1))[0])
+        found = non_finite_vertex(geometries, _CHUNK)
+        if found is not None:
+            position, x, y = found
             raise InputError(
-                f"a vertex at ({coords[first][0]!r}, {coords[first][1]!r}) is not a finite number",
+                f"a vertex at ({x!r}, {y!r}) is not a finite number",
                 path=self.label,
                 layer=actual,
-                feature=fids[owner[first]],
+                feature=fids[position],
                 fix="correct or delete that vertex, and import the layer again",
             )
 
@@ -663,20 +694,22 @@ class Reference:
                 fix="keep only the contract's geometry in the layer",
             )
 
-    def _repaired(self, spec, geometries: np.ndarray, frame: pd.DataFrame) -> np.ndarray:
+    def _repaired(
+        self, spec, geometries: np.ndarray, frame: pd.DataFrame, before: Optional[np.ndarray] = None
+    ) -> np.ndarray:
         """``geometries`` (those of the features of ``frame``) with the invalid ones repaired
-        and recorded by their labels; ``geometries`` itself where none is invalid."""
-        invalid = ~threads.each(shapely.is_valid, geometries)
-        if not invalid.any():
-            return geometries
-        fixed = shapely.make_valid(geometries[invalid])
-        if spec.geometry == ("polygon",):
-            fixed = np.array([polygon_part(g) for g in fixed], dtype=object)
-        geometries = geometries.copy()
-        geometries[invalid] = fixed
-        self.repaired.extend(feature_labels(spec.name, frame[invalid], spec.id_field))
-        log.info("repaired %d invalid %s geometries", int(invalid.sum()), spec.name)
+        and recorded by their labels; ``geometries`` itself where none is invalid. ``before``:
+        which of them were repaired already (read from the store's area copy, which keeps them
+        repaired): recorded as repaired all the same."""
+        geometries, invalid = repaired(geometries, spec.geometry == ("polygon",))
+        self._record_repaired(spec, frame, invalid if before is None else invalid | before)
         return geometries
+
+    def _record_repaired(self, spec, frame: pd.DataFrame, which: Optional[np.ndarray]) -> None:
+        """The features of ``frame`` that ``which`` picks recorded as repaired, by their labels."""
+        if which is not None and which.any():
+            self.repaired.extend(feature_labels(spec.name, frame[which], spec.id_field))
+            log.info("repaired %d invalid %s geometries", int(which.sum()), spec.name)
 
 
 class LayersPresent:
@@ -779,6 +812,8 @@ class GeoPackageReference(Reference):
             geopackage_reader(self.path) if self._gpkg_store is not None and self.path.is_file() else None
         )
         self._version_rows: Optional[list] = None  # read through the open connection, once
+        self._copies: Optional[dict] = None  # the store's area copies, read once while opened()
+        self._repaired_ids: dict[str, set] = {}  # per layer, the features its area copy repaired
         try:
             if self._first is not None and self._gpkg_store is not None:
                 # not a readable GeoPackage: the reading below refuses it by name
@@ -808,7 +843,8 @@ class GeoPackageReference(Reference):
             # SELECT takes the file's shared lock, so an import cannot commit until it ends (it
             # waits, docs/REFERENCE.md), and the versions recorded are the ones read.
             self._con.execute("BEGIN DEFERRED")
-            self._version_rows = None
+            self._version_rows = self._copies = None
+            self._repaired_ids = {}
             try:
                 self._con.execute("SELECT count(*) FROM sqlite_master").fetchone()
                 if self.has("layer_versions"):
@@ -818,6 +854,7 @@ class GeoPackageReference(Reference):
             yield self
         finally:
             con, self._con = self._con, None
+            self._copies = None
             try:
                 if con.in_transaction:
                     con.execute("ROLLBACK")  # read only: nothing to keep
@@ -840,8 +877,68 @@ class GeoPackageReference(Reference):
     def _layer_names(self):
         # A plain GeoPackage answered by SQLite; anything else (or odder) by the driver.
         return geopackage_layers(
-            self.path, unlisted=(HISTORY_TABLE, LINKS_TABLE), con=self._connection()
+            self.path, unlisted=(HISTORY_TABLE, LINKS_TABLE, *AREA_TABLES), con=self._connection()
         ) or list_layers(self.path)
+
+    def _area_copy(self, actual, area_crs):
+        if self._gpkg_store is None:
+            return None
+        if self._copies is None:
+            con = self._connection()
+            with reader_connection(self.path, con) as reader:
+                self._copies = gpkg_copies(reader)
+            if con is None:  # not opened(): asked again next time
+                copies, self._copies = self._copies, None
+            else:
+                copies = self._copies
+        else:
+            copies = self._copies
+        copy = copies.get(actual)
+        if copy is None:
+            return None
+        current = self.versions().get(actual, {}).get("version")
+        return copy if copy.serves(current, area_crs) else None
+
+    def _fetch_copy(self, actual, boxes):
+        found = read_geopackage_boxes(
+            self.path, actual, boxes, self._connection(), via=(copy_table(actual), copy_rtree(actual))
+        )
+        if found is None:  # not so: the copy's tables are there while it is recorded
+            raise RuntimeError(f"the area copy of '{actual}' could not be read")
+        return found
+
+    def _fetch_around(self, actual, bounds, area_crs):
+        if self._area_copy(actual, area_crs) is None:
+            return super()._fetch_around(actual, bounds, area_crs)
+        rows = geopackage_box_rows(
+            self.path, actual, [bounds], self._connection(), via=(copy_table(actual), copy_rtree(actual))
+        )
+        if rows is None:
+            raise RuntimeError(f"the area copy of '{actual}' could not be read")
+        found = Found.of_rows(*rows)
+        if found.geometries is None or not len(found.fids):
+            return found
+        self._check_finite(actual, found.geometries, found.fids)
+        # Those a repair emptied are kept where the copy's index found them (by their envelope
+        # before the repair), to be recorded as repaired as a reader of the layer records them.
+        meets = shapely.intersects(found.geometries, shapely.box(*bounds)) | shapely.is_empty(
+            found.geometries
+        )
+        return found if meets.all() else found.take(np.flatnonzero(meets))
+
+    def _copy_repaired(self, actual):
+        known = self._repaired_ids.get(actual)
+        if known is not None:
+            return known
+        con = self._connection()
+        with reader_connection(self.path, con) as reader:
+            found = {
+                int(r[0])
+                for r in reader.execute(f'SELECT fid FROM "{copy_table(actual)}" WHERE repaired = 1')
+            }
+        if self._con is not None:  # opened(): one version read throughout, asked once
+            self._repaired_ids[actual] = found
+        return found
 
     def _layer_crs(self, actual):
         return layer_crs(self.path, actual, self._connection())

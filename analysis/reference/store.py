@@ -46,6 +46,7 @@ from ..io.geopackage import (
     GPKG_USER_VERSION,
     geopackage_connection,
     geopackage_crs,
+    gpkg_blob,
     gpkg_table,
     gpkg_wkb,
     index_disagreement,
@@ -55,6 +56,7 @@ from ..io.geopackage import (
     write_packed_rtree,
 )
 from ..progress import SILENT, Progress
+from .area_copy import COPIES_TABLE, AreaCopy, build_gpkg_copy, drop_gpkg_copy, gpkg_copies
 from .contract import REFERENCE_LAYERS
 from .links import LINKS_TABLE, link_note, links
 
@@ -210,6 +212,20 @@ class ReferenceStore:
 
     def _write(self, candidate, row, progress):
         raise NotImplementedError
+
+    def area_copies(self) -> dict[str, AreaCopy]:
+        """The layers' area copies (``analysis.reference.area_copy``); a store that keeps none: {}."""
+        return {}
+
+    def make_area_copies(self, area_crs, progress: Progress = SILENT) -> list[AreaCopy]:
+        raise InputError(
+            "area copies are kept in a GeoPackage store only, as yet",
+            path=self.label,
+            fix="screen against this store as it is (the features are moved as they are read)",
+        )
+
+    def drop_area_copies(self) -> list[str]:
+        return []
 
     def version_row(self, layer: str, version: Optional[int]) -> VersionRow:
         rows = self.versions(layer)
@@ -413,25 +429,6 @@ def _version_row(row: Sequence[Any]) -> VersionRow:
     return VersionRow(*values)
 
 
-_GPKG_HEAD = np.dtype(
-    [("magic", "S2"), ("version", "u1"), ("flags", "u1"), ("srs_id", "<i4"), ("box", "<f8", (4,))]
-)
-
-
-def gpkg_blob(geoms, srs_id: int, wkb=None, bounds=None) -> list[Optional[bytes]]:
-    """GeoPackage geometry blobs: header with the [minx, maxx, miny, maxy] envelope, then WKB
-    (``wkb`` and ``bounds`` — [minx, miny, maxx, maxy] rows —, where already made, are not
-    made again). The headers are made in one numpy array, each then joined to its WKB."""
-    wkb = shapely.to_wkb(geoms, byte_order=1) if wkb is None else wkb
-    bounds = shapely.bounds(geoms) if bounds is None else np.asarray(bounds)
-    heads = np.zeros(len(wkb), dtype=_GPKG_HEAD)
-    box = np.asarray(bounds, dtype=np.float64).reshape(-1, 4)[:, [0, 2, 1, 3]]
-    heads["magic"], heads["srs_id"], heads["box"] = b"GP", srs_id, box
-    heads["flags"] = np.where(np.isnan(box).any(axis=1), 0b10011, 0b011)  # 0x10: empty
-    raw, width = heads.tobytes(), _GPKG_HEAD.itemsize
-    return [None if w is None else raw[i * width : (i + 1) * width] + w for i, w in enumerate(wkb)]
-
-
 def _envelope(blob):
     """(minx, maxx, miny, maxy) of a GeoPackage geometry blob, or None when empty."""
     if blob is None:
@@ -576,6 +573,60 @@ class GeoPackageStore(ReferenceStore):
 
     def _tables(self, con) -> set[str]:
         return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
+
+    # Area copies (analysis.reference.area_copy) -------------------------------------------
+    def area_copies(self) -> dict[str, AreaCopy]:
+        """The layers' area copies, as recorded (none where the store keeps none)."""
+        with closing(self._connect()) as con:
+            return gpkg_copies(con)
+
+    def make_area_copies(self, area_crs, progress: Progress = SILENT) -> list[AreaCopy]:
+        """Each layer with geometry copied into ``area_crs`` from its current version, in one
+        transaction (a copy there before, in any CRS, replaced); what was made."""
+        with closing(self._connect(write=True)) as con:
+            con.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                current = {r.layer: r.version for r in self.versions_through(con)}  # the last: newest
+                layers = [
+                    name
+                    for name in REFERENCE_LAYERS
+                    if (found := gpkg_table(con, name)) is not None and found[1] is not None
+                ]
+                made = [
+                    build_gpkg_copy(
+                        con,
+                        self.path,
+                        layer,
+                        area_crs,
+                        current.get(layer),
+                        progress.sub(k / len(layers), (k + 1) / len(layers)),
+                    )
+                    for k, layer in enumerate(layers)
+                ]
+                progress.check_canceled()
+                con.execute("COMMIT")
+            except BaseException:
+                if con.in_transaction:
+                    con.execute("ROLLBACK")
+                raise
+        return made
+
+    def drop_area_copies(self) -> list[str]:
+        """Every area copy removed, in one transaction; the layers whose copy it was."""
+        with closing(self._connect(write=True)) as con:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                dropped = sorted(gpkg_copies(con))
+                for layer in dropped:
+                    drop_gpkg_copy(con, layer)
+                con.execute(f"DROP TABLE IF EXISTS {_q(COPIES_TABLE)}")
+                con.execute("COMMIT")
+            except BaseException:
+                if con.in_transaction:
+                    con.execute("ROLLBACK")
+                raise
+        return dropped
 
     def versions(self, layer: Optional[str] = None) -> list[VersionRow]:
         if not self.path.exists():
@@ -747,6 +798,9 @@ class GeoPackageStore(ReferenceStore):
                 wrong = rtree_disagreement(con, layer, "geom", "fid", row.feature_count)
                 if wrong is not None:  # written here from the same envelopes: never expected
                     raise RuntimeError(f"the spatial index just written for '{layer}' disagrees ({wrong})")
+                copy = gpkg_copies(con).get(layer)
+                if copy is not None:  # the store keeps the layer's area copy: made for this version
+                    build_gpkg_copy(con, self.path, layer, copy.crs, row.version, progress)
                 progress.check_canceled()  # the last moment a cancel leaves nothing written
                 con.execute("COMMIT")
             except BaseException as err:

@@ -37,10 +37,11 @@ from ..io.geopackage import (
     GPKG_USER_VERSION,
     WaitingConnection,
     geopackage_connection,
+    gpkg_blob,
     gpkg_wkb,
     register_srs,
 )
-from ..reference.store import gpkg_blob, is_postgres
+from ..reference.store import is_postgres
 from .contract import (
     FORMAT,
     FORMAT_TABLE,
