@@ -566,7 +566,7 @@ def geopackage_box_rows(
     return fids, names, attributes, geometries
 
 
-def _decoded(cursor, batch: int = 2_000) -> tuple[list[int], list[tuple], np.ndarray]:
+def _decoded(cursor, batch: int = 256) -> tuple[list[int], list[tuple], np.ndarray]:
     """(ids, attribute tuples, geometries) of a cursor's (id, attributes..., geometry blob)
     rows, a batch at a time: each batch's blobs are let go once decoded (the blobs of every
     feature near 10,000 sites and their geometries were held at once: twice the memory)."""

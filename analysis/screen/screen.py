@@ -129,53 +129,8 @@ def screen_sites(
         reference = LayersPresent(reference, lacking)  # type: ignore[assignment]  # read as one
     crs = sites.crs
     boxes = search_windows(sites.boxes, crs, profile)
-    progress.step(0.05, "reading catchments")
-    overlaps = Overlaps()
     geoms = sites.geometries
-    minimum = profile.condition_a.min_overlap_sq_ft
-    catchments = reference.read_boxes("catchments", boxes, crs, needed_for=NEEDED)
-    s, f, _, _ = _overlapping(geoms, catchments, minimum, crs)
-    ids = catchments["catchment_id"].to_numpy(dtype=object)
-    drains = catchments["drains_to"].to_numpy(dtype=object)
-    overlaps.catchments = list(zip(s.tolist(), ids[f], drains[f]))
-    progress.step(0.2, "following the catchments downstream")
-    read = _SharedRead(reference, crs, boxes, catchments)
-    held = {str(c).strip(): g for c, g in zip(ids, catchments.geometry.values)}
-    begin = site_starts(overlaps.catchments)
-    overlaps.routes = follow_routes(
-        begin,
-        lambda: ([held.get(s.catchment_id) for s in begin], held),
-        catchment_lookup(reference, NEEDED),
-        read,
-        profile,
-        crs,
-        reference.water_links,
-    )
-    progress.step(0.3, "reading TMDL watersheds")
-    sheds = read.sheds()
-    s, f, held, shared = _overlapping(geoms, sheds, minimum, crs)
-    overlaps.watersheds = list(
-        zip(
-            s.tolist(),
-            sheds["watershed_id"].to_numpy(dtype=object)[f],
-            sheds["stormwater_source"].to_numpy(dtype=float)[f],
-            sheds["pollutants"].to_numpy(dtype=object)[f],
-            held.tolist(),
-        )
-    )
-    overlaps.tmdl_acres = np.zeros(len(geoms))
-    if len(s):
-        starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-        overlaps.tmdl_acres[s[starts]] = acres(
-            grouped_union(shared, starts, np.diff(np.r_[starts, len(s)])), crs
-        )
-    progress.step(0.5, "looking up 303(d)-listed waters")
-    wanted = {w.water_id for w in overlaps.routes.waters}
-    listed = reference.lookup(
-        "impaired_waters", "waterbody_id", wanted, normalise=water_id, needed_for=NEEDED
-    )
-    for wid, pollutants, category in zip(listed["waterbody_id"], listed["pollutants"], listed["category"]):
-        overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants, category))
+    overlaps = _condition_a_overlaps(sites, reference, profile, boxes, progress)
     progress.step(0.6, "reading wetlands")
     # A wetland is read only where it comes within its own reach (its adjacent area; 0 for one
     # not regulated) of a site's box: one farther away meets no site's ground or zone.
@@ -240,6 +195,64 @@ def _without(rows: list[dict], reference: Reference, lacking: list[str]) -> list
         row["why"] = "; ".join([*notes, *([row["why"]] if row["why"] else [])])
         out.append(row)
     return out
+
+
+def _condition_a_overlaps(
+    sites: Sites, reference, profile: RulesProfile, boxes: np.ndarray, progress: Progress
+) -> Overlaps:
+    """What Condition A is decided on, for every site: the catchments each overlaps and their
+    route downstream, the TMDL watersheds, the listed waters. Its own function so that the
+    catchments and watersheds read (thousands of vertices each) are let go before the wetlands
+    are read (at 200,000 wetlands and 10,000 sites, the screen's peak fell from 536 MB to 444 MB)."""
+    crs = sites.crs
+    progress.step(0.05, "reading catchments")
+    overlaps = Overlaps()
+    geoms = sites.geometries
+    minimum = profile.condition_a.min_overlap_sq_ft
+    catchments = reference.read_boxes("catchments", boxes, crs, needed_for=NEEDED)
+    s, f, _, _ = _overlapping(geoms, catchments, minimum, crs)
+    ids = catchments["catchment_id"].to_numpy(dtype=object)
+    drains = catchments["drains_to"].to_numpy(dtype=object)
+    overlaps.catchments = list(zip(s.tolist(), ids[f], drains[f]))
+    progress.step(0.2, "following the catchments downstream")
+    read = _SharedRead(reference, crs, boxes, catchments)
+    held = {str(c).strip(): g for c, g in zip(ids, catchments.geometry.values)}
+    begin = site_starts(overlaps.catchments)
+    overlaps.routes = follow_routes(
+        begin,
+        lambda: ([held.get(s.catchment_id) for s in begin], held),
+        catchment_lookup(reference, NEEDED),
+        read,
+        profile,
+        crs,
+        reference.water_links,
+    )
+    progress.step(0.3, "reading TMDL watersheds")
+    sheds = read.sheds()
+    s, f, held, shared = _overlapping(geoms, sheds, minimum, crs)
+    overlaps.watersheds = list(
+        zip(
+            s.tolist(),
+            sheds["watershed_id"].to_numpy(dtype=object)[f],
+            sheds["stormwater_source"].to_numpy(dtype=float)[f],
+            sheds["pollutants"].to_numpy(dtype=object)[f],
+            held.tolist(),
+        )
+    )
+    overlaps.tmdl_acres = np.zeros(len(geoms))
+    if len(s):
+        starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+        overlaps.tmdl_acres[s[starts]] = acres(
+            grouped_union(shared, starts, np.diff(np.r_[starts, len(s)])), crs
+        )
+    progress.step(0.5, "looking up 303(d)-listed waters")
+    wanted = {w.water_id for w in overlaps.routes.waters}
+    listed = reference.lookup(
+        "impaired_waters", "waterbody_id", wanted, normalise=water_id, needed_for=NEEDED
+    )
+    for wid, pollutants, category in zip(listed["waterbody_id"], listed["pollutants"], listed["category"]):
+        overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants, category))
+    return overlaps
 
 
 class _SharedRead:
