@@ -57,6 +57,7 @@ __all__ = [
     "gpkg_copies",
     "build_gpkg_copy",
     "drop_gpkg_copy",
+    "now",
 ]
 
 COPIES_TABLE = "swppp_area_copies"
@@ -215,15 +216,7 @@ def build_gpkg_copy(
         progress.step(min(done / total, 1.0), f"{layer}: {done} of {total} features moved")
         progress.check_canceled()
     write_packed_rtree(con, rtree, indexed)
-    made = AreaCopy(
-        layer,
-        version,
-        _crs_text(area_crs),
-        done,
-        fixed,
-        datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        False,
-    )
+    made = AreaCopy(layer, version, _crs_text(area_crs), done, fixed, now(), False)
     con.execute(
         f"CREATE TABLE IF NOT EXISTS {quote_name(COPIES_TABLE)} (layer TEXT PRIMARY KEY, version INTEGER, "
         "crs TEXT NOT NULL, features INTEGER NOT NULL, repaired INTEGER NOT NULL, made_at TEXT NOT NULL, "
@@ -245,6 +238,11 @@ def build_gpkg_copy(
 # What of an edit by hand makes the copy stale: a feature added or removed, or its geometry or
 # id changed (the attributes are read from the layer itself).
 _EVENTS = ("insert", "delete", "update")
+
+
+def now() -> str:
+    """When a copy is made, as recorded (UTC, to the second)."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def _trigger(layer: str, event: str) -> str:

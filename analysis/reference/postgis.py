@@ -21,7 +21,9 @@ import shapely
 
 from ..crs import crs_of, epsg_code, to_crs
 from ..errors import InputError
-from ..progress import Progress
+from ..progress import SILENT, Progress
+from .area_copy import COPIES_TABLE, AreaCopy, copy_table
+from .area_copy import now as _now
 from .contract import REFERENCE_LAYERS
 from .importer import Candidate
 from .links import LINKS_TABLE, link_note
@@ -48,9 +50,19 @@ __all__ = [
     "open_connection",
     "without_password",
     "first_line",
+    "FIXED_POLYGON",
+    "COPIED_IN_POSTGIS",
 ]
 
 DEFAULT_SCHEMA = "public"
+# A reference polygon as the reader keeps it: itself where valid, else its repaired polygons
+# (the PostGIS screen's repair, and its area copies').
+FIXED_POLYGON = "CASE WHEN ST_IsValid({g}) THEN {g} ELSE ST_CollectionExtract(ST_MakeValid({g}), 3) END"
+# The layers the PostGIS screen reads with their geometry, and so keeps area copies of.
+COPIED_IN_POSTGIS = tuple(name for name, spec in REFERENCE_LAYERS.items() if spec.families == ("polygon",))
+_STALE_FUNCTION = (
+    "swppp_area_stale"  # the trigger function (and each layer's trigger) that marks a copy stale
+)
 _PG_TYPES = {"text": "text", "integer": "integer", "real": "double precision"}
 
 
@@ -361,6 +373,9 @@ class PostgisStore(ReferenceStore):
             )
             con.execute(sql.SQL("ANALYZE {}").format(ids.table(layer)))
             self._link_waters(con, layer, candidate)
+            copy = self._copies(con).get(layer)
+            if copy is not None:  # the schema keeps the layer's area copy: made for this version
+                self._make_copy(con, layer, _srid(copy.crs), row.version)
             progress.check_canceled()  # the last moment a cancel leaves nothing written
 
     def _link_waters(self, con, layer: str, candidate: Candidate) -> None:
@@ -454,6 +469,121 @@ class PostgisStore(ReferenceStore):
             ).format(ids.table(VERSIONS_TABLE)),
             (self.schema, layer, layer, version),
         )
+
+    # Area copies (analysis.reference.area_copy) -------------------------------------------
+    def area_copies(self) -> dict[str, AreaCopy]:
+        with self.connection() as con:
+            return self._copies(con)
+
+    def _copies(self, con) -> dict[str, AreaCopy]:
+        """The area copies the schema records, by layer (none where it records none)."""
+        if not self._exists(con, COPIES_TABLE):
+            return {}
+        return {
+            row[0]: AreaCopy(row[0], row[1], row[2], int(row[3]), int(row[4]), row[5], bool(row[6]))
+            for row in con.execute(
+                self.sql.SQL("SELECT layer, version, crs, features, repaired, made_at, stale FROM {}").format(
+                    self.ids.table(COPIES_TABLE)
+                )
+            ).fetchall()
+        }
+
+    def make_area_copies(self, area_crs, progress: Progress = SILENT) -> list[AreaCopy]:
+        """Each polygon layer copied into ``area_crs`` from its current version by the server
+        (``ST_Transform``, repaired as the PostGIS screen repairs), GiST-indexed, in one
+        transaction; what was made."""
+        area = _srid(area_crs)
+        with connect(self.conninfo) as con, con.transaction():
+            self._lock_for_writing(con)
+            versions = self.sql.SQL("SELECT layer, max(version) FROM {} GROUP BY layer")
+            current = dict(con.execute(versions.format(self.ids.table(VERSIONS_TABLE))).fetchall())
+            layers = [name for name in COPIED_IN_POSTGIS if self._exists(con, name)]
+            made = []
+            for k, layer in enumerate(layers):
+                progress.step(k / max(len(layers), 1), f"{layer}: moved into EPSG:{area} by the server")
+                made.append(self._make_copy(con, layer, area, current.get(layer)))
+                progress.check_canceled()
+        return made
+
+    def drop_area_copies(self) -> list[str]:
+        sql, ids = self.sql, self.ids
+        with connect(self.conninfo) as con, con.transaction():
+            self._lock_for_writing(con)
+            dropped = sorted(self._copies(con))
+            for layer in dropped:
+                self._drop_copy(con, layer)
+            con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(ids.table(COPIES_TABLE)))
+            con.execute(sql.SQL("DROP FUNCTION IF EXISTS {}()").format(ids.table(_STALE_FUNCTION)))
+        return dropped
+
+    def _lock_for_writing(self, con) -> None:
+        """The locks an import takes (one writer per schema at a time; readers go on)."""
+        sql = self.sql
+        con.execute("SELECT pg_advisory_xact_lock(hashtext('swppp_review'), hashtext(%s))", (self.schema,))
+        self._ensure_side_tables(con)
+        con.execute(
+            sql.SQL("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE").format(self.ids.table(VERSIONS_TABLE))
+        )
+
+    def _drop_copy(self, con, layer: str) -> None:
+        sql, ids = self.sql, self.ids
+        con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(ids.table(copy_table(layer))))
+        if self._exists(con, layer):
+            con.execute(
+                sql.SQL("DROP TRIGGER IF EXISTS {} ON {}").format(
+                    sql.Identifier(_STALE_FUNCTION), ids.table(layer)
+                )
+            )
+        if self._exists(con, COPIES_TABLE):
+            con.execute(sql.SQL("DELETE FROM {} WHERE layer = %s").format(ids.table(COPIES_TABLE)), (layer,))
+
+    def _make_copy(self, con, layer: str, area: int, version: Optional[int]) -> AreaCopy:
+        """``layer``'s area copy in EPSG ``area`` made (any other replaced) and recorded, and the
+        layer given the trigger that marks it stale when the table is edited."""
+        sql, ids = self.sql, self.ids
+        self._drop_copy(con, layer)
+        copy = ids.table(copy_table(layer))
+        con.execute(
+            sql.SQL(
+                "CREATE TABLE {copy} AS SELECT fid, {fixed} AS geom, NOT ST_IsValid(t) AS repaired FROM "
+                "(SELECT fid, ST_Transform(geom, %(area)s) AS t FROM {layer} WHERE geom IS NOT NULL "
+                "OFFSET 0) m"
+            ).format(copy=copy, fixed=sql.SQL(FIXED_POLYGON.format(g="t")), layer=ids.table(layer)),
+            {"area": area},
+        )
+        con.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (fid)").format(copy))
+        con.execute(sql.SQL("CREATE INDEX ON {} USING gist (geom)").format(copy))
+        con.execute(sql.SQL("ANALYZE {}").format(copy))
+        features, repaired = con.execute(
+            sql.SQL("SELECT count(*), count(*) FILTER (WHERE repaired) FROM {}").format(copy)
+        ).fetchone()
+        made = AreaCopy(layer, version, f"EPSG:{area}", int(features), int(repaired), _now(), False)
+        con.execute(
+            sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {} (layer text PRIMARY KEY, version integer, crs text NOT NULL, "
+                "features integer NOT NULL, repaired integer NOT NULL, made_at text NOT NULL, "
+                "stale boolean NOT NULL)"
+            ).format(ids.table(COPIES_TABLE))
+        )
+        con.execute(
+            sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s, %s, %s, false)").format(ids.table(COPIES_TABLE)),
+            (layer, version, made.crs, made.features, made.repaired, made.made_at),
+        )
+        # One function per schema; it finds the copies' table by the schema of the table edited.
+        con.execute(
+            sql.SQL(
+                "CREATE OR REPLACE FUNCTION {}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                "EXECUTE format('UPDATE %I.%I SET stale = true WHERE layer = $1', TG_TABLE_SCHEMA, "
+                "{}) USING TG_TABLE_NAME; RETURN NULL; END $$"
+            ).format(ids.table(_STALE_FUNCTION), sql.Literal(COPIES_TABLE))
+        )
+        con.execute(
+            sql.SQL(
+                "CREATE TRIGGER {} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {} "
+                "FOR EACH STATEMENT EXECUTE FUNCTION {}()"
+            ).format(sql.Identifier(_STALE_FUNCTION), ids.table(layer), ids.table(_STALE_FUNCTION))
+        )
+        return made
 
     def _ensure_side_tables(self, con) -> None:
         sql, ids = self.sql, self.ids

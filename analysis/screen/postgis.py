@@ -26,8 +26,9 @@ from ..judge.route import follow_routes, site_starts
 from ..overlay import meets_minimum
 from ..profile import RulesProfile
 from ..progress import SILENT, Progress
+from ..reference.area_copy import copy_table
 from ..reference.contract import LAYER_NAMES
-from ..reference.postgis import PostgisStore, connect
+from ..reference.postgis import FIXED_POLYGON, PostgisStore, connect
 from ..reference.read import boxes_in_crs, meeting_boxes
 from ..reference.route import unique_catchments, water_id
 from ..reference.window import search_windows
@@ -36,9 +37,6 @@ from .screen import Overlaps, Screen, decide
 from .sites import Sites
 
 __all__ = ["screen_postgis"]
-
-# A reference polygon as the reader keeps it: itself where valid, else its repaired polygons.
-_FIXED = "CASE WHEN ST_IsValid({g}) THEN {g} ELSE ST_CollectionExtract(ST_MakeValid({g}), 3) END"
 
 
 def screen_postgis(sites: Sites, source: str, profile: RulesProfile, progress: Progress = SILENT) -> Screen:
@@ -76,6 +74,16 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile, progress: P
                 "SELECT reltuples FROM pg_class WHERE oid = to_regclass(%s)",
                 (store.ids.table(layer).as_string(con),),
             ).fetchone()[0]
+        # A layer whose area copy serves (made from the current version, in the area CRS, not
+        # edited since) is read through it: its boxes are in the area CRS, nothing is moved.
+        current = {r.layer: r.version for r in store.versions()}  # the last of each: current
+        copied = {
+            layer
+            for layer, copy in store.area_copies().items()
+            if layer in srids and copy.serves(current.get(layer), sites.crs)
+        }
+        for layer in copied:
+            srids[layer] = area
         progress.step(0.05, "sending the sites")
         _upload(con, sites, area)
         widened = search_windows(sites.boxes, sites.crs, profile)
@@ -104,7 +112,9 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile, progress: P
                 "SELECT k, {fields}, a{union} FROM y ORDER BY k"
             ).format(
                 features=features
-                or _features(sql, store, layer, fields, boxes[srids[layer]], few=few(layer, n)),
+                or _features(
+                    sql, store, layer, fields, boxes[srids[layer]], few=few(layer, n), copied=layer in copied
+                ),
                 ffields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
                 fields=sql.SQL(", ").join(map(sql.Identifier, fields)),
                 union=sql.SQL(
@@ -140,6 +150,7 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile, progress: P
                     ["catchment_id", "drains_to"],
                     boxes[srids["catchments"]],
                     few=few("catchments", n),
+                    copied="catchments" in copied,
                 )
             ),
             {"area": area},
@@ -164,6 +175,7 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile, progress: P
                 srids,
                 holding if layer == "catchments" else None,
                 few=few(layer, len(np.asarray(around, dtype=float).reshape(-1, 4))),
+                copied=layer in copied,
             )
             if layer == "catchments":
                 holding.update(str(c).strip() for c in frame["catchment_id"])
@@ -205,7 +217,7 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile, progress: P
                 overlaps.listed.setdefault(water_id(wid), []).append((str(wid), pollutants, category))
         progress.step(0.6, "wetlands")
         rows = con.execute(
-            _wetland_query(sql, store, boxes[srids["wetlands"]], few("wetlands", n)),
+            _wetland_query(sql, store, boxes[srids["wetlands"]], few("wetlands", n), "wetlands" in copied),
             {
                 "area": area,
                 "ft": crs_units(1.0, sites.crs),
@@ -268,7 +280,17 @@ def _catchment_rows(con, sql, store, wanted) -> dict:
 
 
 def _read_boxes(
-    con, sql, store, layer: str, fields, boxes, area_crs, srids, known: Optional[set] = None, few=False
+    con,
+    sql,
+    store,
+    layer: str,
+    fields,
+    boxes,
+    area_crs,
+    srids,
+    known: Optional[set] = None,
+    few=False,
+    copied=False,
 ) -> pd.DataFrame:
     """``fields`` and shapes (area CRS, repaired) of the features of ``layer`` meeting any of
     ``boxes`` (area CRS): the boxes go up once into a temporary table, the layer's GiST index
@@ -286,7 +308,7 @@ def _read_boxes(
     rows = con.execute(
         sql.SQL("SELECT {fields}, ST_AsBinary(f.g) FROM ({features}) f").format(
             fields=sql.SQL(", ").join(sql.Identifier("f", f) for f in fields),
-            features=_features(sql, store, layer, fields, table, unread, few),
+            features=_features(sql, store, layer, fields, table, unread, few, copied),
         ),
         {"area": area, "space": _WHITESPACE, "known": sorted(known or ())},
     ).fetchall()
@@ -336,7 +358,9 @@ def _box_table(con, sql, name: str, boxes, area_crs, srid: int):
     return sql.SQL("pg_temp.{}").format(table)
 
 
-def _features(sql, store, layer: str, fields, boxes, extra: str = "", few: bool = False):
+def _features(
+    sql, store, layer: str, fields, boxes, extra: str = "", few: bool = False, copied: bool = False
+):
     """The features of ``layer`` whose envelope meets a site's box (found box by box through
     the layer's GiST index, then fetched by id: no other feature's geometry is read), each
     transformed to the area CRS once and repaired as the reader repairs them. ``few``: the
@@ -354,13 +378,25 @@ def _features(sql, store, layer: str, fields, boxes, extra: str = "", few: bool 
         else "SELECT DISTINCT near.fid FROM {boxes} b CROSS JOIN LATERAL "
         "(SELECT m.fid FROM {table} m WHERE m.geom && b.box OFFSET 0) near"
     )
+    cfields = sql.SQL(", ").join(sql.Identifier("c", f) for f in fields)
+    if copied:  # the layer's area copy: found by its own index, already moved and repaired
+        return sql.SQL(
+            "SELECT {cfields}, a.geom AS g FROM (" + found.replace("{table}", "{copy}") + ") found "
+            "JOIN {table} c USING (fid) JOIN {copy} a USING (fid) WHERE c.geom IS NOT NULL {extra}"
+        ).format(
+            cfields=cfields,
+            table=store.ids.table(layer),
+            copy=store.ids.table(copy_table(layer)),
+            boxes=boxes,
+            extra=sql.SQL(extra),
+        )
     return sql.SQL(
         "SELECT {cfields}, {fixed} AS g FROM (SELECT {cfields}, ST_Transform(c.geom, %(area)s) "
         "AS t FROM (" + found + ") found "
         "JOIN {table} c USING (fid) WHERE c.geom IS NOT NULL {extra} OFFSET 0) c"
     ).format(
-        cfields=sql.SQL(", ").join(sql.Identifier("c", f) for f in fields),
-        fixed=sql.SQL(_FIXED.format(g="c.t")),
+        cfields=cfields,
+        fixed=sql.SQL(FIXED_POLYGON.format(g="c.t")),
         table=store.ids.table(layer),
         boxes=boxes,
         extra=sql.SQL(extra),
@@ -376,7 +412,7 @@ def _ewkb(geometries, srid: int) -> list[str]:
     )
 
 
-def _wetland_query(sql, store, boxes, few=False):
+def _wetland_query(sql, store, boxes, few=False, copied=False):
     """Per site and wetland met: inside and adjacent areas, and the site's totals, as the
     GeoPackage screen computes them (``screen._wetlands``). Each wetland is transformed,
     repaired and, if regulated, buffered once; the pairs within reach are found through the
@@ -395,6 +431,7 @@ def _wetland_query(sql, store, boxes, few=False):
         boxes,
         "AND NOT ST_IsEmpty(c.geom)",
         few,
+        copied,
     )
     return sql.SQL(
         "WITH w AS MATERIALIZED (SELECT fid, wetland_id, g, CASE WHEN regulated = 1 THEN "

@@ -179,11 +179,81 @@ def test_layers_are_listed_without_their_copies(tmp_path):
     assert not {name for name in open_reference(store).layers if name.startswith("swppp_area")}
 
 
-def test_a_postgis_store_refuses_area_copies_by_name(capsys):
-    """Not kept in PostGIS as yet: refused naming the store, exit 2."""
-    status = main(["reference", "area-copy", "--reference", "postgresql://nobody@127.0.0.1:9/none?schema=x"])
-    assert status == 2
-    assert "GeoPackage" in capsys.readouterr().err
+@pytest.mark.parametrize("name", ["invalid_polygons", "odd_wetlands", "crs_4326", "nested_tmdl"])
+def test_a_postgis_screen_through_the_area_copies_is_the_screen_without(name, pg_schema, tmp_path):
+    """The case imported into PostGIS: its area copies made by the server; the PostGIS screen
+    through them gives every site the row it gets without them."""
+    from analysis.reference.importer import read_candidate
+    from analysis.reference.postgis import PostgisStore
+    from analysis.screen.postgis import screen_postgis
+    from tests.analysis.test_screen_differential import importable
+
+    case = importable(CASES[name]())
+    reference, sites_path = write_case(case, tmp_path)
+    conninfo, schema = pg_schema
+    store = PostgisStore(conninfo, schema)
+    for layer in LAYERS:
+        store.import_candidate(read_candidate(layer, f"{reference}|layername={layer}"))
+    profile = profile_for(case)
+    sites = read_sites(sites_path, profile.area_crs)
+    source = f"{conninfo} schema={schema}"
+    plain = screen_postgis(sites, source, profile).rows
+    made = store.make_area_copies(profile.area_crs)
+    assert {c.layer for c in made} == {"catchments", "tmdl_watersheds", "wetlands"}
+    assert {c.version for c in made} == {1}
+    through = screen_postgis(sites, source, profile).rows
+    assert through == plain
+
+
+def test_postgis_copies_follow_imports_and_edits(pg_schema, tmp_path):
+    """An edit of a layer in the database marks its copy stale (the statement trigger); an
+    import makes the new version's copy; --drop leaves the schema's layers without triggers."""
+    from analysis.reference.postgis import PostgisStore, open_connection
+
+    conninfo, schema = pg_schema
+    store = PostgisStore(conninfo, schema)
+    for layer in LAYERS:
+        assert (
+            main(
+                ["reference", "import", layer, f"{DEMO_REFERENCE}|layername={layer}"]
+                + ["--reference", conninfo, "--schema", schema, "--quiet"]
+            )
+            == 0
+        )
+    assert main(["reference", "area-copy", "--reference", conninfo, "--schema", schema, "--quiet"]) == 0
+    assert not any(c.stale for c in store.area_copies().values())
+    with open_connection(conninfo, autocommit=True) as con:
+        con.execute(f'UPDATE "{schema}".wetlands SET regulated = regulated WHERE fid = 1')
+    copies = store.area_copies()
+    assert copies["wetlands"].stale and not copies["catchments"].stale
+    source = tmp_path / "wetlands.gpkg"
+    subprocess.run(
+        ["ogr2ogr", "-f", "GPKG", str(source), str(DEMO_REFERENCE), "wetlands", "-where", "fid > 1"],
+        check=True,
+        capture_output=True,
+    )
+    assert (
+        main(
+            ["reference", "import", "wetlands", str(source)]
+            + ["--reference", conninfo, "--schema", schema, "--source-date", "2026-03-01", "--quiet"]
+        )
+        == 0
+    )
+    copy = store.area_copies()["wetlands"]
+    assert (copy.version, copy.stale) == (2, False)
+    assert (
+        main(["reference", "area-copy", "--reference", conninfo, "--schema", schema, "--drop", "--quiet"])
+        == 0
+    )
+    assert store.area_copies() == {}
+    with open_connection(conninfo, autocommit=True) as con:
+        left = con.execute(
+            "SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n "
+            "ON n.oid = c.relnamespace WHERE n.nspname = %s AND NOT t.tgisinternal",
+            (schema,),
+        ).fetchone()[0]
+        con.execute(f'UPDATE "{schema}".wetlands SET regulated = regulated WHERE fid = 1')
+    assert left == 0
 
 
 def test_a_case_in_metres_keeps_its_copy_in_metres(tmp_path):
