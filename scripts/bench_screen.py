@@ -16,13 +16,17 @@ resident set size):
    validation, no route, no adjacent areas, no decision); and the true floor, independent of
    that path (issue 37): the sites moved into each layer's CRS, the features read as WKB
    through the R-tree (no frame), one STRtree query, only the shared pieces moved back for
-   their areas: the same pairs and areas, and the screen's ratio to it;
+   their areas: the same pairs and areas, and the screen's ratio to it; then the screen
+   against a copy of the reference that keeps its layers also in the area CRS (``swppp
+   reference area-copy``, made once beside it, its making timed), its ratio to the true floor
+   and to the screen without, and whether its rows are that screen's;
 3. ``swppp screen`` against PostGIS (a PostgreSQL started for the run in a temporary folder,
    the layers imported by ``swppp reference import``), where PostgreSQL and PostGIS exist, and
    its anchor (issue 37, goal 4): a plain SQL join on the same data, the sites uploaded with
    COPY into a GiST-indexed table in each layer's SRID, ``&&`` and ``ST_Intersects`` against
    the layer's GiST index, the shared pieces' areas in the area CRS (the floor's pairs and
-   areas, checked), with 2 parallel workers and with none; ``--explain DIR`` writes
+   areas, checked), with 2 parallel workers and with none; then the schema's area copies made
+   by the server (timed) and the PostGIS screen through them; ``--explain DIR`` writes
    ``EXPLAIN (ANALYZE, BUFFERS)`` of the join's queries and, through ``auto_explain``, of the
    PostGIS screen's (untimed runs after the timed ones);
 4. QGIS's ``native:joinattributesbylocation`` of the sites with each polygon layer through
@@ -815,7 +819,7 @@ def main(argv=None) -> int:
                 f"{screen.get('not_decided')} not decided; {screen.get('wet')} wetland, "
                 f"{screen.get('wetlands_read')} wetlands read",
             )
-            if screen.get("ok"):
+            if screen.get("ok") and not args.pg_only:
                 agree = run_step("agree", str(sites), str(reference), str(work / "rows.json"))
                 show(
                     "screen = swppp review, site by site",

@@ -236,6 +236,7 @@ def _run_status(args) -> int:
                 f"imported {str(current['imported_at'])[:10]} ({_age(entry['imported_days_ago'])})"
                 + (f", listing cycle {entry['listing_cycle']}" if "listing_cycle" in entry else "")
                 + _rejected(current)
+                + (f", area copy in {terminal(entry['area_copy']['crs'])}" if "area_copy" in entry else "")
             )
         print("checks a review can make with it")
         for check in result["checks"]:

@@ -1018,6 +1018,7 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
         )
     current_cycle = profile.reference.current_listing_cycle
     rows = store.versions()
+    copies = store.area_copies()
     layers: list[dict[str, object]] = []
     warnings: list[str] = []
     for layer in REFERENCE_LAYERS:
@@ -1042,6 +1043,15 @@ def status(store: ReferenceStore, profile, today: Optional[date] = None) -> dict
                     f"impaired_waters: version {current.version} lists cycle {cycle or 'unknown'}, "
                     f"older than the current listing cycle {current_cycle} the profile names "
                     f"([reference] current_listing_cycle): import the current 303(d) list"
+                )
+        copy = copies.get(layer)
+        if copy is not None:
+            entry["area_copy"] = copy.to_dict()
+            why = copy.why_not(current.version, profile.area_crs)
+            if why is not None:
+                warnings.append(
+                    f"{layer}: its area copy is not read ({why}): reviews and screens move the "
+                    "features themselves until `swppp reference area-copy` makes it again"
                 )
         if current.rejected_count:
             warnings.append(
