@@ -258,15 +258,17 @@ def _run_area_copy(args) -> int:
     from ..reference.connect import open_store
 
     store = open_store(args.target, args.schema)
+    dropped: list[str] = []
+    copies: dict[str, dict] = {}
     if args.drop:
         dropped = store.drop_area_copies()
-        result = {"store": store.label, "dropped": dropped, "copies": {}}
     else:
         profile = load_profile(args.profile)
         progress = progress_bar(args.quiet)
         made = store.make_area_copies(profile.area_crs, progress)
         clear_bar(progress)
-        result = {"store": store.label, "dropped": [], "copies": {c.layer: c.to_dict() for c in made}}
+        copies = {c.layer: c.to_dict() for c in made}
+    result = {"store": store.label, "dropped": dropped, "copies": copies}
     if args.json:
         emit_json(result, args.json)
     if args.quiet or args.json == "-":
@@ -275,7 +277,7 @@ def _run_area_copy(args) -> int:
         print(f"area copies removed from {terminal(store.label)}: {', '.join(dropped) or 'none was kept'}")
         return 0
     print(f"area copies in {terminal(store.label)}")
-    for layer, copy in result["copies"].items():
+    for layer, copy in copies.items():
         print(
             f"  {layer:<16} version {copy['version']}, {copy['features']} features in {terminal(copy['crs'])}"
             + (f", {copy['repaired']} repaired" if copy["repaired"] else "")

@@ -581,7 +581,7 @@ def _decoded(cursor, batch: int = 256) -> tuple[list[int], list[tuple], np.ndarr
     return fids, attributes, np.concatenate(geometries) if geometries else np.array([], dtype=object)
 
 
-def _among(con, rtree: str, boxes: list[tuple]) -> tuple[str, tuple]:
+def _among(con, rtree: str, boxes: Sequence[Sequence[float]]) -> tuple[str, tuple]:
     """(a query of the ids R-tree ``rtree`` gives for ``boxes``, its parameters): one box asks
     the R-tree directly; many are joined with it from a temporary table."""
     if len(boxes) == 1:

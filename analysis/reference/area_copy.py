@@ -165,6 +165,7 @@ def build_gpkg_copy(
             fix=f"import '{layer}' first",
         )
     table, column, key, _names = found
+    assert column is not None  # (refused above)
     crs = geopackage_crs(path, table, con)
     if not crs:
         raise InputError(

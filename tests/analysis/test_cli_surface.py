@@ -36,6 +36,7 @@ def test_the_commands_are_all_found():
         "reference import",
         "reference status",
         "reference diff",
+        "reference area-copy",
         "inspections check",
         "penalty",
         "nov",
