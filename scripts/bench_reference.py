@@ -31,6 +31,7 @@ import argparse
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -157,6 +158,26 @@ def timed_runs(runs, work):
         result = work()
         times.append(time.perf_counter() - start)
     return min(times), statistics.median(times), result
+
+
+def time_through_area_copy(target: Path) -> tuple[dict, dict]:
+    """:func:`time_check` (the whole check, and the wetlands alone) on a copy of ``target``
+    keeping its layers also in the area CRS (made once beside it, and its making printed)."""
+    from analysis.profile import load_profile
+    from analysis.reference.store import GeoPackageStore
+
+    copied = target.with_name(target.stem + "_area.gpkg")
+    if not copied.is_file():
+        partial = copied.with_suffix(".partial.gpkg")
+        shutil.copyfile(target, partial)
+        start = time.perf_counter()
+        made = GeoPackageStore(partial).make_area_copies(load_profile().area_crs)
+        print(
+            f"area copies made in {time.perf_counter() - start:.1f} s "
+            f"({sum(c.features for c in made):,} features)"
+        )
+        partial.rename(copied)
+    return time_check(copied), time_check(copied, LIKE_QGIS)
 
 
 CHECKED = ("condition_a", "wetlands")  # the one-site check timed
@@ -332,6 +353,19 @@ def run(args, target: Path, polygons: int) -> int:
         f"{alone['seconds']:.4f} s best, {alone['median']:.4f} s median; without a code: "
         f"{other_alone['seconds']:.4f} s best, {other_alone['median']:.4f} s median"
     )
+    through, through_alone = time_through_area_copy(target)
+    print(
+        f"the same check through the store's area copies (swppp reference area-copy): "
+        f"{through['seconds']:.4f} s best, {through['median']:.4f} s median; the wetlands check "
+        f"alone: {through_alone['seconds']:.4f} s best, {through_alone['median']:.4f} s median; "
+        "same answers: "
+        + str(
+            all(
+                abs(through[k] - check[k]) < 1e-9
+                for k in ("wetland_acres", "wetland_adjacent_area_acres", "repaired")
+            )
+        )
+    )
     if not args.skip_whole:
         whole = time_whole_layer(target)
         print(
@@ -357,6 +391,8 @@ def run(args, target: Path, polygons: int) -> int:
                 ("without a code", other),
                 ("the wetlands check alone", alone),
                 ("alone, without a code", other_alone),
+                ("the check through the area copies", through),
+                ("the wetlands check alone, through the area copies", through_alone),
             ):
                 print(
                     f"  QGIS / {label}: {qgis['seconds'] / ours['seconds']:.2f}x best, "
