@@ -896,15 +896,15 @@ def main(argv=None) -> int:
                         note=f"{made.get('features')} features moved and indexed; CPU = client + server",
                     )
                     before = server_cpu(conninfo)
-                    through = run_step("pg_screen", str(sites), conninfo)
-                    through["cpu"] += server_cpu(conninfo) - before
+                    pg_through = run_step("pg_screen", str(sites), conninfo)
+                    pg_through["cpu"] += server_cpu(conninfo) - before
                     same = all(
-                        through.get(k) == pg.get(k)
+                        pg_through.get(k) == pg.get(k)
                         for k in ("applies", "not_decided", "wet", "wetland_acres")
                     )
                     show(
                         "screen (PostGIS) through the area copies",
-                        through,
+                        pg_through,
                         join,
                         f"x the SQL join (0 workers); agrees with the screen without: {same}",
                     )
