@@ -45,6 +45,7 @@ from ..io.geopackage import (
     rtree_boxes,
     write_packed_rtree,
 )
+from ..limits import IMPORT_BATCH_VERTICES
 from ..progress import SILENT, Progress
 from .contract import REFERENCE_LAYERS
 
@@ -61,7 +62,8 @@ __all__ = [
 ]
 
 COPIES_TABLE = "swppp_area_copies"
-_BATCH = 2_000  # features moved at once (a statewide catchment holds thousands of vertices)
+# Features moved at once: the first batch, and the most (the others are bounded by vertices).
+_FIRST_BATCH, _BATCH = 256, 20_000
 
 
 def copy_table(layer: str) -> str:
@@ -186,11 +188,12 @@ def build_gpkg_copy(
     indexed: list = []
     done = fixed = 0
     last = None
+    batch = _FIRST_BATCH
     while True:
         rows = con.execute(
             f"SELECT {quote_name(key)}, {quote_name(column)} FROM {quote_name(table)}"
             + ("" if last is None else f" WHERE {quote_name(key)} > ?")
-            + f" ORDER BY {quote_name(key)} LIMIT {_BATCH}",
+            + f" ORDER BY {quote_name(key)} LIMIT {batch}",
             () if last is None else (last,),
         ).fetchall()
         if not rows:
@@ -198,6 +201,11 @@ def build_gpkg_copy(
         last = rows[-1][0]
         fids = np.array([r[0] for r in rows], dtype=np.int64)
         geometries = shapely.from_wkb([gpkg_wkb(r[1]) for r in rows])
+        del rows
+        # The next batch holds about IMPORT_BATCH_VERTICES vertices, as an import's batches do
+        # (statewide catchments and watersheds hold thousands each).
+        mean = max(float(shapely.get_num_coordinates(geometries).mean()), 1.0)
+        batch = max(1, min(_BATCH, int(IMPORT_BATCH_VERTICES // mean)))
         _check_finite(path, layer, fids, geometries)
         unrepaired = transform_geometries(geometries, crs, area_crs)
         moved, invalid = repaired(unrepaired, polygons_only)
@@ -212,7 +220,7 @@ def build_gpkg_copy(
         kept = ~shapely.is_missing(moved) & ~np.isnan(bounds).any(axis=1)
         if kept.any():
             indexed.append((fids[kept], rtree_boxes(bounds[kept][:, [0, 2, 1, 3]])))
-        done += len(rows)
+        done += len(fids)
         fixed += int(invalid.sum())
         progress.step(min(done / total, 1.0), f"{layer}: {done} of {total} features moved")
         progress.check_canceled()
