@@ -225,6 +225,10 @@ def build_gpkg_copy(
         progress.step(min(done / total, 1.0), f"{layer}: {done} of {total} features moved")
         progress.check_canceled()
     write_packed_rtree(con, rtree, indexed)
+    # The few repaired, found without reading the copy through (a reader asks for them).
+    con.execute(
+        f"CREATE INDEX {quote_name(copy + '_repaired')} ON {quote_name(copy)} (fid) WHERE repaired = 1"
+    )
     made = AreaCopy(layer, version, _crs_text(area_crs), done, fixed, now(), False)
     con.execute(
         f"CREATE TABLE IF NOT EXISTS {quote_name(COPIES_TABLE)} (layer TEXT PRIMARY KEY, version INTEGER, "
