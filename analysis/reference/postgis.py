@@ -720,7 +720,9 @@ class PostgisReference:
             )
             minx, miny, maxx, maxy = (float(v) for v in bounds)
             step = max(maxx - minx, maxy - miny, 1e-9) / 32
-            rows = con.execute(query, (minx, miny, maxx, maxy, area_srid, step, found[0])).fetchall()
+            rows = con.execute(  # binary: the shapes come as bytes, not hex text
+                query, (minx, miny, maxx, maxy, area_srid, step, found[0]), binary=True
+            ).fetchall()
         geoms = shapely.from_wkb([bytes(r[-1]) for r in rows]) if rows else []
         frame = gpd.GeoDataFrame(
             [r[:-1] for r in rows], columns=columns, geometry=list(geoms), crs=crs_of(f"EPSG:{found[0]}")

@@ -184,7 +184,9 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile, progress: P
         starts = site_starts(overlaps.catchments)
 
         def start_shapes() -> tuple[list, dict]:
-            rows = con.execute("SELECT catchment_id, ST_AsBinary(g) FROM pg_temp.swppp_catchments").fetchall()
+            rows = con.execute(
+                "SELECT catchment_id, ST_AsBinary(g) FROM pg_temp.swppp_catchments", binary=True
+            ).fetchall()
             frame = _shapes_meeting(rows, ["catchment_id"], widened)
             holding.update(str(c).strip() for c in frame["catchment_id"])
             known = {str(c).strip(): g for c, g in zip(frame["catchment_id"], frame["geometry"])}
@@ -311,6 +313,7 @@ def _read_boxes(
             features=_features(sql, store, layer, fields, table, unread, few, copied),
         ),
         {"area": area, "space": _WHITESPACE, "known": sorted(known or ())},
+        binary=True,  # the shapes as bytes: as hex text, 5,382 catchments took 2.2-4.5 s, not 0.45 s
     ).fetchall()
     return _shapes_meeting(rows, fields, boxes)
 
