@@ -133,29 +133,29 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile, progress: P
         # The catchments around the sites, transformed once: met with the sites here, and
         # sent as the route's first shapes if a route leaves them (a statewide layer's
         # catchments, thousands of vertices each, transformed twice cost 9.7 s of 41 s at 1M
-        # wetlands / 10,000 sites).
-        con.execute(
-            "CREATE TEMP TABLE swppp_catchments (catchment_id text, drains_to text, "
-            "g geometry) ON COMMIT PRESERVE ROWS"
+        # wetlands / 10,000 sites). Read through their area copy, nothing is transformed: they
+        # are read again where needed rather than written into a temporary table (344 MB of
+        # shapes at 1M, past the temporary buffers).
+        near = sql.SQL("SELECT catchment_id::text, drains_to::text, g FROM ({}) f").format(
+            _features(
+                sql,
+                store,
+                "catchments",
+                ["catchment_id", "drains_to"],
+                boxes[srids["catchments"]],
+                few=few("catchments", n),
+                copied="catchments" in copied,
+            )
         )
-        con.execute(
-            sql.SQL(
-                "INSERT INTO pg_temp.swppp_catchments SELECT catchment_id::text, "
-                "drains_to::text, g FROM ({}) f"
-            ).format(
-                _features(
-                    sql,
-                    store,
-                    "catchments",
-                    ["catchment_id", "drains_to"],
-                    boxes[srids["catchments"]],
-                    few=few("catchments", n),
-                    copied="catchments" in copied,
-                )
-            ),
-            {"area": area},
-        )
-        transformed = sql.SQL("SELECT * FROM pg_temp.swppp_catchments")
+        if "catchments" in copied:
+            transformed = near
+        else:
+            con.execute(
+                "CREATE TEMP TABLE swppp_catchments (catchment_id text, drains_to text, "
+                "g geometry) ON COMMIT PRESERVE ROWS"
+            )
+            con.execute(sql.SQL("INSERT INTO pg_temp.swppp_catchments {}").format(near), {"area": area})
+            transformed = sql.SQL("SELECT * FROM pg_temp.swppp_catchments")
         overlaps.catchments = [
             (k, c, d)
             for k, c, d, _ in pairs("catchments", ["catchment_id", "drains_to"], features=transformed)
@@ -185,7 +185,9 @@ def screen_postgis(sites: Sites, source: str, profile: RulesProfile, progress: P
 
         def start_shapes() -> tuple[list, dict]:
             rows = con.execute(
-                "SELECT catchment_id, ST_AsBinary(g) FROM pg_temp.swppp_catchments", binary=True
+                sql.SQL("SELECT catchment_id, ST_AsBinary(g) FROM ({}) t").format(transformed),
+                {"area": area},
+                binary=True,
             ).fetchall()
             frame = _shapes_meeting(rows, ["catchment_id"], widened)
             holding.update(str(c).strip() for c in frame["catchment_id"])

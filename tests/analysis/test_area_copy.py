@@ -179,7 +179,9 @@ def test_layers_are_listed_without_their_copies(tmp_path):
     assert not {name for name in open_reference(store).layers if name.startswith("swppp_area")}
 
 
-@pytest.mark.parametrize("name", ["invalid_polygons", "odd_wetlands", "crs_4326", "nested_tmdl"])
+@pytest.mark.parametrize(
+    "name", ["invalid_polygons", "odd_wetlands", "crs_4326", "nested_tmdl", "odd_drains_to"]
+)
 def test_a_postgis_screen_through_the_area_copies_is_the_screen_without(name, pg_schema, tmp_path):
     """The case imported into PostGIS: its area copies made by the server; the PostGIS screen
     through them gives every site the row it gets without them."""
