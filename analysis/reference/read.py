@@ -449,8 +449,9 @@ class Reference:
                 frame = frame[keep]
             frame = to_crs(frame.set_crs(crs, allow_override=True), area_crs)
         frame = self._features(actual, spec, frame, area_crs if copy is not None else None)
-        hit = meeting_boxes(np.asarray(frame.geometry.values, dtype=object), boxes)  # sorted, once each
-        frame = frame.iloc[hit]
+        if copy is None or reach is not None:  # (read through the copy, meeting the boxes was told)
+            hit = meeting_boxes(np.asarray(frame.geometry.values, dtype=object), boxes)  # sorted, once each
+            frame = frame.iloc[hit]
         self._read_fids.setdefault(layer, set()).update(frame.index)
         return frame
 
