@@ -583,7 +583,8 @@ class GeoPackageStore(ReferenceStore):
     def make_area_copies(self, area_crs, progress: Progress = SILENT) -> list[AreaCopy]:
         """Each layer with geometry copied into ``area_crs`` from its current version, in one
         transaction (a copy there before, in any CRS, replaced); what was made."""
-        with closing(self._connect(write=True)) as con:
+        # The store must exist (write=False): a missing path is refused, not made empty.
+        with closing(self._connect()) as con:
             con.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             con.execute("BEGIN IMMEDIATE")
             try:
@@ -614,7 +615,8 @@ class GeoPackageStore(ReferenceStore):
 
     def drop_area_copies(self) -> list[str]:
         """Every area copy removed, in one transaction; the layers whose copy it was."""
-        with closing(self._connect(write=True)) as con:
+        # The store must exist (write=False): a missing path is refused, not made empty.
+        with closing(self._connect()) as con:
             con.execute("BEGIN IMMEDIATE")
             try:
                 dropped = sorted(gpkg_copies(con))

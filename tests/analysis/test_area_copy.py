@@ -264,3 +264,13 @@ def test_a_case_in_metres_keeps_its_copy_in_metres(tmp_path):
     reference, _ = write_case(case, tmp_path)
     made = GeoPackageStore(reference).make_area_copies(profile_for(case).area_crs)
     assert {c.crs for c in made} == {"EPSG:32618"}
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_a_missing_store_is_refused_and_not_made(drop, tmp_path, capsys):
+    """``area-copy`` of a path where no store is: exit 2 naming it, and no file left behind."""
+    missing = tmp_path / "none.gpkg"
+    status = main(["reference", "area-copy", "--reference", str(missing)] + (["--drop"] if drop else []))
+    assert status == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not missing.exists()
