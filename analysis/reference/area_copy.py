@@ -51,6 +51,7 @@ from .contract import REFERENCE_LAYERS
 
 __all__ = [
     "COPIES_TABLE",
+    "RECORD_COLUMNS",
     "AREA_TABLES",
     "AreaCopy",
     "copy_table",
@@ -62,6 +63,8 @@ __all__ = [
 ]
 
 COPIES_TABLE = "swppp_area_copies"
+# A copy's record, in the order both stores keep and read it.
+RECORD_COLUMNS = ("layer", "version", "crs", "features", "repaired", "made_at", "stale")
 # Features moved at once: the first batch, and the most (the others are bounded by vertices).
 _FIRST_BATCH, _BATCH = 256, 20_000
 
@@ -107,6 +110,12 @@ class AreaCopy:
             return f"it is in {self.crs}, not in the area CRS {crs_label(area_crs)}"
         return None
 
+    @classmethod
+    def of_row(cls, row) -> AreaCopy:
+        """A record's row (``RECORD_COLUMNS``, from either store) as an AreaCopy."""
+        layer, version, crs, features, repaired, made_at, stale = row
+        return cls(layer, version, crs, int(features), int(repaired), made_at, bool(stale))
+
     def to_dict(self) -> dict:
         return {
             "version": self.version,
@@ -126,10 +135,8 @@ def gpkg_copies(con: sqlite3.Connection) -> dict[str, AreaCopy]:
     if not con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (COPIES_TABLE,)).fetchone():
         return {}
     return {
-        row[0]: AreaCopy(row[0], row[1], row[2], int(row[3]), int(row[4]), row[5], bool(row[6]))
-        for row in con.execute(
-            f"SELECT layer, version, crs, features, repaired, made_at, stale FROM {quote_name(COPIES_TABLE)}"
-        )
+        row[0]: AreaCopy.of_row(row)
+        for row in con.execute(f"SELECT {', '.join(RECORD_COLUMNS)} FROM {quote_name(COPIES_TABLE)}")
     }
 
 

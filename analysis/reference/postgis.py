@@ -22,7 +22,7 @@ import shapely
 from ..crs import crs_of, epsg_code, to_crs
 from ..errors import InputError
 from ..progress import SILENT, Progress
-from .area_copy import COPIES_TABLE, AreaCopy, copy_table
+from .area_copy import COPIES_TABLE, RECORD_COLUMNS, AreaCopy, copy_table
 from .area_copy import now as _now
 from .contract import REFERENCE_LAYERS
 from .importer import Candidate
@@ -480,10 +480,11 @@ class PostgisStore(ReferenceStore):
         if not self._exists(con, COPIES_TABLE):
             return {}
         return {
-            row[0]: AreaCopy(row[0], row[1], row[2], int(row[3]), int(row[4]), row[5], bool(row[6]))
+            row[0]: AreaCopy.of_row(row)
             for row in con.execute(
-                self.sql.SQL("SELECT layer, version, crs, features, repaired, made_at, stale FROM {}").format(
-                    self.ids.table(COPIES_TABLE)
+                self.sql.SQL("SELECT {} FROM {}").format(
+                    self.sql.SQL(", ").join(map(self.sql.Identifier, RECORD_COLUMNS)),
+                    self.ids.table(COPIES_TABLE),
                 )
             ).fetchall()
         }

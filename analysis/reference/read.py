@@ -884,16 +884,13 @@ class GeoPackageReference(Reference):
     def _area_copy(self, actual, area_crs):
         if self._gpkg_store is None:
             return None
-        if self._copies is None:
+        copies = self._copies
+        if copies is None:
             con = self._connection()
             with reader_connection(self.path, con) as reader:
-                self._copies = gpkg_copies(reader)
-            if con is None:  # not opened(): asked again next time
-                copies, self._copies = self._copies, None
-            else:
-                copies = self._copies
-        else:
-            copies = self._copies
+                copies = gpkg_copies(reader)
+            if con is not None:  # kept while this connection is (not opened(): asked again)
+                self._copies = copies
         copy = copies.get(actual)
         if copy is None:
             return None
