@@ -60,6 +60,7 @@ __all__ = [
     "build_gpkg_copy",
     "drop_gpkg_copy",
     "now",
+    "check_finite",
 ]
 
 COPIES_TABLE = "swppp_area_copies"
@@ -213,7 +214,7 @@ def build_gpkg_copy(
         # (statewide catchments and watersheds hold thousands each).
         mean = max(float(shapely.get_num_coordinates(geometries).mean()), 1.0)
         batch = max(1, min(_BATCH, int(IMPORT_BATCH_VERTICES // mean)))
-        _check_finite(path, layer, fids, geometries)
+        check_finite(path, layer, fids.tolist(), geometries)
         unrepaired = transform_geometries(geometries, crs, area_crs)
         moved, invalid = repaired(unrepaired, polygons_only)
         # Indexed by the envelope before the repair (a repair never leaves it): a feature that
@@ -281,7 +282,9 @@ def _crs_text(crs) -> str:
     return f"EPSG:{code}" if code is not None else crs_of(crs).to_wkt()
 
 
-def _check_finite(path, layer: str, fids: np.ndarray, geometries: np.ndarray) -> None:
+def check_finite(path, layer: str, fids, geometries: np.ndarray) -> None:
+    """An InputError naming the first of ``geometries`` (the features ``fids``) with a NaN or
+    infinite vertex (no geometry to use): the reader's refusal, and the copy's."""
     found = non_finite_vertex(geometries)
     if found is not None:
         position, x, y = found
@@ -289,6 +292,6 @@ def _check_finite(path, layer: str, fids: np.ndarray, geometries: np.ndarray) ->
             f"a vertex at ({x!r}, {y!r}) is not a finite number",
             path=path,
             layer=layer,
-            feature=int(fids[position]),
+            feature=fids[position],
             fix="correct or delete that vertex, and import the layer again",
         )

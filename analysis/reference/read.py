@@ -30,7 +30,7 @@ from pyproj import CRS
 from .. import threads
 from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
 from ..errors import InputError
-from ..geometry import in_family, non_finite_vertex, repaired
+from ..geometry import in_family, repaired
 from ..io.geopackage import (
     geopackage_box_rows,
     geopackage_layers,
@@ -45,7 +45,7 @@ from ..siteplan.contract import BOOLEAN_WORDS, FieldSpec, LayerSpec
 from ..siteplan.plan import load_layers, match_layer_names, normalise_fields
 from ..units import unit_metres
 from ..values import feature_labels, present
-from .area_copy import AREA_TABLES, AreaCopy, copy_rtree, copy_table, gpkg_copies
+from .area_copy import AREA_TABLES, AreaCopy, check_finite, copy_rtree, copy_table, gpkg_copies
 from .contract import FLAG_FIELDS, NUMERIC_FIELDS
 from .contract import REFERENCE_LAYERS as CONTRACT
 from .links import LINKS_TABLE
@@ -101,7 +101,6 @@ _DENSIFY_SEGMENT_M = 1_000.0
 # At most this many reaches are told apart when features are read to their own reach
 # (``Reference.read_boxes``): beyond, each reach is taken up to the next one kept.
 _REACH_LEVELS = 4
-_CHUNK = 2_000  # features whose vertices are looked at together
 
 
 def is_postgis_source(source) -> bool:
@@ -626,16 +625,7 @@ class Reference:
     def _check_finite(self, actual, geometries: np.ndarray, fids: Sequence) -> None:
         """An InputError naming the first of ``geometries`` (the features ``fids``) with a NaN
         or infinite vertex (no geometry to use)."""
-        found = non_finite_vertex(geometries, _CHUNK)
-        if found is not None:
-            position, x, y = found
-            raise InputError(
-                f"a vertex at ({x!r}, {y!r}) is not a finite number",
-                path=self.label,
-                layer=actual,
-                feature=fids[position],
-                fix="correct or delete that vertex, and import the layer again",
-            )
+        check_finite(self.label, actual, fids, geometries)
 
     # Validation of what is read -------------------------------------------------------------
     def _contract_frame(self, actual, spec, frame):
