@@ -6,6 +6,7 @@ The same on both stacks, and cheap: a reference's reads and a review's look-ups 
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +32,9 @@ __all__ = [
     "write_packed_rtree",
     "rtree_boxes",
     "index_disagreement",
+    "file_stamp",
+    "rtrees_known_to_agree",
+    "remember_agreeing_rtrees",
     "gpkg_wkb",
     "gpkg_blob",
     "read_geopackage_boxes",
@@ -331,21 +335,85 @@ def geopackage_reader(path: str | Path) -> sqlite3.Connection:
 _DATA_VERSION = "\0data_version"  # the key of SQLite's data_version the rest was kept at
 
 
-def _known(con, key: str, ask):
-    """``ask(con)``, kept in ``con`` (a :func:`geopackage_reader`'s) under ``key``, for as
-    long as the file is the one it was asked of: a commit by another connection (a re-import
-    that changed a layer's CRS or its tables) changes SQLite's ``data_version`` and empties
-    what was kept."""
+def _kept(con) -> Optional[dict]:
+    """What ``con`` (a :func:`geopackage_reader`'s) keeps of the file, emptied first where the
+    file is no longer the one it was asked of: a commit by another connection (a re-import
+    that changed a layer's CRS or its tables) changes SQLite's ``data_version``. None where
+    ``con`` keeps nothing."""
     known = getattr(con, "known", None)
+    if known is not None:
+        version = con.execute("PRAGMA data_version").fetchone()[0]
+        if known.get(_DATA_VERSION) != version:
+            known.clear()
+            known[_DATA_VERSION] = version
+    return known
+
+
+def _known(con, key: str, ask):
+    """``ask(con)``, kept in ``con`` under ``key`` for as long as the file is the one it was
+    asked of (:func:`_kept`)."""
+    known = _kept(con)
     if known is None:
         return ask(con)
-    version = con.execute("PRAGMA data_version").fetchone()[0]
-    if known.get(_DATA_VERSION) != version:
-        known.clear()
-        known[_DATA_VERSION] = version
     if key not in known:
         known[key] = ask(con)
     return known[key]
+
+
+def file_stamp(path) -> Optional[tuple]:
+    """What changes whenever SQLite commits to the file at ``path``: the file's identity
+    (device, inode), size and modification time, its header's file change counter (bytes 24-27,
+    which every commit in rollback-journal mode increments) and, where the file has a write-ahead
+    log, the log's size, time and header (a commit in WAL mode appends to the log, and a log
+    started again gets new salts in its header). Two equal stamps are the same state of the
+    file; None where the file cannot be read."""
+    try:
+        found = os.stat(path)
+        with open(path, "rb") as file:
+            header = file.read(100)
+    except OSError:
+        return None
+    try:
+        log = os.stat(f"{path}-wal")
+        with open(f"{path}-wal", "rb") as file:
+            wal: Optional[tuple] = (log.st_size, log.st_mtime_ns, file.read(32))
+    except OSError:
+        wal = None
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, header[24:28], wal)
+
+
+# The R-trees this process found agreeing with their layers (index_disagreement), by the stamp
+# of the file when they were checked: a file opened again unchanged (the panel reviewing one
+# site after another) is not checked again. A few files' worth, the oldest let go first.
+_AGREEING: dict[tuple, frozenset] = {}
+_AGREEING_FILES = 32
+
+
+def remember_agreeing_rtrees(stamp: Optional[tuple], path, rtrees: Sequence[str]) -> None:
+    """Keep that every R-tree of ``rtrees`` (their table names) in the GeoPackage at ``path``
+    agreed with its layer, checked while the file's stamp was ``stamp`` (taken before the
+    check): kept only where the file is still in that state now, so that no commit made while
+    the check ran is vouched for."""
+    if stamp is None or file_stamp(path) != stamp:
+        return
+    _AGREEING.pop(stamp, None)
+    while len(_AGREEING) >= _AGREEING_FILES:
+        _AGREEING.pop(next(iter(_AGREEING)))
+    _AGREEING[stamp] = frozenset(rtrees)
+
+
+def rtrees_known_to_agree(con, path) -> bool:
+    """True where this process found every R-tree of the GeoPackage at ``path`` agreeing with
+    its layer (:func:`remember_agreeing_rtrees`) and the file is in the same state now
+    (:func:`file_stamp`); ``con`` (a reader of that file) is then told so, and its
+    :func:`index_disagreement` answers without reading the file."""
+    known = _kept(con)  # data_version read before the stamp: a later commit still empties it
+    rtrees = _AGREEING.get(file_stamp(path) or ())
+    if rtrees is None:
+        return False
+    if known is not None:
+        known.update((f"agrees:{rtree}", None) for rtree in rtrees)
+    return True
 
 
 def geopackage_layers(

@@ -44,6 +44,7 @@ from ..io.geopackage import (
     GPKG_APPLICATION_ID,
     GPKG_BASE_SCHEMA,
     GPKG_USER_VERSION,
+    file_stamp,
     geopackage_connection,
     geopackage_crs,
     gpkg_blob,
@@ -51,8 +52,10 @@ from ..io.geopackage import (
     gpkg_wkb,
     index_disagreement,
     register_srs,
+    remember_agreeing_rtrees,
     rtree_boxes,
     rtree_disagreement,
+    rtrees_known_to_agree,
     write_packed_rtree,
 )
 from ..progress import SILENT, Progress
@@ -525,23 +528,32 @@ class GeoPackageStore(ReferenceStore):
         """Rebuild each layer's R-tree that disagrees with its geometries (the cheap check of
         :func:`index_disagreement`, asked through ``reader``, whose answer readers reuse), where
         the file can be written; where it cannot, a read through it is refused by name."""
+        if rtrees_known_to_agree(reader, self.path):  # found so in this process, file unchanged
+            return
+        stamp = file_stamp(self.path)
         writable = os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
         # Each layer's count as its current version recorded it: the check at a glance
         # (io.geopackage.rtree_agrees_at_a_glance) vouches for an index that shows it.
         counts: dict[str, int] = {}
         for row in self.versions_through(reader):
             counts[row.layer] = row.feature_count
-        wrong = []
-        for table, column in reader.execute(
-            "SELECT g.table_name, g.column_name FROM gpkg_geometry_columns g JOIN sqlite_master m "
-            "ON m.name = 'rtree_' || g.table_name || '_' || g.column_name"
-        ).fetchall():
+        wrong, indexed = (
+            [],
+            reader.execute(
+                "SELECT g.table_name, g.column_name FROM gpkg_geometry_columns g JOIN sqlite_master m "
+                "ON m.name = 'rtree_' || g.table_name || '_' || g.column_name"
+            ).fetchall(),
+        )
+        for table, column in indexed:
             found = gpkg_table(reader, table)
             problem = (
                 index_disagreement(reader, table, column, found[2], counts.get(table)) if found else None
             )
             if found and problem:
                 wrong.append((table, column, found[2], problem))
+        if not wrong:
+            checked = [f"rtree_{t}_{c}" for t, c in indexed if gpkg_table(reader, t)]
+            remember_agreeing_rtrees(stamp, self.path, checked)
         if not wrong or not writable:
             return
         with closing(self._connect(write=True)) as con:

@@ -96,3 +96,45 @@ def test_a_count_the_store_did_not_record_is_asked_of_the_whole_layer(store):
     with closing(sqlite3.connect(store)) as con:
         assert rtree_agrees_at_a_glance(con, "wetlands", "geom", "fid", COUNT + 1) is False
         assert rtree_disagreement(con, "wetlands", "geom", "fid", None) is None
+
+
+def _repair_steps(path) -> tuple[bool, int]:
+    """(whether the store's indexes were known to agree on open, the SQLite steps, in
+    thousands, that opening the store for a review (its index check) took)."""
+    from analysis.io.geopackage import geopackage_reader, rtrees_known_to_agree
+    from analysis.reference.store import GeoPackageStore
+
+    with closing(geopackage_reader(path)) as con:
+        known = rtrees_known_to_agree(con, path)
+        return known, _steps(con, lambda: GeoPackageStore(path).repair_indexes(con))[1]
+
+
+@pytest.mark.parametrize("journal", ["rollback", "wal"])
+@pytest.mark.parametrize("how", sorted(BREAKS), ids=[f"wrong-12-after-an-open-{h}" for h in sorted(BREAKS)])
+def test_an_index_found_agreeing_is_not_checked_again_until_the_file_changes(how, journal, store, tmp_path):
+    """The panel reviews one site after another: a store this process found agreeing is not
+    checked again while it is unchanged (no SQLite step at all), and any commit to it, in
+    rollback-journal or write-ahead-log mode (the log kept open, not yet copied into the
+    file), has its indexes checked again on the next open: a broken one is found and rebuilt."""
+    from analysis.reference.read import open_reference
+
+    copied = tmp_path / "store.gpkg"
+    copied.write_bytes(store.read_bytes())
+    open_reference(copied)  # the first review: checked, found agreeing
+    assert _repair_steps(copied) == (True, 0)
+    writer = sqlite3.connect(copied, isolation_level=None)
+    try:
+        if journal == "wal":
+            writer.execute("PRAGMA journal_mode = WAL")
+            writer.execute("PRAGMA wal_autocheckpoint = 0")  # the commit stays in the log
+            open_reference(copied)  # the file in WAL mode, as found once more
+            assert _repair_steps(copied) == (True, 0)
+        writer.executescript(f"BEGIN; {BREAKS[how]}; COMMIT;")
+        if journal == "wal":
+            assert (tmp_path / "store.gpkg-wal").stat().st_size > 0
+        known, steps = _repair_steps(copied)  # the next review's open: checked, and rebuilt
+        assert not known and steps > 0
+        with closing(sqlite3.connect(copied)) as con:
+            assert rtree_disagreement(con, "wetlands", "geom", "fid") is None
+    finally:
+        writer.close()
