@@ -21,6 +21,7 @@ import shapely
 
 from ..crs import crs_of, epsg_code
 from ..errors import InputError
+from ..geometry import geometry_array
 from ..limits import STORE_BUSY_NOTICE_S, STORE_BUSY_TIMEOUT_S
 
 __all__ = [
@@ -561,7 +562,7 @@ def read_geopackage_boxes(
         return None
     fids, names, rows, geometries = found
     frame = pd.DataFrame(rows, index=pd.Index(fids, name="fid"), columns=names)
-    frame["geometry"] = gpd.array.from_shapely(geometries)  # an array: no Series re-indexed
+    frame["geometry"] = geometry_array(geometries)  # an array: no Series re-indexed
     return gpd.GeoDataFrame(frame, geometry="geometry")
 
 

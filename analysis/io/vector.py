@@ -26,6 +26,7 @@ from pyproj import CRS
 
 from ..crs import crs_of
 from ..errors import InputError
+from ..geometry import geometry_array
 from .drawings import check_drawing, check_drawing_coordinates
 from .engine import ENGINE
 from .geopackage import UNDEFINED_CRS_NAMES, geopackage_crs, geopackage_srs_id, stored_texts
@@ -299,7 +300,9 @@ def _plain_column(values) -> np.ndarray:
 def _with_wkb(attributes: pd.DataFrame, wkb) -> gpd.GeoDataFrame:
     """The batch's attributes with its WKB geometries (None where null), made in one call."""
     geometries = shapely.from_wkb(np.asarray(wkb, dtype=object))
-    return gpd.GeoDataFrame(attributes, geometry=gpd.GeoSeries(geometries, index=attributes.index))
+    return gpd.GeoDataFrame(
+        attributes, geometry=gpd.GeoSeries(geometry_array(geometries), index=attributes.index)
+    )
 
 
 def layer_feature_count(path: str | Path, layer: str) -> Optional[int]:

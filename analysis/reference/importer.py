@@ -30,7 +30,7 @@ import pandas as pd
 import shapely
 
 from ..errors import InputError
-from ..geometry import as_multi, in_family
+from ..geometry import as_multi, geometry_array, in_family
 from ..io.vector import layer_feature_count, list_layers, read_layer, read_layer_batches
 from ..limits import IMPORT_BATCH_VERTICES
 from ..profile import Categories, load_profile, read_toml
@@ -1368,7 +1368,7 @@ def _checked_geometries(frame, spec, report) -> gpd.GeoSeries:
     for index in np.flatnonzero(wrong & (kinds == None)):  # noqa: E711
         report.reject(labels[index], "nothing of the allowed type left after repair")
     geoms[missing | wrong] = None
-    return gpd.GeoSeries(_promoted(geoms), index=frame.index, crs=frame.crs)
+    return gpd.GeoSeries(geometry_array(_promoted(geoms), crs=frame.crs), index=frame.index)
 
 
 _GEOMETRY_NAMES = (

@@ -30,7 +30,7 @@ from pyproj import CRS
 from .. import threads
 from ..crs import crs_of, same_crs, to_crs, transform_geometries, transformer
 from ..errors import InputError
-from ..geometry import in_family, repaired
+from ..geometry import geometry_array, in_family, repaired
 from ..io.geopackage import (
     geopackage_box_rows,
     geopackage_layers,
@@ -384,7 +384,7 @@ class Reference:
         # costs ~1.7x as much on both stacks (geopandas asks the frame for the geometry column
         # it does not have yet, and builds an error message to throw away).
         frame = gpd.GeoDataFrame(
-            attributes.assign(geometry=gpd.array.from_shapely(geometries, crs=area_crs)),
+            attributes.assign(geometry=geometry_array(geometries, crs=area_crs)),
             geometry="geometry",
             copy=False,
         )
@@ -598,7 +598,7 @@ class Reference:
         repaired = self._repaired(spec, geometries, frame)
         if repaired is geometries:
             return frame
-        return frame.set_geometry(gpd.GeoSeries(repaired, index=frame.index, crs=frame.crs))
+        return frame.set_geometry(gpd.GeoSeries(geometry_array(repaired, crs=frame.crs), index=frame.index))
 
     def _before(self, actual, area_crs, frame: pd.DataFrame) -> Optional[np.ndarray]:
         """Which features of ``frame`` (indexed by id) the area copy they were read from keeps
