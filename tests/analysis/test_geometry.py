@@ -127,3 +127,24 @@ def test_no_module_uses_magic_type_ids_or_its_own_families():
             ):
                 offending.append(f"{path.name}:{node.lineno}")
     assert not offending, f"use analysis.geometry (FAMILIES, in_family, polygons): {offending}"
+
+
+def test_geometry_array_is_what_geopandas_would_make_and_owns_its_data():
+    """The array made as it is equals geopandas' own checked one (geometries, None, empty),
+    keeps the CRS, and a change to the caller's array afterwards does not reach it."""
+    import geopandas as gpd
+
+    from analysis.geometry import geometry_array
+
+    given = np.array([shapely.box(0, 0, 1, 1), None, shapely.Polygon(), shapely.Point(2, 3)], dtype=object)
+    made = geometry_array(given, crs="EPSG:2260")
+    checked = gpd.array.from_shapely(given, crs="EPSG:2260")
+    assert made.crs == checked.crs
+    assert list(made.isna()) == list(checked.isna()) == [False, True, False, False]
+    assert all((a is None and b is None) or shapely.equals_exact(a, b) for a, b in zip(made, checked))
+    assert all(
+        (a is None and b is None) or shapely.equals_exact(a, b)
+        for a, b in zip(geometry_array(list(given)), checked)
+    )
+    given[0] = None
+    assert made[0] is not None
