@@ -85,7 +85,10 @@ def show(
 def stack_env(python: Path) -> dict[str, str]:
     # Each venv finds its own PROJ data (a wheel's PROJ refuses Debian's proj.db), except
     # Debian's pyproj, which looks under the venv unless told.
-    env = {k: v for k, v in os.environ.items() if k != "PROJ_DATA"}
+    # The byte-code cache works as a user has it: a shell that sets PYTHONDONTWRITEBYTECODE
+    # (this project's build machines do) would have each run compile the project's modules again.
+    unset = ("PROJ_DATA", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     if "qgis" in python.parent.parent.name:
         env["PROJ_DATA"] = "/usr/share/proj"
     return env
