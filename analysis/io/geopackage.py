@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
@@ -388,6 +389,7 @@ def file_stamp(path) -> Optional[tuple]:
 # site after another) is not checked again. A few files' worth, the oldest let go first.
 _AGREEING: dict[tuple, frozenset] = {}
 _AGREEING_FILES = 32
+_AGREEING_LOCK = threading.Lock()  # reviews run in QGIS's task threads
 
 
 def remember_agreeing_rtrees(stamp: Optional[tuple], path, rtrees: Sequence[str]) -> None:
@@ -397,10 +399,11 @@ def remember_agreeing_rtrees(stamp: Optional[tuple], path, rtrees: Sequence[str]
     the check ran is vouched for."""
     if stamp is None or file_stamp(path) != stamp:
         return
-    _AGREEING.pop(stamp, None)
-    while len(_AGREEING) >= _AGREEING_FILES:
-        _AGREEING.pop(next(iter(_AGREEING)))
-    _AGREEING[stamp] = frozenset(rtrees)
+    with _AGREEING_LOCK:
+        _AGREEING.pop(stamp, None)
+        while len(_AGREEING) >= _AGREEING_FILES:
+            _AGREEING.pop(next(iter(_AGREEING)))
+        _AGREEING[stamp] = frozenset(rtrees)
 
 
 def rtrees_known_to_agree(con, path) -> bool:
