@@ -392,9 +392,14 @@ _AGREEING_FILES = 32
 _AGREEING_LOCK = threading.Lock()  # reviews run in QGIS's task threads
 
 
-def remember_agreeing_rtrees(stamp: Optional[tuple], path, rtrees: Sequence[str]) -> None:
-    """Keep that every R-tree of ``rtrees`` (their table names) in the GeoPackage at ``path``
-    agreed with its layer, checked while the file's stamp was ``stamp`` (taken before the
+def _agrees(table: str, column: str) -> str:
+    """The key under which a reader keeps whether ``table``'s R-tree agrees with its layer."""
+    return f"agrees:rtree_{table}_{column}"
+
+
+def remember_agreeing_rtrees(stamp: Optional[tuple], path, rtrees: Sequence[tuple[str, str]]) -> None:
+    """Keep that every R-tree of ``rtrees`` (their layers' (table, geometry column)) in the
+    GeoPackage at ``path`` agreed with its layer, checked while the file's stamp was ``stamp`` (taken before the
     check): kept only where the file is still in that state now, so that no commit made while
     the check ran is vouched for."""
     if stamp is None or file_stamp(path) != stamp:
@@ -416,7 +421,7 @@ def rtrees_known_to_agree(con, path) -> bool:
     if rtrees is None:
         return False
     if known is not None:
-        known.update((f"agrees:{rtree}", None) for rtree in rtrees)
+        known.update((_agrees(table, column), None) for table, column in rtrees)
     return True
 
 
@@ -903,7 +908,7 @@ def index_disagreement(
     """:func:`rtree_disagreement`, asked once per connection and version of the file."""
     return _known(
         con,
-        f"agrees:rtree_{table}_{column}",
+        _agrees(table, column),
         lambda con: rtree_disagreement(con, table, column, key, expected),
     )
 

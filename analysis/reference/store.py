@@ -537,22 +537,19 @@ class GeoPackageStore(ReferenceStore):
         counts: dict[str, int] = {}
         for row in self.versions_through(reader):
             counts[row.layer] = row.feature_count
-        wrong, indexed = (
-            [],
-            reader.execute(
-                "SELECT g.table_name, g.column_name FROM gpkg_geometry_columns g JOIN sqlite_master m "
-                "ON m.name = 'rtree_' || g.table_name || '_' || g.column_name"
-            ).fetchall(),
-        )
-        for table, column in indexed:
+        wrong, checked = [], []
+        for table, column in reader.execute(
+            "SELECT g.table_name, g.column_name FROM gpkg_geometry_columns g JOIN sqlite_master m "
+            "ON m.name = 'rtree_' || g.table_name || '_' || g.column_name"
+        ).fetchall():
             found = gpkg_table(reader, table)
-            problem = (
-                index_disagreement(reader, table, column, found[2], counts.get(table)) if found else None
-            )
-            if found and problem:
+            if not found:
+                continue
+            checked.append((table, column))
+            problem = index_disagreement(reader, table, column, found[2], counts.get(table))
+            if problem:
                 wrong.append((table, column, found[2], problem))
         if not wrong:
-            checked = [f"rtree_{t}_{c}" for t, c in indexed if gpkg_table(reader, t)]
             remember_agreeing_rtrees(stamp, self.path, checked)
         if not wrong or not writable:
             return
